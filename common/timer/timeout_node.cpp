@@ -1,0 +1,72 @@
+#include "common/timer/timeout_node.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace cronwheel::common::detail {
+
+void TimerCore::run(TimeoutNode& node) noexcept {
+  try {
+    node.task();
+  } catch (...) {
+    report_failure(std::current_exception());
+  }
+  // Destroy the captures now rather than when the last handle goes away.
+  try {
+    node.task = nullptr;
+  } catch (...) {
+    report_failure(std::current_exception());
+  }
+}
+
+void TimerCore::report_failure(std::exception_ptr error) noexcept {
+  failed_.fetch_add(1, std::memory_order_relaxed);
+  if (!on_error_) return;
+  try {
+    on_error_(std::move(error));
+  } catch (...) {
+    // The handler's own failure has nowhere to go; the count above already has it.
+  }
+}
+
+void DueList::dispatch(const TimerExecutor& executor) noexcept {
+  TimeoutNode* node = head_;
+  head_ = tail_ = nullptr;
+  size_ = 0;
+  while (node != nullptr) {
+    auto* next = static_cast<TimeoutNode*>(node->next);
+    node->next = nullptr;
+    if (!executor) {
+      node->core->run(*node);
+    } else {
+      try {
+        // The closure holds its own reference: the node (and its core) stay alive until the
+        // task has run, even if the timer is destroyed first.
+        executor([ref = RefPtr<TimeoutNode>(node)] { ref->core->run(*ref); });
+      } catch (...) {
+        node->core->report_failure(std::current_exception());
+      }
+    }
+    node->release();
+    node = next;
+  }
+}
+
+Clock::SteadyTime deadline_after(Clock::SteadyTime now, std::chrono::nanoseconds delay) noexcept {
+  using Duration = Clock::SteadyTime::duration;
+  if (delay <= std::chrono::nanoseconds::zero()) return now;
+  const auto room = Clock::SteadyTime::max() - now;
+  if (delay >= std::chrono::duration_cast<std::chrono::nanoseconds>(room)) {
+    return Clock::SteadyTime::max();
+  }
+  return now + std::chrono::duration_cast<Duration>(delay);
+}
+
+void sort_by_deadline(std::vector<TimerHandle>& handles) {
+  std::stable_sort(handles.begin(), handles.end(),
+                   [](const TimerHandle& a, const TimerHandle& b) {
+                     return a.deadline() < b.deadline();
+                   });
+}
+
+}  // namespace cronwheel::common::detail

@@ -1,0 +1,181 @@
+#pragma once
+
+// Internals shared by HashedWheelTimer and HeapTimer. Not part of the public API.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "common/timer/timer.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::common::detail {
+
+// An owning pointer to an intrusively reference-counted T (T::add_ref(), T::release()).
+// Intrusive rather than std::shared_ptr so a timeout is one allocation and a handle one word.
+template <typename T>
+class RefPtr {
+ public:
+  RefPtr() noexcept = default;
+  // Takes a new reference.
+  explicit RefPtr(T* p) noexcept : p_(p) {
+    if (p_ != nullptr) p_->add_ref();
+  }
+  // Takes over a reference the caller already owns.
+  static RefPtr adopt(T* p) noexcept {
+    RefPtr r;
+    r.p_ = p;
+    return r;
+  }
+  RefPtr(const RefPtr& other) noexcept : RefPtr(other.p_) {}
+  RefPtr(RefPtr&& other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
+  RefPtr& operator=(RefPtr other) noexcept {
+    std::swap(p_, other.p_);
+    return *this;
+  }
+  ~RefPtr() { reset(); }
+
+  void reset() noexcept {
+    if (T* p = std::exchange(p_, nullptr)) p->release();
+  }
+  // Gives up ownership without releasing.
+  T* detach() noexcept { return std::exchange(p_, nullptr); }
+
+  T* get() const noexcept { return p_; }
+  T* operator->() const noexcept { return p_; }
+  T& operator*() const noexcept { return *p_; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+// Links of an intrusive circular doubly linked list. A wheel bucket is a bare ListHook
+// sentinel; a timeout is in a bucket exactly when its prev is non-null.
+struct ListHook {
+  ListHook* prev = nullptr;
+  ListHook* next = nullptr;
+};
+
+class TimerCore;
+
+// One scheduled timeout: the handle's target and the timer's bookkeeping in one allocation
+// (88 bytes on x86-64, a 96-byte malloc chunk, plus the task's captures beyond std::function's
+// 16 inline bytes).
+//
+// Ownership: reference counted. The handle holds one reference; the timer holds one while the
+// timeout is queued, in a bucket or in the heap; a cancellation list entry holds one; a task
+// handed to an executor holds one until it has run.
+//
+// `state` decides the race between cancel and expiry with one compare-and-swap out of
+// kPending. Whoever wins owns `task`: the canceller destroys (or takes) it, the expirer runs it.
+class TimeoutNode final : public ListHook {
+ public:
+  static constexpr std::uint8_t kPending = 0;
+  static constexpr std::uint8_t kCancelled = 1;
+  static constexpr std::uint8_t kExpired = 2;
+  static constexpr std::size_t kNotInHeap = static_cast<std::size_t>(-1);
+
+  TimeoutNode(RefPtr<TimerCore> owner, Clock::SteadyTime due, TimerTask work) noexcept
+      : core(std::move(owner)), deadline(due), task(std::move(work)) {}
+
+  void add_ref() noexcept { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  bool try_transition(std::uint8_t to) noexcept {
+    std::uint8_t expected = kPending;
+    return state.compare_exchange_strong(expected, to, std::memory_order_acq_rel,
+                                         std::memory_order_acquire);
+  }
+  bool try_expire() noexcept { return try_transition(kExpired); }
+  bool is_pending() const noexcept { return state.load(std::memory_order_acquire) == kPending; }
+
+  std::atomic<std::uint32_t> refs{1};
+  std::atomic<std::uint8_t> state{kPending};
+  const RefPtr<TimerCore> core;  // never null
+  const Clock::SteadyTime deadline;
+  TimerTask task;  // owned by the winner of the transition out of kPending
+
+  // Next on the owning timer's cancellation list; guarded by that timer's mutex.
+  TimeoutNode* cancel_next = nullptr;
+  union {
+    std::int64_t remaining_rounds = 0;  // wheel: turns to wait before expiring (worker only)
+    std::size_t heap_index;             // heap: position in the heap array (heap mutex)
+  };
+};
+
+// The part of a timer that timeouts point back to. It outlives the timer while any timeout
+// (and so any handle) does, which is what makes cancel() and late-running tasks safe after
+// the timer is destroyed. The timer drains every list of it in stop(), so no reference cycle
+// survives the timer.
+class TimerCore {
+ public:
+  explicit TimerCore(TimerErrorHandler on_error) : on_error_(std::move(on_error)) {}
+  TimerCore(const TimerCore&) = delete;
+  TimerCore& operator=(const TimerCore&) = delete;
+  virtual ~TimerCore() = default;
+
+  // Called by the canceller after it moved `node` to kCancelled: make the timer forget it.
+  // Any thread; O(1) or O(log n); must not throw.
+  virtual void on_cancelled(TimeoutNode& node) noexcept = 0;
+
+  // Runs the task of a node this thread expired, then destroys it; counts what it throws.
+  void run(TimeoutNode& node) noexcept;
+  void report_failure(std::exception_ptr error) noexcept;
+  std::uint64_t failed_callbacks() const noexcept {
+    return failed_.load(std::memory_order_relaxed);
+  }
+
+  void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+ private:
+  std::atomic<std::uint32_t> refs_{1};
+  std::atomic<std::uint64_t> failed_{0};
+  const TimerErrorHandler on_error_;
+};
+
+// A singly linked list of expired nodes (through ListHook::next), each holding one reference.
+class DueList {
+ public:
+  void push_back(TimeoutNode* node) noexcept {
+    node->next = nullptr;
+    if (tail_ == nullptr) {
+      head_ = node;
+    } else {
+      tail_->next = node;
+    }
+    tail_ = node;
+    ++size_;
+  }
+  std::size_t size() const noexcept { return size_; }
+
+  // Hands every node to `executor` (or runs it inline when the executor is empty), in order,
+  // and releases the list's references. Called outside every timer lock.
+  void dispatch(const TimerExecutor& executor) noexcept;
+
+ private:
+  TimeoutNode* head_ = nullptr;
+  TimeoutNode* tail_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Builds handles for the timers (TimerHandle's node constructor is private).
+struct HandleAccess {
+  static TimerHandle make(RefPtr<TimeoutNode> node) noexcept { return TimerHandle(node.detach()); }
+  static TimerHandle adopt(TimeoutNode* node) noexcept { return TimerHandle(node); }
+};
+
+// now + delay, clamped to the representable range.
+Clock::SteadyTime deadline_after(Clock::SteadyTime now, std::chrono::nanoseconds delay) noexcept;
+
+// Orders what stop() returns.
+void sort_by_deadline(std::vector<TimerHandle>& handles);
+
+}  // namespace cronwheel::common::detail

@@ -1,0 +1,156 @@
+#pragma once
+
+// Helpers for the timer tests: a record of which tasks ran when, a small thread pool to use
+// as an executor, and the two timer types the shared tests run against.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/timer/hashed_wheel_timer.h"
+#include "common/timer/heap_timer.h"
+#include "common/timer/timer.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::timer_test {
+
+using namespace std::chrono_literals;
+
+// Which tasks ran, in order, and what the clock said when each ran. Thread-safe.
+class FireLog {
+ public:
+  struct Event {
+    int id;
+    common::Clock::SteadyTime at;
+  };
+
+  explicit FireLog(const common::Clock& clock) : clock_(clock) {}
+
+  common::TimerTask task(int id) {
+    return [this, id] { record(id); };
+  }
+
+  void record(int id) {
+    const auto at = clock_.steady_now();
+    std::lock_guard lock(mutex_);
+    events_.push_back({id, at});
+    changed_.notify_all();
+  }
+
+  // Waits until at least `n` tasks have run. The limit is only a safety net against a hung
+  // test: normally this returns as soon as the worker (or the pool) got there.
+  bool wait_for(std::size_t n, std::chrono::seconds limit = 20s) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, limit, [&] { return events_.size() >= n; });
+  }
+
+  std::vector<int> ids() const {
+    std::lock_guard lock(mutex_);
+    std::vector<int> ids;
+    for (const auto& e : events_) ids.push_back(e.id);
+    return ids;
+  }
+
+  std::vector<Event> events() const {
+    std::lock_guard lock(mutex_);
+    return events_;
+  }
+
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return events_.size();
+  }
+
+ private:
+  const common::Clock& clock_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Event> events_;
+};
+
+// A fixed pool of threads draining a FIFO queue; the destructor runs what is queued, then
+// joins.
+class ThreadPool {
+ public:
+  explicit ThreadPool(std::size_t threads) {
+    for (std::size_t i = 0; i < threads; ++i) {
+      threads_.emplace_back([this] { work(); });
+    }
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    ready_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  void submit(std::function<void()> job) {
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(std::move(job));
+    }
+    ready_.notify_one();
+  }
+
+  common::TimerExecutor executor() {
+    return [this](std::function<void()> job) { submit(std::move(job)); };
+  }
+
+ private:
+  void work() {
+    while (true) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return done_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  bool done_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// The implementations the shared contract tests run against.
+struct WheelTimerType {
+  // 16 buckets of 100 ms: one turn is 1.6 s, so delays beyond it exercise remaining_rounds.
+  static constexpr std::chrono::nanoseconds kTick = 100ms;
+  // How late a task may run after its deadline when time moves in steps of `step`.
+  static constexpr std::chrono::nanoseconds max_lateness(std::chrono::nanoseconds step) {
+    return kTick + step;
+  }
+  static std::unique_ptr<common::Timer> make(common::Clock& clock,
+                                             common::TimerOptions options) {
+    return std::make_unique<common::HashedWheelTimer>(
+        clock, common::WheelOptions{.tick = kTick, .wheel_size = 16}, std::move(options));
+  }
+};
+
+struct HeapTimerType {
+  static constexpr std::chrono::nanoseconds max_lateness(std::chrono::nanoseconds step) {
+    return step;
+  }
+  static std::unique_ptr<common::Timer> make(common::Clock& clock,
+                                             common::TimerOptions options) {
+    return std::make_unique<common::HeapTimer>(clock, std::move(options));
+  }
+};
+
+}  // namespace cronwheel::timer_test
