@@ -1,0 +1,144 @@
+#include "common/protocol/json_reader.h"
+
+#include <cmath>
+#include <limits>
+
+namespace cronwheel::common::protocol {
+namespace {
+
+// Upper bound on how much of nlohmann's parse message (which quotes the input near the error)
+// goes into a ProtocolError, so a huge malformed body does not become a huge error message.
+constexpr std::size_t kMaxParseMessage = 240;
+
+std::string describe(const nlohmann::json& value) {
+  if (value.is_number_float()) return "number " + value.dump();
+  return value.type_name();
+}
+
+template <class Int>
+Int integer_value(const nlohmann::json& value, const char* expected) {
+  using Limits = std::numeric_limits<Int>;
+  auto out_of_range = [&] {
+    return ProtocolError("", "out of range for " + std::string(expected) + ": " + value.dump());
+  };
+  if (value.is_null()) return 0;
+  if (value.is_number_unsigned()) {
+    auto v = value.get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(Limits::max())) throw out_of_range();
+    return static_cast<Int>(v);
+  }
+  if (value.is_number_integer()) {
+    auto v = value.get<std::int64_t>();
+    if (v < Limits::min() || v > Limits::max()) throw out_of_range();
+    return static_cast<Int>(v);
+  }
+  if (value.is_number_float()) {
+    // Jackson and Gson accept 3.0 for an int field; a fraction would silently lose data.
+    auto v = value.get<double>();
+    if (!std::isfinite(v) || std::trunc(v) != v) {
+      throw ProtocolError("", "expected an integer, got " + describe(value));
+    }
+    // The bounds are powers of two (exactly representable); max()+1 is the first value outside.
+    if (v < static_cast<double>(Limits::min()) || v >= -static_cast<double>(Limits::min())) {
+      throw out_of_range();
+    }
+    return static_cast<Int>(v);
+  }
+  throw ProtocolError("", "expected an integer, got " + describe(value));
+}
+
+}  // namespace
+
+nlohmann::json parse_json(std::string_view text) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    throw ProtocolError("", "empty body, expected JSON");
+  }
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+    std::string message = e.what();
+    if (auto pos = message.find("] "); pos != std::string::npos) message.erase(0, pos + 2);
+    if (message.size() > kMaxParseMessage) message = message.substr(0, kMaxParseMessage) + "...";
+    throw ProtocolError("", "malformed JSON: " + message);
+  }
+}
+
+std::string dump_json(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::int32_t int32_value(const nlohmann::json& value) {
+  return integer_value<std::int32_t>(value, "a 32-bit integer");
+}
+
+std::int64_t int64_value(const nlohmann::json& value) {
+  return integer_value<std::int64_t>(value, "a 64-bit integer");
+}
+
+std::string string_value(const nlohmann::json& value) {
+  if (value.is_null()) return {};
+  if (!value.is_string()) throw ProtocolError("", "expected a string, got " + describe(value));
+  return value.get<std::string>();
+}
+
+bool bool_value(const nlohmann::json& value) {
+  if (value.is_null()) return false;
+  if (!value.is_boolean()) throw ProtocolError("", "expected a boolean, got " + describe(value));
+  return value.get<bool>();
+}
+
+FieldNames::FieldNames(std::initializer_list<std::string_view> names) {
+  for (auto name : names) {
+    if (count_ == names_.size()) break;  // more aliases than any message needs
+    names_[count_++] = name;
+  }
+}
+
+ObjectReader::ObjectReader(const nlohmann::json& value) : object_(value) {
+  if (!value.is_object()) {
+    throw ProtocolError("", "expected a JSON object, got " + describe(value));
+  }
+}
+
+ObjectReader::Found ObjectReader::find(FieldNames names) const {
+  for (auto name : names) {
+    auto it = object_.find(std::string(name));
+    if (it != object_.end() && !it->is_null()) return {&*it, name};
+  }
+  return {nullptr, names.canonical()};
+}
+
+namespace {
+
+template <class Convert>
+auto read_field(const ObjectReader& reader, const FieldNames& names, Convert convert,
+                decltype(convert(nlohmann::json())) fallback) {
+  auto found = reader.find(names);
+  if (found.value == nullptr) return fallback;
+  try {
+    return convert(*found.value);
+  } catch (const ProtocolError& e) {
+    throw e.nested_in(found.name);
+  }
+}
+
+}  // namespace
+
+std::int32_t ObjectReader::get_int32(FieldNames names, std::int32_t fallback) const {
+  return read_field(*this, names, int32_value, fallback);
+}
+
+std::int64_t ObjectReader::get_int64(FieldNames names, std::int64_t fallback) const {
+  return read_field(*this, names, int64_value, fallback);
+}
+
+std::string ObjectReader::get_string(FieldNames names) const {
+  return read_field(*this, names, string_value, std::string());
+}
+
+bool ObjectReader::get_bool(FieldNames names, bool fallback) const {
+  return read_field(*this, names, bool_value, fallback);
+}
+
+}  // namespace cronwheel::common::protocol

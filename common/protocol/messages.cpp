@@ -1,0 +1,168 @@
+#include "common/protocol/messages.h"
+
+#include <cstddef>
+#include <string>
+
+namespace cronwheel::common::protocol {
+
+void to_json(nlohmann::json& out, const TriggerParam& value) {
+  out = {
+      {"jobId", value.job_id},
+      {"executorHandler", value.executor_handler},
+      {"executorParams", value.executor_params},
+      {"executorBlockStrategy", value.executor_block_strategy},
+      {"executorTimeout", value.executor_timeout},
+      {"logId", value.log_id},
+      {"logDateTime", value.log_date_time},
+      {"glueType", value.glue_type},
+      {"glueSource", value.glue_source},
+      {"glueUpdatetime", value.glue_updatetime},
+      {"broadcastIndex", value.broadcast_index},
+      {"broadcastTotal", value.broadcast_total},
+  };
+}
+
+void from_json(const nlohmann::json& in, TriggerParam& out) {
+  ObjectReader reader(in);
+  TriggerParam result;
+  result.job_id = reader.get_int32("jobId");
+  result.executor_handler = reader.get_string("executorHandler");
+  result.executor_params = reader.get_string("executorParams");
+  result.executor_block_strategy = reader.get_string("executorBlockStrategy");
+  result.executor_timeout = reader.get_int32("executorTimeout");
+  result.log_id = reader.get_int64("logId");
+  result.log_date_time = reader.get_int64({"logDateTime", "logDateTim"});
+  result.glue_type = reader.get_string("glueType");
+  result.glue_source = reader.get_string("glueSource");
+  result.glue_updatetime = reader.get_int64("glueUpdatetime");
+  result.broadcast_index = reader.get_int32("broadcastIndex");
+  result.broadcast_total = reader.get_int32("broadcastTotal");
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const IdleBeatParam& value) {
+  out = {{"jobId", value.job_id}};
+}
+
+void from_json(const nlohmann::json& in, IdleBeatParam& out) {
+  out.job_id = ObjectReader(in).get_int32("jobId");
+}
+
+void to_json(nlohmann::json& out, const KillParam& value) { out = {{"jobId", value.job_id}}; }
+
+void from_json(const nlohmann::json& in, KillParam& out) {
+  out.job_id = ObjectReader(in).get_int32("jobId");
+}
+
+void to_json(nlohmann::json& out, const LogParam& value) {
+  out = {
+      {"logDateTim", value.log_date_time},
+      {"logId", value.log_id},
+      {"fromLineNum", value.from_line_num},
+  };
+}
+
+void from_json(const nlohmann::json& in, LogParam& out) {
+  ObjectReader reader(in);
+  LogParam result;
+  result.log_date_time = reader.get_int64({"logDateTim", "logDateTime"});
+  result.log_id = reader.get_int64("logId");
+  result.from_line_num = reader.get_int32("fromLineNum");
+  out = result;
+}
+
+void to_json(nlohmann::json& out, const LogResult& value) {
+  out = {
+      {"fromLineNum", value.from_line_num},
+      {"toLineNum", value.to_line_num},
+      {"logContent", value.log_content},
+      {"isEnd", value.is_end},
+  };
+}
+
+void from_json(const nlohmann::json& in, LogResult& out) {
+  ObjectReader reader(in);
+  LogResult result;
+  result.from_line_num = reader.get_int32("fromLineNum");
+  result.to_line_num = reader.get_int32("toLineNum");
+  result.log_content = reader.get_string("logContent");
+  result.is_end = reader.get_bool({"isEnd", "end"});
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const HandleCallbackParam& value) {
+  out = {
+      {"logId", value.log_id},
+      {"logDateTim", value.log_date_time},
+      {"handleCode", value.handle_code},
+      {"handleMsg", value.handle_msg},
+  };
+}
+
+void from_json(const nlohmann::json& in, HandleCallbackParam& out) {
+  ObjectReader reader(in);
+  HandleCallbackParam result;
+  result.log_id = reader.get_int64("logId");
+  result.log_date_time = reader.get_int64({"logDateTim", "logDateTime"});
+  result.handle_code = reader.get_int32("handleCode");
+  result.handle_msg = reader.get_string("handleMsg");
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const CallbackBatch& value) {
+  out = nlohmann::json::array();
+  for (const auto& callback : value.callbacks) out.push_back(callback);
+}
+
+void from_json(const nlohmann::json& in, CallbackBatch& out) {
+  // The path prefix of element errors: "[2].logId" for a bare array,
+  // "callbackList[2].logId" for the wrapped form.
+  std::string_view parent;
+  const nlohmann::json* list = &in;
+  if (in.is_object()) {
+    auto found = ObjectReader(in).find("callbackList");
+    if (found.value == nullptr) {
+      if (!in.contains("callbackList")) {
+        throw ProtocolError("", "expected a JSON array of callbacks or {\"callbackList\":[...]}");
+      }
+      out.callbacks.clear();  // {"callbackList":null}: nothing to report
+      return;
+    }
+    list = found.value;
+    parent = "callbackList";
+  }
+  if (!list->is_array()) {
+    auto error = ProtocolError("", std::string("expected a JSON array of callbacks, got ") +
+                                       list->type_name());
+    throw parent.empty() ? error : error.nested_in(parent);
+  }
+  CallbackBatch result;
+  result.callbacks.reserve(list->size());
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    try {
+      result.callbacks.push_back((*list)[i].get<HandleCallbackParam>());
+    } catch (const ProtocolError& e) {
+      throw e.nested_in("[" + std::to_string(i) + "]").nested_in(parent);
+    }
+  }
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const RegistryParam& value) {
+  out = {
+      {"registryGroup", value.registry_group},
+      {"registryKey", value.registry_key},
+      {"registryValue", value.registry_value},
+  };
+}
+
+void from_json(const nlohmann::json& in, RegistryParam& out) {
+  ObjectReader reader(in);
+  RegistryParam result;
+  result.registry_group = reader.get_string("registryGroup");
+  result.registry_key = reader.get_string("registryKey");
+  result.registry_value = reader.get_string("registryValue");
+  out = std::move(result);
+}
+
+}  // namespace cronwheel::common::protocol

@@ -1,0 +1,134 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/protocol/json_reader.h"
+#include "common/protocol/return_t.h"
+
+// The request and response bodies of XXL-JOB 2.4's admin/executor calls (DESIGN.md, "Wire
+// protocol"). Field comments give the wire name and Java type. Times are epoch milliseconds.
+//
+// Every type has to_json/from_json found by ADL, so nlohmann::json(param) and
+// json.get<TriggerParam>() work. To read a body use parse<T>(text), which turns malformed JSON
+// into a ProtocolError too; to write one use to_json_string(value). All readers follow the rules
+// in json_reader.h: missing or null fields take defaults, wrong types throw ProtocolError naming
+// the field.
+namespace cronwheel::common::protocol {
+
+// POST /run, admin → executor.
+struct TriggerParam {
+  std::int32_t job_id = 0;               // jobId (int)
+  std::string executor_handler;          // executorHandler: the BEAN handler name
+  std::string executor_params;           // executorParams
+  std::string executor_block_strategy;   // executorBlockStrategy: a BlockStrategy wire name
+  std::int32_t executor_timeout = 0;     // executorTimeout (int): seconds, 0 = none
+  std::int64_t log_id = 0;               // logId (long)
+  std::int64_t log_date_time = 0;        // logDateTime (long); "logDateTim" accepted on input
+  std::string glue_type;                 // glueType: a GlueType wire name
+  std::string glue_source;               // glueSource: the script for GLUE_* types
+  std::int64_t glue_updatetime = 0;      // glueUpdatetime (long): version of glue_source
+  std::int32_t broadcast_index = 0;      // broadcastIndex (int): this executor's shard index
+  std::int32_t broadcast_total = 0;      // broadcastTotal (int): number of shards
+
+  friend bool operator==(const TriggerParam&, const TriggerParam&) = default;
+};
+
+// POST /idleBeat, admin → executor: is the job's thread idle (used by BUSYOVER routing)?
+struct IdleBeatParam {
+  std::int32_t job_id = 0;  // jobId (int)
+
+  friend bool operator==(const IdleBeatParam&, const IdleBeatParam&) = default;
+};
+
+// POST /kill, admin → executor.
+struct KillParam {
+  std::int32_t job_id = 0;  // jobId (int)
+
+  friend bool operator==(const KillParam&, const KillParam&) = default;
+};
+
+// POST /log, admin → executor: read a run's log from a line on. Answered by ReturnT<LogResult>.
+struct LogParam {
+  std::int64_t log_date_time = 0;  // logDateTim (long), so spelled by XXL-JOB; "logDateTime" too
+  std::int64_t log_id = 0;         // logId (long)
+  std::int32_t from_line_num = 0;  // fromLineNum (int): first line wanted, 1-based
+
+  friend bool operator==(const LogParam&, const LogParam&) = default;
+};
+
+// The content of the /log answer.
+struct LogResult {
+  std::int32_t from_line_num = 0;  // fromLineNum (int)
+  std::int32_t to_line_num = 0;    // toLineNum (int): last line returned
+  std::string log_content;         // logContent
+  bool is_end = false;             // isEnd (boolean): the run is over and this is the last line;
+                                   // "end" (Jackson's spelling of the getter) accepted on input
+
+  friend bool operator==(const LogResult&, const LogResult&) = default;
+};
+
+// One finished run, executor → admin.
+struct HandleCallbackParam {
+  std::int64_t log_id = 0;         // logId (long)
+  std::int64_t log_date_time = 0;  // logDateTim (long); "logDateTime" accepted on input
+  std::int32_t handle_code = 0;    // handleCode (int): kSuccessCode, kFailCode, kTimeoutCode
+  std::string handle_msg;          // handleMsg
+
+  friend bool operator==(const HandleCallbackParam&, const HandleCallbackParam&) = default;
+};
+
+// POST {admin}/api/callback: a batch of finished runs. XXL-JOB 2.4 sends a bare JSON array, 3.5
+// sends {"callbackList":[...]}; both are read, the bare array is written.
+struct CallbackBatch {
+  std::vector<HandleCallbackParam> callbacks;
+
+  friend bool operator==(const CallbackBatch&, const CallbackBatch&) = default;
+};
+
+// POST {admin}/api/registry and api/registryRemove, executor → admin.
+struct RegistryParam {
+  std::string registry_group;  // registryGroup: kRegistryGroupExecutor
+  std::string registry_key;    // registryKey: the executor's appName
+  std::string registry_value;  // registryValue: the executor's address, "http://ip:port/"
+
+  friend bool operator==(const RegistryParam&, const RegistryParam&) = default;
+};
+
+void to_json(nlohmann::json& out, const TriggerParam& value);
+void from_json(const nlohmann::json& in, TriggerParam& out);
+void to_json(nlohmann::json& out, const IdleBeatParam& value);
+void from_json(const nlohmann::json& in, IdleBeatParam& out);
+void to_json(nlohmann::json& out, const KillParam& value);
+void from_json(const nlohmann::json& in, KillParam& out);
+void to_json(nlohmann::json& out, const LogParam& value);
+void from_json(const nlohmann::json& in, LogParam& out);
+void to_json(nlohmann::json& out, const LogResult& value);
+void from_json(const nlohmann::json& in, LogResult& out);
+void to_json(nlohmann::json& out, const HandleCallbackParam& value);
+void from_json(const nlohmann::json& in, HandleCallbackParam& out);
+void to_json(nlohmann::json& out, const CallbackBatch& value);
+void from_json(const nlohmann::json& in, CallbackBatch& out);
+void to_json(nlohmann::json& out, const RegistryParam& value);
+void from_json(const nlohmann::json& in, RegistryParam& out);
+
+// Reads a message body: parse<TriggerParam>(request.body), parse<ReturnT<LogResult>>(body).
+// Throws ProtocolError for malformed JSON and for invalid fields.
+template <class T>
+T parse(std::string_view text) {
+  T value{};
+  from_json(parse_json(text), value);
+  return value;
+}
+
+// Writes a message body (compact JSON, never throws on odd bytes in strings).
+template <class T>
+std::string to_json_string(const T& value) {
+  return dump_json(nlohmann::json(value));
+}
+
+}  // namespace cronwheel::common::protocol
