@@ -1,0 +1,83 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace cronwheel::common::http {
+
+// Why a request got no HTTP answer.
+enum class TransportError {
+  kNone,        // an answer arrived (whatever its status)
+  kConnect,     // could not connect: refused, unreachable, unknown host
+  kTimeout,     // the connect or the wait for the answer timed out
+  kConnection,  // the connection broke while sending the request or reading the answer
+  kOther,       // anything else (TLS failure, ...)
+};
+
+std::string_view to_string(TransportError error) noexcept;
+
+struct HttpResult {
+  int status = 0;  // HTTP status; 0 when no answer arrived
+  std::string body;
+  TransportError transport_error = TransportError::kNone;
+  // Empty when an answer arrived; otherwise what failed, with the URL:
+  // "POST http://127.0.0.1:9999/run: cannot connect (connection refused, host unreachable or
+  // unknown host)".
+  std::string error;
+
+  // An answer arrived with a 2xx status.
+  bool ok() const noexcept {
+    return transport_error == TransportError::kNone && status >= 200 && status < 300;
+  }
+};
+
+struct HttpClientOptions {
+  std::chrono::milliseconds connect_timeout{3'000};
+  // The longest wait for the next bytes of the answer (per wait, so an answer trickling in can
+  // take longer in total), and for send buffer space.
+  std::chrono::milliseconds read_timeout{10'000};
+  std::chrono::milliseconds write_timeout{10'000};
+  // Sent as XXL-JOB-ACCESS-TOKEN on every request when not empty.
+  std::string access_token;
+  bool keep_alive = true;
+};
+
+// An HTTP/1.1 client for one base URL, over cpp-httplib: a kept-alive connection reused across
+// requests, TCP_NODELAY, bounded connect/read/write waits, and no exceptions for network
+// failures (they come back in HttpResult).
+//
+// The base URL is "http://host[:port][/prefix][/]" ("https://" works too); request paths are
+// relative to it, so with "http://10.0.0.5:8080/xxl-job-admin/" the path "api/callback" (or
+// "/api/callback") requests /xxl-job-admin/api/callback.
+//
+// Not thread-safe: one HttpClient serves one thread at a time (cpp-httplib's client keeps one
+// connection and per-request state). Threads calling the same server in parallel each use their
+// own HttpClient.
+//
+// A request that fails on a reused connection is not retried: a POST may have reached the server
+// before the connection broke, and /run must not run twice.
+class HttpClient {
+ public:
+  // Throws std::invalid_argument when base_url is not an http(s) URL.
+  explicit HttpClient(std::string_view base_url, HttpClientOptions options = {});
+  ~HttpClient();
+  HttpClient(HttpClient&&) noexcept;
+  HttpClient& operator=(HttpClient&&) noexcept;
+
+  // POST with Content-Type: application/json.
+  HttpResult post_json(std::string_view path, std::string_view body);
+  HttpResult get(std::string_view path);
+
+  // The absolute URL `path` resolves to, for log lines and messages.
+  std::string url(std::string_view path) const;
+  const std::string& base_url() const noexcept;
+  const HttpClientOptions& options() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cronwheel::common::http

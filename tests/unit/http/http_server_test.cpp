@@ -1,0 +1,581 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <latch>
+#include <mutex>
+#include <set>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "common/http/http_client.h"
+#include "common/http/http_server.h"
+#include "common/protocol/constants.h"
+#include "common/protocol/messages.h"
+#include "tests/unit/http/test_server.h"
+
+namespace cronwheel {
+namespace {
+
+using namespace std::chrono_literals;
+using common::http::HttpClient;
+using common::http::HttpClientOptions;
+using common::http::HttpError;
+using common::http::HttpServer;
+using common::http::HttpServerOptions;
+using common::http::TransportError;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string base_url(const HttpServer& server) {
+  return "http://127.0.0.1:" + std::to_string(server.port()) + "/";
+}
+
+void add_echo(HttpServer& server, std::atomic<int>* calls = nullptr) {
+  server.post("/echo", [calls](const httplib::Request& req, httplib::Response& res) {
+    if (calls != nullptr) ++*calls;
+    common::http::write_json(res, req.body);
+  });
+}
+
+// A raw loopback TCP connection, for requests cpp-httplib's client cannot make.
+class RawConnection {
+ public:
+  explicit RawConnection(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval timeout{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  }
+  ~RawConnection() { ::close(fd_); }
+  bool connected() const { return connected_; }
+  void send(const std::string& data) {
+    ASSERT_EQ(::send(fd_, data.data(), data.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(data.size()));
+  }
+  // Everything until the peer closes (or 5 s pass).
+  std::string read_all() {
+    std::string out;
+    char buffer[4096];
+    for (;;) {
+      ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
+      if (n <= 0) return out;
+      out.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+TEST(HttpServer, ReportsThePortTheOsChose) {
+  HttpServer server(testing::loopback_options());
+  EXPECT_EQ(server.port(), 0);
+  server.start();
+  EXPECT_GT(server.port(), 0);
+  server.stop();
+}
+
+TEST(HttpServer, PostRoundTrip) {
+  HttpServer server(testing::loopback_options());
+  add_echo(server);
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/echo", R"({"jobId":1})");
+  EXPECT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.status, 200);
+  EXPECT_EQ(result.body, R"({"jobId":1})");
+  server.stop();
+}
+
+TEST(HttpServer, GetPutDeleteRoutes) {
+  HttpServer server(testing::loopback_options());
+  server.get("/items/(\\d+)", [](const httplib::Request& req, httplib::Response& res) {
+    common::http::write_json(res, json{{"id", req.matches[1].str()}}.dump());
+  });
+  server.put("/items", [](const httplib::Request&, httplib::Response& res) {
+    common::http::write_json(res, "{}", 201);
+  });
+  server.del("/items", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+  server.start();
+  httplib::Client raw("127.0.0.1", server.port());
+  auto got = raw.Get("/items/42");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(json::parse(got->body), json({{"id", "42"}}));
+  EXPECT_EQ(got->get_header_value("Content-Type"), "application/json");
+  auto put = raw.Put("/items", "{}", "application/json");
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 201);
+  auto del = raw.Delete("/items");
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 204);
+  server.stop();
+}
+
+TEST(HttpServer, KeepAliveReusesOneConnection) {
+  HttpServer server(testing::loopback_options());
+  std::mutex mutex;
+  std::set<int> client_ports;
+  server.post("/beat", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard lock(mutex);
+      client_ports.insert(req.remote_port);
+    }
+    common::http::write_json(res, R"({"code":200,"msg":null})");
+  });
+  server.start();
+  HttpClient client(base_url(server));
+  for (int i = 0; i < 5; ++i) {
+    auto result = client.post_json("/beat", "");
+    ASSERT_TRUE(result.ok()) << result.error;
+  }
+  EXPECT_EQ(client_ports.size(), 1u) << "every request should arrive on the same connection";
+  server.stop();
+}
+
+TEST(HttpServer, ZeroKeepAliveTimeoutServesOneRequestPerConnection) {
+  auto options = testing::loopback_options();
+  options.keep_alive_timeout = std::chrono::milliseconds::zero();
+  HttpServer server(options);
+  std::mutex mutex;
+  std::set<int> client_ports;
+  server.post("/beat", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard lock(mutex);
+      client_ports.insert(req.remote_port);
+    }
+    common::http::write_json(res, "{}");
+  });
+  server.start();
+  HttpClient client(base_url(server));
+  for (int i = 0; i < 3; ++i) {
+    auto result = client.post_json("/beat", "");
+    ASSERT_TRUE(result.ok()) << result.error;
+  }
+  EXPECT_EQ(client_ports.size(), 3u);
+  server.stop();
+}
+
+TEST(HttpServer, BurstOfKeepAlivePostsIsNotSlowedByDelayedAcks) {
+  // Without TCP_NODELAY each request/answer pair waits ~40 ms for a delayed ACK: 50 of them
+  // would take about 2 s. With it they take a few milliseconds; 1 s is a generous bound.
+  HttpServer server(testing::loopback_options());
+  add_echo(server);
+  server.start();
+  HttpClient client(base_url(server));
+  std::string body = common::protocol::to_json_string(common::protocol::IdleBeatParam{7});
+  auto started = Clock::now();
+  for (int i = 0; i < 50; ++i) {
+    auto result = client.post_json("/echo", body);
+    ASSERT_TRUE(result.ok()) << result.error;
+  }
+  EXPECT_LT(Clock::now() - started, 1s);
+  server.stop();
+}
+
+TEST(HttpServer, OversizedBodyIsAnswered413JsonWithoutRunningTheHandler) {
+  auto options = testing::loopback_options();
+  options.max_body_bytes = 1024;
+  HttpServer server(options);
+  std::atomic<int> calls{0};
+  add_echo(server, &calls);
+  server.start();
+  HttpClient client(base_url(server));
+
+  auto result = client.post_json("/echo", std::string(64 * 1024, 'x'));
+  EXPECT_EQ(result.transport_error, TransportError::kNone) << result.error;
+  EXPECT_EQ(result.status, 413);
+  EXPECT_EQ(json::parse(result.body),
+            json::parse(R"({"error":{"code":"payload_too_large",
+                                     "message":"request body exceeds the limit of 1024 bytes"}})"));
+  EXPECT_EQ(calls, 0);
+
+  // A body at the limit is fine, and the client recovers from the closed connection.
+  auto at_limit = client.post_json("/echo", std::string(1024, 'y'));
+  EXPECT_TRUE(at_limit.ok()) << at_limit.error;
+  EXPECT_EQ(calls, 1);
+  server.stop();
+}
+
+TEST(HttpServer, OversizedChunkedBodyIsAnswered413) {
+  auto options = testing::loopback_options();
+  options.max_body_bytes = 1024;
+  HttpServer server(options);
+  std::atomic<int> calls{0};
+  add_echo(server, &calls);
+  server.start();
+
+  // No Content-Length: the limit is enforced while reading.
+  httplib::Client raw("127.0.0.1", server.port());
+  std::string chunk(16 * 1024, 'x');
+  std::size_t sent = 0;
+  auto result = raw.Post(
+      "/echo",
+      [&](std::size_t, httplib::DataSink& sink) {
+        if (sent < 16 * chunk.size()) {
+          sink.write(chunk.data(), chunk.size());
+          sent += chunk.size();
+        } else {
+          sink.done();
+        }
+        return true;
+      },
+      "application/json");
+  ASSERT_TRUE(result) << httplib::to_string(result.error());
+  EXPECT_EQ(result->status, 413);
+  EXPECT_EQ(json::parse(result->body)["error"]["code"], "payload_too_large");
+  EXPECT_EQ(calls, 0);
+  server.stop();
+}
+
+TEST(HttpServer, OversizedBodyIsRefusedWithoutWaitingForIt) {
+  // The limit is checked on the declared Content-Length before any body byte is read: the
+  // answer comes although the body never does.
+  auto options = testing::loopback_options();
+  options.max_body_bytes = 1024;
+  options.read_timeout = 60s;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+  RawConnection connection(server.port());
+  ASSERT_TRUE(connection.connected());
+  auto started = Clock::now();
+  connection.send(
+      "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1000000\r\n\r\n");
+  std::string answer = connection.read_all();
+  EXPECT_LT(Clock::now() - started, 1s);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 413 ", 0), 0u) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  server.stop();
+}
+
+TEST(HttpServer, OversizedBodyWithExpectContinueIsRefusedBeforeItIsSent) {
+  auto options = testing::loopback_options();
+  options.max_body_bytes = 1024;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+  RawConnection connection(server.port());
+  ASSERT_TRUE(connection.connected());
+  connection.send(
+      "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1000000\r\nExpect: 100-continue\r\n\r\n");
+  std::string answer = connection.read_all();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 413 ", 0), 0u) << answer;
+  EXPECT_NE(answer.find("payload_too_large"), std::string::npos) << answer;
+  server.stop();
+}
+
+TEST(HttpServer, HandlerExceptionIs500JsonWithoutItsText) {
+  HttpServer server(testing::loopback_options());
+  server.post("/run", [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("X-Partial", "1");
+    throw std::runtime_error("password=hunter2 at /srv/db.conf");
+  });
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/run", "{}");
+  EXPECT_EQ(result.status, 500);
+  EXPECT_EQ(json::parse(result.body),
+            json::parse(R"({"error":{"code":"internal","message":"internal server error"}})"));
+  EXPECT_EQ(result.body.find("hunter2"), std::string::npos);
+  server.stop();
+}
+
+TEST(HttpServer, NonStandardExceptionIs500Json) {
+  HttpServer server(testing::loopback_options());
+  server.post("/run", [](const httplib::Request&, httplib::Response&) { throw 42; });
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/run", "{}");
+  EXPECT_EQ(result.status, 500);
+  EXPECT_EQ(json::parse(result.body)["error"]["code"], "internal");
+  server.stop();
+}
+
+TEST(HttpServer, HttpErrorAnswersItsStatusCodeAndMessage) {
+  HttpServer server(testing::loopback_options());
+  server.post("/jobs", [](const httplib::Request&, httplib::Response&) {
+    throw HttpError(409, "conflict", "job 7 is already running", "jobId");
+  });
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/jobs", "{}");
+  EXPECT_EQ(result.status, 409);
+  EXPECT_EQ(json::parse(result.body), json::parse(R"(
+      {"error":{"code":"conflict","message":"job 7 is already running","field":"jobId"}})"));
+  server.stop();
+}
+
+TEST(HttpServer, ProtocolErrorIs400NamingTheField) {
+  HttpServer server(testing::loopback_options());
+  server.post("/run", [](const httplib::Request& req, httplib::Response& res) {
+    auto param = common::protocol::parse<common::protocol::TriggerParam>(req.body);
+    common::http::write_json(res, std::to_string(param.job_id));
+  });
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/run", R"({"jobId":"7"})");
+  EXPECT_EQ(result.status, 400);
+  EXPECT_EQ(json::parse(result.body), json::parse(R"(
+      {"error":{"code":"bad_request","message":"jobId: expected an integer, got string",
+                "field":"jobId"}})"));
+  server.stop();
+}
+
+TEST(HttpServer, UnknownRouteIs404Json) {
+  HttpServer server(testing::loopback_options());
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/nope", "{}");
+  EXPECT_EQ(result.status, 404);
+  EXPECT_EQ(json::parse(result.body),
+            json::parse(R"({"error":{"code":"not_found","message":"not found: POST /nope"}})"));
+  server.stop();
+}
+
+TEST(HttpServer, MalformedRequestIs400Json) {
+  HttpServer server(testing::loopback_options());
+  server.start();
+  RawConnection connection(server.port());
+  ASSERT_TRUE(connection.connected());
+  connection.send("NONSENSE\r\n\r\n");
+  std::string answer = connection.read_all();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 400 ", 0), 0u) << answer;
+  EXPECT_NE(answer.find(R"("code":"bad_request")"), std::string::npos) << answer;
+  server.stop();
+}
+
+TEST(HttpServer, XxlJobErrorShapeForTheExecutor) {
+  auto options = testing::loopback_options();
+  options.error_formatter = common::http::xxl_job_error;
+  HttpServer server(options);
+  server.post("/boom", [](const httplib::Request&, httplib::Response&) {
+    throw std::logic_error("internal detail");
+  });
+  server.start();
+  HttpClient client(base_url(server));
+  auto missing = client.post_json("/nope", "{}");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(json::parse(missing.body),
+            json::parse(R"({"code":500,"msg":"not found: POST /nope","content":null})"));
+  auto failed = client.post_json("/boom", "{}");
+  EXPECT_EQ(failed.status, 500);
+  EXPECT_EQ(json::parse(failed.body),
+            json::parse(R"({"code":500,"msg":"internal server error","content":null})"));
+  server.stop();
+}
+
+TEST(HttpServer, FormatterMayChooseTheHttpStatus) {
+  // XXL-JOB's own executor answers errors with HTTP 200 and the failure in the body.
+  auto options = testing::loopback_options();
+  options.error_formatter = [](const common::http::ErrorInfo& info) {
+    auto out = common::http::xxl_job_error(info);
+    out.status = 200;
+    return out;
+  };
+  HttpServer server(options);
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/nope", "{}");
+  EXPECT_EQ(result.status, 200);
+  EXPECT_EQ(json::parse(result.body)["code"], 500);
+  server.stop();
+}
+
+TEST(HttpServer, AccessTokenMatchesOnlyTheConfiguredToken) {
+  httplib::Request req;
+  EXPECT_TRUE(common::http::access_token_matches(req, ""));
+  EXPECT_FALSE(common::http::access_token_matches(req, "s3cret"));
+  req.set_header("XXL-JOB-ACCESS-TOKEN", "s3cret");
+  EXPECT_TRUE(common::http::access_token_matches(req, "s3cret"));
+  EXPECT_FALSE(common::http::access_token_matches(req, "s3cre"));
+  EXPECT_FALSE(common::http::access_token_matches(req, "s3creT"));
+}
+
+TEST(HttpServer, StopWithAnIdleKeepAliveConnectionOpenReturnsPromptly) {
+  auto options = testing::loopback_options();
+  options.keep_alive_timeout = 60s;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+  HttpClient client(base_url(server));
+  ASSERT_TRUE(client.post_json("/echo", "{}").ok());  // the connection stays open
+
+  auto started = Clock::now();
+  server.stop();
+  EXPECT_LT(Clock::now() - started, 1s);
+
+  auto after = client.post_json("/echo", "{}");
+  EXPECT_NE(after.transport_error, TransportError::kNone);
+}
+
+TEST(HttpServer, StopWithARequestHalfSentReturnsPromptly) {
+  auto options = testing::loopback_options();
+  options.read_timeout = 60s;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+  RawConnection connection(server.port());
+  ASSERT_TRUE(connection.connected());
+  connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"a\":");
+  // A round trip on another connection: by now a worker has almost certainly picked the
+  // half-sent request up and is waiting for the rest of its body. Either way stop() must not
+  // wait for it.
+  HttpClient probe(base_url(server));
+  ASSERT_TRUE(probe.post_json("/echo", "{}").ok());
+
+  auto started = Clock::now();
+  server.stop();
+  EXPECT_LT(Clock::now() - started, 1s);
+}
+
+TEST(HttpServer, StopWaitsForARunningHandlerAndDeliversItsAnswer) {
+  HttpServer server(testing::loopback_options());
+  testing::Gate entered;
+  testing::Gate release;
+  server.post("/slow", [&](const httplib::Request&, httplib::Response& res) {
+    entered.open();
+    release.wait();
+    common::http::write_json(res, R"({"code":200})");
+  });
+  server.start();
+  auto answer = std::async(std::launch::async, [&] {
+    HttpClient client(base_url(server));
+    return client.post_json("/slow", "{}");
+  });
+  ASSERT_TRUE(entered.wait());
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    server.stop();
+    stopped = true;
+  });
+  release.open();
+  auto result = answer.get();
+  stopper.join();
+  EXPECT_TRUE(stopped);
+  EXPECT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.body, R"({"code":200})");
+}
+
+TEST(HttpServer, IdleKeepAliveConnectionYieldsItsWorkerToAWaitingOne) {
+  auto options = testing::loopback_options();
+  options.worker_threads = 1;
+  options.keep_alive_timeout = 60s;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+  HttpClient first(base_url(server));
+  ASSERT_TRUE(first.post_json("/echo", "{}").ok());  // holds the only worker while idle
+
+  HttpClient second(base_url(server));
+  auto started = Clock::now();
+  auto result = second.post_json("/echo", "{}");
+  EXPECT_TRUE(result.ok()) << result.error;
+  EXPECT_LT(Clock::now() - started, 1s);
+
+  // The first client reconnects transparently: its connection was idle when closed.
+  auto again = first.post_json("/echo", "{}");
+  EXPECT_TRUE(again.ok()) << again.error;
+  server.stop();
+}
+
+TEST(HttpServer, TakenPortIsAClearError) {
+  HttpServer first(testing::loopback_options());
+  first.start();
+  auto options = testing::loopback_options();
+  options.port = first.port();
+  HttpServer second(options);
+  try {
+    second.start();
+    FAIL() << "expected std::system_error";
+  } catch (const std::system_error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("cannot listen on 127.0.0.1:" + std::to_string(first.port())),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(e.code(), std::errc::address_in_use) << what;
+  }
+  first.stop();
+}
+
+TEST(HttpServer, StopIsIdempotentAndSafeBeforeStart) {
+  HttpServer never_started(testing::loopback_options());
+  never_started.stop();
+  never_started.stop();
+
+  HttpServer server(testing::loopback_options());
+  server.start();
+  server.stop();
+  server.stop();
+}
+
+TEST(HttpServer, StartTwiceIsALogicError) {
+  HttpServer server(testing::loopback_options());
+  server.start();
+  EXPECT_THROW(server.start(), std::logic_error);
+  server.stop();
+  EXPECT_THROW(server.start(), std::logic_error);
+}
+
+TEST(HttpServer, BurstOfSimultaneousConnectsIsNotDelayedByAShortListenBacklog) {
+  // cpp-httplib listens with a backlog of 5; a SYN dropped on overflow is retransmitted by the
+  // client after 1 s. The server raises the backlog, so the whole burst is answered well within
+  // that second.
+  HttpServer server(testing::loopback_options());
+  add_echo(server);
+  server.start();
+  constexpr int kClients = 32;
+  std::latch ready(kClients);
+  std::vector<std::future<Clock::duration>> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.push_back(std::async(std::launch::async, [&] {
+      HttpClient client(base_url(server));
+      ready.arrive_and_wait();
+      auto started = Clock::now();
+      auto result = client.post_json("/echo", "{}");
+      EXPECT_TRUE(result.ok()) << result.error;
+      return Clock::now() - started;
+    }));
+  }
+  for (auto& client : clients) EXPECT_LT(client.get(), 900ms);
+  server.stop();
+}
+
+TEST(HttpServer, ManyConcurrentClientsAllGetAnswers) {
+  auto options = testing::loopback_options();
+  options.worker_threads = 2;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+  std::vector<std::future<int>> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.push_back(std::async(std::launch::async, [&] {
+      HttpClient client(base_url(server));
+      int ok = 0;
+      for (int i = 0; i < 20; ++i) ok += client.post_json("/echo", "{}").ok() ? 1 : 0;
+      return ok;
+    }));
+  }
+  for (auto& client : clients) EXPECT_EQ(client.get(), 20);
+  server.stop();
+}
+
+}  // namespace
+}  // namespace cronwheel
