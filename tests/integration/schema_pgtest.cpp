@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+
+#include <pqxx/pqxx>
+
+#include "admin/store/migrator.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel::admin {
+namespace {
+
+// The schema's constraints reject rows that cannot be right, whoever writes them.
+class Schema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    conn_ = std::make_unique<pqxx::connection>(db_.url());
+    Migrator().migrate(*conn_);
+    // A fresh database: these get id 1.
+    exec("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'Demo')");
+    exec("INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (1, 'a job', 'echo')");
+  }
+
+  void exec(const std::string& sql) {
+    pqxx::work tx(*conn_);
+    tx.exec(sql);
+    tx.commit();
+  }
+
+  // Runs `sql` expecting PostgreSQL to refuse it; returns the server's message.
+  std::string rejected(const std::string& sql) {
+    try {
+      exec(sql);
+    } catch (const pqxx::sql_error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "accepted: " << sql;
+    return {};
+  }
+
+  testing::TestDatabase db_;
+  std::unique_ptr<pqxx::connection> conn_;
+};
+
+TEST_F(Schema, GroupAppNameMustBeFourToSixtyFourSafeCharacters) {
+  EXPECT_NE(rejected("INSERT INTO job_group (app_name, title) VALUES ('abc', 'x')"), "");
+  EXPECT_NE(rejected("INSERT INTO job_group (app_name, title) VALUES ('has space', 'x')"), "");
+  EXPECT_NE(rejected("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'dup')"), "");
+  exec("INSERT INTO job_group (app_name, title) VALUES ('orders.v2', 'Orders')");
+}
+
+TEST_F(Schema, JobScheduleMustBeConsistent) {
+  EXPECT_NE(rejected("UPDATE job_info SET trigger_status = 1 WHERE id = 1"), "");  // NONE schedule
+  EXPECT_NE(rejected("UPDATE job_info SET schedule_type = 'FIX_RATE', schedule_conf = 'abc' WHERE id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_info SET schedule_type = 'FIX_DELAY', schedule_conf = '0' WHERE id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_info SET schedule_type = 'CRON', schedule_conf = ' ' WHERE id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_info SET schedule_type = 'HOURLY' WHERE id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_info SET executor_route_strategy = 'NEAREST' WHERE id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_info SET executor_timeout = -1 WHERE id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_info SET child_job_ids = '{1}' WHERE id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_info SET glue_type = 'BEAN', executor_handler = '' WHERE id = 1"), "");
+  exec("UPDATE job_info SET schedule_type = 'FIX_RATE', schedule_conf = '30', trigger_status = 1 WHERE id = 1");
+}
+
+TEST_F(Schema, JobInAGroupThatDoesNotExistIsRefused) {
+  EXPECT_NE(rejected("INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (99, 'x', 'h')"), "");
+}
+
+TEST_F(Schema, GroupWithJobsCannotBeDeleted) {
+  EXPECT_NE(rejected("DELETE FROM job_group WHERE id = 1"), "");
+}
+
+TEST_F(Schema, ScheduledFireIsUniquePerJobTimeAndShard) {
+  const std::string fire =
+      "INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+      "VALUES (1, 1, 'SCHEDULE', 1700000000000, 'node-a')";
+  exec(fire);
+  auto message = rejected(fire);
+  EXPECT_NE(message.find("job_log_scheduled_fire"), std::string::npos) << message;
+  // A misfire catch-up of the same due time is the same fire.
+  EXPECT_NE(rejected("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+                     "VALUES (1, 1, 'MISFIRE', 1700000000000, 'node-b')"),
+            "");
+  // Manual fires and retries at the same instant are separate runs.
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+       "VALUES (1, 1, 'MANUAL', 1700000000000, 'node-a')");
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+       "VALUES (1, 1, 'RETRY', 1700000000000, 'node-a')");
+  // Another shard of the same broadcast fire is a separate row.
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node, shard_index, shard_total) "
+       "VALUES (1, 1, 'SCHEDULE', 1700000000000, 'node-a', 1, 2)");
+}
+
+TEST_F(Schema, ImpossibleLogRowsAreRefused) {
+  const std::string head = "INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, ";
+  EXPECT_NE(rejected(head + "admin_node, shard_index, shard_total) VALUES (1, 1, 'MANUAL', 1, 'n', 2, 2)"), "");
+  EXPECT_NE(rejected(head + "state) VALUES (1, 1, 'MANUAL', 1, 'pending')"), "");  // pending without owner
+  EXPECT_NE(rejected(head + "admin_node, state) VALUES (1, 1, 'MANUAL', 1, 'n', 'triggered')"), "");  // no trigger time
+  EXPECT_NE(rejected(head + "admin_node, state) VALUES (1, 1, 'MANUAL', 1, 'n', 'exploded')"), "");
+  EXPECT_NE(rejected(head + "admin_node) VALUES (1, 1, 'SOMETIME', 1, 'n')"), "");
+}
+
+TEST_F(Schema, DeletingAJobDeletesItsLogsAndScriptHistory) {
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) VALUES (1, 1, 'MANUAL', 1, 'n')");
+  exec("INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark) VALUES (1, 'GLUE_SHELL', 'echo', 'v1')");
+  exec("DELETE FROM job_info WHERE id = 1");
+  pqxx::nontransaction tx(*conn_);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log")[0].as<int>(), 0);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_logglue")[0].as<int>(), 0);
+}
+
+TEST_F(Schema, DueJobsQueryIsAnIndexOnlyScanInDueOrder) {
+  exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf, "
+       "trigger_status, trigger_next_time) "
+       "SELECT 1, 'job ' || g, 'echo', 'FIX_RATE', '10', (g % 2), 1700000000000 + g * 1000 "
+       "FROM generate_series(1, 5000) g");
+  pqxx::nontransaction tx(*conn_);
+  tx.exec("VACUUM ANALYZE job_info");
+  std::string plan;
+  for (const auto& row : tx.exec(
+           "EXPLAIN SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, "
+           "trigger_last_time, trigger_next_time FROM job_info "
+           "WHERE trigger_status = 1 AND trigger_next_time <= 1700000100000 "
+           "ORDER BY trigger_next_time LIMIT 300")) {
+    plan += row[0].as<std::string>() + "\n";
+  }
+  EXPECT_NE(plan.find("Index Only Scan using job_info_due"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;
+}
+
+TEST_F(Schema, UserPasswordMustBeAnArgon2Hash) {
+  EXPECT_NE(rejected("INSERT INTO app_user (username, password_hash) VALUES ('bob', 'plaintext')"), "");
+  EXPECT_NE(rejected("INSERT INTO app_user (username, password_hash, role) VALUES ('bob', '$argon2id$x', 'root')"), "");
+  exec("INSERT INTO app_user (username, password_hash) VALUES ('bob', '$argon2id$v=19$m=65536,t=2,p=1$x$y')");
+}
+
+}  // namespace
+}  // namespace cronwheel::admin
