@@ -1,0 +1,158 @@
+// cronwheel-admin: an admin node of the cronwheel scheduling center, and its tools.
+//
+//   cronwheel-admin [serve]    run the node (migrates the schema first)
+//   cronwheel-admin migrate    apply pending migrations and exit
+//   cronwheel-admin cron next  print the next fire times of a cron expression
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <pqxx/connection>
+#include <spdlog/spdlog.h>
+
+#include "admin/admin_config.h"
+#include "admin/cli/cron_command.h"
+#include "admin/server/admin_server.h"
+#include "admin/server/health_check.h"
+#include "admin/store/migrator.h"
+#include "common/util/clock.h"
+
+namespace {
+
+using namespace cronwheel;
+using namespace cronwheel::admin;
+
+constexpr const char* kVersion = "0.1.0";
+
+// Opens a connection, retrying while the database is not up yet (a cluster starting at the
+// same time as the admin nodes is normal) for at most `wait_seconds`.
+pqxx::connection connect_with_retry(const std::string& url, int wait_seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
+  auto backoff = std::chrono::milliseconds(200);
+  for (;;) {
+    try {
+      return pqxx::connection(with_connect_timeout(url, 5));
+    } catch (const pqxx::broken_connection& e) {
+      if (std::chrono::steady_clock::now() + backoff >= deadline) throw;
+      spdlog::warn("database not reachable yet, retrying in {} ms: {}", backoff.count(), e.what());
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+    }
+  }
+}
+
+int migrate(const AdminConfig& config) {
+  auto connection = connect_with_retry(config.db_url, config.db_wait_seconds);
+  auto report = Migrator().migrate(connection);
+  for (const auto& name : report.applied) spdlog::info("applied migration {}", name);
+  spdlog::info("schema at version {}", report.current_version);
+  return 0;
+}
+
+int serve(AdminConfig config) {
+  // Signals are taken synchronously by this thread (sigwait); every thread started below
+  // inherits the mask, so none of them is interrupted by SIGTERM/SIGINT.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  AdminServer server(config, kVersion);  // validates the listen address before migrating
+  migrate(config);
+  server.start();
+  spdlog::info("cronwheel-admin {} node {} listening on http://{}:{}/", kVersion, server.node_id(),
+               server.host(), server.port());
+
+  int received = 0;
+  sigwait(&signals, &received);
+  spdlog::info("received {}, shutting down", received == SIGTERM ? "SIGTERM" : "SIGINT");
+  server.stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cronwheel-admin: an admin node of the cronwheel distributed cron scheduler"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(0, 1);
+
+  AdminConfig config;
+  auto add_server_options = [&config](CLI::App* cmd) {
+    cmd->add_option("--db-url", config.db_url, "PostgreSQL connection URL")
+        ->envname("CRONWHEEL_DB_URL")
+        ->capture_default_str();
+    cmd->add_option("--db-wait", config.db_wait_seconds, "Seconds start-up waits for the database")
+        ->envname("CRONWHEEL_DB_WAIT")
+        ->check(CLI::Range(0, 3600))
+        ->capture_default_str();
+    cmd->add_option("--log-level", config.log_level, "trace, debug, info, warn or error")
+        ->envname("CRONWHEEL_LOG_LEVEL")
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+        ->capture_default_str();
+  };
+  auto add_serve_options = [&config](CLI::App* cmd) {
+    cmd->add_option("--listen", config.listen, "HTTP listen address host:port (port 0: any free port)")
+        ->envname("CRONWHEEL_LISTEN")
+        ->capture_default_str();
+    cmd->add_option("--node-id", config.node_id, "This node's name (default <hostname>:<port>)")
+        ->envname("CRONWHEEL_NODE_ID");
+    cmd->add_option("--http-threads", config.http_threads, "HTTP worker threads")
+        ->envname("CRONWHEEL_HTTP_THREADS")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
+  };
+  // Serving is the default: the server flags are accepted with or without `serve`.
+  add_server_options(&app);
+  add_serve_options(&app);
+  auto* serve_cmd = app.add_subcommand("serve", "Run an admin node (the default)");
+  add_server_options(serve_cmd);
+  add_serve_options(serve_cmd);
+
+  auto* migrate_cmd = app.add_subcommand("migrate", "Apply pending schema migrations and exit");
+  add_server_options(migrate_cmd);
+
+  auto* cron_cmd = app.add_subcommand("cron", "Cron expression tools");
+  cron_cmd->require_subcommand(1);
+  CronNextOptions next;
+  std::int64_t from_ms = -1;
+  auto* next_cmd = cron_cmd->add_subcommand("next", "Print the next fire times of a cron expression");
+  next_cmd->add_option("EXPR", next.expression, "Quartz cron expression, e.g. '0 15 10 ? * 6L'")->required();
+  next_cmd->add_option("--tz", next.time_zone, "IANA time zone")->capture_default_str();
+  next_cmd->add_option("--from", from_ms, "Start instant, epoch milliseconds (default: now)");
+  next_cmd->add_option("--count", next.count, "How many fire times")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+
+  if (*next_cmd) {
+    if (*next_cmd->get_option("--from")) next.from_ms = from_ms;
+    return run_cron_next(next, common::SystemClock::instance().now_ms(), std::cout, std::cerr);
+  }
+
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  try {
+    if (*migrate_cmd) return migrate(config);
+    return serve(config);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+}

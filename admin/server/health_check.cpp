@@ -1,0 +1,58 @@
+#include "admin/server/health_check.h"
+
+#include <pqxx/pqxx>
+
+#include "admin/store/migrator.h"
+
+namespace cronwheel::admin {
+
+namespace {
+constexpr int kConnectTimeoutSeconds = 3;
+constexpr int kStatementTimeoutMs = 2000;
+}  // namespace
+
+std::string with_connect_timeout(const std::string& db_url, int seconds) {
+  if (db_url.find("connect_timeout") != std::string::npos) return db_url;
+  const std::string setting = "connect_timeout=" + std::to_string(seconds);
+  const bool is_url = db_url.rfind("postgresql://", 0) == 0 || db_url.rfind("postgres://", 0) == 0;
+  if (!is_url) return db_url.empty() ? setting : db_url + " " + setting;
+  return db_url + (db_url.find('?') == std::string::npos ? "?" : "&") + setting;
+}
+
+HealthCheck::HealthCheck(std::string db_url, std::string node_id, std::string version)
+    : db_url_(with_connect_timeout(db_url, kConnectTimeoutSeconds)),
+      node_id_(std::move(node_id)),
+      version_(std::move(version)) {}
+
+HealthCheck::~HealthCheck() = default;
+
+void HealthCheck::set_node_id(std::string node_id) {
+  std::lock_guard lock(mutex_);
+  node_id_ = std::move(node_id);
+}
+
+HealthCheck::Result HealthCheck::check() {
+  std::lock_guard lock(mutex_);
+  nlohmann::json body{{"node", node_id_}, {"version", version_}};
+  try {
+    if (!connection_ || !connection_->is_open()) {
+      connection_ = std::make_unique<pqxx::connection>(db_url_);
+      pqxx::nontransaction tx(*connection_);
+      tx.exec("SET statement_timeout = " + std::to_string(kStatementTimeoutMs));
+    }
+    body["schemaVersion"] = Migrator::current_version(*connection_);
+    body["status"] = "ok";
+    return {true, body};
+  } catch (const std::exception& e) {
+    connection_.reset();
+    body["status"] = "unavailable";
+    std::string reason = e.what();
+    // libpq's messages span lines; a health answer is one line.
+    for (char& c : reason) c = (c == '\n' || c == '\t') ? ' ' : c;
+    while (!reason.empty() && reason.back() == ' ') reason.pop_back();
+    body["error"] = "database: " + reason;
+    return {false, body};
+  }
+}
+
+}  // namespace cronwheel::admin

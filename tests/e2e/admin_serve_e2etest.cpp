@@ -1,0 +1,146 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+
+#include "admin/store/migrations.h"
+#include "common/http/http_client.h"
+#include "tests/support/process.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Process;
+using testing::TestDatabase;
+
+const std::string kAdmin = std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-admin";
+
+// A cronwheel-admin process on 127.0.0.1 and a port of the OS's choosing.
+class AdminProcess {
+ public:
+  explicit AdminProcess(const std::string& db_url, std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv{kAdmin, "--listen", "127.0.0.1:0", "--db-url", db_url, "--db-wait", "5"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    process_ = std::make_unique<Process>(argv);
+  }
+
+  // Waits for the "listening on" line and returns the port, or 0 if the process exits or
+  // does not get there in time.
+  int wait_until_listening(std::chrono::milliseconds timeout = 30s) {
+    static const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::smatch m;
+      std::string out = process_->out();
+      if (std::regex_search(out, m, listening)) return std::stoi(m[1]);
+      if (!process_->running()) return 0;
+      std::this_thread::sleep_for(20ms);
+    }
+    return 0;
+  }
+
+  Process& process() { return *process_; }
+
+ private:
+  std::unique_ptr<Process> process_;
+};
+
+nlohmann::json healthz(int port, int* status) {
+  common::http::HttpClient client("http://127.0.0.1:" + std::to_string(port) + "/");
+  auto r = client.get("/healthz");
+  *status = r.status;
+  return r.body.empty() ? nlohmann::json() : nlohmann::json::parse(r.body);
+}
+
+TEST(AdminServe, AppliesTheSchemaAndAnswersHealth) {
+  TestDatabase db;
+  AdminProcess admin(db.url(), {"--node-id", "node-under-test"});
+  int port = admin.wait_until_listening();
+  ASSERT_GT(port, 0) << admin.process().out() << admin.process().err();
+
+  int status = 0;
+  auto body = healthz(port, &status);
+  EXPECT_EQ(status, 200) << body;
+  EXPECT_EQ(body["status"], "ok");
+  EXPECT_EQ(body["node"], "node-under-test");
+  EXPECT_EQ(body["schemaVersion"], static_cast<int>(admin::embedded_migrations().size()));
+
+  pqxx::connection c(db.url());
+  pqxx::nontransaction tx(c);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM schema_migrations")[0].as<int>(),
+            static_cast<int>(admin::embedded_migrations().size()));
+
+  admin.process().signal(SIGTERM);
+  EXPECT_EQ(admin.process().wait_for_exit(10s), 0) << admin.process().out();
+}
+
+TEST(AdminServe, TwoNodesStartingAtOnceShareOneSchema) {
+  TestDatabase db;
+  AdminProcess first(db.url());
+  AdminProcess second(db.url());
+  int p1 = first.wait_until_listening();
+  int p2 = second.wait_until_listening();
+  ASSERT_GT(p1, 0) << first.process().out();
+  ASSERT_GT(p2, 0) << second.process().out();
+  int s1 = 0, s2 = 0;
+  auto h1 = healthz(p1, &s1);
+  auto h2 = healthz(p2, &s2);
+  EXPECT_EQ(s1, 200);
+  EXPECT_EQ(s2, 200);
+  EXPECT_NE(h1["node"], h2["node"]);  // default node ids carry the port
+  pqxx::connection c(db.url());
+  pqxx::nontransaction tx(c);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_lock")[0].as<int>(), 1);
+}
+
+TEST(AdminServe, HealthSaysUnavailableWhenTheDatabaseIsGone) {
+  auto db = std::make_unique<TestDatabase>();
+  AdminProcess admin(db->url());
+  int port = admin.wait_until_listening();
+  ASSERT_GT(port, 0) << admin.process().out();
+  int status = 0;
+  healthz(port, &status);
+  ASSERT_EQ(status, 200);
+
+  db.reset();  // DROP DATABASE ... WITH (FORCE) cuts the admin's connections
+  auto body = healthz(port, &status);
+  EXPECT_EQ(status, 503) << body;
+  EXPECT_EQ(body["status"], "unavailable");
+  EXPECT_NE(body["error"].get<std::string>().find("database"), std::string::npos) << body;
+  EXPECT_TRUE(admin.process().running());
+}
+
+TEST(AdminServe, GivesUpWhenTheDatabaseNeverAnswers) {
+  // A port nothing listens on (the test cluster's port plus one is as good as any).
+  Process admin({kAdmin, "--listen", "127.0.0.1:0", "--db-url",
+                 "postgresql://cronwheel@127.0.0.1:9/cronwheel", "--db-wait", "1"});
+  EXPECT_EQ(admin.wait_for_exit(30s), 1);
+  EXPECT_NE(admin.out().find("connect"), std::string::npos) << admin.out() << admin.err();
+}
+
+TEST(AdminServe, RejectsAMalformedListenAddress) {
+  TestDatabase db;
+  auto r = Process::run({kAdmin, "--listen", "localhost", "--db-url", db.url()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE((r.out + r.err).find("listen address 'localhost'"), std::string::npos) << r.out << r.err;
+}
+
+TEST(AdminMigrate, AppliesAndExits) {
+  TestDatabase db;
+  auto r = Process::run({kAdmin, "migrate", "--db-url", db.url()});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("schema at version"), std::string::npos) << r.out;
+  auto again = Process::run({kAdmin, "migrate", "--db-url", db.url()});
+  EXPECT_EQ(again.code, 0);
+  EXPECT_EQ(again.out.find("applied migration"), std::string::npos) << again.out;
+}
+
+}  // namespace
+}  // namespace cronwheel
