@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Sets up everything, builds, and runs cronwheel locally:
+#   - a PostgreSQL 15 cluster kept under .local/pgdata (created once, reused afterwards),
+#   - cronwheel-admin on 127.0.0.1:8080, which applies the schema on start.
+# Everything runs in the background; `scripts/demo.sh stop` stops it, `scripts/demo.sh
+# status` tells what runs. Settings: CRONWHEEL_DEMO_LISTEN (default 127.0.0.1:8080),
+# CRONWHEEL_DEMO_PG_PORT (default 54329).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+state=$root/.local
+pgdata=$state/pgdata
+pg_port=${CRONWHEEL_DEMO_PG_PORT:-54329}
+listen=${CRONWHEEL_DEMO_LISTEN:-127.0.0.1:8080}
+db_url="postgresql://cronwheel@127.0.0.1:$pg_port/cronwheel"
+
+. scripts/lib/pg.sh
+
+stop_pidfile() {
+  local name=$1 file=$state/$1.pid pid
+  [ -f "$file" ] || return 0
+  pid=$(cat "$file")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; fi
+    echo "stopped $name (pid $pid)"
+  fi
+  rm -f "$file"
+}
+
+status() {
+  if pg_running "$pgdata"; then echo "PostgreSQL: running on 127.0.0.1:$pg_port, data in $pgdata"; else echo "PostgreSQL: stopped"; fi
+  if [ -f "$state/admin.pid" ] && kill -0 "$(cat "$state/admin.pid")" 2>/dev/null; then
+    echo "cronwheel-admin: running (pid $(cat "$state/admin.pid")) on http://$listen/, log $state/admin.log"
+  else
+    echo "cronwheel-admin: stopped"
+  fi
+}
+
+case "${1:-start}" in
+  stop)
+    stop_pidfile admin
+    if pg_running "$pgdata"; then pg_stop "$pgdata"; echo "stopped PostgreSQL"; fi
+    exit 0 ;;
+  status)
+    status
+    exit 0 ;;
+  start) ;;
+  *)
+    echo "usage: scripts/demo.sh [start|stop|status]" >&2
+    exit 2 ;;
+esac
+
+scripts/setup.sh
+build=${CRONWHEEL_BUILD_DIR:-$root/build}
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$(nproc)" --target cronwheel-admin
+
+mkdir -p "$state"
+chmod 755 "$state"
+if [ ! -f "$pgdata/PG_VERSION" ]; then
+  echo "Creating a PostgreSQL cluster in $pgdata"
+  pg_init "$pgdata"
+fi
+if ! pg_running "$pgdata"; then
+  pg_start "$pgdata" "$pg_port" || {
+    echo "PostgreSQL did not start on port $pg_port (set CRONWHEEL_DEMO_PG_PORT to use another); its log:" >&2
+    tail -n 20 "$pgdata/server.log" >&2
+    exit 1
+  }
+fi
+if ! psql -X -q -h 127.0.0.1 -p "$pg_port" -U cronwheel -d postgres -tAc \
+     "SELECT 1 FROM pg_database WHERE datname = 'cronwheel'" | grep -q 1; then
+  psql -X -q -h 127.0.0.1 -p "$pg_port" -U cronwheel -d postgres -c "CREATE DATABASE cronwheel"
+fi
+
+# A fresh admin each run, so the new build is what runs.
+stop_pidfile admin
+CRONWHEEL_DB_URL=$db_url CRONWHEEL_LISTEN=$listen \
+  nohup "$build/bin/cronwheel-admin" --node-id demo-admin >>"$state/admin.log" 2>&1 &
+echo $! >"$state/admin.pid"
+
+for _ in $(seq 1 100); do
+  if curl -fsS "http://$listen/healthz" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$(cat "$state/admin.pid")" 2>/dev/null; then
+    echo "cronwheel-admin exited; the end of its log:" >&2
+    tail -n 20 "$state/admin.log" >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+curl -fsS "http://$listen/healthz" >/dev/null || { echo "cronwheel-admin does not answer on http://$listen/healthz" >&2; exit 1; }
+
+echo
+status
+echo
+echo "Try:   curl http://$listen/healthz"
+echo "       $build/bin/cronwheel-admin cron next '0 15 10 ? * 6L' --tz America/New_York --count 5"
+echo "Stop:  scripts/demo.sh stop"

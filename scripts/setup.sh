@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs what cronwheel needs to build, test and run on Debian 12, from Debian's packages.
+# Idempotent and quick when everything is present. As root it installs; otherwise it prints
+# the command to run and fails.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake make pkg-config
+  # libraries (see the Dependencies section of the README)
+  libpqxx-dev                # PostgreSQL client
+  libcpp-httplib-dev         # HTTP server and client
+  nlohmann-json3-dev         # JSON
+  libhowardhinnant-date-dev  # time zones (date/tz over the system tzdata)
+  tzdata
+  libcli11-dev               # command-line flags
+  libspdlog-dev              # logging
+  libgtest-dev libgmock-dev  # tests
+  libbenchmark-dev           # benchmarks
+  # servers and tools the scripts and tests run
+  postgresql-15 curl procps util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "cronwheel needs these Debian packages: ${missing[*]}" >&2
+  echo "Install them as root with:" >&2
+  echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# PostgreSQL's package would otherwise create and start a system cluster we do not use.
+if [ ! -e /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main_cluster = false' /etc/postgresql-common/createcluster.conf; then
+  mkdir -p /etc/postgresql-common
+  echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
+fi
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "Installed."
