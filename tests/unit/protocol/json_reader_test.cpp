@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "tests/unit/protocol/protocol_error_of.h"
+
 #include "common/protocol/json_reader.h"
 
 namespace cronwheel {
@@ -9,32 +11,21 @@ namespace {
 
 using namespace common::protocol;
 using nlohmann::json;
-
-// Runs `fn`, expects a ProtocolError and returns its what().
-template <class Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const ProtocolError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected ProtocolError";
-  return {};
-}
+using testing::protocol_error_of;
 
 TEST(JsonReader, MalformedJsonIsAProtocolErrorWithPosition) {
-  auto message = error_of([] { parse_json(R"({"jobId":1,)"); });
+  auto message = protocol_error_of([] { parse_json(R"({"jobId":1,)"); });
   EXPECT_EQ(message.rfind("malformed JSON: parse error at line 1, column 12", 0), 0u) << message;
 }
 
 TEST(JsonReader, EmptyBodyIsAProtocolError) {
-  EXPECT_EQ(error_of([] { parse_json(""); }), "empty body, expected JSON");
-  EXPECT_EQ(error_of([] { parse_json(" \r\n"); }), "empty body, expected JSON");
+  EXPECT_EQ(protocol_error_of([] { parse_json(""); }), "empty body, expected JSON");
+  EXPECT_EQ(protocol_error_of([] { parse_json(" \r\n"); }), "empty body, expected JSON");
 }
 
 TEST(JsonReader, HugeMalformedInputGivesABoundedMessage) {
   std::string body = "{\"a\":\"" + std::string(100000, 'x');  // unterminated string
-  auto message = error_of([&] { parse_json(body); });
+  auto message = protocol_error_of([&] { parse_json(body); });
   EXPECT_LT(message.size(), 400u);
 }
 
@@ -51,38 +42,38 @@ TEST(JsonReader, IntegersAcceptIntegralNumbersOnly) {
   EXPECT_EQ(int32_value(json(3.0)), 3);
   EXPECT_EQ(int32_value(json(nullptr)), 0);
   EXPECT_EQ(int64_value(json(1700647200012)), 1700647200012);
-  EXPECT_EQ(error_of([] { int32_value(json(1.5)); }), "expected an integer, got number 1.5");
-  EXPECT_EQ(error_of([] { int32_value(json("7")); }), "expected an integer, got string");
-  EXPECT_EQ(error_of([] { int64_value(json(true)); }), "expected an integer, got boolean");
-  EXPECT_EQ(error_of([] { int64_value(json::array()); }), "expected an integer, got array");
+  EXPECT_EQ(protocol_error_of([] { int32_value(json(1.5)); }), "expected an integer, got number 1.5");
+  EXPECT_EQ(protocol_error_of([] { int32_value(json("7")); }), "expected an integer, got string");
+  EXPECT_EQ(protocol_error_of([] { int64_value(json(true)); }), "expected an integer, got boolean");
+  EXPECT_EQ(protocol_error_of([] { int64_value(json::array()); }), "expected an integer, got array");
 }
 
 TEST(JsonReader, IntegersOutOfRangeAreErrors) {
   EXPECT_EQ(int32_value(json(2147483647)), 2147483647);
   EXPECT_EQ(int32_value(json(-2147483648LL)), -2147483648LL);
-  EXPECT_EQ(error_of([] { int32_value(json(2147483648LL)); }),
+  EXPECT_EQ(protocol_error_of([] { int32_value(json(2147483648LL)); }),
             "out of range for a 32-bit integer: 2147483648");
-  EXPECT_EQ(error_of([] { int32_value(json(3e9)); }),
+  EXPECT_EQ(protocol_error_of([] { int32_value(json(3e9)); }),
             "out of range for a 32-bit integer: 3000000000.0");
-  EXPECT_EQ(error_of([] { int64_value(json(18446744073709551615ULL)); }),
+  EXPECT_EQ(protocol_error_of([] { int64_value(json(18446744073709551615ULL)); }),
             "out of range for a 64-bit integer: 18446744073709551615");
 }
 
 TEST(JsonReader, StringsAndBooleansAreStrictButNullIsDefault) {
   EXPECT_EQ(string_value(json("x")), "x");
   EXPECT_EQ(string_value(json(nullptr)), "");
-  EXPECT_EQ(error_of([] { string_value(json(5)); }), "expected a string, got number");
+  EXPECT_EQ(protocol_error_of([] { string_value(json(5)); }), "expected a string, got number");
   EXPECT_TRUE(bool_value(json(true)));
   EXPECT_FALSE(bool_value(json(nullptr)));
-  EXPECT_EQ(error_of([] { bool_value(json("true")); }), "expected a boolean, got string");
+  EXPECT_EQ(protocol_error_of([] { bool_value(json("true")); }), "expected a boolean, got string");
 }
 
 TEST(JsonReader, ObjectReaderNamesTheFieldInErrors) {
   json value = json::parse(R"({"jobId":"12","ok":1})");
   ObjectReader reader(value);
-  EXPECT_EQ(error_of([&] { reader.get_int32("jobId"); }),
+  EXPECT_EQ(protocol_error_of([&] { reader.get_int32("jobId"); }),
             "jobId: expected an integer, got string");
-  EXPECT_EQ(error_of([&] { reader.get_bool("ok"); }), "ok: expected a boolean, got number");
+  EXPECT_EQ(protocol_error_of([&] { reader.get_bool("ok"); }), "ok: expected a boolean, got number");
 }
 
 TEST(JsonReader, ObjectReaderDefaultsMissingAndNullFields) {
@@ -100,13 +91,13 @@ TEST(JsonReader, ObjectReaderPrefersCanonicalNameAndReportsTheSpellingUsed) {
   json alias_only = json::parse(R"({"logDateTim":null,"logDateTime":2})");
   EXPECT_EQ(ObjectReader(alias_only).get_int64({"logDateTim", "logDateTime"}), 2);
   json wrong = json::parse(R"({"logDateTime":"x"})");
-  EXPECT_EQ(error_of([&] { ObjectReader(wrong).get_int64({"logDateTim", "logDateTime"}); }),
+  EXPECT_EQ(protocol_error_of([&] { ObjectReader(wrong).get_int64({"logDateTim", "logDateTime"}); }),
             "logDateTime: expected an integer, got string");
 }
 
 TEST(JsonReader, ObjectReaderRejectsNonObjects) {
-  EXPECT_EQ(error_of([] { ObjectReader(json::array()); }), "expected a JSON object, got array");
-  EXPECT_EQ(error_of([] { ObjectReader(json(nullptr)); }), "expected a JSON object, got null");
+  EXPECT_EQ(protocol_error_of([] { ObjectReader(json::array()); }), "expected a JSON object, got array");
+  EXPECT_EQ(protocol_error_of([] { ObjectReader(json(nullptr)); }), "expected a JSON object, got null");
 }
 
 TEST(JsonReader, NestedErrorPaths) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "tests/unit/protocol/protocol_error_of.h"
+
 #include "common/protocol/constants.h"
 #include "common/protocol/job_enums.h"
 #include "common/protocol/messages.h"
@@ -11,17 +13,7 @@ namespace {
 
 using namespace common::protocol;
 using nlohmann::json;
-
-template <class Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const ProtocolError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected ProtocolError";
-  return {};
-}
+using testing::protocol_error_of;
 
 template <class T>
 void expect_round_trip(const T& value) {
@@ -135,48 +127,48 @@ TEST(Messages, MissingAndNullFieldsTakeDefaultsAndUnknownFieldsAreIgnored) {
 // ---- Errors ---------------------------------------------------------------------------------
 
 TEST(Messages, WrongTypeNamesTheField) {
-  EXPECT_EQ(error_of([] { parse<TriggerParam>(R"({"jobId":"2"})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<TriggerParam>(R"({"jobId":"2"})"); }),
             "jobId: expected an integer, got string");
-  EXPECT_EQ(error_of([] { parse<TriggerParam>(R"({"jobId":2,"executorHandler":5})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<TriggerParam>(R"({"jobId":2,"executorHandler":5})"); }),
             "executorHandler: expected a string, got number");
-  EXPECT_EQ(error_of([] { parse<TriggerParam>(R"({"executorTimeout":1.5})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<TriggerParam>(R"({"executorTimeout":1.5})"); }),
             "executorTimeout: expected an integer, got number 1.5");
-  EXPECT_EQ(error_of([] { parse<TriggerParam>(R"({"jobId":4294967296})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<TriggerParam>(R"({"jobId":4294967296})"); }),
             "jobId: out of range for a 32-bit integer: 4294967296");
-  EXPECT_EQ(error_of([] { parse<LogResult>(R"({"isEnd":"yes"})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<LogResult>(R"({"isEnd":"yes"})"); }),
             "isEnd: expected a boolean, got string");
-  EXPECT_EQ(error_of([] { parse<RegistryParam>(R"({"registryKey":["a"]})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<RegistryParam>(R"({"registryKey":["a"]})"); }),
             "registryKey: expected a string, got array");
 }
 
 TEST(Messages, NonObjectBodyIsAnError) {
-  EXPECT_EQ(error_of([] { parse<KillParam>("[1]"); }), "expected a JSON object, got array");
-  EXPECT_EQ(error_of([] { parse<KillParam>("null"); }), "expected a JSON object, got null");
-  EXPECT_EQ(error_of([] { parse<IdleBeatParam>("12"); }), "expected a JSON object, got number");
+  EXPECT_EQ(protocol_error_of([] { parse<KillParam>("[1]"); }), "expected a JSON object, got array");
+  EXPECT_EQ(protocol_error_of([] { parse<KillParam>("null"); }), "expected a JSON object, got null");
+  EXPECT_EQ(protocol_error_of([] { parse<IdleBeatParam>("12"); }), "expected a JSON object, got number");
 }
 
 TEST(Messages, MalformedBodyIsAnError) {
-  auto message = error_of([] { parse<TriggerParam>(R"({"jobId":1)"); });
+  auto message = protocol_error_of([] { parse<TriggerParam>(R"({"jobId":1)"); });
   EXPECT_EQ(message.rfind("malformed JSON: ", 0), 0u) << message;
-  EXPECT_EQ(error_of([] { parse<IdleBeatParam>(""); }), "empty body, expected JSON");
+  EXPECT_EQ(protocol_error_of([] { parse<IdleBeatParam>(""); }), "empty body, expected JSON");
 }
 
 TEST(Messages, CallbackErrorsNameTheElement) {
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(protocol_error_of([] {
               parse<CallbackBatch>(R"([{"logId":1},{"logId":"2"}])");
             }),
             "[1].logId: expected an integer, got string");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(protocol_error_of([] {
               parse<CallbackBatch>(R"({"callbackList":[{"logId":1,"handleCode":true}]})");
             }),
             "callbackList[0].handleCode: expected an integer, got boolean");
-  EXPECT_EQ(error_of([] { parse<CallbackBatch>(R"([1])"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<CallbackBatch>(R"([1])"); }),
             "[0]: expected a JSON object, got number");
-  EXPECT_EQ(error_of([] { parse<CallbackBatch>(R"({"callbackList":"x"})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<CallbackBatch>(R"({"callbackList":"x"})"); }),
             "callbackList: expected a JSON array of callbacks, got string");
-  EXPECT_EQ(error_of([] { parse<CallbackBatch>(R"({"logId":1})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<CallbackBatch>(R"({"logId":1})"); }),
             "expected a JSON array of callbacks or {\"callbackList\":[...]}");
-  EXPECT_EQ(error_of([] { parse<CallbackBatch>("null"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<CallbackBatch>("null"); }),
             "expected a JSON array of callbacks, got null");
 }
 

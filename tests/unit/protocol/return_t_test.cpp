@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "tests/unit/protocol/protocol_error_of.h"
+
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"
 
@@ -10,17 +12,7 @@ namespace {
 
 using namespace common::protocol;
 using nlohmann::json;
-
-template <class Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const ProtocolError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected ProtocolError";
-  return {};
-}
+using testing::protocol_error_of;
 
 TEST(ReturnT, SuccessSerializesWithNullMsgAndContent) {
   EXPECT_EQ(json::parse(to_json_string(ReturnT<std::string>::success())),
@@ -95,23 +87,23 @@ TEST(ReturnT, AcceptsDataAsContentAlias) {
 }
 
 TEST(ReturnT, ErrorsNameTheField) {
-  EXPECT_EQ(error_of([] { parse<ReturnT<std::string>>(R"({"msg":"x"})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<ReturnT<std::string>>(R"({"msg":"x"})"); }),
             "code: missing, a response envelope needs a code");
-  EXPECT_EQ(error_of([] { parse<ReturnT<std::string>>(R"({"code":"200"})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<ReturnT<std::string>>(R"({"code":"200"})"); }),
             "code: expected an integer, got string");
-  EXPECT_EQ(error_of([] { parse<ReturnT<std::string>>(R"({"code":200,"msg":7})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<ReturnT<std::string>>(R"({"code":200,"msg":7})"); }),
             "msg: expected a string, got number");
-  EXPECT_EQ(error_of([] { parse<ReturnT<std::string>>(R"({"code":200,"content":{}})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<ReturnT<std::string>>(R"({"code":200,"content":{}})"); }),
             "content: expected a string, got object");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(protocol_error_of([] {
               parse<ReturnT<LogResult>>(R"({"code":200,"content":{"toLineNum":"9"}})");
             }),
             "content.toLineNum: expected an integer, got string");
-  EXPECT_EQ(error_of([] { parse<ReturnT<LogResult>>(R"({"code":200,"data":[]})"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<ReturnT<LogResult>>(R"({"code":200,"data":[]})"); }),
             "content: expected a JSON object, got array");
-  EXPECT_EQ(error_of([] { parse<ReturnT<std::string>>("[]"); }),
+  EXPECT_EQ(protocol_error_of([] { parse<ReturnT<std::string>>("[]"); }),
             "expected a JSON object, got array");
-  auto message = error_of([] { parse<ReturnT<std::string>>("<html>502 Bad Gateway</html>"); });
+  auto message = protocol_error_of([] { parse<ReturnT<std::string>>("<html>502 Bad Gateway</html>"); });
   EXPECT_EQ(message.rfind("malformed JSON: ", 0), 0u) << message;
 }
 
