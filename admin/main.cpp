@@ -19,6 +19,7 @@
 #include "admin/cli/cron_command.h"
 #include "admin/server/admin_server.h"
 #include "admin/server/health_check.h"
+#include "admin/store/connection_string.h"
 #include "admin/store/migrator.h"
 #include "common/util/clock.h"
 
@@ -36,7 +37,7 @@ pqxx::connection connect_with_retry(const std::string& url, int wait_seconds) {
   auto backoff = std::chrono::milliseconds(200);
   for (;;) {
     try {
-      return pqxx::connection(with_connect_timeout(url, 5));
+      return pqxx::connection(with_connection_parameter(url, "connect_timeout", "5"));
     } catch (const pqxx::broken_connection& e) {
       if (std::chrono::steady_clock::now() + backoff >= deadline) throw;
       spdlog::warn("database not reachable yet, retrying in {} ms: {}", backoff.count(), e.what());

@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include "admin/store/connection_string.h"
 #include "admin/store/migrator.h"
 
 namespace cronwheel::admin {
@@ -11,16 +12,8 @@ constexpr int kConnectTimeoutSeconds = 3;
 constexpr int kStatementTimeoutMs = 2000;
 }  // namespace
 
-std::string with_connect_timeout(const std::string& db_url, int seconds) {
-  if (db_url.find("connect_timeout") != std::string::npos) return db_url;
-  const std::string setting = "connect_timeout=" + std::to_string(seconds);
-  const bool is_url = db_url.rfind("postgresql://", 0) == 0 || db_url.rfind("postgres://", 0) == 0;
-  if (!is_url) return db_url.empty() ? setting : db_url + " " + setting;
-  return db_url + (db_url.find('?') == std::string::npos ? "?" : "&") + setting;
-}
-
 HealthCheck::HealthCheck(std::string db_url, std::string node_id, std::string version)
-    : db_url_(with_connect_timeout(db_url, kConnectTimeoutSeconds)),
+    : db_url_(with_connection_parameter(db_url, "connect_timeout", std::to_string(kConnectTimeoutSeconds))),
       node_id_(std::move(node_id)),
       version_(std::move(version)) {}
 

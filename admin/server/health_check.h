@@ -34,8 +34,4 @@ class HealthCheck {
   std::unique_ptr<pqxx::connection> connection_;
 };
 
-// The URL with libpq's connect_timeout set (seconds) unless the URL sets one; accepts both
-// URL (postgresql://...) and key=value connection strings.
-std::string with_connect_timeout(const std::string& db_url, int seconds);
-
 }  // namespace cronwheel::admin

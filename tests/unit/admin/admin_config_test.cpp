@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "admin/server/admin_server.h"
-#include "admin/server/health_check.h"
+#include "admin/store/connection_string.h"
 
 namespace cronwheel::admin {
 namespace {
@@ -23,15 +23,29 @@ TEST(ListenAddress, RejectsWhatIsNotHostColonPortAndSaysWhy) {
   }
 }
 
-TEST(ConnectTimeout, IsAddedToUrlsAndKeyValueStrings) {
-  EXPECT_EQ(with_connect_timeout("postgresql://u@h:5432/db", 3), "postgresql://u@h:5432/db?connect_timeout=3");
-  EXPECT_EQ(with_connect_timeout("postgres://u@h/db?sslmode=disable", 3),
+TEST(ConnectionParameter, IsAddedToUrlsAndKeyValueStrings) {
+  EXPECT_EQ(with_connection_parameter("postgresql://u@h:5432/db", "connect_timeout", "3"),
+            "postgresql://u@h:5432/db?connect_timeout=3");
+  EXPECT_EQ(with_connection_parameter("postgres://u@h/db?sslmode=disable", "connect_timeout", "3"),
             "postgres://u@h/db?sslmode=disable&connect_timeout=3");
-  EXPECT_EQ(with_connect_timeout("host=h dbname=db", 5), "host=h dbname=db connect_timeout=5");
+  EXPECT_EQ(with_connection_parameter("host=h dbname=db", "connect_timeout", "5"),
+            "host=h dbname=db connect_timeout='5'");
 }
 
-TEST(ConnectTimeout, KeepsOneTheUserSet) {
-  EXPECT_EQ(with_connect_timeout("postgresql://h/db?connect_timeout=30", 3), "postgresql://h/db?connect_timeout=30");
+TEST(ConnectionParameter, ValuesAreEncodedForTheirForm) {
+  EXPECT_EQ(with_connection_parameter("postgresql://h/db", "options", "-c statement_timeout=5"),
+            "postgresql://h/db?options=-c%20statement_timeout%3D5");
+  EXPECT_EQ(with_connection_parameter("host=h", "options", "-c x='y'"), "host=h options='-c x=\\'y\\''");
+}
+
+TEST(ConnectionParameter, KeepsOneTheUserSet) {
+  EXPECT_EQ(with_connection_parameter("postgresql://h/db?connect_timeout=30", "connect_timeout", "3"),
+            "postgresql://h/db?connect_timeout=30");
+  EXPECT_EQ(with_connection_parameter("host=h connect_timeout=30", "connect_timeout", "3"),
+            "host=h connect_timeout=30");
+  // A longer key that ends the same way is another parameter.
+  EXPECT_EQ(with_connection_parameter("postgresql://h/db?xconnect_timeout=1", "connect_timeout", "3"),
+            "postgresql://h/db?xconnect_timeout=1&connect_timeout=3");
 }
 
 }  // namespace

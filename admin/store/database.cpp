@@ -1,0 +1,107 @@
+#include "admin/store/database.h"
+
+#include <spdlog/spdlog.h>
+
+#include "admin/store/connection_string.h"
+
+namespace cronwheel::admin {
+
+namespace {
+constexpr auto kFirstBackoff = std::chrono::milliseconds(200);
+constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
+constexpr int kConnectTimeoutSeconds = 5;
+}  // namespace
+
+Database::Database(Options options, Preparer prepare)
+    : options_(std::move(options)), prepare_(std::move(prepare)) {
+  if (options_.pool_size == 0) throw std::invalid_argument("database pool size must be at least 1");
+}
+
+Database::~Database() = default;
+
+Database::Lease::Lease(Lease&& other) noexcept
+    : owner_(other.owner_), connection_(std::move(other.connection_)), discard_(other.discard_) {
+  other.owner_ = nullptr;
+}
+
+Database::Lease::~Lease() {
+  if (owner_ != nullptr && connection_) owner_->give_back(std::move(connection_), discard_);
+}
+
+std::unique_ptr<pqxx::connection> Database::connect() {
+  std::string url = with_connection_parameter(options_.url, "connect_timeout",
+                                              std::to_string(kConnectTimeoutSeconds));
+  if (options_.statement_timeout.count() > 0) {
+    // A server-side setting in the connection string survives libpq's reconnects.
+    url = with_connection_parameter(url, "options",
+                                    "-c statement_timeout=" + std::to_string(options_.statement_timeout.count()));
+  }
+  auto connection = std::make_unique<pqxx::connection>(url);
+  if (prepare_) prepare_(*connection);
+  return connection;
+}
+
+Database::Lease Database::acquire() {
+  std::unique_lock lock(mutex_);
+  const auto deadline = std::chrono::steady_clock::now() + options_.acquire_timeout;
+  for (;;) {
+    if (!idle_.empty()) {
+      auto connection = std::move(idle_.back());
+      idle_.pop_back();
+      return Lease(this, std::move(connection));
+    }
+    if (open_ < options_.pool_size) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now < next_connect_attempt_) {
+        throw DatabaseUnavailable("database unreachable; next connection attempt in " +
+                                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                     next_connect_attempt_ - now)
+                                                     .count()) +
+                                  " ms");
+      }
+      ++open_;
+      lock.unlock();
+      try {
+        auto connection = connect();
+        lock.lock();
+        backoff_ = std::chrono::milliseconds(0);
+        next_connect_attempt_ = {};
+        return Lease(this, std::move(connection));
+      } catch (const std::exception& e) {
+        lock.lock();
+        --open_;
+        backoff_ = backoff_.count() == 0 ? kFirstBackoff : std::min(backoff_ * 2, kMaxBackoff);
+        next_connect_attempt_ = std::chrono::steady_clock::now() + backoff_;
+        available_.notify_one();
+        spdlog::warn("cannot connect to the database (retrying in {} ms): {}", backoff_.count(), e.what());
+        throw DatabaseUnavailable(std::string("cannot connect to the database: ") + e.what());
+      }
+    }
+    if (available_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
+        open_ >= options_.pool_size) {
+      throw DatabaseUnavailable("no database connection free within " +
+                                std::to_string(options_.acquire_timeout.count()) + " ms");
+    }
+  }
+}
+
+void Database::give_back(std::unique_ptr<pqxx::connection> connection, bool discard) noexcept {
+  std::unique_ptr<pqxx::connection> closing;  // closed outside the lock: it talks to the server
+  {
+    std::lock_guard lock(mutex_);
+    if (discard || !connection->is_open()) {
+      --open_;
+      closing = std::move(connection);
+    } else {
+      idle_.push_back(std::move(connection));
+    }
+  }
+  available_.notify_one();
+}
+
+std::size_t Database::open_connections() const {
+  std::lock_guard lock(mutex_);
+  return open_;
+}
+
+}  // namespace cronwheel::admin
