@@ -1,0 +1,107 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/api/api_context.h"
+#include "common/http/http_server.h"
+
+namespace cronwheel::admin {
+
+// Proves who sent a request (session cookie or bearer token).
+class Authenticator {
+ public:
+  virtual ~Authenticator() = default;
+  // The principal the request's credentials prove; std::nullopt when it carries none or
+  // invalid ones. Throws DatabaseUnavailable when it cannot tell.
+  virtual std::optional<Principal> authenticate(const httplib::Request& request) = 0;
+};
+
+// What a handler answers: a status, a JSON body (null: no body) and extra headers
+// (Set-Cookie, ...).
+struct ApiResponse {
+  ApiResponse(int status_code = 200, nlohmann::json json_body = nullptr)
+      : status(status_code), body(std::move(json_body)) {}
+
+  int status;
+  nlohmann::json body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// Who may call a route.
+enum class Access {
+  kPublic,  // anyone (login)
+  kUser,    // any authenticated user; the handler checks group permissions
+  kAdmin,   // users with the admin role
+};
+
+// The REST API's routes under /api/v1, and everything every route does the same way:
+//  - authentication (401 without valid credentials) and the role check (403);
+//  - CSRF: a request authenticated by the session cookie that is not GET must carry
+//    X-CSRF-Token equal to the session's token (403 otherwise); bearer tokens need none;
+//  - path parameters: a route is written as in openapi.yaml ("jobs/{id}/start"); `{id}` and
+//    any `{...Id}` match digits, other `{name}`s one path segment; handlers read them with
+//    path_int()/path_string();
+//  - errors, from one place: HttpError as thrown; NotFound → 404; Conflict → 409 (with its
+//    field); DatabaseUnavailable → 503; anything else → 500 without details (logged).
+//    Every error body is {"error":{"code","message","field"?}}.
+//
+// Register every route before the server starts. Thread-safe afterwards (handlers run
+// concurrently on the HTTP workers).
+class ApiRouter {
+ public:
+  struct RouteContext {
+    RequestContext request;
+    std::map<std::string, std::string> path_params;
+
+    // A path parameter as an integer (404 when it does not fit an int64).
+    std::int64_t path_int(const std::string& name) const;
+    const std::string& path_string(const std::string& name) const;
+  };
+  using Handler = std::function<ApiResponse(RouteContext&, const httplib::Request&)>;
+
+  struct Route {
+    std::string method;  // GET, POST, PUT, DELETE
+    std::string path;    // as documented, relative to /api/v1: "jobs/{id}/start"
+    Access access;
+  };
+
+  ApiRouter(common::http::HttpServer& server, Authenticator& authenticator);
+
+  void add(const std::string& method, const std::string& path, Access access, Handler handler);
+
+  // Every route registered, for the OpenAPI document check.
+  const std::vector<Route>& routes() const noexcept { return routes_; }
+
+  static constexpr const char* kPrefix = "/api/v1/";
+
+ private:
+  common::http::HttpServer& server_;
+  Authenticator& authenticator_;
+  std::vector<Route> routes_;
+};
+
+// Reads `offset`/`limit` query parameters: offset >= 0 (default 0), limit 1..1000 (default
+// 20); 400 naming the parameter otherwise.
+struct PageQuery {
+  std::int64_t offset = 0;
+  std::int64_t limit = 20;
+};
+PageQuery page_query(const httplib::Request& request);
+
+// {"items":[...],"total":N}
+template <class T, class ToJson>
+nlohmann::json page_json(const std::vector<T>& items, std::int64_t total, ToJson to_json) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& item : items) list.push_back(to_json(item));
+  return {{"items", std::move(list)}, {"total", total}};
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,171 @@
+#pragma once
+
+// The admin's data, as the stores read and write it. Plain values: no behaviour, no database
+// types. Field names follow the columns of sql/0001_initial_schema.sql; times people read are
+// epoch milliseconds here (the stores convert timestamptz), scheduling times are epoch
+// milliseconds in the database too.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cronwheel::admin {
+
+// Who is acting, for permission checks and the audit log.
+struct Actor {
+  std::optional<std::int64_t> user_id;  // empty for the system itself (scheduler, start-up)
+  std::string username;                 // "system" for the system
+  std::string remote_addr;              // client address, empty for the system
+};
+
+struct Group {
+  std::int64_t id = 0;
+  std::string app_name;
+  std::string title;
+  int address_type = 0;  // 0: from executor registrations; 1: entered by hand
+  std::vector<std::string> address_list;
+  std::optional<std::string> access_token;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+
+  friend bool operator==(const Group&, const Group&) = default;
+};
+
+struct Job {
+  std::int64_t id = 0;
+  std::int64_t job_group = 0;
+  std::string job_desc;
+  std::string author;
+  std::string alarm_email;
+  std::string schedule_type = "NONE";  // NONE, CRON, FIX_RATE, FIX_DELAY
+  std::string schedule_conf;
+  std::string timezone = "UTC";
+  std::string misfire_strategy = "DO_NOTHING";
+  std::string executor_route_strategy = "FIRST";
+  std::string executor_handler;
+  std::string executor_param;
+  std::string executor_block_strategy = "SERIAL_EXECUTION";
+  int executor_timeout = 0;
+  int executor_fail_retry_count = 0;
+  int retry_interval = 0;
+  std::string glue_type = "BEAN";
+  std::string glue_source;
+  std::string glue_remark;
+  std::int64_t glue_updated_at = 0;
+  std::vector<std::int64_t> child_job_ids;
+  int trigger_status = 0;
+  std::int64_t trigger_last_time = 0;
+  std::int64_t trigger_next_time = 0;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+
+  friend bool operator==(const Job&, const Job&) = default;
+};
+
+struct JobLog {
+  std::int64_t id = 0;
+  std::int64_t job_group = 0;
+  std::int64_t job_id = 0;
+  std::string state = "pending";  // pending, triggered, succeeded, failed, lost, cancelled
+  std::string trigger_type;       // SCHEDULE, MISFIRE, MANUAL, PARENT, RETRY, API
+  std::int64_t scheduled_time = 0;
+  std::optional<std::string> admin_node;
+  std::string executor_address;
+  std::string executor_handler;
+  std::string executor_param;
+  int shard_index = 0;
+  int shard_total = 1;
+  int executor_fail_retry_count = 0;
+  std::optional<std::int64_t> parent_log_id;
+  std::optional<std::int64_t> trigger_time;
+  int trigger_code = 0;
+  std::string trigger_msg;
+  std::optional<std::int64_t> handle_time;
+  int handle_code = 0;
+  std::string handle_msg;
+  int alarm_status = 0;
+
+  friend bool operator==(const JobLog&, const JobLog&) = default;
+};
+
+// One saved version of a script job's source.
+struct ScriptVersion {
+  std::int64_t id = 0;
+  std::int64_t job_id = 0;
+  std::string glue_type;
+  std::string glue_source;
+  std::string glue_remark;
+  std::int64_t created_at = 0;
+
+  friend bool operator==(const ScriptVersion&, const ScriptVersion&) = default;
+};
+
+struct RegistryEntry {
+  std::int64_t id = 0;
+  std::string registry_group;  // EXECUTOR
+  std::string registry_key;    // app name
+  std::string registry_value;  // executor URL
+  std::int64_t updated_at = 0;
+
+  friend bool operator==(const RegistryEntry&, const RegistryEntry&) = default;
+};
+
+struct User {
+  std::int64_t id = 0;
+  std::string username;
+  std::string password_hash;  // never leaves the admin
+  std::string role = "normal";  // admin, normal
+  std::vector<std::int64_t> groups;  // groups a normal user may see and act on
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+
+  bool is_admin() const { return role == "admin"; }
+  friend bool operator==(const User&, const User&) = default;
+};
+
+struct ApiToken {
+  std::int64_t id = 0;
+  std::int64_t user_id = 0;
+  std::string name;
+  std::int64_t created_at = 0;
+  std::optional<std::int64_t> last_used_at;
+  std::optional<std::int64_t> revoked_at;
+
+  friend bool operator==(const ApiToken&, const ApiToken&) = default;
+};
+
+struct AuditEntry {
+  std::int64_t id = 0;
+  std::int64_t at = 0;
+  std::optional<std::int64_t> user_id;
+  std::string username;
+  std::string action;       // "job.create", "job.start", "group.delete", "user.update", ...
+  std::string entity_type;  // "job", "group", "user", "token", "log", "script"
+  std::optional<std::int64_t> entity_id;
+  std::optional<std::string> before;  // JSON text of the object before the change
+  std::optional<std::string> after;   // JSON text after
+  std::string remote_addr;
+
+  friend bool operator==(const AuditEntry&, const AuditEntry&) = default;
+};
+
+struct AdminNode {
+  std::string node_id;
+  std::string address;
+  std::string version;
+  std::int64_t started_at = 0;
+  std::int64_t heartbeat_at = 0;
+  std::int64_t lease_until = 0;
+
+  friend bool operator==(const AdminNode&, const AdminNode&) = default;
+};
+
+// A page of a list: the items of [offset, offset + limit) and how many there are in all.
+template <class T>
+struct Page {
+  std::vector<T> items;
+  std::int64_t total = 0;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,223 @@
+#pragma once
+
+// The admin's stores: one interface per kind of data, so admin logic (the REST API, the
+// scheduler) is unit-tested against fakes (tests/support/fake_stores.h) and runs against
+// PostgreSQL (admin/store/pg_stores.h).
+//
+// Contract shared by every store:
+//  - Each method is one short transaction; none is held across a call out of the store.
+//  - A method that changes data and takes an Actor writes the audit entry for the change
+//    (action, entity, the object before and after as JSON) in the same transaction, so a
+//    change is never without its audit entry nor the reverse.
+//  - Missing objects: get/find return std::nullopt; changes throw NotFound. Uniqueness and
+//    reference problems throw Conflict naming the field. Anything else from the database
+//    propagates (DatabaseUnavailable when it cannot be reached).
+//  - Implementations are thread-safe.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/store/records.h"
+
+namespace cronwheel::admin {
+
+class NotFound : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Conflict : public std::runtime_error {
+ public:
+  Conflict(const std::string& message, std::string field = {})
+      : std::runtime_error(message), field_(std::move(field)) {}
+  const std::string& field() const noexcept { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// Paging shared by list calls; limit is clamped to [1, 1000] by the API before it gets here.
+struct PageRequest {
+  std::int64_t offset = 0;
+  std::int64_t limit = 20;
+};
+
+// Restricts a list to the groups a normal user may see; empty optional: no restriction.
+using GroupScope = std::optional<std::vector<std::int64_t>>;
+
+class GroupStore {
+ public:
+  virtual ~GroupStore() = default;
+  struct Filter {
+    GroupScope scope;
+    std::string text;  // matches app name or title, case-insensitive substring
+    PageRequest page;
+  };
+  virtual Page<Group> list(const Filter& filter) = 0;
+  virtual std::optional<Group> get(std::int64_t id) = 0;
+  virtual std::optional<Group> find_by_app_name(std::string_view app_name) = 0;
+  // Throws Conflict("...", "appName") for a taken app name.
+  virtual Group create(const Group& group, const Actor& actor) = 0;
+  // Updates title, address type, address list, access token; the app name never changes.
+  virtual Group update(const Group& group, const Actor& actor) = 0;
+  // Throws Conflict when jobs still belong to the group.
+  virtual void remove(std::int64_t id, const Actor& actor) = 0;
+};
+
+class JobStore {
+ public:
+  virtual ~JobStore() = default;
+  struct Filter {
+    GroupScope scope;
+    std::optional<std::int64_t> job_group;
+    std::optional<int> trigger_status;
+    std::string text;  // matches description, handler or author, case-insensitive substring
+    PageRequest page;
+  };
+  virtual Page<Job> list(const Filter& filter) = 0;
+  virtual std::optional<Job> get(std::int64_t id) = 0;
+  // The subset of `ids` that exist.
+  virtual std::vector<std::int64_t> existing(const std::vector<std::int64_t>& ids) = 0;
+  // Creates the job (id, times assigned by the store). Throws Conflict("...", "jobGroup") when
+  // the group does not exist.
+  virtual Job create(const Job& job, const Actor& actor) = 0;
+  // Replaces every field the API may change. trigger_status, trigger_next_time and
+  // trigger_last_time are written as given: the caller computes them (a changed schedule of a
+  // running job gets a new next time).
+  virtual Job update(const Job& job, const Actor& actor) = 0;
+  // Deletes the job, its logs and its script history.
+  virtual void remove(std::int64_t id, const Actor& actor) = 0;
+  // Start (status 1, next time given) or stop (status 0, next time 0). `action` names the
+  // audit action ("job.start", "job.stop").
+  virtual Job set_trigger_status(std::int64_t id, int status, std::int64_t next_time,
+                                 std::string_view action, const Actor& actor) = 0;
+};
+
+class LogStore {
+ public:
+  virtual ~LogStore() = default;
+  struct Filter {
+    GroupScope scope;
+    std::optional<std::int64_t> job_group;
+    std::optional<std::int64_t> job_id;
+    // "success", "failure", "running" (triggered, no result yet), "pending"; empty: all.
+    std::string status;
+    std::optional<std::int64_t> from;  // scheduled_time >= from (epoch ms)
+    std::optional<std::int64_t> to;    // scheduled_time < to
+    PageRequest page;
+  };
+  virtual Page<JobLog> list(const Filter& filter) = 0;  // newest first
+  virtual std::optional<JobLog> get(std::int64_t id) = 0;
+  // A fire asked for through the API (trigger once): a pending row owned by `admin_node`, which
+  // the scheduling core delivers. `trigger_type` is MANUAL or API; `scheduled_time` is when it
+  // is due. Audited as "job.trigger".
+  virtual JobLog create_fire(const JobLog& fire, const Actor& actor) = 0;
+  // Cancels a pending one-shot fire (state pending → cancelled); false when it is no longer
+  // pending. Audited as "log.cancel".
+  virtual bool cancel_pending(std::int64_t log_id, const Actor& actor) = 0;
+  // Deletes finished logs (not pending, not triggered) of a job or group: those scheduled
+  // before `before`, or all but the newest `keep`. Returns how many were deleted. Audited as
+  // "log.clear".
+  struct ClearRequest {
+    std::optional<std::int64_t> job_group;
+    std::optional<std::int64_t> job_id;
+    std::optional<std::int64_t> before;
+    std::optional<std::int64_t> keep;
+  };
+  virtual std::int64_t clear(const ClearRequest& request, const Actor& actor) = 0;
+};
+
+class ScriptStore {
+ public:
+  virtual ~ScriptStore() = default;
+  // Saves a new version of a script job's source: the job gets the source, its glue_remark and
+  // a new glue_updated_at; the version joins the history, of which the newest 30 are kept.
+  // Audited as "script.save".
+  virtual Job save_version(std::int64_t job_id, const std::string& glue_source,
+                           const std::string& glue_remark, const Actor& actor) = 0;
+  virtual std::vector<ScriptVersion> versions(std::int64_t job_id) = 0;  // newest first
+  virtual std::optional<ScriptVersion> get_version(std::int64_t version_id) = 0;
+  static constexpr int kVersionsKept = 30;
+};
+
+class UserStore {
+ public:
+  virtual ~UserStore() = default;
+  virtual Page<User> list(const PageRequest& page) = 0;
+  virtual std::optional<User> get(std::int64_t id) = 0;
+  virtual std::optional<User> find_by_username(std::string_view username) = 0;
+  virtual std::int64_t count() = 0;
+  // Throws Conflict("...", "username") for a taken name, Conflict("...", "groups") for a group
+  // that does not exist.
+  virtual User create(const User& user, const Actor& actor) = 0;
+  // Updates role, groups and (when not empty) password_hash; the username never changes.
+  virtual User update(const User& user, const Actor& actor) = 0;
+  virtual void remove(std::int64_t id, const Actor& actor) = 0;
+  // Also ends every session of the user but the current one (`keep_session_hash`, may be empty).
+  virtual void set_password(std::int64_t id, const std::string& password_hash,
+                            const std::string& keep_session_hash, const Actor& actor) = 0;
+};
+
+class TokenStore {
+ public:
+  virtual ~TokenStore() = default;
+  // `token_hash` is the SHA-256 of the secret (32 bytes); the secret itself is never stored.
+  // Throws Conflict("...", "name") when the user has a token of that name.
+  virtual ApiToken create(std::int64_t user_id, const std::string& name, const std::string& token_hash,
+                          const Actor& actor) = 0;
+  virtual std::vector<ApiToken> list(std::int64_t user_id) = 0;  // revoked ones included
+  // Revokes the user's token; false when it does not exist or is not the user's.
+  virtual bool revoke(std::int64_t user_id, std::int64_t token_id, const Actor& actor) = 0;
+  // The live (not revoked) token with this hash and its user, marking it used now.
+  virtual std::optional<std::pair<ApiToken, User>> authenticate(const std::string& token_hash) = 0;
+};
+
+class SessionStore {
+ public:
+  virtual ~SessionStore() = default;
+  struct Session {
+    std::string token_hash;
+    std::int64_t user_id = 0;
+    std::string csrf_token;
+    std::int64_t expires_at = 0;
+  };
+  virtual void create(const Session& session) = 0;
+  // The unexpired session with this hash and its user.
+  virtual std::optional<std::pair<Session, User>> find(const std::string& token_hash) = 0;
+  virtual void remove(const std::string& token_hash) = 0;
+  virtual std::int64_t remove_expired() = 0;
+};
+
+class AuditStore {
+ public:
+  virtual ~AuditStore() = default;
+  struct Filter {
+    std::optional<std::int64_t> user_id;
+    std::string entity_type;
+    std::optional<std::int64_t> entity_id;
+    std::optional<std::int64_t> from;
+    std::optional<std::int64_t> to;
+    PageRequest page;
+  };
+  virtual Page<AuditEntry> list(const Filter& filter) = 0;  // newest first
+  // An entry for something that changed no row of another store (a login, a failed login).
+  virtual void record(const AuditEntry& entry) = 0;
+};
+
+// Everything the REST API needs, so a handler is constructed with one object.
+struct Stores {
+  GroupStore& groups;
+  JobStore& jobs;
+  LogStore& logs;
+  ScriptStore& scripts;
+  UserStore& users;
+  TokenStore& tokens;
+  SessionStore& sessions;
+  AuditStore& audit;
+};
+
+}  // namespace cronwheel::admin
