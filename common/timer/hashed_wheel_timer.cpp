@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -18,8 +19,9 @@ class WheelCore final : public TimerCore {
   WheelCore(TimerErrorHandler on_error, std::size_t max_pending)
       : TimerCore(std::move(on_error)), max_pending_(max_pending) {}
 
-  // Appends `node` to the submission list, taking a reference for the timer.
-  void submit(TimeoutNode& node) {
+  // A new timeout, appended to the submission list; the list holds the timer's reference and
+  // the caller gets the other.
+  RefPtr<TimeoutNode> submit(Clock::SteadyTime deadline, TimerTask&& task) {
     std::size_t pending = 0;
     {
       std::lock_guard lock(mutex_);
@@ -28,16 +30,16 @@ class WheelCore final : public TimerCore {
       }
       pending = pending_.load(std::memory_order_relaxed);
       if (max_pending_ == 0 || pending < max_pending_) {
+        RefPtr<TimeoutNode> node = make_node(deadline, std::move(task));
         pending_.fetch_add(1, std::memory_order_relaxed);  // the worker may lower it meanwhile
-        node.add_ref();
-        node.next = nullptr;
+        node->add_ref();
         if (submitted_tail_ == nullptr) {
-          submitted_head_ = &node;
+          submitted_head_ = node.get();
         } else {
-          submitted_tail_->next = &node;
+          submitted_tail_->next = node.get();
         }
-        submitted_tail_ = &node;
-        return;
+        submitted_tail_ = node.get();
+        return node;
       }
     }
     throw TimerRejectedError(TimerRejectedError::Reason::kTooManyPending,
@@ -102,18 +104,21 @@ namespace {
 
 constexpr std::size_t kMaxWheelSize = std::size_t{1} << 30;
 
-void unlink(ListHook& hook) noexcept {
-  hook.prev->next = hook.next;
-  hook.next->prev = hook.prev;
-  hook.prev = hook.next = nullptr;
-}
+// How many entries ahead of the one being processed a bucket walk prefetches the timeout
+// of. Far enough to cover a memory access with the work of the entries in between, near
+// enough that the prefetched lines are still in L1 when their turn comes (see the header).
+constexpr std::size_t kPrefetchDistance = 16;
 
-void link_last(ListHook& bucket, ListHook& hook) noexcept {
-  hook.prev = bucket.prev;
-  hook.next = &bucket;
-  bucket.prev->next = &hook;
-  bucket.prev = &hook;
-}
+// Expired timeouts handed to the executor at a time (see expire_current_tick).
+constexpr std::size_t kDispatchBatch = 32;
+
+// Buckets never shrink below this many entries' capacity (1 KiB), nor when their capacity is
+// within 4x of what they held during the last turn: growing again is what costs.
+constexpr std::size_t kMinRetainedEntries = 64;
+constexpr std::size_t kShrinkRatio = 4;
+
+// A bucket's positions fit in WheelSlot::index.
+constexpr std::size_t kMaxBucketEntries = std::numeric_limits<std::uint32_t>::max();
 
 std::int64_t checked_tick(std::chrono::nanoseconds tick) {
   if (tick <= std::chrono::nanoseconds::zero()) {
@@ -137,8 +142,8 @@ std::size_t checked_transfers(std::size_t n) {
 }  // namespace
 }  // namespace detail
 
-using detail::ListHook;
 using detail::TimeoutNode;
+using detail::WheelSlot;
 
 HashedWheelTimer::HashedWheelTimer(Clock& clock, WheelOptions wheel, TimerOptions options)
     : clock_(clock),
@@ -151,7 +156,6 @@ HashedWheelTimer::HashedWheelTimer(Clock& clock, WheelOptions wheel, TimerOption
           new detail::WheelCore(std::move(options.on_error), options.max_pending_timeouts))),
       buckets_(detail::checked_wheel_size(wheel.wheel_size)),
       mask_(buckets_.size() - 1) {
-  for (auto& bucket : buckets_) bucket.prev = bucket.next = &bucket;
   if (!manual_) {
     worker_ = std::jthread([this](std::stop_token stop) {
       worker_id_.store(std::this_thread::get_id());
@@ -165,10 +169,7 @@ HashedWheelTimer::~HashedWheelTimer() { stop(); }
 TimerHandle HashedWheelTimer::schedule(TimerTask task, std::chrono::nanoseconds delay) {
   if (!task) throw std::invalid_argument("cannot schedule an empty task");
   const auto deadline = detail::deadline_after(clock_.steady_now(), delay);
-  auto node = detail::RefPtr<TimeoutNode>::adopt(new TimeoutNode(
-      detail::RefPtr<detail::TimerCore>(core_.get()), deadline, std::move(task)));
-  core_->submit(*node);
-  return detail::HandleAccess::make(std::move(node));
+  return detail::HandleAccess::make(core_->submit(deadline, std::move(task)));
 }
 
 std::size_t HashedWheelTimer::process_until(Clock::SteadyTime now) {
@@ -202,12 +203,8 @@ std::size_t HashedWheelTimer::advance(Clock::SteadyTime now) {
   collect();
   std::size_t handed_over = 0;
   while (tick_end(tick_) <= now) {
-    detail::DueList due;
-    expire_current_tick(due);
+    handed_over += expire_current_tick();
     ++tick_;
-    handed_over += due.size();
-    core_->expired(due.size());
-    due.dispatch(executor_);  // outside every lock; the next tick waits for this one's tasks
     if (tick_end(tick_) > now) break;
     collect();
   }
@@ -225,60 +222,184 @@ void HashedWheelTimer::collect() {
     backlog_tail_ = taken.submitted_tail;
   }
 
+  // Cancellations first: they never fail, so the taken list is always consumed. A timeout
+  // in a bucket leaves a tombstone there now (its memory goes with the last handle); one
+  // still in the backlog is dropped when it reaches the front.
+  // The entries they leave are scattered over the buckets: fetch those a few cancellations
+  // ahead, so the misses overlap instead of queueing behind each release.
+  TimeoutNode* ahead = taken.cancelled_head;
+  for (std::size_t k = 0; k < detail::kPrefetchDistance && ahead != nullptr; ++k) {
+    prefetch_entry(*ahead);
+    ahead = ahead->cancel_next;
+  }
+  for (TimeoutNode* node = taken.cancelled_head; node != nullptr;) {
+    TimeoutNode* next = node->cancel_next;
+    if (ahead != nullptr) {
+      prefetch_entry(*ahead);
+      ahead = ahead->cancel_next;
+    }
+    if (node->wheel_slot.bucket != WheelSlot::kNoBucket) {
+      remove_cancelled(*node);
+      node->release(2);  // the bucket's reference and the cancellation list's
+    } else {
+      node->release();  // the cancellation list's reference
+    }
+    node = next;
+  }
+
   for (std::size_t n = 0; n < max_transfers_ && backlog_head_ != nullptr; ++n) {
     TimeoutNode* node = backlog_head_;
-    backlog_head_ = static_cast<TimeoutNode*>(node->next);
-    if (backlog_head_ == nullptr) backlog_tail_ = nullptr;
-    node->next = nullptr;
     if (node->is_pending()) {
-      place(node);  // the timer's reference moves into the bucket
+      // The timer's reference moves into the bucket. A bucket that cannot grow leaves the
+      // timeout at the front of the backlog for a later tick: late, never lost or early.
+      if (!place(node)) break;
     } else {
       node->release();  // cancelled while queued
     }
-  }
-
-  // Cancelled timeouts leave their bucket now, not when the wheel comes round to them. One
-  // still in the backlog is dropped when it reaches the front.
-  for (TimeoutNode* node = taken.cancelled_head; node != nullptr;) {
-    TimeoutNode* next = node->cancel_next;
-    if (node->prev != nullptr) {
-      detail::unlink(*node);
-      node->release();  // the bucket's reference
-    }
-    node->release();  // the cancellation list's reference
-    node = next;
+    backlog_head_ = node->next;
+    if (backlog_head_ == nullptr) backlog_tail_ = nullptr;
+    node->next = nullptr;
   }
 }
 
-void HashedWheelTimer::place(TimeoutNode* node) noexcept {
+bool HashedWheelTimer::place(TimeoutNode* node) noexcept {
   // The tick whose end is the first boundary at or after the deadline: ceil(d / tick) - 1.
   const std::int64_t since_start =
       std::chrono::duration_cast<std::chrono::nanoseconds>(node->deadline - start_).count();
   std::int64_t target = since_start > 0 ? (since_start - 1) / tick_ns_ : 0;
   // Already late: the next tick processed, never one that has passed.
   target = std::max(target, tick_);
-  node->remaining_rounds =
-      (target - tick_) / static_cast<std::int64_t>(buckets_.size());
-  detail::link_last(buckets_[static_cast<std::uint64_t>(target) & mask_], *node);
+  const std::int64_t rounds = (target - tick_) / static_cast<std::int64_t>(buckets_.size());
+  const auto index = static_cast<std::uint64_t>(target) & mask_;
+  Bucket& bucket = buckets_[index];
+  if (bucket.entries.size() >= detail::kMaxBucketEntries) return false;
+  try {
+    bucket.entries.push_back(Entry{node, rounds});
+  } catch (...) {
+    return false;
+  }
+  const auto size = static_cast<std::uint32_t>(bucket.entries.size());
+  bucket.peak = std::max(bucket.peak, size);
+  node->wheel_slot = WheelSlot{static_cast<std::uint32_t>(index), size - 1};
+  return true;
 }
 
-void HashedWheelTimer::expire_current_tick(detail::DueList& due) noexcept {
-  ListHook& bucket = buckets_[static_cast<std::uint64_t>(tick_) & mask_];
-  for (ListHook* hook = bucket.next; hook != &bucket;) {
-    auto* node = static_cast<TimeoutNode*>(hook);
-    hook = hook->next;
-    if (node->remaining_rounds > 0 && node->is_pending()) {
-      --node->remaining_rounds;
+void HashedWheelTimer::prefetch_entry(const TimeoutNode& node) const noexcept {
+  if (node.wheel_slot.bucket == WheelSlot::kNoBucket) return;
+  const auto& entries = buckets_[node.wheel_slot.bucket].entries;
+  __builtin_prefetch(entries.data() + node.wheel_slot.index, 1, 3);
+  __builtin_prefetch(entries.data() + entries.size() - 1, 0, 3);
+}
+
+void HashedWheelTimer::remove_cancelled(TimeoutNode& node) noexcept {
+  Bucket& bucket = buckets_[node.wheel_slot.bucket];
+  bucket.entries[node.wheel_slot.index].node = nullptr;
+  node.wheel_slot.bucket = WheelSlot::kNoBucket;
+  ++bucket.tombstones;
+  // Tombstones at the end go at once (the common case of a timeout cancelled soon after it
+  // was scheduled); the others when they outnumber the live entries, which bounds a bucket
+  // to twice its live entries at the cost of at most two moves per tombstone.
+  while (!bucket.entries.empty() && bucket.entries.back().node == nullptr) {
+    bucket.entries.pop_back();
+    --bucket.tombstones;
+  }
+  if (2 * std::size_t{bucket.tombstones} > bucket.entries.size()) compact(bucket);
+}
+
+void HashedWheelTimer::compact(Bucket& bucket) noexcept {
+  Entry* entries = bucket.entries.data();
+  const std::size_t n = bucket.entries.size();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + detail::kPrefetchDistance < n && kept != i) {
+      if (const TimeoutNode* ahead = entries[i + detail::kPrefetchDistance].node) {
+        detail::prefetch_whole(ahead);
+      }
+    }
+    const Entry entry = entries[i];
+    if (entry.node == nullptr) continue;
+    if (kept != i) {
+      entry.node->wheel_slot.index = static_cast<std::uint32_t>(kept);
+      entries[kept] = entry;
+    }
+    ++kept;
+  }
+  bucket.entries.erase(bucket.entries.begin() + static_cast<std::ptrdiff_t>(kept),
+                       bucket.entries.end());
+  bucket.tombstones = 0;
+}
+
+std::size_t HashedWheelTimer::expire_current_tick() noexcept {
+  Bucket& bucket = buckets_[static_cast<std::uint64_t>(tick_) & mask_];
+  Entry* entries = bucket.entries.data();
+  const std::size_t n = bucket.entries.size();
+  // Expired timeouts are handed over in small batches while their cache lines are still
+  // close, rather than after the whole bucket. Safe mid-walk: no lock is held, and nothing a
+  // task may do (schedule, cancel) touches the buckets.
+  TimeoutNode* batch[detail::kDispatchBatch];
+  std::size_t batched = 0;
+  std::size_t handed_over = 0;
+  auto dispatch = [&] {
+    core_->expired(batched);
+    for (std::size_t k = 0; k < batched; ++k) detail::hand_over(batch[k], executor_);
+    handed_over += batched;
+    batched = 0;
+  };
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Prefetch the timeouts this walk will touch a few entries from now: those that expire
+    // and those that will move down over a gap. Entries that merely wait stay untouched.
+    if (i + detail::kPrefetchDistance < n) {
+      const Entry& ahead = entries[i + detail::kPrefetchDistance];
+      if (ahead.node != nullptr && (ahead.remaining_rounds == 0 || kept != i)) {
+        detail::prefetch_whole(ahead.node);
+      }
+    }
+    Entry entry = entries[i];
+    if (entry.node == nullptr) continue;  // a tombstone
+    if (entry.remaining_rounds > 0) {
+      // Not this turn. A cancellation that raced in since collect() is handled by the next.
+      --entry.remaining_rounds;
+      if (kept != i) entry.node->wheel_slot.index = static_cast<std::uint32_t>(kept);
+      entries[kept++] = entry;
       continue;
     }
-    detail::unlink(*node);
+    TimeoutNode* node = entry.node;
+    node->wheel_slot.bucket = WheelSlot::kNoBucket;
     if (node->try_expire()) {
-      due.push_back(node);  // the bucket's reference moves to the due list
+      batch[batched++] = node;  // the bucket's reference moves to the batch
+      if (batched == detail::kDispatchBatch) dispatch();
     } else {
       // Cancelled since the last collect(); its cancellation entry has its own reference.
       node->release();
     }
   }
+  bucket.entries.erase(bucket.entries.begin() + static_cast<std::ptrdiff_t>(kept),
+                       bucket.entries.end());
+  bucket.tombstones = 0;
+  // Give back memory a burst left behind, once a whole turn has shown it is not needed.
+  if (bucket.entries.capacity() > detail::kMinRetainedEntries &&
+      bucket.entries.capacity() > detail::kShrinkRatio * std::size_t{bucket.peak}) {
+    try {
+      bucket.entries.shrink_to_fit();
+    } catch (...) {
+      // Keeping the larger array is fine.
+    }
+  }
+  bucket.peak = static_cast<std::uint32_t>(kept);
+  dispatch();
+  return handed_over;
+}
+
+HashedWheelTimer::Footprint HashedWheelTimer::footprint() const noexcept {
+  Footprint f;
+  for (const Bucket& bucket : buckets_) {
+    f.entries += bucket.entries.size();
+    f.tombstones += bucket.tombstones;
+    f.capacity += bucket.entries.capacity();
+  }
+  f.pool_slots = core_->pool_capacity();
+  return f;
 }
 
 void HashedWheelTimer::run_worker(std::stop_token stop) {
@@ -322,18 +443,20 @@ std::vector<TimerHandle> HashedWheelTimer::stop() {
     backlog_tail_ = taken.submitted_tail;
   }
   for (TimeoutNode* node = backlog_head_; node != nullptr;) {
-    auto* next = static_cast<TimeoutNode*>(node->next);
+    TimeoutNode* next = node->next;
     node->next = nullptr;
     keep_or_drop(node);
     node = next;
   }
   backlog_head_ = backlog_tail_ = nullptr;
   for (auto& bucket : buckets_) {
-    while (bucket.next != &bucket) {
-      auto* node = static_cast<TimeoutNode*>(bucket.next);
-      detail::unlink(*node);
-      keep_or_drop(node);
+    for (const Entry& entry : bucket.entries) {
+      if (entry.node == nullptr) continue;
+      entry.node->wheel_slot.bucket = WheelSlot::kNoBucket;
+      keep_or_drop(entry.node);
     }
+    bucket.entries.clear();
+    bucket.tombstones = 0;
   }
   core_->clear_pending();
   detail::sort_by_deadline(unprocessed);

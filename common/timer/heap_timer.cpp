@@ -16,9 +16,15 @@ class HeapCore final : public TimerCore {
   HeapCore(TimerErrorHandler on_error, std::size_t max_pending)
       : TimerCore(std::move(on_error)), max_pending_(max_pending) {}
 
-  // Inserts `node`, taking a reference for the timer. Returns the worker's wake-up source when
-  // the node became the earliest deadline before the one the worker sleeps towards.
-  std::stop_source push(TimeoutNode& node) {
+  struct Pushed {
+    RefPtr<TimeoutNode> node;  // the caller's reference
+    std::stop_source wake;     // to stop when the worker must wake for this deadline
+  };
+
+  // Inserts a new timeout; the heap holds the timer's reference. `wake` is the worker's
+  // wake-up source when the node became the earliest deadline before the one the worker
+  // sleeps towards.
+  Pushed push(Clock::SteadyTime deadline, TimerTask&& task) {
     std::size_t pending = 0;
     {
       std::lock_guard lock(mutex_);
@@ -27,14 +33,16 @@ class HeapCore final : public TimerCore {
       }
       pending = heap_.size();
       if (max_pending_ == 0 || pending < max_pending_) {
-        heap_.push_back(Entry{node.deadline, next_seq_++, &node});
+        Pushed pushed{make_node(deadline, std::move(task)), std::stop_source(std::nostopstate)};
+        TimeoutNode& node = *pushed.node;
+        heap_.push_back(Entry{node.deadline, next_seq_++, &node});  // throws: node freed
         node.add_ref();
         sift_up(heap_.size() - 1);
         if (node.heap_index == 0 && node.deadline < sleeping_until_) {
           sleeping_until_ = node.deadline;
-          return wake_;
+          pushed.wake = wake_;
         }
-        return std::stop_source(std::nostopstate);
+        return pushed;
       }
     }
     throw TimerRejectedError(TimerRejectedError::Reason::kTooManyPending,
@@ -197,12 +205,10 @@ HeapTimer::~HeapTimer() { stop(); }
 TimerHandle HeapTimer::schedule(TimerTask task, std::chrono::nanoseconds delay) {
   if (!task) throw std::invalid_argument("cannot schedule an empty task");
   const auto deadline = detail::deadline_after(clock_.steady_now(), delay);
-  auto node = detail::RefPtr<TimeoutNode>::adopt(new TimeoutNode(
-      detail::RefPtr<detail::TimerCore>(core_.get()), deadline, std::move(task)));
-  std::stop_source wake = core_->push(*node);
+  auto pushed = core_->push(deadline, std::move(task));
   // Outside the mutex: waking runs the sleeper's stop callbacks.
-  if (wake.stop_possible()) wake.request_stop();
-  return detail::HandleAccess::make(std::move(node));
+  if (pushed.wake.stop_possible()) pushed.wake.request_stop();
+  return detail::HandleAccess::make(std::move(pushed.node));
 }
 
 std::size_t HeapTimer::process_until(Clock::SteadyTime now) {

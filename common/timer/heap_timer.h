@@ -26,7 +26,8 @@ class HeapCore;
 // timeout knows its index, so no search and no lazily kept corpses). The worker sleeps until
 // the earliest deadline; a schedule() that brings the earliest deadline forward wakes it.
 // Timeouts with equal deadlines run in schedule order. Expired tasks are collected under the
-// mutex and handed to the executor outside it.
+// mutex and handed to the executor outside it. Timeouts live in the same kind of per-timer
+// NodePool as the wheel's, so the two compare as structures, not as allocators.
 //
 // Same contract as Timer; see timer.h.
 class HeapTimer final : public Timer {

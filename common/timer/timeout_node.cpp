@@ -2,8 +2,22 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 
 namespace cronwheel::common::detail {
+
+void TimeoutNode::destroy() noexcept {
+  // Keep the core, and so the pool, alive until the slot is back in it.
+  RefPtr<TimerCore> owner = std::move(core);
+  this->~TimeoutNode();
+  owner->pool_.deallocate(this);
+}
+
+RefPtr<TimeoutNode> TimerCore::make_node(Clock::SteadyTime deadline, TimerTask&& task) {
+  void* slot = pool_.allocate();
+  return RefPtr<TimeoutNode>::adopt(
+      new (slot) TimeoutNode(RefPtr<TimerCore>(this), deadline, std::move(task)));
+}
 
 void TimerCore::run(TimeoutNode& node) noexcept {
   try {
@@ -29,25 +43,29 @@ void TimerCore::report_failure(std::exception_ptr error) noexcept {
   }
 }
 
+void hand_over(TimeoutNode* node, const TimerExecutor& executor) noexcept {
+  if (!executor) {
+    node->core->run(*node);
+  } else {
+    try {
+      // The closure holds its own reference: the node (and its core) stay alive until the
+      // task has run, even if the timer is destroyed first.
+      executor([ref = RefPtr<TimeoutNode>(node)] { ref->core->run(*ref); });
+    } catch (...) {
+      node->core->report_failure(std::current_exception());
+    }
+  }
+  node->release();
+}
+
 void DueList::dispatch(const TimerExecutor& executor) noexcept {
   TimeoutNode* node = head_;
   head_ = tail_ = nullptr;
   size_ = 0;
   while (node != nullptr) {
-    auto* next = static_cast<TimeoutNode*>(node->next);
+    TimeoutNode* next = node->next;
     node->next = nullptr;
-    if (!executor) {
-      node->core->run(*node);
-    } else {
-      try {
-        // The closure holds its own reference: the node (and its core) stay alive until the
-        // task has run, even if the timer is destroyed first.
-        executor([ref = RefPtr<TimeoutNode>(node)] { ref->core->run(*ref); });
-      } catch (...) {
-        node->core->report_failure(std::current_exception());
-      }
-    }
-    node->release();
+    hand_over(node, executor);
     node = next;
   }
 }

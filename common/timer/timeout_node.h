@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/timer/node_pool.h"
 #include "common/timer/timer.h"
 #include "common/util/clock.h"
 
@@ -53,18 +54,19 @@ class RefPtr {
   T* p_ = nullptr;
 };
 
-// Links of an intrusive circular doubly linked list. A wheel bucket is a bare ListHook
-// sentinel; a timeout is in a bucket exactly when its prev is non-null.
-struct ListHook {
-  ListHook* prev = nullptr;
-  ListHook* next = nullptr;
-};
-
 class TimerCore;
 
-// One scheduled timeout: the handle's target and the timer's bookkeeping in one allocation
-// (88 bytes on x86-64, a 96-byte malloc chunk, plus the task's captures beyond std::function's
-// 16 inline bytes).
+// Where a timeout sits in the wheel: bucket and position in that bucket's array. Written only
+// by the wheel's worker.
+struct WheelSlot {
+  static constexpr std::uint32_t kNoBucket = static_cast<std::uint32_t>(-1);
+  std::uint32_t bucket = kNoBucket;  // kNoBucket: not in a bucket (backlog, due, or gone)
+  std::uint32_t index = 0;
+};
+
+// One scheduled timeout: the handle's target and the timer's bookkeeping in one slot of its
+// timer's NodePool (80 bytes on x86-64, plus the task's captures beyond std::function's 16
+// inline bytes, which std::function allocates itself).
 //
 // Ownership: reference counted. The handle holds one reference; the timer holds one while the
 // timeout is queued, in a bucket or in the heap; a cancellation list entry holds one; a task
@@ -72,7 +74,7 @@ class TimerCore;
 //
 // `state` decides the race between cancel and expiry with one compare-and-swap out of
 // kPending. Whoever wins owns `task`: the canceller destroys (or takes) it, the expirer runs it.
-class TimeoutNode final : public ListHook {
+class TimeoutNode final {
  public:
   static constexpr std::uint8_t kPending = 0;
   static constexpr std::uint8_t kCancelled = 1;
@@ -83,8 +85,9 @@ class TimeoutNode final : public ListHook {
       : core(std::move(owner)), deadline(due), task(std::move(work)) {}
 
   void add_ref() noexcept { refs.fetch_add(1, std::memory_order_relaxed); }
-  void release() noexcept {
-    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  // Drops `n` references at once.
+  void release(std::uint32_t n = 1) noexcept {
+    if (refs.fetch_sub(n, std::memory_order_acq_rel) == n) destroy();
   }
   bool try_transition(std::uint8_t to) noexcept {
     std::uint8_t expected = kPending;
@@ -96,17 +99,33 @@ class TimeoutNode final : public ListHook {
 
   std::atomic<std::uint32_t> refs{1};
   std::atomic<std::uint8_t> state{kPending};
-  const RefPtr<TimerCore> core;  // never null
+  RefPtr<TimerCore> core;  // never null while the node lives; also owns its memory
   const Clock::SteadyTime deadline;
   TimerTask task;  // owned by the winner of the transition out of kPending
 
-  // Next on the owning timer's cancellation list; guarded by that timer's mutex.
+  // Next on the wheel's submission list or backlog, or on a DueList. A timeout is on at most
+  // one of them at a time, and on none while it sits in a bucket.
+  TimeoutNode* next = nullptr;
+  // Next on the owning wheel's cancellation list; guarded by that timer's mutex.
   TimeoutNode* cancel_next = nullptr;
   union {
-    std::int64_t remaining_rounds = 0;  // wheel: turns to wait before expiring (worker only)
-    std::size_t heap_index;             // heap: position in the heap array (heap mutex)
+    WheelSlot wheel_slot{};  // wheel: where it sits (worker only)
+    std::size_t heap_index;  // heap: position in the heap array (heap mutex)
   };
+
+ private:
+  // Destroys the node and returns its slot to the core's pool.
+  void destroy() noexcept;
 };
+
+// Starts loading every cache line of `node` (usually two), for writing, so that their misses
+// overlap: an access to a cold timeout then costs about one memory latency, not one per line
+// (its atomic operations would otherwise fetch the lines one after the other).
+inline void prefetch_whole(const TimeoutNode* node) noexcept {
+  const char* p = reinterpret_cast<const char*>(node);
+  __builtin_prefetch(p, 1, 3);
+  __builtin_prefetch(p + sizeof(TimeoutNode) - 1, 1, 3);
+}
 
 // The part of a timer that timeouts point back to. It outlives the timer while any timeout
 // (and so any handle) does, which is what makes cancel() and late-running tasks safe after
@@ -114,7 +133,8 @@ class TimeoutNode final : public ListHook {
 // survives the timer.
 class TimerCore {
  public:
-  explicit TimerCore(TimerErrorHandler on_error) : on_error_(std::move(on_error)) {}
+  explicit TimerCore(TimerErrorHandler on_error)
+      : on_error_(std::move(on_error)), pool_(sizeof(TimeoutNode), alignof(TimeoutNode)) {}
   TimerCore(const TimerCore&) = delete;
   TimerCore& operator=(const TimerCore&) = delete;
   virtual ~TimerCore() = default;
@@ -135,13 +155,31 @@ class TimerCore {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
 
+  // Slots the pool has carved so far; see NodePool::capacity() for when it may be read.
+  std::size_t pool_capacity() const noexcept { return pool_.capacity(); }
+
+ protected:
+  // A new pending timeout, holding one reference for the caller. The derived core calls it
+  // under its mutex (the pool's allocation side is not thread-safe). Throws std::bad_alloc.
+  RefPtr<TimeoutNode> make_node(Clock::SteadyTime deadline, TimerTask&& task);
+
  private:
+  friend class TimeoutNode;  // gives its slot back to pool_
+
   std::atomic<std::uint32_t> refs_{1};
   std::atomic<std::uint64_t> failed_{0};
   const TimerErrorHandler on_error_;
+  // Holds the memory of every timeout of this timer. It outlives them all: each holds a
+  // reference to the core.
+  NodePool pool_;
 };
 
-// A singly linked list of expired nodes (through ListHook::next), each holding one reference.
+// Hands `node`, which this thread expired, to `executor` (or runs it inline when the executor
+// is empty) and releases the reference the caller held. Called outside every timer lock.
+void hand_over(TimeoutNode* node, const TimerExecutor& executor) noexcept;
+
+// A singly linked list of expired nodes (through TimeoutNode::next), each holding one
+// reference.
 class DueList {
  public:
   void push_back(TimeoutNode* node) noexcept {

@@ -63,6 +63,7 @@ TimerHandle::~TimerHandle() {
 
 CancelResult TimerHandle::cancel() const {
   if (node_ == nullptr) return CancelResult::kNoTimeout;
+  detail::prefetch_whole(node_);
   std::uint8_t seen = detail::TimeoutNode::kPending;
   if (node_->state.compare_exchange_strong(seen, detail::TimeoutNode::kCancelled,
                                            std::memory_order_acq_rel,
@@ -78,6 +79,7 @@ CancelResult TimerHandle::cancel() const {
 }
 
 TimerTask TimerHandle::take_task() const {
+  if (node_ != nullptr) detail::prefetch_whole(node_);
   if (node_ == nullptr || !node_->try_transition(detail::TimeoutNode::kCancelled)) return {};
   TimerTask task = std::move(node_->task);
   node_->task = nullptr;

@@ -95,8 +95,9 @@ class TimerHandle {
   // Exactly one of "cancel() returned kCancelled" and "the task was handed to the executor"
   // happens: a single compare-and-swap on the timeout's state decides. On kCancelled the task
   // is destroyed here, on the calling thread, and the timer is told to forget the timeout: the
-  // wheel appends it to its cancellation list (O(1), a short mutex) and unlinks it at its next
-  // step without walking any bucket; the heap removes it at once (O(log n) under its mutex).
+  // wheel appends it to its cancellation list (O(1), a short mutex) and turns its bucket entry
+  // into a tombstone at its next step, without walking any bucket; the heap removes it at once
+  // (O(log n) under its mutex).
   // Never blocks on a running task. A timeout that stop() returned is still pending: cancel()
   // returns kCancelled without touching the stopped (or destroyed) timer.
   CancelResult cancel() const;

@@ -1,8 +1,12 @@
-// What is particular to the wheel: tick rounding, rounds, the per-tick transfer bound and the
-// worker's absolute tick deadlines.
+// What is particular to the wheel: tick rounding, rounds, the per-tick transfer bound, the
+// worker's absolute tick deadlines, and the bucket arrays: tombstones, compaction, positions
+// and the memory they hold.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
 #include <stdexcept>
 #include <vector>
 
@@ -10,10 +14,24 @@
 #include "tests/support/fake_clock.h"
 #include "tests/unit/timer/timer_test_support.h"
 
+namespace cronwheel::common::detail {
+
+// Lets these tests look at what the wheel holds.
+struct WheelInspector {
+  static HashedWheelTimer::Footprint footprint(const HashedWheelTimer& timer) {
+    return timer.footprint();
+  }
+};
+
+}  // namespace cronwheel::common::detail
+
 namespace cronwheel::timer_test {
 namespace {
 
+using common::CancelResult;
 using common::HashedWheelTimer;
+using common::TimerHandle;
+using common::detail::WheelInspector;
 using common::TimerOptions;
 using common::WheelOptions;
 
@@ -159,6 +177,177 @@ TEST_F(HashedWheelTimerTest, HugeDelaysDoNotOverflow) {
   step(timer, 1h);
   EXPECT_EQ(log_.size(), 0u);
   EXPECT_EQ(timer.stop().size(), 1u);
+}
+
+// --- bucket arrays ---------------------------------------------------------------------------
+
+TEST_F(HashedWheelTimerTest, CancelledEntryStaysATombstoneUntilItsBucketIsVisited) {
+  HashedWheelTimer timer(clock_, {.tick = 100ms}, {.manual = true});
+  timer.schedule(log_.task(1), 250ms);
+  auto middle = timer.schedule(log_.task(2), 250ms);
+  timer.schedule(log_.task(3), 250ms);
+  process(timer);  // all three placed in tick 2's bucket
+  EXPECT_EQ(WheelInspector::footprint(timer).entries, 3u);
+  EXPECT_EQ(middle.cancel(), CancelResult::kCancelled);
+  process(timer);
+  auto held = WheelInspector::footprint(timer);
+  EXPECT_EQ(held.entries, 3u);
+  EXPECT_EQ(held.tombstones, 1u);
+  step(timer, 300ms);
+  EXPECT_EQ(log_.ids(), (std::vector<int>{1, 3}));
+  held = WheelInspector::footprint(timer);
+  EXPECT_EQ(held.entries, 0u);
+  EXPECT_EQ(held.tombstones, 0u);
+}
+
+TEST_F(HashedWheelTimerTest, TombstonesAtTheEndOfABucketGoAtOnce) {
+  HashedWheelTimer timer(clock_, {.tick = 100ms}, {.manual = true});
+  timer.schedule(log_.task(1), 250ms);
+  auto second = timer.schedule(log_.task(2), 250ms);
+  auto third = timer.schedule(log_.task(3), 250ms);
+  process(timer);
+  third.cancel();
+  second.cancel();
+  process(timer);
+  const auto held = WheelInspector::footprint(timer);
+  EXPECT_EQ(held.entries, 1u);
+  EXPECT_EQ(held.tombstones, 0u);
+  step(timer, 300ms);
+  EXPECT_EQ(log_.ids(), std::vector<int>{1});
+}
+
+TEST_F(HashedWheelTimerTest, CompactionKeepsOrderAndLaterCancelsFindTheMovedEntries) {
+  HashedWheelTimer timer(clock_, {.tick = 100ms}, {.manual = true});
+  std::vector<TimerHandle> handles;
+  for (int i = 0; i < 100; ++i) handles.push_back(timer.schedule(log_.task(i), 250ms));
+  process(timer);
+  // Cancel the even ones and 1 and 3, newest first: the worker takes the cancellation list
+  // newest first, so it tombstones the bucket front to back, and compacts it once the
+  // tombstones outnumber the live entries, moving the survivors (5, 7, 9...) down.
+  std::vector<int> doomed = {1, 3};
+  for (int i = 0; i < 100; i += 2) doomed.push_back(i);
+  std::sort(doomed.rbegin(), doomed.rend());
+  for (int i : doomed) EXPECT_EQ(handles[i].cancel(), CancelResult::kCancelled);
+  process(timer);
+  auto held = WheelInspector::footprint(timer);
+  EXPECT_EQ(held.entries - held.tombstones, 48u);
+  EXPECT_LT(held.entries, 100u);
+  EXPECT_LE(2 * held.tombstones, held.entries);
+  // Cancelling entries that moved must hit them, not whatever now sits at their old place.
+  for (int i : {7, 21, 99}) EXPECT_EQ(handles[i].cancel(), CancelResult::kCancelled);
+  process(timer);
+  held = WheelInspector::footprint(timer);
+  EXPECT_EQ(held.entries - held.tombstones, 45u);
+  EXPECT_LE(2 * held.tombstones, held.entries);
+  step(timer, 300ms);
+  std::vector<int> expected;
+  for (int i = 5; i < 99; i += 2) {
+    if (i != 7 && i != 21) expected.push_back(i);
+  }
+  EXPECT_EQ(log_.ids(), expected);
+  EXPECT_EQ(WheelInspector::footprint(timer).entries, 0u);
+}
+
+TEST_F(HashedWheelTimerTest, WaitingEntriesMovedByTheWalkCanStillBeCancelled) {
+  // 4 buckets of 100 ms. Bucket 2 holds, in order: x (due this turn), y (next turn), z (this
+  // turn), w (two turns on). Visiting it at 300 ms expires x and z and moves y and w down;
+  // x's task then cancels y, which must find y at its new position.
+  HashedWheelTimer timer(clock_, {.tick = 100ms, .wheel_size = 4}, {.manual = true});
+  TimerHandle y;
+  CancelResult from_task = CancelResult::kNoTimeout;
+  timer.schedule(
+      [&] {
+        log_.record(1);
+        from_task = y.cancel();
+      },
+      250ms);
+  y = timer.schedule(log_.task(2), 650ms);
+  timer.schedule(log_.task(3), 250ms);
+  timer.schedule(log_.task(4), 1050ms);
+  step(timer, 300ms);
+  EXPECT_EQ(log_.ids(), (std::vector<int>{1, 3}));
+  EXPECT_EQ(from_task, CancelResult::kCancelled);
+  step(timer, 800ms);
+  EXPECT_EQ(log_.ids(), (std::vector<int>{1, 3, 4}));
+  EXPECT_EQ(log_.events()[2].at, common::Clock::SteadyTime{} + 1100ms);
+  EXPECT_EQ(WheelInspector::footprint(timer).entries, 0u);
+}
+
+TEST_F(HashedWheelTimerTest, TaskCancellingALaterTimeoutOfItsOwnTickWinsOrLosesCleanly) {
+  // Tasks run while their tick's bucket is still being walked (in batches). Whichever way
+  // the race goes, exactly one of "cancelled" and "ran" happens, and the others run in order.
+  HashedWheelTimer timer(clock_, {.tick = 100ms}, {.manual = true});
+  std::vector<TimerHandle> handles(200);
+  std::vector<CancelResult> results;
+  handles[0] = timer.schedule(
+      [&] {
+        log_.record(0);
+        for (int i : {1, 40, 120, 199}) results.push_back(handles[i].cancel());
+      },
+      150ms);
+  for (int i = 1; i < 200; ++i) handles[i] = timer.schedule(log_.task(i), 150ms);
+  step(timer, 200ms);
+  ASSERT_EQ(results.size(), 4u);
+  std::vector<int> expected;
+  std::size_t r = 0;
+  for (int i = 0; i < 200; ++i) {
+    const bool cancelled = (i == 1 || i == 40 || i == 120 || i == 199) &&
+                           results[r++] == CancelResult::kCancelled;
+    if (!cancelled) expected.push_back(i);
+  }
+  EXPECT_EQ(log_.ids(), expected);
+  EXPECT_EQ(timer.pending_timeouts(), 0u);
+  EXPECT_EQ(WheelInspector::footprint(timer).entries, 0u);
+}
+
+TEST_F(HashedWheelTimerTest, CancelledTimeoutsGiveTheirMemoryBackByTheNextStep) {
+  HashedWheelTimer timer(clock_, {.tick = 100ms, .wheel_size = 16}, {.manual = true});
+  constexpr int kCount = 10'000;
+  std::vector<TimerHandle> handles;
+  // Up to ~2 turns, so some entries wait a round.
+  for (int i = 0; i < kCount; ++i) {
+    handles.push_back(timer.schedule(log_.task(i), std::chrono::milliseconds(i % 3000)));
+  }
+  process(timer);
+  const auto full = WheelInspector::footprint(timer);
+  EXPECT_EQ(full.entries, static_cast<std::size_t>(kCount));
+  EXPECT_GE(full.pool_slots, static_cast<std::size_t>(kCount));
+  // Cancelled oldest first: the worker meets them newest first, each at the end of its
+  // bucket.
+  for (auto& h : handles) h.cancel();
+  handles.clear();
+  process(timer);
+  EXPECT_EQ(WheelInspector::footprint(timer).entries, 0u);
+  // Their slots are reused, not added to.
+  for (int i = 0; i < kCount; ++i) {
+    handles.push_back(timer.schedule(log_.task(i), std::chrono::milliseconds(i % 3000)));
+  }
+  process(timer);
+  EXPECT_EQ(WheelInspector::footprint(timer).pool_slots, full.pool_slots);
+  // Cancelled newest first: the worker meets them front to back, leaving tombstones that
+  // compaction keeps below half of each bucket, and a visit clears.
+  for (auto it = handles.rbegin(); it != handles.rend(); ++it) it->cancel();
+  handles.clear();
+  process(timer);
+  const auto cancelled = WheelInspector::footprint(timer);
+  EXPECT_LE(cancelled.entries, static_cast<std::size_t>(kCount) / 2);
+  EXPECT_EQ(cancelled.entries, cancelled.tombstones);
+  step(timer, 1600ms);  // one turn: every bucket visited
+  EXPECT_EQ(WheelInspector::footprint(timer).entries, 0u);
+  EXPECT_EQ(log_.size(), 0u);
+  EXPECT_EQ(timer.pending_timeouts(), 0u);
+}
+
+TEST_F(HashedWheelTimerTest, BucketArraysShrinkOneTurnAfterABurst) {
+  HashedWheelTimer timer(clock_, {.tick = 100ms, .wheel_size = 8}, {.manual = true});
+  for (int i = 0; i < 1000; ++i) timer.schedule(log_.task(i), 150ms);
+  step(timer, 200ms);
+  EXPECT_EQ(log_.size(), 1000u);
+  // Kept for one turn, in case the burst repeats...
+  EXPECT_GE(WheelInspector::footprint(timer).capacity, 1000u);
+  // ...and given back at the next visit when it did not.
+  step(timer, 800ms);
+  EXPECT_LT(WheelInspector::footprint(timer).capacity, 64u);
 }
 
 }  // namespace

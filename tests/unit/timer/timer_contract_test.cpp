@@ -232,6 +232,39 @@ TYPED_TEST(TimerContract, HandleOutlivesTheTimer) {
   EXPECT_EQ(this->log_.ids(), std::vector<int>{1});
 }
 
+TYPED_TEST(TimerContract, OldHandlesAreNotConfusedByReusedMemory) {
+  auto timer = this->make_manual();
+  auto expired = timer->schedule(this->log_.task(1), 100ms);
+  auto cancelled = timer->schedule(this->log_.task(2), 100ms);
+  const auto expired_deadline = expired.deadline();
+  const auto cancelled_deadline = cancelled.deadline();
+  EXPECT_EQ(cancelled.cancel(), CancelResult::kCancelled);
+  this->step(*timer, 1s);
+  // Many timeouts come and go; the timer recycles their memory for one another.
+  for (int round = 0; round < 10; ++round) {
+    std::vector<TimerHandle> churn;
+    for (int i = 0; i < 100; ++i) churn.push_back(timer->schedule(this->log_.task(100), 100ms));
+    for (int i = 0; i < 100; i += 2) churn[i].cancel();
+    this->step(*timer, 1s);
+  }
+  auto fresh = timer->schedule(this->log_.task(3), 100ms);
+  // The old handles still see their own timeouts, and acting on them leaves the new one be.
+  EXPECT_EQ(expired.state(), TimeoutState::kExpired);
+  EXPECT_EQ(expired.deadline(), expired_deadline);
+  EXPECT_EQ(expired.cancel(), CancelResult::kAlreadyExpired);
+  EXPECT_EQ(cancelled.state(), TimeoutState::kCancelled);
+  EXPECT_EQ(cancelled.deadline(), cancelled_deadline);
+  EXPECT_EQ(cancelled.cancel(), CancelResult::kAlreadyCancelled);
+  EXPECT_TRUE(cancelled.take_task() == nullptr);
+  this->step(*timer, 1s);
+  EXPECT_EQ(fresh.state(), TimeoutState::kExpired);
+  const auto ids = this->log_.ids();
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 1), 1);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 2), 0);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 3), 1);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 100), 500);
+}
+
 // --- stop and limits ------------------------------------------------------------------------
 
 TYPED_TEST(TimerContract, StopReturnsUnprocessedTimeouts) {
