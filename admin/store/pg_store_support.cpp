@@ -1,0 +1,343 @@
+#include "admin/store/pg_store_support.h"
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <cstring>
+
+namespace cronwheel::admin::pg {
+
+std::string ts(std::string_view expression) {
+  return "(timestamptz 'epoch' + (" + std::string(expression) + ")::bigint * interval '1 millisecond')";
+}
+
+std::string ms(std::string_view column, std::string_view alias) {
+  // extract() answers numeric (exact microseconds); rounding to bigint is exact for the
+  // millisecond values the stores write.
+  return "(extract(epoch FROM " + std::string(column) + ") * 1000)::bigint AS " + std::string(alias);
+}
+
+const std::string kGroupColumns =
+    "id, app_name, title, address_type, array_to_json(address_list)::text AS address_list, access_token, " +
+    ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
+
+const std::string kJobColumns =
+    "id, job_group, job_desc, author, alarm_email, schedule_type, schedule_conf, timezone, misfire_strategy, "
+    "executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, "
+    "executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, " +
+    ms("glue_updated_at", "glue_updated_at") +
+    ", array_to_json(child_job_ids)::text AS child_job_ids, trigger_status, trigger_last_time, trigger_next_time, " +
+    ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
+
+const std::string kLogColumns =
+    "id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler, "
+    "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, " +
+    ms("trigger_time", "trigger_time") + ", trigger_code, trigger_msg, " + ms("handle_time", "handle_time") +
+    ", handle_code, handle_msg, alarm_status";
+
+const std::string kVersionColumns =
+    "id, job_id, glue_type, glue_source, glue_remark, " + ms("created_at", "created_at");
+
+const std::string kUserColumns =
+    "u.id, u.username, u.password_hash, u.role, "
+    "COALESCE((SELECT json_agg(ug.group_id ORDER BY ug.group_id) FROM user_group ug WHERE ug.user_id = u.id)::text, "
+    "'[]') AS groups, " +
+    ms("u.created_at", "created_at") + ", " + ms("u.updated_at", "updated_at");
+
+const std::string kTokenColumns = "id, user_id, name, " + ms("created_at", "created_at") + ", " +
+                                  ms("last_used_at", "last_used_at") + ", " + ms("revoked_at", "revoked_at");
+
+const std::string kAuditColumns = "id, " + ms("at", "at") +
+                                  ", user_id, username, action, entity_type, entity_id, before::text AS before, "
+                                  "after::text AS after, COALESCE(host(remote_addr), '') AS remote_addr";
+
+namespace {
+
+template <class T>
+std::optional<T> optional_of(const pqxx::field& f) {
+  if (f.is_null()) return std::nullopt;
+  return f.as<T>();
+}
+
+template <class T>
+std::vector<T> json_array(const pqxx::field& f) {
+  return nlohmann::json::parse(f.c_str()).get<std::vector<T>>();
+}
+
+}  // namespace
+
+Group group_from(const pqxx::row& r) {
+  Group g;
+  g.id = r["id"].as<std::int64_t>();
+  g.app_name = r["app_name"].as<std::string>();
+  g.title = r["title"].as<std::string>();
+  g.address_type = r["address_type"].as<int>();
+  g.address_list = json_array<std::string>(r["address_list"]);
+  g.access_token = optional_of<std::string>(r["access_token"]);
+  g.created_at = r["created_at"].as<std::int64_t>();
+  g.updated_at = r["updated_at"].as<std::int64_t>();
+  return g;
+}
+
+Job job_from(const pqxx::row& r) {
+  Job j;
+  j.id = r["id"].as<std::int64_t>();
+  j.job_group = r["job_group"].as<std::int64_t>();
+  j.job_desc = r["job_desc"].as<std::string>();
+  j.author = r["author"].as<std::string>();
+  j.alarm_email = r["alarm_email"].as<std::string>();
+  j.schedule_type = r["schedule_type"].as<std::string>();
+  j.schedule_conf = r["schedule_conf"].as<std::string>();
+  j.timezone = r["timezone"].as<std::string>();
+  j.misfire_strategy = r["misfire_strategy"].as<std::string>();
+  j.executor_route_strategy = r["executor_route_strategy"].as<std::string>();
+  j.executor_handler = r["executor_handler"].as<std::string>();
+  j.executor_param = r["executor_param"].as<std::string>();
+  j.executor_block_strategy = r["executor_block_strategy"].as<std::string>();
+  j.executor_timeout = r["executor_timeout"].as<int>();
+  j.executor_fail_retry_count = r["executor_fail_retry_count"].as<int>();
+  j.retry_interval = r["retry_interval"].as<int>();
+  j.glue_type = r["glue_type"].as<std::string>();
+  j.glue_source = r["glue_source"].as<std::string>();
+  j.glue_remark = r["glue_remark"].as<std::string>();
+  j.glue_updated_at = r["glue_updated_at"].as<std::int64_t>();
+  j.child_job_ids = json_array<std::int64_t>(r["child_job_ids"]);
+  j.trigger_status = r["trigger_status"].as<int>();
+  j.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
+  j.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+  j.created_at = r["created_at"].as<std::int64_t>();
+  j.updated_at = r["updated_at"].as<std::int64_t>();
+  return j;
+}
+
+JobLog log_from(const pqxx::row& r) {
+  JobLog l;
+  l.id = r["id"].as<std::int64_t>();
+  l.job_group = r["job_group"].as<std::int64_t>();
+  l.job_id = r["job_id"].as<std::int64_t>();
+  l.state = r["state"].as<std::string>();
+  l.trigger_type = r["trigger_type"].as<std::string>();
+  l.scheduled_time = r["scheduled_time"].as<std::int64_t>();
+  l.admin_node = optional_of<std::string>(r["admin_node"]);
+  l.executor_address = r["executor_address"].as<std::string>();
+  l.executor_handler = r["executor_handler"].as<std::string>();
+  l.executor_param = r["executor_param"].as<std::string>();
+  l.shard_index = r["shard_index"].as<int>();
+  l.shard_total = r["shard_total"].as<int>();
+  l.executor_fail_retry_count = r["executor_fail_retry_count"].as<int>();
+  l.parent_log_id = optional_of<std::int64_t>(r["parent_log_id"]);
+  l.trigger_time = optional_of<std::int64_t>(r["trigger_time"]);
+  l.trigger_code = r["trigger_code"].as<int>();
+  l.trigger_msg = r["trigger_msg"].as<std::string>();
+  l.handle_time = optional_of<std::int64_t>(r["handle_time"]);
+  l.handle_code = r["handle_code"].as<int>();
+  l.handle_msg = r["handle_msg"].as<std::string>();
+  l.alarm_status = r["alarm_status"].as<int>();
+  return l;
+}
+
+ScriptVersion version_from(const pqxx::row& r) {
+  ScriptVersion v;
+  v.id = r["id"].as<std::int64_t>();
+  v.job_id = r["job_id"].as<std::int64_t>();
+  v.glue_type = r["glue_type"].as<std::string>();
+  v.glue_source = r["glue_source"].as<std::string>();
+  v.glue_remark = r["glue_remark"].as<std::string>();
+  v.created_at = r["created_at"].as<std::int64_t>();
+  return v;
+}
+
+User user_from(const pqxx::row& r) {
+  User u;
+  u.id = r["id"].as<std::int64_t>();
+  u.username = r["username"].as<std::string>();
+  u.password_hash = r["password_hash"].as<std::string>();
+  u.role = r["role"].as<std::string>();
+  u.groups = json_array<std::int64_t>(r["groups"]);
+  u.created_at = r["created_at"].as<std::int64_t>();
+  u.updated_at = r["updated_at"].as<std::int64_t>();
+  return u;
+}
+
+ApiToken token_from(const pqxx::row& r) {
+  ApiToken t;
+  t.id = r["id"].as<std::int64_t>();
+  t.user_id = r["user_id"].as<std::int64_t>();
+  t.name = r["name"].as<std::string>();
+  t.created_at = r["created_at"].as<std::int64_t>();
+  t.last_used_at = optional_of<std::int64_t>(r["last_used_at"]);
+  t.revoked_at = optional_of<std::int64_t>(r["revoked_at"]);
+  return t;
+}
+
+AuditEntry audit_from(const pqxx::row& r) {
+  AuditEntry e;
+  e.id = r["id"].as<std::int64_t>();
+  e.at = r["at"].as<std::int64_t>();
+  e.user_id = optional_of<std::int64_t>(r["user_id"]);
+  e.username = r["username"].as<std::string>();
+  e.action = r["action"].as<std::string>();
+  e.entity_type = r["entity_type"].as<std::string>();
+  e.entity_id = optional_of<std::int64_t>(r["entity_id"]);
+  e.before = optional_of<std::string>(r["before"]);
+  e.after = optional_of<std::string>(r["after"]);
+  e.remote_addr = r["remote_addr"].as<std::string>();
+  return e;
+}
+
+std::string bigint_array(const std::vector<std::int64_t>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(values[i]);
+  }
+  return out + "}";
+}
+
+std::string text_array(const std::vector<std::string>& values) {
+  // Every element double-quoted, so commas, braces, spaces and the word NULL stay literal;
+  // inside quotes only " and \ need a backslash.
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+std::optional<std::string> scope_param(const GroupScope& scope) {
+  if (!scope) return std::nullopt;
+  return bigint_array(*scope);
+}
+
+std::string contains_pattern(std::string_view text) {
+  std::string out = "%";
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "%";
+}
+
+std::optional<std::string> inet_param(const std::string& address) {
+  unsigned char buf[sizeof(struct in6_addr)];
+  if (inet_pton(AF_INET, address.c_str(), buf) == 1 || inet_pton(AF_INET6, address.c_str(), buf) == 1) {
+    return address;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+enum class Kind { kConflict, kNotFound };
+struct Rule {
+  const char* constraint;
+  Kind kind;
+  const char* field;
+  const char* message;
+};
+
+// Every named rule of the schema a store call can break, with the API field it concerns.
+constexpr std::array kRules = {
+    Rule{"job_group_app_name_key", Kind::kConflict, "appName", "app name is taken by another group"},
+    Rule{"job_group_app_name_format", Kind::kConflict, "appName",
+         "app name must be 4-64 letters, digits, '.', '_' or '-', starting with a letter or digit"},
+    Rule{"job_group_title_check", Kind::kConflict, "title", "title must not be blank"},
+    Rule{"job_group_address_type_check", Kind::kConflict, "addressType", "addressType must be 0 or 1"},
+    Rule{"job_info_job_group_fkey", Kind::kConflict, "jobGroup", "group does not exist"},
+    Rule{"job_info_job_desc_check", Kind::kConflict, "jobDesc", "jobDesc must not be blank"},
+    Rule{"job_info_schedule_type_check", Kind::kConflict, "scheduleType", "unknown schedule type"},
+    Rule{"job_info_misfire_strategy_check", Kind::kConflict, "misfireStrategy", "unknown misfire strategy"},
+    Rule{"job_info_executor_route_strategy_check", Kind::kConflict, "executorRouteStrategy", "unknown route strategy"},
+    Rule{"job_info_executor_block_strategy_check", Kind::kConflict, "executorBlockStrategy", "unknown block strategy"},
+    Rule{"job_info_executor_timeout_check", Kind::kConflict, "executorTimeout", "executorTimeout must not be negative"},
+    Rule{"job_info_executor_fail_retry_count_check", Kind::kConflict, "executorFailRetryCount",
+         "executorFailRetryCount must be 0..100"},
+    Rule{"job_info_retry_interval_check", Kind::kConflict, "retryInterval", "retryInterval must not be negative"},
+    Rule{"job_info_glue_type_check", Kind::kConflict, "glueType", "unknown glue type"},
+    Rule{"job_info_trigger_status_check", Kind::kConflict, "triggerStatus", "triggerStatus must be 0 or 1"},
+    Rule{"job_info_trigger_last_time_check", Kind::kConflict, "triggerLastTime", "triggerLastTime must not be negative"},
+    Rule{"job_info_trigger_next_time_check", Kind::kConflict, "triggerNextTime", "triggerNextTime must not be negative"},
+    Rule{"job_info_bean_needs_handler", Kind::kConflict, "executorHandler", "a BEAN job needs an executor handler"},
+    Rule{"job_info_fixed_schedule_is_seconds", Kind::kConflict, "scheduleConf",
+         "a fixed schedule needs a positive number of seconds"},
+    Rule{"job_info_cron_has_expression", Kind::kConflict, "scheduleConf", "a CRON job needs an expression"},
+    Rule{"job_info_running_needs_schedule", Kind::kConflict, "scheduleType", "a job without a schedule cannot run"},
+    Rule{"job_info_not_own_child", Kind::kConflict, "childJobId", "a job cannot be its own child"},
+    Rule{"job_log_job_id_fkey", Kind::kNotFound, "", "job does not exist"},
+    Rule{"job_log_state_check", Kind::kConflict, "state", "unknown log state"},
+    Rule{"job_log_trigger_type_check", Kind::kConflict, "triggerType", "unknown trigger type"},
+    Rule{"job_log_scheduled_time_check", Kind::kConflict, "scheduledTime", "scheduledTime must not be negative"},
+    Rule{"job_log_scheduled_fire", Kind::kConflict, "scheduledTime", "this fire exists already"},
+    Rule{"job_log_executor_fail_retry_count_check", Kind::kConflict, "executorFailRetryCount",
+         "executorFailRetryCount must not be negative"},
+    Rule{"job_log_alarm_status_check", Kind::kConflict, "alarmStatus", "alarmStatus must be -1..3"},
+    Rule{"job_log_shard_in_range", Kind::kConflict, "shardIndex", "shard index out of range"},
+    Rule{"job_log_pending_has_owner", Kind::kConflict, "adminNode", "a pending fire needs its admin node"},
+    Rule{"job_log_sent_has_trigger_time", Kind::kConflict, "triggerTime", "a sent fire needs its trigger time"},
+    Rule{"job_log_result_has_handle_time", Kind::kConflict, "handleTime", "a result needs its handle time"},
+    Rule{"job_logglue_job_id_fkey", Kind::kNotFound, "", "job does not exist"},
+    Rule{"job_logglue_glue_remark_check", Kind::kConflict, "glueRemark", "a script version needs a remark"},
+    Rule{"app_user_username_key", Kind::kConflict, "username", "username is taken"},
+    Rule{"app_user_username_format", Kind::kConflict, "username",
+         "username must be 1-64 letters, digits, '.', '_', '@' or '-'"},
+    Rule{"app_user_password_hash_check", Kind::kConflict, "password", "password hash is not an argon2 hash"},
+    Rule{"app_user_role_check", Kind::kConflict, "role", "role must be admin or normal"},
+    Rule{"user_group_group_id_fkey", Kind::kConflict, "groups", "group does not exist"},
+    Rule{"user_group_user_id_fkey", Kind::kNotFound, "", "user does not exist"},
+    Rule{"user_session_pkey", Kind::kConflict, "token", "session exists"},
+    Rule{"user_session_check", Kind::kConflict, "expiresAt", "a session must expire after it starts"},
+    Rule{"user_session_token_hash_check", Kind::kConflict, "token", "token hash must be 32 bytes"},
+    Rule{"user_session_user_id_fkey", Kind::kNotFound, "", "user does not exist"},
+    Rule{"api_token_live_name", Kind::kConflict, "name", "a token of this name exists"},
+    Rule{"api_token_name_check", Kind::kConflict, "name", "token name must not be blank"},
+    Rule{"api_token_token_hash_key", Kind::kConflict, "token", "token hash collision"},
+    Rule{"api_token_token_hash_check", Kind::kConflict, "token", "token hash must be 32 bytes"},
+    Rule{"api_token_user_id_fkey", Kind::kNotFound, "", "user does not exist"},
+    Rule{"audit_log_action_check", Kind::kConflict, "action", "audit action must not be empty"},
+};
+
+}  // namespace
+
+void rethrow_mapped(const pqxx::sql_error& error) {
+  if (error.sqlstate().rfind("23", 0) != 0) throw;
+  // PostgreSQL names the constraint in the primary message (quoted as the message's language
+  // quotes); the DETAIL lines after it may hold user data, so only the first line is searched,
+  // and the longest name found wins over any name it contains.
+  std::string_view text = error.what();
+  text = text.substr(0, text.find('\n'));
+  const Rule* best = nullptr;
+  for (const auto& rule : kRules) {
+    std::string_view name = rule.constraint;
+    if (text.find(name) != std::string_view::npos && (best == nullptr || name.size() > std::strlen(best->constraint))) {
+      best = &rule;
+    }
+  }
+  if (best == nullptr) throw Conflict("the change conflicts with stored data");
+  if (best->kind == Kind::kNotFound) throw NotFound(best->message);
+  throw Conflict(best->message, best->field);
+}
+
+void prepare_audit(pqxx::connection& c) {
+  c.prepare("audit_insert",
+            "INSERT INTO audit_log (at, user_id, username, action, entity_type, entity_id, before, after, remote_addr) "
+            "VALUES (" + ts("$1") + ", (SELECT id FROM app_user WHERE id = $2), $3, $4, $5, $6, $7::jsonb, $8::jsonb, "
+            "$9::inet)");
+}
+
+void write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, std::string_view action,
+                 std::string_view entity_type, std::optional<std::int64_t> entity_id,
+                 const std::optional<nlohmann::json>& before, const std::optional<nlohmann::json>& after) {
+  auto text = [](const std::optional<nlohmann::json>& j) {
+    return j ? std::optional<std::string>(j->dump()) : std::nullopt;
+  };
+  tx.exec_prepared("audit_insert", now, actor.user_id, actor.username, std::string(action), std::string(entity_type),
+                   entity_id, text(before), text(after), inet_param(actor.remote_addr));
+}
+
+}  // namespace cronwheel::admin::pg

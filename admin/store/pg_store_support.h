@@ -1,0 +1,102 @@
+#pragma once
+
+// What the PostgreSQL stores share (admin/store/pg_*.cpp only): the column lists each record
+// is read with, row → record conversion, parameter encodings, database errors → Conflict /
+// NotFound, and the audit row every change writes in its own transaction.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+
+#include "admin/store/records.h"
+#include "admin/store/stores.h"
+
+namespace cronwheel::admin::pg {
+
+// SQL for "epoch milliseconds → timestamptz" of a parameter or expression, exact to the ms.
+std::string ts(std::string_view expression);
+// SQL for "timestamptz column → epoch milliseconds AS alias" (NULL stays NULL).
+std::string ms(std::string_view column, std::string_view alias);
+
+// SELECT lists, one per record; `*_from` reads a row selected with them. The job list
+// refers to job_info's columns unqualified (usable in RETURNING); the user list reads
+// app_user as `u`.
+extern const std::string kGroupColumns;
+extern const std::string kJobColumns;
+extern const std::string kLogColumns;
+extern const std::string kVersionColumns;
+extern const std::string kUserColumns;
+extern const std::string kTokenColumns;
+extern const std::string kAuditColumns;
+
+Group group_from(const pqxx::row& row);
+Job job_from(const pqxx::row& row);
+JobLog log_from(const pqxx::row& row);
+ScriptVersion version_from(const pqxx::row& row);
+User user_from(const pqxx::row& row);
+ApiToken token_from(const pqxx::row& row);
+AuditEntry audit_from(const pqxx::row& row);
+
+// Array parameters as PostgreSQL array literals (cast with ::bigint[] / ::text[]).
+std::string bigint_array(const std::vector<std::int64_t>& values);
+std::string text_array(const std::vector<std::string>& values);
+// A group scope as a nullable ::bigint[] parameter (NULL: no restriction).
+std::optional<std::string> scope_param(const GroupScope& scope);
+// '%text%' for ILIKE, with the text's %, _ and \ taken literally.
+std::string contains_pattern(std::string_view text);
+// The address as inet accepts it, or NULL for what it would refuse.
+std::optional<std::string> inet_param(const std::string& address);
+
+// The first row as a record, or nothing; every row as records.
+template <class T, class From>
+std::optional<T> first_of(const pqxx::result& rows, From from) {
+  if (rows.empty()) return std::nullopt;
+  return from(rows[0]);
+}
+template <class T, class From>
+std::vector<T> all_of(const pqxx::result& rows, From from) {
+  std::vector<T> out;
+  out.reserve(rows.size());
+  for (const auto& row : rows) out.push_back(from(row));
+  return out;
+}
+
+// The total of a page read with `count(*) OVER () AS total`; when the page came back empty the
+// total is unknown from it, and `count` (run only then) answers.
+template <class Count>
+std::int64_t page_total(const pqxx::result& rows, Count&& count) {
+  if (!rows.empty()) return rows[0]["total"].as<std::int64_t>();
+  return count();
+}
+
+// Rethrows a database rule violation (SQLSTATE class 23) as Conflict naming the API field, or
+// NotFound for a reference to a user or job that does not exist; anything else as it was.
+// Call only from the handler that caught `error` (it rethrows the exception in flight).
+[[noreturn]] void rethrow_mapped(const pqxx::sql_error& error);
+
+// Runs fn, turning rule violations into the stores' exceptions.
+template <class F>
+auto mapped(F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const pqxx::sql_error& e) {
+    rethrow_mapped(e);
+  }
+}
+
+// Writes the audit row of a change in the change's transaction.
+void write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, std::string_view action,
+                 std::string_view entity_type, std::optional<std::int64_t> entity_id,
+                 const std::optional<nlohmann::json>& before, const std::optional<nlohmann::json>& after);
+
+// Registers the statements write_audit and the audit store use.
+void prepare_audit(pqxx::connection& connection);
+// Registers the statements of the user, token, session and audit stores (pg_account_stores.cpp).
+void prepare_accounts(pqxx::connection& connection);
+
+}  // namespace cronwheel::admin::pg

@@ -1,0 +1,389 @@
+#include "admin/store/pg_stores.h"
+
+#include "admin/store/pg_store_support.h"
+#include "admin/store/record_json.h"
+
+// Groups, jobs, logs and script versions. Users, tokens, sessions and the audit log are in
+// pg_account_stores.cpp; shared helpers in pg_store_support.cpp.
+
+namespace cronwheel::admin {
+
+using namespace pg;
+
+namespace {
+
+void prepare_groups(pqxx::connection& c) {
+  const std::string where =
+      " WHERE ($1::bigint[] IS NULL OR id = ANY ($1::bigint[])) AND (app_name ILIKE $2 OR title ILIKE $2)";
+  c.prepare("group_list", "SELECT " + kGroupColumns + ", count(*) OVER () AS total FROM job_group" + where +
+                              " ORDER BY app_name COLLATE \"C\", id LIMIT $3 OFFSET $4");
+  c.prepare("group_count", "SELECT count(*) FROM job_group" + where);
+  c.prepare("group_get", "SELECT " + kGroupColumns + " FROM job_group WHERE id = $1");
+  c.prepare("group_lock", "SELECT " + kGroupColumns + " FROM job_group WHERE id = $1 FOR UPDATE");
+  c.prepare("group_by_app_name", "SELECT " + kGroupColumns + " FROM job_group WHERE app_name = $1");
+  c.prepare("group_insert",
+            "INSERT INTO job_group (app_name, title, address_type, address_list, access_token, created_at, updated_at) "
+            "VALUES ($1, $2, $3, $4::text[], $5, " + ts("$6") + ", " + ts("$6") + ") RETURNING " + kGroupColumns);
+  c.prepare("group_update", "UPDATE job_group SET title = $2, address_type = $3, address_list = $4::text[], "
+                            "access_token = $5, updated_at = " + ts("$6") + " WHERE id = $1 RETURNING " + kGroupColumns);
+  c.prepare("group_job_count", "SELECT count(*) FROM job_info WHERE job_group = $1");
+  c.prepare("group_delete", "DELETE FROM job_group WHERE id = $1");
+}
+
+void prepare_jobs(pqxx::connection& c) {
+  const std::string where =
+      " WHERE ($1::bigint[] IS NULL OR job_group = ANY ($1::bigint[])) AND ($2::bigint IS NULL OR job_group = $2)"
+      " AND ($3::integer IS NULL OR trigger_status = $3)"
+      " AND (job_desc ILIKE $4 OR executor_handler ILIKE $4 OR author ILIKE $4)";
+  c.prepare("job_list", "SELECT " + kJobColumns + ", count(*) OVER () AS total FROM job_info" + where +
+                            " ORDER BY id DESC LIMIT $5 OFFSET $6");
+  c.prepare("job_count", "SELECT count(*) FROM job_info" + where);
+  c.prepare("job_get", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1");
+  c.prepare("job_lock", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1 FOR UPDATE");
+  c.prepare("job_existing", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id");
+  c.prepare("job_insert",
+            "INSERT INTO job_info (job_group, job_desc, author, alarm_email, schedule_type, schedule_conf, timezone, "
+            "misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, "
+            "executor_timeout, executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, "
+            "glue_updated_at, child_job_ids, trigger_status, trigger_last_time, trigger_next_time, created_at, "
+            "updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, " +
+                ts("$19") + ", $20::bigint[], $21, $22, $23, " + ts("$19") + ", " + ts("$19") + ") RETURNING " +
+                kJobColumns);
+  c.prepare("job_update",
+            "UPDATE job_info SET job_group = $2, job_desc = $3, author = $4, alarm_email = $5, schedule_type = $6, "
+            "schedule_conf = $7, timezone = $8, misfire_strategy = $9, executor_route_strategy = $10, "
+            "executor_handler = $11, executor_param = $12, executor_block_strategy = $13, executor_timeout = $14, "
+            "executor_fail_retry_count = $15, retry_interval = $16, glue_type = $17, child_job_ids = $18::bigint[], "
+            "trigger_status = $19, trigger_last_time = $20, trigger_next_time = $21, updated_at = " +
+                ts("$22") + " WHERE id = $1 RETURNING " + kJobColumns);
+  c.prepare("job_set_status", "UPDATE job_info SET trigger_status = $2, trigger_next_time = $3, updated_at = " +
+                                  ts("$4") + " WHERE id = $1 RETURNING " + kJobColumns);
+  c.prepare("job_delete", "DELETE FROM job_info WHERE id = $1");
+  c.prepare("job_group_of", "SELECT job_group FROM job_info WHERE id = $1 FOR KEY SHARE");
+}
+
+void prepare_logs(pqxx::connection& c) {
+  const std::string where =
+      " WHERE ($1::bigint[] IS NULL OR job_group = ANY ($1::bigint[])) AND ($2::bigint IS NULL OR job_group = $2)"
+      " AND ($3::bigint IS NULL OR job_id = $3) AND ($4::text[] IS NULL OR state = ANY ($4::text[]))"
+      " AND ($5::bigint IS NULL OR scheduled_time >= $5) AND ($6::bigint IS NULL OR scheduled_time < $6)";
+  c.prepare("log_list", "SELECT " + kLogColumns + ", count(*) OVER () AS total FROM job_log" + where +
+                            " ORDER BY scheduled_time DESC, id DESC LIMIT $7 OFFSET $8");
+  c.prepare("log_count", "SELECT count(*) FROM job_log" + where);
+  c.prepare("log_get", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
+  c.prepare("log_lock", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1 FOR UPDATE");
+  c.prepare("log_insert_fire",
+            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
+            "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
+            "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
+  c.prepare("log_cancel", "UPDATE job_log SET state = 'cancelled' WHERE id = $1 AND state = 'pending' RETURNING " +
+                              kLogColumns);
+  // Ranks every log of the job or group (newest first) and deletes the finished ones that are
+  // older than $3 and beyond the newest $4; running and pending ones are never deleted.
+  c.prepare("log_clear",
+            "WITH ranked AS ("
+            "  SELECT id, state, scheduled_time, row_number() OVER (ORDER BY scheduled_time DESC, id DESC) AS rank"
+            "  FROM job_log WHERE ($1::bigint IS NULL OR job_group = $1) AND ($2::bigint IS NULL OR job_id = $2))"
+            " DELETE FROM job_log l USING ranked r WHERE l.id = r.id"
+            " AND r.state NOT IN ('pending', 'triggered') AND l.state NOT IN ('pending', 'triggered')"
+            " AND ($3::bigint IS NULL OR r.scheduled_time < $3) AND ($4::bigint IS NULL OR r.rank > $4)");
+}
+
+void prepare_scripts(pqxx::connection& c) {
+  c.prepare("job_save_glue", "UPDATE job_info SET glue_source = $2, glue_remark = $3, glue_updated_at = " + ts("$4") +
+                                 ", updated_at = " + ts("$4") + " WHERE id = $1 RETURNING " + kJobColumns);
+  c.prepare("version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
+                              "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");
+  c.prepare("version_prune",
+            "DELETE FROM job_logglue WHERE job_id = $1 AND id NOT IN "
+            "(SELECT id FROM job_logglue WHERE job_id = $1 ORDER BY id DESC LIMIT $2)");
+  c.prepare("version_list", "SELECT " + kVersionColumns + " FROM job_logglue WHERE job_id = $1 ORDER BY id DESC");
+  c.prepare("version_get", "SELECT " + kVersionColumns + " FROM job_logglue WHERE id = $1");
+}
+
+[[noreturn]] void no_job(std::int64_t id) { throw NotFound("job " + std::to_string(id) + " does not exist"); }
+
+}  // namespace
+
+void PgStores::prepare(pqxx::connection& connection) {
+  prepare_groups(connection);
+  prepare_jobs(connection);
+  prepare_logs(connection);
+  prepare_scripts(connection);
+  prepare_accounts(connection);
+  prepare_audit(connection);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Groups
+
+Page<Group> PgGroupStore::list(const Filter& f) {
+  const auto scope = scope_param(f.scope);
+  const auto pattern = contains_pattern(f.text);
+  return db_.read([&](pqxx::read_transaction& tx) {
+    auto rows = tx.exec_prepared("group_list", scope, pattern, f.page.limit, f.page.offset);
+    Page<Group> page;
+    page.items = all_of<Group>(rows, group_from);
+    page.total = page_total(rows, [&] { return tx.exec_prepared1("group_count", scope, pattern)[0].as<std::int64_t>(); });
+    return page;
+  });
+}
+
+std::optional<Group> PgGroupStore::get(std::int64_t id) {
+  return db_.read([&](pqxx::read_transaction& tx) { return first_of<Group>(tx.exec_prepared("group_get", id), group_from); });
+}
+
+std::optional<Group> PgGroupStore::find_by_app_name(std::string_view app_name) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return first_of<Group>(tx.exec_prepared("group_by_app_name", std::string(app_name)), group_from);
+  });
+}
+
+Group PgGroupStore::create(const Group& g, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      Group created = group_from(tx.exec_prepared1("group_insert", g.app_name, g.title, g.address_type,
+                                                   text_array(g.address_list), g.access_token, now));
+      write_audit(tx, now, actor, "group.create", "group", created.id, std::nullopt, to_json(created));
+      return created;
+    });
+  });
+}
+
+Group PgGroupStore::update(const Group& g, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before = first_of<Group>(tx.exec_prepared("group_lock", g.id), group_from);
+      if (!before) throw NotFound("group " + std::to_string(g.id) + " does not exist");
+      Group updated = group_from(tx.exec_prepared1("group_update", g.id, g.title, g.address_type,
+                                                   text_array(g.address_list), g.access_token, now));
+      write_audit(tx, now, actor, "group.update", "group", g.id, to_json(*before), to_json(updated));
+      return updated;
+    });
+  });
+}
+
+void PgGroupStore::remove(std::int64_t id, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  mapped([&] {
+    db_.transact([&](pqxx::work& tx) {
+      // The row lock conflicts with the key-share lock a concurrent job insert takes on the
+      // group, so no job can join the group between the count and the delete.
+      auto before = first_of<Group>(tx.exec_prepared("group_lock", id), group_from);
+      if (!before) throw NotFound("group " + std::to_string(id) + " does not exist");
+      auto jobs = tx.exec_prepared1("group_job_count", id)[0].as<std::int64_t>();
+      if (jobs > 0) throw Conflict("group has " + std::to_string(jobs) + (jobs == 1 ? " job" : " jobs"));
+      tx.exec_prepared("group_delete", id);
+      write_audit(tx, now, actor, "group.delete", "group", id, to_json(*before), std::nullopt);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs
+
+Page<Job> PgJobStore::list(const Filter& f) {
+  const auto scope = scope_param(f.scope);
+  const auto pattern = contains_pattern(f.text);
+  return db_.read([&](pqxx::read_transaction& tx) {
+    auto rows = tx.exec_prepared("job_list", scope, f.job_group, f.trigger_status, pattern, f.page.limit, f.page.offset);
+    Page<Job> page;
+    page.items = all_of<Job>(rows, job_from);
+    page.total = page_total(rows, [&] {
+      return tx.exec_prepared1("job_count", scope, f.job_group, f.trigger_status, pattern)[0].as<std::int64_t>();
+    });
+    return page;
+  });
+}
+
+std::optional<Job> PgJobStore::get(std::int64_t id) {
+  return db_.read([&](pqxx::read_transaction& tx) { return first_of<Job>(tx.exec_prepared("job_get", id), job_from); });
+}
+
+std::vector<std::int64_t> PgJobStore::existing(const std::vector<std::int64_t>& ids) {
+  if (ids.empty()) return {};
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return all_of<std::int64_t>(tx.exec_prepared("job_existing", bigint_array(ids)),
+                                [](const pqxx::row& r) { return r[0].as<std::int64_t>(); });
+  });
+}
+
+Job PgJobStore::create(const Job& j, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      Job created = job_from(tx.exec_prepared1(
+          "job_insert", j.job_group, j.job_desc, j.author, j.alarm_email, j.schedule_type, j.schedule_conf, j.timezone,
+          j.misfire_strategy, j.executor_route_strategy, j.executor_handler, j.executor_param, j.executor_block_strategy,
+          j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, j.glue_type, j.glue_source, j.glue_remark,
+          now, bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time));
+      write_audit(tx, now, actor, "job.create", "job", created.id, std::nullopt, to_json(created));
+      return created;
+    });
+  });
+}
+
+Job PgJobStore::update(const Job& j, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before = first_of<Job>(tx.exec_prepared("job_lock", j.id), job_from);
+      if (!before) no_job(j.id);
+      Job updated = job_from(tx.exec_prepared1(
+          "job_update", j.id, j.job_group, j.job_desc, j.author, j.alarm_email, j.schedule_type, j.schedule_conf,
+          j.timezone, j.misfire_strategy, j.executor_route_strategy, j.executor_handler, j.executor_param,
+          j.executor_block_strategy, j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, j.glue_type,
+          bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time, now));
+      write_audit(tx, now, actor, "job.update", "job", j.id, to_json(*before), to_json(updated));
+      return updated;
+    });
+  });
+}
+
+void PgJobStore::remove(std::int64_t id, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  mapped([&] {
+    db_.transact([&](pqxx::work& tx) {
+      auto before = first_of<Job>(tx.exec_prepared("job_lock", id), job_from);
+      if (!before) no_job(id);
+      tx.exec_prepared("job_delete", id);  // its logs and script versions go with it (ON DELETE CASCADE)
+      write_audit(tx, now, actor, "job.delete", "job", id, to_json(*before), std::nullopt);
+    });
+  });
+}
+
+Job PgJobStore::set_trigger_status(std::int64_t id, int status, std::int64_t next_time, std::string_view action,
+                                   const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before = first_of<Job>(tx.exec_prepared("job_lock", id), job_from);
+      if (!before) no_job(id);
+      Job updated = job_from(tx.exec_prepared1("job_set_status", id, status, next_time, now));
+      write_audit(tx, now, actor, action, "job", id, to_json(*before), to_json(updated));
+      return updated;
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logs
+
+namespace {
+
+// The states a status filter stands for; NULL for no filter.
+std::optional<std::string> states_for(const std::string& status) {
+  if (status.empty()) return std::nullopt;
+  if (status == "success") return "{succeeded}";
+  if (status == "failure") return "{failed,lost}";
+  if (status == "running") return "{triggered}";
+  if (status == "pending") return "{pending}";
+  throw std::invalid_argument("unknown log status filter: " + status);
+}
+
+nlohmann::json clear_json(const LogStore::ClearRequest& r, std::int64_t deleted) {
+  auto opt = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"jobGroup", opt(r.job_group)}, {"jobId", opt(r.job_id)}, {"before", opt(r.before)},
+          {"keep", opt(r.keep)},          {"deleted", deleted}};
+}
+
+}  // namespace
+
+Page<JobLog> PgLogStore::list(const Filter& f) {
+  const auto states = states_for(f.status);
+  const auto scope = scope_param(f.scope);
+  return db_.read([&](pqxx::read_transaction& tx) {
+    auto rows = tx.exec_prepared("log_list", scope, f.job_group, f.job_id, states, f.from, f.to, f.page.limit,
+                                 f.page.offset);
+    Page<JobLog> page;
+    page.items = all_of<JobLog>(rows, log_from);
+    page.total = page_total(rows, [&] {
+      return tx.exec_prepared1("log_count", scope, f.job_group, f.job_id, states, f.from, f.to)[0].as<std::int64_t>();
+    });
+    return page;
+  });
+}
+
+std::optional<JobLog> PgLogStore::get(std::int64_t id) {
+  return db_.read([&](pqxx::read_transaction& tx) { return first_of<JobLog>(tx.exec_prepared("log_get", id), log_from); });
+}
+
+JobLog PgLogStore::create_fire(const JobLog& l, const Actor& actor) {
+  if (l.trigger_type != "MANUAL" && l.trigger_type != "API") {
+    throw std::invalid_argument("a fire asked for through the API is MANUAL or API, not " + l.trigger_type);
+  }
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto group = tx.exec_prepared("job_group_of", l.job_id);
+      if (group.empty()) no_job(l.job_id);
+      JobLog created = log_from(tx.exec_prepared1(
+          "log_insert_fire", group[0][0].as<std::int64_t>(), l.job_id, l.trigger_type, l.scheduled_time, l.admin_node,
+          l.executor_address, l.executor_handler, l.executor_param, l.shard_index, l.shard_total,
+          l.executor_fail_retry_count, l.parent_log_id));
+      write_audit(tx, now, actor, "job.trigger", "job", l.job_id, std::nullopt, to_json(created));
+      return created;
+    });
+  });
+}
+
+bool PgLogStore::cancel_pending(std::int64_t log_id, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before = first_of<JobLog>(tx.exec_prepared("log_lock", log_id), log_from);
+      if (!before) throw NotFound("log " + std::to_string(log_id) + " does not exist");
+      auto rows = tx.exec_prepared("log_cancel", log_id);
+      if (rows.empty()) return false;
+      write_audit(tx, now, actor, "log.cancel", "log", log_id, to_json(*before), to_json(log_from(rows[0])));
+      return true;
+    });
+  });
+}
+
+std::int64_t PgLogStore::clear(const ClearRequest& r, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto deleted = static_cast<std::int64_t>(
+          tx.exec_prepared("log_clear", r.job_group, r.job_id, r.before, r.keep).affected_rows());
+      write_audit(tx, now, actor, "log.clear", "log", std::nullopt, std::nullopt, clear_json(r, deleted));
+      return deleted;
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Script versions
+
+Job PgScriptStore::save_version(std::int64_t job_id, const std::string& glue_source, const std::string& glue_remark,
+                                const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before = first_of<Job>(tx.exec_prepared("job_lock", job_id), job_from);
+      if (!before) no_job(job_id);
+      Job saved = job_from(tx.exec_prepared1("job_save_glue", job_id, glue_source, glue_remark, now));
+      tx.exec_prepared("version_insert", job_id, saved.glue_type, glue_source, glue_remark, now);
+      tx.exec_prepared("version_prune", job_id, kVersionsKept);
+      write_audit(tx, now, actor, "script.save", "script", job_id, to_json(*before), to_json(saved));
+      return saved;
+    });
+  });
+}
+
+std::vector<ScriptVersion> PgScriptStore::versions(std::int64_t job_id) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return all_of<ScriptVersion>(tx.exec_prepared("version_list", job_id), version_from);
+  });
+}
+
+std::optional<ScriptVersion> PgScriptStore::get_version(std::int64_t version_id) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return first_of<ScriptVersion>(tx.exec_prepared("version_get", version_id), version_from);
+  });
+}
+
+}  // namespace cronwheel::admin

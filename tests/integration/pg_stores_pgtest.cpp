@@ -1,0 +1,244 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <latch>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "admin/store/database.h"
+#include "admin/store/migrator.h"
+#include "admin/store/pg_store_support.h"
+#include "admin/store/pg_stores.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/store_contract_tests.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using admin::Actor;
+using admin::Conflict;
+
+// PgStores on a fresh, migrated database, with time from a FakeClock.
+class PgStoreFixture {
+ public:
+  explicit PgStoreFixture(std::size_t pool_size = 4)
+      : migrated_(migrate(db_)), database_(options(db_, pool_size), &admin::PgStores::prepare), stores_(database_, clock_) {}
+
+  admin::Stores stores() { return stores_.stores(); }
+  FakeClock& clock() { return clock_; }
+  admin::Database& database() { return database_; }
+  const TestDatabase& test_database() const { return db_; }
+
+  // Writes the row the way the scheduling core would, every column as given.
+  admin::JobLog put_log(const admin::JobLog& l) {
+    auto id = database_.transact([&](pqxx::work& tx) {
+      return tx
+          .exec_params1(
+              "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
+              "executor_address, executor_handler, executor_param, shard_index, shard_total, "
+              "executor_fail_retry_count, parent_log_id, trigger_time, trigger_code, trigger_msg, handle_time, "
+              "handle_code, handle_msg, alarm_status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+              "$13, " + admin::pg::ts("$14") + ", $15, $16, " + admin::pg::ts("$17") + ", $18, $19, $20) RETURNING id",
+              l.job_group, l.job_id, l.state, l.trigger_type, l.scheduled_time, l.admin_node, l.executor_address,
+              l.executor_handler, l.executor_param, l.shard_index, l.shard_total, l.executor_fail_retry_count,
+              l.parent_log_id, l.trigger_time, l.trigger_code, l.trigger_msg, l.handle_time, l.handle_code, l.handle_msg,
+              l.alarm_status)[0]
+          .as<std::int64_t>();
+    });
+    return *stores_.logs().get(id);
+  }
+
+  // Runs SQL outside the stores (test setup and inspection).
+  std::int64_t count(const std::string& sql) {
+    return database_.read([&](pqxx::read_transaction& tx) { return tx.exec1(sql)[0].as<std::int64_t>(); });
+  }
+  void exec(const std::string& sql) {
+    database_.transact([&](pqxx::work& tx) { tx.exec(sql); });
+  }
+
+ private:
+  static bool migrate(const TestDatabase& db) {
+    pqxx::connection c(db.url());
+    admin::Migrator().migrate(c);
+    return true;
+  }
+  static admin::Database::Options options(const TestDatabase& db, std::size_t pool_size) {
+    admin::Database::Options o;
+    o.url = db.url();
+    o.pool_size = pool_size;
+    return o;
+  }
+
+  TestDatabase db_;
+  bool migrated_;
+  FakeClock clock_;
+  admin::Database database_;
+  admin::PgStores stores_;
+};
+
+}  // namespace
+
+namespace store_contract {
+INSTANTIATE_TYPED_TEST_SUITE_P(Pg, StoreContract, PgStoreFixture);
+}  // namespace store_contract
+
+namespace {
+
+const Actor kSystem{std::nullopt, "system", ""};
+
+TEST(PgStores, ConcurrentCreatesOfOneAppNameLetExactlyOneSucceed) {
+  constexpr int kThreads = 6;
+  PgStoreFixture f(kThreads);
+  for (int round = 0; round < 5; ++round) {
+    const std::string name = "race-app-" + std::to_string(round);
+    std::latch start(kThreads);
+    std::atomic<int> created{0}, conflicts{0}, other{0};
+    std::vector<std::jthread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        try {
+          f.stores().groups.create(store_contract::make_group(name, "Title " + std::to_string(i)), kSystem);
+          ++created;
+        } catch (const Conflict& e) {
+          conflicts += e.field() == "appName" ? 1 : 0;
+          other += e.field() == "appName" ? 0 : 1;
+        } catch (...) {
+          ++other;
+        }
+      });
+    }
+    threads.clear();  // joins
+    EXPECT_EQ(created, 1) << name;
+    EXPECT_EQ(conflicts, kThreads - 1) << name;
+    EXPECT_EQ(other, 0) << name;
+    EXPECT_EQ(f.count("SELECT count(*) FROM audit_log WHERE action = 'group.create' AND after->>'appName' = '" + name + "'"), 1);
+  }
+}
+
+TEST(PgStores, GroupRemoveRacingAJobCreateNeverLeavesAJobWithoutItsGroup) {
+  PgStoreFixture f(4);
+  for (int round = 0; round < 10; ++round) {
+    auto g = f.stores().groups.create(store_contract::make_group("group-" + std::to_string(round)), kSystem);
+    std::latch start(2);
+    std::jthread remover([&] {
+      start.arrive_and_wait();
+      try {
+        f.stores().groups.remove(g.id, kSystem);
+      } catch (const Conflict&) {
+        // the job got in first
+      }
+    });
+    std::jthread creator([&] {
+      start.arrive_and_wait();
+      try {
+        f.stores().jobs.create(store_contract::make_job(g.id), kSystem);
+      } catch (const Conflict& e) {
+        EXPECT_EQ(e.field(), "jobGroup");
+      }
+    });
+    remover.join();
+    creator.join();
+    const bool group_exists = f.stores().groups.get(g.id).has_value();
+    admin::JobStore::Filter jobs;
+    jobs.job_group = g.id;
+    const bool job_exists = f.stores().jobs.list(jobs).total > 0;
+    EXPECT_EQ(group_exists, job_exists) << "round " << round;
+  }
+}
+
+// A change and its audit entry commit together: when writing the entry fails, the change is
+// rolled back too.
+TEST(PgStores, AFailedAuditEntryRollsTheChangeBack) {
+  PgStoreFixture f;
+  auto g = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  auto j = f.stores().jobs.create(store_contract::make_job(g.id), kSystem);
+  f.exec(R"sql(
+    CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'audit refused'; END $$;
+    CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit();
+  )sql");
+  const auto audited = f.count("SELECT count(*) FROM audit_log");
+
+  EXPECT_THROW(f.stores().groups.create(store_contract::make_group("other-app"), kSystem), pqxx::sql_error);
+  EXPECT_EQ(f.stores().groups.find_by_app_name("other-app"), std::nullopt);
+
+  auto change = j;
+  change.job_desc = "changed";
+  EXPECT_THROW(f.stores().jobs.update(change, kSystem), pqxx::sql_error);
+  EXPECT_THROW(f.stores().jobs.set_trigger_status(j.id, 1, 1, "job.start", kSystem), pqxx::sql_error);
+  EXPECT_THROW(f.stores().scripts.save_version(j.id, "echo", "v1", kSystem), pqxx::sql_error);
+  EXPECT_EQ(f.stores().jobs.get(j.id), j);
+  EXPECT_TRUE(f.stores().scripts.versions(j.id).empty());
+
+  EXPECT_THROW(f.stores().jobs.remove(j.id, kSystem), pqxx::sql_error);
+  EXPECT_TRUE(f.stores().jobs.get(j.id).has_value());
+  EXPECT_THROW(f.stores().users.create(store_contract::make_user("alice"), kSystem), pqxx::sql_error);
+  EXPECT_EQ(f.stores().users.count(), 0);
+  EXPECT_EQ(f.count("SELECT count(*) FROM audit_log"), audited);
+}
+
+// The reverse: a change that fails after its first statement leaves no audit entry and no part
+// of itself.
+TEST(PgStores, AChangeFailingHalfWayLeavesNeitherChangeNorAuditEntry) {
+  PgStoreFixture f;
+  auto g = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  auto j = f.stores().jobs.create(store_contract::make_job(g.id), kSystem);
+  // Saving a version updates the job, then inserts the version: make the second step fail.
+  f.exec(R"sql(
+    CREATE FUNCTION refuse_version() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'version refused'; END $$;
+    CREATE TRIGGER refuse_version BEFORE INSERT ON job_logglue FOR EACH ROW EXECUTE FUNCTION refuse_version();
+  )sql");
+  const auto audited = f.count("SELECT count(*) FROM audit_log");
+  EXPECT_THROW(f.stores().scripts.save_version(j.id, "echo", "v1", kSystem), pqxx::sql_error);
+  EXPECT_EQ(f.stores().jobs.get(j.id), j);
+  EXPECT_EQ(f.count("SELECT count(*) FROM audit_log"), audited);
+
+  // A user whose second group does not exist: the user row was inserted, then the grant failed.
+  try {
+    f.stores().users.create(store_contract::make_user("alice", "normal", {g.id, 999}), kSystem);
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "groups");
+  }
+  EXPECT_EQ(f.stores().users.count(), 0);
+  EXPECT_EQ(f.count("SELECT count(*) FROM user_group"), 0);
+  EXPECT_EQ(f.count("SELECT count(*) FROM audit_log"), audited);
+}
+
+TEST(PgStores, AuditBeforeAndAfterAreStoredAsJsonObjects) {
+  PgStoreFixture f;
+  auto g = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  auto change = g;
+  change.title = "New";
+  f.stores().groups.update(change, kSystem);
+  EXPECT_EQ(f.count("SELECT count(*) FROM audit_log WHERE jsonb_typeof(after) = 'object'"), 2);
+  EXPECT_EQ(f.count("SELECT count(*) FROM audit_log WHERE before->>'title' = 'Title' AND after->>'title' = 'New'"), 1);
+}
+
+TEST(PgStores, TextArraysKeepQuotesCommasAndBackslashes) {
+  PgStoreFixture f;
+  auto g = store_contract::make_group("billing-app");
+  g.address_list = {"http://a:1/x,y", "say \"hi\"", "back\\slash", "{braces}", "NULL", ""};
+  auto created = f.stores().groups.create(g, kSystem);
+  EXPECT_EQ(created.address_list, g.address_list);
+  EXPECT_EQ(f.stores().groups.get(created.id)->address_list, g.address_list);
+}
+
+TEST(PgStores, SessionsAndTokensStoreOnlyTheHash) {
+  PgStoreFixture f;
+  auto u = f.stores().users.create(store_contract::make_user("alice"), kSystem);
+  f.stores().tokens.create(u.id, "ci", std::string(32, 'k'), kSystem);
+  f.stores().sessions.create({std::string(32, 's'), u.id, "csrf", f.clock().now_ms() + 60'000});
+  EXPECT_EQ(f.count("SELECT count(*) FROM api_token WHERE token_hash = decode(repeat('6b', 32), 'hex')"), 1);
+  EXPECT_EQ(f.count("SELECT count(*) FROM user_session WHERE token_hash = decode(repeat('73', 32), 'hex')"), 1);
+}
+
+}  // namespace
+}  // namespace cronwheel::testing

@@ -1,0 +1,1169 @@
+#pragma once
+
+// The stores' contract (admin/store/stores.h) as one typed GoogleTest suite, run against the
+// in-memory fakes (tests/unit/admin/fake_stores_test.cpp, label unit) and against PostgreSQL
+// (tests/integration/pg_stores_pgtest.cpp, label db): the same bodies, so the fakes the API
+// tests use behave like the real stores.
+//
+// A binary includes this header once and instantiates the suite with a fixture type F:
+//
+//   struct F {
+//     F();                                  // fresh, empty stores
+//     admin::Stores stores();
+//     testing::FakeClock& clock();          // the clock the stores stamp times with
+//     admin::JobLog put_log(admin::JobLog); // stores a log row as given (state, times, ...)
+//   };
+//   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, StoreContract, F);
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/store/record_json.h"
+#include "admin/store/stores.h"
+#include "tests/support/fake_clock.h"
+
+namespace cronwheel::testing {
+
+namespace store_contract {
+
+using namespace cronwheel::admin;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// crypto_pwhash_str output has this shape; the stores only check the prefix.
+inline const std::string kHash1 = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA";
+inline const std::string kHash2 = "$argon2id$v=19$m=65536,t=2,p=1$b3RoZXJzYWx0$b3RoZXJoYXNob3RoZXJoYQ";
+
+inline std::string hash_of(char c) { return std::string(32, c); }  // a SHA-256 as raw bytes
+
+inline Group make_group(const std::string& app_name, const std::string& title = "Title") {
+  Group g;
+  g.app_name = app_name;
+  g.title = title;
+  return g;
+}
+
+inline Job make_job(std::int64_t group, const std::string& desc = "nightly report") {
+  Job j;
+  j.job_group = group;
+  j.job_desc = desc;
+  j.author = "ops";
+  j.schedule_type = "CRON";
+  j.schedule_conf = "0 0 2 * * ?";
+  j.timezone = "Europe/Berlin";
+  j.executor_handler = "reportHandler";
+  return j;
+}
+
+inline User make_user(const std::string& name, const std::string& role = "normal", std::vector<std::int64_t> groups = {}) {
+  User u;
+  u.username = name;
+  u.password_hash = kHash1;
+  u.role = role;
+  u.groups = std::move(groups);
+  return u;
+}
+
+inline JobLog make_log(std::int64_t job, std::int64_t group, std::string state, std::int64_t scheduled) {
+  JobLog l;
+  l.job_id = job;
+  l.job_group = group;
+  l.state = std::move(state);
+  l.trigger_type = "SCHEDULE";
+  l.scheduled_time = scheduled;
+  l.admin_node = "node-1";
+  if (l.state != "pending" && l.state != "cancelled") l.trigger_time = scheduled + 10;
+  if (l.state == "succeeded" || l.state == "failed") {
+    l.handle_time = scheduled + 20;
+    l.handle_code = l.state == "succeeded" ? 200 : 500;
+  }
+  return l;
+}
+
+inline std::vector<std::int64_t> ids_of(const auto& items) {
+  std::vector<std::int64_t> ids;
+  for (const auto& i : items) ids.push_back(i.id);
+  return ids;
+}
+
+template <class F>
+class StoreContract : public ::testing::Test {
+ protected:
+  Stores s() { return f_.stores(); }
+  FakeClock& clock() { return f_.clock(); }
+
+  // The system acting (no user), and an admin user acting from an address.
+  Actor system() { return Actor{std::nullopt, "system", ""}; }
+  Actor admin_actor() {
+    if (!admin_) admin_ = s().users.create(make_user("root", "admin"), system());
+    return Actor{admin_->id, admin_->username, "192.0.2.7"};
+  }
+
+  std::optional<AuditEntry> last_audit() {
+    AuditStore::Filter f;
+    f.page.limit = 1;
+    auto page = s().audit.list(f);
+    if (page.items.empty()) return std::nullopt;
+    return page.items.front();
+  }
+  std::int64_t audit_count() { return s().audit.list({}).total; }
+
+  // The audit entry written by the last change, checked for who and what.
+  void expect_last_audit(const std::string& action, const std::string& entity_type,
+                         std::optional<std::int64_t> entity_id, const Actor& actor) {
+    auto e = last_audit();
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->action, action);
+    EXPECT_EQ(e->entity_type, entity_type);
+    EXPECT_EQ(e->entity_id, entity_id);
+    EXPECT_EQ(e->user_id, actor.user_id);
+    EXPECT_EQ(e->username, actor.username);
+    EXPECT_EQ(e->remote_addr, actor.remote_addr);
+    EXPECT_EQ(e->at, clock().now_ms());
+  }
+  static json parsed(const std::optional<std::string>& text) { return text ? json::parse(*text) : json(nullptr); }
+
+  Group group(const std::string& app_name) { return s().groups.create(make_group(app_name), system()); }
+  Job job(std::int64_t group, const std::string& desc = "nightly report") {
+    return s().jobs.create(make_job(group, desc), system());
+  }
+
+  F f_;
+  std::optional<User> admin_;
+};
+
+TYPED_TEST_SUITE_P(StoreContract);
+
+// ---------------------------------------------------------------------------------------------
+// Groups
+
+TYPED_TEST_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudited) {
+  auto actor = this->admin_actor();
+  Group g = make_group("billing-app", "Billing");
+  g.address_type = 1;
+  g.address_list = {"http://10.0.0.1:9999/", "http://10.0.0.2:9999/"};
+  g.access_token = "s3cret";
+  Group created = this->s().groups.create(g, actor);
+  EXPECT_GT(created.id, 0);
+  EXPECT_EQ(created.created_at, this->clock().now_ms());
+  EXPECT_EQ(created.updated_at, this->clock().now_ms());
+  g.id = created.id;
+  g.created_at = g.updated_at = created.created_at;
+  EXPECT_EQ(created, g);
+  EXPECT_EQ(this->s().groups.get(created.id), g);
+  EXPECT_EQ(this->s().groups.find_by_app_name("billing-app"), g);
+
+  this->expect_last_audit("group.create", "group", created.id, actor);
+  auto e = this->last_audit();
+  EXPECT_EQ(e->before, std::nullopt);
+  EXPECT_EQ(this->parsed(e->after), to_json(created));
+  EXPECT_EQ(this->parsed(e->after).dump().find("s3cret"), std::string::npos) << "the access token is write-only";
+}
+
+TYPED_TEST_P(StoreContract, GroupMissingReadsAsNothing) {
+  EXPECT_EQ(this->s().groups.get(12345), std::nullopt);
+  EXPECT_EQ(this->s().groups.find_by_app_name("nobody-here"), std::nullopt);
+}
+
+TYPED_TEST_P(StoreContract, GroupCreateRefusesATakenAppNameWithoutAuditing) {
+  this->group("billing-app");
+  auto before = this->audit_count();
+  try {
+    this->s().groups.create(make_group("billing-app", "Other"), this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "appName");
+  }
+  EXPECT_EQ(this->audit_count(), before);
+  EXPECT_EQ(this->s().groups.list({}).total, 1);
+}
+
+TYPED_TEST_P(StoreContract, GroupSchemaRulesAreConflictsNamingTheField) {
+  auto field_of = [&](const Group& g) {
+    try {
+      this->s().groups.create(g, this->system());
+    } catch (const Conflict& e) {
+      return e.field();
+    }
+    return std::string("no conflict");
+  };
+  EXPECT_EQ(field_of(make_group("ab")), "appName");
+  EXPECT_EQ(field_of(make_group("-starts-with-dash")), "appName");
+  EXPECT_EQ(field_of(make_group("has space")), "appName");
+  EXPECT_EQ(field_of(make_group("good-name", "   ")), "title");
+  Group bad_type = make_group("good-name");
+  bad_type.address_type = 2;
+  EXPECT_EQ(field_of(bad_type), "addressType");
+  EXPECT_EQ(this->s().groups.list({}).total, 0);
+}
+
+TYPED_TEST_P(StoreContract, GroupUpdateChangesEverythingButTheAppNameAndIsAudited) {
+  Group g = this->group("billing-app");
+  this->clock().advance(5s);
+  auto actor = this->admin_actor();
+  Group change = g;
+  change.app_name = "renamed-app";
+  change.title = "Billing v2";
+  change.address_type = 1;
+  change.address_list = {"https://exec.example:9999/"};
+  change.access_token = "tok";
+  Group updated = this->s().groups.update(change, actor);
+  EXPECT_EQ(updated.app_name, "billing-app");
+  EXPECT_EQ(updated.title, "Billing v2");
+  EXPECT_EQ(updated.address_type, 1);
+  EXPECT_EQ(updated.address_list, change.address_list);
+  EXPECT_EQ(updated.access_token, "tok");
+  EXPECT_EQ(updated.created_at, g.created_at);
+  EXPECT_EQ(updated.updated_at, this->clock().now_ms());
+  EXPECT_EQ(this->s().groups.get(g.id), updated);
+
+  this->expect_last_audit("group.update", "group", g.id, actor);
+  auto e = this->last_audit();
+  EXPECT_EQ(this->parsed(e->before), to_json(g));
+  EXPECT_EQ(this->parsed(e->after), to_json(updated));
+
+  change.access_token.reset();
+  EXPECT_EQ(this->s().groups.update(change, actor).access_token, std::nullopt);
+}
+
+TYPED_TEST_P(StoreContract, GroupUpdateOfAMissingGroupThrowsNotFound) {
+  Group g = make_group("billing-app");
+  g.id = 999;
+  EXPECT_THROW(this->s().groups.update(g, this->system()), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, GroupRemoveIsAuditedAndTakesItFromUsers) {
+  Group a = this->group("group-a");
+  Group b = this->group("group-b");
+  User u = this->s().users.create(make_user("alice", "normal", {a.id, b.id}), this->system());
+  auto actor = this->admin_actor();
+  this->s().groups.remove(a.id, actor);
+  EXPECT_EQ(this->s().groups.get(a.id), std::nullopt);
+  this->expect_last_audit("group.delete", "group", a.id, actor);
+  auto e = this->last_audit();
+  EXPECT_EQ(this->parsed(e->before), to_json(a));
+  EXPECT_EQ(e->after, std::nullopt);
+  EXPECT_EQ(this->s().users.get(u.id)->groups, std::vector<std::int64_t>{b.id});
+  EXPECT_THROW(this->s().groups.remove(a.id, actor), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, GroupWithJobsIsNotRemoved) {
+  Group g = this->group("busy-group");
+  this->job(g.id);
+  this->job(g.id);
+  auto before = this->audit_count();
+  try {
+    this->s().groups.remove(g.id, this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_NE(std::string(e.what()).find("2 jobs"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(this->s().groups.get(g.id).has_value());
+  EXPECT_EQ(this->audit_count(), before);
+}
+
+TYPED_TEST_P(StoreContract, GroupListOrdersByAppNameFiltersAndPages) {
+  Group c = this->group("charlie");
+  Group a = this->group("alpha");
+  Group b = this->s().groups.create(make_group("bravo", "Payments 100%"), this->system());
+  Group d = this->s().groups.create(make_group("delta", "Payments 1000"), this->system());
+
+  auto all = this->s().groups.list({});
+  EXPECT_EQ(all.total, 4);
+  EXPECT_EQ(ids_of(all.items), (std::vector<std::int64_t>{a.id, b.id, c.id, d.id}));
+
+  GroupStore::Filter paged;
+  paged.page = {1, 2};
+  auto page = this->s().groups.list(paged);
+  EXPECT_EQ(page.total, 4);
+  EXPECT_EQ(ids_of(page.items), (std::vector<std::int64_t>{b.id, c.id}));
+
+  GroupStore::Filter beyond;
+  beyond.page = {10, 5};
+  auto empty = this->s().groups.list(beyond);
+  EXPECT_TRUE(empty.items.empty());
+  EXPECT_EQ(empty.total, 4);
+
+  GroupStore::Filter text;
+  text.text = "PAYMENTS";
+  EXPECT_EQ(ids_of(this->s().groups.list(text).items), (std::vector<std::int64_t>{b.id, d.id}));
+  text.text = "0%";  // a literal percent sign, not a wildcard
+  EXPECT_EQ(ids_of(this->s().groups.list(text).items), std::vector<std::int64_t>{b.id});
+  text.text = "ALP";  // matches the app name too
+  EXPECT_EQ(ids_of(this->s().groups.list(text).items), std::vector<std::int64_t>{a.id});
+  text.text = "_";
+  EXPECT_EQ(this->s().groups.list(text).total, 0);
+
+  GroupStore::Filter scoped;
+  scoped.scope = std::vector<std::int64_t>{c.id, d.id};
+  EXPECT_EQ(ids_of(this->s().groups.list(scoped).items), (std::vector<std::int64_t>{c.id, d.id}));
+  scoped.scope = std::vector<std::int64_t>{};
+  EXPECT_EQ(this->s().groups.list(scoped).total, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs
+
+TYPED_TEST_P(StoreContract, JobCreateKeepsEveryFieldAndIsAudited) {
+  Group g = this->group("billing-app");
+  Job other = this->job(g.id);
+  auto actor = this->admin_actor();
+  Job j;
+  j.job_group = g.id;
+  j.job_desc = "Settle invoices";
+  j.author = "Ann";
+  j.alarm_email = "ops@example.com";
+  j.schedule_type = "FIX_RATE";
+  j.schedule_conf = "30";
+  j.timezone = "America/New_York";
+  j.misfire_strategy = "FIRE_ONCE_NOW";
+  j.executor_route_strategy = "SHARDING_BROADCAST";
+  j.executor_handler = "";
+  j.executor_param = "a=1\nb=\"2\"";
+  j.executor_block_strategy = "COVER_EARLY";
+  j.executor_timeout = 60;
+  j.executor_fail_retry_count = 3;
+  j.retry_interval = 15;
+  j.glue_type = "GLUE_SHELL";
+  j.glue_source = "#!/bin/sh\necho hi\n";
+  j.glue_remark = "first";
+  j.child_job_ids = {other.id};
+  j.trigger_status = 1;
+  j.trigger_last_time = 1'700'000'000'000;
+  j.trigger_next_time = 1'700'000'030'000;
+  Job created = this->s().jobs.create(j, actor);
+  EXPECT_GT(created.id, other.id);
+  j.id = created.id;
+  j.created_at = j.updated_at = j.glue_updated_at = this->clock().now_ms();
+  EXPECT_EQ(created, j);
+  EXPECT_EQ(this->s().jobs.get(created.id), j);
+  this->expect_last_audit("job.create", "job", created.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(j));
+  EXPECT_EQ(this->s().jobs.get(987654), std::nullopt);
+}
+
+TYPED_TEST_P(StoreContract, JobInAMissingGroupIsAConflictOnJobGroup) {
+  try {
+    this->s().jobs.create(make_job(4242), this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "jobGroup");
+  }
+  EXPECT_EQ(this->s().jobs.list({}).total, 0);
+  EXPECT_EQ(this->audit_count(), 0);
+}
+
+TYPED_TEST_P(StoreContract, JobSchemaRulesAreConflictsNamingTheField) {
+  Group g = this->group("billing-app");
+  auto field_of = [&](auto change) {
+    Job j = make_job(g.id);
+    change(j);
+    try {
+      this->s().jobs.create(j, this->system());
+    } catch (const Conflict& e) {
+      return e.field();
+    }
+    return std::string("no conflict");
+  };
+  EXPECT_EQ(field_of([](Job& j) { j.job_desc = " "; }), "jobDesc");
+  EXPECT_EQ(field_of([](Job& j) { j.executor_handler = ""; }), "executorHandler");
+  EXPECT_EQ(field_of([](Job& j) { j.schedule_type = "FIX_DELAY", j.schedule_conf = "0"; }), "scheduleConf");
+  EXPECT_EQ(field_of([](Job& j) { j.schedule_type = "FIX_RATE", j.schedule_conf = "1m"; }), "scheduleConf");
+  EXPECT_EQ(field_of([](Job& j) { j.schedule_conf = ""; }), "scheduleConf");
+  EXPECT_EQ(field_of([](Job& j) { j.schedule_type = "HOURLY"; }), "scheduleType");
+  EXPECT_EQ(field_of([](Job& j) { j.schedule_type = "NONE", j.schedule_conf = "", j.trigger_status = 1; }), "scheduleType");
+  EXPECT_EQ(field_of([](Job& j) { j.misfire_strategy = "SOMETIMES"; }), "misfireStrategy");
+  EXPECT_EQ(field_of([](Job& j) { j.executor_route_strategy = "NEAREST"; }), "executorRouteStrategy");
+  EXPECT_EQ(field_of([](Job& j) { j.executor_block_strategy = "PARALLEL"; }), "executorBlockStrategy");
+  EXPECT_EQ(field_of([](Job& j) { j.glue_type = "GLUE_COBOL"; }), "glueType");
+  EXPECT_EQ(field_of([](Job& j) { j.executor_timeout = -1; }), "executorTimeout");
+  EXPECT_EQ(field_of([](Job& j) { j.executor_fail_retry_count = 101; }), "executorFailRetryCount");
+  EXPECT_EQ(field_of([](Job& j) { j.retry_interval = -5; }), "retryInterval");
+  EXPECT_EQ(field_of([](Job& j) { j.trigger_status = 2; }), "triggerStatus");
+  EXPECT_EQ(this->s().jobs.list({}).total, 0);
+}
+
+TYPED_TEST_P(StoreContract, JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited) {
+  Group g = this->group("billing-app");
+  Group g2 = this->group("other-app");
+  Job child = this->job(g.id, "child");
+  Job j = this->job(g.id);
+  this->s().scripts.save_version(j.id, "echo 1", "v1", this->system());
+  j = *this->s().jobs.get(j.id);
+  this->clock().advance(1min);
+  auto actor = this->admin_actor();
+
+  Job change = j;
+  change.job_group = g2.id;
+  change.job_desc = "weekly report";
+  change.schedule_conf = "0 0 3 ? * MON";
+  change.timezone = "Asia/Tokyo";
+  change.child_job_ids = {child.id};
+  change.trigger_status = 1;
+  change.trigger_next_time = 1'800'000'000'000;
+  change.glue_source = "ignored";
+  change.glue_remark = "ignored";
+  change.created_at = 1;
+  Job updated = this->s().jobs.update(change, actor);
+
+  Job expected = change;
+  expected.glue_source = "echo 1";
+  expected.glue_remark = "v1";
+  expected.glue_updated_at = j.glue_updated_at;
+  expected.created_at = j.created_at;
+  expected.updated_at = this->clock().now_ms();
+  EXPECT_EQ(updated, expected);
+  EXPECT_EQ(this->s().jobs.get(j.id), expected);
+  this->expect_last_audit("job.update", "job", j.id, actor);
+  auto e = this->last_audit();
+  EXPECT_EQ(this->parsed(e->before), to_json(j));
+  EXPECT_EQ(this->parsed(e->after), to_json(expected));
+}
+
+TYPED_TEST_P(StoreContract, JobUpdateRefusesMissingJobsGroupsAndItselfAsChild) {
+  Group g = this->group("billing-app");
+  Job j = this->job(g.id);
+  Job self = j;
+  self.child_job_ids = {j.id};
+  try {
+    this->s().jobs.update(self, this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "childJobId");
+  }
+  Job moved = j;
+  moved.job_group = 777;
+  try {
+    this->s().jobs.update(moved, this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "jobGroup");
+  }
+  Job missing = j;
+  missing.id = 999;
+  EXPECT_THROW(this->s().jobs.update(missing, this->system()), NotFound);
+  EXPECT_EQ(this->s().jobs.get(j.id), j);
+}
+
+TYPED_TEST_P(StoreContract, JobListFiltersNewestFirstAndPages) {
+  Group a = this->group("group-a");
+  Group b = this->group("group-b");
+  Job j1 = this->job(a.id, "Nightly BACKUP");
+  Job j2 = this->job(a.id, "cleanup 50% of temp");
+  Job j3 = this->job(b.id, "report");
+  Job j4 = make_job(b.id, "sync");
+  j4.author = "Backup-Team";
+  j4 = this->s().jobs.create(j4, this->system());
+  Job j5 = make_job(b.id, "mail");
+  j5.executor_handler = "backupHandler";
+  j5.trigger_status = 1;
+  j5 = this->s().jobs.create(j5, this->system());
+
+  auto all = this->s().jobs.list({});
+  EXPECT_EQ(all.total, 5);
+  EXPECT_EQ(ids_of(all.items), (std::vector<std::int64_t>{j5.id, j4.id, j3.id, j2.id, j1.id}));
+
+  JobStore::Filter f;
+  f.job_group = a.id;
+  EXPECT_EQ(ids_of(this->s().jobs.list(f).items), (std::vector<std::int64_t>{j2.id, j1.id}));
+  f = {};
+  f.trigger_status = 1;
+  EXPECT_EQ(ids_of(this->s().jobs.list(f).items), std::vector<std::int64_t>{j5.id});
+  f = {};
+  f.text = "backup";  // description, author or handler, any case
+  EXPECT_EQ(ids_of(this->s().jobs.list(f).items), (std::vector<std::int64_t>{j5.id, j4.id, j1.id}));
+  f.text = "50%";
+  EXPECT_EQ(ids_of(this->s().jobs.list(f).items), std::vector<std::int64_t>{j2.id});
+  f.text = "5_%";
+  EXPECT_EQ(this->s().jobs.list(f).total, 0);
+  f = {};
+  f.scope = std::vector<std::int64_t>{b.id};
+  f.page = {1, 1};
+  auto page = this->s().jobs.list(f);
+  EXPECT_EQ(page.total, 3);
+  EXPECT_EQ(ids_of(page.items), std::vector<std::int64_t>{j4.id});
+  f.job_group = a.id;  // outside the scope
+  EXPECT_EQ(this->s().jobs.list(f).total, 0);
+}
+
+TYPED_TEST_P(StoreContract, JobExistingReturnsTheIdsThatExist) {
+  Group g = this->group("billing-app");
+  Job j1 = this->job(g.id);
+  Job j2 = this->job(g.id);
+  EXPECT_EQ(this->s().jobs.existing({j2.id, 999, j1.id, j2.id}), (std::vector<std::int64_t>{j1.id, j2.id}));
+  EXPECT_TRUE(this->s().jobs.existing({}).empty());
+}
+
+TYPED_TEST_P(StoreContract, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited) {
+  Group g = this->group("billing-app");
+  Job j = this->job(g.id);
+  Job other = this->job(g.id);
+  auto l1 = this->f_.put_log(make_log(j.id, g.id, "succeeded", 1000));
+  auto l2 = this->f_.put_log(make_log(other.id, g.id, "succeeded", 1000));
+  this->s().scripts.save_version(j.id, "echo", "v1", this->system());
+  auto version = this->s().scripts.versions(j.id).at(0);
+  j = *this->s().jobs.get(j.id);
+  auto actor = this->admin_actor();
+  this->s().jobs.remove(j.id, actor);
+  EXPECT_EQ(this->s().jobs.get(j.id), std::nullopt);
+  EXPECT_EQ(this->s().logs.get(l1.id), std::nullopt);
+  EXPECT_TRUE(this->s().logs.get(l2.id).has_value());
+  EXPECT_TRUE(this->s().scripts.versions(j.id).empty());
+  EXPECT_EQ(this->s().scripts.get_version(version.id), std::nullopt);
+  this->expect_last_audit("job.delete", "job", j.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->before), to_json(j));
+  EXPECT_EQ(this->last_audit()->after, std::nullopt);
+  EXPECT_THROW(this->s().jobs.remove(j.id, actor), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, JobStartAndStopAreAuditedUnderTheirAction) {
+  Group g = this->group("billing-app");
+  Job j = this->job(g.id);
+  this->clock().advance(3s);
+  auto actor = this->admin_actor();
+  Job started = this->s().jobs.set_trigger_status(j.id, 1, 1'700'000'100'000, "job.start", actor);
+  EXPECT_EQ(started.trigger_status, 1);
+  EXPECT_EQ(started.trigger_next_time, 1'700'000'100'000);
+  EXPECT_EQ(started.updated_at, this->clock().now_ms());
+  EXPECT_EQ(this->s().jobs.get(j.id), started);
+  this->expect_last_audit("job.start", "job", j.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->before), to_json(j));
+  EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(started));
+
+  Job stopped = this->s().jobs.set_trigger_status(j.id, 0, 0, "job.stop", actor);
+  EXPECT_EQ(stopped.trigger_status, 0);
+  EXPECT_EQ(stopped.trigger_next_time, 0);
+  this->expect_last_audit("job.stop", "job", j.id, actor);
+  EXPECT_THROW(this->s().jobs.set_trigger_status(999, 1, 1, "job.start", actor), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, JobWithoutAScheduleCannotStart) {
+  Group g = this->group("billing-app");
+  Job j = make_job(g.id);
+  j.schedule_type = "NONE";
+  j.schedule_conf = "";
+  j = this->s().jobs.create(j, this->system());
+  try {
+    this->s().jobs.set_trigger_status(j.id, 1, 1'700'000'100'000, "job.start", this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "scheduleType");
+  }
+  EXPECT_EQ(this->s().jobs.get(j.id)->trigger_status, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logs
+
+TYPED_TEST_P(StoreContract, LogListIsNewestFirstAndFiltersByStatusJobGroupAndTime) {
+  Group a = this->group("group-a");
+  Group b = this->group("group-b");
+  Job ja = this->job(a.id);
+  Job jb = this->job(b.id);
+  auto ok = this->f_.put_log(make_log(ja.id, a.id, "succeeded", 1000));
+  auto failed = this->f_.put_log(make_log(ja.id, a.id, "failed", 2000));
+  auto lost = this->f_.put_log(make_log(jb.id, b.id, "lost", 3000));
+  auto running = this->f_.put_log(make_log(jb.id, b.id, "triggered", 4000));
+  auto pending = this->f_.put_log(make_log(ja.id, a.id, "pending", 5000));
+  auto same_time = this->f_.put_log(make_log(jb.id, b.id, "succeeded", 5000));
+
+  auto all = this->s().logs.list({});
+  EXPECT_EQ(all.total, 6);
+  EXPECT_EQ(ids_of(all.items), (std::vector<std::int64_t>{same_time.id, pending.id, running.id, lost.id, failed.id, ok.id}));
+  EXPECT_EQ(this->s().logs.get(failed.id), failed);
+  EXPECT_EQ(this->s().logs.get(99999), std::nullopt);
+
+  auto with = [&](auto change) {
+    LogStore::Filter f;
+    change(f);
+    return ids_of(this->s().logs.list(f).items);
+  };
+  using Ids = std::vector<std::int64_t>;
+  EXPECT_EQ(with([](auto& f) { f.status = "success"; }), (Ids{same_time.id, ok.id}));
+  EXPECT_EQ(with([](auto& f) { f.status = "failure"; }), (Ids{lost.id, failed.id}));
+  EXPECT_EQ(with([](auto& f) { f.status = "running"; }), Ids{running.id});
+  EXPECT_EQ(with([](auto& f) { f.status = "pending"; }), Ids{pending.id});
+  EXPECT_EQ(with([&](auto& f) { f.job_group = a.id; }), (Ids{pending.id, failed.id, ok.id}));
+  EXPECT_EQ(with([&](auto& f) { f.job_id = jb.id; }), (Ids{same_time.id, running.id, lost.id}));
+  EXPECT_EQ(with([](auto& f) { f.from = 2000, f.to = 4000; }), (Ids{lost.id, failed.id}));
+  EXPECT_EQ(with([&](auto& f) { f.scope = Ids{b.id}, f.status = "success"; }), Ids{same_time.id});
+  EXPECT_EQ(with([](auto& f) { f.scope = Ids{}; }), Ids{});
+
+  LogStore::Filter paged;
+  paged.page = {2, 3};
+  auto page = this->s().logs.list(paged);
+  EXPECT_EQ(page.total, 6);
+  EXPECT_EQ(ids_of(page.items), (Ids{running.id, lost.id, failed.id}));
+}
+
+TYPED_TEST_P(StoreContract, LogListRefusesAnUnknownStatus) {
+  LogStore::Filter f;
+  f.status = "succeeded";
+  EXPECT_THROW(this->s().logs.list(f), std::invalid_argument);
+}
+
+TYPED_TEST_P(StoreContract, CreateFireWritesAPendingRowOfTheJobsGroupAndIsAudited) {
+  Group g = this->group("billing-app");
+  Job j = this->job(g.id);
+  auto actor = this->admin_actor();
+  JobLog fire;
+  fire.job_id = j.id;
+  fire.job_group = 4242;  // taken from the job
+  fire.state = "succeeded";  // always pending
+  fire.trigger_type = "MANUAL";
+  fire.scheduled_time = 1'700'000'005'000;
+  fire.admin_node = "node-1";
+  fire.executor_param = "once";
+  fire.executor_address = "http://10.0.0.9:9999/";
+  JobLog created = this->s().logs.create_fire(fire, actor);
+  EXPECT_GT(created.id, 0);
+  EXPECT_EQ(created.state, "pending");
+  EXPECT_EQ(created.job_group, g.id);
+  EXPECT_EQ(created.executor_param, "once");
+  EXPECT_EQ(created.executor_address, "http://10.0.0.9:9999/");
+  EXPECT_EQ(created.admin_node, "node-1");
+  EXPECT_EQ(created.trigger_time, std::nullopt);
+  EXPECT_EQ(this->s().logs.get(created.id), created);
+  this->expect_last_audit("job.trigger", "job", j.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(created));
+
+  fire.trigger_type = "API";
+  EXPECT_EQ(this->s().logs.create_fire(fire, actor).trigger_type, "API");
+  fire.job_id = 999;
+  EXPECT_THROW(this->s().logs.create_fire(fire, actor), NotFound);
+  fire.job_id = j.id;
+  fire.trigger_type = "SCHEDULE";
+  EXPECT_THROW(this->s().logs.create_fire(fire, actor), std::invalid_argument);
+  fire.trigger_type = "MANUAL";
+  fire.admin_node.reset();
+  try {
+    this->s().logs.create_fire(fire, actor);
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "adminNode");
+  }
+  EXPECT_EQ(this->s().logs.list({}).total, 2);
+}
+
+TYPED_TEST_P(StoreContract, CancelPendingCancelsOnlyAPendingFire) {
+  Group g = this->group("billing-app");
+  Job j = this->job(g.id);
+  auto pending = this->f_.put_log(make_log(j.id, g.id, "pending", 1000));
+  auto running = this->f_.put_log(make_log(j.id, g.id, "triggered", 2000));
+  auto actor = this->admin_actor();
+  EXPECT_TRUE(this->s().logs.cancel_pending(pending.id, actor));
+  EXPECT_EQ(this->s().logs.get(pending.id)->state, "cancelled");
+  this->expect_last_audit("log.cancel", "log", pending.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->before)["state"], "pending");
+  EXPECT_EQ(this->parsed(this->last_audit()->after)["state"], "cancelled");
+
+  auto audited = this->audit_count();
+  EXPECT_FALSE(this->s().logs.cancel_pending(pending.id, actor));
+  EXPECT_FALSE(this->s().logs.cancel_pending(running.id, actor));
+  EXPECT_EQ(this->s().logs.get(running.id)->state, "triggered");
+  EXPECT_EQ(this->audit_count(), audited);
+  EXPECT_THROW(this->s().logs.cancel_pending(99999, actor), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, ClearDeletesFinishedLogsBeforeATime) {
+  Group a = this->group("group-a");
+  Group b = this->group("group-b");
+  Job j1 = this->job(a.id);
+  Job j2 = this->job(a.id);
+  Job j3 = this->job(b.id);
+  auto old_ok = this->f_.put_log(make_log(j1.id, a.id, "succeeded", 1000));
+  auto old_failed = this->f_.put_log(make_log(j2.id, a.id, "failed", 1500));
+  auto old_running = this->f_.put_log(make_log(j1.id, a.id, "triggered", 1600));
+  auto old_pending = this->f_.put_log(make_log(j1.id, a.id, "pending", 1700));
+  auto old_other_group = this->f_.put_log(make_log(j3.id, b.id, "succeeded", 1000));
+  auto recent = this->f_.put_log(make_log(j1.id, a.id, "succeeded", 5000));
+
+  auto actor = this->admin_actor();
+  LogStore::ClearRequest r;
+  r.job_group = a.id;
+  r.before = 2000;
+  EXPECT_EQ(this->s().logs.clear(r, actor), 2);
+  EXPECT_EQ(this->s().logs.get(old_ok.id), std::nullopt);
+  EXPECT_EQ(this->s().logs.get(old_failed.id), std::nullopt);
+  for (const auto& kept : {old_running, old_pending, old_other_group, recent}) {
+    EXPECT_TRUE(this->s().logs.get(kept.id).has_value()) << kept.id;
+  }
+  this->expect_last_audit("log.clear", "log", std::nullopt, actor);
+  auto after = this->parsed(this->last_audit()->after);
+  EXPECT_EQ(after["deleted"], 2);
+  EXPECT_EQ(after["jobGroup"], a.id);
+  EXPECT_EQ(after["before"], 2000);
+}
+
+TYPED_TEST_P(StoreContract, ClearKeepsTheNewestLogsOfAJob) {
+  Group g = this->group("group-a");
+  Job j = this->job(g.id);
+  Job other = this->job(g.id);
+  std::vector<JobLog> logs;
+  for (int i = 0; i < 5; ++i) logs.push_back(this->f_.put_log(make_log(j.id, g.id, "succeeded", 1000 + i * 100)));
+  auto running_old = this->f_.put_log(make_log(j.id, g.id, "triggered", 500));
+  auto other_log = this->f_.put_log(make_log(other.id, g.id, "succeeded", 100));
+
+  LogStore::ClearRequest r;
+  r.job_id = j.id;
+  r.keep = 2;
+  EXPECT_EQ(this->s().logs.clear(r, this->system()), 3);
+  LogStore::Filter f;
+  f.job_id = j.id;
+  EXPECT_EQ(ids_of(this->s().logs.list(f).items), (std::vector<std::int64_t>{logs[4].id, logs[3].id, running_old.id}));
+  EXPECT_TRUE(this->s().logs.get(other_log.id).has_value());
+
+  r.keep = 0;  // everything finished
+  EXPECT_EQ(this->s().logs.clear(r, this->system()), 2);
+  EXPECT_EQ(ids_of(this->s().logs.list(f).items), std::vector<std::int64_t>{running_old.id});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Script versions
+
+TYPED_TEST_P(StoreContract, SaveVersionUpdatesTheJobAddsToHistoryAndIsAudited) {
+  Group g = this->group("billing-app");
+  Job j = make_job(g.id);
+  j.glue_type = "GLUE_PYTHON";
+  j = this->s().jobs.create(j, this->system());
+  this->clock().advance(10s);
+  auto actor = this->admin_actor();
+  Job saved = this->s().scripts.save_version(j.id, "print(1)", "first", actor);
+  EXPECT_EQ(saved.glue_source, "print(1)");
+  EXPECT_EQ(saved.glue_remark, "first");
+  EXPECT_EQ(saved.glue_updated_at, this->clock().now_ms());
+  EXPECT_EQ(this->s().jobs.get(j.id), saved);
+  this->expect_last_audit("script.save", "script", j.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->before), to_json(j));
+  EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(saved));
+
+  this->clock().advance(1s);
+  this->s().scripts.save_version(j.id, "print(2)", "second", actor);
+  auto versions = this->s().scripts.versions(j.id);
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[0].glue_source, "print(2)");
+  EXPECT_EQ(versions[0].glue_remark, "second");
+  EXPECT_EQ(versions[0].glue_type, "GLUE_PYTHON");
+  EXPECT_EQ(versions[0].job_id, j.id);
+  EXPECT_EQ(versions[0].created_at, this->clock().now_ms());
+  EXPECT_EQ(versions[1].glue_source, "print(1)");
+  EXPECT_EQ(this->s().scripts.get_version(versions[1].id), versions[1]);
+  EXPECT_EQ(this->s().scripts.get_version(99999), std::nullopt);
+  EXPECT_TRUE(this->s().scripts.versions(99999).empty());
+}
+
+TYPED_TEST_P(StoreContract, SaveVersionKeepsTheNewestThirty) {
+  Group g = this->group("billing-app");
+  Job j = this->job(g.id);
+  for (int i = 1; i <= ScriptStore::kVersionsKept + 3; ++i) {
+    this->s().scripts.save_version(j.id, "echo " + std::to_string(i), "v" + std::to_string(i), this->system());
+  }
+  auto versions = this->s().scripts.versions(j.id);
+  ASSERT_EQ(versions.size(), static_cast<std::size_t>(ScriptStore::kVersionsKept));
+  EXPECT_EQ(versions.front().glue_remark, "v33");
+  EXPECT_EQ(versions.back().glue_remark, "v4");
+}
+
+TYPED_TEST_P(StoreContract, SaveVersionRefusesABlankRemarkAndAMissingJob) {
+  Group g = this->group("billing-app");
+  Job j = this->job(g.id);
+  auto audited = this->audit_count();
+  try {
+    this->s().scripts.save_version(j.id, "echo", "  ", this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "glueRemark");
+  }
+  EXPECT_EQ(this->s().jobs.get(j.id), j);
+  EXPECT_TRUE(this->s().scripts.versions(j.id).empty());
+  EXPECT_EQ(this->audit_count(), audited);
+  EXPECT_THROW(this->s().scripts.save_version(999, "echo", "v1", this->system()), NotFound);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Users
+
+TYPED_TEST_P(StoreContract, UserCreateKeepsGroupsSortedAndAuditsWithoutTheHash) {
+  Group a = this->group("group-a");
+  Group b = this->group("group-b");
+  auto actor = this->admin_actor();
+  EXPECT_EQ(this->s().users.count(), 1);
+  User u = this->s().users.create(make_user("alice@example", "normal", {b.id, a.id, b.id}), actor);
+  EXPECT_GT(u.id, 0);
+  EXPECT_EQ(u.groups, (std::vector<std::int64_t>{a.id, b.id}));
+  EXPECT_EQ(u.password_hash, kHash1);
+  EXPECT_EQ(u.created_at, this->clock().now_ms());
+  EXPECT_EQ(this->s().users.get(u.id), u);
+  EXPECT_EQ(this->s().users.find_by_username("alice@example"), u);
+  EXPECT_EQ(this->s().users.find_by_username("ALICE@example"), std::nullopt);
+  EXPECT_EQ(this->s().users.get(999), std::nullopt);
+  EXPECT_EQ(this->s().users.count(), 2);
+  this->expect_last_audit("user.create", "user", u.id, actor);
+  auto after = this->parsed(this->last_audit()->after);
+  EXPECT_EQ(after, to_json(u));
+  EXPECT_EQ(after.dump().find("argon2"), std::string::npos);
+}
+
+TYPED_TEST_P(StoreContract, UserCreateRefusesTakenNamesMissingGroupsAndBadValues) {
+  Group a = this->group("group-a");
+  this->s().users.create(make_user("alice"), this->system());
+  auto field_of = [&](const User& u) {
+    try {
+      this->s().users.create(u, this->system());
+    } catch (const Conflict& e) {
+      return e.field();
+    }
+    return std::string("no conflict");
+  };
+  EXPECT_EQ(field_of(make_user("alice")), "username");
+  EXPECT_EQ(field_of(make_user("bob", "normal", {a.id, 4242})), "groups");
+  EXPECT_EQ(field_of(make_user("bob smith")), "username");
+  EXPECT_EQ(field_of(make_user("bob", "root")), "role");
+  User plain = make_user("bob");
+  plain.password_hash = "hunter2";
+  EXPECT_EQ(field_of(plain), "password");
+  EXPECT_EQ(this->s().users.find_by_username("bob"), std::nullopt);
+  EXPECT_EQ(this->s().users.count(), 1);
+}
+
+TYPED_TEST_P(StoreContract, UserUpdateChangesRoleGroupsAndOptionallyThePassword) {
+  Group a = this->group("group-a");
+  Group b = this->group("group-b");
+  User u = this->s().users.create(make_user("alice", "normal", {a.id}), this->system());
+  this->s().sessions.create({hash_of('s'), u.id, "csrf", this->clock().now_ms() + 3'600'000});
+  this->clock().advance(1s);
+  auto actor = this->admin_actor();
+
+  User change = u;
+  change.username = "mallory";
+  change.role = "admin";
+  change.groups = {b.id};
+  change.password_hash = "";
+  User updated = this->s().users.update(change, actor);
+  EXPECT_EQ(updated.username, "alice");
+  EXPECT_EQ(updated.role, "admin");
+  EXPECT_EQ(updated.groups, std::vector<std::int64_t>{b.id});
+  EXPECT_EQ(updated.password_hash, kHash1);
+  EXPECT_EQ(updated.updated_at, this->clock().now_ms());
+  EXPECT_EQ(this->s().users.get(u.id), updated);
+  EXPECT_TRUE(this->s().sessions.find(hash_of('s')).has_value()) << "no new password: sessions stay";
+  this->expect_last_audit("user.update", "user", u.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->before), to_json(u));
+  EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(updated));
+
+  change.password_hash = kHash2;
+  EXPECT_EQ(this->s().users.update(change, actor).password_hash, kHash2);
+  EXPECT_FALSE(this->s().sessions.find(hash_of('s')).has_value()) << "a new password ends the sessions";
+
+  change.groups = {4242};
+  try {
+    this->s().users.update(change, actor);
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "groups");
+  }
+  EXPECT_EQ(this->s().users.get(u.id)->groups, std::vector<std::int64_t>{b.id});
+  change.id = 999;
+  EXPECT_THROW(this->s().users.update(change, actor), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, UserRemoveEndsSessionsAndTokensAndKeepsTheirAuditEntries) {
+  Group a = this->group("group-a");
+  User u = this->s().users.create(make_user("alice", "normal", {a.id}), this->system());
+  Actor as_alice{u.id, u.username, "198.51.100.1"};
+  this->s().tokens.create(u.id, "ci", hash_of('t'), as_alice);
+  this->s().sessions.create({hash_of('s'), u.id, "csrf", this->clock().now_ms() + 60'000});
+  auto actor = this->admin_actor();
+  this->s().users.remove(u.id, actor);
+  EXPECT_EQ(this->s().users.get(u.id), std::nullopt);
+  EXPECT_FALSE(this->s().sessions.find(hash_of('s')).has_value());
+  EXPECT_FALSE(this->s().tokens.authenticate(hash_of('t')).has_value());
+  EXPECT_TRUE(this->s().tokens.list(u.id).empty());
+  this->expect_last_audit("user.delete", "user", u.id, actor);
+  EXPECT_EQ(this->parsed(this->last_audit()->before), to_json(u));
+
+  AuditStore::Filter f;
+  f.entity_type = "token";
+  auto token_entries = this->s().audit.list(f);
+  ASSERT_EQ(token_entries.total, 1);
+  EXPECT_EQ(token_entries.items[0].user_id, std::nullopt);
+  EXPECT_EQ(token_entries.items[0].username, "alice");
+  EXPECT_THROW(this->s().users.remove(u.id, actor), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, SetPasswordEndsEveryOtherSessionAndIsAudited) {
+  User u = this->s().users.create(make_user("alice"), this->system());
+  const auto expires = this->clock().now_ms() + 3'600'000;
+  this->s().sessions.create({hash_of('a'), u.id, "csrf-a", expires});
+  this->s().sessions.create({hash_of('b'), u.id, "csrf-b", expires});
+  Actor as_alice{u.id, u.username, "198.51.100.1"};
+  this->s().users.set_password(u.id, kHash2, hash_of('a'), as_alice);
+  EXPECT_EQ(this->s().users.get(u.id)->password_hash, kHash2);
+  EXPECT_TRUE(this->s().sessions.find(hash_of('a')).has_value());
+  EXPECT_FALSE(this->s().sessions.find(hash_of('b')).has_value());
+  this->expect_last_audit("user.password", "user", u.id, as_alice);
+  EXPECT_EQ(this->last_audit()->after->find("argon2"), std::string::npos);
+
+  this->s().users.set_password(u.id, kHash1, "", as_alice);
+  EXPECT_FALSE(this->s().sessions.find(hash_of('a')).has_value());
+  EXPECT_THROW(this->s().users.set_password(999, kHash1, "", as_alice), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, UserListPagesInCreationOrder) {
+  std::vector<std::int64_t> ids;
+  for (const char* name : {"carol", "alice", "bob"}) ids.push_back(this->s().users.create(make_user(name), this->system()).id);
+  auto page = this->s().users.list({1, 5});
+  EXPECT_EQ(page.total, 3);
+  EXPECT_EQ(ids_of(page.items), (std::vector<std::int64_t>{ids[1], ids[2]}));
+  EXPECT_EQ(this->s().users.list({3, 5}).total, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// API tokens
+
+TYPED_TEST_P(StoreContract, TokenCreateListsNewestFirstAndIsAudited) {
+  User u = this->s().users.create(make_user("alice"), this->system());
+  Actor as_alice{u.id, u.username, "2001:db8::1"};
+  ApiToken t1 = this->s().tokens.create(u.id, "ci", hash_of('1'), as_alice);
+  EXPECT_GT(t1.id, 0);
+  EXPECT_EQ(t1.user_id, u.id);
+  EXPECT_EQ(t1.name, "ci");
+  EXPECT_EQ(t1.created_at, this->clock().now_ms());
+  EXPECT_EQ(t1.last_used_at, std::nullopt);
+  EXPECT_EQ(t1.revoked_at, std::nullopt);
+  this->expect_last_audit("token.create", "token", t1.id, as_alice);
+  EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(t1));
+  ApiToken t2 = this->s().tokens.create(u.id, "deploy", hash_of('2'), as_alice);
+  EXPECT_EQ(this->s().tokens.list(u.id), (std::vector<ApiToken>{t2, t1}));
+  EXPECT_TRUE(this->s().tokens.list(999).empty());
+}
+
+TYPED_TEST_P(StoreContract, TokenNamesAreUniqueAmongALiveTokensOfAUser) {
+  User alice = this->s().users.create(make_user("alice"), this->system());
+  User bob = this->s().users.create(make_user("bob"), this->system());
+  ApiToken t = this->s().tokens.create(alice.id, "ci", hash_of('1'), this->system());
+  try {
+    this->s().tokens.create(alice.id, "ci", hash_of('2'), this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "name");
+  }
+  EXPECT_NO_THROW(this->s().tokens.create(bob.id, "ci", hash_of('3'), this->system()));
+  ASSERT_TRUE(this->s().tokens.revoke(alice.id, t.id, this->system()));
+  EXPECT_NO_THROW(this->s().tokens.create(alice.id, "ci", hash_of('4'), this->system()));
+  try {
+    this->s().tokens.create(alice.id, " ", hash_of('5'), this->system());
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "name");
+  }
+  EXPECT_THROW(this->s().tokens.create(999, "ci", hash_of('6'), this->system()), NotFound);
+}
+
+TYPED_TEST_P(StoreContract, TokenRevokeOnlyTheOwnersTokenAndIsAudited) {
+  User alice = this->s().users.create(make_user("alice"), this->system());
+  User bob = this->s().users.create(make_user("bob"), this->system());
+  ApiToken t = this->s().tokens.create(alice.id, "ci", hash_of('1'), this->system());
+  EXPECT_FALSE(this->s().tokens.revoke(bob.id, t.id, this->system()));
+  EXPECT_FALSE(this->s().tokens.revoke(alice.id, 999, this->system()));
+  EXPECT_TRUE(this->s().tokens.authenticate(hash_of('1')).has_value());
+
+  this->clock().advance(2s);
+  Actor as_alice{alice.id, alice.username, "198.51.100.1"};
+  EXPECT_TRUE(this->s().tokens.revoke(alice.id, t.id, as_alice));
+  auto listed = this->s().tokens.list(alice.id);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].revoked_at, this->clock().now_ms());
+  this->expect_last_audit("token.revoke", "token", t.id, as_alice);
+  EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(listed[0]));
+  EXPECT_FALSE(this->s().tokens.authenticate(hash_of('1')).has_value());
+
+  auto audited = this->audit_count();
+  EXPECT_TRUE(this->s().tokens.revoke(alice.id, t.id, as_alice)) << "revoking twice is not an error";
+  EXPECT_EQ(this->s().tokens.list(alice.id)[0].revoked_at, listed[0].revoked_at);
+  EXPECT_EQ(this->audit_count(), audited);
+}
+
+TYPED_TEST_P(StoreContract, TokenAuthenticateReturnsTheUserAndMarksUseAtMostOncePerMinute) {
+  Group a = this->group("group-a");
+  User u = this->s().users.create(make_user("alice", "normal", {a.id}), this->system());
+  ApiToken t = this->s().tokens.create(u.id, "ci", hash_of('x'), this->system());
+  const auto first_use = this->clock().now_ms();
+  auto found = this->s().tokens.authenticate(hash_of('x'));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->first.id, t.id);
+  EXPECT_EQ(found->first.last_used_at, first_use);
+  EXPECT_EQ(found->second, u);
+
+  this->clock().advance(30s);
+  EXPECT_EQ(this->s().tokens.authenticate(hash_of('x'))->first.last_used_at, first_use);
+  EXPECT_EQ(this->s().tokens.list(u.id)[0].last_used_at, first_use);
+  this->clock().advance(31s);
+  EXPECT_EQ(this->s().tokens.authenticate(hash_of('x'))->first.last_used_at, this->clock().now_ms());
+  EXPECT_EQ(this->s().tokens.list(u.id)[0].last_used_at, this->clock().now_ms());
+
+  // The same hash as 64 hex digits ('x' is 0x78) names the same token, in either case.
+  EXPECT_TRUE(this->s().tokens.authenticate("7878787878787878787878787878787878787878787878787878787878787878").has_value());
+  EXPECT_FALSE(this->s().tokens.authenticate(std::string(64, 'A')).has_value());
+  EXPECT_FALSE(this->s().tokens.authenticate(hash_of('y')).has_value());
+  EXPECT_THROW(this->s().tokens.authenticate("short"), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sessions
+
+TYPED_TEST_P(StoreContract, SessionIsFoundUntilItExpires) {
+  Group a = this->group("group-a");
+  User u = this->s().users.create(make_user("alice", "normal", {a.id}), this->system());
+  const auto expires = this->clock().now_ms() + 60'000;
+  this->s().sessions.create({hash_of('s'), u.id, "csrf-token", expires});
+  auto found = this->s().sessions.find(hash_of('s'));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->first.user_id, u.id);
+  EXPECT_EQ(found->first.csrf_token, "csrf-token");
+  EXPECT_EQ(found->first.expires_at, expires);
+  EXPECT_EQ(found->second, u);
+  EXPECT_FALSE(this->s().sessions.find(hash_of('t')).has_value());
+
+  this->clock().advance(59s);
+  EXPECT_TRUE(this->s().sessions.find(hash_of('s')).has_value());
+  this->clock().advance(1s);
+  EXPECT_FALSE(this->s().sessions.find(hash_of('s')).has_value());
+}
+
+TYPED_TEST_P(StoreContract, SessionRemoveAndRemoveExpired) {
+  User u = this->s().users.create(make_user("alice"), this->system());
+  const auto now = this->clock().now_ms();
+  this->s().sessions.create({hash_of('a'), u.id, "c", now + 10'000});
+  this->s().sessions.create({hash_of('b'), u.id, "c", now + 20'000});
+  this->s().sessions.create({hash_of('c'), u.id, "c", now + 30'000});
+  // The hex form of a hash names the same session as the raw bytes.
+  this->s().sessions.remove("6363636363636363636363636363636363636363636363636363636363636363");
+  EXPECT_FALSE(this->s().sessions.find(hash_of('c')).has_value());
+  this->s().sessions.remove(hash_of('z'));  // nothing to remove is fine
+
+  this->clock().advance(15s);
+  EXPECT_EQ(this->s().sessions.remove_expired(), 1);
+  EXPECT_EQ(this->s().sessions.remove_expired(), 0);
+  EXPECT_TRUE(this->s().sessions.find(hash_of('b')).has_value());
+}
+
+TYPED_TEST_P(StoreContract, SessionNeedsAUserAndAFutureExpiry) {
+  User u = this->s().users.create(make_user("alice"), this->system());
+  EXPECT_THROW(this->s().sessions.create({hash_of('a'), 999, "c", this->clock().now_ms() + 1000}), NotFound);
+  try {
+    this->s().sessions.create({hash_of('a'), u.id, "c", this->clock().now_ms()});
+    FAIL() << "expected Conflict";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "expiresAt");
+  }
+  EXPECT_THROW(this->s().sessions.create({"not a hash", u.id, "c", this->clock().now_ms() + 1000}), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Audit
+
+TYPED_TEST_P(StoreContract, AuditRecordStampsTimeAndIdAndListFiltersNewestFirst) {
+  User u = this->s().users.create(make_user("alice"), this->system());
+  const auto t0 = this->clock().now_ms();
+  AuditEntry login;
+  login.user_id = u.id;
+  login.username = "alice";
+  login.action = "auth.login";
+  login.entity_type = "user";
+  login.entity_id = u.id;
+  login.remote_addr = "203.0.113.9";
+  this->s().audit.record(login);
+  this->clock().advance(1s);
+  AuditEntry failed;
+  failed.username = "mallory";
+  failed.action = "auth.login_failed";
+  failed.entity_type = "user";
+  failed.after = R"({"reason":"bad password"})";
+  failed.remote_addr = "not an address";
+  this->s().audit.record(failed);
+  this->clock().advance(1s);
+  AuditEntry ghost = login;
+  ghost.user_id = 999;  // not a user (any more): recorded by name only
+  ghost.action = "auth.logout";
+  this->s().audit.record(ghost);
+
+  auto all = this->s().audit.list({});
+  ASSERT_EQ(all.total, 4);  // and the user.create
+  EXPECT_EQ(all.items[0].action, "auth.logout");
+  EXPECT_EQ(all.items[0].user_id, std::nullopt);
+  EXPECT_EQ(all.items[0].username, "alice");
+  EXPECT_EQ(all.items[1].action, "auth.login_failed");
+  EXPECT_EQ(all.items[1].at, t0 + 1000);
+  EXPECT_EQ(all.items[1].remote_addr, "");
+  EXPECT_EQ(this->parsed(all.items[1].after), json({{"reason", "bad password"}}));
+  EXPECT_EQ(all.items[1].before, std::nullopt);
+  EXPECT_EQ(all.items[2].action, "auth.login");
+  EXPECT_EQ(all.items[2].user_id, u.id);
+  EXPECT_EQ(all.items[2].remote_addr, "203.0.113.9");
+  EXPECT_EQ(all.items[2].at, t0);
+  EXPECT_GT(all.items[0].id, all.items[1].id);
+
+  auto with = [&](auto change) {
+    AuditStore::Filter f;
+    change(f);
+    std::vector<std::string> actions;
+    for (const auto& e : this->s().audit.list(f).items) actions.push_back(e.action);
+    return actions;
+  };
+  using Actions = std::vector<std::string>;
+  EXPECT_EQ(with([&](auto& f) { f.user_id = u.id; }), Actions{"auth.login"});
+  EXPECT_EQ(with([&](auto& f) { f.entity_type = "user", f.entity_id = u.id; }),
+            (Actions{"auth.logout", "auth.login", "user.create"}));
+  EXPECT_EQ(with([&](auto& f) { f.from = t0 + 1000; }), (Actions{"auth.logout", "auth.login_failed"}));
+  EXPECT_EQ(with([&](auto& f) { f.to = t0 + 1000; }), (Actions{"auth.login", "user.create"}));
+  EXPECT_EQ(with([&](auto& f) { f.page = {1, 2}; }), (Actions{"auth.login_failed", "auth.login"}));
+
+  AuditEntry bad;
+  bad.username = "x";
+  bad.action = "x";
+  bad.entity_type = "x";
+  bad.before = "{not json";
+  EXPECT_THROW(this->s().audit.record(bad), std::invalid_argument);
+  EXPECT_EQ(this->audit_count(), 4);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
+                            GroupCreateRefusesATakenAppNameWithoutAuditing, GroupSchemaRulesAreConflictsNamingTheField,
+                            GroupUpdateChangesEverythingButTheAppNameAndIsAudited,
+                            GroupUpdateOfAMissingGroupThrowsNotFound, GroupRemoveIsAuditedAndTakesItFromUsers,
+                            GroupWithJobsIsNotRemoved, GroupListOrdersByAppNameFiltersAndPages,
+                            JobCreateKeepsEveryFieldAndIsAudited, JobInAMissingGroupIsAConflictOnJobGroup,
+                            JobSchemaRulesAreConflictsNamingTheField,
+                            JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited,
+                            JobUpdateRefusesMissingJobsGroupsAndItselfAsChild, JobListFiltersNewestFirstAndPages,
+                            JobExistingReturnsTheIdsThatExist, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,
+                            JobStartAndStopAreAuditedUnderTheirAction, JobWithoutAScheduleCannotStart,
+                            LogListIsNewestFirstAndFiltersByStatusJobGroupAndTime, LogListRefusesAnUnknownStatus,
+                            CreateFireWritesAPendingRowOfTheJobsGroupAndIsAudited,
+                            CancelPendingCancelsOnlyAPendingFire, ClearDeletesFinishedLogsBeforeATime,
+                            ClearKeepsTheNewestLogsOfAJob, SaveVersionUpdatesTheJobAddsToHistoryAndIsAudited,
+                            SaveVersionKeepsTheNewestThirty, SaveVersionRefusesABlankRemarkAndAMissingJob,
+                            UserCreateKeepsGroupsSortedAndAuditsWithoutTheHash,
+                            UserCreateRefusesTakenNamesMissingGroupsAndBadValues,
+                            UserUpdateChangesRoleGroupsAndOptionallyThePassword,
+                            UserRemoveEndsSessionsAndTokensAndKeepsTheirAuditEntries,
+                            SetPasswordEndsEveryOtherSessionAndIsAudited, UserListPagesInCreationOrder,
+                            TokenCreateListsNewestFirstAndIsAudited, TokenNamesAreUniqueAmongALiveTokensOfAUser,
+                            TokenRevokeOnlyTheOwnersTokenAndIsAudited,
+                            TokenAuthenticateReturnsTheUserAndMarksUseAtMostOncePerMinute,
+                            SessionIsFoundUntilItExpires, SessionRemoveAndRemoveExpired,
+                            SessionNeedsAUserAndAFutureExpiry, AuditRecordStampsTimeAndIdAndListFiltersNewestFirst);
+
+}  // namespace store_contract
+
+}  // namespace cronwheel::testing
