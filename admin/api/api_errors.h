@@ -16,6 +16,7 @@ inline constexpr const char* kNotFound = "not_found";               // 404
 inline constexpr const char* kConflict = "conflict";                // 409
 inline constexpr const char* kTooLarge = "payload_too_large";       // 413
 inline constexpr const char* kRateLimited = "rate_limited";         // 429
+inline constexpr const char* kBadGateway = "bad_gateway";           // 502: an executor failed
 inline constexpr const char* kUnavailable = "unavailable";          // 503
 
 inline common::http::HttpError invalid(std::string_view field, std::string message) {

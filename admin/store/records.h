@@ -71,6 +71,9 @@ struct JobLog {
   std::string trigger_type;       // SCHEDULE, MISFIRE, MANUAL, PARENT, RETRY, API
   std::int64_t scheduled_time = 0;
   std::optional<std::string> admin_node;
+  // The executor that ran it. On a pending MANUAL or API fire: the operator's override, a
+  // comma-separated list of addresses to route among instead of the group's; empty routes
+  // among the group's addresses by the job's strategy.
   std::string executor_address;
   std::string executor_handler;
   std::string executor_param;

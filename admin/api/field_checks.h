@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/api/json_body.h"
+
+// Checks of single request fields shared by the resource endpoints. Each throws HttpError 400
+// (api_errors.h invalid()) whose message starts with the field's name and says what is wrong,
+// e.g. "title: at most 64 characters, got 70".
+namespace cronwheel::admin {
+
+// Characters (Unicode code points) in UTF-8 text, the unit of PostgreSQL's varchar(n).
+std::size_t char_count(std::string_view utf8) noexcept;
+
+// `text` without leading and trailing spaces, tabs and line breaks.
+std::string trimmed(std::string_view text);
+
+// `text` cut to at most `max_chars` characters, never inside a UTF-8 sequence.
+std::string truncate_chars(std::string_view text, std::size_t max_chars);
+
+// Throws unless `value` (already trimmed when that matters) has at most `max_chars`
+// characters; with `required`, also unless it is non-empty.
+void check_text(std::string_view field, std::string_view value, std::size_t max_chars, bool required);
+
+// Throws unless min <= value <= max; returns the value narrowed to int.
+int check_int_range(std::string_view field, std::int64_t value, std::int64_t min, std::int64_t max);
+
+// True for "http://host[:port][/path]" and "https://...": a scheme, a host without spaces and
+// an optional port 1-65535.
+bool is_http_url(std::string_view text);
+
+// Each entry must be an http(s) URL (field "addressList", message naming the index):
+// "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got 'ftp://x'".
+void check_http_urls(std::string_view field, const std::vector<std::string>& urls);
+
+// Splits XXL-JOB's comma-separated lists ("a, b,,c" → a, b, c): entries trimmed, empty ones
+// dropped.
+std::vector<std::string> split_list(std::string_view text);
+
+// Refuses, as "<field>: is read-only", a body field that the object's JSON form `answered`
+// has but that is not among `writable` (ids, computed times, ...). Other unknown fields are
+// left to JsonBody::finish().
+void refuse_read_only(const JsonBody& body, const nlohmann::json& answered,
+                      std::initializer_list<std::string_view> writable);
+
+// An epoch-milliseconds query parameter (`from`, `to`): empty → nullopt; must be >= 0.
+std::optional<std::int64_t> query_epoch_ms(const std::string& value, std::string_view name);
+
+}  // namespace cronwheel::admin

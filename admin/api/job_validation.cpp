@@ -1,0 +1,219 @@
+#include "admin/api/job_validation.h"
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "admin/api/api_errors.h"
+#include "admin/api/field_checks.h"
+#include "admin/api/json_body.h"
+#include "admin/schedule/schedule.h"
+#include "admin/store/record_json.h"
+#include "common/protocol/job_enums.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+namespace protocol = common::protocol;
+
+// The fields a request may write; every other field of the job's JSON form is read-only.
+const std::set<std::string, std::less<>>& writable_fields() {
+  static const std::set<std::string, std::less<>> fields{
+      "jobGroup",        "jobDesc",          "author",
+      "alarmEmail",      "scheduleType",     "scheduleConf",
+      "timezone",        "misfireStrategy",  "executorRouteStrategy",
+      "executorHandler", "executorParam",    "executorBlockStrategy",
+      "executorTimeout", "executorFailRetryCount", "retryInterval",
+      "glueType",        "glueSource",       "glueRemark",
+      "childJobId"};
+  return fields;
+}
+
+// Refuses fields of the job's JSON form that the API computes, with a hint where there is one.
+void refuse_read_only(const JsonBody& body) {
+  static const nlohmann::json answered = to_json(Job{});
+  for (const auto& [key, value] : body.json().items()) {
+    if (!answered.contains(key) || writable_fields().contains(key)) continue;
+    std::string message = key + ": is read-only";
+    if (key == "triggerStatus" || key == "triggerNextTime") message += "; use POST jobs/{id}/start or /stop";
+    throw invalid(key, message);
+  }
+}
+
+template <class E>
+std::string checked_enum(std::string_view field, const std::string& value) {
+  if (!protocol::parse_enum<E>(value)) {
+    throw invalid(field, std::string(field) + ": unknown value '" + value + "', expected one of " +
+                             protocol::enum_choices<E>());
+  }
+  return value;
+}
+
+// "ops@example.com, oncall@example.com" → "ops@example.com,oncall@example.com".
+std::string checked_alarm_email(const std::string& text) {
+  static const std::regex address(R"(^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$)");
+  std::string joined;
+  for (const auto& item : split_list(text)) {
+    if (!std::regex_match(item, address)) {
+      throw invalid("alarmEmail", "alarmEmail: '" + item + "' is not an email address");
+    }
+    if (!joined.empty()) joined += ',';
+    joined += item;
+  }
+  check_text("alarmEmail", joined, kMaxAlarmEmail, false);
+  return joined;
+}
+
+std::int64_t child_id_from_text(const std::string& item) {
+  std::int64_t id = 0;
+  auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
+  if (ec != std::errc() || end != item.data() + item.size() || id <= 0) {
+    throw invalid("childJobId", "childJobId: expected job ids separated by commas, got '" + item + "'");
+  }
+  return id;
+}
+
+std::vector<std::int64_t> read_child_ids(JsonBody& body) {
+  std::vector<std::int64_t> ids;
+  const auto& json = body.json();
+  if (auto it = json.find("childJobId"); it != json.end() && it->is_string()) {
+    for (const auto& item : split_list(*body.optional_string("childJobId"))) ids.push_back(child_id_from_text(item));
+  } else {
+    ids = body.optional_int_list("childJobId").value_or(std::vector<std::int64_t>{});
+  }
+  std::set<std::int64_t> seen;
+  for (auto id : ids) {
+    if (id <= 0) throw invalid("childJobId", "childJobId: " + std::to_string(id) + " is not a job id");
+    if (!seen.insert(id).second) {
+      throw invalid("childJobId", "childJobId: job " + std::to_string(id) + " is listed twice");
+    }
+  }
+  return ids;
+}
+
+}  // namespace
+
+Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
+  JsonBody body(body_text);
+  refuse_read_only(body);
+
+  if (kind == JobBodyKind::kCreate) {
+    job.job_group = body.required_int("jobGroup");
+  } else if (auto group = body.optional_int("jobGroup")) {
+    job.job_group = *group;
+  }
+  if (kind == JobBodyKind::kCreate || body.has("jobDesc")) {
+    job.job_desc = trimmed(body.required_string("jobDesc"));
+    check_text("jobDesc", job.job_desc, kMaxJobDesc, true);
+  }
+  if (auto author = body.optional_string("author")) {
+    job.author = trimmed(*author);
+    check_text("author", job.author, kMaxAuthor, false);
+  }
+  if (auto email = body.optional_string("alarmEmail")) job.alarm_email = checked_alarm_email(*email);
+
+  auto type = body.optional_string("scheduleType");
+  auto conf = body.optional_string("scheduleConf");
+  if (type) {
+    job.schedule_type = checked_enum<protocol::ScheduleType>("scheduleType", *type);
+    job.schedule_conf = "";
+  }
+  if (conf) job.schedule_conf = trimmed(*conf);
+  if (auto zone = body.optional_string("timezone")) {
+    job.timezone = trimmed(*zone);
+    check_text("timezone", job.timezone, kMaxTimezone, true);
+  }
+  if (auto misfire = body.optional_string("misfireStrategy")) {
+    job.misfire_strategy = checked_enum<protocol::MisfireStrategy>("misfireStrategy", *misfire);
+  }
+  if (auto route = body.optional_string("executorRouteStrategy")) {
+    job.executor_route_strategy = checked_enum<protocol::RouteStrategy>("executorRouteStrategy", *route);
+  }
+  if (auto handler = body.optional_string("executorHandler")) {
+    job.executor_handler = trimmed(*handler);
+    check_text("executorHandler", job.executor_handler, kMaxExecutorHandler, false);
+  }
+  if (auto param = body.optional_string("executorParam")) {
+    if (param->size() > kMaxExecutorParamBytes) {
+      throw invalid("executorParam", "executorParam: at most " + std::to_string(kMaxExecutorParamBytes) + " bytes");
+    }
+    job.executor_param = *param;
+  }
+  if (auto block = body.optional_string("executorBlockStrategy")) {
+    job.executor_block_strategy = checked_enum<protocol::BlockStrategy>("executorBlockStrategy", *block);
+  }
+  if (auto timeout = body.optional_int("executorTimeout")) {
+    job.executor_timeout = check_int_range("executorTimeout", *timeout, 0, INT_MAX);
+  }
+  if (auto retries = body.optional_int("executorFailRetryCount")) {
+    job.executor_fail_retry_count = check_int_range("executorFailRetryCount", *retries, 0, kMaxFailRetryCount);
+  }
+  if (auto interval = body.optional_int("retryInterval")) {
+    job.retry_interval = check_int_range("retryInterval", *interval, 0, INT_MAX);
+  }
+  if (auto glue = body.optional_string("glueType")) {
+    job.glue_type = checked_enum<protocol::GlueType>("glueType", *glue);
+  }
+  if (kind == JobBodyKind::kCreate) {
+    if (auto source = body.optional_string("glueSource")) job.glue_source = *source;
+    if (auto remark = body.optional_string("glueRemark")) {
+      job.glue_remark = trimmed(*remark);
+      check_text("glueRemark", job.glue_remark, kMaxGlueRemark, false);
+    }
+  } else {
+    for (const char* field : {"glueSource", "glueRemark"}) {
+      if (body.has(field)) {
+        throw invalid(field, std::string(field) +
+                                 ": script source changes through POST jobs/{id}/script, which keeps its history");
+      }
+    }
+  }
+  if (body.has("childJobId")) job.child_job_ids = read_child_ids(body);
+  body.finish();
+  return job;
+}
+
+void validate_job(const Job& job) {
+  try {
+    validate_schedule(job.schedule_type, job.schedule_conf, job.timezone);
+  } catch (const ScheduleError& e) {
+    throw invalid(e.field(), e.what());
+  }
+  if (job.glue_type == "BEAN" && job.executor_handler.empty()) {
+    throw invalid("executorHandler", "executorHandler: is required for glueType BEAN (the handler's registered name)");
+  }
+}
+
+void check_job_references(const Job& job, std::optional<std::int64_t> self_id, GroupStore& groups,
+                          JobStore& jobs, const Principal& who) {
+  auto group = groups.get(job.job_group);
+  if (!group || !who.may_access_group(group->id)) {
+    throw invalid("jobGroup", "jobGroup: group " + std::to_string(job.job_group) + " does not exist");
+  }
+  if (job.child_job_ids.empty()) return;
+  for (auto id : job.child_job_ids) {
+    if (self_id && id == *self_id) {
+      throw invalid("childJobId", "childJobId: job " + std::to_string(id) + " cannot be its own child");
+    }
+  }
+  auto missing = [](std::int64_t id) {
+    return invalid("childJobId", "childJobId: job " + std::to_string(id) + " does not exist");
+  };
+  if (who.user.is_admin()) {
+    auto existing = jobs.existing(job.child_job_ids);
+    for (auto id : job.child_job_ids) {
+      if (std::find(existing.begin(), existing.end(), id) == existing.end()) throw missing(id);
+    }
+    return;
+  }
+  for (auto id : job.child_job_ids) {
+    auto child = jobs.get(id);
+    if (!child || !who.may_access_group(child->job_group)) throw missing(id);
+  }
+}
+
+}  // namespace cronwheel::admin

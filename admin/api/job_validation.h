@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "admin/api/api_context.h"
+#include "admin/store/records.h"
+#include "admin/store/stores.h"
+
+// Validation of the job objects the REST API receives (POST jobs, PUT jobs/{id}). Every
+// problem is an HttpError 400 (code "invalid") whose `field` is the JSON field and whose
+// message starts with it and says what is wrong:
+//   "jobDesc: must not be empty"
+//   "scheduleConf: minutes: 60 is out of range 0-59"
+//   "timezone: unknown time zone 'Mars/Base'"
+//   "childJobId: job 42 does not exist"
+// Checks run in the order of the fields in DESIGN.md, so the first problem is reported.
+namespace cronwheel::admin {
+
+enum class JobBodyKind {
+  kCreate,  // POST jobs: jobGroup and jobDesc required, everything else defaults
+  kUpdate,  // PUT jobs/{id}: fields left out keep their values
+};
+
+// Reads the writable fields of a job from a JSON request body onto `base` (Job{} for a create,
+// the stored job for an update) and checks each field on its own: type, range, length, known
+// enumeration value. Fields the API answers but never takes (id, triggerStatus, times) are
+// refused as read-only, any other unknown field as unknown. On update, glueSource and
+// glueRemark are refused: script source changes through POST jobs/{id}/script, which keeps
+// its history. `scheduleType` and `scheduleConf` go together: a new type without a new
+// configuration gets an empty one.
+//
+// childJobId is an array of job ids; XXL-JOB's comma-separated string ("3,4") is accepted too.
+Job read_job_body(std::string_view body_text, Job base, JobBodyKind kind);
+
+// Checks the fields of a job against each other: the schedule (type, configuration and time
+// zone together, a cron expression parsed in its zone) and the handler a BEAN job needs.
+void validate_job(const Job& job);
+
+// Checks what a job refers to: its group exists and `who` may act on it; each child job exists,
+// `who` may see it, and is not the job itself (`self_id`, absent on create).
+void check_job_references(const Job& job, std::optional<std::int64_t> self_id, GroupStore& groups,
+                          JobStore& jobs, const Principal& who);
+
+// Limits on job fields (characters; the columns' sizes in sql/0001_initial_schema.sql).
+inline constexpr std::size_t kMaxJobDesc = 255;
+inline constexpr std::size_t kMaxAuthor = 64;
+inline constexpr std::size_t kMaxAlarmEmail = 255;
+inline constexpr std::size_t kMaxTimezone = 64;
+inline constexpr std::size_t kMaxExecutorHandler = 255;
+inline constexpr std::size_t kMaxExecutorParamBytes = 64 * 1024;  // travels with every trigger
+inline constexpr std::size_t kMaxGlueRemark = 128;
+inline constexpr int kMaxFailRetryCount = 100;
+
+}  // namespace cronwheel::admin

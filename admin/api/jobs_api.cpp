@@ -1,0 +1,233 @@
+// The jobs resource: list, get, create, update, copy, delete, start, stop, trigger once and the
+// fire-time preview (routes: add_job_routes in resource_routes.h).
+
+#include <string>
+
+#include "admin/api/api_errors.h"
+#include "admin/api/field_checks.h"
+#include "admin/api/job_validation.h"
+#include "admin/api/json_body.h"
+#include "admin/api/resource_access.h"
+#include "admin/api/resource_routes.h"
+#include "admin/schedule/schedule.h"
+#include "admin/store/record_json.h"
+#include "common/cron/cron_expression.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+// XXL-JOB computes a started job's first fire time from now + the schedule thread's pre-read
+// window, so the thread never finds a job already overdue the moment it is started.
+constexpr std::int64_t kStartLeadMs = 5'000;
+
+constexpr int kMaxPreviewCount = 100;
+constexpr int kDefaultPreviewCount = 5;
+
+// How far ahead a one-shot fire may be requested.
+constexpr std::int64_t kMaxTriggerDelaySeconds = 366LL * 24 * 3600;
+
+constexpr const char* kCopySuffix = " (copy)";
+
+// A trigger's address list travels on the pending fire (job_log.executor_address, varchar(255)).
+constexpr std::size_t kMaxAddressListChars = 255;
+
+Schedule schedule_of(const Job& job) {
+  try {
+    return Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone);
+  } catch (const ScheduleError& e) {
+    // Only reachable for a row written around the API: report it, do not guess.
+    throw conflict("job " + std::to_string(job.id) + " has an invalid schedule: " + e.what(), e.field());
+  }
+}
+
+bool schedule_changed(const Job& before, const Job& after) {
+  return before.schedule_type != after.schedule_type || before.schedule_conf != after.schedule_conf ||
+         before.timezone != after.timezone;
+}
+
+// The first fire time of a job started at `now`, or a 400 naming why there is none.
+std::int64_t first_fire_time(const Job& job, std::int64_t now) {
+  if (job.schedule_type == "NONE") {
+    throw invalid("scheduleType",
+                  "scheduleType: NONE never fires by itself; give the job a schedule, or trigger it by hand");
+  }
+  auto next = schedule_of(job).next_after(now + kStartLeadMs);
+  if (!next) {
+    throw invalid("scheduleConf", "scheduleConf: '" + job.schedule_conf + "' has no fire time after " +
+                                      common::format_iso8601(now, job.timezone));
+  }
+  return *next;
+}
+
+int preview_count(const httplib::Request& req) {
+  auto count = query_int(req.get_param_value("count"), "count").value_or(kDefaultPreviewCount);
+  return check_int_range("count", count, 1, kMaxPreviewCount);
+}
+
+// The body of POST jobs/{id}/trigger, as a pending fire of `job` owned by `node`.
+JobLog read_trigger_body(const std::string& text, const Job& job, std::int64_t now, const std::string& node) {
+  JsonBody body(text);
+  JobLog fire;
+  fire.job_group = job.job_group;
+  fire.job_id = job.id;
+  fire.state = "pending";
+  fire.admin_node = node;
+  fire.executor_handler = job.executor_handler;
+  fire.executor_fail_retry_count = job.executor_fail_retry_count;
+  fire.executor_param = job.executor_param;
+  if (auto param = body.optional_string("executorParam")) {
+    if (param->size() > kMaxExecutorParamBytes) {
+      throw invalid("executorParam", "executorParam: at most " + std::to_string(kMaxExecutorParamBytes) + " bytes");
+    }
+    fire.executor_param = *param;
+  }
+
+  std::vector<std::string> addresses;
+  if (auto it = body.json().find("addressList"); it != body.json().end() && it->is_string()) {
+    addresses = split_list(*body.optional_string("addressList"));
+  } else {
+    addresses = body.optional_string_list("addressList").value_or(std::vector<std::string>{});
+    for (auto& a : addresses) a = trimmed(a);
+  }
+  check_http_urls("addressList", addresses);
+  // A pending fire has no executor yet; its executor_address carries the addresses asked for
+  // (comma-separated), which the trigger routes among instead of the group's.
+  std::string joined;
+  for (const auto& a : addresses) joined += (joined.empty() ? "" : ",") + a;
+  if (joined.size() > kMaxAddressListChars) {
+    throw invalid("addressList", "addressList: at most " + std::to_string(kMaxAddressListChars) +
+                                     " characters in all, comma-separated");
+  }
+  fire.executor_address = joined;
+
+  auto delay = body.optional_int("delaySeconds");
+  auto at = body.optional_int("at");
+  if (delay && at) throw invalid("at", "at: give either delaySeconds or at, not both");
+  fire.trigger_type = "MANUAL";
+  fire.scheduled_time = now;
+  if (delay) {
+    check_int_range("delaySeconds", *delay, 0, kMaxTriggerDelaySeconds);
+    fire.scheduled_time = now + *delay * 1000;
+    if (*delay > 0) fire.trigger_type = "API";
+  }
+  if (at) {
+    if (*at < now || *at > now + kMaxTriggerDelaySeconds * 1000) {
+      throw invalid("at", "at: " + std::to_string(*at) + " must be an epoch-milliseconds instant from now (" +
+                              std::to_string(now) + ") to a year ahead");
+    }
+    fire.scheduled_time = *at;
+    fire.trigger_type = "API";
+  }
+  body.finish();
+  return fire;
+}
+
+}  // namespace
+
+void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
+  router.add("GET", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    auto page = page_query(req);
+    JobStore::Filter filter;
+    filter.scope = scope_of(ctx.request.who());
+    filter.job_group = query_int(req.get_param_value("jobGroup"), "jobGroup");
+    if (auto status = query_int(req.get_param_value("triggerStatus"), "triggerStatus")) {
+      filter.trigger_status = check_int_range("triggerStatus", *status, 0, 1);
+    }
+    filter.text = req.get_param_value("text");
+    filter.page = {page.offset, page.limit};
+    auto result = stores.jobs.list(filter);
+    return ApiResponse{200, page_json(result.items, result.total, [](const Job& j) { return to_json(j); })};
+  });
+
+  router.add("POST", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    auto job = read_job_body(req.body, Job{}, JobBodyKind::kCreate);
+    validate_job(job);
+    check_job_references(job, std::nullopt, stores.groups, stores.jobs, ctx.request.who());
+    return ApiResponse{201, to_json(stores.jobs.create(job, ctx.request.actor))};
+  });
+
+  router.add("GET", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+    return ApiResponse{200, to_json(visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id")))};
+  });
+
+  router.add("PUT", "jobs/{id}", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+               auto current = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+               auto job = read_job_body(req.body, current, JobBodyKind::kUpdate);
+               validate_job(job);
+               check_job_references(job, current.id, stores.groups, stores.jobs, ctx.request.who());
+               // A running job whose schedule changed gets its next time from the new schedule,
+               // computed as a start would (XXL-JOB does the same).
+               if (job.trigger_status == 1 && schedule_changed(current, job)) {
+                 if (job.schedule_type == "NONE") {
+                   throw invalid("scheduleType",
+                                 "scheduleType: a running job needs a schedule; stop the job first to set NONE");
+                 }
+                 job.trigger_next_time = first_fire_time(job, options.clock->now_ms());
+               }
+               return ApiResponse{200, to_json(stores.jobs.update(job, ctx.request.actor))};
+             });
+
+  router.add("DELETE", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+    auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+    stores.jobs.remove(job.id, ctx.request.actor);  // with its logs and script history
+    return ApiResponse{204, nullptr};
+  });
+
+  router.add("POST", "jobs/{id}/copy", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+    JsonBody(req.body).finish();
+    Job copy = job;
+    copy.id = 0;
+    copy.job_desc = truncate_chars(job.job_desc, kMaxJobDesc - char_count(kCopySuffix)) + kCopySuffix;
+    copy.trigger_status = 0;
+    copy.trigger_last_time = 0;
+    copy.trigger_next_time = 0;
+    return ApiResponse{201, to_json(stores.jobs.create(copy, ctx.request.actor))};
+  });
+
+  router.add("POST", "jobs/{id}/start", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+               auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+               JsonBody(req.body).finish();
+               if (job.trigger_status == 1) return ApiResponse{200, to_json(job)};  // already running
+               auto next = first_fire_time(job, options.clock->now_ms());
+               return ApiResponse{200, to_json(stores.jobs.set_trigger_status(job.id, 1, next, "job.start",
+                                                                             ctx.request.actor))};
+             });
+
+  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+    JsonBody(req.body).finish();
+    if (job.trigger_status == 0) return ApiResponse{200, to_json(job)};  // already stopped
+    return ApiResponse{200, to_json(stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor))};
+  });
+
+  router.add("POST", "jobs/{id}/trigger", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+               auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+               auto fire = read_trigger_body(req.body, job, options.clock->now_ms(), options.node_id());
+               return ApiResponse{201, to_json(stores.logs.create_fire(fire, ctx.request.actor))};
+             });
+
+  router.add("GET", "jobs/{id}/next-fires", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+               auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+               const int count = preview_count(req);
+               const auto now = options.clock->now_ms();
+               auto schedule = schedule_of(job);
+               std::vector<std::int64_t> times;
+               // A running job's next fire is already decided: start from it.
+               if (job.trigger_status == 1 && job.trigger_next_time > now) {
+                 times.push_back(job.trigger_next_time);
+                 auto more = schedule.next_times(job.trigger_next_time, count - 1);
+                 times.insert(times.end(), more.begin(), more.end());
+               } else {
+                 times = schedule.next_times(now, count);
+               }
+               return ApiResponse{200, {{"times", times}}};
+             });
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,205 @@
+// The logs resource: one row per fire (routes: add_log_routes in resource_routes.h). Reading a
+// run's output and killing a run are calls to the executor that ran it, made with no database
+// transaction open.
+
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+#include "admin/api/api_errors.h"
+#include "admin/api/field_checks.h"
+#include "admin/api/json_body.h"
+#include "admin/api/resource_access.h"
+#include "admin/api/resource_routes.h"
+#include "admin/store/record_json.h"
+#include "common/http/http_client.h"
+#include "common/http/xxl_job_call.h"
+#include "common/protocol/constants.h"
+#include "common/protocol/messages.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+namespace http = common::http;
+namespace protocol = common::protocol;
+
+// The executor that ran `log`, or a 409 when the fire has not reached one.
+const std::string& executor_of(const JobLog& log) {
+  if (log.state == "pending" || log.state == "cancelled" || log.executor_address.empty()) {
+    throw conflict("log " + std::to_string(log.id) + " has no executor yet (state " + log.state + ")");
+  }
+  return log.executor_address;
+}
+
+// A client for one call to an executor: the group's own access token, else the admin's.
+http::HttpClient executor_client(const std::string& address, const Group* group, const ResourceOptions& options) {
+  http::HttpClientOptions client_options;
+  client_options.connect_timeout = options.executor_connect_timeout;
+  client_options.read_timeout = options.executor_read_timeout;
+  client_options.write_timeout = options.executor_read_timeout;
+  client_options.access_token = group != nullptr && group->access_token ? *group->access_token : options.access_token;
+  client_options.keep_alive = false;
+  try {
+    return http::HttpClient(address, client_options);
+  } catch (const std::invalid_argument&) {
+    throw http::HttpError(502, kBadGateway, "executor address '" + address + "' is not an http(s) URL");
+  }
+}
+
+[[noreturn]] void executor_failed(const std::string& address, const std::string& what, const std::string& msg) {
+  throw http::HttpError(502, kBadGateway, "executor " + address + " did not " + what + ": " + msg);
+}
+
+std::optional<std::int64_t> job_group_param(const httplib::Request& req) {
+  return query_int(req.get_param_value("jobGroup"), "jobGroup");
+}
+
+std::string status_param(const httplib::Request& req) {
+  auto status = req.get_param_value("status");
+  if (!status.empty() && status != "success" && status != "failure" && status != "running" && status != "pending") {
+    throw invalid("status", "status: unknown value '" + status + "', expected one of success, failure, running, pending");
+  }
+  return status;
+}
+
+// The body of POST logs/clear, checked against what `who` may act on.
+LogStore::ClearRequest read_clear_body(const std::string& text, const Stores& stores, const Principal& who) {
+  JsonBody body(text);
+  LogStore::ClearRequest request;
+  request.job_group = body.optional_int("jobGroup");
+  request.job_id = body.optional_int("jobId");
+  request.before = body.optional_int("before");
+  request.keep = body.optional_int("keep");
+  body.finish();
+
+  if (request.before && request.keep) throw invalid("keep", "keep: give either before or keep, not both");
+  if (!request.before && !request.keep) {
+    throw invalid("before", "before: give before (epoch ms: clear logs scheduled earlier) or keep (how many of "
+                            "the newest logs to keep)");
+  }
+  if (request.before && *request.before < 0) throw invalid("before", "before: must be 0 or more (epoch milliseconds)");
+  if (request.keep && *request.keep < 0) throw invalid("keep", "keep: must be 0 or more");
+  if (request.job_group) {
+    auto group = stores.groups.get(*request.job_group);
+    if (!group || !who.may_access_group(group->id)) {
+      throw invalid("jobGroup", "jobGroup: group " + std::to_string(*request.job_group) + " does not exist");
+    }
+  }
+  if (request.job_id) {
+    auto job = stores.jobs.get(*request.job_id);
+    if (!job || !who.may_access_group(job->job_group)) {
+      throw invalid("jobId", "jobId: job " + std::to_string(*request.job_id) + " does not exist");
+    }
+    if (request.job_group && job->job_group != *request.job_group) {
+      throw invalid("jobId", "jobId: job " + std::to_string(job->id) + " is not in group " +
+                                 std::to_string(*request.job_group));
+    }
+  }
+  if (!request.job_group && !request.job_id && !who.user.is_admin()) {
+    throw forbidden("clearing the logs of every group needs the admin role; name a jobGroup or jobId");
+  }
+  return request;
+}
+
+}  // namespace
+
+void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
+  router.add("GET", "logs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    auto page = page_query(req);
+    LogStore::Filter filter;
+    filter.scope = scope_of(ctx.request.who());
+    filter.job_group = job_group_param(req);
+    filter.job_id = query_int(req.get_param_value("jobId"), "jobId");
+    filter.status = status_param(req);
+    filter.from = query_epoch_ms(req.get_param_value("from"), "from");
+    filter.to = query_epoch_ms(req.get_param_value("to"), "to");
+    if (filter.from && filter.to && *filter.to < *filter.from) {
+      throw invalid("to", "to: must not be before from");
+    }
+    filter.page = {page.offset, page.limit};
+    auto result = stores.logs.list(filter);
+    return ApiResponse{200, page_json(result.items, result.total, [](const JobLog& l) { return to_json(l); })};
+  });
+
+  router.add("POST", "logs/clear", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    auto request = read_clear_body(req.body, stores, ctx.request.who());
+    return ApiResponse{200, {{"deleted", stores.logs.clear(request, ctx.request.actor)}}};
+  });
+
+  router.add("GET", "logs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+    return ApiResponse{200, to_json(visible_log(stores.logs, ctx.request.who(), ctx.path_int("id")))};
+  });
+
+  router.add("DELETE", "logs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+    auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
+    if (log.trigger_type != "MANUAL" && log.trigger_type != "API") {
+      throw conflict("log " + std::to_string(log.id) + " is a " + log.trigger_type +
+                     " fire; only fires asked for through trigger can be cancelled (stop the job to skip its "
+                     "schedule)");
+    }
+    if (log.state != "pending" || !stores.logs.cancel_pending(log.id, ctx.request.actor)) {
+      throw conflict("log " + std::to_string(log.id) + " has already fired; only a pending fire can be cancelled");
+    }
+    return ApiResponse{204, nullptr};
+  });
+
+  router.add("GET", "logs/{id}/content", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+               auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
+               auto from_line = query_int(req.get_param_value("fromLine"), "fromLine").value_or(1);
+               check_int_range("fromLine", from_line, 1, INT_MAX);
+               const auto& address = executor_of(log);
+               auto group = stores.groups.get(log.job_group);
+
+               protocol::LogParam param;
+               param.log_date_time = log.trigger_time.value_or(log.scheduled_time);
+               param.log_id = log.id;
+               param.from_line_num = static_cast<std::int32_t>(from_line);
+               auto client = executor_client(address, group ? &*group : nullptr, options);
+               auto answer = http::post_xxl_job<protocol::LogResult>(client, protocol::kLogPath,
+                                                                     protocol::to_json_string(param));
+               if (!answer.is_success()) executor_failed(address, "return the log", answer.msg);
+               if (!answer.content) executor_failed(address, "return the log", "the answer has no content");
+               return ApiResponse{200,
+                                  {{"fromLine", answer.content->from_line_num},
+                                   {"toLine", answer.content->to_line_num},
+                                   {"content", answer.content->log_content},
+                                   {"isEnd", answer.content->is_end}}};
+             });
+
+  router.add("POST", "logs/{id}/kill", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+               auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
+               JsonBody(req.body).finish();
+               if (log.state != "triggered") {
+                 throw conflict("log " + std::to_string(log.id) + " is not running (state " + log.state + ")");
+               }
+               const auto& address = executor_of(log);
+               if (log.job_id > INT32_MAX) {
+                 throw conflict("job id " + std::to_string(log.job_id) + " does not fit XXL-JOB's kill call");
+               }
+               auto group = stores.groups.get(log.job_group);
+               protocol::KillParam param;
+               param.job_id = static_cast<std::int32_t>(log.job_id);
+               auto client = executor_client(address, group ? &*group : nullptr, options);
+               auto answer = http::post_xxl_job(client, protocol::kKillPath, protocol::to_json_string(param));
+               if (!answer.is_success()) executor_failed(address, "kill the run", answer.msg);
+
+               // The kill changes no row (the executor reports the run's end through its
+               // callback), so it is recorded here.
+               AuditEntry entry;
+               entry.at = options.clock->now_ms();
+               entry.user_id = ctx.request.actor.user_id;
+               entry.username = ctx.request.actor.username;
+               entry.action = "log.kill";
+               entry.entity_type = "log";
+               entry.entity_id = log.id;
+               entry.before = to_json(log).dump();
+               entry.remote_addr = ctx.request.actor.remote_addr;
+               stores.audit.record(entry);
+               return ApiResponse{204, nullptr};
+             });
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,13 @@
+#include "admin/api/resource_routes.h"
+
+namespace cronwheel::admin {
+
+void add_resource_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
+  add_group_routes(router, stores, options);
+  add_job_routes(router, stores, options);
+  add_script_routes(router, stores, options);
+  add_log_routes(router, stores, options);
+  add_cron_routes(router, options);
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "admin/api/api_router.h"
+#include "admin/store/stores.h"
+#include "common/util/clock.h"
+
+// The REST API's resource endpoints: executor groups, jobs, their script source, logs and the
+// cron preview. Paths are relative to /api/v1 and documented in openapi.yaml; every route is
+// registered on an ApiRouter, which authenticates, checks CSRF and turns errors into the API's
+// one error shape. Permissions follow admin/api/resource_access.h: a normal user sees and acts
+// on their own groups only, and anything else is answered 404.
+//
+// Every change goes through the stores with the request's Actor, so it is audited in the same
+// transaction; calls to executors (log content, kill) are made outside any transaction.
+//
+// Handlers keep references to `stores` and the objects it refers to, and a copy of `options`:
+// they must outlive the HTTP server the router serves on.
+namespace cronwheel::admin {
+
+struct ResourceOptions {
+  // Wall time for "now" (start, trigger, previews). Never null.
+  const common::Clock* clock = &common::SystemClock::instance();
+
+  // This admin node's id: the owner of the pending fires that POST jobs/{id}/trigger creates.
+  // A function because a node listening on port 0 learns its id only once it has started.
+  std::function<std::string()> node_id = [] { return std::string("admin"); };
+
+  // XXL-JOB-ACCESS-TOKEN for calls to executors whose group has no token of its own.
+  std::string access_token;
+
+  // Bounds on one call to an executor (log content, kill): a console waits for them.
+  std::chrono::milliseconds executor_connect_timeout{3'000};
+  std::chrono::milliseconds executor_read_timeout{10'000};
+};
+
+// groups: GET/POST groups, GET/PUT/DELETE groups/{id}.
+void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+
+// jobs: GET/POST jobs, GET/PUT/DELETE jobs/{id}, POST jobs/{id}/copy|start|stop|trigger,
+// GET jobs/{id}/next-fires.
+void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+
+// script source: GET jobs/{id}/script/versions, POST jobs/{id}/script,
+// POST jobs/{id}/script/versions/{versionId}/restore.
+void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+
+// logs: GET logs, POST logs/clear, GET/DELETE logs/{id}, GET logs/{id}/content,
+// POST logs/{id}/kill.
+void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+
+// GET cron/next.
+void add_cron_routes(ApiRouter& router, const ResourceOptions& options);
+
+// All of the above.
+void add_resource_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+
+}  // namespace cronwheel::admin

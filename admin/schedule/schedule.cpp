@@ -1,0 +1,113 @@
+#include "admin/schedule/schedule.h"
+
+#include <charconv>
+
+namespace cronwheel::admin {
+
+namespace {
+
+using common::protocol::ScheduleType;
+
+constexpr std::int64_t kMillisPerSecond = 1000;
+constexpr std::size_t kMaxConfLength = 255;  // job_info.schedule_conf is varchar(255)
+
+// Quotes user input for a message, cut short so an error line stays one readable line.
+std::string quoted(std::string_view text) {
+  constexpr std::size_t kShown = 40;
+  std::string out = "'";
+  out += text.size() > kShown ? std::string(text.substr(0, kShown)) + "..." : std::string(text);
+  out += "'";
+  return out;
+}
+
+// FIX_RATE/FIX_DELAY: digits only, no sign, no leading zero (job_info's CHECK constraint is
+// '^[1-9][0-9]{0,9}$'), at most kMaxFixedSeconds.
+std::int64_t parse_fixed_seconds(std::string_view type, std::string_view conf) {
+  auto refuse = [&] {
+    return ScheduleError("scheduleConf", "scheduleConf: " + std::string(type) +
+                                             " needs a whole number of seconds from 1 to " +
+                                             std::to_string(Schedule::kMaxFixedSeconds) + ", got " +
+                                             quoted(conf));
+  };
+  if (conf.empty() || conf.front() < '1' || conf.front() > '9') throw refuse();
+  std::int64_t seconds = 0;
+  auto [end, ec] = std::from_chars(conf.data(), conf.data() + conf.size(), seconds);
+  if (ec != std::errc() || end != conf.data() + conf.size() || seconds > Schedule::kMaxFixedSeconds) {
+    throw refuse();
+  }
+  return seconds;
+}
+
+}  // namespace
+
+Schedule Schedule::parse(std::string_view type_name, std::string_view conf, std::string_view time_zone) {
+  auto type = common::protocol::parse_enum<ScheduleType>(type_name);
+  if (!type) {
+    throw ScheduleError("scheduleType", "scheduleType: unknown value " + quoted(type_name) + ", expected one of " +
+                                            common::protocol::enum_choices<ScheduleType>());
+  }
+  if (!common::is_valid_time_zone(time_zone)) {
+    throw ScheduleError("timezone", "timezone: unknown time zone " + quoted(time_zone));
+  }
+  if (conf.size() > kMaxConfLength) {
+    throw ScheduleError("scheduleConf",
+                        "scheduleConf: at most " + std::to_string(kMaxConfLength) + " characters");
+  }
+  switch (*type) {
+    case ScheduleType::kNone:
+      if (!conf.empty()) {
+        throw ScheduleError("scheduleConf", "scheduleConf: must be empty for scheduleType NONE, got " + quoted(conf));
+      }
+      return Schedule(*type, 0, std::nullopt);
+    case ScheduleType::kCron:
+      if (conf.find_first_not_of(" \t") == std::string_view::npos) {
+        throw ScheduleError("scheduleConf", "scheduleConf: a cron expression is required for scheduleType CRON");
+      }
+      try {
+        return Schedule(*type, 0, common::CronExpression::parse(conf, time_zone));
+      } catch (const common::CronError& e) {
+        if (e.field() == "timezone") throw ScheduleError("timezone", e.what());
+        throw ScheduleError("scheduleConf", std::string("scheduleConf: ") + e.what());
+      }
+    case ScheduleType::kFixRate:
+    case ScheduleType::kFixDelay:
+      return Schedule(*type, parse_fixed_seconds(type_name, conf), std::nullopt);
+  }
+  throw ScheduleError("scheduleType", "scheduleType: unknown value " + quoted(type_name));
+}
+
+std::optional<std::int64_t> Schedule::next_after(std::int64_t after_ms) const {
+  switch (type_) {
+    case ScheduleType::kCron:
+      return cron_->next_after(after_ms);
+    case ScheduleType::kFixRate:
+    case ScheduleType::kFixDelay:
+      return after_ms + fixed_seconds_ * kMillisPerSecond;
+    case ScheduleType::kNone:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::int64_t> Schedule::next_times(std::int64_t after_ms, int count) const {
+  if (type_ == ScheduleType::kCron) return cron_->next_times(after_ms, count);
+  std::vector<std::int64_t> times;
+  for (int i = 0; i < count; ++i) {
+    auto next = next_after(after_ms);
+    if (!next) break;
+    times.push_back(*next);
+    after_ms = *next;
+  }
+  return times;
+}
+
+void validate_schedule(std::string_view type, std::string_view conf, std::string_view time_zone) {
+  (void)Schedule::parse(type, conf, time_zone);
+}
+
+std::optional<std::int64_t> next_fire_time(std::string_view type, std::string_view conf,
+                                           std::string_view time_zone, std::int64_t after_ms) {
+  return Schedule::parse(type, conf, time_zone).next_after(after_ms);
+}
+
+}  // namespace cronwheel::admin

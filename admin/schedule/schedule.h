@@ -1,0 +1,83 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/cron/cron_expression.h"
+#include "common/protocol/job_enums.h"
+
+namespace cronwheel::admin {
+
+// When a job fires, from its three schedule fields (job_info.schedule_type, schedule_conf,
+// timezone). Shared by the REST API (validation, start, previews) and the scheduling core
+// (next times after a fire or a completion), so it knows nothing about HTTP or storage.
+//
+//   CRON       schedule_conf is a Quartz cron expression evaluated in `timezone`.
+//   FIX_RATE   schedule_conf is a whole number of seconds N: fires at after + N s.
+//   FIX_DELAY  schedule_conf is N seconds too; the scheduler measures from the end of the
+//              previous run, the API (start, previews) from the instant it is given.
+//   NONE       never fires by itself (triggered by hand or as a child job).
+//
+// The zone is validated for every type: a job keeps it when its schedule changes to CRON.
+
+// Why a schedule was refused. field() is the API field to point at: "scheduleType",
+// "scheduleConf" or "timezone"; what() is one line that starts with that field:
+//   "scheduleConf: minutes: 60 is out of range 0-59"
+//   "timezone: unknown time zone 'Mars/Base'"
+//   "scheduleConf: FIX_RATE needs a whole number of seconds from 1 to 315360000, got '0'"
+class ScheduleError : public std::invalid_argument {
+ public:
+  ScheduleError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field_(std::move(field)) {}
+  const std::string& field() const noexcept { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// A validated schedule. An immutable value: cheap to copy (a cron expression is shared), and
+// every method is const and safe to call from many threads at once.
+class Schedule {
+ public:
+  // The longest FIX_RATE/FIX_DELAY interval: ten years of seconds.
+  static constexpr std::int64_t kMaxFixedSeconds = 10LL * 365 * 24 * 3600;
+
+  // Throws ScheduleError for an unknown type, a configuration that does not fit the type or an
+  // unknown zone.
+  static Schedule parse(std::string_view type, std::string_view conf, std::string_view time_zone);
+
+  // The first fire time strictly after `after_ms` (epoch ms); nullopt for NONE and for a cron
+  // expression with no further fire time.
+  std::optional<std::int64_t> next_after(std::int64_t after_ms) const;
+
+  // Up to `count` consecutive fire times after `after_ms`, each computed from the one before
+  // (for FIX_DELAY this assumes runs take no time); fewer when the schedule ends.
+  std::vector<std::int64_t> next_times(std::int64_t after_ms, int count) const;
+
+  common::protocol::ScheduleType type() const noexcept { return type_; }
+  // FIX_RATE/FIX_DELAY: the interval in seconds; 0 otherwise.
+  std::int64_t fixed_seconds() const noexcept { return fixed_seconds_; }
+
+ private:
+  Schedule(common::protocol::ScheduleType type, std::int64_t fixed_seconds,
+           std::optional<common::CronExpression> cron)
+      : type_(type), fixed_seconds_(fixed_seconds), cron_(std::move(cron)) {}
+
+  common::protocol::ScheduleType type_;
+  std::int64_t fixed_seconds_;
+  std::optional<common::CronExpression> cron_;
+};
+
+// Schedule::parse without keeping the result.
+void validate_schedule(std::string_view type, std::string_view conf, std::string_view time_zone);
+
+// Schedule::parse(...).next_after(after_ms), for one-off use (the cron expression is parsed on
+// every call). Throws ScheduleError like parse.
+std::optional<std::int64_t> next_fire_time(std::string_view type, std::string_view conf,
+                                           std::string_view time_zone, std::int64_t after_ms);
+
+}  // namespace cronwheel::admin

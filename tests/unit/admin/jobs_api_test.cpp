@@ -1,0 +1,376 @@
+#include <nlohmann/json.hpp>
+
+#include "tests/unit/admin/resource_api_fixture.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using nlohmann::json;
+
+class JobsApi : public ResourceApiTest {
+ protected:
+  void SetUp() override {
+    ResourceApiTest::SetUp();
+    group_ = add_group("reports");
+  }
+
+  json cron_job_body() const {
+    return {{"jobGroup", group_.id},
+            {"jobDesc", "morning report"},
+            {"author", "ops"},
+            {"scheduleType", "CRON"},
+            {"scheduleConf", "0 0 9 * * ?"},
+            {"timezone", "America/New_York"},
+            {"executorHandler", "reportHandler"}};
+  }
+
+  std::string path(const Job& job, const std::string& rest = "") const {
+    return "jobs/" + std::to_string(job.id) + rest;
+  }
+
+  Group group_;
+};
+
+// 09:00 New York on 2023-11-15..19 (EST); the clock starts at 2023-11-14 17:13:20 EST.
+const std::vector<std::int64_t> kNineAmNewYork{1'700'056'800'000, 1'700'143'200'000, 1'700'229'600'000,
+                                               1'700'316'000'000, 1'700'402'400'000};
+
+TEST_F(JobsApi, CreatesACronJobInAZoneAndPreviewsItsFireTimes) {
+  auto r = post("jobs", cron_job_body());
+  ASSERT_EQ(r.status, 201) << r.text;
+  const auto id = r.body["id"].get<std::int64_t>();
+  EXPECT_GT(id, 0);
+  EXPECT_EQ(r.body["jobDesc"], "morning report");
+  EXPECT_EQ(r.body["timezone"], "America/New_York");
+  EXPECT_EQ(r.body["triggerStatus"], 0);
+  EXPECT_EQ(r.body["triggerNextTime"], 0);
+  EXPECT_EQ(last_audit().action, "job.create");
+
+  auto fires = get("jobs/" + std::to_string(id) + "/next-fires?count=5");
+  ASSERT_EQ(fires.status, 200) << fires.text;
+  EXPECT_EQ(fires.body, json({{"times", kNineAmNewYork}}));
+  EXPECT_EQ(get("jobs/" + std::to_string(id) + "/next-fires").body["times"].size(), 5u);  // default count
+}
+
+TEST_F(JobsApi, InvalidFieldsAreNamed) {
+  auto body = cron_job_body();
+  body["scheduleConf"] = "0 0 25 * * ?";
+  auto r = post("jobs", body);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.field(), "scheduleConf");
+  EXPECT_EQ(r.message(), "scheduleConf: hours: 25 is out of range 0-23");
+
+  body = cron_job_body();
+  body["timezone"] = "Mars/Base";
+  r = post("jobs", body);
+  EXPECT_EQ(r.field(), "timezone");
+
+  body = cron_job_body();
+  body["jobGroup"] = 999;
+  r = post("jobs", body);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.message(), "jobGroup: group 999 does not exist");
+
+  body = cron_job_body();
+  body["childJobId"] = {12345};
+  r = post("jobs", body);
+  EXPECT_EQ(r.message(), "childJobId: job 12345 does not exist");
+
+  body = cron_job_body();
+  body["triggerStatus"] = 1;
+  r = post("jobs", body);
+  EXPECT_EQ(r.field(), "triggerStatus");
+  EXPECT_EQ(stores_.jobs.list({}).total, 0);
+}
+
+TEST_F(JobsApi, GetAnswersTheJobOr404) {
+  auto job = add_job(group_.id);
+  auto r = get(path(job));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body["id"], job.id);
+  EXPECT_EQ(r.body["executorHandler"], "reportHandler");
+  auto missing = get("jobs/999");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.error()["code"], "not_found");
+  EXPECT_EQ(get("jobs/99999999999999999999").status, 404);
+}
+
+TEST_F(JobsApi, ListFiltersByGroupStatusAndText) {
+  auto other = add_group("billing");
+  auto a = add_job(group_.id, "morning report");
+  add_job(group_.id, "evening cleanup");
+  add_job(other.id, "invoice run");
+  stores_.jobs.set_trigger_status(a.id, 1, kStartMs + 60'000, "job.start", system_);
+
+  EXPECT_EQ(get("jobs").body["total"], 3);
+  EXPECT_EQ(get("jobs?jobGroup=" + std::to_string(other.id)).body["total"], 1);
+  auto running = get("jobs?triggerStatus=1");
+  EXPECT_EQ(running.body["total"], 1);
+  EXPECT_EQ(running.body["items"][0]["id"], a.id);
+  EXPECT_EQ(get("jobs?text=CLEANUP").body["total"], 1);
+  EXPECT_EQ(get("jobs?text=reportHandler").body["total"], 3);  // handler matches too
+  auto paged = get("jobs?limit=2&offset=0");
+  EXPECT_EQ(paged.body["total"], 3);
+  EXPECT_EQ(paged.body["items"].size(), 2u);
+
+  auto bad = get("jobs?triggerStatus=2");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.message(), "triggerStatus: 2 is out of range 0-1");
+  EXPECT_EQ(get("jobs?jobGroup=x").message(), "jobGroup: expected an integer, got \"x\"");
+}
+
+TEST_F(JobsApi, UpdateChangesGivenFieldsOnly) {
+  auto job = add_job(group_.id);
+  auto r = put(path(job), {{"jobDesc", "renamed"}, {"executorTimeout", 30}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["jobDesc"], "renamed");
+  EXPECT_EQ(r.body["executorTimeout"], 30);
+  EXPECT_EQ(r.body["scheduleConf"], "0 0 3 * * ?");
+  auto audit = last_audit();
+  EXPECT_EQ(audit.action, "job.update");
+  EXPECT_EQ(json::parse(*audit.before)["jobDesc"], "nightly report");
+  EXPECT_EQ(json::parse(*audit.after)["jobDesc"], "renamed");
+
+  auto bad = put(path(job), {{"executorFailRetryCount", 1000}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.field(), "executorFailRetryCount");
+  auto own_child = put(path(job), {{"childJobId", std::to_string(job.id)}});
+  EXPECT_EQ(own_child.message(), "childJobId: job " + std::to_string(job.id) + " cannot be its own child");
+  EXPECT_EQ(put("jobs/999", {{"jobDesc", "x"}}).status, 404);
+}
+
+TEST_F(JobsApi, ScheduleChangeOfARunningJobRecomputesItsNextTime) {
+  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  ASSERT_EQ(post(path(job, "/start")).status, 200);
+  clock_.advance(std::chrono::seconds(100));
+  auto r = put(path(job), {{"scheduleConf", "30"}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["triggerStatus"], 1);
+  EXPECT_EQ(r.body["triggerNextTime"], kStartMs + 100'000 + 5'000 + 30'000);
+
+  // Other changes leave the next time alone.
+  r = put(path(job), {{"jobDesc", "ticker 2"}});
+  EXPECT_EQ(r.body["triggerNextTime"], kStartMs + 100'000 + 5'000 + 30'000);
+
+  auto none = put(path(job), {{"scheduleType", "NONE"}});
+  EXPECT_EQ(none.status, 400);
+  EXPECT_EQ(none.message(), "scheduleType: a running job needs a schedule; stop the job first to set NONE");
+}
+
+TEST_F(JobsApi, StartComputesTheNextTimeFromFiveSecondsAhead) {
+  auto fixed = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto r = post(path(fixed, "/start"));
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["triggerStatus"], 1);
+  EXPECT_EQ(r.body["triggerNextTime"], kStartMs + 5'000 + 60'000);
+  EXPECT_EQ(last_audit().action, "job.start");
+
+  // A cron second that is less than 5 s away is skipped, as XXL-JOB does.
+  auto every_second = add_job(group_.id, "every 10 s", "CRON", "*/10 * * * * ?");
+  clock_.advance(std::chrono::milliseconds(7'000));  // 22:13:27Z: :30 is only 3 s away
+  r = post(path(every_second, "/start"));
+  EXPECT_EQ(r.body["triggerNextTime"], kStartMs + 20'000);  // 22:13:40Z
+}
+
+TEST_F(JobsApi, StartingAgainChangesNothing) {
+  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto first = post(path(job, "/start"));
+  clock_.advance(std::chrono::seconds(10));
+  auto again = post(path(job, "/start"));
+  EXPECT_EQ(again.status, 200);
+  EXPECT_EQ(again.body["triggerNextTime"], first.body["triggerNextTime"]);
+}
+
+TEST_F(JobsApi, StartRefusesAScheduleWithoutFireTimes) {
+  auto manual = add_job(group_.id, "by hand", "NONE", "");
+  auto r = post(path(manual, "/start"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.field(), "scheduleType");
+  EXPECT_EQ(r.message(), "scheduleType: NONE never fires by itself; give the job a schedule, or trigger it by hand");
+
+  auto past = add_job(group_.id, "long ago", "CRON", "0 0 0 1 1 ? 2020");
+  r = post(path(past, "/start"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.field(), "scheduleConf");
+  EXPECT_EQ(r.message(), "scheduleConf: '0 0 0 1 1 ? 2020' has no fire time after 2023-11-14T22:13:20+00:00");
+  EXPECT_EQ(stores_.jobs.get(past.id)->trigger_status, 0);
+}
+
+TEST_F(JobsApi, StopClearsTheNextTime) {
+  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  post(path(job, "/start"));
+  auto r = post(path(job, "/stop"));
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["triggerStatus"], 0);
+  EXPECT_EQ(r.body["triggerNextTime"], 0);
+  EXPECT_EQ(last_audit().action, "job.stop");
+  EXPECT_EQ(post(path(job, "/stop")).status, 200);  // already stopped
+}
+
+TEST_F(JobsApi, StartAndStopTakeNoBody) {
+  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto r = post(path(job, "/start"), {{"force", true}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.message(), "force: unknown field");
+}
+
+TEST_F(JobsApi, CopyCreatesAStoppedJob) {
+  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  post(path(job, "/start"));
+  auto r = post(path(job, "/copy"));
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_NE(r.body["id"], job.id);
+  EXPECT_EQ(r.body["jobDesc"], "ticker (copy)");
+  EXPECT_EQ(r.body["triggerStatus"], 0);
+  EXPECT_EQ(r.body["triggerNextTime"], 0);
+  EXPECT_EQ(r.body["scheduleConf"], "60");
+  EXPECT_EQ(stores_.jobs.list({}).total, 2);
+
+  auto long_desc = add_job(group_.id, std::string(255, 'd'));
+  r = post(path(long_desc, "/copy"));
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["jobDesc"], std::string(248, 'd') + " (copy)");
+}
+
+TEST_F(JobsApi, DeleteRemovesTheJobAndItsLogs) {
+  auto job = add_job(group_.id);
+  ASSERT_EQ(post(path(job, "/trigger")).status, 201);
+  EXPECT_EQ(del(path(job)).status, 204);
+  EXPECT_EQ(get(path(job)).status, 404);
+  EXPECT_EQ(stores_.logs.list({}).total, 0);
+  EXPECT_EQ(last_audit().action, "job.delete");
+  EXPECT_EQ(del(path(job)).status, 404);
+}
+
+TEST_F(JobsApi, TriggerCreatesAPendingFireOwnedByThisNode) {
+  auto job = add_job(group_.id);
+  auto r = post(path(job, "/trigger"), {{"executorParam", "--dry-run"}});
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["state"], "pending");
+  EXPECT_EQ(r.body["triggerType"], "MANUAL");
+  EXPECT_EQ(r.body["jobId"], job.id);
+  EXPECT_EQ(r.body["jobGroup"], group_.id);
+  EXPECT_EQ(r.body["scheduledTime"], kStartMs);
+  EXPECT_EQ(r.body["adminNode"], "node-under-test");
+  EXPECT_EQ(r.body["executorParam"], "--dry-run");
+  EXPECT_EQ(r.body["executorHandler"], "reportHandler");
+  EXPECT_EQ(last_audit().action, "job.trigger");
+
+  auto logs = get("logs?jobId=" + std::to_string(job.id));
+  ASSERT_EQ(logs.body["total"], 1);
+  EXPECT_EQ(logs.body["items"][0]["id"], r.body["id"]);
+}
+
+TEST_F(JobsApi, TriggerWithoutParamUsesTheJobsParam) {
+  Job j;
+  j.job_group = group_.id;
+  j.job_desc = "with param";
+  j.executor_handler = "h";
+  j.executor_param = "--default";
+  auto job = stores_.jobs.create(j, system_);
+  EXPECT_EQ(post(path(job, "/trigger")).body["executorParam"], "--default");
+}
+
+TEST_F(JobsApi, TriggerLaterIsAnApiFire) {
+  auto job = add_job(group_.id);
+  auto r = post(path(job, "/trigger"), {{"delaySeconds", 90}});
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["triggerType"], "API");
+  EXPECT_EQ(r.body["scheduledTime"], kStartMs + 90'000);
+
+  r = post(path(job, "/trigger"), {{"at", kStartMs + 3'600'000}});
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["triggerType"], "API");
+  EXPECT_EQ(r.body["scheduledTime"], kStartMs + 3'600'000);
+
+  auto both = post(path(job, "/trigger"), {{"delaySeconds", 5}, {"at", kStartMs + 10'000}});
+  EXPECT_EQ(both.status, 400);
+  EXPECT_EQ(both.message(), "at: give either delaySeconds or at, not both");
+  auto past = post(path(job, "/trigger"), {{"at", kStartMs - 1}});
+  EXPECT_EQ(past.field(), "at");
+  EXPECT_EQ(post(path(job, "/trigger"), {{"delaySeconds", -1}}).field(), "delaySeconds");
+}
+
+TEST_F(JobsApi, TriggerAddressListIsValidatedAndKeptOnTheFire) {
+  auto job = add_job(group_.id);
+  auto bad = post(path(job, "/trigger"), {{"addressList", {"http://10.0.0.5:9999/", "10.0.0.6"}}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.message(), "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got '10.0.0.6'");
+  auto r = post(path(job, "/trigger"), {{"addressList", {"http://10.0.0.5:9999/", "http://10.0.0.6:9999/"}}});
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["executorAddress"], "http://10.0.0.5:9999/,http://10.0.0.6:9999/");
+  EXPECT_EQ(post(path(job, "/trigger"), {{"addressList", "http://10.0.0.5:9999/"}}).status, 201);
+  std::vector<std::string> many;
+  for (int i = 0; i < 12; ++i) many.push_back("http://10.0.0." + std::to_string(i) + ":9999/");
+  EXPECT_EQ(post(path(job, "/trigger"), {{"addressList", many}}).message(),
+            "addressList: at most 255 characters in all, comma-separated");
+  EXPECT_EQ(post(path(job, "/trigger"), {{"executorParams", "x"}}).message(), "executorParams: unknown field");
+}
+
+TEST_F(JobsApi, NextFiresOfARunningJobStartAtItsNextTime) {
+  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  post(path(job, "/start"));
+  auto r = get(path(job, "/next-fires?count=3"));
+  ASSERT_EQ(r.status, 200) << r.text;
+  const auto first = kStartMs + 65'000;
+  EXPECT_EQ(r.body["times"], json({first, first + 60'000, first + 120'000}));
+}
+
+TEST_F(JobsApi, NextFiresCountIsOneToAHundred) {
+  auto job = add_job(group_.id);
+  EXPECT_EQ(get(path(job, "/next-fires?count=100")).body["times"].size(), 100u);
+  auto r = get(path(job, "/next-fires?count=101"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.message(), "count: 101 is out of range 1-100");
+  EXPECT_EQ(get(path(job, "/next-fires?count=0")).status, 400);
+  auto manual = add_job(group_.id, "by hand", "NONE", "");
+  EXPECT_EQ(get(path(manual, "/next-fires")).body, json({{"times", json::array()}}));
+}
+
+TEST_F(JobsApi, NormalUserSeesAndActsOnlyInTheirGroups) {
+  auto theirs = add_group("billing");
+  add_user("alice", "normal", {group_.id});
+  auto mine = add_job(group_.id, "mine");
+  auto hidden = add_job(theirs.id, "hidden");
+
+  auto list = get("jobs", "alice");
+  ASSERT_EQ(list.status, 200);
+  EXPECT_EQ(list.body["total"], 1);
+  EXPECT_EQ(list.body["items"][0]["id"], mine.id);
+  EXPECT_EQ(get("jobs?jobGroup=" + std::to_string(theirs.id), "alice").body["total"], 0);
+
+  EXPECT_EQ(get(path(mine), "alice").status, 200);
+  const std::string hidden_path = path(hidden);
+  EXPECT_EQ(get(hidden_path, "alice").status, 404);
+  EXPECT_EQ(get(hidden_path, "alice").message(), "no such job: " + std::to_string(hidden.id));
+  EXPECT_EQ(put(hidden_path, {{"jobDesc", "x"}}, "alice").status, 404);
+  EXPECT_EQ(del(hidden_path, "alice").status, 404);
+  for (const char* action : {"/start", "/stop", "/trigger", "/copy"}) {
+    EXPECT_EQ(post(hidden_path + action, json::object(), "alice").status, 404) << action;
+  }
+  EXPECT_EQ(get(hidden_path + "/next-fires", "alice").status, 404);
+  EXPECT_EQ(stores_.jobs.get(hidden.id)->job_desc, "hidden");
+
+  // Nor can a job be created in, moved to, or chained to another group.
+  auto body = cron_job_body();
+  body["jobGroup"] = theirs.id;
+  EXPECT_EQ(post("jobs", body, "alice").message(), "jobGroup: group " + std::to_string(theirs.id) + " does not exist");
+  EXPECT_EQ(put(path(mine), {{"jobGroup", theirs.id}}, "alice").status, 400);
+  EXPECT_EQ(put(path(mine), {{"childJobId", {hidden.id}}}, "alice").message(),
+            "childJobId: job " + std::to_string(hidden.id) + " does not exist");
+
+  // Within their group, everything works.
+  EXPECT_EQ(post("jobs", cron_job_body(), "alice").status, 201);
+  EXPECT_EQ(post(path(mine, "/trigger"), json::object(), "alice").status, 201);
+}
+
+TEST_F(JobsApi, SessionChangesNeedTheCsrfToken) {
+  auto job = add_job(group_.id);
+  auto without = call("POST", path(job, "/trigger"), "{}", "", {{"Cookie", "session=admin"}});
+  EXPECT_EQ(without.status, 403);
+  auto with = call("POST", path(job, "/trigger"), "{}", "", {{"Cookie", "session=admin"}, {"X-CSRF-Token", "csrf-admin"}});
+  EXPECT_EQ(with.status, 201);
+}
+
+}  // namespace
+}  // namespace cronwheel::admin

@@ -1,0 +1,303 @@
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/unit/admin/resource_api_fixture.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using nlohmann::json;
+
+// An executor as the admin sees it: /log and /kill on 127.0.0.1, recording what it was asked
+// and answering what the test set.
+class FakeExecutor {
+ public:
+  struct Call {
+    std::string path;
+    json body;
+    std::string token;
+  };
+
+  FakeExecutor() {
+    common::http::HttpServerOptions o;
+    o.host = "127.0.0.1";
+    o.worker_threads = 2;
+    o.error_formatter = common::http::xxl_job_error;
+    server_ = std::make_unique<common::http::HttpServer>(o);
+    for (const char* path : {"/log", "/kill"}) {
+      server_->post(path, [this, path](const httplib::Request& req, httplib::Response& res) {
+        std::lock_guard lock(mutex_);
+        calls_.push_back({path, json::parse(req.body, nullptr, false), req.get_header_value("XXL-JOB-ACCESS-TOKEN")});
+        common::http::write_json(res, answer_.dump(), 200);
+      });
+    }
+    server_->start();
+  }
+  ~FakeExecutor() { server_->stop(); }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()) + "/"; }
+  void answer(json body) {
+    std::lock_guard lock(mutex_);
+    answer_ = std::move(body);
+  }
+  std::vector<Call> calls() {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+
+ private:
+  std::unique_ptr<common::http::HttpServer> server_;
+  std::mutex mutex_;
+  json answer_ = {{"code", 200}, {"msg", nullptr}, {"content", nullptr}};
+  std::vector<Call> calls_;
+};
+
+class LogsApi : public ResourceApiTest {
+ protected:
+  void SetUp() override {
+    ResourceApiTest::SetUp();
+    group_ = add_group("reports");
+    job_ = add_job(group_.id);
+  }
+
+  JobLog put_log(const std::string& state, std::int64_t scheduled, const std::string& address = "",
+                 const std::string& trigger_type = "SCHEDULE", std::optional<Job> job = std::nullopt) {
+    const Job& j = job ? *job : job_;
+    JobLog l;
+    l.job_group = j.job_group;
+    l.job_id = j.id;
+    l.state = state;
+    l.trigger_type = trigger_type;
+    l.scheduled_time = scheduled;
+    l.admin_node = "node-under-test";
+    l.executor_address = address;
+    if (state != "pending" && state != "cancelled") l.trigger_time = scheduled + 10;
+    if (state == "succeeded") l.handle_code = 200;
+    if (state == "failed") l.handle_code = 500;
+    if (l.handle_code != 0) l.handle_time = scheduled + 1'000;
+    return fake_.put_log(l);
+  }
+
+  std::string path(const JobLog& log, const std::string& rest = "") const {
+    return "logs/" + std::to_string(log.id) + rest;
+  }
+
+  Group group_;
+  Job job_;
+};
+
+TEST_F(LogsApi, ListFiltersByStatusAndTime) {
+  put_log("succeeded", 1'000);
+  put_log("failed", 2'000);
+  put_log("lost", 3'000);
+  put_log("triggered", 4'000, "http://10.0.0.5:9999/");
+  put_log("pending", 5'000);
+
+  auto all = get("logs");
+  ASSERT_EQ(all.status, 200) << all.text;
+  EXPECT_EQ(all.body["total"], 5);
+  EXPECT_EQ(all.body["items"][0]["scheduledTime"], 5'000);  // newest first
+  for (const char* field : {"id", "jobId", "jobGroup", "scheduledTime", "triggerTime", "triggerCode", "triggerMsg",
+                            "handleTime", "handleCode", "handleMsg", "executorAddress"}) {
+    EXPECT_TRUE(all.body["items"][0].contains(field)) << field;
+  }
+  EXPECT_EQ(get("logs?status=success").body["total"], 1);
+  EXPECT_EQ(get("logs?status=failure").body["total"], 2);
+  EXPECT_EQ(get("logs?status=running").body["total"], 1);
+  EXPECT_EQ(get("logs?status=pending").body["total"], 1);
+  EXPECT_EQ(get("logs?from=2000&to=4000").body["total"], 2);
+  EXPECT_EQ(get("logs?jobId=" + std::to_string(job_.id) + "&jobGroup=" + std::to_string(group_.id)).body["total"], 5);
+  EXPECT_EQ(get("logs?limit=2&offset=4").body["items"].size(), 1u);
+
+  auto bad = get("logs?status=ok");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.message(), "status: unknown value 'ok', expected one of success, failure, running, pending");
+  EXPECT_EQ(get("logs?from=5&to=1").message(), "to: must not be before from");
+  EXPECT_EQ(get("logs?from=-5").field(), "from");
+}
+
+TEST_F(LogsApi, GetAnswersOneLog) {
+  auto log = put_log("succeeded", 1'000, "http://10.0.0.5:9999/");
+  auto r = get(path(log));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body["id"], log.id);
+  EXPECT_EQ(r.body["handleCode"], 200);
+  EXPECT_EQ(get("logs/999").status, 404);
+}
+
+TEST_F(LogsApi, ContentIsReadFromTheExecutorThatRanIt) {
+  FakeExecutor executor;
+  executor.answer({{"code", 200},
+                   {"msg", nullptr},
+                   {"content", {{"fromLineNum", 3}, {"toLineNum", 4}, {"logContent", "line 3\nline 4\n"}, {"isEnd", true}}}});
+  auto log = put_log("succeeded", 1'000, executor.url());
+
+  auto r = get(path(log, "/content?fromLine=3"));
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body, json({{"fromLine", 3}, {"toLine", 4}, {"content", "line 3\nline 4\n"}, {"isEnd", true}}));
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].path, "/log");
+  EXPECT_EQ(calls[0].body["logId"], log.id);
+  EXPECT_EQ(calls[0].body["fromLineNum"], 3);
+  EXPECT_EQ(calls[0].body["logDateTim"], 1'010);  // the trigger time
+  EXPECT_EQ(calls[0].token, "admin-default-token");
+}
+
+TEST_F(LogsApi, ContentUsesTheGroupsOwnToken) {
+  FakeExecutor executor;
+  executor.answer({{"code", 200}, {"content", {{"fromLineNum", 1}, {"toLineNum", 0}, {"logContent", ""}, {"isEnd", false}}}});
+  auto g = group_;
+  g.access_token = "group-token";
+  stores_.groups.update(g, system_);
+  auto log = put_log("triggered", 1'000, executor.url());
+  ASSERT_EQ(get(path(log, "/content")).status, 200);
+  ASSERT_EQ(executor.calls().size(), 1u);
+  EXPECT_EQ(executor.calls()[0].token, "group-token");
+  EXPECT_EQ(executor.calls()[0].body["fromLineNum"], 1);
+}
+
+TEST_F(LogsApi, ContentOfARunWithoutExecutorIsAConflict) {
+  auto log = put_log("pending", 1'000);
+  auto r = get(path(log, "/content"));
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(r.message(), "log " + std::to_string(log.id) + " has no executor yet (state pending)");
+  EXPECT_EQ(get(path(log, "/content?fromLine=0")).field(), "fromLine");
+}
+
+TEST_F(LogsApi, ContentFromAnExecutorThatDoesNotAnswerIs502WithTheReason) {
+  std::string gone;
+  {
+    FakeExecutor executor;  // a port that just stopped listening
+    gone = executor.url();
+  }
+  auto log = put_log("succeeded", 1'000, gone);
+  auto r = get(path(log, "/content"));
+  EXPECT_EQ(r.status, 502);
+  EXPECT_EQ(r.error()["code"], "bad_gateway");
+  EXPECT_NE(r.message().find("executor " + gone + " did not return the log: "), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find("connect"), std::string::npos) << r.message();
+
+  FakeExecutor failing;
+  failing.answer({{"code", 500}, {"msg", "log file not found"}, {"content", nullptr}});
+  auto other = put_log("succeeded", 2'000, failing.url());
+  r = get(path(other, "/content"));
+  EXPECT_EQ(r.status, 502);
+  EXPECT_EQ(r.message(), "executor " + failing.url() + " did not return the log: log file not found");
+}
+
+TEST_F(LogsApi, KillAsksTheExecutorAndIsAudited) {
+  FakeExecutor executor;
+  auto log = put_log("triggered", 1'000, executor.url());
+  auto r = post(path(log, "/kill"));
+  ASSERT_EQ(r.status, 204) << r.text;
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].path, "/kill");
+  EXPECT_EQ(calls[0].body, json({{"jobId", job_.id}}));
+  auto audit = last_audit();
+  EXPECT_EQ(audit.action, "log.kill");
+  EXPECT_EQ(audit.entity_type, "log");
+  EXPECT_EQ(audit.entity_id, log.id);
+  EXPECT_EQ(audit.username, "admin");
+}
+
+TEST_F(LogsApi, KillOfARunThatIsNotRunningIsAConflict) {
+  auto done = put_log("succeeded", 1'000, "http://10.0.0.5:9999/");
+  auto r = post(path(done, "/kill"));
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(r.message(), "log " + std::to_string(done.id) + " is not running (state succeeded)");
+  EXPECT_EQ(post(path(put_log("pending", 2'000), "/kill")).status, 409);
+}
+
+TEST_F(LogsApi, KillRefusedByTheExecutorIs502) {
+  FakeExecutor executor;
+  executor.answer({{"code", 500}, {"msg", "job thread is not running"}, {"content", nullptr}});
+  auto log = put_log("triggered", 1'000, executor.url());
+  auto r = post(path(log, "/kill"));
+  EXPECT_EQ(r.status, 502);
+  EXPECT_EQ(r.message(), "executor " + executor.url() + " did not kill the run: job thread is not running");
+}
+
+TEST_F(LogsApi, ClearByCountKeepsTheNewest) {
+  for (int i = 1; i <= 5; ++i) put_log("succeeded", i * 1'000);
+  put_log("triggered", 9'000, "http://10.0.0.5:9999/");
+  auto r = post("logs/clear", {{"jobId", job_.id}, {"keep", 2}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  // The running one counts among the newest but is never deleted.
+  EXPECT_EQ(r.body, json({{"deleted", 4}}));
+  EXPECT_EQ(get("logs").body["total"], 2);
+  EXPECT_EQ(last_audit().action, "log.clear");
+}
+
+TEST_F(LogsApi, ClearByAge) {
+  for (int i = 1; i <= 5; ++i) put_log("failed", i * 1'000);
+  auto r = post("logs/clear", {{"jobGroup", group_.id}, {"before", 3'000}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["deleted"], 2);
+}
+
+TEST_F(LogsApi, ClearNeedsExactlyOneOfBeforeAndKeep) {
+  auto r = post("logs/clear", {{"jobId", job_.id}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.field(), "before");
+  r = post("logs/clear", {{"jobId", job_.id}, {"before", 1}, {"keep", 1}});
+  EXPECT_EQ(r.message(), "keep: give either before or keep, not both");
+  EXPECT_EQ(post("logs/clear", {{"keep", -1}}).message(), "keep: must be 0 or more");
+  EXPECT_EQ(post("logs/clear", {{"jobId", 999}, {"keep", 1}}).message(), "jobId: job 999 does not exist");
+  auto other = add_group("billing");
+  EXPECT_EQ(post("logs/clear", {{"jobGroup", other.id}, {"jobId", job_.id}, {"keep", 1}}).message(),
+            "jobId: job " + std::to_string(job_.id) + " is not in group " + std::to_string(other.id));
+  EXPECT_EQ(post("logs/clear", {{"keep", "10"}}).message(), "keep: expected an integer, got string");
+}
+
+TEST_F(LogsApi, CancelTakesBackAPendingTriggeredFire) {
+  auto fire = post("jobs/" + std::to_string(job_.id) + "/trigger", {{"delaySeconds", 600}});
+  ASSERT_EQ(fire.status, 201);
+  const auto id = fire.body["id"].get<std::int64_t>();
+  EXPECT_EQ(del("logs/" + std::to_string(id)).status, 204);
+  EXPECT_EQ(get("logs/" + std::to_string(id)).body["state"], "cancelled");
+  EXPECT_EQ(last_audit().action, "log.cancel");
+
+  auto again = del("logs/" + std::to_string(id));
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(again.message(), "log " + std::to_string(id) + " has already fired; only a pending fire can be cancelled");
+
+  auto fired = put_log("triggered", 1'000, "http://10.0.0.5:9999/", "MANUAL");
+  EXPECT_EQ(del(path(fired)).status, 409);
+  auto scheduled = put_log("pending", 2'000);
+  auto r = del(path(scheduled));
+  EXPECT_EQ(r.status, 409);
+  EXPECT_NE(r.message().find("SCHEDULE fire"), std::string::npos) << r.message();
+}
+
+TEST_F(LogsApi, NormalUserSeesOnlyTheirGroupsLogs) {
+  auto other_group = add_group("billing");
+  auto other_job = add_job(other_group.id, "invoices");
+  add_user("alice", "normal", {group_.id});
+  auto mine = put_log("succeeded", 1'000, "http://10.0.0.5:9999/");
+  auto hidden = put_log("triggered", 2'000, "http://10.0.0.6:9999/", "SCHEDULE", other_job);
+
+  auto list = get("logs", "alice");
+  ASSERT_EQ(list.status, 200);
+  EXPECT_EQ(list.body["total"], 1);
+  EXPECT_EQ(list.body["items"][0]["id"], mine.id);
+  EXPECT_EQ(get("logs?jobGroup=" + std::to_string(other_group.id), "alice").body["total"], 0);
+  EXPECT_EQ(get(path(mine), "alice").status, 200);
+  EXPECT_EQ(get(path(hidden), "alice").status, 404);
+  EXPECT_EQ(get(path(hidden, "/content"), "alice").status, 404);
+  EXPECT_EQ(post(path(hidden, "/kill"), json::object(), "alice").status, 404);
+  EXPECT_EQ(del(path(hidden), "alice").status, 404);
+
+  // Clearing needs a group or job of their own.
+  auto everything = post("logs/clear", {{"keep", 0}}, "alice");
+  EXPECT_EQ(everything.status, 403);
+  EXPECT_EQ(post("logs/clear", {{"jobGroup", other_group.id}, {"keep", 0}}, "alice").message(),
+            "jobGroup: group " + std::to_string(other_group.id) + " does not exist");
+  EXPECT_EQ(post("logs/clear", {{"jobGroup", group_.id}, {"keep", 0}}, "alice").body["deleted"], 1);
+  EXPECT_TRUE(stores_.logs.get(hidden.id).has_value());
+}
+
+}  // namespace
+}  // namespace cronwheel::admin
