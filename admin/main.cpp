@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -109,6 +110,20 @@ int main(int argc, char** argv) {
         ->envname("CRONWHEEL_HTTP_THREADS")
         ->check(CLI::Range(1, 1024))
         ->capture_default_str();
+    cmd->add_option("--db-pool-size", config.db_pool_size, "PostgreSQL connections of the node's pool")
+        ->envname("CRONWHEEL_DB_POOL_SIZE")
+        ->check(CLI::Range(1, 512))
+        ->capture_default_str();
+    cmd->add_option("--access-token", config.access_token,
+                    "XXL-JOB-ACCESS-TOKEN for executors whose group sets none")
+        ->envname("CRONWHEEL_ACCESS_TOKEN");
+    cmd->add_option("--session-hours", config.session_hours, "How long a console login lasts, in hours")
+        ->envname("CRONWHEEL_SESSION_HOURS")
+        ->check(CLI::Range(1, 720))
+        ->capture_default_str();
+    cmd->add_flag("--secure-cookie", config.secure_cookie,
+                  "Mark the session cookie Secure (the console is served over HTTPS)")
+        ->envname("CRONWHEEL_SECURE_COOKIE");
   };
   // Serving is the default: the server flags are accepted with or without `serve`.
   add_server_options(&app);
@@ -147,6 +162,9 @@ int main(int argc, char** argv) {
     if (*next_cmd->get_option("--from")) next.from_ms = from_ms;
     return run_cron_next(next, common::SystemClock::instance().now_ms(), std::cout, std::cerr);
   }
+
+  // Only from the environment: see AdminConfig::admin_password.
+  if (const char* password = std::getenv("CRONWHEEL_ADMIN_PASSWORD")) config.admin_password = password;
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   try {

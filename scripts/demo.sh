@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Sets up everything, builds, and runs cronwheel locally:
 #   - a PostgreSQL 15 cluster kept under .local/pgdata (created once, reused afterwards),
-#   - cronwheel-admin on 127.0.0.1:8080, which applies the schema on start.
+#   - cronwheel-admin on 127.0.0.1:8080, which applies the schema on start,
+#   - cronwheel-executor on 127.0.0.1:9999 (CRONWHEEL_DEMO_EXECUTOR_LISTEN), app name
+#     cronwheel-demo, registering with that admin; run logs under .local/executor-logs.
 # Everything runs in the background; `scripts/demo.sh stop` stops it, `scripts/demo.sh
 # status` tells what runs. Settings: CRONWHEEL_DEMO_LISTEN (default 127.0.0.1:8080),
-# CRONWHEEL_DEMO_PG_PORT (default 54329).
+# CRONWHEEL_DEMO_PG_PORT (default 54329), CRONWHEEL_DEMO_ADMIN_PASSWORD (the `admin` user's
+# password, set when the demo database gets its first user; default cronwheel-demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -12,7 +15,9 @@ state=$root/.local
 pgdata=$state/pgdata
 pg_port=${CRONWHEEL_DEMO_PG_PORT:-54329}
 listen=${CRONWHEEL_DEMO_LISTEN:-127.0.0.1:8080}
+executor_listen=${CRONWHEEL_DEMO_EXECUTOR_LISTEN:-127.0.0.1:9999}
 db_url="postgresql://cronwheel@127.0.0.1:$pg_port/cronwheel"
+admin_password=${CRONWHEEL_DEMO_ADMIN_PASSWORD:-cronwheel-demo}
 
 . scripts/lib/pg.sh
 
@@ -36,10 +41,16 @@ status() {
   else
     echo "cronwheel-admin: stopped"
   fi
+  if [ -f "$state/executor.pid" ] && kill -0 "$(cat "$state/executor.pid")" 2>/dev/null; then
+    echo "cronwheel-executor: running (pid $(cat "$state/executor.pid")) on http://$executor_listen/, app cronwheel-demo, log $state/executor.log"
+  else
+    echo "cronwheel-executor: stopped"
+  fi
 }
 
 case "${1:-start}" in
   stop)
+    stop_pidfile executor
     stop_pidfile admin
     if pg_running "$pgdata"; then pg_stop "$pgdata"; echo "stopped PostgreSQL"; fi
     exit 0 ;;
@@ -55,7 +66,7 @@ esac
 scripts/setup.sh
 build=${CRONWHEEL_BUILD_DIR:-$root/build}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j "$(nproc)" --target cronwheel-admin
+cmake --build "$build" -j "$(nproc)" --target cronwheel-admin cronwheel-executor
 
 mkdir -p "$state"
 chmod 755 "$state"
@@ -77,7 +88,7 @@ fi
 
 # A fresh admin each run, so the new build is what runs.
 stop_pidfile admin
-CRONWHEEL_DB_URL=$db_url CRONWHEEL_LISTEN=$listen \
+CRONWHEEL_DB_URL=$db_url CRONWHEEL_LISTEN=$listen CRONWHEEL_ADMIN_PASSWORD=$admin_password \
   nohup "$build/bin/cronwheel-admin" --node-id demo-admin >>"$state/admin.log" 2>&1 &
 echo $! >"$state/admin.pid"
 
@@ -92,9 +103,34 @@ for _ in $(seq 1 100); do
 done
 curl -fsS "http://$listen/healthz" >/dev/null || { echo "cronwheel-admin does not answer on http://$listen/healthz" >&2; exit 1; }
 
+# The executor beside it. Until the admin serves the executor registry API it logs one warning
+# per registration interval (30 s) and keeps serving.
+stop_pidfile executor
+nohup "$build/bin/cronwheel-executor" --admin "http://$listen/" --app-name cronwheel-demo \
+  --listen "$executor_listen" --log-dir "$state/executor-logs" >>"$state/executor.log" 2>&1 &
+echo $! >"$state/executor.pid"
+executor_beat() {
+  curl -fsS -X POST -H 'Content-Type: application/json' -d '""' "http://$executor_listen/beat" 2>/dev/null | grep -q '"code":200'
+}
+for _ in $(seq 1 100); do
+  if executor_beat; then break; fi
+  if ! kill -0 "$(cat "$state/executor.pid")" 2>/dev/null; then
+    echo "cronwheel-executor exited; the end of its log:" >&2
+    tail -n 20 "$state/executor.log" >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+executor_beat || { echo "cronwheel-executor does not answer on http://$executor_listen/beat" >&2; exit 1; }
+
 echo
 status
 echo
+echo "Login: user admin, password $admin_password (set on the demo database's first start)"
+echo
 echo "Try:   curl http://$listen/healthz"
+echo "       curl -c $state/cookies -H 'Content-Type: application/json' \\
+         -d '{\"username\":\"admin\",\"password\":\"$admin_password\"}' http://$listen/api/v1/auth/login"
 echo "       $build/bin/cronwheel-admin cron next '0 15 10 ? * 6L' --tz America/New_York --count 5"
+echo "       curl -X POST -H 'Content-Type: application/json' -d '\"\"' http://$executor_listen/beat"
 echo "Stop:  scripts/demo.sh stop"

@@ -15,7 +15,9 @@ packages=(
   tzdata
   libcli11-dev               # command-line flags
   libspdlog-dev              # logging
+  libsodium-dev              # password hashing (argon2id), random tokens
   libgtest-dev libgmock-dev  # tests
+  libyaml-cpp-dev            # tests: reads openapi.yaml to check it against the routes
   libbenchmark-dev           # benchmarks
   # servers and tools the scripts and tests run
   postgresql-15 curl procps util-linux

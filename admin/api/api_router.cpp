@@ -6,6 +6,7 @@
 
 #include "admin/api/api_errors.h"
 #include "admin/api/json_body.h"
+#include "admin/auth/secrets.h"
 #include "admin/store/database.h"
 #include "admin/store/stores.h"
 
@@ -85,7 +86,7 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
           throw forbidden("this needs the admin role");
         }
         if (principal->method == Principal::Method::kSession && changes_state(method) &&
-            req.get_header_value("X-CSRF-Token") != principal->csrf_token) {
+            !constant_time_equals(req.get_header_value("X-CSRF-Token"), principal->csrf_token)) {
           throw forbidden("missing or wrong X-CSRF-Token header");
         }
         ctx.request.actor.user_id = principal->user.id;

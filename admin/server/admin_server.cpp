@@ -3,7 +3,11 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <chrono>
 #include <stdexcept>
+
+#include "admin/auth/bootstrap_admin.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::admin {
 
@@ -39,6 +43,13 @@ common::http::HttpServerOptions server_options(const AdminConfig& config) {
   return options;
 }
 
+Database::Options database_options(const AdminConfig& config) {
+  Database::Options options;
+  options.url = config.db_url;
+  options.pool_size = static_cast<std::size_t>(config.db_pool_size);
+  return options;
+}
+
 std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "admin";
@@ -51,6 +62,8 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
     : config_(config),
       version_(std::move(version)),
       host_(parse_listen_address(config.listen).first),
+      database_(database_options(config), &PgStores::prepare),
+      stores_(database_),
       http_(server_options(config)) {
   const int configured_port = parse_listen_address(config.listen).second;
   node_id_ = config_.node_id.empty() ? host_name() + ":" + std::to_string(configured_port) : config_.node_id;
@@ -61,9 +74,11 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
 AdminServer::~AdminServer() { stop(); }
 
 void AdminServer::start() {
+  bootstrap_admin(stores_.users(), api_->passwords(), config_.admin_password);
   http_.start();
   if (config_.node_id.empty()) {
     // With port 0 the real port is known only now.
+    std::lock_guard lock(node_id_mutex_);
     node_id_ = host_name() + ":" + std::to_string(http_.port());
     health_->set_node_id(node_id_);
   }
@@ -78,6 +93,17 @@ void AdminServer::add_routes() {
     auto result = health_->check();
     common::http::write_json(res, result.body.dump(), result.healthy ? 200 : 503);
   });
+
+  RestApi::Options api;
+  api.sessions.session_lifetime = std::chrono::hours(config_.session_hours);
+  api.sessions.secure_cookie = config_.secure_cookie;
+  api.resources.clock = &common::SystemClock::instance();
+  api.resources.node_id = [this] {
+    std::lock_guard lock(node_id_mutex_);  // start() may still be settling it
+    return node_id_;
+  };
+  api.resources.access_token = config_.access_token;
+  api_ = std::make_unique<RestApi>(http_, stores_.stores(), std::move(api));
 }
 
 }  // namespace cronwheel::admin

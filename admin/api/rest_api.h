@@ -1,0 +1,51 @@
+#pragma once
+
+#include <memory>
+
+#include "admin/api/api_router.h"
+#include "admin/api/auth_api.h"
+#include "admin/api/resource_routes.h"
+#include "admin/auth/credential_authenticator.h"
+#include "admin/auth/login_rate_limiter.h"
+#include "admin/auth/password_hasher.h"
+#include "admin/store/stores.h"
+#include "common/http/http_server.h"
+
+namespace cronwheel::admin {
+
+// The REST API under /api/v1, assembled on the admin's HTTP server: the credential checks
+// (session cookie, bearer token), the login rate limiter, and every route module
+// (auth, users, tokens, audit, and the resources: groups, jobs, scripts, logs, cron).
+//
+// Construct it before the server starts (routes are registered in the constructor); it must
+// outlive the server's handlers, i.e. be destroyed after the server stopped.
+class RestApi {
+ public:
+  struct Options {
+    CredentialAuthenticator::Options sessions;
+    PasswordHasher::Options passwords;
+    LoginRateLimiter::Options login_limits;
+    ResourceOptions resources;  // its clock is the API's clock for everything
+  };
+
+  RestApi(common::http::HttpServer& server, Stores stores, Options options);
+  ~RestApi();
+
+  RestApi(const RestApi&) = delete;
+  RestApi& operator=(const RestApi&) = delete;
+
+  const ApiRouter& router() const noexcept { return router_; }
+  const PasswordHasher& passwords() const noexcept { return passwords_; }
+  CredentialAuthenticator& authenticator() noexcept { return authenticator_; }
+
+ private:
+  Stores stores_;
+  Options options_;
+  PasswordHasher passwords_;
+  LoginRateLimiter login_limiter_;
+  CredentialAuthenticator authenticator_;
+  ApiRouter router_;
+  AuthServices services_;
+};
+
+}  // namespace cronwheel::admin

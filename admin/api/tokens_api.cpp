@@ -1,0 +1,70 @@
+#include "admin/api/tokens_api.h"
+
+#include <algorithm>
+
+#include "admin/api/api_errors.h"
+#include "admin/api/json_body.h"
+#include "admin/store/record_json.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+constexpr std::size_t kMaxTokenName = 64;
+
+std::string checked_name(const std::string& name) {
+  const bool blank = name.find_first_not_of(" \t\r\n") == std::string::npos;
+  std::size_t characters = 0;
+  for (unsigned char c : name) characters += (c & 0xC0) != 0x80 ? 1 : 0;
+  if (blank || characters > kMaxTokenName) {
+    throw invalid("name", "name: 1 to " + std::to_string(kMaxTokenName) + " characters, not only spaces");
+  }
+  return name;
+}
+
+ApiResponse create_token(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  JsonBody body(req.body);
+  auto name = checked_name(body.required_string("name"));
+  body.finish();
+  const auto& user = ctx.request.who().user;
+  auto secret = CredentialAuthenticator::new_token();
+  auto token = s.stores.tokens.create(user.id, name, secret.hash, ctx.request.actor);
+  auto json = to_json(token);
+  json["token"] = secret.secret;
+  ApiResponse response(201, std::move(json));
+  response.headers.emplace_back("Cache-Control", "no-store");
+  return response;
+}
+
+ApiResponse list_tokens(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  auto page = page_query(req);
+  auto all = s.stores.tokens.list(ctx.request.who().user.id);
+  const auto total = static_cast<std::int64_t>(all.size());
+  const auto begin = std::min(page.offset, total);
+  const auto end = std::min(begin + page.limit, total);
+  std::vector<ApiToken> items(all.begin() + begin, all.begin() + end);
+  return {200, page_json(items, total, [](const ApiToken& t) { return to_json(t); })};
+}
+
+ApiResponse revoke_token(AuthServices& s, ApiRouter::RouteContext& ctx) {
+  const auto id = ctx.path_int("id");
+  if (!s.stores.tokens.revoke(ctx.request.who().user.id, id, ctx.request.actor)) {
+    throw not_found("token " + std::to_string(id) + " does not exist");
+  }
+  return ApiResponse(204);
+}
+
+}  // namespace
+
+void add_tokens_routes(ApiRouter& router, AuthServices& services) {
+  router.add("POST", "tokens", Access::kUser, [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    return create_token(services, ctx, req);
+  });
+  router.add("GET", "tokens", Access::kUser, [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    return list_tokens(services, ctx, req);
+  });
+  router.add("DELETE", "tokens/{id}", Access::kUser,
+             [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) { return revoke_token(services, ctx); });
+}
+
+}  // namespace cronwheel::admin

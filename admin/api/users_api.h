@@ -1,0 +1,25 @@
+#pragma once
+
+#include "admin/api/api_router.h"
+#include "admin/api/auth_api.h"
+
+namespace cronwheel::admin {
+
+// User administration, for admins only:
+//   GET    users               {"items":[user...],"total"}
+//   GET    users/{id}          user
+//   POST   users               {"username","password","role"?,"groups"?} → 201 user
+//   PUT    users/{id}          {"role"?,"groups"?,"password"?} → user ("username" may be sent
+//                              only unchanged: names are immutable)
+//   DELETE users/{id}          → 204
+// A user is {"id","username","role","groups","createdAt","updatedAt"}; the password is
+// write-only. `role` is "admin" or "normal" (default); `groups` are the ids of the groups a
+// normal user may see and act on, each of which must exist.
+//
+// Rules: nobody deletes or changes the role of the last admin (409), and an admin neither
+// deletes their own user nor changes their own role (409), so the console always keeps an
+// admin. A password set here ends every session of that user. Each change is audited by the
+// UserStore ("user.create", "user.update", "user.password", "user.delete").
+void add_users_routes(ApiRouter& router, AuthServices& services);
+
+}  // namespace cronwheel::admin
