@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -58,8 +59,26 @@ bool ConnectionStream::is_writable() const {
          (fd.revents & POLLOUT) != 0;
 }
 
+std::size_t ConnectionStream::scan_header_bytes(const char* data, std::size_t n) {
+  constexpr std::size_t kMaxHeaderText = 64 * 1024;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (header_text_.size() < kMaxHeaderText) header_text_ += static_cast<char>(std::tolower(c));
+    last_bytes_ = (last_bytes_ << 8) | c;
+    const bool blank_line = last_bytes_ == 0x0d0a0d0a || (last_bytes_ & 0xffff) == 0x0a0a;
+    if (blank_line) {
+      in_header_ = false;
+      body_absent_ = header_text_.find("\ncontent-length:") == std::string::npos &&
+                     header_text_.find("\ntransfer-encoding:") == std::string::npos;
+      return i + 1;
+    }
+  }
+  return n;
+}
+
 ssize_t ConnectionStream::read(char* ptr, size_t size) {
   if (size == 0) return 0;
+  if (body_absent_) return 0;  // the end of this request's (empty) body
   if (!has_buffered_data()) {
     if (!wait_readable()) return -1;
     ssize_t n;
@@ -71,6 +90,7 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
     end_ = static_cast<std::size_t>(n);
   }
   std::size_t n = std::min(size, end_ - begin_);
+  if (in_header_) n = scan_header_bytes(buffer_.data() + begin_, n);
   if (request_bytes_ + n > limits_.request_byte_budget) {
     budget_exceeded_ = true;
     return -1;
@@ -111,6 +131,10 @@ void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
 void ConnectionStream::begin_request() noexcept {
   request_bytes_ = 0;
   budget_exceeded_ = false;
+  in_header_ = true;
+  body_absent_ = false;
+  header_text_.clear();
+  last_bytes_ = 0;
 }
 
 }  // namespace cronwheel::common::http

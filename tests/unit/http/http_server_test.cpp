@@ -362,6 +362,30 @@ TEST(HttpServer, MalformedRequestIs400Json) {
   server.stop();
 }
 
+// curl -X POST without -d sends neither Content-Length nor Transfer-Encoding: the request has
+// no body and must be answered at once, not after the read timeout.
+TEST(HttpServer, PostWithoutContentLengthHasAnEmptyBodyAndIsAnsweredAtOnce) {
+  auto options = testing::loopback_options();
+  options.read_timeout = 5s;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+  RawConnection connection(server.port());
+  ASSERT_TRUE(connection.connected());
+  auto begin = Clock::now();
+  connection.send("POST /echo HTTP/1.1\r\nHost: x\r\n\r\n");
+  // The same connection then carries a request with a body, and closes after it.
+  connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+  std::string answer = connection.read_all();
+  EXPECT_LT(Clock::now() - begin, 2s);
+  auto second = answer.find("HTTP/1.1 200", 1);
+  ASSERT_EQ(answer.rfind("HTTP/1.1 200 ", 0), 0u) << answer;
+  ASSERT_NE(second, std::string::npos) << answer;
+  EXPECT_NE(answer.find("Content-Length: 0\r\n"), std::string::npos) << answer;
+  EXPECT_EQ(answer.substr(answer.size() - 2), "{}") << answer;
+  server.stop();
+}
+
 TEST(HttpServer, XxlJobErrorShapeForTheExecutor) {
   auto options = testing::loopback_options();
   options.error_formatter = common::http::xxl_job_error;
