@@ -1,0 +1,159 @@
+#pragma once
+
+// The cronwheel executor library: embed it in a service, register handlers by name, and the
+// cronwheel admin (or an XXL-JOB 2.4 admin) runs them on schedule.
+//
+//   cronwheel::executor::ExecutorOptions options;
+//   options.admin_addresses = {"http://admin-1:8080/", "http://admin-2:8080/"};
+//   options.app_name = "orders";
+//   cronwheel::executor::Executor executor(options);
+//   executor.handle("expireUnpaidOrders", [](cronwheel::executor::JobContext& ctx) {
+//     ctx.log("checking orders older than " + ctx.params());
+//     for (auto& order : unpaid_orders()) {
+//       if (ctx.stop_requested()) return;   // killed, timed out or replaced: stop soon
+//       expire(order);
+//     }
+//   });
+//   executor.start();
+//   ...
+//   executor.stop();
+//
+// Guarantees:
+//  - Runs of one job id execute one at a time, in arrival order, on that job's own thread;
+//    runs of different jobs run concurrently. Runs of a job never overlap, not even after a
+//    kill, a timeout or a replacement: the next run starts once the stopped handler returned.
+//  - A handler that returns without calling fail() succeeded; an exception escaping it is a
+//    failure carrying the exception's message ("unknown exception" for one that is not a
+//    std::exception). Nothing a handler throws crashes the executor.
+//  - Every accepted trigger gets exactly one result at the admin, including triggers that were
+//    queued and then killed, replaced or dropped at shutdown ("... [job not executed, in the job
+//    queue, killed.]"): results are batched, retried, and kept on disk while no admin answers,
+//    across restarts of the executor.
+//  - C++ cannot interrupt a thread: a killed or timed-out handler is asked to stop through its
+//    stop token and must return on its own. Its result (killed, or code 502 for a timeout) is
+//    reported when it returns, or 5 s after the stop if it has not returned by then; the job's
+//    next run still waits for it. Script jobs are processes and are really ended (their whole
+//    process group: TERM, then KILL).
+//
+// Threading: handle() may be called from any thread at any time; start() and stop() from any
+// thread (they serialize); handlers run on their job's thread.
+//
+// This header needs only the standard library; the executor's dependencies stay private.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cronwheel::executor {
+
+struct ExecutorOptions {
+  // Admin base URLs ("http://host:port/" with an optional path prefix). Registration goes to
+  // the first that answers; results to the first that accepts them.
+  std::vector<std::string> admin_addresses;
+  // The executor group's app name (registryKey), 4-64 characters.
+  std::string app_name;
+  // Shared secret: required from the admin on every call when set, and sent to it.
+  std::string access_token;
+
+  std::string listen_host = "0.0.0.0";
+  int listen_port = 9999;  // 0: the OS picks a free port (port() says which)
+  // The URL the admin calls this executor at. Default: http://<this host's first non-loopback
+  // IPv4 address>:<port>/ (http://127.0.0.1:<port>/ when listening on 127.0.0.1).
+  std::string address;
+
+  // Run logs ({log_dir}/yyyy-MM-dd/{logId}.log), script files and undelivered results live here.
+  std::string log_dir = "cronwheel-logs";
+  int log_retention_days = 30;  // day directories older than this are removed; 0 keeps all
+
+  // Whether GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL jobs may run. Off by default in the
+  // library: a script job runs arbitrary code sent by the admin.
+  bool allow_scripts = false;
+
+  std::size_t http_threads = 16;
+  std::chrono::seconds registry_interval{30};
+  // A job thread with nothing to do for this long ends (the next trigger starts a new one).
+  std::chrono::seconds idle_job_thread_timeout{90};
+  // stop() waits this long for running handlers after asking them to stop; a handler still
+  // running then is reported as killed and left to finish on its own (detached) thread. What is
+  // left of this bound (at least 1 s) then goes to delivering the results.
+  // Script jobs are the exception: stop() never returns while a process of a script run is
+  // alive, so it can take up to the script's TERM-to-KILL grace (3 s) longer than this bound.
+  std::chrono::milliseconds shutdown_timeout{10'000};
+};
+
+// What a handler sees of its run. Valid only during the handler call; not copyable. log(),
+// succeed() and fail() may be called from any thread the handler starts, until it returns.
+class JobContext {
+ public:
+  virtual ~JobContext() = default;
+
+  virtual std::int64_t job_id() const = 0;
+  virtual std::int64_t log_id() const = 0;
+  virtual const std::string& params() const = 0;
+  // SHARDING_BROADCAST routing: this executor's shard and the number of shards (0 and 1
+  // otherwise).
+  virtual int shard_index() const = 0;
+  virtual int shard_total() const = 0;
+
+  // Requested when the run is killed, times out, is replaced (COVER_EARLY, another handler or
+  // glue version) or the executor stops. Handlers doing long work check it and return soon
+  // after. A std::stop_callback registered on it runs on the thread that stops the run (an HTTP
+  // worker or the executor's timeout thread): keep it short.
+  virtual std::stop_token stop_token() const = 0;
+  bool stop_requested() const { return stop_token().stop_requested(); }
+
+  // Appends a line (a timestamp is prefixed) to this run's log, readable from the console.
+  virtual void log(std::string_view message) = 0;
+
+  // The run's result; the last call wins. Not calling either means success.
+  virtual void succeed(std::string_view message = {}) = 0;
+  virtual void fail(std::string_view message) = 0;
+};
+
+using Handler = std::function<void(JobContext&)>;
+
+class Executor {
+ public:
+  // Throws std::invalid_argument naming the option when the options cannot work (no admin,
+  // bad app name, bad URL).
+  explicit Executor(ExecutorOptions options);
+  ~Executor();  // stop()
+
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Registers `handler` under `name` (the job's executorHandler). Registering a name again
+  // replaces the handler for later runs (the job's next trigger stops its runs of the old one,
+  // as a changed executorHandler does). May be called before or after start(). Throws
+  // std::invalid_argument for an empty name or handler.
+  void handle(std::string name, Handler handler);
+
+  // Starts serving the admin's calls, registering with the admin, and delivering results
+  // (including results kept on disk by an earlier run). Throws std::system_error when the
+  // listen address cannot be bound or the log directory cannot be created (the executor is then
+  // as constructed, and start() may be tried again), std::logic_error when already started or
+  // stopped: a stopped executor cannot be started again (create a new one).
+  void start();
+
+  // Stops accepting calls, removes this executor's registration, asks running jobs to stop
+  // and waits for them up to shutdown_timeout (queued runs are reported as not executed) and
+  // for every process group of a script run to be gone (see shutdown_timeout), then delivers or
+  // stores every result. Idempotent; does nothing before start().
+  void stop();
+
+  // The port listened on and the URL advertised to the admin; meaningful once start() returned
+  // (before it: 0, and options.address).
+  int port() const;
+  const std::string& address() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cronwheel::executor

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/http/http_client.h"
+#include "common/protocol/messages.h"
+
+namespace cronwheel::executor {
+
+// Delivers run results to the admin (POST {admin}/api/callback, XXL-JOB 2.4 body: a bare JSON
+// array of HandleCallbackParam).
+//
+// Results are sent in batches by a background thread, to the first admin that accepts them
+// (HTTP 200 with ReturnT code 200). When none does, the batch is appended to a spool file under
+// spool_dir (written and fsync'ed before it is dropped from memory) and re-sent every
+// retry_interval; start() also re-sends what an earlier process left in the spool. A spool
+// file is removed only after every result in it was accepted. Together with the admin ignoring
+// a result it already has, every result is recorded exactly once.
+//
+// Batching: each request carries everything queued at the time, up to max_batch results.
+//
+// Spool files: spool_dir/callback-<epoch ms>-<pid>-<seq>-<random>.spool, unique across processes
+// and restarts. Each line is one JSON callback body (a bare array, as sent on the wire). A file is
+// written once and never appended to later; whoever reads or writes one holds an exclusive
+// flock(2) on it, so several senders (several processes) may share a spool_dir: a file locked by
+// another live sender is left to it. A line that cannot be read (a crash in the middle of a
+// write, a damaged disk) is skipped with a warning and never blocks the rest of the file. When
+// part of a file was accepted and an admin then failed, the rest is written to a new file before
+// the old one is removed, so a crash in between can only cause a result to be sent twice.
+//
+// Threading: push(), queued() and spooled() are thread-safe and never wait for the network. The
+// background thread owns the HTTP clients (one per admin) and is the only one that sends.
+// start() and stop() may be called from any thread.
+class CallbackSender {
+ public:
+  struct Options {
+    std::vector<std::string> admin_addresses;
+    std::string access_token;
+    std::filesystem::path spool_dir;
+    std::chrono::milliseconds retry_interval{std::chrono::seconds(30)};
+    std::size_t max_batch = 100;
+    common::http::HttpClientOptions http;  // access_token is taken from above
+  };
+
+  // Spool files are named kSpoolFilePrefix + ... + kSpoolFileSuffix; other files in spool_dir
+  // are left alone.
+  static constexpr std::string_view kSpoolFilePrefix = "callback-";
+  static constexpr std::string_view kSpoolFileSuffix = ".spool";
+
+  // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
+  // URL, spool_dir is empty, retry_interval is not positive or max_batch is 0. Does no I/O.
+  explicit CallbackSender(Options options);
+  ~CallbackSender();  // stop(0): whatever is still queued is spooled
+
+  CallbackSender(const CallbackSender&) = delete;
+  CallbackSender& operator=(const CallbackSender&) = delete;
+
+  // Creates spool_dir if needed, counts what an earlier process left there and starts the
+  // background thread, which re-sends the spool first. Results pushed before start() wait in
+  // memory and go out with the first batches. Throws std::logic_error when called twice or after
+  // stop().
+  void start();
+
+  // Queues a result for delivery. After stop() it is written to the spool directly (on the
+  // calling thread, which then waits for the disk, never for the network); the next sender on
+  // the same spool_dir delivers it. Results are never dropped, unless the spool cannot be
+  // written while stopping, in which case they are logged at error level, whole.
+  void push(common::protocol::HandleCallbackParam result);
+
+  // Stops the background thread: what is queued is sent if an admin accepts it within
+  // `flush_timeout`, and spooled otherwise. Returns within flush_timeout plus at most one
+  // request's HTTP timeouts (a request already under way when stop() is called finishes first;
+  // requests made while flushing have their timeouts cut to the time left). When start() was
+  // never called, the queued results are spooled without sending. Nothing is sent after stop()
+  // returns. Idempotent.
+  void stop(std::chrono::milliseconds flush_timeout);
+
+  // Results waiting in memory (queued or being sent), and on disk in the spool files this sender
+  // wrote or last read (files of other live senders are not counted). For tests and metrics.
+  std::size_t queued() const;
+  std::size_t spooled() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cronwheel::executor

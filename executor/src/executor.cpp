@@ -1,0 +1,389 @@
+#include "cronwheel/executor.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "common/http/http_server.h"
+#include "common/util/clock.h"
+#include "executor/src/callback_sender.h"
+#include "executor/src/executor_endpoints.h"
+#include "executor/src/job_dispatcher.h"
+#include "executor/src/registry_client.h"
+#include "executor/src/run_log.h"
+#include "executor/src/script_runner.h"
+
+namespace cronwheel::executor {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// Subdirectories of log_dir, as XXL-JOB's executor names them.
+constexpr const char* kScriptDir = "gluesource";
+constexpr const char* kCallbackSpoolDir = "callbacklog";
+
+// A stopped run whose handler has not returned after this long is reported anyway. Longer than
+// the script runner's TERM-to-KILL grace, so a stopped script is reported once its processes are
+// gone.
+constexpr auto kStopReportGrace = 5s;
+// The callback flush at stop() gets what is left of shutdown_timeout, and at least this.
+constexpr auto kMinCallbackFlush = 1s;
+constexpr auto kRetentionInterval = 24h;
+// stop() waits this long past the script runner's TERM-to-KILL grace for the last process groups
+// to go (a process in uninterruptible sleep ends only once its I/O returns); after that it logs
+// what is left and returns.
+constexpr auto kProcessGroupExtraWait = 30s;
+
+bool is_http_url(const std::string& url) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (url.starts_with(scheme)) {
+      std::string_view rest = std::string_view(url).substr(scheme.size());
+      return !rest.empty() && rest.front() != '/' && rest.front() != ':';
+    }
+  }
+  return false;
+}
+
+[[noreturn]] void invalid(const std::string& option, const std::string& problem) {
+  throw std::invalid_argument("ExecutorOptions." + option + ": " + problem);
+}
+
+void validate(const ExecutorOptions& o) {
+  if (o.admin_addresses.empty()) invalid("admin_addresses", "at least one admin URL is required");
+  for (const auto& admin : o.admin_addresses) {
+    if (!is_http_url(admin)) invalid("admin_addresses", "'" + admin + "' is not an http(s) URL");
+  }
+  // XXL-JOB's admin accepts app names of 4 to 64 characters; it is also part of URLs and logs.
+  if (o.app_name.size() < 4 || o.app_name.size() > 64) {
+    invalid("app_name", "'" + o.app_name + "' must be 4 to 64 characters long");
+  }
+  if (!std::all_of(o.app_name.begin(), o.app_name.end(),
+                   [](char c) { return c > ' ' && c < 127; })) {
+    invalid("app_name", "'" + o.app_name + "' may hold printable ASCII characters only, no spaces");
+  }
+  if (o.listen_host.empty()) invalid("listen_host", "is empty");
+  if (o.listen_port < 0 || o.listen_port > 65535) {
+    invalid("listen_port", std::to_string(o.listen_port) + " is not a port (0-65535)");
+  }
+  if (!o.address.empty() && !is_http_url(o.address)) {
+    invalid("address", "'" + o.address + "' is not an http(s) URL");
+  }
+  if (o.log_dir.empty()) invalid("log_dir", "is empty");
+  if (o.log_retention_days < 0) invalid("log_retention_days", "is negative");
+  if (o.http_threads < 1) invalid("http_threads", "must be at least 1");
+  if (o.registry_interval <= 0s) invalid("registry_interval", "must be positive");
+  if (o.idle_job_thread_timeout <= 0s) invalid("idle_job_thread_timeout", "must be positive");
+  if (o.shutdown_timeout < 0ms) invalid("shutdown_timeout", "is negative");
+}
+
+// The host part of the default advertised address.
+std::string default_host(const std::string& listen_host) {
+  if (listen_host == "127.0.0.1" || listen_host == "localhost") return "127.0.0.1";
+  // Listening on one specific address: that is where the admin can reach us (an IPv6 literal
+  // goes in brackets in a URL).
+  if (listen_host != "0.0.0.0" && listen_host != "::" && listen_host != "*") {
+    return listen_host.find(':') != std::string::npos ? "[" + listen_host + "]" : listen_host;
+  }
+
+  std::string found;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) == 0) {
+    for (ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
+      if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET) continue;
+      if ((entry->ifa_flags & IFF_LOOPBACK) != 0 || (entry->ifa_flags & IFF_UP) == 0) continue;
+      char text[INET_ADDRSTRLEN] = {};
+      const auto* in = reinterpret_cast<const sockaddr_in*>(entry->ifa_addr);
+      if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)) != nullptr) {
+        found = text;
+        break;
+      }
+    }
+    ::freeifaddrs(list);
+  }
+  if (found.empty()) {
+    spdlog::warn("executor: no non-loopback IPv4 address found; advertising 127.0.0.1 "
+                 "(set ExecutorOptions.address when the admin runs elsewhere)");
+    return "127.0.0.1";
+  }
+  return found;
+}
+
+// The process groups of script runs and handler commands under way. A run holds a lease from
+// before its process starts until run_script/run_process returned, that is until its whole
+// process group is gone (those functions return only then).
+//
+// Why stop() waits on this rather than on the job threads: a stopped script's group gets SIGTERM
+// and, kScriptKillGrace later, SIGKILL. shutdown_timeout may be shorter than that grace, and a job
+// thread abandoned at shutdown_timeout would then still be in the middle of ending its script;
+// when the executor's process exits right after stop() (the standalone executor does), nothing
+// would send the KILL and a script ignoring TERM would outlive the executor. After close() no
+// process starts any more, so the count only goes down.
+//
+// Thread-safe; shared with the hooks (an abandoned job thread may finish after the executor).
+class ProcessGroups {
+ public:
+  // Counts a group about to start; false once closed (the run must not start a process).
+  bool enter() {
+    std::lock_guard lock(mutex_);
+    if (closed_) return false;
+    ++active_;
+    return true;
+  }
+  void leave() noexcept {
+    std::lock_guard lock(mutex_);
+    if (--active_ == 0) gone_.notify_all();
+  }
+  std::size_t active() const {
+    std::lock_guard lock(mutex_);
+    return active_;
+  }
+  // Refuses further groups and waits until none is left or `deadline`; returns how many are left.
+  std::size_t close_and_wait(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    closed_ = true;
+    gone_.wait_until(lock, deadline, [this] { return active_ == 0; });
+    return active_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable gone_;
+  std::size_t active_ = 0;
+  bool closed_ = false;
+};
+
+// Runs `start` (run_script or run_process) under a lease of `groups`.
+template <typename Start>
+ScriptOutcome with_lease(ProcessGroups& groups, Start&& start) {
+  if (!groups.enter()) {
+    return {ScriptOutcome::Kind::kStopped, 0, "not started: the executor is stopping"};
+  }
+  struct Leave {
+    ProcessGroups& groups;
+    ~Leave() { groups.leave(); }
+  } leave{groups};
+  return start();
+}
+
+}  // namespace
+
+// Lifecycle: constructed → start() → running → stop() → stopped. A failed start() leaves the
+// executor as constructed. The members below are created by start() and used by the HTTP
+// workers, job threads and background threads until stop() has stopped them; they are
+// destroyed in reverse order of declaration, each after everything that refers to it.
+struct Executor::Impl {
+  explicit Impl(ExecutorOptions o) : options(std::move(o)) {}
+
+  void start();
+  void stop() noexcept;
+  void reset() noexcept;
+
+  const ExecutorOptions options;
+  const std::shared_ptr<HandlerRegistry> handlers = std::make_shared<HandlerRegistry>();
+
+  std::mutex lifecycle_mutex;  // serializes start() and stop()
+  enum class State { kNew, kRunning, kStopped };
+  State state = State::kNew;
+
+  // Shared with the run-log hooks: a handler abandoned at shutdown may return (and finish its
+  // log) after the executor is gone.
+  std::shared_ptr<RunLogStore> logs;
+  std::shared_ptr<ProcessGroups> process_groups;
+  std::unique_ptr<CallbackSender> callbacks;
+  std::unique_ptr<JobDispatcher> dispatcher;
+  std::unique_ptr<common::http::HttpServer> server;
+  std::unique_ptr<RegistryClient> registry;
+  std::jthread retention;
+
+  std::atomic<int> port{0};
+  std::string address;  // written by start() only
+};
+
+void Executor::Impl::start() {
+  const fs::path log_dir(options.log_dir);
+  fs::create_directories(log_dir);
+  logs = std::make_shared<RunLogStore>(log_dir, options.log_retention_days);
+
+  CallbackSender::Options callback_options;
+  callback_options.admin_addresses = options.admin_addresses;
+  callback_options.access_token = options.access_token;
+  callback_options.spool_dir = log_dir / kCallbackSpoolDir;
+  callbacks = std::make_unique<CallbackSender>(std::move(callback_options));
+  callbacks->start();  // re-sends what an earlier process left in the spool
+
+  DispatcherOptions dispatcher_options;
+  dispatcher_options.allow_scripts = options.allow_scripts;
+  dispatcher_options.script_dir = log_dir / kScriptDir;
+  dispatcher_options.idle_timeout = options.idle_job_thread_timeout;
+  dispatcher_options.stop_report_grace = kStopReportGrace;
+  DispatcherHooks hooks;
+  hooks.open_log = [store = logs](const common::protocol::TriggerParam& t) {
+    return store->open(t.log_date_time, t.log_id);
+  };
+  hooks.finish_log = [store = logs](const common::protocol::TriggerParam& t) {
+    store->mark_finished(t.log_date_time, t.log_id);
+  };
+  hooks.report = [sender = callbacks.get()](common::protocol::HandleCallbackParam result) {
+    sender->push(std::move(result));
+  };
+  process_groups = std::make_shared<ProcessGroups>();
+  hooks.run_script = [groups = process_groups](const ScriptSpec& spec, RunLogWriter& log,
+                                               std::stop_token stop) {
+    return with_lease(*groups, [&] { return run_script(spec, log, std::move(stop)); });
+  };
+  hooks.run_command = [groups = process_groups](const std::vector<std::string>& argv,
+                                                RunLogWriter& log, std::stop_token stop) {
+    return with_lease(*groups, [&] { return run_process(argv, log, std::move(stop)); });
+  };
+  dispatcher = std::make_unique<JobDispatcher>(std::move(dispatcher_options), std::move(hooks),
+                                               handlers, common::SystemClock::instance());
+
+  common::http::HttpServerOptions server_options;
+  server_options.host = options.listen_host;
+  server_options.port = options.listen_port;
+  server_options.worker_threads = options.http_threads;
+  server_options.error_formatter = executor_error;
+  server_options.name = "executor";
+  server = std::make_unique<common::http::HttpServer>(server_options);
+  add_executor_endpoints(*server, *dispatcher, *logs, options.access_token);
+  server->start();
+  port = server->port();
+  address = !options.address.empty()
+                ? options.address
+                : "http://" + default_host(options.listen_host) + ":" + std::to_string(port) + "/";
+
+  RegistryClient::Options registry_options;
+  registry_options.admin_addresses = options.admin_addresses;
+  registry_options.access_token = options.access_token;
+  registry_options.app_name = options.app_name;
+  registry_options.address = address;
+  registry_options.interval = options.registry_interval;
+  registry = std::make_unique<RegistryClient>(std::move(registry_options));
+  registry->start();
+
+  retention = std::jthread([store = logs.get()](std::stop_token stop) {
+    auto& clock = common::SystemClock::instance();
+    do {
+      try {
+        if (int removed = store->remove_expired(clock.now_ms()); removed > 0) {
+          spdlog::info("executor: removed {} expired run log day director{}", removed,
+                       removed == 1 ? "y" : "ies");
+        }
+      } catch (const std::exception& e) {
+        spdlog::error("executor: run log retention failed: {}", e.what());
+      }
+    } while (clock.sleep_until(clock.steady_now() + kRetentionInterval, stop));
+  });
+
+  spdlog::info("executor: app {} serving on port {}, advertised as {}", options.app_name,
+               port.load(), address);
+}
+
+void Executor::Impl::stop() noexcept {
+  const auto started = std::chrono::steady_clock::now();
+  // Stop accepting calls first (running calls finish), then leave the admin's address list.
+  if (server) server->stop();
+  if (registry) registry->stop();
+  // Every run's result is now pushed to the sender: executing runs were asked to stop and are
+  // reported (as they return, or at the bound), queued runs are reported as not executed.
+  if (dispatcher) dispatcher->stop(options.shutdown_timeout);
+  // Every run was asked to stop; script process groups are being ended. Not bounded by
+  // shutdown_timeout: see ProcessGroups.
+  if (process_groups) {
+    if (std::size_t active = process_groups->active(); active > 0) {
+      spdlog::info("executor: waiting for {} script process group(s) to end", active);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + kScriptKillGrace + kProcessGroupExtraWait;
+    if (std::size_t left = process_groups->close_and_wait(deadline); left > 0) {
+      spdlog::error("executor: {} script process group(s) still running {} s after SIGKILL; "
+                    "stopping without them",
+                    left, std::chrono::duration_cast<std::chrono::seconds>(kProcessGroupExtraWait).count());
+    }
+  }
+  if (callbacks) {
+    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
+    const auto flush =
+        std::max<std::chrono::milliseconds>(options.shutdown_timeout - spent, kMinCallbackFlush);
+    callbacks->stop(flush);
+  }
+  if (retention.joinable()) {
+    retention.request_stop();
+    retention.join();
+  }
+}
+
+void Executor::Impl::reset() noexcept {
+  stop();
+  retention = {};
+  registry.reset();
+  server.reset();
+  dispatcher.reset();
+  process_groups.reset();
+  callbacks.reset();
+  logs.reset();
+  port = 0;
+  address.clear();
+}
+
+Executor::Executor(ExecutorOptions options) {
+  validate(options);
+  impl_ = std::make_unique<Impl>(std::move(options));
+}
+
+Executor::~Executor() { stop(); }
+
+void Executor::handle(std::string name, Handler handler) {
+  if (name.empty()) throw std::invalid_argument("Executor::handle: the handler name is empty");
+  if (!handler) throw std::invalid_argument("Executor::handle: the handler for '" + name + "' is empty");
+  impl_->handlers->set(std::move(name), std::move(handler));
+}
+
+void Executor::start() {
+  std::lock_guard lock(impl_->lifecycle_mutex);
+  if (impl_->state == Impl::State::kRunning) {
+    throw std::logic_error("Executor::start: already started");
+  }
+  if (impl_->state == Impl::State::kStopped) {
+    throw std::logic_error("Executor::start: a stopped executor cannot be started again");
+  }
+  try {
+    impl_->start();
+  } catch (...) {
+    impl_->reset();  // back to "constructed": start() may be tried again
+    throw;
+  }
+  impl_->state = Impl::State::kRunning;
+}
+
+void Executor::stop() {
+  if (!impl_) return;
+  std::lock_guard lock(impl_->lifecycle_mutex);
+  if (impl_->state != Impl::State::kRunning) return;  // never started, or stopped already
+  spdlog::info("executor: stopping");
+  impl_->stop();
+  impl_->state = Impl::State::kStopped;
+  spdlog::info("executor: stopped");
+}
+
+int Executor::port() const { return impl_->port.load(); }
+
+const std::string& Executor::address() const {
+  return impl_->address.empty() ? impl_->options.address : impl_->address;
+}
+
+}  // namespace cronwheel::executor

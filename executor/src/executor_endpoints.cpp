@@ -1,0 +1,140 @@
+#include "executor/src/executor_endpoints.h"
+
+#include <exception>
+#include <functional>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "common/protocol/constants.h"
+#include "common/protocol/messages.h"
+#include "common/protocol/protocol_error.h"
+#include "common/protocol/return_t.h"
+
+namespace cronwheel::executor {
+
+using common::protocol::IdleBeatParam;
+using common::protocol::KillParam;
+using common::protocol::LogParam;
+using common::protocol::LogResult;
+using common::protocol::ReturnT;
+using common::protocol::TriggerParam;
+
+namespace {
+
+constexpr std::string_view kWrongToken = "The access token is wrong.";
+
+template <class T>
+void answer(httplib::Response& res, const ReturnT<T>& result) {
+  common::http::write_json(res, common::protocol::to_json_string(result));
+}
+
+// One executor route: token check, body parsing, then `call` with the parsed body. Protocol
+// errors are answered here (code 500 with what was wrong) rather than by HttpServer, whose answer
+// for them would be a 400.
+template <class Param, class Result>
+common::http::HttpServer::Handler route(std::string access_token,
+                                        std::function<ReturnT<Result>(const Param&)> call) {
+  return [token = std::move(access_token), call = std::move(call)](const httplib::Request& req,
+                                                                   httplib::Response& res) {
+    if (!common::http::access_token_matches(req, token)) {
+      spdlog::warn("executor: {} from {} refused: wrong or missing access token", req.path,
+                   req.remote_addr);
+      answer(res, ReturnT<Result>::fail(std::string(kWrongToken)));
+      return;
+    }
+    Param param;
+    try {
+      param = common::protocol::parse<Param>(req.body);
+    } catch (const common::protocol::ProtocolError& e) {
+      spdlog::warn("executor: {} from {} refused: {}", req.path, req.remote_addr, e.what());
+      answer(res, ReturnT<Result>::fail(e.what()));
+      return;
+    }
+    answer(res, call(param));
+  };
+}
+
+}  // namespace
+
+common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info) {
+  auto response = common::http::xxl_job_error(info);
+  response.status = 200;
+  return response;
+}
+
+void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
+                            const RunLogStore& logs, std::string access_token) {
+  using common::protocol::kBeatPath;
+  using common::protocol::kIdleBeatPath;
+  using common::protocol::kKillPath;
+  using common::protocol::kLogPath;
+  using common::protocol::kRunPath;
+
+  // /beat carries no meaningful body (XXL-JOB 2.4 sends the JSON string ""): only the token.
+  server.post(std::string(kBeatPath),
+              [token = access_token](const httplib::Request& req, httplib::Response& res) {
+                if (!common::http::access_token_matches(req, token)) {
+                  answer(res, ReturnT<std::string>::fail(std::string(kWrongToken)));
+                  return;
+                }
+                answer(res, ReturnT<std::string>::success());
+              });
+
+  server.post(std::string(kIdleBeatPath),
+              route<IdleBeatParam, std::string>(access_token, [&dispatcher](const IdleBeatParam& p) {
+                return dispatcher.idle_beat(p.job_id);
+              }));
+
+  server.post(std::string(kRunPath),
+              route<TriggerParam, std::string>(access_token, [&dispatcher](const TriggerParam& p) {
+                auto result = dispatcher.run(p);
+                if (result.is_success()) {
+                  spdlog::debug("executor: job {} run {} accepted", p.job_id, p.log_id);
+                } else {
+                  spdlog::info("executor: job {} run {} refused: {}", p.job_id, p.log_id,
+                               result.msg);
+                }
+                return result;
+              }));
+
+  server.post(std::string(kKillPath),
+              route<KillParam, std::string>(access_token, [&dispatcher](const KillParam& p) {
+                spdlog::info("executor: kill job {}", p.job_id);
+                return dispatcher.kill(p.job_id);
+              }));
+
+  server.post(std::string(kLogPath),
+              route<LogParam, LogResult>(
+                  std::move(access_token), [&dispatcher, &logs](const LogParam& p) {
+                    LogPage page;
+                    try {
+                      page = logs.read(p.log_date_time, p.log_id, p.from_line_num);
+                    } catch (const std::exception& e) {
+                      spdlog::error("executor: cannot read the log of run {}: {}", p.log_id,
+                                    e.what());
+                      return ReturnT<LogResult>::fail("readLog fail: " + std::string(e.what()));
+                    }
+                    LogResult result;
+                    if (!page.found) {
+                      result.from_line_num = p.from_line_num;
+                      if (dispatcher.is_active(p.log_id)) {
+                        // Queued: its log does not exist yet, but it will.
+                        result.to_line_num = p.from_line_num - 1;
+                      } else {
+                        // XXL-JOB's answer for a log that is not there.
+                        result.to_line_num = 0;
+                        result.log_content = "readLog fail, logFile not exists";
+                        result.is_end = true;
+                      }
+                    } else {
+                      result.from_line_num = page.from_line;
+                      result.to_line_num = page.to_line;
+                      result.log_content = std::move(page.content);
+                      result.is_end = page.finished && page.end_of_file;
+                    }
+                    return ReturnT<LogResult>::success(std::move(result));
+                  }));
+}
+
+}  // namespace cronwheel::executor

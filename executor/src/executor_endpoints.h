@@ -1,0 +1,32 @@
+#pragma once
+
+#include <string>
+
+#include "common/http/http_error.h"
+#include "common/http/http_server.h"
+#include "executor/src/job_dispatcher.h"
+#include "executor/src/run_log.h"
+
+namespace cronwheel::executor {
+
+// The executor's error shape: XXL-JOB's ReturnT {"code":500,"msg":"...","content":null} with
+// HTTP status 200 for every error (unknown path, oversized or malformed request, a failure
+// inside a route), as XXL-JOB's own executor answers: its admin treats any other status as a
+// failed call without reading msg.
+common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info);
+
+// Registers POST /beat, /idleBeat, /run, /kill and /log on `server` (configured with
+// executor_error). Every route:
+//  - checks XXL-JOB-ACCESS-TOKEN when `access_token` is not empty: a wrong or missing one is
+//    answered {"code":500,"msg":"The access token is wrong."};
+//  - reads its XXL-JOB 2.4 body; malformed JSON or a field of the wrong type is answered code
+//    500 with what was wrong;
+//  - answers a ReturnT with HTTP 200.
+// /log answers lines of the run's log from fromLineNum on, one page at a time; isEnd is true once
+// the run is over and the page reaches the log's end.
+//
+// `dispatcher` and `logs` must outlive the server's handlers (stop the server first).
+void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
+                            const RunLogStore& logs, std::string access_token);
+
+}  // namespace cronwheel::executor

@@ -1,0 +1,279 @@
+#include "executor/src/job_dispatcher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "common/protocol/job_enums.h"
+#include "executor/src/run_context.h"
+
+namespace cronwheel::executor {
+
+using common::protocol::BlockStrategy;
+using common::protocol::GlueType;
+using common::protocol::kFailCode;
+using common::protocol::TriggerParam;
+
+namespace {
+
+// XXL-JOB's texts (ExecutorBizImpl), so operators see the same messages on either executor.
+// The colon after "effect" is a full-width one, as XXL-JOB writes it.
+constexpr std::string_view kDiscardLaterRefusal = "block strategy effect：Discard Later";
+constexpr std::string_view kCoverEarlyReason = "block strategy effect：Cover Early";
+constexpr std::string_view kHandlerChangedReason =
+    "change jobhandler or glue type, and terminate the old job thread.";
+constexpr std::string_view kScriptChangedReason =
+    "change job source or glue type, and terminate the old job thread.";
+constexpr std::string_view kKillReason = "scheduling center kill job.";
+constexpr std::string_view kShutdownReason = "executor is stopping";
+
+RunResult script_result(const ScriptOutcome& outcome) {
+  switch (outcome.kind) {
+    case ScriptOutcome::Kind::kExited:
+      if (outcome.exit_code == 0) return {};
+      return {kFailCode, !outcome.message.empty()
+                             ? outcome.message
+                             : "script exit value(" + std::to_string(outcome.exit_code) +
+                                   ") is failed"};
+    case ScriptOutcome::Kind::kSignaled:
+      return {kFailCode, !outcome.message.empty()
+                             ? outcome.message
+                             : "script ended by signal " + std::to_string(outcome.exit_code)};
+    case ScriptOutcome::Kind::kStopped:
+      // Only reported when the stop was not ours; ours carries its own result.
+      return {kFailCode, !outcome.message.empty() ? outcome.message : "script stopped"};
+    case ScriptOutcome::Kind::kFailedToStart:
+      return {kFailCode, !outcome.message.empty() ? outcome.message : "script could not start"};
+  }
+  return {kFailCode, "script ended in an unknown way"};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// HandlerRegistry
+
+void HandlerRegistry::set(std::string name, Handler handler) {
+  auto shared = std::make_shared<const Handler>(std::move(handler));
+  std::lock_guard lock(mutex_);
+  handlers_[std::move(name)] = Entry{std::move(shared), next_generation_++};
+}
+
+std::optional<HandlerRegistry::Entry> HandlerRegistry::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  auto it = handlers_.find(name);
+  if (it == handlers_.end()) return std::nullopt;
+  return it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JobDispatcher
+
+JobDispatcher::JobDispatcher(DispatcherOptions options, DispatcherHooks hooks,
+                             std::shared_ptr<const HandlerRegistry> handlers,
+                             common::Clock& clock)
+    : options_(std::move(options)),
+      hooks_(std::move(hooks)),
+      handlers_(std::move(handlers)),
+      watchdog_(std::make_shared<Watchdog>(clock)),
+      results_(std::make_shared<ResultSink>(hooks_.report)) {
+  services_ = std::make_shared<JobServices>(JobServices{
+      clock,
+      watchdog_,
+      hooks_.open_log,
+      hooks_.finish_log,
+      results_,
+      options_.idle_timeout,
+      options_.stop_report_grace,
+      // An ended thread cannot join itself: the watchdog thread does it.
+      [this] { watchdog_->schedule_after(std::chrono::nanoseconds::zero(), [this] { reap(); }); },
+  });
+}
+
+JobDispatcher::~JobDispatcher() { stop(std::chrono::milliseconds::zero()); }
+
+std::optional<RunBody> JobDispatcher::make_body(const TriggerParam& trigger, GlueType glue,
+                                                std::string& binding, std::string& change_reason,
+                                                Answer& refusal) const {
+  if (glue == GlueType::kBean) {
+    auto entry = handlers_->find(trigger.executor_handler);
+    if (!entry) {
+      refusal = Answer::fail("job handler [" + trigger.executor_handler + "] not found.");
+      return std::nullopt;
+    }
+    binding = "BEAN " + trigger.executor_handler + " #" + std::to_string(entry->generation);
+    change_reason = kHandlerChangedReason;
+    return RunBody([handler = entry->handler, commands = hooks_.run_command](
+                       const TriggerParam& t, RunLogWriter& log, std::stop_token stop) {
+      return run_handler(*handler, t, log, std::move(stop), commands);
+    });
+  }
+  if (glue == GlueType::kGlueGroovy) {
+    refusal = Answer::fail("GLUE_GROOVY is not supported by this executor");
+    return std::nullopt;
+  }
+  // A script glue type.
+  if (!options_.allow_scripts || !hooks_.run_script) {
+    refusal = Answer::fail(trigger.glue_type +
+                           " is refused: script jobs are not allowed on this executor");
+    return std::nullopt;
+  }
+  binding = trigger.glue_type + " " + std::to_string(trigger.glue_updatetime);
+  change_reason = kScriptChangedReason;
+  ScriptSpec spec;
+  spec.glue_type = glue;
+  spec.source = trigger.glue_source;
+  spec.job_id = trigger.job_id;
+  spec.glue_updatetime = trigger.glue_updatetime;
+  spec.params = trigger.executor_params;
+  spec.shard_index = trigger.broadcast_index;
+  spec.shard_total = std::max(trigger.broadcast_total, 1);
+  spec.script_dir = options_.script_dir;
+  return RunBody([spec = std::move(spec), runner = hooks_.run_script](
+                     const TriggerParam&, RunLogWriter& log, std::stop_token stop) {
+    return script_result(runner(spec, log, std::move(stop)));
+  });
+}
+
+JobThread* JobDispatcher::live_thread(std::int32_t job_id) {
+  auto it = threads_.find(job_id);
+  if (it == threads_.end()) return nullptr;
+  if (it->second->retired()) {
+    retired_.push_back(std::move(it->second));
+    threads_.erase(it);
+    return nullptr;
+  }
+  return it->second.get();
+}
+
+JobDispatcher::Answer JobDispatcher::run(const TriggerParam& trigger) {
+  const auto glue = common::protocol::parse_enum<GlueType>(trigger.glue_type);
+  if (!glue) return Answer::fail("glueType[" + trigger.glue_type + "] is not valid.");
+
+  std::string binding;
+  std::string change_reason;
+  Answer refusal;
+  auto body = make_body(trigger, *glue, binding, change_reason, refusal);
+  if (!body) return refusal;
+
+  const auto strategy = common::protocol::parse_enum<BlockStrategy>(trigger.executor_block_strategy)
+                            .value_or(BlockStrategy::kSerialExecution);
+  auto run = std::make_shared<JobRun>(trigger, std::move(*body));
+
+  // Runs this trigger displaces are settled (reported, stopped) once the lock is released.
+  WithdrawnRuns withdrawn;
+  Answer answer = submit(std::move(run), binding, change_reason, strategy, withdrawn);
+  withdrawn.settle();
+  return answer;
+}
+
+JobDispatcher::Answer JobDispatcher::submit(std::shared_ptr<JobRun> run, const std::string& binding,
+                                            const std::string& change_reason,
+                                            BlockStrategy strategy, WithdrawnRuns& withdrawn) {
+  const TriggerParam& trigger = run->trigger;
+  std::lock_guard lock(mutex_);
+  if (stopped_) return Answer::fail("executor is stopping");
+
+  if (JobThread* thread = live_thread(trigger.job_id)) {
+    if (thread->has_log_id(trigger.log_id)) {
+      return Answer::fail("repeate trigger job, logId:" + std::to_string(trigger.log_id));
+    }
+    if (thread->binding() != binding) {
+      spdlog::info("executor: job {}: {}", trigger.job_id, change_reason);
+      withdrawn = thread->stop_runs(change_reason, false);
+      thread->set_binding(binding);
+    } else if (strategy == BlockStrategy::kDiscardLater) {
+      if (thread->busy()) return Answer::fail(std::string(kDiscardLaterRefusal));
+    } else if (strategy == BlockStrategy::kCoverEarly) {
+      if (thread->busy()) withdrawn = thread->stop_runs(std::string(kCoverEarlyReason), false);
+    }
+    if (thread->submit(run)) return Answer::success();
+    // The thread ended (idle) since live_thread() looked: it had nothing, start a new one.
+    live_thread(trigger.job_id);
+  }
+  const std::int32_t job_id = trigger.job_id;
+  auto fresh = std::make_unique<JobThread>(job_id, binding, services_);
+  fresh->submit(std::move(run));  // a new thread always accepts
+  threads_[job_id] = std::move(fresh);
+  return Answer::success();
+}
+
+JobDispatcher::Answer JobDispatcher::kill(std::int32_t job_id) {
+  WithdrawnRuns withdrawn;
+  {
+    std::lock_guard lock(mutex_);
+    JobThread* thread = live_thread(job_id);
+    if (thread == nullptr) {
+      Answer answer;  // success, as XXL-JOB answers it
+      answer.msg = "job thread already killed.";
+      return answer;
+    }
+    withdrawn = thread->stop_runs(std::string(kKillReason), true);
+  }
+  withdrawn.settle();
+  return Answer::success();
+}
+
+JobDispatcher::Answer JobDispatcher::idle_beat(std::int32_t job_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = threads_.find(job_id);
+  if (it != threads_.end() && it->second->busy()) {
+    return Answer::fail("job thread is running or has trigger queue.");
+  }
+  return Answer::success();
+}
+
+bool JobDispatcher::is_active(std::int64_t log_id) const {
+  std::lock_guard lock(mutex_);
+  return std::any_of(threads_.begin(), threads_.end(),
+                     [&](const auto& entry) { return entry.second->has_log_id(log_id); });
+}
+
+std::size_t JobDispatcher::thread_count() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<std::size_t>(std::count_if(
+      threads_.begin(), threads_.end(), [](const auto& entry) { return !entry.second->retired(); }));
+}
+
+void JobDispatcher::reap() noexcept {
+  std::vector<std::unique_ptr<JobThread>> ended;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = threads_.begin(); it != threads_.end();) {
+      if (it->second->retired()) {
+        ended.push_back(std::move(it->second));
+        it = threads_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto& thread : retired_) ended.push_back(std::move(thread));
+    retired_.clear();
+  }
+  ended.clear();  // joins: each has left its loop and is returning
+}
+
+void JobDispatcher::stop(std::chrono::milliseconds timeout) {
+  std::vector<std::unique_ptr<JobThread>> all;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+    for (auto& [job_id, thread] : threads_) all.push_back(std::move(thread));
+    threads_.clear();
+    for (auto& thread : retired_) all.push_back(std::move(thread));
+    retired_.clear();
+  }
+  const std::string reason(kShutdownReason);
+  for (auto& thread : all) thread->shut_down(reason);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (auto& thread : all) {
+    if (!thread->wait_retired(deadline)) thread->abandon();
+  }
+  watchdog_->stop();
+  results_->close();
+  all.clear();  // joins the threads that ended; abandoned ones were detached
+}
+
+}  // namespace cronwheel::executor

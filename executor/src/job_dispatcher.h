@@ -1,0 +1,148 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/protocol/job_enums.h"
+#include "common/protocol/messages.h"
+#include "common/protocol/return_t.h"
+#include "common/util/clock.h"
+#include "cronwheel/executor.h"
+#include "executor/src/job_thread.h"
+#include "executor/src/run_log.h"
+#include "executor/src/script_runner.h"
+#include "executor/src/watchdog.h"
+
+namespace cronwheel::executor {
+
+// The BEAN handlers registered with Executor::handle(). Thread-safe; registering a name again
+// replaces its handler for later triggers (and, like a changed executorHandler, makes the job's
+// next trigger replace the work of its job thread).
+class HandlerRegistry {
+ public:
+  struct Entry {
+    std::shared_ptr<const Handler> handler;
+    std::uint64_t generation = 0;  // distinct for every registration
+  };
+
+  void set(std::string name, Handler handler);
+  std::optional<Entry> find(const std::string& name) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Entry, std::less<>> handlers_;
+  std::uint64_t next_generation_ = 1;
+};
+
+struct DispatcherOptions {
+  bool allow_scripts = false;
+  std::filesystem::path script_dir;  // where run_script writes script files
+  std::chrono::milliseconds idle_timeout{90'000};
+  std::chrono::milliseconds stop_report_grace{5'000};
+};
+
+// How the dispatcher reaches the rest of the executor; injected so that job threads and
+// dispatch are tested without files, processes or an admin.
+struct DispatcherHooks {
+  // Opens a run's log (RunLogStore::open); may throw.
+  std::function<std::unique_ptr<RunLogWriter>(const common::protocol::TriggerParam&)> open_log;
+  // Marks a run's log complete (RunLogStore::mark_finished); must not throw.
+  std::function<void(const common::protocol::TriggerParam&)> finish_log;
+  // Receives every run's result exactly once (CallbackSender::push). Called from job threads,
+  // the watchdog and HTTP workers, without the dispatcher's locks; must return quickly.
+  std::function<void(common::protocol::HandleCallbackParam)> report;
+  // Runs a script to completion (run_script). Empty: script glue types are refused.
+  std::function<ScriptOutcome(const ScriptSpec&, RunLogWriter&, std::stop_token)> run_script;
+  // Runs a command for a BEAN handler (RunContext::run_command). Optional.
+  CommandRunner run_command;
+};
+
+// The executor's side of /run, /kill and /idleBeat, with XXL-JOB 2.4's semantics
+// (ExecutorBizImpl): one JobThread per job id, created on the job's first trigger.
+//
+// run():
+//  - BEAN runs the registered executorHandler; GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL run the
+//    trigger's glueSource as a script when allowed; GLUE_GROOVY, unknown glue types and unknown
+//    handlers are refused.
+//  - A trigger whose logId is queued or executing on the job's thread is refused, before anything
+//    else is done.
+//  - A trigger bound to different work than the job's thread (another handler or glue type, a
+//    new glueUpdatetime, a re-registered handler) stops the thread's runs ("change ... and
+//    terminate the old job thread.") and the thread takes the new binding.
+//  - Block strategies on a busy thread: SERIAL_EXECUTION queues; DISCARD_LATER refuses;
+//    COVER_EARLY stops the executing and queued runs and queues the new one. An unknown or
+//    missing strategy is SERIAL_EXECUTION.
+//  - Success is answered once the run is queued; its result goes to hooks.report.
+// Runs of a job never overlap: a stopped run whose body has not returned yet holds the job's
+// thread, and the next run starts when it returns (its result is reported at the latest
+// stop_report_grace after the stop).
+//
+// Thread-safe. stop() ends everything; the destructor calls stop(0).
+class JobDispatcher {
+ public:
+  using Answer = common::protocol::ReturnT<std::string>;
+
+  // `clock` must outlive the dispatcher.
+  JobDispatcher(DispatcherOptions options, DispatcherHooks hooks,
+                std::shared_ptr<const HandlerRegistry> handlers, common::Clock& clock);
+  ~JobDispatcher();
+
+  JobDispatcher(const JobDispatcher&) = delete;
+  JobDispatcher& operator=(const JobDispatcher&) = delete;
+
+  Answer run(const common::protocol::TriggerParam& trigger);
+  // Stops the job's executing and queued runs ("scheduling center kill job.") and ends its
+  // thread. Success also when there is nothing to kill.
+  Answer kill(std::int32_t job_id);
+  // Fails while the job has a run executing or queued.
+  Answer idle_beat(std::int32_t job_id) const;
+
+  // `log_id` is queued or executing (its log may still grow).
+  bool is_active(std::int64_t log_id) const;
+  // Job threads currently alive.
+  std::size_t thread_count() const;
+
+  // Refuses further triggers, stops every executing run and reports every queued one as not
+  // executed ("executor is stopping"), waits up to `timeout` (real time) for the job threads to
+  // end, reports the runs still executing after that as stopped and abandons their threads
+  // (they end whenever their handlers return, reporting nothing more). After stop() returns no
+  // result reaches hooks.report any more. Idempotent.
+  void stop(std::chrono::milliseconds timeout);
+
+ private:
+  // The job's live thread, or nullptr; a retired one is moved to retired_. Under mutex_.
+  JobThread* live_thread(std::int32_t job_id);
+  // run() under mutex_: applies the binding and the block strategy, queues `run`. What it takes
+  // off the job's thread lands in `withdrawn`, for the caller to settle without the lock.
+  Answer submit(std::shared_ptr<JobRun> run, const std::string& binding,
+                const std::string& change_reason, common::protocol::BlockStrategy strategy,
+                WithdrawnRuns& withdrawn);
+  std::optional<RunBody> make_body(const common::protocol::TriggerParam& trigger,
+                                   common::protocol::GlueType glue, std::string& binding,
+                                   std::string& change_reason, Answer& refusal) const;
+  void reap() noexcept;
+
+  const DispatcherOptions options_;
+  const DispatcherHooks hooks_;
+  const std::shared_ptr<const HandlerRegistry> handlers_;
+  std::shared_ptr<Watchdog> watchdog_;
+  std::shared_ptr<ResultSink> results_;
+  std::shared_ptr<JobServices> services_;
+
+  mutable std::mutex mutex_;  // guards what follows; taken before any JobThread's lock
+  std::unordered_map<std::int32_t, std::unique_ptr<JobThread>> threads_;
+  std::vector<std::unique_ptr<JobThread>> retired_;  // ended, waiting to be joined
+  bool stopped_ = false;
+};
+
+}  // namespace cronwheel::executor

@@ -1,0 +1,409 @@
+#include "executor/src/job_thread.h"
+
+#include <pthread.h>
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <unordered_set>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::executor {
+
+using common::protocol::HandleCallbackParam;
+using common::protocol::kFailCode;
+using common::protocol::kTimeoutCode;
+using common::protocol::TriggerParam;
+
+namespace {
+
+// Stands in for a run log that could not be opened: the run still executes (a full disk must not
+// stop every job), its log lines are lost.
+class DiscardingLog final : public RunLogWriter {
+ public:
+  void append(std::string_view) override {}
+};
+
+HandleCallbackParam to_callback(const TriggerParam& trigger, RunResult result) {
+  return {trigger.log_id, trigger.log_date_time, result.code,
+          truncate_handle_msg(std::move(result.msg))};
+}
+
+void append_quietly(RunLogWriter& log, std::string_view message) noexcept {
+  try {
+    log.append(log_line(message));
+  } catch (const std::exception& e) {
+    spdlog::warn("executor: cannot write a run log line: {}", e.what());
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// ResultSink
+
+void ResultSink::push(HandleCallbackParam result) noexcept {
+  std::lock_guard lock(mutex_);
+  if (!push_) {
+    spdlog::error("executor: result of log {} arrived after shutdown and is dropped (code {}: {})",
+                  result.log_id, result.handle_code, result.handle_msg);
+    return;
+  }
+  try {
+    push_(std::move(result));
+  } catch (const std::exception& e) {
+    spdlog::error("executor: cannot queue the result of log {}: {}", result.log_id, e.what());
+  } catch (...) {
+    spdlog::error("executor: cannot queue the result of log {}", result.log_id);
+  }
+}
+
+void ResultSink::close() noexcept {
+  Push closed;
+  std::lock_guard lock(mutex_);
+  closed.swap(push_);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting and stopping runs
+
+bool report_once(JobRun& run, RunResult result, const JobServices& services) {
+  Watchdog::TaskId timeout_task = 0;
+  Watchdog::TaskId report_task = 0;
+  {
+    std::lock_guard lock(run.mutex);
+    if (run.reported) return false;
+    run.reported = true;
+    std::swap(timeout_task, run.timeout_task);
+    std::swap(report_task, run.report_task);
+  }
+  services.watchdog->cancel(timeout_task);
+  services.watchdog->cancel(report_task);
+  services.results->push(to_callback(run.trigger, std::move(result)));
+  return true;
+}
+
+void stop_run(const std::shared_ptr<JobRun>& run, RunResult result,
+              const std::shared_ptr<const JobServices>& services) {
+  {
+    std::lock_guard lock(run->mutex);
+    if (run->stopped || run->reported) return;
+    run->stopped = true;
+    run->stop_result = std::move(result);
+  }
+  run->stop_source.request_stop();
+
+  // The body normally returns soon and the job thread reports the stop result. One that ignores
+  // its stop token is reported after the grace period; it keeps its thread until it returns.
+  const auto grace = services->stop_report_grace;
+  const auto id = services->watchdog->schedule_after(grace, [run, services, grace] {
+    RunResult stop_result;
+    {
+      std::lock_guard lock(run->mutex);
+      stop_result = run->stop_result;
+    }
+    if (report_once(*run, std::move(stop_result), *services)) {
+      spdlog::warn(
+          "executor: job {} run {} did not return within {} ms of being stopped; reported as "
+          "stopped, the job's next run waits until it returns",
+          run->trigger.job_id, run->trigger.log_id, grace.count());
+    }
+  });
+  bool reported = false;
+  {
+    std::lock_guard lock(run->mutex);
+    reported = run->reported;
+    if (!reported) run->report_task = id;
+  }
+  if (reported) services->watchdog->cancel(id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JobThread
+
+struct JobThread::State {
+  State(std::int32_t id, std::string initial_binding, std::shared_ptr<const JobServices> s)
+      : job_id(id),
+        services(std::move(s)),
+        binding(std::move(initial_binding)),
+        idle_deadline(services->clock.steady_now() + services->idle_timeout) {}
+
+  void loop() noexcept;
+  void execute(const std::shared_ptr<JobRun>& run) noexcept;
+
+  const std::int32_t job_id;
+  const std::shared_ptr<const JobServices> services;
+
+  mutable std::mutex mutex;  // guards what follows
+  mutable std::condition_variable retired_cv;
+  std::string binding;
+  std::deque<std::shared_ptr<JobRun>> queue;
+  std::shared_ptr<JobRun> current;  // executing (set from dequeue until its body returned)
+  std::unordered_set<std::int64_t> log_ids;  // of `queue` and `current`
+  common::Clock::SteadyTime idle_deadline;
+  std::stop_source wake;  // interrupts the idle wait; replaced before each wait
+  bool end_when_idle = false;
+  bool shutdown = false;
+  bool retired = false;
+};
+
+void JobThread::State::loop() noexcept {
+  const std::string name = "job-" + std::to_string(job_id);
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+  std::unique_lock lock(mutex);
+  for (;;) {
+    if (queue.empty()) {
+      // After shutdown nothing but this state is touched: the clock and the dispatcher may be
+      // gone when an abandoned thread gets here.
+      if (shutdown || end_when_idle || services->clock.steady_now() >= idle_deadline) break;
+      wake = std::stop_source();
+      const auto token = wake.get_token();
+      const auto deadline = idle_deadline;
+      lock.unlock();
+      services->clock.sleep_until(deadline, token);
+      lock.lock();
+      continue;
+    }
+    auto run = std::move(queue.front());
+    queue.pop_front();
+    current = run;
+    lock.unlock();
+    execute(run);
+    lock.lock();
+    current.reset();
+    log_ids.erase(run->trigger.log_id);
+    if (!shutdown) idle_deadline = services->clock.steady_now() + services->idle_timeout;
+  }
+  retired = true;
+  const bool tell_owner = !shutdown;
+  lock.unlock();
+  retired_cv.notify_all();
+  if (!tell_owner) return;  // an abandoned thread may get here after the process log is gone
+  spdlog::debug("executor: job thread of job {} ended", job_id);
+  if (services->on_thread_ended) {
+    try {
+      services->on_thread_ended();
+    } catch (...) {
+      spdlog::error("executor: job thread of job {}: on_thread_ended failed", job_id);
+    }
+  }
+}
+
+void JobThread::State::execute(const std::shared_ptr<JobRun>& run) noexcept {
+  const TriggerParam& trigger = run->trigger;
+  std::unique_ptr<RunLogWriter> log;
+  try {
+    if (services->open_log) log = services->open_log(trigger);
+  } catch (const std::exception& e) {
+    spdlog::error("executor: job {} run {}: cannot open the run log, running without it: {}",
+                  trigger.job_id, trigger.log_id, e.what());
+  } catch (...) {
+    spdlog::error("executor: job {} run {}: cannot open the run log, running without it",
+                  trigger.job_id, trigger.log_id);
+  }
+  if (!log) log = std::make_unique<DiscardingLog>();
+
+  append_quietly(*log, "----------- cronwheel job execute start -----------");
+  append_quietly(*log, "----------- Param: " + trigger.executor_params);
+  if (trigger.broadcast_total > 1) {
+    append_quietly(*log, "----------- Shard: " + std::to_string(trigger.broadcast_index) + "/" +
+                             std::to_string(trigger.broadcast_total));
+  }
+
+  if (trigger.executor_timeout > 0) {
+    const auto id = services->watchdog->schedule_after(
+        std::chrono::seconds(trigger.executor_timeout), [run, s = services] {
+          stop_run(run,
+                   {kTimeoutCode, "job execute timeout (executorTimeout " +
+                                      std::to_string(run->trigger.executor_timeout) + " s)"},
+                   s);
+        });
+    std::lock_guard lock(run->mutex);
+    run->timeout_task = id;
+  }
+
+  RunResult result;
+  if (run->stop_source.stop_requested()) {
+    result = {kFailCode, "stopped before it started"};  // replaced by the stop result below
+  } else {
+    try {
+      result = run->body(trigger, *log, run->stop_source.get_token());
+    } catch (const std::exception& e) {
+      result = {kFailCode, e.what()};
+    } catch (...) {
+      result = {kFailCode, "unknown exception"};
+    }
+  }
+
+  RunResult final_result;
+  bool stopped = false;
+  {
+    std::lock_guard lock(run->mutex);
+    stopped = run->stopped;
+    final_result = stopped ? run->stop_result : std::move(result);
+  }
+  // The end lines go in before the result is reported, so an admin reading the log after the
+  // callback sees all of it.
+  if (stopped) append_quietly(*log, "----------- stopped: " + final_result.msg);
+  append_quietly(*log, stopped ? "----------- cronwheel job execute end(stopped) -----------"
+                               : "----------- cronwheel job execute end(finish) -----------");
+  append_quietly(*log, "----------- Result: handleCode=" + std::to_string(final_result.code) +
+                           ", handleMsg = " + final_result.msg);
+  log.reset();
+  if (services->finish_log) {
+    try {
+      services->finish_log(trigger);
+    } catch (...) {
+      spdlog::error("executor: job {} run {}: cannot mark the run log finished", trigger.job_id,
+                    trigger.log_id);
+    }
+  }
+  try {
+    report_once(*run, std::move(final_result), *services);
+  } catch (const std::exception& e) {
+    spdlog::error("executor: job {} run {}: cannot report the result: {}", trigger.job_id,
+                  trigger.log_id, e.what());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// WithdrawnRuns
+
+WithdrawnRuns& WithdrawnRuns::operator=(WithdrawnRuns&& other) noexcept {
+  if (this != &other) {
+    settle();
+    reason_ = std::move(other.reason_);
+    queued_ = std::move(other.queued_);
+    executing_ = std::move(other.executing_);
+    services_ = std::move(other.services_);
+    other.queued_.clear();
+    other.executing_.reset();
+  }
+  return *this;
+}
+
+void WithdrawnRuns::settle() noexcept {
+  if (!services_) return;
+  try {
+    for (const auto& run : queued_) {
+      report_once(*run, {kFailCode, reason_ + std::string(kKilledQueuedSuffix)}, *services_);
+    }
+    if (executing_) {
+      stop_run(executing_, {kFailCode, reason_ + std::string(kKilledRunningSuffix)}, services_);
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("executor: cannot settle stopped runs ({}): {}", reason_, e.what());
+  }
+  queued_.clear();
+  executing_.reset();
+  services_.reset();
+}
+
+JobThread::JobThread(std::int32_t job_id, std::string binding,
+                     std::shared_ptr<const JobServices> services)
+    : state_(std::make_shared<State>(job_id, std::move(binding), std::move(services))) {
+  // The thread owns a reference to the state: an abandoned (detached) thread keeps using it.
+  thread_ = std::jthread([state = state_] { state->loop(); });
+}
+
+JobThread::~JobThread() = default;  // joins unless abandoned
+
+std::int32_t JobThread::job_id() const noexcept { return state_->job_id; }
+
+bool JobThread::submit(std::shared_ptr<JobRun> run) {
+  std::lock_guard lock(state_->mutex);
+  if (state_->retired || state_->shutdown) return false;
+  state_->log_ids.insert(run->trigger.log_id);
+  state_->queue.push_back(std::move(run));
+  state_->end_when_idle = false;
+  state_->wake.request_stop();
+  return true;
+}
+
+bool JobThread::busy() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->current != nullptr || !state_->queue.empty();
+}
+
+bool JobThread::has_log_id(std::int64_t log_id) const {
+  std::lock_guard lock(state_->mutex);
+  return state_->log_ids.contains(log_id);
+}
+
+bool JobThread::retired() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->retired;
+}
+
+std::string JobThread::binding() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->binding;
+}
+
+void JobThread::set_binding(std::string binding) {
+  std::lock_guard lock(state_->mutex);
+  state_->binding = std::move(binding);
+}
+
+WithdrawnRuns JobThread::stop_runs(const std::string& reason, bool end_thread) {
+  WithdrawnRuns withdrawn;
+  withdrawn.reason_ = reason;
+  withdrawn.services_ = state_->services;
+  std::lock_guard lock(state_->mutex);
+  for (auto& run : state_->queue) {
+    state_->log_ids.erase(run->trigger.log_id);
+    withdrawn.queued_.push_back(std::move(run));
+  }
+  state_->queue.clear();
+  withdrawn.executing_ = state_->current;
+  if (end_thread) {
+    state_->end_when_idle = true;
+    state_->wake.request_stop();
+  }
+  return withdrawn;
+}
+
+void JobThread::shut_down(const std::string& reason) {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->shutdown = true;
+  }
+  stop_runs(reason, true).settle();
+}
+
+bool JobThread::wait_retired(std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock lock(state_->mutex);
+  return state_->retired_cv.wait_until(lock, deadline, [this] { return state_->retired; });
+}
+
+void JobThread::abandon() noexcept {
+  std::shared_ptr<JobRun> executing;
+  {
+    std::lock_guard lock(state_->mutex);
+    executing = state_->current;
+  }
+  if (executing) {
+    try {
+      RunResult result;
+      {
+        std::lock_guard lock(executing->mutex);
+        result = executing->stopped
+                     ? executing->stop_result
+                     : RunResult{kFailCode, "executor is stopping" + std::string(kKilledRunningSuffix)};
+      }
+      if (report_once(*executing, std::move(result), *state_->services)) {
+        spdlog::warn("executor: job {} run {} did not return before shutdown ended; reported as "
+                     "stopped and left running",
+                     executing->trigger.job_id, executing->trigger.log_id);
+      }
+    } catch (...) {
+      spdlog::error("executor: cannot report the abandoned run of job {}", state_->job_id);
+    }
+  }
+  if (thread_.joinable()) thread_.detach();
+}
+
+}  // namespace cronwheel::executor

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/http/http_client.h"
+
+namespace cronwheel::executor {
+
+// Keeps this executor registered with the admin: POST {admin}/api/registry with
+// {"registryGroup":"EXECUTOR","registryKey":app_name,"registryValue":address} at start and
+// every `interval`, to the admins in order until one accepts; POST {admin}/api/registryRemove
+// the same way on stop(). Failures are logged and retried at the next interval; they never
+// stop the executor.
+//
+// Threading: a background thread started by start() makes the registration calls (the first one
+// right away, without start() waiting for it); it owns the HTTP clients until stop() has joined
+// it. start() and stop() may be called from any thread.
+class RegistryClient {
+ public:
+  struct Options {
+    std::vector<std::string> admin_addresses;
+    std::string access_token;
+    std::string app_name;
+    std::string address;  // this executor's URL
+    std::chrono::milliseconds interval{std::chrono::seconds(30)};
+    common::http::HttpClientOptions http;
+  };
+
+  // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
+  // URL or interval is not positive. Does no I/O.
+  explicit RegistryClient(Options options);
+  ~RegistryClient();  // stop()
+
+  RegistryClient(const RegistryClient&) = delete;
+  RegistryClient& operator=(const RegistryClient&) = delete;
+
+  // Starts the heartbeat. Throws std::logic_error when called twice or after stop().
+  void start();
+  // Ends the heartbeat (interrupting its wait at once; a call under way finishes first) and then
+  // removes the registration, so no registration can follow the removal. Best effort, bounded by
+  // the HTTP timeouts of one call per admin, twice. Nothing is sent when start() was never
+  // called. Idempotent.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cronwheel::executor

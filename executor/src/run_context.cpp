@@ -1,0 +1,102 @@
+#include "executor/src/run_context.h"
+
+#include <time.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::executor {
+
+using common::protocol::kFailCode;
+using common::protocol::kSuccessCode;
+
+std::string truncate_handle_msg(std::string msg) {
+  if (msg.size() <= kMaxHandleMsgBytes) return msg;
+  std::size_t cut = kMaxHandleMsgBytes;
+  // Back up to the first byte of a UTF-8 character (continuation bytes are 10xxxxxx).
+  while (cut > 0 && (static_cast<unsigned char>(msg[cut]) & 0xC0) == 0x80) --cut;
+  msg.resize(cut);
+  msg += "...";
+  return msg;
+}
+
+std::string log_line(std::string_view message) {
+  using namespace std::chrono;
+  const auto now = system_clock::now();
+  const std::time_t seconds = system_clock::to_time_t(now);
+  const auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm local{};
+  ::localtime_r(&seconds, &local);
+  std::array<char, 32> stamp{};
+  std::size_t n = std::strftime(stamp.data(), stamp.size(), "%Y-%m-%d %H:%M:%S", &local);
+  std::array<char, 8> ms{};
+  std::snprintf(ms.data(), ms.size(), ".%03d ", static_cast<int>(millis));
+  std::string line;
+  line.reserve(n + 5 + message.size());
+  line.append(stamp.data(), n).append(ms.data()).append(message);
+  return line;
+}
+
+RunContext::RunContext(const common::protocol::TriggerParam& trigger, RunLogWriter& log,
+                       std::stop_token stop, CommandRunner commands)
+    : trigger_(trigger),
+      // XXL-JOB sends broadcastTotal 1 for a job that is not broadcast; an admin leaving it out
+      // still means one shard.
+      shard_total_(trigger.broadcast_total > 0 ? trigger.broadcast_total : 1),
+      log_(log),
+      stop_(std::move(stop)),
+      commands_(std::move(commands)) {}
+
+void RunContext::log(std::string_view message) { log_.append(log_line(message)); }
+
+void RunContext::succeed(std::string_view message) {
+  std::lock_guard lock(mutex_);
+  result_ = {kSuccessCode, std::string(message)};
+}
+
+void RunContext::fail(std::string_view message) {
+  std::lock_guard lock(mutex_);
+  result_ = {kFailCode, std::string(message)};
+}
+
+RunResult RunContext::result() const {
+  std::lock_guard lock(mutex_);
+  return result_;
+}
+
+ScriptOutcome RunContext::run_command(const std::vector<std::string>& argv) {
+  if (!commands_) {
+    return {ScriptOutcome::Kind::kFailedToStart, 0, "this executor cannot run commands"};
+  }
+  return commands_(argv, log_, stop_);
+}
+
+RunResult run_handler(const Handler& handler, const common::protocol::TriggerParam& trigger,
+                      RunLogWriter& log, std::stop_token stop,
+                      const CommandRunner& commands) noexcept {
+  std::string error;
+  try {
+    RunContext context(trigger, log, std::move(stop), commands);
+    try {
+      handler(context);
+      return context.result();
+    } catch (const std::exception& e) {
+      error = e.what();
+      if (error.empty()) error = "exception without a message";
+    } catch (...) {
+      error = "unknown exception";
+    }
+    log.append(log_line("----------- handler exception: " + error));
+  } catch (...) {
+    // Only reachable when the run log itself throws (it should not) or memory runs out.
+    if (error.empty()) error = "unknown exception";
+  }
+  return {kFailCode, std::move(error)};
+}
+
+}  // namespace cronwheel::executor

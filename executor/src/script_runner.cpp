@@ -1,0 +1,640 @@
+#include "executor/src/script_runner.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace cronwheel::executor {
+namespace {
+
+namespace fs = std::filesystem;
+using common::protocol::GlueType;
+using SteadyClock = std::chrono::steady_clock;
+
+// Environment variables a script never sees: the executor's own secrets.
+constexpr std::string_view kHiddenVariables[] = {"CRONWHEEL_ACCESS_TOKEN"};
+// Used when this process has no PATH at all (what execvp assumes too).
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+// How often the group is looked at while waiting for its last processes: membership of a
+// process group cannot be waited for, only polled.
+constexpr std::chrono::milliseconds kGroupPollInterval{10};
+// The slower look through /proc for live members (see GroupWatch).
+constexpr std::chrono::milliseconds kProcScanInterval{100};
+// Upper bound on one poll() even when an event is expected, so a missed wake-up only delays.
+constexpr int kMaxPollMs = 1000;
+constexpr std::size_t kReadChunk = 64 * 1024;
+// Output read after the group is gone is bounded: a process that escaped the group may still
+// be writing to the pipe.
+constexpr int kMaxDrainReads = 64;
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) noexcept : fd_(fd) {}
+  ~Fd() { reset(); }
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  int get() const noexcept { return fd_; }
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+  void reset() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+ScriptOutcome failed_to_start(std::string message) {
+  return {ScriptOutcome::Kind::kFailedToStart, 0, std::move(message)};
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev != nullptr ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+}
+
+bool same_content(const fs::path& file, const std::string& content) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::string existing((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return !in.bad() && existing == content;
+}
+
+// Writes the script file unless it already holds exactly `spec.source`. Throws
+// std::system_error naming the path.
+fs::path write_script_file(const ScriptSpec& spec, const std::string& extension) {
+  static std::atomic<unsigned> counter{0};
+  fs::path dir = fs::absolute(spec.script_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw std::system_error(ec, "cannot create script directory " + dir.string());
+  }
+  std::string name =
+      std::to_string(spec.job_id) + "_" + std::to_string(spec.glue_updatetime) + extension;
+  fs::path file = dir / name;
+  if (same_content(file, spec.source)) return file;
+
+  // Renamed over the file only once complete: a run starting meanwhile (or after a crash) sees
+  // the old file or the new one, never half of one. The name is unique to this call.
+  fs::path temporary = dir / ("." + name + "." + std::to_string(::getpid()) + "." +
+                              std::to_string(++counter) + ".tmp");
+  auto fail = [&](int error, const fs::path& path) {
+    ::unlink(temporary.c_str());
+    return std::system_error(error, std::generic_category(), "cannot write " + path.string());
+  };
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw fail(errno, temporary);
+  int error = 0;
+  const char* data = spec.source.data();
+  std::size_t left = spec.source.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  // close(2) can report a deferred write error too.
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+  if (error != 0) throw fail(error, temporary);
+  if (::rename(temporary.c_str(), file.c_str()) != 0) throw fail(errno, file);
+  return file;
+}
+
+// This process's environment without the hidden variables, as posix_spawn wants it.
+std::vector<std::string> script_environment() {
+  std::vector<std::string> result;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view variable(*entry);
+    bool hidden = std::any_of(std::begin(kHiddenVariables), std::end(kHiddenVariables),
+                              [&](std::string_view name) {
+                                return variable.size() > name.size() &&
+                                       variable.substr(0, name.size()) == name &&
+                                       variable[name.size()] == '=';
+                              });
+    if (!hidden) result.emplace_back(variable);
+  }
+  return result;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> result;
+  result.reserve(strings.size() + 1);
+  for (auto& s : strings) result.push_back(s.data());
+  result.push_back(nullptr);
+  return result;
+}
+
+// Starts `argv` in a new process group with stdout and stderr on `output`. Returns the pid, or
+// the error number as a negative value.
+pid_t spawn_in_new_group(const fs::path& program, std::vector<std::string> argv, int output) {
+  std::vector<std::string> env = script_environment();
+  auto argv_pointers = pointers(argv);
+  auto env_pointers = pointers(env);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawnattr_init(&attributes);
+  // dup2 before opening stdin: `output` may itself be 0 when this process runs without stdin.
+  ::posix_spawn_file_actions_adddup2(&actions, output, 1);
+  ::posix_spawn_file_actions_adddup2(&actions, output, 2);
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  // Sockets, log files and the like of this process are not the script's business, and a
+  // script holding the listening socket would keep the port after the executor ends.
+  ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+
+  sigset_t none;
+  sigset_t all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  // Signals this process ignores (SIGPIPE, typically) or blocks would otherwise stay so in
+  // the script: `yes | head` must end by SIGPIPE there as in a terminal.
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+  ::posix_spawnattr_setsigdefault(&attributes, &all);
+  ::posix_spawnattr_setpgroup(&attributes, 0);
+  ::posix_spawnattr_setflags(&attributes,
+                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv_pointers.data(),
+                         env_pointers.data());
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
+  return rc == 0 ? pid : -rc;
+}
+
+// Turns the pipe's bytes into log lines: every complete line of a chunk goes out in one
+// append, lines longer than kMaxOutputLineBytes are split, a last unterminated line is written
+// by finish().
+class OutputLines {
+ public:
+  explicit OutputLines(RunLogWriter& log) : log_(log) {}
+
+  void feed(const char* data, std::size_t size) {
+    pending_.append(data, size);
+    std::string lines;
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t newline = pending_.find('\n', pos);
+      std::size_t end = newline == std::string::npos ? pending_.size() : newline;
+      // Overlong (possibly unfinished) lines leave in pieces of at most the limit.
+      while (end - pos > kMaxOutputLineBytes) {
+        std::string_view rest(pending_.data() + pos, end - pos);
+        std::size_t piece = utf8_prefix_length(rest, kMaxOutputLineBytes);
+        if (piece == 0) piece = kMaxOutputLineBytes;
+        lines.append(rest.substr(0, piece));
+        lines.push_back('\n');
+        pos += piece;
+      }
+      if (newline == std::string::npos) break;
+      lines.append(pending_, pos, newline + 1 - pos);
+      pos = newline + 1;
+    }
+    pending_.erase(0, pos);
+    if (!lines.empty()) log_.append(lines);
+  }
+
+  void finish() {
+    if (!pending_.empty()) log_.append(pending_);
+    pending_.clear();
+  }
+
+ private:
+  RunLogWriter& log_;
+  std::string pending_;
+};
+
+// Whether a process group still has live members.
+//
+// kill(-pgid, 0) says whether any process has the group id, but a member that exited and
+// waits to be reaped by a parent other than this process (a container's init that does not
+// reap, say) still counts there. Such zombies hold nothing, so when kill says the group exists
+// the members are looked up in /proc (at most every kProcScanInterval) and zombies ignored.
+class GroupWatch {
+ public:
+  explicit GroupWatch(pid_t pgid) : pgid_(pgid) {}
+
+  enum class State { kGone, kAlive, kUnsignalable };
+
+  // Call only after the leader is reaped: a zombie this process has not reaped is its child,
+  // and reaping it here would lose its status.
+  State check() {
+    // Members that became this process's children (when it is PID 1 or a subreaper) are reaped
+    // here so that they do not linger as zombies.
+    int status = 0;
+    while (::waitpid(-pgid_, &status, WNOHANG) > 0) {
+    }
+    bool unsignalable = false;
+    if (::kill(-pgid_, 0) != 0) {
+      if (errno == ESRCH) return State::kGone;
+      if (errno != EPERM) return State::kAlive;
+      unsignalable = true;
+    }
+    auto now = SteadyClock::now();
+    if (now - last_scan_ < kProcScanInterval) return last_state_;
+    last_scan_ = now;
+    if (!has_live_member()) {
+      last_state_ = State::kGone;
+    } else {
+      last_state_ = unsignalable ? State::kUnsignalable : State::kAlive;
+    }
+    return last_state_;
+  }
+
+ private:
+  // True when /proc lists a process of the group that is not a zombie, or cannot be read.
+  bool has_live_member() const {
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) return true;
+    bool live = false;
+    while (dirent* entry = ::readdir(proc)) {
+      if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+      std::ifstream stat_file(std::string("/proc/") + entry->d_name + "/stat");
+      std::string stat;
+      if (!std::getline(stat_file, stat)) continue;  // gone meanwhile
+      // "pid (comm) state ppid pgrp ...": comm may hold anything, so parse after the last ')'.
+      auto close = stat.rfind(')');
+      if (close == std::string::npos) continue;
+      char state = 0;
+      long ppid = 0;
+      long pgrp = 0;
+      if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+      if (pgrp == pgid_ && state != 'Z' && state != 'X') {
+        live = true;
+        break;
+      }
+    }
+    ::closedir(proc);
+    return live;
+  }
+
+  pid_t pgid_;
+  SteadyClock::time_point last_scan_{};
+  State last_state_ = State::kAlive;
+};
+
+int ms_until(SteadyClock::time_point deadline) {
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now());
+  return static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(left.count(), 0, kMaxPollMs));
+}
+
+// Watches one started script until it and its group are gone; see run_script.
+class Supervisor {
+ public:
+  Supervisor(pid_t pid, Fd output, RunLogWriter& log, std::stop_token stop,
+             std::chrono::milliseconds grace)
+      : pid_(pid),
+        output_(std::move(output)),
+        lines_(log),
+        log_(log),
+        stop_(std::move(stop)),
+        grace_(grace),
+        group_(pid) {
+    // Both optional: without them the loop polls (exit every 50 ms, stop likewise).
+    pidfd_ = Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0)));
+    wake_ = Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  }
+
+  ScriptOutcome run() {
+    int wake_fd = wake_.get();
+    // Runs on the thread that requests the stop: only a write to an eventfd.
+    std::stop_callback on_stop(stop_, [wake_fd]() noexcept {
+      if (wake_fd >= 0) {
+        std::uint64_t one = 1;
+        [[maybe_unused]] auto ignored = ::write(wake_fd, &one, sizeof one);
+      }
+    });
+
+    for (;;) {
+      reap_leader();
+      if (!ending_) {
+        if (!leader_done_ && stop_.stop_requested()) {
+          stopped_ = true;
+          begin_ending();
+        } else if (leader_done_) {
+          if (group_.check() == GroupWatch::State::kGone) break;
+          note_in_log("[cronwheel] the script exited; ending the processes it left running in its "
+                      "process group");
+          begin_ending();
+        }
+      }
+      if (ending_) {
+        if (leader_done_) {
+          auto state = group_.check();
+          if (state == GroupWatch::State::kGone) break;
+          if (state == GroupWatch::State::kUnsignalable && killed_) {
+            unsignalable_left_ = true;
+            break;
+          }
+        }
+        if (!killed_ && SteadyClock::now() >= kill_at_) {
+          note_in_log("[cronwheel] the process group was still running " +
+                      std::to_string(grace_.count()) + " ms after SIGTERM: sending SIGKILL");
+          killed_ = true;
+        }
+        // Repeated while anything is left: a fork racing the first one is caught by the next.
+        if (killed_) ::kill(-pid_, SIGKILL);
+      }
+      wait_for_events();
+    }
+
+    drain();
+    lines_.finish();
+    return outcome();
+  }
+
+ private:
+  // A line of the supervisor's own, after what the script has written so far.
+  void note_in_log(const std::string& note) {
+    for (int i = 0; i < kMaxDrainReads && output_ && read_output(); ++i) {
+    }
+    lines_.finish();
+    log_.append(note);
+  }
+
+  void reap_leader() {
+    if (leader_done_) return;
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      leader_done_ = true;
+      leader_status_ = status;
+      pidfd_.reset();
+    } else if (r < 0 && errno == ECHILD) {
+      // Reaped by someone else: SIGCHLD is ignored in this process, or another thread waits
+      // for any child. The status is lost.
+      leader_done_ = true;
+      status_lost_ = true;
+      pidfd_.reset();
+    }
+  }
+
+  void begin_ending() {
+    ending_ = true;
+    ::kill(-pid_, SIGTERM);
+    ::kill(-pid_, SIGCONT);  // a stopped process acts on SIGTERM only once continued
+    kill_at_ = SteadyClock::now() + grace_;
+  }
+
+  void wait_for_events() {
+    int timeout = -1;
+    auto at_most = [&](int ms) { timeout = timeout < 0 ? ms : std::min(timeout, ms); };
+    if (!pidfd_ && !leader_done_) at_most(ending_ ? static_cast<int>(kGroupPollInterval.count()) : 50);
+    if (!wake_ && !ending_) at_most(50);
+    if (ending_ && !killed_) at_most(ms_until(kill_at_));
+    if (ending_ && (leader_done_ || killed_)) at_most(static_cast<int>(kGroupPollInterval.count()));
+    at_most(kMaxPollMs);
+
+    pollfd fds[3];
+    nfds_t count = 0;
+    int output_index = -1;
+    int wake_index = -1;
+    if (output_) {
+      output_index = static_cast<int>(count);
+      fds[count++] = {output_.get(), POLLIN, 0};
+    }
+    if (pidfd_ && !leader_done_) fds[count++] = {pidfd_.get(), POLLIN, 0};
+    if (wake_ && !ending_) {
+      wake_index = static_cast<int>(count);
+      fds[count++] = {wake_.get(), POLLIN, 0};
+    }
+    int ready = ::poll(fds, count, timeout);
+    if (ready <= 0) return;  // timeout, or EINTR: the loop looks again
+    if (output_index >= 0 && fds[output_index].revents != 0) read_output();
+    if (wake_index >= 0 && fds[wake_index].revents != 0) {
+      std::uint64_t value = 0;
+      [[maybe_unused]] auto ignored = ::read(wake_.get(), &value, sizeof value);
+    }
+  }
+
+  // One read (the descriptor is non-blocking): the loop stays responsive to stop and exit
+  // however much the script writes. Returns false when nothing more can come from the pipe now.
+  bool read_output() {
+    buffer_.resize(kReadChunk);
+    ssize_t n = ::read(output_.get(), buffer_.data(), buffer_.size());
+    if (n > 0) {
+      lines_.feed(buffer_.data(), static_cast<std::size_t>(n));
+      return true;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return false;
+    output_.reset();  // end of file: every writer closed it (or a read error)
+    return false;
+  }
+
+  // What the group wrote before it ended is in the pipe; take it without waiting for writers
+  // outside the group.
+  void drain() {
+    for (int i = 0; i < kMaxDrainReads && output_ && read_output(); ++i) {
+    }
+    output_.reset();
+  }
+
+  ScriptOutcome outcome() const {
+    ScriptOutcome result;
+    if (stopped_) {
+      result.kind = ScriptOutcome::Kind::kStopped;
+      result.message = killed_ ? "stopped: the process group was killed (SIGKILL) after not "
+                                 "ending within " + std::to_string(grace_.count()) +
+                                     " ms of SIGTERM"
+                               : "stopped: the process group ended on SIGTERM";
+    } else if (status_lost_) {
+      result.kind = ScriptOutcome::Kind::kExited;
+      result.exit_code = -1;
+      result.message = "exit status unknown: the interpreter was reaped elsewhere (is SIGCHLD "
+                       "ignored in this process?)";
+    } else if (WIFSIGNALED(leader_status_)) {
+      result.kind = ScriptOutcome::Kind::kSignaled;
+      result.exit_code = WTERMSIG(leader_status_);
+      result.message = "killed by " + signal_name(result.exit_code);
+    } else {
+      result.kind = ScriptOutcome::Kind::kExited;
+      result.exit_code = WEXITSTATUS(leader_status_);
+      result.message = "exit code " + std::to_string(result.exit_code);
+    }
+    if (unsignalable_left_) {
+      result.message += "; processes of its group that this executor may not signal are still "
+                        "running";
+    }
+    return result;
+  }
+
+  pid_t pid_;
+  Fd output_;
+  Fd pidfd_;
+  Fd wake_;
+  OutputLines lines_;
+  RunLogWriter& log_;
+  std::stop_token stop_;
+  std::chrono::milliseconds grace_;
+  GroupWatch group_;
+  std::vector<char> buffer_;
+
+  bool leader_done_ = false;
+  int leader_status_ = 0;
+  bool status_lost_ = false;
+  bool ending_ = false;   // SIGTERM sent to the group
+  bool stopped_ = false;  // ... because stop was requested
+  bool killed_ = false;   // SIGKILL sent
+  bool unsignalable_left_ = false;
+  SteadyClock::time_point kill_at_{};
+};
+
+// Starts `argv` (argv[0] = `program`'s name as the child sees it) in a new process group and
+// supervises it until the group is gone; see run_script.
+ScriptOutcome start_and_supervise(const fs::path& program, std::vector<std::string> argv,
+                                  RunLogWriter& log, std::stop_token stop,
+                                  std::chrono::milliseconds grace) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return failed_to_start(std::string("cannot create the output pipe: ") + std::strerror(errno));
+  }
+  Fd read_end(pipe_fds[0]);
+  Fd write_end(pipe_fds[1]);
+  // Only this side is non-blocking: the child's stdout stays an ordinary blocking pipe.
+  ::fcntl(read_end.get(), F_SETFL, ::fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
+
+  pid_t pid = spawn_in_new_group(program, std::move(argv), write_end.get());
+  // The child's copies of the write end are now the only ones: end of file comes when the
+  // last process holding it ends.
+  write_end.reset();
+  if (pid < 0) {
+    return failed_to_start("cannot start " + program.string() + ": " + std::strerror(-pid));
+  }
+  return Supervisor(pid, std::move(read_end), log, std::move(stop), grace).run();
+}
+
+}  // namespace
+
+std::optional<Interpreter> interpreter_for(GlueType type) {
+  switch (type) {
+    case GlueType::kGlueShell:
+      return Interpreter{"bash", ".sh"};
+    case GlueType::kGluePython:
+      return Interpreter{"python3", ".py"};
+    case GlueType::kGlueNodejs:
+      return Interpreter{"node", ".js"};
+    case GlueType::kGluePhp:
+      return Interpreter{"php", ".php"};
+    case GlueType::kGluePowershell:
+      return Interpreter{"pwsh", ".ps1"};
+    case GlueType::kBean:
+    case GlueType::kGlueGroovy:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> find_executable(const std::string& command,
+                                                     const std::string& search_path) {
+  auto usable = [](const fs::path& candidate) {
+    struct stat st {};
+    return ::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(candidate.c_str(), X_OK) == 0;
+  };
+  if (command.empty()) return std::nullopt;
+  if (command.find('/') != std::string::npos) {
+    if (usable(command)) return fs::path(command);
+    return std::nullopt;
+  }
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t colon = search_path.find(':', start);
+    std::string dir = search_path.substr(start, colon == std::string::npos ? std::string::npos
+                                                                          : colon - start);
+    fs::path candidate = (dir.empty() ? fs::path(".") : fs::path(dir)) / command;
+    if (usable(candidate)) return fs::absolute(candidate);
+    if (colon == std::string::npos) return std::nullopt;
+    start = colon + 1;
+  }
+}
+
+ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_token stop,
+                         std::chrono::milliseconds grace) {
+  std::string glue(common::protocol::to_string(spec.glue_type));
+  auto interpreter = interpreter_for(spec.glue_type);
+  if (!interpreter) {
+    if (spec.glue_type == GlueType::kGlueGroovy) {
+      return failed_to_start("glue type GLUE_GROOVY is not supported by this executor (it runs "
+                             "on the JVM only)");
+    }
+    return failed_to_start("glue type " + glue + " is not a script");
+  }
+  if (stop.stop_requested()) {
+    return {ScriptOutcome::Kind::kStopped, 0, "stopped before the script started"};
+  }
+
+  std::string search_path = spec.search_path;
+  if (search_path.empty()) {
+    const char* path = std::getenv("PATH");
+    search_path = path != nullptr ? path : kDefaultPath;
+  }
+  auto program = find_executable(interpreter->command, search_path);
+  if (!program) {
+    return failed_to_start("interpreter " + interpreter->command + " for " + glue +
+                           " not found on PATH");
+  }
+
+  fs::path script;
+  try {
+    script = write_script_file(spec, interpreter->extension);
+  } catch (const std::system_error& e) {
+    return failed_to_start(std::string("cannot write the script file: ") + e.what());
+  }
+
+  std::vector<std::string> argv = {program->string(), script.string(), spec.params,
+                                   std::to_string(spec.shard_index),
+                                   std::to_string(spec.shard_total)};
+  return start_and_supervise(*program, std::move(argv), log, std::move(stop), grace);
+}
+
+ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& log,
+                          std::stop_token stop, std::chrono::milliseconds grace,
+                          const std::string& search_path) {
+  if (argv.empty() || argv.front().empty()) return failed_to_start("no command to run");
+  if (stop.stop_requested()) {
+    return {ScriptOutcome::Kind::kStopped, 0, "stopped before the command started"};
+  }
+  std::string path = search_path;
+  if (path.empty()) {
+    const char* env_path = std::getenv("PATH");
+    path = env_path != nullptr ? env_path : kDefaultPath;
+  }
+  auto program = find_executable(argv.front(), path);
+  if (!program) return failed_to_start("command " + argv.front() + " not found on PATH");
+  return start_and_supervise(*program, argv, log, std::move(stop), grace);
+}
+
+}  // namespace cronwheel::executor

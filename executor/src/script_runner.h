@@ -1,0 +1,102 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "common/protocol/job_enums.h"
+#include "executor/src/run_log.h"
+
+namespace cronwheel::executor {
+
+// How a glue type's script is run.
+struct Interpreter {
+  std::string command;    // looked up on PATH: "bash", "python3", "node", "php", "pwsh"
+  std::string extension;  // of the script file: ".sh", ".py", ".js", ".php", ".ps1"
+};
+
+// The interpreter for a script glue type; std::nullopt for BEAN and GLUE_GROOVY.
+std::optional<Interpreter> interpreter_for(common::protocol::GlueType type);
+
+// The executable `command` resolves to in `search_path` (PATH syntax: directories separated by
+// ':'; an empty entry is the current directory, as for execvp); nullopt when none of them holds
+// an executable regular file of that name. A command containing '/' is taken as a path.
+std::optional<std::filesystem::path> find_executable(const std::string& command,
+                                                     const std::string& search_path);
+
+// How long a stopped script's process group has between SIGTERM and SIGKILL. The executor's
+// stop() waits for groups being ended this way even past its shutdown_timeout (see executor.h).
+inline constexpr std::chrono::milliseconds kScriptKillGrace{3'000};
+
+struct ScriptSpec {
+  common::protocol::GlueType glue_type = common::protocol::GlueType::kGlueShell;
+  std::string source;
+  std::int64_t job_id = 0;
+  std::int64_t glue_updatetime = 0;  // the source's version: part of the file name
+  std::string params;
+  int shard_index = 0;
+  int shard_total = 1;
+  std::filesystem::path script_dir;  // where script files are written
+  // Where the interpreter is looked up (PATH syntax); empty: this process's PATH. The script
+  // itself inherits this process's environment either way.
+  std::string search_path;
+};
+
+struct ScriptOutcome {
+  enum class Kind {
+    kExited,         // the interpreter exited by itself; exit_code says how
+    kSignaled,       // it died of a signal nobody here sent (exit_code = the signal)
+    kStopped,        // the stop token ended it: the whole process group is gone
+    kFailedToStart,  // no interpreter, script file not writable, fork failed: see message
+  };
+  Kind kind = Kind::kExited;
+  int exit_code = 0;
+  std::string message;  // for the run's result: "exit code 3", "interpreter python3 not found on PATH", ...
+};
+
+// Runs a script job to completion.
+//
+// The source is written to {script_dir}/{job_id}_{glue_updatetime}{extension} (mode 0600: it
+// may hold credentials), atomically (a temporary file renamed over it), and only when the file
+// is missing or its content differs, so a job's runs share one file per version. It is started
+// as `interpreter file params shard_index shard_total` with posix_spawn, in a new process group
+// whose id is the interpreter's pid, with stdin from /dev/null, every signal at its default
+// disposition and unblocked, no descriptor of this process other than 0-2, and this process's
+// environment minus CRONWHEEL_ACCESS_TOKEN. Its stdout and stderr share one pipe whose output
+// goes to `log` line by line as it arrives (lines longer than kMaxOutputLineBytes are split; a
+// last line without '\n' is written when the script ends).
+//
+// The run is over when the interpreter exits. Processes it leaves in its group (`cmd &`
+// without `wait`) are then ended like a stopped script's (TERM, then KILL after `grace`), so
+// nothing of a run outlives it; a script that means to leave a daemon behind starts it with
+// setsid. Output of a process that escaped the group is not waited for.
+//
+// When `stop` is requested the process group gets SIGTERM (and SIGCONT, so a stopped process
+// sees it) and, if anything in it is still alive after `grace`, SIGKILL; run_script returns
+// only once no process of the group is left, so a kill or a timeout leaves nothing running (a
+// process that moves itself to another session or group escapes, as with any process-group
+// based supervisor). A group member that exited but is waiting to be reaped by a parent other
+// than this process counts as gone.
+//
+// Blocking; call it from the job's own thread. Thread-safe: runs of different jobs may go on
+// concurrently. Reaps only its own interpreter (waitpid on that pid), and, after it, children
+// of this process still in that group (which happens only when this process is PID 1 or a
+// subreaper and inherited them).
+ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_token stop,
+                         std::chrono::milliseconds grace = kScriptKillGrace);
+
+// A command run the way run_script runs a script's interpreter: `argv[0]` is looked up on
+// `search_path` (empty: this process's PATH; a name holding '/' is taken as a path) and started
+// with `argv` in a process group of its own, with the same environment, descriptors, output
+// handling and ending (TERM, then KILL after `grace`) as a script, and run_process returns only
+// once no process of that group is left. An empty argv or a command that cannot be found is
+// kFailedToStart. Blocking and thread-safe like run_script.
+ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& log,
+                          std::stop_token stop, std::chrono::milliseconds grace = kScriptKillGrace,
+                          const std::string& search_path = {});
+
+}  // namespace cronwheel::executor

@@ -1,0 +1,571 @@
+#include "executor/src/callback_sender.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/http/http_server.h"
+#include "common/protocol/messages.h"
+#include "common/protocol/return_t.h"
+#include "tests/support/fake_admin.h"
+
+// Real sockets on 127.0.0.1 (the fake admin picks its port), a real spool directory per test,
+// short retry intervals; every wait is on a condition with a generous bound.
+namespace cronwheel::executor {
+namespace {
+
+namespace fs = std::filesystem;
+using common::protocol::HandleCallbackParam;
+using Results = std::vector<HandleCallbackParam>;
+using testing::FakeAdmin;
+using namespace std::chrono_literals;
+
+constexpr std::int64_t kLogDateTime = 1700000000000;
+
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() / ("cronwheel-callback-test-" + std::to_string(::getpid()) +
+                                         "-" + std::to_string(++counter));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// For state without a notification of its own (the sender's counters, files on disk): checks
+// `condition` every few milliseconds until it holds or `timeout` passes.
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout = 20s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  return true;
+}
+
+HandleCallbackParam result(std::int64_t log_id, int code = 200, std::string msg = "") {
+  HandleCallbackParam r;
+  r.log_id = log_id;
+  r.log_date_time = kLogDateTime + log_id;
+  r.handle_code = code;
+  r.handle_msg = std::move(msg);
+  return r;
+}
+
+CallbackSender::Options options_for(std::vector<std::string> admins, const fs::path& spool) {
+  CallbackSender::Options options;
+  options.admin_addresses = std::move(admins);
+  options.spool_dir = spool;
+  options.retry_interval = 100ms;
+  options.max_batch = 100;
+  options.http.connect_timeout = 5s;
+  options.http.read_timeout = 10s;
+  options.http.write_timeout = 10s;
+  return options;
+}
+
+std::vector<fs::path> spool_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".spool") files.push_back(entry.path());
+  }
+  return files;
+}
+
+// How many times the admin accepted each log id.
+std::map<std::int64_t, int> deliveries(const FakeAdmin& admin) {
+  std::map<std::int64_t, int> seen;
+  for (const auto& c : admin.callbacks()) ++seen[c.log_id];
+  return seen;
+}
+
+bool has_callbacks(const FakeAdmin& admin, std::size_t count) {
+  return admin.wait_until([count](const FakeAdmin& a) { return a.callbacks().size() >= count; });
+}
+
+// Every log id in [first, last] was accepted exactly once, and nothing else was.
+void expect_each_delivered_once(const FakeAdmin& admin, std::int64_t first, std::int64_t last) {
+  auto seen = deliveries(admin);
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(last - first + 1));
+  for (std::int64_t id = first; id <= last; ++id) EXPECT_EQ(seen[id], 1) << "log id " << id;
+}
+
+void write_file(const fs::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+}
+
+TEST(CallbackSenderTest, SendsTheXxlJob24BodyWithTheAccessToken) {
+  FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
+  TempDir spool;
+  auto options = options_for({admin.url()}, spool.path());
+  options.access_token = "s3cret";
+  CallbackSender sender(options);
+  sender.start();
+
+  auto pushed = result(42, 500, "boom: \"quoted\"\nsecond line");
+  sender.push(pushed);
+
+  auto received = admin.wait_for_result(42);
+  ASSERT_TRUE(received.has_value());
+  EXPECT_EQ(*received, pushed);
+  EXPECT_EQ(admin.rejected_tokens(), 0);
+
+  auto bodies = admin.callback_bodies();
+  ASSERT_EQ(bodies.size(), 1U);
+  const std::string& body = bodies[0];
+  // A bare JSON array (XXL-JOB 2.4), not {"callbackList":[...]} (3.x).
+  ASSERT_FALSE(body.empty());
+  EXPECT_EQ(body.front(), '[');
+  auto json = nlohmann::json::parse(body);
+  ASSERT_TRUE(json.is_array());
+  ASSERT_EQ(json.size(), 1U);
+  std::set<std::string> keys;
+  for (const auto& [key, value] : json[0].items()) keys.insert(key);
+  EXPECT_EQ(keys, (std::set<std::string>{"logId", "logDateTim", "handleCode", "handleMsg"}));
+  EXPECT_EQ(json[0]["logId"], 42);
+  EXPECT_EQ(json[0]["logDateTim"], kLogDateTime + 42);
+  EXPECT_EQ(json[0]["handleCode"], 500);
+  EXPECT_EQ(json[0]["handleMsg"], "boom: \"quoted\"\nsecond line");
+  // XXL-JOB's spelling, byte for byte.
+  EXPECT_NE(body.find("\"logDateTim\":" + std::to_string(kLogDateTime + 42)), std::string::npos);
+  EXPECT_EQ(body.find("logDateTime"), std::string::npos);
+}
+
+TEST(CallbackSenderTest, ResultRefusedForAWrongTokenStaysSpooled) {
+  FakeAdmin admin(FakeAdmin::Options{.access_token = "right"});
+  TempDir spool;
+  auto options = options_for({admin.url()}, spool.path());
+  options.access_token = "wrong";
+  CallbackSender sender(options);
+  sender.start();
+  sender.push(result(1));
+
+  EXPECT_TRUE(eventually([&] { return sender.spooled() == 1 && sender.queued() == 0; }));
+  EXPECT_GE(admin.rejected_tokens(), 1);
+  EXPECT_TRUE(admin.callbacks().empty());
+  EXPECT_FALSE(spool_files(spool.path()).empty());
+}
+
+TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
+  FakeAdmin admin;
+  TempDir spool;
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+
+  // Four threads push 250 results each; the sender then finds 1000 queued.
+  std::vector<std::thread> pushers;
+  for (int t = 0; t < 4; ++t) {
+    pushers.emplace_back([&sender, t] {
+      for (int i = 0; i < 250; ++i) sender.push(result(t * 250 + i + 1));
+    });
+  }
+  for (auto& p : pushers) p.join();
+  EXPECT_EQ(sender.queued(), 1000U);
+  sender.start();
+
+  ASSERT_TRUE(has_callbacks(admin, 1000));
+  EXPECT_EQ(admin.callback_bodies().size(), 10U);  // 1000 results, 100 per request
+  expect_each_delivered_once(admin, 1, 1000);
+  EXPECT_TRUE(eventually([&] { return sender.queued() == 0; }));
+}
+
+TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
+  FakeAdmin admin;
+  TempDir spool;
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+
+  std::vector<std::thread> pushers;
+  for (int t = 0; t < 4; ++t) {
+    pushers.emplace_back([&sender, t] {
+      for (int i = 0; i < 200; ++i) sender.push(result(t * 200 + i + 1));
+    });
+  }
+  for (auto& p : pushers) p.join();
+
+  ASSERT_TRUE(has_callbacks(admin, 800));
+  expect_each_delivered_once(admin, 1, 800);
+  EXPECT_LE(admin.callback_bodies().size(), 800U);
+  EXPECT_TRUE(eventually([&] { return sender.queued() == 0; }));
+  EXPECT_EQ(sender.spooled(), 0U);
+}
+
+TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
+  FakeAdmin admin;
+  admin.stop();
+  TempDir spool;
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+  for (int id = 1; id <= 5; ++id) sender.push(result(id));
+
+  ASSERT_TRUE(eventually([&] { return sender.spooled() == 5 && sender.queued() == 0; }));
+  EXPECT_FALSE(spool_files(spool.path()).empty());
+
+  admin.start();
+  ASSERT_TRUE(has_callbacks(admin, 5));
+  EXPECT_TRUE(
+      eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  expect_each_delivered_once(admin, 1, 5);
+}
+
+TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
+  FakeAdmin admin;
+  admin.stop();
+  TempDir spool;
+  {
+    CallbackSender first(options_for({admin.url()}, spool.path()));
+    first.start();
+    for (int id = 1; id <= 3; ++id) first.push(result(id));
+    ASSERT_TRUE(eventually([&] { return first.spooled() == 3; }));
+    for (int id = 4; id <= 6; ++id) first.push(result(id));
+    // Destroyed with results possibly still queued: they are spooled, not lost.
+  }
+  EXPECT_FALSE(spool_files(spool.path()).empty());
+
+  CallbackSender second(options_for({admin.url()}, spool.path()));
+  second.start();
+  EXPECT_EQ(second.spooled(), 6U);
+  admin.start();
+
+  ASSERT_TRUE(has_callbacks(admin, 6));
+  EXPECT_TRUE(
+      eventually([&] { return second.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  expect_each_delivered_once(admin, 1, 6);
+}
+
+TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
+  FakeAdmin admin;
+  TempDir spool;
+  {
+    CallbackSender idle(options_for({admin.url()}, spool.path()));
+    idle.push(result(1));
+    idle.push(result(2));
+    EXPECT_EQ(idle.queued(), 2U);
+  }
+  EXPECT_TRUE(admin.callbacks().empty());
+  EXPECT_FALSE(spool_files(spool.path()).empty());
+
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+  ASSERT_TRUE(has_callbacks(admin, 2));
+  EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
+  expect_each_delivered_once(admin, 1, 2);
+}
+
+TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstRefuses) {
+  FakeAdmin first;
+  FakeAdmin second;
+  first.set_refusing(true);
+  TempDir spool;
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()));
+  sender.start();
+  sender.push(result(7));
+
+  ASSERT_TRUE(second.wait_for_result(7).has_value());
+  EXPECT_GE(first.refused_calls(), 1);  // asked first
+  EXPECT_TRUE(first.callbacks().empty());
+  EXPECT_EQ(sender.spooled(), 0U);
+}
+
+TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstIsDown) {
+  FakeAdmin first;
+  FakeAdmin second;
+  first.stop();
+  TempDir spool;
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()));
+  sender.start();
+  sender.push(result(7));
+
+  ASSERT_TRUE(second.wait_for_result(7).has_value());
+  EXPECT_EQ(sender.spooled(), 0U);
+  EXPECT_TRUE(spool_files(spool.path()).empty());
+}
+
+TEST(CallbackSenderTest, SendsOnlyToTheFirstAdminWhileItAccepts) {
+  FakeAdmin first;
+  FakeAdmin second;
+  TempDir spool;
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()));
+  sender.start();
+  for (int id = 1; id <= 3; ++id) sender.push(result(id));
+
+  ASSERT_TRUE(has_callbacks(first, 3));
+  sender.stop(5s);
+  EXPECT_TRUE(second.callback_bodies().empty());
+}
+
+TEST(CallbackSenderTest, SkipsUnreadableSpoolLinesAndDeliversTheRest) {
+  FakeAdmin admin;
+  admin.stop();  // until the spool was counted
+  TempDir spool;
+  auto line = [](std::vector<std::int64_t> ids) {
+    common::protocol::CallbackBatch batch;
+    for (auto id : ids) batch.callbacks.push_back(result(id));
+    return common::protocol::to_json_string(batch) + "\n";
+  };
+  // Written by an earlier process that crashed in the middle of its last line.
+  write_file(spool.path() / "callback-0000000000000001-1-0-0.spool",
+             line({1}) + "not json at all\n" + line({2, 3}) + "{\"logId\":4}\n" + "\n" +
+                 "[{\"logId\":5,\"logDateTim\":17000000");
+  // Damaged beyond reading.
+  write_file(spool.path() / "callback-0000000000000002-1-0-0.spool",
+             std::string("\0\1\2garbage", 10));
+  // A later, intact file: not blocked by the ones before it.
+  write_file(spool.path() / "callback-0000000000000003-1-0-0.spool", line({6}));
+  // Not a spool file: left alone.
+  write_file(spool.path() / "notes.txt", "keep me");
+
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+  EXPECT_EQ(sender.spooled(), 4U);
+  admin.start();
+
+  ASSERT_TRUE(has_callbacks(admin, 4));
+  EXPECT_TRUE(
+      eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  auto seen = deliveries(admin);
+  EXPECT_EQ(seen, (std::map<std::int64_t, int>{{1, 1}, {2, 1}, {3, 1}, {6, 1}}));
+  EXPECT_TRUE(fs::exists(spool.path() / "notes.txt"));
+}
+
+// An admin that accepts a given number of callback requests and refuses the ones after them.
+class RationedAdmin {
+ public:
+  explicit RationedAdmin(int accepted_requests) : budget_(accepted_requests) {
+    common::http::HttpServerOptions o;
+    o.host = "127.0.0.1";
+    o.worker_threads = 2;
+    o.error_formatter = common::http::xxl_job_error;
+    o.name = "rationed-admin";
+    server_ = std::make_unique<common::http::HttpServer>(o);
+    server_->post("/api/callback", [this](const auto& req, auto& res) {
+      using Answer = common::protocol::ReturnT<std::string>;
+      std::lock_guard lock(mutex_);
+      if (budget_ == 0) {
+        ++refused_;
+        common::http::write_json(res, common::protocol::to_json_string(Answer::fail("try later")));
+        return;
+      }
+      --budget_;
+      for (auto& c : common::protocol::parse<common::protocol::CallbackBatch>(req.body).callbacks) {
+        accepted_.push_back(c);
+      }
+      common::http::write_json(res, common::protocol::to_json_string(Answer::success()));
+    });
+    server_->start();
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()) + "/"; }
+  void allow(int requests) {
+    std::lock_guard lock(mutex_);
+    budget_ = requests;
+  }
+  std::vector<HandleCallbackParam> accepted() const {
+    std::lock_guard lock(mutex_);
+    return accepted_;
+  }
+  int refused() const {
+    std::lock_guard lock(mutex_);
+    return refused_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  int budget_;
+  int refused_ = 0;
+  std::vector<HandleCallbackParam> accepted_;
+  std::unique_ptr<common::http::HttpServer> server_;
+};
+
+TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
+  RationedAdmin admin(1);  // takes the first request of the file only
+  TempDir spool;
+  common::protocol::CallbackBatch batch;
+  std::string content;
+  for (int id = 1; id <= 250; ++id) {
+    batch.callbacks.push_back(result(id));
+    if (batch.callbacks.size() == 100 || id == 250) {
+      content += common::protocol::to_json_string(batch) + "\n";
+      batch.callbacks.clear();
+    }
+  }
+  auto original = spool.path() / "callback-0000000000000001-1-0-0.spool";
+  write_file(original, content);
+
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+  ASSERT_TRUE(eventually(
+      [&] { return admin.refused() >= 1 && !fs::exists(original) && sender.spooled() == 150; }));
+  EXPECT_EQ(admin.accepted().size(), 100U);
+  // The 150 results not yet accepted now live in a file of their own.
+  auto files = spool_files(spool.path());
+  ASSERT_EQ(files.size(), 1U);
+  std::ifstream in(files[0]);
+  std::size_t kept = 0;
+  for (std::string line; std::getline(in, line);) {
+    kept += common::protocol::parse<common::protocol::CallbackBatch>(line).callbacks.size();
+  }
+  EXPECT_EQ(kept, 150U);
+  EXPECT_EQ(sender.spooled(), 150U);
+
+  admin.allow(1000);
+  ASSERT_TRUE(
+      eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  std::map<std::int64_t, int> seen;
+  for (const auto& c : admin.accepted()) ++seen[c.log_id];
+  EXPECT_EQ(seen.size(), 250U);
+  for (int id = 1; id <= 250; ++id) EXPECT_EQ(seen[id], 1) << "log id " << id;
+}
+
+TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
+  FakeAdmin admin;
+  TempDir spool;
+  auto path = spool.path() / "callback-0000000000000001-1-0-0.spool";
+  write_file(path,
+             common::protocol::to_json_string(common::protocol::CallbackBatch{{result(7)}}) + "\n");
+  // Another live sender is reading or writing the file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+  sender.push(result(8));
+  // The first pass over the spool comes before the first queued result.
+  ASSERT_TRUE(admin.wait_for_result(8).has_value());
+  EXPECT_EQ(deliveries(admin).count(7), 0U);
+  EXPECT_TRUE(fs::exists(path));
+
+  ::close(fd);  // that sender is gone: this one takes the file over
+  ASSERT_TRUE(admin.wait_for_result(7).has_value());
+  EXPECT_TRUE(eventually([&] { return !fs::exists(path); }));
+  expect_each_delivered_once(admin, 7, 8);
+}
+
+TEST(CallbackSenderTest, StopDeliversWhatIsQueuedWhenAnAdminAccepts) {
+  FakeAdmin admin;
+  TempDir spool;
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+  for (int id = 1; id <= 250; ++id) sender.push(result(id));
+  sender.stop(20s);
+
+  // Nothing waits: everything arrived before stop() returned.
+  EXPECT_EQ(admin.callbacks().size(), 250U);
+  expect_each_delivered_once(admin, 1, 250);
+  EXPECT_EQ(sender.queued(), 0U);
+  EXPECT_EQ(sender.spooled(), 0U);
+  EXPECT_TRUE(spool_files(spool.path()).empty());
+}
+
+TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
+  FakeAdmin admin;
+  admin.stop();
+  TempDir spool;
+  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  sender.start();
+  for (int id = 1; id <= 20; ++id) sender.push(result(id));
+
+  auto began = std::chrono::steady_clock::now();
+  sender.stop(300ms);
+  auto took = std::chrono::steady_clock::now() - began;
+  EXPECT_LT(took, 5s);  // the bound is 300 ms; generous for a loaded machine
+  EXPECT_EQ(sender.queued(), 0U);
+  EXPECT_EQ(sender.spooled(), 20U);
+  EXPECT_FALSE(spool_files(spool.path()).empty());
+
+  // And they are not lost.
+  admin.start();
+  CallbackSender next(options_for({admin.url()}, spool.path()));
+  next.start();
+  ASSERT_TRUE(has_callbacks(admin, 20));
+  EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
+  expect_each_delivered_once(admin, 1, 20);
+}
+
+TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
+  FakeAdmin admin;
+  TempDir spool;
+  {
+    CallbackSender sender(options_for({admin.url()}, spool.path()));
+    sender.start();
+    sender.stop(1s);
+    sender.push(result(9));
+    EXPECT_EQ(sender.spooled(), 1U);
+    EXPECT_EQ(sender.queued(), 0U);
+    sender.stop(1s);  // idempotent
+  }
+  EXPECT_TRUE(admin.callbacks().empty());
+  EXPECT_EQ(spool_files(spool.path()).size(), 1U);
+
+  CallbackSender next(options_for({admin.url()}, spool.path()));
+  next.start();
+  ASSERT_TRUE(admin.wait_for_result(9).has_value());
+  EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
+  expect_each_delivered_once(admin, 9, 9);
+}
+
+TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
+  FakeAdmin admin;
+  admin.stop();
+  TempDir root;
+  auto dir = root.path() / "logs" / "callbacks";
+  CallbackSender sender(options_for({admin.url()}, dir));
+  sender.start();
+  sender.push(result(1));
+  ASSERT_TRUE(eventually([&] { return sender.spooled() == 1; }));
+  EXPECT_EQ(spool_files(dir).size(), 1U);
+}
+
+TEST(CallbackSenderTest, RejectsOptionsThatCannotWork) {
+  TempDir spool;
+  EXPECT_THROW(CallbackSender(options_for({}, spool.path())), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"ftp://admin/"}, spool.path())), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"http://127.0.0.1:1/"}, "")), std::invalid_argument);
+  auto no_batch = options_for({"http://127.0.0.1:1/"}, spool.path());
+  no_batch.max_batch = 0;
+  EXPECT_THROW(CallbackSender{no_batch}, std::invalid_argument);
+}
+
+TEST(CallbackSenderTest, StartTwiceOrAfterStopThrows) {
+  TempDir spool;
+  CallbackSender sender(options_for({"http://127.0.0.1:1/"}, spool.path()));
+  sender.start();
+  EXPECT_THROW(sender.start(), std::logic_error);
+  sender.stop(0ms);
+  EXPECT_THROW(sender.start(), std::logic_error);
+}
+
+}  // namespace
+}  // namespace cronwheel::executor

@@ -1,0 +1,225 @@
+#include "executor/src/registry_client.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/protocol/constants.h"
+#include "common/protocol/messages.h"
+#include "tests/support/fake_admin.h"
+
+// Real sockets on 127.0.0.1 (the fake admin picks its port), short intervals; every wait is on a
+// condition with a generous bound.
+namespace cronwheel::executor {
+namespace {
+
+using common::protocol::RegistryParam;
+using testing::FakeAdmin;
+using namespace std::chrono_literals;
+
+constexpr const char* kAppName = "demo-app";
+constexpr const char* kAddress = "http://127.0.0.1:9999/";
+
+RegistryClient::Options options_for(std::vector<std::string> admins,
+                                    std::chrono::milliseconds interval = 1h) {
+  RegistryClient::Options options;
+  options.admin_addresses = std::move(admins);
+  options.app_name = kAppName;
+  options.address = kAddress;
+  options.interval = interval;
+  options.http.connect_timeout = 5s;
+  options.http.read_timeout = 10s;
+  options.http.write_timeout = 10s;
+  return options;
+}
+
+RegistryParam expected_param() {
+  RegistryParam param;
+  param.registry_group = std::string(common::protocol::kRegistryGroupExecutor);
+  param.registry_key = kAppName;
+  param.registry_value = kAddress;
+  return param;
+}
+
+bool has_registrations(const FakeAdmin& admin, std::size_t count) {
+  return admin.wait_until(
+      [count](const FakeAdmin& a) { return a.registrations().size() >= count; });
+}
+
+TEST(RegistryClientTest, RegistersAtStartWithTheAppNameAddressAndToken) {
+  FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
+  auto options = options_for({admin.url()});
+  options.access_token = "s3cret";
+  RegistryClient client(options);
+  client.start();
+
+  ASSERT_TRUE(has_registrations(admin, 1));
+  EXPECT_EQ(admin.registrations()[0], expected_param());
+  EXPECT_EQ(admin.rejected_tokens(), 0);
+}
+
+TEST(RegistryClientTest, AWrongTokenIsRefusedAndRetried) {
+  FakeAdmin admin(FakeAdmin::Options{.access_token = "right"});
+  auto options = options_for({admin.url()}, 50ms);
+  options.access_token = "wrong";
+  RegistryClient client(options);
+  client.start();
+
+  EXPECT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.rejected_tokens() >= 2; }));
+  EXPECT_TRUE(admin.registrations().empty());
+}
+
+TEST(RegistryClientTest, RegistersAgainEveryInterval) {
+  FakeAdmin admin;
+  RegistryClient client(options_for({admin.url()}, 50ms));
+  client.start();
+
+  ASSERT_TRUE(has_registrations(admin, 3));
+  for (const auto& param : admin.registrations()) EXPECT_EQ(param, expected_param());
+}
+
+TEST(RegistryClientTest, RegistersWithTheFirstAdminOnlyWhileItAccepts) {
+  FakeAdmin first;
+  FakeAdmin second;
+  RegistryClient client(options_for({first.url(), second.url()}, 50ms));
+  client.start();
+
+  ASSERT_TRUE(has_registrations(first, 3));
+  client.stop();
+  EXPECT_TRUE(second.registrations().empty());
+  EXPECT_TRUE(second.removals().empty());
+}
+
+TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstIsDown) {
+  FakeAdmin first;
+  FakeAdmin second;
+  first.stop();
+  RegistryClient client(options_for({first.url(), second.url()}));
+  client.start();
+
+  ASSERT_TRUE(has_registrations(second, 1));
+  EXPECT_EQ(second.registrations()[0], expected_param());
+}
+
+TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstRefuses) {
+  FakeAdmin first;
+  FakeAdmin second;
+  first.set_refusing(true);
+  RegistryClient client(options_for({first.url(), second.url()}));
+  client.start();
+
+  ASSERT_TRUE(has_registrations(second, 1));
+  EXPECT_GE(first.refused_calls(), 1);  // asked first
+  EXPECT_TRUE(first.registrations().empty());
+}
+
+TEST(RegistryClientTest, RetriesAtTheNextIntervalWhenNoAdminAccepts) {
+  FakeAdmin admin;
+  admin.set_refusing(true);
+  RegistryClient client(options_for({admin.url()}, 50ms));
+  client.start();
+
+  ASSERT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.refused_calls() >= 1; }));
+  admin.set_refusing(false);
+  ASSERT_TRUE(has_registrations(admin, 1));
+}
+
+TEST(RegistryClientTest, KeepsRegisteringAcrossAnAdminRestart) {
+  FakeAdmin admin;
+  RegistryClient client(options_for({admin.url()}, 50ms));
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+
+  admin.stop();
+  auto before = admin.registrations().size();
+  admin.start();
+  ASSERT_TRUE(has_registrations(admin, before + 2));
+}
+
+TEST(RegistryClientTest, StopRemovesTheRegistration) {
+  FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
+  auto options = options_for({admin.url()});
+  options.access_token = "s3cret";
+  RegistryClient client(options);
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+
+  client.stop();
+  // Done when stop() returns, and nothing is registered after it.
+  ASSERT_EQ(admin.removals().size(), 1U);
+  EXPECT_EQ(admin.removals()[0], expected_param());
+  auto registrations = admin.registrations().size();
+  client.stop();  // idempotent
+  EXPECT_EQ(admin.removals().size(), 1U);
+  EXPECT_EQ(admin.registrations().size(), registrations);
+  EXPECT_EQ(admin.rejected_tokens(), 0);
+}
+
+TEST(RegistryClientTest, RemovalFailsOverToTheSecondAdmin) {
+  FakeAdmin first;
+  FakeAdmin second;
+  RegistryClient client(options_for({first.url(), second.url()}));
+  client.start();
+  ASSERT_TRUE(has_registrations(first, 1));
+
+  first.set_refusing(true);
+  client.stop();
+  EXPECT_TRUE(first.removals().empty());
+  ASSERT_EQ(second.removals().size(), 1U);
+  EXPECT_EQ(second.removals()[0], expected_param());
+}
+
+TEST(RegistryClientTest, StopInterruptsTheWaitForTheNextInterval) {
+  FakeAdmin admin;
+  RegistryClient client(options_for({admin.url()}, 1h));
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+
+  auto began = std::chrono::steady_clock::now();
+  client.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 10s);  // not an hour
+  EXPECT_EQ(admin.removals().size(), 1U);
+}
+
+TEST(RegistryClientTest, StopWithoutStartSendsNothing) {
+  FakeAdmin admin;
+  {
+    RegistryClient client(options_for({admin.url()}));
+    client.stop();
+  }
+  EXPECT_TRUE(admin.registrations().empty());
+  EXPECT_TRUE(admin.removals().empty());
+}
+
+TEST(RegistryClientTest, StopWithEveryAdminDownReturns) {
+  FakeAdmin admin;
+  RegistryClient client(options_for({admin.url()}, 50ms));
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+  admin.stop();
+
+  auto began = std::chrono::steady_clock::now();
+  client.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 10s);
+  EXPECT_TRUE(admin.removals().empty());
+}
+
+TEST(RegistryClientTest, RejectsOptionsThatCannotWork) {
+  EXPECT_THROW(RegistryClient(options_for({})), std::invalid_argument);
+  EXPECT_THROW(RegistryClient(options_for({"not a url"})), std::invalid_argument);
+  EXPECT_THROW(RegistryClient(options_for({"http://127.0.0.1:1/"}, 0ms)), std::invalid_argument);
+}
+
+TEST(RegistryClientTest, StartTwiceOrAfterStopThrows) {
+  RegistryClient client(options_for({"http://127.0.0.1:1/"}));
+  client.start();
+  EXPECT_THROW(client.start(), std::logic_error);
+  client.stop();
+  EXPECT_THROW(client.start(), std::logic_error);
+}
+
+}  // namespace
+}  // namespace cronwheel::executor

@@ -1,0 +1,572 @@
+#include "executor/src/script_runner.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cronwheel::executor {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using common::protocol::GlueType;
+using Kind = ScriptOutcome::Kind;
+using SteadyClock = std::chrono::steady_clock;
+
+// Generous bound for anything the tests wait for: a loaded machine is slow, never this slow.
+constexpr auto kBound = 30s;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "cronwheel-script-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// A run log in memory that tests can wait on. Keeps the first kKeep bytes (a script flooding its
+// output would fill the memory otherwise) and counts the rest.
+class MemoryLog final : public RunLogWriter {
+ public:
+  static constexpr std::size_t kKeep = 1 << 20;
+
+  void append(std::string_view text) override {
+    std::lock_guard lock(mutex_);
+    total_ += text.size();
+    if (text_.size() < kKeep) {
+      text_.append(text.substr(0, kKeep - text_.size()));
+      if (text_.empty() || text_.back() != '\n') text_.push_back('\n');
+    }
+    changed_.notify_all();
+  }
+
+  std::string text() const {
+    std::lock_guard lock(mutex_);
+    return text_;
+  }
+
+  std::vector<std::string> lines() const {
+    std::vector<std::string> result;
+    std::istringstream in(text());
+    for (std::string line; std::getline(in, line);) result.push_back(line);
+    return result;
+  }
+
+  // The first line starting with `prefix`, once it is there (empty after kBound).
+  std::string wait_for_line(const std::string& prefix) const {
+    std::unique_lock lock(mutex_);
+    std::string found;
+    changed_.wait_for(lock, kBound, [&] {
+      std::istringstream in(text_);
+      for (std::string line; std::getline(in, line);) {
+        if (line.rfind(prefix, 0) == 0) {
+          found = line;
+          return true;
+        }
+      }
+      return false;
+    });
+    return found;
+  }
+
+  std::size_t total_bytes() const {
+    std::lock_guard lock(mutex_);
+    return total_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::string text_;
+  std::size_t total_ = 0;
+};
+
+// "child 1234" → 1234.
+pid_t pid_in(const std::string& line) {
+  auto space = line.rfind(' ');
+  return space == std::string::npos ? -1 : static_cast<pid_t>(std::stol(line.substr(space + 1)));
+}
+
+// True while `pid` is a live process (a zombie waiting for its parent is dead).
+bool alive(pid_t pid) {
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) != 0) return errno == EPERM;
+  std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(stat_file, stat)) return false;
+  auto close = stat.rfind(')');
+  char state = close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+  return state != 'Z' && state != 'X';
+}
+
+// A script run on another thread, stopped and waited for when the test ends however it ends.
+class BackgroundRun {
+ public:
+  BackgroundRun(ScriptSpec spec, RunLogWriter& log, std::chrono::milliseconds grace) {
+    result_ = std::async(std::launch::async, [spec = std::move(spec), &log,
+                                              token = stop_.get_token(), grace] {
+      return run_script(spec, log, token, grace);
+    });
+  }
+  ~BackgroundRun() {
+    stop_.request_stop();
+    if (result_.valid()) result_.wait();
+  }
+
+  void stop() {
+    stopped_at_ = SteadyClock::now();
+    stop_.request_stop();
+  }
+  // The outcome, or kFailedToStart with "still running" when it did not end within kBound.
+  ScriptOutcome wait() {
+    if (result_.wait_for(kBound) != std::future_status::ready) {
+      return {Kind::kFailedToStart, 0, "still running after the test's bound"};
+    }
+    returned_at_ = SteadyClock::now();
+    return result_.get();
+  }
+  SteadyClock::duration stop_to_return() const { return returned_at_ - stopped_at_; }
+
+ private:
+  std::stop_source stop_;
+  std::future<ScriptOutcome> result_;
+  SteadyClock::time_point stopped_at_{};
+  SteadyClock::time_point returned_at_{};
+};
+
+class ScriptRunnerTest : public ::testing::Test {
+ protected:
+  ScriptSpec spec(std::string source, GlueType type = GlueType::kGlueShell) {
+    ScriptSpec s;
+    s.glue_type = type;
+    s.source = std::move(source);
+    s.job_id = 77;
+    s.glue_updatetime = 1700000000000;
+    s.params = "p";
+    s.shard_index = 2;
+    s.shard_total = 5;
+    s.script_dir = dir_.path() / "gluesource";
+    return s;
+  }
+
+  ScriptOutcome run(const ScriptSpec& s, std::chrono::milliseconds grace = 3s) {
+    return run_script(s, log_, std::stop_token(), grace);
+  }
+
+  TempDir dir_;
+  MemoryLog log_;
+};
+
+TEST(Interpreter, EachScriptGlueTypeHasOneAndTheOthersNone) {
+  auto shell = interpreter_for(GlueType::kGlueShell);
+  ASSERT_TRUE(shell);
+  EXPECT_EQ(shell->command, "bash");
+  EXPECT_EQ(shell->extension, ".sh");
+  EXPECT_EQ(interpreter_for(GlueType::kGluePython)->command, "python3");
+  EXPECT_EQ(interpreter_for(GlueType::kGluePython)->extension, ".py");
+  EXPECT_EQ(interpreter_for(GlueType::kGlueNodejs)->command, "node");
+  EXPECT_EQ(interpreter_for(GlueType::kGlueNodejs)->extension, ".js");
+  EXPECT_EQ(interpreter_for(GlueType::kGluePhp)->command, "php");
+  EXPECT_EQ(interpreter_for(GlueType::kGluePhp)->extension, ".php");
+  EXPECT_EQ(interpreter_for(GlueType::kGluePowershell)->command, "pwsh");
+  EXPECT_EQ(interpreter_for(GlueType::kGluePowershell)->extension, ".ps1");
+  EXPECT_FALSE(interpreter_for(GlueType::kBean));
+  EXPECT_FALSE(interpreter_for(GlueType::kGlueGroovy));
+}
+
+TEST(FindExecutable, TakesTheFirstExecutableFileInSearchOrder) {
+  TempDir dir;
+  for (const char* sub : {"a", "b", "c"}) fs::create_directories(dir.path() / sub);
+  auto make = [&](const fs::path& path, fs::perms perms) {
+    std::ofstream(path) << "#!/bin/sh\n";
+    fs::permissions(path, perms);
+  };
+  make(dir.path() / "a" / "tool", fs::perms::owner_read);  // not executable
+  fs::create_directories(dir.path() / "b" / "tool");        // a directory
+  make(dir.path() / "c" / "tool", fs::perms::owner_all);
+  std::string path = (dir.path() / "a").string() + ":" + (dir.path() / "b").string() + ":" +
+                     (dir.path() / "c").string();
+  EXPECT_EQ(find_executable("tool", path), dir.path() / "c" / "tool");
+  EXPECT_FALSE(find_executable("tool", (dir.path() / "a").string()));
+  EXPECT_FALSE(find_executable("absent", path));
+  EXPECT_EQ(find_executable((dir.path() / "c" / "tool").string(), ""), dir.path() / "c" / "tool");
+}
+
+TEST_F(ScriptRunnerTest, OutputLinesReachTheLogInOrderWithStderrMerged) {
+  auto outcome = run(spec("echo one\necho two >&2\necho three\necho four >&2\n"));
+  EXPECT_EQ(outcome.kind, Kind::kExited) << outcome.message;
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_EQ(log_.lines(), (std::vector<std::string>{"one", "two", "three", "four"}));
+}
+
+TEST_F(ScriptRunnerTest, ArgumentsAreParamsShardIndexAndShardTotal) {
+  auto s = spec("echo \"argc=$#\"\necho \"1=$1\"\necho \"2=$2\"\necho \"3=$3\"\n");
+  s.params = "a b  'c'";
+  run(s);
+  EXPECT_EQ(log_.lines(),
+            (std::vector<std::string>{"argc=3", "1=a b  'c'", "2=2", "3=5"}));
+}
+
+TEST_F(ScriptRunnerTest, NonZeroExitIsReportedWithItsCode) {
+  auto outcome = run(spec("echo failing\nexit 3\n"));
+  EXPECT_EQ(outcome.kind, Kind::kExited);
+  EXPECT_EQ(outcome.exit_code, 3);
+  EXPECT_EQ(outcome.message, "exit code 3");
+}
+
+TEST_F(ScriptRunnerTest, DeathBySignalNobodyHereSentIsSignaled) {
+  auto outcome = run(spec("kill -KILL $$\n"));
+  EXPECT_EQ(outcome.kind, Kind::kSignaled) << outcome.message;
+  EXPECT_EQ(outcome.exit_code, SIGKILL);
+  EXPECT_EQ(outcome.message, "killed by SIGKILL");
+}
+
+TEST_F(ScriptRunnerTest, LastLineWithoutNewlineIsWrittenWhenTheScriptEnds) {
+  run(spec("printf 'first\\nno newline'\n"));
+  EXPECT_EQ(log_.text(), "first\nno newline\n");
+}
+
+TEST_F(ScriptRunnerTest, VeryLongOutputLineIsSplitIntoLinesThatFitAPage) {
+  auto outcome = run(spec("head -c 150000 /dev/zero | tr '\\0' x\necho\necho end\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  auto lines = log_.lines();
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], std::string(kMaxOutputLineBytes, 'x'));
+  EXPECT_EQ(lines[1], std::string(kMaxOutputLineBytes, 'x'));
+  EXPECT_EQ(lines[2], std::string(150000 - 2 * kMaxOutputLineBytes, 'x'));
+  EXPECT_EQ(lines[3], "end");
+}
+
+TEST_F(ScriptRunnerTest, StdinIsEmpty) {
+  run(spec("if read -r line; then echo \"read $line\"; else echo eof; fi\n"));
+  EXPECT_EQ(log_.lines(), std::vector<std::string>{"eof"});
+}
+
+TEST_F(ScriptRunnerTest, ScriptInheritsTheEnvironmentButNotTheAccessTokenNorOtherDescriptors) {
+  ::setenv("CRONWHEEL_ACCESS_TOKEN", "secret", 1);
+  ::setenv("CRONWHEEL_SCRIPT_TEST_VISIBLE", "visible", 1);
+  int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, on purpose
+  ASSERT_GE(leaked, 3);
+  auto outcome = run(spec("echo \"token=${CRONWHEEL_ACCESS_TOKEN-unset}\"\n"
+                          "echo \"other=$CRONWHEEL_SCRIPT_TEST_VISIBLE\"\n"
+                          "if [ -e /proc/$$/fd/" + std::to_string(leaked) +
+                          " ]; then echo fd=open; else echo fd=closed; fi\n"));
+  ::close(leaked);
+  ::unsetenv("CRONWHEEL_ACCESS_TOKEN");
+  ::unsetenv("CRONWHEEL_SCRIPT_TEST_VISIBLE");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  EXPECT_EQ(log_.lines(),
+            (std::vector<std::string>{"token=unset", "other=visible", "fd=closed"}));
+}
+
+TEST_F(ScriptRunnerTest, SignalsIgnoredByTheExecutorHaveTheirDefaultActionInTheScript) {
+  struct sigaction ignore {};
+  struct sigaction previous {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previous);
+  // With SIGPIPE ignored `yes` would see EPIPE and exit 1 instead of dying of the signal.
+  auto outcome = run(spec("yes | head -n 1 > /dev/null\necho \"status=${PIPESTATUS[0]}\"\n"));
+  ::sigaction(SIGPIPE, &previous, nullptr);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  EXPECT_EQ(log_.lines(), std::vector<std::string>{"status=141"});
+}
+
+TEST_F(ScriptRunnerTest, StopEndsALongScriptAndItsBackgroundChildPromptly) {
+  BackgroundRun script(spec("echo \"leader $$\"\nsleep 300 &\necho \"child $!\"\nwait\n"), log_,
+                       10s);
+  pid_t child = pid_in(log_.wait_for_line("child "));
+  pid_t leader = pid_in(log_.wait_for_line("leader "));
+  ASSERT_GT(child, 0) << log_.text();
+  ASSERT_TRUE(alive(child));
+
+  script.stop();
+  auto outcome = script.wait();
+  EXPECT_EQ(outcome.kind, Kind::kStopped) << outcome.message;
+  EXPECT_EQ(outcome.message, "stopped: the process group ended on SIGTERM");
+  // SIGTERM ends both at once: well before the 10 s grace that SIGKILL would need.
+  EXPECT_LT(script.stop_to_return(), 9s);
+  EXPECT_FALSE(alive(leader));
+  EXPECT_FALSE(alive(child));
+}
+
+TEST_F(ScriptRunnerTest, ScriptThatIgnoresTermIsKilledAfterTheGrace) {
+  constexpr auto kGrace = 300ms;
+  // Both the script and its child outlive SIGTERM: only SIGKILL ends them.
+  BackgroundRun script(spec("trap 'echo got TERM' TERM\n"
+                            "echo \"leader $$\"\n"
+                            "(trap '' TERM; exec sleep 300) &\n"
+                            "echo \"child $!\"\n"
+                            "while :; do sleep 0.05; done\n"),
+                       log_, kGrace);
+  pid_t child = pid_in(log_.wait_for_line("child "));
+  pid_t leader = pid_in(log_.wait_for_line("leader "));
+  ASSERT_GT(child, 0) << log_.text();
+
+  script.stop();
+  auto outcome = script.wait();
+  EXPECT_EQ(outcome.kind, Kind::kStopped) << outcome.message;
+  EXPECT_NE(outcome.message.find("SIGKILL"), std::string::npos) << outcome.message;
+  EXPECT_GE(script.stop_to_return(), kGrace);
+  EXPECT_NE(log_.text().find("sending SIGKILL"), std::string::npos) << log_.text();
+  EXPECT_FALSE(alive(leader));
+  EXPECT_FALSE(alive(child));
+}
+
+TEST_F(ScriptRunnerTest, FloodOfOutputDoesNotDelayTheStop) {
+  BackgroundRun script(spec("echo start\nyes flood\n"), log_, 10s);
+  ASSERT_EQ(log_.wait_for_line("start"), "start");
+  script.stop();
+  auto outcome = script.wait();
+  EXPECT_EQ(outcome.kind, Kind::kStopped) << outcome.message;
+  EXPECT_LT(script.stop_to_return(), 9s);
+  EXPECT_GT(log_.total_bytes(), 0u);
+}
+
+TEST_F(ScriptRunnerTest, ProcessesLeftInTheGroupAreEndedWhenTheScriptExits) {
+  auto started = SteadyClock::now();
+  auto outcome = run(spec("sleep 300 &\necho \"child $!\"\necho last words\nexit 0\n"), 10s);
+  EXPECT_EQ(outcome.kind, Kind::kExited) << outcome.message;
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_LT(SteadyClock::now() - started, 9s);
+  auto lines = log_.lines();
+  ASSERT_EQ(lines.size(), 3u) << log_.text();
+  pid_t child = pid_in(lines[0]);
+  ASSERT_GT(child, 0);
+  EXPECT_FALSE(alive(child));
+  EXPECT_EQ(lines[1], "last words");
+  EXPECT_EQ(lines[2],
+            "[cronwheel] the script exited; ending the processes it left running in its process "
+            "group");
+}
+
+TEST_F(ScriptRunnerTest, StoppedScriptIsContinuedSoThatItEndsOnTerm) {
+  // The trap runs only in a running process: SIGTERM alone would wait for SIGKILL.
+  BackgroundRun script(spec("trap 'echo got TERM; exit 0' TERM\necho \"leader $$\"\n"
+                            "kill -STOP $$\necho continued\n"),
+                       log_, 10s);
+  pid_t leader = pid_in(log_.wait_for_line("leader "));
+  ASSERT_GT(leader, 0);
+  // Wait (bounded) until the kernel shows it stopped.
+  auto state = [&] {
+    std::ifstream stat_file("/proc/" + std::to_string(leader) + "/stat");
+    std::string stat;
+    std::getline(stat_file, stat);
+    auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+  };
+  auto deadline = SteadyClock::now() + kBound;
+  while (state() != 'T' && SteadyClock::now() < deadline) std::this_thread::yield();
+  ASSERT_EQ(state(), 'T');
+
+  script.stop();
+  auto outcome = script.wait();
+  EXPECT_EQ(outcome.kind, Kind::kStopped) << outcome.message;
+  EXPECT_EQ(outcome.message, "stopped: the process group ended on SIGTERM");
+  EXPECT_LT(script.stop_to_return(), 9s);
+  EXPECT_FALSE(alive(leader));
+  EXPECT_NE(log_.text().find("got TERM"), std::string::npos) << log_.text();
+}
+
+TEST_F(ScriptRunnerTest, ProcessThatLeftTheGroupDoesNotHoldTheRunOpenThroughThePipe) {
+  fs::path pid_file = dir_.path() / "escaped.pid";
+  // The escaped process keeps the output pipe open for 60 s; the script waits until it has
+  // written its pid, then ends.
+  auto outcome = run(spec("setsid bash -c 'echo $$ > " + pid_file.string() +
+                          ".tmp; mv " + pid_file.string() + ".tmp " + pid_file.string() +
+                          "; exec sleep 60' &\n"
+                          "while [ ! -s " + pid_file.string() + " ]; do sleep 0.01; done\n"
+                          "echo done\n"));
+  pid_t escaped = -1;
+  std::ifstream(pid_file) >> escaped;
+  ASSERT_GT(escaped, 0);
+  bool was_alive = alive(escaped);
+  ::kill(escaped, SIGKILL);  // not ours to leave behind
+  EXPECT_EQ(outcome.kind, Kind::kExited) << outcome.message;
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_TRUE(was_alive) << "the run returned only when the escaped process ended";
+  EXPECT_EQ(log_.lines(), std::vector<std::string>{"done"});
+}
+
+TEST_F(ScriptRunnerTest, StopRequestedBeforeTheStartRunsNothing) {
+  std::stop_source stop;
+  stop.request_stop();
+  auto outcome = run_script(spec("echo should not run\n"), log_, stop.get_token());
+  EXPECT_EQ(outcome.kind, Kind::kStopped);
+  EXPECT_EQ(log_.text(), "");
+  EXPECT_FALSE(fs::exists(dir_.path() / "gluesource"));
+}
+
+TEST_F(ScriptRunnerTest, MissingInterpreterFailsToStartNamingItAndTheGlueType) {
+  fs::create_directories(dir_.path() / "empty-bin");
+  auto python = spec("print('hi')\n", GlueType::kGluePython);
+  python.search_path = (dir_.path() / "empty-bin").string();
+  auto outcome = run(python);
+  EXPECT_EQ(outcome.kind, Kind::kFailedToStart);
+  EXPECT_EQ(outcome.message, "interpreter python3 for GLUE_PYTHON not found on PATH");
+
+  auto shell = spec("echo hi\n");
+  shell.search_path = (dir_.path() / "empty-bin").string();
+  outcome = run(shell);
+  EXPECT_EQ(outcome.kind, Kind::kFailedToStart);
+  EXPECT_EQ(outcome.message, "interpreter bash for GLUE_SHELL not found on PATH");
+  EXPECT_EQ(log_.text(), "");
+}
+
+TEST_F(ScriptRunnerTest, GroovyAndBeanAreRefusedWithAMessage) {
+  auto groovy = run(spec("println 'hi'", GlueType::kGlueGroovy));
+  EXPECT_EQ(groovy.kind, Kind::kFailedToStart);
+  EXPECT_NE(groovy.message.find("GLUE_GROOVY is not supported"), std::string::npos)
+      << groovy.message;
+  auto bean = run(spec("", GlueType::kBean));
+  EXPECT_EQ(bean.kind, Kind::kFailedToStart);
+  EXPECT_EQ(bean.message, "glue type BEAN is not a script");
+}
+
+TEST_F(ScriptRunnerTest, UnwritableScriptDirectoryFailsToStart) {
+  auto s = spec("echo hi\n");
+  std::ofstream(dir_.path() / "a-file") << "x";
+  s.script_dir = dir_.path() / "a-file";
+  auto outcome = run(s);
+  EXPECT_EQ(outcome.kind, Kind::kFailedToStart);
+  EXPECT_NE(outcome.message.find("cannot write the script file"), std::string::npos)
+      << outcome.message;
+  EXPECT_NE(outcome.message.find((dir_.path() / "a-file").string()), std::string::npos)
+      << outcome.message;
+}
+
+TEST_F(ScriptRunnerTest, ScriptFileIsNamedByJobAndVersionAndRewrittenOnlyWhenItChanges) {
+  fs::path dir = dir_.path() / "gluesource";
+  fs::path file = dir / "77_1700000000000.sh";
+  auto inode = [](const fs::path& p) {
+    struct stat st {};
+    ::stat(p.c_str(), &st);
+    return st.st_ino;
+  };
+  auto content = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+
+  run(spec("echo v1\n"));
+  ASSERT_TRUE(fs::exists(file));
+  EXPECT_EQ(content(file), "echo v1\n");
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  auto first = inode(file);
+
+  run(spec("echo v1\n"));
+  EXPECT_EQ(inode(file), first) << "an identical file is reused, not rewritten";
+
+  run(spec("echo v1 edited\n"));
+  EXPECT_EQ(content(file), "echo v1 edited\n");
+
+  auto next = spec("echo v2\n");
+  next.glue_updatetime = 1700000000001;
+  run(next);
+  EXPECT_EQ(content(dir / "77_1700000000001.sh"), "echo v2\n");
+  EXPECT_EQ(log_.lines(), (std::vector<std::string>{"v1", "v1", "v1 edited", "v2"}));
+
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"77_1700000000000.sh", "77_1700000000001.sh"}))
+      << "no temporary file is left behind";
+}
+
+TEST_F(ScriptRunnerTest, ScriptsOfDifferentJobsRunConcurrently) {
+  constexpr int kJobs = 4;
+  std::vector<MemoryLog> logs(kJobs);
+  std::vector<std::future<ScriptOutcome>> results;
+  for (int job = 0; job < kJobs; ++job) {
+    auto s = spec("for i in 1 2 3; do echo \"job $1 line $i\"; done\n");
+    s.job_id = 100 + job;
+    s.params = std::to_string(job);
+    results.push_back(std::async(std::launch::async, [s, &log = logs[static_cast<std::size_t>(job)]] {
+      return run_script(s, log, std::stop_token());
+    }));
+  }
+  for (int job = 0; job < kJobs; ++job) {
+    auto outcome = results[static_cast<std::size_t>(job)].get();
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+    std::string j = std::to_string(job);
+    EXPECT_EQ(logs[static_cast<std::size_t>(job)].lines(),
+              (std::vector<std::string>{"job " + j + " line 1", "job " + j + " line 2",
+                                        "job " + j + " line 3"}));
+  }
+}
+
+struct LanguageCase {
+  GlueType type;
+  std::string source;
+};
+
+void PrintTo(const LanguageCase& c, std::ostream* out) { *out << common::protocol::to_string(c.type); }
+
+class ScriptLanguageTest : public ScriptRunnerTest,
+                           public ::testing::WithParamInterface<LanguageCase> {};
+
+TEST_P(ScriptLanguageTest, RunsWithTheArgumentsAndReportsTheExitCode) {
+  const auto& param = GetParam();
+  auto interpreter = interpreter_for(param.type);
+  ASSERT_TRUE(interpreter);
+  const char* path = std::getenv("PATH");
+  if (!find_executable(interpreter->command, path != nullptr ? path : "")) {
+    GTEST_SKIP() << interpreter->command << " is not installed";
+  }
+  auto outcome = run(spec(param.source, param.type));
+  EXPECT_EQ(outcome.kind, Kind::kExited) << outcome.message;
+  EXPECT_EQ(outcome.exit_code, 4) << log_.text();
+  EXPECT_EQ(log_.lines(), (std::vector<std::string>{"args p,2,5", "to stderr"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Interpreters, ScriptLanguageTest,
+    ::testing::Values(
+        LanguageCase{GlueType::kGlueShell,
+                     "IFS=,; echo \"args $*\"\necho 'to stderr' >&2\nexit 4\n"},
+        LanguageCase{GlueType::kGluePython,
+                     "import sys\nprint('args ' + ','.join(sys.argv[1:]), flush=True)\n"
+                     "print('to stderr', file=sys.stderr, flush=True)\nsys.exit(4)\n"},
+        LanguageCase{GlueType::kGlueNodejs,
+                     "console.log('args ' + process.argv.slice(2).join(','));\n"
+                     "console.error('to stderr');\nprocess.exitCode = 4;\n"},
+        LanguageCase{GlueType::kGluePhp,
+                     "<?php\necho 'args ' . implode(',', array_slice($argv, 1)) . \"\\n\";\n"
+                     "fflush(STDOUT);\nfwrite(STDERR, \"to stderr\\n\");\nexit(4);\n"},
+        LanguageCase{GlueType::kGluePowershell,
+                     "[Console]::Out.WriteLine('args ' + ($args -join ','))\n"
+                     "[Console]::Out.Flush()\n[Console]::Error.WriteLine('to stderr')\nexit 4\n"}),
+    [](const ::testing::TestParamInfo<LanguageCase>& info) {
+      return std::string(interpreter_for(info.param.type)->command);
+    });
+
+}  // namespace
+}  // namespace cronwheel::executor
