@@ -1,0 +1,245 @@
+// cronwheel-executor: the standalone executor. It registers with the cronwheel admin (or an
+// XXL-JOB 2.4 admin), runs script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the built-in handlers
+// shell, http, echo, sleep, fail and sharding (executor/src/builtin_handlers.h).
+//
+//   cronwheel-executor --admin http://127.0.0.1:8080/ --app-name demo
+//
+// Every flag has an environment variable (CRONWHEEL_...; --help lists them); a flag given on the
+// command line wins. A flag that cannot work exits 2 with a one-line reason on stderr. SIGTERM
+// or SIGINT stops the executor cleanly (runs are stopped and reported, results delivered or kept
+// on disk, the registration removed) and exits 0; a second signal while stopping exits at once.
+
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cronwheel/executor.h"
+#include "executor/src/builtin_handlers.h"
+
+namespace {
+
+using namespace cronwheel::executor;
+
+constexpr const char* kVersion = "0.1.0";
+
+struct Flags {
+  std::string admin;
+  std::string app_name;
+  std::string listen = "0.0.0.0:9999";
+  std::string address;
+  std::string access_token;
+  std::string log_dir = ExecutorOptions{}.log_dir;
+  int log_retention_days = ExecutorOptions{}.log_retention_days;
+  bool allow_scripts = true;  // the standalone executor exists to run scripts
+  std::string http_allow_hosts;
+  std::string log_level = "info";
+};
+
+// A flag value that cannot work: exit 2.
+struct BadFlag : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) items.emplace_back(item);
+    if (comma == std::string_view::npos) return items;
+    start = comma + 1;
+  }
+}
+
+// "host:port" (IPv6 in brackets: "[::]:9999").
+void parse_listen(const std::string& listen, ExecutorOptions& options) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == listen.size()) {
+    throw BadFlag("--listen '" + listen + "' is not host:port (e.g. 0.0.0.0:9999)");
+  }
+  std::string host = listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  int port = -1;
+  try {
+    std::size_t used = 0;
+    port = std::stoi(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1) port = -1;
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) {
+    throw BadFlag("--listen '" + listen + "': the port must be 0-65535 (0: any free port)");
+  }
+  options.listen_host = host;
+  options.listen_port = port;
+}
+
+// The library names its options ("ExecutorOptions.app_name: ..."); an operator knows the flags.
+std::string in_flag_terms(std::string message) {
+  static const std::pair<std::string_view, std::string_view> kNames[] = {
+      {"ExecutorOptions.admin_addresses", "--admin"},
+      {"ExecutorOptions.app_name", "--app-name"},
+      {"ExecutorOptions.listen_host", "--listen"},
+      {"ExecutorOptions.listen_port", "--listen"},
+      {"ExecutorOptions.address", "--address"},
+      {"ExecutorOptions.log_dir", "--log-dir"},
+      {"ExecutorOptions.log_retention_days", "--log-retention-days"},
+  };
+  for (const auto& [option, flag] : kNames) {
+    if (message.starts_with(option)) return std::string(flag) + message.substr(option.size());
+  }
+  return message;
+}
+
+ExecutorOptions executor_options(const Flags& flags) {
+  ExecutorOptions options;
+  options.admin_addresses = split_list(flags.admin);
+  if (options.admin_addresses.empty()) throw BadFlag("--admin: no admin URL given");
+  options.app_name = flags.app_name;
+  parse_listen(flags.listen, options);
+  options.address = flags.address;
+  options.access_token = flags.access_token;
+  options.log_dir = flags.log_dir;
+  options.log_retention_days = flags.log_retention_days;
+  options.allow_scripts = flags.allow_scripts;
+  return options;
+}
+
+int serve(const Flags& flags) {
+  // Signals are taken synchronously (sigwait) by this thread; every thread started below
+  // inherits the mask, so none of them is interrupted by SIGTERM/SIGINT. Scripts start with
+  // every signal unblocked and at its default (the script runner resets them).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer closing a connection is an error code on the write, not the end of the process.
+  ::signal(SIGPIPE, SIG_IGN);
+
+  std::unique_ptr<Executor> executor;
+  std::string listen_host;
+  BuiltinHandlerOptions builtins;
+  try {
+    ExecutorOptions options = executor_options(flags);
+    listen_host = options.listen_host;
+    executor = std::make_unique<Executor>(std::move(options));
+    builtins.allow_shell = flags.allow_scripts;
+    try {
+      builtins.http_allow_hosts = HttpAllowList::parse(flags.http_allow_hosts);
+    } catch (const std::invalid_argument& e) {
+      throw BadFlag(std::string("--http-allow-hosts: ") + e.what());
+    }
+  } catch (const BadFlag& e) {
+    std::cerr << "cronwheel-executor: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cronwheel-executor: " << in_flag_terms(e.what()) << "\n";
+    return 2;
+  }
+  add_builtin_handlers(*executor, builtins);
+
+  try {
+    executor->start();
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot start: {}", e.what());
+    return 1;
+  }
+  const std::string shown_host =
+      listen_host.find(':') != std::string::npos ? "[" + listen_host + "]" : listen_host;
+  spdlog::info("cronwheel-executor {} app {} listening on http://{}:{}/", kVersion, flags.app_name,
+               shown_host, executor->port());
+  spdlog::info("advertised to the admin as {}; scripts {}; http handler hosts: {}",
+               executor->address(), flags.allow_scripts ? "allowed" : "not allowed",
+               flags.http_allow_hosts.empty() ? "none" : flags.http_allow_hosts);
+
+  int received = 0;
+  sigwait(&signals, &received);
+  spdlog::info("received {}, shutting down", received == SIGTERM ? "SIGTERM" : "SIGINT");
+  // A second signal means "now": the operator gives up on a clean stop.
+  std::thread([signals]() {
+    int again = 0;
+    sigwait(&signals, &again);
+    std::fputs("cronwheel-executor: second signal while stopping, exiting at once\n", stderr);
+    std::_Exit(1);
+  }).detach();
+  executor->stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cronwheel-executor: runs cron jobs for a cronwheel (or XXL-JOB 2.4) admin"};
+  app.set_version_flag("--version", kVersion);
+  Flags flags;
+  app.add_option("--admin", flags.admin, "Admin base URL(s), comma-separated: http://host:port/")
+      ->envname("CRONWHEEL_ADMIN_ADDRESSES")
+      ->required();
+  app.add_option("--app-name", flags.app_name, "Executor group app name (registryKey), 4-64 characters")
+      ->envname("CRONWHEEL_APP_NAME")
+      ->required();
+  app.add_option("--listen", flags.listen, "HTTP listen address host:port (port 0: any free port)")
+      ->envname("CRONWHEEL_EXECUTOR_LISTEN")
+      ->capture_default_str();
+  app.add_option("--address", flags.address,
+                 "URL the admin calls this executor at (default http://<first non-loopback IPv4>:<port>/)")
+      ->envname("CRONWHEEL_EXECUTOR_ADDRESS");
+  app.add_option("--access-token", flags.access_token, "Shared secret with the admin (XXL-JOB-ACCESS-TOKEN)")
+      ->envname("CRONWHEEL_ACCESS_TOKEN");
+  app.add_option("--log-dir", flags.log_dir, "Run logs, script files and undelivered results")
+      ->envname("CRONWHEEL_LOG_DIR")
+      ->capture_default_str();
+  app.add_option("--log-retention-days", flags.log_retention_days,
+                 "Days of run logs kept (0 keeps all)")
+      ->envname("CRONWHEEL_LOG_RETENTION_DAYS")
+      ->check(CLI::Range(0, 36500))
+      ->capture_default_str();
+  app.add_flag("--allow-scripts,!--no-scripts", flags.allow_scripts,
+               "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed)")
+      ->envname("CRONWHEEL_ALLOW_SCRIPTS");
+  app.add_option("--http-allow-hosts", flags.http_allow_hosts,
+                 "Hosts the http handler may call, comma-separated host or host:port (default: none)")
+      ->envname("CRONWHEEL_HTTP_ALLOW_HOSTS");
+  app.add_option("--log-level", flags.log_level, "trace, debug, info, warn or error")
+      ->envname("CRONWHEEL_LOG_LEVEL")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "cronwheel-executor: " << e.what() << "\n";
+    return 2;
+  }
+
+  spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  try {
+    return serve(flags);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,607 @@
+// The real cronwheel-executor binary as an admin sees it: started as a process
+// (tests/support/process.h) beside a FakeAdmin that records registrations and callbacks, and
+// driven with request bodies byte for byte as an XXL-JOB 2.4 admin sends them. No sleeps: tests
+// wait on conditions with generous bounds.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/http/http_client.h"
+#include "common/http/http_server.h"
+#include "common/http/xxl_job_call.h"
+#include "common/protocol/constants.h"
+#include "common/protocol/messages.h"
+#include "tests/support/fake_admin.h"
+#include "tests/support/process.h"
+#include "tests/support/xxl_job_requests.h"
+
+namespace cronwheel {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using common::http::HttpClient;
+using common::http::HttpClientOptions;
+using common::http::post_xxl_job;
+using common::protocol::HandleCallbackParam;
+using common::protocol::kFailCode;
+using common::protocol::kSuccessCode;
+using common::protocol::kTimeoutCode;
+using common::protocol::LogResult;
+using common::protocol::ReturnT;
+using testing::FakeAdmin;
+using testing::Process;
+using testing::TriggerBody;
+
+const std::string kExecutor = std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor";
+// Long enough for a loaded 2-core machine; a test that needs it is failing anyway.
+constexpr auto kBound = 30s;
+constexpr const char* kAppName = "e2e-executor";
+
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds bound = kBound) {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Gone: no such process, or a zombie waiting for a parent that is not us.
+bool process_gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+}
+
+// The pids a test script writes to `marker`: "<shell> <child>".
+bool read_pids(const fs::path& marker, pid_t& shell, pid_t& child) {
+  std::istringstream in(read_file(marker));
+  return static_cast<bool>(in >> shell >> child) && shell > 0 && child > 0;
+}
+
+bool on_path(const std::string& command) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && ::access((fs::path(dir) / command).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+bool contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
+
+// A cronwheel-executor process listening on 127.0.0.1 at a port of the OS's choosing.
+class ExecutorProcess {
+ public:
+  ExecutorProcess(std::vector<std::string> args, std::vector<std::string> env = {}) {
+    std::vector<std::string> argv{kExecutor};
+    argv.insert(argv.end(), args.begin(), args.end());
+    process_ = std::make_unique<Process>(argv, env);
+  }
+
+  // Waits for the "listening on" line; returns the port, or 0 when the process exited or did
+  // not get there in time.
+  int wait_until_listening() {
+    static const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
+    int port = 0;
+    eventually([&] {
+      std::smatch m;
+      std::string out = process_->out();
+      if (std::regex_search(out, m, listening)) port = std::stoi(m[1]);
+      return port != 0 || !process_->running();
+    });
+    return port;
+  }
+
+  Process& process() { return *process_; }
+  std::string output() const { return process_->out() + process_->err(); }
+
+ private:
+  std::unique_ptr<Process> process_;
+};
+
+class ExecutorE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    dir_ = fs::temp_directory_path() / ("cronwheel-executor-e2e-" + std::to_string(::getpid()) +
+                                        "-" + std::to_string(++counter));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  void TearDown() override {
+    if (executor_) {
+      executor_->process().signal(SIGTERM);
+      executor_->process().wait_for_exit(kBound);
+    }
+    executor_.reset();  // kills it if it did not end
+    fs::remove_all(dir_);
+  }
+
+  std::vector<std::string> default_args() const {
+    return {"--admin", admin_.url(), "--app-name", kAppName, "--listen", "127.0.0.1:0",
+            "--log-dir", (dir_ / "logs").string(), "--log-level", "debug"};
+  }
+
+  // Starts the executor with the default arguments plus `extra`, and waits until it listens.
+  void start_executor(std::vector<std::string> extra = {}, std::vector<std::string> env = {},
+                      std::string access_token = {}) {
+    auto args = default_args();
+    args.insert(args.end(), extra.begin(), extra.end());
+    executor_ = std::make_unique<ExecutorProcess>(args, env);
+    port_ = executor_->wait_until_listening();
+    ASSERT_GT(port_, 0) << executor_->output();
+    HttpClientOptions options;
+    options.access_token = std::move(access_token);
+    client_ = std::make_unique<HttpClient>(address(), options);
+  }
+
+  // Sends SIGTERM and returns the exit code (-1 when it did not end in time).
+  int stop_executor() {
+    executor_->process().signal(SIGTERM);
+    int code = executor_->process().wait_for_exit(kBound);
+    return code;
+  }
+
+  std::string address() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+  ReturnT<std::string> post(std::string_view path, const std::string& body) {
+    return post_xxl_job<std::string>(*client_, path, body);
+  }
+  ReturnT<std::string> run(const TriggerBody& trigger) { return post("run", trigger.body()); }
+
+  HandleCallbackParam result_of(std::int64_t log_id) {
+    auto result = admin_.wait_for_result(log_id, kBound);
+    EXPECT_TRUE(result) << "no callback for log " << log_id << "\n" << executor_->output();
+    return result.value_or(HandleCallbackParam{});
+  }
+
+  // The run's whole log, once the run is over (isEnd).
+  std::string finished_log(const TriggerBody& trigger) {
+    std::string text;
+    const bool ended = eventually([&] {
+      auto page = post_xxl_job<LogResult>(*client_, "log",
+                                          testing::log_body(trigger.log_date_time, trigger.log_id, 1));
+      if (!page.is_success() || !page.content) return false;
+      text = page.content->log_content;
+      return page.content->is_end;
+    });
+    EXPECT_TRUE(ended) << "log " << trigger.log_id << " never ended";
+    return text;
+  }
+
+  // Waits until the run's log holds `text` (the run is executing, not just queued).
+  bool log_shows(const TriggerBody& trigger, const std::string& text) {
+    return eventually([&] {
+      auto page = post_xxl_job<LogResult>(*client_, "log",
+                                          testing::log_body(trigger.log_date_time, trigger.log_id, 1));
+      return page.is_success() && page.content && contains(page.content->log_content, text);
+    });
+  }
+
+  bool busy(int job_id) { return !post("idleBeat", testing::job_id_body(job_id)).is_success(); }
+
+  FakeAdmin admin_;
+  fs::path dir_;
+  std::unique_ptr<ExecutorProcess> executor_;
+  int port_ = 0;
+  std::unique_ptr<HttpClient> client_;
+};
+
+TriggerBody bean(int job_id, std::int64_t log_id, std::string handler, std::string params = {}) {
+  TriggerBody t;
+  t.job_id = job_id;
+  t.log_id = log_id;
+  t.handler = std::move(handler);
+  t.params = std::move(params);
+  return t;
+}
+
+TriggerBody script(int job_id, std::int64_t log_id, std::string glue_type, std::string source) {
+  TriggerBody t;
+  t.job_id = job_id;
+  t.log_id = log_id;
+  t.handler = "";
+  t.glue_type = std::move(glue_type);
+  t.glue_source = std::move(source);
+  t.glue_updatetime = 1'700'000'000'000;
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Starting, registering, stopping
+
+TEST_F(ExecutorE2eTest, RegistersWithTheAdminAndAnswersBeat) {
+  start_executor();
+  ASSERT_TRUE(admin_.wait_until([](const FakeAdmin& a) { return !a.registrations().empty(); }, kBound));
+  const auto registration = admin_.registrations().front();
+  EXPECT_EQ(registration.registry_group, "EXECUTOR");
+  EXPECT_EQ(registration.registry_key, kAppName);
+  EXPECT_EQ(registration.registry_value, address());
+  EXPECT_TRUE(contains(executor_->output(), "advertised to the admin as " + address()))
+      << executor_->output();
+  // XXL-JOB 2.4 sends the JSON string "" as /beat's body.
+  EXPECT_TRUE(post("beat", "\"\"").is_success());
+}
+
+TEST_F(ExecutorE2eTest, SigtermRemovesTheRegistrationAndExitsZero) {
+  start_executor({"--address", "http://executor-1.example:9999/"});
+  ASSERT_TRUE(admin_.wait_until([](const FakeAdmin& a) { return !a.registrations().empty(); }, kBound));
+  EXPECT_EQ(admin_.registrations().front().registry_value, "http://executor-1.example:9999/");
+  EXPECT_EQ(stop_executor(), 0) << executor_->output();
+  ASSERT_EQ(admin_.removals().size(), 1u);
+  EXPECT_EQ(admin_.removals()[0].registry_key, kAppName);
+  EXPECT_EQ(admin_.removals()[0].registry_value, "http://executor-1.example:9999/");
+}
+
+TEST_F(ExecutorE2eTest, BadFlagsExitWithCode2AndAOneLineReason) {
+  const std::string admin = "http://127.0.0.1:1/";
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"--app-name", "demo-app"},
+      {"--admin", admin},
+      {"--admin", admin, "--app-name", "abc"},
+      {"--admin", "ftp://admin/", "--app-name", "demo-app"},
+      {"--admin", admin, "--app-name", "demo-app", "--listen", "no-port"},
+      {"--admin", admin, "--app-name", "demo-app", "--listen", "127.0.0.1:70000"},
+      {"--admin", admin, "--app-name", "demo-app", "--address", "executor:9999"},
+      {"--admin", admin, "--app-name", "demo-app", "--log-retention-days", "-1"},
+      {"--admin", admin, "--app-name", "demo-app", "--log-level", "chatty"},
+      {"--admin", admin, "--app-name", "demo-app", "--http-allow-hosts", "http://internal/"},
+      {"--admin", admin, "--app-name", "demo-app", "--no-such-flag"},
+  };
+  for (const auto& args : cases) {
+    std::vector<std::string> argv{kExecutor};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto result = Process::run(argv, kBound);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    EXPECT_EQ(result.code, 2) << shown << "\n" << result.out << result.err;
+    ASSERT_FALSE(result.err.empty()) << shown;
+    EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << shown << ": " << result.err;
+  }
+}
+
+TEST_F(ExecutorE2eTest, EnvironmentVariablesConfigureItAndTheAccessTokenIsRequired) {
+  FakeAdmin admin_with_token(FakeAdmin::Options{"e2e-secret", 0});
+  auto dir = (dir_ / "env-logs").string();
+  executor_ = std::make_unique<ExecutorProcess>(
+      std::vector<std::string>{},
+      std::vector<std::string>{"CRONWHEEL_ADMIN_ADDRESSES=" + admin_with_token.url(),
+                               "CRONWHEEL_APP_NAME=env-configured",
+                               "CRONWHEEL_EXECUTOR_LISTEN=127.0.0.1:0",
+                               "CRONWHEEL_ACCESS_TOKEN=e2e-secret", "CRONWHEEL_LOG_DIR=" + dir});
+  port_ = executor_->wait_until_listening();
+  ASSERT_GT(port_, 0) << executor_->output();
+  ASSERT_TRUE(admin_with_token.wait_until(
+      [](const FakeAdmin& a) { return !a.registrations().empty(); }, kBound));
+  EXPECT_EQ(admin_with_token.registrations().front().registry_key, "env-configured");
+  EXPECT_EQ(admin_with_token.rejected_tokens(), 0);
+
+  HttpClient without_token(address());
+  auto refused = post_xxl_job<std::string>(without_token, "beat", "\"\"");
+  EXPECT_EQ(refused.code, 500);
+  EXPECT_EQ(refused.msg, "The access token is wrong.");
+  HttpClientOptions o;
+  o.access_token = "e2e-secret";
+  HttpClient with_token(address(), o);
+  EXPECT_TRUE(post_xxl_job<std::string>(with_token, "beat", "\"\"").is_success());
+  EXPECT_TRUE(fs::is_directory(dir));
+  EXPECT_EQ(stop_executor(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Built-in handlers and script glue types
+
+TEST_F(ExecutorE2eTest, BuiltInHandlersRunAndReportTheirResults) {
+  common::http::HttpServerOptions server_options;
+  server_options.host = "127.0.0.1";
+  server_options.worker_threads = 2;
+  common::http::HttpServer target(server_options);
+  std::atomic<int> target_calls{0};
+  target.get("/ping", [&](const httplib::Request&, httplib::Response& res) {
+    ++target_calls;
+    res.set_content("pong", "text/plain");
+  });
+  target.start();
+  const std::string target_url = "http://127.0.0.1:" + std::to_string(target.port());
+  start_executor({"--http-allow-hosts", "127.0.0.1:" + std::to_string(target.port())});
+
+  ASSERT_TRUE(run(bean(1, 101, "echo", "hello from the admin")).is_success());
+  auto sharding = bean(2, 102, "sharding");
+  sharding.broadcast_index = 1;
+  sharding.broadcast_total = 3;
+  ASSERT_TRUE(run(sharding).is_success());
+  ASSERT_TRUE(run(bean(3, 103, "fail", "quota exceeded")).is_success());
+  ASSERT_TRUE(run(bean(4, 104, "sleep", "0.2")).is_success());
+  const auto shell = bean(5, 105, "shell", "echo from-shell; echo shard $1/$2");
+  ASSERT_TRUE(run(shell).is_success());
+  ASSERT_TRUE(run(bean(6, 106, "shell", "exit 3")).is_success());
+  ASSERT_TRUE(run(bean(7, 107, "http", target_url + "/ping")).is_success());
+  ASSERT_TRUE(run(bean(8, 108, "http", "http://169.254.169.254/latest/meta-data/")).is_success());
+  ASSERT_TRUE(run(bean(9, 109, "sleep", "soon")).is_success());
+
+  auto echo = result_of(101);
+  EXPECT_EQ(echo.handle_code, kSuccessCode);
+  EXPECT_EQ(echo.handle_msg, "hello from the admin");
+  EXPECT_EQ(result_of(102).handle_msg, "shard 1 of 3");
+  auto fail = result_of(103);
+  EXPECT_EQ(fail.handle_code, kFailCode);
+  EXPECT_EQ(fail.handle_msg, "quota exceeded");
+  EXPECT_EQ(result_of(104).handle_code, kSuccessCode);
+  EXPECT_EQ(result_of(105).handle_code, kSuccessCode) << result_of(105).handle_msg;
+  const std::string shell_log = finished_log(shell);
+  EXPECT_TRUE(contains(shell_log, "from-shell\n")) << shell_log;
+  EXPECT_TRUE(contains(shell_log, "shard 0/1\n")) << shell_log;
+  auto shell_failed = result_of(106);
+  EXPECT_EQ(shell_failed.handle_code, kFailCode);
+  EXPECT_TRUE(contains(shell_failed.handle_msg, "exit code 3")) << shell_failed.handle_msg;
+  auto http = result_of(107);
+  EXPECT_EQ(http.handle_code, kSuccessCode) << http.handle_msg;
+  EXPECT_EQ(target_calls.load(), 1);
+  auto refused = result_of(108);
+  EXPECT_EQ(refused.handle_code, kFailCode);
+  EXPECT_TRUE(contains(refused.handle_msg, "allow-list")) << refused.handle_msg;
+  auto bad_sleep = result_of(109);
+  EXPECT_EQ(bad_sleep.handle_code, kFailCode);
+  EXPECT_TRUE(contains(bad_sleep.handle_msg, "number of seconds")) << bad_sleep.handle_msg;
+
+  // An unknown handler is refused at /run, and the executor keeps serving.
+  auto unknown = run(bean(10, 110, "noSuchHandler"));
+  EXPECT_EQ(unknown.code, 500);
+  EXPECT_EQ(unknown.msg, "job handler [noSuchHandler] not found.");
+  EXPECT_TRUE(post("beat", "\"\"").is_success());
+}
+
+TEST_F(ExecutorE2eTest, ScriptGlueTypesRunWithParamsAndShardAndGroovyIsRefused) {
+  start_executor();
+  auto shell = script(1, 201, "GLUE_SHELL",
+                      "#!/bin/bash\necho \"args=$1 $2 $3\"\necho to-stderr >&2\nexit 0\n");
+  shell.params = "day=2024-01-01";  // Gson sends '=' as \u003d
+  shell.broadcast_index = 1;
+  shell.broadcast_total = 2;
+  ASSERT_TRUE(run(shell).is_success());
+  EXPECT_EQ(result_of(201).handle_code, kSuccessCode) << result_of(201).handle_msg;
+  const std::string log = finished_log(shell);
+  EXPECT_TRUE(contains(log, "args=day=2024-01-01 1 2\n")) << log;
+  EXPECT_TRUE(contains(log, "to-stderr\n")) << log;
+
+  auto failing = script(2, 202, "GLUE_SHELL", "#!/bin/bash\nexit 4\n");
+  ASSERT_TRUE(run(failing).is_success());
+  EXPECT_EQ(result_of(202).handle_code, kFailCode);
+
+  struct Optional {
+    std::string glue_type;
+    std::string interpreter;
+    std::string source;
+    std::string output;
+  };
+  const std::vector<Optional> optional = {
+      {"GLUE_PYTHON", "python3", "import sys\nprint('python-ran', sys.argv[1])\n", "python-ran p"},
+      {"GLUE_NODEJS", "node", "console.log('node-ran', process.argv[2])\n", "node-ran p"},
+  };
+  std::int64_t log_id = 210;
+  for (const auto& c : optional) {
+    ++log_id;
+    auto t = script(static_cast<int>(log_id), log_id, c.glue_type, c.source);
+    t.params = "p";
+    ASSERT_TRUE(run(t).is_success()) << c.glue_type;
+    auto result = result_of(log_id);
+    if (on_path(c.interpreter)) {
+      EXPECT_EQ(result.handle_code, kSuccessCode) << c.glue_type << ": " << result.handle_msg;
+      EXPECT_TRUE(contains(finished_log(t), c.output)) << c.glue_type;
+    } else {
+      EXPECT_EQ(result.handle_code, kFailCode) << c.glue_type;
+      EXPECT_TRUE(contains(result.handle_msg, c.interpreter)) << result.handle_msg;
+    }
+  }
+
+  auto groovy = run(script(3, 203, "GLUE_GROOVY", "println 'hi'"));
+  EXPECT_EQ(groovy.code, 500);
+  EXPECT_TRUE(contains(groovy.msg, "not supported")) << groovy.msg;
+}
+
+TEST_F(ExecutorE2eTest, WithNoScriptsScriptJobsAndTheShellHandlerAreRefused) {
+  start_executor({"--no-scripts"});
+  auto refused = run(script(1, 301, "GLUE_SHELL", "#!/bin/bash\necho no\n"));
+  EXPECT_EQ(refused.code, 500);
+  EXPECT_TRUE(contains(refused.msg, "not allowed")) << refused.msg;
+  ASSERT_TRUE(run(bean(2, 302, "shell", "echo no")).is_success());
+  auto shell = result_of(302);
+  EXPECT_EQ(shell.handle_code, kFailCode);
+  EXPECT_TRUE(contains(shell.handle_msg, "--no-scripts")) << shell.handle_msg;
+  // Non-script handlers still run.
+  ASSERT_TRUE(run(bean(3, 303, "echo", "yes")).is_success());
+  EXPECT_EQ(result_of(303).handle_code, kSuccessCode);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block strategies, kill, timeout
+
+TEST_F(ExecutorE2eTest, SerialExecutionRunsQueuedTriggersInOrder) {
+  start_executor();
+  ASSERT_TRUE(run(bean(1, 401, "sleep", "0.3")).is_success());
+  ASSERT_TRUE(run(bean(1, 402, "echo", "second")).is_success());
+  ASSERT_TRUE(run(bean(1, 403, "echo", "third")).is_success());
+  result_of(403);
+  std::vector<std::int64_t> order;
+  for (const auto& c : admin_.callbacks()) order.push_back(c.log_id);
+  EXPECT_EQ(order, (std::vector<std::int64_t>{401, 402, 403}));
+}
+
+TEST_F(ExecutorE2eTest, DiscardLaterRefusesWhileTheJobRuns) {
+  start_executor();
+  auto first = bean(1, 501, "sleep", "600");
+  first.strategy = "DISCARD_LATER";
+  ASSERT_TRUE(run(first).is_success());
+  ASSERT_TRUE(log_shows(first, "sleeping 600 s"));
+  EXPECT_TRUE(busy(1));
+  // The same handler: another one would replace the job's thread instead.
+  auto later = bean(1, 502, "sleep", "0");
+  later.strategy = "DISCARD_LATER";
+  auto answer = run(later);
+  EXPECT_EQ(answer.code, 500);
+  EXPECT_EQ(answer.msg, "block strategy effect：Discard Later");
+
+  EXPECT_TRUE(post("kill", testing::job_id_body(1)).is_success());
+  EXPECT_EQ(result_of(501).handle_msg, "scheduling center kill job. [job running, killed]");
+  // Idle again: the next trigger runs.
+  ASSERT_TRUE(eventually([&] { return !busy(1); }));
+  later.log_id = 503;
+  ASSERT_TRUE(run(later).is_success());
+  EXPECT_EQ(result_of(503).handle_code, kSuccessCode);
+  for (const auto& c : admin_.callbacks()) EXPECT_NE(c.log_id, 502);
+}
+
+TEST_F(ExecutorE2eTest, CoverEarlyStopsTheRunningAndQueuedRunsAndRunsTheNewOne) {
+  start_executor();
+  const auto running_run = bean(1, 601, "sleep", "600");
+  ASSERT_TRUE(run(running_run).is_success());
+  ASSERT_TRUE(log_shows(running_run, "sleeping 600 s"));  // executing, not queued
+  // The same handler throughout: another one would replace the job's thread instead.
+  ASSERT_TRUE(run(bean(1, 602, "sleep", "0")).is_success());
+  auto cover = bean(1, 603, "sleep", "0");
+  cover.strategy = "COVER_EARLY";
+  ASSERT_TRUE(run(cover).is_success());
+  auto running = result_of(601);
+  EXPECT_EQ(running.handle_code, kFailCode);
+  EXPECT_EQ(running.handle_msg, "block strategy effect：Cover Early [job running, killed]");
+  EXPECT_EQ(result_of(602).handle_msg,
+            "block strategy effect：Cover Early [job not executed, in the job queue, killed.]");
+  auto covering = result_of(603);
+  EXPECT_EQ(covering.handle_code, kSuccessCode);
+  EXPECT_EQ(covering.handle_msg, "slept 0 s");
+}
+
+TEST_F(ExecutorE2eTest, KillEndsAShellScriptJobAndEveryProcessItStarted) {
+  start_executor();
+  const fs::path marker = dir_ / "kill.pids";
+  auto t = script(1, 701, "GLUE_SHELL",
+                  "#!/bin/bash\n"
+                  "trap '' TERM\n"  // ignores TERM: ending it takes the KILL
+                  "sleep 600 &\n"
+                  "echo $$ $! > \"$1\"\n"
+                  "wait\n");
+  t.params = marker.string();
+  ASSERT_TRUE(run(t).is_success());
+  pid_t shell = 0;
+  pid_t child = 0;
+  ASSERT_TRUE(eventually([&] { return read_pids(marker, shell, child); }));
+
+  EXPECT_TRUE(post("kill", testing::job_id_body(1)).is_success());
+  auto result = result_of(701);
+  EXPECT_EQ(result.handle_code, kFailCode);
+  EXPECT_EQ(result.handle_msg, "scheduling center kill job. [job running, killed]");
+  EXPECT_TRUE(eventually([&] { return process_gone(shell); }));
+  EXPECT_TRUE(eventually([&] { return process_gone(child); }));
+}
+
+TEST_F(ExecutorE2eTest, TimeoutEndsAShellHandlerRunAndEveryProcessItStarted) {
+  start_executor();
+  const fs::path marker = dir_ / "timeout.pids";
+  auto t = bean(1, 801, "shell", "sleep 600 & echo $$ $! > '" + marker.string() + "'; wait");
+  t.timeout = 1;
+  ASSERT_TRUE(run(t).is_success());
+  pid_t shell = 0;
+  pid_t child = 0;
+  ASSERT_TRUE(eventually([&] { return read_pids(marker, shell, child); }));
+  auto result = result_of(801);
+  EXPECT_EQ(result.handle_code, kTimeoutCode) << result.handle_msg;
+  EXPECT_TRUE(eventually([&] { return process_gone(shell); }));
+  EXPECT_TRUE(eventually([&] { return process_gone(child); }));
+}
+
+TEST_F(ExecutorE2eTest, SigtermEndsRunningScriptsBeforeTheExecutorExits) {
+  start_executor();
+  const fs::path marker = dir_ / "sigterm.pids";
+  auto t = script(1, 901, "GLUE_SHELL",
+                  "#!/bin/bash\ntrap '' TERM\nsleep 600 &\necho $$ $! > \"$1\"\nwait\n");
+  t.params = marker.string();
+  ASSERT_TRUE(run(t).is_success());
+  pid_t shell = 0;
+  pid_t child = 0;
+  ASSERT_TRUE(eventually([&] { return read_pids(marker, shell, child); }));
+
+  EXPECT_EQ(stop_executor(), 0) << executor_->output();
+  // The executor is gone; so are the processes of its script.
+  EXPECT_TRUE(process_gone(shell));
+  EXPECT_TRUE(eventually([&] { return process_gone(child); }, 2s));
+  EXPECT_EQ(result_of(901).handle_msg, "executor is stopping [job running, killed]");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+
+TEST_F(ExecutorE2eTest, EveryResultArrivesExactlyOnceAcrossAnAdminOutageAndAnExecutorRestart) {
+  start_executor();
+  ASSERT_TRUE(admin_.wait_until([](const FakeAdmin& a) { return !a.registrations().empty(); }, kBound));
+  admin_.stop();
+
+  std::vector<TriggerBody> triggers;
+  for (int i = 0; i < 6; ++i) {
+    // A job id each: a job whose handler changes would have its earlier run replaced.
+    triggers.push_back(i % 3 == 2 ? bean(i + 1, 1000 + i, "fail", "failure " + std::to_string(i))
+                                  : bean(i + 1, 1000 + i, "echo", "result " + std::to_string(i)));
+  }
+  for (const auto& t : triggers) ASSERT_TRUE(run(t).is_success());
+  for (const auto& t : triggers) finished_log(t);  // every run is over
+
+  // Stopped while no admin answers: the results go to the spool on disk.
+  EXPECT_EQ(stop_executor(), 0) << executor_->output();
+  EXPECT_TRUE(admin_.callbacks().empty());
+  bool spooled = false;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "logs")) {
+    if (entry.path().extension() == ".spool") spooled = true;
+  }
+  EXPECT_TRUE(spooled);
+
+  // The admin comes back, then a new executor process on the same log directory re-sends.
+  admin_.start();
+  start_executor();
+  ASSERT_TRUE(admin_.wait_until(
+      [&](const FakeAdmin& a) { return a.callbacks().size() >= triggers.size(); }, kBound))
+      << executor_->output();
+  EXPECT_EQ(stop_executor(), 0);
+
+  std::map<std::int64_t, int> count;
+  for (const auto& c : admin_.callbacks()) ++count[c.log_id];
+  ASSERT_EQ(count.size(), triggers.size());
+  for (const auto& t : triggers) {
+    EXPECT_EQ(count[t.log_id], 1) << "log " << t.log_id;
+  }
+  for (const auto& c : admin_.callbacks()) {
+    const std::int64_t i = c.log_id - 1000;
+    EXPECT_EQ(c.handle_code, i % 3 == 2 ? kFailCode : kSuccessCode) << c.log_id;
+  }
+}
+
+}  // namespace
+}  // namespace cronwheel
