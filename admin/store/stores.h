@@ -208,6 +208,40 @@ class AuditStore {
   virtual void record(const AuditEntry& entry) = 0;
 };
 
+// Executor registrations (POST /api/registry from executors) and the automatic groups'
+// address lists derived from them. Ages are measured with the database's clock, so every
+// admin node agrees on which registrations are alive.
+class RegistryStore {
+ public:
+  virtual ~RegistryStore() = default;
+  // Records a registration or refreshes its time (registry_group is "EXECUTOR").
+  virtual void upsert(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
+  // Removes a registration; false when there was none.
+  virtual bool remove(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
+  // The addresses registered for an app name within the last `dead_after_ms`, sorted.
+  virtual std::vector<std::string> live_addresses(std::string_view app_name, std::int64_t dead_after_ms) = 0;
+  // Every registration made within the last `dead_after_ms`, by key then value.
+  virtual std::vector<RegistryEntry> live(std::int64_t dead_after_ms) = 0;
+  // Deletes registrations older than `dead_after_ms` and sets the address list of every
+  // automatic group (address type 0) to its live addresses, sorted. One transaction. Returns
+  // how many groups' lists changed. Not audited: it is the system's own bookkeeping.
+  virtual int refresh(std::int64_t dead_after_ms) = 0;
+};
+
+// The admin nodes and their leases. Leases are set and compared with the database's clock.
+class NodeStore {
+ public:
+  virtual ~NodeStore() = default;
+  // Registers the node or renews its lease: heartbeat_at = now, lease_until = now + lease_ms;
+  // started_at is set on the first call after the node's start (`starting` true).
+  virtual void heartbeat(const AdminNode& node, std::int64_t lease_ms, bool starting) = 0;
+  // Ends the node's lease now (a clean shutdown), so others take over its fires at once.
+  virtual void release(std::string_view node_id) = 0;
+  virtual std::vector<AdminNode> list() = 0;  // by node id
+  // Ids of nodes whose lease has expired.
+  virtual std::vector<std::string> expired() = 0;
+};
+
 // Everything the REST API needs, so a handler is constructed with one object.
 struct Stores {
   GroupStore& groups;

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+
+#include "common/protocol/messages.h"
+#include "common/protocol/return_t.h"
+
+namespace cronwheel::admin {
+
+// The admin's calls to executors (XXL-JOB 2.4: POST {address}beat, idleBeat, run, kill, log),
+// with the group's access token. Never throws: a transport failure or a malformed answer is a
+// ReturnT with code 500 and a message naming the executor and what failed.
+//
+// Thread-safe. Connections are kept alive and reused across calls (a small pool per
+// address), with TCP_NODELAY and bounded connect/read timeouts; a fake replaces it in tests.
+class ExecutorClient {
+ public:
+  using Result = common::protocol::ReturnT<std::string>;
+
+  virtual ~ExecutorClient() = default;
+
+  virtual Result beat(const std::string& address, const std::string& access_token) = 0;
+  virtual Result idle_beat(const std::string& address, const std::string& access_token,
+                           std::int32_t job_id) = 0;
+  virtual Result run(const std::string& address, const std::string& access_token,
+                     const common::protocol::TriggerParam& trigger) = 0;
+  virtual Result kill(const std::string& address, const std::string& access_token,
+                      std::int32_t job_id) = 0;
+  virtual common::protocol::ReturnT<common::protocol::LogResult> log(
+      const std::string& address, const std::string& access_token,
+      const common::protocol::LogParam& param) = 0;
+};
+
+}  // namespace cronwheel::admin
