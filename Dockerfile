@@ -1,0 +1,30 @@
+# cronwheel-admin and cronwheel-executor on Debian 12, built from Debian's packages only.
+#   docker build -t cronwheel .
+# docker-compose.yml runs the production-like topology with this image.
+
+FROM debian:12 AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      g++ cmake make pkg-config \
+      libpqxx-dev libcpp-httplib-dev nlohmann-json3-dev libhowardhinnant-date-dev \
+      libcli11-dev libspdlog-dev libsodium-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCRONWHEEL_BUILD_TESTS=OFF \
+ && cmake --build build -j"$(nproc)" --target cronwheel-admin cronwheel-executor
+
+FROM debian:12-slim
+# Runtime libraries of the two binaries; bash and python3 for script jobs, curl for health
+# checks, tzdata for the jobs' time zones.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      libpqxx-6.4 libcpp-httplib0.11 libdate-tz3 libspdlog1.10 libsodium23 \
+      tzdata ca-certificates curl bash python3 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --create-home --home-dir /var/lib/cronwheel cronwheel
+COPY --from=build /src/build/bin/cronwheel-admin /src/build/bin/cronwheel-executor /usr/local/bin/
+USER cronwheel
+WORKDIR /var/lib/cronwheel
+EXPOSE 8080 9999
+CMD ["cronwheel-admin"]
