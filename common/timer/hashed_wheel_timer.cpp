@@ -151,14 +151,14 @@ HashedWheelTimer::HashedWheelTimer(Clock& clock, WheelOptions wheel, TimerOption
       tick_ns_(detail::checked_tick(wheel.tick)),
       max_transfers_(detail::checked_transfers(wheel.max_transfers_per_tick)),
       executor_(std::move(options.executor)),
-      manual_(options.manual),
       core_(detail::RefPtr<detail::WheelCore>::adopt(
           new detail::WheelCore(std::move(options.on_error), options.max_pending_timeouts))),
       buckets_(detail::checked_wheel_size(wheel.wheel_size)),
-      mask_(buckets_.size() - 1) {
-  if (!manual_) {
+      mask_(buckets_.size() - 1),
+      steps_(options.manual) {
+  if (!steps_.manual()) {
     worker_ = std::jthread([this](std::stop_token stop) {
-      worker_id_.store(std::this_thread::get_id());
+      steps_.set_worker();
       run_worker(std::move(stop));
     });
   }
@@ -173,18 +173,7 @@ TimerHandle HashedWheelTimer::schedule(TimerTask task, std::chrono::nanoseconds 
 }
 
 std::size_t HashedWheelTimer::process_until(Clock::SteadyTime now) {
-  if (!manual_) {
-    throw std::logic_error("process_until() is for timers built with TimerOptions::manual");
-  }
-  if (processing_.exchange(true)) {
-    throw std::logic_error("process_until() is not re-entrant");
-  }
-  struct Reset {
-    std::atomic<bool>& flag;
-    ~Reset() { flag.store(false); }
-  } reset{processing_};
-  if (core_->closed()) return 0;
-  return advance(now);
+  return steps_.run_manual([&]() -> std::size_t { return core_->closed() ? 0 : advance(now); });
 }
 
 std::size_t HashedWheelTimer::pending_timeouts() const { return core_->pending(); }
@@ -409,7 +398,7 @@ void HashedWheelTimer::run_worker(std::stop_token stop) {
 }
 
 std::vector<TimerHandle> HashedWheelTimer::stop() {
-  if (manual_ ? processing_.load() : std::this_thread::get_id() == worker_id_.load()) {
+  if (steps_.inside_step()) {
     throw std::logic_error("stop() cannot be called from a task of the same timer");
   }
   if (!core_->close()) return {};

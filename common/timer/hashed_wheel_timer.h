@@ -182,7 +182,6 @@ class HashedWheelTimer final : public Timer {
   const std::int64_t tick_ns_;
   const std::size_t max_transfers_;
   const TimerExecutor executor_;
-  const bool manual_;
   detail::RefPtr<detail::WheelCore> core_;
 
   // Owned by the worker (or the process_until caller): the wheel and its cursor.
@@ -191,9 +190,8 @@ class HashedWheelTimer final : public Timer {
   std::int64_t tick_ = 0;                          // next tick to process
   detail::TimeoutNode* backlog_head_ = nullptr;    // taken from the core, not yet placed
   detail::TimeoutNode* backlog_tail_ = nullptr;
-  std::atomic<bool> processing_{false};            // manual timers: inside process_until
 
-  std::atomic<std::thread::id> worker_id_{};
+  detail::StepOwner steps_;
   std::jthread worker_;  // last: starts after everything above is ready
 };
 

@@ -189,12 +189,12 @@ using detail::TimeoutNode;
 HeapTimer::HeapTimer(Clock& clock, TimerOptions options)
     : clock_(clock),
       executor_(std::move(options.executor)),
-      manual_(options.manual),
       core_(detail::RefPtr<detail::HeapCore>::adopt(
-          new detail::HeapCore(std::move(options.on_error), options.max_pending_timeouts))) {
-  if (!manual_) {
+          new detail::HeapCore(std::move(options.on_error), options.max_pending_timeouts))),
+      steps_(options.manual) {
+  if (!steps_.manual()) {
     worker_ = std::jthread([this](std::stop_token stop) {
-      worker_id_.store(std::this_thread::get_id());
+      steps_.set_worker();
       run_worker(std::move(stop));
     });
   }
@@ -212,18 +212,7 @@ TimerHandle HeapTimer::schedule(TimerTask task, std::chrono::nanoseconds delay) 
 }
 
 std::size_t HeapTimer::process_until(Clock::SteadyTime now) {
-  if (!manual_) {
-    throw std::logic_error("process_until() is for timers built with TimerOptions::manual");
-  }
-  if (processing_.exchange(true)) {
-    throw std::logic_error("process_until() is not re-entrant");
-  }
-  struct Reset {
-    std::atomic<bool>& flag;
-    ~Reset() { flag.store(false); }
-  } reset{processing_};
-  if (core_->closed()) return 0;
-  return advance(now);
+  return steps_.run_manual([&]() -> std::size_t { return core_->closed() ? 0 : advance(now); });
 }
 
 std::size_t HeapTimer::pending_timeouts() const { return core_->pending(); }
@@ -254,7 +243,7 @@ void HeapTimer::run_worker(std::stop_token stop) {
 }
 
 std::vector<TimerHandle> HeapTimer::stop() {
-  if (manual_ ? processing_.load() : std::this_thread::get_id() == worker_id_.load()) {
+  if (steps_.inside_step()) {
     throw std::logic_error("stop() cannot be called from a task of the same timer");
   }
   if (!core_->close()) return {};

@@ -49,10 +49,8 @@ class HeapTimer final : public Timer {
 
   Clock& clock_;
   const TimerExecutor executor_;
-  const bool manual_;
   detail::RefPtr<detail::HeapCore> core_;
-  std::atomic<bool> processing_{false};  // manual timers: inside process_until
-  std::atomic<std::thread::id> worker_id_{};
+  detail::StepOwner steps_;
   std::jthread worker_;  // last: starts after everything above is ready
 };
 

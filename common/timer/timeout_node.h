@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -208,6 +210,43 @@ class DueList {
 struct HandleAccess {
   static TimerHandle make(RefPtr<TimeoutNode> node) noexcept { return TimerHandle(node.detach()); }
   static TimerHandle adopt(TimeoutNode* node) noexcept { return TimerHandle(node); }
+};
+
+// Who drives a timer's steps: its worker thread, or, for a manual timer, the caller of
+// process_until(). Both timers refuse the same misuse through it: process_until() on a timer
+// with a worker or from inside a step, and stop() from one of the timer's own tasks (which
+// would wait for itself).
+class StepOwner {
+ public:
+  explicit StepOwner(bool manual) noexcept : manual_(manual) {}
+
+  bool manual() const noexcept { return manual_; }
+
+  // Runs one manual step; throws std::logic_error for a timer with a worker or when already
+  // inside a step.
+  template <class Step>
+  std::size_t run_manual(Step&& step) {
+    if (!manual_) throw std::logic_error("process_until() is for timers built with TimerOptions::manual");
+    if (processing_.exchange(true)) throw std::logic_error("process_until() is not re-entrant");
+    struct Reset {
+      std::atomic<bool>& flag;
+      ~Reset() { flag.store(false); }
+    } reset{processing_};
+    return step();
+  }
+
+  // Called by the worker thread before its first step.
+  void set_worker() noexcept { worker_id_.store(std::this_thread::get_id()); }
+
+  // True on the thread running a step (a task of this timer runs inline there).
+  bool inside_step() const noexcept {
+    return manual_ ? processing_.load() : std::this_thread::get_id() == worker_id_.load();
+  }
+
+ private:
+  const bool manual_;
+  std::atomic<bool> processing_{false};
+  std::atomic<std::thread::id> worker_id_{};
 };
 
 // now + delay, clamped to the representable range.
