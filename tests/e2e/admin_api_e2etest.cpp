@@ -6,16 +6,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
-#include <regex>
 #include <string>
-#include <thread>
+#include <vector>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "common/cron/cron_expression.h"
-#include "tests/support/process.h"
+#include "tests/support/admin_process.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel {
@@ -23,112 +22,39 @@ namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using testing::Process;
+using testing::AdminProcess;
+using testing::ApiCredentials;
+using testing::ApiReply;
 using testing::TestDatabase;
 
-const std::string kAdminBinary = std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-admin";
-constexpr const char* kAdminPassword = "e2e-admin-password";
-
-struct Reply {
-  int status = 0;
-  json body;
-  std::string text;
-  httplib::Headers headers;
-
-  std::string message() const { return body.is_object() ? body["error"].value("message", "") : ""; }
-  std::string field() const { return body.is_object() ? body["error"].value("field", "") : ""; }
-};
-
-// How a request proves who sent it: a console session (cookie, plus the CSRF token on changes)
-// or an API token.
-struct Credentials {
-  std::string cookie;
-  std::string csrf;
-  std::string bearer;
-
-  httplib::Headers headers(bool changes_state) const {
-    httplib::Headers h;
-    if (!cookie.empty()) h.emplace("Cookie", cookie);
-    if (!cookie.empty() && changes_state && !csrf.empty()) h.emplace("X-CSRF-Token", csrf);
-    if (!bearer.empty()) h.emplace("Authorization", "Bearer " + bearer);
-    return h;
-  }
-};
+constexpr const char* kAdminPassword = AdminProcess::kPassword;
 
 class AdminApi : public ::testing::Test {
  protected:
   void SetUp() override {
-    process_ = std::make_unique<Process>(
-        std::vector<std::string>{kAdminBinary, "--listen", "127.0.0.1:0", "--db-url", db_.url(), "--db-wait", "5",
-                                 "--node-id", "e2e-node"},
-        std::vector<std::string>{std::string("CRONWHEEL_ADMIN_PASSWORD=") + kAdminPassword});
-    port_ = wait_until_listening();
-    ASSERT_GT(port_, 0) << process_->out() << process_->err();
+    admin_ = std::make_unique<AdminProcess>(
+        AdminProcess::Options{.db_url = db_.url(), .args = {"--node-id", "e2e-node"}, .require_answers = true});
+    ASSERT_GT(admin_->wait_until_listening(), 0) << admin_->process().out() << admin_->process().err();
   }
 
   void TearDown() override {
-    process_->signal(SIGTERM);
-    EXPECT_EQ(process_->wait_for_exit(20s), 0) << process_->out() << process_->err();
+    EXPECT_EQ(admin_->stop(20s), 0) << admin_->process().out() << admin_->process().err();
   }
 
-  int wait_until_listening() {
-    static const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::smatch m;
-      const std::string out = process_->out();
-      if (std::regex_search(out, m, listening)) return std::stoi(m[1]);
-      if (!process_->running()) return 0;
-      std::this_thread::sleep_for(20ms);
-    }
-    return 0;
+  // The admin under test's API, as the tests below call it.
+  ApiReply call(const std::string& method, const std::string& path, const ApiCredentials& who,
+                const std::string& body = "") {
+    return admin_->call(method, path, who, body);
   }
-
-  Reply call(const std::string& method, const std::string& path, const Credentials& who, const std::string& body = "") {
-    httplib::Client client("127.0.0.1", port_);
-    client.set_connection_timeout(5);
-    client.set_read_timeout(30);
-    const std::string url = "/api/v1/" + path;
-    const auto headers = who.headers(method != "GET");
-    httplib::Result r = method == "GET"      ? client.Get(url.c_str(), headers)
-                        : method == "PUT"    ? client.Put(url.c_str(), headers, body, "application/json")
-                        : method == "DELETE" ? client.Delete(url.c_str(), headers)
-                                             : client.Post(url.c_str(), headers, body, "application/json");
-    Reply reply;
-    if (!r) {
-      ADD_FAILURE() << method << " " << url << ": no answer: " << httplib::to_string(r.error());
-      return reply;
-    }
-    reply.status = r->status;
-    reply.text = r->body;
-    reply.headers = r->headers;
-    if (!r->body.empty()) reply.body = json::parse(r->body, nullptr, false);
-    return reply;
+  ApiReply get(const std::string& path, const ApiCredentials& who) { return admin_->get(path, who); }
+  ApiReply post(const std::string& path, const ApiCredentials& who, const json& body = json::object()) {
+    return admin_->post(path, who, body);
   }
-
-  Reply get(const std::string& path, const Credentials& who) { return call("GET", path, who); }
-  Reply post(const std::string& path, const Credentials& who, const json& body = json::object()) {
-    return call("POST", path, who, body.dump());
+  ApiReply put(const std::string& path, const ApiCredentials& who, const json& body) {
+    return admin_->put(path, who, body);
   }
-  Reply put(const std::string& path, const Credentials& who, const json& body) {
-    return call("PUT", path, who, body.dump());
-  }
-
-  // Logs in as the console does: the session cookie from Set-Cookie, the CSRF token from the body.
-  Credentials login(const std::string& username, const std::string& password) {
-    auto r = post("auth/login", {}, {{"username", username}, {"password", password}});
-    EXPECT_EQ(r.status, 200) << r.text;
-    Credentials c;
-    for (const auto& [name, value] : r.headers) {
-      if (name == "Set-Cookie" && value.rfind("cronwheel_session=", 0) == 0) {
-        EXPECT_NE(value.find("HttpOnly"), std::string::npos) << value;
-        EXPECT_NE(value.find("SameSite=Strict"), std::string::npos) << value;
-        c.cookie = value.substr(0, value.find(';'));
-      }
-    }
-    EXPECT_FALSE(c.cookie.empty()) << "no session cookie";
-    c.csrf = r.body.value("csrfToken", "");
-    return c;
+  ApiCredentials login(const std::string& username, const std::string& password) {
+    return admin_->login(username, password);
   }
 
   static std::int64_t now_ms() {
@@ -137,8 +63,7 @@ class AdminApi : public ::testing::Test {
   }
 
   TestDatabase db_;
-  std::unique_ptr<Process> process_;
-  int port_ = 0;
+  std::unique_ptr<AdminProcess> admin_;
 };
 
 TEST_F(AdminApi, ConsoleCreatesSchedulesAndTriggersACronJob) {
@@ -229,24 +154,24 @@ TEST_F(AdminApi, InvalidInputIsA400NamingTheField) {
 
   auto r = post("jobs", admin, job);
   EXPECT_EQ(r.status, 400);
-  EXPECT_EQ(r.field(), "scheduleConf");
-  EXPECT_EQ(r.message(), "scheduleConf: minutes: 60 is out of range 0-59");
+  EXPECT_EQ(r.error_field(), "scheduleConf");
+  EXPECT_EQ(r.error_message(), "scheduleConf: minutes: 60 is out of range 0-59");
 
   job["scheduleConf"] = "0 0 9 * * ?";
   job["timezone"] = "Mars/Base";
-  EXPECT_EQ(post("jobs", admin, job).field(), "timezone");
+  EXPECT_EQ(post("jobs", admin, job).error_field(), "timezone");
   job["timezone"] = "UTC";
   job["executorTimeout"] = "soon";
-  EXPECT_EQ(post("jobs", admin, job).message(), "executorTimeout: expected an integer, got string");
+  EXPECT_EQ(post("jobs", admin, job).error_message(), "executorTimeout: expected an integer, got string");
   job.erase("executorTimeout");
   job["jobDescription"] = "typo";
-  EXPECT_EQ(post("jobs", admin, job).message(), "jobDescription: unknown field");
+  EXPECT_EQ(post("jobs", admin, job).error_message(), "jobDescription: unknown field");
 
   auto malformed = call("POST", "jobs", admin, "{\"jobDesc\": ");
   EXPECT_EQ(malformed.status, 400);
   EXPECT_EQ(malformed.body["error"]["code"], "invalid");
-  EXPECT_EQ(post("groups", admin, {{"appName", "abc"}, {"title", "t"}}).field(), "appName");
-  EXPECT_EQ(get("jobs?limit=5000", admin).field(), "limit");
+  EXPECT_EQ(post("groups", admin, {{"appName", "abc"}, {"title", "t"}}).error_field(), "appName");
+  EXPECT_EQ(get("jobs?limit=5000", admin).error_field(), "limit");
 }
 
 TEST_F(AdminApi, NormalUserSeesOnlyTheirGroups) {
@@ -277,7 +202,7 @@ TEST_F(AdminApi, NormalUserSeesOnlyTheirGroups) {
   EXPECT_EQ(post("groups", alice, {{"appName", "team-c-executor"}, {"title", "C"}}).status, 403);
   EXPECT_EQ(get("audit", alice).status, 403);
   job["jobGroup"] = theirs.body["id"];
-  EXPECT_EQ(post("jobs", alice, job).field(), "jobGroup");
+  EXPECT_EQ(post("jobs", alice, job).error_field(), "jobGroup");
 
   // In their own group everything works.
   job["jobGroup"] = mine.body["id"];
@@ -289,17 +214,14 @@ TEST_F(AdminApi, TokensAuthenticateAutomationAndSessionsNeedCsrf) {
   auto admin = login("admin", kAdminPassword);
   auto token = post("tokens", admin, {{"name", "ci"}});
   ASSERT_EQ(token.status, 201) << token.text;
-  Credentials bot;
-  bot.bearer = token.body["token"].get<std::string>();
+  const auto bot = ApiCredentials::token(token.body["token"].get<std::string>());
 
   auto group = post("groups", bot, {{"appName", "ci-executor"}, {"title", "CI"}});
   ASSERT_EQ(group.status, 201) << group.text;  // no CSRF header needed with a token
   EXPECT_EQ(get("groups", bot).body["total"], 1);
 
-  Credentials no_csrf = admin;
-  no_csrf.csrf.clear();
-  EXPECT_EQ(post("groups", no_csrf, {{"appName", "other-executor"}, {"title", "x"}}).status, 403);
-  EXPECT_EQ(get("groups", Credentials{}).status, 401);
+  EXPECT_EQ(post("groups", admin.without_csrf(), {{"appName", "other-executor"}, {"title", "x"}}).status, 403);
+  EXPECT_EQ(get("groups", ApiCredentials{}).status, 401);
 }
 
 }  // namespace

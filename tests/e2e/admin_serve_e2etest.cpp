@@ -1,15 +1,16 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <regex>
+#include <memory>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
 #include "admin/store/migrations.h"
 #include "common/http/http_client.h"
+#include "tests/support/admin_process.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
 
@@ -17,40 +18,16 @@ namespace cronwheel {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::AdminProcess;
 using testing::Process;
 using testing::TestDatabase;
 
-const std::string kAdmin = std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-admin";
+const std::string kAdmin = AdminProcess::binary();
 
-// A cronwheel-admin process on 127.0.0.1 and a port of the OS's choosing.
-class AdminProcess {
- public:
-  explicit AdminProcess(const std::string& db_url, std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv{kAdmin, "--listen", "127.0.0.1:0", "--db-url", db_url, "--db-wait", "5"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    process_ = std::make_unique<Process>(argv);
-  }
-
-  // Waits for the "listening on" line and returns the port, or 0 if the process exits or
-  // does not get there in time.
-  int wait_until_listening(std::chrono::milliseconds timeout = 30s) {
-    static const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::smatch m;
-      std::string out = process_->out();
-      if (std::regex_search(out, m, listening)) return std::stoi(m[1]);
-      if (!process_->running()) return 0;
-      std::this_thread::sleep_for(20ms);
-    }
-    return 0;
-  }
-
-  Process& process() { return *process_; }
-
- private:
-  std::unique_ptr<Process> process_;
-};
+// A cronwheel-admin on `db_url` with the flags in `args`, and no bootstrap password configured.
+AdminProcess::Options serving(const std::string& db_url, std::vector<std::string> args = {}) {
+  return {.db_url = db_url, .args = std::move(args), .admin_password = ""};
+}
 
 nlohmann::json healthz(int port, int* status) {
   common::http::HttpClient client("http://127.0.0.1:" + std::to_string(port) + "/");
@@ -61,8 +38,8 @@ nlohmann::json healthz(int port, int* status) {
 
 TEST(AdminServe, AppliesTheSchemaAndAnswersHealth) {
   TestDatabase db;
-  AdminProcess admin(db.url(), {"--node-id", "node-under-test"});
-  int port = admin.wait_until_listening();
+  AdminProcess admin(serving(db.url(), {"--node-id", "node-under-test"}));
+  int port = admin.wait_until_listening(30s);
   ASSERT_GT(port, 0) << admin.process().out() << admin.process().err();
 
   int status = 0;
@@ -77,16 +54,15 @@ TEST(AdminServe, AppliesTheSchemaAndAnswersHealth) {
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM schema_migrations")[0].as<int>(),
             static_cast<int>(admin::embedded_migrations().size()));
 
-  admin.process().signal(SIGTERM);
-  EXPECT_EQ(admin.process().wait_for_exit(10s), 0) << admin.process().out();
+  EXPECT_EQ(admin.stop(10s), 0) << admin.process().out();
 }
 
 TEST(AdminServe, TwoNodesStartingAtOnceShareOneSchema) {
   TestDatabase db;
-  AdminProcess first(db.url());
-  AdminProcess second(db.url());
-  int p1 = first.wait_until_listening();
-  int p2 = second.wait_until_listening();
+  AdminProcess first(serving(db.url()));
+  AdminProcess second(serving(db.url()));
+  int p1 = first.wait_until_listening(30s);
+  int p2 = second.wait_until_listening(30s);
   ASSERT_GT(p1, 0) << first.process().out();
   ASSERT_GT(p2, 0) << second.process().out();
   int s1 = 0, s2 = 0;
@@ -102,8 +78,8 @@ TEST(AdminServe, TwoNodesStartingAtOnceShareOneSchema) {
 
 TEST(AdminServe, HealthSaysUnavailableWhenTheDatabaseIsGone) {
   auto db = std::make_unique<TestDatabase>();
-  AdminProcess admin(db->url());
-  int port = admin.wait_until_listening();
+  AdminProcess admin(serving(db->url()));
+  int port = admin.wait_until_listening(30s);
   ASSERT_GT(port, 0) << admin.process().out();
   int status = 0;
   healthz(port, &status);
