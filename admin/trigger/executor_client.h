@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/protocol/messages.h"
@@ -10,6 +11,14 @@ namespace cronwheel::admin {
 // The admin's calls to executors (XXL-JOB 2.4: POST {address}beat, idleBeat, run, kill, log),
 // with the group's access token. Never throws: a transport failure or a malformed answer is a
 // ReturnT with code 500 and a message naming the executor and what failed.
+//
+// One failure is told apart: when the request may have reached the executor but no complete
+// answer came back (the read timed out, or the connection broke after the request was sent),
+// the code is 502 (kTimeoutCode) instead of 500. For /run that means the executor may have
+// queued the run: a caller must not send it again before asking the executor (/log).
+// Code 500 means the executor refused the call or was not reached (or answered something that
+// is not a ReturnT). Callers of the other calls may treat 502 like 500; a fake may answer 500
+// for every failure.
 //
 // Thread-safe. Connections are kept alive and reused across calls (a small pool per
 // address), with TCP_NODELAY and bounded connect/read timeouts; a fake replaces it in tests.

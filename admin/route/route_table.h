@@ -1,0 +1,35 @@
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string_view>
+
+#include "admin/route/executor_router.h"
+#include "admin/route/executor_routers.h"
+#include "admin/trigger/executor_client.h"
+#include "common/protocol/job_enums.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+// One router per strategy for an admin node: the routing state every fire of the node shares.
+// Thread-safe.
+class RouteTable {
+ public:
+  // `client` makes FAILOVER's and BUSYOVER's beats; `clock` times the daily reset of per-job
+  // state; `random` gives RANDOM, ROUND and LEAST_FREQUENTLY_USED their random picks. All must
+  // outlive the table.
+  RouteTable(ExecutorClient& client, const common::Clock& clock, RandomIndex random = default_random_index());
+
+  ExecutorRouter& router(common::protocol::RouteStrategy strategy);
+
+  // Routes with the strategy of that wire name ("ROUND"). A name that is not a strategy is a
+  // failed route saying so: the schema refuses such a job, so it means a newer or broken
+  // database, and no executor is guessed for it.
+  RouteResult route(std::string_view strategy, const RouteRequest& request);
+
+ private:
+  std::array<std::unique_ptr<ExecutorRouter>, 10> routers_;
+};
+
+}  // namespace cronwheel::admin

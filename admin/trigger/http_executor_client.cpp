@@ -1,0 +1,172 @@
+#include "admin/trigger/http_executor_client.h"
+
+#include <exception>
+#include <optional>
+
+#include "common/protocol/constants.h"
+#include "common/protocol/messages.h"
+
+namespace cronwheel::admin {
+
+namespace protocol = common::protocol;
+using common::http::HttpClient;
+using common::http::HttpResult;
+using common::http::TransportError;
+
+namespace {
+
+// How much of an unexpected body goes into a message (an HTML error page can be large).
+constexpr std::size_t kBodyExcerpt = 200;
+
+}  // namespace
+
+HttpExecutorClient::HttpExecutorClient(const common::Clock& clock) : HttpExecutorClient(clock, Options{}) {}
+
+HttpExecutorClient::HttpExecutorClient(const common::Clock& clock, Options options)
+    : clock_(clock), options_(options) {}
+
+HttpExecutorClient::~HttpExecutorClient() = default;
+
+std::unique_ptr<HttpClient> HttpExecutorClient::checkout(const Key& key) {
+  std::vector<Idle> expired;
+  std::unique_ptr<HttpClient> client;
+  {
+    std::lock_guard lock(mutex_);
+    const auto now = clock_.steady_now();
+    if (now - last_sweep_ >= options_.max_idle_time) sweep(now, expired);
+    auto it = idle_.find(key);
+    if (it != idle_.end()) {
+      auto& idle = it->second;
+      // The most recently used first: the likeliest to be alive, and the others age out.
+      while (!idle.empty() && !client) {
+        Idle candidate = std::move(idle.back());
+        idle.pop_back();
+        if (now - candidate.since < options_.max_idle_time) {
+          client = std::move(candidate.client);
+        } else {
+          expired.push_back(std::move(candidate));
+        }
+      }
+      if (idle.empty()) idle_.erase(it);
+    }
+  }
+  expired.clear();  // closes their connections, outside the lock
+  if (client) return client;
+
+  common::http::HttpClientOptions options;
+  options.connect_timeout = options_.connect_timeout;
+  options.read_timeout = options_.read_timeout;
+  options.write_timeout = options_.write_timeout;
+  options.access_token = key.second;
+  options.keep_alive = true;
+  return std::make_unique<HttpClient>(key.first, options);  // throws std::invalid_argument for a bad URL
+}
+
+void HttpExecutorClient::give_back(const Key& key, std::unique_ptr<HttpClient> client) {
+  std::lock_guard lock(mutex_);
+  auto& idle = idle_[key];
+  if (idle.size() >= options_.max_idle_per_address) return;  // `client` closes as it goes
+  idle.push_back({std::move(client), clock_.steady_now()});
+}
+
+void HttpExecutorClient::sweep(common::Clock::SteadyTime now, std::vector<Idle>& expired) {
+  last_sweep_ = now;
+  for (auto it = idle_.begin(); it != idle_.end();) {
+    auto& idle = it->second;
+    // Oldest first: the expired ones form a prefix.
+    std::size_t stale = 0;
+    while (stale < idle.size() && now - idle[stale].since >= options_.max_idle_time) ++stale;
+    for (std::size_t i = 0; i < stale; ++i) expired.push_back(std::move(idle[i]));
+    idle.erase(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(stale));
+    it = idle.empty() ? idle_.erase(it) : std::next(it);
+  }
+}
+
+std::size_t HttpExecutorClient::idle_connections() const {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [key, idle] : idle_) n += idle.size();
+  return n;
+}
+
+std::size_t HttpExecutorClient::pools() const {
+  std::lock_guard lock(mutex_);
+  return idle_.size();
+}
+
+template <class T>
+protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const std::string& access_token,
+                                              std::string_view path, std::string_view body) {
+  using Answer = protocol::ReturnT<T>;
+  const Key key{address, access_token};
+  std::unique_ptr<HttpClient> client;
+  try {
+    client = checkout(key);
+  } catch (const std::exception& e) {
+    return Answer::fail("executor address '" + address + "' is not usable: " + e.what());
+  }
+
+  const std::string url = client->url(path);
+  const auto started = std::chrono::steady_clock::now();
+  HttpResult result = client->post_json(path, body);
+  if (result.transport_error != TransportError::kNone) {
+    // The connection is in an unknown state: `client` is closed, not given back. Whether the
+    // executor got the request: surely not when the connect failed (a connect timeout comes
+    // before the read timeout could), possibly in every other case.
+    const bool before_read_timeout = std::chrono::steady_clock::now() - started < options_.read_timeout;
+    const bool never_sent = result.transport_error == TransportError::kConnect ||
+                            (result.transport_error == TransportError::kTimeout && before_read_timeout);
+    return Answer::fail(result.error, never_sent ? protocol::kFailCode : protocol::kTimeoutCode);
+  }
+  give_back(key, std::move(client));
+
+  // The answer arrived: read it as common/http's post_xxl_job does.
+  std::optional<Answer> answer;
+  std::string problem;
+  try {
+    answer = protocol::parse<Answer>(result.body);
+  } catch (const protocol::ProtocolError& e) {
+    problem = e.what();
+  }
+  if (result.status == 200) {
+    if (answer) return std::move(*answer);
+    return Answer::fail("invalid answer from POST " + url + ": " + problem);
+  }
+  if (answer && !answer->is_success()) return std::move(*answer);
+  std::string message = "HTTP " + std::to_string(result.status) + " from POST " + url;
+  if (!result.body.empty()) {
+    message += ": " + result.body.substr(0, kBodyExcerpt);
+    if (result.body.size() > kBodyExcerpt) message += "...";
+  }
+  return Answer::fail(std::move(message));
+}
+
+ExecutorClient::Result HttpExecutorClient::beat(const std::string& address, const std::string& access_token) {
+  // XXL-JOB 2.4's admin sends the JSON string "" as /beat's body.
+  return call<std::string>(address, access_token, protocol::kBeatPath, "\"\"");
+}
+
+ExecutorClient::Result HttpExecutorClient::idle_beat(const std::string& address, const std::string& access_token,
+                                                     std::int32_t job_id) {
+  return call<std::string>(address, access_token, protocol::kIdleBeatPath,
+                           protocol::to_json_string(protocol::IdleBeatParam{job_id}));
+}
+
+ExecutorClient::Result HttpExecutorClient::run(const std::string& address, const std::string& access_token,
+                                               const protocol::TriggerParam& trigger) {
+  return call<std::string>(address, access_token, protocol::kRunPath, protocol::to_json_string(trigger));
+}
+
+ExecutorClient::Result HttpExecutorClient::kill(const std::string& address, const std::string& access_token,
+                                                std::int32_t job_id) {
+  return call<std::string>(address, access_token, protocol::kKillPath,
+                           protocol::to_json_string(protocol::KillParam{job_id}));
+}
+
+protocol::ReturnT<protocol::LogResult> HttpExecutorClient::log(const std::string& address,
+                                                               const std::string& access_token,
+                                                               const protocol::LogParam& param) {
+  return call<protocol::LogResult>(address, access_token, protocol::kLogPath, protocol::to_json_string(param));
+}
+
+}  // namespace cronwheel::admin

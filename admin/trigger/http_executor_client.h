@@ -1,0 +1,96 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "admin/trigger/executor_client.h"
+#include "common/http/http_client.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+// ExecutorClient over common/http's HttpClient: XXL-JOB 2.4 calls with the access token
+// header, over kept-alive connections (TCP_NODELAY) that are reused across calls.
+//
+// An HttpClient holds one connection and serves one thread at a time, so each call checks one
+// out of a pool kept per (address, access token) and gives it back after; a call finding the
+// pool empty opens a new connection, so parallel calls to one executor are never serialized.
+// At most max_idle_per_address connections are kept idle per pool; more are closed when given
+// back. A connection idle for longer than max_idle_time is closed instead of reused, and pools
+// of addresses no longer called disappear with their last connection.
+//
+// A connection whose call failed in transport is closed rather than reused. Nothing is retried
+// here: a POST /run that failed on the way may have reached the executor (see the 502 rule in
+// executor_client.h, which this class implements).
+//
+// Thread-safe.
+class HttpExecutorClient final : public ExecutorClient {
+ public:
+  struct Options {
+    // Must be shorter than read_timeout: a timeout that comes sooner than read_timeout is known
+    // to be the connect's, so the request was never sent (500, not 502).
+    std::chrono::milliseconds connect_timeout{3'000};
+    // The executor answers /run as soon as it has queued the run.
+    std::chrono::milliseconds read_timeout{10'000};
+    std::chrono::milliseconds write_timeout{10'000};
+    std::size_t max_idle_per_address = 8;
+    // Shorter than the executors' own keep-alive timeout (cronwheel's: 15 s; XXL-JOB's Java
+    // executor: 90 s), so a request is never written to a connection the executor is closing:
+    // such a POST fails with no way to tell whether it arrived.
+    std::chrono::milliseconds max_idle_time{5'000};
+  };
+
+  // `clock` ages idle connections (steady time). It must outlive the client.
+  explicit HttpExecutorClient(const common::Clock& clock = common::SystemClock::instance());
+  HttpExecutorClient(const common::Clock& clock, Options options);
+  ~HttpExecutorClient() override;
+
+  HttpExecutorClient(const HttpExecutorClient&) = delete;
+  HttpExecutorClient& operator=(const HttpExecutorClient&) = delete;
+
+  Result beat(const std::string& address, const std::string& access_token) override;
+  Result idle_beat(const std::string& address, const std::string& access_token, std::int32_t job_id) override;
+  Result run(const std::string& address, const std::string& access_token,
+             const common::protocol::TriggerParam& trigger) override;
+  Result kill(const std::string& address, const std::string& access_token, std::int32_t job_id) override;
+  common::protocol::ReturnT<common::protocol::LogResult> log(const std::string& address,
+                                                             const std::string& access_token,
+                                                             const common::protocol::LogParam& param) override;
+
+  // Idle connections kept now, over every address (metrics and tests).
+  std::size_t idle_connections() const;
+  // Pools (address, token pairs) kept now.
+  std::size_t pools() const;
+
+ private:
+  using Key = std::pair<std::string, std::string>;  // (address, access token)
+  struct Idle {
+    std::unique_ptr<common::http::HttpClient> client;
+    common::Clock::SteadyTime since;
+  };
+
+  template <class T>
+  common::protocol::ReturnT<T> call(const std::string& address, const std::string& access_token,
+                                    std::string_view path, std::string_view body);
+  std::unique_ptr<common::http::HttpClient> checkout(const Key& key);
+  void give_back(const Key& key, std::unique_ptr<common::http::HttpClient> client);
+  // Moves every connection idle for too long out of the pools, into `expired`, and drops empty
+  // pools. Call with the mutex held; destroy `expired` after releasing it.
+  void sweep(common::Clock::SteadyTime now, std::vector<Idle>& expired);
+
+  const common::Clock& clock_;
+  const Options options_;
+
+  mutable std::mutex mutex_;
+  std::map<Key, std::vector<Idle>> idle_;  // most recently given back last
+  common::Clock::SteadyTime last_sweep_{};
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "admin/route/route_table.h"
+#include "admin/scheduler/fire.h"
+#include "admin/trigger/executor_client.h"
+#include "admin/trigger/trigger_store.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+// Sends fires to executors, exactly as docs/scheduling.md "Sending a fire" says:
+//
+//  1. load the pending row with its job and group (not this node's pending fire any more:
+//     kDropped);
+//  2. resolve the addresses: the row's own list (executor_address, comma-separated: an
+//     operator's override on a MANUAL or API fire) when not empty, else the group's
+//     address_list (entered by hand for a manual group, kept equal to the live registrations
+//     for an automatic one). None: the fire fails, "no executor address for group <appName>";
+//  3. route with the job's strategy (FAILOVER and BUSYOVER beat the executors first); a route
+//     that finds no executor fails the fire with every answer;
+//  4. claim it (pending → sending, with the executor, handler, parameters and shard); a
+//     SHARDING_BROADCAST fire becomes one row per address in that same transaction. A claim
+//     that matches nothing means the fire was taken over or cancelled: kDropped;
+//  5. POST /run to each claimed row's executor, with the group's access token (or the
+//     admin's), and record the answer: sending → triggered, or sending → failed with the
+//     reason; a failure with retries left gets a RETRY fire (TriggerStore::record_failed).
+//     A row whose POST would start later than send_deadline after the claim is not sent: it
+//     goes back to pending (see Options::send_deadline).
+//
+// A row that is already one shard of a broadcast (shard_total > 1: a retry of one shard, or a
+// shard put back to pending after its node died) is sent as that shard only, not expanded
+// again: to its executor_address when that is one address, else to the address at its shard
+// index in the current list, as XXL-JOB retries a shard.
+//
+// When /run gets no answer after the request went out (ExecutorClient's 502), the executor may
+// have queued the run, so it is asked (/log) before anything else happens: it has the run →
+// triggered; it has not → failed, and retried like any failed trigger; no answer → failed as
+// "delivery unknown", without a retry, since a retry could run it twice.
+//
+// No transaction is open during an HTTP call: each store call is its own short transaction.
+// The database unreachable before the claim leaves the fire pending, for a later attempt
+// (kDropped). Unreachable when the answer is to be recorded, it is retried a few times; if it
+// stays unreachable the row stays `sending` (the executor's result callback, which may move a
+// `sending` row, still completes an accepted run).
+//
+// Thread-safe: the trigger pools call send() from many threads at once. Routing state (ROUND,
+// LFU, LRU) is this object's, shared by every send.
+class TriggerService final : public FireSender {
+ public:
+  struct Options {
+    // This node's id: the owner of the fires it sends. Asked on every send, since a node
+    // listening on port 0 knows its id only once started. Required.
+    std::function<std::string()> node_id;
+    // Sent to executors whose group has no access token of its own (--access-token).
+    std::string access_token;
+    // A claimed row not POSTed within this time of its claim is not sent by this attempt: it
+    // goes back to pending for a later one. This fences a node that stalled (or lost the
+    // database but not the executors) after its claim: another node takes its `sending` fires
+    // over only once its lease expired, at the earliest lease - heartbeat (12 s by default)
+    // after the claim, and asks the executor; a /run still posted after that could run the fire
+    // a second time. Must stay below lease - heartbeat interval. It matters for broadcasts,
+    // whose shards are posted one after the other.
+    std::chrono::milliseconds send_deadline{8'000};
+    // The node's own lease must have this much left for a claim, and a POST must start this
+    // long before the lease (as it was at the claim) ends, whichever of this and send_deadline
+    // comes first.
+    std::chrono::milliseconds lease_margin{2'000};
+    // Recording an answer while the database is unreachable: attempts, and the wait before the
+    // second one (doubling after).
+    int record_attempts = 5;
+    std::chrono::milliseconds record_backoff{200};
+    // Random picks of RANDOM, ROUND and LEAST_FREQUENTLY_USED.
+    RandomIndex random = default_random_index();
+  };
+
+  // Everything given must outlive the service.
+  TriggerService(TriggerStore& store, ExecutorClient& client, common::Clock& clock, Options options);
+
+  SendOutcome send(const PendingFire& fire) noexcept override;
+
+  RouteTable& routes() noexcept { return routes_; }
+
+ private:
+  SendOutcome send_loaded(const TriggerStore::LoadedFire& fire, const std::string& node);
+  // Runs a store write, retrying while the database is unreachable.
+  template <class F>
+  auto record(F&& write) -> decltype(write());
+
+  TriggerStore& store_;
+  ExecutorClient& client_;
+  common::Clock& clock_;
+  const Options options_;
+  RouteTable routes_;
+};
+
+// Splits an address list "http://a:9999/, http://b:9999/" at commas, trimming spaces and
+// dropping empty entries.
+std::vector<std::string> split_addresses(const std::string& list);
+
+}  // namespace cronwheel::admin

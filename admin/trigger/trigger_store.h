@@ -1,0 +1,140 @@
+#pragma once
+
+// What sending a fire reads and writes (docs/scheduling.md, "Sending a fire"): the pending row
+// with its job and group, the claim (pending → sending, broadcast expansion), and the answer
+// (sending → triggered or failed, with the retry a failure leads to).
+//
+// Every change is one transaction and one guarded transition: it happens only while the row is
+// in the expected state and owned by the calling node, so a fire taken over by another node or
+// cancelled meanwhile is left alone, and of two concurrent attempts exactly one moves a row.
+// No method is ever called with a transaction open across an HTTP call: the caller reads,
+// calls the executor, then writes.
+//
+// Failures: the database's exceptions propagate (DatabaseUnavailable when it cannot be
+// reached); then nothing was written.
+//
+// One real implementation (PgTriggerStore, admin/store/pg_trigger_store.h) and one fake
+// (tests/support/fake_trigger_store.h). Thread-safe.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/store/records.h"
+
+namespace cronwheel::admin {
+
+class TriggerStore {
+ public:
+  virtual ~TriggerStore() = default;
+
+  // A pending fire as it is sent: the row, its job and the job's group, read together.
+  struct LoadedFire {
+    JobLog log;
+    Job job;
+    Group group;
+  };
+  // The row if it is `pending` and owned by `node_id`, with its job and group; nullopt when it
+  // is not (sent, cancelled, taken over, deleted with its job).
+  virtual std::optional<LoadedFire> load_pending(std::int64_t log_id, std::string_view node_id) = 0;
+
+  // Moves a pending fire to `sending` on its way to the executor(s).
+  struct Claim {
+    std::int64_t log_id = 0;
+    std::string node_id;
+    std::int64_t trigger_time = 0;  // epoch ms
+    std::string executor_handler;   // what is sent, recorded on every row
+    std::string executor_param;
+    // One address: the row is sent there as shard (shard_index, shard_total) — 0 of 1 for an
+    // ordinary fire, its own shard for a row that is one shard of a broadcast already.
+    // Several (SHARDING_BROADCAST): the row becomes shard 0 of addresses.size() sent to
+    // addresses[0], and a row for each shard i ≥ 1 is inserted, already `sending` to
+    // addresses[i] (same job, trigger type, scheduled time, owner, parameters and retry count).
+    std::vector<std::string> addresses;
+    int shard_index = 0;
+    int shard_total = 1;
+    // The claim is refused while the node's own lease (its admin_node row) ends within this
+    // time (database clock): another node may be about to take its fires over. A node without
+    // an admin_node row has no lease to lose.
+    std::int64_t min_lease_ms = 0;
+  };
+  // One row to send, as claimed.
+  struct Shard {
+    std::int64_t log_id = 0;
+    std::string address;
+    int shard_index = 0;
+    int shard_total = 1;
+
+    friend bool operator==(const Shard&, const Shard&) = default;
+  };
+  struct Claimed {
+    // The rows to send in shard order (the claimed row first); empty when the claim was refused.
+    std::vector<Shard> shards;
+    // What was left of the node's lease at the claim (database clock), when it has one.
+    std::optional<std::int64_t> lease_left_ms;
+  };
+  // One transaction: the transition pending → sending guarded by state = 'pending' AND
+  // admin_node = node_id (and by the node's lease, see Claim::min_lease_ms), then the broadcast
+  // rows. No shards when the guard matched no row: the fire is no longer this node's to send,
+  // or not now. A broadcast shard that exists already (a scheduled fire is unique per job,
+  // scheduled time and shard) is not inserted again, and not returned.
+  virtual Claimed claim(const Claim& claim) = 0;
+
+  // How recording an answer came out.
+  enum class Recorded {
+    kRecorded,     // the row moved (sending → triggered, or → failed)
+    kResultFirst,  // the run's result arrived before /run's answer (the row is succeeded or
+                   // failed already): its trigger code and message were recorded, its state kept
+    kNotOurs,      // the row is no longer this node's (taken over, deleted): nothing written
+  };
+
+  // sending → pending, for a claimed row that was not sent in time (TriggerService's send
+  // deadline): trigger_time cleared, `note` appended to the trigger message, guarded by
+  // state = 'sending' AND admin_node = node_id. False when the row was no longer this node's
+  // sending row (nothing written). The row keeps its executor and shard, and is sent again by a
+  // later attempt.
+  virtual bool release_claim(std::int64_t log_id, std::string_view node_id, const std::string& note) = 0;
+
+  // Trigger messages are appended to what the row has (a line break between): a note written
+  // by an earlier attempt or by the node that took the fire over is kept.
+  //
+  // sending → triggered: trigger_code 200, trigger_msg as given. When the result came first
+  // (the executor's callback beat the answer to /run), only the trigger code and message are
+  // written.
+  virtual Recorded record_triggered(std::int64_t log_id, std::string_view node_id,
+                                    const std::string& trigger_msg) = 0;
+
+  // A fire that could not be delivered: `from` → failed, trigger_code 500, trigger_msg as
+  // given, guarded by state = from AND admin_node = node_id. `from` is "sending" (the executor
+  // refused the run, or was not reached) or "pending" (it failed before any executor was
+  // chosen: no address, routing failed); a pending row also gets its trigger_time, handler and
+  // parameters.
+  //
+  // In the same transaction, when the transition happened:
+  //  - retry and the row has retries left (executor_fail_retry_count > 0): a RETRY fire,
+  //    pending, owned by node_id, due at now + the job's retry interval, with one retry fewer,
+  //    the row's parameters and shard, parent_log_id = the row; routed afresh when sent;
+  //  - a FIX_DELAY job still awaiting this fire's end (trigger_status 1, trigger_next_time =
+  //    kAwaitingCompletion) gets its next time: now + its delay.
+  struct Failure {
+    std::int64_t log_id = 0;
+    std::string node_id;
+    std::string from = "sending";
+    std::int64_t now = 0;  // epoch ms
+    std::string trigger_msg;
+    bool retry = true;
+    // "pending" only: recorded on the row.
+    std::string executor_handler;
+    std::string executor_param;
+  };
+  struct Failed {
+    // kRecorded, or kNotOurs when the row was no longer in `from` or no longer this node's.
+    Recorded recorded = Recorded::kNotOurs;
+    std::optional<JobLog> retry;  // the RETRY fire inserted
+  };
+  virtual Failed record_failed(const Failure& failure) = 0;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,484 @@
+// PgTriggerStore on a real PostgreSQL: the claim guard (racing senders, takeovers, broadcast
+// rows), recording answers, retries, and the TriggerService over it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <latch>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "admin/scheduler/fire.h"
+#include "admin/store/database.h"
+#include "admin/store/migrator.h"
+#include "admin/store/pg_store_support.h"
+#include "admin/store/pg_stores.h"
+#include "admin/store/pg_trigger_store.h"
+#include "admin/trigger/trigger_service.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/fake_executor_client.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using admin::TriggerStore;
+using Recorded = TriggerStore::Recorded;
+
+const std::string kNode = "node-1";
+const std::string kOther = "node-2";
+const std::vector<std::string> kAddresses = {"http://10.0.0.1:9999/", "http://10.0.0.2:9999/",
+                                             "http://10.0.0.3:9999/"};
+
+void prepare_all(pqxx::connection& c) {
+  admin::PgStores::prepare(c);
+  admin::PgTriggerStore::prepare(c);
+}
+
+class TriggerPgTest : public ::testing::Test {
+ protected:
+  TriggerPgTest() : migrated_(migrate(db_)), database_(options(db_), &prepare_all), stores_(database_, clock_), store_(database_) {
+    admin::Group g;
+    g.app_name = "demo-app";
+    g.title = "Demo";
+    g.address_type = 1;
+    g.address_list = kAddresses;
+    g.access_token = "group-token";
+    group_ = stores_.groups().create(g, system());
+
+    admin::Job j;
+    j.job_group = group_.id;
+    j.job_desc = "demo";
+    j.schedule_type = "CRON";
+    j.schedule_conf = "* * * * * ?";
+    j.executor_handler = "demoHandler";
+    j.executor_param = "job-param";
+    j.retry_interval = 30;
+    job_ = stores_.jobs().create(j, system());
+  }
+
+  static admin::Actor system() { return admin::Actor{std::nullopt, "system", ""}; }
+
+  // A pending fire owned by `node`, as the schedule thread writes it.
+  admin::JobLog pending(const std::string& node = kNode, int retries = 0, std::int64_t scheduled = 1'700'000'000'000,
+                        const std::string& type = "SCHEDULE") {
+    auto id = database_.transact([&](pqxx::work& tx) {
+      return tx
+          .exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node,"
+                        " executor_fail_retry_count) VALUES ($1, $2, 'pending', $3, $4, $5, $6) RETURNING id",
+                        group_.id, job_.id, type, scheduled, node, retries)[0]
+          .as<std::int64_t>();
+    });
+    return log(id);
+  }
+  admin::JobLog log(std::int64_t id) { return *stores_.logs().get(id); }
+  std::int64_t count(const std::string& sql) {
+    return database_.read([&](pqxx::read_transaction& tx) { return tx.exec1(sql)[0].as<std::int64_t>(); });
+  }
+  void exec(const std::string& sql) {
+    database_.transact([&](pqxx::work& tx) { tx.exec(sql); });
+  }
+
+  TriggerStore::Claim claim_of(const admin::JobLog& l, std::vector<std::string> addresses = {kAddresses[0]},
+                               const std::string& node = kNode) {
+    TriggerStore::Claim c;
+    c.log_id = l.id;
+    c.node_id = node;
+    c.trigger_time = clock_.now_ms();
+    c.executor_handler = "demoHandler";
+    c.executor_param = "p";
+    c.addresses = std::move(addresses);
+    return c;
+  }
+
+  static bool migrate(const TestDatabase& db) {
+    pqxx::connection c(db.url());
+    admin::Migrator().migrate(c);
+    return true;
+  }
+  static admin::Database::Options options(const TestDatabase& db) {
+    admin::Database::Options o;
+    o.url = db.url();
+    o.pool_size = 8;
+    return o;
+  }
+
+  TestDatabase db_;
+  bool migrated_;
+  FakeClock clock_;
+  admin::Database database_;
+  admin::PgStores stores_;
+  admin::PgTriggerStore store_;
+  admin::Group group_;
+  admin::Job job_;
+};
+
+TEST_F(TriggerPgTest, LoadsAPendingFireWithItsJobAndGroup) {
+  auto fire = pending();
+  auto loaded = store_.load_pending(fire.id, kNode);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->log, fire);
+  EXPECT_EQ(loaded->job, *stores_.jobs().get(job_.id));
+  EXPECT_EQ(loaded->group, *stores_.groups().get(group_.id));
+}
+
+TEST_F(TriggerPgTest, LoadSkipsFiresThatAreNotThisNodesPendingOnes) {
+  auto theirs = pending(kOther);
+  EXPECT_FALSE(store_.load_pending(theirs.id, kNode));
+  auto sent = pending(kNode, 0, 1'700'000'001'000);
+  ASSERT_EQ(store_.claim(claim_of(sent)).shards.size(), 1u);
+  EXPECT_FALSE(store_.load_pending(sent.id, kNode));
+  EXPECT_FALSE(store_.load_pending(999'999, kNode));
+}
+
+TEST_F(TriggerPgTest, ClaimMovesThePendingFireToSendingWithItsExecutor) {
+  auto fire = pending();
+  auto shards = store_.claim(claim_of(fire)).shards;
+  ASSERT_EQ(shards.size(), 1u);
+  EXPECT_EQ(shards[0], (TriggerStore::Shard{fire.id, kAddresses[0], 0, 1}));
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "sending");
+  EXPECT_EQ(l.executor_address, kAddresses[0]);
+  EXPECT_EQ(l.executor_handler, "demoHandler");
+  EXPECT_EQ(l.executor_param, "p");
+  EXPECT_EQ(l.trigger_time, clock_.now_ms());
+  EXPECT_EQ(l.admin_node, kNode);
+}
+
+TEST_F(TriggerPgTest, TwoSendersRacingOnOnePendingFireClaimItExactlyOnce) {
+  constexpr int kFires = 20;
+  constexpr int kSenders = 4;
+  for (int f = 0; f < kFires; ++f) {
+    auto fire = pending(kNode, 0, 1'700'000'000'000 + f * 1000);
+    std::latch start(kSenders);
+    std::atomic<int> claimed{0};
+    std::vector<std::thread> senders;
+    for (int s = 0; s < kSenders; ++s) {
+      senders.emplace_back([&, s] {
+        auto c = claim_of(fire, {kAddresses[static_cast<std::size_t>(s) % kAddresses.size()]});
+        start.arrive_and_wait();
+        if (!store_.claim(c).shards.empty()) ++claimed;
+      });
+    }
+    for (auto& t : senders) t.join();
+    EXPECT_EQ(claimed.load(), 1) << "fire " << f;
+    EXPECT_EQ(log(fire.id).state, "sending");
+  }
+}
+
+TEST_F(TriggerPgTest, FireTakenOverByAnotherNodeIsNotClaimed) {
+  auto fire = pending();
+  exec("UPDATE job_log SET admin_node = '" + kOther + "' WHERE id = " + std::to_string(fire.id));
+  EXPECT_TRUE(store_.claim(claim_of(fire)).shards.empty());
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "pending");
+  EXPECT_EQ(l.admin_node, kOther);
+  EXPECT_EQ(l.executor_address, "");
+}
+
+TEST_F(TriggerPgTest, CancelledFireIsNotClaimed) {
+  auto fire = pending(kNode, 0, 1'700'000'000'000, "API");
+  ASSERT_TRUE(stores_.logs().cancel_pending(fire.id, system()));
+  EXPECT_TRUE(store_.claim(claim_of(fire)).shards.empty());
+  EXPECT_EQ(log(fire.id).state, "cancelled");
+}
+
+TEST_F(TriggerPgTest, BroadcastClaimInsertsOneSendingRowPerShardOnce) {
+  auto fire = pending(kNode, 2);
+  constexpr int kSenders = 4;
+  std::latch start(kSenders);
+  std::atomic<int> claimed{0};
+  std::vector<TriggerStore::Shard> shards;
+  std::mutex mutex;
+  std::vector<std::thread> senders;
+  for (int s = 0; s < kSenders; ++s) {
+    senders.emplace_back([&] {
+      auto c = claim_of(fire, kAddresses);
+      start.arrive_and_wait();
+      auto got = store_.claim(c).shards;
+      if (got.empty()) return;
+      ++claimed;
+      std::lock_guard lock(mutex);
+      shards = got;
+    });
+  }
+  for (auto& t : senders) t.join();
+  ASSERT_EQ(claimed.load(), 1);
+  ASSERT_EQ(shards.size(), 3u);
+  EXPECT_EQ(shards[0].log_id, fire.id);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE job_id = " + std::to_string(job_.id)), 3);
+  for (int i = 0; i < 3; ++i) {
+    const auto& s = shards[static_cast<std::size_t>(i)];
+    EXPECT_EQ(s.shard_index, i);
+    EXPECT_EQ(s.shard_total, 3);
+    EXPECT_EQ(s.address, kAddresses[static_cast<std::size_t>(i)]);
+    auto l = log(s.log_id);
+    EXPECT_EQ(l.state, "sending");
+    EXPECT_EQ(l.shard_index, i);
+    EXPECT_EQ(l.shard_total, 3);
+    EXPECT_EQ(l.executor_address, kAddresses[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(l.trigger_type, "SCHEDULE");
+    EXPECT_EQ(l.scheduled_time, fire.scheduled_time);
+    EXPECT_EQ(l.admin_node, kNode);
+    EXPECT_EQ(l.executor_fail_retry_count, 2);
+    EXPECT_EQ(l.executor_param, "p");
+    EXPECT_EQ(l.trigger_time, clock_.now_ms());
+  }
+}
+
+TEST_F(TriggerPgTest, BroadcastLeavesAnExistingScheduledShardAlone) {
+  auto fire = pending();
+  // Shard 1 of this scheduled fire exists already (written by an earlier expansion).
+  exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, shard_index,"
+       " shard_total) VALUES (" + std::to_string(group_.id) + ", " + std::to_string(job_.id) + ", 'pending', 'SCHEDULE', " +
+       std::to_string(fire.scheduled_time) + ", '" + kNode + "', 1, 3)");
+  auto shards = store_.claim(claim_of(fire, kAddresses)).shards;
+  ASSERT_EQ(shards.size(), 2u);
+  EXPECT_EQ(shards[0].shard_index, 0);
+  EXPECT_EQ(shards[1].shard_index, 2);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log"), 3);
+}
+
+TEST_F(TriggerPgTest, ClaimIsRefusedWhileTheNodesLeaseIsEnding) {
+  exec("INSERT INTO admin_node (node_id, lease_until) VALUES ('" + kNode + "', now() + interval '1 second')");
+  auto fire = pending();
+  auto c = claim_of(fire);
+  c.min_lease_ms = 2000;
+  EXPECT_TRUE(store_.claim(c).shards.empty());
+  EXPECT_EQ(log(fire.id).state, "pending");
+
+  exec("UPDATE admin_node SET lease_until = now() + interval '60 seconds' WHERE node_id = '" + kNode + "'");
+  auto claimed = store_.claim(c);
+  ASSERT_EQ(claimed.shards.size(), 1u);
+  ASSERT_TRUE(claimed.lease_left_ms);
+  EXPECT_GT(*claimed.lease_left_ms, 50'000);
+  EXPECT_LE(*claimed.lease_left_ms, 60'000);
+}
+
+TEST_F(TriggerPgTest, ClaimByANodeWithoutALeaseRowHasNoLeaseBound) {
+  auto fire = pending();
+  auto c = claim_of(fire);
+  c.min_lease_ms = 2000;
+  auto claimed = store_.claim(c);
+  EXPECT_EQ(claimed.shards.size(), 1u);
+  EXPECT_FALSE(claimed.lease_left_ms);
+}
+
+TEST_F(TriggerPgTest, ReleasedClaimIsPendingAgainWithItsExecutorAndShard) {
+  auto fire = pending();
+  auto shards = store_.claim(claim_of(fire, kAddresses)).shards;
+  ASSERT_EQ(shards.size(), 3u);
+  EXPECT_TRUE(store_.release_claim(shards[2].log_id, kNode, "not sent in time"));
+  auto l = log(shards[2].log_id);
+  EXPECT_EQ(l.state, "pending");
+  EXPECT_FALSE(l.trigger_time);
+  EXPECT_EQ(l.executor_address, kAddresses[2]);
+  EXPECT_EQ(l.shard_index, 2);
+  EXPECT_EQ(l.shard_total, 3);
+  EXPECT_EQ(l.trigger_msg, "not sent in time");
+  EXPECT_FALSE(store_.release_claim(shards[2].log_id, kNode, "again")) << "only a sending row is released";
+  EXPECT_FALSE(store_.release_claim(shards[1].log_id, kOther, "x")) << "only by its owner";
+  EXPECT_TRUE(store_.load_pending(shards[2].log_id, kNode));
+}
+
+TEST_F(TriggerPgTest, RecordTriggeredMovesSendingToTriggered) {
+  auto fire = pending();
+  store_.claim(claim_of(fire));
+  EXPECT_EQ(store_.record_triggered(fire.id, kNode, "Code: 200"), Recorded::kRecorded);
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "triggered");
+  EXPECT_EQ(l.trigger_code, 200);
+  EXPECT_EQ(l.trigger_msg, "Code: 200");
+}
+
+TEST_F(TriggerPgTest, RecordingKeepsAnEarlierNoteOfTheRow) {
+  auto fire = pending();
+  exec("UPDATE job_log SET trigger_msg = 'taken over from node-9' WHERE id = " + std::to_string(fire.id));
+  store_.claim(claim_of(fire));
+  ASSERT_EQ(store_.record_triggered(fire.id, kNode, "Code: 200"), Recorded::kRecorded);
+  EXPECT_EQ(log(fire.id).trigger_msg, "taken over from node-9\nCode: 200");
+}
+
+TEST_F(TriggerPgTest, RecordTriggeredAfterTheResultKeepsTheResult) {
+  auto fire = pending();
+  store_.claim(claim_of(fire));
+  exec("UPDATE job_log SET state = 'succeeded', handle_code = 200, handle_time = now() WHERE id = " +
+       std::to_string(fire.id));
+  EXPECT_EQ(store_.record_triggered(fire.id, kNode, "Code: 200"), Recorded::kResultFirst);
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "succeeded");
+  EXPECT_EQ(l.trigger_code, 200);
+  EXPECT_EQ(l.handle_code, 200);
+}
+
+TEST_F(TriggerPgTest, RecordingOnARowTakenOverWritesNothing) {
+  auto fire = pending();
+  store_.claim(claim_of(fire));
+  exec("UPDATE job_log SET admin_node = '" + kOther + "' WHERE id = " + std::to_string(fire.id));
+  EXPECT_EQ(store_.record_triggered(fire.id, kNode, "x"), Recorded::kNotOurs);
+  TriggerStore::Failure f;
+  f.log_id = fire.id;
+  f.node_id = kNode;
+  f.now = clock_.now_ms();
+  f.trigger_msg = "x";
+  EXPECT_EQ(store_.record_failed(f).recorded, Recorded::kNotOurs);
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "sending");
+  EXPECT_EQ(l.trigger_code, 0);
+}
+
+TEST_F(TriggerPgTest, FailedSendWithRetriesLeftInsertsOneRetry) {
+  auto fire = pending(kNode, 2);
+  store_.claim(claim_of(fire));
+  TriggerStore::Failure f;
+  f.log_id = fire.id;
+  f.node_id = kNode;
+  f.now = clock_.now_ms();
+  f.trigger_msg = "refused";
+  constexpr int kRacers = 3;
+  std::latch start(kRacers);
+  std::atomic<int> recorded{0};
+  std::vector<std::thread> racers;
+  for (int i = 0; i < kRacers; ++i) {
+    racers.emplace_back([&] {
+      start.arrive_and_wait();
+      if (store_.record_failed(f).recorded == Recorded::kRecorded) ++recorded;
+    });
+  }
+  for (auto& t : racers) t.join();
+  EXPECT_EQ(recorded.load(), 1);
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "failed");
+  EXPECT_EQ(l.trigger_code, 500);
+  EXPECT_EQ(l.trigger_msg, "refused");
+  ASSERT_EQ(count("SELECT count(*) FROM job_log WHERE trigger_type = 'RETRY'"), 1);
+  auto retry_id = count("SELECT id FROM job_log WHERE trigger_type = 'RETRY'");
+  auto retry = log(retry_id);
+  EXPECT_EQ(retry.state, "pending");
+  EXPECT_EQ(retry.admin_node, kNode);
+  EXPECT_EQ(retry.scheduled_time, clock_.now_ms() + 30'000);
+  EXPECT_EQ(retry.executor_fail_retry_count, 1);
+  EXPECT_EQ(retry.parent_log_id, fire.id);
+  EXPECT_EQ(retry.executor_param, "p");
+  EXPECT_EQ(retry.executor_address, "");
+  EXPECT_EQ(retry.job_group, group_.id);
+}
+
+TEST_F(TriggerPgTest, FailureWithoutRetryOrRetriesLeftInsertsNone) {
+  auto fire = pending(kNode, 0);
+  store_.claim(claim_of(fire));
+  TriggerStore::Failure f;
+  f.log_id = fire.id;
+  f.node_id = kNode;
+  f.now = clock_.now_ms();
+  auto failed = store_.record_failed(f);
+  EXPECT_EQ(failed.recorded, Recorded::kRecorded);
+  EXPECT_FALSE(failed.retry);
+
+  auto unknown = pending(kNode, 3, 1'700'000'001'000);
+  store_.claim(claim_of(unknown));
+  f.log_id = unknown.id;
+  f.retry = false;
+  EXPECT_FALSE(store_.record_failed(f).retry);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE trigger_type = 'RETRY'"), 0);
+}
+
+TEST_F(TriggerPgTest, PendingFireFailsWithItsTriggerTimeHandlerAndParameters) {
+  auto fire = pending(kNode, 1);
+  TriggerStore::Failure f;
+  f.log_id = fire.id;
+  f.node_id = kNode;
+  f.from = "pending";
+  f.now = clock_.now_ms();
+  f.trigger_msg = "no executor address for group demo-app";
+  f.executor_handler = "demoHandler";
+  f.executor_param = "job-param";
+  auto failed = store_.record_failed(f);
+  ASSERT_EQ(failed.recorded, Recorded::kRecorded);
+  ASSERT_TRUE(failed.retry);
+  EXPECT_EQ(failed.retry->executor_param, "job-param");
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "failed");
+  EXPECT_EQ(l.trigger_time, clock_.now_ms());
+  EXPECT_EQ(l.executor_handler, "demoHandler");
+  EXPECT_EQ(l.executor_param, "job-param");
+  EXPECT_EQ(l.trigger_msg, "no executor address for group demo-app");
+}
+
+TEST_F(TriggerPgTest, FailedTriggerSetsTheNextTimeOfAFixDelayJobAwaitingIt) {
+  exec("UPDATE job_info SET schedule_type = 'FIX_DELAY', schedule_conf = '10', trigger_status = 1,"
+       " trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) + " WHERE id = " + std::to_string(job_.id));
+  auto fire = pending();
+  store_.claim(claim_of(fire));
+  TriggerStore::Failure f;
+  f.log_id = fire.id;
+  f.node_id = kNode;
+  f.now = clock_.now_ms();
+  store_.record_failed(f);
+  EXPECT_EQ(stores_.jobs().get(job_.id)->trigger_next_time, clock_.now_ms() + 10'000);
+
+  // A job stopped meanwhile keeps its stop.
+  exec("UPDATE job_info SET trigger_status = 0, trigger_next_time = 0 WHERE id = " + std::to_string(job_.id));
+  auto second = pending(kNode, 0, 1'700'000'001'000);
+  store_.claim(claim_of(second));
+  f.log_id = second.id;
+  store_.record_failed(f);
+  EXPECT_EQ(stores_.jobs().get(job_.id)->trigger_next_time, 0);
+}
+
+TEST_F(TriggerPgTest, SendersOfOneFireOnARealDatabaseCallTheExecutorOnce) {
+  FakeExecutorClient client;
+  auto make = [&](const std::string& node) {
+    admin::TriggerService::Options o;
+    o.node_id = [node] { return node; };
+    return std::make_unique<admin::TriggerService>(store_, client, clock_, o);
+  };
+  auto ring = make(kNode);
+  auto feeder = make(kNode);
+  auto other_node = make(kOther);
+  auto fire = pending();
+  std::latch start(3);
+  std::atomic<int> triggered{0};
+  std::vector<std::thread> senders;
+  for (auto* sender : {ring.get(), feeder.get(), other_node.get()}) {
+    senders.emplace_back([&, sender] {
+      start.arrive_and_wait();
+      if (sender->send({fire.id, fire.job_id, fire.scheduled_time}).kind == admin::SendOutcome::Kind::kTriggered) {
+        ++triggered;
+      }
+    });
+  }
+  for (auto& t : senders) t.join();
+  EXPECT_EQ(triggered.load(), 1);
+  auto runs = client.calls("run");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].access_token, "group-token");
+  EXPECT_EQ(runs[0].address, kAddresses[0]);
+  auto l = log(fire.id);
+  EXPECT_EQ(l.state, "triggered");
+  EXPECT_EQ(l.trigger_code, 200);
+  EXPECT_NE(l.trigger_msg.find("Addresses (entered by hand)"), std::string::npos) << l.trigger_msg;
+}
+
+TEST_F(TriggerPgTest, BroadcastThroughTheServiceTriggersEveryShard) {
+  exec("UPDATE job_info SET executor_route_strategy = 'SHARDING_BROADCAST' WHERE id = " + std::to_string(job_.id));
+  FakeExecutorClient client;
+  admin::TriggerService::Options o;
+  o.node_id = [] { return kNode; };
+  admin::TriggerService service(store_, client, clock_, o);
+  auto fire = pending();
+  EXPECT_EQ(service.send({fire.id, fire.job_id, fire.scheduled_time}).kind, admin::SendOutcome::Kind::kTriggered);
+  EXPECT_EQ(client.calls("run").size(), 3u);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'triggered' AND shard_total = 3"), 3);
+  // Sending the same fire again does nothing.
+  EXPECT_EQ(service.send({fire.id, fire.job_id, fire.scheduled_time}).kind, admin::SendOutcome::Kind::kDropped);
+  EXPECT_EQ(client.calls("run").size(), 3u);
+}
+
+}  // namespace
+}  // namespace cronwheel::testing

@@ -1,0 +1,393 @@
+// HttpExecutorClient against executors on 127.0.0.1: a scripted one (a plain HttpServer that
+// records what arrives and on which connection) and the real executor library. Real sockets,
+// ports chosen by the OS; waits are bounded by gates and latches, never sleeps.
+#include "admin/trigger/http_executor_client.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <future>
+#include <latch>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/http/http_server.h"
+#include "common/protocol/constants.h"
+#include "common/protocol/messages.h"
+#include "cronwheel/executor.h"
+#include "tests/support/fake_admin.h"
+#include "tests/support/fake_clock.h"
+
+namespace cronwheel::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace protocol = common::protocol;
+using namespace std::chrono_literals;
+
+// A one-shot gate handlers block on until the test opens it.
+class Gate {
+ public:
+  void open() {
+    {
+      std::lock_guard lock(mutex_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  bool wait(std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [this] { return open_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+// An executor that answers what the test scripts and records each request with the client's
+// port (one port per connection).
+class ScriptedExecutor {
+ public:
+  struct Request {
+    std::string path;
+    std::string body;
+    std::string token;
+    int remote_port = 0;
+  };
+
+  explicit ScriptedExecutor(int port = 0) {
+    common::http::HttpServerOptions o;
+    o.host = "127.0.0.1";
+    o.port = port;
+    o.worker_threads = 8;
+    o.error_formatter = common::http::xxl_job_error;
+    o.name = "scripted-exec";
+    server_ = std::make_unique<common::http::HttpServer>(o);
+    for (auto path : {"/beat", "/idleBeat", "/run", "/kill", "/log"}) {
+      server_->post(path, [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); });
+    }
+    server_->start();
+  }
+  ~ScriptedExecutor() { stop(); }
+
+  void stop() {
+    release_.open();
+    server_->stop();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()) + "/"; }
+  int port() const { return server_->port(); }
+
+  // The next answers: status and body (default: 200 and a successful ReturnT).
+  void answer(int status, std::string body) {
+    std::lock_guard lock(mutex_);
+    status_ = status;
+    body_ = std::move(body);
+  }
+  // Handlers wait for release() (or the server's stop) before answering; `arrived` counts down
+  // once per request that started waiting.
+  void hold(std::latch* arrived) {
+    std::lock_guard lock(mutex_);
+    hold_ = true;
+    arrived_ = arrived;
+  }
+  void release() { release_.open(); }
+
+  std::vector<Request> requests() const {
+    std::lock_guard lock(mutex_);
+    return requests_;
+  }
+  std::set<int> ports() const {
+    std::set<int> out;
+    for (const auto& r : requests()) out.insert(r.remote_port);
+    return out;
+  }
+
+ private:
+  void handle(const httplib::Request& req, httplib::Response& res) {
+    bool hold = false;
+    std::latch* arrived = nullptr;
+    int status = 0;
+    std::string body;
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back({req.path, req.body, req.get_header_value(std::string(protocol::kAccessTokenHeader)),
+                           req.remote_port});
+      hold = hold_;
+      arrived = arrived_;
+      status = status_;
+      body = body_;
+    }
+    if (hold) {
+      if (arrived != nullptr) arrived->count_down();
+      release_.wait();
+    }
+    res.status = status;
+    res.set_content(body, "application/json");
+  }
+
+  std::unique_ptr<common::http::HttpServer> server_;
+  mutable std::mutex mutex_;
+  std::vector<Request> requests_;
+  int status_ = 200;
+  std::string body_ = R"({"code":200,"msg":null,"content":null})";
+  bool hold_ = false;
+  std::latch* arrived_ = nullptr;
+  Gate release_;
+};
+
+int closed_port() {
+  ScriptedExecutor gone;
+  int port = gone.port();
+  gone.stop();
+  return port;
+}
+
+protocol::TriggerParam trigger(std::int64_t log_id) {
+  protocol::TriggerParam p;
+  p.job_id = 12;
+  p.executor_handler = "demoHandler";
+  p.executor_params = "a=1";
+  p.executor_block_strategy = "SERIAL_EXECUTION";
+  p.executor_timeout = 5;
+  p.log_id = log_id;
+  p.log_date_time = 1'700'000'000'000;
+  p.glue_type = "BEAN";
+  p.broadcast_index = 1;
+  p.broadcast_total = 2;
+  return p;
+}
+
+TEST(HttpExecutorClient, RunPostsTheTriggerParamWithTheAccessToken) {
+  ScriptedExecutor executor;
+  admin::HttpExecutorClient client;
+  auto answer = client.run(executor.url(), "secret", trigger(99));
+  EXPECT_TRUE(answer.is_success()) << answer.msg;
+  auto requests = executor.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].path, "/run");
+  EXPECT_EQ(requests[0].token, "secret");
+  EXPECT_EQ(protocol::parse<protocol::TriggerParam>(requests[0].body), trigger(99));
+}
+
+TEST(HttpExecutorClient, BeatIdleBeatKillAndLogSendXxlJobBodies) {
+  ScriptedExecutor executor;
+  admin::HttpExecutorClient client;
+  EXPECT_TRUE(client.beat(executor.url(), "").is_success());
+  EXPECT_TRUE(client.idle_beat(executor.url(), "", 7).is_success());
+  EXPECT_TRUE(client.kill(executor.url(), "", 8).is_success());
+  executor.answer(200, R"({"code":200,"msg":null,"content":{"fromLineNum":1,"toLineNum":2,"logContent":"a\nb\n","isEnd":true}})");
+  protocol::LogParam param;
+  param.log_id = 5;
+  param.log_date_time = 1'700'000'000'000;
+  param.from_line_num = 1;
+  auto log = client.log(executor.url(), "", param);
+  ASSERT_TRUE(log.is_success()) << log.msg;
+  ASSERT_TRUE(log.content);
+  EXPECT_EQ(log.content->to_line_num, 2);
+  EXPECT_EQ(log.content->log_content, "a\nb\n");
+  EXPECT_TRUE(log.content->is_end);
+
+  auto requests = executor.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].path, "/beat");
+  EXPECT_EQ(requests[0].body, "\"\"");
+  EXPECT_EQ(requests[0].token, "");
+  EXPECT_EQ(requests[1].path, "/idleBeat");
+  EXPECT_EQ(protocol::parse<protocol::IdleBeatParam>(requests[1].body).job_id, 7);
+  EXPECT_EQ(requests[2].path, "/kill");
+  EXPECT_EQ(protocol::parse<protocol::KillParam>(requests[2].body).job_id, 8);
+  EXPECT_EQ(requests[3].path, "/log");
+  EXPECT_EQ(protocol::parse<protocol::LogParam>(requests[3].body), param);
+}
+
+TEST(HttpExecutorClient, SequentialCallsReuseOneKeptAliveConnection) {
+  ScriptedExecutor executor;
+  admin::HttpExecutorClient client;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client.run(executor.url(), "t", trigger(i)).is_success());
+  EXPECT_EQ(executor.requests().size(), 5u);
+  EXPECT_EQ(executor.ports().size(), 1u) << "one connection for all five calls";
+  EXPECT_EQ(client.idle_connections(), 1u);
+}
+
+TEST(HttpExecutorClient, ParallelCallsUseOwnConnectionsAndKeepAtMostTheIdleLimit) {
+  ScriptedExecutor executor;
+  admin::HttpExecutorClient::Options o;
+  o.max_idle_per_address = 2;
+  admin::HttpExecutorClient client(common::SystemClock::instance(), o);
+  constexpr int kCalls = 4;
+  std::latch arrived(kCalls);
+  executor.hold(&arrived);
+  std::vector<std::future<admin::ExecutorClient::Result>> calls;
+  for (int i = 0; i < kCalls; ++i) {
+    calls.push_back(std::async(std::launch::async, [&, i] { return client.run(executor.url(), "t", trigger(i)); }));
+  }
+  arrived.wait();  // all four are at the executor at once
+  executor.release();
+  for (auto& c : calls) EXPECT_TRUE(c.get().is_success());
+  EXPECT_EQ(executor.ports().size(), static_cast<std::size_t>(kCalls));
+  EXPECT_EQ(client.idle_connections(), 2u);
+}
+
+TEST(HttpExecutorClient, ConnectionIdleTooLongIsClosedNotReused) {
+  ScriptedExecutor executor;
+  FakeClock clock;
+  admin::HttpExecutorClient::Options o;
+  o.max_idle_time = 5s;
+  admin::HttpExecutorClient client(clock, o);
+  ASSERT_TRUE(client.beat(executor.url(), "").is_success());
+  clock.advance(4s);
+  ASSERT_TRUE(client.beat(executor.url(), "").is_success());
+  EXPECT_EQ(executor.ports().size(), 1u) << "idle for 4 s: reused";
+  clock.advance(5s);
+  ASSERT_TRUE(client.beat(executor.url(), "").is_success());
+  EXPECT_EQ(executor.ports().size(), 2u) << "idle for 5 s: a new connection";
+  EXPECT_EQ(client.idle_connections(), 1u);
+}
+
+TEST(HttpExecutorClient, PoolsOfAddressesNoLongerCalledAreDropped) {
+  ScriptedExecutor one, two;
+  FakeClock clock;
+  admin::HttpExecutorClient::Options o;
+  o.max_idle_time = 5s;
+  admin::HttpExecutorClient client(clock, o);
+  ASSERT_TRUE(client.beat(one.url(), "").is_success());
+  ASSERT_TRUE(client.beat(two.url(), "").is_success());
+  EXPECT_EQ(client.pools(), 2u);
+  clock.advance(6s);
+  ASSERT_TRUE(client.beat(one.url(), "").is_success());
+  EXPECT_EQ(client.pools(), 1u);
+  EXPECT_EQ(client.idle_connections(), 1u);
+}
+
+TEST(HttpExecutorClient, EachAccessTokenHasItsOwnConnections) {
+  ScriptedExecutor executor;
+  admin::HttpExecutorClient client;
+  ASSERT_TRUE(client.beat(executor.url(), "a").is_success());
+  ASSERT_TRUE(client.beat(executor.url(), "b").is_success());
+  ASSERT_TRUE(client.beat(executor.url(), "a").is_success());
+  auto requests = executor.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0].token, "a");
+  EXPECT_EQ(requests[1].token, "b");
+  EXPECT_EQ(requests[2].token, "a");
+  EXPECT_EQ(requests[0].remote_port, requests[2].remote_port);
+  EXPECT_NE(requests[0].remote_port, requests[1].remote_port);
+}
+
+TEST(HttpExecutorClient, ConnectionClosedByTheExecutorIsReplacedNotFailed) {
+  auto executor = std::make_unique<ScriptedExecutor>();
+  const int port = executor->port();
+  admin::HttpExecutorClient client;
+  ASSERT_TRUE(client.beat(executor->url(), "").is_success());
+  ASSERT_EQ(client.idle_connections(), 1u);
+  executor.reset();  // closes the kept-alive connection from its side
+  executor = std::make_unique<ScriptedExecutor>(port);
+  auto answer = client.run(executor->url(), "", trigger(1));
+  EXPECT_TRUE(answer.is_success()) << answer.code << " " << answer.msg;
+  EXPECT_EQ(executor->requests().size(), 1u);
+}
+
+TEST(HttpExecutorClient, UnreachableExecutorIsAFailureThatWasNeverSent) {
+  admin::HttpExecutorClient client;
+  const std::string url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/";
+  auto answer = client.run(url, "", trigger(1));
+  EXPECT_EQ(answer.code, protocol::kFailCode);
+  EXPECT_NE(answer.msg.find(url), std::string::npos) << answer.msg;
+  EXPECT_EQ(client.idle_connections(), 0u);
+}
+
+TEST(HttpExecutorClient, RunWithoutAnAnswerInTimeMayHaveBeenDelivered) {
+  ScriptedExecutor executor;
+  std::latch arrived(1);
+  executor.hold(&arrived);
+  admin::HttpExecutorClient::Options o;
+  o.connect_timeout = 100ms;
+  o.read_timeout = 300ms;
+  admin::HttpExecutorClient client(common::SystemClock::instance(), o);
+  auto answer = client.run(executor.url(), "", trigger(1));
+  EXPECT_EQ(answer.code, protocol::kTimeoutCode) << answer.msg;
+  EXPECT_NE(answer.msg.find("read timeout"), std::string::npos) << answer.msg;
+  EXPECT_EQ(client.idle_connections(), 0u) << "a connection that timed out is not reused";
+  executor.release();
+}
+
+TEST(HttpExecutorClient, AnswerThatIsNotAReturnTIsAFailure) {
+  ScriptedExecutor executor;
+  executor.answer(200, "<html>proxy</html>");
+  admin::HttpExecutorClient client;
+  auto answer = client.run(executor.url(), "", trigger(1));
+  EXPECT_EQ(answer.code, protocol::kFailCode);
+  EXPECT_NE(answer.msg.find("invalid answer from POST " + executor.url() + "run"), std::string::npos) << answer.msg;
+}
+
+TEST(HttpExecutorClient, RefusalKeepsTheExecutorsMessage) {
+  ScriptedExecutor executor;
+  executor.answer(200, R"({"code":500,"msg":"job handler [x] not found.","content":null})");
+  admin::HttpExecutorClient client;
+  auto answer = client.run(executor.url(), "", trigger(1));
+  EXPECT_EQ(answer.code, 500);
+  EXPECT_EQ(answer.msg, "job handler [x] not found.");
+  executor.answer(502, "Bad Gateway");
+  answer = client.run(executor.url(), "", trigger(2));
+  EXPECT_EQ(answer.code, protocol::kFailCode);
+  EXPECT_NE(answer.msg.find("HTTP 502 from POST"), std::string::npos) << answer.msg;
+}
+
+TEST(HttpExecutorClient, MalformedAddressIsAFailureNotAnException) {
+  admin::HttpExecutorClient client;
+  auto answer = client.beat("10.0.0.1:9999", "");
+  EXPECT_EQ(answer.code, protocol::kFailCode);
+  EXPECT_NE(answer.msg.find("10.0.0.1:9999"), std::string::npos) << answer.msg;
+}
+
+TEST(HttpExecutorClient, RunReachesARealExecutorsHandler) {
+  FakeAdmin admin;
+  const fs::path log_dir =
+      fs::temp_directory_path() / ("cronwheel-trigger-test-" + std::to_string(::getpid()));
+  fs::remove_all(log_dir);
+  executor::ExecutorOptions o;
+  o.admin_addresses = {admin.url()};
+  o.app_name = "trigger-test";
+  o.access_token = "secret";
+  o.listen_host = "127.0.0.1";
+  o.listen_port = 0;
+  o.log_dir = log_dir.string();
+  executor::Executor executor(o);
+  std::promise<std::pair<std::string, int>> ran;
+  executor.handle("demoHandler", [&](executor::JobContext& ctx) {
+    ran.set_value({ctx.params(), ctx.shard_index()});
+  });
+  executor.start();
+
+  admin::HttpExecutorClient client;
+  EXPECT_TRUE(client.beat(executor.address(), "secret").is_success());
+  EXPECT_FALSE(client.beat(executor.address(), "wrong").is_success());
+  auto answer = client.run(executor.address(), "secret", trigger(41));
+  ASSERT_TRUE(answer.is_success()) << answer.msg;
+  auto future = ran.get_future();
+  ASSERT_EQ(future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(future.get(), std::make_pair(std::string("a=1"), 1));
+
+  protocol::LogParam unknown;
+  unknown.log_id = 4242;
+  unknown.log_date_time = 1'700'000'000'000;
+  unknown.from_line_num = 1;
+  auto log = client.log(executor.address(), "secret", unknown);
+  ASSERT_TRUE(log.is_success()) << log.msg;
+  EXPECT_EQ(log.content->log_content, "readLog fail, logFile not exists");
+
+  executor.stop();
+  fs::remove_all(log_dir);
+}
+
+}  // namespace
+}  // namespace cronwheel::testing

@@ -1,0 +1,590 @@
+#include "admin/trigger/trigger_service.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <latch>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "admin/store/database.h"
+#include "admin/trigger/delivery_check.h"
+#include "common/protocol/constants.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/fake_executor_client.h"
+#include "tests/support/fake_trigger_store.h"
+
+namespace cronwheel::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using admin::SendOutcome;
+using Result = admin::ExecutorClient::Result;
+using Kind = SendOutcome::Kind;
+
+const std::string kNode = "node-1";
+const std::string kA = "http://10.0.0.1:9999/";
+const std::string kB = "http://10.0.0.2:9999/";
+const std::string kC = "http://10.0.0.3:9999/";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class TriggerServiceTest : public ::testing::Test {
+ protected:
+  TriggerServiceTest() {
+    admin::Group g;
+    g.app_name = "demo-app";
+    g.title = "Demo";
+    g.address_list = {kA, kB};
+    group_ = store_.put_group(g);
+
+    admin::Job j;
+    j.job_group = group_.id;
+    j.job_desc = "demo";
+    j.schedule_type = "CRON";
+    j.schedule_conf = "* * * * * ?";
+    j.executor_route_strategy = "FIRST";
+    j.executor_handler = "demoHandler";
+    j.executor_param = "job-param";
+    j.executor_block_strategy = "DISCARD_LATER";
+    j.executor_timeout = 30;
+    j.glue_type = "BEAN";
+    j.glue_updated_at = 1'690'000'000'000;
+    j.trigger_status = 1;
+    job_ = store_.put_job(j);
+  }
+
+  admin::TriggerService& service() {
+    if (!service_) {
+      admin::TriggerService::Options o;
+      o.node_id = [] { return kNode; };
+      o.access_token = "admin-token";
+      o.record_backoff = 0ms;
+      o.random = [](std::size_t) { return std::size_t{0}; };
+      service_ = std::make_unique<admin::TriggerService>(store_, client_, clock_, o);
+    }
+    return *service_;
+  }
+
+  admin::JobLog pending(std::function<void(admin::JobLog&)> change = {}) {
+    admin::JobLog l;
+    l.job_id = job_.id;
+    l.state = "pending";
+    l.trigger_type = "SCHEDULE";
+    l.scheduled_time = clock_.now_ms();
+    l.admin_node = kNode;
+    if (change) change(l);
+    return store_.put_log(l);
+  }
+
+  SendOutcome send(const admin::JobLog& l) { return service().send({l.id, l.job_id, l.scheduled_time}); }
+  admin::JobLog row(std::int64_t id) { return *store_.log(id); }
+  std::vector<admin::JobLog> retries() {
+    std::vector<admin::JobLog> out;
+    for (const auto& l : store_.logs()) {
+      if (l.trigger_type == "RETRY") out.push_back(l);
+    }
+    return out;
+  }
+  void set_job(std::function<void(admin::Job&)> change) { store_.update_job(job_.id, std::move(change)); }
+  void set_group(std::function<void(admin::Group&)> change) {
+    change(group_);
+    store_.put_group(group_);
+  }
+
+  FakeClock clock_;
+  FakeTriggerStore store_;
+  FakeExecutorClient client_;
+  admin::Group group_;
+  admin::Job job_;
+  std::unique_ptr<admin::TriggerService> service_;
+};
+
+TEST_F(TriggerServiceTest, TriggersAPendingFireAndRecordsTheExecutorsAnswer) {
+  auto fire = pending();
+  auto outcome = send(fire);
+  EXPECT_EQ(outcome.kind, Kind::kTriggered);
+
+  auto runs = client_.calls("run");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].address, kA);
+  EXPECT_EQ(runs[0].access_token, "admin-token");
+  const auto& p = runs[0].trigger;
+  EXPECT_EQ(p.job_id, job_.id);
+  EXPECT_EQ(p.executor_handler, "demoHandler");
+  EXPECT_EQ(p.executor_params, "job-param");
+  EXPECT_EQ(p.executor_block_strategy, "DISCARD_LATER");
+  EXPECT_EQ(p.executor_timeout, 30);
+  EXPECT_EQ(p.log_id, fire.id);
+  EXPECT_EQ(p.log_date_time, fire.scheduled_time);
+  EXPECT_EQ(p.glue_type, "BEAN");
+  EXPECT_EQ(p.glue_updatetime, 1'690'000'000'000);
+  EXPECT_EQ(p.broadcast_index, 0);
+  EXPECT_EQ(p.broadcast_total, 1);
+
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, "triggered");
+  EXPECT_EQ(l.trigger_code, 200);
+  EXPECT_EQ(l.executor_address, kA);
+  EXPECT_EQ(l.executor_handler, "demoHandler");
+  EXPECT_EQ(l.executor_param, "job-param");
+  EXPECT_EQ(l.trigger_time, clock_.now_ms());
+  EXPECT_TRUE(contains(l.trigger_msg, "Route strategy: FIRST")) << l.trigger_msg;
+  EXPECT_TRUE(contains(l.trigger_msg, "Addresses (automatic registration): " + kA + ", " + kB)) << l.trigger_msg;
+  EXPECT_TRUE(contains(l.trigger_msg, "Address: " + kA)) << l.trigger_msg;
+  EXPECT_TRUE(contains(l.trigger_msg, "Code: 200")) << l.trigger_msg;
+  EXPECT_TRUE(retries().empty());
+}
+
+TEST_F(TriggerServiceTest, SendsTheGroupsOwnAccessTokenWhenItHasOne) {
+  set_group([](admin::Group& g) { g.access_token = "group-token"; });
+  send(pending());
+  EXPECT_EQ(client_.calls("run").at(0).access_token, "group-token");
+}
+
+TEST_F(TriggerServiceTest, FireParametersOverrideTheJobs) {
+  auto fire = pending([](admin::JobLog& l) {
+    l.trigger_type = "MANUAL";
+    l.executor_param = "operator-param";
+  });
+  send(fire);
+  EXPECT_EQ(client_.calls("run").at(0).trigger.executor_params, "operator-param");
+  EXPECT_EQ(row(fire.id).executor_param, "operator-param");
+}
+
+TEST_F(TriggerServiceTest, FireAddressListReplacesTheGroupsForRouting) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "LAST"; });
+  auto fire = pending([](admin::JobLog& l) {
+    l.trigger_type = "MANUAL";
+    l.executor_address = " http://x:1/ ,http://y:2/, ";
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  EXPECT_EQ(client_.calls("run").at(0).address, "http://y:2/");
+  auto l = row(fire.id);
+  EXPECT_EQ(l.executor_address, "http://y:2/");
+  EXPECT_TRUE(contains(l.trigger_msg, "Addresses (the fire's own list): http://x:1/, http://y:2/")) << l.trigger_msg;
+}
+
+TEST_F(TriggerServiceTest, ManualGroupListIsNamedAsSuch) {
+  set_group([](admin::Group& g) { g.address_type = 1; });
+  auto fire = pending();
+  send(fire);
+  EXPECT_TRUE(contains(row(fire.id).trigger_msg, "Addresses (entered by hand)")) << row(fire.id).trigger_msg;
+}
+
+TEST_F(TriggerServiceTest, FireWithoutAnyAddressFailsNamingTheGroup) {
+  set_group([](admin::Group& g) { g.address_list = {}; });
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  EXPECT_TRUE(client_.calls().empty());
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, "failed");
+  EXPECT_EQ(l.trigger_code, 500);
+  EXPECT_EQ(l.trigger_time, clock_.now_ms());
+  EXPECT_EQ(l.executor_handler, "demoHandler");
+  EXPECT_TRUE(contains(l.trigger_msg, "no executor address for group demo-app")) << l.trigger_msg;
+}
+
+TEST_F(TriggerServiceTest, FailedTriggerWithRetriesLeftSchedulesARetryAfterTheInterval) {
+  set_job([](admin::Job& j) { j.retry_interval = 30; });
+  client_.answer("run", kA, Result::fail("job handler [demoHandler] not found."));
+  auto fire = pending([](admin::JobLog& l) { l.executor_fail_retry_count = 2; });
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, "failed");
+  EXPECT_EQ(l.trigger_code, 500);
+  EXPECT_TRUE(contains(l.trigger_msg, "Msg: job handler [demoHandler] not found.")) << l.trigger_msg;
+  auto retry = retries();
+  ASSERT_EQ(retry.size(), 1u);
+  EXPECT_EQ(retry[0].state, "pending");
+  EXPECT_EQ(retry[0].admin_node, kNode);
+  EXPECT_EQ(retry[0].scheduled_time, clock_.now_ms() + 30'000);
+  EXPECT_EQ(retry[0].executor_fail_retry_count, 1);
+  EXPECT_EQ(retry[0].parent_log_id, fire.id);
+  EXPECT_EQ(retry[0].executor_param, "job-param");
+  EXPECT_EQ(retry[0].executor_address, "") << "a retry is routed afresh";
+}
+
+TEST_F(TriggerServiceTest, FailedTriggerWithoutRetriesLeftSchedulesNone) {
+  client_.answer("run", kA, Result::fail("refused"));
+  EXPECT_EQ(send(pending()).kind, Kind::kFailed);
+  EXPECT_TRUE(retries().empty());
+}
+
+TEST_F(TriggerServiceTest, FireWithoutAddressIsRetriedToo) {
+  set_group([](admin::Group& g) { g.address_list = {}; });
+  send(pending([](admin::JobLog& l) { l.executor_fail_retry_count = 1; }));
+  EXPECT_EQ(retries().size(), 1u);
+}
+
+TEST_F(TriggerServiceTest, FireNoLongerPendingIsDroppedUntouched) {
+  auto fire = pending([](admin::JobLog& l) {
+    l.state = "triggered";
+    l.trigger_time = 1;
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  EXPECT_TRUE(client_.calls().empty());
+  EXPECT_EQ(row(fire.id), fire);
+}
+
+TEST_F(TriggerServiceTest, FireOwnedByAnotherNodeIsDroppedUntouched) {
+  auto fire = pending([](admin::JobLog& l) { l.admin_node = "node-2"; });
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  EXPECT_TRUE(client_.calls().empty());
+  EXPECT_EQ(row(fire.id), fire);
+}
+
+TEST_F(TriggerServiceTest, FireTakenOverBeforeItsClaimIsNotSent) {
+  auto fire = pending();
+  store_.before_call([&](std::string_view method) {
+    if (method == "claim") store_.update_log(fire.id, [](admin::JobLog& l) { l.admin_node = "node-2"; });
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  EXPECT_TRUE(client_.calls("run").empty());
+  EXPECT_EQ(row(fire.id).state, "pending");
+  EXPECT_EQ(row(fire.id).admin_node, "node-2");
+}
+
+TEST_F(TriggerServiceTest, FireCancelledBeforeItsClaimIsNotSent) {
+  auto fire = pending([](admin::JobLog& l) { l.trigger_type = "API"; });
+  store_.before_call([&](std::string_view method) {
+    if (method == "claim") store_.update_log(fire.id, [](admin::JobLog& l) { l.state = "cancelled"; });
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  EXPECT_TRUE(client_.calls("run").empty());
+  EXPECT_EQ(row(fire.id).state, "cancelled");
+}
+
+TEST_F(TriggerServiceTest, UnreachableDatabaseBeforeTheClaimLeavesTheFirePending) {
+  auto fire = pending();
+  for (auto failing : {"load_pending", "claim"}) {
+    store_.before_call([&](std::string_view method) {
+      if (method == failing) throw admin::DatabaseUnavailable("database connection lost");
+    });
+    EXPECT_EQ(send(fire).kind, Kind::kDropped) << failing;
+    EXPECT_EQ(row(fire.id).state, "pending") << failing;
+    EXPECT_TRUE(client_.calls("run").empty()) << failing;
+  }
+  store_.before_call({});
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered) << "a later attempt sends it";
+}
+
+TEST_F(TriggerServiceTest, UnreachableDatabaseWhileRecordingTheAnswerIsRetried) {
+  auto fire = pending();
+  int failures = 2;
+  store_.before_call([&](std::string_view method) {
+    if (method == "record_triggered" && failures-- > 0) throw admin::DatabaseUnavailable("database connection lost");
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  EXPECT_EQ(row(fire.id).state, "triggered");
+  EXPECT_EQ(client_.calls("run").size(), 1u) << "the executor is called once";
+}
+
+TEST_F(TriggerServiceTest, ShardingBroadcastSendsOneShardToEveryAddress) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "SHARDING_BROADCAST"; });
+  set_group([](admin::Group& g) { g.address_list = {kA, kB, kC}; });
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+
+  auto runs = client_.calls("run");
+  ASSERT_EQ(runs.size(), 3u);
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(runs[i].address, (std::vector<std::string>{kA, kB, kC})[i]);
+    EXPECT_EQ(runs[i].trigger.broadcast_index, i);
+    EXPECT_EQ(runs[i].trigger.broadcast_total, 3);
+    EXPECT_EQ(runs[i].trigger.log_date_time, fire.scheduled_time);
+    ids.push_back(runs[i].trigger.log_id);
+  }
+  EXPECT_EQ(ids[0], fire.id) << "the fire's own row is shard 0";
+  auto logs = store_.logs();
+  ASSERT_EQ(logs.size(), 3u);
+  for (const auto& l : logs) {
+    EXPECT_EQ(l.state, "triggered");
+    EXPECT_EQ(l.shard_total, 3);
+    EXPECT_EQ(l.scheduled_time, fire.scheduled_time);
+    EXPECT_EQ(l.trigger_type, "SCHEDULE");
+    EXPECT_EQ(l.executor_address, (std::vector<std::string>{kA, kB, kC})[static_cast<std::size_t>(l.shard_index)]);
+    EXPECT_TRUE(contains(l.trigger_msg, "Shard: " + std::to_string(l.shard_index) + " of 3")) << l.trigger_msg;
+  }
+}
+
+TEST_F(TriggerServiceTest, OneFailedShardFailsOnlyItsOwnRow) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "SHARDING_BROADCAST"; });
+  client_.answer("run", kB, Result::fail("busy"));
+  auto fire = pending([](admin::JobLog& l) { l.executor_fail_retry_count = 1; });
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  EXPECT_EQ(row(fire.id).state, "triggered");
+  auto retry = retries();
+  ASSERT_EQ(retry.size(), 1u);
+  EXPECT_EQ(retry[0].shard_index, 1);
+  EXPECT_EQ(retry[0].shard_total, 2);
+  EXPECT_EQ(row(*retry[0].parent_log_id).state, "failed");
+}
+
+TEST_F(TriggerServiceTest, ShardOfAnExpandedBroadcastIsSentAloneToTheAddressAtItsIndex) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "SHARDING_BROADCAST"; });
+  set_group([](admin::Group& g) { g.address_list = {kA, kB, kC}; });
+  auto retry = pending([](admin::JobLog& l) {
+    l.trigger_type = "RETRY";
+    l.shard_index = 2;
+    l.shard_total = 3;
+  });
+  EXPECT_EQ(send(retry).kind, Kind::kTriggered);
+  auto runs = client_.calls("run");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].address, kC);
+  EXPECT_EQ(runs[0].trigger.broadcast_index, 2);
+  EXPECT_EQ(runs[0].trigger.broadcast_total, 3);
+  EXPECT_EQ(store_.logs().size(), 1u) << "not expanded again";
+}
+
+TEST_F(TriggerServiceTest, ShardPutBackToPendingGoesToTheExecutorItWasSentTo) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "SHARDING_BROADCAST"; });
+  auto shard = pending([&](admin::JobLog& l) {
+    l.shard_index = 1;
+    l.shard_total = 2;
+    l.executor_address = kB;
+  });
+  EXPECT_EQ(send(shard).kind, Kind::kTriggered);
+  ASSERT_EQ(client_.calls("run").size(), 1u);
+  EXPECT_EQ(client_.calls("run")[0].address, kB);
+}
+
+TEST_F(TriggerServiceTest, ShardBeyondTheCurrentListFails) {
+  auto shard = pending([](admin::JobLog& l) {
+    l.trigger_type = "RETRY";
+    l.shard_index = 5;
+    l.shard_total = 6;
+  });
+  EXPECT_EQ(send(shard).kind, Kind::kFailed);
+  EXPECT_TRUE(contains(row(shard.id).trigger_msg, "no executor for shard 5")) << row(shard.id).trigger_msg;
+}
+
+TEST_F(TriggerServiceTest, FailoverWithNoLiveExecutorFailsWithEveryBeat) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "FAILOVER"; });
+  client_.answer("beat", kA, Result::fail("connection refused A"));
+  client_.answer("beat", kB, Result::fail("connection refused B"));
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  auto msg = row(fire.id).trigger_msg;
+  EXPECT_TRUE(contains(msg, "connection refused A")) << msg;
+  EXPECT_TRUE(contains(msg, "connection refused B")) << msg;
+  EXPECT_TRUE(client_.calls("run").empty());
+}
+
+TEST_F(TriggerServiceTest, FailoverExplainsItsChoiceInTheTriggerMessage) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "FAILOVER"; });
+  client_.answer("beat", kA, Result::fail("connection refused A"));
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  auto msg = row(fire.id).trigger_msg;
+  EXPECT_TRUE(contains(msg, "Routing:\nbeat " + kA + ": code 500, msg: connection refused A\nbeat " + kB + ": code 200"))
+      << msg;
+  EXPECT_EQ(client_.calls("run").at(0).address, kB);
+}
+
+TEST_F(TriggerServiceTest, UnknownRouteStrategyFailsTheFire) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "NEAREST"; });
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  EXPECT_TRUE(contains(row(fire.id).trigger_msg, "unknown route strategy 'NEAREST'"));
+}
+
+TEST_F(TriggerServiceTest, UnansweredRunThatTheExecutorHasIsTriggered) {
+  client_.answer("run", kA, Result::fail("no answer within the read timeout", common::protocol::kTimeoutCode));
+  auto fire = pending([](admin::JobLog& l) { l.executor_fail_retry_count = 3; });
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  auto logs = client_.calls("log");
+  ASSERT_EQ(logs.size(), 1u);
+  EXPECT_EQ(logs[0].address, kA);
+  EXPECT_EQ(logs[0].log.log_id, fire.id);
+  EXPECT_EQ(logs[0].log.log_date_time, fire.scheduled_time);
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, "triggered");
+  EXPECT_TRUE(contains(l.trigger_msg, "Delivery check: the executor has run")) << l.trigger_msg;
+  EXPECT_TRUE(retries().empty());
+  EXPECT_EQ(client_.calls("run").size(), 1u);
+}
+
+TEST_F(TriggerServiceTest, UnansweredRunThatTheExecutorLacksFailsAndIsRetried) {
+  client_.answer("run", kA, Result::fail("connection closed before a complete answer", common::protocol::kTimeoutCode));
+  client_.answer_log(kA, FakeExecutorClient::no_such_log());
+  auto fire = pending([](admin::JobLog& l) { l.executor_fail_retry_count = 1; });
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  EXPECT_EQ(row(fire.id).state, "failed");
+  EXPECT_EQ(retries().size(), 1u);
+}
+
+TEST_F(TriggerServiceTest, UnansweredRunWithSilentExecutorFailsWithoutRetry) {
+  client_.answer("run", kA, Result::fail("no answer within the read timeout", common::protocol::kTimeoutCode));
+  client_.answer_log(kA, FakeExecutorClient::LogAnswer::fail("cannot connect"));
+  auto fire = pending([](admin::JobLog& l) { l.executor_fail_retry_count = 3; });
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, "failed");
+  EXPECT_TRUE(contains(l.trigger_msg, "delivery unknown")) << l.trigger_msg;
+  EXPECT_TRUE(retries().empty()) << "a retry could run it twice";
+}
+
+TEST_F(TriggerServiceTest, RefusedRunIsNotCheckedWithTheExecutor) {
+  client_.answer("run", kA, Result::fail("cannot connect"));
+  send(pending());
+  EXPECT_TRUE(client_.calls("log").empty());
+}
+
+TEST_F(TriggerServiceTest, ResultArrivingBeforeTheRunAnswerIsKept) {
+  auto fire = pending();
+  client_.on_call([&](const FakeExecutorClient::Call& c) -> std::optional<Result> {
+    if (c.kind == "run") {
+      store_.update_log(fire.id, [](admin::JobLog& l) {
+        l.state = "succeeded";
+        l.handle_code = 200;
+        l.handle_time = 5;
+      });
+    }
+    return std::nullopt;
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, "succeeded");
+  EXPECT_EQ(l.trigger_code, 200);
+  EXPECT_TRUE(contains(l.trigger_msg, "Code: 200"));
+}
+
+TEST_F(TriggerServiceTest, RunTakenOverDuringTheCallIsLeftToItsNewOwner) {
+  auto fire = pending();
+  client_.on_call([&](const FakeExecutorClient::Call& c) -> std::optional<Result> {
+    if (c.kind == "run") store_.update_log(fire.id, [](admin::JobLog& l) { l.admin_node = "node-2"; });
+    return std::nullopt;
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, "sending");
+  EXPECT_EQ(l.trigger_code, 0);
+}
+
+TEST_F(TriggerServiceTest, FailedTriggerOfAFixDelayJobSetsItsNextTime) {
+  set_job([](admin::Job& j) {
+    j.schedule_type = "FIX_DELAY";
+    j.schedule_conf = "10";
+    j.trigger_next_time = admin::kAwaitingCompletion;
+  });
+  client_.answer("run", kA, Result::fail("refused"));
+  send(pending());
+  EXPECT_EQ(store_.job(job_.id)->trigger_next_time, clock_.now_ms() + 10'000);
+}
+
+TEST_F(TriggerServiceTest, ShardsNotPostedBeforeTheSendDeadlineGoBackToPending) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "SHARDING_BROADCAST"; });
+  set_group([](admin::Group& g) { g.address_list = {kA, kB, kC}; });
+  client_.on_call([&](const FakeExecutorClient::Call& c) -> std::optional<Result> {
+    if (c.kind == "run") clock_.advance(8s);  // the first shard's executor takes 8 s to answer
+    return std::nullopt;
+  });
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  ASSERT_EQ(client_.calls("run").size(), 1u);
+  EXPECT_EQ(row(fire.id).state, "triggered");
+  std::vector<admin::JobLog> released;
+  for (const auto& l : store_.logs()) {
+    if (l.id != fire.id) released.push_back(l);
+  }
+  ASSERT_EQ(released.size(), 2u);
+  for (const auto& l : released) {
+    EXPECT_EQ(l.state, "pending");
+    EXPECT_FALSE(l.trigger_time);
+    EXPECT_TRUE(contains(l.trigger_msg, "Not sent: too late after the claim by node-1")) << l.trigger_msg;
+  }
+  // A later attempt sends the shard alone, to its executor.
+  client_.on_call({});
+  EXPECT_EQ(send(released[1]).kind, Kind::kTriggered);
+  auto runs = client_.calls("run");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].address, kC);
+  EXPECT_EQ(runs[1].trigger.broadcast_index, 2);
+  EXPECT_EQ(runs[1].trigger.broadcast_total, 3);
+  EXPECT_EQ(store_.logs().size(), 3u);
+}
+
+TEST_F(TriggerServiceTest, FireIsNotClaimedWhileTheNodesLeaseIsEnding) {
+  store_.set_lease_left(kNode, 1'500);
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  EXPECT_EQ(row(fire.id).state, "pending");
+  EXPECT_TRUE(client_.calls("run").empty());
+}
+
+TEST_F(TriggerServiceTest, PostsStartNoLaterThanTheLeaseAllows) {
+  set_job([](admin::Job& j) { j.executor_route_strategy = "SHARDING_BROADCAST"; });
+  store_.set_lease_left(kNode, 4'000);  // minus the 2 s margin: 2 s to post
+  client_.on_call([&](const FakeExecutorClient::Call& c) -> std::optional<Result> {
+    if (c.kind == "run") clock_.advance(2s);
+    return std::nullopt;
+  });
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  EXPECT_EQ(client_.calls("run").size(), 1u);
+  EXPECT_EQ(store_.logs().size(), 2u);
+  for (const auto& l : store_.logs()) EXPECT_EQ(l.state, l.id == fire.id ? "triggered" : "pending");
+}
+
+TEST_F(TriggerServiceTest, ConcurrentSendsOfOneFireCallTheExecutorOnce) {
+  auto fire = pending();
+  service();
+  constexpr int kThreads = 8;
+  std::latch start(kThreads);
+  std::atomic<int> triggered{0}, dropped{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&] {
+      start.arrive_and_wait();
+      auto outcome = send(fire);
+      (outcome.kind == Kind::kTriggered ? triggered : dropped)++;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(triggered.load(), 1);
+  EXPECT_EQ(dropped.load(), kThreads - 1);
+  EXPECT_EQ(client_.calls("run").size(), 1u);
+}
+
+TEST(DeliveryCheck, TellsAKnownQueuedUnknownAndSilentRunApart) {
+  FakeExecutorClient client;
+  using K = admin::DeliveryCheck::Kind;
+  EXPECT_EQ(admin::check_delivery(client, kA, "t", 1, 2).kind, K::kDelivered);
+
+  common::protocol::LogResult queued;  // a cronwheel executor's answer for a queued run
+  queued.from_line_num = 1;
+  queued.to_line_num = 0;
+  client.answer_log(kA, FakeExecutorClient::LogAnswer::success(queued));
+  EXPECT_EQ(admin::check_delivery(client, kA, "t", 1, 2).kind, K::kDelivered);
+
+  client.answer_log(kA, FakeExecutorClient::no_such_log());
+  EXPECT_EQ(admin::check_delivery(client, kA, "t", 1, 2).kind, K::kNotDelivered);
+
+  client.answer_log(kA, FakeExecutorClient::LogAnswer::fail("cannot connect"));
+  auto silent = admin::check_delivery(client, kA, "t", 1, 2);
+  EXPECT_EQ(silent.kind, K::kUnknown);
+  EXPECT_TRUE(contains(silent.message, "cannot connect")) << silent.message;
+
+  auto calls = client.calls("log");
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[0].access_token, "t");
+  EXPECT_EQ(calls[0].log.log_id, 1);
+  EXPECT_EQ(calls[0].log.log_date_time, 2);
+  EXPECT_EQ(calls[0].log.from_line_num, 1);
+}
+
+TEST(SplitAddresses, TrimsAndDropsEmptyEntries) {
+  EXPECT_EQ(admin::split_addresses(""), std::vector<std::string>{});
+  EXPECT_EQ(admin::split_addresses(" , ,"), std::vector<std::string>{});
+  EXPECT_EQ(admin::split_addresses("http://a/"), std::vector<std::string>{"http://a/"});
+  EXPECT_EQ(admin::split_addresses(" http://a/ ,http://b/,\thttp://c/ "),
+            (std::vector<std::string>{"http://a/", "http://b/", "http://c/"}));
+}
+
+}  // namespace
+}  // namespace cronwheel::testing
