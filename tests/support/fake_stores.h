@@ -819,6 +819,15 @@ class FakeStores {
     return log;
   }
 
+  // For fakes of other stores over the same data (tests/support/fake_*_store.h): runs
+  // fn(State&) under the stores' mutex, so a change spanning several records is one step, as
+  // in a database transaction. fn must not call back into these stores (the mutex is held).
+  template <class F>
+  decltype(auto) with_state(F&& fn) {
+    std::lock_guard lock(state_.mutex);
+    return fn(state_);
+  }
+
  private:
   fake_stores_detail::State state_;
   fake_stores_detail::Groups groups_;

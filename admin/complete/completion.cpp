@@ -1,0 +1,190 @@
+#include "admin/complete/completion.h"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "admin/scheduler/fire.h"
+#include "common/protocol/constants.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+// A FIX_DELAY job's delay in ms; nullopt for a configuration the schema would not hold.
+std::optional<std::int64_t> fix_delay_ms(const Job& job) {
+  std::int64_t seconds = 0;
+  const auto& conf = job.schedule_conf;
+  auto [end, ec] = std::from_chars(conf.data(), conf.data() + conf.size(), seconds);
+  if (ec != std::errc() || end != conf.data() + conf.size() || seconds <= 0) return std::nullopt;
+  return seconds * 1000;
+}
+
+std::string amount(std::int64_t n, const char* unit) {
+  return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
+}
+
+std::string duration_text(std::chrono::milliseconds d) {
+  const auto ms = d.count();
+  if (ms > 0 && ms % 60'000 == 0) return amount(ms / 60'000, "minute");
+  if (ms % 1000 == 0) return amount(ms / 1000, "second");
+  return std::to_string(ms) + " ms";
+}
+
+}  // namespace
+
+FollowUps plan_follow_ups(const JobLog& run, const Job& job, const std::vector<Job>& children, std::int64_t now,
+                          const std::string& node_id) {
+  FollowUps out;
+  if (run.state == "succeeded") {
+    for (const Job& child : children) {
+      if (child.id == job.id) continue;  // the store leaves it out; a job is never its own child
+      JobLog fire;
+      fire.job_group = child.job_group;
+      fire.job_id = child.id;
+      fire.state = "pending";
+      fire.trigger_type = "PARENT";
+      fire.scheduled_time = now;
+      fire.admin_node = node_id;
+      fire.executor_handler = child.executor_handler;
+      fire.executor_param = child.executor_param;
+      fire.executor_fail_retry_count = child.executor_fail_retry_count;
+      fire.parent_log_id = run.id;  // the run whose success fired it
+      out.fires.push_back(std::move(fire));
+    }
+  } else if ((run.state == "failed" || run.state == "lost") && run.executor_fail_retry_count > 0) {
+    // As XXL-JOB: the retry runs the job's current handler with the run's parameters, on the
+    // same shard, routed again (the executor that failed may be gone).
+    JobLog fire;
+    fire.job_group = job.job_group;
+    fire.job_id = run.job_id;
+    fire.state = "pending";
+    fire.trigger_type = "RETRY";
+    fire.scheduled_time = now + static_cast<std::int64_t>(job.retry_interval) * 1000;
+    fire.admin_node = node_id;
+    fire.executor_handler = job.executor_handler;
+    fire.executor_param = run.executor_param;
+    fire.shard_index = run.shard_index;
+    fire.shard_total = run.shard_total;
+    fire.executor_fail_retry_count = run.executor_fail_retry_count - 1;
+    fire.parent_log_id = run.id;
+    out.fires.push_back(std::move(fire));
+  }
+  if (job.schedule_type == "FIX_DELAY") {
+    if (auto delay = fix_delay_ms(job)) {
+      out.fix_delay_next_time = now + *delay;
+    } else {
+      spdlog::error("job {}: FIX_DELAY configuration '{}' is not a number of seconds; its next time is left as is",
+                    job.id, job.schedule_conf);
+    }
+  }
+  return out;
+}
+
+std::string bounded_message(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(text.size(), max_bytes));
+  for (char c : text) {
+    if (c != '\0') out.push_back(c);
+  }
+  if (out.size() <= max_bytes) return out;
+  std::size_t cut = max_bytes;
+  // Back up over continuation bytes (10xxxxxx) to the start of the character cut in two.
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  out.resize(cut);
+  return out;
+}
+
+std::string lost_message(std::string_view executor_address, std::chrono::milliseconds lost_after) {
+  return "result lost: executor " + std::string(executor_address) + " has not been registered for " +
+         duration_text(lost_after);
+}
+
+Completion::Completion(CompletionStore& store, Options options) : store_(store), options_(std::move(options)) {
+  if (options_.clock == nullptr) throw std::invalid_argument("Completion: no clock");
+  if (!options_.node_id) throw std::invalid_argument("Completion: no node id");
+}
+
+Completion::Outcome Completion::report(const common::protocol::HandleCallbackParam& callback) {
+  RunResult result;
+  result.log_id = callback.log_id;
+  result.state = callback.handle_code == common::protocol::kSuccessCode ? "succeeded" : "failed";
+  result.handle_time = options_.clock->now_ms();
+  result.handle_code = callback.handle_code;
+  result.handle_msg = bounded_message(callback.handle_msg);
+  return record(result);
+}
+
+Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t triggered_before, std::int64_t dead_after_ms,
+                                          std::chrono::milliseconds lost_after) {
+  RunResult result;
+  result.log_id = run.id;
+  result.state = "lost";
+  result.handle_time = options_.clock->now_ms();
+  result.handle_code = common::protocol::kFailCode;
+  result.handle_msg = bounded_message(lost_message(run.executor_address, lost_after));
+  result.lost_triggered_before = triggered_before;
+  result.lost_dead_after_ms = dead_after_ms;
+  return record(result);
+}
+
+Completion::Outcome Completion::record(const RunResult& result) {
+  if (result.log_id <= 0) {
+    unknown_.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("result for log id {} ignored: no such run", result.log_id);
+    return Outcome::kUnknownLog;
+  }
+  const std::string node = options_.node_id();
+  const std::int64_t now = result.handle_time;
+  auto recorded = store_.record(result, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {
+    return plan_follow_ups(run, job, children, now, node);
+  });
+  switch (recorded.status) {
+    case CompletionStore::Status::kRecorded: {
+      recorded_.fetch_add(1, std::memory_order_relaxed);
+      if (result.state == "lost") lost_.fetch_add(1, std::memory_order_relaxed);
+      std::int64_t children = 0, retries = 0;
+      for (const auto& fire : recorded.fires) (fire.trigger_type == "RETRY" ? retries : children) += 1;
+      child_fires_.fetch_add(children, std::memory_order_relaxed);
+      retry_fires_.fetch_add(retries, std::memory_order_relaxed);
+      if (result.state == "lost") {
+        spdlog::warn("log {}: {}", result.log_id, result.handle_msg);
+      }
+      return Outcome::kRecorded;
+    }
+    case CompletionStore::Status::kAlreadyFinal:
+      duplicates_.fetch_add(1, std::memory_order_relaxed);
+      spdlog::debug("log {}: repeated result ignored (already {})", result.log_id,
+                    recorded.run ? recorded.run->state : std::string("final"));
+      return Outcome::kDuplicate;
+    case CompletionStore::Status::kNotRunning:
+      not_running_.fetch_add(1, std::memory_order_relaxed);
+      if (result.state != "lost") {
+        spdlog::warn("log {}: result ignored: the run is {}, not running", result.log_id,
+                     recorded.run ? recorded.run->state : std::string("not running"));
+      }
+      return Outcome::kNotRunning;
+    case CompletionStore::Status::kUnknownLog:
+      break;
+  }
+  unknown_.fetch_add(1, std::memory_order_relaxed);
+  spdlog::warn("result for log id {} ignored: no such run", result.log_id);
+  return Outcome::kUnknownLog;
+}
+
+Completion::Counters Completion::counters() const noexcept {
+  Counters c;
+  c.recorded = recorded_.load(std::memory_order_relaxed);
+  c.duplicates = duplicates_.load(std::memory_order_relaxed);
+  c.not_running = not_running_.load(std::memory_order_relaxed);
+  c.unknown = unknown_.load(std::memory_order_relaxed);
+  c.lost = lost_.load(std::memory_order_relaxed);
+  c.child_fires = child_fires_.load(std::memory_order_relaxed);
+  c.retry_fires = retry_fires_.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,103 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/complete/completion_store.h"
+#include "admin/store/records.h"
+#include "common/protocol/messages.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+// The longest handle_msg kept, in bytes (XXL-JOB keeps 15000 characters); longer results are
+// cut at a character boundary.
+inline constexpr std::size_t kMaxHandleMsgBytes = 15000;
+
+// Records run results and what they lead to (docs/scheduling.md, "Results"):
+//  - handleCode 200 is a success; anything else (500 failure, 502 timeout, ...) a failure;
+//  - a result for a run that has one already changes nothing (a repeated callback, counted);
+//    one for an unknown run is ignored with a warning;
+//  - a success fires each of the job's child jobs that exists and is not the job itself once:
+//    a PARENT fire, pending, due now, owned by this node;
+//  - a failure (or a lost result) of a run with executor_fail_retry_count > 0 fires a RETRY,
+//    due after the job's retry interval, with one retry fewer and parent_log_id = the run;
+//  - a FIX_DELAY job still awaiting completion gets its next time: now + its delay.
+// Each result is one transaction of the CompletionStore, so a result and its follow-ups are
+// recorded together or not at all, and exactly once whatever the number of admin nodes.
+//
+// Thread-safe (HTTP workers report concurrently); holds no lock across a store call.
+class Completion {
+ public:
+  struct Options {
+    const common::Clock* clock = &common::SystemClock::instance();
+    // This node's id: the owner of the fires a result leads to (its feeder sends them).
+    std::function<std::string()> node_id;
+  };
+
+  enum class Outcome {
+    kRecorded,    // the result was recorded, with its follow-ups
+    kDuplicate,   // the run had a result already: ignored
+    kNotRunning,  // the run was never sent, or no longer qualifies as lost: ignored
+    kUnknownLog,  // no such run: ignored
+  };
+
+  // Totals since start, for metrics and tests.
+  struct Counters {
+    std::int64_t recorded = 0;
+    std::int64_t duplicates = 0;
+    std::int64_t not_running = 0;
+    std::int64_t unknown = 0;
+    std::int64_t lost = 0;
+    std::int64_t child_fires = 0;
+    std::int64_t retry_fires = 0;
+  };
+
+  Completion(CompletionStore& store, Options options);
+
+  Completion(const Completion&) = delete;
+  Completion& operator=(const Completion&) = delete;
+
+  // One result from an executor. Throws what the store throws (the database is unavailable):
+  // nothing was recorded and the executor should report it again.
+  Outcome report(const common::protocol::HandleCallbackParam& callback);
+
+  // The lost-result verdict on `run` (from CompletionStore::lost_candidates with the same
+  // `triggered_before` and `dead_after_ms`): it becomes `lost`, code 500, with a message naming
+  // its executor and `lost_after`, and is retried like a failure. Throws like report().
+  Outcome mark_lost(const JobLog& run, std::int64_t triggered_before, std::int64_t dead_after_ms,
+                    std::chrono::milliseconds lost_after);
+
+  Counters counters() const noexcept;
+
+ private:
+  Outcome record(const RunResult& result);
+
+  CompletionStore& store_;
+  const Options options_;
+  std::atomic<std::int64_t> recorded_{0}, duplicates_{0}, not_running_{0}, unknown_{0}, lost_{0},
+      child_fires_{0}, retry_fires_{0};
+};
+
+// The follow-ups of `run`, which has just reached its final state (succeeded, failed or lost)
+// at `now`: the fires and the FIX_DELAY next time described on Completion. `children` are the
+// job's existing child jobs (the job itself left out); new fires are owned by `node_id`.
+// Pure: the store calls it inside its transaction.
+FollowUps plan_follow_ups(const JobLog& run, const Job& job, const std::vector<Job>& children, std::int64_t now,
+                          const std::string& node_id);
+
+// `text` without NUL bytes (PostgreSQL text cannot hold them), cut to at most `max_bytes`
+// without splitting a UTF-8 character.
+std::string bounded_message(std::string_view text, std::size_t max_bytes = kMaxHandleMsgBytes);
+
+// The handle message of a lost result: "result lost: executor <addr> has not been registered
+// for 10 minutes".
+std::string lost_message(std::string_view executor_address, std::chrono::milliseconds lost_after);
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,90 @@
+#pragma once
+
+// Where run results are recorded (docs/scheduling.md, "Results"): the guarded transition of a
+// run to its final state and, in the same transaction, what it leads to: child jobs' fires, a
+// retry, a FIX_DELAY job's next time. Completion (admin/complete/completion.h) decides the
+// follow-ups; the store only writes them, so the rules are tested once, against the fake.
+//
+// One real implementation (PgCompletionStore) and one fake (tests/support/fake_completion_store.h).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admin/store/records.h"
+
+namespace cronwheel::admin {
+
+// A run's result: an executor's callback, or the lost-result monitor's verdict.
+struct RunResult {
+  std::int64_t log_id = 0;
+  std::string state;             // "succeeded", "failed" or "lost"
+  std::int64_t handle_time = 0;  // epoch ms
+  int handle_code = 0;
+  std::string handle_msg;
+
+  // "lost" only: the verdict holds while the run is still `triggered`, was triggered at or
+  // before `lost_triggered_before` (epoch ms), and its executor address has no registration
+  // made within the last `lost_dead_after_ms` (database clock). Both are checked again by the
+  // transition itself, so an executor that registers again or a result that arrives meanwhile
+  // wins over the monitor's earlier look.
+  std::int64_t lost_triggered_before = 0;
+  std::int64_t lost_dead_after_ms = 0;
+
+  friend bool operator==(const RunResult&, const RunResult&) = default;
+};
+
+// What a finished run leads to, decided by Completion from the finished run and its job.
+struct FollowUps {
+  // New fires (PARENT, RETRY), inserted as given: state pending, owner, due time and all.
+  std::vector<JobLog> fires;
+  // The job's new trigger_next_time (FIX_DELAY). Written only while the job still runs
+  // (trigger_status = 1) and still awaits this completion (trigger_next_time =
+  // kAwaitingCompletion): a job stopped or rescheduled meanwhile keeps what it has.
+  std::optional<std::int64_t> fix_delay_next_time;
+};
+
+class CompletionStore {
+ public:
+  enum class Status {
+    kRecorded,      // the run moved to its final state; follow-ups written
+    kAlreadyFinal,  // the run has a result already (a repeated callback): nothing changed
+    kNotRunning,    // the run was never sent (pending, cancelled) or, for "lost", no longer
+                    // qualifies (its executor registered again, it is not triggered): unchanged
+    kUnknownLog,    // no such run (never existed, or deleted with its job)
+  };
+  struct Recorded {
+    Status status = Status::kUnknownLog;
+    // kRecorded: the run as it is now. kAlreadyFinal, kNotRunning: the run as it is (unchanged).
+    std::optional<JobLog> run;
+    std::vector<JobLog> fires;   // kRecorded: the follow-up fires as inserted, ids assigned
+    bool next_time_set = false;  // kRecorded: the FIX_DELAY next time was written
+  };
+
+  // Decides the follow-ups of a run that has just moved to its final state. Called inside the
+  // store's transaction, at most once per record() call, with the run as it is now, its job,
+  // and those of the job's child jobs that exist (the job itself left out), by id. Must not
+  // block or call out: it is pure logic.
+  using Decide = std::function<FollowUps(const JobLog& run, const Job& job, const std::vector<Job>& children)>;
+
+  virtual ~CompletionStore() = default;
+
+  // One transaction:
+  //  1. moves the run `triggered` or `sending` → result.state (`lost`: only from `triggered`,
+  //     under the conditions of RunResult), setting handle_time, handle_code and handle_msg,
+  //     guarded by the state so that of two concurrent results exactly one moves it;
+  //  2. only if it moved: calls `decide` and writes its fires and the FIX_DELAY next time.
+  // Throws what the database throws (DatabaseUnavailable when unreachable); then nothing was
+  // written and the result may be reported again.
+  virtual Recorded record(const RunResult& result, const Decide& decide) = 0;
+
+  // Runs still `triggered` that were triggered at or before `triggered_before` and whose
+  // executor address has no registration made within the last `dead_after_ms` (database
+  // clock), oldest first, at most `limit`.
+  virtual std::vector<JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms,
+                                              int limit) = 0;
+};
+
+}  // namespace cronwheel::admin

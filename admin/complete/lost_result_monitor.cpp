@@ -1,0 +1,76 @@
+#include "admin/complete/lost_result_monitor.h"
+
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::admin {
+
+LostResultMonitor::LostResultMonitor(CompletionStore& store, Completion& completion, common::Clock& clock,
+                                     Options options)
+    : store_(store), completion_(completion), clock_(clock), options_(options) {
+  if (options_.interval.count() <= 0 || options_.lost_after.count() <= 0 || options_.dead_after.count() <= 0) {
+    throw std::invalid_argument("lost-result monitor durations must be positive");
+  }
+  if (options_.batch <= 0) throw std::invalid_argument("lost-result monitor batch must be positive");
+}
+
+LostResultMonitor::~LostResultMonitor() { stop(); }
+
+void LostResultMonitor::start() {
+  std::lock_guard lock(mutex_);
+  if (started_) throw std::logic_error("LostResultMonitor::start called twice");
+  started_ = true;
+  thread_ = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
+}
+
+void LostResultMonitor::stop() noexcept {
+  std::jthread thread;
+  {
+    std::lock_guard lock(mutex_);
+    thread = std::move(thread_);
+  }
+  if (thread.joinable()) {
+    thread.request_stop();
+    thread.join();
+  }
+}
+
+int LostResultMonitor::check_once(std::stop_token stop) {
+  const std::int64_t triggered_before = clock_.now_ms() - options_.lost_after.count();
+  const std::int64_t dead_after = options_.dead_after.count();
+  int marked = 0;
+  for (;;) {
+    auto candidates = store_.lost_candidates(triggered_before, dead_after, options_.batch);
+    int marked_now = 0;
+    for (const JobLog& run : candidates) {
+      if (stop.stop_requested()) return marked + marked_now;
+      if (completion_.mark_lost(run, triggered_before, dead_after, options_.lost_after) ==
+          Completion::Outcome::kRecorded) {
+        ++marked_now;
+      }
+    }
+    marked += marked_now;
+    // A full batch may have more behind it. Each run just read has left `triggered` or no
+    // longer qualifies, so the next query reads new ones; a batch that marked nothing (every
+    // run decided by someone else meanwhile) ends the pass rather than risk spinning.
+    if (static_cast<int>(candidates.size()) < options_.batch || marked_now == 0) return marked;
+  }
+}
+
+void LostResultMonitor::run(std::stop_token stop) noexcept {
+  auto next = clock_.steady_now();
+  while (!stop.stop_requested()) {
+    try {
+      check_once(stop);
+    } catch (const std::exception& e) {
+      spdlog::warn("lost-result check failed, trying again in {} ms: {}", options_.interval.count(), e.what());
+    }
+    next += options_.interval;
+    const auto now = clock_.steady_now();
+    if (next <= now) next = now + options_.interval;
+    if (!clock_.sleep_until(next, stop)) return;
+  }
+}
+
+}  // namespace cronwheel::admin

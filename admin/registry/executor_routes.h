@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string>
+
+#include "admin/complete/completion.h"
+#include "admin/store/stores.h"
+#include "common/http/http_server.h"
+
+namespace cronwheel::admin {
+
+// The executor-facing endpoints of an admin node, exactly as XXL-JOB 2.4's admin serves them, so
+// xxl-job-core executors and cronwheel-executor alike talk to it:
+//
+//   POST /api/registry         RegistryParam  → RegistryStore::upsert
+//   POST /api/registryRemove   RegistryParam  → RegistryStore::remove
+//   POST /api/callback         [HandleCallbackParam...] or {"callbackList":[...]} (XXL-JOB 3.5)
+//                              → Completion::report, one transaction per result
+//
+// also under a context path (`/xxl-job-admin/api/registry`), as an XXL-JOB admin deployed in a
+// servlet container is addressed. Not under /api/v1: these are not REST resources.
+//
+// Every answer is a ReturnT with HTTP 200, as XXL-JOB's admin answers: {"code":200,...} when
+// done; {"code":500,"msg":...} otherwise, the message naming the problem:
+//  - `access_token` set and the XXL-JOB-ACCESS-TOKEN header missing or different:
+//    "The access token is wrong." (nothing is read or written);
+//  - a body that is not the message ("registryKey: expected a string, got number") or a
+//    registration the store cannot hold (empty, too long, not an http(s) URL);
+//  - the database unavailable: the executor keeps its registration heartbeat or its results
+//    and sends them again (results are idempotent: a repeated one is ignored).
+// A callback for an unknown or already finished run is ignored and the batch still answered
+// 200, as XXL-JOB does, so an executor never resends it forever.
+void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
+                         std::string access_token);
+
+// The registration's problem as a ReturnT message ("registryValue: must be an http:// or
+// https:// URL"), or empty when the store can hold it.
+std::string registration_problem(const common::protocol::RegistryParam& param);
+
+}  // namespace cronwheel::admin

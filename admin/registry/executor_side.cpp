@@ -1,0 +1,35 @@
+#include "admin/registry/executor_side.h"
+
+#include <utility>
+
+#include "admin/registry/executor_routes.h"
+
+namespace cronwheel::admin {
+
+ExecutorSide::ExecutorSide(Database& db, common::http::HttpServer& http, Options options)
+    : registry_store_(db),
+      completion_store_(db),
+      completion_(completion_store_, Completion::Options{options.clock, options.node_id}),
+      registry_monitor_(registry_store_, *options.clock, options.registry),
+      lost_monitor_(completion_store_, completion_, *options.clock, options.lost) {
+  add_executor_routes(http, registry_store_, completion_, std::move(options.access_token));
+}
+
+ExecutorSide::~ExecutorSide() { stop(); }
+
+void ExecutorSide::prepare(pqxx::connection& connection) {
+  PgRegistryStore::prepare(connection);
+  PgCompletionStore::prepare(connection);
+}
+
+void ExecutorSide::start() {
+  registry_monitor_.start();
+  lost_monitor_.start();
+}
+
+void ExecutorSide::stop() noexcept {
+  lost_monitor_.stop();
+  registry_monitor_.stop();
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <pqxx/pqxx>
+
+#include "admin/complete/completion.h"
+#include "admin/complete/lost_result_monitor.h"
+#include "admin/registry/registry_monitor.h"
+#include "admin/store/database.h"
+#include "admin/store/pg_completion_store.h"
+#include "admin/store/pg_registry_store.h"
+#include "common/http/http_server.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+// The admin node's side of its executors, in one piece: the registry and completion stores,
+// result handling (Completion), the executor-facing endpoints (add_executor_routes) and the two
+// monitors (registrations, lost results).
+//
+// Construction registers the endpoints on `http` but touches neither the network nor the
+// database; start() starts the monitors (the schema must be migrated by then); stop() stops
+// them, waiting for a pass under way, and is idempotent. Stop the HTTP server first so no
+// callback arrives while the node shuts down; results sent meanwhile are kept by the executors
+// and delivered to another node.
+class ExecutorSide {
+ public:
+  struct Options {
+    // Required of executors as XXL-JOB-ACCESS-TOKEN when not empty.
+    std::string access_token;
+    // This node's id: owner of the fires results lead to (child jobs, retries).
+    std::function<std::string()> node_id;
+    common::Clock* clock = &common::SystemClock::instance();
+    RegistryMonitor::Options registry;
+    LostResultMonitor::Options lost;
+  };
+
+  ExecutorSide(Database& db, common::http::HttpServer& http, Options options);
+  ~ExecutorSide();  // stop()
+
+  ExecutorSide(const ExecutorSide&) = delete;
+  ExecutorSide& operator=(const ExecutorSide&) = delete;
+
+  // Registers the stores' statements on a new connection (part of the Database's Preparer).
+  static void prepare(pqxx::connection& connection);
+
+  void start();
+  void stop() noexcept;
+
+  RegistryStore& registry() noexcept { return registry_store_; }
+  CompletionStore& completion_store() noexcept { return completion_store_; }
+  Completion& completion() noexcept { return completion_; }
+
+ private:
+  PgRegistryStore registry_store_;
+  PgCompletionStore completion_store_;
+  Completion completion_;
+  RegistryMonitor registry_monitor_;
+  LostResultMonitor lost_monitor_;
+};
+
+}  // namespace cronwheel::admin

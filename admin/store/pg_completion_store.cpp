@@ -1,0 +1,97 @@
+#include "admin/store/pg_completion_store.h"
+
+#include <string>
+
+#include "admin/scheduler/fire.h"
+#include "admin/store/pg_store_support.h"
+
+namespace cronwheel::admin {
+
+using namespace pg;
+
+namespace {
+
+// The run `l` has no registration of its executor made within the last $n ms (database clock).
+// Addresses are compared without trailing slashes: a hand-entered "http://host:9999" is the
+// executor that registers "http://host:9999/".
+std::string executor_gone(const std::string& param) {
+  return "NOT EXISTS (SELECT 1 FROM job_registry r WHERE r.registry_group = 'EXECUTOR'"
+         " AND rtrim(r.registry_value, '/') = rtrim(l.executor_address, '/')"
+         " AND r.updated_at > now() - " + param + "::bigint * interval '1 millisecond')";
+}
+
+bool is_final(const std::string& state) { return state == "succeeded" || state == "failed" || state == "lost"; }
+
+}  // namespace
+
+void PgCompletionStore::prepare(pqxx::connection& c) {
+  c.prepare("completion_finish",
+            "UPDATE job_log SET state = $2, handle_time = " + ts("$3") + ", handle_code = $4, handle_msg = $5"
+            " WHERE id = $1 AND state IN ('triggered', 'sending') RETURNING " + kLogColumns);
+  c.prepare("completion_lose",
+            "UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
+            " WHERE l.id = $1 AND l.state = 'triggered' AND l.trigger_time <= " + ts("$5") + " AND " +
+                executor_gone("$6") + " RETURNING " + kLogColumns);
+  c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
+  c.prepare("completion_job", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1");
+  c.prepare("completion_children", "SELECT " + kJobColumns +
+                                       " FROM job_info WHERE id = ANY ($1::bigint[]) AND id <> $2 ORDER BY id FOR KEY SHARE");
+  c.prepare("completion_insert_fire",
+            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
+            "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
+            "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
+  c.prepare("completion_fix_delay",
+            "UPDATE job_info SET trigger_next_time = $2 WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $3");
+  c.prepare("completion_lost_candidates",
+            "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
+                " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");
+}
+
+CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, const Decide& decide) {
+  const bool lost = result.state == "lost";
+  return db_.transact([&](pqxx::work& tx) {
+    Recorded out;
+    auto moved = lost ? tx.exec_prepared("completion_lose", result.log_id, result.handle_time, result.handle_code,
+                                         result.handle_msg, result.lost_triggered_before, result.lost_dead_after_ms)
+                      : tx.exec_prepared("completion_finish", result.log_id, result.state, result.handle_time,
+                                         result.handle_code, result.handle_msg);
+    if (moved.empty()) {
+      out.run = first_of<JobLog>(tx.exec_prepared("completion_run", result.log_id), log_from);
+      out.status = !out.run                 ? Status::kUnknownLog
+                   : is_final(out.run->state) ? Status::kAlreadyFinal
+                                              : Status::kNotRunning;
+      return out;
+    }
+    out.status = Status::kRecorded;
+    out.run = log_from(moved[0]);
+    // The job exists: deleting a job deletes its runs, and the run's row is locked now.
+    const Job job = job_from(tx.exec_prepared1("completion_job", out.run->job_id));
+    std::vector<Job> children;
+    if (!job.child_job_ids.empty()) {
+      children = all_of<Job>(tx.exec_prepared("completion_children", bigint_array(job.child_job_ids), job.id), job_from);
+    }
+    FollowUps follow = decide(*out.run, job, children);
+    for (const JobLog& f : follow.fires) {
+      out.fires.push_back(log_from(tx.exec_prepared1(
+          "completion_insert_fire", f.job_group, f.job_id, f.trigger_type, f.scheduled_time, f.admin_node,
+          f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
+          f.executor_fail_retry_count, f.parent_log_id)));
+    }
+    if (follow.fix_delay_next_time) {
+      out.next_time_set =
+          tx.exec_prepared("completion_fix_delay", job.id, *follow.fix_delay_next_time, kAwaitingCompletion)
+              .affected_rows() > 0;
+    }
+    return out;
+  });
+}
+
+std::vector<JobLog> PgCompletionStore::lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms,
+                                                       int limit) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return all_of<JobLog>(tx.exec_prepared("completion_lost_candidates", triggered_before, dead_after_ms, limit),
+                          log_from);
+  });
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include "admin/complete/completion_store.h"
+#include "admin/store/database.h"
+
+namespace cronwheel::admin {
+
+// CompletionStore over PostgreSQL (job_log, job_info, job_registry).
+//
+// How record() makes a result count once: the transition is one
+//   UPDATE job_log SET state = <result> ... WHERE id = $1 AND state IN ('triggered', 'sending')
+// in READ COMMITTED. Of two concurrent results for one run, the second waits for the first's
+// row lock, re-reads the row when the first commits, no longer matches and changes nothing; the
+// follow-ups are written only by the transaction whose UPDATE matched. Child jobs are read
+// FOR KEY SHARE, so a child deleted at the same time cannot break the new fire's foreign key.
+//
+// Thread-safe: each call takes its own pooled connection. Register prepare() on the Database.
+class PgCompletionStore final : public CompletionStore {
+ public:
+  explicit PgCompletionStore(Database& db) : db_(db) {}
+
+  Recorded record(const RunResult& result, const Decide& decide) override;
+  std::vector<JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms, int limit) override;
+
+  // Registers the statements above on a new connection (part of the Database's Preparer).
+  static void prepare(pqxx::connection& connection);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace cronwheel::admin

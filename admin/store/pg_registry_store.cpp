@@ -1,0 +1,102 @@
+#include "admin/store/pg_registry_store.h"
+
+#include <string>
+
+#include "admin/store/pg_store_support.h"
+
+namespace cronwheel::admin {
+
+using namespace pg;
+
+namespace {
+
+// "updated within the last $n milliseconds", by the database's clock.
+std::string alive(const std::string& param) {
+  return "updated_at > now() - " + param + "::bigint * interval '1 millisecond'";
+}
+
+const std::string kEntryColumns =
+    "id, registry_group, registry_key, registry_value, " + ms("updated_at", "updated_at");
+
+RegistryEntry entry_from(const pqxx::row& r) {
+  RegistryEntry e;
+  e.id = r["id"].as<std::int64_t>();
+  e.registry_group = r["registry_group"].as<std::string>();
+  e.registry_key = r["registry_key"].as<std::string>();
+  e.registry_value = r["registry_value"].as<std::string>();
+  e.updated_at = r["updated_at"].as<std::int64_t>();
+  return e;
+}
+
+}  // namespace
+
+void PgRegistryStore::prepare(pqxx::connection& c) {
+  c.prepare("registry_upsert",
+            "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at) "
+            "VALUES ($1, $2, $3, now()) ON CONFLICT (registry_group, registry_key, registry_value) "
+            "DO UPDATE SET updated_at = now()");
+  c.prepare("registry_remove",
+            "DELETE FROM job_registry WHERE registry_group = $1 AND registry_key = $2 AND registry_value = $3");
+  c.prepare("registry_live_addresses",
+            "SELECT registry_value FROM job_registry WHERE registry_group = 'EXECUTOR' AND registry_key = $1 AND " +
+                alive("$2") + " ORDER BY registry_value COLLATE \"C\"");
+  c.prepare("registry_live", "SELECT " + kEntryColumns + " FROM job_registry WHERE " + alive("$1") +
+                                 " ORDER BY registry_key COLLATE \"C\", registry_value COLLATE \"C\", registry_group");
+  c.prepare("registry_delete_dead", "DELETE FROM job_registry WHERE NOT (" + alive("$1") + ")");
+  // The automatic groups whose list differs from their live registrations get the live list.
+  // The groups are locked in id order (LockRows runs above the sort), so two nodes refreshing
+  // at once wait for each other rather than deadlock; a group changed meanwhile is re-checked.
+  c.prepare("registry_refresh_groups",
+            "WITH live AS ("
+            "  SELECT registry_key, array_agg(registry_value::text ORDER BY registry_value COLLATE \"C\") AS addresses"
+            "  FROM job_registry WHERE registry_group = 'EXECUTOR' AND " + alive("$1") + " GROUP BY registry_key),"
+            " target AS ("
+            "  SELECT g.id, COALESCE(l.addresses, '{}'::text[]) AS addresses"
+            "  FROM job_group g LEFT JOIN live l ON l.registry_key = g.app_name"
+            "  WHERE g.address_type = 0 AND g.address_list IS DISTINCT FROM COALESCE(l.addresses, '{}'::text[])"
+            "  ORDER BY g.id FOR UPDATE OF g)"
+            " UPDATE job_group g SET address_list = t.addresses FROM target t"
+            " WHERE g.id = t.id AND g.address_type = 0");
+}
+
+void PgRegistryStore::upsert(std::string_view registry_group, std::string_view key, std::string_view value) {
+  mapped([&] {
+    db_.transact([&](pqxx::work& tx) {
+      tx.exec_prepared("registry_upsert", std::string(registry_group), std::string(key), std::string(value));
+    });
+  });
+}
+
+bool PgRegistryStore::remove(std::string_view registry_group, std::string_view key, std::string_view value) {
+  return db_.transact([&](pqxx::work& tx) {
+    return tx.exec_prepared("registry_remove", std::string(registry_group), std::string(key), std::string(value))
+               .affected_rows() > 0;
+  });
+}
+
+std::vector<std::string> PgRegistryStore::live_addresses(std::string_view app_name, std::int64_t dead_after_ms) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    std::vector<std::string> out;
+    for (const auto& row : tx.exec_prepared("registry_live_addresses", std::string(app_name), dead_after_ms)) {
+      out.push_back(row[0].as<std::string>());
+    }
+    return out;
+  });
+}
+
+std::vector<RegistryEntry> PgRegistryStore::live(std::int64_t dead_after_ms) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return all_of<RegistryEntry>(tx.exec_prepared("registry_live", dead_after_ms), entry_from);
+  });
+}
+
+int PgRegistryStore::refresh(std::int64_t dead_after_ms) {
+  return db_.transact([&](pqxx::work& tx) {
+    // One transaction, so now() is one instant: what is deleted as dead and what counts as live
+    // split the registrations exactly.
+    tx.exec_prepared("registry_delete_dead", dead_after_ms);
+    return static_cast<int>(tx.exec_prepared("registry_refresh_groups", dead_after_ms).affected_rows());
+  });
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include "admin/store/database.h"
+#include "admin/store/stores.h"
+
+namespace cronwheel::admin {
+
+// RegistryStore over PostgreSQL (table job_registry; automatic groups in job_group).
+//
+// Beyond the contract in stores.h:
+//  - ages use the database's clock (now() of the statement's transaction), so every admin node
+//    agrees on which registrations are alive whatever its own clock says;
+//  - addresses sort in byte order, so every node derives the same list;
+//  - refresh() writes an automatic group's list only when it changed (its updated_at, which
+//    says when a person last changed the group, is left alone) and locks those groups in id
+//    order, so nodes refreshing at the same time queue instead of deadlocking.
+//
+// Thread-safe: each call takes its own pooled connection. Register prepare() on the Database.
+class PgRegistryStore final : public RegistryStore {
+ public:
+  explicit PgRegistryStore(Database& db) : db_(db) {}
+
+  void upsert(std::string_view registry_group, std::string_view key, std::string_view value) override;
+  bool remove(std::string_view registry_group, std::string_view key, std::string_view value) override;
+  std::vector<std::string> live_addresses(std::string_view app_name, std::int64_t dead_after_ms) override;
+  std::vector<RegistryEntry> live(std::int64_t dead_after_ms) override;
+  int refresh(std::int64_t dead_after_ms) override;
+
+  // Registers the statements above on a new connection (part of the Database's Preparer).
+  static void prepare(pqxx::connection& connection);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,128 @@
+#pragma once
+
+// An in-memory CompletionStore with the semantics of PgCompletionStore, over a FakeStores' jobs
+// and logs (what FakeStores::logs() lists is what it changed) and a FakeRegistryStore's
+// registrations (for the lost-result rules). Ages of registrations use the registry's clock;
+// trigger times are compared as given.
+//
+// record() is one step under the FakeStores' mutex, as the real one is one transaction: of two
+// concurrent results for a run exactly one moves it, and only that one writes follow-ups.
+// Thread-safe.
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/complete/completion_store.h"
+#include "admin/scheduler/fire.h"
+#include "admin/store/records.h"
+#include "admin/store/stores.h"
+#include "tests/support/fake_registry_store.h"
+#include "tests/support/fake_stores.h"
+
+namespace cronwheel::testing {
+
+class FakeCompletionStore final : public admin::CompletionStore {
+ public:
+  FakeCompletionStore(FakeStores& stores, FakeRegistryStore& registry) : stores_(stores), registry_(registry) {}
+
+  Recorded record(const admin::RunResult& result, const Decide& decide) override {
+    const bool lost = result.state == "lost";
+    // Read before taking the stores' mutex (lock order: registry, then stores).
+    const auto live = lost ? registry_.live(result.lost_dead_after_ms) : std::vector<admin::RegistryEntry>{};
+    return stores_.with_state([&](fake_stores_detail::State& s) {
+      Recorded out;
+      auto it = s.logs.find(result.log_id);
+      if (it == s.logs.end()) return out;  // kUnknownLog
+      admin::JobLog& run = it->second;
+      const bool moves = lost ? run.state == "triggered" && run.trigger_time &&
+                                    *run.trigger_time <= result.lost_triggered_before &&
+                                    !registered(live, run.executor_address)
+                              : run.state == "triggered" || run.state == "sending";
+      if (!moves) {
+        out.run = run;
+        out.status = is_final(run.state) ? Status::kAlreadyFinal : Status::kNotRunning;
+        return out;
+      }
+      // Follow-ups are computed before anything changes, so a throw leaves the state as it was,
+      // like a rolled-back transaction.
+      admin::JobLog after = run;
+      after.state = result.state;
+      after.handle_time = result.handle_time;
+      after.handle_code = result.handle_code;
+      after.handle_msg = result.handle_msg;
+      const admin::Job& job = s.jobs.at(after.job_id);
+      std::vector<admin::Job> children;
+      for (auto id : fake_stores_detail::sorted_unique(job.child_job_ids)) {
+        auto child = s.jobs.find(id);
+        if (child != s.jobs.end() && id != job.id) children.push_back(child->second);
+      }
+      admin::FollowUps follow = decide(after, job, children);
+      for (auto fire : follow.fires) {
+        fake_stores_detail::check_fire(fire);
+        if (s.jobs.count(fire.job_id) == 0) throw admin::NotFound("job " + std::to_string(fire.job_id) + " does not exist");
+      }
+
+      run = after;
+      out.status = Status::kRecorded;
+      out.run = after;
+      for (auto fire : follow.fires) {
+        fire.state = "pending";
+        fire.id = s.next_log++;
+        s.logs[fire.id] = fire;
+        out.fires.push_back(fire);
+      }
+      if (follow.fix_delay_next_time) {
+        admin::Job& stored = s.jobs.at(job.id);
+        if (stored.trigger_status == 1 && stored.trigger_next_time == admin::kAwaitingCompletion) {
+          stored.trigger_next_time = *follow.fix_delay_next_time;
+          out.next_time_set = true;
+        }
+      }
+      return out;
+    });
+  }
+
+  std::vector<admin::JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms,
+                                             int limit) override {
+    const auto live = registry_.live(dead_after_ms);
+    auto candidates = stores_.with_state([&](fake_stores_detail::State& s) {
+      std::vector<admin::JobLog> out;
+      for (const auto& [id, l] : s.logs) {
+        if (l.state == "triggered" && l.trigger_time && *l.trigger_time <= triggered_before &&
+            !registered(live, l.executor_address)) {
+          out.push_back(l);
+        }
+      }
+      return out;
+    });
+    std::sort(candidates.begin(), candidates.end(), [](const admin::JobLog& a, const admin::JobLog& b) {
+      return a.trigger_time != b.trigger_time ? a.trigger_time < b.trigger_time : a.id < b.id;
+    });
+    if (candidates.size() > static_cast<std::size_t>(std::max(limit, 0))) candidates.resize(std::max(limit, 0));
+    return candidates;
+  }
+
+ private:
+  static bool is_final(const std::string& state) {
+    return state == "succeeded" || state == "failed" || state == "lost";
+  }
+  static std::string_view without_trailing_slashes(std::string_view address) {
+    while (!address.empty() && address.back() == '/') address.remove_suffix(1);
+    return address;
+  }
+  static bool registered(const std::vector<admin::RegistryEntry>& live, std::string_view address) {
+    return std::any_of(live.begin(), live.end(), [&](const admin::RegistryEntry& e) {
+      return e.registry_group == "EXECUTOR" &&
+             without_trailing_slashes(e.registry_value) == without_trailing_slashes(address);
+    });
+  }
+
+  FakeStores& stores_;
+  FakeRegistryStore& registry_;
+};
+
+}  // namespace cronwheel::testing

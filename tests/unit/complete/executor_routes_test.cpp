@@ -1,0 +1,218 @@
+// The executor-facing endpoints over a real HTTP server on 127.0.0.1, with the fake stores:
+// XXL-JOB 2.4 bodies and answers, the access token, context paths, malformed bodies.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/registry/executor_routes.h"
+#include "admin/store/database.h"
+#include "common/http/http_client.h"
+#include "common/http/http_server.h"
+#include "tests/unit/complete/completion_fixture.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToken = "s3cret-token";
+
+class ExecutorRoutesTest : public CompletionFixture {
+ protected:
+  ExecutorRoutesTest() {
+    common::http::HttpServerOptions o;
+    o.host = "127.0.0.1";
+    o.port = 0;
+    o.worker_threads = 4;
+    o.name = "admin-test";
+    server_ = std::make_unique<common::http::HttpServer>(o);
+    add_executor_routes(*server_, registry_, completion_, kToken);
+    server_->start();
+  }
+  ~ExecutorRoutesTest() override { server_->stop(); }
+
+  struct Reply {
+    int status = 0;
+    json body;
+  };
+
+  Reply post(const std::string& path, const std::string& body, const std::string& token = kToken) {
+    common::http::HttpClientOptions o;
+    o.access_token = token;
+    common::http::HttpClient client("http://127.0.0.1:" + std::to_string(server_->port()) + "/", o);
+    auto r = client.post_json(path, body);
+    EXPECT_EQ(r.transport_error, common::http::TransportError::kNone) << r.error;
+    return {r.status, json::parse(r.body, nullptr, false)};
+  }
+
+  static json registration(const std::string& value = kExecutor, const std::string& app = "demo-app") {
+    return {{"registryGroup", "EXECUTOR"}, {"registryKey", app}, {"registryValue", value}};
+  }
+
+  static json ok() { return {{"code", 200}, {"msg", nullptr}, {"content", nullptr}}; }
+  static json fail(const std::string& msg) { return {{"code", 500}, {"msg", msg}, {"content", nullptr}}; }
+
+  std::unique_ptr<common::http::HttpServer> server_;
+};
+
+TEST_F(ExecutorRoutesTest, RegistryRecordsTheExecutor) {
+  auto r = post("/api/registry", registration().dump());
+
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, ok());
+  EXPECT_EQ(registry_.live_addresses("demo-app", 90'000), (std::vector<std::string>{kExecutor}));
+}
+
+TEST_F(ExecutorRoutesTest, RegistryRemoveDeletesTheRegistration) {
+  post("/api/registry", registration().dump());
+
+  auto r = post("/api/registryRemove", registration().dump());
+
+  EXPECT_EQ(r.body, ok());
+  EXPECT_TRUE(registry_.live_addresses("demo-app", 90'000).empty());
+  EXPECT_EQ(post("/api/registryRemove", registration().dump()).body, ok()) << "removing twice is fine";
+}
+
+TEST_F(ExecutorRoutesTest, EndpointsAnswerUnderAContextPath) {
+  EXPECT_EQ(post("/xxl-job-admin/api/registry", registration().dump()).body, ok());
+  EXPECT_EQ(registry_.live_addresses("demo-app", 90'000).size(), 1u);
+  EXPECT_EQ(post("/ops/xxl-job-admin/api/registryRemove", registration().dump()).body, ok());
+  EXPECT_TRUE(registry_.live_addresses("demo-app", 90'000).empty());
+  EXPECT_EQ(post("/xxl-job-admin/api/callback", "[]").body, ok());
+}
+
+TEST_F(ExecutorRoutesTest, WrongOrMissingTokenIsRefusedAndNothingIsRecorded) {
+  auto run = make_run(make_job("job"));
+  for (const std::string& token : {std::string("wrong"), std::string()}) {
+    auto r = post("/api/registry", registration().dump(), token);
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, fail("The access token is wrong.")) << token;
+    json callbacks = json::array({{{"logId", run.id}, {"logDateTim", 1}, {"handleCode", 200}, {"handleMsg", ""}}});
+    EXPECT_EQ(post("/api/callback", callbacks.dump(), token).body, fail("The access token is wrong."));
+    EXPECT_EQ(post("/api/registryRemove", registration().dump(), token).body, fail("The access token is wrong."));
+  }
+  EXPECT_TRUE(registry_.live(90'000).empty());
+  EXPECT_EQ(log(run.id).state, "triggered");
+}
+
+TEST_F(ExecutorRoutesTest, NoTokenConfiguredAcceptsEveryCaller) {
+  common::http::HttpServerOptions o;
+  o.host = "127.0.0.1";
+  common::http::HttpServer open(o);
+  add_executor_routes(open, registry_, completion_, "");
+  open.start();
+  common::http::HttpClient client("http://127.0.0.1:" + std::to_string(open.port()) + "/");
+
+  auto r = client.post_json("api/registry", registration().dump());
+
+  EXPECT_EQ(json::parse(r.body), ok());
+  open.stop();
+}
+
+TEST_F(ExecutorRoutesTest, MalformedBodiesAreReturnT500NamingTheProblem) {
+  auto bad_type = post("/api/registry", R"({"registryGroup":"EXECUTOR","registryKey":5,"registryValue":"http://h/"})");
+  EXPECT_EQ(bad_type.status, 200);
+  EXPECT_EQ(bad_type.body["code"], 500);
+  EXPECT_NE(bad_type.body["msg"].get<std::string>().find("registryKey"), std::string::npos) << bad_type.body;
+
+  auto not_json = post("/api/callback", "{not json");
+  EXPECT_EQ(not_json.body["code"], 500);
+  EXPECT_NE(not_json.body["msg"].get<std::string>().find("invalid request body"), std::string::npos);
+
+  auto bad_element = post("/api/callback", R"({"callbackList":[{"logId":"x"}]})");
+  EXPECT_EQ(bad_element.body["code"], 500);
+  EXPECT_NE(bad_element.body["msg"].get<std::string>().find("callbackList[0].logId"), std::string::npos)
+      << bad_element.body;
+
+  EXPECT_EQ(post("/api/registry", "").body["code"], 500);
+  // The admin keeps serving.
+  EXPECT_EQ(post("/api/registry", registration().dump()).body, ok());
+}
+
+TEST_F(ExecutorRoutesTest, RegistrationsTheStoreCannotHoldAreRefusedByField) {
+  auto msg = [&](json body) { return post("/api/registry", body.dump()).body.value("msg", ""); };
+  EXPECT_EQ(msg(registration("http://h/", "")), "registryKey: must not be empty");
+  EXPECT_EQ(msg(registration("")), "registryValue: must not be empty");
+  EXPECT_EQ(msg(registration("10.0.0.1:9999")), "registryValue: must be an http:// or https:// URL");
+  EXPECT_EQ(msg(registration("http://h/", std::string(256, 'a'))), "registryKey: at most 255 characters");
+  EXPECT_EQ(msg(registration("http://h/", std::string("a\0b", 3))), "registryKey: must not contain NUL characters");
+  auto other = registration();
+  other["registryGroup"] = "WORKER";
+  EXPECT_EQ(msg(other), "registryGroup: must be EXECUTOR or ADMIN");
+  EXPECT_TRUE(registry_.live(90'000).empty());
+  // 255 characters, not bytes: a name of 255 two-byte characters fits.
+  std::string wide;
+  for (int i = 0; i < 255; ++i) wide += "\xC3\xA9";
+  EXPECT_EQ(post("/api/registry", registration("http://h/", wide).dump()).body, ok());
+}
+
+TEST_F(ExecutorRoutesTest, CallbackAsABareArrayRecordsEveryResult) {
+  auto job = make_job("job");
+  auto a = make_run(job);
+  auto b = make_run(job);
+  json body = json::array({{{"logId", a.id}, {"logDateTim", 1}, {"handleCode", 200}, {"handleMsg", "ok"}},
+                           {{"logId", b.id}, {"logDateTime", 1}, {"handleCode", 500}, {"handleMsg", "bad"}}});
+
+  EXPECT_EQ(post("/api/callback", body.dump()).body, ok());
+
+  EXPECT_EQ(log(a.id).state, "succeeded");
+  EXPECT_EQ(log(a.id).handle_msg, "ok");
+  EXPECT_EQ(log(b.id).state, "failed");
+  EXPECT_EQ(log(b.id).handle_code, 500);
+}
+
+TEST_F(ExecutorRoutesTest, CallbackListFormOfXxlJob35IsAccepted) {
+  auto run = make_run(make_job("job"));
+  json body = {{"callbackList", json::array({{{"logId", run.id}, {"logDateTim", 1}, {"handleCode", 502}}})}};
+
+  EXPECT_EQ(post("/api/callback", body.dump()).body, ok());
+
+  EXPECT_EQ(log(run.id).state, "failed");
+  EXPECT_EQ(log(run.id).handle_code, 502);
+}
+
+TEST_F(ExecutorRoutesTest, RepeatedAndUnknownCallbacksAreAnsweredSuccessAndChangeNothing) {
+  auto run = make_run(make_job("job"));
+  json first = json::array({{{"logId", run.id}, {"handleCode", 200}, {"handleMsg", "first"}}});
+  json again = json::array({{{"logId", run.id}, {"handleCode", 500}, {"handleMsg", "again"}},
+                            {{"logId", 987654}, {"handleCode", 200}}});
+  post("/api/callback", first.dump());
+  const auto recorded = log(run.id);
+
+  EXPECT_EQ(post("/api/callback", again.dump()).body, ok());
+
+  EXPECT_EQ(log(run.id), recorded);
+  EXPECT_EQ(completion_.counters().duplicates, 1);
+  EXPECT_EQ(completion_.counters().unknown, 1);
+}
+
+// Completion over a store whose database is down.
+class UnavailableCompletionStore final : public CompletionStore {
+ public:
+  Recorded record(const RunResult&, const Decide&) override { throw DatabaseUnavailable("database connection lost"); }
+  std::vector<JobLog> lost_candidates(std::int64_t, std::int64_t, int) override { return {}; }
+};
+
+TEST_F(ExecutorRoutesTest, CallbackWhileTheDatabaseIsDownAsksTheExecutorToSendAgain) {
+  UnavailableCompletionStore down;
+  Completion completion(down, Completion::Options{&clock_, [] { return std::string("n"); }});
+  common::http::HttpServerOptions o;
+  o.host = "127.0.0.1";
+  common::http::HttpServer server(o);
+  add_executor_routes(server, registry_, completion, "");
+  server.start();
+  common::http::HttpClient client("http://127.0.0.1:" + std::to_string(server.port()) + "/");
+
+  auto r = client.post_json("api/callback", R"([{"logId":1,"handleCode":200}])");
+
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body), fail("the database is unavailable; try again shortly"));
+  server.stop();
+}
+
+}  // namespace
+}  // namespace cronwheel::admin

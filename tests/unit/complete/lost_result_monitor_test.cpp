@@ -1,0 +1,188 @@
+// The lost-result rules with a fake clock: a run `triggered` for more than 10 minutes whose
+// executor has no live registration becomes `lost`, once, and is retried like a failure.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "admin/complete/lost_result_monitor.h"
+#include "tests/unit/complete/completion_fixture.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using namespace std::chrono_literals;
+
+class LostResultTest : public CompletionFixture {
+ protected:
+  static constexpr std::int64_t kDeadAfterMs = 90'000;
+
+  LostResultMonitor::Options options() {
+    LostResultMonitor::Options o;
+    o.interval = 60s;
+    o.lost_after = 10min;
+    o.dead_after = std::chrono::milliseconds(kDeadAfterMs);
+    return o;
+  }
+
+  // The executor's heartbeat, as /api/registry records it.
+  void heartbeat(const std::string& address = kExecutor) { registry_.upsert("EXECUTOR", "demo-app", address); }
+
+  // Moves time in steps of at most `step`, letting the monitor finish each pass it starts.
+  void advance(std::chrono::milliseconds total, std::chrono::milliseconds step = 30s, bool beat = false) {
+    while (total.count() > 0) {
+      const auto d = std::min(total, step);
+      if (beat) heartbeat();
+      clock_.advance(d);
+      clock_.wait_for_sleepers(1);
+      total -= d;
+    }
+  }
+
+  LostResultMonitor monitor_{store_, completion_, clock_, options()};
+};
+
+TEST_F(LostResultTest, RunOfAnUnregisteredExecutorIsLostAfterTenMinutes) {
+  auto run = make_run(make_job("long"));
+  monitor_.start();
+  clock_.wait_for_sleepers(1);
+
+  advance(9min);
+  EXPECT_EQ(log(run.id).state, "triggered") << "not yet: 9 minutes";
+
+  advance(61s);
+  auto after = log(run.id);
+  EXPECT_EQ(after.state, "lost");
+  EXPECT_EQ(after.handle_code, 500);
+  EXPECT_EQ(after.handle_msg,
+            "result lost: executor http://127.0.0.1:9999/ has not been registered for 10 minutes");
+  ASSERT_TRUE(after.handle_time);
+  EXPECT_GE(*after.handle_time, *run.trigger_time + 10 * 60'000);
+  EXPECT_EQ(completion_.counters().lost, 1);
+}
+
+TEST_F(LostResultTest, RunOfARegisteredExecutorIsNeverLost) {
+  heartbeat();
+  auto run = make_run(make_job("long"));
+  monitor_.start();
+  clock_.wait_for_sleepers(1);
+
+  advance(30min, 30s, /*beat=*/true);
+
+  EXPECT_EQ(log(run.id).state, "triggered");
+  EXPECT_EQ(completion_.counters().lost, 0);
+}
+
+TEST_F(LostResultTest, ExecutorGoneForLessThanTheDeadTimeoutStillCounts) {
+  heartbeat();
+  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  clock_.advance(80s);  // last heartbeat 80 s ago: alive until 90 s
+
+  EXPECT_EQ(monitor_.check_once(), 0);
+  EXPECT_EQ(log(run.id).state, "triggered");
+
+  clock_.advance(11s);
+  EXPECT_EQ(monitor_.check_once(), 1);
+  EXPECT_EQ(log(run.id).state, "lost");
+}
+
+TEST_F(LostResultTest, AddressesMatchWithOrWithoutTrailingSlash) {
+  heartbeat("http://127.0.0.1:9999");  // registered without the slash
+  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+
+  EXPECT_EQ(monitor_.check_once(), 0);
+  EXPECT_EQ(log(run.id).state, "triggered");
+}
+
+TEST_F(LostResultTest, LostRunIsRetriedLikeAFailure) {
+  auto job = make_job("long");
+  job.retry_interval = 5;
+  job = update(job);
+  auto run = make_run(job, "triggered", 3, clock_.now_ms() - 11 * 60'000);
+
+  EXPECT_EQ(monitor_.check_once(), 1);
+
+  auto runs = runs_of(job.id);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].trigger_type, "RETRY");
+  EXPECT_EQ(runs[1].executor_fail_retry_count, 2);
+  EXPECT_EQ(runs[1].scheduled_time, clock_.now_ms() + 5'000);
+  EXPECT_EQ(runs[1].parent_log_id, run.id);
+}
+
+TEST_F(LostResultTest, LostRunOfAFixDelayJobSetsItsNextTime) {
+  auto job = make_fix_delay_job(20, 1, kAwaitingCompletion);
+  make_run(job, "triggered", 0, clock_.now_ms() - 11 * 60'000);
+
+  EXPECT_EQ(monitor_.check_once(), 1);
+
+  EXPECT_EQ(this->job(job.id).trigger_next_time, clock_.now_ms() + 20'000);
+}
+
+TEST_F(LostResultTest, ResultsAndFinishedRunsAreLeftAlone) {
+  auto job = make_job("done");
+  auto old = clock_.now_ms() - 20 * 60'000;
+  auto succeeded = make_run(job, "triggered", 0, old);
+  completion_.report(callback(succeeded.id, 200));
+  auto pending = make_run(job, "pending");
+  auto sending = make_run(job, "sending", 0, old);
+
+  EXPECT_EQ(monitor_.check_once(), 0);
+
+  EXPECT_EQ(log(succeeded.id).state, "succeeded");
+  EXPECT_EQ(log(pending.id).state, "pending");
+  EXPECT_EQ(log(sending.id).state, "sending") << "a node's recovery decides sending fires";
+}
+
+TEST_F(LostResultTest, AnExecutorThatRegistersAgainWinsOverTheMonitorsEarlierLook) {
+  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  const auto before = clock_.now_ms() - 10 * 60'000;
+  auto candidates = store_.lost_candidates(before, kDeadAfterMs, 10);
+  ASSERT_EQ(candidates.size(), 1u);
+  heartbeat();  // between the monitor's query and its verdict
+
+  EXPECT_EQ(completion_.mark_lost(candidates[0], before, kDeadAfterMs, 10min), Completion::Outcome::kNotRunning);
+  EXPECT_EQ(log(run.id).state, "triggered");
+}
+
+TEST_F(LostResultTest, ACallbackArrivingFirstWinsOverTheVerdict) {
+  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  const auto before = clock_.now_ms() - 10 * 60'000;
+  auto candidates = store_.lost_candidates(before, kDeadAfterMs, 10);
+  ASSERT_EQ(candidates.size(), 1u);
+  completion_.report(callback(run.id, 200));
+
+  EXPECT_EQ(completion_.mark_lost(candidates[0], before, kDeadAfterMs, 10min), Completion::Outcome::kDuplicate);
+  EXPECT_EQ(log(run.id).state, "succeeded");
+}
+
+TEST_F(LostResultTest, APassMarksMoreRunsThanOneBatch) {
+  LostResultMonitor::Options o = options();
+  o.batch = 2;
+  LostResultMonitor monitor(store_, completion_, clock_, o);
+  auto job = make_job("many");
+  for (int i = 0; i < 5; ++i) make_run(job, "triggered", 0, clock_.now_ms() - 20 * 60'000);
+
+  EXPECT_EQ(monitor.check_once(), 5);
+}
+
+TEST_F(LostResultTest, StopsPromptlyWhileWaiting) {
+  monitor_.start();
+  clock_.wait_for_sleepers(1);
+  monitor_.stop();  // returns without the clock moving
+  monitor_.stop();  // idempotent
+}
+
+TEST(LostResultMonitorOptions, RejectsNonPositiveDurations) {
+  testing::FakeClock clock;
+  testing::FakeStores stores{clock};
+  testing::FakeRegistryStore registry{stores, clock};
+  testing::FakeCompletionStore store{stores, registry};
+  Completion completion{store, Completion::Options{&clock, [] { return std::string("n"); }}};
+  LostResultMonitor::Options o;
+  o.interval = std::chrono::milliseconds(0);
+  EXPECT_THROW(LostResultMonitor(store, completion, clock, o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cronwheel::admin

@@ -1,0 +1,136 @@
+// The registry monitor with a fake clock: registrations older than 90 s are dropped and
+// automatic groups follow the live ones; manual groups are left alone.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+
+#include "admin/registry/registry_monitor.h"
+#include "admin/store/database.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/fake_registry_store.h"
+#include "tests/support/fake_stores.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RegistryMonitorTest : public ::testing::Test {
+ protected:
+  RegistryMonitorTest() {
+    automatic_ = make_group("auto-app", 0, {});
+    manual_ = make_group("manual-app", 1, {"http://10.0.0.9:9999/"});
+  }
+
+  std::int64_t make_group(const std::string& app, int type, std::vector<std::string> addresses) {
+    Group g;
+    g.app_name = app;
+    g.title = app;
+    g.address_type = type;
+    g.address_list = std::move(addresses);
+    return stores_.groups().create(g, system_).id;
+  }
+
+  std::vector<std::string> addresses(std::int64_t group) { return stores_.groups().get(group)->address_list; }
+
+  void advance(std::chrono::milliseconds d) {
+    clock_.advance(d);
+    clock_.wait_for_sleepers(1);
+  }
+
+  Actor system_{std::nullopt, "system", ""};
+  testing::FakeClock clock_;
+  testing::FakeStores stores_{clock_};
+  testing::FakeRegistryStore registry_{stores_, clock_};
+  RegistryMonitor monitor_{registry_, clock_, RegistryMonitor::Options{30s, 90s}};
+  std::int64_t automatic_ = 0, manual_ = 0;
+};
+
+TEST_F(RegistryMonitorTest, RefreshesAtStartThenEveryInterval) {
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.2:9999/");
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
+  monitor_.start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(addresses(automatic_), (std::vector<std::string>{"http://10.0.0.1:9999/", "http://10.0.0.2:9999/"}));
+
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.3:9999/");
+  advance(29s);
+  EXPECT_EQ(addresses(automatic_).size(), 2u) << "not before the interval";
+  advance(1s);
+  EXPECT_EQ(addresses(automatic_).size(), 3u);
+}
+
+TEST_F(RegistryMonitorTest, ExecutorsThatStopRenewingDropOutAfterNinetySeconds) {
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.2:9999/");
+  monitor_.start();
+  clock_.wait_for_sleepers(1);
+
+  // 10.0.0.1 keeps its 30 s heartbeat; 10.0.0.2 went away.
+  for (int i = 0; i < 3; ++i) {
+    registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
+    advance(30s);
+  }
+  EXPECT_EQ(addresses(automatic_), (std::vector<std::string>{"http://10.0.0.1:9999/"}));
+  EXPECT_EQ(registry_.live(90'000).size(), 1u);
+  EXPECT_EQ(addresses(manual_), (std::vector<std::string>{"http://10.0.0.9:9999/"})) << "manual lists untouched";
+}
+
+TEST_F(RegistryMonitorTest, ManualGroupsKeepTheirListWhateverRegisters) {
+  registry_.upsert("EXECUTOR", "manual-app", "http://10.0.0.7:9999/");
+  EXPECT_EQ(monitor_.refresh_once(), 0);
+  EXPECT_EQ(addresses(manual_), (std::vector<std::string>{"http://10.0.0.9:9999/"}));
+}
+
+TEST_F(RegistryMonitorTest, RefreshCountsOnlyGroupsWhoseListChanged) {
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
+  EXPECT_EQ(monitor_.refresh_once(), 1);
+  EXPECT_EQ(monitor_.refresh_once(), 0);
+}
+
+TEST_F(RegistryMonitorTest, StopsPromptlyWhileWaiting) {
+  monitor_.start();
+  clock_.wait_for_sleepers(1);
+  monitor_.stop();
+  monitor_.stop();
+}
+
+// A store whose database is down: the monitor logs and tries again at the next interval.
+class UnavailableRegistry final : public RegistryStore {
+ public:
+  void upsert(std::string_view, std::string_view, std::string_view) override {}
+  bool remove(std::string_view, std::string_view, std::string_view) override { return false; }
+  std::vector<std::string> live_addresses(std::string_view, std::int64_t) override { return {}; }
+  std::vector<RegistryEntry> live(std::int64_t) override { return {}; }
+  int refresh(std::int64_t) override {
+    ++calls;
+    throw DatabaseUnavailable("database connection lost");
+  }
+  std::atomic<int> calls{0};
+};
+
+TEST(RegistryMonitorFailures, ARefreshThatFailsIsTriedAgainAtTheNextInterval) {
+  testing::FakeClock clock;
+  UnavailableRegistry store;
+  RegistryMonitor monitor(store, clock, RegistryMonitor::Options{30s, 90s});
+  monitor.start();
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(store.calls.load(), 1);
+
+  clock.advance(30s);
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(store.calls.load(), 2);
+}
+
+TEST(RegistryMonitorOptions, RejectsNonPositiveDurations) {
+  testing::FakeClock clock;
+  UnavailableRegistry store;
+  EXPECT_THROW(RegistryMonitor(store, clock, RegistryMonitor::Options{0s, 90s}), std::invalid_argument);
+  EXPECT_THROW(RegistryMonitor(store, clock, RegistryMonitor::Options{30s, 0s}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cronwheel::admin
