@@ -1,0 +1,118 @@
+#include "admin/scheduler/fire_decision.h"
+
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "admin/schedule/schedule.h"
+#include "admin/scheduler/fire.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+using common::protocol::ScheduleType;
+
+// A schedule's time strictly increases from one fire to the next; this bounds the loop of one
+// job even if a schedule misbehaved. A cron schedule fires at most once a second, so a window of
+// 5 s needs about ten.
+constexpr int kMaxFiresPerJob = 1'000;
+
+// Parsed schedules by (type, conf, zone): many jobs of one scan share an expression.
+class ScheduleCache {
+ public:
+  // The schedule, or nullopt with `error` set when it cannot be parsed.
+  const Schedule* get(const DueJob& job, std::string& error) {
+    auto key = std::make_tuple(job.schedule_type, job.schedule_conf, job.timezone);
+    auto it = schedules_.find(key);
+    if (it == schedules_.end()) {
+      std::optional<Schedule> parsed;
+      std::string why;
+      try {
+        parsed = Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone);
+      } catch (const ScheduleError& e) {
+        why = e.what();
+      }
+      it = schedules_.emplace(std::move(key), Entry{std::move(parsed), std::move(why)}).first;
+    }
+    error = it->second.error;
+    return it->second.schedule ? &*it->second.schedule : nullptr;
+  }
+
+ private:
+  struct Entry {
+    std::optional<Schedule> schedule;
+    std::string error;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Entry> schedules_;
+};
+
+void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, std::int64_t window,
+                ScanDecision& out) {
+  JobAdvance advance;
+  advance.job_id = job.id;
+  advance.read_next_time = job.trigger_next_time;
+  advance.last_time = job.trigger_last_time;
+
+  const bool fix_delay = schedule.type() == ScheduleType::kFixDelay;
+  auto fire = [&](std::int64_t at, const char* type) {
+    out.fires.push_back({job.id, at, type});
+    advance.last_time = at;
+  };
+
+  std::optional<std::int64_t> next;
+  bool awaiting = false;
+  const std::int64_t read = job.trigger_next_time;
+  if (read <= 0) {
+    // Never computed (a row written around the API): start from now, fire nothing missed.
+    next = schedule.next_after(now);
+  } else if (now > read + window) {
+    if (job.misfire_strategy == "FIRE_ONCE_NOW") {
+      fire(read, "MISFIRE");
+      awaiting = fix_delay;
+    }
+    if (!awaiting) next = schedule.next_after(now);
+  } else {
+    fire(read, "SCHEDULE");
+    awaiting = fix_delay;
+    if (!awaiting) next = schedule.next_after(read);
+  }
+
+  for (int decided = 0; !awaiting && next && *next <= now + window && decided < kMaxFiresPerJob; ++decided) {
+    fire(*next, "SCHEDULE");
+    awaiting = fix_delay;
+    if (!awaiting) next = schedule.next_after(*next);
+  }
+
+  if (awaiting) {
+    advance.next_time = kAwaitingCompletion;
+  } else if (next) {
+    advance.next_time = *next;
+  } else {
+    advance.trigger_status = 0;
+    advance.next_time = 0;
+    advance.stop_reason = "the schedule has no further fire time";
+  }
+  out.jobs.push_back(std::move(advance));
+}
+
+}  // namespace
+
+ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now, std::int64_t window_ms) {
+  ScanDecision out;
+  out.jobs.reserve(jobs.size());
+  ScheduleCache cache;
+  for (const auto& job : jobs) {
+    std::string error;
+    const Schedule* schedule = cache.get(job, error);
+    if (schedule == nullptr) {
+      out.jobs.push_back({job.id, job.trigger_next_time, job.trigger_last_time, 0, 0,
+                          "its schedule cannot be read: " + error});
+      continue;
+    }
+    decide_job(job, *schedule, now, window_ms, out);
+  }
+  return out;
+}
+
+}  // namespace cronwheel::admin

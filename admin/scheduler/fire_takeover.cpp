@@ -1,0 +1,126 @@
+#include "admin/scheduler/fire_takeover.h"
+
+#include <algorithm>
+#include <exception>
+#include <iterator>
+
+#include <spdlog/spdlog.h>
+
+#include "admin/trigger/delivery_check.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+bool due_order(const PendingFire& a, const PendingFire& b) {
+  return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+ScheduleStore::Delivery delivery_of(DeliveryCheck::Kind kind) {
+  switch (kind) {
+    case DeliveryCheck::Kind::kDelivered:
+      return ScheduleStore::Delivery::kDelivered;
+    case DeliveryCheck::Kind::kNotDelivered:
+      return ScheduleStore::Delivery::kNotDelivered;
+    case DeliveryCheck::Kind::kUnknown:
+      break;
+  }
+  return ScheduleStore::Delivery::kUnknown;
+}
+
+}  // namespace
+
+FireTakeover::FireTakeover(ScheduleStore& store, ExecutorClient& executors, const common::Clock& clock,
+                           std::string node_id, std::string default_access_token, std::int64_t window_ms)
+    : store_(store), executors_(executors), clock_(clock), node_id_(std::move(node_id)),
+      default_access_token_(std::move(default_access_token)), window_ms_(window_ms) {}
+
+FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dead_nodes,
+                                             const std::function<void()>& between) {
+  Report report;
+  std::vector<std::string> dead;
+  std::copy_if(dead_nodes.begin(), dead_nodes.end(), std::back_inserter(dead),
+               [&](const std::string& n) { return n != node_id_; });
+
+  std::vector<SendingFire> sending = std::move(unresolved_);
+  unresolved_.clear();
+  if (!dead.empty()) {
+    ScheduleStore::Takeover taken;
+    try {
+      taken = store_.take_over(dead, node_id_, clock_.now_ms() - window_ms_);
+    } catch (...) {
+      unresolved_ = std::move(sending);
+      throw;
+    }
+    report.pending = taken.pending.size();
+    report.cancelled = taken.cancelled.size();
+    report.to_send = std::move(taken.pending);
+    if (!taken.pending.empty() || !taken.cancelled.empty() || !taken.sending.empty()) {
+      spdlog::warn("scheduler: took over {} pending and {} sending fires of dead admin node(s) {}; cancelled {} late "
+                   "DO_NOTHING fires",
+                   report.pending, taken.sending.size(), joined(dead), report.cancelled);
+    }
+    sending.insert(sending.end(), taken.sending.begin(), taken.sending.end());
+  }
+
+  for (const auto& fire : sending) {
+    if (!resolve(fire, report)) unresolved_.push_back(fire);
+    if (between) between();
+  }
+  std::sort(report.to_send.begin(), report.to_send.end(), due_order);
+  return report;
+}
+
+bool FireTakeover::resolve(const SendingFire& fire, Report& report) {
+  const std::string& token = fire.access_token ? *fire.access_token : default_access_token_;
+  // The run is sent with its scheduled time as logDateTime (TriggerService), which names the
+  // executor's log file: ask with the same.
+  const auto check = check_delivery(executors_, fire.executor_address, token, fire.fire.log_id,
+                                    fire.fire.scheduled_time);
+  const auto delivery = delivery_of(check.kind);
+
+  std::string message;
+  switch (delivery) {
+    case ScheduleStore::Delivery::kDelivered:
+      message = "admin node " + fire.dead_node + " died while sending; executor " + fire.executor_address +
+                " has the run, so it was delivered (recovered by " + node_id_ + ")";
+      break;
+    case ScheduleStore::Delivery::kNotDelivered:
+      message = "admin node " + fire.dead_node + " died while sending; executor " + fire.executor_address +
+                " has no such run, so " + node_id_ + " sends it again";
+      break;
+    case ScheduleStore::Delivery::kUnknown:
+      message = "delivery unknown: admin node " + fire.dead_node + " died while sending and executor " +
+                fire.executor_address + " does not answer (" + check.message + ")";
+      break;
+  }
+  try {
+    if (!store_.resolve_sending(fire.fire.log_id, node_id_, delivery, message, clock_.now_ms())) return true;  // moved on meanwhile
+  } catch (const std::exception& e) {
+    spdlog::error("scheduler: recording the recovery of fire {} failed, trying again later: {}", fire.fire.log_id,
+                  e.what());
+    return false;
+  }
+  switch (delivery) {
+    case ScheduleStore::Delivery::kDelivered:
+      ++report.delivered;
+      break;
+    case ScheduleStore::Delivery::kNotDelivered:
+      ++report.resent;
+      report.to_send.push_back(fire.fire);
+      break;
+    case ScheduleStore::Delivery::kUnknown:
+      ++report.unknown;
+      spdlog::warn("scheduler: fire {} of job {}: {}", fire.fire.log_id, fire.fire.job_id, message);
+      break;
+  }
+  return true;
+}
+
+}  // namespace cronwheel::admin

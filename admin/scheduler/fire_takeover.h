@@ -1,0 +1,68 @@
+#pragma once
+
+// Taking over the fires of dead admin nodes (docs/scheduling.md, "When a node dies").
+//
+// In one store transaction (ScheduleStore::take_over) the dead nodes' pending fires become this
+// node's (a scheduled fire later than the window whose job's misfire strategy is DO_NOTHING is
+// cancelled instead; FIRE_ONCE_NOW keeps it: it fires late, once), and so do their sending
+// fires. A sending fire's fate is unknown: the dead node may or may not have reached the
+// executor. After the transaction, with none open, the executor that was called is asked for
+// the run's log (check_delivery, admin/trigger/delivery_check.h: POST /log with the log id and
+// the logDateTime the run is sent with, its scheduled time):
+//  - it has the run (or has it queued): delivered, sending → triggered;
+//  - it answers that no such log exists: never delivered, sending → pending, sent again;
+//  - it does not answer, or answers a failure: sending → failed "delivery unknown: ...", never
+//    sent again, since it may have run.
+//
+// Not thread-safe: one caller at a time (the heartbeat thread).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "admin/scheduler/fire.h"
+#include "admin/scheduler/schedule_store.h"
+#include "admin/trigger/executor_client.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+class FireTakeover {
+ public:
+  struct Report {
+    std::size_t pending = 0;      // pending fires now this node's
+    std::size_t cancelled = 0;    // late DO_NOTHING fires cancelled
+    std::size_t delivered = 0;    // sending → triggered
+    std::size_t resent = 0;       // sending → pending
+    std::size_t unknown = 0;      // sending → failed
+    std::vector<PendingFire> to_send;  // this node's pending fires from the takeover, due order
+  };
+
+  FireTakeover(ScheduleStore& store, ExecutorClient& executors, const common::Clock& clock, std::string node_id,
+               std::string default_access_token, std::int64_t window_ms);
+
+  // Takes over the fires of `dead_nodes` (never this node). `between` is called after each
+  // call to an executor, so the caller can keep its own lease renewed through a long recovery.
+  // Sending fires taken over earlier whose resolution could not be written (the database
+  // failed) are tried again first: they are this node's now, so no other node would.
+  // Throws what the store throws for the takeover transaction.
+  Report take_over(const std::vector<std::string>& dead_nodes, const std::function<void()>& between = {});
+
+  // Sending fires taken over and not resolved yet (to be tried again at the next call).
+  std::size_t unresolved() const noexcept { return unresolved_.size(); }
+
+ private:
+  // False when the resolution could not be written.
+  bool resolve(const SendingFire& fire, Report& report);
+
+  ScheduleStore& store_;
+  ExecutorClient& executors_;
+  const common::Clock& clock_;
+  const std::string node_id_;
+  const std::string default_access_token_;
+  const std::int64_t window_ms_;
+  std::vector<SendingFire> unresolved_;
+};
+
+}  // namespace cronwheel::admin

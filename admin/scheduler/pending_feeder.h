@@ -1,0 +1,63 @@
+#pragma once
+
+// The feeder (docs/scheduling.md, "Holding fires until they are due"): once a second it reads
+// this node's own pending fires due within the window and pushes them into the ring, which
+// ignores the ones it already holds or has handed on. That is how fires the schedule thread did
+// not decide reach the pools: fires of the REST API (trigger once, delayed one-shot fires),
+// retries, child jobs, fires taken over from a dead node, and fires that went back to pending
+// (a send interrupted by the database, a sending fire whose executor never got it).
+//
+// Thread-safe: start() and stop() from any thread; the push function is called on the
+// feeder's thread only.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "admin/scheduler/fire.h"
+#include "admin/scheduler/fire_decision.h"
+#include "admin/scheduler/schedule_store.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+class PendingFeeder {
+ public:
+  struct Options {
+    std::int64_t window_ms = kPreReadWindowMs;
+    int limit = 10'000;  // fires read per pass
+    std::chrono::milliseconds interval{1'000};
+  };
+  // True when the fire was new to the ring.
+  using Push = std::function<bool(const PendingFire& fire)>;
+
+  PendingFeeder(ScheduleStore& store, common::Clock& clock, std::string node_id, Push push, Options options);
+  ~PendingFeeder();  // stop()
+
+  PendingFeeder(const PendingFeeder&) = delete;
+  PendingFeeder& operator=(const PendingFeeder&) = delete;
+
+  void start();
+  void stop() noexcept;
+
+  // One pass on the caller's thread: returns how many fires were new to the ring. Never throws
+  // (a failed read is logged and the next pass tries again).
+  std::size_t feed_once() noexcept;
+
+ private:
+  void run(std::stop_token stop);
+
+  ScheduleStore& store_;
+  common::Clock& clock_;
+  const std::string node_id_;
+  const Push push_;
+  const Options options_;
+  bool failing_ = false;
+  std::jthread thread_;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,103 @@
+#pragma once
+
+// What the scheduling core's deciding and timing side reads and writes (docs/scheduling.md):
+// the scan under the scheduling lock, this node's pending fires, fires the trigger pools
+// cannot take, and the takeover of dead nodes' fires. Every transition is guarded by the
+// state it leaves and, where the contract says so, by the owning node; a guarded transition
+// that matches no row did not happen.
+//
+// One real implementation (PgScheduleStore, admin/store/pg_schedule_store.h) and one fake
+// (tests/support/fake_schedule_store.h). Implementations are thread-safe; every method is one
+// short transaction and throws what the database throws (DatabaseUnavailable when it cannot
+// be reached), in which case nothing was written.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/scheduler/fire.h"
+#include "admin/scheduler/fire_decision.h"
+
+namespace cronwheel::admin {
+
+// A fire a dead node was sending when it died, now owned by the node that took it over. Its
+// fate is unknown until the executor that was called is asked.
+struct SendingFire {
+  PendingFire fire;
+  std::string dead_node;         // the node that was sending it
+  std::string executor_address;  // the executor it was sent to
+  std::int64_t job_group = 0;
+  std::optional<std::string> access_token;  // the group's own token; none: the admin's
+
+  friend bool operator==(const SendingFire&, const SendingFire&) = default;
+};
+
+class ScheduleStore {
+ public:
+  virtual ~ScheduleStore() = default;
+
+  struct ScanResult {
+    std::size_t jobs_read = 0;       // jobs the pre-read returned
+    std::vector<PendingFire> fires;  // fires inserted, committed, in due order
+  };
+  // Called with the jobs read, inside the scan's transaction; must be pure (no I/O, no
+  // blocking): the transaction holds the scheduling lock, and a retried transaction calls it
+  // again.
+  using Decide = std::function<ScanDecision(const std::vector<DueJob>& due)>;
+
+  // One scan, in one transaction:
+  //  1. SELECT ... FOR UPDATE the scheduling lock row (one scan at a time across all nodes);
+  //  2. read enabled jobs with trigger_next_time <= due_before, oldest first, at most `limit`;
+  //  3. decide(jobs);
+  //  4. write every job's advance in one statement, guarded by trigger_status = 1 and the next
+  //     time read, and, for the jobs it updated, insert their fires as pending rows owned by
+  //     `node` (ON CONFLICT on the scheduled-fire index DO NOTHING), with the job's handler,
+  //     parameter and retry count;
+  //  5. commit.
+  // Returns the fires inserted: only those may be sent.
+  virtual ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) = 0;
+
+  // The pending fires `node` owns that are due at or before `due_before`, oldest first, at most
+  // `limit` (the feeder: fires of the REST API, retries, child jobs, fires taken over).
+  virtual std::vector<PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) = 0;
+
+  // pending → failed (trigger time `now`, trigger code 500, `message`) for those of `log_ids`
+  // that are still pending and owned by `node`; in the same transaction a FIX_DELAY job still
+  // awaiting one of them gets its next time (now + its delay), since no result will come. No
+  // retry: this is for fires refused by a full trigger pool, where a retry adds to the load.
+  // Returns the ids that moved.
+  virtual std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
+                                                 std::int64_t now, std::string_view message) = 0;
+
+  struct Takeover {
+    std::vector<PendingFire> pending;     // now owned by the caller, still pending
+    std::vector<std::int64_t> cancelled;  // late scheduled fires of DO_NOTHING jobs
+    std::vector<SendingFire> sending;     // now owned by the caller, still sending
+  };
+  // In one transaction, for the fires owned by any of `dead_nodes`:
+  //  - pending scheduled fires (SCHEDULE, MISFIRE) due before `late_before` whose job's misfire
+  //    strategy is DO_NOTHING → cancelled, trigger_msg saying why;
+  //  - every other pending fire → owned by `node` (it fires late, once);
+  //  - every sending fire → owned by `node`, for the caller to resolve (resolve_sending).
+  // Of nodes racing to take over the same fires, each fire goes to exactly one.
+  virtual Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
+                             std::int64_t late_before) = 0;
+
+  // What the executor said about a taken-over sending fire.
+  enum class Delivery {
+    kDelivered,     // it has the run: sending → triggered (trigger code 200)
+    kNotDelivered,  // it has no such run: sending → pending (same executor address and shard,
+                    // no trigger time), to be sent again
+    kUnknown,       // it did not answer: sending → failed (trigger code 500), never resent since
+                    // it may have run; a FIX_DELAY job awaiting it gets its next time (now + delay)
+  };
+  // Moves the fire as `delivery` says, guarded by state sending and owner `node`; `message` is
+  // added to trigger_msg. False when the fire had moved on (its result came first).
+  virtual bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
+                               std::string_view message, std::int64_t now) = 0;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,110 @@
+#include "admin/scheduler/schedule_thread.h"
+
+#include <chrono>
+#include <exception>
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::admin {
+
+namespace {
+
+constexpr std::int64_t kMillisPerSecond = 1000;
+
+std::int64_t to_next_second(std::int64_t now) {
+  const std::int64_t into = ((now % kMillisPerSecond) + kMillisPerSecond) % kMillisPerSecond;
+  return kMillisPerSecond - into;
+}
+
+}  // namespace
+
+ScheduleThread::ScheduleThread(ScheduleStore& store, common::Clock& clock, std::string node_id, Sink sink,
+                               Options options)
+    : store_(store), clock_(clock), node_id_(std::move(node_id)), sink_(std::move(sink)), options_(options) {}
+
+ScheduleThread::~ScheduleThread() { stop(); }
+
+void ScheduleThread::start() {
+  if (thread_.joinable()) return;
+  thread_ = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
+}
+
+void ScheduleThread::stop() noexcept {
+  if (!thread_.joinable()) return;
+  thread_.request_stop();
+  thread_.join();
+}
+
+void ScheduleThread::wake() {
+  std::lock_guard lock(wake_mutex_);
+  wake_requested_ = true;
+  sleep_.request_stop();
+}
+
+ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
+  ScanOutcome outcome;
+  const std::int64_t now = clock_.now_ms();
+  const std::int64_t window = options_.window_ms;
+  ScanDecision decided;
+  try {
+    auto result = store_.scan(node_id_, now + window, options_.pre_read_count,
+                              [&](const std::vector<DueJob>& due) {
+                                decided = decide_fires(due, now, window);
+                                return decided;
+                              });
+    outcome.ok = true;
+    outcome.jobs_read = result.jobs_read;
+    outcome.fires = result.fires.size();
+    outcome.full = result.jobs_read >= static_cast<std::size_t>(options_.pre_read_count);
+    scans_.fetch_add(1, std::memory_order_relaxed);
+    fires_.fetch_add(result.fires.size(), std::memory_order_relaxed);
+    if (failing_) spdlog::info("scheduler: scans work again");
+    failing_ = false;
+    // Committed: only now may the fires be sent.
+    if (!result.fires.empty()) sink_(result.fires);
+  } catch (const std::exception& e) {
+    failed_scans_.fetch_add(1, std::memory_order_relaxed);
+    if (!failing_) spdlog::error("scheduler: scan failed, retrying every second: {}", e.what());
+    failing_ = true;
+    return outcome;
+  }
+  for (const auto& job : decided.jobs) {
+    if (job.trigger_status == 0) spdlog::warn("scheduler: job {} stopped: {}", job.job_id, job.stop_reason);
+  }
+  return outcome;
+}
+
+void ScheduleThread::run(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    {
+      std::lock_guard lock(wake_mutex_);
+      wake_requested_ = false;
+    }
+    const ScanOutcome outcome = scan_once();
+    const std::int64_t now = clock_.now_ms();
+    std::int64_t wait = 0;
+    if (!outcome.ok || (outcome.jobs_read > 0 && !outcome.full)) {
+      wait = to_next_second(now);
+    } else if (outcome.jobs_read == 0) {
+      // Wake at the last second boundary within the window: every job due before then was read.
+      wait = std::max<std::int64_t>(to_next_second(now) + options_.window_ms - kMillisPerSecond, 0);
+    }
+    if (wait <= 0) continue;
+
+    std::stop_source sleep;
+    {
+      std::lock_guard lock(wake_mutex_);
+      if (wake_requested_) continue;
+      sleep_ = sleep;
+    }
+    std::stop_callback forward(stop, [&sleep] { sleep.request_stop(); });
+    clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(wait), sleep.get_token());
+  }
+}
+
+ScheduleThread::Stats ScheduleThread::stats() const {
+  return {scans_.load(std::memory_order_relaxed), failed_scans_.load(std::memory_order_relaxed),
+          fires_.load(std::memory_order_relaxed)};
+}
+
+}  // namespace cronwheel::admin

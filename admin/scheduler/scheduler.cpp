@@ -1,0 +1,69 @@
+#include "admin/scheduler/scheduler.h"
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::admin {
+
+Scheduler::Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender, ExecutorClient& executors,
+                     common::Clock& clock, AdminNode self, Options options)
+    : node_id_(self.node_id) {
+  // The ring hands fires to the pools, which report back to the ring: the ring is made first
+  // and its hand-off reaches the pools only once its thread runs (start()).
+  ring_ = std::make_unique<SecondRing>(clock, [this](std::vector<PendingFire> fires) { pools_->dispatch(fires); });
+  heartbeat_ = std::make_unique<NodeHeartbeat>(nodes, store, executors, clock, std::move(self),
+                                               options.default_access_token,
+                                               [this](const std::vector<PendingFire>& fires) { push(fires); },
+                                               options.heartbeat);
+  TriggerPools::Hooks hooks;
+  hooks.finished = [this](std::int64_t log_id) { ring_->finished(log_id); };
+  hooks.may_send = [this] { return heartbeat_->lease_valid(); };
+  pools_ = std::make_unique<TriggerPools>(options.pools, sender, store, clock, node_id_, std::move(hooks));
+  feeder_ = std::make_unique<PendingFeeder>(store, clock, node_id_,
+                                            [this](const PendingFire& fire) { return ring_->push(fire); },
+                                            options.feeder);
+  schedule_ = std::make_unique<ScheduleThread>(
+      store, clock, node_id_, [this](const std::vector<PendingFire>& fires) { push(fires); }, options.schedule);
+}
+
+Scheduler::~Scheduler() { stop(); }
+
+void Scheduler::push(const std::vector<PendingFire>& fires) {
+  for (const auto& fire : fires) ring_->push(fire);
+}
+
+void Scheduler::start() {
+  if (started_) return;
+  started_ = true;
+  // Register before deciding anything: the fires this node writes name it as their owner.
+  if (!heartbeat_->beat_once()) {
+    spdlog::warn("scheduler: node {} starts without a lease; it sends nothing until a heartbeat works", node_id_);
+  }
+  ring_->start();
+  feeder_->start();
+  schedule_->start();
+  heartbeat_->start();
+  spdlog::info("scheduler: node {} schedules", node_id_);
+}
+
+void Scheduler::stop() noexcept {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  schedule_->stop();
+  feeder_->stop();
+  const auto held = ring_->stop();
+  pools_->shutdown();
+  heartbeat_->stop();
+  heartbeat_->release();
+  spdlog::info("scheduler: node {} stopped scheduling; {} fires it held stay pending for the other nodes", node_id_,
+               held.size());
+}
+
+void Scheduler::wake() { schedule_->wake(); }
+
+bool Scheduler::lease_valid() const noexcept { return heartbeat_->lease_valid(); }
+
+Scheduler::Stats Scheduler::stats() const {
+  return {schedule_->stats(), pools_->stats(), heartbeat_->stats(), ring_->held()};
+}
+
+}  // namespace cronwheel::admin

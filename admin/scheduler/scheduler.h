@@ -1,0 +1,88 @@
+#pragma once
+
+// The scheduling core of one admin node, assembled (docs/scheduling.md): the schedule thread
+// decides fires and writes them durably; the second ring holds them until their second; the
+// trigger pools send them (FireSender); the feeder brings in this node's other pending fires;
+// the heartbeat keeps this node's lease and takes over dead nodes' fires.
+//
+//   schedule thread ──┐
+//   feeder ───────────┼──► second ring ──► trigger pools ──► FireSender::send
+//   heartbeat ────────┘        ▲                   │
+//                              └──── finished ─────┘
+//
+// start() registers the node (its first heartbeat, at once), then starts every thread. stop()
+// is the clean shutdown: stop deciding (the schedule thread and the feeder), stop the ring
+// (what it held stays pending), let the pools finish the sends they started, stop the heartbeat
+// and release the lease, so the other nodes take this node's pending fires over at their next
+// heartbeat. Nothing is lost: every fire not sent is a pending row.
+//
+// Thread-safe; start() and stop() once each (stop() is idempotent and called by the destructor).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "admin/scheduler/fire.h"
+#include "admin/scheduler/node_heartbeat.h"
+#include "admin/scheduler/pending_feeder.h"
+#include "admin/scheduler/schedule_store.h"
+#include "admin/scheduler/schedule_thread.h"
+#include "admin/scheduler/second_ring.h"
+#include "admin/scheduler/trigger_pools.h"
+#include "admin/store/records.h"
+#include "admin/store/stores.h"
+#include "admin/trigger/executor_client.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+class Scheduler {
+ public:
+  struct Options {
+    ScheduleThread::Options schedule;
+    TriggerPools::Options pools;
+    PendingFeeder::Options feeder;
+    NodeHeartbeat::Options heartbeat;
+    // XXL-JOB-ACCESS-TOKEN for executors whose group has none (recovery's /log calls).
+    std::string default_access_token;
+  };
+  struct Stats {
+    ScheduleThread::Stats schedule;
+    TriggerPools::Stats pools;
+    NodeHeartbeat::Stats heartbeat;
+    std::size_t ring_held = 0;
+  };
+
+  // `self` names this node (node_id, advertised address, version). Every reference must
+  // outlive the Scheduler.
+  Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender, ExecutorClient& executors,
+            common::Clock& clock, AdminNode self, Options options);
+  ~Scheduler();
+
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  void start();
+  void stop() noexcept;
+
+  // Makes the schedule thread scan again now (a job's next time became sooner than its sleep).
+  void wake();
+
+  const std::string& node_id() const noexcept { return node_id_; }
+  bool lease_valid() const noexcept;
+  Stats stats() const;
+
+ private:
+  void push(const std::vector<PendingFire>& fires);
+
+  const std::string node_id_;
+  std::unique_ptr<SecondRing> ring_;
+  std::unique_ptr<NodeHeartbeat> heartbeat_;
+  std::unique_ptr<TriggerPools> pools_;
+  std::unique_ptr<PendingFeeder> feeder_;
+  std::unique_ptr<ScheduleThread> schedule_;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,127 @@
+#include "admin/scheduler/second_ring.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::admin {
+
+namespace {
+
+constexpr std::int64_t kMillisPerSecond = 1000;
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0); }
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return a - floor_div(a, b) * b; }
+
+// The first second boundary at or after `ms`: the fire never goes out before its time.
+std::int64_t second_of(std::int64_t ms) { return floor_div(ms + kMillisPerSecond - 1, kMillisPerSecond); }
+
+bool due_order(const PendingFire& a, const PendingFire& b) {
+  return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
+}
+
+}  // namespace
+
+SecondRing::SecondRing(common::Clock& clock, HandOff hand_off)
+    : clock_(clock), hand_off_(std::move(hand_off)), processed_(floor_div(clock.now_ms(), kMillisPerSecond) - 1) {}
+
+SecondRing::~SecondRing() { stop(); }
+
+void SecondRing::start() {
+  std::lock_guard lock(mutex_);
+  if (stopped_ || thread_.joinable()) return;
+  thread_ = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
+}
+
+std::vector<PendingFire> SecondRing::stop() noexcept {
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
+  std::lock_guard lock(mutex_);
+  stopped_ = true;
+  std::vector<PendingFire> left;
+  for (auto& slot : slots_) {
+    for (auto& entry : slot) {
+      known_.erase(entry.fire.log_id);
+      left.push_back(entry.fire);
+    }
+    slot.clear();
+  }
+  held_ = 0;
+  std::sort(left.begin(), left.end(), due_order);
+  return left;
+}
+
+bool SecondRing::push(const PendingFire& fire) {
+  std::lock_guard lock(mutex_);
+  if (stopped_) return false;
+  if (!known_.insert(fire.log_id).second) return false;
+  // A second already processed will not come round again for a minute: the next wake-up
+  // takes it instead.
+  const std::int64_t second = std::max(second_of(fire.scheduled_time), processed_ + 1);
+  slots_[static_cast<std::size_t>(floor_mod(second, kSlots))].push_back({fire, second});
+  ++held_;
+  return true;
+}
+
+void SecondRing::finished(std::int64_t log_id) {
+  std::lock_guard lock(mutex_);
+  known_.erase(log_id);
+}
+
+std::size_t SecondRing::held() const {
+  std::lock_guard lock(mutex_);
+  return held_;
+}
+
+std::size_t SecondRing::known() const {
+  std::lock_guard lock(mutex_);
+  return known_.size();
+}
+
+std::vector<PendingFire> SecondRing::take_through(std::int64_t through) {
+  std::vector<PendingFire> out;
+  if (through <= processed_) return out;  // nothing new (or the wall clock stepped back)
+  auto take = [&](std::vector<Entry>& slot) {
+    auto keep = std::partition(slot.begin(), slot.end(), [&](const Entry& e) { return e.second > through; });
+    for (auto it = keep; it != slot.end(); ++it) out.push_back(it->fire);
+    slot.erase(keep, slot.end());
+  };
+  if (through - processed_ >= kSlots) {
+    for (auto& slot : slots_) take(slot);
+  } else {
+    for (std::int64_t s = processed_ + 1; s <= through; ++s) take(slots_[static_cast<std::size_t>(floor_mod(s, kSlots))]);
+  }
+  processed_ = through;
+  held_ -= out.size();
+  std::sort(out.begin(), out.end(), due_order);
+  return out;
+}
+
+void SecondRing::run(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    std::vector<PendingFire> due;
+    {
+      std::lock_guard lock(mutex_);
+      due = take_through(floor_div(clock_.now_ms(), kMillisPerSecond));
+    }
+    if (!due.empty()) {
+      try {
+        hand_off_(due);
+      } catch (const std::exception& e) {
+        // The fires stay pending in the database; forgetting them lets the feeder bring them back.
+        spdlog::error("scheduler: handing {} fires to the trigger pools failed: {}", due.size(), e.what());
+        std::lock_guard lock(mutex_);
+        for (const auto& f : due) known_.erase(f.log_id);
+      }
+    }
+    // The next wall-second boundary, measured afresh each time so waits never accumulate drift.
+    const std::int64_t wait = kMillisPerSecond - floor_mod(clock_.now_ms(), kMillisPerSecond);
+    clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(wait), stop);
+  }
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,90 @@
+#pragma once
+
+// The ring that holds this node's decided fires until they are due (docs/scheduling.md,
+// "Holding fires until they are due").
+//
+// Sixty slots keyed by second of the minute. A fire belongs to the first second boundary at or
+// after its scheduled time (late is fine, early never: a fire at 12:00:03.400 goes out at
+// 12:00:04). The ring thread wakes at absolute wall-second boundaries on the injected Clock and
+// takes every second from the last one it processed up to now: normally one slot, after a late
+// wake-up all the missed ones, so a late tick loses nothing. Fires are handed on in due order,
+// in one batch per wake-up, outside the ring's lock.
+//
+// De-duplication: a log id is held at most once, and once handed on it is remembered until the
+// trigger pools report it finished(), so the feeder re-reading a pending row that is already
+// queued or being sent cannot send it twice from this node. (Across nodes the claim's guarded
+// transition is what prevents a second send.)
+//
+// Thread-safe: push() and finished() may be called from any thread. The hand-off function runs
+// on the ring thread only, one call at a time; it must not call back into the ring's stop().
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "admin/scheduler/fire.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+class SecondRing {
+ public:
+  using HandOff = std::function<void(std::vector<PendingFire> fires)>;
+
+  SecondRing(common::Clock& clock, HandOff hand_off);
+  ~SecondRing();  // stops the thread
+
+  SecondRing(const SecondRing&) = delete;
+  SecondRing& operator=(const SecondRing&) = delete;
+
+  // Starts the ring thread. Its first wake-up is at once: fires already due go out then.
+  void start();
+
+  // Stops the ring thread (after a hand-off in progress returns) and answers the fires still
+  // held: never handed on, they stay pending in the database for this node or a node that
+  // takes them over. Idempotent; push() refuses fires afterwards.
+  std::vector<PendingFire> stop() noexcept;
+
+  // Holds `fire` until its second. A fire whose second has already been processed goes out at
+  // the next wake-up. False when the log id is already held or handed on and not finished, or
+  // the ring has stopped.
+  bool push(const PendingFire& fire);
+
+  // The trigger pools are done with a fire handed on (sent, failed, dropped or left pending):
+  // its log id may be pushed again.
+  void finished(std::int64_t log_id);
+
+  // Fires held, not yet handed on.
+  std::size_t held() const;
+  // Log ids held or handed on and not finished.
+  std::size_t known() const;
+
+ private:
+  struct Entry {
+    PendingFire fire;
+    std::int64_t second = 0;  // the wall second (epoch s) it goes out at
+  };
+  static constexpr std::int64_t kSlots = 60;
+
+  void run(std::stop_token stop);
+  // Takes every held fire whose second is at or before `through`; call with mutex_ held.
+  std::vector<PendingFire> take_through(std::int64_t through);
+
+  common::Clock& clock_;
+  HandOff hand_off_;
+
+  mutable std::mutex mutex_;
+  std::array<std::vector<Entry>, kSlots> slots_;
+  std::unordered_set<std::int64_t> known_;
+  std::size_t held_ = 0;
+  std::int64_t processed_ = 0;  // the last second handed on
+  bool stopped_ = false;
+  std::jthread thread_;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,213 @@
+#include "admin/store/pg_schedule_store.h"
+
+#include <algorithm>
+
+#include "admin/store/pg_store_support.h"
+
+namespace cronwheel::admin {
+
+using namespace pg;
+
+namespace {
+
+// Appends a line to a fire's trigger_msg (the claim may have written one).
+const std::string kAppendMessage = "CASE WHEN trigger_msg = '' THEN $3 ELSE trigger_msg || E'\\n' || $3 END";
+
+PendingFire pending_from(const pqxx::row& r) {
+  return {r["id"].as<std::int64_t>(), r["job_id"].as<std::int64_t>(), r["scheduled_time"].as<std::int64_t>()};
+}
+
+bool due_order(const PendingFire& a, const PendingFire& b) {
+  return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
+}
+
+}  // namespace
+
+void PgScheduleStore::prepare(pqxx::connection& c) {
+  c.prepare("sched_lock", "SELECT lock_name FROM job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE");
+  // Every column comes from job_info_due, so this is an index-only scan in due order.
+  c.prepare("sched_due",
+            "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time "
+            "FROM job_info WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2");
+  // One statement for the whole scan's writes: the jobs' new times, guarded so that a job
+  // stopped, restarted or rescheduled since the pre-read keeps what it has, then the fires of
+  // exactly the jobs that were advanced. A data-modifying CTE runs once, whatever the INSERT
+  // reads from it.
+  c.prepare("sched_write",
+            "WITH advanced AS ("
+            "  UPDATE job_info j SET trigger_last_time = u.last, trigger_next_time = u.next, trigger_status = u.status"
+            "  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::smallint[])"
+            "       AS u(id, read_next, last, next, status)"
+            "  WHERE j.id = u.id AND j.trigger_status = 1 AND j.trigger_next_time = u.read_next"
+            "  RETURNING j.id, j.job_group, j.executor_handler, j.executor_param, j.executor_fail_retry_count)"
+            " INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
+            "                      executor_param, executor_fail_retry_count)"
+            " SELECT a.job_group, f.job_id, 'pending', f.trigger_type, f.scheduled_time, $6, a.executor_handler,"
+            "        a.executor_param, a.executor_fail_retry_count"
+            " FROM unnest($7::bigint[], $8::bigint[], $9::text[]) WITH ORDINALITY AS f(job_id, scheduled_time, trigger_type, ord)"
+            " JOIN advanced a ON a.id = f.job_id"
+            " ORDER BY f.ord"
+            " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING"
+            " RETURNING id, job_id, scheduled_time");
+  // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending'.
+  c.prepare("sched_pending",
+            "SELECT id, job_id, scheduled_time FROM job_log WHERE state = 'pending' AND admin_node = $1 "
+            "AND scheduled_time <= $2 ORDER BY scheduled_time, id LIMIT $3");
+  // A FIX_DELAY job awaiting a fire that failed before reaching an executor gets no result:
+  // its next time is set here, as the result would have set it.
+  const std::string fix_delay_next =
+      ", delayed AS (UPDATE job_info j SET trigger_next_time = $3 + j.schedule_conf::bigint * 1000 FROM failed f"
+      " WHERE j.id = f.job_id AND j.schedule_type = 'FIX_DELAY' AND j.trigger_status = 1"
+      " AND j.trigger_next_time = " + std::to_string(kAwaitingCompletion) + " RETURNING j.id)";
+  c.prepare("sched_fail_pending",
+            "WITH failed AS (UPDATE job_log SET state = 'failed', trigger_time = " + ts("$3") +
+                ", trigger_code = 500, trigger_msg = $4"
+                " WHERE id = ANY ($1::bigint[]) AND state = 'pending' AND admin_node = $2 RETURNING id, job_id)" +
+                fix_delay_next + " SELECT id FROM failed");
+  c.prepare("sched_takeover_cancel",
+            "UPDATE job_log l SET state = 'cancelled', trigger_msg = 'admin node ' || l.admin_node || $3 "
+            "FROM job_info j WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
+            "AND l.trigger_type IN ('SCHEDULE', 'MISFIRE') AND l.scheduled_time < $2 "
+            "AND j.id = l.job_id AND j.misfire_strategy = 'DO_NOTHING' RETURNING l.id");
+  c.prepare("sched_takeover_pending",
+            "UPDATE job_log SET admin_node = $2 WHERE admin_node = ANY ($1::text[]) AND state = 'pending' "
+            "RETURNING id, job_id, scheduled_time");
+  // Locks first (a row another node took meanwhile is skipped: FOR UPDATE re-checks the WHERE
+  // on the newest version), so the old owner can be reported.
+  c.prepare("sched_takeover_sending_lock",
+            "SELECT l.id, l.job_id, l.scheduled_time, l.admin_node, l.executor_address, l.job_group, g.access_token "
+                "FROM job_log l LEFT JOIN job_group g ON g.id = l.job_group "
+                "WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'sending' ORDER BY l.id FOR UPDATE OF l");
+  c.prepare("sched_takeover_sending",
+            "UPDATE job_log SET admin_node = $2 WHERE id = ANY ($1::bigint[]) AND state = 'sending'");
+  const std::string guard = " WHERE id = $1 AND state = 'sending' AND admin_node = $2";
+  c.prepare("sched_resolve_delivered", "UPDATE job_log SET state = 'triggered', trigger_code = 200, trigger_msg = " +
+                                          kAppendMessage + guard + " RETURNING id");
+  // Back to pending: the claim starts afresh (new trigger time). The executor address and the
+  // shard stay, so a broadcast shard is sent again as that shard to that executor.
+  c.prepare("sched_resolve_not_delivered",
+            "UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_code = 0, trigger_msg = " +
+                kAppendMessage + guard + " RETURNING id");
+  c.prepare("sched_resolve_unknown",
+            "WITH failed AS (UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " +
+                kAppendMessage + guard + " RETURNING id, job_id)" +
+                std::string(fix_delay_next).replace(fix_delay_next.find("$3"), 2, "$4") +
+                " SELECT id FROM failed");
+}
+
+ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int64_t due_before, int limit,
+                                                 const Decide& decide) {
+  const std::string owner(node);
+  return db_.transact([&](pqxx::work& tx) {
+    ScanResult result;
+    tx.exec_prepared("sched_lock");
+    std::vector<DueJob> due;
+    for (const auto& r : tx.exec_prepared("sched_due", due_before, limit)) {
+      DueJob job;
+      job.id = r["id"].as<std::int64_t>();
+      job.schedule_type = r["schedule_type"].as<std::string>();
+      job.schedule_conf = r["schedule_conf"].as<std::string>();
+      job.timezone = r["timezone"].as<std::string>();
+      job.misfire_strategy = r["misfire_strategy"].as<std::string>();
+      job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
+      job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+      due.push_back(std::move(job));
+    }
+    result.jobs_read = due.size();
+    if (due.empty()) return result;
+
+    const ScanDecision decision = decide(due);
+    if (decision.jobs.empty()) return result;
+    std::vector<std::int64_t> ids, read_next, last, next, status;
+    for (const auto& j : decision.jobs) {
+      ids.push_back(j.job_id);
+      read_next.push_back(j.read_next_time);
+      last.push_back(j.last_time);
+      next.push_back(j.next_time);
+      status.push_back(j.trigger_status);
+    }
+    std::vector<std::int64_t> fire_jobs, fire_times;
+    std::vector<std::string> fire_types;
+    for (const auto& f : decision.fires) {
+      fire_jobs.push_back(f.job_id);
+      fire_times.push_back(f.scheduled_time);
+      fire_types.push_back(f.trigger_type);
+    }
+    auto rows = tx.exec_prepared("sched_write", bigint_array(ids), bigint_array(read_next), bigint_array(last),
+                                 bigint_array(next), bigint_array(status), owner, bigint_array(fire_jobs),
+                                 bigint_array(fire_times), text_array(fire_types));
+    result.fires = all_of<PendingFire>(rows, pending_from);
+    std::sort(result.fires.begin(), result.fires.end(), due_order);
+    return result;
+  });
+}
+
+std::vector<PendingFire> PgScheduleStore::pending(std::string_view node, std::int64_t due_before, int limit) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return all_of<PendingFire>(tx.exec_prepared("sched_pending", std::string(node), due_before, limit), pending_from);
+  });
+}
+
+std::vector<std::int64_t> PgScheduleStore::fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
+                                                        std::int64_t now, std::string_view message) {
+  if (log_ids.empty()) return {};
+  return db_.transact([&](pqxx::work& tx) {
+    std::vector<std::int64_t> moved;
+    for (const auto& r : tx.exec_prepared("sched_fail_pending", bigint_array(log_ids), std::string(node), now,
+                                          std::string(message))) {
+      moved.push_back(r[0].as<std::int64_t>());
+    }
+    std::sort(moved.begin(), moved.end());
+    return moved;
+  });
+}
+
+ScheduleStore::Takeover PgScheduleStore::take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
+                                                   std::int64_t late_before) {
+  if (dead_nodes.empty()) return {};
+  const std::string dead = text_array(dead_nodes);
+  const std::string owner(node);
+  const std::string why =
+      " died before sending this fire; it is now later than the pre-read window and the job's misfire strategy "
+      "DO_NOTHING skips a late fire";
+  return db_.transact([&](pqxx::work& tx) {
+    Takeover out;
+    for (const auto& r : tx.exec_prepared("sched_takeover_cancel", dead, late_before, why)) {
+      out.cancelled.push_back(r[0].as<std::int64_t>());
+    }
+    out.pending = all_of<PendingFire>(tx.exec_prepared("sched_takeover_pending", dead, owner), pending_from);
+    std::vector<std::int64_t> sending_ids;
+    for (const auto& r : tx.exec_prepared("sched_takeover_sending_lock", dead)) {
+      SendingFire s;
+      s.fire = pending_from(r);
+      s.dead_node = r["admin_node"].as<std::string>();
+      s.executor_address = r["executor_address"].as<std::string>();
+      s.job_group = r["job_group"].as<std::int64_t>();
+      if (!r["access_token"].is_null()) s.access_token = r["access_token"].as<std::string>();
+      sending_ids.push_back(s.fire.log_id);
+      out.sending.push_back(std::move(s));
+    }
+    if (!sending_ids.empty()) tx.exec_prepared("sched_takeover_sending", bigint_array(sending_ids), owner);
+    std::sort(out.cancelled.begin(), out.cancelled.end());
+    std::sort(out.pending.begin(), out.pending.end(), due_order);
+    return out;
+  });
+}
+
+bool PgScheduleStore::resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
+                                      std::string_view message, std::int64_t now) {
+  return db_.transact([&](pqxx::work& tx) {
+    const std::string owner(node), text(message);
+    switch (delivery) {
+      case Delivery::kDelivered:
+        return !tx.exec_prepared("sched_resolve_delivered", log_id, owner, text).empty();
+      case Delivery::kNotDelivered:
+        return !tx.exec_prepared("sched_resolve_not_delivered", log_id, owner, text).empty();
+      case Delivery::kUnknown:
+        break;
+    }
+    return !tx.exec_prepared("sched_resolve_unknown", log_id, owner, text, now).empty();
+  });
+}
+
+}  // namespace cronwheel::admin

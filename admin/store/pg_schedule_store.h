@@ -1,0 +1,42 @@
+#pragma once
+
+// ScheduleStore (admin/scheduler/schedule_store.h) over PostgreSQL.
+//
+// Beyond the interface's contract:
+//  - The scan is five statements in one transaction: the lock row, the pre-read (an index-only
+//    scan of job_info_due), and one statement that updates every job read (UPDATE ... FROM
+//    unnest(...) guarded by trigger_status = 1 and the next time read) and inserts the fires of
+//    the jobs it updated (INSERT ... SELECT ... JOIN the UPDATE's RETURNING, ON CONFLICT DO
+//    NOTHING, RETURNING the new ids): no round trip per job or per fire.
+//  - Statements are prepared on each new connection: call PgScheduleStore::prepare from the
+//    Database's Preparer.
+//
+// Thread-safe: each call takes its own pooled connection.
+
+#include <pqxx/pqxx>
+
+#include "admin/scheduler/schedule_store.h"
+#include "admin/store/database.h"
+
+namespace cronwheel::admin {
+
+class PgScheduleStore final : public ScheduleStore {
+ public:
+  explicit PgScheduleStore(Database& db) : db_(db) {}
+
+  static void prepare(pqxx::connection& connection);
+
+  ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) override;
+  std::vector<PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) override;
+  std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
+                                         std::int64_t now, std::string_view message) override;
+  Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
+                     std::int64_t late_before) override;
+  bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery, std::string_view message,
+                       std::int64_t now) override;
+
+ private:
+  Database& db_;
+};
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,411 @@
+// The deciding and timing side on a real PostgreSQL: scans racing under the lock row never
+// decide a fire twice and together decide every due one; a job stopped during a scan keeps its
+// stop; a dead node's fires are taken over exactly once by nodes racing for them; sending fires
+// are resolved by asking the executor; leases follow the database's clock.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <latch>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "admin/scheduler/fire_decision.h"
+#include "admin/scheduler/fire_takeover.h"
+#include "admin/store/database.h"
+#include "admin/store/migrator.h"
+#include "admin/store/pg_node_store.h"
+#include "admin/store/pg_schedule_store.h"
+#include "admin/store/pg_stores.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/fake_executor_client.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel::testing {
+namespace {
+
+using admin::Actor;
+using admin::DueJob;
+using admin::Job;
+using admin::JobLog;
+using admin::PendingFire;
+using admin::ScanDecision;
+using admin::ScheduleStore;
+
+constexpr std::int64_t kBase = 1'700'000'040'000;  // on a minute boundary
+const Actor kSystem{std::nullopt, "system", ""};
+
+void prepare(pqxx::connection& c) {
+  admin::PgStores::prepare(c);
+  admin::PgScheduleStore::prepare(c);
+  admin::PgNodeStore::prepare(c);
+}
+
+// A fresh migrated database with the stores this side uses and the REST API's stores to set up
+// groups and jobs.
+class ScheduleDb {
+ public:
+  explicit ScheduleDb(std::size_t pool = 6)
+      : migrated_(migrate(db_)), database_(options(db_, pool), &prepare), stores_(database_, clock_),
+        schedule_(database_), nodes_(database_) {
+    admin::Group g;
+    g.app_name = "sched-test";
+    g.title = "Scheduling";
+    g.address_type = 1;
+    g.address_list = {"http://127.0.0.1:9999/"};
+    group_ = stores_.groups().create(g, kSystem);
+  }
+
+  // A job, then its running state written as the scheduler would find it.
+  Job job(std::string type, std::string conf, std::int64_t next, std::string misfire = "DO_NOTHING") {
+    Job j;
+    j.job_group = group_.id;
+    j.job_desc = "job";
+    j.schedule_type = std::move(type);
+    j.schedule_conf = std::move(conf);
+    j.misfire_strategy = std::move(misfire);
+    j.executor_handler = "echo";
+    j.executor_param = "param";
+    j.executor_fail_retry_count = 3;
+    j = stores_.jobs().create(j, kSystem);
+    return stores_.jobs().set_trigger_status(j.id, 1, next, "job.start", kSystem);
+  }
+  JobLog put_log(const Job& job, const std::string& state, std::int64_t at, const std::string& node,
+                 const std::string& type = "SCHEDULE", const std::string& address = "") {
+    auto id = database_.transact([&](pqxx::work& tx) {
+      return tx
+          .exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
+                        "executor_address, trigger_time) VALUES ($1, $2, $3::text, $4, $5, $6, $7, "
+                        "CASE WHEN $3::text IN ('pending', 'cancelled') THEN NULL ELSE now() END) RETURNING id",
+                        job.job_group, job.id, state, type, at, node, address)[0]
+          .as<std::int64_t>();
+    });
+    return *stores_.logs().get(id);
+  }
+  std::int64_t count(const std::string& sql) {
+    return database_.read([&](pqxx::read_transaction& tx) { return tx.exec1(sql)[0].as<std::int64_t>(); });
+  }
+  void exec(const std::string& sql) {
+    database_.transact([&](pqxx::work& tx) { tx.exec(sql); });
+  }
+
+  admin::Database& database() { return database_; }
+  admin::PgStores& stores() { return stores_; }
+  admin::PgScheduleStore& schedule() { return schedule_; }
+  admin::PgNodeStore& nodes() { return nodes_; }
+  FakeClock& clock() { return clock_; }
+
+ private:
+  static bool migrate(const TestDatabase& db) {
+    pqxx::connection c(db.url());
+    admin::Migrator().migrate(c);
+    return true;
+  }
+  static admin::Database::Options options(const TestDatabase& db, std::size_t pool) {
+    admin::Database::Options o;
+    o.url = db.url();
+    o.pool_size = pool;
+    return o;
+  }
+
+  TestDatabase db_;
+  bool migrated_;
+  FakeClock clock_{kBase};
+  admin::Database database_;
+  admin::PgStores stores_;
+  admin::PgScheduleStore schedule_;
+  admin::PgNodeStore nodes_;
+  admin::Group group_;
+};
+
+ScheduleStore::Decide decide_at(std::int64_t now) {
+  return [now](const std::vector<DueJob>& due) { return admin::decide_fires(due, now); };
+}
+
+TEST(SchedulePg, ScanWritesPendingFiresWithTheJobsRunSettingsAndAdvancesTheJob) {
+  ScheduleDb db;
+  auto job = db.job("CRON", "* * * * * ?", kBase);
+  auto result = db.schedule().scan("node-a", kBase + 5000, 100, decide_at(kBase));
+  EXPECT_EQ(result.jobs_read, 1u);
+  ASSERT_EQ(result.fires.size(), 6u);
+  for (std::size_t i = 0; i < result.fires.size(); ++i) {
+    const auto& f = result.fires[i];
+    EXPECT_EQ(f.job_id, job.id);
+    EXPECT_EQ(f.scheduled_time, kBase + static_cast<std::int64_t>(i) * 1000);
+    auto row = *db.stores().logs().get(f.log_id);
+    EXPECT_EQ(row.state, "pending");
+    EXPECT_EQ(row.trigger_type, "SCHEDULE");
+    EXPECT_EQ(row.admin_node, std::optional<std::string>("node-a"));
+    EXPECT_EQ(row.job_group, job.job_group);
+    EXPECT_EQ(row.executor_handler, "echo");
+    EXPECT_EQ(row.executor_param, "param");
+    EXPECT_EQ(row.executor_fail_retry_count, 3);
+  }
+  auto after = *db.stores().jobs().get(job.id);
+  EXPECT_EQ(after.trigger_last_time, kBase + 5000);
+  EXPECT_EQ(after.trigger_next_time, kBase + 6000);
+  EXPECT_EQ(after.trigger_status, 1);
+
+  // Nothing more is due in that window.
+  auto again = db.schedule().scan("node-b", kBase + 5000, 100, decide_at(kBase));
+  EXPECT_EQ(again.jobs_read, 0u);
+}
+
+TEST(SchedulePg, PreReadIsAnIndexScanOfTheDueJobsIndex) {
+  ScheduleDb db;
+  db.job("CRON", "* * * * * ?", kBase);
+  auto plan = db.database().transact([](pqxx::work& tx) {
+    tx.exec("SET LOCAL enable_seqscan = off");
+    tx.exec_prepared("sched_due", kBase, 10);  // prepared on first use
+    std::string text;
+    for (const auto& row : tx.exec("EXPLAIN EXECUTE sched_due(" + std::to_string(kBase) + ", 10)")) {
+      text += row[0].as<std::string>() + "\n";
+    }
+    return text;
+  });
+  EXPECT_NE(plan.find("job_info_due"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;  // already in due order
+}
+
+TEST(SchedulePg, TwoScanLoopsRacingNeverDecideAFireTwiceAndTogetherDecideEveryDueFire) {
+  constexpr int kJobs = 40;
+  constexpr int kScansEach = 30;
+  ScheduleDb db(8);
+  for (int i = 0; i < kJobs; ++i) db.job("CRON", i % 2 == 0 ? "* * * * * ?" : "*/3 * * * * ?", kBase);
+  std::atomic<std::int64_t> tick{0};
+  std::mutex mutex;
+  std::map<std::string, std::vector<PendingFire>> returned;
+  std::atomic<int> decided{0};
+  std::latch start(2);
+  auto loop = [&](const std::string& node) {
+    start.arrive_and_wait();
+    for (int i = 0; i < kScansEach; ++i) {
+      // Logical time moves on with every scan of either loop.
+      const std::int64_t now = kBase + 300 * tick.fetch_add(1);
+      auto result = db.schedule().scan(node, now + admin::kPreReadWindowMs, 1000,
+                                       [&, now](const std::vector<DueJob>& due) {
+                                         auto d = admin::decide_fires(due, now);
+                                         return d;
+                                       });
+      std::lock_guard lock(mutex);
+      auto& mine = returned[node];
+      mine.insert(mine.end(), result.fires.begin(), result.fires.end());
+      decided += static_cast<int>(result.fires.size());
+    }
+  };
+  std::thread a(loop, "node-a"), b(loop, "node-b");
+  a.join();
+  b.join();
+
+  // Every row was returned to exactly one loop: no loop sent a fire another decided.
+  std::set<std::int64_t> ids;
+  for (const auto& [node, fires] : returned) {
+    EXPECT_FALSE(fires.empty()) << node << " never won the lock";
+    for (const auto& f : fires) EXPECT_TRUE(ids.insert(f.log_id).second) << f.log_id;
+  }
+  EXPECT_EQ(static_cast<std::int64_t>(ids.size()), db.count("SELECT count(*) FROM job_log"));
+  // Every due second of every job, once, up to the time every job had been advanced past.
+  const std::int64_t covered = db.count("SELECT min(trigger_next_time) FROM job_info") - 1;
+  EXPECT_GE(covered, kBase + 10'000);
+  EXPECT_EQ(db.count("SELECT count(*) FROM (SELECT job_id, scheduled_time FROM job_log GROUP BY 1, 2 "
+                     "HAVING count(*) > 1) d"),
+            0);
+  std::int64_t expected = 0;
+  for (std::int64_t t = kBase; t <= covered; t += 1000) expected += kJobs / 2 + ((t - kBase) % 3000 == 0 ? kJobs / 2 : 0);
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE scheduled_time <= " + std::to_string(covered)), expected);
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE trigger_type <> 'SCHEDULE' OR state <> 'pending'"), 0);
+}
+
+TEST(SchedulePg, JobStoppedWhileAScanDecidesKeepsItsStopAndGetsNoFire) {
+  ScheduleDb db;
+  auto stopped = db.job("CRON", "* * * * * ?", kBase);
+  auto running = db.job("CRON", "* * * * * ?", kBase);
+  auto result = db.schedule().scan("node-a", kBase + 5000, 100, [&](const std::vector<DueJob>& due) {
+    // The operator stops the job while the scan holds the lock row (another connection).
+    db.stores().jobs().set_trigger_status(stopped.id, 0, 0, "job.stop", kSystem);
+    return admin::decide_fires(due, kBase);
+  });
+  EXPECT_EQ(result.jobs_read, 2u);
+  for (const auto& f : result.fires) EXPECT_EQ(f.job_id, running.id);
+  EXPECT_EQ(result.fires.size(), 6u);
+  auto after = *db.stores().jobs().get(stopped.id);
+  EXPECT_EQ(after.trigger_status, 0);
+  EXPECT_EQ(after.trigger_next_time, 0);
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE job_id = " + std::to_string(stopped.id)), 0);
+}
+
+TEST(SchedulePg, ScheduleWithNoFurtherTimeStopsTheJob) {
+  ScheduleDb db;
+  const std::int64_t new_year_2023 = 1'672'531'200'000;
+  auto job = db.job("CRON", "0 0 0 1 1 ? 2023", new_year_2023);
+  auto result = db.schedule().scan("node-a", new_year_2023 + 6000, 100, decide_at(new_year_2023 + 1000));
+  EXPECT_EQ(result.fires.size(), 1u);
+  auto after = *db.stores().jobs().get(job.id);
+  EXPECT_EQ(after.trigger_status, 0);
+  EXPECT_EQ(after.trigger_next_time, 0);
+  EXPECT_EQ(after.trigger_last_time, new_year_2023);
+}
+
+TEST(SchedulePg, FeederReadsThisNodesDuePendingFiresInDueOrder) {
+  ScheduleDb db;
+  auto job = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000);
+  auto late = db.put_log(job, "pending", kBase - 9000, "node-a", "MANUAL");
+  auto due = db.put_log(job, "pending", kBase + 5000, "node-a", "RETRY");
+  db.put_log(job, "pending", kBase + 5001, "node-a", "API");
+  db.put_log(job, "pending", kBase, "node-b", "MANUAL");
+  db.put_log(job, "triggered", kBase, "node-a", "MANUAL");
+  auto fires = db.schedule().pending("node-a", kBase + 5000, 100);
+  EXPECT_EQ(fires, (std::vector<PendingFire>{{late.id, job.id, late.scheduled_time}, {due.id, job.id, due.scheduled_time}}));
+  EXPECT_EQ(db.schedule().pending("node-a", kBase + 5000, 1).size(), 1u);
+}
+
+TEST(SchedulePg, FailPendingMovesOnlyThisNodesPendingFiresAndGivesAFixDelayJobItsNextTime) {
+  ScheduleDb db;
+  auto fix_delay = db.job("FIX_DELAY", "20", kBase);
+  db.exec("UPDATE job_info SET trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
+          " WHERE id = " + std::to_string(fix_delay.id));
+  auto mine = db.put_log(fix_delay, "pending", kBase, "node-a");
+  auto theirs = db.put_log(fix_delay, "pending", kBase + 1000, "node-b");
+  auto moved = db.schedule().fail_pending({mine.id, theirs.id}, "node-a", kBase + 77, "trigger pool queue full");
+  EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id}));
+  auto row = *db.stores().logs().get(mine.id);
+  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_EQ(row.trigger_msg, "trigger pool queue full");
+  EXPECT_EQ(row.trigger_time, std::optional<std::int64_t>(kBase + 77));
+  EXPECT_EQ(db.stores().logs().get(theirs.id)->state, "pending");
+  EXPECT_EQ(db.stores().jobs().get(fix_delay.id)->trigger_next_time, kBase + 77 + 20'000);
+}
+
+TEST(SchedulePg, DeadNodesFiresAreTakenOverExactlyOnceByTwoLiveNodesRacing) {
+  ScheduleDb db(8);
+  auto do_nothing = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000, "DO_NOTHING");
+  auto fire_once = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000, "FIRE_ONCE_NOW");
+  std::set<std::int64_t> keep, cancel, sending;
+  for (int i = 0; i < 100; ++i) {
+    keep.insert(db.put_log(do_nothing, "pending", kBase + i * 1000, "dead").id);
+    keep.insert(db.put_log(fire_once, "pending", kBase - 60'000 - i * 1000, "dead").id);
+    cancel.insert(db.put_log(do_nothing, "pending", kBase - 60'000 - i * 1000, "dead").id);
+    keep.insert(db.put_log(do_nothing, "pending", kBase - 60'000 - i * 1000, "dead", "MANUAL").id);
+    if (i % 10 == 0) sending.insert(db.put_log(fire_once, "sending", kBase + i * 1000, "dead", "SCHEDULE", "http://e/").id);
+  }
+  std::mutex mutex;
+  std::map<std::string, ScheduleStore::Takeover> taken;
+  std::latch start(2);
+  auto racer = [&](const std::string& node) {
+    start.arrive_and_wait();
+    for (int i = 0; i < 3; ++i) {
+      auto t = db.schedule().take_over({"dead", "also-dead"}, node, kBase - admin::kPreReadWindowMs);
+      std::lock_guard lock(mutex);
+      auto& mine = taken[node];
+      mine.pending.insert(mine.pending.end(), t.pending.begin(), t.pending.end());
+      mine.cancelled.insert(mine.cancelled.end(), t.cancelled.begin(), t.cancelled.end());
+      mine.sending.insert(mine.sending.end(), t.sending.begin(), t.sending.end());
+    }
+  };
+  std::thread a(racer, "node-a"), b(racer, "node-b");
+  a.join();
+  b.join();
+
+  std::multiset<std::int64_t> got_pending, got_cancelled, got_sending;
+  for (const auto& [node, t] : taken) {
+    for (const auto& f : t.pending) got_pending.insert(f.log_id);
+    for (auto id : t.cancelled) got_cancelled.insert(id);
+    for (const auto& s : t.sending) {
+      got_sending.insert(s.fire.log_id);
+      EXPECT_EQ(s.dead_node, "dead");
+      EXPECT_EQ(s.executor_address, "http://e/");
+    }
+  }
+  EXPECT_EQ(got_pending, std::multiset<std::int64_t>(keep.begin(), keep.end()));
+  EXPECT_EQ(got_cancelled, std::multiset<std::int64_t>(cancel.begin(), cancel.end()));
+  EXPECT_EQ(got_sending, std::multiset<std::int64_t>(sending.begin(), sending.end()));
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE admin_node = 'dead' AND state IN ('pending', 'sending')"), 0);
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE state = 'cancelled' AND trigger_msg LIKE "
+                     "'admin node dead died before sending this fire%DO_NOTHING%'"),
+            100);
+  // Each node owns exactly the rows it was told it took.
+  for (const auto& [node, t] : taken) {
+    EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE state IN ('pending', 'sending') AND admin_node = '" + node +
+                       "'"),
+              static_cast<std::int64_t>(t.pending.size() + t.sending.size()));
+  }
+}
+
+TEST(SchedulePg, SendingFiresAreResolvedByAskingTheExecutorTheyWereSentTo) {
+  ScheduleDb db;
+  auto job = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000, "FIRE_ONCE_NOW");
+  auto fix_delay = db.job("FIX_DELAY", "15", kBase);
+  db.exec("UPDATE job_info SET trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
+          " WHERE id = " + std::to_string(fix_delay.id));
+  auto delivered = db.put_log(job, "sending", kBase - 1000, "dead", "SCHEDULE", "http://has-it/");
+  auto not_delivered = db.put_log(job, "sending", kBase - 1000, "dead", "MANUAL", "http://never-got-it/");
+  auto unknown = db.put_log(fix_delay, "sending", kBase - 1000, "dead", "SCHEDULE", "http://gone/");
+  FakeExecutorClient executors;
+  executors.answer_log("http://never-got-it/", FakeExecutorClient::no_such_log());
+  executors.answer_log("http://gone/", FakeExecutorClient::LogAnswer::fail("connect timed out"));
+  admin::FireTakeover takeover(db.schedule(), executors, db.clock(), "node-a", "", admin::kPreReadWindowMs);
+  auto report = takeover.take_over({"dead"});
+  EXPECT_EQ(report.delivered, 1u);
+  EXPECT_EQ(report.resent, 1u);
+  EXPECT_EQ(report.unknown, 1u);
+  EXPECT_EQ(report.to_send, (std::vector<PendingFire>{{not_delivered.id, job.id, not_delivered.scheduled_time}}));
+
+  auto d = *db.stores().logs().get(delivered.id);
+  EXPECT_EQ(d.state, "triggered");
+  EXPECT_EQ(d.trigger_code, 200);
+  EXPECT_EQ(d.admin_node, std::optional<std::string>("node-a"));
+  auto n = *db.stores().logs().get(not_delivered.id);
+  EXPECT_EQ(n.state, "pending");
+  EXPECT_EQ(n.executor_address, "http://never-got-it/");
+  EXPECT_FALSE(n.trigger_time);
+  EXPECT_EQ(n.admin_node, std::optional<std::string>("node-a"));
+  auto u = *db.stores().logs().get(unknown.id);
+  EXPECT_EQ(u.state, "failed");
+  EXPECT_EQ(u.trigger_code, 500);
+  EXPECT_NE(u.trigger_msg.find("delivery unknown: admin node dead died while sending and executor http://gone/ "
+                               "does not answer"),
+            std::string::npos)
+      << u.trigger_msg;
+  EXPECT_EQ(db.stores().jobs().get(fix_delay.id)->trigger_next_time, kBase + 15'000);
+
+  // Resolved once: a second look finds nothing to do.
+  EXPECT_FALSE(db.schedule().resolve_sending(delivered.id, "node-a", ScheduleStore::Delivery::kUnknown, "again", kBase));
+  EXPECT_EQ(executors.calls("log").size(), 3u);
+}
+
+TEST(SchedulePg, LeasesFollowTheDatabasesClock) {
+  ScheduleDb db;
+  admin::AdminNode a;
+  a.node_id = "node-a";
+  a.address = "http://127.0.0.1:8080/";
+  a.version = "0.1.0";
+  db.nodes().heartbeat(a, 60'000, true);
+  admin::AdminNode b = a;
+  b.node_id = "node-b";
+  db.nodes().heartbeat(b, 0, true);  // a lease that ends at once
+  EXPECT_EQ(db.nodes().expired(), (std::vector<std::string>{"node-b"}));
+  auto nodes = db.nodes().list();
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0].node_id, "node-a");
+  EXPECT_EQ(nodes[0].address, "http://127.0.0.1:8080/");
+  EXPECT_EQ(nodes[0].lease_until - nodes[0].heartbeat_at, 60'000);
+  const auto started = nodes[0].started_at;
+
+  db.nodes().heartbeat(a, 60'000, false);
+  EXPECT_EQ(db.nodes().list()[0].started_at, started);
+  db.nodes().heartbeat(b, 60'000, false);
+  EXPECT_TRUE(db.nodes().expired().empty());
+  db.nodes().release("node-a");
+  EXPECT_EQ(db.nodes().expired(), (std::vector<std::string>{"node-a"}));
+  db.nodes().release("no-such-node");
+}
+
+}  // namespace
+}  // namespace cronwheel::testing

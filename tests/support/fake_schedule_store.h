@@ -1,0 +1,294 @@
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/scheduler/fire.h"
+#include "admin/scheduler/schedule_store.h"
+#include "admin/store/database.h"
+#include "admin/store/records.h"
+
+namespace cronwheel::testing {
+
+// An in-memory ScheduleStore with PgScheduleStore's semantics, over jobs and log rows the test
+// puts in:
+//  - scan() runs under one "lock row" (a mutex of its own), reads running jobs due by
+//    `due_before` in due order, applies the decision with the same guards (trigger_status 1 and
+//    the next time read), and inserts the fires of the jobs it advanced, refusing a second
+//    scheduled fire of a job for the same time and shard;
+//  - every transition is guarded by state and owner as the real one is.
+//
+// Hooks: fail_with(...) makes every call throw (an unreachable database) until cleared;
+// after_read(hook) runs inside scan() between the pre-read and the write, holding the lock row
+// but not the data, so a test can change a job "meanwhile" (stop it, reschedule it).
+//
+// Thread-safe.
+class FakeScheduleStore final : public admin::ScheduleStore {
+ public:
+  admin::Job put_job(admin::Job job) {
+    std::lock_guard lock(mutex_);
+    if (job.id == 0) job.id = next_job_++;
+    next_job_ = std::max(next_job_, job.id + 1);
+    jobs_[job.id] = job;
+    return job;
+  }
+  void update_job(std::int64_t id, const std::function<void(admin::Job&)>& change) {
+    std::lock_guard lock(mutex_);
+    change(jobs_.at(id));
+  }
+  admin::Job job(std::int64_t id) const {
+    std::lock_guard lock(mutex_);
+    return jobs_.at(id);
+  }
+  // A group's own access token (none by default).
+  void set_group_token(std::int64_t group, std::optional<std::string> token) {
+    std::lock_guard lock(mutex_);
+    tokens_[group] = std::move(token);
+  }
+
+  // Stores the row as given (a new id unless it has one).
+  admin::JobLog put_log(admin::JobLog log) {
+    std::lock_guard lock(mutex_);
+    if (log.id == 0) log.id = next_log_++;
+    next_log_ = std::max(next_log_, log.id + 1);
+    logs_[log.id] = log;
+    return log;
+  }
+  void update_log(std::int64_t id, const std::function<void(admin::JobLog&)>& change) {
+    std::lock_guard lock(mutex_);
+    change(logs_.at(id));
+  }
+  admin::JobLog log(std::int64_t id) const {
+    std::lock_guard lock(mutex_);
+    return logs_.at(id);
+  }
+  std::vector<admin::JobLog> logs() const {
+    std::lock_guard lock(mutex_);
+    std::vector<admin::JobLog> out;
+    for (const auto& [id, l] : logs_) out.push_back(l);
+    return out;
+  }
+
+  // Every call (or, with `method`, every call of that method) throws DatabaseUnavailable
+  // with `message` until cleared with nullopt.
+  void fail_with(std::optional<std::string> message, std::string method = {}) {
+    std::lock_guard lock(mutex_);
+    failure_ = std::move(message);
+    failing_method_ = std::move(method);
+  }
+  void after_read(std::function<void()> hook) {
+    std::lock_guard lock(mutex_);
+    after_read_ = std::move(hook);
+  }
+  // Calls of each method so far ("scan", "pending", "fail_pending", "take_over", "resolve_sending").
+  int calls(const std::string& method) const {
+    std::lock_guard lock(mutex_);
+    auto it = calls_.find(method);
+    return it == calls_.end() ? 0 : it->second;
+  }
+
+  ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) override {
+    std::lock_guard lock_row(lock_row_);
+    std::vector<admin::DueJob> due;
+    std::function<void()> hook;
+    {
+      std::lock_guard lock(mutex_);
+      enter("scan");
+      std::vector<const admin::Job*> running;
+      for (const auto& [id, j] : jobs_) {
+        if (j.trigger_status == 1 && j.trigger_next_time <= due_before) running.push_back(&j);
+      }
+      std::stable_sort(running.begin(), running.end(),
+                       [](const admin::Job* a, const admin::Job* b) { return a->trigger_next_time < b->trigger_next_time; });
+      if (static_cast<int>(running.size()) > limit) running.resize(static_cast<std::size_t>(limit));
+      for (const auto* j : running) {
+        due.push_back({j->id, j->schedule_type, j->schedule_conf, j->timezone, j->misfire_strategy,
+                       j->trigger_last_time, j->trigger_next_time});
+      }
+      hook = after_read_;
+    }
+    ScanResult result;
+    result.jobs_read = due.size();
+    if (due.empty()) return result;
+    const admin::ScanDecision decision = decide(due);
+    if (hook) hook();
+
+    std::lock_guard lock(mutex_);
+    std::vector<std::int64_t> advanced;
+    for (const auto& a : decision.jobs) {
+      auto it = jobs_.find(a.job_id);
+      if (it == jobs_.end() || it->second.trigger_status != 1 || it->second.trigger_next_time != a.read_next_time) continue;
+      it->second.trigger_last_time = a.last_time;
+      it->second.trigger_next_time = a.next_time;
+      it->second.trigger_status = a.trigger_status;
+      advanced.push_back(a.job_id);
+    }
+    for (const auto& f : decision.fires) {
+      if (std::find(advanced.begin(), advanced.end(), f.job_id) == advanced.end()) continue;
+      if (scheduled_exists(f.job_id, f.scheduled_time, 0)) continue;
+      const admin::Job& job = jobs_.at(f.job_id);
+      admin::JobLog l;
+      l.id = next_log_++;
+      l.job_group = job.job_group;
+      l.job_id = f.job_id;
+      l.state = "pending";
+      l.trigger_type = f.trigger_type;
+      l.scheduled_time = f.scheduled_time;
+      l.admin_node = std::string(node);
+      l.executor_handler = job.executor_handler;
+      l.executor_param = job.executor_param;
+      l.executor_fail_retry_count = job.executor_fail_retry_count;
+      logs_[l.id] = l;
+      result.fires.push_back({l.id, l.job_id, l.scheduled_time});
+    }
+    std::sort(result.fires.begin(), result.fires.end(), due_order);
+    return result;
+  }
+
+  std::vector<admin::PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) override {
+    std::lock_guard lock(mutex_);
+    enter("pending");
+    std::vector<admin::PendingFire> out;
+    for (const auto& [id, l] : logs_) {
+      if (l.state == "pending" && l.admin_node == node && l.scheduled_time <= due_before) {
+        out.push_back({l.id, l.job_id, l.scheduled_time});
+      }
+    }
+    std::sort(out.begin(), out.end(), due_order);
+    if (static_cast<int>(out.size()) > limit) out.resize(static_cast<std::size_t>(limit));
+    return out;
+  }
+
+  std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
+                                         std::int64_t now, std::string_view message) override {
+    std::lock_guard lock(mutex_);
+    enter("fail_pending");
+    std::vector<std::int64_t> moved;
+    for (auto id : log_ids) {
+      auto it = logs_.find(id);
+      if (it == logs_.end() || it->second.state != "pending" || it->second.admin_node != node) continue;
+      it->second.state = "failed";
+      it->second.trigger_time = now;
+      it->second.trigger_code = 500;
+      it->second.trigger_msg = std::string(message);
+      set_fix_delay_next(it->second.job_id, now);
+      moved.push_back(id);
+    }
+    std::sort(moved.begin(), moved.end());
+    return moved;
+  }
+
+  Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
+                     std::int64_t late_before) override {
+    std::lock_guard lock(mutex_);
+    enter("take_over");
+    Takeover out;
+    auto dead = [&](const admin::JobLog& l) {
+      return l.admin_node && std::find(dead_nodes.begin(), dead_nodes.end(), *l.admin_node) != dead_nodes.end();
+    };
+    for (auto& [id, l] : logs_) {
+      if (!dead(l)) continue;
+      if (l.state == "pending") {
+        const bool scheduled = l.trigger_type == "SCHEDULE" || l.trigger_type == "MISFIRE";
+        auto job = jobs_.find(l.job_id);
+        if (scheduled && l.scheduled_time < late_before && job != jobs_.end() &&
+            job->second.misfire_strategy == "DO_NOTHING") {
+          l.state = "cancelled";
+          l.trigger_msg = "admin node " + *l.admin_node +
+                          " died before sending this fire; it is now later than the pre-read window and the job's "
+                          "misfire strategy DO_NOTHING skips a late fire";
+          out.cancelled.push_back(id);
+          continue;
+        }
+        l.admin_node = std::string(node);
+        out.pending.push_back({l.id, l.job_id, l.scheduled_time});
+      } else if (l.state == "sending") {
+        admin::SendingFire s;
+        s.fire = {l.id, l.job_id, l.scheduled_time};
+        s.dead_node = *l.admin_node;
+        s.executor_address = l.executor_address;
+        s.job_group = l.job_group;
+        auto token = tokens_.find(l.job_group);
+        if (token != tokens_.end()) s.access_token = token->second;
+        l.admin_node = std::string(node);
+        out.sending.push_back(std::move(s));
+      }
+    }
+    std::sort(out.pending.begin(), out.pending.end(), due_order);
+    return out;
+  }
+
+  bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery, std::string_view message,
+                       std::int64_t now) override {
+    std::lock_guard lock(mutex_);
+    enter("resolve_sending");
+    auto it = logs_.find(log_id);
+    if (it == logs_.end() || it->second.state != "sending" || it->second.admin_node != node) return false;
+    admin::JobLog& l = it->second;
+    l.trigger_msg = l.trigger_msg.empty() ? std::string(message) : l.trigger_msg + "\n" + std::string(message);
+    switch (delivery) {
+      case Delivery::kDelivered:
+        l.state = "triggered";
+        l.trigger_code = 200;
+        break;
+      case Delivery::kNotDelivered:
+        l.state = "pending";
+        l.trigger_time.reset();
+        l.trigger_code = 0;
+        break;
+      case Delivery::kUnknown:
+        l.state = "failed";
+        l.trigger_code = 500;
+        set_fix_delay_next(l.job_id, now);
+        break;
+    }
+    return true;
+  }
+
+ private:
+  static bool due_order(const admin::PendingFire& a, const admin::PendingFire& b) {
+    return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
+  }
+  // Call with mutex_ held.
+  void enter(const std::string& method) {
+    ++calls_[method];
+    if (failure_ && (failing_method_.empty() || failing_method_ == method)) throw admin::DatabaseUnavailable(*failure_);
+  }
+  bool scheduled_exists(std::int64_t job_id, std::int64_t at, int shard) const {
+    for (const auto& [id, l] : logs_) {
+      if ((l.trigger_type == "SCHEDULE" || l.trigger_type == "MISFIRE") && l.job_id == job_id &&
+          l.scheduled_time == at && l.shard_index == shard) {
+        return true;
+      }
+    }
+    return false;
+  }
+  void set_fix_delay_next(std::int64_t job_id, std::int64_t now) {
+    auto job = jobs_.find(job_id);
+    if (job == jobs_.end()) return;
+    admin::Job& j = job->second;
+    if (j.schedule_type == "FIX_DELAY" && j.trigger_status == 1 && j.trigger_next_time == admin::kAwaitingCompletion) {
+      j.trigger_next_time = now + std::stoll(j.schedule_conf) * 1000;
+    }
+  }
+
+  std::mutex lock_row_;
+  mutable std::mutex mutex_;
+  std::map<std::int64_t, admin::Job> jobs_;
+  std::map<std::int64_t, admin::JobLog> logs_;
+  std::map<std::int64_t, std::optional<std::string>> tokens_;
+  std::map<std::string, int> calls_;
+  std::optional<std::string> failure_;
+  std::string failing_method_;
+  std::function<void()> after_read_;
+  std::int64_t next_job_ = 1;
+  std::int64_t next_log_ = 1;
+};
+
+}  // namespace cronwheel::testing

@@ -1,0 +1,269 @@
+// Leases and the takeover of dead nodes' fires, against the fake node and schedule stores and a
+// fake executor client, on a FakeClock: the misfire rule for late pending fires, the three
+// outcomes of a sending fire, and what a node that cannot renew its lease does not do.
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <vector>
+
+#include "admin/scheduler/fire_takeover.h"
+#include "admin/scheduler/node_heartbeat.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/fake_executor_client.h"
+#include "tests/support/fake_node_store.h"
+#include "tests/support/fake_schedule_store.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeClock;
+using testing::FakeExecutorClient;
+using testing::FakeNodeStore;
+using testing::FakeScheduleStore;
+
+constexpr std::int64_t kStart = 1'700'000'040'000;
+const std::string kExecutor = "http://127.0.0.1:9999/";
+
+class NodeTakeoverTest : public ::testing::Test {
+ protected:
+  NodeTakeoverTest() {
+    do_nothing_ = job("DO_NOTHING");
+    fire_once_ = job("FIRE_ONCE_NOW");
+    // A node that died a while ago.
+    nodes_.put({"dead", "", "", kStart - 60'000, kStart - 20'000, kStart - 5'000});
+  }
+
+  std::unique_ptr<NodeHeartbeat> heartbeat(NodeHeartbeat::Options options = {}) {
+    AdminNode self;
+    self.node_id = "me";
+    self.address = "http://127.0.0.1:8080/";
+    self.version = "test";
+    return std::make_unique<NodeHeartbeat>(
+        nodes_, store_, executors_, clock_, self, "admin-token",
+        [this](const std::vector<PendingFire>& fires) {
+          std::lock_guard lock(mutex_);
+          sent_.insert(sent_.end(), fires.begin(), fires.end());
+        },
+        options);
+  }
+  Job job(std::string misfire, std::string type = "CRON", std::string conf = "* * * * * ?") {
+    Job j;
+    j.job_group = 5;
+    j.schedule_type = std::move(type);
+    j.schedule_conf = std::move(conf);
+    j.misfire_strategy = std::move(misfire);
+    j.trigger_status = 1;
+    return store_.put_job(j);
+  }
+  JobLog log(const Job& j, std::string state, std::int64_t at, std::string type = "SCHEDULE",
+             std::string node = "dead") {
+    JobLog l;
+    l.job_id = j.id;
+    l.job_group = j.job_group;
+    l.state = std::move(state);
+    l.trigger_type = std::move(type);
+    l.scheduled_time = at;
+    l.admin_node = std::move(node);
+    if (l.state == "sending") {
+      l.executor_address = kExecutor;
+      l.trigger_time = at;
+      l.trigger_msg = "route FIRST";
+    }
+    return store_.put_log(l);
+  }
+  std::vector<PendingFire> sent() const {
+    std::lock_guard lock(mutex_);
+    return sent_;
+  }
+  static PendingFire fire_of(const JobLog& l) { return {l.id, l.job_id, l.scheduled_time}; }
+
+  FakeClock clock_{kStart};
+  FakeNodeStore nodes_{clock_};
+  FakeScheduleStore store_;
+  FakeExecutorClient executors_;
+  Job do_nothing_, fire_once_;
+  mutable std::mutex mutex_;
+  std::vector<PendingFire> sent_;
+};
+
+TEST_F(NodeTakeoverTest, HeartbeatRegistersTheNodeAndItsLeaseHoldsUntilOneIntervalBeforeItEnds) {
+  auto beat = heartbeat();
+  EXPECT_FALSE(beat->lease_valid());
+  ASSERT_TRUE(beat->beat_once());
+  auto me = nodes_.get("me");
+  ASSERT_TRUE(me);
+  EXPECT_EQ(me->lease_until, kStart + 15'000);
+  EXPECT_EQ(me->started_at, kStart);
+  EXPECT_EQ(me->address, "http://127.0.0.1:8080/");
+  EXPECT_TRUE(beat->lease_valid());
+  clock_.advance(11'999ms);
+  EXPECT_TRUE(beat->lease_valid());
+  clock_.advance(1ms);
+  EXPECT_FALSE(beat->lease_valid());
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_TRUE(beat->lease_valid());
+  EXPECT_EQ(nodes_.get("me")->started_at, kStart);  // only the first beat starts the node
+}
+
+TEST_F(NodeTakeoverTest, DeadNodesPendingFiresBecomeThisNodesAndAreSentOnce) {
+  auto soon = log(do_nothing_, "pending", kStart + 2'000);
+  auto late_but_kept = log(fire_once_, "pending", kStart - 30'000);
+  auto late_manual = log(do_nothing_, "pending", kStart - 30'000, "MANUAL");
+  auto barely_late = log(do_nothing_, "pending", kStart - 5'000);
+  auto someone_elses = log(do_nothing_, "pending", kStart, "SCHEDULE", "alive");
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(sent(), (std::vector<PendingFire>{fire_of(late_but_kept), fire_of(late_manual), fire_of(barely_late),
+                                              fire_of(soon)}));
+  for (const auto& l : {soon, late_but_kept, late_manual, barely_late}) {
+    EXPECT_EQ(store_.log(l.id).state, "pending");
+    EXPECT_EQ(store_.log(l.id).admin_node, std::optional<std::string>("me"));
+  }
+  EXPECT_EQ(store_.log(someone_elses.id).admin_node, std::optional<std::string>("alive"));
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(sent().size(), 4u);  // nothing left to take
+}
+
+TEST_F(NodeTakeoverTest, LatePendingFireOfADoNothingJobIsCancelledWithTheReason) {
+  auto late = log(do_nothing_, "pending", kStart - 5'001);
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_TRUE(sent().empty());
+  const JobLog row = store_.log(late.id);
+  EXPECT_EQ(row.state, "cancelled");
+  EXPECT_NE(row.trigger_msg.find("admin node dead died before sending"), std::string::npos) << row.trigger_msg;
+  EXPECT_NE(row.trigger_msg.find("DO_NOTHING"), std::string::npos) << row.trigger_msg;
+}
+
+TEST_F(NodeTakeoverTest, SendingFireTheExecutorHasIsDeliveredAndNotSentAgain) {
+  auto sending = log(fire_once_, "sending", kStart - 1'000);
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  const JobLog row = store_.log(sending.id);
+  EXPECT_EQ(row.state, "triggered");
+  EXPECT_EQ(row.trigger_code, 200);
+  EXPECT_EQ(row.admin_node, std::optional<std::string>("me"));
+  EXPECT_NE(row.trigger_msg.find("route FIRST\n"), std::string::npos) << row.trigger_msg;
+  EXPECT_NE(row.trigger_msg.find("has the run"), std::string::npos) << row.trigger_msg;
+  EXPECT_TRUE(sent().empty());
+  auto asked = executors_.calls("log");
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].address, kExecutor);
+  EXPECT_EQ(asked[0].log.log_id, sending.id);
+  EXPECT_EQ(asked[0].log.log_date_time, sending.scheduled_time);  // as the run was sent
+  EXPECT_EQ(asked[0].access_token, "admin-token");
+}
+
+TEST_F(NodeTakeoverTest, SendingFireTheExecutorNeverGotGoesBackToPendingAndIsSentAgain) {
+  store_.set_group_token(5, "group-token");
+  executors_.answer_log(kExecutor, FakeExecutorClient::no_such_log());
+  auto sending = log(do_nothing_, "sending", kStart - 60'000);  // late, but it is not a pending fire
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  const JobLog row = store_.log(sending.id);
+  EXPECT_EQ(row.state, "pending");
+  EXPECT_EQ(row.admin_node, std::optional<std::string>("me"));
+  EXPECT_EQ(row.executor_address, kExecutor);  // sent again to the same executor
+  EXPECT_FALSE(row.trigger_time);
+  EXPECT_NE(row.trigger_msg.find("has no such run"), std::string::npos) << row.trigger_msg;
+  EXPECT_EQ(sent(), (std::vector<PendingFire>{fire_of(sending)}));
+  EXPECT_EQ(executors_.calls("log").at(0).access_token, "group-token");
+}
+
+TEST_F(NodeTakeoverTest, SendingFireWhoseExecutorDoesNotAnswerFailsAsDeliveryUnknown) {
+  executors_.answer_log(kExecutor, FakeExecutorClient::LogAnswer::fail("connection refused"));
+  auto fix_delay = job("DO_NOTHING", "FIX_DELAY", "30");
+  store_.update_job(fix_delay.id, [](Job& j) { j.trigger_next_time = kAwaitingCompletion; });
+  auto sending = log(fix_delay, "sending", kStart - 1'000);
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  const JobLog row = store_.log(sending.id);
+  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_NE(row.trigger_msg.find("delivery unknown: admin node dead died while sending and executor " + kExecutor +
+                                 " does not answer"),
+            std::string::npos)
+      << row.trigger_msg;
+  EXPECT_TRUE(sent().empty());
+  EXPECT_EQ(store_.job(fix_delay.id).trigger_next_time, kStart + 30'000);  // no result will come
+}
+
+TEST_F(NodeTakeoverTest, SendingFireWhoseResultCameFirstIsLeftAsItIs) {
+  auto sending = log(fire_once_, "sending", kStart - 1'000);
+  executors_.on_call([&](const FakeExecutorClient::Call&) -> std::optional<ExecutorClient::Result> {
+    store_.update_log(sending.id, [](JobLog& l) { l.state = "succeeded"; });  // the callback, meanwhile
+    return std::nullopt;
+  });
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(store_.log(sending.id).state, "succeeded");
+}
+
+TEST_F(NodeTakeoverTest, RecoveryThatCannotBeRecordedIsTriedAgainAtTheNextHeartbeat) {
+  auto sending = log(fire_once_, "sending", kStart - 1'000);
+  store_.fail_with("database down", "resolve_sending");
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(store_.log(sending.id).state, "sending");
+  EXPECT_EQ(store_.log(sending.id).admin_node, std::optional<std::string>("me"));  // ours now: no one else asks
+  store_.fail_with(std::nullopt);
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(store_.log(sending.id).state, "triggered");
+  EXPECT_EQ(executors_.calls("log").size(), 2u);
+}
+
+TEST_F(NodeTakeoverTest, NodeThatCannotRenewItsLeaseTakesNothingOver) {
+  auto pending = log(fire_once_, "pending", kStart);
+  nodes_.fail_with("database down");
+  auto beat = heartbeat();
+  EXPECT_FALSE(beat->beat_once());
+  EXPECT_FALSE(beat->lease_valid());
+  EXPECT_EQ(store_.calls("take_over"), 0);
+  EXPECT_EQ(store_.log(pending.id).admin_node, std::optional<std::string>("dead"));
+  EXPECT_EQ(beat->stats().failed_beats, 1u);
+}
+
+TEST_F(NodeTakeoverTest, NodeNeverTakesOverItsOwnFiresEvenWhenListedAsDead) {
+  // A node paused past its lease may find itself among the expired ones.
+  auto mine = log(fire_once_, "pending", kStart, "SCHEDULE", "me");
+  auto theirs = log(fire_once_, "pending", kStart);
+  FireTakeover takeover(store_, executors_, clock_, "me", "", kPreReadWindowMs);
+  auto report = takeover.take_over({"dead", "me"});
+  EXPECT_EQ(report.to_send, (std::vector<PendingFire>{fire_of(theirs)}));
+  EXPECT_EQ(report.pending, 1u);
+  EXPECT_EQ(store_.log(mine.id).admin_node, std::optional<std::string>("me"));
+  EXPECT_TRUE(takeover.take_over({"me"}).to_send.empty());
+  EXPECT_EQ(store_.calls("take_over"), 1);  // nobody else was dead the second time
+}
+
+TEST_F(NodeTakeoverTest, ReleaseEndsTheLeaseAtOnceSoOthersTakeOver) {
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(nodes_.expired(), (std::vector<std::string>{"dead"}));
+  beat->release();
+  EXPECT_FALSE(beat->lease_valid());
+  EXPECT_EQ(nodes_.expired(), (std::vector<std::string>{"dead", "me"}));
+}
+
+TEST_F(NodeTakeoverTest, HeartbeatThreadRenewsEveryInterval) {
+  NodeHeartbeat::Options options;
+  options.interval = 1s;
+  options.lease = 3s;
+  auto beat = heartbeat(options);
+  beat->start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(nodes_.heartbeats(), 0);
+  clock_.advance(1s);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(nodes_.heartbeats(), 1);
+  clock_.advance(1s);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(nodes_.heartbeats(), 2);
+  EXPECT_EQ(nodes_.get("me")->lease_until, kStart + 5'000);
+  beat->stop();
+}
+
+}  // namespace
+}  // namespace cronwheel::admin

@@ -1,0 +1,309 @@
+// The schedule thread and the pending-fire feeder against the fake schedule store, on a
+// FakeClock: what a scan writes and hands on, the guards against jobs changed meanwhile, the
+// sleep rules, wake(), and the feeder's choice of fires.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "admin/scheduler/pending_feeder.h"
+#include "admin/scheduler/schedule_thread.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/fake_schedule_store.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeClock;
+using testing::FakeScheduleStore;
+
+constexpr std::int64_t kStart = 1'700'000'040'000;  // on a minute boundary
+
+class Sink {
+ public:
+  ScheduleThread::Sink function() {
+    return [this](const std::vector<PendingFire>& fires) {
+      std::lock_guard lock(mutex_);
+      fires_.insert(fires_.end(), fires.begin(), fires.end());
+    };
+  }
+  std::vector<PendingFire> fires() const {
+    std::lock_guard lock(mutex_);
+    return fires_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<PendingFire> fires_;
+};
+
+Job cron_job(std::string conf, std::int64_t next, std::string misfire = "DO_NOTHING") {
+  Job j;
+  j.job_group = 1;
+  j.job_desc = "test";
+  j.schedule_type = "CRON";
+  j.schedule_conf = std::move(conf);
+  j.misfire_strategy = std::move(misfire);
+  j.executor_handler = "echo";
+  j.executor_param = "hello";
+  j.executor_fail_retry_count = 2;
+  j.trigger_status = 1;
+  j.trigger_next_time = next;
+  return j;
+}
+
+class ScheduleThreadTest : public ::testing::Test {
+ protected:
+  ScheduleThread make(std::string node = "node-a", int pre_read = 100) {
+    ScheduleThread::Options options;
+    options.pre_read_count = pre_read;
+    return ScheduleThread(store_, clock_, std::move(node), sink_.function(), options);
+  }
+
+  FakeClock clock_{kStart};
+  FakeScheduleStore store_;
+  Sink sink_;
+};
+
+TEST_F(ScheduleThreadTest, ScanWritesEachFireAsAPendingRowOfThisNodeThenHandsItOn) {
+  auto job = store_.put_job(cron_job("* * * * * ?", kStart));
+  auto thread = make();
+  auto outcome = thread.scan_once();
+  EXPECT_TRUE(outcome.ok);
+  EXPECT_EQ(outcome.jobs_read, 1u);
+  EXPECT_EQ(outcome.fires, 6u);
+  auto logs = store_.logs();
+  ASSERT_EQ(logs.size(), 6u);
+  std::vector<PendingFire> expected;
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    EXPECT_EQ(logs[i].state, "pending");
+    EXPECT_EQ(logs[i].admin_node, std::optional<std::string>("node-a"));
+    EXPECT_EQ(logs[i].trigger_type, "SCHEDULE");
+    EXPECT_EQ(logs[i].scheduled_time, kStart + static_cast<std::int64_t>(i) * 1000);
+    EXPECT_EQ(logs[i].executor_handler, "echo");
+    EXPECT_EQ(logs[i].executor_fail_retry_count, 2);
+    expected.push_back({logs[i].id, job.id, logs[i].scheduled_time});
+  }
+  EXPECT_EQ(sink_.fires(), expected);
+  EXPECT_EQ(store_.job(job.id).trigger_next_time, kStart + 6000);
+  EXPECT_EQ(store_.job(job.id).trigger_last_time, kStart + 5000);
+  EXPECT_EQ(thread.stats().fires, 6u);
+}
+
+TEST_F(ScheduleThreadTest, FailedScanHandsNothingOnAndIsCounted) {
+  store_.put_job(cron_job("* * * * * ?", kStart));
+  store_.fail_with("connection refused");
+  auto thread = make();
+  EXPECT_FALSE(thread.scan_once().ok);
+  EXPECT_TRUE(sink_.fires().empty());
+  EXPECT_EQ(thread.stats().failed_scans, 1u);
+  store_.fail_with(std::nullopt);
+  EXPECT_TRUE(thread.scan_once().ok);
+  EXPECT_EQ(sink_.fires().size(), 6u);
+}
+
+TEST_F(ScheduleThreadTest, JobStoppedDuringTheScanKeepsItsStopAndGetsNoFire) {
+  auto job = store_.put_job(cron_job("* * * * * ?", kStart));
+  store_.after_read([&] {
+    store_.update_job(job.id, [](Job& j) {
+      j.trigger_status = 0;
+      j.trigger_next_time = 0;
+    });
+  });
+  auto thread = make();
+  EXPECT_TRUE(thread.scan_once().ok);
+  EXPECT_TRUE(sink_.fires().empty());
+  EXPECT_TRUE(store_.logs().empty());
+  EXPECT_EQ(store_.job(job.id).trigger_status, 0);
+  EXPECT_EQ(store_.job(job.id).trigger_next_time, 0);
+}
+
+TEST_F(ScheduleThreadTest, JobRescheduledDuringTheScanKeepsItsNewTime) {
+  auto job = store_.put_job(cron_job("* * * * * ?", kStart));
+  store_.after_read([&] { store_.update_job(job.id, [](Job& j) { j.trigger_next_time = kStart + 60'000; }); });
+  auto thread = make();
+  thread.scan_once();
+  EXPECT_TRUE(store_.logs().empty());
+  EXPECT_EQ(store_.job(job.id).trigger_next_time, kStart + 60'000);
+}
+
+TEST_F(ScheduleThreadTest, TwoNodesTakingTurnsDecideEverySecondExactlyOnce) {
+  store_.put_job(cron_job("* * * * * ?", kStart));
+  store_.put_job(cron_job("*/2 * * * * ?", kStart));
+  auto a = make("node-a");
+  auto b = make("node-b");
+  for (int i = 0; i < 20; ++i) {
+    (i % 2 == 0 ? a : b).scan_once();
+    clock_.advance(std::chrono::milliseconds(700));
+  }
+  std::map<std::pair<std::int64_t, std::int64_t>, int> per_fire;
+  std::set<std::string> owners;
+  for (const auto& l : store_.logs()) {
+    ++per_fire[{l.job_id, l.scheduled_time}];
+    owners.insert(*l.admin_node);
+  }
+  for (const auto& [fire, count] : per_fire) EXPECT_EQ(count, 1) << fire.first << "@" << fire.second;
+  const std::int64_t last = kStart + 19 * 700;  // the last scan's now
+  for (std::int64_t t = kStart; t <= last; t += 1000) {
+    EXPECT_EQ(per_fire.count({1, t}), 1u) << t;
+    if ((t - kStart) % 2000 == 0) {
+      EXPECT_EQ(per_fire.count({2, t}), 1u) << t;
+    }
+  }
+  EXPECT_EQ(owners, (std::set<std::string>{"node-a", "node-b"}));
+}
+
+TEST_F(ScheduleThreadTest, SleepsToTheWindowsEndAfterAScanThatFoundNothing) {
+  auto thread = make();
+  thread.start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 1);
+  clock_.advance(4999ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 1);
+  clock_.advance(1ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 2);
+  thread.stop();
+}
+
+TEST_F(ScheduleThreadTest, SleepsToTheNextSecondAfterAScanThatFoundWork) {
+  store_.put_job(cron_job("0 * * * * ?", kStart + 3000));  // due within the window, then in a minute
+  clock_.advance(250ms);
+  auto thread = make();
+  thread.start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 1);
+  EXPECT_EQ(sink_.fires().size(), 1u);
+  clock_.advance(749ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 1);
+  clock_.advance(1ms);  // the second boundary
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 2);
+  thread.stop();
+}
+
+TEST_F(ScheduleThreadTest, FullPreReadScansAgainWithoutSleeping) {
+  for (int i = 0; i < 5; ++i) store_.put_job(cron_job("0 * * * * ?", kStart));
+  auto thread = make("node-a", 2);
+  thread.start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 3);  // 2 + 2 + 1 jobs
+  EXPECT_EQ(sink_.fires().size(), 5u);
+  thread.stop();
+}
+
+TEST_F(ScheduleThreadTest, WakeEndsTheSleepAtOnce) {
+  auto thread = make();
+  thread.start();
+  clock_.wait_for_sleepers(1);
+  ASSERT_EQ(store_.calls("scan"), 1);
+  store_.put_job(cron_job("* * * * * ?", kStart + 1000));
+  thread.wake();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 2);
+  EXPECT_EQ(sink_.fires().size(), 5u);
+  thread.stop();
+}
+
+TEST_F(ScheduleThreadTest, FailedScanIsTriedAgainAtTheNextSecond) {
+  store_.fail_with("connection refused");
+  auto thread = make();
+  thread.start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 1);
+  store_.fail_with(std::nullopt);
+  clock_.advance(1000ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 2);
+  thread.stop();
+}
+
+TEST_F(ScheduleThreadTest, StopEndsTheThreadDuringItsSleep) {
+  auto thread = make();
+  thread.start();
+  clock_.wait_for_sleepers(1);
+  thread.stop();
+  thread.stop();
+  EXPECT_EQ(store_.calls("scan"), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The feeder
+
+class PendingFeederTest : public ::testing::Test {
+ protected:
+  PendingFeeder make() {
+    return PendingFeeder(store_, clock_, "node-a",
+                         [this](const PendingFire& f) {
+                           std::lock_guard lock(mutex_);
+                           return pushed_.insert(f.log_id).second;
+                         },
+                         {});
+  }
+  JobLog log(std::string node, std::int64_t at, std::string state = "pending", std::string type = "MANUAL") {
+    JobLog l;
+    l.job_id = 1;
+    l.job_group = 1;
+    l.state = std::move(state);
+    l.trigger_type = std::move(type);
+    l.scheduled_time = at;
+    l.admin_node = std::move(node);
+    return store_.put_log(l);
+  }
+  std::set<std::int64_t> pushed() const {
+    std::lock_guard lock(mutex_);
+    return pushed_;
+  }
+
+  FakeClock clock_{kStart};
+  FakeScheduleStore store_;
+  mutable std::mutex mutex_;
+  std::set<std::int64_t> pushed_;
+};
+
+TEST_F(PendingFeederTest, FeedsThisNodesPendingFiresDueWithinTheWindowOnly) {
+  auto overdue = log("node-a", kStart - 30'000);
+  auto soon = log("node-a", kStart + 5'000, "pending", "RETRY");
+  log("node-a", kStart + 5'001);
+  log("node-b", kStart);
+  log("node-a", kStart, "triggered");
+  log("node-a", kStart, "cancelled");
+  auto feeder = make();
+  EXPECT_EQ(feeder.feed_once(), 2u);
+  EXPECT_EQ(pushed(), (std::set<std::int64_t>{overdue.id, soon.id}));
+  EXPECT_EQ(feeder.feed_once(), 0u);  // already in the ring
+}
+
+TEST_F(PendingFeederTest, ReadFailureIsLoggedAndTheNextPassTriesAgain) {
+  log("node-a", kStart);
+  store_.fail_with("connection refused");
+  auto feeder = make();
+  EXPECT_EQ(feeder.feed_once(), 0u);
+  store_.fail_with(std::nullopt);
+  EXPECT_EQ(feeder.feed_once(), 1u);
+}
+
+TEST_F(PendingFeederTest, FeedsOnceASecond) {
+  auto feeder = make();
+  feeder.start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("pending"), 1);
+  log("node-a", kStart + 2000);
+  clock_.advance(999ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("pending"), 1);
+  clock_.advance(1ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("pending"), 2);
+  EXPECT_EQ(pushed().size(), 1u);
+  feeder.stop();
+}
+
+}  // namespace
+}  // namespace cronwheel::admin

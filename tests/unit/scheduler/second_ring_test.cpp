@@ -1,0 +1,185 @@
+// The second ring on a FakeClock: fires go out at their second and never before, a late tick
+// catches up every missed second, nothing is lost or doubled.
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <vector>
+
+#include "admin/scheduler/second_ring.h"
+#include "tests/support/fake_clock.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeClock;
+
+constexpr std::int64_t kStart = 1'700'000'000'000;  // on a second boundary
+
+// What the ring handed on, one batch per wake-up.
+class Recorder {
+ public:
+  SecondRing::HandOff hand_off() {
+    return [this](std::vector<PendingFire> fires) {
+      std::lock_guard lock(mutex_);
+      batches_.push_back(std::move(fires));
+    };
+  }
+  std::vector<std::vector<PendingFire>> batches() const {
+    std::lock_guard lock(mutex_);
+    return batches_;
+  }
+  std::vector<std::int64_t> ids() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::int64_t> out;
+    for (const auto& b : batches_) {
+      for (const auto& f : b) out.push_back(f.log_id);
+    }
+    return out;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::vector<PendingFire>> batches_;
+};
+
+PendingFire fire(std::int64_t id, std::int64_t at) { return {id, 100 + id, at}; }
+
+class SecondRingTest : public ::testing::Test {
+ protected:
+  // Starts the ring and waits until it has processed the current second and sleeps.
+  void start() {
+    ring_.start();
+    clock_.wait_for_sleepers(1);
+  }
+  // Moves time and waits until the ring has reacted and sleeps again.
+  void advance(std::chrono::milliseconds d) {
+    clock_.advance(d);
+    clock_.wait_for_sleepers(1);
+  }
+
+  FakeClock clock_{kStart};
+  Recorder handed_;
+  SecondRing ring_{clock_, handed_.hand_off()};
+};
+
+TEST_F(SecondRingTest, FireGoesOutAtItsSecondAndNotBefore) {
+  ASSERT_TRUE(ring_.push(fire(1, kStart + 2000)));
+  start();
+  advance(1000ms);
+  EXPECT_TRUE(handed_.ids().empty());
+  advance(999ms);
+  EXPECT_TRUE(handed_.ids().empty());
+  advance(1ms);
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(ring_.held(), 0u);
+}
+
+TEST_F(SecondRingTest, FireBetweenTwoSecondsGoesOutAtTheNextBoundaryNeverEarly) {
+  ASSERT_TRUE(ring_.push(fire(1, kStart + 1400)));
+  start();
+  advance(1000ms);
+  EXPECT_TRUE(handed_.ids().empty());
+  advance(1000ms);
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1}));
+}
+
+TEST_F(SecondRingTest, FiresAlreadyDueAtStartGoOutAtOnce) {
+  ASSERT_TRUE(ring_.push(fire(1, kStart - 3000)));
+  ASSERT_TRUE(ring_.push(fire(2, kStart)));
+  start();
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1, 2}));
+}
+
+TEST_F(SecondRingTest, LateTickCatchesUpEveryMissedSecondInDueOrderInOneBatch) {
+  start();
+  for (std::int64_t i = 4; i >= 1; --i) ASSERT_TRUE(ring_.push(fire(i, kStart + i * 1000)));
+  advance(3500ms);
+  auto batches = handed_.batches();
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0], (std::vector<PendingFire>{fire(1, kStart + 1000), fire(2, kStart + 2000),
+                                                  fire(3, kStart + 3000)}));
+  advance(500ms);
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1, 2, 3, 4}));
+}
+
+TEST_F(SecondRingTest, FirePushedForASecondAlreadyPastGoesOutAtTheNextTick) {
+  start();
+  advance(2000ms);
+  ASSERT_TRUE(ring_.push(fire(1, kStart + 1000)));  // that second was processed already
+  EXPECT_TRUE(handed_.ids().empty());
+  advance(1000ms);
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1}));
+}
+
+TEST_F(SecondRingTest, FireIsHeldOnceAndHandedOnOnceUntilThePoolsFinishIt) {
+  start();
+  EXPECT_TRUE(ring_.push(fire(1, kStart + 1000)));
+  EXPECT_FALSE(ring_.push(fire(1, kStart + 1000)));
+  EXPECT_FALSE(ring_.push(fire(1, kStart + 2000)));  // the same log id, whatever its time
+  advance(1000ms);
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1}));
+  EXPECT_FALSE(ring_.push(fire(1, kStart + 1000)));  // handed on, not finished
+  EXPECT_EQ(ring_.known(), 1u);
+  ring_.finished(1);
+  EXPECT_EQ(ring_.known(), 0u);
+  EXPECT_TRUE(ring_.push(fire(1, kStart + 1000)));  // e.g. left pending: the feeder brings it back
+  advance(1000ms);
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1, 1}));
+}
+
+TEST_F(SecondRingTest, FireAMinuteAheadWaitsForItsOwnLapOfTheRing) {
+  start();
+  ASSERT_TRUE(ring_.push(fire(1, kStart + 61'000)));  // the same slot as kStart + 1 s
+  advance(1000ms);
+  EXPECT_TRUE(handed_.ids().empty());
+  advance(59'000ms);
+  EXPECT_TRUE(handed_.ids().empty());
+  advance(1000ms);
+  EXPECT_EQ(handed_.ids(), (std::vector<std::int64_t>{1}));
+}
+
+TEST_F(SecondRingTest, StallLongerThanTheRingHandsOnEveryDueFireOnce) {
+  start();
+  std::vector<std::int64_t> expected;
+  for (std::int64_t i = 1; i <= 90; ++i) {
+    ASSERT_TRUE(ring_.push(fire(i, kStart + i * 1000)));
+    if (i <= 75) expected.push_back(i);
+  }
+  advance(75'000ms);
+  EXPECT_EQ(handed_.ids(), expected);
+  EXPECT_EQ(ring_.held(), 15u);
+  advance(15'000ms);
+  EXPECT_EQ(handed_.ids().size(), 90u);
+  EXPECT_EQ(ring_.held(), 0u);
+}
+
+TEST_F(SecondRingTest, StopAnswersTheFiresNeverHandedOnAndRefusesMore) {
+  start();
+  ASSERT_TRUE(ring_.push(fire(2, kStart + 5000)));
+  ASSERT_TRUE(ring_.push(fire(1, kStart + 3000)));
+  auto left = ring_.stop();
+  EXPECT_EQ(left, (std::vector<PendingFire>{fire(1, kStart + 3000), fire(2, kStart + 5000)}));
+  EXPECT_FALSE(ring_.push(fire(3, kStart + 1000)));
+  EXPECT_TRUE(ring_.stop().empty());
+  EXPECT_TRUE(handed_.ids().empty());
+}
+
+TEST(SecondRing, HandOffThatThrowsForgetsTheFiresSoTheFeederCanBringThemBack) {
+  FakeClock clock(kStart);
+  int calls = 0;
+  SecondRing ring(clock, [&calls](std::vector<PendingFire>) {
+    ++calls;
+    throw std::runtime_error("pools gone");
+  });
+  ASSERT_TRUE(ring.push(fire(1, kStart)));
+  ring.start();
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(ring.known(), 0u);
+  EXPECT_TRUE(ring.push(fire(1, kStart)));
+}
+
+}  // namespace
+}  // namespace cronwheel::admin

@@ -1,0 +1,315 @@
+// The trigger pools against a fake FireSender and the fake schedule store: threads on demand up
+// to the maximum, bounded queues, a full queue failing the fire visibly, the slow-pool rule,
+// the lease check, and shutdown.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "admin/scheduler/trigger_pool.h"
+#include "admin/scheduler/trigger_pools.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/fake_schedule_store.h"
+
+namespace cronwheel::admin {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeClock;
+using testing::FakeScheduleStore;
+
+constexpr std::int64_t kStart = 1'700'000'040'000;  // on a minute boundary
+constexpr auto kWait = 30s;  // upper bound of a condition wait; never reached when all is well
+
+// A FireSender whose sends can be held at a gate, with a chosen outcome and duration per job.
+class FakeSender final : public FireSender {
+ public:
+  SendOutcome send(const PendingFire& fire) noexcept override {
+    std::unique_lock lock(mutex_);
+    started_.push_back(fire);
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return open_; });
+    ++done_;
+    changed_.notify_all();
+    auto took = took_.count(fire.job_id) != 0 ? took_[fire.job_id] : 1ms;
+    return {kind_, took};
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    open_ = false;
+  }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  void set_took(std::int64_t job_id, std::chrono::milliseconds took) {
+    std::lock_guard lock(mutex_);
+    took_[job_id] = took;
+  }
+  void set_outcome(SendOutcome::Kind kind) {
+    std::lock_guard lock(mutex_);
+    kind_ = kind;
+  }
+  // Waits until `n` sends have started.
+  bool wait_started(std::size_t n) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, kWait, [&] { return started_.size() >= n; });
+  }
+  bool wait_done(std::size_t n) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, kWait, [&] { return done_ >= n; });
+  }
+  std::vector<PendingFire> started() const {
+    std::lock_guard lock(mutex_);
+    return started_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = true;
+  std::size_t done_ = 0;
+  std::vector<PendingFire> started_;
+  std::map<std::int64_t, std::chrono::milliseconds> took_;
+  SendOutcome::Kind kind_ = SendOutcome::Kind::kTriggered;
+};
+
+// The log ids the pools reported finished.
+class Finished {
+ public:
+  void operator()(std::int64_t id) {
+    std::lock_guard lock(mutex_);
+    ids_.insert(id);
+    ++count_;
+    changed_.notify_all();
+  }
+  bool wait_for(std::size_t n) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, kWait, [&] { return count_ >= n; });
+  }
+  std::set<std::int64_t> ids() const {
+    std::lock_guard lock(mutex_);
+    return ids_;
+  }
+  std::size_t count() const {
+    std::lock_guard lock(mutex_);
+    return count_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::set<std::int64_t> ids_;
+  std::size_t count_ = 0;
+};
+
+class TriggerPoolsTest : public ::testing::Test {
+ protected:
+  // The gate opens whatever happened, so the pools' threads can end.
+  void TearDown() override { sender_.open(); }
+
+  TriggerPools* make(TriggerPools::Options options, std::function<bool()> may_send = {}) {
+    TriggerPools::Hooks hooks;
+    hooks.finished = [this](std::int64_t id) { finished_(id); };
+    hooks.may_send = std::move(may_send);
+    pools_ = std::make_unique<TriggerPools>(options, sender_, store_, clock_, "node-a", std::move(hooks));
+    return pools_.get();
+  }
+  // A pending row owned by node-a, as the scan writes it.
+  PendingFire pending(std::int64_t job_id = 1) {
+    JobLog l;
+    l.job_id = job_id;
+    l.job_group = 1;
+    l.trigger_type = "SCHEDULE";
+    l.scheduled_time = kStart + 1000 * static_cast<std::int64_t>(store_.logs().size());
+    l.admin_node = "node-a";
+    l = store_.put_log(l);
+    return {l.id, l.job_id, l.scheduled_time};
+  }
+  static TriggerPools::Options small(std::size_t threads, std::size_t queue) {
+    TriggerPools::Options o;
+    o.fast_max_threads = o.slow_max_threads = threads;
+    o.fast_queue_capacity = o.slow_queue_capacity = queue;
+    return o;
+  }
+
+  FakeClock clock_{kStart};
+  FakeSender sender_;
+  FakeScheduleStore store_;
+  Finished finished_;
+  std::unique_ptr<TriggerPools> pools_;  // destroyed first
+};
+
+TEST_F(TriggerPoolsTest, EveryFireIsSentOnceAndReportedFinished) {
+  auto pools = make({});
+  std::vector<PendingFire> fires;
+  for (int i = 0; i < 20; ++i) fires.push_back(pending(i + 1));
+  pools->dispatch(fires);
+  ASSERT_TRUE(finished_.wait_for(20));
+  EXPECT_EQ(sender_.started().size(), 20u);
+  EXPECT_EQ(finished_.ids().size(), 20u);
+  auto stats = pools->stats();
+  EXPECT_EQ(stats.fast, 20u);
+  EXPECT_EQ(stats.triggered, 20u);
+  EXPECT_EQ(stats.rejected, 0u);
+}
+
+TEST_F(TriggerPoolsTest, ThreadsGrowOnDemandUpToTheMaximumThenFiresQueue) {
+  auto pools = make(small(3, 10));
+  sender_.close();
+  std::vector<PendingFire> fires;
+  for (int i = 0; i < 5; ++i) fires.push_back(pending());
+  pools->dispatch(fires);
+  ASSERT_TRUE(sender_.wait_started(3));
+  auto stats = pools->stats();
+  EXPECT_EQ(stats.fast_threads, 3u);
+  EXPECT_EQ(stats.fast_queued, 2u);
+  sender_.open();
+  ASSERT_TRUE(finished_.wait_for(5));
+  EXPECT_EQ(pools->stats().fast_threads, 3u);  // idle, not ended yet
+}
+
+TEST_F(TriggerPoolsTest, FullQueueFailsTheFireVisiblyAndCountsIt) {
+  auto pools = make(small(1, 1));
+  sender_.close();
+  auto running = pending(), queued = pending(), refused = pending();
+  pools->dispatch({running, queued, refused});
+  ASSERT_TRUE(finished_.wait_for(1));
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));
+  const JobLog row = store_.log(refused.log_id);
+  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.trigger_msg, "trigger pool queue full");
+  EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_EQ(row.trigger_time, std::optional<std::int64_t>(kStart));
+  EXPECT_EQ(pools->stats().rejected, 1u);
+  EXPECT_EQ(store_.log(queued.log_id).state, "pending");
+  sender_.open();
+  ASSERT_TRUE(finished_.wait_for(3));
+  EXPECT_EQ(sender_.started().size(), 2u);
+}
+
+TEST_F(TriggerPoolsTest, RefusedFireOfAFixDelayJobGivesTheJobItsNextTime) {
+  Job job;
+  job.schedule_type = "FIX_DELAY";
+  job.schedule_conf = "7";
+  job.trigger_status = 1;
+  job.trigger_next_time = kAwaitingCompletion;
+  job = store_.put_job(job);
+  auto pools = make(small(1, 0));
+  sender_.close();
+  pools->dispatch({pending(99), pending(job.id)});
+  ASSERT_TRUE(finished_.wait_for(1));
+  EXPECT_EQ(store_.job(job.id).trigger_next_time, kStart + 7000);
+  sender_.open();
+}
+
+TEST_F(TriggerPoolsTest, RefusedFireStaysPendingWhenItCannotBeMarkedFailed) {
+  auto pools = make(small(1, 0));
+  sender_.close();
+  auto running = pending(), refused = pending();
+  store_.fail_with("database down", "fail_pending");
+  pools->dispatch({running, refused});
+  ASSERT_TRUE(finished_.wait_for(1));
+  EXPECT_EQ(store_.log(refused.log_id).state, "pending");
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));  // the feeder may bring it back
+  sender_.open();
+}
+
+TEST_F(TriggerPoolsTest, JobWithMoreThanTenSlowTriggersInAMinuteGoesToTheSlowPool) {
+  auto pools = make({});
+  sender_.set_took(7, 600ms);
+  sender_.set_took(8, 500ms);  // not more than the threshold
+  for (int i = 0; i < 10; ++i) {
+    pools->dispatch({pending(7), pending(8)});
+    ASSERT_TRUE(finished_.wait_for(static_cast<std::size_t>(2 * (i + 1))));
+  }
+  EXPECT_FALSE(pools->slow(7));  // ten is not more than ten
+  pools->dispatch({pending(7)});
+  ASSERT_TRUE(finished_.wait_for(21));
+  EXPECT_TRUE(pools->slow(7));
+  EXPECT_FALSE(pools->slow(8));
+  EXPECT_EQ(pools->stats().slow, 0u);
+
+  pools->dispatch({pending(7), pending(8)});
+  ASSERT_TRUE(finished_.wait_for(23));
+  EXPECT_EQ(pools->stats().slow, 1u);
+  EXPECT_EQ(pools->stats().fast, 22u);
+
+  clock_.advance(60s);  // a new minute: the counts start again
+  EXPECT_FALSE(pools->slow(7));
+}
+
+TEST_F(TriggerPoolsTest, FireIsLeftPendingUntouchedWhenTheLeaseMayHaveRunOut) {
+  bool lease = false;
+  auto pools = make({}, [&lease] { return lease; });
+  auto f = pending();
+  pools->dispatch({f});
+  ASSERT_TRUE(finished_.wait_for(1));
+  EXPECT_TRUE(sender_.started().empty());
+  EXPECT_EQ(pools->stats().deferred, 1u);
+  EXPECT_EQ(store_.log(f.log_id).state, "pending");
+}
+
+TEST_F(TriggerPoolsTest, OutcomesAreCounted) {
+  auto pools = make({});
+  sender_.set_outcome(SendOutcome::Kind::kDropped);
+  pools->dispatch({pending()});
+  ASSERT_TRUE(finished_.wait_for(1));
+  sender_.set_outcome(SendOutcome::Kind::kFailed);
+  pools->dispatch({pending()});
+  ASSERT_TRUE(finished_.wait_for(2));
+  auto stats = pools->stats();
+  EXPECT_EQ(stats.dropped, 1u);
+  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(stats.triggered, 0u);
+}
+
+TEST_F(TriggerPoolsTest, ShutdownLetsRunningSendsFinishAndLeavesQueuedFiresPending) {
+  auto pools = make(small(1, 5));
+  sender_.close();
+  auto running = pending(), first_queued = pending(), second_queued = pending();
+  pools->dispatch({running, first_queued, second_queued});
+  ASSERT_TRUE(sender_.wait_started(1));
+  std::thread stopping([&] { pools->shutdown(); });
+  ASSERT_TRUE(finished_.wait_for(2));  // the queued ones, given back at once
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{first_queued.log_id, second_queued.log_id}));
+  sender_.open();
+  stopping.join();
+  EXPECT_EQ(finished_.count(), 3u);
+  EXPECT_EQ(sender_.started(), (std::vector<PendingFire>{running}));
+  EXPECT_EQ(store_.log(first_queued.log_id).state, "pending");
+  auto late = pending();
+  pools->dispatch({late});  // after shutdown: left pending, not failed
+  EXPECT_EQ(finished_.count(), 4u);
+  EXPECT_EQ(pools->stats().rejected, 0u);
+  EXPECT_EQ(store_.log(late.log_id).state, "pending");
+}
+
+TEST(TriggerPool, IdleThreadsEnd) {
+  std::mutex mutex;
+  std::condition_variable cv;
+  int ran = 0;
+  TriggerPool pool({"test", 4, 10, 20ms}, [&](const PendingFire&) {
+    std::lock_guard lock(mutex);
+    ++ran;
+    cv.notify_all();
+  });
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(pool.submit({i + 1, 1, 0}));
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(cv.wait_for(lock, kWait, [&] { return ran == 4; }));
+  }
+  EXPECT_TRUE(pool.wait_for_threads_at_most(0, kWait));
+  EXPECT_TRUE(pool.submit({5, 1, 0}));  // a new thread for new work
+  EXPECT_TRUE(pool.shutdown().empty());
+}
+
+}  // namespace
+}  // namespace cronwheel::admin
