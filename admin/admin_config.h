@@ -18,6 +18,29 @@ struct AdminConfig {
   // Sent as XXL-JOB-ACCESS-TOKEN to executors whose group has no token of its own.
   std::string access_token;
 
+  // How often executor registrations are refreshed (dead ones dropped, automatic groups'
+  // address lists rewritten from the live ones). Executors calling /api/registry,
+  // /api/registryRemove and /api/callback must send access_token when it is set.
+  int registry_refresh_ms = 30'000;
+
+  // The scheduling core (docs/scheduling.md). Trigger pools: at most this many threads each,
+  // and this many fires waiting when every thread is busy (beyond that a fire fails visibly).
+  int fast_pool_max = 300;
+  int slow_pool_max = 200;
+  int fast_pool_queue = 2'000;
+  int slow_pool_queue = 5'000;
+  // Due jobs one scan reads at most; 0: (fast_pool_max + slow_pool_max) * 20, as XXL-JOB sizes it.
+  int pre_read_count = 0;
+  // This node's lease: renewed every heartbeat_ms for lease_ms ahead. Other nodes take its
+  // fires over once it expires, so a dead node's fires wait at most lease + heartbeat. The lease
+  // must be at least twice the heartbeat.
+  int heartbeat_ms = 3'000;
+  int lease_ms = 15'000;
+
+  int effective_pre_read_count() const {
+    return pre_read_count > 0 ? pre_read_count : (fast_pool_max + slow_pool_max) * 20;
+  }
+
   // REST API sessions: how long a console login lasts, and whether the cookie is marked
   // Secure (set it when the console is served over HTTPS, e.g. behind a TLS proxy).
   int session_hours = 12;

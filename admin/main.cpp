@@ -117,6 +117,42 @@ int main(int argc, char** argv) {
     cmd->add_option("--access-token", config.access_token,
                     "XXL-JOB-ACCESS-TOKEN for executors whose group sets none")
         ->envname("CRONWHEEL_ACCESS_TOKEN");
+    cmd->add_option("--registry-refresh-ms", config.registry_refresh_ms,
+                    "How often executor registrations are refreshed into automatic groups, in ms")
+        ->envname("CRONWHEEL_REGISTRY_REFRESH_MS")
+        ->check(CLI::Range(100, 3'600'000))
+        ->capture_default_str();
+    cmd->add_option("--fast-pool-max", config.fast_pool_max, "Fast trigger pool: most threads")
+        ->envname("CRONWHEEL_FAST_POOL_MAX")
+        ->check(CLI::Range(1, 10'000))
+        ->capture_default_str();
+    cmd->add_option("--slow-pool-max", config.slow_pool_max,
+                    "Slow trigger pool (jobs whose triggers are often slow): most threads")
+        ->envname("CRONWHEEL_SLOW_POOL_MAX")
+        ->check(CLI::Range(1, 10'000))
+        ->capture_default_str();
+    cmd->add_option("--fast-pool-queue", config.fast_pool_queue, "Fires the fast pool queues when all its threads are busy")
+        ->envname("CRONWHEEL_FAST_POOL_QUEUE")
+        ->check(CLI::Range(0, 1'000'000))
+        ->capture_default_str();
+    cmd->add_option("--slow-pool-queue", config.slow_pool_queue, "Fires the slow pool queues when all its threads are busy")
+        ->envname("CRONWHEEL_SLOW_POOL_QUEUE")
+        ->check(CLI::Range(0, 1'000'000))
+        ->capture_default_str();
+    cmd->add_option("--pre-read-count", config.pre_read_count,
+                    "Due jobs one scan reads at most (0: (fast + slow pool max) * 20)")
+        ->envname("CRONWHEEL_PRE_READ_COUNT")
+        ->check(CLI::Range(0, 1'000'000))
+        ->capture_default_str();
+    cmd->add_option("--heartbeat-ms", config.heartbeat_ms, "How often this node renews its lease, in ms")
+        ->envname("CRONWHEEL_HEARTBEAT_MS")
+        ->check(CLI::Range(100, 600'000))
+        ->capture_default_str();
+    cmd->add_option("--lease-ms", config.lease_ms,
+                    "How long this node's lease lasts, in ms; after it other nodes take its fires over")
+        ->envname("CRONWHEEL_LEASE_MS")
+        ->check(CLI::Range(200, 3'600'000))
+        ->capture_default_str();
     cmd->add_option("--session-hours", config.session_hours, "How long a console login lasts, in hours")
         ->envname("CRONWHEEL_SESSION_HOURS")
         ->check(CLI::Range(1, 720))
@@ -161,6 +197,12 @@ int main(int argc, char** argv) {
   if (*next_cmd) {
     if (*next_cmd->get_option("--from")) next.from_ms = from_ms;
     return run_cron_next(next, common::SystemClock::instance().now_ms(), std::cout, std::cerr);
+  }
+
+  if (config.lease_ms < 2 * config.heartbeat_ms) {
+    std::cerr << "--lease-ms (" << config.lease_ms << ") must be at least twice --heartbeat-ms ("
+              << config.heartbeat_ms << "): a node must get to renew its lease before it runs out\n";
+    return 2;
   }
 
   // Only from the environment: see AdminConfig::admin_password.

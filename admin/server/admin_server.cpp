@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <stdexcept>
@@ -50,6 +51,15 @@ Database::Options database_options(const AdminConfig& config) {
   return options;
 }
 
+// The scheduling core's own pool: the schedule thread, the feeder, the heartbeat, and the
+// trigger pools' rare "queue full" writes.
+Database::Options scheduling_database_options(const AdminConfig& config) {
+  Database::Options options;
+  options.url = config.db_url;
+  options.pool_size = 4;
+  return options;
+}
+
 std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "admin";
@@ -62,9 +72,22 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
     : config_(config),
       version_(std::move(version)),
       host_(parse_listen_address(config.listen).first),
-      database_(database_options(config), &PgStores::prepare),
+      database_(database_options(config),
+                [](pqxx::connection& c) {
+                  PgStores::prepare(c);
+                  ExecutorSide::prepare(c);
+                  PgTriggerStore::prepare(c);
+                }),
       stores_(database_),
-      http_(server_options(config)) {
+      http_(server_options(config)),
+      scheduling_database_(scheduling_database_options(config),
+                           [](pqxx::connection& c) {
+                             PgScheduleStore::prepare(c);
+                             PgNodeStore::prepare(c);
+                           }),
+      schedule_store_(scheduling_database_),
+      node_store_(scheduling_database_),
+      trigger_store_(database_) {
   const int configured_port = parse_listen_address(config.listen).second;
   node_id_ = config_.node_id.empty() ? host_name() + ":" + std::to_string(configured_port) : config_.node_id;
   health_ = std::make_unique<HealthCheck>(config_.db_url, node_id_, version_);
@@ -76,15 +99,63 @@ AdminServer::~AdminServer() { stop(); }
 void AdminServer::start() {
   bootstrap_admin(stores_.users(), api_->passwords(), config_.admin_password);
   http_.start();
+  executors_->start();
   if (config_.node_id.empty()) {
     // With port 0 the real port is known only now.
     std::lock_guard lock(node_id_mutex_);
     node_id_ = host_name() + ":" + std::to_string(http_.port());
     health_->set_node_id(node_id_);
   }
+  start_scheduler();
 }
 
-void AdminServer::stop() noexcept { http_.stop(); }
+void AdminServer::start_scheduler() {
+  AdminNode self;
+  self.node_id = node_id_;
+  self.address = "http://" + (host_ == "0.0.0.0" || host_ == "::" ? host_name() : host_) + ":" +
+                 std::to_string(http_.port()) + "/";
+  self.version = version_;
+
+  const auto heartbeat = std::chrono::milliseconds(config_.heartbeat_ms);
+  const auto lease = std::chrono::milliseconds(config_.lease_ms);
+  TriggerService::Options sending;
+  sending.node_id = [this] {
+    std::lock_guard lock(node_id_mutex_);
+    return node_id_;
+  };
+  sending.access_token = config_.access_token;
+  // A claim not posted within this time goes back to pending: it must stay below the time
+  // another node may take this node's sending fires over (lease - heartbeat after the claim).
+  sending.send_deadline = std::min<std::chrono::milliseconds>(sending.send_deadline, (lease - heartbeat) * 2 / 3);
+  sending.lease_margin = std::min<std::chrono::milliseconds>(sending.lease_margin, heartbeat);
+  trigger_service_ = std::make_unique<TriggerService>(trigger_store_, executor_client_,
+                                                      common::SystemClock::instance(), std::move(sending));
+
+  Scheduler::Options options;
+  options.pools.fast_max_threads = static_cast<std::size_t>(config_.fast_pool_max);
+  options.pools.slow_max_threads = static_cast<std::size_t>(config_.slow_pool_max);
+  options.pools.fast_queue_capacity = static_cast<std::size_t>(config_.fast_pool_queue);
+  options.pools.slow_queue_capacity = static_cast<std::size_t>(config_.slow_pool_queue);
+  options.schedule.pre_read_count = config_.effective_pre_read_count();
+  options.heartbeat.interval = heartbeat;
+  options.heartbeat.lease = lease;
+  options.default_access_token = config_.access_token;
+  scheduler_ = std::make_unique<Scheduler>(schedule_store_, node_store_, *trigger_service_, executor_client_,
+                                           common::SystemClock::instance(), std::move(self), std::move(options));
+  // Completion could call scheduler_->wake() when a FIX_DELAY job gets a next time sooner than
+  // the schedule thread's idle sleep (at most the 5 s window); until it does, such a fire may
+  // start up to a few seconds after its time (never early, never lost).
+  scheduler_->start();
+}
+
+void AdminServer::stop() noexcept {
+  // The scheduling core first, while the HTTP server still takes the results of the runs it
+  // sent: it stops deciding, hands back what it held (pending rows for the other nodes), lets
+  // the sends in progress finish and releases this node's lease.
+  if (scheduler_) scheduler_->stop();
+  http_.stop();
+  if (executors_) executors_->stop();
+}
 
 int AdminServer::port() const noexcept { return http_.port(); }
 
@@ -104,6 +175,15 @@ void AdminServer::add_routes() {
   };
   api.resources.access_token = config_.access_token;
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), std::move(api));
+
+  ExecutorSide::Options executors;
+  executors.access_token = config_.access_token;
+  executors.node_id = [this] {
+    std::lock_guard lock(node_id_mutex_);
+    return node_id_;
+  };
+  executors.registry.interval = std::chrono::milliseconds(config_.registry_refresh_ms);
+  executors_ = std::make_unique<ExecutorSide>(database_, http_, std::move(executors));
 }
 
 }  // namespace cronwheel::admin

@@ -6,9 +6,16 @@
 
 #include "admin/admin_config.h"
 #include "admin/api/rest_api.h"
+#include "admin/registry/executor_side.h"
+#include "admin/scheduler/scheduler.h"
 #include "admin/server/health_check.h"
 #include "admin/store/database.h"
+#include "admin/store/pg_node_store.h"
+#include "admin/store/pg_schedule_store.h"
 #include "admin/store/pg_stores.h"
+#include "admin/store/pg_trigger_store.h"
+#include "admin/trigger/http_executor_client.h"
+#include "admin/trigger/trigger_service.h"
 #include "common/http/http_server.h"
 
 namespace cronwheel::admin {
@@ -18,8 +25,10 @@ namespace cronwheel::admin {
 //
 // Construction registers the routes but touches neither the network nor the database.
 // start() creates the first admin user when there is none (the schema must be migrated by
-// then), binds config.listen and returns once it accepts connections; stop() is idempotent and
-// waits for requests in progress.
+// then), binds config.listen, then starts the scheduling core (admin/scheduler/scheduler.h)
+// and returns once it accepts connections and schedules. stop() is idempotent: it stops the
+// scheduling core cleanly (its pending fires go to the other nodes), then waits for requests
+// in progress.
 class AdminServer {
  public:
   AdminServer(const AdminConfig& config, std::string version);
@@ -39,6 +48,8 @@ class AdminServer {
 
  private:
   void add_routes();
+  // Builds and starts the scheduling core (sending, scheduling, heartbeat) for node_id_.
+  void start_scheduler();
 
   // Declared in dependency order: members are destroyed in reverse, after stop() has waited
   // for every handler, so nothing a handler uses goes away under it.
@@ -52,6 +63,18 @@ class AdminServer {
   common::http::HttpServer http_;
   std::unique_ptr<HealthCheck> health_;
   std::unique_ptr<RestApi> api_;
+  std::unique_ptr<ExecutorSide> executors_;  // /api/registry, /api/callback and their monitors
+
+  // The scheduling core (docs/scheduling.md). The schedule thread, the feeder and the heartbeat
+  // use a small pool of their own, so a scan holding the scheduling lock never waits for a
+  // connection behind hundreds of trigger threads; sending uses the node's pool.
+  Database scheduling_database_;
+  PgScheduleStore schedule_store_;
+  PgNodeStore node_store_;
+  PgTriggerStore trigger_store_;
+  HttpExecutorClient executor_client_;
+  std::unique_ptr<TriggerService> trigger_service_;
+  std::unique_ptr<Scheduler> scheduler_;  // made by start(), once the node id is known
 };
 
 // Splits "host:port" (IPv4 or name; "[v6]:port" too). Throws std::invalid_argument naming
