@@ -8,7 +8,11 @@ namespace cronwheel::admin {
 
 LostResultMonitor::LostResultMonitor(CompletionStore& store, Completion& completion, common::Clock& clock,
                                      Options options)
-    : store_(store), completion_(completion), clock_(clock), options_(options) {
+    : store_(store),
+      completion_(completion),
+      clock_(clock),
+      options_(options),
+      task_(clock, options.interval, [this](std::stop_token stop) { pass(std::move(stop)); }) {
   if (options_.interval.count() <= 0 || options_.lost_after.count() <= 0 || options_.dead_after.count() <= 0) {
     throw std::invalid_argument("lost-result monitor durations must be positive");
   }
@@ -16,25 +20,6 @@ LostResultMonitor::LostResultMonitor(CompletionStore& store, Completion& complet
 }
 
 LostResultMonitor::~LostResultMonitor() { stop(); }
-
-void LostResultMonitor::start() {
-  std::lock_guard lock(mutex_);
-  if (started_) throw std::logic_error("LostResultMonitor::start called twice");
-  started_ = true;
-  thread_ = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
-}
-
-void LostResultMonitor::stop() noexcept {
-  std::jthread thread;
-  {
-    std::lock_guard lock(mutex_);
-    thread = std::move(thread_);
-  }
-  if (thread.joinable()) {
-    thread.request_stop();
-    thread.join();
-  }
-}
 
 int LostResultMonitor::check_once(std::stop_token stop) {
   const std::int64_t triggered_before = clock_.now_ms() - options_.lost_after.count();
@@ -58,18 +43,11 @@ int LostResultMonitor::check_once(std::stop_token stop) {
   }
 }
 
-void LostResultMonitor::run(std::stop_token stop) noexcept {
-  auto next = clock_.steady_now();
-  while (!stop.stop_requested()) {
-    try {
-      check_once(stop);
-    } catch (const std::exception& e) {
-      spdlog::warn("lost-result check failed, trying again in {} ms: {}", options_.interval.count(), e.what());
-    }
-    next += options_.interval;
-    const auto now = clock_.steady_now();
-    if (next <= now) next = now + options_.interval;
-    if (!clock_.sleep_until(next, stop)) return;
+void LostResultMonitor::pass(std::stop_token stop) noexcept {
+  try {
+    check_once(std::move(stop));
+  } catch (const std::exception& e) {
+    spdlog::warn("lost-result check failed, trying again in {} ms: {}", options_.interval.count(), e.what());
   }
 }
 

@@ -1,12 +1,12 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
-#include <thread>
+#include <stop_token>
 
 #include "admin/complete/completion.h"
 #include "admin/complete/completion_store.h"
 #include "common/util/clock.h"
+#include "common/util/periodic_task.h"
 
 namespace cronwheel::admin {
 
@@ -21,10 +21,10 @@ namespace cronwheel::admin {
 // "Sent" is measured with the injected Clock against the run's trigger_time; registrations'
 // ages with the database's clock (RegistryStore's contract).
 //
-// Threading: start() launches one thread that owns the store calls; stop() wakes it at once,
-// lets the run being marked finish, and joins it (a pass with many candidates stops between
-// two runs). A failed pass is logged and tried again at the next interval. stop() is
-// idempotent.
+// Threading: start() launches one thread (common::PeriodicTask) that owns the store calls;
+// stop() wakes it at once, lets the run being marked finish, and joins it (a pass with many
+// candidates stops between two runs). A failed pass is logged and tried again at the next
+// interval. stop() is idempotent.
 class LostResultMonitor {
  public:
   struct Options {
@@ -42,23 +42,21 @@ class LostResultMonitor {
   LostResultMonitor& operator=(const LostResultMonitor&) = delete;
 
   // Throws std::logic_error when called twice.
-  void start();
-  void stop() noexcept;
+  void start() { task_.start(); }
+  void stop() noexcept { task_.stop(); }
 
   // One pass, as the thread does it: returns how many runs it marked lost. Throws what the
   // store throws. `stop` ends a long pass early.
   int check_once(std::stop_token stop = {});
 
  private:
-  void run(std::stop_token stop) noexcept;
+  void pass(std::stop_token stop) noexcept;
 
   CompletionStore& store_;
   Completion& completion_;
   common::Clock& clock_;
   const Options options_;
-  std::mutex mutex_;
-  bool started_ = false;
-  std::jthread thread_;
+  common::PeriodicTask task_;  // last: its thread uses the members above
 };
 
 }  // namespace cronwheel::admin

@@ -1,11 +1,11 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
-#include <thread>
+#include <stop_token>
 
 #include "admin/store/stores.h"
 #include "common/util/clock.h"
+#include "common/util/periodic_task.h"
 
 namespace cronwheel::admin {
 
@@ -15,10 +15,14 @@ namespace cronwheel::admin {
 // addresses. Every admin node runs one; refreshes are idempotent, so running them on several
 // nodes at once only repeats the work.
 //
-// Threading: start() launches one thread that owns the calls to the store; stop() wakes it at
-// once (it is waiting on the injected Clock), waits for a refresh under way to finish, and
-// joins it. A failed refresh (database unavailable) is logged and tried again at the next
-// interval. start() and stop() may be called from any thread; stop() is idempotent.
+// wake() makes a refresh now: an executor registered for the first time or was removed, or an
+// automatic group was created, so its list need not wait for the next interval.
+//
+// Threading: start() launches one thread (common::PeriodicTask) that owns the calls to the
+// store; stop() wakes it at once (it is waiting on the injected Clock), waits for a refresh
+// under way to finish, and joins it. A failed refresh (database unavailable) is logged and
+// tried again at the next interval. start(), stop() and wake() may be called from any thread;
+// stop() is idempotent.
 class RegistryMonitor {
  public:
   struct Options {
@@ -34,8 +38,9 @@ class RegistryMonitor {
   RegistryMonitor& operator=(const RegistryMonitor&) = delete;
 
   // Throws std::logic_error when called twice.
-  void start();
-  void stop() noexcept;
+  void start() { task_.start(); }
+  void stop() noexcept { task_.stop(); }
+  void wake() noexcept { task_.wake(); }
 
   // One refresh, as the thread does it. Returns how many groups' lists changed; throws what the
   // store throws.
@@ -44,14 +49,11 @@ class RegistryMonitor {
   const Options& options() const noexcept { return options_; }
 
  private:
-  void run(std::stop_token stop) noexcept;
+  void pass() noexcept;
 
   RegistryStore& store_;
-  common::Clock& clock_;
   const Options options_;
-  std::mutex mutex_;  // guards thread_ and started_ (start/stop from different threads)
-  bool started_ = false;
-  std::jthread thread_;
+  common::PeriodicTask task_;  // last: its thread uses the members above
 };
 
 }  // namespace cronwheel::admin
