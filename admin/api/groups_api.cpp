@@ -99,7 +99,12 @@ Group read_group_body(std::string_view body_text, Group group, GroupBodyKind kin
   return group;
 }
 
-void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions&) {
+void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
+  // Copied into the handlers: they outlive this call.
+  auto changed = [hook = options.automatic_group_changed](const Group& group) {
+    if (hook && group.address_type == 0) hook();
+  };
+
   router.add("GET", "groups", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto page = page_query(req);
     GroupStore::Filter filter;
@@ -110,22 +115,26 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions&) 
     return ApiResponse{200, page_json(result.items, result.total, [](const Group& g) { return to_json(g); })};
   });
 
-  router.add("POST", "groups", Access::kAdmin, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "groups", Access::kAdmin, [stores, changed](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto group = read_group_body(req.body, Group{}, GroupBodyKind::kCreate);
     if (stores.groups.find_by_app_name(group.app_name)) {
       throw conflict("appName: a group named '" + group.app_name + "' already exists", "appName");
     }
-    return ApiResponse{201, to_json(stores.groups.create(group, ctx.request.actor))};
+    auto created = stores.groups.create(group, ctx.request.actor);
+    changed(created);
+    return ApiResponse{201, to_json(created)};
   });
 
   router.add("GET", "groups/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     return ApiResponse{200, to_json(visible_group(stores.groups, ctx.request.who(), ctx.path_int("id")))};
   });
 
-  router.add("PUT", "groups/{id}", Access::kAdmin, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("PUT", "groups/{id}", Access::kAdmin, [stores, changed](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto current = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
     auto group = read_group_body(req.body, current, GroupBodyKind::kUpdate);
-    return ApiResponse{200, to_json(stores.groups.update(group, ctx.request.actor))};
+    auto updated = stores.groups.update(group, ctx.request.actor);
+    changed(updated);
+    return ApiResponse{200, to_json(updated)};
   });
 
   router.add("DELETE", "groups/{id}", Access::kAdmin, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {

@@ -32,6 +32,10 @@ struct ResourceOptions {
   // XXL-JOB-ACCESS-TOKEN for calls to executors whose group has no token of its own.
   std::string access_token;
 
+  // When set, called after an automatic group (address type 0) is created or updated: its
+  // address list comes from executor registrations, which the node then reads at once.
+  std::function<void()> automatic_group_changed;
+
   // Bounds on one call to an executor (log content, kill): a console waits for them.
   std::chrono::milliseconds executor_connect_timeout{3'000};
   std::chrono::milliseconds executor_read_timeout{10'000};

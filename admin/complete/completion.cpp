@@ -139,8 +139,11 @@ Completion::Outcome Completion::record(const RunResult& result) {
   }
   const std::string node = options_.node_id();
   const std::int64_t now = result.handle_time;
+  bool next_time_planned = false;
   auto recorded = store_.record(result, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {
-    return plan_follow_ups(run, job, children, now, node);
+    auto follow_ups = plan_follow_ups(run, job, children, now, node);
+    next_time_planned = follow_ups.fix_delay_next_time.has_value();
+    return follow_ups;
   });
   switch (recorded.status) {
     case CompletionStore::Status::kRecorded: {
@@ -153,6 +156,7 @@ Completion::Outcome Completion::record(const RunResult& result) {
       if (result.state == "lost") {
         spdlog::warn("log {}: {}", result.log_id, result.handle_msg);
       }
+      if (next_time_planned && options_.next_time_set) options_.next_time_set();
       return Outcome::kRecorded;
     }
     case CompletionStore::Status::kAlreadyFinal:

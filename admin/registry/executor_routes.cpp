@@ -83,23 +83,30 @@ std::string registration_problem(const protocol::RegistryParam& p) {
 }
 
 void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
-                         std::string access_token) {
+                         std::string access_token, std::function<void()> registrations_changed) {
   server.post(any_context(std::string(protocol::kRegistryPath)),
-              endpoint(access_token, [&registry](const httplib::Request& req) {
+              endpoint(access_token, [&registry, registrations_changed](const httplib::Request& req) {
                 auto param = protocol::parse<protocol::RegistryParam>(req.body);
                 if (auto problem = registration_problem(param); !problem.empty()) return Answer::fail(problem);
-                registry.upsert(param.registry_group, param.registry_key, param.registry_value);
-                spdlog::debug("registry: {} {} at {}", param.registry_group, param.registry_key, param.registry_value);
+                if (registry.upsert(param.registry_group, param.registry_key, param.registry_value)) {
+                  spdlog::info("registry: {} {} at {} registered", param.registry_group, param.registry_key,
+                               param.registry_value);
+                  if (registrations_changed) registrations_changed();
+                } else {
+                  spdlog::debug("registry: {} {} at {}", param.registry_group, param.registry_key,
+                                param.registry_value);
+                }
                 return Answer::success();
               }));
 
   server.post(any_context(std::string(protocol::kRegistryRemovePath)),
-              endpoint(access_token, [&registry](const httplib::Request& req) {
+              endpoint(access_token, [&registry, registrations_changed](const httplib::Request& req) {
                 auto param = protocol::parse<protocol::RegistryParam>(req.body);
                 if (auto problem = registration_problem(param); !problem.empty()) return Answer::fail(problem);
                 if (registry.remove(param.registry_group, param.registry_key, param.registry_value)) {
                   spdlog::info("registry: {} {} at {} removed", param.registry_group, param.registry_key,
                                param.registry_value);
+                  if (registrations_changed) registrations_changed();
                 }
                 return Answer::success();
               }));

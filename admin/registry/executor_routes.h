@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "admin/complete/completion.h"
@@ -29,8 +30,11 @@ namespace cronwheel::admin {
 //    and sends them again (results are idempotent: a repeated one is ignored).
 // A callback for an unknown or already finished run is ignored and the batch still answered
 // 200, as XXL-JOB does, so an executor never resends it forever.
+//
+// `registrations_changed`, when set, is called after a registration that is new (not a
+// heartbeat) or a removal, so automatic groups' address lists can be refreshed at once.
 void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
-                         std::string access_token);
+                         std::string access_token, std::function<void()> registrations_changed = {});
 
 // The registration's problem as a ReturnT message ("registryValue: must be an http:// or
 // https:// URL"), or empty when the store can hold it.

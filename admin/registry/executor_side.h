@@ -35,6 +35,8 @@ class ExecutorSide {
     common::Clock* clock = &common::SystemClock::instance();
     RegistryMonitor::Options registry;
     LostResultMonitor::Options lost;
+    // Called when a FIX_DELAY job got its next time from a result (Completion::Options).
+    std::function<void()> next_time_set;
   };
 
   ExecutorSide(Database& db, common::http::HttpServer& http, Options options);
@@ -48,6 +50,10 @@ class ExecutorSide {
 
   void start();
   void stop() noexcept;
+
+  // Refreshes the automatic groups' address lists now rather than at the next interval: a new
+  // automatic group lists the executors already registered under its app name at once.
+  void refresh_registry_soon() noexcept { registry_monitor_.wake(); }
 
   RegistryStore& registry() noexcept { return registry_store_; }
   CompletionStore& completion_store() noexcept { return completion_store_; }

@@ -142,16 +142,16 @@ void AdminServer::start_scheduler() {
   options.default_access_token = config_.access_token;
   scheduler_ = std::make_unique<Scheduler>(schedule_store_, node_store_, *trigger_service_, executor_client_,
                                            common::SystemClock::instance(), std::move(self), std::move(options));
-  // Completion could call scheduler_->wake() when a FIX_DELAY job gets a next time sooner than
-  // the schedule thread's idle sleep (at most the 5 s window); until it does, such a fire may
-  // start up to a few seconds after its time (never early, never lost).
   scheduler_->start();
+  // From now on a FIX_DELAY result wakes the schedule thread (ExecutorSide::Options).
+  running_scheduler_.store(scheduler_.get());
 }
 
 void AdminServer::stop() noexcept {
   // The scheduling core first, while the HTTP server still takes the results of the runs it
   // sent: it stops deciding, hands back what it held (pending rows for the other nodes), lets
   // the sends in progress finish and releases this node's lease.
+  running_scheduler_.store(nullptr);
   if (scheduler_) scheduler_->stop();
   http_.stop();
   if (executors_) executors_->stop();
@@ -174,6 +174,8 @@ void AdminServer::add_routes() {
     return node_id_;
   };
   api.resources.access_token = config_.access_token;
+  // Set before the server starts, so every handler sees it.
+  api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), std::move(api));
 
   ExecutorSide::Options executors;
@@ -183,6 +185,9 @@ void AdminServer::add_routes() {
     return node_id_;
   };
   executors.registry.interval = std::chrono::milliseconds(config_.registry_refresh_ms);
+  executors.next_time_set = [this] {
+    if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();
+  };
   executors_ = std::make_unique<ExecutorSide>(database_, http_, std::move(executors));
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -75,6 +76,8 @@ class AdminServer {
   HttpExecutorClient executor_client_;
   std::unique_ptr<TriggerService> trigger_service_;
   std::unique_ptr<Scheduler> scheduler_;  // made by start(), once the node id is known
+  // scheduler_ while it runs, for HTTP handlers (results waking the schedule thread).
+  std::atomic<Scheduler*> running_scheduler_{nullptr};
 };
 
 // Splits "host:port" (IPv4 or name; "[v6]:port" too). Throws std::invalid_argument naming

@@ -34,7 +34,7 @@ void PgRegistryStore::prepare(pqxx::connection& c) {
   c.prepare("registry_upsert",
             "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at) "
             "VALUES ($1, $2, $3, now()) ON CONFLICT (registry_group, registry_key, registry_value) "
-            "DO UPDATE SET updated_at = now()");
+            "DO UPDATE SET updated_at = now() RETURNING (xmax = 0) AS inserted");
   c.prepare("registry_remove",
             "DELETE FROM job_registry WHERE registry_group = $1 AND registry_key = $2 AND registry_value = $3");
   c.prepare("registry_live_addresses",
@@ -59,10 +59,13 @@ void PgRegistryStore::prepare(pqxx::connection& c) {
             " WHERE g.id = t.id AND g.address_type = 0");
 }
 
-void PgRegistryStore::upsert(std::string_view registry_group, std::string_view key, std::string_view value) {
-  mapped([&] {
-    db_.transact([&](pqxx::work& tx) {
-      tx.exec_prepared("registry_upsert", std::string(registry_group), std::string(key), std::string(value));
+bool PgRegistryStore::upsert(std::string_view registry_group, std::string_view key, std::string_view value) {
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      // xmax is 0 on a row version the statement inserted and set on one it updated (MVCC), so
+      // the two arms of the upsert are told apart without a second query; a db test checks it.
+      return tx.exec_prepared1("registry_upsert", std::string(registry_group), std::string(key), std::string(value))[0]
+          .as<bool>();
     });
   });
 }

@@ -22,7 +22,7 @@ class PgRegistryStore final : public RegistryStore {
  public:
   explicit PgRegistryStore(Database& db) : db_(db) {}
 
-  void upsert(std::string_view registry_group, std::string_view key, std::string_view value) override;
+  bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) override;
   bool remove(std::string_view registry_group, std::string_view key, std::string_view value) override;
   std::vector<std::string> live_addresses(std::string_view app_name, std::int64_t dead_after_ms) override;
   std::vector<RegistryEntry> live(std::int64_t dead_after_ms) override;

@@ -214,8 +214,9 @@ class AuditStore {
 class RegistryStore {
  public:
   virtual ~RegistryStore() = default;
-  // Records a registration or refreshes its time (registry_group is "EXECUTOR").
-  virtual void upsert(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
+  // Records a registration or refreshes its time (registry_group is "EXECUTOR"). True when the
+  // registration is new (no row for it existed), false when it was a heartbeat.
+  virtual bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
   // Removes a registration; false when there was none.
   virtual bool remove(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
   // The addresses registered for an app name within the last `dead_after_ms`, sorted.

@@ -47,7 +47,7 @@ class CompletionPg : public ::testing::Test {
         stores_(database_, clock_),
         registry_(database_),
         store_(database_),
-        completion_(store_, Completion::Options{&clock_, [] { return std::string("node-a"); }}) {
+        completion_(store_, Completion::Options{&clock_, [] { return std::string("node-a"); }, {}}) {
     Group g;
     g.app_name = "demo-app";
     g.title = "Demo";
@@ -353,18 +353,19 @@ TEST_F(RegistryPg, RefreshUpdatesAutomaticGroupsOnlyAndRemovesDeadEntries) {
   EXPECT_EQ(registry_.refresh(90'000), 0) << "nothing changed since";
 }
 
-TEST_F(RegistryPg, UpsertRenewsAndRemoveSaysWhetherThereWasOne) {
-  registry_.upsert("EXECUTOR", "demo-app", kExecutor);
+TEST_F(RegistryPg, UpsertRenewsAndSaysWhetherItWasNewAndRemoveWhetherThereWasOne) {
+  EXPECT_TRUE(registry_.upsert("EXECUTOR", "demo-app", kExecutor)) << "first registration";
   exec("UPDATE job_registry SET updated_at = now() - interval '5 minutes'");
   EXPECT_TRUE(registry_.live_addresses("demo-app", 90'000).empty());
 
-  registry_.upsert("EXECUTOR", "demo-app", kExecutor);
+  EXPECT_FALSE(registry_.upsert("EXECUTOR", "demo-app", kExecutor)) << "a heartbeat renews the row";
   EXPECT_EQ(registry_.live_addresses("demo-app", 90'000), (std::vector<std::string>{kExecutor}));
   EXPECT_EQ(count("SELECT count(*) FROM job_registry"), 1);
 
   EXPECT_TRUE(registry_.remove("EXECUTOR", "demo-app", kExecutor));
   EXPECT_FALSE(registry_.remove("EXECUTOR", "demo-app", kExecutor));
   EXPECT_TRUE(registry_.live(90'000).empty());
+  EXPECT_TRUE(registry_.upsert("EXECUTOR", "demo-app", kExecutor)) << "new again after its removal";
 }
 
 TEST_F(RegistryPg, LiveListsEveryRegistrationByKeyThenValue) {

@@ -28,7 +28,7 @@ class FakeRegistryStore final : public admin::RegistryStore {
  public:
   FakeRegistryStore(FakeStores& stores, const common::Clock& clock) : stores_(stores), clock_(clock) {}
 
-  void upsert(std::string_view registry_group, std::string_view key, std::string_view value) override {
+  bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) override {
     if (registry_group != "EXECUTOR" && registry_group != "ADMIN") {
       throw admin::Conflict("registry group must be EXECUTOR or ADMIN", "registryGroup");
     }
@@ -36,13 +36,15 @@ class FakeRegistryStore final : public admin::RegistryStore {
     if (value.empty()) throw admin::Conflict("registry value must not be empty", "registryValue");
     std::lock_guard lock(mutex_);
     auto& entry = entries_[Key{std::string(registry_group), std::string(key), std::string(value)}];
-    if (entry.id == 0) {
+    const bool created = entry.id == 0;
+    if (created) {
       entry.id = next_id_++;
       entry.registry_group = registry_group;
       entry.registry_key = key;
       entry.registry_value = value;
     }
     entry.updated_at = clock_.now_ms();
+    return created;
   }
 
   bool remove(std::string_view registry_group, std::string_view key, std::string_view value) override {

@@ -38,6 +38,24 @@ TEST_F(GroupsApi, AutomaticGroupNeedsNoAddresses) {
   EXPECT_EQ(r.body["accessTokenSet"], false);
 }
 
+TEST_F(GroupsApi, CreatingOrUpdatingAnAutomaticGroupAsksForItsRegisteredAddresses) {
+  auto manual = post("groups", {{"appName", "manual-app"}, {"title", "M"}, {"addressType", 1},
+                                {"addressList", {"http://10.0.0.5:9999/"}}});
+  ASSERT_EQ(manual.status, 201) << manual.text;
+  EXPECT_EQ(automatic_group_changes_, 0) << "a manual group's list is its own";
+
+  auto automatic = post("groups", {{"appName", "auto-app"}, {"title", "A"}});
+  ASSERT_EQ(automatic.status, 201) << automatic.text;
+  EXPECT_EQ(automatic_group_changes_, 1);
+
+  auto id = std::to_string(manual.body["id"].get<std::int64_t>());
+  ASSERT_EQ(put("groups/" + id, {{"title", "M"}, {"addressType", 0}}).status, 200);
+  EXPECT_EQ(automatic_group_changes_, 2) << "a group switched to automatic lists its executors";
+
+  EXPECT_EQ(post("groups", {{"appName", "auto-app"}, {"title", "again"}}).status, 409);
+  EXPECT_EQ(automatic_group_changes_, 2) << "a refused change asks for nothing";
+}
+
 TEST_F(GroupsApi, AppNameIsFourToSixtyFourSafeCharacters) {
   auto r = post("groups", {{"appName", "abc"}, {"title", "t"}});
   EXPECT_EQ(r.status, 400);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,11 +83,14 @@ class ResourceApiTest : public ::testing::Test {
     options.access_token = "admin-default-token";
     options.executor_connect_timeout = std::chrono::milliseconds(2'000);
     options.executor_read_timeout = std::chrono::milliseconds(5'000);
+    options.automatic_group_changed = [this] { ++automatic_group_changes_; };
     add_resource_routes(*router_, stores_, options);
     server_->start();
   }
 
   void TearDown() override { server_->stop(); }
+
+  std::atomic<int> automatic_group_changes_{0};  // calls of ResourceOptions::automatic_group_changed
 
   User add_user(const std::string& name, const std::string& role, std::vector<std::int64_t> groups) {
     User u;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -104,7 +105,9 @@ class CompletionFixture : public ::testing::Test {
   testing::FakeStores stores_{clock_};
   testing::FakeRegistryStore registry_{stores_, clock_};
   testing::FakeCompletionStore store_{stores_, registry_};
-  Completion completion_{store_, Completion::Options{&clock_, [] { return std::string(kNode); }}};
+  std::atomic<int> next_time_set_{0};  // calls of Completion::Options::next_time_set
+  Completion completion_{store_, Completion::Options{&clock_, [] { return std::string(kNode); },
+                                                     [this] { ++next_time_set_; }}};
   std::int64_t group_ = 0;
   std::int64_t runs_made_ = 0;
 };

@@ -220,6 +220,13 @@ TEST_F(CompletionTest, FixDelayJobAwaitingCompletionGetsItsNextTimeFromTheEndOfT
   completion_.report(callback(run.id, 200));
 
   EXPECT_EQ(this->job(job.id).trigger_next_time, clock_.now_ms() + 10'000);
+  EXPECT_EQ(next_time_set_, 1) << "the schedule thread is told, so a short delay is kept";
+}
+
+TEST_F(CompletionTest, ResultsOfOtherJobsDoNotWakeTheScheduler) {
+  auto run = make_run(make_job("cron job"));
+  completion_.report(callback(run.id, 200));
+  EXPECT_EQ(next_time_set_, 0);
 }
 
 TEST_F(CompletionTest, FixDelayNextTimeFollowsAFailureToo) {

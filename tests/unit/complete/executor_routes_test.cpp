@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -30,7 +31,7 @@ class ExecutorRoutesTest : public CompletionFixture {
     o.worker_threads = 4;
     o.name = "admin-test";
     server_ = std::make_unique<common::http::HttpServer>(o);
-    add_executor_routes(*server_, registry_, completion_, kToken);
+    add_executor_routes(*server_, registry_, completion_, kToken, [this] { ++registrations_changed_; });
     server_->start();
   }
   ~ExecutorRoutesTest() override { server_->stop(); }
@@ -56,6 +57,7 @@ class ExecutorRoutesTest : public CompletionFixture {
   static json ok() { return {{"code", 200}, {"msg", nullptr}, {"content", nullptr}}; }
   static json fail(const std::string& msg) { return {{"code", 500}, {"msg", msg}, {"content", nullptr}}; }
 
+  std::atomic<int> registrations_changed_{0};
   std::unique_ptr<common::http::HttpServer> server_;
 };
 
@@ -75,6 +77,22 @@ TEST_F(ExecutorRoutesTest, RegistryRemoveDeletesTheRegistration) {
   EXPECT_EQ(r.body, ok());
   EXPECT_TRUE(registry_.live_addresses("demo-app", 90'000).empty());
   EXPECT_EQ(post("/api/registryRemove", registration().dump()).body, ok()) << "removing twice is fine";
+}
+
+TEST_F(ExecutorRoutesTest, NewRegistrationsAndRemovalsAreAnnouncedButHeartbeatsAreNot) {
+  post("/api/registry", registration().dump());
+  EXPECT_EQ(registrations_changed_, 1) << "a new executor: its group's list should be refreshed now";
+  post("/api/registry", registration().dump());
+  post("/api/registry", registration().dump());
+  EXPECT_EQ(registrations_changed_, 1) << "heartbeats of a known executor change no list";
+  post("/api/registry", registration("http://10.0.0.9:9999/").dump());
+  EXPECT_EQ(registrations_changed_, 2);
+  post("/api/registryRemove", registration().dump());
+  EXPECT_EQ(registrations_changed_, 3);
+  post("/api/registryRemove", registration().dump());
+  EXPECT_EQ(registrations_changed_, 3) << "removing what is not there changes nothing";
+  post("/api/registry", registration("not a url").dump());
+  EXPECT_EQ(registrations_changed_, 3);
 }
 
 TEST_F(ExecutorRoutesTest, EndpointsAnswerUnderAContextPath) {
@@ -199,7 +217,7 @@ class UnavailableCompletionStore final : public CompletionStore {
 
 TEST_F(ExecutorRoutesTest, CallbackWhileTheDatabaseIsDownAsksTheExecutorToSendAgain) {
   UnavailableCompletionStore down;
-  Completion completion(down, Completion::Options{&clock_, [] { return std::string("n"); }});
+  Completion completion(down, Completion::Options{&clock_, [] { return std::string("n"); }, {}});
   common::http::HttpServerOptions o;
   o.host = "127.0.0.1";
   common::http::HttpServer server(o);

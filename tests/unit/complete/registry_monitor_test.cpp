@@ -101,7 +101,7 @@ TEST_F(RegistryMonitorTest, StopsPromptlyWhileWaiting) {
 // A store whose database is down: the monitor logs and tries again at the next interval.
 class UnavailableRegistry final : public RegistryStore {
  public:
-  void upsert(std::string_view, std::string_view, std::string_view) override {}
+  bool upsert(std::string_view, std::string_view, std::string_view) override { return false; }
   bool remove(std::string_view, std::string_view, std::string_view) override { return false; }
   std::vector<std::string> live_addresses(std::string_view, std::int64_t) override { return {}; }
   std::vector<RegistryEntry> live(std::int64_t) override { return {}; }
