@@ -3,7 +3,9 @@
 #   - a PostgreSQL 15 cluster kept under .local/pgdata (created once, reused afterwards),
 #   - cronwheel-admin on 127.0.0.1:8080, which applies the schema on start,
 #   - cronwheel-executor on 127.0.0.1:9999 (CRONWHEEL_DEMO_EXECUTOR_LISTEN), app name
-#     cronwheel-demo, registering with that admin; run logs under .local/executor-logs.
+#     cronwheel-demo, registering with that admin; run logs under .local/executor-logs;
+#   - through the REST API, the executor group cronwheel-demo and a few demo jobs on the
+#     executor's built-in handlers, firing every few seconds (created once, kept afterwards).
 # Everything runs in the background; `scripts/demo.sh stop` stops it, `scripts/demo.sh
 # status` tells what runs. Settings: CRONWHEEL_DEMO_LISTEN (default 127.0.0.1:8080),
 # CRONWHEEL_DEMO_PG_PORT (default 54329), CRONWHEEL_DEMO_ADMIN_PASSWORD (the `admin` user's
@@ -123,6 +125,41 @@ for _ in $(seq 1 100); do
 done
 executor_beat || { echo "cronwheel-executor does not answer on http://$executor_listen/beat" >&2; exit 1; }
 
+# The demo group and jobs, through the REST API as an operator would create them. Created once:
+# a later run finds them by name and leaves them (and whether they run) as they are.
+api=http://$listen/api/v1
+cookies=$state/cookies
+csrf=$(curl -fsS -c "$cookies" -H 'Content-Type: application/json' \
+  -d "{\"username\":\"admin\",\"password\":\"$admin_password\"}" "$api/auth/login" | jq -r .csrfToken) || {
+  echo "cannot log in as admin with CRONWHEEL_DEMO_ADMIN_PASSWORD (the demo database keeps the password of its first start)" >&2
+  exit 1
+}
+call() {  # call METHOD PATH [JSON]: the answer's body; fails on an error status
+  curl -sS --fail-with-body -b "$cookies" -H 'Content-Type: application/json' -H "X-CSRF-Token: $csrf" -X "$1" "$api/$2" \
+    ${3:+-d "$3"}
+}
+group_id=$(call GET "groups?text=cronwheel-demo" | jq -r '.items[] | select(.appName == "cronwheel-demo") | .id')
+if [ -z "$group_id" ]; then
+  group_id=$(call POST groups '{"appName":"cronwheel-demo","title":"cronwheel demo"}' | jq -r .id)
+  echo "created executor group cronwheel-demo (id $group_id)"
+fi
+demo_job() {  # demo_job DESCRIPTION JSON-FIELDS: creates and starts the job unless it exists
+  local desc=$1 fields=$2 id
+  id=$(call GET "jobs?jobGroup=$group_id&limit=1000" | jq -r --arg d "$desc" '.items[] | select(.jobDesc == $d) | .id')
+  [ -n "$id" ] && return 0
+  id=$(call POST jobs "{\"jobGroup\":$group_id,\"jobDesc\":\"$desc\",\"author\":\"demo\",$fields}" | jq -r .id)
+  call POST "jobs/$id/start" '{}' >/dev/null
+  echo "created and started job $id: $desc"
+}
+demo_job "echo every 5 seconds" \
+  '"scheduleType":"CRON","scheduleConf":"*/5 * * * * ?","executorHandler":"echo","executorParam":"hello from cronwheel"'
+demo_job "shell command every 10 seconds" \
+  '"scheduleType":"CRON","scheduleConf":"*/10 * * * * ?","executorHandler":"shell","executorParam":"date; uptime"'
+demo_job "sharding broadcast every 15 seconds" \
+  '"scheduleType":"CRON","scheduleConf":"*/15 * * * * ?","executorHandler":"sharding","executorRouteStrategy":"SHARDING_BROADCAST"'
+demo_job "every 7 seconds after the last run ended" \
+  '"scheduleType":"FIX_DELAY","scheduleConf":"7","executorHandler":"sleep","executorParam":"1"'
+
 echo
 status
 echo
@@ -131,6 +168,7 @@ echo
 echo "Try:   curl http://$listen/healthz"
 echo "       curl -c $state/cookies -H 'Content-Type: application/json' \\
          -d '{\"username\":\"admin\",\"password\":\"$admin_password\"}' http://$listen/api/v1/auth/login"
+echo "       curl -b $cookies '$api/logs?jobGroup=$group_id&limit=5'   # the demo jobs' latest runs"
 echo "       $build/bin/cronwheel-admin cron next '0 15 10 ? * 6L' --tz America/New_York --count 5"
 echo "       curl -X POST -H 'Content-Type: application/json' -d '\"\"' http://$executor_listen/beat"
 echo "Stop:  scripts/demo.sh stop"

@@ -21,6 +21,7 @@ packages=(
   libbenchmark-dev           # benchmarks
   # servers and tools the scripts and tests run
   postgresql-15 curl procps util-linux
+  jq                         # demo.sh reads the REST API's answers
 )
 
 missing=()
