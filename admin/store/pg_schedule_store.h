@@ -3,7 +3,7 @@
 // ScheduleStore (admin/scheduler/schedule_store.h) over PostgreSQL.
 //
 // Beyond the interface's contract:
-//  - The scan is five statements in one transaction: the lock row, the pre-read (an index-only
+//  - The scan is three statements between BEGIN and COMMIT: the lock row, the pre-read (an index-only
 //    scan of job_info_due), and one statement that updates every job read (UPDATE ... FROM
 //    unnest(...) guarded by trigger_status = 1 and the next time read) and inserts the fires of
 //    the jobs it updated (INSERT ... SELECT ... JOIN the UPDATE's RETURNING, ON CONFLICT DO
