@@ -1,5 +1,6 @@
 #include "admin/api/api_router.h"
 
+#include <algorithm>
 #include <regex>
 
 #include <spdlog/spdlog.h>
@@ -67,12 +68,13 @@ const std::string& ApiRouter::RouteContext::path_string(const std::string& name)
 ApiRouter::ApiRouter(common::http::HttpServer& server, Authenticator& authenticator)
     : server_(server), authenticator_(authenticator) {}
 
-void ApiRouter::add(const std::string& method, const std::string& path, Access access, Handler handler) {
+void ApiRouter::add(const std::string& method, const std::string& path, Access access, Handler handler,
+                    std::vector<std::string> query) {
   auto [pattern, names] = compile(path);
-  routes_.push_back({method, path, access});
+  routes_.push_back({method, path, access, query});
 
-  auto wrapped = [this, method, access, names, handler = std::move(handler)](const httplib::Request& req,
-                                                                             httplib::Response& res) {
+  auto wrapped = [this, method, access, names, query, handler = std::move(handler)](const httplib::Request& req,
+                                                                                    httplib::Response& res) {
     RouteContext ctx;
     for (std::size_t i = 0; i < names.size() && i + 1 < req.matches.size(); ++i) {
       ctx.path_params[names[i]] = req.matches[i + 1];
@@ -92,6 +94,12 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
         ctx.request.actor.user_id = principal->user.id;
         ctx.request.actor.username = principal->user.username;
         ctx.request.principal = std::move(principal);
+      }
+      for (const auto& [name, value] : req.params) {
+        if (std::find(query.begin(), query.end(), name) == query.end()) {
+          throw invalid(name, name + ": unknown query parameter" +
+                                  (query.empty() ? std::string(" (this operation takes none)") : std::string()));
+        }
       }
       write(res, handler(ctx, req));
     } catch (const NotFound& e) {
@@ -115,6 +123,11 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
   } else {
     throw std::invalid_argument("unsupported method " + method);
   }
+}
+
+std::vector<std::string> paged(std::vector<std::string> query) {
+  query.insert(query.end(), {"offset", "limit"});
+  return query;
 }
 
 PageQuery page_query(const httplib::Request& request) {

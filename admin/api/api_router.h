@@ -49,6 +49,9 @@ enum class Access {
 //  - path parameters: a route is written as in openapi.yaml ("jobs/{id}/start"); `{id}` and
 //    any `{...Id}` match digits, other `{name}`s one path segment; handlers read them with
 //    path_int()/path_string();
+//  - query parameters: a route names those it reads; any other is a 400 naming it, checked
+//    after authentication, so a misspelt filter ("state" for "status") is an error rather
+//    than silently ignored;
 //  - errors, from one place: HttpError as thrown; NotFound → 404; Conflict → 409 (with its
 //    field); DatabaseUnavailable → 503; anything else → 500 without details (logged).
 //    Every error body is {"error":{"code","message","field"?}}.
@@ -71,11 +74,13 @@ class ApiRouter {
     std::string method;  // GET, POST, PUT, DELETE
     std::string path;    // as documented, relative to /api/v1: "jobs/{id}/start"
     Access access;
+    std::vector<std::string> query;  // the query parameters it reads
   };
 
   ApiRouter(common::http::HttpServer& server, Authenticator& authenticator);
 
-  void add(const std::string& method, const std::string& path, Access access, Handler handler);
+  void add(const std::string& method, const std::string& path, Access access, Handler handler,
+           std::vector<std::string> query = {});
 
   // Every route registered, for the OpenAPI document check.
   const std::vector<Route>& routes() const noexcept { return routes_; }
@@ -87,6 +92,9 @@ class ApiRouter {
   Authenticator& authenticator_;
   std::vector<Route> routes_;
 };
+
+// The query parameters page_query() reads, for a route's list.
+std::vector<std::string> paged(std::vector<std::string> query);
 
 // Reads `offset`/`limit` query parameters: offset >= 0 (default 0), limit 1..1000 (default
 // 20); 400 naming the parameter otherwise.

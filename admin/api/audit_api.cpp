@@ -27,7 +27,8 @@ ApiResponse list_audit(AuditStore& audit, const httplib::Request& req) {
 
 void add_audit_routes(ApiRouter& router, AuditStore& audit) {
   router.add("GET", "audit", Access::kAdmin,
-             [&audit](ApiRouter::RouteContext&, const httplib::Request& req) { return list_audit(audit, req); });
+             [&audit](ApiRouter::RouteContext&, const httplib::Request& req) { return list_audit(audit, req); },
+             paged({"userId", "entityType", "entityId", "from", "to"}));
 }
 
 }  // namespace cronwheel::admin

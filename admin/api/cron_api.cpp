@@ -33,7 +33,7 @@ void add_cron_routes(ApiRouter& router, const ResourceOptions& options) {
       if (e.field() == "timezone") throw invalid("tz", "tz: " + e.reason());
       throw invalid("expr", std::string("expr: ") + e.what());
     }
-  });
+  }, {"expr", "tz", "from", "count"});
 }
 
 }  // namespace cronwheel::admin

@@ -113,7 +113,7 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& o
     filter.page = {page.offset, page.limit};
     auto result = stores.groups.list(filter);
     return ApiResponse{200, page_json(result.items, result.total, [](const Group& g) { return to_json(g); })};
-  });
+  }, paged({"text"}));
 
   router.add("POST", "groups", Access::kAdmin, [stores, changed](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto group = read_group_body(req.body, Group{}, GroupBodyKind::kCreate);

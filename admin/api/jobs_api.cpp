@@ -138,7 +138,7 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
     filter.page = {page.offset, page.limit};
     auto result = stores.jobs.list(filter);
     return ApiResponse{200, page_json(result.items, result.total, [](const Job& j) { return to_json(j); })};
-  });
+  }, paged({"jobGroup", "triggerStatus", "text"}));
 
   router.add("POST", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto job = read_job_body(req.body, Job{}, JobBodyKind::kCreate);
@@ -227,7 +227,8 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                  times = schedule.next_times(now, count);
                }
                return ApiResponse{200, {{"times", times}}};
-             });
+             },
+             {"count"});
 }
 
 }  // namespace cronwheel::admin

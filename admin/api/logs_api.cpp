@@ -120,7 +120,7 @@ void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
     filter.page = {page.offset, page.limit};
     auto result = stores.logs.list(filter);
     return ApiResponse{200, page_json(result.items, result.total, [](const JobLog& l) { return to_json(l); })};
-  });
+  }, paged({"jobGroup", "jobId", "status", "from", "to"}));
 
   router.add("POST", "logs/clear", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto request = read_clear_body(req.body, stores, ctx.request.who());
@@ -166,7 +166,8 @@ void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                                    {"toLine", answer.content->to_line_num},
                                    {"content", answer.content->log_content},
                                    {"isEnd", answer.content->is_end}}};
-             });
+             },
+             {"fromLine"});
 
   router.add("POST", "logs/{id}/kill", Access::kUser,
              [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {

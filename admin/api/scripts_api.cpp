@@ -38,7 +38,8 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&)
                const auto end = std::min(begin + page.limit, total);
                std::vector<ScriptVersion> items(versions.begin() + begin, versions.begin() + end);
                return ApiResponse{200, page_json(items, total, [](const ScriptVersion& v) { return to_json(v); })};
-             });
+             },
+             paged({}));
 
   router.add("POST", "jobs/{id}/script", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));

@@ -60,9 +60,10 @@ void add_tokens_routes(ApiRouter& router, AuthServices& services) {
   router.add("POST", "tokens", Access::kUser, [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     return create_token(services, ctx, req);
   });
-  router.add("GET", "tokens", Access::kUser, [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
-    return list_tokens(services, ctx, req);
-  });
+  router.add(
+      "GET", "tokens", Access::kUser,
+      [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) { return list_tokens(services, ctx, req); },
+      paged({}));
   router.add("DELETE", "tokens/{id}", Access::kUser,
              [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) { return revoke_token(services, ctx); });
 }

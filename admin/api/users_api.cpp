@@ -132,7 +132,8 @@ ApiResponse delete_user(AuthServices& s, ApiRouter::RouteContext& ctx) {
 
 void add_users_routes(ApiRouter& router, AuthServices& services) {
   router.add("GET", "users", Access::kAdmin,
-             [&services](ApiRouter::RouteContext&, const httplib::Request& req) { return list_users(services, req); });
+             [&services](ApiRouter::RouteContext&, const httplib::Request& req) { return list_users(services, req); },
+             paged({}));
   router.add("GET", "users/{id}", Access::kAdmin, [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     return ApiResponse(200, to_json(existing_user(services.stores.users, ctx.path_int("id"))));
   });

@@ -64,10 +64,13 @@ class ApiRouterTest : public ::testing::Test {
       if (kind == "database") throw DatabaseUnavailable("connection refused to 10.0.0.1");
       throw std::runtime_error("secret internal detail");
     });
-    router_->add("GET", "page", Access::kPublic, [](auto&, const httplib::Request& req) {
-      auto p = page_query(req);
-      return ApiResponse{200, {{"offset", p.offset}, {"limit", p.limit}}};
-    });
+    router_->add(
+        "GET", "page", Access::kPublic,
+        [](auto&, const httplib::Request& req) {
+          auto p = page_query(req);
+          return ApiResponse{200, {{"offset", p.offset}, {"limit", p.limit}}};
+        },
+        paged({"text"}));
     server_->start();
   }
 
@@ -182,12 +185,34 @@ TEST_F(ApiRouterTest, PagingIsValidated) {
   EXPECT_EQ(error_of(words)["message"], "limit: expected an integer, got \"ten\"");
 }
 
+TEST_F(ApiRouterTest, UnknownQueryParametersAre400NamingThem) {
+  EXPECT_EQ(call("GET", "/api/v1/page?text=x&offset=1").status, 200);
+
+  auto misspelt = call("GET", "/api/v1/page?text=x&state=failed");
+  EXPECT_EQ(misspelt.status, 400);
+  EXPECT_EQ(error_of(misspelt)["field"], "state");
+  EXPECT_EQ(error_of(misspelt)["message"], "state: unknown query parameter");
+
+  auto none_taken = call("GET", "/api/v1/jobs/7?verbose=1", "", {{"Authorization", "Bearer admin"}});
+  EXPECT_EQ(none_taken.status, 400);
+  EXPECT_EQ(error_of(none_taken)["message"], "verbose: unknown query parameter (this operation takes none)");
+}
+
+TEST_F(ApiRouterTest, QueryParametersAreCheckedOnlyAfterAuthentication) {
+  EXPECT_EQ(call("GET", "/api/v1/jobs/7?verbose=1").status, 401) << "an anonymous caller learns nothing";
+}
+
 TEST_F(ApiRouterTest, RoutesAreListedAsDocumented) {
   bool found = false;
   for (const auto& r : router_->routes()) {
     if (r.method == "PUT" && r.path == "jobs/{id}") found = true;
   }
   EXPECT_TRUE(found);
+  for (const auto& r : router_->routes()) {
+    if (r.path == "page") {
+      EXPECT_EQ(r.query, (std::vector<std::string>{"text", "offset", "limit"}));
+    }
+  }
 }
 
 }  // namespace

@@ -171,6 +171,24 @@ TEST_F(OpenApiDocument, PathParametersAreDeclared) {
   }
 }
 
+TEST_F(OpenApiDocument, QueryParametersAreTheOnesTheRouterAccepts) {
+  for (const auto& [key, route] : routed_) {
+    auto it = documented_.find(key);
+    if (it == documented_.end()) continue;
+    std::set<std::string> declared;
+    for (const auto& list : {it->second.path_item["parameters"], it->second.node["parameters"]}) {
+      if (!list) continue;
+      for (const auto& p : list) {
+        auto resolved = resolve(p);
+        if (resolved.IsDefined() && resolved["in"].as<std::string>() == "query") {
+          declared.insert(resolved["name"].as<std::string>());
+        }
+      }
+    }
+    EXPECT_EQ(declared, std::set<std::string>(route.query.begin(), route.query.end())) << key;
+  }
+}
+
 TEST_F(OpenApiDocument, EveryReferenceResolves) {
   std::vector<std::pair<std::string, YAML::Node>> todo{{"", doc_}};
   int refs = 0;
