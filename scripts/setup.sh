@@ -16,6 +16,7 @@ packages=(
   libcli11-dev               # command-line flags
   libspdlog-dev              # logging
   libsodium-dev              # password hashing (argon2id), random tokens
+  prometheus-cpp-dev         # GET /metrics in Prometheus' text format
   libgtest-dev libgmock-dev  # tests
   libyaml-cpp-dev            # tests: reads openapi.yaml to check it against the routes
   libbenchmark-dev           # benchmarks

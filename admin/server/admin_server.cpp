@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "admin/auth/bootstrap_admin.h"
+#include "admin/server/metrics.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -163,6 +164,17 @@ void AdminServer::add_routes() {
   http_.get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     auto result = health_->check();
     common::http::write_json(res, result.body.dump(), result.healthy ? 200 : 503);
+  });
+  // Like /healthz, for monitoring systems: no login. Counts only, nothing about jobs or users.
+  http_.get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    NodeMetrics metrics;
+    {
+      std::lock_guard lock(node_id_mutex_);
+      metrics.node_id = node_id_;
+    }
+    if (Scheduler* scheduler = running_scheduler_.load()) metrics.scheduler = scheduler->stats();
+    metrics.results = executors_->completion().counters();
+    res.set_content(metrics_text(metrics), kMetricsContentType);
   });
 
   RestApi::Options api;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -244,6 +245,34 @@ TEST_F(AdminExecutorE2e, WrongTokenIsRefusedAndTheRunKeepsWaitingForItsResult) {
 
   EXPECT_EQ(log(run)["state"], "triggered");
   EXPECT_TRUE(group_addresses().empty());
+}
+
+// The sample value of `series` in the admin's /metrics text, fetched without a login; -1 when
+// absent.
+double metric(const std::string& admin_url, const std::string& series) {
+  common::http::HttpClient client(admin_url);
+  auto r = client.get("metrics");
+  EXPECT_EQ(r.status, 200) << r.error << r.body;
+  std::istringstream in(r.body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return -1;
+}
+
+TEST_F(AdminExecutorE2e, MetricsCountTheFiresSentAndTheResultsTakenWithoutALogin) {
+  start_executor(kToken);
+  ASSERT_TRUE(eventually([&] { return group_addresses().size() == 1; }));
+  EXPECT_EQ(metric(admin_->url(), "cronwheel_scheduler_running"), 1);
+  const auto job = make_job("measured job");
+
+  ASSERT_EQ(admin_->post("jobs/" + std::to_string(job) + "/trigger", who_, json::object()).status, 201);
+
+  ASSERT_TRUE(eventually([&] { return metric(admin_->url(), "cronwheel_results_total{outcome=\"recorded\"}") >= 1; }));
+  EXPECT_EQ(metric(admin_->url(), "cronwheel_results_total{outcome=\"recorded\"}"), 1);
+  EXPECT_EQ(metric(admin_->url(), "cronwheel_sends_total{outcome=\"triggered\"}"), 1);
+  EXPECT_EQ(metric(admin_->url(), "cronwheel_trigger_pool_fires_total{pool=\"fast\"}"), 1);
+  EXPECT_GE(metric(admin_->url(), "cronwheel_heartbeats_total"), 1);
 }
 
 TEST_F(AdminExecutorE2e, MalformedCallbackIsAnsweredAndTheAdminKeepsServing) {

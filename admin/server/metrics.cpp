@@ -1,0 +1,120 @@
+#include "admin/server/metrics.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
+namespace cronwheel::admin {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+// Builds the families one by one, each with its samples.
+class Families {
+ public:
+  void counter(std::string name, std::string help, std::vector<std::pair<ClientMetric::Label, std::uint64_t>> samples) {
+    MetricFamily f{std::move(name), std::move(help), MetricType::Counter, {}};
+    for (auto& [label, value] : samples) {
+      ClientMetric m;
+      if (!label.name.empty()) m.label.push_back(std::move(label));
+      m.counter.value = static_cast<double>(value);
+      f.metric.push_back(std::move(m));
+    }
+    out_.push_back(std::move(f));
+  }
+
+  void counter(std::string name, std::string help, std::uint64_t value) {
+    counter(std::move(name), std::move(help), {{ClientMetric::Label{}, value}});
+  }
+
+  void gauge(std::string name, std::string help, std::vector<std::pair<ClientMetric::Label, double>> samples) {
+    MetricFamily f{std::move(name), std::move(help), MetricType::Gauge, {}};
+    for (auto& [label, value] : samples) {
+      ClientMetric m;
+      if (!label.name.empty()) m.label.push_back(std::move(label));
+      m.gauge.value = value;
+      f.metric.push_back(std::move(m));
+    }
+    out_.push_back(std::move(f));
+  }
+
+  void gauge(std::string name, std::string help, double value) {
+    gauge(std::move(name), std::move(help), {{ClientMetric::Label{}, value}});
+  }
+
+  const std::vector<MetricFamily>& families() const { return out_; }
+
+ private:
+  std::vector<MetricFamily> out_;
+};
+
+ClientMetric::Label label(std::string name, std::string value) { return {std::move(name), std::move(value)}; }
+
+std::uint64_t count(std::int64_t n) { return n < 0 ? 0 : static_cast<std::uint64_t>(n); }
+
+}  // namespace
+
+std::string metrics_text(const NodeMetrics& metrics) {
+  Families f;
+  f.gauge("cronwheel_node_info", "This admin node, by its node id (always 1)",
+          {{label("node", metrics.node_id), 1.0}});
+  f.gauge("cronwheel_scheduler_running", "1 while this node schedules and sends fires, 0 otherwise",
+          metrics.scheduler ? 1.0 : 0.0);
+
+  // Absent rather than zero while the node does not schedule: a restart must not look like
+  // counters going back to 0 with a live scheduler.
+  if (metrics.scheduler) {
+    const auto& s = *metrics.scheduler;
+    f.counter("cronwheel_scans_total", "Scans of due jobs this node made under the scheduling lock",
+              s.schedule.scans);
+    f.counter("cronwheel_scans_failed_total", "Scans that failed (database unavailable, ...)",
+              s.schedule.failed_scans);
+    f.counter("cronwheel_fires_decided_total", "Fires this node's scans decided and wrote as pending",
+              s.schedule.fires);
+    f.gauge("cronwheel_ring_fires", "Fires held in the second ring until their second", static_cast<double>(s.ring_held));
+    f.counter("cronwheel_trigger_pool_fires_total", "Fires handed to each trigger pool",
+              {{label("pool", "fast"), s.pools.fast}, {label("pool", "slow"), s.pools.slow}});
+    f.counter("cronwheel_trigger_pool_rejected_total",
+              "Fires failed because a trigger pool's queue was full", s.pools.rejected);
+    f.gauge("cronwheel_trigger_pool_threads", "Threads of each trigger pool now",
+            {{label("pool", "fast"), static_cast<double>(s.pools.fast_threads)},
+             {label("pool", "slow"), static_cast<double>(s.pools.slow_threads)}});
+    f.gauge("cronwheel_trigger_pool_queued", "Fires waiting for a thread of each trigger pool",
+            {{label("pool", "fast"), static_cast<double>(s.pools.fast_queued)},
+             {label("pool", "slow"), static_cast<double>(s.pools.slow_queued)}});
+    f.counter("cronwheel_sends_total",
+              "Sends by outcome: triggered (the executor accepted), failed, dropped (no longer this "
+              "node's fire), deferred (left pending: the lease was about to run out)",
+              {{label("outcome", "triggered"), s.pools.triggered},
+               {label("outcome", "failed"), s.pools.failed},
+               {label("outcome", "dropped"), s.pools.dropped},
+               {label("outcome", "deferred"), s.pools.deferred}});
+    f.counter("cronwheel_heartbeats_total", "Lease renewals of this node", s.heartbeat.beats);
+    f.counter("cronwheel_heartbeats_failed_total", "Lease renewals that failed", s.heartbeat.failed_beats);
+    f.counter("cronwheel_fires_taken_over_total", "Pending and sending fires taken over from dead nodes",
+              s.heartbeat.taken_over);
+  }
+
+  const auto& r = metrics.results;
+  f.counter("cronwheel_results_total",
+            "Run results executors reported to this node: recorded, duplicate (already had one), "
+            "not_running (never sent, or no longer lost), unknown (no such run)",
+            {{label("outcome", "recorded"), count(r.recorded)},
+             {label("outcome", "duplicate"), count(r.duplicates)},
+             {label("outcome", "not_running"), count(r.not_running)},
+             {label("outcome", "unknown"), count(r.unknown)}});
+  f.counter("cronwheel_results_lost_total", "Runs marked lost: their executor was gone for 10 minutes",
+            count(r.lost));
+  f.counter("cronwheel_follow_up_fires_total", "Fires results led to",
+            {{label("type", "child"), count(r.child_fires)}, {label("type", "retry"), count(r.retry_fires)}});
+
+  return prometheus::TextSerializer().Serialize(f.families());
+}
+
+}  // namespace cronwheel::admin

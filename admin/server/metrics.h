@@ -1,0 +1,29 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "admin/complete/completion.h"
+#include "admin/scheduler/scheduler.h"
+
+namespace cronwheel::admin {
+
+// What an admin node exposes at GET /metrics, read at each scrape: the scheduling core's
+// counters (absent while the node does not schedule: before start, after stop) and the
+// results it took from executors.
+struct NodeMetrics {
+  std::string node_id;
+  std::optional<Scheduler::Stats> scheduler;
+  Completion::Counters results;
+};
+
+// The Prometheus text exposition format (0.0.4) of `metrics`, written by prometheus-cpp's
+// TextSerializer. Names start with `cronwheel_`; counters end in `_total` and count since the
+// node started; gauges are the value now. Every admin node answers for itself: sum over
+// nodes for the cluster.
+std::string metrics_text(const NodeMetrics& metrics);
+
+// Content-Type of metrics_text's answer.
+inline constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+}  // namespace cronwheel::admin

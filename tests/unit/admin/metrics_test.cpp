@@ -1,0 +1,118 @@
+// GET /metrics' text: Prometheus exposition format, the names monitoring is built on.
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "admin/server/metrics.h"
+
+namespace cronwheel::admin {
+namespace {
+
+// The value of the sample line `series` (name with its labels, as written), or -1 when absent.
+double sample(const std::string& text, const std::string& series) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return -1;
+}
+
+NodeMetrics scheduling_node() {
+  NodeMetrics m;
+  m.node_id = "admin-1";
+  Scheduler::Stats s;
+  s.schedule.scans = 120;
+  s.schedule.failed_scans = 2;
+  s.schedule.fires = 4'000;
+  s.pools.fast = 3'900;
+  s.pools.slow = 95;
+  s.pools.rejected = 5;
+  s.pools.triggered = 3'980;
+  s.pools.failed = 7;
+  s.pools.dropped = 1;
+  s.pools.deferred = 0;
+  s.pools.fast_threads = 12;
+  s.pools.slow_queued = 3;
+  s.heartbeat.beats = 40;
+  s.heartbeat.taken_over = 9;
+  s.ring_held = 250;
+  m.scheduler = s;
+  m.results.recorded = 3'970;
+  m.results.duplicates = 4;
+  m.results.lost = 1;
+  m.results.child_fires = 6;
+  m.results.retry_fires = 2;
+  return m;
+}
+
+TEST(Metrics, SchedulerCountersAndGaugesAreExposedUnderTheirNames) {
+  const auto text = metrics_text(scheduling_node());
+
+  EXPECT_EQ(sample(text, "cronwheel_scheduler_running"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_node_info{node=\"admin-1\"}"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_scans_total"), 120);
+  EXPECT_EQ(sample(text, "cronwheel_scans_failed_total"), 2);
+  EXPECT_EQ(sample(text, "cronwheel_fires_decided_total"), 4'000);
+  EXPECT_EQ(sample(text, "cronwheel_ring_fires"), 250);
+  EXPECT_EQ(sample(text, "cronwheel_trigger_pool_fires_total{pool=\"fast\"}"), 3'900);
+  EXPECT_EQ(sample(text, "cronwheel_trigger_pool_fires_total{pool=\"slow\"}"), 95);
+  EXPECT_EQ(sample(text, "cronwheel_trigger_pool_rejected_total"), 5);
+  EXPECT_EQ(sample(text, "cronwheel_trigger_pool_threads{pool=\"fast\"}"), 12);
+  EXPECT_EQ(sample(text, "cronwheel_trigger_pool_queued{pool=\"slow\"}"), 3);
+  EXPECT_EQ(sample(text, "cronwheel_sends_total{outcome=\"triggered\"}"), 3'980);
+  EXPECT_EQ(sample(text, "cronwheel_sends_total{outcome=\"failed\"}"), 7);
+  EXPECT_EQ(sample(text, "cronwheel_heartbeats_total"), 40);
+  EXPECT_EQ(sample(text, "cronwheel_fires_taken_over_total"), 9);
+  EXPECT_EQ(sample(text, "cronwheel_results_total{outcome=\"recorded\"}"), 3'970);
+  EXPECT_EQ(sample(text, "cronwheel_results_total{outcome=\"duplicate\"}"), 4);
+  EXPECT_EQ(sample(text, "cronwheel_results_lost_total"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_follow_up_fires_total{type=\"child\"}"), 6);
+  EXPECT_EQ(sample(text, "cronwheel_follow_up_fires_total{type=\"retry\"}"), 2);
+}
+
+TEST(Metrics, EveryFamilyHasHelpAndTypeAndEverySampleLineIsWellFormed) {
+  const auto text = metrics_text(scheduling_node());
+  static const std::regex help(R"(# HELP cronwheel_[a-z_]+ .+)");
+  static const std::regex type(R"(# TYPE cronwheel_[a-z_]+ (counter|gauge))");
+  static const std::regex line(R"(cronwheel_[a-z_]+(\{[a-z_]+="[^"]*"\})? [0-9.e+]+)");
+  int helps = 0, types = 0, samples = 0;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty()) continue;
+    if (l.rfind("# HELP", 0) == 0) {
+      EXPECT_TRUE(std::regex_match(l, help)) << l;
+      ++helps;
+    } else if (l.rfind("# TYPE", 0) == 0) {
+      EXPECT_TRUE(std::regex_match(l, type)) << l;
+      ++types;
+    } else {
+      EXPECT_TRUE(std::regex_match(l, line)) << l;
+      ++samples;
+    }
+  }
+  EXPECT_EQ(helps, types);
+  EXPECT_GT(samples, helps);
+}
+
+TEST(Metrics, ANodeThatDoesNotScheduleSaysSoAndShowsNoSchedulerCounters) {
+  NodeMetrics m;
+  m.node_id = "admin-2";
+  m.results.recorded = 3;
+  const auto text = metrics_text(m);
+
+  EXPECT_EQ(sample(text, "cronwheel_scheduler_running"), 0);
+  EXPECT_EQ(sample(text, "cronwheel_scans_total"), -1) << "absent, not a counter gone back to 0";
+  EXPECT_EQ(sample(text, "cronwheel_results_total{outcome=\"recorded\"}"), 3);
+}
+
+TEST(Metrics, NodeIdsAreEscapedInLabels) {
+  NodeMetrics m;
+  m.node_id = "host \"a\"\\1";
+  EXPECT_EQ(sample(metrics_text(m), R"(cronwheel_node_info{node="host \"a\"\\1"})"), 1);
+}
+
+}  // namespace
+}  // namespace cronwheel::admin
