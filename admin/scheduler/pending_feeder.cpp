@@ -8,20 +8,14 @@ namespace cronwheel::admin {
 
 PendingFeeder::PendingFeeder(ScheduleStore& store, common::Clock& clock, std::string node_id, Push push,
                              Options options)
-    : store_(store), clock_(clock), node_id_(std::move(node_id)), push_(std::move(push)), options_(options) {}
+    : store_(store),
+      clock_(clock),
+      node_id_(std::move(node_id)),
+      push_(std::move(push)),
+      options_(options),
+      task_(clock, options.interval, [this](std::stop_token) { feed_once(); }) {}
 
 PendingFeeder::~PendingFeeder() { stop(); }
-
-void PendingFeeder::start() {
-  if (thread_.joinable()) return;
-  thread_ = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
-}
-
-void PendingFeeder::stop() noexcept {
-  if (!thread_.joinable()) return;
-  thread_.request_stop();
-  thread_.join();
-}
 
 std::size_t PendingFeeder::feed_once() noexcept {
   try {
@@ -36,17 +30,6 @@ std::size_t PendingFeeder::feed_once() noexcept {
     if (!failing_) spdlog::error("scheduler: reading this node's pending fires failed, retrying: {}", e.what());
     failing_ = true;
     return 0;
-  }
-}
-
-void PendingFeeder::run(std::stop_token stop) {
-  auto deadline = clock_.steady_now();
-  while (!stop.stop_requested()) {
-    feed_once();
-    deadline += options_.interval;
-    const auto now = clock_.steady_now();
-    if (deadline < now) deadline = now + options_.interval;  // fell behind: do not catch up in a burst
-    clock_.sleep_until(deadline, stop);
   }
 }
 

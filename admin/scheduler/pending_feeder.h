@@ -7,21 +7,20 @@
 // retries, child jobs, fires taken over from a dead node, and fires that went back to pending
 // (a send interrupted by the database, a sending fire whose executor never got it).
 //
-// Thread-safe: start() and stop() from any thread; the push function is called on the
-// feeder's thread only.
+// Thread-safe: start() (once) and stop() from any thread; the push function is called on the
+// feeder's thread (a common::PeriodicTask) only.
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <stop_token>
 #include <string>
-#include <thread>
 
 #include "admin/scheduler/fire.h"
 #include "admin/scheduler/fire_decision.h"
 #include "admin/scheduler/schedule_store.h"
 #include "common/util/clock.h"
+#include "common/util/periodic_task.h"
 
 namespace cronwheel::admin {
 
@@ -41,23 +40,21 @@ class PendingFeeder {
   PendingFeeder(const PendingFeeder&) = delete;
   PendingFeeder& operator=(const PendingFeeder&) = delete;
 
-  void start();
-  void stop() noexcept;
+  void start() { task_.start(); }
+  void stop() noexcept { task_.stop(); }
 
   // One pass on the caller's thread: returns how many fires were new to the ring. Never throws
   // (a failed read is logged and the next pass tries again).
   std::size_t feed_once() noexcept;
 
  private:
-  void run(std::stop_token stop);
-
   ScheduleStore& store_;
   common::Clock& clock_;
   const std::string node_id_;
   const Push push_;
   const Options options_;
   bool failing_ = false;
-  std::jthread thread_;
+  common::PeriodicTask task_;  // last: its thread uses the members above
 };
 
 }  // namespace cronwheel::admin

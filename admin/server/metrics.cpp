@@ -18,45 +18,38 @@ using prometheus::MetricType;
 // Builds the families one by one, each with its samples.
 class Families {
  public:
-  void counter(std::string name, std::string help, std::vector<std::pair<ClientMetric::Label, std::uint64_t>> samples) {
-    MetricFamily f{std::move(name), std::move(help), MetricType::Counter, {}};
-    for (auto& [label, value] : samples) {
-      ClientMetric m;
-      if (!label.name.empty()) m.label.push_back(std::move(label));
-      m.counter.value = static_cast<double>(value);
-      f.metric.push_back(std::move(m));
-    }
-    out_.push_back(std::move(f));
-  }
+  using Samples = std::vector<std::pair<ClientMetric::Label, double>>;
 
-  void counter(std::string name, std::string help, std::uint64_t value) {
-    counter(std::move(name), std::move(help), {{ClientMetric::Label{}, value}});
+  void counter(std::string name, std::string help, Samples samples) {
+    add(std::move(name), std::move(help), MetricType::Counter, std::move(samples));
   }
+  void counter(std::string name, std::string help, double value) { counter(std::move(name), std::move(help), {{{}, value}}); }
 
-  void gauge(std::string name, std::string help, std::vector<std::pair<ClientMetric::Label, double>> samples) {
-    MetricFamily f{std::move(name), std::move(help), MetricType::Gauge, {}};
-    for (auto& [label, value] : samples) {
-      ClientMetric m;
-      if (!label.name.empty()) m.label.push_back(std::move(label));
-      m.gauge.value = value;
-      f.metric.push_back(std::move(m));
-    }
-    out_.push_back(std::move(f));
+  void gauge(std::string name, std::string help, Samples samples) {
+    add(std::move(name), std::move(help), MetricType::Gauge, std::move(samples));
   }
-
-  void gauge(std::string name, std::string help, double value) {
-    gauge(std::move(name), std::move(help), {{ClientMetric::Label{}, value}});
-  }
+  void gauge(std::string name, std::string help, double value) { gauge(std::move(name), std::move(help), {{{}, value}}); }
 
   const std::vector<MetricFamily>& families() const { return out_; }
 
  private:
+  void add(std::string name, std::string help, MetricType type, Samples samples) {
+    MetricFamily f{std::move(name), std::move(help), type, {}};
+    for (auto& [label, value] : samples) {
+      ClientMetric m;
+      if (!label.name.empty()) m.label.push_back(std::move(label));
+      (type == MetricType::Counter ? m.counter.value : m.gauge.value) = value;
+      f.metric.push_back(std::move(m));
+    }
+    out_.push_back(std::move(f));
+  }
+
   std::vector<MetricFamily> out_;
 };
 
 ClientMetric::Label label(std::string name, std::string value) { return {std::move(name), std::move(value)}; }
 
-std::uint64_t count(std::int64_t n) { return n < 0 ? 0 : static_cast<std::uint64_t>(n); }
+double count(std::int64_t n) { return n < 0 ? 0.0 : static_cast<double>(n); }
 
 }  // namespace
 
