@@ -24,6 +24,7 @@
 #include "admin/store/pg_store_support.h"
 #include "common/http/http_client.h"
 #include "tests/support/admin_process.h"
+#include "tests/support/eventually.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
 
@@ -36,21 +37,13 @@ using nlohmann::json;
 using testing::AdminProcess;
 using testing::ApiCredentials;
 using testing::Process;
+using testing::eventually;
 using testing::TestDatabase;
 
 // Long enough for a loaded 2-core machine; a test that needs it is failing anyway.
 constexpr auto kBound = 30s;
 constexpr const char* kToken = "e2e-shared-token";
 constexpr const char* kAppName = "e2e-executors";
-
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds bound = kBound) {
-  const auto deadline = std::chrono::steady_clock::now() + bound;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

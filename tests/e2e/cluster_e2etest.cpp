@@ -40,6 +40,7 @@
 #include <pqxx/pqxx>
 
 #include "tests/support/admin_process.h"
+#include "tests/support/eventually.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
 
@@ -52,6 +53,7 @@ using nlohmann::json;
 using testing::AdminProcess;
 using testing::ApiCredentials;
 using testing::Process;
+using testing::eventually;
 using testing::TestDatabase;
 
 // Long enough for a loaded 2-core machine; a test that needs it is failing anyway.
@@ -71,15 +73,6 @@ const std::vector<std::string> kSchedulingFlags = {"--heartbeat-ms", "500", "--l
 const std::vector<std::string> kRouteStrategies = {
     "FIRST", "LAST", "ROUND", "RANDOM", "CONSISTENT_HASH", "LEAST_FREQUENTLY_USED", "LEAST_RECENTLY_USED",
     "FAILOVER", "BUSYOVER", "SHARDING_BROADCAST"};
-
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds bound = kBound) {
-  const auto deadline = std::chrono::steady_clock::now() + bound;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(50ms);
-  }
-  return true;
-}
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

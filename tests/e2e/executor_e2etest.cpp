@@ -28,6 +28,7 @@
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 #include "tests/support/fake_admin.h"
+#include "tests/support/eventually.h"
 #include "tests/support/process.h"
 #include "tests/support/xxl_job_requests.h"
 
@@ -47,21 +48,13 @@ using common::protocol::LogResult;
 using common::protocol::ReturnT;
 using testing::FakeAdmin;
 using testing::Process;
+using testing::eventually;
 using testing::TriggerBody;
 
 const std::string kExecutor = std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor";
 // Long enough for a loaded 2-core machine; a test that needs it is failing anyway.
 constexpr auto kBound = 30s;
 constexpr const char* kAppName = "e2e-executor";
-
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds bound = kBound) {
-  const auto deadline = std::chrono::steady_clock::now() + bound;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);
