@@ -167,6 +167,20 @@ ParsedUrl parse_url(std::string_view url) {
 
 std::string host_port(const std::string& host, int port) { return host + ":" + std::to_string(port); }
 
+// CR or LF in a request line or header value would end it and start another one of the
+// parameter's choosing (header or request smuggling to an allowed host); NUL cuts it short.
+bool breaks_lines(std::string_view text) {
+  return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+}
+
+// Refuses `value` for `field` when it breaks lines (see breaks_lines).
+void refuse_line_breaks(std::string_view value, const std::string& field) {
+  if (breaks_lines(value)) {
+    invalid("http: " + field + " holds a CR, LF or NUL character, which a request line or header "
+            "cannot carry");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
@@ -256,6 +270,18 @@ void run_http(JobContext& ctx, const HttpAllowList& allow_hosts) {
       request.method == "PATCH") {
     req.body = request.body;
     req.headers.emplace("Content-Type", request.content_type);
+  }
+  // The parameter's fields were checked when parsed; this holds for whatever goes on the wire,
+  // whichever field it came from.
+  if (breaks_lines(req.method) || breaks_lines(req.path)) {
+    ctx.fail("http: the request line holds a CR, LF or NUL character");
+    return;
+  }
+  for (const auto& [name, value] : req.headers) {
+    if (breaks_lines(name) || breaks_lines(value)) {
+      ctx.fail("http: header " + name + " holds a CR, LF or NUL character");
+      return;
+    }
   }
 
   // The head is captured as it arrives, so the status is known even when the body is cut off.
@@ -421,12 +447,15 @@ HttpJobRequest parse_http_job_params(std::string_view params) {
       };
       if (key == "url") {
         url = text();
+        refuse_line_breaks(url, "\"url\"");
       } else if (key == "method") {
         request.method = upper(text());
+        refuse_line_breaks(request.method, "\"method\"");
       } else if (key == "body") {
         request.body = text();
       } else if (key == "contentType") {
         request.content_type = text();
+        refuse_line_breaks(request.content_type, "\"contentType\"");
       } else if (key == "timeout") {
         double seconds = 0;
         if (value.is_number()) {
@@ -450,6 +479,7 @@ HttpJobRequest parse_http_job_params(std::string_view params) {
     if (url.empty()) invalid("http: the job parameter has no \"url\"");
   } else {
     url = std::string(params);
+    refuse_line_breaks(url, "the URL");
   }
   if (std::find(std::begin(kHttpMethods), std::end(kHttpMethods), request.method) ==
       std::end(kHttpMethods)) {

@@ -67,7 +67,9 @@ struct HttpJobRequest {
 // Parses the `http` handler's parameter: a URL ("https://host[:port]/path?query"), or a JSON
 // object {"url" (required), "method" (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS; default GET),
 // "body", "contentType", "timeout" (seconds, 0 < t <= 3600; default 10)}. URLs with user
-// information ("user@host") are refused. Throws std::invalid_argument saying what is wrong.
+// information ("user@host") are refused, and so is a URL, method or contentType holding CR, LF
+// or NUL (they would end the request line or header and smuggle others in). Throws
+// std::invalid_argument saying what is wrong and naming the field.
 HttpJobRequest parse_http_job_params(std::string_view params);
 
 // Parses the `sleep` handler's parameter: seconds, 0 to 604800 (a week), fractions allowed.

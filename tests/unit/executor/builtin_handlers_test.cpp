@@ -516,6 +516,44 @@ TEST_F(HttpHandlerTest, BadParamsFailTheRunSayingWhy) {
   EXPECT_EQ(requests_.load(), 0);
 }
 
+TEST(HttpParamsTest, LineBreaksAndNulInUrlMethodOrContentTypeAreRefusedNamingTheField) {
+  // JSON escapes, so the parameter itself is one line: what an admin would send.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"url":"http://h/","method":"POST","body":"x","contentType":"text/plain\r\nX-Injected: 1"})",
+       "\"contentType\" holds a CR, LF or NUL"},
+      {R"({"url":"http://h/","method":"POST","contentType":"text/plain\nX-Injected: 1"})",
+       "\"contentType\" holds a CR, LF or NUL"},
+      {R"({"url":"http://h/","method":"POST","contentType":"text/plain\u0000"})",
+       "\"contentType\" holds a CR, LF or NUL"},
+      {R"({"url":"http://h/","method":"GET / HTTP/1.1\r\nHost: h\r\n\r\nGET"})",
+       "\"method\" holds a CR, LF or NUL"},
+      {R"({"url":"http://h/x\r\nX-Injected: 1"})", "\"url\" holds a CR, LF or NUL"},
+      {R"({"url":"http://h/x\u0000y"})", "\"url\" holds a CR, LF or NUL"},
+      {std::string("http://h/x\r\nX-Injected: 1"), "the URL holds a CR, LF or NUL"},
+      {std::string("http://h/x\0y", 12), "the URL holds a CR, LF or NUL"},
+  };
+  for (const auto& [params, expected] : cases) {
+    try {
+      parse_http_job_params(params);
+      ADD_FAILURE() << "accepted " << params;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_TRUE(contains(e.what(), "http: " + expected)) << params << ": " << e.what();
+    }
+  }
+  // A body may hold anything: it is not a header.
+  EXPECT_EQ(parse_http_job_params(R"({"url":"http://h/","method":"POST","body":"a\r\nb"})").body,
+            "a\r\nb");
+}
+
+TEST_F(HttpHandlerTest, ContentTypeWithCrLfFailsTheRunWithoutARequest) {
+  HandlerRun run(R"({"url":")" + base() +
+                 R"(/hook","method":"POST","body":"x","contentType":"text/plain\r\nX-Injected: 1"})");
+  auto result = run.call(http_handler(allow_server()));
+  EXPECT_EQ(result.code, kFailCode);
+  EXPECT_TRUE(contains(result.msg, "\"contentType\" holds a CR, LF or NUL")) << result.msg;
+  EXPECT_EQ(requests_.load(), 0);
+}
+
 TEST_F(HttpHandlerTest, StopCancelsARequestWaitingForItsAnswer) {
   HandlerRun run(R"({"url":")" + base() + R"(/hang","timeout":600})");
   auto result = run.start(http_handler(allow_server()));
