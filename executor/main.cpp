@@ -43,6 +43,7 @@ struct Flags {
   std::string log_dir = ExecutorOptions{}.log_dir;
   int log_retention_days = ExecutorOptions{}.log_retention_days;
   bool allow_scripts = true;  // the standalone executor exists to run scripts
+  std::string run_as;
   std::string http_allow_hosts;
   std::string log_level = "info";
 };
@@ -99,6 +100,7 @@ std::string in_flag_terms(std::string message) {
       {"ExecutorOptions.address", "--address"},
       {"ExecutorOptions.log_dir", "--log-dir"},
       {"ExecutorOptions.log_retention_days", "--log-retention-days"},
+      {"ExecutorOptions.run_as", "--run-as"},
   };
   for (const auto& [option, flag] : kNames) {
     if (message.starts_with(option)) return std::string(flag) + message.substr(option.size());
@@ -117,6 +119,7 @@ ExecutorOptions executor_options(const Flags& flags) {
   options.log_dir = flags.log_dir;
   options.log_retention_days = flags.log_retention_days;
   options.allow_scripts = flags.allow_scripts;
+  options.run_as = flags.run_as;
   return options;
 }
 
@@ -214,6 +217,10 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-scripts,!--no-scripts", flags.allow_scripts,
                "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed)")
       ->envname("CRONWHEEL_ALLOW_SCRIPTS");
+  app.add_option("--run-as", flags.run_as,
+                 "User that script jobs and the shell handler run as (needs root; default: "
+                 "this process's user)")
+      ->envname("CRONWHEEL_RUN_AS");
   app.add_option("--http-allow-hosts", flags.http_allow_hosts,
                  "Hosts the http handler may call, comma-separated host or host:port (default: none)")
       ->envname("CRONWHEEL_HTTP_ALLOW_HOSTS");

@@ -4,6 +4,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "executor/src/executor_endpoints.h"
 #include "executor/src/job_dispatcher.h"
 #include "executor/src/registry_client.h"
+#include "executor/src/run_as.h"
 #include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
 
@@ -88,6 +91,19 @@ void validate(const ExecutorOptions& o) {
   if (o.registry_interval <= 0s) invalid("registry_interval", "must be positive");
   if (o.idle_job_thread_timeout <= 0s) invalid("idle_job_thread_timeout", "must be positive");
   if (o.shutdown_timeout < 0ms) invalid("shutdown_timeout", "is negative");
+}
+
+// The run_as user, looked up and tried (see ExecutorOptions::run_as); null when not set.
+std::shared_ptr<const RunAsUser> run_as_user(const ExecutorOptions& o) {
+  if (o.run_as.empty()) return nullptr;
+  RunAsUser user;
+  try {
+    user = find_user(o.run_as);
+  } catch (const std::invalid_argument& e) {
+    invalid("run_as", e.what());
+  }
+  if (auto problem = run_as_problem(user)) invalid("run_as", *problem);
+  return std::make_shared<const RunAsUser>(std::move(user));
 }
 
 // The host part of the default advertised address.
@@ -186,13 +202,15 @@ ScriptOutcome with_lease(ProcessGroups& groups, Start&& start) {
 // workers, job threads and background threads until stop() has stopped them; they are
 // destroyed in reverse order of declaration, each after everything that refers to it.
 struct Executor::Impl {
-  explicit Impl(ExecutorOptions o) : options(std::move(o)) {}
+  Impl(ExecutorOptions o, std::shared_ptr<const RunAsUser> user)
+      : options(std::move(o)), run_as(std::move(user)) {}
 
   void start();
   void stop() noexcept;
   void reset() noexcept;
 
   const ExecutorOptions options;
+  const std::shared_ptr<const RunAsUser> run_as;  // options.run_as, looked up; null when empty
   const std::shared_ptr<HandlerRegistry> handlers = std::make_shared<HandlerRegistry>();
 
   std::mutex lifecycle_mutex;  // serializes start() and stop()
@@ -216,6 +234,13 @@ struct Executor::Impl {
 void Executor::Impl::start() {
   const fs::path log_dir(options.log_dir);
   fs::create_directories(log_dir);
+  if (options.allow_scripts && run_as) {
+    // Found now rather than at a script's first run: the user must reach its script files.
+    prepare_script_directory(log_dir / kScriptDir, run_as.get());
+    if (auto problem = run_as_problem(*run_as, log_dir / kScriptDir)) {
+      throw std::system_error(std::make_error_code(std::errc::permission_denied), *problem);
+    }
+  }
   logs = std::make_shared<RunLogStore>(log_dir, options.log_retention_days);
 
   CallbackSender::Options callback_options;
@@ -228,6 +253,7 @@ void Executor::Impl::start() {
   DispatcherOptions dispatcher_options;
   dispatcher_options.allow_scripts = options.allow_scripts;
   dispatcher_options.script_dir = log_dir / kScriptDir;
+  dispatcher_options.run_as = run_as;
   dispatcher_options.idle_timeout = options.idle_job_thread_timeout;
   dispatcher_options.stop_report_grace = kStopReportGrace;
   DispatcherHooks hooks;
@@ -245,9 +271,12 @@ void Executor::Impl::start() {
                                                std::stop_token stop) {
     return with_lease(*groups, [&] { return run_script(spec, log, std::move(stop)); });
   };
-  hooks.run_command = [groups = process_groups](const std::vector<std::string>& argv,
-                                                RunLogWriter& log, std::stop_token stop) {
-    return with_lease(*groups, [&] { return run_process(argv, log, std::move(stop)); });
+  hooks.run_command = [groups = process_groups, user = run_as](
+                         const std::vector<std::string>& argv, RunLogWriter& log,
+                         std::stop_token stop) {
+    return with_lease(*groups, [&] {
+      return run_process(argv, log, std::move(stop), kScriptKillGrace, {}, user.get());
+    });
   };
   dispatcher = std::make_unique<JobDispatcher>(std::move(dispatcher_options), std::move(hooks),
                                                handlers, common::SystemClock::instance());
@@ -291,6 +320,15 @@ void Executor::Impl::start() {
 
   spdlog::info("executor: app {} serving on port {}, advertised as {}", options.app_name,
                port.load(), address);
+  if (run_as) {
+    spdlog::info("executor: script jobs and handler commands run as user {} (uid {}, gid {})",
+                 run_as->name, run_as->uid, run_as->gid);
+  } else if (options.allow_scripts && ::geteuid() == 0) {
+    spdlog::warn("executor: script jobs and handler commands run as root: they can read this "
+                 "executor's secrets (its access token, memory and files) and do anything on "
+                 "this machine; set --run-as (ExecutorOptions.run_as) to run them as an "
+                 "unprivileged user");
+  }
 }
 
 void Executor::Impl::stop() noexcept {
@@ -342,7 +380,8 @@ void Executor::Impl::reset() noexcept {
 
 Executor::Executor(ExecutorOptions options) {
   validate(options);
-  impl_ = std::make_unique<Impl>(std::move(options));
+  auto user = run_as_user(options);
+  impl_ = std::make_unique<Impl>(std::move(options), std::move(user));
 }
 
 Executor::~Executor() { stop(); }

@@ -130,6 +130,7 @@ std::optional<RunBody> JobDispatcher::make_body(const TriggerParam& trigger, Glu
   spec.shard_index = trigger.broadcast_index;
   spec.shard_total = std::max(trigger.broadcast_total, 1);
   spec.script_dir = options_.script_dir;
+  spec.run_as = options_.run_as;
   return RunBody([spec = std::move(spec), runner = hooks_.run_script](
                      const TriggerParam&, RunLogWriter& log, std::stop_token stop) {
     return script_result(runner(spec, log, std::move(stop)));

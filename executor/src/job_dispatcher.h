@@ -47,6 +47,7 @@ class HandlerRegistry {
 struct DispatcherOptions {
   bool allow_scripts = false;
   std::filesystem::path script_dir;  // where run_script writes script files
+  std::shared_ptr<const RunAsUser> run_as;  // who scripts run as; null: this process's user
   std::chrono::milliseconds idle_timeout{90'000};
   std::chrono::milliseconds stop_report_grace{5'000};
 };

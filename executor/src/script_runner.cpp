@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "executor/src/child_process.h"
+
 extern char** environ;
 
 namespace cronwheel::executor {
@@ -34,6 +36,8 @@ using SteadyClock = std::chrono::steady_clock;
 
 // Environment variables a script never sees: the executor's own secrets.
 constexpr std::string_view kHiddenVariables[] = {"CRONWHEEL_ACCESS_TOKEN"};
+// Variables naming the user, set anew for a script run as another user.
+constexpr std::string_view kUserVariables[] = {"HOME", "USER", "LOGNAME"};
 // Used when this process has no PATH at all (what execvp assumes too).
 constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 // How often the group is looked at while waiting for its last processes: membership of a
@@ -81,27 +85,68 @@ std::string signal_name(int sig) {
   return abbrev != nullptr ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
 }
 
-bool same_content(const fs::path& file, const std::string& content) {
+// Who may read a script file, and so the directory holding it.
+struct ScriptAccess {
+  mode_t file_mode = 0600;
+  mode_t dir_mode = 0;      // 0: the directory is left as created
+  gid_t group = 0;
+  bool set_group = false;   // give file and directory to `group`
+};
+
+ScriptAccess script_access(const RunAsUser* run_as) {
+  if (run_as == nullptr || run_as->is_this_process) return {};
+  return {0640, 0750, run_as->gid, true};
+}
+
+// Whether `file` is a regular file of this process's user with `access`'s mode and group and
+// exactly `content`.
+bool up_to_date(const fs::path& file, const std::string& content, const ScriptAccess& access) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & 07777) != access.file_mode || (access.set_group && st.st_gid != access.group) ||
+      static_cast<std::size_t>(st.st_size) != content.size()) {
+    return false;
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) return false;
   std::string existing((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return !in.bad() && existing == content;
 }
 
-// Writes the script file unless it already holds exactly `spec.source`. Throws
-// std::system_error naming the path.
-fs::path write_script_file(const ScriptSpec& spec, const std::string& extension) {
-  static std::atomic<unsigned> counter{0};
-  fs::path dir = fs::absolute(spec.script_dir);
+void prepare_directory(const fs::path& dir, const ScriptAccess& access) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
     throw std::system_error(ec, "cannot create script directory " + dir.string());
   }
+  if (!access.set_group) return;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot use script directory " + dir.string());
+  }
+  if (st.st_gid != access.group &&
+      ::chown(dir.c_str(), static_cast<uid_t>(-1), access.group) != 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot give script directory " + dir.string() + " to group " +
+                                std::to_string(access.group));
+  }
+  if ((st.st_mode & 07777) != access.dir_mode && ::chmod(dir.c_str(), access.dir_mode) != 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot set the mode of script directory " + dir.string());
+  }
+}
+
+// Writes the script file unless it is up to date. Throws std::system_error naming the path.
+fs::path write_script_file(const ScriptSpec& spec, const std::string& extension) {
+  static std::atomic<unsigned> counter{0};
+  const ScriptAccess access = script_access(spec.run_as.get());
+  fs::path dir = fs::absolute(spec.script_dir);
+  prepare_directory(dir, access);
   std::string name =
       std::to_string(spec.job_id) + "_" + std::to_string(spec.glue_updatetime) + extension;
   fs::path file = dir / name;
-  if (same_content(file, spec.source)) return file;
+  if (up_to_date(file, spec.source, access)) return file;
 
   // Renamed over the file only once complete: a run starting meanwhile (or after a crash) sees
   // the old file or the new one, never half of one. The name is unique to this call.
@@ -111,11 +156,15 @@ fs::path write_script_file(const ScriptSpec& spec, const std::string& extension)
     ::unlink(temporary.c_str());
     return std::system_error(error, std::generic_category(), "cannot write " + path.string());
   };
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) throw fail(errno, temporary);
   int error = 0;
+  // The mode explicitly: the one given to open() is reduced by the umask. The group before the
+  // mode, so the file is never readable by a group it is not meant for.
+  if (access.set_group && ::fchown(fd, static_cast<uid_t>(-1), access.group) != 0) error = errno;
+  if (error == 0 && ::fchmod(fd, access.file_mode) != 0) error = errno;
   const char* data = spec.source.data();
-  std::size_t left = spec.source.size();
+  std::size_t left = error == 0 ? spec.source.size() : 0;
   while (left > 0) {
     ssize_t n = ::write(fd, data, left);
     if (n < 0 && errno == EINTR) continue;
@@ -133,18 +182,31 @@ fs::path write_script_file(const ScriptSpec& spec, const std::string& extension)
   return file;
 }
 
-// This process's environment without the hidden variables, as posix_spawn wants it.
-std::vector<std::string> script_environment() {
+bool names(std::string_view variable, std::string_view name) {
+  return variable.size() > name.size() && variable.substr(0, name.size()) == name &&
+         variable[name.size()] == '=';
+}
+
+template <std::size_t N>
+bool names_any(std::string_view variable, const std::string_view (&list)[N]) {
+  return std::any_of(std::begin(list), std::end(list),
+                     [&](std::string_view name) { return names(variable, name); });
+}
+
+// This process's environment without the hidden variables, and, for a script run as a user,
+// with HOME, USER and LOGNAME of that user.
+std::vector<std::string> script_environment(const RunAsUser* run_as) {
   std::vector<std::string> result;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view variable(*entry);
-    bool hidden = std::any_of(std::begin(kHiddenVariables), std::end(kHiddenVariables),
-                              [&](std::string_view name) {
-                                return variable.size() > name.size() &&
-                                       variable.substr(0, name.size()) == name &&
-                                       variable[name.size()] == '=';
-                              });
-    if (!hidden) result.emplace_back(variable);
+    if (names_any(variable, kHiddenVariables)) continue;
+    if (run_as != nullptr && names_any(variable, kUserVariables)) continue;
+    result.emplace_back(variable);
+  }
+  if (run_as != nullptr) {
+    result.push_back("HOME=" + (run_as->home.empty() ? std::string("/") : run_as->home));
+    result.push_back("USER=" + run_as->name);
+    result.push_back("LOGNAME=" + run_as->name);
   }
   return result;
 }
@@ -157,43 +219,113 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return result;
 }
 
-// Starts `argv` in a new process group with stdout and stderr on `output`. Returns the pid, or
-// the error number as a negative value.
-pid_t spawn_in_new_group(const fs::path& program, std::vector<std::string> argv, int output) {
-  std::vector<std::string> env = script_environment();
-  auto argv_pointers = pointers(argv);
-  auto env_pointers = pointers(env);
+// What the child does between fork and exec, all prepared by the parent (see child_process.h).
+struct ChildPlan {
+  const char* program;
+  char* const* argv;
+  char* const* envp;
+  int output;                // the output pipe's write end (close-on-exec)
+  int report;                // the failure pipe's write end (close-on-exec)
+  const RunAsUser* run_as;   // null: stay this process's user
+  int max_fd;                // bound for closing descriptors one by one when close_range fails
+};
 
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attributes;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawnattr_init(&attributes);
-  // dup2 before opening stdin: `output` may itself be 0 when this process runs without stdin.
-  ::posix_spawn_file_actions_adddup2(&actions, output, 1);
-  ::posix_spawn_file_actions_adddup2(&actions, output, 2);
-  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+// Moves `fd` above 2 (a copy, close-on-exec) so that dup2 onto 0-2 cannot hit it. Returns the
+// descriptor to use, or -1.
+int above_standard(int fd) noexcept { return fd > 2 ? fd : ::fcntl(fd, F_DUPFD_CLOEXEC, 3); }
+
+// Closes every descriptor from 3 up except `keep` (>= 3).
+void close_from_3_except(int keep, int max_fd) noexcept {
+  const auto k = static_cast<unsigned>(keep);
+  bool done = (k == 3 || ::close_range(3, k - 1, 0) == 0) && ::close_range(k + 1, ~0U, 0) == 0;
+  if (done) return;
+  for (int fd = 3; fd < max_fd; ++fd) {
+    if (fd != keep) ::close(fd);
+  }
+}
+
+[[noreturn]] void child_failed(int report, const char* step, int error) noexcept {
+  if (report >= 0) report_failure(report, ChildFailure::of(step, error));
+  ::_exit(127);
+}
+
+[[noreturn]] void exec_child(const ChildPlan& plan) noexcept {
+  // Only async-signal-safe calls from here on: see child_process.h.
+  const int report = above_standard(plan.report);
+  auto fail = [report](const char* step, int error) { child_failed(report, step, error); };
+  if (report < 0) fail("dup", errno);
+  if (::setpgid(0, 0) != 0) fail("setpgid", errno);
+  // stdout and stderr to the pipe. `output` may itself be 0-2 when this process runs without
+  // them; moved above 2 first, dup2 gives 1 and 2 fresh descriptors without close-on-exec (a
+  // dup2 onto itself would keep the flag).
+  const int output = above_standard(plan.output);
+  if (output < 0) fail("dup", errno);
+  if (::dup2(output, 1) < 0 || ::dup2(output, 2) < 0) fail("dup2", errno);
+  const int null = ::open("/dev/null", O_RDONLY);
+  if (null < 0) fail("open /dev/null", errno);
+  if (null != 0) {
+    if (::dup2(null, 0) < 0) fail("dup2", errno);
+    ::close(null);
+  }
+  if (plan.run_as != nullptr) {
+    const char* step = "";
+    if (const int error = switch_to_user(*plan.run_as, &step); error != 0) fail(step, error);
+  }
   // Sockets, log files and the like of this process are not the script's business, and a
-  // script holding the listening socket would keep the port after the executor ends.
-  ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-
-  sigset_t none;
-  sigset_t all;
-  sigemptyset(&none);
-  sigfillset(&all);
+  // script holding the listening socket would keep the port after the executor ends. The
+  // report pipe stays until exec closes it.
+  close_from_3_except(report, plan.max_fd);
   // Signals this process ignores (SIGPIPE, typically) or blocks would otherwise stay so in
   // the script: `yes | head` must end by SIGPIPE there as in a terminal.
-  ::posix_spawnattr_setsigmask(&attributes, &none);
-  ::posix_spawnattr_setsigdefault(&attributes, &all);
-  ::posix_spawnattr_setpgroup(&attributes, 0);
-  ::posix_spawnattr_setflags(&attributes,
-                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  reset_signals();
+  ::execve(plan.program, plan.argv, plan.envp);
+  child_failed(report, "exec", errno);
+}
 
+// A started process, or why it did not start.
+struct Started {
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv_pointers.data(),
-                         env_pointers.data());
-  ::posix_spawn_file_actions_destroy(&actions);
-  ::posix_spawnattr_destroy(&attributes);
-  return rc == 0 ? pid : -rc;
+  ChildFailure failure;
+};
+
+// Starts `program` with `argv` in a new process group with stdout and stderr on `output`, as
+// run_script describes. Returns once the child has exec'd (so its process group exists) or
+// failed.
+Started spawn_in_new_group(const fs::path& program, std::vector<std::string> argv, int output,
+                           const RunAsUser* run_as) {
+  std::vector<std::string> env = script_environment(run_as);
+  auto argv_pointers = pointers(argv);
+  auto env_pointers = pointers(env);
+  rlimit files{};
+  const int max_fd = ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY &&
+                             files.rlim_cur < 65536
+                         ? static_cast<int>(files.rlim_cur)
+                         : 65536;
+
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return {-1, ChildFailure::of("pipe", errno)};
+  const ChildPlan plan{program.c_str(), argv_pointers.data(), env_pointers.data(), output,
+                       report[1],       run_as,              max_fd};
+  const pid_t pid = fork_for_exec();
+  if (pid == 0) {
+    ::close(report[0]);
+    exec_child(plan);
+  }
+  const int fork_error = errno;
+  ::close(report[1]);
+  if (pid < 0) {
+    ::close(report[0]);
+    return {-1, ChildFailure::of("fork", fork_error)};
+  }
+  auto failure = read_failure(report[0]);
+  ::close(report[0]);
+  if (failure) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return {-1, *failure};
+  }
+  return {pid, {}};
 }
 
 // Turns the pipe's bytes into log lines: every complete line of a chunk goes out in one
@@ -516,7 +648,7 @@ class Supervisor {
 // supervises it until the group is gone; see run_script.
 ScriptOutcome start_and_supervise(const fs::path& program, std::vector<std::string> argv,
                                   RunLogWriter& log, std::stop_token stop,
-                                  std::chrono::milliseconds grace) {
+                                  std::chrono::milliseconds grace, const RunAsUser* run_as) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return failed_to_start(std::string("cannot create the output pipe: ") + std::strerror(errno));
@@ -526,14 +658,28 @@ ScriptOutcome start_and_supervise(const fs::path& program, std::vector<std::stri
   // Only this side is non-blocking: the child's stdout stays an ordinary blocking pipe.
   ::fcntl(read_end.get(), F_SETFL, ::fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
 
-  pid_t pid = spawn_in_new_group(program, std::move(argv), write_end.get());
+  // Absolute: a script run as a user starts in that user's home directory.
+  std::error_code ec;
+  fs::path absolute = fs::absolute(program, ec);
+  if (ec) absolute = program;
+  const Started started = spawn_in_new_group(absolute, std::move(argv), write_end.get(), run_as);
   // The child's copies of the write end are now the only ones: end of file comes when the
   // last process holding it ends.
   write_end.reset();
-  if (pid < 0) {
-    return failed_to_start("cannot start " + program.string() + ": " + std::strerror(-pid));
+  if (started.pid < 0) {
+    const std::string step = started.failure.step;
+    std::string message = "cannot start " + program.string() + ": ";
+    if (step != "exec") {
+      message += step;
+      if (run_as != nullptr && (step == "setgroups" || step == "setgid" || step == "setuid" ||
+                                step == "chdir")) {
+        message += " (as user " + run_as->name + ")";
+      }
+      message += ": ";
+    }
+    return failed_to_start(message + std::strerror(started.failure.error));
   }
-  return Supervisor(pid, std::move(read_end), log, std::move(stop), grace).run();
+  return Supervisor(started.pid, std::move(read_end), log, std::move(stop), grace).run();
 }
 
 }  // namespace
@@ -581,6 +727,10 @@ std::optional<std::filesystem::path> find_executable(const std::string& command,
   }
 }
 
+void prepare_script_directory(const std::filesystem::path& dir, const RunAsUser* run_as) {
+  prepare_directory(fs::absolute(dir), script_access(run_as));
+}
+
 ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_token stop,
                          std::chrono::milliseconds grace) {
   std::string glue(common::protocol::to_string(spec.glue_type));
@@ -617,12 +767,13 @@ ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_to
   std::vector<std::string> argv = {program->string(), script.string(), spec.params,
                                    std::to_string(spec.shard_index),
                                    std::to_string(spec.shard_total)};
-  return start_and_supervise(*program, std::move(argv), log, std::move(stop), grace);
+  return start_and_supervise(*program, std::move(argv), log, std::move(stop), grace,
+                             spec.run_as.get());
 }
 
 ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& log,
                           std::stop_token stop, std::chrono::milliseconds grace,
-                          const std::string& search_path) {
+                          const std::string& search_path, const RunAsUser* run_as) {
   if (argv.empty() || argv.front().empty()) return failed_to_start("no command to run");
   if (stop.stop_requested()) {
     return {ScriptOutcome::Kind::kStopped, 0, "stopped before the command started"};
@@ -634,7 +785,7 @@ ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& lo
   }
   auto program = find_executable(argv.front(), path);
   if (!program) return failed_to_start("command " + argv.front() + " not found on PATH");
-  return start_and_supervise(*program, argv, log, std::move(stop), grace);
+  return start_and_supervise(*program, argv, log, std::move(stop), grace, run_as);
 }
 
 }  // namespace cronwheel::executor

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
 
 #include "common/protocol/job_enums.h"
+#include "executor/src/run_as.h"
 #include "executor/src/run_log.h"
 
 namespace cronwheel::executor {
@@ -44,6 +46,8 @@ struct ScriptSpec {
   // Where the interpreter is looked up (PATH syntax); empty: this process's PATH. The script
   // itself inherits this process's environment either way.
   std::string search_path;
+  // The user the script runs as; null: this process's user (see run_script).
+  std::shared_ptr<const RunAsUser> run_as;
 };
 
 struct ScriptOutcome {
@@ -58,17 +62,21 @@ struct ScriptOutcome {
   std::string message;  // for the run's result: "exit code 3", "interpreter python3 not found on PATH", ...
 };
 
+// Creates `dir` (and its parents) for script files. For scripts run as another user
+// (`run_as` not null nor this process's own user) it also gives the directory to that user's
+// primary group with mode 0750: the user can read the files in it, other users cannot even list
+// it. Throws std::system_error naming the path.
+void prepare_script_directory(const std::filesystem::path& dir, const RunAsUser* run_as);
+
 // Runs a script job to completion.
 //
-// The source is written to {script_dir}/{job_id}_{glue_updatetime}{extension} (mode 0600: it
-// may hold credentials), atomically (a temporary file renamed over it), and only when the file
-// is missing or its content differs, so a job's runs share one file per version. It is started
-// as `interpreter file params shard_index shard_total` with posix_spawn, in a new process group
-// whose id is the interpreter's pid, with stdin from /dev/null, every signal at its default
-// disposition and unblocked, no descriptor of this process other than 0-2, and this process's
-// environment minus CRONWHEEL_ACCESS_TOKEN. Its stdout and stderr share one pipe whose output
-// goes to `log` line by line as it arrives (lines longer than kMaxOutputLineBytes are split; a
-// last line without '\n' is written when the script ends).
+// The source is written to {script_dir}/{job_id}_{glue_updatetime}{extension} (the directory
+// prepared by prepare_script_directory), atomically (a temporary file renamed over it), and
+// only when the file is missing or differs in content, owner, group or mode, so a job's runs
+// share one file per version. The file may hold credentials: it has mode 0600, or, for a script
+// run as another user, mode 0640 and that user's primary group (owner: this process's user, so
+// the script cannot change its own file). It is started as
+// `interpreter file params shard_index shard_total`, as described at the end of this comment.
 //
 // The run is over when the interpreter exits. Processes it leaves in its group (`cmd &`
 // without `wait`) are then ended like a stopped script's (TERM, then KILL after `grace`), so
@@ -86,17 +94,31 @@ struct ScriptOutcome {
 // concurrently. Reaps only its own interpreter (waitpid on that pid), and, after it, children
 // of this process still in that group (which happens only when this process is PID 1 or a
 // subreaper and inherited them).
+//
+// How the interpreter (and run_process's command) starts: forked and exec'd (posix_spawn
+// cannot change the user), in a new process group whose id is its pid, with stdin from
+// /dev/null, every signal at its default disposition and unblocked, no descriptor of this
+// process other than 0-2, and this process's environment minus CRONWHEEL_ACCESS_TOKEN. Its
+// stdout and stderr share one pipe whose output goes to `log` line by line as it arrives (lines
+// longer than kMaxOutputLineBytes are split; a last line without '\n' is written when the
+// script ends). With `run_as` it starts in that user's home directory ("/" when that cannot be
+// entered) with HOME, USER and LOGNAME naming the user, and, unless that user is this process's
+// own, it gets the user's supplementary groups, group and user (real, effective and saved)
+// before exec. Exec resets the dumpable flag, so a script is an ordinary process of its user
+// even when this process is not dumpable. A failure before exec (no such file, not permitted)
+// is kFailedToStart naming the step.
 ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_token stop,
                          std::chrono::milliseconds grace = kScriptKillGrace);
 
 // A command run the way run_script runs a script's interpreter: `argv[0]` is looked up on
 // `search_path` (empty: this process's PATH; a name holding '/' is taken as a path) and started
-// with `argv` in a process group of its own, with the same environment, descriptors, output
-// handling and ending (TERM, then KILL after `grace`) as a script, and run_process returns only
-// once no process of that group is left. An empty argv or a command that cannot be found is
-// kFailedToStart. Blocking and thread-safe like run_script.
+// with `argv` in a process group of its own, as `run_as` when given, with the same environment,
+// descriptors, output handling and ending (TERM, then KILL after `grace`) as a script, and
+// run_process returns only once no process of that group is left. An empty argv or a command
+// that cannot be found is kFailedToStart. Blocking and thread-safe like run_script.
 ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& log,
                           std::stop_token stop, std::chrono::milliseconds grace = kScriptKillGrace,
-                          const std::string& search_path = {});
+                          const std::string& search_path = {},
+                          const RunAsUser* run_as = nullptr);
 
 }  // namespace cronwheel::executor

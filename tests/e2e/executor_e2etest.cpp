@@ -4,7 +4,10 @@
 // wait on conditions with generous bounds.
 #include <gtest/gtest.h>
 
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -309,6 +312,69 @@ TEST_F(ExecutorE2eTest, EnvironmentVariablesConfigureItAndTheAccessTokenIsRequir
   EXPECT_TRUE(post_xxl_job<std::string>(with_token, "beat", "\"\"").is_success());
   EXPECT_TRUE(fs::is_directory(dir));
   EXPECT_EQ(stop_executor(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running scripts as another user
+
+TEST_F(ExecutorE2eTest, RunAsRunsScriptJobsAndTheShellHandlerAsThatUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "--run-as needs the executor to run as root";
+  const passwd* nobody = ::getpwnam("nobody");
+  if (nobody == nullptr) GTEST_SKIP() << "this machine has no user nobody";
+  const std::string uid = std::to_string(nobody->pw_uid);
+  const std::string gid = std::to_string(nobody->pw_gid);
+  start_executor({"--run-as", "nobody"});
+  EXPECT_TRUE(contains(executor_->output(), "run as user nobody")) << executor_->output();
+  EXPECT_FALSE(contains(executor_->output(), "run as root")) << executor_->output();
+
+  const std::string probe =
+      "echo \"ids=$(id -u) $(id -g)\"\n"
+      "echo \"user=$USER $LOGNAME $HOME\"\n"
+      "if cat /proc/$PPID/environ > /dev/null 2>&1; then echo parent=readable; "
+      "else echo parent=unreadable; fi\n";
+  auto glue = script(1, 1201, "GLUE_SHELL", probe + "stat -c 'file=%a %U %G' \"$0\"\n");
+  ASSERT_TRUE(run(glue).is_success());
+  auto shell = bean(2, 1202, "shell", probe);
+  ASSERT_TRUE(run(shell).is_success());
+  for (const auto& trigger : {glue, shell}) {
+    auto result = result_of(trigger.log_id);
+    EXPECT_EQ(result.handle_code, kSuccessCode) << result.handle_msg;
+    const std::string log = finished_log(trigger);
+    EXPECT_TRUE(contains(log, "ids=" + uid + " " + gid + "\n")) << log;
+    EXPECT_TRUE(contains(log, "user=nobody nobody " + std::string(nobody->pw_dir) + "\n")) << log;
+    EXPECT_TRUE(contains(log, "parent=unreadable\n")) << log;
+  }
+  const group* nobody_group = ::getgrgid(nobody->pw_gid);
+  ASSERT_NE(nobody_group, nullptr);
+  EXPECT_TRUE(contains(finished_log(glue),
+                       "file=640 root " + std::string(nobody_group->gr_name) + "\n"))
+      << finished_log(glue);
+}
+
+TEST_F(ExecutorE2eTest, RunAsAUserThatCannotBeUsedExitsWithCode2AndAOneLineReason) {
+  auto refused = Process::run(
+      {kExecutor, "--admin", "http://127.0.0.1:1/", "--app-name", "demo-app", "--run-as",
+       "no-such-user-cronwheel"},
+      kBound);
+  EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
+  EXPECT_EQ(refused.err,
+            "cronwheel-executor: --run-as: no user 'no-such-user-cronwheel' on this machine\n");
+
+  // An executor that may not switch users: run as nobody itself (needs root to arrange).
+  const passwd* nobody = ::getpwnam("nobody");
+  if (::geteuid() != 0 || nobody == nullptr || !on_path("setpriv")) {
+    GTEST_SKIP() << "checking an unprivileged executor needs root, the user nobody and setpriv";
+  }
+  auto unprivileged = Process::run(
+      {"/usr/bin/env", "setpriv", "--reuid=" + std::to_string(nobody->pw_uid),
+       "--regid=" + std::to_string(nobody->pw_gid), "--clear-groups", kExecutor, "--admin",
+       "http://127.0.0.1:1/", "--app-name", "demo-app", "--run-as", "root"},
+      kBound);
+  EXPECT_EQ(unprivileged.code, 2) << unprivileged.out << unprivileged.err;
+  EXPECT_TRUE(unprivileged.err.starts_with(
+      "cronwheel-executor: --run-as: this process may not switch to user root"))
+      << unprivileged.err;
+  EXPECT_EQ(unprivileged.err.find('\n'), unprivileged.err.size() - 1) << unprivileged.err;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -73,6 +73,16 @@ struct ExecutorOptions {
   // Whether GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL jobs may run. Off by default in the
   // library: a script job runs arbitrary code sent by the admin.
   bool allow_scripts = false;
+  // The user script jobs and commands of handlers (the standalone executor's `shell`) run as: a
+  // user name, or a numeric uid the user database knows. They get its uid, gid and
+  // supplementary groups, start in its home directory, and HOME, USER and LOGNAME name it;
+  // script files are readable by its primary group (mode 0640) and nobody else. Needs root, or
+  // CAP_SETUID, CAP_SETGID and CAP_KILL; the constructor checks that it works. Empty: they run
+  // as this process's user, and can then read what it can: its files and, unless this process
+  // made itself non-dumpable (prctl(PR_SET_DUMPABLE, 0), as the standalone executor does), its
+  // memory and /proc/<pid>/environ. Scripts never get CRONWHEEL_ACCESS_TOKEN in their
+  // environment either way.
+  std::string run_as;
 
   std::size_t http_threads = 16;
   std::chrono::seconds registry_interval{30};
@@ -120,7 +130,7 @@ using Handler = std::function<void(JobContext&)>;
 class Executor {
  public:
   // Throws std::invalid_argument naming the option when the options cannot work (no admin,
-  // bad app name, bad URL).
+  // bad app name, bad URL, a run_as user that does not exist or this process cannot run as).
   explicit Executor(ExecutorOptions options);
   ~Executor();  // stop()
 
@@ -135,9 +145,10 @@ class Executor {
 
   // Starts serving the admin's calls, registering with the admin, and delivering results
   // (including results kept on disk by an earlier run). Throws std::system_error when the
-  // listen address cannot be bound or the log directory cannot be created (the executor is then
-  // as constructed, and start() may be tried again), std::logic_error when already started or
-  // stopped: a stopped executor cannot be started again (create a new one).
+  // listen address cannot be bound, the log directory cannot be created, or the run_as user
+  // cannot open the script directory (the executor is then as constructed, and start() may be
+  // tried again), std::logic_error when already started or stopped: a stopped executor cannot
+  // be started again (create a new one).
   void start();
 
   // Stops accepting calls, removes this executor's registration, asks running jobs to stop

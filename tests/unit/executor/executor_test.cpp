@@ -895,6 +895,31 @@ TEST_F(ExecutorTest, InvalidOptionsAreRefusedNamingTheOption) {
   o = options();
   o.log_dir.clear();
   expect_invalid(o, "log_dir");
+  o = options();
+  o.run_as = "no-such-user-cronwheel";
+  expect_invalid(o, "ExecutorOptions.run_as: no user 'no-such-user-cronwheel' on this machine");
+}
+
+TEST_F(ExecutorTest, StartFailsClearlyWhenTheRunAsUserCannotReachTheScriptDirectory) {
+  if (::geteuid() != 0) GTEST_SKIP() << "running scripts as another user needs root";
+  // The log directory inside a directory only root may enter.
+  const fs::path locked = log_dir_;
+  log_dir_ = locked / "logs";
+  fs::create_directories(log_dir_);
+  fs::permissions(locked, fs::perms::owner_all);
+  auto o = options();
+  o.run_as = "nobody";
+  Executor executor(o);
+  try {
+    executor.start();
+    ADD_FAILURE() << "started although nobody cannot read its scripts";
+  } catch (const std::system_error& e) {
+    EXPECT_NE(std::string(e.what()).find("user nobody cannot open the script directory " +
+                                         (log_dir_ / "gluesource").string()),
+              std::string::npos)
+        << e.what();
+  }
+  log_dir_ = locked;  // removed by TearDown
 }
 
 TEST_F(ExecutorTest, StartFailsClearlyWhenThePortIsTaken) {

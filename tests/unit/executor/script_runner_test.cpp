@@ -1,7 +1,9 @@
 #include "executor/src/script_runner.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -521,6 +523,99 @@ TEST_F(ScriptRunnerTest, ScriptsOfDifferentJobsRunConcurrently) {
               (std::vector<std::string>{"job " + j + " line 1", "job " + j + " line 2",
                                         "job " + j + " line 3"}));
   }
+}
+
+TEST_F(ScriptRunnerTest, ProgramThatCannotBeExecutedFailsToStartSayingWhy) {
+  // Executable, but neither a binary nor a script with a #! line: exec refuses it.
+  const fs::path garbage = dir_.path() / "garbage";
+  std::ofstream(garbage) << std::string(64, '\x01');
+  fs::permissions(garbage, fs::perms::owner_all);
+  auto outcome = run_process({garbage.string()}, log_, {});
+  EXPECT_EQ(outcome.kind, Kind::kFailedToStart);
+  EXPECT_EQ(outcome.message, "cannot start " + garbage.string() + ": Exec format error");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scripts run as another user (root only: switching users needs it; CI runs as root)
+
+class RunAsTest : public ScriptRunnerTest {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "running scripts as another user needs root";
+    nobody_ = std::make_shared<const RunAsUser>(find_user("nobody"));
+    // mkdtemp made the directory root's only; the user must reach the script directory in it.
+    fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec |
+                                     fs::perms::others_exec);
+  }
+
+  ScriptSpec spec_as_nobody(std::string source) {
+    auto s = spec(std::move(source));
+    s.run_as = nobody_;
+    return s;
+  }
+
+  std::shared_ptr<const RunAsUser> nobody_;
+};
+
+TEST_F(RunAsTest, ScriptRunsWithTheUsersIdsGroupsAndEnvironment) {
+  ::setenv("CRONWHEEL_ACCESS_TOKEN", "secret", 1);
+  auto outcome = run(spec_as_nobody("echo \"uid=$(id -u) gid=$(id -g) groups=$(id -G)\"\n"
+                                    "echo \"HOME=$HOME USER=$USER LOGNAME=$LOGNAME\"\n"
+                                    "echo \"pwd=$(pwd)\"\n"
+                                    "echo \"token=${CRONWHEEL_ACCESS_TOKEN-unset}\"\n"));
+  ::unsetenv("CRONWHEEL_ACCESS_TOKEN");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message << "\n" << log_.text();
+  std::string groups;
+  for (gid_t g : nobody_->groups) groups += (groups.empty() ? "" : " ") + std::to_string(g);
+  // The home directory when it exists, "/" otherwise (Debian's nobody has /nonexistent).
+  const std::string pwd = fs::is_directory(nobody_->home) ? nobody_->home : "/";
+  EXPECT_EQ(log_.lines(),
+            (std::vector<std::string>{
+                "uid=" + std::to_string(nobody_->uid) + " gid=" + std::to_string(nobody_->gid) +
+                    " groups=" + groups,
+                "HOME=" + nobody_->home + " USER=nobody LOGNAME=nobody", "pwd=" + pwd,
+                "token=unset"}));
+}
+
+TEST_F(RunAsTest, ScriptFileIsReadableByTheUsersGroupAndNobodyElse) {
+  fs::path dir = dir_.path() / "gluesource";
+  fs::path file = dir / "77_1700000000000.sh";
+  // Left by an earlier executor that ran scripts as itself: a file only root may read.
+  run(spec("echo as-root\n"));
+  ASSERT_EQ(fs::status(file).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+
+  auto outcome = run(spec_as_nobody("echo as-root\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message << "\n" << log_.text();
+  EXPECT_EQ(log_.lines(), (std::vector<std::string>{"as-root", "as-root"}));
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(st.st_uid, ::geteuid()) << "the script cannot rewrite its own file";
+  EXPECT_EQ(st.st_gid, nobody_->gid);
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0750u);
+  EXPECT_EQ(st.st_gid, nobody_->gid);
+}
+
+TEST_F(RunAsTest, StopEndsTheUsersScriptAndItsChildren) {
+  BackgroundRun script(spec_as_nobody("echo \"leader $$\"\nsleep 300 &\necho \"child $!\"\nwait\n"),
+                       log_, 10s);
+  pid_t child = pid_in(log_.wait_for_line("child "));
+  pid_t leader = pid_in(log_.wait_for_line("leader "));
+  ASSERT_GT(child, 0) << log_.text();
+  script.stop();
+  auto outcome = script.wait();
+  EXPECT_EQ(outcome.kind, Kind::kStopped) << outcome.message;
+  EXPECT_LT(script.stop_to_return(), 9s);
+  EXPECT_FALSE(alive(leader));
+  EXPECT_FALSE(alive(child));
+}
+
+TEST_F(RunAsTest, CommandsRunAsTheUserToo) {
+  auto outcome = run_process({"/bin/sh", "-c", "id -u"}, log_, {}, 3s, {}, nobody_.get());
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  EXPECT_EQ(log_.lines(), std::vector<std::string>{std::to_string(nobody_->uid)});
 }
 
 struct LanguageCase {
