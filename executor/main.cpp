@@ -8,11 +8,19 @@
 // command line wins. A flag that cannot work exits 2 with a one-line reason on stderr. SIGTERM
 // or SIGINT stops the executor cleanly (runs are stopped and reported, results delivered or kept
 // on disk, the registration removed) and exits 0; a second signal while stopping exits at once.
+//
+// Scripts are code the admin sends; they do not get the executor's secrets. Once the flags are
+// read the access token is erased from the process's environment block and command line (what
+// /proc/<pid>/environ and /proc/<pid>/cmdline show), and the process makes itself non-dumpable,
+// so a script of the same user can neither read its memory nor its /proc entries. --run-as
+// runs scripts as another user.
 
 #include <signal.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -27,6 +35,7 @@
 
 #include "cronwheel/executor.h"
 #include "executor/src/builtin_handlers.h"
+#include "executor/src/process_secrets.h"
 
 namespace {
 
@@ -121,6 +130,22 @@ ExecutorOptions executor_options(const Flags& flags) {
   options.allow_scripts = flags.allow_scripts;
   options.run_as = flags.run_as;
   return options;
+}
+
+// The secrets given on the command line or in the environment, in every form CLI11 reads them.
+constexpr std::string_view kSecretVariables[] = {"CRONWHEEL_ACCESS_TOKEN"};
+constexpr std::string_view kSecretOptions[] = {"--access-token"};
+
+// What a script (a process of the same user, or of --run-as's) could otherwise read of the
+// secrets: see process_secrets.h. Called once the flags are read, before any thread starts.
+void hide_secrets(int argc, char** argv) {
+  erase_environment_variables(kSecretVariables);
+  hide_option_values(argc, argv, kSecretOptions);
+  if (!make_undumpable()) {
+    spdlog::warn("cannot make this process non-dumpable ({}): scripts running as its user can "
+                 "read its memory",
+                 std::strerror(errno));
+  }
 }
 
 int serve(const Flags& flags) {
@@ -243,6 +268,7 @@ int main(int argc, char** argv) {
   }
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  hide_secrets(argc, argv);
   try {
     return serve(flags);
   } catch (const std::exception& e) {

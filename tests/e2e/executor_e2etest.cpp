@@ -315,7 +315,94 @@ TEST_F(ExecutorE2eTest, EnvironmentVariablesConfigureItAndTheAccessTokenIsRequir
 }
 
 // ---------------------------------------------------------------------------------------------
-// Running scripts as another user
+// Secrets: what a script can see of the executor
+
+// A /proc file of `pid` with its NUL bytes shown as ' '; `readable` says whether it could be read.
+std::string proc_file(pid_t pid, const std::string& name, bool& readable) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + name, std::ios::binary);
+  std::stringstream content;
+  content << in.rdbuf();
+  readable = static_cast<bool>(in) || !content.str().empty();
+  std::string text = content.str();
+  for (char& c : text) {
+    if (c == '\0') c = ' ';
+  }
+  return text;
+}
+
+// A shell script looking for the access token everywhere a script could: its environment, and
+// its parent's (the executor's) /proc/<pid>/environ and /proc/<pid>/cmdline.
+constexpr const char* kTokenHunt =
+    "echo \"ppid=$PPID\"\n"
+    "echo \"own-env: $(env | tr '\\n' ' ')\"\n"
+    "if environ=$(tr '\\0' ' ' < /proc/$PPID/environ 2>/dev/null); then\n"
+    "  echo \"parent-environ=readable: $environ\"\n"
+    "else\n"
+    "  echo parent-environ=unreadable\n"
+    "fi\n"
+    "echo \"parent-cmdline: $(tr '\\0' ' ' < /proc/$PPID/cmdline)\"\n";
+
+TEST_F(ExecutorE2eTest, ScriptsFindTheAccessTokenNeitherInTheirEnvironmentNorInTheExecutor) {
+  // Given both ways: the flag wins, and neither may be readable afterwards.
+  const std::string flag_token = "tok-5e2e-flag-value";
+  const std::string env_token = "tok-5e2e-env-value";
+  FakeAdmin admin_with_token(FakeAdmin::Options{flag_token, 0});
+  auto args = default_args();
+  args[1] = admin_with_token.url();
+  args.insert(args.end(), {"--access-token", flag_token});
+  executor_ = std::make_unique<ExecutorProcess>(
+      args, std::vector<std::string>{"CRONWHEEL_ACCESS_TOKEN=" + env_token});
+  port_ = executor_->wait_until_listening();
+  ASSERT_GT(port_, 0) << executor_->output();
+  HttpClientOptions options;
+  options.access_token = flag_token;
+  client_ = std::make_unique<HttpClient>(address(), options);
+  const pid_t executor_pid = executor_->process().pid();
+
+  // What any process of the machine sees of the executor.
+  bool readable = false;
+  const std::string cmdline = proc_file(executor_pid, "cmdline", readable);
+  ASSERT_TRUE(readable);
+  EXPECT_FALSE(contains(cmdline, "tok-5e2e")) << cmdline;
+  EXPECT_TRUE(contains(cmdline, "--access-token " + std::string(flag_token.size(), 'x') + " "))
+      << cmdline;
+  const std::string environ_text = proc_file(executor_pid, "environ", readable);
+  if (readable) {  // by root; the executor is not dumpable, so not by its own user
+    EXPECT_FALSE(contains(environ_text, "tok-5e2e")) << environ_text;
+    EXPECT_FALSE(contains(environ_text, "CRONWHEEL_ACCESS_TOKEN")) << environ_text;
+    EXPECT_TRUE(contains(environ_text, "PATH=")) << environ_text;
+  } else {
+    EXPECT_NE(::geteuid(), 0u);
+  }
+
+  // What a script job and the shell handler see.
+  auto glue = script(1, 1101, "GLUE_SHELL", kTokenHunt);
+  ASSERT_TRUE(run(glue).is_success());
+  auto shell = bean(2, 1102, "shell", kTokenHunt);
+  ASSERT_TRUE(run(shell).is_success());
+  for (const auto& trigger : {glue, shell}) {
+    EXPECT_EQ(admin_with_token.wait_for_result(trigger.log_id, kBound).value_or(HandleCallbackParam{})
+                  .handle_code,
+              kSuccessCode);
+    const std::string log = finished_log(trigger);
+    EXPECT_FALSE(contains(log, "tok-5e2e")) << log;
+    // The script looked where it meant to: at the executor, and it found the rest there.
+    EXPECT_TRUE(contains(log, "ppid=" + std::to_string(executor_pid) + "\n")) << log;
+    EXPECT_TRUE(contains(log, "own-env: ")) << log;
+    EXPECT_TRUE(contains(log, "PATH=")) << log;
+    EXPECT_TRUE(contains(log, "--app-name " + std::string(kAppName))) << log;
+    if (::geteuid() == 0) {
+      // Root may read any process's environ: it must hold no token.
+      EXPECT_TRUE(contains(log, "parent-environ=readable: ")) << log;
+    } else {
+      // The executor is not dumpable: a process of its own user cannot read it.
+      EXPECT_TRUE(contains(log, "parent-environ=unreadable\n")) << log;
+    }
+  }
+  if (::geteuid() == 0) {
+    EXPECT_TRUE(contains(executor_->output(), "run as root")) << executor_->output();
+  }
+}
 
 TEST_F(ExecutorE2eTest, RunAsRunsScriptJobsAndTheShellHandlerAsThatUser) {
   if (::geteuid() != 0) GTEST_SKIP() << "--run-as needs the executor to run as root";
