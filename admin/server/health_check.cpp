@@ -1,6 +1,7 @@
 #include "admin/server/health_check.h"
 
 #include <pqxx/pqxx>
+#include <spdlog/spdlog.h>
 
 #include "admin/store/connection_string.h"
 #include "admin/store/migrator.h"
@@ -35,15 +36,23 @@ HealthCheck::Result HealthCheck::check() {
     }
     body["schemaVersion"] = Migrator::current_version(*connection_);
     body["status"] = "ok";
+    if (reachable_ == false) spdlog::info("health check: the database is reachable again");
+    reachable_ = true;
     return {true, body};
   } catch (const std::exception& e) {
     connection_.reset();
-    body["status"] = "unavailable";
     std::string reason = e.what();
-    // libpq's messages span lines; a health answer is one line.
-    for (char& c : reason) c = (c == '\n' || c == '\t') ? ' ' : c;
+    // libpq's messages span lines; a log entry is one line.
+    for (char& c : reason) c = (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
     while (!reason.empty() && reason.back() == ' ') reason.pop_back();
-    body["error"] = "database: " + reason;
+    if (reachable_ != false) {
+      spdlog::warn("health check: the database is unavailable: {}", reason);
+    } else {
+      spdlog::debug("health check: the database is still unavailable: {}", reason);
+    }
+    reachable_ = false;
+    body["status"] = "unavailable";
+    body["error"] = "database unavailable";
     return {false, body};
   }
 }

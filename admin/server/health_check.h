@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,15 @@
 namespace cronwheel::admin {
 
 // Answers GET /healthz: whether this node can reach its database, and what schema it has.
+//
+//   healthy:   {"node","version","status":"ok","schemaVersion"}
+//   unhealthy: {"node","version","status":"unavailable","error":"database unavailable"}
+//
+// Anyone may ask, so the answer never carries the database's own error text (libpq's messages
+// name hosts, ports, users and databases). That detail goes to the log instead, once per change
+// of state: the first failed probe logs a warning with it, the first probe that succeeds again
+// logs the recovery, and the probes in between (a load balancer asks every second or so) log
+// nothing above debug level.
 //
 // Holds one connection of its own (re-opened after a failure) so a health probe never waits
 // behind scheduling work for a connection. Thread-safe: concurrent probes take turns.
@@ -32,6 +42,7 @@ class HealthCheck {
   std::string version_;
   std::mutex mutex_;
   std::unique_ptr<pqxx::connection> connection_;
+  std::optional<bool> reachable_;  // what the last probe found; none before the first one
 };
 
 }  // namespace cronwheel::admin
