@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "admin/api/api_errors.h"
 #include "admin/api/json_body.h"
 #include "admin/store/record_json.h"
@@ -10,11 +12,9 @@ namespace cronwheel::admin {
 
 namespace {
 
-constexpr std::size_t kMaxUsernameLength = 64;
-
 // A name as the client typed it, made safe to keep in the audit log and in the limiter's
-// memory: at most 64 characters, printable ASCII only (anything else becomes '?', so no
-// invalid UTF-8 reaches the database).
+// memory: at most kMaxUsernameLength characters, printable ASCII only (anything else becomes
+// '?', so no invalid UTF-8 reaches the database).
 std::string attempted_username(const std::string& name) {
   std::string out;
   for (char c : name.substr(0, kMaxUsernameLength)) {
@@ -54,20 +54,26 @@ ApiResponse login(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::
   const auto password = body.required_string("password");
   body.finish();
 
-  const auto name = attempted_username(username);
+  // Only a name that can be a username is looked up, so the store sees exactly the text a
+  // user was created with (a database would cut "bob\u0000x" at the NUL and find bob). Any
+  // other name belongs to no user.
+  std::optional<User> user;
+  if (is_valid_username(username)) user = s.stores.users.find_by_username(username);
+  // The limiter counts against the account the attempt is really against: the user found, or
+  // else the name as typed, made safe.
+  const auto account = user ? user->username : attempted_username(username);
   const auto& address = ctx.request.actor.remote_addr;
-  if (auto wait = s.login_limiter.retry_after(name, address)) return too_many_attempts(*wait);
+  if (auto wait = s.login_limiter.retry_after(account, address)) return too_many_attempts(*wait);
 
-  auto user = s.stores.users.find_by_username(username);
   // An unknown name is checked against a decoy hash, so it costs the same time as a wrong
   // password and the answer's timing does not tell which names exist.
   const bool ok = s.passwords.verify(user ? user->password_hash : s.passwords.decoy_hash(), password) && user;
   if (!ok) {
-    s.login_limiter.record_failure(name, address);
-    s.stores.audit.record(login_audit("auth.login_failed", user, name, ctx.request.actor, s.clock.now_ms()));
+    s.login_limiter.record_failure(account, address);
+    s.stores.audit.record(login_audit("auth.login_failed", user, account, ctx.request.actor, s.clock.now_ms()));
     throw unauthorized("wrong username or password");
   }
-  s.login_limiter.record_success(name);
+  s.login_limiter.record_success(account, address);
 
   // Expired sessions are swept here: logins are what adds sessions, so the table stays about
   // as large as the sessions alive.
@@ -112,7 +118,7 @@ ApiResponse change_password(AuthServices& s, ApiRouter::RouteContext& ctx, const
     s.login_limiter.record_failure(who.user.username, address);
     throw invalid("currentPassword", "currentPassword: does not match your password");
   }
-  s.login_limiter.record_success(who.user.username);
+  s.login_limiter.record_success(who.user.username, address);
   s.stores.users.set_password(user->id, s.passwords.hash(next), CredentialAuthenticator::session_store_hash(who),
                               ctx.request.actor);
   return ApiResponse(204);
@@ -128,6 +134,14 @@ ApiResponse me(ApiRouter::RouteContext& ctx) {
 }
 
 }  // namespace
+
+bool is_valid_username(std::string_view name) {
+  if (name.empty() || name.size() > kMaxUsernameLength) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '@' || c == '-';
+  });
+}
 
 void check_new_password(std::string_view field, const std::string& password) {
   const std::string name(field);

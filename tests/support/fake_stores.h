@@ -570,6 +570,10 @@ class Users final : public UserStore {
     return it == s_.users.end() ? std::nullopt : std::optional<User>(it->second);
   }
   std::optional<User> find_by_username(std::string_view username) override {
+    // As PostgreSQL gets it: libpq passes text parameters as C strings, so the name ends at
+    // its first NUL ("bob\0x" finds bob). Callers must not rely on the store to refuse such
+    // names.
+    username = username.substr(0, username.find('\0'));
     std::lock_guard lock(s_.mutex);
     for (const auto& [id, u] : s_.users) {
       if (u.username == username) return u;

@@ -918,6 +918,14 @@ TYPED_TEST_P(StoreContract, SetPasswordEndsEveryOtherSessionAndIsAudited) {
   EXPECT_THROW(this->s().users.set_password(999, kHash1, "", as_alice), NotFound);
 }
 
+// Not a promise anyone should build on, but what both stores do: PostgreSQL gets text
+// parameters as C strings, so a name ends at its first NUL. That is why the login route looks
+// up only names that can be usernames.
+TYPED_TEST_P(StoreContract, FindByUsernameReadsTheNameUpToANul) {
+  User u = this->s().users.create(make_user("alice"), this->system());
+  EXPECT_EQ(this->s().users.find_by_username(std::string("alice\0x", 7)), u);
+}
+
 TYPED_TEST_P(StoreContract, UserListPagesInCreationOrder) {
   std::vector<std::int64_t> ids;
   for (const char* name : {"carol", "alice", "bob"}) ids.push_back(this->s().users.create(make_user(name), this->system()).id);
@@ -1157,7 +1165,8 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             UserCreateRefusesTakenNamesMissingGroupsAndBadValues,
                             UserUpdateChangesRoleGroupsAndOptionallyThePassword,
                             UserRemoveEndsSessionsAndTokensAndKeepsTheirAuditEntries,
-                            SetPasswordEndsEveryOtherSessionAndIsAudited, UserListPagesInCreationOrder,
+                            SetPasswordEndsEveryOtherSessionAndIsAudited, FindByUsernameReadsTheNameUpToANul,
+                            UserListPagesInCreationOrder,
                             TokenCreateListsNewestFirstAndIsAudited, TokenNamesAreUniqueAmongALiveTokensOfAUser,
                             TokenRevokeOnlyTheOwnersTokenAndIsAudited,
                             TokenAuthenticateReturnsTheUserAndMarksUseAtMostOncePerMinute,
