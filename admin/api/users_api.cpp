@@ -32,17 +32,6 @@ std::vector<std::int64_t> checked_groups(GroupStore& groups, std::vector<std::in
   return ids;
 }
 
-std::int64_t count_admins(UserStore& users) {
-  std::int64_t admins = 0;
-  PageRequest page{0, 1000};
-  for (;;) {
-    auto batch = users.list(page);
-    for (const auto& u : batch.items) admins += u.is_admin() ? 1 : 0;
-    page.offset += static_cast<std::int64_t>(batch.items.size());
-    if (batch.items.empty() || page.offset >= batch.total) return admins;
-  }
-}
-
 User existing_user(UserStore& users, std::int64_t id) {
   auto user = users.get(id);
   if (!user) throw not_found("user " + std::to_string(id) + " does not exist");
@@ -89,9 +78,6 @@ ApiResponse update_user(AuthServices& s, ApiRouter::RouteContext& ctx, const htt
 
   bool changed = false;
   if (role && checked_role(*role) != user.role) {
-    if (user.is_admin() && count_admins(s.stores.users) <= 1) {
-      throw conflict("user " + user.username + " is the last admin; make another user admin first", "role");
-    }
     if (id == ctx.request.who().user.id) throw conflict("you cannot change your own role", "role");
     user.role = *role;
     changed = true;
@@ -102,6 +88,8 @@ ApiResponse update_user(AuthServices& s, ApiRouter::RouteContext& ctx, const htt
   }
   if (changed) {
     user.password_hash.clear();  // "keep the password": set_password below changes it, audited apart
+    // The store refuses (409 on role) to demote the last admin, in the same transaction as the
+    // change, so two admins demoting each other at once cannot both succeed.
     user = s.stores.users.update(user, ctx.request.actor);
   }
   if (password) {
@@ -117,11 +105,8 @@ ApiResponse update_user(AuthServices& s, ApiRouter::RouteContext& ctx, const htt
 
 ApiResponse delete_user(AuthServices& s, ApiRouter::RouteContext& ctx) {
   const auto id = ctx.path_int("id");
-  User user = existing_user(s.stores.users, id);
-  if (user.is_admin() && count_admins(s.stores.users) <= 1) {
-    throw conflict("user " + user.username + " is the last admin and cannot be deleted");
-  }
   if (id == ctx.request.who().user.id) throw conflict("you cannot delete your own user");
+  // NotFound is a 404; the last admin is refused by the store (409 on role).
   s.stores.users.remove(id, ctx.request.actor);
   return ApiResponse(204);
 }

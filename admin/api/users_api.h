@@ -16,10 +16,12 @@ namespace cronwheel::admin {
 // write-only. `role` is "admin" or "normal" (default); `groups` are the ids of the groups a
 // normal user may see and act on, each of which must exist.
 //
-// Rules: nobody deletes or changes the role of the last admin (409), and an admin neither
-// deletes their own user nor changes their own role (409), so the console always keeps an
-// admin. A password set here ends every session of that user. Each change is audited by the
-// UserStore ("user.create", "user.update", "user.password", "user.delete").
+// Rules: an admin neither deletes their own user nor changes their own role (409), and nobody
+// deletes or demotes the last admin (409 on role: the UserStore's rule, checked in the same
+// transaction as the change, so two admins demoting each other at once leave one admin). A
+// password set here ends every session of that user (but the one of an admin setting their
+// own). Each change is audited by the UserStore ("user.create", "user.update",
+// "user.password", "user.delete").
 void add_users_routes(ApiRouter& router, AuthServices& services);
 
 }  // namespace cronwheel::admin

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "admin/store/pg_store_support.h"
@@ -19,6 +21,9 @@ void prepare_accounts(pqxx::connection& c) {
   c.prepare("user_count", "SELECT count(*) FROM app_user");
   c.prepare("user_get", "SELECT " + kUserColumns + " FROM app_user u WHERE u.id = $1");
   c.prepare("user_lock", "SELECT " + kUserColumns + " FROM app_user u WHERE u.id = $1 FOR UPDATE");
+  // Every admin row, locked in id order: what a change that may take away an admin holds
+  // while it checks that another admin remains.
+  c.prepare("user_admins_lock", "SELECT id FROM app_user WHERE role = 'admin' ORDER BY id FOR UPDATE");
   c.prepare("user_exists", "SELECT 1 FROM app_user WHERE id = $1 FOR KEY SHARE");
   c.prepare("user_by_name", "SELECT " + kUserColumns + " FROM app_user u WHERE u.username = $1");
   c.prepare("user_insert", "INSERT INTO app_user (username, password_hash, role, created_at, updated_at) "
@@ -72,6 +77,27 @@ void set_groups(pqxx::work& tx, std::int64_t user_id, const std::vector<std::int
 
 User read_user(pqxx::work& tx, std::int64_t id) { return user_from(tx.exec_prepared1("user_get", id)); }
 
+// Locks every admin row and answers their ids. Call it before locking any other user row: every
+// transaction that takes more than one user row lock takes the admins first and in id order,
+// so two of them cannot deadlock. Two changes that could each take away an admin are thereby
+// serialised, and the second one sees what the first one did (READ COMMITTED re-checks a row
+// it waited for, so a demoted admin no longer counts).
+std::vector<std::int64_t> lock_admins(pqxx::work& tx) {
+  std::vector<std::int64_t> ids;
+  for (const auto& row : tx.exec_prepared("user_admins_lock")) ids.push_back(row[0].as<std::int64_t>());
+  return ids;
+}
+
+// Throws unless an admin other than `target` remains among `admins` (locked by lock_admins).
+void keep_an_admin(const std::vector<std::int64_t>& admins, const User& target, const char* change) {
+  const bool another = std::any_of(admins.begin(), admins.end(), [&](std::int64_t id) { return id != target.id; });
+  if (!another) {
+    throw Conflict("user " + target.username + " is the last admin and cannot be " + change +
+                       "; make another user admin first",
+                   "role");
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -118,8 +144,12 @@ User PgUserStore::update(const User& u, const Actor& actor) {
   const auto now = clock_.now_ms();
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
+      // Only a change to another role can take an admin away; it holds the admins first.
+      std::vector<std::int64_t> admins;
+      if (u.role != "admin") admins = lock_admins(tx);
       auto before = first_of<User>(tx.exec_prepared("user_lock", u.id), user_from);
       if (!before) no_user(u.id);
+      if (before->is_admin() && u.role != "admin") keep_an_admin(admins, *before, "demoted");
       tx.exec_prepared("user_update", u.id, u.role, u.password_hash, now);
       set_groups(tx, u.id, u.groups);
       // A password set by someone else ends every session the old password opened.
@@ -135,8 +165,10 @@ void PgUserStore::remove(std::int64_t id, const Actor& actor) {
   const auto now = clock_.now_ms();
   mapped([&] {
     db_.transact([&](pqxx::work& tx) {
+      const auto admins = lock_admins(tx);
       auto before = first_of<User>(tx.exec_prepared("user_lock", id), user_from);
       if (!before) no_user(id);
+      if (before->is_admin()) keep_an_admin(admins, *before, "deleted");
       // Sessions, tokens and group grants go with the user (ON DELETE CASCADE); audit entries
       // stay and lose the user id (ON DELETE SET NULL).
       tx.exec_prepared("user_delete", id);

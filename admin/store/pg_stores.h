@@ -23,6 +23,9 @@
 //  - Token and session hashes are taken as 32 raw bytes or 64 hex digits
 //    (admin/store/token_hash.h); SessionStore::find answers with the hash as it was asked.
 //  - TokenStore::authenticate writes last_used_at at most once a minute per token.
+//  - UserStore keeps an admin by locking every admin row (SELECT ... FOR UPDATE, in id order)
+//    before the row it changes, in every update to a non-admin role and every delete; see
+//    pg_account_stores.cpp.
 //
 // Thread-safe: each call takes its own pooled connection.
 

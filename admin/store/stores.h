@@ -144,6 +144,12 @@ class ScriptStore {
   static constexpr int kVersionsKept = 30;
 };
 
+// Users. The store keeps one rule of its own beyond the schema's: there is always an admin.
+// A change that would leave no user with the admin role (demoting or deleting the last admin)
+// throws Conflict naming "role" and changes nothing. The check and the change are one step, so
+// two admins demoting or deleting each other at the same moment cannot both succeed: one of
+// them is refused. (The REST API adds its own rule that an admin neither demotes nor deletes
+// themselves; that one is about who acts, so it lives there.)
 class UserStore {
  public:
   virtual ~UserStore() = default;
@@ -155,7 +161,9 @@ class UserStore {
   // that does not exist.
   virtual User create(const User& user, const Actor& actor) = 0;
   // Updates role, groups and (when not empty) password_hash; the username never changes.
+  // Throws Conflict("...", "role") when it would demote the last admin.
   virtual User update(const User& user, const Actor& actor) = 0;
+  // Throws Conflict("...", "role") for the last admin.
   virtual void remove(std::int64_t id, const Actor& actor) = 0;
   // Also ends every session of the user but the current one (`keep_session_hash`, may be empty).
   virtual void set_password(std::int64_t id, const std::string& password_hash,

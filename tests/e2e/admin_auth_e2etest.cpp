@@ -145,6 +145,19 @@ TEST_F(AdminAuthE2E, ANameWithANulLogsNobodyIn) {
   EXPECT_TRUE(r.header("Set-Cookie").empty()) << r.text;
 }
 
+TEST_F(AdminAuthE2E, TheLastAdminStaysAnAdmin) {
+  auto console = admin_->login("admin", kPassword);
+  auto bob = create_user(console, "bob", "admin");
+  auto bob_console = admin_->login("bob", "bob-password");
+  const auto admin_id = admin_->get("auth/me", console).body["user"]["id"].get<std::int64_t>();
+  // bob demotes admin, then admin (still logged in, no longer an admin) cannot touch bob.
+  EXPECT_EQ(admin_->put("users/" + std::to_string(admin_id), bob_console, {{"role", "normal"}}).status, 200);
+  EXPECT_EQ(admin_->put("users/" + std::to_string(bob), console, {{"role", "normal"}}).status, 403);
+  // bob may not demote or delete himself, the last admin.
+  EXPECT_EQ(admin_->put("users/" + std::to_string(bob), bob_console, {{"role", "normal"}}).status, 409);
+  EXPECT_EQ(admin_->del("users/" + std::to_string(bob), bob_console).status, 409);
+}
+
 TEST_F(AdminAuthE2E, AuditListsEveryChangeWithWhoAndWhat) {
   auto console = admin_->login("admin", kPassword);
   auto bob = create_user(console, "bob", "normal");

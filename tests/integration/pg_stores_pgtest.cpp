@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <latch>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -149,6 +150,63 @@ TEST(PgStores, GroupRemoveRacingAJobCreateNeverLeavesAJobWithoutItsGroup) {
     jobs.job_group = g.id;
     const bool job_exists = f.stores().jobs.list(jobs).total > 0;
     EXPECT_EQ(group_exists, job_exists) << "round " << round;
+  }
+}
+
+// Two admins demoting or deleting each other at the same moment, on two connections: the
+// last-admin check and the change are one transaction, serialised by locking the admin rows,
+// so exactly one of the two goes through and an admin always remains.
+TEST(PgStores, TwoAdminsRemovingEachOtherAtOnceAlwaysLeaveAnAdmin) {
+  PgStoreFixture f(4);
+  auto& users = f.stores().users;
+  std::optional<admin::User> survivor;
+  for (int round = 0; round < 60; ++round) {
+    const auto tag = std::to_string(round);
+    auto a = users.create(store_contract::make_user("a-" + tag, "admin"), kSystem);
+    auto b = users.create(store_contract::make_user("b-" + tag, "admin"), kSystem);
+    // Only a and b are admins when the race starts.
+    if (survivor) users.remove(survivor->id, kSystem);
+
+    // Round by round: demote/demote, delete/delete, demote/delete.
+    auto take_away = [&](const admin::User& target, bool remove) {
+      if (remove) {
+        users.remove(target.id, kSystem);
+      } else {
+        auto demoted = target;
+        demoted.role = "normal";
+        demoted.password_hash = "";
+        users.update(demoted, kSystem);
+      }
+    };
+    const bool first_deletes = round % 3 == 1;
+    const bool second_deletes = round % 3 != 0;
+    std::latch start(2);
+    std::atomic<int> done{0}, refused{0}, other{0};
+    auto race = [&](const admin::User& target, bool remove) {
+      start.arrive_and_wait();
+      try {
+        take_away(target, remove);
+        ++done;
+      } catch (const Conflict& e) {
+        refused += e.field() == "role" ? 1 : 0;
+        other += e.field() == "role" ? 0 : 1;
+      } catch (...) {
+        ++other;
+      }
+    };
+    {
+      std::jthread first([&] { race(b, first_deletes); });  // a's request, on b
+      std::jthread second([&] { race(a, second_deletes); });  // b's request, on a
+    }
+    EXPECT_EQ(done, 1) << "round " << round;
+    EXPECT_EQ(refused, 1) << "round " << round;
+    EXPECT_EQ(other, 0) << "round " << round;
+    ASSERT_EQ(f.count("SELECT count(*) FROM app_user WHERE role = 'admin'"), 1) << "round " << round;
+    for (const auto& candidate : {a, b}) {
+      auto now = users.get(candidate.id);
+      if (now && now->is_admin()) survivor = now;
+    }
+    ASSERT_TRUE(survivor) << "round " << round;
   }
 }
 

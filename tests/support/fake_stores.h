@@ -12,7 +12,9 @@
 //    script versions newest first, logs by scheduled time newest first, audit newest first;
 //  - cascades: deleting a job deletes its logs and script versions; deleting a group removes
 //    it from users' groups; deleting a user deletes their sessions and tokens and keeps their
-//    audit entries without the user id.
+//    audit entries without the user id;
+//  - the UserStore's last-admin rule (stores.h) is checked under the mutex, so the check and
+//    the change are one step as in the database.
 //
 // Thread-safe: one mutex guards every store of a FakeStores.
 //
@@ -248,6 +250,15 @@ struct State {
     for (auto it = sessions.begin(); it != sessions.end();) {
       it = it->second.session.user_id == user_id && it->first != keep_hash ? sessions.erase(it) : std::next(it);
     }
+  }
+  // UserStore's rule: some admin other than `target` remains.
+  void keep_an_admin(const User& target, const char* change) const {
+    for (const auto& [id, u] : users) {
+      if (id != target.id && u.is_admin()) return;
+    }
+    throw Conflict("user " + target.username + " is the last admin and cannot be " + change +
+                       "; make another user admin first",
+                   "role");
   }
 };
 
@@ -603,6 +614,7 @@ class Users final : public UserStore {
     std::lock_guard lock(s_.mutex);
     User& stored = s_.user_or_throw(user.id);
     const User before = stored;
+    if (before.is_admin() && user.role != "admin") s_.keep_an_admin(before, "demoted");
     User u = before;
     u.role = user.role;
     u.groups = sorted_unique(user.groups);
@@ -619,6 +631,7 @@ class Users final : public UserStore {
   void remove(std::int64_t id, const Actor& actor) override {
     std::lock_guard lock(s_.mutex);
     const User before = s_.user_or_throw(id);
+    if (before.is_admin()) s_.keep_an_admin(before, "deleted");
     s_.users.erase(id);
     s_.end_sessions(id, {});
     std::erase_if(s_.tokens, [&](const auto& t) { return t.second.token.user_id == id; });

@@ -918,6 +918,53 @@ TYPED_TEST_P(StoreContract, SetPasswordEndsEveryOtherSessionAndIsAudited) {
   EXPECT_THROW(this->s().users.set_password(999, kHash1, "", as_alice), NotFound);
 }
 
+// The rule that there is always an admin belongs to the store, in the change's own step: an
+// API check before the call would let two admins demoting each other both pass it.
+TYPED_TEST_P(StoreContract, TheLastAdminIsNeitherDemotedNorDeleted) {
+  User root = this->s().users.create(make_user("root", "admin"), this->system());
+  User alice = this->s().users.create(make_user("alice"), this->system());
+  auto field_of = [&](auto&& change) {
+    try {
+      change();
+    } catch (const Conflict& e) {
+      return e.field();
+    }
+    return std::string("no conflict");
+  };
+  const auto audited = this->audit_count();
+  User demoted = root;
+  demoted.role = "normal";
+  EXPECT_EQ(field_of([&] { this->s().users.update(demoted, this->system()); }), "role");
+  EXPECT_EQ(field_of([&] { this->s().users.remove(root.id, this->system()); }), "role");
+  EXPECT_EQ(this->s().users.get(root.id), root);
+  EXPECT_EQ(this->audit_count(), audited) << "a refused change is not audited";
+
+  // Other changes of the last admin, and any change of other users, go ahead.
+  User regrouped = root;
+  regrouped.groups = {};
+  regrouped.password_hash = "";
+  EXPECT_NO_THROW(this->s().users.update(regrouped, this->system()));
+  EXPECT_NO_THROW(this->s().users.set_password(root.id, kHash2, "", this->system()));
+  User alice_normal = alice;
+  alice_normal.password_hash = "";
+  EXPECT_NO_THROW(this->s().users.update(alice_normal, this->system()));
+
+  // With a second admin either may go, but not both.
+  User promoted = alice;
+  promoted.role = "admin";
+  promoted.password_hash = "";
+  this->s().users.update(promoted, this->system());
+  EXPECT_EQ(this->s().users.update(demoted, this->system()).role, "normal");
+  User alice_demoted = promoted;
+  alice_demoted.role = "normal";
+  EXPECT_EQ(field_of([&] { this->s().users.update(alice_demoted, this->system()); }), "role");
+  EXPECT_EQ(field_of([&] { this->s().users.remove(alice.id, this->system()); }), "role");
+  EXPECT_TRUE(this->s().users.get(alice.id)->is_admin());
+  // A normal user is deleted whatever the admins.
+  EXPECT_NO_THROW(this->s().users.remove(root.id, this->system()));
+  EXPECT_THROW(this->s().users.remove(root.id, this->system()), NotFound);
+}
+
 // Not a promise anyone should build on, but what both stores do: PostgreSQL gets text
 // parameters as C strings, so a name ends at its first NUL. That is why the login route looks
 // up only names that can be usernames.
@@ -1165,8 +1212,8 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             UserCreateRefusesTakenNamesMissingGroupsAndBadValues,
                             UserUpdateChangesRoleGroupsAndOptionallyThePassword,
                             UserRemoveEndsSessionsAndTokensAndKeepsTheirAuditEntries,
-                            SetPasswordEndsEveryOtherSessionAndIsAudited, FindByUsernameReadsTheNameUpToANul,
-                            UserListPagesInCreationOrder,
+                            SetPasswordEndsEveryOtherSessionAndIsAudited, TheLastAdminIsNeitherDemotedNorDeleted,
+                            FindByUsernameReadsTheNameUpToANul, UserListPagesInCreationOrder,
                             TokenCreateListsNewestFirstAndIsAudited, TokenNamesAreUniqueAmongALiveTokensOfAUser,
                             TokenRevokeOnlyTheOwnersTokenAndIsAudited,
                             TokenAuthenticateReturnsTheUserAndMarksUseAtMostOncePerMinute,

@@ -1,14 +1,17 @@
 #pragma once
 
 // The authentication, user, token and audit routes on a real HTTP server (127.0.0.1, a free
-// port), over in-memory stores and a fake clock, with two users to start from:
+// port), over in-memory stores and a fake clock (users behind UserStoreWithHook), with two
+// users to start from:
 //   admin  / "admin-password"  (role admin)
 //   alice  / "alice-password"  (role normal, group "alpha-app")
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -53,6 +56,39 @@ struct Login {
 };
 
 inline httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+// A UserStore passing every call to `real`, that first runs `before_change` (when set) on the
+// next update or remove: a test puts there what another admin's request, committed a moment
+// earlier, did, to play a race out deterministically.
+class UserStoreWithHook final : public UserStore {
+ public:
+  explicit UserStoreWithHook(UserStore& real) : real_(real) {}
+
+  std::function<void()> before_change;
+
+  Page<User> list(const PageRequest& p) override { return real_.list(p); }
+  std::optional<User> get(std::int64_t id) override { return real_.get(id); }
+  std::optional<User> find_by_username(std::string_view n) override { return real_.find_by_username(n); }
+  std::int64_t count() override { return real_.count(); }
+  User create(const User& u, const Actor& a) override { return real_.create(u, a); }
+  User update(const User& u, const Actor& a) override {
+    hook();
+    return real_.update(u, a);
+  }
+  void remove(std::int64_t id, const Actor& a) override {
+    hook();
+    real_.remove(id, a);
+  }
+  void set_password(std::int64_t id, const std::string& h, const std::string& k, const Actor& a) override {
+    real_.set_password(id, h, k, a);
+  }
+
+ private:
+  void hook() {
+    if (before_change) std::exchange(before_change, nullptr)();  // once
+  }
+  UserStore& real_;
+};
 
 class AuthApiTest : public ::testing::Test {
  protected:
@@ -152,10 +188,13 @@ class AuthApiTest : public ::testing::Test {
 
   cronwheel::testing::FakeClock clock_;
   cronwheel::testing::FakeStores fakes_{clock_};
+  UserStoreWithHook users_{fakes_.users()};
   PasswordHasher passwords_{{PasswordHasher::Strength::kMinimum, 4}};
   LoginRateLimiter limiter_{clock_};
   CredentialAuthenticator authenticator_{fakes_.sessions(), fakes_.tokens(), clock_, {}};
-  AuthServices services_{fakes_.stores(), authenticator_, passwords_, limiter_, clock_};
+  AuthServices services_{Stores{fakes_.groups(), fakes_.jobs(), fakes_.logs(), fakes_.scripts(), users_, fakes_.tokens(),
+                                fakes_.sessions(), fakes_.audit()},
+                         authenticator_, passwords_, limiter_, clock_};
   std::unique_ptr<common::http::HttpServer> server_;
   std::unique_ptr<ApiRouter> router_;
   std::int64_t alpha_group_ = 0;

@@ -114,16 +114,49 @@ TEST_F(UsersApiTest, AnAdminCannotDeleteThemselvesOrChangeTheirOwnRole) {
   EXPECT_EQ(call("GET", "auth/me", "", admin.reading()).status, 200);  // keeps the session in use
 }
 
-TEST_F(UsersApiTest, TheLastAdminCannotBeDeletedOrDemoted) {
+TEST_F(UsersApiTest, TheLastAdminCannotDeleteOrDemoteThemselves) {
   auto admin = admin_login();
   auto self = "users/" + std::to_string(admin_id_);
-  auto del = call("DELETE", self, "", admin.changing());
-  EXPECT_EQ(del.status, 409);
-  EXPECT_NE(del.error_message().find("last admin"), std::string::npos) << del.body;
-  auto demote = call("PUT", self, json{{"role", "normal"}}.dump(), admin.changing());
-  EXPECT_EQ(demote.status, 409);
-  EXPECT_NE(demote.error_message().find("last admin"), std::string::npos) << demote.body;
+  EXPECT_EQ(call("DELETE", self, "", admin.changing()).status, 409);
+  EXPECT_EQ(call("PUT", self, json{{"role", "normal"}}.dump(), admin.changing()).status, 409);
   EXPECT_TRUE(fakes_.users().get(admin_id_)->is_admin());
+}
+
+// The review finding: two admins demoting (or deleting) each other at the same moment both
+// passed a last-admin check made before their change, and left no admin. Here the other
+// admin's request commits just before this one reaches the store: the store refuses.
+TEST_F(UsersApiTest, TwoAdminsDemotingEachOtherAtOnceLeaveOneAdmin) {
+  auto admin = admin_login();
+  auto second = create_user(admin, {{"username", "root2"}, {"password", "long-enough"}, {"role", "admin"}});
+  ASSERT_EQ(second.status, 201) << second.body;
+  const auto root2 = second.json["id"].get<std::int64_t>();
+  auto root2_demotes_admin = [this] {
+    User demoted = *fakes_.users().get(admin_id_);
+    demoted.role = "normal";
+    demoted.password_hash.clear();
+    fakes_.users().update(demoted, {});
+  };
+
+  users_.before_change = root2_demotes_admin;
+  auto demote = call("PUT", "users/" + std::to_string(root2), json{{"role", "normal"}}.dump(), admin.changing());
+  EXPECT_EQ(demote.status, 409) << demote.body;
+  EXPECT_EQ(demote.error_field(), "role");
+  EXPECT_NE(demote.error_message().find("last admin"), std::string::npos) << demote.body;
+  EXPECT_TRUE(fakes_.users().get(root2)->is_admin());
+}
+
+TEST_F(UsersApiTest, TwoAdminsDeletingEachOtherAtOnceLeaveOneAdmin) {
+  auto admin = admin_login();
+  auto second = create_user(admin, {{"username", "root2"}, {"password", "long-enough"}, {"role", "admin"}});
+  ASSERT_EQ(second.status, 201) << second.body;
+  const auto root2 = second.json["id"].get<std::int64_t>();
+
+  users_.before_change = [this] { fakes_.users().remove(admin_id_, {}); };  // root2 deleted admin first
+  auto del = call("DELETE", "users/" + std::to_string(root2), "", admin.changing());
+  EXPECT_EQ(del.status, 409) << del.body;
+  EXPECT_EQ(del.error_field(), "role");
+  EXPECT_TRUE(fakes_.users().get(root2)->is_admin());
+  EXPECT_EQ(fakes_.users().get(admin_id_), std::nullopt);
 }
 
 TEST_F(UsersApiTest, DeletingAUserEndsTheirAccess) {
