@@ -119,6 +119,8 @@ ApiResponse change_password(AuthServices& s, ApiRouter::RouteContext& ctx, const
     throw invalid("currentPassword", "currentPassword: does not match your password");
   }
   s.login_limiter.record_success(who.user.username, address);
+  // The store also revokes every API token of the user and ends their other sessions: whoever
+  // held the old password, or anything made with it, is out.
   s.stores.users.set_password(user->id, s.passwords.hash(next), CredentialAuthenticator::session_store_hash(who),
                               ctx.request.actor);
   return ApiResponse(204);

@@ -41,8 +41,9 @@ void check_new_password(std::string_view field, const std::string& password);
 //                      "auth.login_failed".
 //   POST auth/logout   ends the caller's session and clears the cookie → 204. "auth.logout".
 //   PUT  auth/password {"currentPassword","newPassword"} → 204; ends the caller's other
-//                      sessions. A wrong current password is 400 on currentPassword and counts
-//                      as a failed login.
+//                      sessions and revokes all their API tokens (the one making the call
+//                      too). A wrong current password is 400 on currentPassword and counts as
+//                      a failed login.
 //   GET  auth/me       → {"user":{...}} (plus "csrfToken" for a session, so a reloaded console
 //                      can pick its token up again).
 void add_auth_routes(ApiRouter& router, AuthServices& services);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "admin/api/api_errors.h"
+#include "admin/api/field_checks.h"
 #include "admin/api/json_body.h"
 #include "admin/store/record_json.h"
 
@@ -11,6 +12,7 @@ namespace cronwheel::admin {
 namespace {
 
 constexpr std::size_t kMaxTokenName = 64;
+constexpr std::int64_t kMsPerDay = 24LL * 3600 * 1000;
 
 std::string checked_name(const std::string& name) {
   const bool blank = name.find_first_not_of(" \t\r\n") == std::string::npos;
@@ -25,10 +27,16 @@ std::string checked_name(const std::string& name) {
 ApiResponse create_token(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
   JsonBody body(req.body);
   auto name = checked_name(body.required_string("name"));
+  auto days = body.optional_int("expiresInDays");
   body.finish();
+  std::optional<std::int64_t> expires_at;
+  if (days) {
+    check_int_range("expiresInDays", *days, 1, kMaxTokenLifetimeDays);
+    expires_at = s.clock.now_ms() + *days * kMsPerDay;
+  }
   const auto& user = ctx.request.who().user;
   auto secret = CredentialAuthenticator::new_token();
-  auto token = s.stores.tokens.create(user.id, name, secret.hash, ctx.request.actor);
+  auto token = s.stores.tokens.create(user.id, name, secret.hash, expires_at, ctx.request.actor);
   auto json = to_json(token);
   json["token"] = secret.secret;
   ApiResponse response(201, std::move(json));

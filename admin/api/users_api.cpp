@@ -93,8 +93,9 @@ ApiResponse update_user(AuthServices& s, ApiRouter::RouteContext& ctx, const htt
     user = s.stores.users.update(user, ctx.request.actor);
   }
   if (password) {
-    // Ends every session of the user: whoever knew the old password is logged out. An admin
-    // setting their own password here keeps the session they are using.
+    // Ends every session of the user and revokes their API tokens: whoever knew the old
+    // password is out. An admin setting their own password here keeps the session they are
+    // using.
     const auto keep = id == ctx.request.who().user.id ? CredentialAuthenticator::session_store_hash(ctx.request.who())
                                                        : std::string();
     s.stores.users.set_password(id, s.passwords.hash(*password), keep, ctx.request.actor);

@@ -20,8 +20,8 @@ namespace cronwheel::admin {
 // deletes or demotes the last admin (409 on role: the UserStore's rule, checked in the same
 // transaction as the change, so two admins demoting each other at once leave one admin). A
 // password set here ends every session of that user (but the one of an admin setting their
-// own). Each change is audited by the UserStore ("user.create", "user.update",
-// "user.password", "user.delete").
+// own) and revokes all their API tokens. Each change is audited by the UserStore
+// ("user.create", "user.update", "user.password", "user.delete", "token.revoke").
 void add_users_routes(ApiRouter& router, AuthServices& services);
 
 }  // namespace cronwheel::admin

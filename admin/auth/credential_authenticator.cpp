@@ -64,6 +64,9 @@ std::optional<Principal> CredentialAuthenticator::from_token(std::string_view se
   if (secret.empty() || secret.size() > kMaxCredentialLength) return std::nullopt;
   auto found = tokens_.authenticate(secret_hash(secret));
   if (!found) return std::nullopt;
+  // As for sessions: the store judges expiry too; a token this node's clock says is over ends
+  // here as well.
+  if (found->first.expires_at && *found->first.expires_at <= clock_.now_ms()) return std::nullopt;
   Principal p;
   p.method = Principal::Method::kToken;
   p.user = std::move(found->second);

@@ -19,7 +19,8 @@ namespace cronwheel::admin {
 //    lasts `session_lifetime` from login. Requests with it that change state must carry the
 //    session's CSRF token (ApiRouter checks).
 //  - an API token: `Authorization: Bearer <secret>`, looked up by its SHA-256 in the
-//    TokenStore; revoked tokens do not authenticate.
+//    TokenStore; revoked and expired tokens do not authenticate (a password change revokes
+//    all of the user's tokens).
 // A request with an Authorization header is judged by that header alone (a wrong token is
 // not rescued by a cookie). Only hashes are stored: a copy of the database lets nobody in.
 //

@@ -38,13 +38,17 @@ void prepare_accounts(pqxx::connection& c) {
   c.prepare("user_sessions_end",
             "DELETE FROM user_session WHERE user_id = $1 AND ($2::text IS NULL OR token_hash <> decode($2, 'hex'))");
 
-  c.prepare("token_insert", "INSERT INTO api_token (user_id, name, token_hash, created_at) "
-                            "VALUES ($1, $2, decode($3, 'hex'), " + ts("$4") + ") RETURNING " + kTokenColumns);
+  c.prepare("token_insert", "INSERT INTO api_token (user_id, name, token_hash, created_at, expires_at) "
+                            "VALUES ($1, $2, decode($3, 'hex'), " + ts("$4") + ", " + ts("$5") + ") RETURNING " +
+                                kTokenColumns);
   c.prepare("token_list", "SELECT " + kTokenColumns + " FROM api_token WHERE user_id = $1 ORDER BY id DESC");
   c.prepare("token_lock", "SELECT " + kTokenColumns + " FROM api_token WHERE id = $1 AND user_id = $2 FOR UPDATE");
   c.prepare("token_revoke", "UPDATE api_token SET revoked_at = " + ts("$2") + " WHERE id = $1 RETURNING " + kTokenColumns);
   c.prepare("token_live", "SELECT " + kTokenColumns +
-                              " FROM api_token WHERE token_hash = decode($1, 'hex') AND revoked_at IS NULL");
+                              " FROM api_token WHERE token_hash = decode($1, 'hex') AND revoked_at IS NULL"
+                              " AND (expires_at IS NULL OR expires_at > " + ts("$2") + ")");
+  c.prepare("user_tokens_revoke", "UPDATE api_token SET revoked_at = " + ts("$2") +
+                                      " WHERE user_id = $1 AND revoked_at IS NULL RETURNING " + kTokenColumns);
   c.prepare("token_touch", "UPDATE api_token SET last_used_at = " + ts("$2") + " WHERE id = $1");
 
   c.prepare("session_insert", "INSERT INTO user_session (token_hash, user_id, csrf_token, created_at, expires_at) "
@@ -95,6 +99,16 @@ void keep_an_admin(const std::vector<std::int64_t>& admins, const User& target, 
     throw Conflict("user " + target.username + " is the last admin and cannot be " + change +
                        "; make another user admin first",
                    "role");
+  }
+}
+
+// Revokes every token of the user that is not revoked yet, each audited as "token.revoke".
+void revoke_tokens(pqxx::work& tx, std::int64_t user_id, std::int64_t now, const Actor& actor) {
+  for (const auto& row : tx.exec_prepared("user_tokens_revoke", user_id, now)) {
+    ApiToken revoked = token_from(row);
+    ApiToken before = revoked;
+    before.revoked_at.reset();
+    write_audit(tx, now, actor, "token.revoke", "token", revoked.id, to_json(before), to_json(revoked));
   }
 }
 
@@ -152,8 +166,12 @@ User PgUserStore::update(const User& u, const Actor& actor) {
       if (before->is_admin() && u.role != "admin") keep_an_admin(admins, *before, "demoted");
       tx.exec_prepared("user_update", u.id, u.role, u.password_hash, now);
       set_groups(tx, u.id, u.groups);
-      // A password set by someone else ends every session the old password opened.
-      if (!u.password_hash.empty()) tx.exec_prepared("user_sessions_end", u.id, std::optional<std::string>());
+      // A password set by someone else ends every session the old password opened, and every
+      // token made while it was valid.
+      if (!u.password_hash.empty()) {
+        tx.exec_prepared("user_sessions_end", u.id, std::optional<std::string>());
+        revoke_tokens(tx, u.id, now, actor);
+      }
       User updated = read_user(tx, u.id);
       write_audit(tx, now, actor, "user.update", "user", u.id, to_json(*before), to_json(updated));
       return updated;
@@ -188,6 +206,7 @@ void PgUserStore::set_password(std::int64_t id, const std::string& password_hash
       if (!before) no_user(id);
       tx.exec_prepared("user_set_password", id, password_hash, now);
       tx.exec_prepared("user_sessions_end", id, keep);
+      revoke_tokens(tx, id, now, actor);
       write_audit(tx, now, actor, "user.password", "user", id, to_json(*before), to_json(read_user(tx, id)));
     });
   });
@@ -197,13 +216,13 @@ void PgUserStore::set_password(std::int64_t id, const std::string& password_hash
 // API tokens
 
 ApiToken PgTokenStore::create(std::int64_t user_id, const std::string& name, const std::string& token_hash,
-                              const Actor& actor) {
+                              std::optional<std::int64_t> expires_at, const Actor& actor) {
   const auto hash = canonical_token_hash(token_hash);
   const auto now = clock_.now_ms();
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
       if (tx.exec_prepared("user_exists", user_id).empty()) no_user(user_id);
-      ApiToken created = token_from(tx.exec_prepared1("token_insert", user_id, name, hash, now));
+      ApiToken created = token_from(tx.exec_prepared1("token_insert", user_id, name, hash, now, expires_at));
       write_audit(tx, now, actor, "token.create", "token", created.id, std::nullopt, to_json(created));
       return created;
     });
@@ -234,7 +253,7 @@ std::optional<std::pair<ApiToken, User>> PgTokenStore::authenticate(const std::s
   const auto hash = canonical_token_hash(token_hash);
   const auto now = clock_.now_ms();
   return db_.transact([&](pqxx::work& tx) -> std::optional<std::pair<ApiToken, User>> {
-    auto token = first_of<ApiToken>(tx.exec_prepared("token_live", hash), token_from);
+    auto token = first_of<ApiToken>(tx.exec_prepared("token_live", hash, now), token_from);
     if (!token) return std::nullopt;
     if (!token->last_used_at || now - *token->last_used_at >= kLastUsedResolutionMs) {
       tx.exec_prepared("token_touch", token->id, now);

@@ -45,7 +45,8 @@ const std::string kUserColumns =
     ms("u.created_at", "created_at") + ", " + ms("u.updated_at", "updated_at");
 
 const std::string kTokenColumns = "id, user_id, name, " + ms("created_at", "created_at") + ", " +
-                                  ms("last_used_at", "last_used_at") + ", " + ms("revoked_at", "revoked_at");
+                                  ms("last_used_at", "last_used_at") + ", " + ms("revoked_at", "revoked_at") + ", " +
+                                  ms("expires_at", "expires_at");
 
 const std::string kAuditColumns = "id, " + ms("at", "at") +
                                   ", user_id, username, action, entity_type, entity_id, before::text AS before, "
@@ -167,6 +168,7 @@ ApiToken token_from(const pqxx::row& r) {
   t.created_at = r["created_at"].as<std::int64_t>();
   t.last_used_at = optional_of<std::int64_t>(r["last_used_at"]);
   t.revoked_at = optional_of<std::int64_t>(r["revoked_at"]);
+  t.expires_at = optional_of<std::int64_t>(r["expires_at"]);
   return t;
 }
 
@@ -299,6 +301,7 @@ constexpr std::array kRules = {
     Rule{"api_token_token_hash_key", Kind::kConflict, "token", "token hash collision"},
     Rule{"api_token_token_hash_check", Kind::kConflict, "token", "token hash must be 32 bytes"},
     Rule{"api_token_user_id_fkey", Kind::kNotFound, "", "user does not exist"},
+    Rule{"api_token_expires_after_creation", Kind::kConflict, "expiresAt", "a token must expire after it is created"},
     Rule{"audit_log_action_check", Kind::kConflict, "action", "audit action must not be empty"},
 };
 

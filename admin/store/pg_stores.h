@@ -22,7 +22,8 @@
 //    an IP address is recorded as unknown rather than failing the change.
 //  - Token and session hashes are taken as 32 raw bytes or 64 hex digits
 //    (admin/store/token_hash.h); SessionStore::find answers with the hash as it was asked.
-//  - TokenStore::authenticate writes last_used_at at most once a minute per token.
+//  - TokenStore::authenticate writes last_used_at at most once a minute per token, and judges
+//    expiry by the Clock given, like sessions.
 //  - UserStore keeps an admin by locking every admin row (SELECT ... FOR UPDATE, in id order)
 //    before the row it changes, in every update to a non-admin role and every delete; see
 //    pg_account_stores.cpp.
@@ -123,7 +124,7 @@ class PgTokenStore final : public TokenStore {
 
   PgTokenStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
   ApiToken create(std::int64_t user_id, const std::string& name, const std::string& token_hash,
-                  const Actor& actor) override;
+                  std::optional<std::int64_t> expires_at, const Actor& actor) override;
   std::vector<ApiToken> list(std::int64_t user_id) override;
   bool revoke(std::int64_t user_id, std::int64_t token_id, const Actor& actor) override;
   std::optional<std::pair<ApiToken, User>> authenticate(const std::string& token_hash) override;

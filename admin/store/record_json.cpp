@@ -129,6 +129,7 @@ nlohmann::json to_json(const ApiToken& token) {
       {"createdAt", token.created_at},
       {"lastUsedAt", optional_json(token.last_used_at)},
       {"revokedAt", optional_json(token.revoked_at)},
+      {"expiresAt", optional_json(token.expires_at)},
   };
 }
 

@@ -42,7 +42,8 @@ nlohmann::json to_json(const RegistryEntry& entry);
 // {"id","username","role","groups":[ids...],"createdAt","updatedAt"} (never the password hash)
 nlohmann::json to_json(const User& user);
 
-// {"id","userId","name","createdAt","lastUsedAt","revokedAt"} (never the hash)
+// {"id","userId","name","createdAt","lastUsedAt","revokedAt","expiresAt"} (never the hash;
+// expiresAt null: never expires)
 nlohmann::json to_json(const ApiToken& token);
 
 // {"id","at","userId","username","action","entityType","entityId","before","after",

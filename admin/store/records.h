@@ -134,6 +134,7 @@ struct ApiToken {
   std::int64_t created_at = 0;
   std::optional<std::int64_t> last_used_at;
   std::optional<std::int64_t> revoked_at;
+  std::optional<std::int64_t> expires_at;  // none: never expires
 
   friend bool operator==(const ApiToken&, const ApiToken&) = default;
 };

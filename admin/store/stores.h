@@ -160,12 +160,17 @@ class UserStore {
   // Throws Conflict("...", "username") for a taken name, Conflict("...", "groups") for a group
   // that does not exist.
   virtual User create(const User& user, const Actor& actor) = 0;
-  // Updates role, groups and (when not empty) password_hash; the username never changes.
-  // Throws Conflict("...", "role") when it would demote the last admin.
+  // Updates role, groups and (when not empty) password_hash; the username never changes. A
+  // new password_hash ends every session of the user and revokes all their API tokens, as
+  // set_password does. Throws Conflict("...", "role") when it would demote the last admin.
   virtual User update(const User& user, const Actor& actor) = 0;
   // Throws Conflict("...", "role") for the last admin.
   virtual void remove(std::int64_t id, const Actor& actor) = 0;
-  // Also ends every session of the user but the current one (`keep_session_hash`, may be empty).
+  // Sets the password, ends every session of the user but the current one
+  // (`keep_session_hash`, may be empty) and revokes every API token of the user that is not
+  // revoked yet: a password change shuts out whoever held the old one, and anything they made
+  // with it. Each revoked token is audited as "token.revoke", the change as "user.password"
+  // (last).
   virtual void set_password(std::int64_t id, const std::string& password_hash,
                             const std::string& keep_session_hash, const Actor& actor) = 0;
 };
@@ -174,13 +179,16 @@ class TokenStore {
  public:
   virtual ~TokenStore() = default;
   // `token_hash` is the SHA-256 of the secret (32 bytes); the secret itself is never stored.
-  // Throws Conflict("...", "name") when the user has a token of that name.
+  // `expires_at` (epoch ms; none: never) must be later than now, or Conflict("...",
+  // "expiresAt"). Throws Conflict("...", "name") when the user has a live (not revoked) token
+  // of that name; an expired token keeps its name until it is revoked.
   virtual ApiToken create(std::int64_t user_id, const std::string& name, const std::string& token_hash,
-                          const Actor& actor) = 0;
-  virtual std::vector<ApiToken> list(std::int64_t user_id) = 0;  // revoked ones included
+                          std::optional<std::int64_t> expires_at, const Actor& actor) = 0;
+  virtual std::vector<ApiToken> list(std::int64_t user_id) = 0;  // revoked and expired ones included
   // Revokes the user's token; false when it does not exist or is not the user's.
   virtual bool revoke(std::int64_t user_id, std::int64_t token_id, const Actor& actor) = 0;
-  // The live (not revoked) token with this hash and its user, marking it used now.
+  // The live token with this hash (not revoked, and not expired: expires_at > now) and its
+  // user, marking it used now.
   virtual std::optional<std::pair<ApiToken, User>> authenticate(const std::string& token_hash) = 0;
 };
 

@@ -145,6 +145,26 @@ TEST_F(AdminAuthE2E, ANameWithANulLogsNobodyIn) {
   EXPECT_TRUE(r.header("Set-Cookie").empty()) << r.text;
 }
 
+TEST_F(AdminAuthE2E, APasswordChangeRevokesTokensAndEndsOtherSessions) {
+  auto console = admin_->login("admin", kPassword);
+  auto other = admin_->login("admin", kPassword);
+  auto created = admin_->post("tokens", console, {{"name", "ci"}, {"expiresInDays", 30}});
+  ASSERT_EQ(created.status, 201) << created.text;
+  EXPECT_TRUE(created.body["expiresAt"].is_number()) << created.text;
+  const auto bot = ApiCredentials::token(created.body["token"].get<std::string>());
+  ASSERT_EQ(admin_->get("auth/me", bot).status, 200);
+
+  auto changed = admin_->put("auth/password", console, {{"currentPassword", kPassword}, {"newPassword", "a-new-password"}});
+  ASSERT_EQ(changed.status, 204) << changed.text;
+  EXPECT_EQ(admin_->get("auth/me", bot).status, 401);
+  EXPECT_EQ(admin_->get("auth/me", other).status, 401);
+  EXPECT_EQ(admin_->get("auth/me", console).status, 200);
+  auto tokens = admin_->get("tokens", console);
+  ASSERT_EQ(tokens.status, 200) << tokens.text;
+  EXPECT_FALSE(tokens.body["items"][0]["revokedAt"].is_null()) << tokens.text;
+  EXPECT_EQ(admin_->post("tokens", console, {{"name", "ci"}, {"expiresInDays", 0}}).body["error"]["field"], "expiresInDays");
+}
+
 TEST_F(AdminAuthE2E, TheLastAdminStaysAnAdmin) {
   auto console = admin_->login("admin", kPassword);
   auto bob = create_user(console, "bob", "admin");

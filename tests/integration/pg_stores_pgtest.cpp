@@ -292,7 +292,7 @@ TEST(PgStores, TextArraysKeepQuotesCommasAndBackslashes) {
 TEST(PgStores, SessionsAndTokensStoreOnlyTheHash) {
   PgStoreFixture f;
   auto u = f.stores().users.create(store_contract::make_user("alice"), kSystem);
-  f.stores().tokens.create(u.id, "ci", std::string(32, 'k'), kSystem);
+  f.stores().tokens.create(u.id, "ci", std::string(32, 'k'), std::nullopt, kSystem);
   f.stores().sessions.create({std::string(32, 's'), u.id, "csrf", f.clock().now_ms() + 60'000});
   EXPECT_EQ(f.count("SELECT count(*) FROM api_token WHERE token_hash = decode(repeat('6b', 32), 'hex')"), 1);
   EXPECT_EQ(f.count("SELECT count(*) FROM user_session WHERE token_hash = decode(repeat('73', 32), 'hex')"), 1);

@@ -251,6 +251,15 @@ struct State {
       it = it->second.session.user_id == user_id && it->first != keep_hash ? sessions.erase(it) : std::next(it);
     }
   }
+  // Revokes the user's tokens that are not revoked yet, each audited as "token.revoke".
+  void revoke_tokens(std::int64_t user_id, const Actor& actor) {
+    for (auto& [id, t] : tokens) {
+      if (t.token.user_id != user_id || t.token.revoked_at) continue;
+      const ApiToken before = t.token;
+      t.token.revoked_at = now();
+      audit_change(actor, "token.revoke", "token", id, to_json(before), to_json(t.token));
+    }
+  }
   // UserStore's rule: some admin other than `target` remains.
   void keep_an_admin(const User& target, const char* change) const {
     for (const auto& [id, u] : users) {
@@ -623,8 +632,12 @@ class Users final : public UserStore {
     s_.check_user_groups(u.groups);
     u.updated_at = s_.now();
     stored = u;
-    // A password set by someone else ends every session the old password opened.
-    if (!user.password_hash.empty()) s_.end_sessions(u.id, {});
+    // A password set by someone else ends every session the old password opened, and every
+    // token made while it was valid.
+    if (!user.password_hash.empty()) {
+      s_.end_sessions(u.id, {});
+      s_.revoke_tokens(u.id, actor);
+    }
     s_.audit_change(actor, "user.update", "user", u.id, to_json(before), to_json(u));
     return u;
   }
@@ -651,6 +664,7 @@ class Users final : public UserStore {
     u.updated_at = s_.now();
     stored = u;
     s_.end_sessions(id, keep_session_hash.empty() ? std::string() : canonical_token_hash(keep_session_hash));
+    s_.revoke_tokens(id, actor);
     s_.audit_change(actor, "user.password", "user", id, to_json(before), to_json(u));
   }
 
@@ -666,10 +680,12 @@ class Tokens final : public TokenStore {
   explicit Tokens(State& s) : s_(s) {}
 
   ApiToken create(std::int64_t user_id, const std::string& name, const std::string& token_hash,
-                  const Actor& actor) override {
+                  std::optional<std::int64_t> expires_at, const Actor& actor) override {
     const auto hash = canonical_token_hash(token_hash);
     std::lock_guard lock(s_.mutex);
     s_.user_or_throw(user_id);
+    // CHECK rules in PostgreSQL's order (by constraint name), then the unique ones.
+    if (expires_at && *expires_at <= s_.now()) throw Conflict("a token must expire after it is created", "expiresAt");
     if (blank(name)) throw Conflict("token name must not be blank", "name");
     for (const auto& [id, t] : s_.tokens) {
       if (t.token.user_id == user_id && t.token.name == name && !t.token.revoked_at) {
@@ -682,6 +698,7 @@ class Tokens final : public TokenStore {
     t.user_id = user_id;
     t.name = name;
     t.created_at = s_.now();
+    t.expires_at = expires_at;
     s_.tokens[t.id] = {t, hash};
     s_.audit_change(actor, "token.create", "token", t.id, std::nullopt, to_json(t));
     return t;
@@ -707,9 +724,9 @@ class Tokens final : public TokenStore {
   std::optional<std::pair<ApiToken, User>> authenticate(const std::string& token_hash) override {
     const auto hash = canonical_token_hash(token_hash);
     std::lock_guard lock(s_.mutex);
+    const auto now = s_.now();
     for (auto& [id, t] : s_.tokens) {
-      if (t.hash != hash || t.token.revoked_at) continue;
-      const auto now = s_.now();
+      if (t.hash != hash || t.token.revoked_at || (t.token.expires_at && *t.token.expires_at <= now)) continue;
       if (!t.token.last_used_at || now - *t.token.last_used_at >= kLastUsedResolutionMs) t.token.last_used_at = now;
       return std::make_pair(t.token, s_.users.at(t.token.user_id));
     }

@@ -880,7 +880,7 @@ TYPED_TEST_P(StoreContract, UserRemoveEndsSessionsAndTokensAndKeepsTheirAuditEnt
   Group a = this->group("group-a");
   User u = this->s().users.create(make_user("alice", "normal", {a.id}), this->system());
   Actor as_alice{u.id, u.username, "198.51.100.1"};
-  this->s().tokens.create(u.id, "ci", hash_of('t'), as_alice);
+  this->s().tokens.create(u.id, "ci", hash_of('t'), std::nullopt, as_alice);
   this->s().sessions.create({hash_of('s'), u.id, "csrf", this->clock().now_ms() + 60'000});
   auto actor = this->admin_actor();
   this->s().users.remove(u.id, actor);
@@ -965,6 +965,52 @@ TYPED_TEST_P(StoreContract, TheLastAdminIsNeitherDemotedNorDeleted) {
   EXPECT_THROW(this->s().users.remove(root.id, this->system()), NotFound);
 }
 
+TYPED_TEST_P(StoreContract, ANewPasswordRevokesEveryTokenOfTheUser) {
+  User alice = this->s().users.create(make_user("alice"), this->system());
+  User bob = this->s().users.create(make_user("bob"), this->system());
+  Actor as_alice{alice.id, alice.username, "198.51.100.1"};
+  ApiToken ci = this->s().tokens.create(alice.id, "ci", hash_of('1'), std::nullopt, as_alice);
+  ApiToken old = this->s().tokens.create(alice.id, "old", hash_of('2'), std::nullopt, as_alice);
+  ASSERT_TRUE(this->s().tokens.revoke(alice.id, old.id, as_alice));
+  const auto old_revoked_at = this->s().tokens.list(alice.id)[0].revoked_at;
+  this->s().tokens.create(bob.id, "ci", hash_of('3'), std::nullopt, this->system());
+  this->s().sessions.create({hash_of('s'), alice.id, "csrf", this->clock().now_ms() + 3'600'000});
+
+  this->clock().advance(1s);
+  this->s().users.set_password(alice.id, kHash2, hash_of('s'), as_alice);
+  EXPECT_FALSE(this->s().tokens.authenticate(hash_of('1')).has_value());
+  EXPECT_TRUE(this->s().tokens.authenticate(hash_of('3')).has_value()) << "other users' tokens stay";
+  EXPECT_TRUE(this->s().sessions.find(hash_of('s')).has_value()) << "the session making the change stays";
+  auto listed = this->s().tokens.list(alice.id);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].revoked_at, old_revoked_at) << "a revoked token keeps its time";
+  EXPECT_EQ(listed[1].revoked_at, this->clock().now_ms());
+
+  // Each revocation is audited, and the password change is the last entry.
+  this->expect_last_audit("user.password", "user", alice.id, as_alice);
+  AuditStore::Filter tokens;
+  tokens.entity_type = "token";
+  tokens.entity_id = ci.id;
+  auto entries = this->s().audit.list(tokens);
+  ASSERT_EQ(entries.total, 2);
+  EXPECT_EQ(entries.items[0].action, "token.revoke");
+  EXPECT_EQ(entries.items[0].username, "alice");
+  EXPECT_EQ(this->parsed(entries.items[0].after), to_json(listed[1]));
+
+  // A password set through update() does the same.
+  ApiToken next = this->s().tokens.create(alice.id, "next", hash_of('4'), std::nullopt, as_alice);
+  User change = *this->s().users.get(alice.id);
+  change.password_hash = kHash1;
+  this->s().users.update(change, this->system());
+  EXPECT_FALSE(this->s().tokens.authenticate(hash_of('4')).has_value());
+  EXPECT_TRUE(this->s().tokens.list(alice.id)[0].revoked_at.has_value()) << next.name;
+  // Without a new password, tokens stay.
+  ApiToken kept = this->s().tokens.create(alice.id, "kept", hash_of('5'), std::nullopt, as_alice);
+  change.password_hash = "";
+  this->s().users.update(change, this->system());
+  EXPECT_TRUE(this->s().tokens.authenticate(hash_of('5')).has_value()) << kept.name;
+}
+
 // Not a promise anyone should build on, but what both stores do: PostgreSQL gets text
 // parameters as C strings, so a name ends at its first NUL. That is why the login route looks
 // up only names that can be usernames.
@@ -988,7 +1034,7 @@ TYPED_TEST_P(StoreContract, UserListPagesInCreationOrder) {
 TYPED_TEST_P(StoreContract, TokenCreateListsNewestFirstAndIsAudited) {
   User u = this->s().users.create(make_user("alice"), this->system());
   Actor as_alice{u.id, u.username, "2001:db8::1"};
-  ApiToken t1 = this->s().tokens.create(u.id, "ci", hash_of('1'), as_alice);
+  ApiToken t1 = this->s().tokens.create(u.id, "ci", hash_of('1'), std::nullopt, as_alice);
   EXPECT_GT(t1.id, 0);
   EXPECT_EQ(t1.user_id, u.id);
   EXPECT_EQ(t1.name, "ci");
@@ -997,7 +1043,7 @@ TYPED_TEST_P(StoreContract, TokenCreateListsNewestFirstAndIsAudited) {
   EXPECT_EQ(t1.revoked_at, std::nullopt);
   this->expect_last_audit("token.create", "token", t1.id, as_alice);
   EXPECT_EQ(this->parsed(this->last_audit()->after), to_json(t1));
-  ApiToken t2 = this->s().tokens.create(u.id, "deploy", hash_of('2'), as_alice);
+  ApiToken t2 = this->s().tokens.create(u.id, "deploy", hash_of('2'), std::nullopt, as_alice);
   EXPECT_EQ(this->s().tokens.list(u.id), (std::vector<ApiToken>{t2, t1}));
   EXPECT_TRUE(this->s().tokens.list(999).empty());
 }
@@ -1005,29 +1051,29 @@ TYPED_TEST_P(StoreContract, TokenCreateListsNewestFirstAndIsAudited) {
 TYPED_TEST_P(StoreContract, TokenNamesAreUniqueAmongALiveTokensOfAUser) {
   User alice = this->s().users.create(make_user("alice"), this->system());
   User bob = this->s().users.create(make_user("bob"), this->system());
-  ApiToken t = this->s().tokens.create(alice.id, "ci", hash_of('1'), this->system());
+  ApiToken t = this->s().tokens.create(alice.id, "ci", hash_of('1'), std::nullopt, this->system());
   try {
-    this->s().tokens.create(alice.id, "ci", hash_of('2'), this->system());
+    this->s().tokens.create(alice.id, "ci", hash_of('2'), std::nullopt, this->system());
     FAIL() << "expected Conflict";
   } catch (const Conflict& e) {
     EXPECT_EQ(e.field(), "name");
   }
-  EXPECT_NO_THROW(this->s().tokens.create(bob.id, "ci", hash_of('3'), this->system()));
+  EXPECT_NO_THROW(this->s().tokens.create(bob.id, "ci", hash_of('3'), std::nullopt, this->system()));
   ASSERT_TRUE(this->s().tokens.revoke(alice.id, t.id, this->system()));
-  EXPECT_NO_THROW(this->s().tokens.create(alice.id, "ci", hash_of('4'), this->system()));
+  EXPECT_NO_THROW(this->s().tokens.create(alice.id, "ci", hash_of('4'), std::nullopt, this->system()));
   try {
-    this->s().tokens.create(alice.id, " ", hash_of('5'), this->system());
+    this->s().tokens.create(alice.id, " ", hash_of('5'), std::nullopt, this->system());
     FAIL() << "expected Conflict";
   } catch (const Conflict& e) {
     EXPECT_EQ(e.field(), "name");
   }
-  EXPECT_THROW(this->s().tokens.create(999, "ci", hash_of('6'), this->system()), NotFound);
+  EXPECT_THROW(this->s().tokens.create(999, "ci", hash_of('6'), std::nullopt, this->system()), NotFound);
 }
 
 TYPED_TEST_P(StoreContract, TokenRevokeOnlyTheOwnersTokenAndIsAudited) {
   User alice = this->s().users.create(make_user("alice"), this->system());
   User bob = this->s().users.create(make_user("bob"), this->system());
-  ApiToken t = this->s().tokens.create(alice.id, "ci", hash_of('1'), this->system());
+  ApiToken t = this->s().tokens.create(alice.id, "ci", hash_of('1'), std::nullopt, this->system());
   EXPECT_FALSE(this->s().tokens.revoke(bob.id, t.id, this->system()));
   EXPECT_FALSE(this->s().tokens.revoke(alice.id, 999, this->system()));
   EXPECT_TRUE(this->s().tokens.authenticate(hash_of('1')).has_value());
@@ -1051,7 +1097,7 @@ TYPED_TEST_P(StoreContract, TokenRevokeOnlyTheOwnersTokenAndIsAudited) {
 TYPED_TEST_P(StoreContract, TokenAuthenticateReturnsTheUserAndMarksUseAtMostOncePerMinute) {
   Group a = this->group("group-a");
   User u = this->s().users.create(make_user("alice", "normal", {a.id}), this->system());
-  ApiToken t = this->s().tokens.create(u.id, "ci", hash_of('x'), this->system());
+  ApiToken t = this->s().tokens.create(u.id, "ci", hash_of('x'), std::nullopt, this->system());
   const auto first_use = this->clock().now_ms();
   auto found = this->s().tokens.authenticate(hash_of('x'));
   ASSERT_TRUE(found.has_value());
@@ -1071,6 +1117,36 @@ TYPED_TEST_P(StoreContract, TokenAuthenticateReturnsTheUserAndMarksUseAtMostOnce
   EXPECT_FALSE(this->s().tokens.authenticate(std::string(64, 'A')).has_value());
   EXPECT_FALSE(this->s().tokens.authenticate(hash_of('y')).has_value());
   EXPECT_THROW(this->s().tokens.authenticate("short"), std::invalid_argument);
+}
+
+TYPED_TEST_P(StoreContract, TokenExpiresAtItsTimeAndIsListedWithIt) {
+  User u = this->s().users.create(make_user("alice"), this->system());
+  const auto expires = this->clock().now_ms() + 60'000;
+  ApiToken t = this->s().tokens.create(u.id, "ci", hash_of('e'), expires, this->system());
+  EXPECT_EQ(t.expires_at, expires);
+  EXPECT_EQ(this->parsed(this->last_audit()->after)["expiresAt"], expires);
+  EXPECT_EQ(this->s().tokens.list(u.id), std::vector<ApiToken>{t});
+  ApiToken forever = this->s().tokens.create(u.id, "forever", hash_of('f'), std::nullopt, this->system());
+  EXPECT_EQ(forever.expires_at, std::nullopt);
+
+  this->clock().advance(59s);
+  EXPECT_TRUE(this->s().tokens.authenticate(hash_of('e')).has_value());
+  this->clock().advance(1s);
+  EXPECT_FALSE(this->s().tokens.authenticate(hash_of('e')).has_value());
+  EXPECT_TRUE(this->s().tokens.authenticate(hash_of('f')).has_value());
+  // Still listed, expiry and all.
+  EXPECT_EQ(this->s().tokens.list(u.id).back().expires_at, expires);
+  // An expired token keeps its name until revoked.
+  EXPECT_THROW(this->s().tokens.create(u.id, "ci", hash_of('g'), std::nullopt, this->system()), Conflict);
+
+  for (auto at : {this->clock().now_ms(), this->clock().now_ms() - 1}) {
+    try {
+      this->s().tokens.create(u.id, "late", hash_of('h'), at, this->system());
+      FAIL() << "expected Conflict";
+    } catch (const Conflict& e) {
+      EXPECT_EQ(e.field(), "expiresAt");
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1213,10 +1289,12 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             UserUpdateChangesRoleGroupsAndOptionallyThePassword,
                             UserRemoveEndsSessionsAndTokensAndKeepsTheirAuditEntries,
                             SetPasswordEndsEveryOtherSessionAndIsAudited, TheLastAdminIsNeitherDemotedNorDeleted,
-                            FindByUsernameReadsTheNameUpToANul, UserListPagesInCreationOrder,
+                            ANewPasswordRevokesEveryTokenOfTheUser, FindByUsernameReadsTheNameUpToANul,
+                            UserListPagesInCreationOrder,
                             TokenCreateListsNewestFirstAndIsAudited, TokenNamesAreUniqueAmongALiveTokensOfAUser,
                             TokenRevokeOnlyTheOwnersTokenAndIsAudited,
                             TokenAuthenticateReturnsTheUserAndMarksUseAtMostOncePerMinute,
+                            TokenExpiresAtItsTimeAndIsListedWithIt,
                             SessionIsFoundUntilItExpires, SessionRemoveAndRemoveExpired,
                             SessionNeedsAUserAndAFutureExpiry, AuditRecordStampsTimeAndIdAndListFiltersNewestFirst);
 

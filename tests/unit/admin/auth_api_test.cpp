@@ -188,14 +188,19 @@ TEST_F(AuthApiTest, SessionsEndAfterTwelveHours) {
   EXPECT_EQ(call("GET", "auth/me", "", alice.reading()).status, 401);
 }
 
-TEST_F(AuthApiTest, PasswordChangeKeepsThisSessionAndEndsTheOthers) {
+TEST_F(AuthApiTest, PasswordChangeKeepsThisSessionAndEndsTheOthersAndEveryToken) {
   auto here = alice_login();
   auto elsewhere = alice_login();
+  auto token = call("POST", "tokens", json{{"name", "ci"}}.dump(), here.changing()).json["token"].get<std::string>();
+  ASSERT_EQ(call("GET", "auth/me", "", bearer(token)).status, 200);
   auto r = call("PUT", "auth/password", json{{"currentPassword", kAlicePassword}, {"newPassword", "a-new-password"}}.dump(),
                 here.changing());
   ASSERT_EQ(r.status, 204) << r.body;
   EXPECT_EQ(call("GET", "auth/me", "", here.reading()).status, 200);
   EXPECT_EQ(call("GET", "auth/me", "", elsewhere.reading()).status, 401);
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(token)).status, 401);
+  auto tokens = call("GET", "tokens", "", here.reading());
+  EXPECT_FALSE(tokens.json["items"][0]["revokedAt"].is_null()) << tokens.body;
   EXPECT_EQ(try_login("alice", kAlicePassword).status, 401);
   EXPECT_EQ(try_login("alice", "a-new-password").status, 200);
   auto audit = last_audit("user.password");
@@ -241,8 +246,10 @@ TEST_F(AuthApiTest, TokenPrincipalsChangeStateWithoutCsrf) {
   auto r = call("PUT", "auth/password", json{{"currentPassword", kAdminPassword}, {"newPassword", "rotated-password"}}.dump(),
                 bearer(token));
   EXPECT_EQ(r.status, 204) << r.body;
-  // A password changed with a token keeps no session: every console must log in again.
+  // A password changed with a token keeps no session: every console must log in again. The
+  // token itself goes with the old password too.
   EXPECT_EQ(call("GET", "auth/me", "", admin.reading()).status, 401);
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(token)).status, 401);
 }
 
 }  // namespace

@@ -33,9 +33,10 @@ class CredentialAuthenticatorTest : public ::testing::Test {
   }
 
   // A token created the way POST tokens does; returns its secret.
-  std::string create_token(const std::string& name, std::int64_t* id = nullptr) {
+  std::string create_token(const std::string& name, std::int64_t* id = nullptr,
+                           std::optional<std::int64_t> expires_at = std::nullopt) {
     auto token = CredentialAuthenticator::new_token();
-    auto stored = fakes_.tokens().create(alice_.id, name, token.hash, system_);
+    auto stored = fakes_.tokens().create(alice_.id, name, token.hash, expires_at, system_);
     if (id != nullptr) *id = stored.id;
     return token.secret;
   }
@@ -102,6 +103,20 @@ TEST_F(CredentialAuthenticatorTest, RevokedTokenNoLongerAuthenticates) {
   auto secret = create_token("ci", &id);
   ASSERT_TRUE(fakes_.tokens().revoke(alice_.id, id, system_));
   EXPECT_FALSE(auth_.authenticate(request({{"Authorization", "Bearer " + secret}})));
+}
+
+TEST_F(CredentialAuthenticatorTest, ExpiredTokenNoLongerAuthenticates) {
+  auto secret = create_token("ci", nullptr, clock_.now_ms() + 60'000);
+  const auto bearer = request({{"Authorization", "Bearer " + secret}});
+  EXPECT_TRUE(auth_.authenticate(bearer));
+
+  // A node whose clock runs ahead of the store's ends the token by its own clock too.
+  cronwheel::testing::FakeClock ahead(clock_.now_ms() + 60'000);
+  CredentialAuthenticator node(fakes_.sessions(), fakes_.tokens(), ahead, {});
+  EXPECT_FALSE(node.authenticate(bearer));
+
+  clock_.advance(60s);
+  EXPECT_FALSE(auth_.authenticate(bearer));
 }
 
 TEST_F(CredentialAuthenticatorTest, UnknownOrMalformedCredentialsDoNotAuthenticate) {

@@ -54,6 +54,66 @@ TEST_F(TokensApiTest, ARevokedTokenStopsWorking) {
   EXPECT_FALSE(list.json["items"][0]["revokedAt"].is_null()) << list.body;
 }
 
+TEST_F(TokensApiTest, ATokenWithALifetimeStopsWorkingWhenItEnds) {
+  auto alice = alice_login();
+  constexpr std::int64_t kDay = 24LL * 3600 * 1000;
+  auto created = call("POST", "tokens", json{{"name", "ci"}, {"expiresInDays", 30}}.dump(), alice.changing());
+  ASSERT_EQ(created.status, 201) << created.body;
+  const auto expires = clock_.now_ms() + 30 * kDay;
+  EXPECT_EQ(created.json["expiresAt"], expires);
+  auto secret = created.json["token"].get<std::string>();
+  auto forever = call("POST", "tokens", json{{"name", "forever"}}.dump(), alice.changing());
+  EXPECT_TRUE(forever.json["expiresAt"].is_null()) << forever.body;
+
+  clock_.advance(std::chrono::milliseconds(30 * kDay - 1));
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(secret)).status, 200);
+  clock_.advance(std::chrono::milliseconds(1));
+  auto expired = call("GET", "auth/me", "", bearer(secret));
+  EXPECT_EQ(expired.status, 401) << expired.body;
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(forever.json["token"])).status, 200);
+
+  // Listed with its expiry, like a revoked token with its revocation.
+  alice = alice_login();
+  auto list = call("GET", "tokens", "", alice.reading());
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.json["items"][1]["expiresAt"], expires);
+  EXPECT_TRUE(list.json["items"][1]["revokedAt"].is_null());
+}
+
+TEST_F(TokensApiTest, ALifetimeIsOneToThreeHundredSixtyFiveDays) {
+  auto alice = alice_login();
+  auto post = [&](const json& days) {
+    return call("POST", "tokens", json{{"name", "ci"}, {"expiresInDays", days}}.dump(), alice.changing());
+  };
+  for (const json& bad : {json(0), json(-1), json(366), json(1LL << 40), json("30"), json(1.5), json(true)}) {
+    auto r = post(bad);
+    EXPECT_EQ(r.status, 400) << bad << ": " << r.body;
+    EXPECT_EQ(r.error_field(), "expiresInDays") << bad;
+  }
+  EXPECT_EQ(post(366).error_message(), "expiresInDays: 366 is out of range 1-365");
+  EXPECT_EQ(post(365).status, 201);
+  // null is "never", as leaving it out.
+  auto never = call("POST", "tokens", R"({"name":"never","expiresInDays":null})", alice.changing());
+  EXPECT_EQ(never.status, 201) << never.body;
+  EXPECT_TRUE(never.json["expiresAt"].is_null());
+}
+
+TEST_F(TokensApiTest, ChangingThePasswordRevokesEveryToken) {
+  auto alice = alice_login();
+  auto ci = call("POST", "tokens", json{{"name", "ci"}}.dump(), alice.changing()).json["token"].get<std::string>();
+  auto deploy =
+      call("POST", "tokens", json{{"name", "deploy"}, {"expiresInDays", 7}}.dump(), alice.changing()).json["token"];
+  auto r = call("PUT", "auth/password", json{{"currentPassword", kAlicePassword}, {"newPassword", "a-new-password"}}.dump(),
+                alice.changing());
+  ASSERT_EQ(r.status, 204) << r.body;
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(ci)).status, 401);
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(deploy)).status, 401);
+  auto list = call("GET", "tokens", "", alice.reading());
+  for (const auto& t : list.json["items"]) EXPECT_FALSE(t["revokedAt"].is_null()) << t;
+  // Revoked names are free again.
+  EXPECT_EQ(call("POST", "tokens", json{{"name", "ci"}}.dump(), alice.changing()).status, 201);
+}
+
 TEST_F(TokensApiTest, UsersSeeAndRevokeOnlyTheirOwnTokens) {
   auto alice = alice_login();
   auto admin = admin_login();

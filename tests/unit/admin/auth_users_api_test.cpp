@@ -88,14 +88,21 @@ TEST_F(UsersApiTest, UpdateChangesRoleAndGroupsButNeverTheName) {
   EXPECT_EQ(call("PUT", "users/999", json{{"role", "admin"}}.dump(), admin.changing()).status, 404);
 }
 
-TEST_F(UsersApiTest, PasswordSetByAnAdminEndsTheUsersSessions) {
+TEST_F(UsersApiTest, PasswordSetByAnAdminEndsTheUsersSessionsAndRevokesTheirTokens) {
   auto admin = admin_login();
   auto alice = alice_login();
+  auto token = call("POST", "tokens", json{{"name", "ci"}}.dump(), alice.changing()).json["token"].get<std::string>();
+  auto admins_token = call("POST", "tokens", json{{"name", "ci"}}.dump(), admin.changing()).json["token"].get<std::string>();
   auto r = call("PUT", "users/" + std::to_string(alice_id_), json{{"password", "reset-by-admin"}}.dump(), admin.changing());
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(call("GET", "auth/me", "", alice.reading()).status, 401);
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(token)).status, 401);
   EXPECT_EQ(try_login("alice", "reset-by-admin").status, 200);
   EXPECT_EQ(call("GET", "auth/me", "", admin.reading()).status, 200);
+  EXPECT_EQ(call("GET", "auth/me", "", bearer(admins_token)).status, 200) << "only alice's tokens go";
+  auto revoked = last_audit("token.revoke");
+  ASSERT_TRUE(revoked);
+  EXPECT_EQ(revoked->username, "admin");
 }
 
 TEST_F(UsersApiTest, AnAdminCannotDeleteThemselvesOrChangeTheirOwnRole) {
