@@ -1,11 +1,11 @@
 #include "admin/api/api_router.h"
 
 #include <algorithm>
-#include <regex>
 
 #include <spdlog/spdlog.h>
 
 #include "admin/api/api_errors.h"
+#include "admin/api/field_checks.h"
 #include "admin/api/json_body.h"
 #include "admin/auth/secrets.h"
 #include "admin/store/database.h"
@@ -15,23 +15,12 @@ namespace cronwheel::admin {
 
 namespace {
 
-// "jobs/{id}/start" → regex "/api/v1/jobs/(\d+)/start" and the parameter names in order.
-std::pair<std::string, std::vector<std::string>> compile(const std::string& path) {
-  static const std::regex param(R"(\{([A-Za-z]+)\})");
-  std::string pattern = ApiRouter::kPrefix;
-  std::vector<std::string> names;
-  auto begin = std::sregex_iterator(path.begin(), path.end(), param);
-  std::size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    pattern += path.substr(last, static_cast<std::size_t>(it->position()) - last);
-    std::string name = (*it)[1];
-    const bool numeric = name == "id" || (name.size() > 2 && name.ends_with("Id"));
-    pattern += numeric ? R"((\d+))" : R"(([^/]+))";
-    names.push_back(name);
-    last = static_cast<std::size_t>(it->position() + it->length());
+// Query values reach SQL and JSON answers: they must be UTF-8, without control characters.
+void check_query_text(const std::string& name, const std::string& value) {
+  if (!is_valid_utf8(value)) throw invalid(name, name + ": not valid UTF-8");
+  for (unsigned char c : value) {
+    if (c < 0x20 || c == 0x7f) throw invalid(name, name + ": must not contain control characters");
   }
-  pattern += path.substr(last);
-  return {pattern, names};
 }
 
 bool changes_state(const std::string& method) { return method != "GET" && method != "HEAD"; }
@@ -60,25 +49,23 @@ std::int64_t ApiRouter::RouteContext::path_int(const std::string& name) const {
 }
 
 const std::string& ApiRouter::RouteContext::path_string(const std::string& name) const {
-  auto it = path_params.find(name);
-  if (it == path_params.end()) throw std::logic_error("route has no path parameter " + name);
-  return it->second;
+  const std::string* value = params != nullptr ? params->find(name) : nullptr;
+  if (value == nullptr) throw std::logic_error("route has no path parameter " + name);
+  return *value;
 }
 
 ApiRouter::ApiRouter(common::http::HttpServer& server, Authenticator& authenticator)
     : server_(server), authenticator_(authenticator) {}
 
 void ApiRouter::add(const std::string& method, const std::string& path, Access access, Handler handler,
-                    std::vector<std::string> query) {
-  auto [pattern, names] = compile(path);
+                    std::vector<std::string> query, common::http::RouteOptions route_options) {
+  if (!route_options.max_body_bytes) route_options.max_body_bytes = kDefaultMaxBodyBytes;
   routes_.push_back({method, path, access, query});
 
-  auto wrapped = [this, method, access, names, query, handler = std::move(handler)](const httplib::Request& req,
-                                                                                    httplib::Response& res) {
+  auto wrapped = [this, method, access, query, handler = std::move(handler)](
+                     const httplib::Request& req, httplib::Response& res, const common::http::PathParams& params) {
     RouteContext ctx;
-    for (std::size_t i = 0; i < names.size() && i + 1 < req.matches.size(); ++i) {
-      ctx.path_params[names[i]] = req.matches[i + 1];
-    }
+    ctx.params = &params;
     ctx.request.actor.remote_addr = req.remote_addr;
     try {
       if (access != Access::kPublic) {
@@ -97,9 +84,11 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
       }
       for (const auto& [name, value] : req.params) {
         if (std::find(query.begin(), query.end(), name) == query.end()) {
-          throw invalid(name, name + ": unknown query parameter" +
-                                  (query.empty() ? std::string(" (this operation takes none)") : std::string()));
+          const std::string shown = is_valid_utf8(name) && name.size() <= 64 ? name : std::string("(a parameter)");
+          throw invalid(shown, shown + ": unknown query parameter" +
+                                   (query.empty() ? std::string(" (this operation takes none)") : std::string()));
         }
+        check_query_text(name, value);
       }
       write(res, handler(ctx, req));
     } catch (const NotFound& e) {
@@ -112,17 +101,7 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
     }
   };
 
-  if (method == "GET") {
-    server_.get(pattern, std::move(wrapped));
-  } else if (method == "POST") {
-    server_.post(pattern, std::move(wrapped));
-  } else if (method == "PUT") {
-    server_.put(pattern, std::move(wrapped));
-  } else if (method == "DELETE") {
-    server_.del(pattern, std::move(wrapped));
-  } else {
-    throw std::invalid_argument("unsupported method " + method);
-  }
+  server_.route(method, kPrefix + path, std::move(wrapped), route_options);
 }
 
 std::vector<std::string> paged(std::vector<std::string> query) {

@@ -46,9 +46,9 @@ enum class Access {
 //  - authentication (401 without valid credentials) and the role check (403);
 //  - CSRF: a request authenticated by the session cookie that is not GET must carry
 //    X-CSRF-Token equal to the session's token (403 otherwise); bearer tokens need none;
-//  - path parameters: a route is written as in openapi.yaml ("jobs/{id}/start"); `{id}` and
-//    any `{...Id}` match digits, other `{name}`s one path segment; handlers read them with
-//    path_int()/path_string();
+//  - path parameters: a route is written as in openapi.yaml ("jobs/{id}/start"); each `{name}`
+//    matches one path segment; handlers read them with path_int() (404 unless an integer) or
+//    path_string();
 //  - query parameters: a route names those it reads; any other is a 400 naming it, checked
 //    after authentication, so a misspelt filter ("state" for "status") is an error rather
 //    than silently ignored;
@@ -62,7 +62,7 @@ class ApiRouter {
  public:
   struct RouteContext {
     RequestContext request;
-    std::map<std::string, std::string> path_params;
+    const common::http::PathParams* params = nullptr;  // the route's {name} segments
 
     // A path parameter as an integer (404 when it does not fit an int64).
     std::int64_t path_int(const std::string& name) const;
@@ -79,13 +79,16 @@ class ApiRouter {
 
   ApiRouter(common::http::HttpServer& server, Authenticator& authenticator);
 
+  // `route_options.max_body_bytes` defaults to kDefaultMaxBodyBytes: most of the API takes a few
+  // fields; routes that carry script sources raise it.
   void add(const std::string& method, const std::string& path, Access access, Handler handler,
-           std::vector<std::string> query = {});
+           std::vector<std::string> query = {}, common::http::RouteOptions route_options = {});
 
   // Every route registered, for the OpenAPI document check.
   const std::vector<Route>& routes() const noexcept { return routes_; }
 
   static constexpr const char* kPrefix = "/api/v1/";
+  static constexpr std::size_t kDefaultMaxBodyBytes = 64 * 1024;
 
  private:
   common::http::HttpServer& server_;

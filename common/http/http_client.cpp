@@ -5,9 +5,11 @@
 #include <optional>
 #include <stdexcept>
 #include <utility>
+#include <variant>
 
 #include <httplib.h>
 
+#include "common/http/url.h"
 #include "common/protocol/constants.h"
 
 namespace cronwheel::common::http {
@@ -25,37 +27,13 @@ struct BaseUrl {
 }
 
 BaseUrl parse_base_url(std::string_view url) {
-  auto separator = url.find("://");
-  if (separator == std::string_view::npos) invalid_url(url, "expected http://host[:port][/path]");
-  std::string scheme(url.substr(0, separator));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (scheme != "http" && scheme != "https") invalid_url(url, "scheme must be http or https");
-
-  auto rest = url.substr(separator + 3);
-  auto slash = rest.find('/');
-  auto authority = rest.substr(0, slash);
-  auto path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-  if (authority.empty()) invalid_url(url, "missing host");
-  if (authority.find_first_of("@?#") != std::string_view::npos ||
-      path.find_first_of("?#") != std::string_view::npos) {
-    invalid_url(url, "user info, query and fragment are not supported");
-  }
-  // A port, if any, follows the last ':' outside an IPv6 literal's brackets.
-  auto colon = authority.rfind(':');
-  auto bracket = authority.rfind(']');
-  if (colon != std::string_view::npos &&
-      (bracket == std::string_view::npos || colon > bracket)) {
-    auto port = authority.substr(colon + 1);
-    bool digits = !port.empty() && port.size() <= 5 &&
-                  std::all_of(port.begin(), port.end(),
-                              [](unsigned char c) { return std::isdigit(c) != 0; });
-    if (!digits || std::stoi(std::string(port)) > 65535 || colon == 0) {
-      invalid_url(url, "bad host or port");
-    }
-  }
+  auto parsed = parse_http_url(url);
+  if (auto* why = std::get_if<std::string>(&parsed)) invalid_url(url, *why);
+  const auto& base = std::get<HttpUrl>(parsed);
+  if (url.find_first_of("?#") != std::string_view::npos) invalid_url(url, "query and fragment are not supported");
+  std::string_view path = base.path;
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  return {scheme + "://" + std::string(authority), std::string(path)};
+  return {base.origin(), std::string(path)};
 }
 
 }  // namespace
@@ -87,6 +65,10 @@ struct HttpClient::Impl {
     client.set_tcp_nodelay(true);
     client.set_follow_location(false);
     if (!options.access_token.empty()) {
+      // A CR or LF would end the header and start another of the token's choosing.
+      if (options.access_token.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+        throw std::invalid_argument("the access token must not contain CR, LF or NUL characters");
+      }
       client.set_default_headers(
           {{std::string(protocol::kAccessTokenHeader), options.access_token}});
     }

@@ -60,7 +60,8 @@ struct HttpClientOptions {
 // before the connection broke, and /run must not run twice.
 class HttpClient {
  public:
-  // Throws std::invalid_argument when base_url is not an http(s) URL.
+  // Throws std::invalid_argument when base_url is not an http(s) URL, or the access token holds a
+  // CR, LF or NUL (which would end the header it travels in).
   explicit HttpClient(std::string_view base_url, HttpClientOptions options = {});
   ~HttpClient();
   HttpClient(HttpClient&&) noexcept;

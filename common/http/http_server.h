@@ -4,12 +4,15 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <httplib.h>
 
+#include "common/http/connection_reactor.h"
 #include "common/http/http_error.h"
+#include "common/http/route_table.h"
 
 namespace cronwheel::common::http {
 
@@ -17,12 +20,16 @@ struct HttpServerOptions {
   std::string host = "0.0.0.0";
   int port = 0;  // 0: the OS picks a free port; port() reports it after start()
 
-  // Worker threads. A keep-alive connection holds one worker while it is open; when every worker
-  // is busy, new connections queue and idle keep-alive connections are closed to make room.
+  // Threads that run handlers. A worker only ever gets a request that has fully arrived, so
+  // slow or idle clients never hold one (see connection_reactor.h).
   std::size_t worker_threads = 16;
 
-  // Longest wait for the next bytes of a request (a new connection's first request included),
-  // and for send buffer space while answering. Each applies per wait, not to the whole request.
+  // The request line and headers must arrive within head_timeout of the request's first byte
+  // (of accepting the connection, for its first request); the whole request, body included,
+  // within request_timeout, never pausing longer than read_timeout. An answer the client does
+  // not take for write_timeout is abandoned with the connection.
+  std::chrono::milliseconds head_timeout{10'000};
+  std::chrono::milliseconds request_timeout{60'000};
   std::chrono::milliseconds read_timeout{10'000};
   std::chrono::milliseconds write_timeout{10'000};
 
@@ -31,31 +38,54 @@ struct HttpServerOptions {
   std::size_t keep_alive_max_count = 1000;
   std::chrono::milliseconds keep_alive_timeout{15'000};
 
-  // Larger request bodies are answered 413 without being read, and the connection is closed.
-  // XXL-JOB's executor accepts 5 MiB.
+  // Request bodies larger than their route's limit (RouteOptions::max_body_bytes, or this
+  // default) are answered 413 without being read. XXL-JOB's executor accepts 5 MiB.
   std::size_t max_body_bytes = 5 * 1024 * 1024;
+  // The request line and headers together; the request target alone.
+  std::size_t max_head_bytes = 16 * 1024;
+  std::size_t max_target_bytes = 8 * 1024;
+
+  // Open connections in all and per client address. Over either limit, the oldest connection
+  // waiting for a request (of that address, or of all) is closed to make room; with none
+  // waiting the new one is answered 503. Also capped by the process's open file limit.
+  std::size_t max_connections = 4096;
+  std::size_t max_connections_per_address = 256;
 
   // Shape of every error answer (see http_error.h): rest_error for the admin's REST API,
   // xxl_job_error for the executor.
   ErrorFormatter error_formatter = rest_error;
 
-  // Names the worker threads and prefixes log lines ("executor", "admin-api").
+  // Names the threads and prefixes log lines ("executor", "admin-api").
   std::string name = "http";
 };
 
-// An HTTP/1.1 server over cpp-httplib, with the behaviour both components need built in:
-//  - TCP_NODELAY on every connection (without it a keep-alive POST waits ~40 ms for a delayed
-//    ACK);
-//  - a fixed worker pool (cpp-httplib's compile-time pool macros do nothing with the Debian
-//    library), keep-alive limits, read/write timeouts, a body size limit answered with 413;
+// Per-route settings.
+struct RouteOptions {
+  // Largest request body the route takes; unset: HttpServerOptions::max_body_bytes.
+  std::optional<std::size_t> max_body_bytes;
+};
+
+// An HTTP/1.1 server with the behaviour both components need built in:
+//  - one connection thread that receives every request whole and sends every answer
+//    (connection_reactor.h), and a fixed pool of workers that run handlers on complete
+//    requests: hundreds of slow, idle or trickling clients cost sockets and buffered bytes,
+//    never a worker, so the health check, executors and users keep being answered;
+//  - deadlines for the request head, the whole request and every pause; limits on the head,
+//    the target, each route's body (413 before the body is read) and connections per client
+//    address; TCP_NODELAY on every connection (without it a keep-alive POST waits ~40 ms for a
+//    delayed ACK);
+//  - routing by path patterns matched segment by segment (route_table.h), never by regular
+//    expressions on the client's path;
 //  - every error answered as JSON in the component's shape (options.error_formatter): unknown
-//    routes (404), oversized bodies (413), malformed requests (400), and handler exceptions:
+//    routes (404), wrong methods (405), oversized bodies (413), malformed requests (400), and
+//    handler exceptions:
 //      HttpError                → its status, code and message;
 //      protocol::ProtocolError  → 400, its message (it only describes the client's input);
 //      anything else            → 500 "internal server error"; what() is logged, never sent;
-//  - stop() that returns promptly even while clients hold keep-alive connections open: idle
-//    connections are closed at once, requests being received are abandoned, and handlers that
-//    are running finish and get their answer written (stop() waits for them).
+//  - stop() that returns promptly even while clients hold connections open: connections waiting
+//    for a request are closed at once, and handlers that are running finish and get their answer
+//    sent (stop() waits for them).
+// Parsing of the request itself (headers, query, body into httplib::Request) is cpp-httplib's.
 //
 // Threading: register routes before start(); handlers then run concurrently on the worker
 // threads. start(), stop() and port() may be called from any thread. A stopped server cannot be
@@ -63,6 +93,7 @@ struct HttpServerOptions {
 class HttpServer {
  public:
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+  using ParamHandler = std::function<void(const httplib::Request&, httplib::Response&, const PathParams&)>;
 
   explicit HttpServer(HttpServerOptions options = {});
   ~HttpServer();  // stop()
@@ -70,14 +101,16 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // `pattern` is a cpp-httplib route: a path, or a regex whose groups land in
-  // Request::matches ("/api/v1/jobs/(\\d+)").
-  void get(const std::string& pattern, Handler handler);
-  void post(const std::string& pattern, Handler handler);
-  void put(const std::string& pattern, Handler handler);
-  void del(const std::string& pattern, Handler handler);
+  // `pattern` is a path pattern (route_table.h): "/healthz", "/api/v1/jobs/{id}/start",
+  // "**/api/registry". `method` is GET, POST, PUT or DELETE; a GET route answers HEAD too.
+  void route(const std::string& method, const std::string& pattern, ParamHandler handler,
+             RouteOptions route_options = {});
+  void get(const std::string& pattern, Handler handler, RouteOptions route_options = {});
+  void post(const std::string& pattern, Handler handler, RouteOptions route_options = {});
+  void put(const std::string& pattern, Handler handler, RouteOptions route_options = {});
+  void del(const std::string& pattern, Handler handler, RouteOptions route_options = {});
 
-  // Binds, starts serving on a background thread and returns once connections are accepted.
+  // Binds, starts serving on background threads and returns once connections are accepted.
   // Throws std::system_error naming host:port when it cannot bind (port taken, bad address), and
   // std::logic_error when called twice.
   void start();
@@ -90,6 +123,9 @@ class HttpServer {
   int port() const noexcept;
 
   const HttpServerOptions& options() const noexcept;
+
+  // Connections now open and served, and how many were evicted, refused or timed out.
+  ConnectionReactor::Stats connection_stats() const;
 
   // Answers `error` in this server's shape (sets status, body and Content-Type).
   void write_error(httplib::Response& res, const ErrorInfo& error) const;

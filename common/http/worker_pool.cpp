@@ -39,13 +39,6 @@ void WorkerPool::shutdown() {
   }
 }
 
-bool WorkerPool::claim_yield() {
-  std::lock_guard lock(mutex_);
-  if (yield_claims_ >= tasks_.size()) return false;
-  ++yield_claims_;
-  return true;
-}
-
 std::size_t WorkerPool::queued() const {
   std::lock_guard lock(mutex_);
   return tasks_.size();
@@ -61,7 +54,6 @@ void WorkerPool::run_worker() {
       if (tasks_.empty()) return;  // shutting down and drained
       task = std::move(tasks_.front());
       tasks_.pop_front();
-      yield_claims_ = std::min(yield_claims_, tasks_.size());
     }
     try {
       task();
