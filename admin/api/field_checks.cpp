@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <regex>
+#include <variant>
 
 #include "admin/api/api_errors.h"
 #include "admin/api/json_body.h"
+#include "common/http/url.h"
 
 namespace cronwheel::admin {
 
@@ -15,6 +16,41 @@ std::size_t char_count(std::string_view utf8) noexcept {
     if ((c & 0xC0) != 0x80) ++count;  // every byte but continuation bytes starts a character
   }
   return count;
+}
+
+bool is_valid_utf8(std::string_view text) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if ((c & 0xE0) == 0xC0) {
+      length = 2;
+      code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      length = 3;
+      code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      length = 4;
+      code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (static_cast<std::size_t>(end - p) < length) return false;
+    for (std::size_t i = 1; i < length; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      code = (code << 6) | (p[i] & 0x3F);
+    }
+    static constexpr std::uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < kMinimum[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    p += length;
+  }
+  return true;
 }
 
 std::string trimmed(std::string_view text) {
@@ -51,27 +87,46 @@ int check_int_range(std::string_view field, std::int64_t value, std::int64_t min
   return static_cast<int>(value);
 }
 
-bool is_http_url(std::string_view text) {
-  // scheme://host[:port][/path...]; the host is a name, an IPv4 address or a bracketed IPv6
-  // address. No user info, no spaces.
-  static const std::regex url(
-      R"(^https?://([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:([0-9]{1,5}))?(/[^\s]*)?$)",
-      std::regex::ECMAScript | std::regex::icase);
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_match(text.begin(), text.end(), m, url)) return false;
-  if (m[4].matched) {
-    const int port = std::stoi(m[4].str());
-    if (port < 1 || port > 65535) return false;
+bool is_http_url(std::string_view text) { return std::holds_alternative<common::http::HttpUrl>(common::http::parse_http_url(text)); }
+
+bool is_email_address(std::string_view text) noexcept {
+  // local@domain: the local part in the characters of RFC 5322's dot-atom, the domain in labels
+  // of letters, digits and inner hyphens. A loop over the characters, bounded first.
+  constexpr std::size_t kMaxLocal = 64;
+  constexpr std::size_t kMaxDomain = 253;
+  constexpr std::size_t kMaxLabel = 63;
+  const auto at = text.find('@');
+  if (at == std::string_view::npos || at == 0 || at > kMaxLocal) return false;
+  const auto local = text.substr(0, at);
+  const auto domain = text.substr(at + 1);
+  if (domain.empty() || domain.size() > kMaxDomain) return false;
+  auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  constexpr std::string_view kLocalSymbols = ".!#$%&'*+/=?^_`{|}~-";
+  for (char c : local) {
+    if (!alnum(c) && kLocalSymbols.find(c) == std::string_view::npos) return false;
+  }
+  std::size_t label_start = 0;
+  for (std::size_t i = 0; i <= domain.size(); ++i) {
+    if (i < domain.size() && domain[i] != '.') {
+      if (!alnum(domain[i]) && domain[i] != '-') return false;
+      continue;
+    }
+    const auto label = domain.substr(label_start, i - label_start);
+    if (label.empty() || label.size() > kMaxLabel || !alnum(label.front()) || !alnum(label.back())) return false;
+    label_start = i + 1;
   }
   return true;
 }
 
 void check_http_urls(std::string_view field, const std::vector<std::string>& urls) {
   for (std::size_t i = 0; i < urls.size(); ++i) {
-    if (!is_http_url(urls[i])) {
-      std::string shown = urls[i].size() > 80 ? urls[i].substr(0, 80) + "..." : urls[i];
+    auto parsed = common::http::parse_http_url(urls[i]);
+    if (auto* why = std::get_if<std::string>(&parsed)) {
+      std::string shown = truncate_chars(urls[i], 80);
+      if (shown.size() < urls[i].size()) shown += "...";
       throw invalid(field, std::string(field) + "[" + std::to_string(i) +
-                               "]: expected an http(s) URL such as http://10.0.0.5:9999/, got '" + shown + "'");
+                               "]: expected an http(s) URL such as http://10.0.0.5:9999/, got '" + shown + "' (" +
+                               *why + ")");
     }
   }
 }

@@ -19,6 +19,10 @@ namespace cronwheel::admin {
 // Characters (Unicode code points) in UTF-8 text, the unit of PostgreSQL's varchar(n).
 std::size_t char_count(std::string_view utf8) noexcept;
 
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF), as PostgreSQL and JSON require.
+bool is_valid_utf8(std::string_view text) noexcept;
+
 // `text` without leading and trailing spaces, tabs and line breaks.
 std::string trimmed(std::string_view text);
 
@@ -32,9 +36,12 @@ void check_text(std::string_view field, std::string_view value, std::size_t max_
 // Throws unless min <= value <= max; returns the value narrowed to int.
 int check_int_range(std::string_view field, std::int64_t value, std::int64_t min, std::int64_t max);
 
-// True for "http://host[:port][/path]" and "https://...": a scheme, a host without spaces and
-// an optional port 1-65535.
+// True for "http://host[:port][/path]" and "https://..." (common/http/url.h says exactly).
 bool is_http_url(std::string_view text);
+
+// True for "local@domain.example": RFC 5322 dot-atom characters before the '@' (at most 64),
+// dot-separated labels of letters, digits and inner hyphens after it (at most 253).
+bool is_email_address(std::string_view text) noexcept;
 
 // Each entry must be an http(s) URL (field "addressList", message naming the index):
 // "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got 'ftp://x'".

@@ -1,6 +1,7 @@
 #include "admin/api/groups_api.h"
 
-#include <regex>
+#include <algorithm>
+
 #include <set>
 #include <string>
 
@@ -26,8 +27,11 @@ void check_app_name(const std::string& name) {
     throw invalid("appName", "appName: " + std::to_string(kMinAppName) + " to " + std::to_string(kMaxAppName) +
                                  " characters, got " + std::to_string(char_count(name)));
   }
-  static const std::regex format("^[A-Za-z0-9][A-Za-z0-9._-]*$");
-  if (!std::regex_match(name, format)) {
+  auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const bool format = alnum(name.front()) && std::all_of(name.begin(), name.end(), [&](char c) {
+                        return alnum(c) || c == '.' || c == '_' || c == '-';
+                      });
+  if (!format) {
     throw invalid("appName", "appName: letters, digits, '.', '_' and '-' only, starting with a letter or digit, got '" +
                                  name + "'");
   }

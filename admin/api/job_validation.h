@@ -34,6 +34,10 @@ enum class JobBodyKind {
 // childJobId is an array of job ids; XXL-JOB's comma-separated string ("3,4") is accepted too.
 Job read_job_body(std::string_view body_text, Job base, JobBodyKind kind);
 
+// A script source as given, or HttpError 400 (field glueSource) when longer than
+// kMaxGlueSourceBytes.
+const std::string& checked_glue_source(const std::string& source);
+
 // Checks the fields of a job against each other: the schedule (type, configuration and time
 // zone together, a cron expression parsed in its zone) and the handler a BEAN job needs.
 void validate_job(const Job& job);
@@ -50,6 +54,10 @@ inline constexpr std::size_t kMaxAlarmEmail = 255;
 inline constexpr std::size_t kMaxTimezone = 64;
 inline constexpr std::size_t kMaxExecutorHandler = 255;
 inline constexpr std::size_t kMaxExecutorParamBytes = 64 * 1024;  // travels with every trigger
+inline constexpr std::size_t kMaxGlueSourceBytes = 1024 * 1024;
+// Request bodies of the routes that carry a job's parameter or script source: room for the
+// largest of both, JSON-escaped.
+inline constexpr std::size_t kMaxJobBodyBytes = 4 * kMaxGlueSourceBytes;
 inline constexpr std::size_t kMaxGlueRemark = 128;
 inline constexpr int kMaxFailRetryCount = 100;
 

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/protocol/json_reader.h"
+
 namespace cronwheel::admin {
 
 // Reads a JSON request body strictly: every field read is checked for its type, required ones
@@ -19,8 +21,16 @@ namespace cronwheel::admin {
 //   auto name = body.required_string("appName");
 //   auto title = body.optional_string("title");
 //   body.finish();
+//
+// Bounded before it is parsed (kLimits): a body nesting deeper or holding more values is refused
+// without being parsed. Strings never carry NUL (PostgreSQL's text cannot hold it: it would cut
+// the value short); and no control character or line break either, except in the fields that
+// are multi-line by nature: executorParam (line breaks and tabs), glueSource and passwords
+// (anything but NUL).
 class JsonBody {
  public:
+  static constexpr common::protocol::JsonLimits kLimits{16, 10'000};
+
   // Throws HttpError 400 for malformed JSON or a body that is not an object; an empty body
   // reads as {}.
   explicit JsonBody(std::string_view text);

@@ -44,13 +44,13 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&)
   router.add("POST", "jobs/{id}/script", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     JsonBody body(req.body);
-    auto source = body.required_string("glueSource");
+    auto source = checked_glue_source(body.required_string("glueSource"));
     auto remark = trimmed(body.required_string("glueRemark"));
     body.finish();
     check_text("glueRemark", remark, kMaxGlueRemark, true);
     require_script_job(job);
     return ApiResponse{200, to_json(stores.scripts.save_version(job.id, source, remark, ctx.request.actor))};
-  });
+  }, {}, common::http::RouteOptions{kMaxJobBodyBytes});
 
   router.add("POST", "jobs/{id}/script/versions/{versionId}/restore", Access::kUser,
              [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {

@@ -49,18 +49,69 @@ Int integer_value(const nlohmann::json& value, const char* expected) {
 
 }  // namespace
 
-nlohmann::json parse_json(std::string_view text) {
+void check_json_shape(std::string_view text, const JsonLimits& limits) {
+  // One pass over the bytes, outside strings: brackets give the depth, commas and brackets
+  // bound the number of values. Malformed text is left for the parser to describe.
+  std::size_t depth = 0;
+  std::size_t values = 1;
+  bool in_string = false;
+  bool escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (++depth > limits.max_depth) {
+          throw ProtocolError("", "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels");
+        }
+        ++values;
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      case ',':
+        ++values;
+        break;
+      default:
+        break;
+    }
+    if (values > limits.max_values) {
+      throw ProtocolError("", "JSON with more than " + std::to_string(limits.max_values) + " values");
+    }
+  }
+}
+
+nlohmann::json parse_json(std::string_view text, const JsonLimits& limits) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw ProtocolError("", "empty body, expected JSON");
   }
+  check_json_shape(text, limits);
   try {
     return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::out_of_range&) {
+    // "1e400": nlohmann reports a number beyond double's range this way.
+    throw ProtocolError("", "malformed JSON: a number is out of range");
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
     std::string message = e.what();
     if (auto pos = message.find("] "); pos != std::string::npos) message.erase(0, pos + 2);
     if (message.size() > kMaxParseMessage) message = message.substr(0, kMaxParseMessage) + "...";
     throw ProtocolError("", "malformed JSON: " + message);
+  } catch (const nlohmann::json::exception&) {
+    throw ProtocolError("", "malformed JSON");
   }
 }
 

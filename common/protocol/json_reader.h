@@ -20,8 +20,23 @@
 //    field, never a crash and never a silent zero.
 namespace cronwheel::common::protocol {
 
-// Parses a message body. Empty or malformed text throws ProtocolError with an empty field.
-nlohmann::json parse_json(std::string_view text);
+// Bounds on a JSON text, checked before it is parsed, so no body can make the parser recurse
+// deeply or allocate many times its size (a body of 2 MB of "[[],[],...]" is a million values of
+// ~70 bytes each). The defaults fit every message of the wire protocol, callback batches of
+// thousands of results included.
+struct JsonLimits {
+  std::size_t max_depth = 32;
+  std::size_t max_values = 200'000;
+};
+
+// Throws ProtocolError (empty field) when `text` nests deeper than limits.max_depth or holds
+// more than limits.max_values values (counted from brackets and commas outside strings; an
+// upper bound). Does not check that the text is valid JSON.
+void check_json_shape(std::string_view text, const JsonLimits& limits);
+
+// Parses a message body. Empty or malformed text, text beyond `limits` and numbers beyond
+// double's range (1e400) throw ProtocolError with an empty field.
+nlohmann::json parse_json(std::string_view text, const JsonLimits& limits = {});
 
 // Serializes compactly. Invalid UTF-8 inside strings (a script's log output can contain
 // anything) is replaced by U+FFFD instead of throwing, so serializing a message never fails.

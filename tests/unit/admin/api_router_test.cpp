@@ -157,6 +157,53 @@ TEST_F(ApiRouterTest, BodyProblemsNameTheField) {
   EXPECT_EQ(error_of(array)["message"], "the body must be a JSON object, got array");
 }
 
+TEST_F(ApiRouterTest, HostileBodiesAre400NamingTheProblemNever500) {
+  httplib::Headers auth{{"Authorization", "Bearer normal"}};
+  auto message = [&](const std::string& body) {
+    auto r = call("PUT", "/api/v1/jobs/1", body, auth);
+    EXPECT_EQ(r.status, 400) << body.substr(0, 80) << " -> " << r.body;
+    return r.status == 400 ? error_of(r)["message"].get<std::string>() : std::string();
+  };
+  EXPECT_EQ(message(R"({"jobDesc":"x","executorTimeout":1e400})"), "malformed JSON: a number is out of range");
+  EXPECT_EQ(message(R"({"jobDesc":"x","executorTimeout":9223372036854775808})"),
+            "executorTimeout: 9223372036854775808 is out of range (at most 9223372036854775807)");
+  EXPECT_EQ(message(R"({"jobDesc":"x","executorTimeout":18446744073709551616})"),
+            "executorTimeout: 1.8446744073709552e+19 is out of range (at most 9223372036854775807)");
+  EXPECT_EQ(message(R"({"jobDesc":"x","executorTimeout":1.5})"), "executorTimeout: expected an integer, got number");
+  EXPECT_EQ(message(std::string(100, '[') + std::string(100, ']')), "JSON nested deeper than 16 levels");
+  std::string many = R"({"jobDesc":"x","pad":[)";
+  for (int i = 0; i < 20'000; ++i) many += "0,";
+  many += "0]}";
+  EXPECT_EQ(message(many), "JSON with more than 10000 values");
+  // NUL would be cut short by PostgreSQL; line breaks would forge log lines.
+  EXPECT_EQ(message(R"({"jobDesc":"bob\u0000x"})"), "jobDesc: must not contain NUL characters");
+  EXPECT_EQ(message(R"({"jobDesc":"a\nb"})"), "jobDesc: must not contain control characters or line breaks");
+  EXPECT_EQ(message("{\"jobDesc\":\"\xff\"}").substr(0, 14), "malformed JSON");
+}
+
+TEST_F(ApiRouterTest, BodiesBeyondTheRouteLimitAre413) {
+  httplib::Headers auth{{"Authorization", "Bearer normal"}};
+  const std::string big = R"({"jobDesc":")" + std::string(ApiRouter::kDefaultMaxBodyBytes, 'x') + R"("})";
+  auto r = call("PUT", "/api/v1/jobs/1", big, auth);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(error_of(r)["code"], "payload_too_large");
+}
+
+TEST_F(ApiRouterTest, HostileQueryParametersAre400NamingThem) {
+  auto r = call("GET", "/api/v1/page?text=%FF");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(error_of(r)["field"], "text");
+  EXPECT_EQ(error_of(r)["message"], "text: not valid UTF-8");
+  r = call("GET", "/api/v1/page?text=a%0Ab");
+  EXPECT_EQ(error_of(r)["message"], "text: must not contain control characters");
+  r = call("GET", "/api/v1/page?offset=9223372036854775808");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(error_of(r)["message"], "offset: 9223372036854775808 is out of range (at most 9223372036854775807)");
+  r = call("GET", "/api/v1/page?%FF=1");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(call("GET", "/api/v1/page?text=caf%C3%A9").status, 200);
+}
+
 TEST_F(ApiRouterTest, StoreErrorsMapToStatuses) {
   auto missing = call("GET", "/api/v1/fail/missing");
   EXPECT_EQ(missing.status, 404);

@@ -106,7 +106,9 @@ TEST_F(GroupsApi, ManualAddressesAreHttpUrls) {
                       {"addressType", 1},
                       {"addressList", {"http://10.0.0.5:9999/", "ftp://10.0.0.6/"}}});
   EXPECT_EQ(r.field(), "addressList");
-  EXPECT_EQ(r.message(), "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got 'ftp://10.0.0.6/'");
+  EXPECT_EQ(r.message(),
+            "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got 'ftp://10.0.0.6/' (the scheme "
+            "must be http or https)");
   for (const char* bad : {"10.0.0.5:9999", "http://", "http://host:99999/", "http://a b/"}) {
     r = post("groups", {{"appName", "billing"}, {"title", "t"}, {"addressType", 1}, {"addressList", {bad}}});
     EXPECT_EQ(r.status, 400) << bad;
