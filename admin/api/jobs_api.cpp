@@ -9,6 +9,7 @@
 #include "admin/api/json_body.h"
 #include "admin/api/resource_access.h"
 #include "admin/api/resource_routes.h"
+#include "admin/route/group_addresses.h"
 #include "admin/schedule/schedule.h"
 #include "admin/store/record_json.h"
 #include "common/cron/cron_expression.h"
@@ -65,8 +66,9 @@ int preview_count(const httplib::Request& req) {
   return check_int_range("count", count, 1, kMaxPreviewCount);
 }
 
-// The body of POST jobs/{id}/trigger, as a pending fire of `job` owned by `node`.
-JobLog read_trigger_body(const std::string& text, const Job& job, std::int64_t now, const std::string& node) {
+// The body of POST jobs/{id}/trigger, as a pending fire of `job` (of `group`) owned by `node`.
+JobLog read_trigger_body(const std::string& text, const Job& job, const Group& group, std::int64_t now,
+                         const std::string& node) {
   JsonBody body(text);
   JobLog fire;
   fire.job_group = job.job_group;
@@ -98,6 +100,13 @@ JobLog read_trigger_body(const std::string& text, const Job& job, std::int64_t n
   if (joined.size() > kMaxAddressListChars) {
     throw invalid("addressList", "addressList: at most " + std::to_string(kMaxAddressListChars) +
                                      " characters in all, comma-separated");
+  }
+  for (std::size_t i = 0; i < addresses.size(); ++i) {
+    if (!is_group_address(group, addresses[i])) {
+      throw invalid("addressList", "addressList[" + std::to_string(i) + "]: " + addresses[i] +
+                                       " is not an address of group " + group.app_name +
+                                       "; a run goes only to its group's own executors");
+    }
   }
   fire.executor_address = joined;
 
@@ -145,7 +154,7 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
     validate_job(job);
     check_job_references(job, std::nullopt, stores.groups, stores.jobs, ctx.request.who());
     return ApiResponse{201, to_json(stores.jobs.create(job, ctx.request.actor))};
-  });
+  }, {}, common::http::RouteOptions{kMaxJobBodyBytes});
 
   router.add("GET", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     return ApiResponse{200, to_json(visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id")))};
@@ -167,7 +176,7 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                  job.trigger_next_time = first_fire_time(job, options.clock->now_ms());
                }
                return ApiResponse{200, to_json(stores.jobs.update(job, ctx.request.actor))};
-             });
+             }, {}, common::http::RouteOptions{kMaxJobBodyBytes});
 
   router.add("DELETE", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
@@ -207,9 +216,11 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
   router.add("POST", "jobs/{id}/trigger", Access::kUser,
              [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
-               auto fire = read_trigger_body(req.body, job, options.clock->now_ms(), options.node_id());
+               auto group = stores.groups.get(job.job_group);
+               if (!group) throw not_found("group " + std::to_string(job.job_group) + " does not exist");
+               auto fire = read_trigger_body(req.body, job, *group, options.clock->now_ms(), options.node_id());
                return ApiResponse{201, to_json(stores.logs.create_fire(fire, ctx.request.actor))};
-             });
+             }, {}, common::http::RouteOptions{4 * kMaxExecutorParamBytes});
 
   router.add("GET", "jobs/{id}/next-fires", Access::kUser,
              [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {

@@ -3,10 +3,13 @@
 #include <exception>
 #include <functional>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "admin/store/database.h"
+#include "common/http/url.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/protocol_error.h"
 #include "common/protocol/return_t.h"
@@ -29,7 +32,11 @@ std::size_t utf8_chars(std::string_view text) {
 
 std::string field_problem(const char* field, std::string_view value) {
   if (value.empty()) return std::string(field) + ": must not be empty";
-  if (value.find('\0') != std::string_view::npos) return std::string(field) + ": must not contain NUL characters";
+  for (unsigned char c : value) {
+    // A line break in a registryKey would forge lines in the admin's log; NUL would be cut
+    // short by the database.
+    if (c < 0x20 || c == 0x7f) return std::string(field) + ": must not contain control characters";
+  }
   if (utf8_chars(value) > kMaxRegistryChars) {
     return std::string(field) + ": at most " + std::to_string(kMaxRegistryChars) + " characters";
   }
@@ -40,16 +47,10 @@ void answer(httplib::Response& res, const Answer& result) {
   common::http::write_json(res, protocol::to_json_string(result), 200);
 }
 
-// Wraps an endpoint: the token check, then `body`, every failure answered as a ReturnT 500.
-common::http::HttpServer::Handler endpoint(std::string access_token,
-                                           std::function<Answer(const httplib::Request&)> body) {
-  return [token = std::move(access_token), body = std::move(body)](const httplib::Request& req,
-                                                                   httplib::Response& res) {
-    if (!common::http::access_token_matches(req, token)) {
-      spdlog::warn("{} from {}: wrong access token", req.path, req.remote_addr);
-      answer(res, Answer::fail("The access token is wrong."));
-      return;
-    }
+// Wraps an endpoint: `body`, every failure answered as a ReturnT 500. The access token is each
+// endpoint's to check (it depends on the group the body names).
+common::http::HttpServer::Handler endpoint(std::function<Answer(const httplib::Request&)> body) {
+  return [body = std::move(body)](const httplib::Request& req, httplib::Response& res) {
     try {
       answer(res, body(req));
     } catch (const protocol::ProtocolError& e) {
@@ -64,8 +65,15 @@ common::http::HttpServer::Handler endpoint(std::string access_token,
   };
 }
 
+const Answer kWrongToken = Answer::fail("The access token is wrong.");
+
 // The path under any context path: "/api/registry", "/xxl-job-admin/api/registry".
-std::string any_context(const std::string& path) { return "(?:/[^/]+)*/" + path; }
+std::string any_context(std::string_view path) { return "/**/" + std::string(path); }
+
+// Registrations and results are small: a registration is three short strings, and an executor
+// sends at most a few thousand results at once.
+constexpr std::size_t kMaxRegistrationBytes = 4 * 1024;
+constexpr std::size_t kMaxCallbackBytes = 5 * 1024 * 1024;
 
 }  // namespace
 
@@ -75,50 +83,78 @@ std::string registration_problem(const protocol::RegistryParam& p) {
   }
   if (auto problem = field_problem("registryKey", p.registry_key); !problem.empty()) return problem;
   if (auto problem = field_problem("registryValue", p.registry_value); !problem.empty()) return problem;
-  const auto& v = p.registry_value;
-  if (!(v.starts_with("http://") || v.starts_with("https://")) || v.find_first_of(" \t\r\n") != std::string::npos) {
-    return "registryValue: must be an http:// or https:// URL";
+  const auto url = common::http::parse_http_url(p.registry_value);
+  if (const auto* why = std::get_if<std::string>(&url); why != nullptr) {
+    return "registryValue: " + *why;
   }
   return {};
 }
 
 void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
-                         std::string access_token, std::function<void()> registrations_changed) {
-  server.post(any_context(std::string(protocol::kRegistryPath)),
-              endpoint(access_token, [&registry, registrations_changed](const httplib::Request& req) {
-                auto param = protocol::parse<protocol::RegistryParam>(req.body);
-                if (auto problem = registration_problem(param); !problem.empty()) return Answer::fail(problem);
-                if (registry.upsert(param.registry_group, param.registry_key, param.registry_value)) {
-                  spdlog::info("registry: {} {} at {} registered", param.registry_group, param.registry_key,
-                               param.registry_value);
-                  if (registrations_changed) registrations_changed();
-                } else {
-                  spdlog::debug("registry: {} {} at {}", param.registry_group, param.registry_key,
-                                param.registry_value);
-                }
-                return Answer::success();
-              }));
+                         ExecutorTokens& tokens, std::function<void()> registrations_changed) {
+  const common::http::RouteOptions registration_route{kMaxRegistrationBytes};
+  auto registration = [&registry, &tokens](const httplib::Request& req, bool remove) {
+    auto param = protocol::parse<protocol::RegistryParam>(req.body);
+    if (auto problem = registration_problem(param); !problem.empty()) return std::pair{Answer::fail(problem), false};
+    if (!common::http::access_token_matches(req, tokens.for_app(param.registry_key))) {
+      spdlog::warn("{} from {}: wrong access token for {}", req.path, req.remote_addr, param.registry_key);
+      return std::pair{kWrongToken, false};
+    }
+    const bool changed = remove ? registry.remove(param.registry_group, param.registry_key, param.registry_value)
+                                : registry.upsert(param.registry_group, param.registry_key, param.registry_value);
+    if (changed) {
+      spdlog::info("registry: {} {} at {} {}", param.registry_group, param.registry_key, param.registry_value,
+                   remove ? "removed" : "registered");
+    } else if (!remove) {
+      spdlog::debug("registry: {} {} at {}", param.registry_group, param.registry_key, param.registry_value);
+    }
+    return std::pair{Answer::success(), changed};
+  };
 
-  server.post(any_context(std::string(protocol::kRegistryRemovePath)),
-              endpoint(access_token, [&registry, registrations_changed](const httplib::Request& req) {
-                auto param = protocol::parse<protocol::RegistryParam>(req.body);
-                if (auto problem = registration_problem(param); !problem.empty()) return Answer::fail(problem);
-                if (registry.remove(param.registry_group, param.registry_key, param.registry_value)) {
-                  spdlog::info("registry: {} {} at {} removed", param.registry_group, param.registry_key,
-                               param.registry_value);
-                  if (registrations_changed) registrations_changed();
-                }
-                return Answer::success();
-              }));
+  server.post(any_context(protocol::kRegistryPath),
+              endpoint([registration, registrations_changed](const httplib::Request& req) {
+                auto [result, changed] = registration(req, false);
+                if (changed && registrations_changed) registrations_changed();
+                return result;
+              }),
+              registration_route);
 
-  server.post(any_context(std::string(protocol::kCallbackPath)),
-              endpoint(std::move(access_token), [&completion](const httplib::Request& req) {
+  server.post(any_context(protocol::kRegistryRemovePath),
+              endpoint([registration, registrations_changed](const httplib::Request& req) {
+                auto [result, changed] = registration(req, true);
+                if (changed && registrations_changed) registrations_changed();
+                return result;
+              }),
+              registration_route);
+
+  server.post(any_context(protocol::kCallbackPath),
+              endpoint([&completion, &tokens](const httplib::Request& req) {
                 auto batch = protocol::parse<protocol::CallbackBatch>(req.body);
+                std::vector<std::int64_t> ids;
+                ids.reserve(batch.callbacks.size());
+                for (const auto& callback : batch.callbacks) ids.push_back(callback.log_id);
+                const auto needed = tokens.for_runs(ids);
                 // One transaction per result: a failure part-way leaves the first ones recorded,
-                // and the executor's resend of the whole batch finds them already final.
-                for (const auto& callback : batch.callbacks) completion.report(callback);
+                // and the executor's resend of the whole batch finds them already final. Results
+                // of another group's runs (a token that is not theirs) are not recorded.
+                std::size_t refused = 0;
+                for (const auto& callback : batch.callbacks) {
+                  auto token = needed.find(callback.log_id);
+                  if (token != needed.end() && !common::http::access_token_matches(req, token->second)) {
+                    ++refused;
+                    continue;
+                  }
+                  completion.report(callback);
+                }
+                if (refused > 0) {
+                  spdlog::warn("{} from {}: wrong access token for {} of {} results", req.path, req.remote_addr,
+                               refused, batch.callbacks.size());
+                  return Answer::fail("The access token is wrong for " + std::to_string(refused) + " of the " +
+                                      std::to_string(batch.callbacks.size()) + " results.");
+                }
                 return Answer::success();
-              }));
+              }),
+              common::http::RouteOptions{kMaxCallbackBytes});
 }
 
 }  // namespace cronwheel::admin

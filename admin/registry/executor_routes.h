@@ -4,6 +4,7 @@
 #include <string>
 
 #include "admin/complete/completion.h"
+#include "admin/registry/executor_tokens.h"
 #include "admin/store/stores.h"
 #include "common/http/http_server.h"
 
@@ -22,8 +23,10 @@ namespace cronwheel::admin {
 //
 // Every answer is a ReturnT with HTTP 200, as XXL-JOB's admin answers: {"code":200,...} when
 // done; {"code":500,"msg":...} otherwise, the message naming the problem:
-//  - `access_token` set and the XXL-JOB-ACCESS-TOKEN header missing or different:
-//    "The access token is wrong." (nothing is read or written);
+//  - the XXL-JOB-ACCESS-TOKEN header is not the one `tokens` asks of the group the registration
+//    names: "The access token is wrong." (nothing is written); for a callback batch, results of
+//    runs whose group wants another token are not recorded, the others are, and the answer says
+//    how many were refused (so the executor keeps them and sends them again);
 //  - a body that is not the message ("registryKey: expected a string, got number") or a
 //    registration the store cannot hold (empty, too long, not an http(s) URL);
 //  - the database unavailable: the executor keeps its registration heartbeat or its results
@@ -34,10 +37,11 @@ namespace cronwheel::admin {
 // `registrations_changed`, when set, is called after a registration that is new (not a
 // heartbeat) or a removal, so automatic groups' address lists can be refreshed at once.
 void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
-                         std::string access_token, std::function<void()> registrations_changed = {});
+                         ExecutorTokens& tokens, std::function<void()> registrations_changed = {});
 
-// The registration's problem as a ReturnT message ("registryValue: must be an http:// or
-// https:// URL"), or empty when the store can hold it.
+// The registration's problem as a ReturnT message ("registryValue: not an http:// or https://
+// URL"), or empty when the store can hold it: each field non-empty, at most 255
+// characters, no control characters; the value an http(s) URL (common/http/url.h).
 std::string registration_problem(const common::protocol::RegistryParam& param);
 
 }  // namespace cronwheel::admin

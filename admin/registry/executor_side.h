@@ -7,6 +7,7 @@
 
 #include "admin/complete/completion.h"
 #include "admin/complete/lost_result_monitor.h"
+#include "admin/registry/executor_tokens.h"
 #include "admin/registry/registry_monitor.h"
 #include "admin/store/database.h"
 #include "admin/store/pg_completion_store.h"
@@ -28,7 +29,8 @@ namespace cronwheel::admin {
 class ExecutorSide {
  public:
   struct Options {
-    // Required of executors as XXL-JOB-ACCESS-TOKEN when not empty.
+    // Required of executors as XXL-JOB-ACCESS-TOKEN when not empty, unless their group has a
+    // token of its own (executor_tokens.h).
     std::string access_token;
     // This node's id: owner of the fires results lead to (child jobs, retries).
     std::function<std::string()> node_id;
@@ -39,7 +41,9 @@ class ExecutorSide {
     std::function<void()> next_time_set;
   };
 
-  ExecutorSide(Database& db, common::http::HttpServer& http, Options options);
+  // `groups` and `logs` tell which access token each group's executors must send
+  // (executor_tokens.h).
+  ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, common::http::HttpServer& http, Options options);
   ~ExecutorSide();  // stop()
 
   ExecutorSide(const ExecutorSide&) = delete;
@@ -61,6 +65,7 @@ class ExecutorSide {
 
  private:
   PgRegistryStore registry_store_;
+  ExecutorTokens tokens_;
   PgCompletionStore completion_store_;
   Completion completion_;
   RegistryMonitor registry_monitor_;

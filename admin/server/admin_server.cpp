@@ -200,7 +200,8 @@ void AdminServer::add_routes() {
   executors.next_time_set = [this] {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();
   };
-  executors_ = std::make_unique<ExecutorSide>(database_, http_, std::move(executors));
+  auto stores = stores_.stores();
+  executors_ = std::make_unique<ExecutorSide>(database_, stores.groups, stores.logs, http_, std::move(executors));
 }
 
 }  // namespace cronwheel::admin

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "admin/route/group_addresses.h"
 #include "admin/store/database.h"
 #include "admin/trigger/delivery_check.h"
 #include "common/protocol/constants.h"
@@ -151,8 +152,11 @@ SendOutcome TriggerService::send(const PendingFire& fire) noexcept {
 SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, const std::string& node) {
   const auto& [log, job, group] = fire;
   std::vector<std::string> usable;
+  std::vector<std::string> foreign;  // asked for, but not the group's: never sent to
   if (!log.executor_address.empty()) {
-    usable = split_addresses(log.executor_address);
+    for (auto& address : split_addresses(log.executor_address)) {
+      (is_group_address(group, address) ? usable : foreign).push_back(std::move(address));
+    }
   } else {
     for (const auto& address : group.address_list) {
       if (address.find_first_not_of(" \t") != std::string::npos) usable.push_back(address);
@@ -179,6 +183,10 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
                                                                             : SendOutcome::Kind::kDropped};
   };
 
+  if (usable.empty() && !foreign.empty()) {
+    return fail_pending("address " + foreign.front() + " is not an address of group " + group.app_name +
+                        " (any more): the group's fires and access token go to its own executors only");
+  }
   if (usable.empty()) return fail_pending("no executor address for group " + group.app_name);
 
   TriggerStore::Claim claim;

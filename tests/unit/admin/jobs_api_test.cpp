@@ -292,19 +292,41 @@ TEST_F(JobsApi, TriggerLaterIsAnApiFire) {
 }
 
 TEST_F(JobsApi, TriggerAddressListIsValidatedAndKeptOnTheFire) {
-  auto job = add_job(group_.id);
+  std::vector<std::string> own;
+  for (int i = 0; i < 12; ++i) own.push_back("http://10.0.0." + std::to_string(i) + ":9999/");
+  auto group = add_group("manual-addresses", 1, own);
+  auto job = add_job(group.id);
   auto bad = post(path(job, "/trigger"), {{"addressList", {"http://10.0.0.5:9999/", "10.0.0.6"}}});
   EXPECT_EQ(bad.status, 400);
-  EXPECT_EQ(bad.message(), "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got '10.0.0.6'");
-  auto r = post(path(job, "/trigger"), {{"addressList", {"http://10.0.0.5:9999/", "http://10.0.0.6:9999/"}}});
+  EXPECT_EQ(bad.message(),
+            "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got '10.0.0.6' (not an http:// or "
+            "https:// URL)");
+  auto r = post(path(job, "/trigger"), {{"addressList", {"http://10.0.0.5:9999/", "http://10.0.0.6:9999"}}});
   ASSERT_EQ(r.status, 201) << r.text;
-  EXPECT_EQ(r.body["executorAddress"], "http://10.0.0.5:9999/,http://10.0.0.6:9999/");
+  EXPECT_EQ(r.body["executorAddress"], "http://10.0.0.5:9999/,http://10.0.0.6:9999");
   EXPECT_EQ(post(path(job, "/trigger"), {{"addressList", "http://10.0.0.5:9999/"}}).status, 201);
-  std::vector<std::string> many;
-  for (int i = 0; i < 12; ++i) many.push_back("http://10.0.0." + std::to_string(i) + ":9999/");
-  EXPECT_EQ(post(path(job, "/trigger"), {{"addressList", many}}).message(),
+  EXPECT_EQ(post(path(job, "/trigger"), {{"addressList", own}}).message(),
             "addressList: at most 255 characters in all, comma-separated");
   EXPECT_EQ(post(path(job, "/trigger"), {{"executorParams", "x"}}).message(), "executorParams: unknown field");
+}
+
+TEST_F(JobsApi, TriggerGoesOnlyToAddressesOfTheJobsGroup) {
+  // The admin sends the group's access token with the run: any other address would receive it
+  // (and the run, and its log and kill calls).
+  auto group = add_group("manual-addresses", 1, {"http://10.0.0.5:9999/"});
+  auto job = add_job(group.id);
+  auto other = add_group("other-group", 1, {"http://10.0.0.7:9999/"});
+  for (const std::string& address : {std::string("http://10.0.0.7:9999/"), std::string("http://169.254.169.254/"),
+                                     std::string("http://127.0.0.1:5432/")}) {
+    auto r = post(path(job, "/trigger"), {{"addressList", {address}}});
+    EXPECT_EQ(r.status, 400) << address;
+    EXPECT_EQ(r.field(), "addressList");
+    EXPECT_EQ(r.message(), "addressList[0]: " + address +
+                               " is not an address of group manual-addresses; a run goes only to its group's own executors");
+  }
+  EXPECT_EQ(stores_.logs.list({}).total, 0);
+  EXPECT_EQ(post(path(job, "/trigger"), {{"addressList", {"http://10.0.0.5:9999/"}}}).status, 201);
+  (void)other;
 }
 
 TEST_F(JobsApi, NextFiresOfARunningJobStartAtItsNextTime) {

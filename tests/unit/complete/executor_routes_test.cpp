@@ -31,7 +31,7 @@ class ExecutorRoutesTest : public CompletionFixture {
     o.worker_threads = 4;
     o.name = "admin-test";
     server_ = std::make_unique<common::http::HttpServer>(o);
-    add_executor_routes(*server_, registry_, completion_, kToken, [this] { ++registrations_changed_; });
+    add_executor_routes(*server_, registry_, completion_, tokens_, [this] { ++registrations_changed_; });
     server_->start();
   }
   ~ExecutorRoutesTest() override { server_->stop(); }
@@ -58,6 +58,7 @@ class ExecutorRoutesTest : public CompletionFixture {
   static json fail(const std::string& msg) { return {{"code", 500}, {"msg", msg}, {"content", nullptr}}; }
 
   std::atomic<int> registrations_changed_{0};
+  ExecutorTokens tokens_{stores_.groups(), stores_.logs(), kToken};
   std::unique_ptr<common::http::HttpServer> server_;
 };
 
@@ -110,18 +111,59 @@ TEST_F(ExecutorRoutesTest, WrongOrMissingTokenIsRefusedAndNothingIsRecorded) {
     EXPECT_EQ(r.status, 200);
     EXPECT_EQ(r.body, fail("The access token is wrong.")) << token;
     json callbacks = json::array({{{"logId", run.id}, {"logDateTim", 1}, {"handleCode", 200}, {"handleMsg", ""}}});
-    EXPECT_EQ(post("/api/callback", callbacks.dump(), token).body, fail("The access token is wrong."));
+    EXPECT_EQ(post("/api/callback", callbacks.dump(), token).body,
+              fail("The access token is wrong for 1 of the 1 results."));
     EXPECT_EQ(post("/api/registryRemove", registration().dump(), token).body, fail("The access token is wrong."));
   }
   EXPECT_TRUE(registry_.live(90'000).empty());
   EXPECT_EQ(log(run.id).state, "triggered");
 }
 
+TEST_F(ExecutorRoutesTest, AGroupWithItsOwnTokenAcceptsOnlyThatToken) {
+  auto group = stores_.groups().get(group_).value();
+  group.access_token = "group-a-token";
+  stores_.groups().update(group, system_);
+  Group other;
+  other.app_name = "other-app";
+  other.title = "Other";
+  const auto other_id = stores_.groups().create(other, system_).id;
+
+  // Registrations: the group's own token for its appName; the admin's for a group without one.
+  EXPECT_EQ(post("/api/registry", registration().dump(), kToken).body, fail("The access token is wrong."));
+  EXPECT_TRUE(registry_.live(90'000).empty());
+  EXPECT_EQ(post("/api/registry", registration().dump(), "group-a-token").body, ok());
+  EXPECT_EQ(post("/api/registry", registration(kExecutor, "other-app").dump(), "group-a-token").body,
+            fail("The access token is wrong."));
+  EXPECT_EQ(post("/api/registry", registration(kExecutor, "no-group-yet").dump(), "group-a-token").body,
+            fail("The access token is wrong."));
+  EXPECT_EQ(post("/api/registry", registration(kExecutor, "other-app").dump(), kToken).body, ok());
+  EXPECT_EQ(post("/api/registryRemove", registration().dump(), kToken).body, fail("The access token is wrong."));
+  EXPECT_EQ(registry_.live_addresses("demo-app", 90'000).size(), 1u);
+
+  // Results: a batch of both groups' runs under group A's token records A's run only.
+  auto mine = make_run(make_job("mine"));
+  Job foreign_job = make_job("theirs");
+  foreign_job.job_group = other_id;
+  foreign_job = update(foreign_job);
+  auto theirs = make_run(foreign_job);
+  json both = json::array({{{"logId", mine.id}, {"handleCode", 200}}, {{"logId", theirs.id}, {"handleCode", 200}}});
+  EXPECT_EQ(post("/api/callback", both.dump(), "group-a-token").body,
+            fail("The access token is wrong for 1 of the 2 results."));
+  EXPECT_EQ(log(mine.id).state, "succeeded");
+  EXPECT_EQ(log(theirs.id).state, "triggered");
+  // The admin's token does not speak for group A either.
+  auto another = make_run(make_job("mine-again"));
+  json one = json::array({{{"logId", another.id}, {"handleCode", 200}}});
+  EXPECT_EQ(post("/api/callback", one.dump(), kToken).body, fail("The access token is wrong for 1 of the 1 results."));
+  EXPECT_EQ(log(another.id).state, "triggered");
+}
+
 TEST_F(ExecutorRoutesTest, NoTokenConfiguredAcceptsEveryCaller) {
   common::http::HttpServerOptions o;
   o.host = "127.0.0.1";
   common::http::HttpServer open(o);
-  add_executor_routes(open, registry_, completion_, "");
+  ExecutorTokens none(stores_.groups(), stores_.logs(), "");
+  add_executor_routes(open, registry_, completion_, none);
   open.start();
   common::http::HttpClient client("http://127.0.0.1:" + std::to_string(open.port()) + "/");
 
@@ -155,9 +197,12 @@ TEST_F(ExecutorRoutesTest, RegistrationsTheStoreCannotHoldAreRefusedByField) {
   auto msg = [&](json body) { return post("/api/registry", body.dump()).body.value("msg", ""); };
   EXPECT_EQ(msg(registration("http://h/", "")), "registryKey: must not be empty");
   EXPECT_EQ(msg(registration("")), "registryValue: must not be empty");
-  EXPECT_EQ(msg(registration("10.0.0.1:9999")), "registryValue: must be an http:// or https:// URL");
+  EXPECT_EQ(msg(registration("10.0.0.1:9999")), "registryValue: not an http:// or https:// URL");
+  EXPECT_EQ(msg(registration("http://h:99999/")), "registryValue: the port must be 1-65535");
   EXPECT_EQ(msg(registration("http://h/", std::string(256, 'a'))), "registryKey: at most 255 characters");
-  EXPECT_EQ(msg(registration("http://h/", std::string("a\0b", 3))), "registryKey: must not contain NUL characters");
+  EXPECT_EQ(msg(registration("http://h/", std::string("a\0b", 3))), "registryKey: must not contain control characters");
+  // A line break would forge lines in the admin's log.
+  EXPECT_EQ(msg(registration("http://h/", "app\n[error] forged")), "registryKey: must not contain control characters");
   auto other = registration();
   other["registryGroup"] = "WORKER";
   EXPECT_EQ(msg(other), "registryGroup: must be EXECUTOR or ADMIN");
@@ -221,7 +266,8 @@ TEST_F(ExecutorRoutesTest, CallbackWhileTheDatabaseIsDownAsksTheExecutorToSendAg
   common::http::HttpServerOptions o;
   o.host = "127.0.0.1";
   common::http::HttpServer server(o);
-  add_executor_routes(server, registry_, completion, "");
+  ExecutorTokens none(stores_.groups(), stores_.logs(), "");
+  add_executor_routes(server, registry_, completion, none);
   server.start();
   common::http::HttpClient client("http://127.0.0.1:" + std::to_string(server.port()) + "/");
 

@@ -155,6 +155,7 @@ TEST_F(TriggerServiceTest, FireParametersOverrideTheJobs) {
 
 TEST_F(TriggerServiceTest, FireAddressListReplacesTheGroupsForRouting) {
   set_job([](admin::Job& j) { j.executor_route_strategy = "LAST"; });
+  set_group([](admin::Group& g) { g.address_list = {"http://x:1/", "http://y:2", "http://z:3/"}; });
   auto fire = pending([](admin::JobLog& l) {
     l.trigger_type = "MANUAL";
     l.executor_address = " http://x:1/ ,http://y:2/, ";
@@ -164,6 +165,31 @@ TEST_F(TriggerServiceTest, FireAddressListReplacesTheGroupsForRouting) {
   auto l = row(fire.id);
   EXPECT_EQ(l.executor_address, "http://y:2/");
   EXPECT_TRUE(contains(l.trigger_msg, "Addresses (the fire's own list): http://x:1/, http://y:2/")) << l.trigger_msg;
+}
+
+TEST_F(TriggerServiceTest, AddressesOutsideTheGroupAreNeverSentTo) {
+  // The fire carries the group's access token: an address the group does not have (asked for
+  // by a trigger, or gone from the group since) gets neither the run nor the token.
+  set_group([](admin::Group& g) {
+    g.address_list = {"http://y:2/"};
+    g.access_token = "group-token";
+  });
+  auto outside = pending([](admin::JobLog& l) {
+    l.trigger_type = "MANUAL";
+    l.executor_address = "http://attacker:1/";
+  });
+  EXPECT_EQ(send(outside).kind, Kind::kFailed);
+  EXPECT_TRUE(client_.calls("run").empty());
+  EXPECT_TRUE(contains(row(outside.id).trigger_msg, "http://attacker:1/ is not an address of group"))
+      << row(outside.id).trigger_msg;
+
+  auto mixed = pending([](admin::JobLog& l) {
+    l.trigger_type = "MANUAL";
+    l.executor_address = "http://attacker:1/,http://y:2/";
+  });
+  EXPECT_EQ(send(mixed).kind, Kind::kTriggered);
+  ASSERT_EQ(client_.calls("run").size(), 1u);
+  EXPECT_EQ(client_.calls("run").at(0).address, "http://y:2/");
 }
 
 TEST_F(TriggerServiceTest, ManualGroupListIsNamedAsSuch) {

@@ -1,0 +1,31 @@
+#include "admin/registry/executor_tokens.h"
+
+#include <utility>
+
+namespace cronwheel::admin {
+
+ExecutorTokens::ExecutorTokens(GroupStore& groups, LogStore& logs, std::string admin_token)
+    : groups_(groups), logs_(logs), admin_token_(std::move(admin_token)) {}
+
+std::string ExecutorTokens::for_group(const std::optional<Group>& group) const {
+  if (group && group->access_token && !group->access_token->empty()) return *group->access_token;
+  return admin_token_;
+}
+
+std::string ExecutorTokens::for_app(std::string_view app_name) { return for_group(groups_.find_by_app_name(app_name)); }
+
+std::map<std::int64_t, std::string> ExecutorTokens::for_runs(const std::vector<std::int64_t>& log_ids) {
+  std::map<std::int64_t, std::string> out;
+  std::map<std::int64_t, std::string> by_group;
+  for (auto id : log_ids) {
+    if (out.count(id) != 0) continue;
+    auto run = logs_.get(id);
+    if (!run) continue;
+    auto known = by_group.find(run->job_group);
+    if (known == by_group.end()) known = by_group.emplace(run->job_group, for_group(groups_.get(run->job_group))).first;
+    out.emplace(id, known->second);
+  }
+  return out;
+}
+
+}  // namespace cronwheel::admin
