@@ -23,6 +23,7 @@
 #include "admin/store/connection_string.h"
 #include "admin/store/migrator.h"
 #include "common/util/clock.h"
+#include "common/util/log_format.h"
 
 namespace {
 
@@ -82,6 +83,7 @@ int serve(AdminConfig config) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cronwheel::common::use_escaping_log_format();
   CLI::App app{"cronwheel-admin: an admin node of the cronwheel distributed cron scheduler"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(0, 1);

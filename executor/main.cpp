@@ -33,6 +33,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/util/log_format.h"
 #include "cronwheel/executor.h"
 #include "executor/src/builtin_handlers.h"
 #include "executor/src/process_secrets.h"
@@ -214,6 +215,7 @@ int serve(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cronwheel::common::use_escaping_log_format();
   CLI::App app{"cronwheel-executor: runs cron jobs for a cronwheel (or XXL-JOB 2.4) admin"};
   app.set_version_flag("--version", kVersion);
   Flags flags;
