@@ -287,6 +287,9 @@ void Executor::Impl::start() {
   server_options.worker_threads = options.http_threads;
   server_options.error_formatter = executor_error;
   server_options.name = "executor";
+  // Admins call from few addresses over many kept-alive connections (a trigger pool's threads
+  // each keep one), so the per-address cap is well above an admin's pool size.
+  server_options.max_connections_per_address = 1024;
   server = std::make_unique<common::http::HttpServer>(server_options);
   add_executor_endpoints(*server, *dispatcher, *logs, options.access_token);
   server->start();

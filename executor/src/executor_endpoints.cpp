@@ -70,6 +70,9 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
   using common::protocol::kKillPath;
   using common::protocol::kLogPath;
   using common::protocol::kRunPath;
+  // Everything but /run carries a job id or a log position: a few bytes. /run keeps the server's
+  // limit (5 MiB, XXL-JOB's), since it carries script sources.
+  const common::http::RouteOptions small{4 * 1024};
 
   // /beat carries no meaningful body (XXL-JOB 2.4 sends the JSON string ""): only the token.
   server.post(std::string(kBeatPath),
@@ -79,12 +82,14 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
                   return;
                 }
                 answer(res, ReturnT<std::string>::success());
-              });
+              },
+              small);
 
   server.post(std::string(kIdleBeatPath),
               route<IdleBeatParam, std::string>(access_token, [&dispatcher](const IdleBeatParam& p) {
                 return dispatcher.idle_beat(p.job_id);
-              }));
+              }),
+              small);
 
   server.post(std::string(kRunPath),
               route<TriggerParam, std::string>(access_token, [&dispatcher](const TriggerParam& p) {
@@ -102,7 +107,8 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
               route<KillParam, std::string>(access_token, [&dispatcher](const KillParam& p) {
                 spdlog::info("executor: kill job {}", p.job_id);
                 return dispatcher.kill(p.job_id);
-              }));
+              }),
+              small);
 
   server.post(std::string(kLogPath),
               route<LogParam, LogResult>(
@@ -134,7 +140,8 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
                       result.is_end = page.finished && page.end_of_file;
                     }
                     return ReturnT<LogResult>::success(std::move(result));
-                  }));
+                  }),
+              small);
 }
 
 }  // namespace cronwheel::executor
