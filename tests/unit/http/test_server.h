@@ -1,20 +1,11 @@
 #pragma once
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <condition_variable>
-#include <cstdint>
 #include <mutex>
-#include <string>
-
-#include <gtest/gtest.h>
 
 #include "common/http/http_server.h"
+#include "tests/support/raw_connection.h"
 
 namespace cronwheel::testing {
 
@@ -27,78 +18,6 @@ inline common::http::HttpServerOptions loopback_options() {
   options.name = "test-http";
   return options;
 }
-
-// A raw loopback TCP connection, for requests cpp-httplib's client cannot make (partial heads,
-// pipelining, slow clients).
-class RawConnection {
- public:
-  explicit RawConnection(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  }
-  ~RawConnection() { ::close(fd_); }
-  RawConnection(const RawConnection&) = delete;
-  RawConnection& operator=(const RawConnection&) = delete;
-
-  bool connected() const { return connected_; }
-  void send(const std::string& data) {
-    ASSERT_EQ(::send(fd_, data.data(), data.size(), MSG_NOSIGNAL), static_cast<ssize_t>(data.size()));
-  }
-  // Sends without asserting: false when the server has closed the connection.
-  bool try_send(const std::string& data) {
-    return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size());
-  }
-  // Everything until the peer closes, or `timeout` passes.
-  std::string read_all(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    std::string out;
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      if (!wait_readable(deadline)) return out;
-      char buffer[4096];
-      ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
-      if (n <= 0) return out;
-      out.append(buffer, static_cast<std::size_t>(n));
-    }
-  }
-  // Reads until `text` has arrived (true), the peer closes or `timeout` passes (false).
-  bool read_until(const std::string& text, std::string& out,
-                  std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (out.find(text) == std::string::npos) {
-      if (!wait_readable(deadline)) return false;
-      char buffer[4096];
-      ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
-      if (n <= 0) return false;
-      out.append(buffer, static_cast<std::size_t>(n));
-    }
-    return true;
-  }
-  // True once the server has closed the connection (within `timeout`).
-  bool closed_by_peer(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      if (!wait_readable(deadline)) return false;
-      char buffer[4096];
-      ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
-      if (n <= 0) return true;
-    }
-  }
-
- private:
-  bool wait_readable(std::chrono::steady_clock::time_point deadline) const {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd fd{fd_, POLLIN, 0};
-    return ::poll(&fd, 1, static_cast<int>(left.count())) > 0;
-  }
-
-  int fd_ = -1;
-  bool connected_ = false;
-};
 
 // A one-shot gate a handler can block on until the test opens it.
 class Gate {
