@@ -11,6 +11,10 @@ struct AdminConfig {
   std::string listen = "0.0.0.0:8080";  // host:port; port 0 picks a free one
   std::string node_id;                  // default: <hostname>:<port>
   int http_threads = 32;                // HTTP worker threads
+  // Open HTTP connections in all, and per client address (common/http/http_server.h). Behind a
+  // reverse proxy every client has the proxy's address: raise the per-address cap there.
+  int http_max_connections = 4096;
+  int http_max_connections_per_address = 256;
   int db_wait_seconds = 60;             // how long start-up waits for the database
   int db_pool_size = 8;                 // PostgreSQL connections the node's work shares
   std::string log_level = "info";

@@ -112,6 +112,16 @@ int main(int argc, char** argv) {
         ->envname("CRONWHEEL_HTTP_THREADS")
         ->check(CLI::Range(1, 1024))
         ->capture_default_str();
+    cmd->add_option("--http-max-connections", config.http_max_connections,
+                    "Open HTTP connections at most; beyond, the oldest idle one is closed")
+        ->envname("CRONWHEEL_HTTP_MAX_CONNECTIONS")
+        ->check(CLI::Range(16, 1'000'000))
+        ->capture_default_str();
+    cmd->add_option("--http-max-connections-per-address", config.http_max_connections_per_address,
+                    "Open HTTP connections per client address at most (raise it behind a proxy)")
+        ->envname("CRONWHEEL_HTTP_MAX_CONNECTIONS_PER_ADDRESS")
+        ->check(CLI::Range(1, 1'000'000))
+        ->capture_default_str();
     cmd->add_option("--db-pool-size", config.db_pool_size, "PostgreSQL connections of the node's pool")
         ->envname("CRONWHEEL_DB_POOL_SIZE")
         ->check(CLI::Range(1, 512))

@@ -40,6 +40,8 @@ common::http::HttpServerOptions server_options(const AdminConfig& config) {
   options.host = host;
   options.port = port;
   options.worker_threads = static_cast<std::size_t>(config.http_threads);
+  options.max_connections = static_cast<std::size_t>(config.http_max_connections);
+  options.max_connections_per_address = static_cast<std::size_t>(config.http_max_connections_per_address);
   options.error_formatter = common::http::rest_error;
   options.name = "admin-api";
   return options;

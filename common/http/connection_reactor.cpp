@@ -32,7 +32,7 @@ constexpr auto kSweepInterval = 100ms;
 // much) before closing: closing a socket with unread input sends a reset, which can destroy
 // the answer before the client reads it.
 constexpr auto kLingerTime = 2s;
-constexpr std::size_t kLingerMaxBytes = 1024 * 1024;
+constexpr std::size_t kLingerMaxBytes = 16 * 1024 * 1024;
 // Out of file descriptors with nothing to close: stop accepting for this long.
 constexpr auto kAcceptPause = 100ms;
 // Buffers of idle connections above this size are given back.

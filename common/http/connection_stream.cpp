@@ -56,8 +56,17 @@ void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
 
 std::string ConnectionStream::take_body() {
   position_ = end_;
+  auto& input = connection_.input;
   const std::size_t start = std::min(connection_.head_bytes, end_);
-  return connection_.input.substr(start, end_ - start);
+  if (input.size() == end_ && start == connection_.head_bytes) {
+    // Nothing pipelined after this request (the usual case): hand the buffer over instead of
+    // copying a body of up to several megabytes. The reactor finds the input empty.
+    input.erase(0, start);
+    std::string body = std::move(input);
+    input.clear();
+    return body;
+  }
+  return input.substr(start, end_ - start);
 }
 
 }  // namespace cronwheel::common::http

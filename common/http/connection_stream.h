@@ -31,6 +31,8 @@ class ConnectionStream final : public httplib::Stream {
   socket_t socket() const override { return connection_.fd; }
 
   // The request body: the `body_bytes` after the head (cpp-httplib has read the head by then).
+  // Moved out of the connection's input when nothing follows it there, which leaves the input
+  // empty; copied otherwise. Call once, after the head has been read.
   std::string take_body();
 
  private:

@@ -228,8 +228,9 @@ TEST_F(AdminExecutorE2e, WrongTokenIsRefusedAndTheRunKeepsWaitingForItsResult) {
   json body = json::array({{{"logId", run}, {"logDateTim", now_ms()}, {"handleCode", 200}, {"handleMsg", "forged"}}});
 
   const json refused = {{"code", 500}, {"msg", "The access token is wrong."}, {"content", nullptr}};
-  EXPECT_EQ(call("api/callback", body.dump(), "forged-token"), refused);
-  EXPECT_EQ(call("api/callback", body.dump(), ""), refused);
+  const json result_refused = {{"code", 500}, {"msg", "The access token is wrong for 1 of the 1 results."}, {"content", nullptr}};
+  EXPECT_EQ(call("api/callback", body.dump(), "forged-token"), result_refused);
+  EXPECT_EQ(call("api/callback", body.dump(), ""), result_refused);
   EXPECT_EQ(call("api/registry",
                  json({{"registryGroup", "EXECUTOR"}, {"registryKey", kAppName}, {"registryValue", "http://evil:1/"}})
                      .dump(),
@@ -238,6 +239,35 @@ TEST_F(AdminExecutorE2e, WrongTokenIsRefusedAndTheRunKeepsWaitingForItsResult) {
 
   EXPECT_EQ(log(run)["state"], "triggered");
   EXPECT_TRUE(group_addresses().empty());
+}
+
+TEST_F(AdminExecutorE2e, AGroupsOwnTokenIsTheOnlyKeyToItsRegistrationsRunsAndResults) {
+  auto put = admin_->put("groups/" + std::to_string(group_id_), who_,
+                         {{"title", "E2E executors"}, {"accessToken", "group-only-token"}});
+  ASSERT_EQ(put.status, 200) << put.text;
+
+  // The admin's own token no longer speaks for this group.
+  start_executor(kToken);
+  EXPECT_TRUE(eventually([&] { return executor_->out().find("The access token is wrong.") != std::string::npos ||
+                                      executor_->err().find("The access token is wrong.") != std::string::npos; }))
+      << executor_->out() << executor_->err();
+  EXPECT_TRUE(group_addresses().empty());
+  const auto forged = make_triggered_run(make_job("forged result"));
+  json body = json::array({{{"logId", forged}, {"logDateTim", now_ms()}, {"handleCode", 200}, {"handleMsg", "x"}}});
+  EXPECT_EQ(call("api/callback", body.dump(), kToken)["code"], 500);
+  EXPECT_EQ(log(forged)["state"], "triggered");
+  executor_->signal(SIGTERM);
+  EXPECT_EQ(executor_->wait_for_exit(kBound), 0);
+
+  // An executor holding the group's token registers, gets the group's runs and reports them.
+  const std::string address = start_executor("group-only-token");
+  ASSERT_TRUE(eventually([&] { return group_addresses() == std::vector<std::string>{address}; }))
+      << executor_->out() << executor_->err();
+  const auto job = make_job("runs with the group token");
+  auto fire = admin_->post("jobs/" + std::to_string(job) + "/trigger", who_, json::object());
+  ASSERT_EQ(fire.status, 201) << fire.text;
+  const auto run = fire.body["id"].get<std::int64_t>();
+  EXPECT_TRUE(eventually([&] { return log(run)["state"] == "succeeded"; })) << log(run).dump();
 }
 
 // The sample value of `series` in the admin's /metrics text, fetched without a login; -1 when
