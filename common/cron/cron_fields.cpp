@@ -363,6 +363,10 @@ void parse_field(const FieldSpec& spec, std::string_view text, CronFields& out) 
 }  // namespace
 
 CronFields parse_cron_fields(std::string_view expression) {
+  if (expression.size() > kMaxExpressionLength) {
+    throw CronError("expression", "at most " + std::to_string(kMaxExpressionLength) + " characters, got " +
+                                      std::to_string(expression.size()));
+  }
   // Quartz upper-cases the expression and splits it on spaces and tabs.
   std::string upper(expression);
   for (char& c : upper) {

@@ -101,7 +101,9 @@ struct CronFields {
 // Rejects, with a CronError naming the field, everything Quartz rejects, and also input
 // Quartz silently half-ignores (trailing characters after a value, a step after a name
 // range, 'W' or '#' inside a list, '?' inside a list, a zero step, an eighth field, ...),
-// because whatever the author meant by it, Quartz does not do it.
+// because whatever the author meant by it, Quartz does not do it. An expression longer than
+// kMaxExpressionLength (a job's scheduleConf column) is refused before it is looked at.
+inline constexpr std::size_t kMaxExpressionLength = 255;
 CronFields parse_cron_fields(std::string_view expression);
 
 }  // namespace cronwheel::common::cron_detail

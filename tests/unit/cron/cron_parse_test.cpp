@@ -46,6 +46,15 @@ TEST(CronParse, RefusesAnyOtherNumberOfFields) {
   });
 }
 
+TEST(CronParse, RefusesOverlongExpressionsBeforeLookingAtThem) {
+  std::string padded = "0 0 12 * * ?" + std::string(243, ' ');  // 255 characters: still fine
+  EXPECT_EQ(parse_error(padded), "");
+  std::string list = "0 0 12 * * ? ";
+  for (int i = 0; i < 100'000; ++i) list += "2030,";
+  EXPECT_EQ(parse_error(list), "expression: at most 255 characters, got " + std::to_string(list.size()));
+  EXPECT_EQ(parse_error(padded + " "), "expression: at most 255 characters, got 256");
+}
+
 TEST(CronParse, AcceptsEveryConstructOfTheDialect) {
   for (const char* expression : {
            "* * * * * ?", "0/15 */5 1-5 * * ?", "/20 * * * * ?", "0 0 22-2 * * ?",
