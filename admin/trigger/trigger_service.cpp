@@ -150,7 +150,11 @@ SendOutcome TriggerService::send(const PendingFire& fire) noexcept {
 }
 
 SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, const std::string& node) {
-  const auto& [log, job, group] = fire;
+  // Plain references, not a structured binding: the lambdas below use them, and clang before 16
+  // cannot capture structured bindings.
+  const JobLog& log = fire.log;
+  const Job& job = fire.job;
+  const Group& group = fire.group;
   std::vector<std::string> usable;
   std::vector<std::string> foreign;  // asked for, but not the group's: never sent to
   if (!log.executor_address.empty()) {
