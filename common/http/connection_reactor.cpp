@@ -166,6 +166,20 @@ void ConnectionReactor::stop() noexcept {
   thread_.join();
 }
 
+void ConnectionReactor::send_what_fits(Connection& connection) noexcept {
+  while (connection.output_sent < connection.output.size()) {
+    ssize_t n = ::send(connection.fd, connection.output.data() + connection.output_sent,
+                       connection.output.size() - connection.output_sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      connection.output_sent += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return;  // the socket buffer is full, or the connection broke: the reactor sees to it
+    }
+  }
+}
+
 void ConnectionReactor::give_back(Connection* connection) {
   {
     std::lock_guard lock(returned_mutex_);
@@ -448,7 +462,7 @@ void ConnectionReactor::take_returned() {
     ++c->requests_served;
     if (stopping_seen_) c->close_after_output = true;
     c->phase = Connection::Phase::kSending;
-    c->output_sent = 0;
+    c->output_sent = std::min(c->output_sent, c->output.size());  // what the worker sent already
     c->deadline = now + options_.write_timeout;
     send_pending(c);
   }

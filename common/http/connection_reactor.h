@@ -36,8 +36,10 @@ struct Connection {
   bool continue_sent = false;       // "100 Continue" already went out for this request
   std::size_t requests_served = 0;  // on this connection, before this one
 
-  // answer: what the worker wrote; the reactor sends it.
+  // answer: what the worker wrote; the worker sends what the socket takes at once, the reactor
+  // the rest.
   std::string output;
+  std::size_t output_sent = 0;
   bool close_after_output = false;  // the connection ends once `output` is sent
 
   // The reactor's own bookkeeping.
@@ -47,7 +49,6 @@ struct Connection {
   std::chrono::steady_clock::time_point request_started{};
   bool request_begun = false;  // a byte of the current request arrived
   std::size_t head_scanned = 0;
-  std::size_t output_sent = 0;
   std::size_t lingered_bytes = 0;
   std::uint32_t watched = 0;  // the epoll events registered; 0: not in the epoll set
   struct AddressSlot* address = nullptr;
@@ -140,7 +141,13 @@ class ConnectionReactor {
   // write_timeout), then joins the thread. Idempotent.
   void stop() noexcept;
 
-  // From a worker: the request on `connection` was served; its answer is in `output`.
+  // From the worker serving `connection`, before give_back(): sends as much of its output as
+  // the socket takes now, without waiting, so the answer need not wait for this thread. What
+  // does not fit (or fails) is left to the reactor.
+  static void send_what_fits(Connection& connection) noexcept;
+
+  // From a worker: the request on `connection` was served; its answer is in `output`, the first
+  // `output_sent` bytes of it sent already.
   void give_back(Connection* connection);
 
   Stats stats() const;

@@ -285,6 +285,7 @@ void HttpServer::Impl::start_serving() {
         [this](Connection* connection) {
           pool_->enqueue([this, connection] {
             serve(connection);
+            ConnectionReactor::send_what_fits(*connection);
             reactor_->give_back(connection);
           });
         },
