@@ -88,7 +88,7 @@ TEST_F(AuthApiTest, GuessersOnOtherAddressesCannotLockAnAdminOut) {
 TEST_F(AuthApiTest, ANameCutShortByTheDatabaseLogsNobodyIn) {
   for (int i = 0; i < 7; ++i) try_login("alice", "guess-" + std::to_string(i));
   ASSERT_EQ(try_login("alice", kAlicePassword).status, 429);
-  for (const std::string name : {std::string("alice\0x", 7), std::string("alice\0", 6)}) {
+  for (const std::string& name : {std::string("alice\0x", 7), std::string("alice\0", 6)}) {
     auto r = try_login(name, kAlicePassword);
     EXPECT_NE(r.status, 200) << r.body;
     EXPECT_TRUE(r.header("Set-Cookie").empty());
