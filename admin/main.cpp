@@ -7,9 +7,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <string_view>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -24,6 +27,7 @@
 #include "admin/store/migrator.h"
 #include "common/util/clock.h"
 #include "common/util/log_format.h"
+#include "common/util/process_secrets.h"
 
 namespace {
 
@@ -78,6 +82,20 @@ int serve(AdminConfig config) {
   server.stop();
   spdlog::info("stopped");
   return 0;
+}
+
+// The database URL (which may hold a password), the access token and the bootstrap password,
+// in every form they are read from: once read, they are kept from other processes of this
+// user (see process_secrets.h). Called before any thread starts.
+void hide_secrets(int argc, char** argv) {
+  constexpr std::string_view kVariables[] = {"CRONWHEEL_DB_URL", "CRONWHEEL_ACCESS_TOKEN", "CRONWHEEL_ADMIN_PASSWORD"};
+  constexpr std::string_view kOptions[] = {"--db-url", "--access-token"};
+  cronwheel::common::erase_environment_variables(kVariables);
+  cronwheel::common::hide_option_values(argc, argv, kOptions);
+  if (!cronwheel::common::make_undumpable()) {
+    spdlog::warn("cannot make this process non-dumpable ({}): processes of its user can read its memory",
+                 std::strerror(errno));
+  }
 }
 
 }  // namespace
@@ -219,6 +237,7 @@ int main(int argc, char** argv) {
 
   // Only from the environment: see AdminConfig::admin_password.
   if (const char* password = std::getenv("CRONWHEEL_ADMIN_PASSWORD")) config.admin_password = password;
+  hide_secrets(argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   try {

@@ -36,11 +36,14 @@
 #include "common/util/log_format.h"
 #include "cronwheel/executor.h"
 #include "executor/src/builtin_handlers.h"
-#include "executor/src/process_secrets.h"
+#include "common/util/process_secrets.h"
 
 namespace {
 
 using namespace cronwheel::executor;
+using cronwheel::common::erase_environment_variables;
+using cronwheel::common::hide_option_values;
+using cronwheel::common::make_undumpable;
 
 constexpr const char* kVersion = "0.1.0";
 

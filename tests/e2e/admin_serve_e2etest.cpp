@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +58,35 @@ TEST(AdminServe, AppliesTheSchemaAndAnswersHealth) {
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM schema_migrations")[0].as<int>(),
             static_cast<int>(admin::embedded_migrations().size()));
 
+  EXPECT_EQ(admin.stop(10s), 0) << admin.process().out();
+}
+
+// The bytes of /proc/<pid>/<file>, NULs included ("" when unreadable).
+std::string proc_file(pid_t pid, const std::string& file) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(AdminServe, KeepsItsSecretsOffItsCommandLineAndEnvironment) {
+  // The database URL may hold a password: once read, neither it nor the access token or the
+  // bootstrap password is left where other processes of the user (or ps) can read them.
+  TestDatabase db;
+  AdminProcess::Options options = serving(db.url(), {"--access-token", "admin-token-in-argv"});
+  options.admin_password = "bootstrap-secret-password";
+  options.env = {"CRONWHEEL_ACCESS_TOKEN=admin-token-in-env"};
+  AdminProcess admin(options);
+  ASSERT_GT(admin.wait_until_listening(30s), 0) << admin.process().out() << admin.process().err();
+
+  const auto cmdline = proc_file(admin.process().pid(), "cmdline");
+  EXPECT_NE(cmdline.find("--access-token"), std::string::npos) << "the option names stay";
+  EXPECT_EQ(cmdline.find("admin-token-in-argv"), std::string::npos);
+  EXPECT_EQ(cmdline.find(db.url()), std::string::npos);
+  const auto environ = proc_file(admin.process().pid(), "environ");  // readable here when root
+  EXPECT_EQ(environ.find("admin-token-in-env"), std::string::npos);
+  EXPECT_EQ(environ.find("bootstrap-secret-password"), std::string::npos);
+  if (::geteuid() != 0) {
+    EXPECT_TRUE(environ.empty()) << "a non-dumpable process's environ is root's only";
+  }
   EXPECT_EQ(admin.stop(10s), 0) << admin.process().out();
 }
 

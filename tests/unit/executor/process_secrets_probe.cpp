@@ -27,13 +27,16 @@
 #include <string_view>
 #include <vector>
 
-#include "executor/src/process_secrets.h"
+#include "common/util/process_secrets.h"
 #include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
 
 namespace {
 
 using namespace cronwheel::executor;
+using cronwheel::common::erase_environment_variables;
+using cronwheel::common::hide_option_values;
+using cronwheel::common::make_undumpable;
 
 // The child's output, straight to stdout.
 class StdoutLog final : public RunLogWriter {

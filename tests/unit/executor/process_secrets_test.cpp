@@ -2,7 +2,7 @@
 // (executor_process_secrets_probe) started with the access token in its environment and on its
 // command line, by reading its /proc/<pid>/environ and /proc/<pid>/cmdline as any other process
 // of the user (a script) would.
-#include "executor/src/process_secrets.h"
+#include "common/util/process_secrets.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -23,6 +23,9 @@ namespace {
 
 using cronwheel::testing::eventually;
 using cronwheel::testing::Process;
+using cronwheel::common::erase_environment_variables;
+using cronwheel::common::hide_option_values;
+using cronwheel::common::make_undumpable;
 
 const std::string kProbe = CRONWHEEL_PROCESS_SECRETS_PROBE;
 

@@ -17,7 +17,7 @@
 //
 // Call them from main() once the configuration is read and before any other thread starts:
 // the environment and argv are not thread-safe.
-namespace cronwheel::executor {
+namespace cronwheel::common {
 
 // Removes the variables `names` from the environment (unsetenv) and overwrites each of their
 // "NAME=value" entries in the environment block the process started with by NUL bytes, so that
@@ -39,4 +39,4 @@ std::size_t hide_option_values(int argc, char** argv, std::span<const std::strin
 // starts are ordinary ones. Returns false (errno set) when the call failed.
 bool make_undumpable() noexcept;
 
-}  // namespace cronwheel::executor
+}  // namespace cronwheel::common

@@ -1,4 +1,4 @@
-#include "executor/src/process_secrets.h"
+#include "common/util/process_secrets.h"
 
 #include <sys/prctl.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-namespace cronwheel::executor {
+namespace cronwheel::common {
 namespace {
 
 // Fields of /proc/<pid>/stat (proc(5), counted from 1) bounding the environment block.
@@ -112,4 +112,4 @@ std::size_t hide_option_values(int argc, char** argv, std::span<const std::strin
 
 bool make_undumpable() noexcept { return ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0; }
 
-}  // namespace cronwheel::executor
+}  // namespace cronwheel::common
