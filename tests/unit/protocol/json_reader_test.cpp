@@ -96,7 +96,7 @@ TEST(JsonReader, ObjectReaderPrefersCanonicalNameAndReportsTheSpellingUsed) {
 }
 
 TEST(JsonReader, ObjectReaderRejectsNonObjects) {
-  EXPECT_EQ(protocol_error_of([] { ObjectReader(json::array()); }), "expected a JSON object, got array");
+  EXPECT_EQ(protocol_error_of([] { ObjectReader{json::array()}; }), "expected a JSON object, got array");
   EXPECT_EQ(protocol_error_of([] { ObjectReader(json(nullptr)); }), "expected a JSON object, got null");
 }
 
