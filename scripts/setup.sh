@@ -20,6 +20,10 @@ packages=(
   libgtest-dev libgmock-dev  # tests
   libyaml-cpp-dev            # tests: reads openapi.yaml to check it against the routes
   libbenchmark-dev           # benchmarks
+  # the sanitizer stage of test.sh (docs/testing.md): clang, its ASan/UBSan runtimes and
+  # libFuzzer (libclang-rt-14-dev: clang-14 only recommends it), llvm-symbolizer for file:line
+  # in sanitizer reports (llvm-14)
+  clang-14 libclang-rt-14-dev llvm-14
   # servers and tools the scripts and tests run
   postgresql-15 curl procps util-linux
   jq                         # demo.sh reads the REST API's answers

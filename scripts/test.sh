@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Sets up everything, builds, and runs all tests (ctest labels unit, db and e2e) against a
-# throwaway PostgreSQL cluster, which is stopped and removed whatever happens.
-# Extra arguments go to ctest, e.g. `scripts/test.sh -L unit` or `scripts/test.sh -R Cron`.
+# Sets up everything, builds, and runs all tests, in two stages (docs/testing.md):
+#  1. the normal build (build/): ctest labels unit, db and e2e against a throwaway PostgreSQL
+#     cluster, which is stopped and removed whatever happens;
+#  2. the sanitizer build (build-asan/, clang): the unit tests under AddressSanitizer and
+#     UndefinedBehaviorSanitizer, then each fuzz target (label fuzz) for
+#     CRONWHEEL_FUZZ_SECONDS seconds (default 20; 0 replays the seed corpora only).
+#     CRONWHEEL_TEST_SANITIZERS=0 skips this stage.
+# Extra arguments go to every ctest run, e.g. `scripts/test.sh -L unit` or
+# `scripts/test.sh -R Cron`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -9,9 +15,16 @@ root=$(pwd)
 scripts/setup.sh
 
 build=${CRONWHEEL_BUILD_DIR:-$root/build}
+asan_build=${CRONWHEEL_ASAN_BUILD_DIR:-$root/build-asan}
 jobs=$(nproc)
+fuzz_seconds=${CRONWHEEL_FUZZ_SECONDS:-20}
+
+stage_start=$SECONDS
+stage_done() { echo "== $1: $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
+
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$jobs"
+stage_done "build"
 
 . scripts/lib/pg.sh
 pgdir=$(mktemp -d /tmp/cronwheel-test-pg.XXXXXX)
@@ -28,3 +41,28 @@ echo "PostgreSQL for tests on 127.0.0.1:$port"
 export CRONWHEEL_TEST_DB_URL="postgresql://cronwheel@127.0.0.1:$port/postgres"
 
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "$@"
+stage_done "tests"
+
+if [ "${CRONWHEEL_TEST_SANITIZERS:-1}" = 0 ]; then
+  exit 0
+fi
+
+# One clang build for both: every object carries ASan, UBSan and libFuzzer's coverage; the
+# unit tests link the sanitizers, the fuzz targets libFuzzer too. Only the unit test binaries
+# and the fuzz targets are built. The code under test is built at -O1 with line tables only
+# (quick to build, and stack traces still name file:line); the tests' own code at -O0.
+cmake -S "$root" -B "$asan_build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug \
+  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" -DCRONWHEEL_BUILD_BENCHMARKS=OFF \
+  -DCRONWHEEL_SANITIZE=ON -DCRONWHEEL_FUZZ=ON >/dev/null
+cmake --build "$asan_build" -j "$jobs" --target unit_tests fuzz_targets
+stage_done "sanitizer build"
+
+export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/bin/llvm-symbolizer-14}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout 600 -L '^unit$' "$@"
+stage_done "unit tests under ASan and UBSan"
+
+fuzz_timeout=$((fuzz_seconds + 300))
+CRONWHEEL_FUZZ_SECONDS=$fuzz_seconds \
+  ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout "$fuzz_timeout" -L '^fuzz$' "$@"
+stage_done "fuzz targets, ${fuzz_seconds} s each"
