@@ -29,6 +29,28 @@ TEST(JsonReader, HugeMalformedInputGivesABoundedMessage) {
   EXPECT_LT(message.size(), 400u);
 }
 
+TEST(JsonReader, DepthAndValueCountAreBoundedBeforeParsing) {
+  // A body of nested or empty arrays costs the parser ~70 bytes per byte: refused unread.
+  EXPECT_EQ(protocol_error_of([] { parse_json(std::string(33, '[') + std::string(33, ']')); }),
+            "JSON nested deeper than 32 levels");
+  EXPECT_EQ(protocol_error_of([] { parse_json(std::string(2'000'000, '[')); }), "JSON nested deeper than 32 levels");
+  EXPECT_NO_THROW(parse_json(std::string(32, '[') + std::string(32, ']')));
+  std::string many = "[";
+  for (int i = 0; i < 200'000; ++i) many += "[],";
+  many += "[]]";
+  EXPECT_EQ(protocol_error_of([&] { parse_json(many); }), "JSON with more than 200000 values");
+  const JsonLimits small{4, 10};
+  EXPECT_EQ(protocol_error_of([&] { parse_json("[1,2,3,4,5,6,7,8,9,10,11]", small); }), "JSON with more than 10 values");
+  EXPECT_NO_THROW(parse_json("[1,2,3,4,5,6,7,8,9]", small));
+  // Brackets and commas inside strings are text, not structure.
+  EXPECT_NO_THROW(parse_json(R"(["[[[[[[,,,,,,,,,,,,\"[[[["])", small));
+}
+
+TEST(JsonReader, NumbersBeyondDoubleAreAProtocolErrorNotACrash) {
+  EXPECT_EQ(protocol_error_of([] { parse_json(R"({"jobId":1e400})"); }), "malformed JSON: a number is out of range");
+  EXPECT_EQ(protocol_error_of([] { parse_json("-1e999"); }), "malformed JSON: a number is out of range");
+}
+
 TEST(JsonReader, DumpReplacesInvalidUtf8InsteadOfThrowing) {
   json value = {{"logContent", std::string("ok \xff\xfe end")}};
   std::string out;
