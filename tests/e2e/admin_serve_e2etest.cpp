@@ -26,8 +26,6 @@ using testing::AdminProcess;
 using testing::Process;
 using testing::TestDatabase;
 
-const std::string kAdmin = AdminProcess::binary();
-
 // A cronwheel-admin on `db_url` with the flags in `args`, and no bootstrap password configured.
 AdminProcess::Options serving(const std::string& db_url, std::vector<std::string> args = {}) {
   return {.db_url = db_url, .args = std::move(args), .admin_password = ""};
@@ -128,7 +126,7 @@ TEST(AdminServe, HealthSaysUnavailableWhenTheDatabaseIsGone) {
 
 TEST(AdminServe, GivesUpWhenTheDatabaseNeverAnswers) {
   // A port nothing listens on (the test cluster's port plus one is as good as any).
-  Process admin({kAdmin, "--listen", "127.0.0.1:0", "--db-url",
+  Process admin({AdminProcess::binary(), "--listen", "127.0.0.1:0", "--db-url",
                  "postgresql://cronwheel@127.0.0.1:9/cronwheel", "--db-wait", "1"});
   EXPECT_EQ(admin.wait_for_exit(30s), 1);
   EXPECT_NE(admin.out().find("connect"), std::string::npos) << admin.out() << admin.err();
@@ -136,17 +134,17 @@ TEST(AdminServe, GivesUpWhenTheDatabaseNeverAnswers) {
 
 TEST(AdminServe, RejectsAMalformedListenAddress) {
   TestDatabase db;
-  auto r = Process::run({kAdmin, "--listen", "localhost", "--db-url", db.url()});
+  auto r = Process::run({AdminProcess::binary(), "--listen", "localhost", "--db-url", db.url()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE((r.out + r.err).find("listen address 'localhost'"), std::string::npos) << r.out << r.err;
 }
 
 TEST(AdminMigrate, AppliesAndExits) {
   TestDatabase db;
-  auto r = Process::run({kAdmin, "migrate", "--db-url", db.url()});
+  auto r = Process::run({AdminProcess::binary(), "migrate", "--db-url", db.url()});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("schema at version"), std::string::npos) << r.out;
-  auto again = Process::run({kAdmin, "migrate", "--db-url", db.url()});
+  auto again = Process::run({AdminProcess::binary(), "migrate", "--db-url", db.url()});
   EXPECT_EQ(again.code, 0);
   EXPECT_EQ(again.out.find("applied migration"), std::string::npos) << again.out;
 }
