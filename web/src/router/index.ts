@@ -1,0 +1,135 @@
+import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router'
+import { restoreSession, session } from '@/stores/session'
+
+declare module 'vue-router' {
+  interface RouteMeta {
+    /** i18n key of the page's title. */
+    title?: string
+    /** Reachable without logging in. */
+    public?: boolean
+    /** Only for admins (others see a "not allowed" result). */
+    admin?: boolean
+    /** The menu entry to highlight. */
+    menu?: string
+  }
+}
+
+// Every page is its own chunk, loaded when first visited.
+export const routes: RouteRecordRaw[] = [
+  {
+    path: '/login',
+    name: 'login',
+    component: () => import('@/pages/login/LoginPage.vue'),
+    meta: { public: true, title: 'login.submit' },
+  },
+  {
+    path: '/',
+    component: () => import('@/components/layout/AppShell.vue'),
+    children: [
+      {
+        path: '',
+        name: 'dashboard',
+        component: () => import('@/pages/dashboard/DashboardPage.vue'),
+        meta: { title: 'shell.menu.dashboard', menu: '/' },
+      },
+      {
+        path: 'jobs',
+        name: 'jobs',
+        component: () => import('@/pages/jobs/JobListPage.vue'),
+        meta: { title: 'shell.menu.jobs', menu: '/jobs' },
+      },
+      {
+        path: 'jobs/new',
+        name: 'job-new',
+        component: () => import('@/pages/jobs/JobEditPage.vue'),
+        meta: { title: 'jobs.newTitle', menu: '/jobs' },
+      },
+      {
+        path: 'jobs/:id(\\d+)',
+        name: 'job-edit',
+        component: () => import('@/pages/jobs/JobEditPage.vue'),
+        props: true,
+        meta: { title: 'jobs.editTitle', menu: '/jobs' },
+      },
+      {
+        path: 'runs',
+        name: 'runs',
+        component: () => import('@/pages/runs/RunListPage.vue'),
+        meta: { title: 'shell.menu.runs', menu: '/runs' },
+      },
+      {
+        path: 'groups',
+        name: 'groups',
+        component: () => import('@/pages/groups/GroupListPage.vue'),
+        meta: { title: 'shell.menu.groups', menu: '/groups' },
+      },
+      {
+        path: 'groups/new',
+        name: 'group-new',
+        component: () => import('@/pages/groups/GroupEditPage.vue'),
+        meta: { title: 'groups.newTitle', menu: '/groups', admin: true },
+      },
+      {
+        path: 'groups/:id(\\d+)',
+        name: 'group-edit',
+        component: () => import('@/pages/groups/GroupEditPage.vue'),
+        props: true,
+        meta: { title: 'groups.editTitle', menu: '/groups' },
+      },
+      {
+        path: 'users',
+        name: 'users',
+        component: () => import('@/pages/users/UserListPage.vue'),
+        meta: { title: 'shell.menu.users', menu: '/users', admin: true },
+      },
+      {
+        path: 'tokens',
+        name: 'tokens',
+        component: () => import('@/pages/tokens/TokenListPage.vue'),
+        meta: { title: 'shell.menu.tokens', menu: '/tokens', admin: true },
+      },
+      {
+        path: 'audit',
+        name: 'audit',
+        component: () => import('@/pages/audit/AuditPage.vue'),
+        meta: { title: 'shell.menu.audit', menu: '/audit', admin: true },
+      },
+      {
+        path: ':pathMatch(.*)*',
+        name: 'not-found',
+        component: () => import('@/pages/not-found/NotFoundPage.vue'),
+        meta: { title: 'common.errors.notFoundTitle' },
+      },
+    ],
+  },
+]
+
+export const router = createRouter({
+  history: createWebHistory('/'),
+  routes,
+  scrollBehavior(_to, _from, saved) {
+    return saved ?? { top: 0 }
+  },
+})
+
+router.beforeEach(async (to) => {
+  if (to.meta.public) {
+    // Already logged in: the login page sends on to where the user was going.
+    if (to.name === 'login') {
+      const user = await restoreSession().catch(() => null)
+      if (user && to.query.expired !== '1') {
+        const redirect = typeof to.query.redirect === 'string' && to.query.redirect.startsWith('/') ? to.query.redirect : '/'
+        return redirect
+      }
+    }
+    return true
+  }
+  try {
+    await restoreSession()
+  } catch {
+    // The admin did not answer: show the shell, whose pages report their own errors.
+    return true
+  }
+  if (!session.user) return { name: 'login', query: { redirect: to.fullPath } }
+  return true
+})
