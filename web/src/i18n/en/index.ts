@@ -1,7 +1,10 @@
 // One module per page or shared piece; src/i18n/index.ts merges the languages.
 import common from './common'
+import groups from './groups'
+import jobs from './jobs'
 import login from './login'
 import placeholder from './placeholder'
+import schedule from './schedule'
 import shell from './shell'
 
 export default {
@@ -9,4 +12,7 @@ export default {
   shell,
   login,
   placeholder,
+  groups,
+  jobs,
+  schedule,
 }

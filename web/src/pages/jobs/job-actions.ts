@@ -1,0 +1,55 @@
+// Job actions shared by the list and the editor: start/stop, copy, delete (with confirmation).
+import { api, call } from '@/api/client'
+import type { Job } from '@/api/types'
+import { i18n } from '@/i18n'
+import { showError } from '@/utils/errors'
+
+const t = i18n.global.t
+
+/** Starts or stops scheduling; answers the updated job, or null when refused (message shown). */
+export async function setScheduled(job: Job, on: boolean): Promise<Job | null> {
+  try {
+    const id = job.id!
+    const updated = on
+      ? await call(api.POST('/jobs/{id}/start', { params: { path: { id } } }))
+      : await call(api.POST('/jobs/{id}/stop', { params: { path: { id } } }))
+    ElMessage({ type: 'success', message: t(on ? 'jobs.started' : 'jobs.stopped', { name: job.jobDesc ?? '' }) })
+    return updated
+  } catch (e) {
+    showError(e)
+    return null
+  }
+}
+
+export async function copyJob(job: Job): Promise<Job | null> {
+  try {
+    const copy = await call(api.POST('/jobs/{id}/copy', { params: { path: { id: job.id! } } }))
+    ElMessage({ type: 'success', message: t('jobs.copied', { name: copy.jobDesc ?? '' }) })
+    return copy
+  } catch (e) {
+    showError(e)
+    return null
+  }
+}
+
+/** Asks, then deletes; answers whether the job is gone. */
+export async function deleteJob(job: Job): Promise<boolean> {
+  try {
+    await ElMessageBox.confirm(t('jobs.deleteConfirm', { name: job.jobDesc ?? '' }), t('common.confirmDeleteTitle'), {
+      type: 'warning',
+      confirmButtonText: t('common.delete'),
+      cancelButtonText: t('common.cancel'),
+      confirmButtonClass: 'el-button--danger',
+    })
+  } catch {
+    return false
+  }
+  try {
+    await call(api.DELETE('/jobs/{id}', { params: { path: { id: job.id! } } }))
+    ElMessage({ type: 'success', message: t('common.deleted') })
+    return true
+  } catch (e) {
+    showError(e)
+    return false
+  }
+}
