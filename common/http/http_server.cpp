@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -78,6 +80,9 @@ std::string code_for(int status) {
   }
 }
 
+// The route index that stands for fallback_get's handler (RouteTable's are 0, 1, 2...).
+constexpr std::size_t kFallbackRoute = std::numeric_limits<std::size_t>::max();
+
 // How many connections the open file limit leaves room for.
 std::size_t connection_room(std::size_t wanted, const std::string& name) {
   rlimit limit{};
@@ -99,6 +104,7 @@ class HttpServer::Impl final : public httplib::Server {
 
   void add_route(const std::string& method, const std::string& pattern, ParamHandler handler,
                  RouteOptions route_options);
+  void set_fallback(ParamHandler handler, RouteOptions route_options);
   void start_serving();
   void stop_serving() noexcept;
   int bound_port() const noexcept { return port_.load(); }
@@ -122,6 +128,7 @@ class HttpServer::Impl final : public httplib::Server {
   const HttpServerOptions options_;
   RouteTable table_;
   std::vector<RouteEntry> routes_;  // by RouteTable index
+  std::optional<RouteEntry> fallback_;  // fallback_get's, matched as kFallbackRoute
   std::atomic<int> port_{0};
   std::atomic<bool> stopping_{false};
 
@@ -140,7 +147,8 @@ HttpServer::Impl::Impl(HttpServerOptions options) : options_(std::move(options))
     Connection& connection = *tl_serving->connection;
     // process_request's Request is a non-const local; the hook is only handed a const view.
     const_cast<httplib::Request&>(req).body = tl_serving->stream->take_body();
-    routes_[connection.match.route].handler(req, res, connection.match.params);
+    const RouteEntry& route = connection.match.route == kFallbackRoute ? *fallback_ : routes_[connection.match.route];
+    route.handler(req, res, connection.match.params);
     return HandlerResponse::Handled;
   });
   set_error_handler(HandlerWithResponse(
@@ -180,6 +188,12 @@ void HttpServer::Impl::add_route(const std::string& method, const std::string& p
   routes_.push_back({wrap(std::move(handler)), route_options.max_body_bytes.value_or(options_.max_body_bytes)});
 }
 
+void HttpServer::Impl::set_fallback(ParamHandler handler, RouteOptions route_options) {
+  std::lock_guard lock(lifecycle_mutex_);
+  if (state_ != State::kIdle) throw std::logic_error("HttpServer: routes must be added before start()");
+  fallback_ = RouteEntry{wrap(std::move(handler)), route_options.max_body_bytes.value_or(options_.max_body_bytes)};
+}
+
 HttpServer::ParamHandler HttpServer::Impl::wrap(ParamHandler handler) const {
   return [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
                                                const PathParams& params) {
@@ -210,6 +224,9 @@ ConnectionReactor::Admission HttpServer::Impl::admit(const RequestHead& head) co
   if (result.match) {
     admission.max_body_bytes = routes_[result.match->route].max_body_bytes;
     admission.match = std::move(*result.match);
+  } else if (fallback_ && result.allowed_methods.empty() && (head.method == "GET" || head.method == "HEAD")) {
+    admission.max_body_bytes = fallback_->max_body_bytes;
+    admission.match = RouteTable::Match{kFallbackRoute, {}};
   } else if (!result.allowed_methods.empty()) {
     admission.status = 405;
     admission.message = "method not allowed: " + head.method + " " + head.path;
@@ -378,6 +395,10 @@ void HttpServer::put(const std::string& pattern, Handler handler, RouteOptions r
 
 void HttpServer::del(const std::string& pattern, Handler handler, RouteOptions route_options) {
   route("DELETE", pattern, without_params(std::move(handler)), route_options);
+}
+
+void HttpServer::fallback_get(Handler handler, RouteOptions route_options) {
+  impl_->set_fallback(without_params(std::move(handler)), route_options);
 }
 
 void HttpServer::start() { impl_->start_serving(); }

@@ -109,6 +109,11 @@ class HttpServer {
   void post(const std::string& pattern, Handler handler, RouteOptions route_options = {});
   void put(const std::string& pattern, Handler handler, RouteOptions route_options = {});
   void del(const std::string& pattern, Handler handler, RouteOptions route_options = {});
+  // GET and HEAD requests for a path that no route matches, with any method, go to `handler`
+  // instead of being answered 404 (a path that routes serve with other methods still answers
+  // 405). For serving files under whatever paths are left (the admin's console). Replaces an
+  // earlier fallback; before start().
+  void fallback_get(Handler handler, RouteOptions route_options = {});
 
   // Binds, starts serving on background threads and returns once connections are accepted.
   // Throws std::system_error naming host:port when it cannot bind (port taken, bad address), and

@@ -316,6 +316,57 @@ TEST(HttpServer, UnknownRouteIs404Json) {
   server.stop();
 }
 
+TEST(HttpServer, FallbackAnswersGetAndHeadOfPathsNoRouteMatches) {
+  HttpServer server(testing::loopback_options());
+  add_echo(server);
+  server.get("/items/{id}", [](const httplib::Request&, httplib::Response& res) {
+    common::http::write_json(res, R"({"route":"items"})");
+  });
+  std::atomic<int> fallback_calls{0};
+  server.fallback_get([&](const httplib::Request& req, httplib::Response& res) {
+    ++fallback_calls;
+    res.set_content("fallback " + req.method + " " + req.path, "text/plain");
+  });
+  server.start();
+  httplib::Client raw("127.0.0.1", server.port());
+
+  auto page = raw.Get("/jobs/42");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->body, "fallback GET /jobs/42");
+  auto head = raw.Head("/anything");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->body, "");
+  EXPECT_EQ(fallback_calls.load(), 2);
+
+  // Routes win over the fallback, and keep their own 405s; other methods of unknown paths 404.
+  auto item = raw.Get("/items/7");
+  ASSERT_TRUE(item);
+  EXPECT_EQ(item->body, R"({"route":"items"})");
+  auto wrong_method = raw.Get("/echo");
+  ASSERT_TRUE(wrong_method);
+  EXPECT_EQ(wrong_method->status, 405);
+  auto post = raw.Post("/jobs/42", "{}", "application/json");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 404);
+  EXPECT_EQ(fallback_calls.load(), 2);
+  server.stop();
+}
+
+TEST(HttpServer, FallbackExceptionsAreAnsweredLikeARoute) {
+  HttpServer server(testing::loopback_options());
+  server.fallback_get([](const httplib::Request& req, httplib::Response&) {
+    throw HttpError(404, "not_found", "no page " + req.path);
+  });
+  server.start();
+  HttpClient client(base_url(server));
+  auto result = client.get("/missing");
+  EXPECT_EQ(result.status, 404);
+  EXPECT_EQ(json::parse(result.body), json::parse(R"({"error":{"code":"not_found","message":"no page /missing"}})"));
+  server.stop();
+}
+
 TEST(HttpServer, MalformedRequestIs400Json) {
   HttpServer server(testing::loopback_options());
   server.start();
