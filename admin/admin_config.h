@@ -18,6 +18,9 @@ struct AdminConfig {
   int db_wait_seconds = 60;             // how long start-up waits for the database
   int db_pool_size = 8;                 // PostgreSQL connections the node's work shares
   std::string log_level = "info";
+  // The web console's built files (server/console_files.h); empty: build/web beside the binary's
+  // bin/, or <prefix>/share/cronwheel/web for an installed one.
+  std::string web_dir;
 
   // Sent as XXL-JOB-ACCESS-TOKEN to executors whose group has no token of its own.
   std::string access_token;

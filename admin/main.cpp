@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--node-id", config.node_id, "This node's name (default <hostname>:<port>)")
         ->envname("CRONWHEEL_NODE_ID");
+    cmd->add_option("--web-dir", config.web_dir,
+                    "The web console's files (default: ../web or ../share/cronwheel/web beside bin/)")
+        ->envname("CRONWHEEL_WEB_DIR");
     cmd->add_option("--http-threads", config.http_threads, "HTTP worker threads")
         ->envname("CRONWHEEL_HTTP_THREADS")
         ->check(CLI::Range(1, 1024))

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <chrono>
 #include <stdexcept>
+
+#include <spdlog/spdlog.h>
 
 #include "admin/auth/bootstrap_admin.h"
 #include "admin/server/metrics.h"
@@ -204,6 +207,34 @@ void AdminServer::add_routes() {
   };
   auto stores = stores_.stores();
   executors_ = std::make_unique<ExecutorSide>(database_, stores.groups, stores.logs, http_, std::move(executors));
+
+  add_console_route();
+}
+
+void AdminServer::add_console_route() {
+  std::filesystem::path directory = config_.web_dir;
+  if (directory.empty()) directory = ConsoleFiles::default_directory().value_or("web");
+  console_ = std::make_unique<ConsoleFiles>(std::move(directory));
+  if (console_->installed()) {
+    spdlog::info("serving the web console from {}", console_->directory().string());
+  } else {
+    spdlog::warn("no web console in {} (no index.html): build it with scripts/build-console.sh, or set --web-dir",
+                 console_->directory().string());
+  }
+  // Requests carry no body worth taking: a GET's is refused unread.
+  http_.fallback_get(
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (ConsoleFiles::owns(req.path)) {
+          console_->serve(req, res);
+          if (res.status != 404) return;
+          if (req.path == "/" && !console_->installed()) {
+            throw common::http::HttpError(404, common::http::kNotFoundCode,
+                                          "the web console is not installed on this node");
+          }
+        }
+        throw common::http::HttpError(404, common::http::kNotFoundCode, "not found: " + req.method + " " + req.path);
+      },
+      {.max_body_bytes = 0});
 }
 
 }  // namespace cronwheel::admin

@@ -9,6 +9,7 @@
 #include "admin/api/rest_api.h"
 #include "admin/registry/executor_side.h"
 #include "admin/scheduler/scheduler.h"
+#include "admin/server/console_files.h"
 #include "admin/server/health_check.h"
 #include "admin/store/database.h"
 #include "admin/store/pg_node_store.h"
@@ -21,8 +22,9 @@
 
 namespace cronwheel::admin {
 
-// The admin node: its database pool and stores, and its HTTP face: /healthz and the REST API
-// under /api/v1 (the executor-facing endpoints and the console join the same server).
+// The admin node: its database pool and stores, and its HTTP face: /healthz, /metrics, the REST
+// API under /api/v1, the executor-facing endpoints, and the web console's files at every other
+// path (console_files.h).
 //
 // Construction registers the routes but touches neither the network nor the database.
 // start() creates the first admin user when there is none (the schema must be migrated by
@@ -49,6 +51,8 @@ class AdminServer {
 
  private:
   void add_routes();
+  // The web console at every GET path no other route serves (after add_routes' own).
+  void add_console_route();
   // Builds and starts the scheduling core (sending, scheduling, heartbeat) for node_id_.
   void start_scheduler();
 
@@ -63,6 +67,7 @@ class AdminServer {
   PgStores stores_;
   common::http::HttpServer http_;
   std::unique_ptr<HealthCheck> health_;
+  std::unique_ptr<ConsoleFiles> console_;  // GET of every path no route serves
   std::unique_ptr<RestApi> api_;
   std::unique_ptr<ExecutorSide> executors_;  // /api/registry, /api/callback and their monitors
 

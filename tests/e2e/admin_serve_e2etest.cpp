@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "common/http/http_client.h"
 #include "tests/support/admin_process.h"
 #include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel {
@@ -56,6 +58,67 @@ TEST(AdminServe, AppliesTheSchemaAndAnswersHealth) {
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM schema_migrations")[0].as<int>(),
             static_cast<int>(admin::embedded_migrations().size()));
 
+  EXPECT_EQ(admin.stop(10s), 0) << admin.process().out();
+}
+
+TEST(AdminServe, ServesTheConsoleWithoutShadowingTheApiHealthOrExecutors) {
+  TestDatabase db;
+  testing::TempDir web("cronwheel-web");
+  std::filesystem::create_directories(web.path() / "assets");
+  std::ofstream(web.path() / "index.html") << "<!doctype html><div id=app></div>";
+  std::ofstream(web.path() / "assets" / "index-abc123.js") << "export {}";
+  AdminProcess admin(serving(db.url(), {"--web-dir", web.path().string()}));
+  ASSERT_GT(admin.wait_until_listening(30s), 0) << admin.process().out() << admin.process().err();
+  httplib::Client client("127.0.0.1", admin.port());
+
+  for (const char* page : {"/", "/jobs/12", "/runs?jobId=3"}) {
+    auto r = client.Get(page);
+    ASSERT_TRUE(r) << page;
+    EXPECT_EQ(r->status, 200) << page;
+    EXPECT_EQ(r->body, "<!doctype html><div id=app></div>") << page;
+    EXPECT_EQ(r->get_header_value("Cache-Control"), "no-cache");
+  }
+  auto asset = client.Get("/assets/index-abc123.js");
+  ASSERT_TRUE(asset);
+  EXPECT_EQ(asset->body, "export {}");
+  EXPECT_EQ(asset->get_header_value("Cache-Control"), "public, max-age=31536000, immutable");
+
+  // The API, the health check and the executors' endpoints answer as before.
+  auto unknown_api = client.Get("/api/v1/no-such-thing");
+  ASSERT_TRUE(unknown_api);
+  EXPECT_EQ(unknown_api->status, 404);
+  EXPECT_EQ(nlohmann::json::parse(unknown_api->body)["error"]["code"], "not_found");
+  auto jobs = client.Get("/api/v1/jobs");
+  ASSERT_TRUE(jobs);
+  EXPECT_EQ(jobs->status, 401);
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(nlohmann::json::parse(health->body)["status"], "ok");
+  auto registry_by_get = client.Get("/api/registry");
+  ASSERT_TRUE(registry_by_get);
+  EXPECT_EQ(registry_by_get->status, 405);
+  auto post_to_page = client.Post("/jobs/12", "{}", "application/json");
+  ASSERT_TRUE(post_to_page);
+  EXPECT_EQ(post_to_page->status, 404);
+  auto missing_asset = client.Get("/assets/gone.js");
+  ASSERT_TRUE(missing_asset);
+  EXPECT_EQ(missing_asset->status, 404);
+  EXPECT_EQ(nlohmann::json::parse(missing_asset->body)["error"]["code"], "not_found");
+
+  EXPECT_EQ(admin.stop(10s), 0) << admin.process().out();
+}
+
+TEST(AdminServe, SaysSoWhenTheConsoleIsNotInstalled) {
+  TestDatabase db;
+  testing::TempDir empty("cronwheel-web");
+  AdminProcess admin(serving(db.url(), {"--web-dir", empty.path().string()}));
+  ASSERT_GT(admin.wait_until_listening(30s), 0) << admin.process().out() << admin.process().err();
+  EXPECT_NE(admin.process().out().find("no web console in"), std::string::npos) << admin.process().out();
+  httplib::Client client("127.0.0.1", admin.port());
+  auto root = client.Get("/");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->status, 404);
+  EXPECT_EQ(nlohmann::json::parse(root->body)["error"]["message"], "the web console is not installed on this node");
   EXPECT_EQ(admin.stop(10s), 0) << admin.process().out();
 }
 
