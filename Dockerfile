@@ -1,4 +1,5 @@
-# cronwheel-admin and cronwheel-executor on Debian 12, built from Debian's packages only.
+# cronwheel-admin (with the web console) and cronwheel-executor on Debian 12, built from
+# Debian's packages and the console's locked npm packages only.
 #   docker build -t cronwheel .
 # docker-compose.yml runs the production-like topology with this image.
 
@@ -14,6 +15,18 @@ COPY . .
 RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCRONWHEEL_BUILD_TESTS=OFF \
  && cmake --build build -j"$(nproc)" --target cronwheel-admin cronwheel-executor
 
+# The web console, built with Debian's Node.js (18); only its built files reach the image.
+FROM debian:12 AS console
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends nodejs npm \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY openapi.yaml ./
+COPY web/package.json web/package-lock.json web/
+RUN cd web && npm ci --no-audit --no-fund
+COPY web/ web/
+RUN cd web && npm run build -- --outDir /console --emptyOutDir
+
 FROM debian:12-slim
 # Runtime libraries of the two binaries; bash and python3 for script jobs, curl for health
 # checks, tzdata for the jobs' time zones.
@@ -24,6 +37,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /var/lib/cronwheel cronwheel
 COPY --from=build /src/build/bin/cronwheel-admin /src/build/bin/cronwheel-executor /usr/local/bin/
+# Where cronwheel-admin in /usr/local/bin looks for the console by default.
+COPY --from=console /console /usr/local/share/cronwheel/web
 USER cronwheel
 WORKDIR /var/lib/cronwheel
 EXPOSE 8080 9999

@@ -69,6 +69,8 @@ scripts/setup.sh
 build=${CRONWHEEL_BUILD_DIR:-$root/build}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$(nproc)" --target cronwheel-admin cronwheel-executor
+. scripts/lib/console.sh
+console_build "$build"
 
 mkdir -p "$state"
 chmod 755 "$state"
@@ -163,6 +165,10 @@ demo_job "every 7 seconds after the last run ended" \
 echo
 status
 echo
+console_host=${listen/#0.0.0.0:/127.0.0.1:}
+if [ -f "$build/web/index.html" ]; then
+  echo "Console: http://$console_host/"
+fi
 echo "Login: user admin, password $admin_password (set on the demo database's first start)"
 echo
 echo "Try:   curl http://$listen/healthz"

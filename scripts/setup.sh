@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what cronwheel needs to build, test and run on Debian 12, from Debian's packages.
-# Idempotent and quick when everything is present. As root it installs; otherwise it prints
+# Installs what cronwheel needs to build, test and run on Debian 12, from Debian's packages,
+# and the web console's npm packages (npm ci in web/, from web/package-lock.json). Idempotent
+# and quick when everything is present. As root it installs; otherwise it prints
 # the command to run and fails.
 set -euo pipefail
 
@@ -27,7 +28,13 @@ packages=(
   # servers and tools the scripts and tests run
   postgresql-15 curl procps util-linux
   jq                         # demo.sh reads the REST API's answers
+  # the web console's browser tests (tests/browser): Playwright drives Debian's Chromium
+  chromium fonts-wqy-zenhei
 )
+# The web console (web/) is built with Node.js 18 or newer: Debian's when there is none.
+if ! command -v node >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -36,7 +43,13 @@ for p in "${packages[@]}"; do
   fi
 done
 
+install_console_packages() {
+  . "$(dirname "$0")/lib/console.sh"
+  console_install
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
+  install_console_packages
   exit 0
 fi
 
@@ -57,3 +70,4 @@ if [ ! -e /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main
 fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "Installed."
+install_console_packages

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything, builds, and runs all tests, in two stages (docs/testing.md):
-#  1. the normal build (build/): ctest labels unit, db and e2e against a throwaway PostgreSQL
-#     cluster, which is stopped and removed whatever happens;
+#  1. the normal build (build/, the web console in build/web): ctest labels unit (the console's
+#     own included), db, e2e and browser against a throwaway PostgreSQL cluster, which is
+#     stopped and removed whatever happens;
 #  2. the sanitizer build (build-asan/, clang): the unit tests under AddressSanitizer and
 #     UndefinedBehaviorSanitizer, then each fuzz target (label fuzz) for
 #     CRONWHEEL_FUZZ_SECONDS seconds (default 20; 0 replays the seed corpora only).
@@ -27,6 +28,8 @@ stage_done() { echo "== $1: $((SECONDS - stage_start)) s"; stage_start=$SECONDS;
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j "$jobs"
+. scripts/lib/console.sh
+console_build "$build"
 stage_done "build"
 
 . scripts/lib/pg.sh
