@@ -15,18 +15,23 @@ function gzipAssets(minBytes = 1024): Plugin {
     name: 'cronwheel-gzip-assets',
     apply: 'build',
     enforce: 'post',
-    generateBundle(_options, bundle) {
-      for (const [fileName, item] of Object.entries(bundle)) {
-        if (!COMPRESSIBLE.test(fileName)) continue
-        const source = item.type === 'chunk' ? item.code : item.source
-        const bytes = typeof source === 'string' ? Buffer.from(source) : Buffer.from(source)
-        if (bytes.length <= minBytes) continue
-        this.emitFile({
-          type: 'asset',
-          fileName: `${fileName}.gz`,
-          source: gzipSync(bytes, { level: zlib.Z_BEST_COMPRESSION }),
-        })
-      }
+    // After every other plugin's generateBundle: Vite's own rewrites chunks there (its
+    // __VITE_PRELOAD__ markers), and a copy taken before would differ from the file.
+    generateBundle: {
+      order: 'post',
+      handler(_options, bundle) {
+        for (const [fileName, item] of Object.entries(bundle)) {
+          if (!COMPRESSIBLE.test(fileName)) continue
+          const source = item.type === 'chunk' ? item.code : item.source
+          const bytes = typeof source === 'string' ? Buffer.from(source) : Buffer.from(source)
+          if (bytes.length <= minBytes) continue
+          this.emitFile({
+            type: 'asset',
+            fileName: `${fileName}.gz`,
+            source: gzipSync(bytes, { level: zlib.Z_BEST_COMPRESSION }),
+          })
+        }
+      },
     },
   }
 }
