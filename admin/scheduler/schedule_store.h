@@ -49,7 +49,8 @@ class ScheduleStore {
   using Decide = std::function<ScanDecision(const std::vector<DueJob>& due)>;
 
   // One scan, in one transaction:
-  //  1. SELECT ... FOR UPDATE the scheduling lock row (one scan at a time across all nodes);
+  //  1. SELECT ... FOR UPDATE the scheduling lock row (one scan at a time across all nodes),
+  //     and record on it that `node` scans now (OverviewStore::nodes reads it);
   //  2. read enabled jobs with trigger_next_time <= due_before, oldest first, at most `limit`;
   //  3. decide(jobs);
   //  4. write every job's advance in one statement, guarded by trigger_status = 1 and the next

@@ -25,6 +25,10 @@ bool due_order(const PendingFire& a, const PendingFire& b) {
 
 void PgScheduleStore::prepare(pqxx::connection& c) {
   c.prepare("sched_lock", "SELECT lock_name FROM job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE");
+  // Who holds the scan, for the console (OverviewStore::nodes): written on the row this
+  // transaction has just locked, so it waits for nothing; the time is the database's.
+  c.prepare("sched_mark_scan",
+            "UPDATE job_lock SET last_scan_node = $1, last_scan_at = clock_timestamp() WHERE lock_name = 'schedule_lock'");
   // Every column comes from job_info_due, so this is an index-only scan in due order.
   c.prepare("sched_due",
             "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time "
@@ -101,6 +105,7 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
   return db_.transact([&](pqxx::work& tx) {
     ScanResult result;
     tx.exec_prepared("sched_lock");
+    tx.exec_prepared("sched_mark_scan", owner);
     std::vector<DueJob> due;
     for (const auto& r : tx.exec_prepared("sched_due", due_before, limit)) {
       DueJob job;

@@ -112,6 +112,7 @@ void PgStores::prepare(pqxx::connection& connection) {
   prepare_scripts(connection);
   prepare_accounts(connection);
   prepare_audit(connection);
+  PgOverviewStore::prepare(connection);
 }
 
 // ---------------------------------------------------------------------------------------------

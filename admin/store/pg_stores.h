@@ -35,6 +35,7 @@
 #include <pqxx/pqxx>
 
 #include "admin/store/database.h"
+#include "admin/store/pg_overview_store.h"
 #include "admin/store/stores.h"
 #include "common/util/clock.h"
 
@@ -173,7 +174,8 @@ class PgStores {
         users_(db, clock),
         tokens_(db, clock),
         sessions_(db, clock),
-        audit_(db, clock) {}
+        audit_(db, clock),
+        overview_(db) {}
 
   PgStores(const PgStores&) = delete;
   PgStores& operator=(const PgStores&) = delete;
@@ -181,7 +183,7 @@ class PgStores {
   // Registers every statement the stores use on a new connection (the Database's Preparer).
   static void prepare(pqxx::connection& connection);
 
-  Stores stores() { return {groups_, jobs_, logs_, scripts_, users_, tokens_, sessions_, audit_}; }
+  Stores stores() { return {groups_, jobs_, logs_, scripts_, users_, tokens_, sessions_, audit_, overview_}; }
 
   GroupStore& groups() { return groups_; }
   JobStore& jobs() { return jobs_; }
@@ -191,6 +193,7 @@ class PgStores {
   TokenStore& tokens() { return tokens_; }
   SessionStore& sessions() { return sessions_; }
   AuditStore& audit() { return audit_; }
+  OverviewStore& overview() { return overview_; }
 
  private:
   PgGroupStore groups_;
@@ -201,6 +204,7 @@ class PgStores {
   PgTokenStore tokens_;
   PgSessionStore sessions_;
   PgAuditStore audit_;
+  PgOverviewStore overview_;
 };
 
 }  // namespace cronwheel::admin

@@ -159,4 +159,12 @@ nlohmann::json to_json(const AdminNode& node) {
   };
 }
 
+nlohmann::json to_json(const NodeStatus& status) {
+  auto json = to_json(status.node);
+  json["alive"] = status.alive;
+  return json;
+}
+
+nlohmann::json to_json(const ScanMark& mark) { return {{"nodeId", mark.node_id}, {"at", mark.at}}; }
+
 }  // namespace cronwheel::admin

@@ -53,4 +53,10 @@ nlohmann::json to_json(const AuditEntry& entry);
 // {"nodeId","address","version","startedAt","heartbeatAt","leaseUntil"}
 nlohmann::json to_json(const AdminNode& node);
 
+// The node's form plus "alive" (its lease has not expired by the database's clock).
+nlohmann::json to_json(const NodeStatus& status);
+
+// {"nodeId","at"}
+nlohmann::json to_json(const ScanMark& mark);
+
 }  // namespace cronwheel::admin

@@ -165,6 +165,61 @@ struct AdminNode {
   friend bool operator==(const AdminNode&, const AdminNode&) = default;
 };
 
+// An admin node as the console sees it: alive while its lease has not expired by the
+// database's clock.
+struct NodeStatus {
+  AdminNode node;
+  bool alive = false;
+
+  friend bool operator==(const NodeStatus&, const NodeStatus&) = default;
+};
+
+// The node that ran the last scheduling scan (it held the scheduling lock) and when.
+struct ScanMark {
+  std::string node_id;
+  std::int64_t at = 0;
+
+  friend bool operator==(const ScanMark&, const ScanMark&) = default;
+};
+
+struct NodesOverview {
+  std::vector<NodeStatus> nodes;     // by node id
+  std::optional<ScanMark> last_scan;  // none before the first scan
+
+  friend bool operator==(const NodesOverview&, const NodesOverview&) = default;
+};
+
+// Finished runs: succeeded, and failed or lost.
+struct RunCounts {
+  std::int64_t succeeded = 0;
+  std::int64_t failed = 0;
+
+  friend bool operator==(const RunCounts&, const RunCounts&) = default;
+};
+
+// A failed (or lost) run with the description of its job.
+struct FailedRun {
+  JobLog run;
+  std::string job_desc;
+
+  friend bool operator==(const FailedRun&, const FailedRun&) = default;
+};
+
+// The console's dashboard figures (OverviewStore::dashboard).
+struct Dashboard {
+  std::int64_t jobs_enabled = 0;
+  std::int64_t jobs_total = 0;
+  RunCounts today;                 // runs scheduled today that finished
+  std::int64_t running = 0;        // sending or triggered now, whenever scheduled
+  std::int64_t pending = 0;        // pending and due before today's end
+  std::int64_t executors_online = 0;  // distinct addresses with a live registration
+  std::int64_t nodes_alive = 0;
+  std::vector<RunCounts> days;     // one per day asked for
+  std::vector<FailedRun> latest_failures;  // newest scheduled first
+
+  friend bool operator==(const Dashboard&, const Dashboard&) = default;
+};
+
 // A page of a list: the items of [offset, offset + limit) and how many there are in all.
 template <class T>
 struct Page {

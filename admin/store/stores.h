@@ -259,6 +259,39 @@ class NodeStore {
   virtual std::vector<std::string> expired() = 0;
 };
 
+// What the console shows about the cluster and its runs, read-only: the admin nodes and the
+// last scan, an app's live executor registrations, and the dashboard's figures. Liveness is
+// judged with the database's clock, like RegistryStore's and NodeStore's.
+//
+// The dashboard never counts job_log's finished runs: they come from a report kept as runs
+// finish (docs/run-report.md) —
+//  - a run counts once, when it reaches succeeded (succeeded) or failed or lost (failed),
+//    under its group and the quarter hour its scheduled_time falls in;
+//  - deleting runs (LogStore::clear, JobStore::remove) leaves the counts as they are;
+//  - a day [day_starts[i], day_starts[i+1]) counts the quarter hours that start in it.
+class OverviewStore {
+ public:
+  virtual ~OverviewStore() = default;
+
+  virtual NodesOverview nodes() = 0;
+
+  // The registrations of `app_name` made within the last `dead_after_ms`, by address (byte
+  // order), a page of them.
+  virtual Page<RegistryEntry> registrations(std::string_view app_name, std::int64_t dead_after_ms,
+                                            const PageRequest& page) = 0;
+
+  struct DashboardQuery {
+    GroupScope scope;  // jobs, runs and executors of these groups only; nodes are not scoped
+    // n + 1 ascending instants (epoch ms) bounding n days; at most 367.
+    std::vector<std::int64_t> day_starts;
+    std::int64_t today_start = 0;  // [today_start, today_end): "today" in the caller's zone
+    std::int64_t today_end = 0;
+    std::int64_t executor_dead_after_ms = 90'000;
+    int failures = 10;  // how many latest failures
+  };
+  virtual Dashboard dashboard(const DashboardQuery& query) = 0;
+};
+
 // Everything the REST API needs, so a handler is constructed with one object.
 struct Stores {
   GroupStore& groups;
@@ -269,6 +302,7 @@ struct Stores {
   TokenStore& tokens;
   SessionStore& sessions;
   AuditStore& audit;
+  OverviewStore& overview;
 };
 
 }  // namespace cronwheel::admin

@@ -35,7 +35,7 @@ TEST(Migrator, MigratesAnEmptyDatabaseToTheLatestVersion) {
   EXPECT_EQ(report.current_version, latest);
   EXPECT_EQ(static_cast<int>(report.applied.size()), latest);
   EXPECT_EQ(Migrator::current_version(c), latest);
-  for (const char* table : {"job_group", "job_info", "job_log", "job_log_report", "job_logglue",
+  for (const char* table : {"job_group", "job_info", "job_log", "job_run_report", "job_logglue",
                             "job_registry", "app_user", "user_group", "user_session", "api_token",
                             "job_lock", "admin_node", "audit_log"}) {
     EXPECT_TRUE(table_exists(c, table)) << table;

@@ -54,6 +54,29 @@ class PgStoreFixture {
     return *stores_.logs().get(id);
   }
 
+  void put_node(const admin::AdminNode& n, bool alive) {
+    database_.transact([&](pqxx::work& tx) {
+      tx.exec_params("INSERT INTO admin_node (node_id, address, version, started_at, heartbeat_at, lease_until) "
+                     "VALUES ($1, $2, $3, " + admin::pg::ts("$4") + ", " + admin::pg::ts("$5") + ", CASE WHEN $6 "
+                     "THEN now() + interval '1 hour' ELSE " + admin::pg::ts("$5") + " END)",
+                     n.node_id, n.address, n.version, n.started_at, n.heartbeat_at, alive);
+    });
+  }
+  void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms) {
+    database_.transact([&](pqxx::work& tx) {
+      tx.exec_params("INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at) "
+                     "VALUES ('EXECUTOR', $1, $2, now() - $3::bigint * interval '1 millisecond')",
+                     app, address, age_ms);
+    });
+  }
+  void put_last_scan(const admin::ScanMark& mark) {
+    database_.transact([&](pqxx::work& tx) {
+      tx.exec_params("UPDATE job_lock SET last_scan_node = $1, last_scan_at = " + admin::pg::ts("$2") +
+                         " WHERE lock_name = 'schedule_lock'",
+                     mark.node_id, mark.at);
+    });
+  }
+
   // Runs SQL outside the stores (test setup and inspection).
   std::int64_t count(const std::string& sql) {
     return database_.read([&](pqxx::read_transaction& tx) { return tx.exec1(sql)[0].as<std::int64_t>(); });

@@ -208,10 +208,36 @@ struct State {
   };
   std::map<std::string, SessionRow> sessions;  // by canonical hex hash
   std::map<std::int64_t, AuditEntry> audit;
+  // What OverviewStore reads beyond the records above (set by FakeStores::put_*).
+  std::map<std::string, AdminNode> nodes;
+  std::vector<RegistryEntry> registrations;
+  std::optional<ScanMark> last_scan;
+  // The run report: every run that reached a counted state, by log id, kept when the log is
+  // deleted (job_run_report in the database). Brought up to date by count_finished_runs()
+  // before anything reads it and before any log is deleted.
+  struct Counted {
+    std::int64_t job_group = 0;
+    std::int64_t scheduled_time = 0;
+    bool succeeded = false;
+  };
+  std::map<std::int64_t, Counted> counted_runs;
   std::int64_t next_group = 1, next_job = 1, next_log = 1, next_version = 1, next_user = 1, next_token = 1,
                next_audit = 1;
 
   std::int64_t now() const { return clock.now_ms(); }
+
+  // Call with the mutex held. A log in succeeded, failed or lost counts (as it is now); one
+  // that left those states stops counting; deleted logs keep counting.
+  void count_finished_runs() {
+    for (const auto& [id, l] : logs) {
+      const bool finished = l.state == "succeeded" || l.state == "failed" || l.state == "lost";
+      if (finished) {
+        counted_runs[id] = Counted{l.job_group, l.scheduled_time, l.state == "succeeded"};
+      } else {
+        counted_runs.erase(id);
+      }
+    }
+  }
 
   // Call with the mutex held.
   void record(AuditEntry e) {
@@ -407,6 +433,7 @@ class Jobs final : public JobStore {
     if (it == s_.jobs.end()) throw NotFound("job " + std::to_string(id) + " does not exist");
     const Job before = it->second;
     s_.jobs.erase(it);
+    s_.count_finished_runs();
     std::erase_if(s_.logs, [&](const auto& l) { return l.second.job_id == id; });
     std::erase_if(s_.versions, [&](const auto& v) { return v.second.job_id == id; });
     s_.audit_change(actor, "job.delete", "job", id, to_json(before), std::nullopt);
@@ -504,6 +531,7 @@ class Logs final : public LogStore {
       if ((!r.job_group || l.job_group == *r.job_group) && (!r.job_id || l.job_id == *r.job_id)) scope.push_back(l);
     }
     std::sort(scope.begin(), scope.end(), newest_first);
+    s_.count_finished_runs();
     std::int64_t deleted = 0;
     for (std::size_t rank = 0; rank < scope.size(); ++rank) {
       const JobLog& l = scope[rank];
@@ -774,6 +802,90 @@ class Sessions final : public SessionStore {
   State& s_;
 };
 
+class Overview final : public OverviewStore {
+ public:
+  explicit Overview(State& s) : s_(s) {}
+
+  NodesOverview nodes() override {
+    std::lock_guard lock(s_.mutex);
+    NodesOverview out;
+    for (const auto& [id, n] : s_.nodes) out.nodes.push_back({n, n.lease_until > s_.now()});
+    out.last_scan = s_.last_scan;
+    return out;
+  }
+
+  Page<RegistryEntry> registrations(std::string_view app_name, std::int64_t dead_after_ms,
+                                    const PageRequest& page) override {
+    std::lock_guard lock(s_.mutex);
+    std::vector<RegistryEntry> live;
+    for (const auto& e : s_.registrations) {
+      if (e.registry_group == "EXECUTOR" && e.registry_key == app_name && alive(e, dead_after_ms)) live.push_back(e);
+    }
+    std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.registry_value < b.registry_value; });
+    return page_of(std::move(live), page);
+  }
+
+  Dashboard dashboard(const DashboardQuery& q) override {
+    if (q.day_starts.empty()) throw std::invalid_argument("dashboard: day_starts needs at least one instant");
+    std::lock_guard lock(s_.mutex);
+    s_.count_finished_runs();
+    Dashboard d;
+    for (const auto& [id, j] : s_.jobs) {
+      if (!in_scope(q.scope, j.job_group)) continue;
+      ++d.jobs_total;
+      d.jobs_enabled += j.trigger_status == 1 ? 1 : 0;
+    }
+    std::vector<JobLog> failures;
+    for (const auto& [id, l] : s_.logs) {
+      if (!in_scope(q.scope, l.job_group)) continue;
+      d.running += one_of(l.state, {"sending", "triggered"}) ? 1 : 0;
+      d.pending += l.state == "pending" && l.scheduled_time < q.today_end ? 1 : 0;
+      if (one_of(l.state, {"failed", "lost"})) failures.push_back(l);
+    }
+    std::sort(failures.begin(), failures.end(), [](const JobLog& a, const JobLog& b) {
+      return a.scheduled_time != b.scheduled_time ? a.scheduled_time > b.scheduled_time : a.id > b.id;
+    });
+    for (const auto& l : failures) {
+      if (static_cast<int>(d.latest_failures.size()) >= q.failures) break;
+      d.latest_failures.push_back({l, s_.jobs.at(l.job_id).job_desc});
+    }
+    std::set<std::string> apps, addresses;
+    for (const auto& [id, g] : s_.groups) {
+      if (in_scope(q.scope, id)) apps.insert(g.app_name);
+    }
+    for (const auto& e : s_.registrations) {
+      if (e.registry_group == "EXECUTOR" && apps.count(e.registry_key) && alive(e, q.executor_dead_after_ms)) {
+        addresses.insert(e.registry_value);
+      }
+    }
+    d.executors_online = static_cast<std::int64_t>(addresses.size());
+    for (const auto& [id, n] : s_.nodes) d.nodes_alive += n.lease_until > s_.now() ? 1 : 0;
+    d.days = days(q.day_starts, q.scope);
+    d.today = days({q.today_start, q.today_end}, q.scope).front();
+    return d;
+  }
+
+ private:
+  bool alive(const RegistryEntry& e, std::int64_t dead_after_ms) const { return e.updated_at > s_.now() - dead_after_ms; }
+
+  // As the report counts: a run goes to the day in which its quarter hour starts.
+  std::vector<RunCounts> days(const std::vector<std::int64_t>& bounds, const GroupScope& scope) const {
+    constexpr std::int64_t kQuarterMs = 900'000;
+    std::vector<RunCounts> out(bounds.size() - 1);
+    for (const auto& [id, c] : s_.counted_runs) {
+      if (!in_scope(scope, c.job_group)) continue;
+      const std::int64_t quarter = c.scheduled_time / kQuarterMs * kQuarterMs;
+      auto after = std::upper_bound(bounds.begin(), bounds.end(), quarter);
+      if (after == bounds.begin() || after == bounds.end()) continue;
+      auto& day = out[static_cast<std::size_t>(after - bounds.begin() - 1)];
+      (c.succeeded ? day.succeeded : day.failed) += 1;
+    }
+    return out;
+  }
+
+  State& s_;
+};
+
 class Audit final : public AuditStore {
  public:
   explicit Audit(State& s) : s_(s) {}
@@ -819,12 +931,13 @@ class FakeStores {
         users_(state_),
         tokens_(state_),
         sessions_(state_),
-        audit_(state_) {}
+        audit_(state_),
+        overview_(state_) {}
 
   FakeStores(const FakeStores&) = delete;
   FakeStores& operator=(const FakeStores&) = delete;
 
-  admin::Stores stores() { return {groups_, jobs_, logs_, scripts_, users_, tokens_, sessions_, audit_}; }
+  admin::Stores stores() { return {groups_, jobs_, logs_, scripts_, users_, tokens_, sessions_, audit_, overview_}; }
 
   admin::GroupStore& groups() { return groups_; }
   admin::JobStore& jobs() { return jobs_; }
@@ -834,6 +947,7 @@ class FakeStores {
   admin::TokenStore& tokens() { return tokens_; }
   admin::SessionStore& sessions() { return sessions_; }
   admin::AuditStore& audit() { return audit_; }
+  admin::OverviewStore& overview() { return overview_; }
 
   // Test setup beyond what the interfaces offer (the scheduling core writes these states):
   // stores a log row as given, with a new id unless it has one. Not audited. Like the
@@ -851,6 +965,27 @@ class FakeStores {
     state_.next_log = std::max(state_.next_log, log.id + 1);
     state_.logs[log.id] = log;
     return log;
+  }
+
+  // Test setup for OverviewStore (the scheduling core and the registry write these): an admin
+  // node row as given (alive while lease_until is later than the clock's now), a registration
+  // as given (EXECUTOR, alive while updated within the dead timeout), the last scan's mark.
+  void put_node(const admin::AdminNode& node) {
+    std::lock_guard lock(state_.mutex);
+    state_.nodes[node.node_id] = node;
+  }
+  void put_registration(admin::RegistryEntry entry) {
+    std::lock_guard lock(state_.mutex);
+    std::erase_if(state_.registrations, [&](const admin::RegistryEntry& e) {
+      return e.registry_group == entry.registry_group && e.registry_key == entry.registry_key &&
+             e.registry_value == entry.registry_value;
+    });
+    entry.id = static_cast<std::int64_t>(state_.registrations.size()) + 1;
+    state_.registrations.push_back(std::move(entry));
+  }
+  void put_last_scan(admin::ScanMark mark) {
+    std::lock_guard lock(state_.mutex);
+    state_.last_scan = std::move(mark);
   }
 
   // For fakes of other stores over the same data (tests/support/fake_*_store.h): runs
@@ -872,6 +1007,7 @@ class FakeStores {
   fake_stores_detail::Tokens tokens_;
   fake_stores_detail::Sessions sessions_;
   fake_stores_detail::Audit audit_;
+  fake_stores_detail::Overview overview_;
 };
 
 }  // namespace cronwheel::testing

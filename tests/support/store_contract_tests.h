@@ -12,6 +12,12 @@
 //     admin::Stores stores();
 //     testing::FakeClock& clock();          // the clock the stores stamp times with
 //     admin::JobLog put_log(admin::JobLog); // stores a log row as given (state, times, ...)
+//     // An admin node row as given, its lease alive (an hour ahead of the database's clock)
+//     // or expired (lease_until = heartbeat_at, in the past).
+//     void put_node(const admin::AdminNode&, bool alive);
+//     // An EXECUTOR registration of `app` at `address`, renewed `age_ms` ago (database clock).
+//     void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms);
+//     void put_last_scan(const admin::ScanMark&);  // as the schedule thread's scan writes it
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, StoreContract, F);
 
@@ -23,6 +29,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -1268,6 +1276,220 @@ TYPED_TEST_P(StoreContract, AuditRecordStampsTimeAndIdAndListFiltersNewestFirst)
   EXPECT_EQ(this->audit_count(), 4);
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Overview: nodes, registrations, dashboard
+
+TYPED_TEST_P(StoreContract, OverviewNodesSayWhichAreAliveAndWhoScannedLast) {
+  const auto now = this->clock().now_ms();
+  EXPECT_EQ(this->s().overview.nodes(), NodesOverview{});
+  AdminNode b{"node-b", "http://10.0.0.2:8080/", "1.2.0", now - 60'000, now - 5'000, 0};
+  AdminNode a{"node-a", "http://10.0.0.1:8080/", "1.2.0", now - 90'000, now - 1'000, 0};
+  this->f_.put_node(b, false);
+  this->f_.put_node(a, true);
+  auto overview = this->s().overview.nodes();
+  ASSERT_EQ(overview.nodes.size(), 2u);
+  EXPECT_EQ(overview.nodes[0].node.node_id, "node-a");
+  EXPECT_TRUE(overview.nodes[0].alive);
+  EXPECT_EQ(overview.nodes[0].node.address, a.address);
+  EXPECT_EQ(overview.nodes[0].node.version, a.version);
+  EXPECT_EQ(overview.nodes[0].node.started_at, a.started_at);
+  EXPECT_EQ(overview.nodes[0].node.heartbeat_at, a.heartbeat_at);
+  EXPECT_GT(overview.nodes[0].node.lease_until, a.heartbeat_at);
+  EXPECT_EQ(overview.nodes[1].node.node_id, "node-b");
+  EXPECT_FALSE(overview.nodes[1].alive);
+  EXPECT_EQ(overview.nodes[1].node.lease_until, b.heartbeat_at);
+  EXPECT_EQ(overview.last_scan, std::nullopt);
+
+  this->f_.put_last_scan(ScanMark{"node-a", now - 700});
+  EXPECT_EQ(this->s().overview.nodes().last_scan, (ScanMark{"node-a", now - 700}));
+}
+
+TYPED_TEST_P(StoreContract, OverviewRegistrationsAreTheAppsLiveOnesByAddressPaged) {
+  this->f_.put_registration("billing-app", "http://10.0.0.3:9999/", 1'000);
+  this->f_.put_registration("billing-app", "http://10.0.0.1:9999/", 20'000);
+  this->f_.put_registration("billing-app", "http://10.0.0.2:9999/", 200'000);  // dead
+  this->f_.put_registration("other-app", "http://10.0.0.4:9999/", 1'000);
+  auto addresses = [](const Page<RegistryEntry>& page) {
+    std::vector<std::string> out;
+    for (const auto& e : page.items) out.push_back(e.registry_value);
+    return out;
+  };
+  using Addresses = std::vector<std::string>;
+  auto all = this->s().overview.registrations("billing-app", 90'000, {0, 20});
+  EXPECT_EQ(all.total, 2);
+  EXPECT_EQ(addresses(all), (Addresses{"http://10.0.0.1:9999/", "http://10.0.0.3:9999/"}));
+  EXPECT_EQ(all.items[0].registry_key, "billing-app");
+  EXPECT_EQ(all.items[0].registry_group, "EXECUTOR");
+  EXPECT_LT(all.items[0].updated_at, all.items[1].updated_at);
+  auto second = this->s().overview.registrations("billing-app", 90'000, {1, 1});
+  EXPECT_EQ(second.total, 2);
+  EXPECT_EQ(addresses(second), Addresses{"http://10.0.0.3:9999/"});
+  EXPECT_EQ(this->s().overview.registrations("billing-app", 300'000, {0, 20}).total, 3);
+  EXPECT_EQ(this->s().overview.registrations("nobody-app", 90'000, {0, 20}).total, 0);
+}
+
+// 2023-11-14T00:00:00Z, the day of the fixtures' clock.
+constexpr std::int64_t kDay0 = 1'699'920'000'000;
+constexpr std::int64_t kHourMs = 3'600'000;
+constexpr std::int64_t kDayMs = 24 * kHourMs;
+
+inline OverviewStore::DashboardQuery two_days(GroupScope scope = std::nullopt) {
+  OverviewStore::DashboardQuery q;
+  q.scope = std::move(scope);
+  q.day_starts = {kDay0, kDay0 + kDayMs, kDay0 + 2 * kDayMs};
+  q.today_start = kDay0 + kDayMs;
+  q.today_end = kDay0 + 2 * kDayMs;
+  return q;
+}
+
+TYPED_TEST_P(StoreContract, DashboardCountsFinishedRunsOnceAndKeepsThemWhenRunsAreDeleted) {
+  auto g = this->group("billing-app");
+  auto j = this->job(g.id);
+  auto busy = this->job(g.id, "busy");  // its runs are in flight
+  for (const auto& [job, state, at] : std::vector<std::tuple<std::int64_t, std::string, std::int64_t>>{
+           {j.id, "succeeded", kDay0 + kHourMs},
+           {j.id, "failed", kDay0 + 2 * kHourMs},
+           {j.id, "lost", kDay0 + 25 * kHourMs},
+           {j.id, "succeeded", kDay0 + 26 * kHourMs},
+           {j.id, "succeeded", kDay0 - kHourMs},         // before the range
+           {j.id, "succeeded", kDay0 + 2 * kDayMs},      // after it
+           {j.id, "cancelled", kDay0 + 3 * kHourMs},     // never ran: not counted
+           {busy.id, "pending", kDay0 + 27 * kHourMs},   // due today
+           {busy.id, "pending", kDay0 + 2 * kDayMs + 1}, // due tomorrow
+           {busy.id, "sending", kDay0 + 28 * kHourMs},
+           {busy.id, "triggered", kDay0 + 29 * kHourMs},
+           {busy.id, "triggered", kDay0 - 2 * kHourMs}}) {  // still running since yesterday
+    this->f_.put_log(make_log(job, g.id, state, at));
+  }
+  const auto before = this->s().overview.dashboard(two_days());
+  EXPECT_EQ(before.days, (std::vector<RunCounts>{{1, 1}, {1, 1}}));
+  EXPECT_EQ(before.today, (RunCounts{1, 1}));
+  EXPECT_EQ(before.running, 3);
+  EXPECT_EQ(before.pending, 1);
+  EXPECT_EQ(before.jobs_total, 2);
+  EXPECT_EQ(before.jobs_enabled, 0);
+  EXPECT_EQ(before.latest_failures.size(), 2u);
+
+  // Reading twice counts nothing twice; deleting the runs, then their jobs, keeps the counts.
+  EXPECT_EQ(this->s().overview.dashboard(two_days()), before);
+  LogStore::ClearRequest clear;
+  clear.job_id = j.id;
+  clear.before = kDay0 + 3 * kDayMs;
+  EXPECT_EQ(this->s().logs.clear(clear, this->system()), 7);
+  auto after_clear = this->s().overview.dashboard(two_days());
+  EXPECT_EQ(after_clear.days, before.days);
+  EXPECT_EQ(after_clear.today, before.today);
+  EXPECT_EQ(after_clear.running, 3);
+  EXPECT_TRUE(after_clear.latest_failures.empty());
+  this->s().jobs.remove(j.id, this->system());
+  this->s().jobs.remove(busy.id, this->system());
+  auto after_remove = this->s().overview.dashboard(two_days());
+  EXPECT_EQ(after_remove.days, before.days);
+  EXPECT_EQ(after_remove.today, before.today);
+  EXPECT_EQ(after_remove.running, 0);
+  EXPECT_EQ(after_remove.pending, 0);
+  EXPECT_EQ(after_remove.jobs_total, 0);
+}
+
+TYPED_TEST_P(StoreContract, DashboardCutsDaysAtQuarterHours) {
+  // Asia/Kolkata's midnights, 18:30 UTC: a run belongs to the day its quarter hour starts in.
+  auto g = this->group("billing-app");
+  auto j = this->job(g.id);
+  const std::int64_t midnight = kDay0 - 5 * kHourMs - kHourMs / 2;
+  for (std::int64_t at : {midnight - 600'000, midnight - 1, midnight, midnight + 600'000, midnight + 840'000}) {
+    this->f_.put_log(make_log(j.id, g.id, "succeeded", at));
+  }
+  this->f_.put_log(make_log(j.id, g.id, "failed", midnight + kDayMs - 1));
+  OverviewStore::DashboardQuery q;
+  q.day_starts = {midnight - kDayMs, midnight, midnight + kDayMs};
+  q.today_start = midnight;
+  q.today_end = midnight + kDayMs;
+  auto d = this->s().overview.dashboard(q);
+  EXPECT_EQ(d.days, (std::vector<RunCounts>{{2, 0}, {3, 1}}));
+  EXPECT_EQ(d.today, (RunCounts{3, 1}));
+}
+
+TYPED_TEST_P(StoreContract, DashboardOfAScopeCountsOnlyItsGroupsButEveryNode) {
+  auto mine = this->group("billing-app");
+  auto theirs = this->group("payroll-app");
+  auto my_job = this->job(mine.id, "mine");
+  auto their_job = this->job(theirs.id, "theirs");
+  this->s().jobs.set_trigger_status(my_job.id, 1, kDay0 + 2 * kDayMs, "job.start", this->system());
+  this->s().jobs.set_trigger_status(their_job.id, 1, kDay0 + 2 * kDayMs, "job.start", this->system());
+  this->job(theirs.id, "theirs too");
+  this->f_.put_log(make_log(my_job.id, mine.id, "succeeded", kDay0 + kDayMs + kHourMs));
+  this->f_.put_log(make_log(their_job.id, theirs.id, "succeeded", kDay0 + kDayMs + kHourMs));
+  this->f_.put_log(make_log(their_job.id, theirs.id, "failed", kDay0 + kDayMs + 2 * kHourMs));
+  this->f_.put_log(make_log(their_job.id, theirs.id, "triggered", kDay0 + kDayMs + 3 * kHourMs));
+  this->f_.put_registration("billing-app", "http://10.0.0.1:9999/", 1'000);
+  this->f_.put_registration("billing-app", "http://10.0.0.2:9999/", 1'000);
+  this->f_.put_registration("billing-app", "http://10.0.0.5:9999/", 200'000);  // dead
+  this->f_.put_registration("payroll-app", "http://10.0.0.2:9999/", 1'000);     // one executor, two apps
+  this->f_.put_registration("payroll-app", "http://10.0.0.3:9999/", 1'000);
+  const auto now = this->clock().now_ms();
+  this->f_.put_node(AdminNode{"node-a", "", "", now - 9'000, now - 1'000, 0}, true);
+  this->f_.put_node(AdminNode{"node-b", "", "", now - 9'000, now - 1'000, 0}, true);
+  this->f_.put_node(AdminNode{"node-c", "", "", now - 9'000, now - 8'000, 0}, false);
+
+  auto all = this->s().overview.dashboard(two_days());
+  EXPECT_EQ(all.jobs_total, 3);
+  EXPECT_EQ(all.jobs_enabled, 2);
+  EXPECT_EQ(all.today, (RunCounts{2, 1}));
+  EXPECT_EQ(all.running, 1);
+  EXPECT_EQ(all.executors_online, 3);
+  EXPECT_EQ(all.nodes_alive, 2);
+  EXPECT_EQ(all.latest_failures.size(), 1u);
+
+  auto scoped = this->s().overview.dashboard(two_days(std::vector<std::int64_t>{mine.id}));
+  EXPECT_EQ(scoped.jobs_total, 1);
+  EXPECT_EQ(scoped.jobs_enabled, 1);
+  EXPECT_EQ(scoped.today, (RunCounts{1, 0}));
+  EXPECT_EQ(scoped.days, (std::vector<RunCounts>{{0, 0}, {1, 0}}));
+  EXPECT_EQ(scoped.running, 0);
+  EXPECT_EQ(scoped.executors_online, 2);
+  EXPECT_EQ(scoped.nodes_alive, 2);
+  EXPECT_TRUE(scoped.latest_failures.empty());
+
+  auto none = this->s().overview.dashboard(two_days(std::vector<std::int64_t>{}));
+  EXPECT_EQ(none.jobs_total, 0);
+  EXPECT_EQ(none.today, RunCounts{});
+  EXPECT_EQ(none.executors_online, 0);
+}
+
+TYPED_TEST_P(StoreContract, DashboardLatestFailuresAreTheNewestScheduledWithTheirJob) {
+  auto mine = this->group("billing-app");
+  auto theirs = this->group("payroll-app");
+  auto my_job = this->job(mine.id, "nightly billing");
+  auto their_job = this->job(theirs.id, "payroll run");
+  std::vector<std::int64_t> mine_ids;
+  for (int i = 0; i < 12; ++i) {
+    auto log = make_log(my_job.id, mine.id, i % 3 == 0 ? "lost" : "failed", kDay0 + i * kHourMs);
+    log.trigger_type = "MANUAL";
+    log.handle_msg = "exit code " + std::to_string(i);
+    mine_ids.push_back(this->f_.put_log(log).id);
+  }
+  this->f_.put_log(make_log(my_job.id, mine.id, "succeeded", kDay0 + 20 * kHourMs));
+  auto theirs_log = this->f_.put_log(make_log(their_job.id, theirs.id, "failed", kDay0 + 21 * kHourMs));
+
+  auto all = this->s().overview.dashboard(two_days());
+  ASSERT_EQ(all.latest_failures.size(), 10u);
+  EXPECT_EQ(all.latest_failures[0].run.id, theirs_log.id);
+  EXPECT_EQ(all.latest_failures[0].job_desc, "payroll run");
+  EXPECT_EQ(all.latest_failures[1].run.id, mine_ids[11]);
+  EXPECT_EQ(all.latest_failures[1].run, *this->s().logs.get(mine_ids[11]));
+  EXPECT_EQ(all.latest_failures[1].job_desc, "nightly billing");
+
+  auto scoped = this->s().overview.dashboard(two_days(std::vector<std::int64_t>{mine.id}));
+  std::vector<std::int64_t> ids;
+  for (const auto& f : scoped.latest_failures) ids.push_back(f.run.id);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>(mine_ids.rbegin(), mine_ids.rbegin() + 10)));
+
+  auto three = two_days();
+  three.failures = 3;
+  EXPECT_EQ(this->s().overview.dashboard(three).latest_failures.size(), 3u);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
                             GroupCreateRefusesATakenAppNameWithoutAuditing, GroupSchemaRulesAreConflictsNamingTheField,
                             GroupUpdateChangesEverythingButTheAppNameAndIsAudited,
@@ -1296,7 +1518,12 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             TokenAuthenticateReturnsTheUserAndMarksUseAtMostOncePerMinute,
                             TokenExpiresAtItsTimeAndIsListedWithIt,
                             SessionIsFoundUntilItExpires, SessionRemoveAndRemoveExpired,
-                            SessionNeedsAUserAndAFutureExpiry, AuditRecordStampsTimeAndIdAndListFiltersNewestFirst);
+                            SessionNeedsAUserAndAFutureExpiry, AuditRecordStampsTimeAndIdAndListFiltersNewestFirst,
+                            OverviewNodesSayWhichAreAliveAndWhoScannedLast,
+                            OverviewRegistrationsAreTheAppsLiveOnesByAddressPaged,
+                            DashboardCountsFinishedRunsOnceAndKeepsThemWhenRunsAreDeleted,
+                            DashboardCutsDaysAtQuarterHours, DashboardOfAScopeCountsOnlyItsGroupsButEveryNode,
+                            DashboardLatestFailuresAreTheNewestScheduledWithTheirJob);
 
 }  // namespace store_contract
 

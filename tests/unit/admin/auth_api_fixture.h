@@ -193,7 +193,7 @@ class AuthApiTest : public ::testing::Test {
   LoginRateLimiter limiter_{clock_};
   CredentialAuthenticator authenticator_{fakes_.sessions(), fakes_.tokens(), clock_, {}};
   AuthServices services_{Stores{fakes_.groups(), fakes_.jobs(), fakes_.logs(), fakes_.scripts(), users_, fakes_.tokens(),
-                                fakes_.sessions(), fakes_.audit()},
+                                fakes_.sessions(), fakes_.audit(), fakes_.overview()},
                          authenticator_, passwords_, limiter_, clock_};
   std::unique_ptr<common::http::HttpServer> server_;
   std::unique_ptr<ApiRouter> router_;

@@ -14,6 +14,14 @@ class FakeStoreFixture {
   admin::Stores stores() { return stores_.stores(); }
   FakeClock& clock() { return clock_; }
   admin::JobLog put_log(admin::JobLog log) { return stores_.put_log(std::move(log)); }
+  void put_node(admin::AdminNode node, bool alive) {
+    node.lease_until = alive ? clock_.now_ms() + 3'600'000 : node.heartbeat_at;
+    stores_.put_node(node);
+  }
+  void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms) {
+    stores_.put_registration({0, "EXECUTOR", app, address, clock_.now_ms() - age_ms});
+  }
+  void put_last_scan(const admin::ScanMark& mark) { stores_.put_last_scan(mark); }
 
  private:
   FakeClock clock_;

@@ -1,0 +1,323 @@
+// job_run_report on a fresh PostgreSQL database (sql/0005_run_report.sql, docs/run-report.md):
+// every path that finishes a run counts it once, through the stores' own statements; paths
+// that finish nothing count nothing; deleting runs leaves the report alone; the migration
+// counts the runs that finished before it.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "admin/scheduler/fire_decision.h"
+#include "admin/store/database.h"
+#include "admin/store/migrations.h"
+#include "admin/store/migrator.h"
+#include "admin/store/pg_completion_store.h"
+#include "admin/store/pg_schedule_store.h"
+#include "admin/store/pg_store_support.h"
+#include "admin/store/pg_stores.h"
+#include "admin/store/pg_trigger_store.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel::admin {
+namespace {
+
+const Actor kSystem{std::nullopt, "system", ""};
+constexpr const char* kNode = "node-a";
+constexpr const char* kExecutor = "http://127.0.0.1:9999/";
+// 2023-11-14T22:00:00Z: the hour of the fixtures' clock.
+constexpr std::int64_t kHour = 1'699'999'200'000;
+constexpr std::int64_t kQuarter = 900'000;
+
+struct Counts {
+  std::int64_t succeeded = 0;
+  std::int64_t failed = 0;
+  friend bool operator==(const Counts&, const Counts&) = default;
+};
+std::ostream& operator<<(std::ostream& os, const Counts& c) {
+  return os << "{succeeded " << c.succeeded << ", failed " << c.failed << "}";
+}
+
+class RunReportPg : public ::testing::Test {
+ protected:
+  RunReportPg()
+      : migrated_(migrate(db_)),
+        database_(options(db_),
+                  [](pqxx::connection& c) {
+                    PgStores::prepare(c);
+                    PgCompletionStore::prepare(c);
+                    PgTriggerStore::prepare(c);
+                    PgScheduleStore::prepare(c);
+                  }),
+        stores_(database_, clock_),
+        completions_(database_),
+        triggers_(database_),
+        schedules_(database_) {
+    Group g;
+    g.app_name = "demo-app";
+    g.title = "Demo";
+    group_ = stores_.groups().create(g, kSystem).id;
+    Job j;
+    j.job_group = group_;
+    j.job_desc = "report";
+    j.schedule_type = "CRON";
+    j.schedule_conf = "0 * * * * ?";
+    j.executor_handler = "reportHandler";
+    job_ = stores_.jobs().create(j, kSystem).id;
+  }
+
+  static bool migrate(const testing::TestDatabase& db) {
+    pqxx::connection c(db.url());
+    Migrator().migrate(c);
+    return true;
+  }
+  static Database::Options options(const testing::TestDatabase& db) {
+    Database::Options o;
+    o.url = db.url();
+    o.pool_size = 2;
+    return o;
+  }
+
+  // A row as the scheduling core leaves it in `state`, scheduled at `at`.
+  std::int64_t run(const std::string& state, std::int64_t at, const std::string& trigger_type = "MANUAL") {
+    return database_.transact([&](pqxx::work& tx) {
+      return tx
+          .exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
+                        "executor_address, trigger_time) VALUES ($1, $2, $3::text, $4, $5, $6, $7, CASE WHEN $3::text IN "
+                        "('pending', 'cancelled') THEN NULL ELSE " + pg::ts("$5") + " END) RETURNING id",
+                        group_, job_, state, trigger_type, at, kNode, kExecutor)[0]
+          .as<std::int64_t>();
+    });
+  }
+
+  // The report's counts of the group, or of one quarter hour [at, at + 15 min) of it.
+  Counts report(std::optional<std::int64_t> quarter_at = std::nullopt) {
+    return database_.read([&](pqxx::read_transaction& tx) {
+      auto r = tx.exec_params1(
+          "SELECT coalesce(sum(CASE q.n WHEN 0 THEN succeeded_00 WHEN 1 THEN succeeded_15 WHEN 2 THEN succeeded_30 "
+          "ELSE succeeded_45 END), 0), coalesce(sum(CASE q.n WHEN 0 THEN failed_00 WHEN 1 THEN failed_15 WHEN 2 "
+          "THEN failed_30 ELSE failed_45 END), 0) FROM job_run_report r CROSS JOIN (VALUES (0), (1), (2), (3)) q(n) "
+          "WHERE r.job_group = $1 AND ($2::bigint IS NULL OR "
+          "extract(epoch FROM r.hour)::bigint * 1000 + q.n * 900000 = $2)",
+          group_, quarter_at);
+      return Counts{r[0].as<std::int64_t>(), r[1].as<std::int64_t>()};
+    });
+  }
+  std::int64_t report_rows() {
+    return database_.read([&](pqxx::read_transaction& tx) {
+      return tx.exec1("SELECT count(*) FROM job_run_report")[0].as<std::int64_t>();
+    });
+  }
+  void exec(const std::string& sql) {
+    database_.transact([&](pqxx::work& tx) { tx.exec(sql); });
+  }
+
+  CompletionStore::Recorded complete(std::int64_t id, const std::string& state) {
+    RunResult result;
+    result.log_id = id;
+    result.state = state;
+    result.handle_time = clock_.now_ms();
+    result.handle_code = state == "succeeded" ? 200 : 500;
+    if (state == "lost") {
+      result.lost_triggered_before = clock_.now_ms() + 3'600'000;
+      result.lost_dead_after_ms = 90'000;
+    }
+    return completions_.record(result, [](const JobLog&, const Job&, const std::vector<Job>&) { return FollowUps{}; });
+  }
+
+  testing::TestDatabase db_;
+  bool migrated_;
+  testing::FakeClock clock_;
+  Database database_;
+  PgStores stores_;
+  PgCompletionStore completions_;
+  PgTriggerStore triggers_;
+  PgScheduleStore schedules_;
+  std::int64_t group_ = 0;
+  std::int64_t job_ = 0;
+};
+
+TEST_F(RunReportPg, ResultsCountOnceEvenWhenRepeated) {
+  auto ok = run("triggered", kHour + 1);
+  auto bad = run("sending", kHour + kQuarter);  // the result beat the answer to /run
+  EXPECT_EQ(complete(ok, "succeeded").status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(complete(bad, "failed").status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(report(), (Counts{1, 1}));
+  EXPECT_EQ(complete(ok, "succeeded").status, CompletionStore::Status::kAlreadyFinal);
+  EXPECT_EQ(complete(ok, "failed").status, CompletionStore::Status::kAlreadyFinal);
+  // The trigger's answer arriving after the result rewrites the finished row, not its state.
+  EXPECT_EQ(triggers_.record_triggered(bad, kNode, "accepted late"), TriggerStore::Recorded::kResultFirst);
+  EXPECT_EQ(report(), (Counts{1, 1}));
+  EXPECT_EQ(report(kHour), (Counts{1, 0}));
+  EXPECT_EQ(report(kHour + kQuarter), (Counts{0, 1}));
+}
+
+TEST_F(RunReportPg, ALostResultCountsAsAFailure) {
+  auto id = run("triggered", kHour + 2 * kQuarter);
+  EXPECT_EQ(complete(id, "lost").status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(report(kHour + 2 * kQuarter), (Counts{0, 1}));
+  EXPECT_EQ(complete(id, "lost").status, CompletionStore::Status::kAlreadyFinal);
+  EXPECT_EQ(report(), (Counts{0, 1}));
+}
+
+TEST_F(RunReportPg, FailedTriggersCountAsFailures) {
+  auto refused = run("sending", kHour + 3 * kQuarter);
+  auto unroutable = run("pending", kHour + 3 * kQuarter + 1);
+  TriggerStore::Failure f;
+  f.log_id = refused;
+  f.node_id = kNode;
+  f.from = "sending";
+  f.now = clock_.now_ms();
+  f.trigger_msg = "executor refused";
+  f.retry = false;
+  EXPECT_EQ(triggers_.record_failed(f).recorded, TriggerStore::Recorded::kRecorded);
+  f.log_id = unroutable;
+  f.from = "pending";
+  f.trigger_msg = "no executor address";
+  f.executor_handler = "reportHandler";
+  EXPECT_EQ(triggers_.record_failed(f).recorded, TriggerStore::Recorded::kRecorded);
+  EXPECT_EQ(triggers_.record_failed(f).recorded, TriggerStore::Recorded::kNotOurs);
+  EXPECT_EQ(report(kHour + 3 * kQuarter), (Counts{0, 2}));
+}
+
+TEST_F(RunReportPg, ABatchOfRefusedFiresIsCountedInOneStatement) {
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(run("pending", kHour + i));
+  ids.push_back(run("pending", kHour + 2 * kQuarter));
+  auto moved = schedules_.fail_pending(ids, kNode, clock_.now_ms(), "trigger pool queue full");
+  EXPECT_EQ(moved.size(), 6u);
+  EXPECT_EQ(report(kHour), (Counts{0, 5}));
+  EXPECT_EQ(report(kHour + 2 * kQuarter), (Counts{0, 1}));
+  EXPECT_EQ(report_rows(), 1);  // one hour of one group
+  EXPECT_TRUE(schedules_.fail_pending(ids, kNode, clock_.now_ms(), "again").empty());
+  EXPECT_EQ(report(), (Counts{0, 6}));
+}
+
+TEST_F(RunReportPg, DeliveryUnknownAfterATakeoverCountsAsAFailure) {
+  auto id = run("sending", kHour + 1);
+  EXPECT_TRUE(schedules_.resolve_sending(id, kNode, ScheduleStore::Delivery::kUnknown, "delivery unknown",
+                                         clock_.now_ms()));
+  EXPECT_EQ(report(), (Counts{0, 1}));
+}
+
+TEST_F(RunReportPg, FiresThatNeverRanCountNothing) {
+  auto late = run("pending", kHour + 1, "SCHEDULE");
+  run("pending", kHour + 2, "MANUAL");
+  auto takeover = schedules_.take_over({kNode}, "node-b", kHour + kQuarter);
+  EXPECT_EQ(takeover.cancelled, std::vector<std::int64_t>{late});
+  EXPECT_TRUE(stores_.logs().cancel_pending(takeover.pending.at(0).log_id, kSystem));
+  auto sent = run("pending", kHour + 3);
+  exec("UPDATE job_log SET state = 'sending', trigger_time = now() WHERE id = " + std::to_string(sent));
+  exec("UPDATE job_log SET state = 'triggered' WHERE id = " + std::to_string(sent));
+  EXPECT_EQ(report(), Counts{});
+  EXPECT_EQ(report_rows(), 0);
+}
+
+TEST_F(RunReportPg, FinishedRowsInsertedAsSuchCount) {
+  run("succeeded", kHour + 1);
+  run("failed", kHour + 2);
+  run("lost", kHour + 3);
+  run("cancelled", kHour + 4);
+  EXPECT_EQ(report(), (Counts{1, 2}));
+}
+
+TEST_F(RunReportPg, DeletingRunsLeavesTheReportAlone) {
+  for (int i = 0; i < 4; ++i) complete(run("triggered", kHour + i * kQuarter), i % 2 == 0 ? "succeeded" : "failed");
+  const Counts before = report();
+  ASSERT_EQ(before, (Counts{2, 2}));
+  LogStore::ClearRequest clear;
+  clear.job_id = job_;
+  clear.keep = 1;
+  EXPECT_EQ(stores_.logs().clear(clear, kSystem), 3);
+  EXPECT_EQ(report(), before);
+  exec("DELETE FROM job_log");
+  EXPECT_EQ(report(), before);
+  stores_.jobs().remove(job_, kSystem);
+  EXPECT_EQ(report(), before);
+}
+
+TEST_F(RunReportPg, ARowLeavingAFinishedStateTakesItsCountBack) {
+  // No path does this; the rule still keeps the report equal to what the rows say.
+  auto id = run("succeeded", kHour + 1);
+  exec("UPDATE job_log SET state = 'failed' WHERE id = " + std::to_string(id));
+  EXPECT_EQ(report(), (Counts{0, 1}));
+  exec("UPDATE job_log SET scheduled_time = scheduled_time + 3600000 WHERE id = " + std::to_string(id));
+  EXPECT_EQ(report(kHour), Counts{});
+  EXPECT_EQ(report(kHour + 3'600'000), (Counts{0, 1}));
+}
+
+TEST_F(RunReportPg, OneStatementOverManyGroupsAndHoursUpsertsEachBucketOnce) {
+  Group other;
+  other.app_name = "other-app";
+  other.title = "Other";
+  const auto other_group = stores_.groups().create(other, kSystem).id;
+  exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, trigger_time) "
+       "SELECT CASE WHEN g % 2 = 0 THEN " + std::to_string(group_) + " ELSE " + std::to_string(other_group) +
+       " END, " + std::to_string(job_) + ", 'triggered', 'MANUAL', " + std::to_string(kHour) +
+       " + (g % 3) * 3600000 + g, 'node-a', now() FROM generate_series(1, 600) g");
+  exec("UPDATE job_log SET state = CASE WHEN id % 5 = 0 THEN 'failed' ELSE 'succeeded' END, handle_time = now(), "
+       "handle_code = 200 WHERE state = 'triggered'");
+  EXPECT_EQ(report_rows(), 6);  // 2 groups × 3 hours
+  auto total = database_.read([&](pqxx::read_transaction& tx) {
+    return tx.exec1("SELECT sum(succeeded_00 + succeeded_15 + succeeded_30 + succeeded_45), "
+                    "sum(failed_00 + failed_15 + failed_30 + failed_45) FROM job_run_report");
+  });
+  EXPECT_EQ(total[0].as<std::int64_t>(), 480);
+  EXPECT_EQ(total[1].as<std::int64_t>(), 120);
+}
+
+TEST_F(RunReportPg, EveryScanRecordsItsNodeOnTheLockRow) {
+  EXPECT_EQ(stores_.overview().nodes().last_scan, std::nullopt);
+  auto nothing = [](const std::vector<DueJob>&) { return ScanDecision{}; };
+  const auto db_now = [&] {
+    return database_.read([&](pqxx::read_transaction& tx) {
+      return tx.exec1("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")[0].as<std::int64_t>();
+    });
+  };
+  const auto t0 = db_now();
+  schedules_.scan(kNode, 0, 10, nothing);  // finds nothing due: still a scan
+  auto first = stores_.overview().nodes().last_scan;
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->node_id, kNode);
+  EXPECT_GE(first->at, t0);
+  EXPECT_LE(first->at, db_now());
+  schedules_.scan("node-b", 0, 10, nothing);
+  auto second = stores_.overview().nodes().last_scan;
+  EXPECT_EQ(second->node_id, "node-b");
+  EXPECT_GE(second->at, first->at);
+}
+
+TEST(RunReportMigration, CountsTheRunsThatFinishedBeforeIt) {
+  testing::TestDatabase db;
+  pqxx::connection c(db.url());
+  auto before = embedded_migrations();
+  ASSERT_GE(before.size(), 5u);
+  ASSERT_EQ(before[4].name, "0005_run_report.sql");
+  before.resize(4);
+  Migrator(before).migrate(c);
+  {
+    pqxx::work tx(c);
+    tx.exec("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'Demo')");
+    tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (1, 'report', 'h')");
+    tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, trigger_time) "
+            "SELECT 1, 1, (ARRAY['succeeded', 'failed', 'lost', 'triggered', 'pending'])[g % 5 + 1], 'MANUAL', " +
+            std::to_string(kHour) + " + g * 60000, 'n', now() FROM generate_series(0, 99) g");
+    tx.commit();
+  }
+  Migrator().migrate(c);
+  pqxx::work tx(c);
+  auto r = tx.exec1("SELECT sum(succeeded_00 + succeeded_15 + succeeded_30 + succeeded_45), "
+                    "sum(failed_00 + failed_15 + failed_30 + failed_45), sum(failed_00) FILTER (WHERE hour = "
+                    "to_timestamp(" + std::to_string(kHour / 1000) + ")) FROM job_run_report");
+  EXPECT_EQ(r[0].as<std::int64_t>(), 20);
+  EXPECT_EQ(r[1].as<std::int64_t>(), 40);
+  // 22:00 .. 22:14 (g 0..14): failed g%5 = 1, lost g%5 = 2 → 6 in the first quarter.
+  EXPECT_EQ(r[2].as<std::int64_t>(), 6);
+}
+
+}  // namespace
+}  // namespace cronwheel::admin
