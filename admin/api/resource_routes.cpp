@@ -8,6 +8,7 @@ void add_resource_routes(ApiRouter& router, Stores stores, const ResourceOptions
   add_script_routes(router, stores, options);
   add_log_routes(router, stores, options);
   add_cron_routes(router, options);
+  add_overview_routes(router, stores, options);
 }
 
 }  // namespace cronwheel::admin

@@ -39,6 +39,9 @@ struct ResourceOptions {
   // Bounds on one call to an executor (log content, kill): a console waits for them.
   std::chrono::milliseconds executor_connect_timeout{3'000};
   std::chrono::milliseconds executor_read_timeout{10'000};
+
+  // A registration older than this is no executor online (RegistryMonitor's dead timeout).
+  std::chrono::milliseconds executor_dead_after{90'000};
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.
@@ -55,6 +58,9 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions& 
 // logs: GET logs, POST logs/clear, GET/DELETE logs/{id}, GET logs/{id}/content,
 // POST logs/{id}/kill.
 void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+
+// GET nodes, GET groups/{id}/executors, GET dashboard (admin/api/overview_api.cpp).
+void add_overview_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
 
 // GET cron/next.
 void add_cron_routes(ApiRouter& router, const ResourceOptions& options);

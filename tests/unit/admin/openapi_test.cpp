@@ -225,6 +225,8 @@ TEST_F(OpenApiDocument, RecordSchemasListTheFieldsTheApiAnswers) {
   EXPECT_EQ(property_names("User"), keys(to_json(User{})));
   EXPECT_EQ(property_names("ApiToken"), keys(to_json(ApiToken{})));
   EXPECT_EQ(property_names("AuditEntry"), keys(to_json(AuditEntry{})));
+  EXPECT_EQ(property_names("NodeStatus"), keys(to_json(NodeStatus{})));
+  EXPECT_EQ(property_names("ScanMark"), keys(to_json(ScanMark{})));
 }
 
 }  // namespace
