@@ -58,6 +58,13 @@ export const routes: RouteRecordRaw[] = [
         meta: { title: 'shell.menu.runs', menu: '/runs' },
       },
       {
+        path: 'runs/:id(\\d+)',
+        name: 'run',
+        component: () => import('@/pages/runs/RunDetailPage.vue'),
+        props: true,
+        meta: { title: 'runs.detailTitle', menu: '/runs' },
+      },
+      {
         path: 'groups',
         name: 'groups',
         component: () => import('@/pages/groups/GroupListPage.vue'),

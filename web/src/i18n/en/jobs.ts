@@ -30,6 +30,9 @@ export default {
   deleteConfirm: 'Delete the job "{name}" with its runs and script history? This cannot be undone.',
   copied: 'Copied into the new, stopped job "{name}"',
   runOnce: 'Run once',
+  runs: 'Runs',
+  script: 'Script',
+  scriptLabel: 'Edit the script of "{name}"',
   more: 'More actions for "{name}"',
   sections: {
     basic: 'Basic',

@@ -4,6 +4,7 @@ import groups from './groups'
 import jobs from './jobs'
 import login from './login'
 import placeholder from './placeholder'
+import runs from './runs'
 import schedule from './schedule'
 import shell from './shell'
 
@@ -15,4 +16,5 @@ export default {
   groups,
   jobs,
   schedule,
+  runs,
 }

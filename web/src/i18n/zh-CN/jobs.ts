@@ -32,6 +32,9 @@ const messages: typeof en = {
   deleteConfirm: '删除任务“{name}”及其调度日志和脚本历史？此操作无法撤销。',
   copied: '已复制为新的已停止任务“{name}”',
   runOnce: '执行一次',
+  runs: '日志',
+  script: '脚本',
+  scriptLabel: '编辑“{name}”的脚本',
   more: '“{name}”的更多操作',
   sections: {
     basic: '基础配置',

@@ -1,0 +1,81 @@
+// What a run's row shows, from the API's JobLog: its state as a user reads it, how late it was
+// triggered, how long it ran, and the trigger and handle results. Pure: unit tested.
+import type { JobLog } from '@/api/types'
+import { formatDuration } from '@/utils/time'
+
+export type RunState = NonNullable<JobLog['state']>
+export const RUN_STATES: RunState[] = ['pending', 'triggered', 'succeeded', 'failed', 'lost', 'cancelled']
+
+/** The `status` filter of GET logs. */
+export type RunStatusFilter = 'success' | 'failure' | 'running' | 'pending'
+export const RUN_STATUS_FILTERS: RunStatusFilter[] = ['success', 'failure', 'running', 'pending']
+
+export function isRunStatusFilter(v: string): v is RunStatusFilter {
+  return (RUN_STATUS_FILTERS as string[]).includes(v)
+}
+
+/** The run can still change: not yet sent, or sent and waiting for its result. */
+export function isRunActive(log: Pick<JobLog, 'state'>): boolean {
+  return log.state === 'pending' || log.state === 'triggered'
+}
+
+/** Element Plus tag type of a state. */
+export function stateTagType(state: JobLog['state']): 'success' | 'danger' | 'warning' | 'info' | 'primary' {
+  switch (state) {
+    case 'succeeded':
+      return 'success'
+    case 'failed':
+    case 'lost':
+      return 'danger'
+    case 'triggered':
+      return 'primary'
+    case 'pending':
+      return 'warning'
+    default:
+      return 'info'
+  }
+}
+
+/** Milliseconds from the due time to the trigger; null before the trigger. */
+export function latenessMs(log: Pick<JobLog, 'scheduledTime' | 'triggerTime'>): number | null {
+  if (!log.triggerTime || !log.scheduledTime) return null
+  return log.triggerTime - log.scheduledTime
+}
+
+/** "+1.25 s", "-300 ms" (triggered early), "0 ms"; "" before the trigger. */
+export function formatLateness(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return ''
+  const text = formatDuration(Math.abs(ms))
+  if (ms > 0) return `+${text}`
+  if (ms < 0) return `-${text}`
+  return text
+}
+
+/**
+ * Milliseconds from the trigger to the result; for a run still going, to `now` (then
+ * `running` is true). Null when it never reached an executor.
+ */
+export function runDuration(
+  log: Pick<JobLog, 'state' | 'triggerTime' | 'handleTime'>,
+  now: number,
+): { ms: number; running: boolean } | null {
+  if (!log.triggerTime) return null
+  if (log.handleTime) return { ms: Math.max(0, log.handleTime - log.triggerTime), running: false }
+  if (log.state === 'triggered') return { ms: Math.max(0, now - log.triggerTime), running: true }
+  return null
+}
+
+export type ResultKind = 'ok' | 'failed' | 'none'
+
+/** 200 is success; 0 means no result yet; anything else failed. */
+export function resultKind(code: number | undefined): ResultKind {
+  if (!code) return 'none'
+  return code === 200 ? 'ok' : 'failed'
+}
+
+/** The first line of a message, shortened for a table cell. */
+export function firstLine(message: string | undefined, max = 80): string {
+  const line = (message ?? '').split('\n').find((l) => l.trim() !== '') ?? ''
+  const trimmed = line.trim()
+  return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed
+}

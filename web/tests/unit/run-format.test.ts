@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import {
+  firstLine,
+  formatLateness,
+  isRunActive,
+  isRunStatusFilter,
+  latenessMs,
+  resultKind,
+  runDuration,
+  stateTagType,
+} from '@/pages/runs/run-format'
+
+describe('run formatting', () => {
+  it('lateness is trigger minus scheduled', () => {
+    expect(latenessMs({ scheduledTime: 1000, triggerTime: 2250 })).toBe(1250)
+    expect(latenessMs({ scheduledTime: 1000, triggerTime: null })).toBeNull()
+    expect(latenessMs({ scheduledTime: 1000 })).toBeNull()
+  })
+
+  it('formats lateness with its sign', () => {
+    expect(formatLateness(1250)).toBe('+1.25 s')
+    expect(formatLateness(-300)).toBe('-300 ms')
+    expect(formatLateness(0)).toBe('0 ms')
+    expect(formatLateness(125_000)).toBe('+2 min 5 s')
+    expect(formatLateness(null)).toBe('')
+  })
+
+  it('duration runs from trigger to result, or to now while running', () => {
+    expect(runDuration({ state: 'succeeded', triggerTime: 1000, handleTime: 4000 }, 10_000)).toEqual({ ms: 3000, running: false })
+    expect(runDuration({ state: 'triggered', triggerTime: 1000, handleTime: null }, 10_000)).toEqual({ ms: 9000, running: true })
+    expect(runDuration({ state: 'pending', triggerTime: null }, 10_000)).toBeNull()
+    expect(runDuration({ state: 'lost', triggerTime: 1000, handleTime: null }, 10_000)).toBeNull()
+    // Clocks of two machines: never negative.
+    expect(runDuration({ state: 'failed', triggerTime: 5000, handleTime: 4000 }, 0)).toEqual({ ms: 0, running: false })
+  })
+
+  it('classifies states and results', () => {
+    expect(isRunActive({ state: 'pending' })).toBe(true)
+    expect(isRunActive({ state: 'triggered' })).toBe(true)
+    expect(isRunActive({ state: 'failed' })).toBe(false)
+    expect(stateTagType('succeeded')).toBe('success')
+    expect(stateTagType('lost')).toBe('danger')
+    expect(stateTagType('cancelled')).toBe('info')
+    expect(resultKind(200)).toBe('ok')
+    expect(resultKind(500)).toBe('failed')
+    expect(resultKind(0)).toBe('none')
+    expect(resultKind(undefined)).toBe('none')
+    expect(isRunStatusFilter('running')).toBe(true)
+    expect(isRunStatusFilter('succeeded')).toBe(false)
+  })
+
+  it('first line of a message, shortened', () => {
+    expect(firstLine('\n  Trigger: ok \nmore')).toBe('Trigger: ok')
+    expect(firstLine('a'.repeat(100), 10)).toBe('aaaaaaaaa…')
+    expect(firstLine(undefined)).toBe('')
+  })
+})
