@@ -79,13 +79,15 @@ void prepare_logs(pqxx::connection& c) {
   c.prepare("log_cancel", "UPDATE job_log SET state = 'cancelled' WHERE id = $1 AND state = 'pending' RETURNING " +
                               kLogColumns);
   // Ranks every log of the job or group (newest first) and deletes the finished ones that are
-  // older than $3 and beyond the newest $4; running and pending ones are never deleted.
+  // older than $3 and beyond the newest $4; fires still pending, being sent or running are
+  // never deleted.
   c.prepare("log_clear",
             "WITH ranked AS ("
             "  SELECT id, state, scheduled_time, row_number() OVER (ORDER BY scheduled_time DESC, id DESC) AS rank"
             "  FROM job_log WHERE ($1::bigint IS NULL OR job_group = $1) AND ($2::bigint IS NULL OR job_id = $2))"
             " DELETE FROM job_log l USING ranked r WHERE l.id = r.id"
-            " AND r.state NOT IN ('pending', 'triggered') AND l.state NOT IN ('pending', 'triggered')"
+            " AND r.state NOT IN ('pending', 'sending', 'triggered')"
+            " AND l.state NOT IN ('pending', 'sending', 'triggered')"
             " AND ($3::bigint IS NULL OR r.scheduled_time < $3) AND ($4::bigint IS NULL OR r.rank > $4)");
 }
 

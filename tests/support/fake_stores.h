@@ -535,7 +535,7 @@ class Logs final : public LogStore {
     std::int64_t deleted = 0;
     for (std::size_t rank = 0; rank < scope.size(); ++rank) {
       const JobLog& l = scope[rank];
-      if (one_of(l.state, {"pending", "triggered"})) continue;
+      if (one_of(l.state, {"pending", "sending", "triggered"})) continue;
       if (r.before && l.scheduled_time >= *r.before) continue;
       if (r.keep && static_cast<std::int64_t>(rank) < *r.keep) continue;
       s_.logs.erase(l.id);

@@ -692,6 +692,7 @@ TYPED_TEST_P(StoreContract, ClearDeletesFinishedLogsBeforeATime) {
   auto old_failed = this->f_.put_log(make_log(j2.id, a.id, "failed", 1500));
   auto old_running = this->f_.put_log(make_log(j1.id, a.id, "triggered", 1600));
   auto old_pending = this->f_.put_log(make_log(j1.id, a.id, "pending", 1700));
+  auto old_sending = this->f_.put_log(make_log(j2.id, a.id, "sending", 1800));  // being sent right now
   auto old_other_group = this->f_.put_log(make_log(j3.id, b.id, "succeeded", 1000));
   auto recent = this->f_.put_log(make_log(j1.id, a.id, "succeeded", 5000));
 
@@ -702,7 +703,7 @@ TYPED_TEST_P(StoreContract, ClearDeletesFinishedLogsBeforeATime) {
   EXPECT_EQ(this->s().logs.clear(r, actor), 2);
   EXPECT_EQ(this->s().logs.get(old_ok.id), std::nullopt);
   EXPECT_EQ(this->s().logs.get(old_failed.id), std::nullopt);
-  for (const auto& kept : {old_running, old_pending, old_other_group, recent}) {
+  for (const auto& kept : {old_running, old_pending, old_sending, old_other_group, recent}) {
     EXPECT_TRUE(this->s().logs.get(kept.id).has_value()) << kept.id;
   }
   this->expect_last_audit("log.clear", "log", std::nullopt, actor);
