@@ -52,6 +52,13 @@ export const routes: RouteRecordRaw[] = [
         meta: { title: 'jobs.editTitle', menu: '/jobs' },
       },
       {
+        path: 'jobs/:id(\\d+)/script',
+        name: 'job-script',
+        component: () => import('@/pages/jobs/script/ScriptEditorPage.vue'),
+        props: true,
+        meta: { title: 'script.title', menu: '/jobs' },
+      },
+      {
         path: 'runs',
         name: 'runs',
         component: () => import('@/pages/runs/RunListPage.vue'),

@@ -6,6 +6,7 @@ import login from './login'
 import placeholder from './placeholder'
 import runs from './runs'
 import schedule from './schedule'
+import script from './script'
 import shell from './shell'
 
 export default {
@@ -17,4 +18,5 @@ export default {
   jobs,
   schedule,
   runs,
+  script,
 }

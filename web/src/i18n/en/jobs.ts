@@ -103,6 +103,7 @@ export default {
   },
   defaultRemark: 'First version',
   scriptElsewhere: 'The script of a GLUE job is changed in its own editor, with a remark per version.',
+  openScript: 'Open the script editor',
   trigger: {
     title: 'Run "{name}" once',
     params: 'Parameters',

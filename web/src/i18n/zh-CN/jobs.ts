@@ -105,6 +105,7 @@ const messages: typeof en = {
   },
   defaultRemark: '初始版本',
   scriptElsewhere: 'GLUE 任务的脚本在其专用编辑器中修改，每个版本需填写备注。',
+  openScript: '打开脚本编辑器',
   trigger: {
     title: '执行一次“{name}”',
     params: '任务参数',
