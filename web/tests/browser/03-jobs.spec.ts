@@ -47,6 +47,7 @@ test.describe('jobs', () => {
       await expect(row.getByRole('cell').first()).toHaveText(/\d{4}-\d\d-\d\d 09:30:00 UTC-0[45]:00/)
       await expect(row.getByRole('cell').last()).toHaveText(/\d{4}-\d\d-\d\d 1[45]:30:00 UTC\+0[12]:00/)
     }
+    await page.getByRole('heading', { name: 'Schedule', level: 2 }).evaluate((e) => e.scrollIntoView({ block: 'start' }))
     await docsImage(page, 'job-editor')
 
     await page.getByLabel('JobHandler').fill('echo')

@@ -31,6 +31,7 @@ test.describe('runs', () => {
     const before = await lines()
     await expect(log).toContainText(`line ${before + 2}`, { timeout: 10_000 })
     expect(await lines()).toBeGreaterThan(before)
+    await log.evaluate((e) => e.scrollIntoView({ block: 'center' }))
     await docsImage(page, 'live-log')
 
     // Killed before its 20 s are up: the run ends as failed and the log stops following.

@@ -12,9 +12,10 @@ test.describe('scripts', () => {
     await logIn(page)
     await page.goto(`/jobs/${job.id}`)
     await expect(page.getByRole('heading', { name: new RegExp(`${job.jobDesc}$`) })).toBeVisible()
-    const openEditor = page.getByRole('button', { name: /script/i }).or(page.getByRole('link', { name: /script/i }))
-    test.fixme((await openEditor.count()) === 0, 'the script editor is not in the console yet (no way to it from a GLUE job)')
-    await openEditor.first().click()
+    // The steps below name the controls as the issue describes them; bring them in line with the
+    // editor's real labels when it lands, and drop this fixme.
+    test.fixme(true, 'the script editor (CodeMirror, versions, diff, restore) is not committed to the console yet')
+    await page.getByRole('button', { name: /script/i }).first().click()
 
     // Two versions, each with its remark.
     const editor = page.getByRole('textbox', { name: /Script/ })
