@@ -100,7 +100,7 @@ export const routes: RouteRecordRaw[] = [
         path: 'tokens',
         name: 'tokens',
         component: () => import('@/pages/tokens/TokenListPage.vue'),
-        meta: { title: 'shell.menu.tokens', menu: '/tokens', admin: true },
+        meta: { title: 'shell.menu.tokens', menu: '/tokens' },
       },
       {
         path: 'audit',

@@ -8,6 +8,9 @@ import runs from './runs'
 import schedule from './schedule'
 import script from './script'
 import shell from './shell'
+import tokens from './tokens'
+import users from './users'
+import audit from './audit'
 
 export default {
   common,
@@ -19,4 +22,7 @@ export default {
   schedule,
   runs,
   script,
+  users,
+  tokens,
+  audit,
 }
