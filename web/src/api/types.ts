@@ -35,9 +35,9 @@ export const ROUTE_STRATEGIES: RouteStrategy[] = [
 export const BLOCK_STRATEGIES: BlockStrategy[] = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY']
 export const GLUE_TYPES: GlueType[] = ['BEAN', 'GLUE_SHELL', 'GLUE_PYTHON', 'GLUE_NODEJS', 'GLUE_PHP', 'GLUE_POWERSHELL', 'GLUE_GROOVY']
 
-/** A group's registered executor (GET groups/{id}/executors). Not yet in openapi.yaml. */
-export interface GroupExecutor {
-  address: string
-  /** Last registration, epoch ms. */
-  updateTime: number
-}
+/** A group's registered executor (GET groups/{id}/executors). */
+export type ExecutorRegistration = Schemas['ExecutorRegistration']
+export type NodeStatus = Schemas['NodeStatus']
+export type NodeList = Schemas['NodeList']
+export type Dashboard = Schemas['Dashboard']
+export type FailedRun = Schemas['FailedRun']
