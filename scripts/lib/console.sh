@@ -56,10 +56,11 @@ console_build() {
   console_sources_digest >"$stamp"
 }
 
-# The Node.js version and every source of the console: web/ without its packages, outputs and
-# the API types generated from openapi.yaml, which is included instead.
+# The Node.js version and every source of the console: web/ without its packages, outputs,
+# tests, and the API types generated from openapi.yaml, which is included instead.
 console_sources_digest() {
   echo "$(node --version) $( (cd "$console_root" && find web -path web/node_modules -prune -o -path web/dist -prune \
-      -o -path web/src/api/schema.d.ts -prune -o -name '*.tsbuildinfo' -prune -o -type f -print &&
+      -o -path web/tests -prune -o -path web/test-results -prune -o -path web/src/api/schema.d.ts -prune \
+      -o -name '*.tsbuildinfo' -prune -o -type f -print &&
       echo openapi.yaml) | console_digest)"
 }
