@@ -1,5 +1,6 @@
 // One module per page or shared piece; src/i18n/index.ts merges the languages.
 import common from './common'
+import dashboard from './dashboard'
 import groups from './groups'
 import jobs from './jobs'
 import login from './login'
@@ -25,4 +26,5 @@ export default {
   users,
   tokens,
   audit,
+  dashboard,
 }
