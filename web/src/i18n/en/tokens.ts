@@ -1,6 +1,6 @@
 export default {
   title: 'API tokens',
-  intro: 'A token lets a script call the API as you: send it as "Authorization: Bearer <token>". It can do what you can.',
+  intro: 'A token lets a script call the API as you: send it in the header {header}. It can do what you can.',
   create: 'New token',
   createTitle: 'New API token',
   columns: {

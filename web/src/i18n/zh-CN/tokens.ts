@@ -2,7 +2,7 @@ import type en from '../en/tokens'
 
 const messages: typeof en = {
   title: 'API 令牌',
-  intro: '令牌让脚本以你的身份调用 API：以 “Authorization: Bearer <token>” 发送。它拥有与你相同的权限。',
+  intro: '令牌让脚本以你的身份调用 API：放在请求头 {header} 中发送。它拥有与你相同的权限。',
   create: '新建令牌',
   createTitle: '新建 API 令牌',
   columns: {
