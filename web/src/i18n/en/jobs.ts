@@ -121,5 +121,6 @@ export default {
     submit: 'Run',
     done: 'Run #{id} is recorded and fires {when}.',
     doneNow: 'Run #{id} is recorded and fires now.',
+    openRun: 'Open the run',
   },
 }

@@ -123,6 +123,7 @@ const messages: typeof en = {
     submit: '执行',
     done: '已记录执行 #{id}，将于 {when} 触发。',
     doneNow: '已记录执行 #{id}，立即触发。',
+    openRun: '查看运行',
   },
 }
 export default messages
