@@ -7,6 +7,7 @@ import {
   latenessMs,
   resultKind,
   runDuration,
+  stateKey,
   stateTagType,
 } from '@/pages/runs/run-format'
 
@@ -38,6 +39,12 @@ describe('run formatting', () => {
     expect(isRunActive({ state: 'pending' })).toBe(true)
     expect(isRunActive({ state: 'triggered' })).toBe(true)
     expect(isRunActive({ state: 'failed' })).toBe(false)
+    // Claimed by a node and being posted to an executor (answered by the API, not yet in openapi.yaml).
+    expect(isRunActive({ state: 'sending' as 'pending' })).toBe(true)
+    expect(stateTagType('sending' as 'pending')).toBe('primary')
+    expect(stateKey('sending')).toBe('runs.states.sending')
+    expect(stateKey('triggered')).toBe('runs.states.triggered')
+    expect(stateKey('exploded')).toBeNull()
     expect(stateTagType('succeeded')).toBe('success')
     expect(stateTagType('lost')).toBe('danger')
     expect(stateTagType('cancelled')).toBe('info')

@@ -21,6 +21,7 @@ export default {
   },
   states: {
     pending: 'Pending',
+    sending: 'Sending',
     triggered: 'Running',
     succeeded: 'Succeeded',
     failed: 'Failed',

@@ -23,6 +23,7 @@ const messages: typeof en = {
   },
   states: {
     pending: '等待中',
+    sending: '发送中',
     triggered: '运行中',
     succeeded: '成功',
     failed: '失败',

@@ -4,8 +4,15 @@ import type { JobLog } from '@/api/types'
 import { i18n } from '@/i18n'
 import { showError } from '@/utils/errors'
 import { jobName } from '@/components/job-names'
+import { stateKey } from './run-format'
 
 const t = i18n.global.t
+
+/** A run state's name in the current language (the raw state when unknown). */
+export function stateText(state: string | undefined): string {
+  const key = stateKey(state)
+  return key ? t(key) : (state ?? '')
+}
 
 /** A pending fire that DELETE logs/{id} can cancel: one asked for through trigger. */
 export function canCancel(log: JobLog): boolean {

@@ -14,9 +14,14 @@ export function isRunStatusFilter(v: string): v is RunStatusFilter {
   return (RUN_STATUS_FILTERS as string[]).includes(v)
 }
 
-/** The run can still change: not yet sent, or sent and waiting for its result. */
+/**
+ * The run can still change: not yet sent, being sent (an admin node claimed it and is posting it
+ * to an executor: the API may answer this state though openapi.yaml does not list it yet), or
+ * sent and waiting for its result.
+ */
 export function isRunActive(log: Pick<JobLog, 'state'>): boolean {
-  return log.state === 'pending' || log.state === 'triggered'
+  const state: string | undefined = log.state
+  return state === 'pending' || state === 'sending' || state === 'triggered'
 }
 
 /** Element Plus tag type of a state. */
@@ -32,8 +37,14 @@ export function stateTagType(state: JobLog['state']): 'success' | 'danger' | 'wa
     case 'pending':
       return 'warning'
     default:
-      return 'info'
+      return (state as string | undefined) === 'sending' ? 'primary' : 'info'
   }
+}
+
+/** The i18n key of a state's name, or null for a state this console does not know. */
+export function stateKey(state: string | undefined): string | null {
+  const known = [...RUN_STATES, 'sending'] as string[]
+  return state && known.includes(state) ? `runs.states.${state}` : null
 }
 
 /** Milliseconds from the due time to the trigger; null before the trigger. */
