@@ -22,10 +22,23 @@ console_check_node() {
   fi
 }
 
+# Runs "$@" holding a lock on web/, so two builds at once (two shells, a test and a demo) never
+# run npm over one node_modules together.
+console_locked() {
+  (
+    flock 9
+    "$@"
+  ) 9<"$console_root/web/package.json"
+}
+
 # npm ci in web/ unless node_modules was installed from this very package-lock.json, by this
 # Node.js version.
 console_install() {
   [ -f "$console_root/web/package.json" ] || return 0
+  console_locked console_install_unlocked
+}
+
+console_install_unlocked() {
   console_check_node
   local stamp="$console_root/web/node_modules/.cronwheel-installed"
   local want
@@ -34,15 +47,20 @@ console_install() {
     return 0
   fi
   echo "Installing the web console's packages (npm ci)"
+  rm -f "$stamp"
   (cd "$console_root/web" && npm ci --no-audit --no-fund --loglevel=error)
   echo "$want" >"$stamp"
 }
 
 # Builds the console into BUILD_DIR/web unless it was built there from these very sources.
 console_build() {
-  local build=$1
   [ -f "$console_root/web/package.json" ] || return 0
-  console_install
+  console_locked console_build_unlocked "$1"
+}
+
+console_build_unlocked() {
+  local build=$1
+  console_install_unlocked
   local stamp="$build/web.built-from"
   if [ -f "$stamp" ] && [ -f "$build/web/index.html" ] && [ "$(cat "$stamp")" = "$(console_sources_digest)" ]; then
     return 0
