@@ -1,4 +1,4 @@
-import { APP_NAME, EXECUTOR_ADDRESS, docsImage, expect, fixmeWhilePlaceholder, logIn, test, unique } from './support'
+import { APP_NAME, EXECUTOR_ADDRESS, docsImage, expect, logIn, test, unique } from './support'
 
 test.describe('jobs', () => {
   const stopAfterwards: number[] = []
@@ -90,7 +90,7 @@ test.describe('jobs', () => {
 
     // Its runs, on the runs page filtered to this job.
     await page.getByRole('menuitem', { name: 'Runs' }).click()
-    await fixmeWhilePlaceholder(page, 'Runs')
+    await expect(page.getByRole('heading', { name: 'Runs', level: 1 })).toBeVisible()
     await page.getByRole('combobox', { name: 'Job', exact: true }).click()
     await page.keyboard.type(job.jobDesc)
     await page.getByRole('option', { name: job.jobDesc }).click()

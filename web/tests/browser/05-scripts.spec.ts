@@ -9,39 +9,59 @@ test.describe('scripts', () => {
       glueRemark: 'First version',
     })
 
+    // From the job's list, its "Script" button opens the editor.
     await logIn(page)
-    await page.goto(`/jobs/${job.id}`)
-    await expect(page.getByRole('heading', { name: new RegExp(`${job.jobDesc}$`) })).toBeVisible()
-    // The steps below name the controls as the issue describes them; bring them in line with the
-    // editor's real labels when it lands, and drop this fixme.
-    test.fixme(true, 'the script editor (CodeMirror, versions, diff, restore) is not committed to the console yet')
-    await page.getByRole('button', { name: /script/i }).first().click()
+    await page.goto('/jobs')
+    await page.getByLabel('Search jobs').fill(job.jobDesc)
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByRole('button', { name: `Edit the script of "${job.jobDesc}"` }).click()
+    await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}/script$`))
+    await expect(page.getByRole('heading', { name: new RegExp(`${job.jobDesc}$`), level: 1 })).toBeVisible()
 
-    // Two versions, each with its remark.
-    const editor = page.getByRole('textbox', { name: /Script/ })
+    // Two versions, each saved with its remark.
+    const editor = page.getByRole('textbox', { name: `Script of "${job.jobDesc}"` })
+    await expect(editor).toContainText('echo "version one"')
+    const versions = page.getByRole('region', { name: 'Versions' })
     for (const [line, remark] of [
       ['echo "version two"', 'Second version'],
       ['echo "version three"', 'Third version'],
     ]) {
       await editor.click()
       await page.keyboard.press('Control+End')
-      await page.keyboard.type(`\n${line}`)
-      await page.getByRole('button', { name: /Save/ }).click()
-      const dialog = page.getByRole('dialog')
-      await dialog.getByLabel(/Remark/i).fill(remark)
-      await dialog.getByRole('button', { name: /Save/ }).click()
-      await expect(page.getByText('Saved')).toBeVisible()
+      await page.keyboard.press('Enter')
+      await page.keyboard.insertText(line)
+      await expect(editor).toContainText(line)
+      await expect(page.getByRole('status').filter({ hasText: 'Unsaved changes' })).toBeVisible()
+      await page.getByLabel('Remark for this version').fill(remark)
+      await page.getByRole('button', { name: 'Save as a new version' }).click()
+      await expect(page.getByRole('alert').filter({ hasText: 'Saved as a new version' }).first()).toBeVisible()
+      await expect(versions.getByRole('row').filter({ hasText: remark })).toBeVisible()
     }
-    await expect(page.getByText('Second version')).toBeVisible()
-    await expect(page.getByText('Third version')).toBeVisible()
+    await expect(page.getByText('Unsaved changes')).toHaveCount(0)
+    expect((await api.get(`jobs/${job.id}`)).glueSource).toContain('echo "version three"')
 
-    // The first version side by side with the current source, then restored.
-    const first = page.getByRole('row').filter({ hasText: 'First version' })
-    await first.getByRole('button', { name: /Compare|Diff/ }).click()
-    await expect(page.getByText('echo "version three"')).toBeVisible()
-    await first.getByRole('button', { name: /Restore/ }).click()
-    await page.getByRole('dialog').getByRole('button', { name: /Restore/ }).click()
-    await expect(editor).not.toContainText('version two')
-    expect((await api.get(`jobs/${job.id}/script`)).glueSource).not.toContain('version two')
+    // The first saved version side by side with the current script.
+    const first = versions.getByRole('row').filter({ hasText: 'Second version' })
+    await first.getByRole('button', { name: /^Compare the version .*"Second version"/ }).click()
+    const diff = page.getByRole('dialog', { name: 'Compare versions' })
+    const older = diff.getByRole('textbox', { name: /^Version of .*Second version/ })
+    const current = diff.getByRole('textbox', { name: 'Current script' })
+    await expect(older).toContainText('echo "version two"')
+    await expect(older).not.toContainText('version three')
+    await expect(current).toContainText('echo "version three"')
+    await diff.getByRole('button', { name: 'Close', exact: true }).click()
+    await expect(diff).toBeHidden()
+
+    // Restored, after confirming.
+    await first.getByRole('button', { name: /^Restore the version .*"Second version"/ }).click()
+    const confirm = page.getByRole('dialog', { name: 'Restore this version?' })
+    await expect(confirm).toContainText('"Second version"')
+    await confirm.getByRole('button', { name: 'Restore' }).click()
+    await expect(page.getByRole('alert').filter({ hasText: 'Restored as the newest version' }).first()).toBeVisible()
+    await expect(editor).toContainText('echo "version two"')
+    await expect(editor).not.toContainText('version three')
+    const restored = (await api.get(`jobs/${job.id}`)).glueSource as string
+    expect(restored).toContain('echo "version two"')
+    expect(restored).not.toContain('version three')
   })
 })

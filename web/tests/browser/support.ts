@@ -191,12 +191,3 @@ export const test = base.extend<{ expectedFailures: ExpectedFailures; consoleGua
     { auto: true },
   ],
 })
-
-/**
- * Waits for the page titled `heading`, and marks the running test `fixme` when it is still the
- * "Coming soon" placeholder of a console page being written.
- */
-export async function fixmeWhilePlaceholder(page: Page, heading: string): Promise<void> {
-  await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
-  test.fixme(await page.getByText('Coming soon').isVisible(), `the page "${heading}" is still a placeholder ("Coming soon")`)
-}
