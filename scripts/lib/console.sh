@@ -59,7 +59,8 @@ console_build() {
 }
 
 console_build_unlocked() {
-  local build=$1
+  local build
+  build=$(realpath -m "$1")  # npm runs in web/: a relative directory would land there
   console_install_unlocked
   local stamp="$build/web.built-from"
   if [ -f "$stamp" ] && [ -f "$build/web/index.html" ] && [ "$(cat "$stamp")" = "$(console_sources_digest)" ]; then
