@@ -325,8 +325,9 @@ void ConnectionReactor::accept_all(Clock::time_point now) {
 
 bool ConnectionReactor::evict_oldest(std::list<Connection*>& waiting) {
   if (waiting.empty()) return false;
-  ++evicted_;
+  // Closed before it is counted, so a reader who sees the count sees the connection gone too.
   close_connection(waiting.front());
+  ++evicted_;
   return true;
 }
 
