@@ -1,6 +1,7 @@
 #include "admin/api/api_router.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include <spdlog/spdlog.h>
 
@@ -109,8 +110,49 @@ std::vector<std::string> paged(std::vector<std::string> query) {
   return query;
 }
 
-PageQuery page_query(const httplib::Request& request) {
-  PageQuery page;
+std::vector<std::string> keyed_paged(std::vector<std::string> query) {
+  query.insert(query.end(), {"offset", "limit", "after", "before"});
+  return query;
+}
+
+std::string page_cursor(const PageKey& key) { return std::to_string(key.time) + "." + std::to_string(key.id); }
+
+PageKey parse_page_cursor(const std::string& value, const std::string& name) {
+  auto bad = [&] {
+    return invalid(name, name + ": not a page cursor (use nextCursor or prevCursor of a page, \"<time>.<id>\")");
+  };
+  if (value.size() > 41) throw bad();
+  const auto dot = value.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == value.size()) throw bad();
+  auto number = [&](std::string_view digits) {
+    std::int64_t out = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    if (ec != std::errc() || end != digits.data() + digits.size() || out < 0) throw bad();
+    return out;
+  };
+  const std::string_view text(value);
+  return PageKey{number(text.substr(0, dot)), number(text.substr(dot + 1))};
+}
+
+PageRequest keyed_page_query(const httplib::Request& request) {
+  PageRequest page = page_query(request);
+  if (page.offset > kMaxListOffset) {
+    throw invalid("offset", "offset: at most " + std::to_string(kMaxListOffset) +
+                                "; page further with after (the nextCursor of a page)");
+  }
+  const auto after = request.get_param_value("after");
+  const auto before = request.get_param_value("before");
+  if (!after.empty() && !before.empty()) throw invalid("before", "before: give after or before, not both");
+  if ((!after.empty() || !before.empty()) && page.offset > 0) {
+    throw invalid("offset", std::string("offset: not with ") + (after.empty() ? "before" : "after"));
+  }
+  if (!after.empty()) page.after = parse_page_cursor(after, "after");
+  if (!before.empty()) page.before = parse_page_cursor(before, "before");
+  return page;
+}
+
+PageRequest page_query(const httplib::Request& request) {
+  PageRequest page;
   if (auto offset = query_int(request.get_param_value("offset"), "offset")) {
     if (*offset < 0) throw invalid("offset", "offset: must be 0 or more");
     page.offset = *offset;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/api/api_context.h"
+#include "admin/store/stores.h"
 #include "common/http/http_server.h"
 
 namespace cronwheel::admin {
@@ -96,16 +97,26 @@ class ApiRouter {
   std::vector<Route> routes_;
 };
 
-// The query parameters page_query() reads, for a route's list.
+// The query parameters page_query() reads, for a route's list; keyed_paged() for the lists
+// that also page by key (keyed_page_query()).
 std::vector<std::string> paged(std::vector<std::string> query);
+std::vector<std::string> keyed_paged(std::vector<std::string> query);
 
 // Reads `offset`/`limit` query parameters: offset >= 0 (default 0), limit 1..1000 (default
 // 20); 400 naming the parameter otherwise.
-struct PageQuery {
-  std::int64_t offset = 0;
-  std::int64_t limit = 20;
-};
-PageQuery page_query(const httplib::Request& request);
+PageRequest page_query(const httplib::Request& request);
+
+// The deepest offset a keyed list accepts; further pages are read by key.
+inline constexpr std::int64_t kMaxListOffset = 10'000;
+
+// page_query() plus `after`/`before`: a page key as a list answered it in nextCursor or
+// prevCursor, one of them at most and not with an offset; offset at most kMaxListOffset.
+PageRequest keyed_page_query(const httplib::Request& request);
+
+// A page key as the API writes it ("<time>.<id>") and reads it back; 400 naming `name` for
+// anything else.
+std::string page_cursor(const PageKey& key);
+PageKey parse_page_cursor(const std::string& value, const std::string& name);
 
 // {"items":[...],"total":N}
 template <class T, class ToJson>
@@ -113,6 +124,17 @@ nlohmann::json page_json(const std::vector<T>& items, std::int64_t total, ToJson
   nlohmann::json list = nlohmann::json::array();
   for (const auto& item : items) list.push_back(to_json(item));
   return {{"items", std::move(list)}, {"total", total}};
+}
+
+// A keyed list's page: {"items", "total", "totalExact", "nextCursor", "prevCursor"}; total is a
+// lower bound when totalExact is false, a cursor null at that end of the list.
+template <class T, class ToJson>
+nlohmann::json keyed_page_json(const Page<T>& page, ToJson to_json) {
+  auto out = page_json(page.items, page.total, to_json);
+  out["totalExact"] = page.total_exact;
+  out["nextCursor"] = page.next ? nlohmann::json(page_cursor(*page.next)) : nlohmann::json(nullptr);
+  out["prevCursor"] = page.prev ? nlohmann::json(page_cursor(*page.prev)) : nlohmann::json(nullptr);
+  return out;
 }
 
 }  // namespace cronwheel::admin

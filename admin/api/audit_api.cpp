@@ -11,7 +11,7 @@ namespace {
 ApiResponse list_audit(AuditStore& audit, const httplib::Request& req) {
   auto page = page_query(req);
   AuditStore::Filter filter;
-  filter.page = {page.offset, page.limit};
+  filter.page = page;
   filter.user_id = query_int(req.get_param_value("userId"), "userId");
   filter.entity_type = req.get_param_value("entityType");
   if (filter.entity_type.size() > 32) throw invalid("entityType", "entityType: at most 32 characters");

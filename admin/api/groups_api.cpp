@@ -114,7 +114,7 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& o
     GroupStore::Filter filter;
     filter.scope = scope_of(ctx.request.who());
     filter.text = req.get_param_value("text");
-    filter.page = {page.offset, page.limit};
+    filter.page = page;
     auto result = stores.groups.list(filter);
     return ApiResponse{200, page_json(result.items, result.total, [](const Group& g) { return to_json(g); })};
   }, paged({"text"}));

@@ -136,18 +136,17 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
 
 void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
   router.add("GET", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
-    auto page = page_query(req);
     JobStore::Filter filter;
+    filter.page = keyed_page_query(req);
     filter.scope = scope_of(ctx.request.who());
     filter.job_group = query_int(req.get_param_value("jobGroup"), "jobGroup");
     if (auto status = query_int(req.get_param_value("triggerStatus"), "triggerStatus")) {
       filter.trigger_status = check_int_range("triggerStatus", *status, 0, 1);
     }
     filter.text = req.get_param_value("text");
-    filter.page = {page.offset, page.limit};
     auto result = stores.jobs.list(filter);
-    return ApiResponse{200, page_json(result.items, result.total, [](const Job& j) { return to_json(j); })};
-  }, paged({"jobGroup", "triggerStatus", "text"}));
+    return ApiResponse{200, keyed_page_json(result, [](const Job& j) { return to_json(j); })};
+  }, keyed_paged({"jobGroup", "triggerStatus", "text"}));
 
   router.add("POST", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto job = read_job_body(req.body, Job{}, JobBodyKind::kCreate);

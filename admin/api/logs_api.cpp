@@ -106,8 +106,8 @@ LogStore::ClearRequest read_clear_body(const std::string& text, const Stores& st
 
 void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
   router.add("GET", "logs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
-    auto page = page_query(req);
     LogStore::Filter filter;
+    filter.page = keyed_page_query(req);
     filter.scope = scope_of(ctx.request.who());
     filter.job_group = job_group_param(req);
     filter.job_id = query_int(req.get_param_value("jobId"), "jobId");
@@ -117,10 +117,9 @@ void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
     if (filter.from && filter.to && *filter.to < *filter.from) {
       throw invalid("to", "to: must not be before from");
     }
-    filter.page = {page.offset, page.limit};
     auto result = stores.logs.list(filter);
-    return ApiResponse{200, page_json(result.items, result.total, [](const JobLog& l) { return to_json(l); })};
-  }, paged({"jobGroup", "jobId", "status", "from", "to"}));
+    return ApiResponse{200, keyed_page_json(result, [](const JobLog& l) { return to_json(l); })};
+  }, keyed_paged({"jobGroup", "jobId", "status", "from", "to"}));
 
   router.add("POST", "logs/clear", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     auto request = read_clear_body(req.body, stores, ctx.request.who());

@@ -125,7 +125,7 @@ void add_overview_routes(ApiRouter& router, Stores stores, const ResourceOptions
              [stores, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                const auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
                const auto page = page_query(req);
-               auto result = stores.overview.registrations(group.app_name, dead_after, {page.offset, page.limit});
+               auto result = stores.overview.registrations(group.app_name, dead_after, page);
                return ApiResponse{200, page_json(result.items, result.total, [](const RegistryEntry& e) {
                                     return nlohmann::json{{"address", e.registry_value}, {"updatedAt", e.updated_at}};
                                   })};

@@ -40,7 +40,7 @@ User existing_user(UserStore& users, std::int64_t id) {
 
 ApiResponse list_users(AuthServices& s, const httplib::Request& req) {
   auto page = page_query(req);
-  auto result = s.stores.users.list({page.offset, page.limit});
+  auto result = s.stores.users.list(page);
   return {200, page_json(result.items, result.total, [](const User& u) { return to_json(u); })};
 }
 

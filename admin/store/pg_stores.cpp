@@ -1,5 +1,6 @@
 #include "admin/store/pg_stores.h"
 
+#include "admin/store/pg_keyset_list.h"
 #include "admin/store/pg_store_support.h"
 #include "admin/store/record_json.h"
 
@@ -31,13 +32,6 @@ void prepare_groups(pqxx::connection& c) {
 }
 
 void prepare_jobs(pqxx::connection& c) {
-  const std::string where =
-      " WHERE ($1::bigint[] IS NULL OR job_group = ANY ($1::bigint[])) AND ($2::bigint IS NULL OR job_group = $2)"
-      " AND ($3::integer IS NULL OR trigger_status = $3)"
-      " AND (job_desc ILIKE $4 OR executor_handler ILIKE $4 OR author ILIKE $4)";
-  c.prepare("job_list", "SELECT " + kJobColumns + ", count(*) OVER () AS total FROM job_info" + where +
-                            " ORDER BY id DESC LIMIT $5 OFFSET $6");
-  c.prepare("job_count", "SELECT count(*) FROM job_info" + where);
   c.prepare("job_get", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1");
   c.prepare("job_lock", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1 FOR UPDATE");
   c.prepare("job_existing", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id");
@@ -63,13 +57,6 @@ void prepare_jobs(pqxx::connection& c) {
 }
 
 void prepare_logs(pqxx::connection& c) {
-  const std::string where =
-      " WHERE ($1::bigint[] IS NULL OR job_group = ANY ($1::bigint[])) AND ($2::bigint IS NULL OR job_group = $2)"
-      " AND ($3::bigint IS NULL OR job_id = $3) AND ($4::text[] IS NULL OR state = ANY ($4::text[]))"
-      " AND ($5::bigint IS NULL OR scheduled_time >= $5) AND ($6::bigint IS NULL OR scheduled_time < $6)";
-  c.prepare("log_list", "SELECT " + kLogColumns + ", count(*) OVER () AS total FROM job_log" + where +
-                            " ORDER BY scheduled_time DESC, id DESC LIMIT $7 OFFSET $8");
-  c.prepare("log_count", "SELECT count(*) FROM job_log" + where);
   c.prepare("log_get", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
   c.prepare("log_lock", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1 FOR UPDATE");
   c.prepare("log_insert_fire",
@@ -101,6 +88,14 @@ void prepare_scripts(pqxx::connection& c) {
             "(SELECT id FROM job_logglue WHERE job_id = $1 ORDER BY id DESC LIMIT $2)");
   c.prepare("version_list", "SELECT " + kVersionColumns + " FROM job_logglue WHERE job_id = $1 ORDER BY id DESC");
   c.prepare("version_get", "SELECT " + kVersionColumns + " FROM job_logglue WHERE id = $1");
+}
+
+// The groups a list may show: the scope narrowed to the one group asked for (none of them
+// when that group is outside the scope); none at all: every group.
+std::optional<std::vector<std::int64_t>> groups_to_list(const GroupScope& scope, std::optional<std::int64_t> group) {
+  if (!group) return scope;
+  if (scope && std::find(scope->begin(), scope->end(), *group) == scope->end()) return std::vector<std::int64_t>{};
+  return std::vector<std::int64_t>{*group};
 }
 
 [[noreturn]] void no_job(std::int64_t id) { throw NotFound("job " + std::to_string(id) + " does not exist"); }
@@ -188,17 +183,18 @@ void PgGroupStore::remove(std::int64_t id, const Actor& actor) {
 // Jobs
 
 Page<Job> PgJobStore::list(const Filter& f) {
-  const auto scope = scope_param(f.scope);
-  const auto pattern = contains_pattern(f.text);
-  return db_.read([&](pqxx::read_transaction& tx) {
-    auto rows = tx.exec_prepared("job_list", scope, f.job_group, f.trigger_status, pattern, f.page.limit, f.page.offset);
-    Page<Job> page;
-    page.items = all_of<Job>(rows, job_from);
-    page.total = page_total(rows, [&] {
-      return tx.exec_prepared1("job_count", scope, f.job_group, f.trigger_status, pattern)[0].as<std::int64_t>();
-    });
-    return page;
-  });
+  KeysetList list;
+  list.table = "job_info";
+  list.columns = kJobColumns;
+  list.groups = groups_to_list(f.scope, f.job_group);
+  list.page = f.page;
+  if (f.trigger_status) list.conditions.push_back("trigger_status = " + list.params.add(*f.trigger_status));
+  if (!f.text.empty()) {
+    const auto pattern = list.params.add(contains_pattern(f.text), "text");
+    list.conditions.push_back("id IN (SELECT job_id FROM job_info_text WHERE job_desc ILIKE " + pattern +
+                              " OR executor_handler ILIKE " + pattern + " OR author ILIKE " + pattern + ")");
+  }
+  return db_.read([&](pqxx::read_transaction& tx) { return page_from<Job>(read_keyset_page(tx, list), job_from); });
 }
 
 std::optional<Job> PgJobStore::get(std::int64_t id) {
@@ -276,13 +272,14 @@ Job PgJobStore::set_trigger_status(std::int64_t id, int status, std::int64_t nex
 
 namespace {
 
-// The states a status filter stands for; NULL for no filter.
+// The condition a status filter stands for, written as the partial indexes' predicates are
+// (sql/0006_lists_at_scale.sql) so the planner can prove they apply; none for no filter.
 std::optional<std::string> states_for(const std::string& status) {
   if (status.empty()) return std::nullopt;
-  if (status == "success") return "{succeeded}";
-  if (status == "failure") return "{failed,lost}";
-  if (status == "running") return "{triggered}";
-  if (status == "pending") return "{pending}";
+  if (status == "success") return "state = 'succeeded'";
+  if (status == "failure") return "state IN ('failed', 'lost')";
+  if (status == "running") return "state = 'triggered'";
+  if (status == "pending") return "state = 'pending'";
   throw std::invalid_argument("unknown log status filter: " + status);
 }
 
@@ -295,18 +292,17 @@ nlohmann::json clear_json(const LogStore::ClearRequest& r, std::int64_t deleted)
 }  // namespace
 
 Page<JobLog> PgLogStore::list(const Filter& f) {
-  const auto states = states_for(f.status);
-  const auto scope = scope_param(f.scope);
-  return db_.read([&](pqxx::read_transaction& tx) {
-    auto rows = tx.exec_prepared("log_list", scope, f.job_group, f.job_id, states, f.from, f.to, f.page.limit,
-                                 f.page.offset);
-    Page<JobLog> page;
-    page.items = all_of<JobLog>(rows, log_from);
-    page.total = page_total(rows, [&] {
-      return tx.exec_prepared1("log_count", scope, f.job_group, f.job_id, states, f.from, f.to)[0].as<std::int64_t>();
-    });
-    return page;
-  });
+  KeysetList list;
+  list.table = "job_log";
+  list.columns = kLogColumns;
+  list.time_column = "scheduled_time";
+  list.groups = groups_to_list(f.scope, f.job_group);
+  list.page = f.page;
+  if (f.job_id) list.conditions.push_back("job_id = " + list.params.add(*f.job_id));
+  if (auto states = states_for(f.status)) list.conditions.push_back(*states);
+  if (f.from) list.conditions.push_back("scheduled_time >= " + list.params.add(*f.from));
+  if (f.to) list.conditions.push_back("scheduled_time < " + list.params.add(*f.to));
+  return db_.read([&](pqxx::read_transaction& tx) { return page_from<JobLog>(read_keyset_page(tx, list), log_from); });
 }
 
 std::optional<JobLog> PgLogStore::get(std::int64_t id) {

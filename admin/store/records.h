@@ -220,11 +220,30 @@ struct Dashboard {
   friend bool operator==(const Dashboard&, const Dashboard&) = default;
 };
 
-// A page of a list: the items of [offset, offset + limit) and how many there are in all.
+// Where an item sits in a list ordered newest first, for paging by key: a run's
+// (scheduled_time, id), a job's id (time 0).
+struct PageKey {
+  std::int64_t time = 0;
+  std::int64_t id = 0;
+
+  friend bool operator==(const PageKey&, const PageKey&) = default;
+};
+
+// Lists that count their matches stop at this many; beyond it the total is a lower bound.
+inline constexpr std::int64_t kMaxCountedTotal = 10'000;
+
+// A page of a list: the items of [offset, offset + limit) (or after/before a key) and how many
+// there are in all. Lists that page by key cap their count: `total_exact` false makes `total`
+// a lower bound (kMaxCountedTotal, or what was seen when counting took too long). `next` is the
+// key to page on after this page, absent at the end; `prev` the key to page on before it,
+// absent at the start.
 template <class T>
 struct Page {
   std::vector<T> items;
   std::int64_t total = 0;
+  bool total_exact = true;
+  std::optional<PageKey> next;
+  std::optional<PageKey> prev;
 };
 
 }  // namespace cronwheel::admin

@@ -41,9 +41,16 @@ class Conflict : public std::runtime_error {
 };
 
 // Paging shared by list calls; limit is clamped to [1, 1000] by the API before it gets here.
+// The job and run lists also page by key (keyset): `after` asks for the items that follow a
+// key in list order, `before` for the page just before it; both are set only with offset 0.
 struct PageRequest {
+  PageRequest() = default;
+  PageRequest(std::int64_t offset_, std::int64_t limit_) : offset(offset_), limit(limit_) {}
+
   std::int64_t offset = 0;
   std::int64_t limit = 20;
+  std::optional<PageKey> after;
+  std::optional<PageKey> before;
 };
 
 // Restricts a list to the groups a normal user may see; empty optional: no restriction.

@@ -303,6 +303,59 @@ TEST(PgStores, AuditBeforeAndAfterAreStoredAsJsonObjects) {
   EXPECT_EQ(f.count("SELECT count(*) FROM audit_log WHERE before->>'title' = 'Title' AND after->>'title' = 'New'"), 1);
 }
 
+TEST(PgStores, ListTotalsAreCountedUpToTheCapThenALowerBound) {
+  PgStoreFixture f;
+  auto g = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  const auto over = admin::kMaxCountedTotal + 5;
+  f.database().transact([&](pqxx::work& tx) {
+    tx.exec_params("INSERT INTO job_info (job_group, job_desc, executor_handler) "
+                   "SELECT $1, 'job ' || i, CASE WHEN i % 1000 = 0 THEN 'rare' ELSE 'common' END "
+                   "FROM generate_series(1, $2) i",
+                   g.id, over);
+  });
+  admin::JobStore::Filter all;
+  all.page = admin::PageRequest(0, 5);
+  auto page = f.stores().jobs.list(all);
+  EXPECT_EQ(page.items.size(), 5u);
+  EXPECT_EQ(page.total, admin::kMaxCountedTotal);
+  EXPECT_FALSE(page.total_exact);
+
+  admin::JobStore::Filter rare;
+  rare.text = "RARE";
+  rare.page = admin::PageRequest(0, 5);
+  auto few = f.stores().jobs.list(rare);
+  EXPECT_EQ(few.total, over / 1000);
+  EXPECT_TRUE(few.total_exact);
+  ASSERT_TRUE(few.next);
+  EXPECT_EQ(few.items.front().executor_handler, "rare");
+}
+
+TEST(PgStores, JobTextSearchFollowsEditsButNotFires) {
+  PgStoreFixture f;
+  auto g = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  auto job = f.stores().jobs.create(store_contract::make_job(g.id, "nightly report"), kSystem);
+  auto found = [&](const std::string& text) {
+    admin::JobStore::Filter filter;
+    filter.text = text;
+    return f.stores().jobs.list(filter).items.size();
+  };
+  EXPECT_EQ(found("NIGHTLY"), 1u);
+  job.job_desc = "weekly digest";
+  job.author = "ops team";
+  f.stores().jobs.update(job, kSystem);
+  EXPECT_EQ(found("nightly"), 0u);
+  EXPECT_EQ(found("digest"), 1u);
+  EXPECT_EQ(found("ops t"), 1u);
+  // The scheduler's writes (next fire time) leave the searched copy alone: no trigger runs.
+  const auto before = f.count("SELECT xmin::text::bigint FROM job_info_text WHERE job_id = " + std::to_string(job.id));
+  f.database().transact([&](pqxx::work& tx) {
+    tx.exec_params("UPDATE job_info SET trigger_last_time = 1, trigger_next_time = 2 WHERE id = $1", job.id);
+  });
+  EXPECT_EQ(f.count("SELECT xmin::text::bigint FROM job_info_text WHERE job_id = " + std::to_string(job.id)), before);
+  f.stores().jobs.remove(job.id, kSystem);
+  EXPECT_EQ(f.count("SELECT count(*) FROM job_info_text"), 0);
+}
+
 TEST(PgStores, TextArraysKeepQuotesCommasAndBackslashes) {
   PgStoreFixture f;
   auto g = store_contract::make_group("billing-app");

@@ -79,6 +79,50 @@ Page<T> page_of(std::vector<T> all, const PageRequest& page) {
   return out;
 }
 
+// A page of `all` (in list order, newest first) as the job and run lists page it: by offset, or
+// after/before a key; the total counted up to kMaxCountedTotal.
+template <class T, class KeyOf>
+Page<T> keyed_page_of(std::vector<T> all, const PageRequest& page, KeyOf key_of) {
+  // Whether key a comes before key b in list order.
+  auto ahead = [](const PageKey& a, const PageKey& b) { return a.time > b.time || (a.time == b.time && a.id > b.id); };
+  const auto size = static_cast<std::int64_t>(all.size());
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  bool more = false;
+  if (page.before) {
+    end = 0;
+    while (end < size && ahead(key_of(all[end]), *page.before)) ++end;
+    begin = std::max<std::int64_t>(end - page.limit, 0);
+    more = begin > 0;
+  } else {
+    begin = std::min(page.offset, size);
+    if (page.after) {
+      begin = 0;
+      while (begin < size && !ahead(*page.after, key_of(all[begin]))) ++begin;
+    }
+    end = std::min(begin + page.limit, size);
+    more = end < size;
+  }
+  Page<T> out;
+  out.items.assign(std::make_move_iterator(all.begin() + begin), std::make_move_iterator(all.begin() + end));
+  if (!out.items.empty()) {
+    const PageKey first = key_of(out.items.front());
+    const PageKey last = key_of(out.items.back());
+    if (page.before) {
+      if (more) out.prev = first;
+      out.next = last;
+    } else {
+      if (more) out.next = last;
+      if (page.offset > 0 || page.after) out.prev = first;
+    }
+  } else if (page.before) {
+    out.next = page.before;
+  }
+  out.total = std::min(size, kMaxCountedTotal);
+  out.total_exact = size <= kMaxCountedTotal;
+  return out;
+}
+
 // The text form PostgreSQL's inet gives back; empty for what inet would refuse (the stores
 // record such an address as unknown rather than fail the change).
 inline std::string canonical_addr(const std::string& addr) {
@@ -382,7 +426,7 @@ class Jobs final : public JobStore {
       if (!(contains(j.job_desc, f.text) || contains(j.executor_handler, f.text) || contains(j.author, f.text))) continue;
       all.push_back(j);
     }
-    return page_of(std::move(all), f.page);
+    return keyed_page_of(std::move(all), f.page, [](const Job& j) { return PageKey{0, j.id}; });
   }
   std::optional<Job> get(std::int64_t id) override {
     std::lock_guard lock(s_.mutex);
@@ -484,7 +528,7 @@ class Logs final : public LogStore {
       all.push_back(l);
     }
     std::sort(all.begin(), all.end(), newest_first);
-    return page_of(std::move(all), f.page);
+    return keyed_page_of(std::move(all), f.page, [](const JobLog& l) { return PageKey{l.scheduled_time, l.id}; });
   }
   std::optional<JobLog> get(std::int64_t id) override {
     std::lock_guard lock(s_.mutex);

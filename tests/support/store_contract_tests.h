@@ -613,6 +613,112 @@ TYPED_TEST_P(StoreContract, LogListIsNewestFirstAndFiltersByStatusJobGroupAndTim
   EXPECT_EQ(ids_of(page.items), (Ids{running.id, lost.id, failed.id}));
 }
 
+// Walks a list forward by nextCursor and back by prevCursor, `limit` at a time.
+template <class List>
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> walk_by_key(List list, std::int64_t limit) {
+  std::vector<std::int64_t> forward;
+  PageRequest page(0, limit);
+  std::optional<PageKey> last_next;
+  for (int guard = 0; guard < 100; ++guard) {
+    auto got = list(page);
+    for (const auto& item : got.items) forward.push_back(item.id);
+    if (!got.next) break;
+    last_next = got.next;
+    page = PageRequest(0, limit);
+    page.after = got.next;
+  }
+  std::vector<std::int64_t> backward;
+  // From the last page back to the first.
+  page = PageRequest(0, limit);
+  page.after = last_next;
+  auto at = list(page);
+  for (int guard = 0; guard < 100 && at.prev; ++guard) {
+    page = PageRequest(0, limit);
+    page.before = at.prev;
+    at = list(page);
+    for (auto it = at.items.rbegin(); it != at.items.rend(); ++it) backward.push_back(it->id);
+  }
+  return {forward, backward};
+}
+
+TYPED_TEST_P(StoreContract, JobAndLogListsPageByKeyBothWays) {
+  Group a = this->group("group-a");
+  Group b = this->group("group-b");
+  std::vector<std::int64_t> jobs;  // newest first
+  for (int i = 0; i < 7; ++i) jobs.insert(jobs.begin(), this->job(i % 2 == 0 ? a.id : b.id).id);
+  std::vector<std::int64_t> logs;  // newest first; three share a scheduled time, ordered by id
+  for (int i = 0; i < 7; ++i) {
+    const std::int64_t time = i < 3 ? 1000 : 1000 * i;
+    logs.insert(logs.begin(), this->f_.put_log(make_log(jobs[static_cast<std::size_t>(i)], i % 2 == 0 ? a.id : b.id,
+                                                        "succeeded", time)).id);
+  }
+  std::sort(logs.begin(), logs.end(), [&](std::int64_t x, std::int64_t y) {
+    auto lx = *this->s().logs.get(x);
+    auto ly = *this->s().logs.get(y);
+    return lx.scheduled_time != ly.scheduled_time ? lx.scheduled_time > ly.scheduled_time : x > y;
+  });
+
+  auto [job_forward, job_backward] = walk_by_key([&](const PageRequest& p) {
+    JobStore::Filter f;
+    f.page = p;
+    return this->s().jobs.list(f);
+  }, 3);
+  EXPECT_EQ(job_forward, jobs);
+  // Back from the last page: every page before it, newest last.
+  std::vector<std::int64_t> job_before_last(jobs.begin(), jobs.begin() + 6);
+  std::reverse(job_before_last.begin(), job_before_last.end());
+  EXPECT_EQ(job_backward, job_before_last);
+
+  auto [log_forward, log_backward] = walk_by_key([&](const PageRequest& p) {
+    LogStore::Filter f;
+    f.page = p;
+    return this->s().logs.list(f);
+  }, 2);
+  EXPECT_EQ(log_forward, logs);
+  std::vector<std::int64_t> log_before_last(logs.begin(), logs.begin() + 6);
+  std::reverse(log_before_last.begin(), log_before_last.end());
+  EXPECT_EQ(log_backward, log_before_last);
+
+  // A first page knows there is no page before it; the last one that none follows.
+  LogStore::Filter first;
+  first.page = PageRequest(0, 2);
+  auto first_page = this->s().logs.list(first);
+  EXPECT_FALSE(first_page.prev);
+  ASSERT_TRUE(first_page.next);
+  EXPECT_EQ(first_page.total, 7);
+  EXPECT_TRUE(first_page.total_exact);
+  LogStore::Filter whole;
+  whole.page = PageRequest(0, 10);
+  auto whole_page = this->s().logs.list(whole);
+  EXPECT_FALSE(whole_page.next);
+  EXPECT_FALSE(whole_page.prev);
+
+  // Keys combine with filters and with a restriction to groups.
+  LogStore::Filter scoped;
+  scoped.scope = std::vector<std::int64_t>{b.id};
+  scoped.page = PageRequest(0, 1);
+  auto one = this->s().logs.list(scoped);
+  ASSERT_EQ(one.items.size(), 1u);
+  EXPECT_EQ(one.items[0].job_group, b.id);
+  EXPECT_EQ(one.total, 3);
+  scoped.page.after = one.next;
+  auto two = this->s().logs.list(scoped);
+  ASSERT_EQ(two.items.size(), 1u);
+  EXPECT_EQ(two.items[0].job_group, b.id);
+  EXPECT_LT(two.items[0].scheduled_time, one.items[0].scheduled_time);
+  JobStore::Filter outside;
+  outside.scope = std::vector<std::int64_t>{a.id};
+  outside.job_group = b.id;
+  EXPECT_TRUE(this->s().jobs.list(outside).items.empty());
+  JobStore::Filter in_a;
+  in_a.scope = std::vector<std::int64_t>{a.id, b.id};
+  in_a.job_group = a.id;
+  in_a.page = PageRequest(1, 2);
+  auto a_jobs = this->s().jobs.list(in_a);
+  EXPECT_EQ(a_jobs.total, 4);
+  EXPECT_EQ(ids_of(a_jobs.items), (std::vector<std::int64_t>{jobs[2], jobs[4]}));
+}
+
 TYPED_TEST_P(StoreContract, LogListRefusesAnUnknownStatus) {
   LogStore::Filter f;
   f.status = "succeeded";
@@ -1503,6 +1609,7 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             JobExistingReturnsTheIdsThatExist, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,
                             JobStartAndStopAreAuditedUnderTheirAction, JobWithoutAScheduleCannotStart,
                             LogListIsNewestFirstAndFiltersByStatusJobGroupAndTime, LogListRefusesAnUnknownStatus,
+                            JobAndLogListsPageByKeyBothWays,
                             CreateFireWritesAPendingRowOfTheJobsGroupAndIsAudited,
                             CancelPendingCancelsOnlyAPendingFire, ClearDeletesFinishedLogsBeforeATime,
                             ClearKeepsTheNewestLogsOfAJob, SaveVersionUpdatesTheJobAddsToHistoryAndIsAudited,

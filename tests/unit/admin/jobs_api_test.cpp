@@ -111,7 +111,13 @@ TEST_F(JobsApi, ListFiltersByGroupStatusAndText) {
   EXPECT_EQ(get("jobs?text=reportHandler").body["total"], 3);  // handler matches too
   auto paged = get("jobs?limit=2&offset=0");
   EXPECT_EQ(paged.body["total"], 3);
+  EXPECT_EQ(paged.body["totalExact"], true);
   EXPECT_EQ(paged.body["items"].size(), 2u);
+  auto rest = get("jobs?limit=2&after=" + paged.body["nextCursor"].get<std::string>());
+  ASSERT_EQ(rest.body["items"].size(), 1u);
+  EXPECT_EQ(rest.body["items"][0]["id"], a.id);  // the oldest
+  EXPECT_TRUE(rest.body["nextCursor"].is_null());
+  EXPECT_EQ(get("jobs?after=" + std::to_string(a.id)).field(), "after");
 
   auto bad = get("jobs?triggerStatus=2");
   EXPECT_EQ(bad.status, 400);

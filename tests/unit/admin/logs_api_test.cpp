@@ -117,6 +117,41 @@ TEST_F(LogsApi, ListFiltersByStatusAndTime) {
   EXPECT_EQ(get("logs?from=-5").field(), "from");
 }
 
+TEST_F(LogsApi, ListPagesByCursorBothWays) {
+  for (int i = 1; i <= 5; ++i) put_log("succeeded", i * 1'000);
+  auto first = get("logs?limit=2");
+  ASSERT_EQ(first.status, 200) << first.text;
+  EXPECT_EQ(first.body["total"], 5);
+  EXPECT_EQ(first.body["totalExact"], true);
+  EXPECT_TRUE(first.body["prevCursor"].is_null());
+  ASSERT_TRUE(first.body["nextCursor"].is_string());
+  auto second = get("logs?limit=2&after=" + first.body["nextCursor"].get<std::string>());
+  ASSERT_EQ(second.status, 200) << second.text;
+  ASSERT_EQ(second.body["items"].size(), 2u);
+  EXPECT_EQ(second.body["items"][0]["scheduledTime"], 3'000);
+  EXPECT_EQ(second.body["items"][1]["scheduledTime"], 2'000);
+  auto back = get("logs?limit=2&before=" + second.body["prevCursor"].get<std::string>());
+  ASSERT_EQ(back.status, 200) << back.text;
+  EXPECT_EQ(back.body["items"], first.body["items"]);
+  EXPECT_TRUE(back.body["prevCursor"].is_null());
+  auto last = get("logs?limit=2&after=" + second.body["nextCursor"].get<std::string>());
+  EXPECT_EQ(last.body["items"].size(), 1u);
+  EXPECT_TRUE(last.body["nextCursor"].is_null());
+
+  for (const char* bad : {"after=12", "after=x.1", "after=1.", "after=.1", "after=-1.5", "after=1.2.3",
+                          "after=99999999999999999999.1", "before=1e3.1"}) {
+    auto answer = get(std::string("logs?") + bad);
+    EXPECT_EQ(answer.status, 400) << bad;
+    EXPECT_EQ(answer.field(), std::string(bad).substr(0, std::string(bad).find('='))) << bad;
+  }
+  EXPECT_EQ(get("logs?after=1.1&before=1.1").message(), "before: give after or before, not both");
+  EXPECT_EQ(get("logs?after=1.1&offset=2").field(), "offset");
+  EXPECT_EQ(get("logs?offset=10000").status, 200);
+  auto deep = get("logs?offset=10001");
+  EXPECT_EQ(deep.status, 400);
+  EXPECT_EQ(deep.message(), "offset: at most 10000; page further with after (the nextCursor of a page)");
+}
+
 TEST_F(LogsApi, GetAnswersOneLog) {
   auto log = put_log("succeeded", 1'000, "http://10.0.0.5:9999/");
   auto r = get(path(log));
