@@ -30,6 +30,7 @@ export default {
   confirmDeleteTitle: 'Delete?',
   seconds: '{n} s',
   total: '{n} in all',
+  totalAtLeast: 'more than {n}',
   errors: {
     forbiddenTitle: 'Not allowed',
     forbidden: 'Your account may not see this page.',

@@ -32,6 +32,7 @@ const messages: typeof en = {
   confirmDeleteTitle: '确认删除？',
   seconds: '{n} 秒',
   total: '共 {n} 条',
+  totalAtLeast: '超过 {n} 条',
   errors: {
     forbiddenTitle: '无权访问',
     forbidden: '你的账号无权查看此页面。',
