@@ -67,3 +67,37 @@ END
 $$;
 
 ANALYZE job_info_text;
+
+-- The dashboard's job figures per group (all jobs; those scheduled), so they are read rather
+-- than counted over every job. Written only by the triggers below: a job created, deleted,
+-- started, stopped or moved to another group. The scheduler's writes of fire times leave it
+-- alone (the WHEN clause decides without calling the function).
+CREATE TABLE job_count (
+    job_group  bigint  PRIMARY KEY REFERENCES job_group (id) ON DELETE CASCADE,
+    total      bigint  NOT NULL DEFAULT 0,
+    enabled    bigint  NOT NULL DEFAULT 0
+);
+
+CREATE FUNCTION job_count_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        UPDATE job_count SET total = total - 1, enabled = enabled - (OLD.trigger_status = 1)::int
+        WHERE job_group = OLD.job_group;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO job_count (job_group, total, enabled) VALUES (NEW.job_group, 1, (NEW.trigger_status = 1)::int)
+        ON CONFLICT (job_group) DO UPDATE
+            SET total = job_count.total + 1, enabled = job_count.enabled + EXCLUDED.enabled;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER job_count_added_or_removed AFTER INSERT OR DELETE ON job_info
+    FOR EACH ROW EXECUTE FUNCTION job_count_sync();
+CREATE TRIGGER job_count_changed AFTER UPDATE OF job_group, trigger_status ON job_info
+    FOR EACH ROW WHEN (OLD.job_group IS DISTINCT FROM NEW.job_group OR OLD.trigger_status IS DISTINCT FROM NEW.trigger_status)
+    EXECUTE FUNCTION job_count_sync();
+
+INSERT INTO job_count (job_group, total, enabled)
+SELECT job_group, count(*), count(*) FILTER (WHERE trigger_status = 1) FROM job_info GROUP BY job_group;

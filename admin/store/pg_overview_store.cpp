@@ -47,12 +47,12 @@ void PgOverviewStore::prepare(pqxx::connection& c) {
                 alive("updated_at", "$2"));
 
   // $1 today's end, $2 the executors' dead timeout, [$3 the scope]. Each count reads a small
-  // set: job_info (the jobs), the partial indexes job_log_sending, job_log_triggered and
+  // set: job_count (the jobs, per group), the partial indexes job_log_sending, job_log_triggered and
   // job_log_pending, job_registry and admin_node.
   prepare_both(c, "overview_figures", [](bool scoped) {
     const std::string in_scope = scoped ? " AND job_group = ANY ($3::bigint[])" : "";
-    return "SELECT (SELECT count(*) FROM job_info WHERE trigger_status = 1" + in_scope + ") AS jobs_enabled,"
-           " (SELECT count(*) FROM job_info WHERE true" + in_scope + ") AS jobs_total,"
+    return "SELECT (SELECT coalesce(sum(enabled), 0)::bigint FROM job_count WHERE true" + in_scope + ") AS jobs_enabled,"
+           " (SELECT coalesce(sum(total), 0)::bigint FROM job_count WHERE true" + in_scope + ") AS jobs_total,"
            " (SELECT count(*) FROM job_log WHERE state = 'sending'" + in_scope + ") +"
            " (SELECT count(*) FROM job_log WHERE state = 'triggered'" + in_scope + ") AS running,"
            " (SELECT count(*) FROM job_log WHERE state = 'pending' AND scheduled_time < $1" + in_scope + ") AS pending,"

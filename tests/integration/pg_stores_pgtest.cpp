@@ -356,6 +356,43 @@ TEST(PgStores, JobTextSearchFollowsEditsButNotFires) {
   EXPECT_EQ(f.count("SELECT count(*) FROM job_info_text"), 0);
 }
 
+TEST(PgStores, JobCountsPerGroupFollowEveryChangeOfAJob) {
+  PgStoreFixture f;
+  auto a = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  auto b = f.stores().groups.create(store_contract::make_group("ledger-app"), kSystem);
+  // job_count must always equal counting job_info.
+  auto check = [&](const char* when) {
+    EXPECT_EQ(f.count("SELECT count(*) FROM ((SELECT job_group, total, enabled FROM job_count WHERE total <> 0 OR "
+                      "enabled <> 0) EXCEPT (SELECT job_group, count(*), count(*) FILTER (WHERE trigger_status = 1) "
+                      "FROM job_info GROUP BY job_group)) differ"),
+              0)
+        << when;
+    EXPECT_EQ(f.count("SELECT coalesce(sum(total), 0)::bigint FROM job_count"), f.count("SELECT count(*) FROM job_info"))
+        << when;
+  };
+  auto one = f.stores().jobs.create(store_contract::make_job(a.id), kSystem);
+  auto two = f.stores().jobs.create(store_contract::make_job(a.id), kSystem);
+  check("created");
+  f.stores().jobs.set_trigger_status(one.id, 1, 1'700'000'100'000, "job.start", kSystem);
+  check("started");
+  auto moved = *f.stores().jobs.get(one.id);
+  moved.job_group = b.id;
+  f.stores().jobs.update(moved, kSystem);
+  check("moved to another group while scheduled");
+  EXPECT_EQ(f.count("SELECT enabled FROM job_count WHERE job_group = " + std::to_string(b.id)), 1);
+  // What the scheduler writes: fire times (counts untouched), and a stop when no fire is left.
+  f.exec("UPDATE job_info SET trigger_last_time = 5, trigger_next_time = 6 WHERE id = " + std::to_string(one.id));
+  check("fire times advanced");
+  f.exec("UPDATE job_info SET trigger_status = 0, trigger_next_time = 0 WHERE id = " + std::to_string(one.id));
+  check("stopped by the scheduler");
+  f.stores().jobs.remove(two.id, kSystem);
+  check("deleted");
+  f.stores().jobs.remove(one.id, kSystem);
+  f.stores().groups.remove(b.id, kSystem);
+  check("group deleted");
+  EXPECT_EQ(f.count("SELECT count(*) FROM job_count WHERE job_group = " + std::to_string(b.id)), 0);
+}
+
 TEST(PgStores, TextArraysKeepQuotesCommasAndBackslashes) {
   PgStoreFixture f;
   auto g = store_contract::make_group("billing-app");
