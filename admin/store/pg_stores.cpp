@@ -190,9 +190,9 @@ Page<Job> PgJobStore::list(const Filter& f) {
   list.page = f.page;
   if (f.trigger_status) list.conditions.push_back("trigger_status = " + list.params.add(*f.trigger_status));
   if (!f.text.empty()) {
-    const auto pattern = list.params.add(contains_pattern(f.text), "text");
-    list.conditions.push_back("id IN (SELECT job_id FROM job_info_text WHERE job_desc ILIKE " + pattern +
-                              " OR executor_handler ILIKE " + pattern + " OR author ILIKE " + pattern + ")");
+    // job_info_text holds the three fields lower-cased (sql/0006_lists_at_scale.sql).
+    list.conditions.push_back("id IN (SELECT job_id FROM job_info_text WHERE words LIKE lower(" +
+                              list.params.add(contains_pattern(f.text), "text") + "))");
   }
   return db_.read([&](pqxx::read_transaction& tx) { return page_from<Job>(read_keyset_page(tx, list), job_from); });
 }

@@ -346,6 +346,9 @@ TEST(PgStores, JobTextSearchFollowsEditsButNotFires) {
   EXPECT_EQ(found("nightly"), 0u);
   EXPECT_EQ(found("digest"), 1u);
   EXPECT_EQ(found("ops t"), 1u);
+  EXPECT_EQ(found("REPORTHANDLER"), 1u);
+  EXPECT_EQ(found("digestreport"), 0u);  // never across two fields
+  EXPECT_EQ(found("50%"), 0u);           // % and _ are literal
   // The scheduler's writes (next fire time) leave the searched copy alone: no trigger runs.
   const auto before = f.count("SELECT xmin::text::bigint FROM job_info_text WHERE job_id = " + std::to_string(job.id));
   f.database().transact([&](pqxx::work& tx) {
