@@ -29,6 +29,7 @@
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/protocol_error.h"
+#include "executor/src/unique_fd.h"
 
 namespace cronwheel::executor {
 namespace {
@@ -47,34 +48,6 @@ constexpr std::size_t kLineExcerpt = 120;
 std::string errno_text(int error) {
   return std::error_code(error, std::system_category()).message();
 }
-
-// A file descriptor closed on destruction (which also releases its flock).
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { reset(); }
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-
-  int get() const noexcept { return fd_; }
-  explicit operator bool() const noexcept { return fd_ >= 0; }
-  void reset() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 bool flock_retrying(int fd, int operation) {
   for (;;) {
@@ -177,7 +150,7 @@ Results parse_spool(const std::string& content, const fs::path& path, bool warn)
 }
 
 void fsync_dir(const fs::path& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd || ::fsync(fd.get()) != 0) {
     // The file itself is on disk; only a power loss before the directory entry is written could
     // lose it. Some file systems do not support syncing a directory at all.
@@ -289,7 +262,7 @@ struct CallbackSender::Impl {
     for (int attempt = 0; attempt < 5; ++attempt) {
       std::string name = next_spool_name();
       fs::path path = path_of(name);
-      Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+      UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
       if (!fd) {
         int error = errno;
         if (error == EEXIST) continue;
@@ -353,10 +326,10 @@ struct CallbackSender::Impl {
   }
 
   // Opens and locks a spool file for reading; nullopt when another sender holds it or it is gone.
-  std::optional<Fd> lock_spool(const std::string& name, bool& gone) const {
+  std::optional<UniqueFd> lock_spool(const std::string& name, bool& gone) const {
     gone = false;
     fs::path path = path_of(name);
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) {
       int error = errno;
       gone = error == ENOENT;
@@ -373,7 +346,7 @@ struct CallbackSender::Impl {
     return fd;
   }
 
-  std::optional<Results> read_spool(const Fd& fd, const std::string& name) {
+  std::optional<Results> read_spool(const UniqueFd& fd, const std::string& name) {
     std::string content;
     if (!read_all(fd.get(), content)) {
       int error = errno;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "executor/src/child_process.h"
+#include "executor/src/unique_fd.h"
 
 extern char** environ;
 
@@ -51,30 +52,6 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // Output read after the group is gone is bounded: a process that escaped the group may still
 // be writing to the pipe.
 constexpr int kMaxDrainReads = 64;
-
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) noexcept : fd_(fd) {}
-  ~Fd() { reset(); }
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  int get() const noexcept { return fd_; }
-  explicit operator bool() const noexcept { return fd_ >= 0; }
-  void reset() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 ScriptOutcome failed_to_start(std::string message) {
   return {ScriptOutcome::Kind::kFailedToStart, 0, std::move(message)};
@@ -446,7 +423,7 @@ int ms_until(SteadyClock::time_point deadline) {
 // Watches one started script until it and its group are gone; see run_script.
 class Supervisor {
  public:
-  Supervisor(pid_t pid, Fd output, RunLogWriter& log, std::stop_token stop,
+  Supervisor(pid_t pid, UniqueFd output, RunLogWriter& log, std::stop_token stop,
              std::chrono::milliseconds grace)
       : pid_(pid),
         output_(std::move(output)),
@@ -456,8 +433,8 @@ class Supervisor {
         grace_(grace),
         group_(pid) {
     // Both optional: without them the loop polls (exit every 50 ms, stop likewise).
-    pidfd_ = Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0)));
-    wake_ = Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0)));
+    wake_ = UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   }
 
   ScriptOutcome run() {
@@ -624,9 +601,9 @@ class Supervisor {
   }
 
   pid_t pid_;
-  Fd output_;
-  Fd pidfd_;
-  Fd wake_;
+  UniqueFd output_;
+  UniqueFd pidfd_;
+  UniqueFd wake_;
   OutputLines lines_;
   RunLogWriter& log_;
   std::stop_token stop_;
@@ -653,8 +630,8 @@ ScriptOutcome start_and_supervise(const fs::path& program, std::vector<std::stri
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return failed_to_start(std::string("cannot create the output pipe: ") + std::strerror(errno));
   }
-  Fd read_end(pipe_fds[0]);
-  Fd write_end(pipe_fds[1]);
+  UniqueFd read_end(pipe_fds[0]);
+  UniqueFd write_end(pipe_fds[1]);
   // Only this side is non-blocking: the child's stdout stays an ordinary blocking pipe.
   ::fcntl(read_end.get(), F_SETFL, ::fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
 
