@@ -6,21 +6,19 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/util/floor_division.h"
+
 namespace cronwheel::admin {
 
 namespace {
 
 constexpr std::int64_t kMillisPerSecond = 1000;
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0); }
-std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return a - floor_div(a, b) * b; }
+using util::floor_div;
+using util::floor_mod;
 
 // The first second boundary at or after `ms`: the fire never goes out before its time.
 std::int64_t second_of(std::int64_t ms) { return floor_div(ms + kMillisPerSecond - 1, kMillisPerSecond); }
-
-bool due_order(const PendingFire& a, const PendingFire& b) {
-  return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
-}
 
 }  // namespace
 

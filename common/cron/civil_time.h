@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/util/floor_division.h"
+
 // Proleptic Gregorian calendar arithmetic on plain integers (H. Hinnant's algorithms), used
 // on the evaluation path where date/tz's checked types would cost more than they give.
 namespace cronwheel::common::cron_detail {
@@ -11,12 +13,8 @@ inline constexpr std::int64_t kMillisPerMinute = 60 * kMillisPerSecond;
 inline constexpr std::int64_t kMillisPerHour = 60 * kMillisPerMinute;
 inline constexpr std::int64_t kMillisPerDay = 24 * kMillisPerHour;
 
-constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-constexpr std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return a - floor_div(a, b) * b; }
+using util::floor_div;
+using util::floor_mod;
 
 // Days since 1970-01-01 of year/month/day, month 1-12, day 1-31.
 constexpr std::int64_t days_from_civil(std::int64_t y, int m, int d) {
