@@ -11,6 +11,7 @@
 #include "admin/api/resource_routes.h"
 #include "admin/route/group_addresses.h"
 #include "admin/schedule/schedule.h"
+#include "admin/scheduler/fire_decision.h"
 #include "admin/store/record_json.h"
 #include "common/cron/cron_expression.h"
 
@@ -20,7 +21,7 @@ namespace {
 
 // XXL-JOB computes a started job's first fire time from now + the schedule thread's pre-read
 // window, so the thread never finds a job already overdue the moment it is started.
-constexpr std::int64_t kStartLeadMs = 5'000;
+constexpr std::int64_t kStartLeadMs = kPreReadWindowMs;
 
 constexpr int kMaxPreviewCount = 100;
 constexpr int kDefaultPreviewCount = 5;

@@ -16,6 +16,11 @@ struct PendingFire {
   friend bool operator==(const PendingFire&, const PendingFire&) = default;
 };
 
+// The order fires go out in: due time, then the order they were decided in.
+inline bool due_order(const PendingFire& a, const PendingFire& b) {
+  return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
+}
+
 // What sending a fire came to.
 struct SendOutcome {
   enum class Kind {

@@ -12,10 +12,6 @@ namespace cronwheel::admin {
 
 namespace {
 
-bool due_order(const PendingFire& a, const PendingFire& b) {
-  return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
-}
-
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;

@@ -11,14 +11,10 @@ using namespace pg;
 namespace {
 
 // Appends a line to a fire's trigger_msg (the claim may have written one).
-const std::string kAppendMessage = "CASE WHEN trigger_msg = '' THEN $3 ELSE trigger_msg || E'\\n' || $3 END";
+const std::string kAppendMessage = appended_trigger_msg("$3");
 
 PendingFire pending_from(const pqxx::row& r) {
   return {r["id"].as<std::int64_t>(), r["job_id"].as<std::int64_t>(), r["scheduled_time"].as<std::int64_t>()};
-}
-
-bool due_order(const PendingFire& a, const PendingFire& b) {
-  return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
 }
 
 }  // namespace

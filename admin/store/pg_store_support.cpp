@@ -217,6 +217,11 @@ std::optional<std::string> scope_param(const GroupScope& scope) {
   return bigint_array(*scope);
 }
 
+std::string appended_trigger_msg(std::string_view message) {
+  const std::string m(message);
+  return "CASE WHEN trigger_msg = '' THEN " + m + " ELSE trigger_msg || E'\\n' || " + m + " END";
+}
+
 std::string contains_pattern(std::string_view text) {
   std::string out = "%";
   for (char c : text) {

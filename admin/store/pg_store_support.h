@@ -47,6 +47,9 @@ std::string bigint_array(const std::vector<std::int64_t>& values);
 std::string text_array(const std::vector<std::string>& values);
 // A group scope as a nullable ::bigint[] parameter (NULL: no restriction).
 std::optional<std::string> scope_param(const GroupScope& scope);
+// SQL for a job_log row's trigger message followed by `message` (an SQL expression) on a line
+// of its own: what an earlier attempt or a takeover wrote there is kept.
+std::string appended_trigger_msg(std::string_view message);
 // '%text%' for ILIKE, with the text's %, _ and \ taken literally.
 std::string contains_pattern(std::string_view text);
 // The address as inet accepts it, or NULL for what it would refuse.

@@ -16,13 +16,6 @@ namespace {
 constexpr const char* kJobStart = "job_columns_start";
 constexpr const char* kGroupStart = "group_columns_start";
 
-// The row's trigger message followed by `message`: what an earlier attempt or a takeover wrote
-// there is kept.
-std::string appended(std::string_view message) {
-  const std::string m(message);
-  return "CASE WHEN trigger_msg = '' THEN " + m + " ELSE trigger_msg || E'\\n' || " + m + " END";
-}
-
 }  // namespace
 
 void PgTriggerStore::prepare(pqxx::connection& c) {
@@ -56,18 +49,18 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
             " FROM job_log l, unnest($2::text[]) WITH ORDINALITY AS a(address, n) WHERE l.id = $1 AND a.n > 1"
             " ON CONFLICT DO NOTHING RETURNING id, executor_address, shard_index, shard_total");
   c.prepare("trigger_release",
-            "UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended("$3") +
+            "UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
                 " WHERE id = $1 AND state = 'sending' AND admin_node = $2 RETURNING id");
   // sending → triggered; or, when the run's result came first, the trigger's code and message
   // only (a failed trigger has code 500, so code 0 on a finished row means a callback did it).
   c.prepare("trigger_record_triggered",
-            "UPDATE job_log SET trigger_code = 200, trigger_msg = " + appended("$3") + ","
+            "UPDATE job_log SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("$3") + ","
             " state = CASE WHEN state = 'sending' THEN 'triggered' ELSE state END"
             " WHERE id = $1 AND admin_node = $2"
             " AND (state = 'sending' OR (state IN ('succeeded', 'failed') AND trigger_code = 0))"
             " RETURNING state");
   c.prepare("trigger_record_failed",
-            "UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " + appended("$4") + ","
+            "UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " + appended_trigger_msg("$4") + ","
             " trigger_time = COALESCE(trigger_time, " + ts("$5") + "),"
             " executor_handler = CASE WHEN $3::text = 'pending' THEN $6 ELSE executor_handler END,"
             " executor_param = CASE WHEN $3::text = 'pending' THEN $7 ELSE executor_param END"
