@@ -25,6 +25,7 @@
 #include "common/http/http_server.h"
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"
+#include "tests/support/eventually.h"
 #include "tests/support/fake_admin.h"
 
 // Real sockets on 127.0.0.1 (the fake admin picks its port), a real spool directory per test,
@@ -65,12 +66,7 @@ class TempDir {
 // For state without a notification of its own (the sender's counters, files on disk): checks
 // `condition` every few milliseconds until it holds or `timeout` passes.
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout = 20s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
+  return cronwheel::testing::eventually(condition, timeout, 2ms);
 }
 
 HandleCallbackParam result(std::int64_t log_id, int code = 200, std::string msg = "") {

@@ -27,6 +27,7 @@
 #include "cronwheel/executor.h"
 #include "executor/src/script_runner.h"
 #include "tests/support/fake_admin.h"
+#include "tests/support/xxl_job_requests.h"
 #include "tests/unit/executor/job_test_support.h"
 
 namespace cronwheel::executor {
@@ -54,63 +55,13 @@ const std::int64_t kLogDateTime = std::chrono::duration_cast<std::chrono::millis
                                       std::chrono::system_clock::now().time_since_epoch())
                                       .count();
 
-// A JSON string as Gson writes it by default (XXL-JOB's GsonTool): quotes, backslashes and
-// control characters escaped, and the HTML-sensitive characters < > & = ' as \u00XX.
-std::string gson_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '<': out += "\\u003c"; break;
-      case '>': out += "\\u003e"; break;
-      case '&': out += "\\u0026"; break;
-      case '=': out += "\\u003d"; break;
-      case '\'': out += "\\u0027"; break;
-      default:
-        if (u < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", u);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// POST /run body, field for field as XXL-JOB 2.4's admin serializes TriggerParam.
-struct Trigger {
-  int job_id = 1;
-  std::string handler = "demoJobHandler";
-  std::string params;
-  std::string strategy = "SERIAL_EXECUTION";
-  int timeout = 0;
-  std::int64_t log_id = 42;
-  std::string glue_type = "BEAN";
-  std::string glue_source;
-  std::int64_t glue_updatetime = kLogDateTime;
-  int broadcast_index = 0;
-  int broadcast_total = 1;
-
-  std::string body() const {
-    return "{\"jobId\":" + std::to_string(job_id) +
-           ",\"executorHandler\":" + gson_string(handler) +
-           ",\"executorParams\":" + gson_string(params) +
-           ",\"executorBlockStrategy\":" + gson_string(strategy) +
-           ",\"executorTimeout\":" + std::to_string(timeout) +
-           ",\"logId\":" + std::to_string(log_id) +
-           ",\"logDateTime\":" + std::to_string(kLogDateTime) +
-           ",\"glueType\":" + gson_string(glue_type) +
-           ",\"glueSource\":" + gson_string(glue_source) +
-           ",\"glueUpdatetime\":" + std::to_string(glue_updatetime) +
-           ",\"broadcastIndex\":" + std::to_string(broadcast_index) +
-           ",\"broadcastTotal\":" + std::to_string(broadcast_total) + "}";
+// POST /run's body as XXL-JOB 2.4's admin writes it, with this file's defaults.
+struct Trigger : testing::TriggerBody {
+  Trigger() {
+    handler = "demoJobHandler";
+    log_id = 42;
+    log_date_time = kLogDateTime;
+    glue_updatetime = kLogDateTime;
   }
 };
 

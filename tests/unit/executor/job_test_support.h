@@ -9,6 +9,8 @@
 #include <stop_token>
 #include <thread>
 
+#include "tests/support/eventually.h"
+
 // Helpers the executor's job tests share: waiting on conditions with a generous bound (never a
 // bare sleep), and a latch handlers block on until the test releases them.
 namespace cronwheel::executor::test {
@@ -20,12 +22,7 @@ inline constexpr std::chrono::seconds kBound{20};
 // having ended, a process having gone).
 inline bool eventually(const std::function<bool()>& condition,
                        std::chrono::milliseconds bound = kBound) {
-  const auto deadline = std::chrono::steady_clock::now() + bound;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
+  return cronwheel::testing::eventually(condition, bound, std::chrono::milliseconds(1));
 }
 
 // Handlers announce that a run started; tests wait for that, then release the handlers.

@@ -14,6 +14,7 @@
 
 #include "common/http/http_client.h"
 #include "common/http/http_server.h"
+#include "tests/support/eventually.h"
 #include "tests/unit/http/test_server.h"
 
 namespace cronwheel {
@@ -49,15 +50,7 @@ std::vector<std::unique_ptr<RawConnection>> open_connections(int port, int count
 }
 
 // Polls `done` for up to 5 s.
-template <class F>
-bool eventually(F done) {
-  const auto deadline = Clock::now() + 5s;
-  while (Clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return done();
-}
+bool eventually(const std::function<bool()>& done) { return cronwheel::testing::eventually(done, 5s, 10ms); }
 
 TEST(ConnectionLimits, SlowAndIdleClientsHoldNoWorker) {
   auto options = testing::loopback_options();
