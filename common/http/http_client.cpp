@@ -48,6 +48,8 @@ std::string_view to_string(TransportError error) noexcept {
       return "timeout";
     case TransportError::kConnection:
       return "connection";
+    case TransportError::kTooLarge:
+      return "too large";
     case TransportError::kOther:
       return "other";
   }
@@ -69,8 +71,6 @@ struct HttpClient::Impl {
       if (options.access_token.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
         throw std::invalid_argument("the access token must not contain CR, LF or NUL characters");
       }
-      client.set_default_headers(
-          {{std::string(protocol::kAccessTokenHeader), options.access_token}});
     }
   }
 
@@ -79,12 +79,47 @@ struct HttpClient::Impl {
     return parsed.prefix + "/" + std::string(path);
   }
 
-  HttpResult finish(const char* method, std::string_view path, httplib::Result result,
+  // Sends `method` `path` (with a JSON body when given), reading at most max_answer_bytes of
+  // the answer.
+  HttpResult request(const char* method, std::string_view path, std::optional<std::string_view> body) {
+    httplib::Request req;
+    req.method = method;
+    req.path = target(path);
+    if (!options.access_token.empty()) req.headers.emplace(protocol::kAccessTokenHeader, options.access_token);
+    if (body) {
+      req.body.assign(body->data(), body->size());
+      req.headers.emplace("Content-Type", protocol::kJsonContentType);
+    }
+    std::string answer;
+    bool too_large = false;
+    req.content_receiver = [&](const char* data, std::size_t length, std::uint64_t, std::uint64_t) {
+      if (length > options.max_answer_bytes - answer.size()) {
+        too_large = true;
+        return false;
+      }
+      answer.append(data, length);
+      return true;
+    };
+    const auto started = Clock::now();
+    auto result = client.send(req);
+    if (too_large) {
+      // The rest of the answer is still on the connection: it cannot carry another request.
+      client.stop();
+      HttpResult out;
+      out.transport_error = TransportError::kTooLarge;
+      out.error = std::string(method) + " " + url(path) + ": the answer is larger than " +
+                  std::to_string(options.max_answer_bytes) + " bytes";
+      return out;
+    }
+    return finish(method, path, std::move(result), std::move(answer), started);
+  }
+
+  HttpResult finish(const char* method, std::string_view path, httplib::Result result, std::string answer,
                     Clock::time_point started) const {
     HttpResult out;
     if (result) {
       out.status = result->status;
-      out.body = std::move(result->body);
+      out.body = std::move(answer);
       return out;
     }
     auto elapsed = Clock::now() - started;
@@ -139,17 +174,10 @@ HttpClient::HttpClient(HttpClient&&) noexcept = default;
 HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
 
 HttpResult HttpClient::post_json(std::string_view path, std::string_view body) {
-  auto started = Clock::now();
-  auto result = impl_->client.Post(impl_->target(path), body.data(), body.size(),
-                                   std::string(protocol::kJsonContentType));
-  return impl_->finish("POST", path, std::move(result), started);
+  return impl_->request("POST", path, body);
 }
 
-HttpResult HttpClient::get(std::string_view path) {
-  auto started = Clock::now();
-  auto result = impl_->client.Get(impl_->target(path));
-  return impl_->finish("GET", path, std::move(result), started);
-}
+HttpResult HttpClient::get(std::string_view path) { return impl_->request("GET", path, std::nullopt); }
 
 std::string HttpClient::url(std::string_view path) const { return impl_->url(path); }
 

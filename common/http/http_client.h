@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@ enum class TransportError {
   kConnect,     // could not connect: refused, unreachable, unknown host
   kTimeout,     // the connect or the wait for the answer timed out
   kConnection,  // the connection broke while sending the request or reading the answer
+  kTooLarge,    // the answer's body was larger than max_answer_bytes (not read further)
   kOther,       // anything else (TLS failure, ...)
 };
 
@@ -42,6 +44,9 @@ struct HttpClientOptions {
   // Sent as XXL-JOB-ACCESS-TOKEN on every request when not empty.
   std::string access_token;
   bool keep_alive = true;
+  // The largest answer body read; a larger one ends the request (kTooLarge) and its
+  // connection, so a server cannot make the client hold more than this per request.
+  std::size_t max_answer_bytes = 8 * 1024 * 1024;
 };
 
 // An HTTP/1.1 client for one base URL, over cpp-httplib: a kept-alive connection reused across

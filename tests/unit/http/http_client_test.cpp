@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -120,6 +121,41 @@ TEST(HttpClient, ErrorStatusIsAnAnswerNotATransportError) {
   EXPECT_EQ(result.status, 503);
   EXPECT_EQ(result.body, R"({"busy":true})");
   EXPECT_TRUE(result.error.empty());
+  server.stop();
+}
+
+TEST(HttpClient, AnAnswerLargerThanTheLimitIsRefusedAndTheConnectionNotReused) {
+  HttpServer server(testing::loopback_options());
+  std::atomic<int> answered{0};
+  server.post("/big", [&](const httplib::Request& req, httplib::Response& res) {
+    ++answered;
+    res.set_content(std::string(std::stoul(req.body), 'x'), "text/plain");
+  });
+  server.get("/big", [&](const httplib::Request&, httplib::Response& res) {
+    ++answered;
+    res.set_content(std::string(70'000, 'y'), "text/plain");
+  });
+  server.start();
+  HttpClientOptions options;
+  options.max_answer_bytes = 64 * 1024;
+  HttpClient client(origin(server), options);
+
+  auto exact = client.post_json("/big", std::to_string(64 * 1024));
+  EXPECT_TRUE(exact.ok()) << exact.error;
+  EXPECT_EQ(exact.body.size(), 64u * 1024);
+
+  auto over = client.post_json("/big", std::to_string(64 * 1024 + 1));
+  EXPECT_EQ(over.transport_error, TransportError::kTooLarge);
+  EXPECT_EQ(over.status, 0);
+  EXPECT_TRUE(over.body.empty());
+  EXPECT_NE(over.error.find("/big: the answer is larger than 65536 bytes"), std::string::npos) << over.error;
+  EXPECT_EQ(client.get("/big").transport_error, TransportError::kTooLarge);
+
+  // The client goes on working on a fresh connection.
+  auto after = client.post_json("/big", "10");
+  EXPECT_TRUE(after.ok()) << after.error;
+  EXPECT_EQ(after.body, std::string(10, 'x'));
+  EXPECT_EQ(answered.load(), 4);
   server.stop();
 }
 
