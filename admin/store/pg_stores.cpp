@@ -190,9 +190,13 @@ Page<Job> PgJobStore::list(const Filter& f) {
   list.page = f.page;
   if (f.trigger_status) list.conditions.push_back("trigger_status = " + list.params.add(*f.trigger_status));
   if (!f.text.empty()) {
-    // job_info_text holds the three fields lower-cased (sql/0006_lists_at_scale.sql).
+    // job_info_text holds the three fields lower-cased (sql/0006_lists_at_scale.sql); a text of
+    // one or two characters, too short for trigrams, is looked up among each job's substrings
+    // of that length (the length test is decided when the statement is planned).
+    const auto text = list.params.add(f.text, "text");
     list.conditions.push_back("id IN (SELECT job_id FROM job_info_text WHERE words LIKE lower(" +
-                              list.params.add(contains_pattern(f.text), "text") + "))");
+                              list.params.add(contains_pattern(f.text), "text") + ") AND (length(" + text +
+                              ") > 2 OR job_info_grams(words) @> ARRAY[lower(" + text + ")]))");
   }
   return db_.read([&](pqxx::read_transaction& tx) { return page_from<Job>(read_keyset_page(tx, list), job_from); });
 }

@@ -349,6 +349,12 @@ TEST(PgStores, JobTextSearchFollowsEditsButNotFires) {
   EXPECT_EQ(found("REPORTHANDLER"), 1u);
   EXPECT_EQ(found("digestreport"), 0u);  // never across two fields
   EXPECT_EQ(found("50%"), 0u);           // % and _ are literal
+  // One or two characters (looked up by substring, not trigram), in any case.
+  EXPECT_EQ(found("Gd"), 0u);
+  EXPECT_EQ(found("IG"), 1u);
+  EXPECT_EQ(found("W"), 1u);
+  EXPECT_EQ(found("%"), 0u);
+  EXPECT_EQ(found("q"), 0u);
   // The scheduler's writes (next fire time) leave the searched copy alone: no trigger runs.
   const auto before = f.count("SELECT xmin::text::bigint FROM job_info_text WHERE job_id = " + std::to_string(job.id));
   f.database().transact([&](pqxx::work& tx) {
