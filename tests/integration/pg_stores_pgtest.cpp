@@ -396,6 +396,16 @@ TEST(PgStores, JobCountsPerGroupFollowEveryChangeOfAJob) {
   check("stopped by the scheduler");
   f.stores().jobs.remove(two.id, kSystem);
   check("deleted");
+  // Bulk statements are counted once per statement, per group.
+  f.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf, trigger_status) "
+         "SELECT CASE WHEN i % 3 = 0 THEN " + std::to_string(a.id) + " ELSE " + std::to_string(b.id) +
+         " END, 'bulk ' || i, 'h', 'CRON', '0 * * * * ?', i % 2 FROM generate_series(1, 3000) i");
+  check("bulk insert");
+  EXPECT_EQ(f.count("SELECT total FROM job_count WHERE job_group = " + std::to_string(a.id)), 1000);
+  f.exec("DELETE FROM job_info WHERE job_desc LIKE 'bulk %' AND trigger_status = 1");
+  check("bulk delete");
+  f.exec("DELETE FROM job_info WHERE job_desc LIKE 'bulk %'");
+  check("bulk delete of the rest");
   f.stores().jobs.remove(one.id, kSystem);
   f.stores().groups.remove(b.id, kSystem);
   check("group deleted");
