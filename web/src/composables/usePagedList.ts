@@ -1,0 +1,202 @@
+// One server-side paged list: its filters, page and page size kept in the URL query (so a reload,
+// a shared link and back/forward show the same), a page loaded from the API whenever the query
+// changes, the loading and error state, and what the pager shows.
+//
+// The page says how its filters read from and write to the query, and how to load a page; the
+// rest is here. A load answered after a newer one was started is dropped, so a slow answer never
+// overwrites a newer list.
+//
+// Keyset lists (GET jobs, GET logs: openapi.yaml KeyedPage) also move to the next or previous
+// page by the cursors of the page shown (`after` / `before` in the query) instead of an offset,
+// which the admin reads without counting the rows before it. Any other jump is by offset.
+import { computed, ref, shallowRef, watch, type Ref } from 'vue'
+import { useRouter, type LocationQuery, type Router } from 'vue-router'
+import { compactQuery, queryInt, queryString } from '@/utils/query'
+
+export const DEFAULT_PAGE_SIZE = 20
+
+/** Which page to load: by offset, or (keyset lists) right after or before a cursor. */
+export interface PageRequest {
+  /** Undefined when the page is asked for by cursor. */
+  offset?: number
+  limit: number
+  after?: string
+  before?: string
+}
+
+/** A page as the admin answers it (openapi.yaml Page, KeyedPage). */
+export interface PageAnswer<T> {
+  items?: T[]
+  total: number
+  /** False: `total` is a lower bound. Lists that always count exactly leave it out. */
+  totalExact?: boolean
+  nextCursor?: string | null
+  prevCursor?: string | null
+}
+
+/** The filters as query values; empty values are left out of the URL. */
+export type QueryValues = Record<string, string | number | undefined | null>
+
+export interface PagedListOptions<F extends object, T> {
+  /** The filters a URL query names; absent or malformed values read as "no filter". */
+  fromQuery: (query: LocationQuery) => F
+  /** The filters as query values (the inverse of fromQuery). */
+  toQuery: (filters: F) => QueryValues
+  /** Loads one page with these filters. */
+  fetch: (filters: F, page: PageRequest) => Promise<PageAnswer<T>>
+  /** Pages by the answer's cursors when moving one page forward or back. */
+  keyset?: boolean
+  /** Called with every page shown. */
+  onLoaded?: (items: T[]) => void
+  /** The router whose current query holds the list's state (default: the app's). */
+  router?: Router
+}
+
+/** The list's place as the URL query holds it. */
+export interface ListPosition<F> {
+  filters: F
+  page: number
+  size: number
+  after?: string
+  before?: string
+}
+
+const PAGE_KEYS = ['page', 'size', 'after', 'before'] as const
+
+/** Reads a list's position from a URL query. */
+export function readPosition<F>(query: LocationQuery, fromQuery: (q: LocationQuery) => F, keyset = false): ListPosition<F> {
+  const pos: ListPosition<F> = {
+    filters: fromQuery(query),
+    page: Math.max(1, queryInt(query, 'page', 1)),
+    size: Math.max(1, queryInt(query, 'size', DEFAULT_PAGE_SIZE)),
+  }
+  if (keyset) {
+    const after = queryString(query, 'after')
+    const before = queryString(query, 'before')
+    if (after) pos.after = after
+    else if (before) pos.before = before
+  }
+  return pos
+}
+
+/** A list's position as a URL query: defaults and empty values left out. */
+export function writePosition<F>(pos: ListPosition<F>, toQuery: (f: F) => QueryValues) {
+  const values = toQuery(pos.filters)
+  for (const k of PAGE_KEYS) {
+    if (k in values) throw new Error(`a list filter may not be named ${k}`)
+  }
+  return compactQuery(
+    { ...values, page: pos.page, size: pos.size, after: pos.after, before: pos.before },
+    { page: 1, size: DEFAULT_PAGE_SIZE },
+  )
+}
+
+/** The request for a position: a cursor when there is one, else an offset. */
+export function pageRequest(pos: ListPosition<unknown>): PageRequest {
+  if (pos.after) return { limit: pos.size, after: pos.after }
+  if (pos.before) return { limit: pos.size, before: pos.before }
+  return { offset: (pos.page - 1) * pos.size, limit: pos.size }
+}
+
+export function usePagedList<F extends object, T>(options: PagedListOptions<F, T>) {
+  const router = options.router ?? useRouter()
+  const keyset = options.keyset ?? false
+  // The list answers only to its own route: leaving it changes the query too.
+  const path = router.currentRoute.value.path
+
+  let applied = readPosition(router.currentRoute.value.query, options.fromQuery, keyset)
+  /** The filters as the form shows them: edited freely, applied by setFilters. */
+  const filters = ref({ ...applied.filters }) as Ref<F>
+  const page = ref(applied.page)
+  const size = ref(applied.size)
+  const appliedFilters = shallowRef(applied.filters)
+
+  // Deep: a page may update a row in place (a job switched on or off).
+  const items = ref([]) as Ref<T[]>
+  const total = ref(0)
+  const totalExact = ref(true)
+  const nextCursor = ref<string | null>(null)
+  const prevCursor = ref<string | null>(null)
+  const loading = ref(false)
+  const error = shallowRef<unknown>(null)
+
+  let seq = 0
+  /** Loads the page the URL names. Quiet: no loading mark, and a failure leaves the list as it is. */
+  async function load(opts: { quiet?: boolean } = {}) {
+    const mine = ++seq
+    if (!opts.quiet) loading.value = true
+    const pos = applied
+    try {
+      const res = await options.fetch(pos.filters, pageRequest(pos))
+      if (mine !== seq) return
+      items.value = res.items ?? []
+      total.value = res.total
+      totalExact.value = res.totalExact ?? true
+      nextCursor.value = res.nextCursor ?? null
+      prevCursor.value = res.prevCursor ?? null
+      error.value = null
+      options.onLoaded?.(items.value)
+    } catch (e) {
+      if (mine === seq && !opts.quiet) error.value = e
+    } finally {
+      if (mine === seq) loading.value = false
+    }
+  }
+
+  function go(pos: ListPosition<F>) {
+    return router.push({ query: writePosition(pos, options.toQuery) })
+  }
+
+  /** Applies the filters as the form shows them, with `changes`, from the first page. */
+  function setFilters(changes: Partial<F> = {}) {
+    return go({ filters: { ...filters.value, ...changes }, page: 1, size: size.value })
+  }
+
+  /** What the pager picked: a page, or a page size (from page 1). Filters stay as applied. */
+  function setPage(to: { page: number; size?: number }) {
+    const pos: ListPosition<F> = { filters: applied.filters, page: to.page, size: to.size ?? size.value }
+    if (keyset && pos.size === size.value && pos.page > 1) {
+      if (pos.page === page.value + 1 && nextCursor.value) pos.after = nextCursor.value
+      else if (pos.page === page.value - 1 && prevCursor.value) pos.before = prevCursor.value
+    }
+    return go(pos)
+  }
+
+  watch(
+    () => router.currentRoute.value,
+    (route) => {
+      if (route.path !== path) return
+      applied = readPosition(route.query, options.fromQuery, keyset)
+      filters.value = options.fromQuery(route.query)
+      appliedFilters.value = applied.filters
+      page.value = applied.page
+      size.value = applied.size
+      void load()
+    },
+    { immediate: true },
+  )
+
+  /** Whether the list shown is filtered (for "no results" rather than "empty"). */
+  const filtered = computed(() => Object.values(compactQuery(options.toQuery(appliedFilters.value))).length > 0)
+  /** What ListPagination shows. */
+  const pager = computed(() => ({ total: total.value, exact: totalExact.value, page: page.value, size: size.value }))
+
+  return {
+    filters,
+    appliedFilters,
+    page,
+    size,
+    items,
+    total,
+    totalExact,
+    nextCursor,
+    prevCursor,
+    loading,
+    error,
+    filtered,
+    pager,
+    load,
+    setFilters,
+    setPage,
+  }
+}
