@@ -38,10 +38,11 @@ export interface PageAnswer<T> {
 export type QueryValues = Record<string, string | number | undefined | null>
 
 export interface PagedListOptions<F extends object, T> {
-  /** The filters a URL query names; absent or malformed values read as "no filter". */
-  fromQuery: (query: LocationQuery) => F
+  /** The filters a URL query names; absent or malformed values read as "no filter". A list
+   * without filters leaves this and toQuery out. */
+  fromQuery?: (query: LocationQuery) => F
   /** The filters as query values (the inverse of fromQuery). */
-  toQuery: (filters: F) => QueryValues
+  toQuery?: (filters: F) => QueryValues
   /** Loads one page with these filters. */
   fetch: (filters: F, page: PageRequest) => Promise<PageAnswer<T>>
   /** Pages by the answer's cursors when moving one page forward or back. */
@@ -100,11 +101,13 @@ export function pageRequest(pos: ListPosition<unknown>): PageRequest {
 
 export function usePagedList<F extends object, T>(options: PagedListOptions<F, T>) {
   const router = options.router ?? useRouter()
+  const fromQuery = options.fromQuery ?? (() => ({}) as F)
+  const toQuery = options.toQuery ?? (() => ({}))
   const keyset = options.keyset ?? false
   // The list answers only to its own route: leaving it changes the query too.
   const path = router.currentRoute.value.path
 
-  let applied = readPosition(router.currentRoute.value.query, options.fromQuery, keyset)
+  let applied = readPosition(router.currentRoute.value.query, fromQuery, keyset)
   /** The filters as the form shows them: edited freely, applied by setFilters. */
   const filters = ref({ ...applied.filters }) as Ref<F>
   const page = ref(applied.page)
@@ -144,7 +147,7 @@ export function usePagedList<F extends object, T>(options: PagedListOptions<F, T
   }
 
   function go(pos: ListPosition<F>) {
-    return router.push({ query: writePosition(pos, options.toQuery) })
+    return router.push({ query: writePosition(pos, toQuery) })
   }
 
   /** Applies the filters as the form shows them, with `changes`, from the first page. */
@@ -166,8 +169,8 @@ export function usePagedList<F extends object, T>(options: PagedListOptions<F, T
     () => router.currentRoute.value,
     (route) => {
       if (route.path !== path) return
-      applied = readPosition(route.query, options.fromQuery, keyset)
-      filters.value = options.fromQuery(route.query)
+      applied = readPosition(route.query, fromQuery, keyset)
+      filters.value = fromQuery(route.query)
       appliedFilters.value = applied.filters
       page.value = applied.page
       size.value = applied.size
@@ -177,7 +180,7 @@ export function usePagedList<F extends object, T>(options: PagedListOptions<F, T
   )
 
   /** Whether the list shown is filtered (for "no results" rather than "empty"). */
-  const filtered = computed(() => Object.values(compactQuery(options.toQuery(appliedFilters.value))).length > 0)
+  const filtered = computed(() => Object.values(compactQuery(toQuery(appliedFilters.value))).length > 0)
   /** What ListPagination shows. */
   const pager = computed(() => ({ total: total.value, exact: totalExact.value, page: page.value, size: size.value }))
 
