@@ -9,7 +9,7 @@
 // Keyset lists (GET jobs, GET logs: openapi.yaml KeyedPage) also move to the next or previous
 // page by the cursors of the page shown (`after` / `before` in the query) instead of an offset,
 // which the admin reads without counting the rows before it. Any other jump is by offset.
-import { computed, ref, shallowRef, watch, type Ref } from 'vue'
+import { computed, ref, shallowRef, watch, type ComputedRef, type Ref } from 'vue'
 import { useRouter, type LocationQuery, type Router } from 'vue-router'
 import { compactQuery, queryInt, queryString } from '@/utils/query'
 
@@ -51,6 +51,17 @@ export interface PagedListOptions<F extends object, T> {
   onLoaded?: (items: T[]) => void
   /** The router whose current query holds the list's state (default: the app's). */
   router?: Router
+}
+
+/** What a list's table and pager show of it, whatever its filters and rows (PagedTable). */
+export interface PagedListView {
+  items: Readonly<Ref<object[]>>
+  loading: Readonly<Ref<boolean>>
+  error: Readonly<Ref<unknown>>
+  filtered: ComputedRef<boolean>
+  pager: ComputedRef<{ total: number; exact: boolean; page: number; size: number }>
+  load: () => Promise<void>
+  setPage: (to: { page: number; size?: number }) => unknown
 }
 
 /** The list's place as the URL query holds it. */
