@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/protocol/job_enums.h"
+#include "common/timer/hashed_wheel_timer.h"
 #include "executor/src/run_context.h"
 
 namespace cronwheel::executor {
@@ -27,6 +28,31 @@ constexpr std::string_view kScriptChangedReason =
     "change job source or glue type, and terminate the old job thread.";
 constexpr std::string_view kKillReason = "scheduling center kill job.";
 constexpr std::string_view kShutdownReason = "executor is stopping";
+
+// The wheel behind every deadline of the dispatcher. A timeout fires at the first tick boundary at
+// or after its deadline, so up to one tick late and never early. executorTimeout counts in whole
+// seconds and the report grace is 5 s, so a 100 ms tick is a tenth of the shortest deadline,
+// while an idle executor wakes only ten times a second; the reap of an ended job thread (due at
+// once) waits at most that long, which nobody notices. 512 buckets make one turn 51.2 s: the
+// grace and usual timeouts expire on their first visit, a longer one costs a decrement per turn.
+// Tasks run inline on the timer's thread: each is a few lock-protected writes, a stop request or
+// the join of a thread that has already returned.
+std::shared_ptr<common::Timer> make_deadline_timer(common::Clock& clock) {
+  common::WheelOptions wheel;
+  wheel.tick = std::chrono::milliseconds(100);
+  wheel.wheel_size = 512;
+  common::TimerOptions options;
+  options.on_error = [](std::exception_ptr error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      spdlog::error("executor: a deadline task failed: {}", e.what());
+    } catch (...) {
+      spdlog::error("executor: a deadline task failed with a non-standard exception");
+    }
+  };
+  return std::make_shared<common::HashedWheelTimer>(clock, wheel, std::move(options));
+}
 
 RunResult script_result(const ScriptOutcome& outcome) {
   switch (outcome.kind) {
@@ -76,18 +102,21 @@ JobDispatcher::JobDispatcher(DispatcherOptions options, DispatcherHooks hooks,
     : options_(std::move(options)),
       hooks_(std::move(hooks)),
       handlers_(std::move(handlers)),
-      watchdog_(std::make_shared<Watchdog>(clock)),
+      deadlines_(make_deadline_timer(clock)),
       results_(std::make_shared<ResultSink>(hooks_.report)) {
   services_ = std::make_shared<JobServices>(JobServices{
       clock,
-      watchdog_,
+      deadlines_,
       hooks_.open_log,
       hooks_.finish_log,
       results_,
       options_.idle_timeout,
       options_.stop_report_grace,
-      // An ended thread cannot join itself: the watchdog thread does it.
-      [this] { watchdog_->schedule_after(std::chrono::nanoseconds::zero(), [this] { reap(); }); },
+      // An ended thread cannot join itself: the deadline timer's thread does it (nothing, once
+      // stop() stopped the timer: stop() joins every thread itself).
+      [this] {
+        schedule_deadline(*deadlines_, std::chrono::nanoseconds::zero(), [this] { reap(); });
+      },
   });
 }
 
@@ -237,6 +266,8 @@ std::size_t JobDispatcher::thread_count() const {
       threads_.begin(), threads_.end(), [](const auto& entry) { return !entry.second->retired(); }));
 }
 
+std::size_t JobDispatcher::pending_deadlines() const { return deadlines_->pending_timeouts(); }
+
 void JobDispatcher::reap() noexcept {
   std::vector<std::unique_ptr<JobThread>> ended;
   {
@@ -272,7 +303,9 @@ void JobDispatcher::stop(std::chrono::milliseconds timeout) {
   for (auto& thread : all) {
     if (!thread->wait_retired(deadline)) thread->abandon();
   }
-  watchdog_->stop();
+  // The deadlines still pending will never matter: every run was reported. Cancelling destroys
+  // their tasks, which hold the runs and the services.
+  for (const auto& pending : deadlines_->stop()) pending.cancel();
   results_->close();
   all.clear();  // joins the threads that ended; abandoned ones were detached
 }

@@ -16,12 +16,12 @@
 #include "common/protocol/job_enums.h"
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"
+#include "common/timer/timer.h"
 #include "common/util/clock.h"
 #include "cronwheel/executor.h"
 #include "executor/src/job_thread.h"
 #include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
-#include "executor/src/watchdog.h"
 
 namespace cronwheel::executor {
 
@@ -60,7 +60,8 @@ struct DispatcherHooks {
   // Marks a run's log complete (RunLogStore::mark_finished); must not throw.
   std::function<void(const common::protocol::TriggerParam&)> finish_log;
   // Receives every run's result exactly once (CallbackSender::push). Called from job threads,
-  // the watchdog and HTTP workers, without the dispatcher's locks; must return quickly.
+  // the deadline timer's thread and HTTP workers, without the dispatcher's locks; must return
+  // quickly.
   std::function<void(common::protocol::HandleCallbackParam)> report;
   // Runs a script to completion (run_script). Empty: script glue types are refused.
   std::function<ScriptOutcome(const ScriptSpec&, RunLogWriter&, std::stop_token)> run_script;
@@ -112,6 +113,9 @@ class JobDispatcher {
   bool is_active(std::int64_t log_id) const;
   // Job threads currently alive.
   std::size_t thread_count() const;
+  // Deadlines scheduled and neither fired nor cancelled: executorTimeouts, report deadlines of
+  // stopped runs, reaps of ended job threads. For tests and metrics.
+  std::size_t pending_deadlines() const;
 
   // Refuses further triggers, stops every executing run and reports every queued one as not
   // executed ("executor is stopping"), waits up to `timeout` (real time) for the job threads to
@@ -136,7 +140,9 @@ class JobDispatcher {
   const DispatcherOptions options_;
   const DispatcherHooks hooks_;
   const std::shared_ptr<const HandlerRegistry> handlers_;
-  std::shared_ptr<Watchdog> watchdog_;
+  // The deadlines of runs and the reaping of ended job threads: a hashed wheel on the injected
+  // clock (see make_deadline_timer() in job_dispatcher.cpp for its tick).
+  std::shared_ptr<common::Timer> deadlines_;
   std::shared_ptr<ResultSink> results_;
   std::shared_ptr<JobServices> services_;
 

@@ -70,18 +70,28 @@ void ResultSink::close() noexcept {
 // ---------------------------------------------------------------------------------------------
 // Reporting and stopping runs
 
+common::TimerHandle schedule_deadline(common::Timer& deadlines, std::chrono::nanoseconds delay,
+                                      common::TimerTask task) {
+  try {
+    return deadlines.schedule(std::move(task), delay);
+  } catch (const common::TimerRejectedError&) {
+    return {};
+  }
+}
+
 bool report_once(JobRun& run, RunResult result, const JobServices& services) {
-  Watchdog::TaskId timeout_task = 0;
-  Watchdog::TaskId report_task = 0;
+  common::TimerHandle timeout_deadline;
+  common::TimerHandle report_deadline;
   {
     std::lock_guard lock(run.mutex);
     if (run.reported) return false;
     run.reported = true;
-    std::swap(timeout_task, run.timeout_task);
-    std::swap(report_task, run.report_task);
+    timeout_deadline = std::move(run.timeout_deadline);
+    report_deadline = std::move(run.report_deadline);
   }
-  services.watchdog->cancel(timeout_task);
-  services.watchdog->cancel(report_task);
+  // A deadline that already fired (kAlreadyExpired) finds the run reported and does nothing.
+  timeout_deadline.cancel();
+  report_deadline.cancel();
   services.results->push(to_callback(run.trigger, std::move(result)));
   return true;
 }
@@ -99,7 +109,7 @@ void stop_run(const std::shared_ptr<JobRun>& run, RunResult result,
   // The body normally returns soon and the job thread reports the stop result. One that ignores
   // its stop token is reported after the grace period; it keeps its thread until it returns.
   const auto grace = services->stop_report_grace;
-  const auto id = services->watchdog->schedule_after(grace, [run, services, grace] {
+  auto deadline = schedule_deadline(*services->deadlines, grace, [run, services, grace] {
     RunResult stop_result;
     {
       std::lock_guard lock(run->mutex);
@@ -116,9 +126,9 @@ void stop_run(const std::shared_ptr<JobRun>& run, RunResult result,
   {
     std::lock_guard lock(run->mutex);
     reported = run->reported;
-    if (!reported) run->report_task = id;
+    if (!reported) run->report_deadline = deadline;
   }
-  if (reported) services->watchdog->cancel(id);
+  if (reported) deadline.cancel();  // reported in the meantime: nobody else would cancel it
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,15 +224,20 @@ void JobThread::State::execute(const std::shared_ptr<JobRun>& run) noexcept {
   }
 
   if (trigger.executor_timeout > 0) {
-    const auto id = services->watchdog->schedule_after(
-        std::chrono::seconds(trigger.executor_timeout), [run, s = services] {
+    auto deadline = schedule_deadline(
+        *services->deadlines, std::chrono::seconds(trigger.executor_timeout), [run, s = services] {
           stop_run(run,
                    {kTimeoutCode, "job execute timeout (executorTimeout " +
                                       std::to_string(run->trigger.executor_timeout) + " s)"},
                    s);
         });
-    std::lock_guard lock(run->mutex);
-    run->timeout_task = id;
+    bool reported = false;
+    {
+      std::lock_guard lock(run->mutex);
+      reported = run->reported;  // stopped and reported before it started
+      if (!reported) run->timeout_deadline = deadline;
+    }
+    if (reported) deadline.cancel();
   }
 
   RunResult result;

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "common/protocol/messages.h"
+#include "common/timer/timer.h"
 #include "common/util/clock.h"
 #include "executor/src/run_context.h"
 #include "executor/src/run_log.h"
-#include "executor/src/watchdog.h"
 
 namespace cronwheel::executor {
 
@@ -28,7 +28,8 @@ using RunBody = std::function<RunResult(const common::protocol::TriggerParam& tr
 // JobRun::reported before anything reaches the sink; the sink only adds close(): a result that
 // arrives after close() is dropped and logged instead of reaching a destroyed sender.
 //
-// Thread-safe; push() is called from job threads, the watchdog and HTTP workers, without locks.
+// Thread-safe; push() is called from job threads, the deadline timer's thread and HTTP workers,
+// without locks.
 class ResultSink {
  public:
   using Push = std::function<void(common::protocol::HandleCallbackParam)>;
@@ -60,18 +61,23 @@ struct JobRun {
   bool stopped = false;       // a stop was decided; stop_result is what the run is reported as
   RunResult stop_result;
   bool reported = false;
-  Watchdog::TaskId timeout_task = 0;
-  Watchdog::TaskId report_task = 0;  // the report deadline of a stopped run
+  // Pending deadlines, cancelled by whoever reports. Both tasks hold the run (and the services):
+  // cancelling destroys them, which breaks that cycle.
+  common::TimerHandle timeout_deadline;  // executorTimeout
+  common::TimerHandle report_deadline;   // the report deadline of a stopped run
 };
 
 // What every job thread of one dispatcher shares. Held by shared_ptr by the dispatcher, by each
-// job thread and by watchdog tasks, so it outlives a job thread abandoned at shutdown. The hooks
+// job thread and by deadline tasks, so it outlives a job thread abandoned at shutdown. The hooks
 // must stay usable as long: open_log and finish_log share ownership of what they use (an
 // abandoned handler may return after the executor is gone); `results` is closed at shutdown;
 // on_thread_ended is never called after shutdown.
 struct JobServices {
   common::Clock& clock;
-  std::shared_ptr<Watchdog> watchdog;
+  // Runs the deadlines of runs (executorTimeout, the report deadline of a stopped run) and the
+  // clean-up of ended job threads, on `clock`. Tasks run one at a time on the timer's thread and
+  // must be short. Stopped by the dispatcher's stop(); schedule_deadline() then schedules nothing.
+  std::shared_ptr<common::Timer> deadlines;
   // Opens a run's log; may throw (the run then goes on with a log that discards).
   std::function<std::unique_ptr<RunLogWriter>(const common::protocol::TriggerParam&)> open_log;
   // Marks a run's log complete (RunLogStore::mark_finished), after its last line and before its
@@ -99,9 +105,14 @@ inline constexpr std::string_view kKilledQueuedSuffix =
 void stop_run(const std::shared_ptr<JobRun>& run, RunResult result,
               const std::shared_ptr<const JobServices>& services);
 
-// Reports `result` for `run` unless something was reported already. Returns whether this call
-// reported.
+// Reports `result` for `run` unless something was reported already, and cancels the run's
+// pending deadlines. Returns whether this call reported.
 bool report_once(JobRun& run, RunResult result, const JobServices& services);
+
+// Schedules `task` on `deadlines` after `delay`; an empty handle (the task dropped) once the timer
+// was stopped, i.e. once the dispatcher is shutting down, when no deadline matters any more.
+common::TimerHandle schedule_deadline(common::Timer& deadlines, std::chrono::nanoseconds delay,
+                                      common::TimerTask task);
 
 // Runs taken from a job thread by JobThread::stop_runs(). settle() reports the queued ones as
 // not executed and stops the executing one; the caller runs it after releasing its own locks,

@@ -201,7 +201,7 @@ TEST_F(JobDispatcherTest, IdleJobThreadEndsAfterTheIdleTimeout) {
   ASSERT_TRUE(dispatcher().run(trigger(1, 10, "echo")).is_success());
   ASSERT_TRUE(results_.wait_for(10));
   EXPECT_EQ(dispatcher().thread_count(), 1u);
-  clock_.wait_for_sleepers(2);  // the watchdog, and the job thread waiting for work
+  clock_.wait_for_sleepers(2);  // the deadline timer, and the job thread waiting for work
   clock_.advance(options_.idle_timeout - 1s);
   EXPECT_EQ(dispatcher().thread_count(), 1u);
   clock_.advance(1s);
@@ -227,8 +227,8 @@ TEST_F(JobDispatcherTest, HandlerIgnoringItsTimeoutIsReportedAfterTheGraceAndThe
   ASSERT_TRUE(signals_.wait_started(10));
   ASSERT_TRUE(dispatcher().run(trigger(1, 11, "stubborn")).is_success());
   clock_.advance(1s);  // timeout: stop requested, ignored
-  // The watchdog (the only thread sleeping on the clock) has handled the timeout and waits for
-  // the report deadline.
+  // The deadline timer (the only thread sleeping on the clock) has handled the timeout and waits
+  // for the report deadline.
   clock_.wait_for_sleepers(1);
   EXPECT_EQ(results_.count(10), 0);
   clock_.advance(options_.stop_report_grace);
@@ -242,6 +242,33 @@ TEST_F(JobDispatcherTest, HandlerIgnoringItsTimeoutIsReportedAfterTheGraceAndThe
   signals_.release();
   ASSERT_TRUE(results_.wait_for(11));
   EXPECT_EQ(results_.count(10), 1) << "a run is reported once, however it ends";
+}
+
+TEST_F(JobDispatcherTest, ReportingARunCancelsItsTimeout) {
+  ASSERT_TRUE(dispatcher().run(trigger(1, 10, "block", "SERIAL_EXECUTION", 2)).is_success());
+  ASSERT_TRUE(signals_.wait_started(10));
+  EXPECT_EQ(dispatcher().pending_deadlines(), 1u);
+  signals_.release();
+  auto result = results_.wait_for(10);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code, kSuccessCode);
+  EXPECT_EQ(dispatcher().pending_deadlines(), 0u);
+}
+
+TEST_F(JobDispatcherTest, AStoppedRunThatReturnsCancelsItsReportDeadline) {
+  ASSERT_TRUE(dispatcher().run(trigger(1, 10, "block")).is_success());
+  ASSERT_TRUE(signals_.wait_started(10));
+  EXPECT_EQ(dispatcher().pending_deadlines(), 0u);
+  // Another handler replaces the work: run 10 is stopped (a report deadline is set), honours
+  // its token and returns; run 11 follows on the same thread.
+  ASSERT_TRUE(dispatcher().run(trigger(1, 11, "echo")).is_success());
+  ASSERT_TRUE(results_.wait_for(11));
+  auto stopped = results_.wait_for(10);
+  ASSERT_TRUE(stopped);
+  EXPECT_NE(stopped->handle_msg.find("terminate the old job thread"), std::string::npos)
+      << stopped->handle_msg;
+  EXPECT_EQ(dispatcher().pending_deadlines(), 0u);
+  EXPECT_EQ(dispatcher().thread_count(), 1u);
 }
 
 TEST_F(JobDispatcherTest, SerialExecutionRunsQueuedTriggersInOrder) {
