@@ -1,6 +1,6 @@
-// The Timer contract, run against both HashedWheelTimer and HeapTimer. Time is a FakeClock:
-// manual timers are stepped with process_until(), threaded ones by advancing the clock and
-// waiting for the worker. Nothing here sleeps.
+// The Timer contract, run against HashedWheelTimer, HierarchicalWheelTimer and HeapTimer. Time
+// is a FakeClock: manual timers are stepped with process_until(), threaded ones by advancing
+// the clock and waiting for the worker. Nothing here sleeps.
 
 #include <gtest/gtest.h>
 
@@ -64,11 +64,13 @@ class TypeNames {
  public:
   template <typename T>
   static std::string GetName(int) {
-    return std::is_same_v<T, WheelTimerType> ? "Wheel" : "Heap";
+    if constexpr (std::is_same_v<T, WheelTimerType>) return "Wheel";
+    if constexpr (std::is_same_v<T, HierarchicalWheelTimerType>) return "Hierarchical";
+    return "Heap";
   }
 };
 
-using TimerTypes = ::testing::Types<WheelTimerType, HeapTimerType>;
+using TimerTypes = ::testing::Types<WheelTimerType, HierarchicalWheelTimerType, HeapTimerType>;
 TYPED_TEST_SUITE(TimerContract, TimerTypes, TypeNames);
 
 // --- timing, on manual timers -------------------------------------------------------------

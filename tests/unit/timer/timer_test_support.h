@@ -1,7 +1,7 @@
 #pragma once
 
 // Helpers for the timer tests: a record of which tasks ran when, a small thread pool to use
-// as an executor, and the two timer types the shared tests run against.
+// as an executor, and the timer types the shared tests run against.
 
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +17,7 @@
 
 #include "common/timer/hashed_wheel_timer.h"
 #include "common/timer/heap_timer.h"
+#include "common/timer/hierarchical_wheel_timer.h"
 #include "common/timer/timer.h"
 #include "common/util/clock.h"
 
@@ -140,6 +141,21 @@ struct WheelTimerType {
                                              common::TimerOptions options) {
     return std::make_unique<common::HashedWheelTimer>(
         clock, common::WheelOptions{.tick = kTick, .wheel_size = 16}, std::move(options));
+  }
+};
+
+struct HierarchicalWheelTimerType {
+  // Wheels of 8 buckets over 100 ms ticks: 0.8 s, 6.4 s, 51.2 s. The shared tests' delays (up
+  // to ~3 s) sit in the first two wheels and move down once; their hours-long ones go higher.
+  static constexpr std::chrono::nanoseconds kTick = 100ms;
+  static constexpr std::chrono::nanoseconds max_lateness(std::chrono::nanoseconds step) {
+    return kTick + step;
+  }
+  static std::unique_ptr<common::Timer> make(common::Clock& clock,
+                                             common::TimerOptions options) {
+    return std::make_unique<common::HierarchicalWheelTimer>(
+        clock, common::HierarchicalWheelOptions{.tick = kTick, .wheel_size = 8},
+        std::move(options));
   }
 };
 
