@@ -9,12 +9,21 @@
 #include "admin/api/field_checks.h"
 #include "admin/api/json_body.h"
 #include "admin/auth/secrets.h"
-#include "admin/store/database.h"
-#include "admin/store/stores.h"
+#include "admin/model/store_errors.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin {
 
 namespace {
+
+// What Authenticator judges: the request's Authorization and Cookie headers, as sent.
+Credentials credentials_of(const httplib::Request& req) {
+  Credentials credentials;
+  if (req.has_header("Authorization")) credentials.authorization = req.get_header_value("Authorization");
+  const auto cookies = req.get_header_value_count("Cookie");
+  for (std::size_t i = 0; i < cookies; ++i) credentials.cookie_headers.push_back(req.get_header_value("Cookie", i));
+  return credentials;
+}
 
 // Query values reach SQL and JSON answers: they must be UTF-8, without control characters.
 void check_query_text(const std::string& name, const std::string& value) {
@@ -70,7 +79,7 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
     ctx.request.actor.remote_addr = req.remote_addr;
     try {
       if (access != Access::kPublic) {
-        auto principal = authenticator_.authenticate(req);
+        auto principal = authenticator_.authenticate(credentials_of(req));
         if (!principal) throw unauthorized();
         if (access == Access::kAdmin && !principal->user.is_admin()) {
           throw forbidden("this needs the admin role");
@@ -96,7 +105,7 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
       throw not_found(e.what());
     } catch (const Conflict& e) {
       throw conflict(e.what(), e.field());
-    } catch (const DatabaseUnavailable& e) {
+    } catch (const StoreUnavailable& e) {
       spdlog::warn("{} {}: {}", req.method, req.path, e.what());
       throw common::http::HttpError(503, kUnavailable, "the database is unavailable; try again shortly");
     }

@@ -11,19 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/api/api_context.h"
-#include "admin/store/stores.h"
+#include "admin/model/authenticator.h"
+#include "admin/model/stores.h"
 #include "common/http/http_server.h"
 
 namespace cronwheel::admin {
-
-// Proves who sent a request (session cookie or bearer token).
-class Authenticator {
- public:
-  virtual ~Authenticator() = default;
-  // The principal the request's credentials prove; std::nullopt when it carries none or
-  // invalid ones. Throws DatabaseUnavailable when it cannot tell.
-  virtual std::optional<Principal> authenticate(const httplib::Request& request) = 0;
-};
 
 // What a handler answers: a status, a JSON body (null: no body) and extra headers
 // (Set-Cookie, ...).
@@ -54,7 +46,7 @@ enum class Access {
 //    after authentication, so a misspelt filter ("state" for "status") is an error rather
 //    than silently ignored;
 //  - errors, from one place: HttpError as thrown; NotFound → 404; Conflict → 409 (with its
-//    field); DatabaseUnavailable → 503; anything else → 500 without details (logged).
+//    field); StoreUnavailable → 503; anything else → 500 without details (logged).
 //    Every error body is {"error":{"code","message","field"?}}.
 //
 // Register every route before the server starts. Thread-safe afterwards (handlers run

@@ -2,7 +2,7 @@
 
 #include "admin/api/api_errors.h"
 #include "admin/api/json_body.h"
-#include "admin/store/record_json.h"
+#include "admin/model/record_json.h"
 
 namespace cronwheel::admin {
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "admin/api/api_router.h"
-#include "admin/store/stores.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin {
 

@@ -8,7 +8,7 @@
 #include "admin/auth/credential_authenticator.h"
 #include "admin/auth/login_rate_limiter.h"
 #include "admin/auth/password_hasher.h"
-#include "admin/store/stores.h"
+#include "admin/model/stores.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

@@ -1,4 +1,4 @@
-#include "admin/registry/executor_routes.h"
+#include "admin/api/executor_api.h"
 
 #include <exception>
 #include <functional>
@@ -8,7 +8,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "admin/store/database.h"
+#include "admin/model/registry_store.h"
+#include "admin/model/store_errors.h"
 #include "common/http/url.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/protocol_error.h"
@@ -55,7 +56,7 @@ common::http::HttpServer::Handler endpoint(std::function<Answer(const httplib::R
       answer(res, body(req));
     } catch (const protocol::ProtocolError& e) {
       answer(res, Answer::fail(std::string("invalid request body: ") + e.what()));
-    } catch (const DatabaseUnavailable& e) {
+    } catch (const StoreUnavailable& e) {
       spdlog::warn("{} from {}: {}", req.path, req.remote_addr, e.what());
       answer(res, Answer::fail("the database is unavailable; try again shortly"));
     } catch (const std::exception& e) {

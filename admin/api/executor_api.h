@@ -4,8 +4,9 @@
 #include <string>
 
 #include "admin/complete/completion.h"
-#include "admin/registry/executor_tokens.h"
-#include "admin/store/stores.h"
+#include "admin/auth/executor_tokens.h"
+#include "admin/model/registry_store.h"
+#include "admin/model/stores.h"
 #include "common/http/http_server.h"
 
 namespace cronwheel::admin {

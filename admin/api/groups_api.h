@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "admin/store/records.h"
+#include "admin/model/records.h"
 
 // The executor groups resource (routes: add_group_routes in resource_routes.h).
 namespace cronwheel::admin {

@@ -9,8 +9,8 @@
 #include "admin/api/api_errors.h"
 #include "admin/api/field_checks.h"
 #include "admin/api/json_body.h"
-#include "admin/schedule/schedule.h"
-#include "admin/store/record_json.h"
+#include "admin/model/schedule.h"
+#include "admin/model/record_json.h"
 #include "common/protocol/job_enums.h"
 
 namespace cronwheel::admin {

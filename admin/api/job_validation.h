@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "admin/api/api_context.h"
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
 
 // Validation of the job objects the REST API receives (POST jobs, PUT jobs/{id}). Every
 // problem is an HttpError 400 (code "invalid") whose `field` is the JSON field and whose

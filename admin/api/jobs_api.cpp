@@ -10,9 +10,9 @@
 #include "admin/api/resource_access.h"
 #include "admin/api/resource_routes.h"
 #include "admin/route/group_addresses.h"
-#include "admin/schedule/schedule.h"
+#include "admin/model/schedule.h"
 #include "admin/scheduler/fire_decision.h"
-#include "admin/store/record_json.h"
+#include "admin/model/record_json.h"
 #include "common/cron/cron_expression.h"
 
 namespace cronwheel::admin {

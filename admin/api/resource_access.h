@@ -3,8 +3,8 @@
 #include <cstdint>
 
 #include "admin/api/api_context.h"
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
 
 // Who may see and act on groups, jobs and logs: the one permission rule of the resource
 // endpoints.

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "admin/api/api_router.h"
-#include "admin/store/stores.h"
+#include "admin/model/stores.h"
 #include "common/util/clock.h"
 
 // The REST API's resource endpoints: executor groups, jobs, their script source, logs and the

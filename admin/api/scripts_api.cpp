@@ -11,7 +11,7 @@
 #include "admin/api/json_body.h"
 #include "admin/api/resource_access.h"
 #include "admin/api/resource_routes.h"
-#include "admin/store/record_json.h"
+#include "admin/model/record_json.h"
 
 namespace cronwheel::admin {
 

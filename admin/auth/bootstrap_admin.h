@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "admin/auth/password_hasher.h"
-#include "admin/store/stores.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin {
 

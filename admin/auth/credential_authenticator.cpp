@@ -27,10 +27,8 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::optional<std::string> request_cookie(const httplib::Request& request, std::string_view name) {
-  const auto count = request.get_header_value_count("Cookie");
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::string value = request.get_header_value("Cookie", i);
+std::optional<std::string> cookie_value(const std::vector<std::string>& cookie_headers, std::string_view name) {
+  for (const std::string& value : cookie_headers) {
     std::string_view header = value;
     while (!header.empty()) {
       auto semicolon = header.find(';');
@@ -48,15 +46,14 @@ CredentialAuthenticator::CredentialAuthenticator(SessionStore& sessions, TokenSt
                                                  const common::Clock& clock, Options options)
     : sessions_(sessions), tokens_(tokens), clock_(clock), options_(options) {}
 
-std::optional<Principal> CredentialAuthenticator::authenticate(const httplib::Request& request) {
-  if (request.has_header("Authorization")) {
-    const std::string header = request.get_header_value("Authorization");
-    std::string_view value = header;
+std::optional<Principal> CredentialAuthenticator::authenticate(const Credentials& credentials) {
+  if (credentials.authorization) {
+    std::string_view value = *credentials.authorization;
     auto space = value.find(' ');
     if (space == std::string_view::npos || !iequals(value.substr(0, space), "Bearer")) return std::nullopt;
     return from_token(trim(value.substr(space + 1)));
   }
-  if (auto cookie = request_cookie(request, kCookieName)) return from_session(*cookie);
+  if (auto cookie = cookie_value(credentials.cookie_headers, kCookieName)) return from_session(*cookie);
   return std::nullopt;
 }
 

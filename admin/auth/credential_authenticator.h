@@ -5,9 +5,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "admin/api/api_router.h"
-#include "admin/store/stores.h"
+#include "admin/model/authenticator.h"
+#include "admin/model/stores.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -38,7 +39,7 @@ class CredentialAuthenticator final : public Authenticator {
 
   CredentialAuthenticator(SessionStore& sessions, TokenStore& tokens, const common::Clock& clock, Options options);
 
-  std::optional<Principal> authenticate(const httplib::Request& request) override;
+  std::optional<Principal> authenticate(const Credentials& credentials) override;
 
   // A session opened for a user who just proved their password: the cookie's secret (shown
   // to the client only, in Set-Cookie) and the CSRF token the client sends back.
@@ -79,7 +80,7 @@ class CredentialAuthenticator final : public Authenticator {
   const Options options_;
 };
 
-// The value of cookie `name` in the request's Cookie header(s); std::nullopt when absent.
-std::optional<std::string> request_cookie(const httplib::Request& request, std::string_view name);
+// The value of cookie `name` among Cookie headers ("a=1; b=2"); the first one wins.
+std::optional<std::string> cookie_value(const std::vector<std::string>& cookie_headers, std::string_view name);
 
 }  // namespace cronwheel::admin

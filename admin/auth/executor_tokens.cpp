@@ -1,4 +1,4 @@
-#include "admin/registry/executor_tokens.h"
+#include "admin/auth/executor_tokens.h"
 
 #include <utility>
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/store/stores.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin {
 

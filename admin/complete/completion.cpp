@@ -7,7 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
 #include "common/protocol/constants.h"
 
 namespace cronwheel::admin {

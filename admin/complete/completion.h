@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/complete/completion_store.h"
-#include "admin/store/records.h"
+#include "admin/model/completion_store.h"
+#include "admin/model/records.h"
 #include "common/protocol/messages.h"
 #include "common/util/clock.h"
 

@@ -4,7 +4,8 @@
 #include <stop_token>
 
 #include "admin/complete/completion.h"
-#include "admin/complete/completion_store.h"
+#include "admin/model/completion_store.h"
+#include "admin/model/registry_store.h"
 #include "common/util/clock.h"
 #include "common/util/periodic_task.h"
 

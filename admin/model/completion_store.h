@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "admin/store/records.h"
+#include "admin/model/records.h"
 
 namespace cronwheel::admin {
 
@@ -76,7 +76,7 @@ class CompletionStore {
   //     under the conditions of RunResult), setting handle_time, handle_code and handle_msg,
   //     guarded by the state so that of two concurrent results exactly one moves it;
   //  2. only if it moved: calls `decide` and writes its fires and the FIX_DELAY next time.
-  // Throws what the database throws (DatabaseUnavailable when unreachable); then nothing was
+  // Throws what the database throws (StoreUnavailable when unreachable); then nothing was
   // written and the result may be reported again.
   virtual Recorded record(const RunResult& result, const Decide& decide) = 0;
 

@@ -1,4 +1,4 @@
-#include "admin/store/record_json.h"
+#include "admin/model/record_json.h"
 
 namespace cronwheel::admin {
 

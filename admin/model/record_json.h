@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "admin/store/records.h"
+#include "admin/model/records.h"
 
 namespace cronwheel::admin {
 

@@ -1,4 +1,4 @@
-#include "admin/schedule/schedule.h"
+#include "admin/model/schedule.h"
 
 #include <charconv>
 

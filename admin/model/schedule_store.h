@@ -6,9 +6,9 @@
 // state it leaves and, where the contract says so, by the owning node; a guarded transition
 // that matches no row did not happen.
 //
-// One real implementation (PgScheduleStore, admin/store/pg_schedule_store.h) and one fake
+// One real implementation (PgScheduleStore, admin/pg/pg_schedule_store.h) and one fake
 // (tests/support/fake_schedule_store.h). Implementations are thread-safe; every method is one
-// short transaction and throws what the database throws (DatabaseUnavailable when it cannot
+// short transaction and throws what the database throws (StoreUnavailable when it cannot
 // be reached), in which case nothing was written.
 
 #include <cstdint>
@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
-#include "admin/scheduler/fire_decision.h"
+#include "admin/model/fire.h"
+#include "admin/model/scan.h"
 
 namespace cronwheel::admin {
 

@@ -2,7 +2,7 @@
 
 // The admin's stores: one interface per kind of data, so admin logic (the REST API, the
 // scheduler) is unit-tested against fakes (tests/support/fake_stores.h) and runs against
-// PostgreSQL (admin/store/pg_stores.h).
+// PostgreSQL (admin/pg/pg_stores.h).
 //
 // Contract shared by every store:
 //  - Each method is one short transaction; none is held across a call out of the store.
@@ -11,7 +11,7 @@
 //    change is never without its audit entry nor the reverse.
 //  - Missing objects: get/find return std::nullopt; changes throw NotFound. Uniqueness and
 //    reference problems throw Conflict naming the field. Anything else from the database
-//    propagates (DatabaseUnavailable when it cannot be reached).
+//    propagates (StoreUnavailable when it cannot be reached).
 //  - Implementations are thread-safe.
 
 #include <cstdint>
@@ -21,24 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/store/records.h"
+#include "admin/model/records.h"
+#include "admin/model/store_errors.h"
 
 namespace cronwheel::admin {
-
-class NotFound : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-class Conflict : public std::runtime_error {
- public:
-  Conflict(const std::string& message, std::string field = {})
-      : std::runtime_error(message), field_(std::move(field)) {}
-  const std::string& field() const noexcept { return field_; }
-
- private:
-  std::string field_;
-};
 
 // Paging shared by list calls; limit is clamped to [1, 1000] by the API before it gets here.
 // The job and run lists also page by key (keyset): `after` asks for the items that follow a
@@ -229,41 +215,6 @@ class AuditStore {
   virtual Page<AuditEntry> list(const Filter& filter) = 0;  // newest first
   // An entry for something that changed no row of another store (a login, a failed login).
   virtual void record(const AuditEntry& entry) = 0;
-};
-
-// Executor registrations (POST /api/registry from executors) and the automatic groups'
-// address lists derived from them. Ages are measured with the database's clock, so every
-// admin node agrees on which registrations are alive.
-class RegistryStore {
- public:
-  virtual ~RegistryStore() = default;
-  // Records a registration or refreshes its time (registry_group is "EXECUTOR"). True when the
-  // registration is new (no row for it existed), false when it was a heartbeat.
-  virtual bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
-  // Removes a registration; false when there was none.
-  virtual bool remove(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
-  // The addresses registered for an app name within the last `dead_after_ms`, sorted.
-  virtual std::vector<std::string> live_addresses(std::string_view app_name, std::int64_t dead_after_ms) = 0;
-  // Every registration made within the last `dead_after_ms`, by key then value.
-  virtual std::vector<RegistryEntry> live(std::int64_t dead_after_ms) = 0;
-  // Deletes registrations older than `dead_after_ms` and sets the address list of every
-  // automatic group (address type 0) to its live addresses, sorted. One transaction. Returns
-  // how many groups' lists changed. Not audited: it is the system's own bookkeeping.
-  virtual int refresh(std::int64_t dead_after_ms) = 0;
-};
-
-// The admin nodes and their leases. Leases are set and compared with the database's clock.
-class NodeStore {
- public:
-  virtual ~NodeStore() = default;
-  // Registers the node or renews its lease: heartbeat_at = now, lease_until = now + lease_ms;
-  // started_at is set on the first call after the node's start (`starting` true).
-  virtual void heartbeat(const AdminNode& node, std::int64_t lease_ms, bool starting) = 0;
-  // Ends the node's lease now (a clean shutdown), so others take over its fires at once.
-  virtual void release(std::string_view node_id) = 0;
-  virtual std::vector<AdminNode> list() = 0;  // by node id
-  // Ids of nodes whose lease has expired.
-  virtual std::vector<std::string> expired() = 0;
 };
 
 // What the console shows about the cluster and its runs, read-only: the admin nodes and the

@@ -10,10 +10,10 @@
 // No method is ever called with a transaction open across an HTTP call: the caller reads,
 // calls the executor, then writes.
 //
-// Failures: the database's exceptions propagate (DatabaseUnavailable when it cannot be
+// Failures: the database's exceptions propagate (StoreUnavailable when it cannot be
 // reached); then nothing was written.
 //
-// One real implementation (PgTriggerStore, admin/store/pg_trigger_store.h) and one fake
+// One real implementation (PgTriggerStore, admin/pg/pg_trigger_store.h) and one fake
 // (tests/support/fake_trigger_store.h). Thread-safe.
 
 #include <cstdint>
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/store/records.h"
+#include "admin/model/records.h"
 
 namespace cronwheel::admin {
 

@@ -1,4 +1,4 @@
-#include "admin/store/connection_string.h"
+#include "admin/pg/connection_string.h"
 
 #include <cctype>
 

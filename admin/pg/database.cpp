@@ -1,8 +1,8 @@
-#include "admin/store/database.h"
+#include "admin/pg/database.h"
 
 #include <spdlog/spdlog.h>
 
-#include "admin/store/connection_string.h"
+#include "admin/pg/connection_string.h"
 
 namespace cronwheel::admin {
 
@@ -53,7 +53,7 @@ Database::Lease Database::acquire() {
     if (open_ < options_.pool_size) {
       const auto now = std::chrono::steady_clock::now();
       if (now < next_connect_attempt_) {
-        throw DatabaseUnavailable("database unreachable; next connection attempt in " +
+        throw StoreUnavailable("database unreachable; next connection attempt in " +
                                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                      next_connect_attempt_ - now)
                                                      .count()) +
@@ -74,12 +74,12 @@ Database::Lease Database::acquire() {
         next_connect_attempt_ = std::chrono::steady_clock::now() + backoff_;
         available_.notify_one();
         spdlog::warn("cannot connect to the database (retrying in {} ms): {}", backoff_.count(), e.what());
-        throw DatabaseUnavailable(std::string("cannot connect to the database: ") + e.what());
+        throw StoreUnavailable(std::string("cannot connect to the database: ") + e.what());
       }
     }
     if (available_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
         open_ >= options_.pool_size) {
-      throw DatabaseUnavailable("no database connection free within " +
+      throw StoreUnavailable("no database connection free within " +
                                 std::to_string(options_.acquire_timeout.count()) + " ms");
     }
   }

@@ -13,14 +13,9 @@
 
 #include <pqxx/pqxx>
 
-namespace cronwheel::admin {
+#include "admin/model/store_errors.h"
 
-// The database cannot be reached (down, restarting, pool exhausted for too long). The REST
-// API answers 503 for it; the scheduler skips a scan and tries again.
-class DatabaseUnavailable : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace cronwheel::admin {
 
 // A small pool of PostgreSQL connections shared by the admin's threads.
 //
@@ -31,7 +26,7 @@ class DatabaseUnavailable : public std::runtime_error {
 //    store) before first use, so statements are prepared once per connection, not per call.
 //  - A broken connection is dropped and replaced on a later call; while the database cannot
 //    be reached, new connections are attempted at most once per backoff step (200 ms doubling
-//    to 5 s) and callers get DatabaseUnavailable at once in between.
+//    to 5 s) and callers get StoreUnavailable at once in between.
 //  - transact() retries the whole function (in a new transaction) on serialization failures
 //    and deadlocks (pqxx::transaction_rollback) and on a connection lost before commit, up to
 //    max_attempts times. It never retries a commit whose outcome is unknown
@@ -42,7 +37,7 @@ class Database {
   struct Options {
     std::string url;
     std::size_t pool_size = 8;
-    // How long a caller waits for a free connection before DatabaseUnavailable.
+    // How long a caller waits for a free connection before StoreUnavailable.
     std::chrono::milliseconds acquire_timeout{5000};
     int max_attempts = 3;
     // Applied to every connection (SET statement_timeout), so a stuck query cannot hold a
@@ -79,7 +74,7 @@ class Database {
         throw;
       } catch (const pqxx::broken_connection&) {
         lease.discard();
-        if (attempt >= options_.max_attempts) throw DatabaseUnavailable("database connection lost");
+        if (attempt >= options_.max_attempts) throw StoreUnavailable("database connection lost");
       } catch (const pqxx::transaction_rollback&) {
         if (attempt >= options_.max_attempts) throw;
       }
@@ -96,7 +91,7 @@ class Database {
         return fn(tx);
       } catch (const pqxx::broken_connection&) {
         lease.discard();
-        if (attempt >= options_.max_attempts) throw DatabaseUnavailable("database connection lost");
+        if (attempt >= options_.max_attempts) throw StoreUnavailable("database connection lost");
       } catch (const pqxx::transaction_rollback&) {
         if (attempt >= options_.max_attempts) throw;
       }
@@ -123,7 +118,7 @@ class Database {
     bool discard_ = false;
   };
 
-  // Waits up to acquire_timeout for a connection; throws DatabaseUnavailable.
+  // Waits up to acquire_timeout for a connection; throws StoreUnavailable.
   Lease acquire();
 
   const Options& options() const noexcept { return options_; }

@@ -1,4 +1,4 @@
-#include "admin/store/migrator.h"
+#include "admin/pg/migrator.h"
 
 #include <cstdio>
 #include <map>

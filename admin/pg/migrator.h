@@ -7,7 +7,7 @@
 
 #include <pqxx/connection>
 
-#include "admin/store/migrations.h"
+#include "admin/pg/migrations.h"
 
 namespace cronwheel::admin {
 

@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "admin/store/pg_store_support.h"
-#include "admin/store/pg_stores.h"
-#include "admin/store/record_json.h"
-#include "admin/store/token_hash.h"
+#include "admin/pg/pg_store_support.h"
+#include "admin/pg/pg_stores.h"
+#include "admin/model/record_json.h"
+#include "admin/model/token_hash.h"
 
 // Users, API tokens, sessions and the audit log.
 

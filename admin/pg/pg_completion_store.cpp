@@ -1,9 +1,9 @@
-#include "admin/store/pg_completion_store.h"
+#include "admin/pg/pg_completion_store.h"
 
 #include <string>
 
-#include "admin/scheduler/fire.h"
-#include "admin/store/pg_store_support.h"
+#include "admin/model/fire.h"
+#include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
 

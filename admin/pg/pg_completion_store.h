@@ -2,8 +2,8 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/complete/completion_store.h"
-#include "admin/store/database.h"
+#include "admin/model/completion_store.h"
+#include "admin/pg/database.h"
 
 namespace cronwheel::admin {
 

@@ -1,9 +1,9 @@
-#include "admin/store/pg_keyset_list.h"
+#include "admin/pg/pg_keyset_list.h"
 
 #include <algorithm>
 #include <numeric>
 
-#include "admin/store/pg_store_support.h"
+#include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin::pg {
 

@@ -22,8 +22,8 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin::pg {
 

@@ -1,6 +1,6 @@
-#include "admin/store/pg_node_store.h"
+#include "admin/pg/pg_node_store.h"
 
-#include "admin/store/pg_store_support.h"
+#include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
 

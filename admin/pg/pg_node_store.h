@@ -1,14 +1,15 @@
 #pragma once
 
-// NodeStore (admin/store/stores.h) over PostgreSQL: the admin_node table. Leases are set and
+// NodeStore (admin/model/stores.h) over PostgreSQL: the admin_node table. Leases are set and
 // compared with the database's now(), so nodes whose clocks disagree still agree on who is
 // alive. Statements are prepared on each new connection: call PgNodeStore::prepare from the
 // Database's Preparer. Thread-safe.
 
 #include <pqxx/pqxx>
 
-#include "admin/store/database.h"
-#include "admin/store/stores.h"
+#include "admin/model/node_store.h"
+#include "admin/pg/database.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin {
 

@@ -1,9 +1,9 @@
-#include "admin/store/pg_overview_store.h"
+#include "admin/pg/pg_overview_store.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "admin/store/pg_store_support.h"
+#include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// OverviewStore (admin/store/stores.h) over PostgreSQL: admin_node and job_lock for the nodes,
+// OverviewStore (admin/model/stores.h) over PostgreSQL: admin_node and job_lock for the nodes,
 // job_registry for registrations, and for the dashboard job_run_report (the finished runs,
 // kept by the trigger of sql/0005_run_report.sql; docs/run-report.md) plus the small partial
 // indexes of job_log (sending, triggered, pending, failed). No statement reads job_log beyond
@@ -11,8 +11,8 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/database.h"
-#include "admin/store/stores.h"
+#include "admin/pg/database.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin {
 

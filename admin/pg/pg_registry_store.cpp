@@ -1,8 +1,8 @@
-#include "admin/store/pg_registry_store.h"
+#include "admin/pg/pg_registry_store.h"
 
 #include <string>
 
-#include "admin/store/pg_store_support.h"
+#include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
 

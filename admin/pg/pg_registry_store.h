@@ -2,8 +2,9 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/database.h"
-#include "admin/store/stores.h"
+#include "admin/model/registry_store.h"
+#include "admin/pg/database.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin {
 

@@ -1,8 +1,8 @@
-#include "admin/store/pg_schedule_store.h"
+#include "admin/pg/pg_schedule_store.h"
 
 #include <algorithm>
 
-#include "admin/store/pg_store_support.h"
+#include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
 

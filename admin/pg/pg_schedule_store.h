@@ -1,6 +1,6 @@
 #pragma once
 
-// ScheduleStore (admin/scheduler/schedule_store.h) over PostgreSQL.
+// ScheduleStore (admin/model/schedule_store.h) over PostgreSQL.
 //
 // Beyond the interface's contract:
 //  - The scan is three statements between BEGIN and COMMIT: the lock row, the pre-read (an index-only
@@ -15,8 +15,8 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/scheduler/schedule_store.h"
-#include "admin/store/database.h"
+#include "admin/model/schedule_store.h"
+#include "admin/pg/database.h"
 
 namespace cronwheel::admin {
 

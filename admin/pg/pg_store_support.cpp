@@ -1,4 +1,4 @@
-#include "admin/store/pg_store_support.h"
+#include "admin/pg/pg_store_support.h"
 
 #include <arpa/inet.h>
 

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
 
 namespace cronwheel::admin::pg {
 

@@ -1,8 +1,8 @@
-#include "admin/store/pg_stores.h"
+#include "admin/pg/pg_stores.h"
 
-#include "admin/store/pg_keyset_list.h"
-#include "admin/store/pg_store_support.h"
-#include "admin/store/record_json.h"
+#include "admin/pg/pg_keyset_list.h"
+#include "admin/pg/pg_store_support.h"
+#include "admin/model/record_json.h"
 
 // Groups, jobs, logs and script versions. Users, tokens, sessions and the audit log are in
 // pg_account_stores.cpp; shared helpers in pg_store_support.cpp.

@@ -1,6 +1,6 @@
 #pragma once
 
-// The stores of admin/store/stores.h over PostgreSQL (schema: sql/*.sql).
+// The stores of admin/model/stores.h over PostgreSQL (schema: sql/*.sql).
 //
 // Beyond the shared contract in stores.h:
 //  - Every statement is prepared on each new connection: pass PgStores::prepare as the
@@ -21,7 +21,7 @@
 //  - An actor whose user no longer exists is recorded by name only; a remote address that is not
 //    an IP address is recorded as unknown rather than failing the change.
 //  - Token and session hashes are taken as 32 raw bytes or 64 hex digits
-//    (admin/store/token_hash.h); SessionStore::find answers with the hash as it was asked.
+//    (admin/model/token_hash.h); SessionStore::find answers with the hash as it was asked.
 //  - TokenStore::authenticate writes last_used_at at most once a minute per token, and judges
 //    expiry by the Clock given, like sessions.
 //  - UserStore keeps an admin by locking every admin row (SELECT ... FOR UPDATE, in id order)
@@ -34,9 +34,9 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/database.h"
-#include "admin/store/pg_overview_store.h"
-#include "admin/store/stores.h"
+#include "admin/pg/database.h"
+#include "admin/pg/pg_overview_store.h"
+#include "admin/model/stores.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

@@ -1,10 +1,10 @@
-#include "admin/store/pg_trigger_store.h"
+#include "admin/pg/pg_trigger_store.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "admin/scheduler/fire.h"
-#include "admin/store/pg_store_support.h"
+#include "admin/model/fire.h"
+#include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
 

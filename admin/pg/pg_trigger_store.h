@@ -2,8 +2,8 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/database.h"
-#include "admin/trigger/trigger_store.h"
+#include "admin/pg/database.h"
+#include "admin/model/trigger_store.h"
 
 namespace cronwheel::admin {
 

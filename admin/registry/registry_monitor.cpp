@@ -1,3 +1,4 @@
+#include "admin/model/registry_store.h"
 #include "admin/registry/registry_monitor.h"
 
 #include <stdexcept>

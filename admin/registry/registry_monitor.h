@@ -3,7 +3,8 @@
 #include <chrono>
 #include <stop_token>
 
-#include "admin/store/stores.h"
+#include "admin/model/registry_store.h"
+#include "admin/model/stores.h"
 #include "common/util/clock.h"
 #include "common/util/periodic_task.h"
 

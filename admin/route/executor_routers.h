@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "admin/route/executor_router.h"
-#include "admin/trigger/executor_client.h"
+#include "admin/model/executor_client.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

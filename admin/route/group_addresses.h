@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "admin/store/records.h"
+#include "admin/model/records.h"
 
 namespace cronwheel::admin {
 

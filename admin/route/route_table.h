@@ -6,7 +6,7 @@
 
 #include "admin/route/executor_router.h"
 #include "admin/route/executor_routers.h"
-#include "admin/trigger/executor_client.h"
+#include "admin/model/executor_client.h"
 #include "common/protocol/job_enums.h"
 #include "common/util/clock.h"
 

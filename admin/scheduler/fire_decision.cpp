@@ -4,8 +4,8 @@
 #include <optional>
 #include <tuple>
 
-#include "admin/schedule/schedule.h"
-#include "admin/scheduler/fire.h"
+#include "admin/model/schedule.h"
+#include "admin/model/fire.h"
 
 namespace cronwheel::admin {
 

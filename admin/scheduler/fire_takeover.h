@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
-#include "admin/scheduler/schedule_store.h"
-#include "admin/trigger/executor_client.h"
+#include "admin/model/fire.h"
+#include "admin/model/schedule_store.h"
+#include "admin/model/executor_client.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

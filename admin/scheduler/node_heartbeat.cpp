@@ -1,3 +1,4 @@
+#include "admin/model/node_store.h"
 #include "admin/scheduler/node_heartbeat.h"
 
 #include <exception>

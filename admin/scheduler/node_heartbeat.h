@@ -28,12 +28,13 @@
 #include <thread>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
+#include "admin/model/node_store.h"
 #include "admin/scheduler/fire_takeover.h"
-#include "admin/scheduler/schedule_store.h"
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
-#include "admin/trigger/executor_client.h"
+#include "admin/model/schedule_store.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
+#include "admin/model/executor_client.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

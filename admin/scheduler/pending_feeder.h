@@ -16,9 +16,9 @@
 #include <functional>
 #include <string>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
 #include "admin/scheduler/fire_decision.h"
-#include "admin/scheduler/schedule_store.h"
+#include "admin/model/schedule_store.h"
 #include "common/util/clock.h"
 #include "common/util/periodic_task.h"
 

@@ -28,9 +28,9 @@
 #include <thread>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
 #include "admin/scheduler/fire_decision.h"
-#include "admin/scheduler/schedule_store.h"
+#include "admin/model/schedule_store.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

@@ -1,3 +1,4 @@
+#include "admin/model/node_store.h"
 #include "admin/scheduler/scheduler.h"
 
 #include <spdlog/spdlog.h>

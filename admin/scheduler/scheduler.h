@@ -22,16 +22,17 @@
 #include <memory>
 #include <string>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
+#include "admin/model/node_store.h"
 #include "admin/scheduler/node_heartbeat.h"
 #include "admin/scheduler/pending_feeder.h"
-#include "admin/scheduler/schedule_store.h"
+#include "admin/model/schedule_store.h"
 #include "admin/scheduler/schedule_thread.h"
 #include "admin/scheduler/second_ring.h"
-#include "admin/scheduler/trigger_pools.h"
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
-#include "admin/trigger/executor_client.h"
+#include "admin/trigger/trigger_pools.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
+#include "admin/model/executor_client.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

@@ -27,7 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

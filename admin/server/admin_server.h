@@ -7,15 +7,15 @@
 
 #include "admin/admin_config.h"
 #include "admin/api/rest_api.h"
-#include "admin/registry/executor_side.h"
+#include "admin/server/executor_side.h"
 #include "admin/scheduler/scheduler.h"
 #include "admin/server/console_files.h"
 #include "admin/server/health_check.h"
-#include "admin/store/database.h"
-#include "admin/store/pg_node_store.h"
-#include "admin/store/pg_schedule_store.h"
-#include "admin/store/pg_stores.h"
-#include "admin/store/pg_trigger_store.h"
+#include "admin/pg/database.h"
+#include "admin/pg/pg_node_store.h"
+#include "admin/pg/pg_schedule_store.h"
+#include "admin/pg/pg_stores.h"
+#include "admin/pg/pg_trigger_store.h"
 #include "admin/trigger/http_executor_client.h"
 #include "admin/trigger/trigger_service.h"
 #include "common/http/http_server.h"
@@ -65,6 +65,9 @@ class AdminServer {
   std::string node_id_;
   Database database_;
   PgStores stores_;
+  // The node's one way to reach executors: trigger sends, takeover checks, the console's log
+  // reads and kills.
+  HttpExecutorClient executor_client_;
   common::http::HttpServer http_;
   std::unique_ptr<HealthCheck> health_;
   std::unique_ptr<ConsoleFiles> console_;  // GET of every path no route serves
@@ -78,7 +81,6 @@ class AdminServer {
   PgScheduleStore schedule_store_;
   PgNodeStore node_store_;
   PgTriggerStore trigger_store_;
-  HttpExecutorClient executor_client_;
   std::unique_ptr<TriggerService> trigger_service_;
   std::unique_ptr<Scheduler> scheduler_;  // made by start(), once the node id is known
   // scheduler_ while it runs, for HTTP handlers (results waking the schedule thread).

@@ -1,8 +1,8 @@
-#include "admin/registry/executor_side.h"
+#include "admin/server/executor_side.h"
 
 #include <utility>
 
-#include "admin/registry/executor_routes.h"
+#include "admin/api/executor_api.h"
 
 namespace cronwheel::admin {
 

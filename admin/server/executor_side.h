@@ -7,11 +7,12 @@
 
 #include "admin/complete/completion.h"
 #include "admin/complete/lost_result_monitor.h"
-#include "admin/registry/executor_tokens.h"
+#include "admin/auth/executor_tokens.h"
+#include "admin/model/registry_store.h"
 #include "admin/registry/registry_monitor.h"
-#include "admin/store/database.h"
-#include "admin/store/pg_completion_store.h"
-#include "admin/store/pg_registry_store.h"
+#include "admin/pg/database.h"
+#include "admin/pg/pg_completion_store.h"
+#include "admin/pg/pg_registry_store.h"
 #include "common/http/http_server.h"
 #include "common/util/clock.h"
 

@@ -3,8 +3,8 @@
 #include <pqxx/pqxx>
 #include <spdlog/spdlog.h>
 
-#include "admin/store/connection_string.h"
-#include "admin/store/migrator.h"
+#include "admin/pg/connection_string.h"
+#include "admin/pg/migrator.h"
 
 namespace cronwheel::admin {
 

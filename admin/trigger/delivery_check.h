@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "admin/trigger/executor_client.h"
+#include "admin/model/executor_client.h"
 
 namespace cronwheel::admin {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "admin/trigger/executor_client.h"
+#include "admin/model/executor_client.h"
 #include "common/http/http_client.h"
 #include "common/util/clock.h"
 

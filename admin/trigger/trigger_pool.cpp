@@ -1,4 +1,4 @@
-#include "admin/scheduler/trigger_pool.h"
+#include "admin/trigger/trigger_pool.h"
 
 #include <pthread.h>
 

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
 
 namespace cronwheel::admin {
 

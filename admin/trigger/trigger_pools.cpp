@@ -1,4 +1,4 @@
-#include "admin/scheduler/trigger_pools.h"
+#include "admin/trigger/trigger_pools.h"
 
 #include <exception>
 

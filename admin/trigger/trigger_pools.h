@@ -34,9 +34,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
-#include "admin/scheduler/schedule_store.h"
-#include "admin/scheduler/trigger_pool.h"
+#include "admin/model/fire.h"
+#include "admin/model/schedule_store.h"
+#include "admin/trigger/trigger_pool.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

@@ -7,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "admin/route/group_addresses.h"
-#include "admin/store/database.h"
+#include "admin/model/store_errors.h"
 #include "admin/trigger/delivery_check.h"
 #include "common/protocol/constants.h"
 
@@ -112,7 +112,7 @@ auto TriggerService::record(F&& write) -> decltype(write()) {
   for (int attempt = 1;; ++attempt) {
     try {
       return write();
-    } catch (const DatabaseUnavailable& e) {
+    } catch (const StoreUnavailable& e) {
       if (attempt >= options_.record_attempts) throw;
       spdlog::warn("trigger: database unreachable while recording a trigger (attempt {} of {}): {}", attempt,
                    options_.record_attempts, e.what());

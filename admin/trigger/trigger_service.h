@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "admin/route/route_table.h"
-#include "admin/scheduler/fire.h"
-#include "admin/trigger/executor_client.h"
-#include "admin/trigger/trigger_store.h"
+#include "admin/model/fire.h"
+#include "admin/model/executor_client.h"
+#include "admin/model/trigger_store.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

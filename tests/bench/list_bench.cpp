@@ -38,9 +38,9 @@
 #include <pqxx/pqxx>
 #include <spdlog/spdlog.h>
 
-#include "admin/store/database.h"
-#include "admin/store/migrator.h"
-#include "admin/store/pg_stores.h"
+#include "admin/pg/database.h"
+#include "admin/pg/migrator.h"
+#include "admin/pg/pg_stores.h"
 #include "tests/support/test_database.h"
 
 namespace {

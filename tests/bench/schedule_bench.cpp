@@ -1,7 +1,7 @@
 // One scheduling scan on a real PostgreSQL: how long it holds the scheduling lock, and how many
 // fires per second it decides and durably writes, for N due jobs.
 //
-//  - Subject: PgScheduleStore::scan (admin/store/pg_schedule_store.h) with decide_fires, as the
+//  - Subject: PgScheduleStore::scan (admin/pg/pg_schedule_store.h) with decide_fires, as the
 //    schedule thread calls it: lock row, pre-read, decide, then one statement that advances
 //    every job (UPDATE ... FROM unnest, guarded by trigger_status = 1 and the next time read)
 //    and inserts every fire as a pending job_log row, then commit.
@@ -50,10 +50,10 @@
 #include <spdlog/spdlog.h>
 
 #include "admin/scheduler/fire_decision.h"
-#include "admin/store/connection_string.h"
-#include "admin/store/database.h"
-#include "admin/store/migrator.h"
-#include "admin/store/pg_schedule_store.h"
+#include "admin/pg/connection_string.h"
+#include "admin/pg/database.h"
+#include "admin/pg/migrator.h"
+#include "admin/pg/pg_schedule_store.h"
 #include "tests/support/test_database.h"
 
 namespace {

@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
-#include "admin/store/pg_store_support.h"
+#include "admin/pg/pg_store_support.h"
 #include "common/http/http_client.h"
 #include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"

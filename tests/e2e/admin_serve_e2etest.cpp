@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
-#include "admin/store/migrations.h"
+#include "admin/pg/migrations.h"
 #include "common/http/http_client.h"
 #include "tests/support/admin_process.h"
 #include "tests/support/process.h"

@@ -15,14 +15,14 @@
 #include <pqxx/pqxx>
 
 #include "admin/complete/completion.h"
-#include "admin/registry/executor_side.h"
-#include "admin/scheduler/fire.h"
-#include "admin/store/database.h"
-#include "admin/store/migrator.h"
-#include "admin/store/pg_completion_store.h"
-#include "admin/store/pg_registry_store.h"
-#include "admin/store/pg_store_support.h"
-#include "admin/store/pg_stores.h"
+#include "admin/server/executor_side.h"
+#include "admin/model/fire.h"
+#include "admin/pg/database.h"
+#include "admin/pg/migrator.h"
+#include "admin/pg/pg_completion_store.h"
+#include "admin/pg/pg_registry_store.h"
+#include "admin/pg/pg_store_support.h"
+#include "admin/pg/pg_stores.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/test_database.h"
 

@@ -6,7 +6,7 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/database.h"
+#include "admin/pg/database.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::admin {
@@ -113,7 +113,7 @@ TEST_F(DatabaseTest, WaitsForAFreeConnectionThenFailsClearly) {
   try {
     database.acquire();
     FAIL() << "a second connection was handed out from a pool of one";
-  } catch (const DatabaseUnavailable& e) {
+  } catch (const StoreUnavailable& e) {
     EXPECT_NE(std::string(e.what()).find("no database connection free"), std::string::npos) << e.what();
   }
   EXPECT_GE(std::chrono::steady_clock::now() - begin, 400ms);
@@ -140,12 +140,12 @@ TEST(Database, UnreachableServerFailsFastAndBacksOff) {
   Database::Options o;
   o.url = "postgresql://cronwheel@127.0.0.1:9/nothing";
   Database database(o);
-  EXPECT_THROW(database.read([](pqxx::read_transaction&) { return 0; }), DatabaseUnavailable);
+  EXPECT_THROW(database.read([](pqxx::read_transaction&) { return 0; }), StoreUnavailable);
   // Within the backoff no new connection is attempted: the answer is immediate and says so.
   try {
     database.read([](pqxx::read_transaction&) { return 0; });
     FAIL();
-  } catch (const DatabaseUnavailable& e) {
+  } catch (const StoreUnavailable& e) {
     EXPECT_NE(std::string(e.what()).find("next connection attempt"), std::string::npos) << e.what();
   }
   EXPECT_EQ(database.open_connections(), 0u);

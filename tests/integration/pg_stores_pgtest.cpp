@@ -9,10 +9,10 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/database.h"
-#include "admin/store/migrator.h"
-#include "admin/store/pg_store_support.h"
-#include "admin/store/pg_stores.h"
+#include "admin/pg/database.h"
+#include "admin/pg/migrator.h"
+#include "admin/pg/pg_store_support.h"
+#include "admin/pg/pg_stores.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/store_contract_tests.h"
 #include "tests/support/test_database.h"

@@ -12,14 +12,14 @@
 #include <pqxx/pqxx>
 
 #include "admin/scheduler/fire_decision.h"
-#include "admin/store/database.h"
-#include "admin/store/migrations.h"
-#include "admin/store/migrator.h"
-#include "admin/store/pg_completion_store.h"
-#include "admin/store/pg_schedule_store.h"
-#include "admin/store/pg_store_support.h"
-#include "admin/store/pg_stores.h"
-#include "admin/store/pg_trigger_store.h"
+#include "admin/pg/database.h"
+#include "admin/pg/migrations.h"
+#include "admin/pg/migrator.h"
+#include "admin/pg/pg_completion_store.h"
+#include "admin/pg/pg_schedule_store.h"
+#include "admin/pg/pg_store_support.h"
+#include "admin/pg/pg_stores.h"
+#include "admin/pg/pg_trigger_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/test_database.h"
 

@@ -2,7 +2,7 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/store/migrator.h"
+#include "admin/pg/migrator.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::admin {

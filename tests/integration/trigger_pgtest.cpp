@@ -12,12 +12,12 @@
 
 #include <pqxx/pqxx>
 
-#include "admin/scheduler/fire.h"
-#include "admin/store/database.h"
-#include "admin/store/migrator.h"
-#include "admin/store/pg_store_support.h"
-#include "admin/store/pg_stores.h"
-#include "admin/store/pg_trigger_store.h"
+#include "admin/model/fire.h"
+#include "admin/pg/database.h"
+#include "admin/pg/migrator.h"
+#include "admin/pg/pg_store_support.h"
+#include "admin/pg/pg_stores.h"
+#include "admin/pg/pg_trigger_store.h"
 #include "admin/trigger/trigger_service.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"

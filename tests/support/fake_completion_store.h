@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/complete/completion_store.h"
-#include "admin/scheduler/fire.h"
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
+#include "admin/model/completion_store.h"
+#include "admin/model/fire.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
 #include "tests/support/fake_registry_store.h"
 #include "tests/support/fake_stores.h"
 

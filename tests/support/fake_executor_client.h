@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "admin/trigger/executor_client.h"
+#include "admin/model/executor_client.h"
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"
 

@@ -8,16 +8,17 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/store/database.h"
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
+#include "admin/model/node_store.h"
+#include "admin/model/store_errors.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::testing {
 
 // An in-memory NodeStore with PgNodeStore's semantics. The Clock given plays the database's
 // clock: leases are set and compared with its wall time, as PgNodeStore does with now().
-// fail_with(...) makes every call throw DatabaseUnavailable until cleared.
+// fail_with(...) makes every call throw StoreUnavailable until cleared.
 //
 // Thread-safe.
 class FakeNodeStore final : public admin::NodeStore {
@@ -80,7 +81,7 @@ class FakeNodeStore final : public admin::NodeStore {
 
  private:
   void enter() {
-    if (failure_) throw admin::DatabaseUnavailable(*failure_);
+    if (failure_) throw admin::StoreUnavailable(*failure_);
   }
 
   const common::Clock& clock_;

@@ -17,8 +17,9 @@
 #include <tuple>
 #include <vector>
 
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
+#include "admin/model/records.h"
+#include "admin/model/registry_store.h"
+#include "admin/model/stores.h"
 #include "common/util/clock.h"
 #include "tests/support/fake_stores.h"
 

@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
-#include "admin/scheduler/schedule_store.h"
-#include "admin/store/database.h"
-#include "admin/store/records.h"
+#include "admin/model/fire.h"
+#include "admin/model/schedule_store.h"
+#include "admin/model/store_errors.h"
+#include "admin/model/records.h"
 
 namespace cronwheel::testing {
 
@@ -75,7 +75,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     return out;
   }
 
-  // Every call (or, with `method`, every call of that method) throws DatabaseUnavailable
+  // Every call (or, with `method`, every call of that method) throws StoreUnavailable
   // with `message` until cleared with nullopt.
   void fail_with(std::optional<std::string> message, std::string method = {}) {
     std::lock_guard lock(mutex_);
@@ -258,7 +258,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
   // Call with mutex_ held.
   void enter(const std::string& method) {
     ++calls_[method];
-    if (failure_ && (failing_method_.empty() || failing_method_ == method)) throw admin::DatabaseUnavailable(*failure_);
+    if (failure_ && (failing_method_.empty() || failing_method_ == method)) throw admin::StoreUnavailable(*failure_);
   }
   bool scheduled_exists(std::int64_t job_id, std::int64_t at, int shard) const {
     for (const auto& [id, l] : logs_) {

@@ -1,13 +1,13 @@
 #pragma once
 
-// In-memory stores with the semantics of the PostgreSQL ones (admin/store/pg_stores.h), for
+// In-memory stores with the semantics of the PostgreSQL ones (admin/pg/pg_stores.h), for
 // unit tests of admin logic. The same contract suite (tests/support/store_contract_tests.h)
 // runs against both, so what a test learns from a fake holds for the real thing:
 //  - ids are assigned from 1 per kind of record; times are stamped from the Clock given;
 //  - the schema's CHECK, UNIQUE and FOREIGN KEY rules are enforced and reported as Conflict
 //    naming the API field, like PgStores does (see pg_stores.h for the list);
 //  - every audited change records its AuditEntry (action, entity, before/after JSON from
-//    admin/store/record_json.h) in the fake AuditStore;
+//    admin/model/record_json.h) in the fake AuditStore;
 //  - orders: groups by app name, jobs newest (highest id) first, users by id, tokens and
 //    script versions newest first, logs by scheduled time newest first, audit newest first;
 //  - cascades: deleting a job deletes its logs and script versions; deleting a group removes
@@ -38,10 +38,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "admin/store/record_json.h"
-#include "admin/store/records.h"
-#include "admin/store/stores.h"
-#include "admin/store/token_hash.h"
+#include "admin/model/record_json.h"
+#include "admin/model/records.h"
+#include "admin/model/stores.h"
+#include "admin/model/token_hash.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::testing {

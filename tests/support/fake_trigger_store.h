@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
-#include "admin/store/records.h"
-#include "admin/trigger/trigger_store.h"
+#include "admin/model/fire.h"
+#include "admin/model/records.h"
+#include "admin/model/trigger_store.h"
 
 namespace cronwheel::testing {
 

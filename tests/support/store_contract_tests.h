@@ -1,7 +1,7 @@
 #pragma once
 
-// The stores' contract (admin/store/stores.h) as one typed GoogleTest suite, run against the
-// in-memory fakes (tests/unit/admin/fake_stores_test.cpp, label unit) and against PostgreSQL
+// The stores' contract (admin/model/stores.h) as one typed GoogleTest suite, run against the
+// in-memory fakes (tests/unit/admin/model/fake_stores_test.cpp, label unit) and against PostgreSQL
 // (tests/integration/pg_stores_pgtest.cpp, label db): the same bodies, so the fakes the API
 // tests use behave like the real stores.
 //
@@ -35,8 +35,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "admin/store/record_json.h"
-#include "admin/store/stores.h"
+#include "admin/model/record_json.h"
+#include "admin/model/stores.h"
 #include "tests/support/fake_clock.h"
 
 namespace cronwheel::testing {

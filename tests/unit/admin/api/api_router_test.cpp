@@ -5,8 +5,8 @@
 #include "admin/api/api_errors.h"
 #include "admin/api/api_router.h"
 #include "admin/api/json_body.h"
-#include "admin/store/database.h"
-#include "admin/store/stores.h"
+#include "admin/model/store_errors.h"
+#include "admin/model/stores.h"
 #include "common/http/http_client.h"
 
 namespace cronwheel::admin {
@@ -17,10 +17,10 @@ using nlohmann::json;
 // Accepts "Bearer admin", "Bearer normal" and the session cookie "session=normal".
 class FakeAuthenticator : public Authenticator {
  public:
-  std::optional<Principal> authenticate(const httplib::Request& req) override {
+  std::optional<Principal> authenticate(const Credentials& req) override {
     Principal p;
-    auto auth = req.get_header_value("Authorization");
-    auto cookie = req.get_header_value("Cookie");
+    const std::string auth = req.authorization.value_or("");
+    const std::string cookie = req.cookie_headers.empty() ? "" : req.cookie_headers.front();
     if (auth == "Bearer admin" || auth == "Bearer normal") {
       p.method = Principal::Method::kToken;
       p.user.username = auth.substr(7);
@@ -61,7 +61,7 @@ class ApiRouterTest : public ::testing::Test {
       const auto& kind = ctx.path_string("kind");
       if (kind == "missing") throw NotFound("job 7 does not exist");
       if (kind == "conflict") throw Conflict("app name demo is taken", "appName");
-      if (kind == "database") throw DatabaseUnavailable("connection refused to 10.0.0.1");
+      if (kind == "database") throw StoreUnavailable("connection refused to 10.0.0.1");
       throw std::runtime_error("secret internal detail");
     });
     router_->add(

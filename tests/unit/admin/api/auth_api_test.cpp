@@ -1,4 +1,4 @@
-#include "tests/unit/admin/auth_api_fixture.h"
+#include "tests/unit/admin/auth/auth_api_fixture.h"
 
 namespace cronwheel::admin {
 namespace {

@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "admin/registry/executor_routes.h"
-#include "admin/store/database.h"
+#include "admin/api/executor_api.h"
+#include "admin/model/store_errors.h"
 #include "common/http/http_client.h"
 #include "common/http/http_server.h"
-#include "tests/unit/complete/completion_fixture.h"
+#include "tests/unit/admin/complete/completion_fixture.h"
 
 namespace cronwheel::admin {
 namespace {
@@ -256,7 +256,7 @@ TEST_F(ExecutorRoutesTest, RepeatedAndUnknownCallbacksAreAnsweredSuccessAndChang
 // Completion over a store whose database is down.
 class UnavailableCompletionStore final : public CompletionStore {
  public:
-  Recorded record(const RunResult&, const Decide&) override { throw DatabaseUnavailable("database connection lost"); }
+  Recorded record(const RunResult&, const Decide&) override { throw StoreUnavailable("database connection lost"); }
   std::vector<JobLog> lost_candidates(std::int64_t, std::int64_t, int) override { return {}; }
 };
 

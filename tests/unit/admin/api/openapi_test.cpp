@@ -15,7 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "admin/api/rest_api.h"
-#include "admin/store/record_json.h"
+#include "admin/model/record_json.h"
 #include "common/http/http_server.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_stores.h"

@@ -14,7 +14,7 @@
 
 #include "admin/api/api_router.h"
 #include "admin/api/resource_routes.h"
-#include "admin/store/records.h"
+#include "admin/model/records.h"
 #include "common/http/http_server.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_stores.h"
@@ -28,11 +28,11 @@ class UserNameAuthenticator : public Authenticator {
  public:
   explicit UserNameAuthenticator(UserStore& users) : users_(users) {}
 
-  std::optional<Principal> authenticate(const httplib::Request& req) override {
+  std::optional<Principal> authenticate(const Credentials& req) override {
     Principal p;
     std::string name;
-    auto auth = req.get_header_value("Authorization");
-    auto cookie = req.get_header_value("Cookie");
+    const std::string auth = req.authorization.value_or("");
+    const std::string cookie = req.cookie_headers.empty() ? "" : req.cookie_headers.front();
     if (auth.rfind("Bearer ", 0) == 0) {
       name = auth.substr(7);
       p.method = Principal::Method::kToken;

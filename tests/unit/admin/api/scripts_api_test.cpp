@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/admin/resource_api_fixture.h"
+#include "tests/unit/admin/api/resource_api_fixture.h"
 
 namespace cronwheel::admin {
 namespace {

@@ -23,14 +23,10 @@ class CredentialAuthenticatorTest : public ::testing::Test {
     alice_ = fakes_.users().create(u, system_);
   }
 
-  static httplib::Request request(httplib::Headers headers) {
-    httplib::Request req;
-    req.headers = std::move(headers);
-    return req;
+  static Credentials with_cookie(const std::string& secret) {
+    return Credentials{std::nullopt, {std::string(CredentialAuthenticator::kCookieName) + "=" + secret}};
   }
-  static httplib::Request with_cookie(const std::string& secret) {
-    return request({{"Cookie", std::string(CredentialAuthenticator::kCookieName) + "=" + secret}});
-  }
+  static Credentials with_authorization(const std::string& value) { return Credentials{value, {}}; }
 
   // A token created the way POST tokens does; returns its secret.
   std::string create_token(const std::string& name, std::int64_t* id = nullptr,
@@ -88,26 +84,26 @@ TEST_F(CredentialAuthenticatorTest, BearerTokenAuthenticatesItsUser) {
   std::int64_t id = 0;
   auto secret = create_token("ci", &id);
   EXPECT_EQ(secret.rfind(CredentialAuthenticator::kTokenPrefix, 0), 0u) << secret;
-  auto who = auth_.authenticate(request({{"Authorization", "Bearer " + secret}}));
+  auto who = auth_.authenticate(with_authorization("Bearer " + secret));
   ASSERT_TRUE(who);
   EXPECT_EQ(who->user.id, alice_.id);
   EXPECT_EQ(who->method, Principal::Method::kToken);
   EXPECT_EQ(who->token_id, id);
   EXPECT_TRUE(who->csrf_token.empty());
   // The scheme is case-insensitive (RFC 7235).
-  EXPECT_TRUE(auth_.authenticate(request({{"Authorization", "bearer " + secret}})));
+  EXPECT_TRUE(auth_.authenticate(with_authorization("bearer " + secret)));
 }
 
 TEST_F(CredentialAuthenticatorTest, RevokedTokenNoLongerAuthenticates) {
   std::int64_t id = 0;
   auto secret = create_token("ci", &id);
   ASSERT_TRUE(fakes_.tokens().revoke(alice_.id, id, system_));
-  EXPECT_FALSE(auth_.authenticate(request({{"Authorization", "Bearer " + secret}})));
+  EXPECT_FALSE(auth_.authenticate(with_authorization("Bearer " + secret)));
 }
 
 TEST_F(CredentialAuthenticatorTest, ExpiredTokenNoLongerAuthenticates) {
   auto secret = create_token("ci", nullptr, clock_.now_ms() + 60'000);
-  const auto bearer = request({{"Authorization", "Bearer " + secret}});
+  const auto bearer = with_authorization("Bearer " + secret);
   EXPECT_TRUE(auth_.authenticate(bearer));
 
   // A node whose clock runs ahead of the store's ends the token by its own clock too.
@@ -120,24 +116,24 @@ TEST_F(CredentialAuthenticatorTest, ExpiredTokenNoLongerAuthenticates) {
 }
 
 TEST_F(CredentialAuthenticatorTest, UnknownOrMalformedCredentialsDoNotAuthenticate) {
-  EXPECT_FALSE(auth_.authenticate(request({})));
+  EXPECT_FALSE(auth_.authenticate(Credentials{}));
   EXPECT_FALSE(auth_.authenticate(with_cookie("")));
   EXPECT_FALSE(auth_.authenticate(with_cookie("not-a-session")));
   EXPECT_FALSE(auth_.authenticate(with_cookie(std::string(5000, 'a'))));
-  EXPECT_FALSE(auth_.authenticate(request({{"Authorization", "Bearer "}})));
-  EXPECT_FALSE(auth_.authenticate(request({{"Authorization", "Bearer cw_unknown"}})));
-  EXPECT_FALSE(auth_.authenticate(request({{"Authorization", "Basic YWRtaW46YWRtaW4="}})));
+  EXPECT_FALSE(auth_.authenticate(with_authorization("Bearer ")));
+  EXPECT_FALSE(auth_.authenticate(with_authorization("Bearer cw_unknown")));
+  EXPECT_FALSE(auth_.authenticate(with_authorization("Basic YWRtaW46YWRtaW4=")));
 }
 
 TEST_F(CredentialAuthenticatorTest, AnAuthorizationHeaderIsJudgedAlone) {
   auto session = auth_.open_session(alice_);
   auto req = with_cookie(session.secret);
-  req.headers.emplace("Authorization", "Bearer cw_wrong");
+  req.authorization = "Bearer cw_wrong";
   EXPECT_FALSE(auth_.authenticate(req));
 
   auto secret = create_token("ci");
   auto both = with_cookie(session.secret);
-  both.headers.emplace("Authorization", "Bearer " + secret);
+  both.authorization = "Bearer " + secret;
   auto who = auth_.authenticate(both);
   ASSERT_TRUE(who);
   EXPECT_EQ(who->method, Principal::Method::kToken);  // no CSRF token: the bearer decides
@@ -145,11 +141,11 @@ TEST_F(CredentialAuthenticatorTest, AnAuthorizationHeaderIsJudgedAlone) {
 
 TEST_F(CredentialAuthenticatorTest, FindsTheSessionCookieAmongOthers) {
   auto session = auth_.open_session(alice_);
-  auto req = request({{"Cookie", "theme=dark; cronwheel_session_old=x"},
-                      {"Cookie", "lang=en;  cronwheel_session=" + session.secret + " ; other=1"}});
+  Credentials req{std::nullopt,
+                  {"theme=dark; cronwheel_session_old=x", "lang=en;  cronwheel_session=" + session.secret + " ; other=1"}};
   EXPECT_TRUE(auth_.authenticate(req));
-  EXPECT_EQ(request_cookie(req, "lang"), "en");
-  EXPECT_EQ(request_cookie(req, "missing"), std::nullopt);
+  EXPECT_EQ(cookie_value(req.cookie_headers, "lang"), "en");
+  EXPECT_EQ(cookie_value(req.cookie_headers, "missing"), std::nullopt);
 }
 
 TEST_F(CredentialAuthenticatorTest, CookieIsHttpOnlyAndSameSiteStrict) {
@@ -172,7 +168,7 @@ TEST_F(CredentialAuthenticatorTest, DeletedUsersSessionsAndTokensEnd) {
   auto secret = create_token("ci");
   fakes_.users().remove(alice_.id, system_);
   EXPECT_FALSE(auth_.authenticate(with_cookie(session.secret)));
-  EXPECT_FALSE(auth_.authenticate(request({{"Authorization", "Bearer " + secret}})));
+  EXPECT_FALSE(auth_.authenticate(with_authorization("Bearer " + secret)));
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "admin/complete/completion.h"
-#include "admin/scheduler/fire.h"
-#include "admin/store/records.h"
+#include "admin/model/fire.h"
+#include "admin/model/records.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_completion_store.h"
 #include "tests/support/fake_registry_store.h"

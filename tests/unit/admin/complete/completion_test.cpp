@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/unit/complete/completion_fixture.h"
+#include "tests/unit/admin/complete/completion_fixture.h"
 
 namespace cronwheel::admin {
 namespace {

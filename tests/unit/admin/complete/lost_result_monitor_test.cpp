@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "admin/complete/lost_result_monitor.h"
-#include "tests/unit/complete/completion_fixture.h"
+#include "tests/unit/admin/complete/completion_fixture.h"
 
 namespace cronwheel::admin {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "admin/schedule/schedule.h"
+#include "admin/model/schedule.h"
 
 namespace cronwheel::admin {
 namespace {

@@ -7,8 +7,9 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "admin/model/registry_store.h"
 #include "admin/registry/registry_monitor.h"
-#include "admin/store/database.h"
+#include "admin/model/store_errors.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_registry_store.h"
 #include "tests/support/fake_stores.h"
@@ -107,7 +108,7 @@ class UnavailableRegistry final : public RegistryStore {
   std::vector<RegistryEntry> live(std::int64_t) override { return {}; }
   int refresh(std::int64_t) override {
     ++calls;
-    throw DatabaseUnavailable("database connection lost");
+    throw StoreUnavailable("database connection lost");
   }
   std::atomic<int> calls{0};
 };

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "admin/scheduler/fire.h"
+#include "admin/model/fire.h"
 #include "admin/scheduler/fire_decision.h"
 
 namespace cronwheel::admin {

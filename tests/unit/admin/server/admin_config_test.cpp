@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "admin/server/admin_server.h"
-#include "admin/store/connection_string.h"
+#include "admin/pg/connection_string.h"
 
 namespace cronwheel::admin {
 namespace {

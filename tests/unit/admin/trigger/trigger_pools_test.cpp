@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "admin/scheduler/trigger_pool.h"
-#include "admin/scheduler/trigger_pools.h"
+#include "admin/trigger/trigger_pool.h"
+#include "admin/trigger/trigger_pools.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_schedule_store.h"
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "admin/store/database.h"
+#include "admin/model/store_errors.h"
 #include "admin/trigger/delivery_check.h"
 #include "common/protocol/constants.h"
 #include "tests/support/fake_clock.h"
@@ -287,7 +287,7 @@ TEST_F(TriggerServiceTest, UnreachableDatabaseBeforeTheClaimLeavesTheFirePending
   auto fire = pending();
   for (auto failing : {"load_pending", "claim"}) {
     store_.before_call([&](std::string_view method) {
-      if (method == failing) throw admin::DatabaseUnavailable("database connection lost");
+      if (method == failing) throw admin::StoreUnavailable("database connection lost");
     });
     EXPECT_EQ(send(fire).kind, Kind::kDropped) << failing;
     EXPECT_EQ(row(fire.id).state, "pending") << failing;
@@ -301,7 +301,7 @@ TEST_F(TriggerServiceTest, UnreachableDatabaseWhileRecordingTheAnswerIsRetried) 
   auto fire = pending();
   int failures = 2;
   store_.before_call([&](std::string_view method) {
-    if (method == "record_triggered" && failures-- > 0) throw admin::DatabaseUnavailable("database connection lost");
+    if (method == "record_triggered" && failures-- > 0) throw admin::StoreUnavailable("database connection lost");
   });
   EXPECT_EQ(send(fire).kind, Kind::kTriggered);
   EXPECT_EQ(row(fire.id).state, "triggered");

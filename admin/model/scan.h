@@ -1,0 +1,59 @@
+#pragma once
+
+// What one scheduling scan reads and decides (docs/scheduling.md, "Deciding fires"): the
+// values decide_fires (admin/scheduler/fire_decision.h) maps from and to, and ScheduleStore
+// (schedule_store.h) reads and writes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cronwheel::admin {
+
+// How far ahead a scan decides fires, and how late a fire may be before it is a misfire.
+inline constexpr std::int64_t kPreReadWindowMs = 5'000;
+
+// A job as the pre-read reads it: only the columns of the job_info_due index.
+struct DueJob {
+  std::int64_t id = 0;
+  std::string schedule_type;
+  std::string schedule_conf;
+  std::string timezone;
+  std::string misfire_strategy;
+  std::int64_t trigger_last_time = 0;
+  std::int64_t trigger_next_time = 0;
+
+  friend bool operator==(const DueJob&, const DueJob&) = default;
+};
+
+// One fire decided by a scan: a pending job_log row to be.
+struct DecidedFire {
+  std::int64_t job_id = 0;
+  std::int64_t scheduled_time = 0;  // epoch ms
+  std::string trigger_type;         // "SCHEDULE", or "MISFIRE" for FIRE_ONCE_NOW's catch-up
+
+  friend bool operator==(const DecidedFire&, const DecidedFire&) = default;
+};
+
+// A job's new times. Written only while the job still runs and still has the next time the
+// scan read (`read_next_time`): a job stopped, restarted or rescheduled meanwhile keeps what
+// it has, and the fires decided for it are dropped with its update.
+struct JobAdvance {
+  std::int64_t job_id = 0;
+  std::int64_t read_next_time = 0;
+  std::int64_t last_time = 0;  // the last fire decided, or unchanged when none was
+  std::int64_t next_time = 0;  // 0 when the job stops
+  int trigger_status = 1;      // 0: the schedule has no further time (or cannot be read)
+  std::string stop_reason;     // why it stops, for the node's log; empty while it runs
+
+  friend bool operator==(const JobAdvance&, const JobAdvance&) = default;
+};
+
+struct ScanDecision {
+  std::vector<DecidedFire> fires;  // by job in the order read, then by time
+  std::vector<JobAdvance> jobs;    // one per job read, in the order read
+
+  friend bool operator==(const ScanDecision&, const ScanDecision&) = default;
+};
+
+}  // namespace cronwheel::admin
