@@ -1,6 +1,6 @@
 // The logs resource: one row per fire (routes: add_log_routes in resource_routes.h). Reading a
 // run's output and killing a run are calls to the executor that ran it, made with no database
-// transaction open.
+// transaction open, through the node's ExecutorClient (admin/model/executor_client.h).
 
 #include <climits>
 #include <stdexcept>
@@ -11,9 +11,7 @@
 #include "admin/api/json_body.h"
 #include "admin/api/resource_access.h"
 #include "admin/api/resource_routes.h"
-#include "admin/store/record_json.h"
-#include "common/http/http_client.h"
-#include "common/http/xxl_job_call.h"
+#include "admin/model/record_json.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 
@@ -32,19 +30,14 @@ const std::string& executor_of(const JobLog& log) {
   return log.executor_address;
 }
 
-// A client for one call to an executor: the group's own access token, else the admin's.
-http::HttpClient executor_client(const std::string& address, const Group* group, const ResourceOptions& options) {
-  http::HttpClientOptions client_options;
-  client_options.connect_timeout = options.executor_connect_timeout;
-  client_options.read_timeout = options.executor_read_timeout;
-  client_options.write_timeout = options.executor_read_timeout;
-  client_options.access_token = group != nullptr && group->access_token ? *group->access_token : options.access_token;
-  client_options.keep_alive = false;
-  try {
-    return http::HttpClient(address, client_options);
-  } catch (const std::invalid_argument&) {
-    throw http::HttpError(502, kBadGateway, "executor address '" + address + "' is not an http(s) URL");
-  }
+// The access token calls to the run's executor carry: its group's own, else the admin's.
+std::string executor_token(const Group* group, const ResourceOptions& options) {
+  return group != nullptr && group->access_token ? *group->access_token : options.access_token;
+}
+
+ExecutorClient& executors_of(const ResourceOptions& options) {
+  if (options.executors == nullptr) throw std::logic_error("ResourceOptions::executors is not set");
+  return *options.executors;
 }
 
 [[noreturn]] void executor_failed(const std::string& address, const std::string& what, const std::string& msg) {
@@ -155,9 +148,7 @@ void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                param.log_date_time = log.trigger_time.value_or(log.scheduled_time);
                param.log_id = log.id;
                param.from_line_num = static_cast<std::int32_t>(from_line);
-               auto client = executor_client(address, group ? &*group : nullptr, options);
-               auto answer = http::post_xxl_job<protocol::LogResult>(client, protocol::kLogPath,
-                                                                     protocol::to_json_string(param));
+               auto answer = executors_of(options).log(address, executor_token(group ? &*group : nullptr, options), param);
                if (!answer.is_success()) executor_failed(address, "return the log", answer.msg);
                if (!answer.content) executor_failed(address, "return the log", "the answer has no content");
                return ApiResponse{200,
@@ -180,10 +171,8 @@ void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                  throw conflict("job id " + std::to_string(log.job_id) + " does not fit XXL-JOB's kill call");
                }
                auto group = stores.groups.get(log.job_group);
-               protocol::KillParam param;
-               param.job_id = static_cast<std::int32_t>(log.job_id);
-               auto client = executor_client(address, group ? &*group : nullptr, options);
-               auto answer = http::post_xxl_job(client, protocol::kKillPath, protocol::to_json_string(param));
+               auto answer = executors_of(options).kill(address, executor_token(group ? &*group : nullptr, options),
+                                                        static_cast<std::int32_t>(log.job_id));
                if (!answer.is_success()) executor_failed(address, "kill the run", answer.msg);
 
                // The kill changes no row (the executor reports the run's end through its

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "admin/api/api_router.h"
+#include "admin/model/executor_client.h"
 #include "admin/model/stores.h"
 #include "common/util/clock.h"
 
@@ -36,9 +37,9 @@ struct ResourceOptions {
   // address list comes from executor registrations, which the node then reads at once.
   std::function<void()> automatic_group_changed;
 
-  // Bounds on one call to an executor (log content, kill): a console waits for them.
-  std::chrono::milliseconds executor_connect_timeout{3'000};
-  std::chrono::milliseconds executor_read_timeout{10'000};
+  // Reads a run's log from its executor and kills runs (logs/{id}/content, logs/{id}/kill);
+  // required by add_log_routes. The node's one client, bounded by its own timeouts.
+  ExecutorClient* executors = nullptr;
 
   // A registration older than this is no executor online (RegistryMonitor's dead timeout).
   std::chrono::milliseconds executor_dead_after{90'000};

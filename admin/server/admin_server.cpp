@@ -191,6 +191,7 @@ void AdminServer::add_routes() {
     return node_id_;
   };
   api.resources.access_token = config_.access_token;
+  api.resources.executors = &executor_client_;
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), std::move(api));

@@ -3,6 +3,7 @@
 #include <exception>
 #include <optional>
 
+#include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 
@@ -12,13 +13,6 @@ namespace protocol = common::protocol;
 using common::http::HttpClient;
 using common::http::HttpResult;
 using common::http::TransportError;
-
-namespace {
-
-// How much of an unexpected body goes into a message (an HTML error page can be large).
-constexpr std::size_t kBodyExcerpt = 200;
-
-}  // namespace
 
 HttpExecutorClient::HttpExecutorClient(const common::Clock& clock) : HttpExecutorClient(clock, Options{}) {}
 
@@ -120,25 +114,7 @@ protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const 
   }
   give_back(key, std::move(client));
 
-  // The answer arrived: read it as common/http's post_xxl_job does.
-  std::optional<Answer> answer;
-  std::string problem;
-  try {
-    answer = protocol::parse<Answer>(result.body);
-  } catch (const protocol::ProtocolError& e) {
-    problem = e.what();
-  }
-  if (result.status == 200) {
-    if (answer) return std::move(*answer);
-    return Answer::fail("invalid answer from POST " + url + ": " + problem);
-  }
-  if (answer && !answer->is_success()) return std::move(*answer);
-  std::string message = "HTTP " + std::to_string(result.status) + " from POST " + url;
-  if (!result.body.empty()) {
-    message += ": " + result.body.substr(0, kBodyExcerpt);
-    if (result.body.size() > kBodyExcerpt) message += "...";
-  }
-  return Answer::fail(std::move(message));
+  return common::http::read_xxl_job_answer<T>(result, url);
 }
 
 ExecutorClient::Result HttpExecutorClient::beat(const std::string& address, const std::string& access_token) {

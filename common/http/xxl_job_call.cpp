@@ -8,15 +8,12 @@ constexpr std::size_t kBodyExcerpt = 200;
 
 }  // namespace
 
-std::string bad_body_message(const HttpClient& client, std::string_view path,
-                             const std::string& problem) {
-  return "invalid answer from POST " + client.url(path) + ": " + problem;
+std::string bad_body_message(std::string_view url, const std::string& problem) {
+  return "invalid answer from POST " + std::string(url) + ": " + problem;
 }
 
-std::string bad_status_message(const HttpClient& client, std::string_view path,
-                               const HttpResult& result) {
-  std::string message =
-      "HTTP " + std::to_string(result.status) + " from POST " + client.url(path);
+std::string bad_status_message(std::string_view url, const HttpResult& result) {
+  std::string message = "HTTP " + std::to_string(result.status) + " from POST " + std::string(url);
   if (!result.body.empty()) {
     message += ": " + result.body.substr(0, kBodyExcerpt);
     if (result.body.size() > kBodyExcerpt) message += "...";

@@ -14,6 +14,7 @@
 
 #include "admin/api/api_router.h"
 #include "admin/api/resource_routes.h"
+#include "admin/trigger/http_executor_client.h"
 #include "admin/model/records.h"
 #include "common/http/http_server.h"
 #include "tests/support/fake_clock.h"
@@ -81,8 +82,7 @@ class ResourceApiTest : public ::testing::Test {
     options.clock = &clock_;
     options.node_id = [] { return std::string("node-under-test"); };
     options.access_token = "admin-default-token";
-    options.executor_connect_timeout = std::chrono::milliseconds(2'000);
-    options.executor_read_timeout = std::chrono::milliseconds(5'000);
+    options.executors = &executors_;
     options.automatic_group_changed = [this] { ++automatic_group_changes_; };
     add_resource_routes(*router_, stores_, options);
     server_->start();
@@ -167,6 +167,11 @@ class ResourceApiTest : public ::testing::Test {
   testing::FakeStores fake_{clock_};
   Stores stores_ = fake_.stores();
   UserNameAuthenticator auth_{stores_.users};
+  // The node's real client: logs/{id}/content and kill reach executors served on 127.0.0.1.
+  HttpExecutorClient executors_{common::SystemClock::instance(),
+                                HttpExecutorClient::Options{std::chrono::milliseconds(2'000),
+                                                            std::chrono::milliseconds(5'000),
+                                                            std::chrono::milliseconds(5'000)}};
   Actor system_;
   User admin_;
   std::unique_ptr<common::http::HttpServer> server_;
