@@ -96,6 +96,12 @@ export function browserTimeZone(): string {
   }
 }
 
+/** The browser's time zone and its offset now, as pages name it: "Europe/Paris (UTC+01:00)". */
+export function browserZoneText(now = Date.now()): string {
+  const zone = browserTimeZone()
+  return `${zone} (${formatOffset(zoneOffsetMinutes(now, zone))})`
+}
+
 /** An instant in the browser's zone, with its offset; "" for null, undefined and 0 (unset). */
 export function formatLocal(ms: number | null | undefined, opts: FormatOptions = {}): string {
   if (!ms) return ''
