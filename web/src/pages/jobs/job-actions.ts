@@ -3,6 +3,7 @@ import { api, call } from '@/api/client'
 import type { Job } from '@/api/types'
 import { i18n } from '@/i18n'
 import { showError } from '@/utils/errors'
+import { confirmDelete } from '@/utils/confirm'
 
 const t = i18n.global.t
 
@@ -34,16 +35,7 @@ export async function copyJob(job: Job): Promise<Job | null> {
 
 /** Asks, then deletes; answers whether the job is gone. */
 export async function deleteJob(job: Job): Promise<boolean> {
-  try {
-    await ElMessageBox.confirm(t('jobs.deleteConfirm', { name: job.jobDesc ?? '' }), t('common.confirmDeleteTitle'), {
-      type: 'warning',
-      confirmButtonText: t('common.delete'),
-      cancelButtonText: t('common.cancel'),
-      confirmButtonClass: 'el-button--danger',
-    })
-  } catch {
-    return false
-  }
+  if (!(await confirmDelete(t('jobs.deleteConfirm', { name: job.jobDesc ?? '' })))) return false
   try {
     await call(api.DELETE('/jobs/{id}', { params: { path: { id: job.id! } } }))
     ElMessage({ type: 'success', message: t('common.deleted') })

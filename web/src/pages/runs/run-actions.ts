@@ -2,6 +2,7 @@
 import { api, call } from '@/api/client'
 import type { JobLog } from '@/api/types'
 import { i18n } from '@/i18n'
+import { confirmDanger } from '@/utils/confirm'
 import { showError } from '@/utils/errors'
 import { jobName } from '@/components/job-names'
 import { stateKey } from './run-format'
@@ -23,18 +24,9 @@ export function canKill(log: JobLog): boolean {
   return log.state === 'triggered'
 }
 
-async function confirm(message: string, title: string, confirmText: string): Promise<boolean> {
-  try {
-    await ElMessageBox.confirm(message, title, {
-      type: 'warning',
-      confirmButtonText: confirmText,
-      cancelButtonText: t('runs.keep'),
-      confirmButtonClass: 'el-button--danger',
-    })
-    return true
-  } catch {
-    return false
-  }
+// Cancelling the question keeps the run.
+function confirm(message: string, title: string, confirmText: string): Promise<boolean> {
+  return confirmDanger(message, title, confirmText, t('runs.keep'))
 }
 
 /** Asks, then asks the executor to kill the run; answers whether the kill was accepted. */
