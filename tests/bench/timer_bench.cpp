@@ -1,7 +1,9 @@
-// HashedWheelTimer against HeapTimer: the cost of one schedule, one cancel and one expiry with
-// 10k, 100k and 1M timeouts pending, delays uniform in [1 s, 60 s] from a seeded generator.
+// HashedWheelTimer and HierarchicalWheelTimer against HeapTimer: the cost of one schedule, one
+// cancel and one expiry with 10k, 100k and 1M timeouts pending, delays uniform in [1 s, 60 s]
+// from a seeded generator; expiry again with delays up to a day; and what each costs while
+// nothing is due.
 //
-// Both timers are manual (TimerOptions::manual) on a hand-moved clock: no thread, no sleep,
+// The timers are manual (TimerOptions::manual) on a hand-moved clock: no thread, no sleep,
 // the same process_until() the worker threads run. Each benchmark iteration times a batch of
 // operations (manual timing) and then, untimed, restores the pending count, so the structure
 // stays at N throughout. The counter ns_per_op is the median over iterations of the timed
@@ -11,6 +13,24 @@
 // times a second) and 1024 buckets, so one turn (102.4 s) covers the whole delay range and
 // every timeout is visited once, when it expires. The Wheel512 rows use Netty's default of
 // 512 buckets (a 51.2 s turn) to show what a second visit costs the delays beyond one turn.
+//
+// Hierarchical wheel: its defaults, 1 ms ticks and wheels of 512 buckets (0.5 s, 262 s, 37 h),
+// so a timeout of [1 s, 60 s] is placed in the second wheel and moves down once before it
+// fires. The Hier100ms rows use the hashed wheel's 100 ms tick (first wheel 51.2 s): most
+// timeouts go straight to the first wheel, as in the hashed wheel.
+//
+// BM_ExpireLong: delays uniform in [1 s, 24 h], each iteration one minute of expiry. With 1M
+// pending about 700 timeouts expire a minute, while the hashed wheel visits every entry of
+// every bucket it passes (1M entries a turn of 102.4 s): the regime of long, sparse timeouts.
+// No warm-up: the first minutes after scheduling, when deadlines are spread uniformly.
+//
+// BM_Idle rows are not manual: real timers with their worker threads on the system clock, 1M
+// timeouts pending, and a window of 5 s of wall time during which the benchmark thread sleeps.
+// They report the worker thread's CPU time per second of window (worker_us_per_s, from its
+// CLOCK_THREAD_CPUTIME_ID), the whole process's (process_us_per_s, getrusage) and how often
+// the worker returned from a sleep (wakeups_per_s, counted by the clock it sleeps on).
+// NothingDue: delays uniform in [1 h, 25 h], so nothing is due in the window. Sparse: delays
+// uniform in [0, 24 h], about 12 due a second.
 //
 // What the wheel's rows should show: expiry per timeout and schedule nearly flat from 10k to
 // 1M (the bucket walk streams through arrays and prefetches; see hashed_wheel_timer.h). Cancel
@@ -25,6 +45,9 @@
 // Run: timer_bench --benchmark_counters_tabular=true
 
 #include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,10 +57,12 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "common/timer/hashed_wheel_timer.h"
 #include "common/timer/heap_timer.h"
+#include "common/timer/hierarchical_wheel_timer.h"
 #include "common/timer/timer.h"
 #include "common/util/clock.h"
 
@@ -47,6 +72,9 @@ using namespace std::chrono_literals;
 using cronwheel::common::Clock;
 using cronwheel::common::HashedWheelTimer;
 using cronwheel::common::HeapTimer;
+using cronwheel::common::HierarchicalWheelOptions;
+using cronwheel::common::HierarchicalWheelTimer;
+using cronwheel::common::SystemClock;
 using cronwheel::common::Timer;
 using cronwheel::common::TimerHandle;
 using cronwheel::common::TimerOptions;
@@ -68,12 +96,14 @@ class ManualClock final : public Clock {
   std::atomic<std::int64_t> offset_ns_{0};
 };
 
-// Delays uniform in [1 s, 60 s], drawn once so the generator stays out of the timed loops.
+// Delays uniform in [min, max] (by default [1 s, 60 s]), drawn once so the generator stays
+// out of the timed loops.
 class Delays {
  public:
-  Delays() : table_(std::size_t{1} << 20) {
+  explicit Delays(std::chrono::nanoseconds min = 1s, std::chrono::nanoseconds max = 60s)
+      : table_(std::size_t{1} << 20) {
     std::mt19937_64 rng(42);
-    std::uniform_int_distribution<std::int64_t> ns(1'000'000'000, 60'000'000'000);
+    std::uniform_int_distribution<std::int64_t> ns(min.count(), max.count());
     for (auto& d : table_) d = std::chrono::nanoseconds(ns(rng));
   }
   std::chrono::nanoseconds next() noexcept { return table_[next_++ & (table_.size() - 1)]; }
@@ -83,7 +113,7 @@ class Delays {
   std::size_t next_ = 0;
 };
 
-enum class Kind { kWheel, kWheel512, kHeap };
+enum class Kind { kWheel, kWheel512, kHier, kHier100ms, kHeap };
 
 std::atomic<std::uint64_t> g_fired{0};
 void on_fire() { g_fired.fetch_add(1, std::memory_order_relaxed); }
@@ -91,22 +121,29 @@ void on_fire() { g_fired.fetch_add(1, std::memory_order_relaxed); }
 constexpr std::chrono::nanoseconds kTick = 100ms;
 constexpr std::size_t kBatch = 1000;
 
+std::unique_ptr<Timer> make_timer(Kind kind, Clock& clock, TimerOptions options) {
+  switch (kind) {
+    case Kind::kWheel:
+      return std::make_unique<HashedWheelTimer>(
+          clock, WheelOptions{.tick = kTick, .wheel_size = 1024}, options);
+    case Kind::kWheel512:
+      return std::make_unique<HashedWheelTimer>(
+          clock, WheelOptions{.tick = kTick, .wheel_size = 512}, options);
+    case Kind::kHier:
+      return std::make_unique<HierarchicalWheelTimer>(clock, HierarchicalWheelOptions{},
+                                                      options);
+    case Kind::kHier100ms:
+      return std::make_unique<HierarchicalWheelTimer>(
+          clock, HierarchicalWheelOptions{.tick = kTick, .wheel_size = 512}, options);
+    case Kind::kHeap:
+      return std::make_unique<HeapTimer>(clock, options);
+  }
+  throw std::logic_error("unknown timer kind");
+}
+
 struct Setup {
-  Setup(Kind kind, std::size_t n) {
-    TimerOptions manual{.manual = true};
-    switch (kind) {
-      case Kind::kWheel:
-        timer = std::make_unique<HashedWheelTimer>(
-            clock, WheelOptions{.tick = kTick, .wheel_size = 1024}, manual);
-        break;
-      case Kind::kWheel512:
-        timer = std::make_unique<HashedWheelTimer>(
-            clock, WheelOptions{.tick = kTick, .wheel_size = 512}, manual);
-        break;
-      case Kind::kHeap:
-        timer = std::make_unique<HeapTimer>(clock, manual);
-        break;
-    }
+  Setup(Kind kind, std::size_t n, Delays d = Delays()) : delays(std::move(d)) {
+    timer = make_timer(kind, clock, TimerOptions{.manual = true});
     handles.reserve(n);
     for (std::size_t i = 0; i < n; ++i) handles.push_back(timer->schedule(on_fire, delays.next()));
     process();
@@ -278,6 +315,116 @@ void BM_Expire(benchmark::State& state, Kind kind) {
   timing.report(state);
 }
 
+// Expiry of long, sparse timeouts (see the header comment): each iteration moves the clock one
+// minute, in steps of one tick of the hashed wheel, then refills untimed. Read ns_per_op_mean
+// (all the time over all the expiries) at 10k, where many iterations expire nothing.
+void BM_ExpireLong(benchmark::State& state, Kind kind) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Setup s(kind, n, Delays(1s, 24h));
+  s.handles.clear();
+  Timing timing;
+  for (auto _ : state) {
+    std::size_t fired = 0;
+    const auto start = Stopwatch::now();
+    for (int t = 0; t < 600; ++t) {
+      s.clock.advance(kTick);
+      fired += s.process();
+    }
+    timing.add(state, Stopwatch::now() - start, fired);
+    for (std::size_t i = 0; i < fired; ++i) s.timer->schedule(on_fire, s.delays.next());
+    s.process();
+  }
+  timing.report(state);
+}
+
+// The system clock, counting the sleeps of the thread that sleeps on it (a timer's worker)
+// and giving that thread's CPU clock.
+class CountingClock final : public Clock {
+ public:
+  std::int64_t now_ms() const override { return SystemClock::instance().now_ms(); }
+  SteadyTime steady_now() const override { return SystemClock::instance().steady_now(); }
+  bool sleep_until(SteadyTime deadline, std::stop_token stop) override {
+    if (!has_sleeper_.load(std::memory_order_acquire)) {
+      clockid_t id{};
+      if (pthread_getcpuclockid(pthread_self(), &id) == 0) {
+        sleeper_cpu_ = id;
+        has_sleeper_.store(true, std::memory_order_release);
+      }
+    }
+    const bool reached = SystemClock::instance().sleep_until(deadline, std::move(stop));
+    wakeups_.fetch_add(1, std::memory_order_relaxed);
+    return reached;
+  }
+
+  std::uint64_t wakeups() const noexcept { return wakeups_.load(std::memory_order_relaxed); }
+  // CPU time of the sleeping thread so far; 0 before its first sleep.
+  std::chrono::nanoseconds sleeper_cpu() const noexcept {
+    timespec ts{};
+    if (!has_sleeper_.load(std::memory_order_acquire) || clock_gettime(sleeper_cpu_, &ts) != 0) {
+      return std::chrono::nanoseconds::zero();
+    }
+    return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+  }
+
+ private:
+  std::atomic<bool> has_sleeper_{false};
+  clockid_t sleeper_cpu_{};
+  std::atomic<std::uint64_t> wakeups_{0};
+};
+
+std::chrono::nanoseconds process_cpu() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto tv = [](const timeval& t) {
+    return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec);
+  };
+  return tv(usage.ru_utime) + tv(usage.ru_stime);
+}
+
+// 1M timeouts on a real timer, then 5 s of wall time with this thread asleep: what the worker
+// spends meanwhile (see the header comment). One iteration, no repetitions: about 8 s a row.
+void BM_Idle(benchmark::State& state, Kind kind, std::chrono::nanoseconds min_delay,
+             std::chrono::nanoseconds max_delay) {
+  constexpr std::size_t kPending = 1'000'000;
+  constexpr auto kSettle = 1500ms;  // the hashed wheel places at most 100k a tick
+  constexpr auto kWindow = 5s;
+  Delays delays(min_delay, max_delay);
+  for (auto _ : state) {
+    CountingClock clock;
+    auto timer = make_timer(kind, clock, TimerOptions{});
+    for (std::size_t i = 0; i < kPending; ++i) timer->schedule(on_fire, delays.next());
+    std::this_thread::sleep_for(kSettle);
+
+    const auto fired0 = g_fired.load();
+    const auto wakeups0 = clock.wakeups();
+    const auto worker0 = clock.sleeper_cpu();
+    const auto process0 = process_cpu();
+    const auto wall0 = Stopwatch::now();
+    std::this_thread::sleep_for(kWindow);
+    const auto wall = Stopwatch::now() - wall0;
+    const auto process = process_cpu() - process0;
+    const auto worker = clock.sleeper_cpu() - worker0;
+    const auto wakeups = clock.wakeups() - wakeups0;
+    const auto fired = g_fired.load() - fired0;
+
+    const double seconds = std::chrono::duration<double>(wall).count();
+    const auto us = [](std::chrono::nanoseconds d) {
+      return std::chrono::duration<double, std::micro>(d).count();
+    };
+    state.SetIterationTime(seconds);
+    state.counters["pending"] = static_cast<double>(timer->pending_timeouts());
+    state.counters["worker_us_per_s"] = us(worker) / seconds;
+    state.counters["process_us_per_s"] = us(process) / seconds;
+    state.counters["wakeups_per_s"] = static_cast<double>(wakeups) / seconds;
+    state.counters["fired_per_s"] = static_cast<double>(fired) / seconds;
+    timer->stop();
+  }
+}
+
+void idle(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+}
+
 // Fixed iteration counts keep the run short and make each repetition one setup. Three
 // repetitions; on a shared machine read the median (or the min, the least disturbed run).
 void sizes(benchmark::internal::Benchmark* b, int iterations) {
@@ -291,14 +438,28 @@ void sizes(benchmark::internal::Benchmark* b, int iterations) {
 
 void batches(benchmark::internal::Benchmark* b) { sizes(b, 200); }  // 200k ops per size
 void seconds(benchmark::internal::Benchmark* b) { sizes(b, 100); }  // 100 s of expiries
+void minutes(benchmark::internal::Benchmark* b) { sizes(b, 30); }   // 30 min of expiries
 
 BENCHMARK_CAPTURE(BM_Schedule, Wheel, Kind::kWheel)->Apply(batches);
+BENCHMARK_CAPTURE(BM_Schedule, Hier, Kind::kHier)->Apply(batches);
 BENCHMARK_CAPTURE(BM_Schedule, Heap, Kind::kHeap)->Apply(batches);
 BENCHMARK_CAPTURE(BM_Cancel, Wheel, Kind::kWheel)->Apply(batches);
+BENCHMARK_CAPTURE(BM_Cancel, Hier, Kind::kHier)->Apply(batches);
 BENCHMARK_CAPTURE(BM_Cancel, Heap, Kind::kHeap)->Apply(batches);
 BENCHMARK_CAPTURE(BM_Expire, Wheel, Kind::kWheel)->Apply(seconds);
 BENCHMARK_CAPTURE(BM_Expire, Wheel512, Kind::kWheel512)->Apply(seconds);
+BENCHMARK_CAPTURE(BM_Expire, Hier, Kind::kHier)->Apply(seconds);
+BENCHMARK_CAPTURE(BM_Expire, Hier100ms, Kind::kHier100ms)->Apply(seconds);
 BENCHMARK_CAPTURE(BM_Expire, Heap, Kind::kHeap)->Apply(seconds);
+BENCHMARK_CAPTURE(BM_ExpireLong, Wheel, Kind::kWheel)->Apply(minutes);
+BENCHMARK_CAPTURE(BM_ExpireLong, Hier, Kind::kHier)->Apply(minutes);
+BENCHMARK_CAPTURE(BM_ExpireLong, Heap, Kind::kHeap)->Apply(minutes);
 BENCHMARK(BM_MemoryFloor)->Apply(batches);
+BENCHMARK_CAPTURE(BM_Idle, NothingDue_Wheel, Kind::kWheel, 1h, 25h)->Apply(idle);
+BENCHMARK_CAPTURE(BM_Idle, NothingDue_Hier, Kind::kHier, 1h, 25h)->Apply(idle);
+BENCHMARK_CAPTURE(BM_Idle, NothingDue_Heap, Kind::kHeap, 1h, 25h)->Apply(idle);
+BENCHMARK_CAPTURE(BM_Idle, Sparse_Wheel, Kind::kWheel, 0s, 24h)->Apply(idle);
+BENCHMARK_CAPTURE(BM_Idle, Sparse_Hier, Kind::kHier, 0s, 24h)->Apply(idle);
+BENCHMARK_CAPTURE(BM_Idle, Sparse_Heap, Kind::kHeap, 0s, 24h)->Apply(idle);
 
 }  // namespace
