@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -164,7 +163,7 @@ void fsync_dir(const fs::path& dir) {
 }  // namespace
 
 struct CallbackSender::Impl {
-  explicit Impl(Options opts) : options(std::move(opts)) {
+  Impl(Options opts, common::Clock& clock_ref) : options(std::move(opts)), clock(clock_ref) {
     if (options.admin_addresses.empty()) {
       throw std::invalid_argument("callback sender: no admin address");
     }
@@ -459,22 +458,28 @@ struct CallbackSender::Impl {
   void run(const std::stop_token& stop) noexcept {
     try {
       resend_spool(stop);
-      auto next_resend = SteadyClock::now() + options.retry_interval;
+      auto next_resend = clock.steady_now() + options.retry_interval;
+      // stop() ends the wait at once, as a push does.
+      std::stop_callback on_stop(stop, [this] { interrupt_wait(); });
       std::unique_lock lock(mutex);
       while (!stop.stop_requested()) {
-        bool has_batch =
-            wake.wait_until(lock, stop, next_resend, [&] { return !queue.empty() && !held; });
-        if (stop.stop_requested()) break;
-        if (SteadyClock::now() >= next_resend) {
+        if (clock.steady_now() >= next_resend) {
           // Before the queue, so a steady stream of new results cannot starve the spool.
           held = false;
           lock.unlock();
           resend_spool(stop);
           lock.lock();
-          next_resend = SteadyClock::now() + options.retry_interval;
+          next_resend = clock.steady_now() + options.retry_interval;
           continue;
         }
-        if (!has_batch) continue;
+        if (queue.empty() || held) {
+          wait = std::stop_source();
+          const auto token = wait.get_token();
+          lock.unlock();
+          clock.sleep_until(next_resend, token);
+          lock.lock();
+          continue;
+        }
         Results batch = take_batch_locked(options.max_batch);
         lock.unlock();
         bool done = send(batch) || write_spool(batch).has_value();
@@ -494,6 +499,12 @@ struct CallbackSender::Impl {
       // Only allocation failures get here; stop() spools what is left in the queue.
       spdlog::critical("callback sender thread failed: {}", e.what());
     }
+  }
+
+  // Ends the background thread's wait for the next retry (a result was queued, or stop()).
+  void interrupt_wait() noexcept {
+    std::lock_guard lock(mutex);
+    wait.request_stop();
   }
 
   // After stop(): sends what is queued while time is left, spools the rest, and hands later
@@ -520,8 +531,10 @@ struct CallbackSender::Impl {
   std::uint64_t name_salt = 0;
   std::vector<HttpClient> clients;  // used by the background thread only
 
+  common::Clock& clock;  // the retry interval's; flushing at stop() counts real time
+
   mutable std::mutex mutex;
-  std::condition_variable_any wake;
+  std::stop_source wait;  // the background thread's wait in progress; push() ends it
   std::deque<HandleCallbackParam> queue;
   std::size_t in_flight = 0;  // results taken from the queue and not yet sent or spooled
   bool held = false;          // the last batch could not be sent nor spooled: wait for the retry
@@ -537,8 +550,8 @@ struct CallbackSender::Impl {
   std::jthread worker;
 };
 
-CallbackSender::CallbackSender(Options options)
-    : impl_(std::make_unique<Impl>(std::move(options))) {}
+CallbackSender::CallbackSender(Options options, common::Clock& clock)
+    : impl_(std::make_unique<Impl>(std::move(options), clock)) {}
 
 CallbackSender::~CallbackSender() {
   try {
@@ -580,8 +593,7 @@ void CallbackSender::push(common::protocol::HandleCallbackParam result) {
     return;
   }
   impl_->queue.push_back(std::move(result));
-  lock.unlock();
-  impl_->wake.notify_one();
+  impl_->wait.request_stop();
 }
 
 void CallbackSender::stop(std::chrono::milliseconds flush_timeout) {

@@ -10,6 +10,7 @@
 
 #include "common/http/http_client.h"
 #include "common/protocol/messages.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::executor {
 
@@ -37,6 +38,9 @@ namespace cronwheel::executor {
 // Threading: push(), queued() and spooled() are thread-safe and never wait for the network. The
 // background thread owns the HTTP clients (one per admin) and is the only one that sends.
 // start() and stop() may be called from any thread.
+//
+// Time: the background thread waits for the next retry on the injected Clock (a push or stop()
+// wakes it at once). stop()'s flush_timeout is real time: it bounds real HTTP requests.
 class CallbackSender {
  public:
   struct Options {
@@ -55,7 +59,8 @@ class CallbackSender {
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
   // URL, spool_dir is empty, retry_interval is not positive or max_batch is 0. Does no I/O.
-  explicit CallbackSender(Options options);
+  // `clock` must outlive the sender.
+  CallbackSender(Options options, common::Clock& clock);
   ~CallbackSender();  // stop(0): whatever is still queued is spooled
 
   CallbackSender(const CallbackSender&) = delete;

@@ -90,6 +90,7 @@ void validate(const ExecutorOptions& o) {
   if (o.http_threads < 1) invalid("http_threads", "must be at least 1");
   if (o.registry_interval <= 0s) invalid("registry_interval", "must be positive");
   if (o.idle_job_thread_timeout <= 0s) invalid("idle_job_thread_timeout", "must be positive");
+  if (o.callback_retry_interval <= 0ms) invalid("callback_retry_interval", "must be positive");
   if (o.shutdown_timeout < 0ms) invalid("shutdown_timeout", "is negative");
 }
 
@@ -211,6 +212,9 @@ struct Executor::Impl {
 
   const ExecutorOptions options;
   const std::shared_ptr<const RunAsUser> run_as;  // options.run_as, looked up; null when empty
+  // The one clock of the executor's threads: deadlines, job threads, registry and callback
+  // intervals, log retention.
+  common::Clock& clock = common::SystemClock::instance();
   const std::shared_ptr<HandlerRegistry> handlers = std::make_shared<HandlerRegistry>();
 
   std::mutex lifecycle_mutex;  // serializes start() and stop()
@@ -247,7 +251,8 @@ void Executor::Impl::start() {
   callback_options.admin_addresses = options.admin_addresses;
   callback_options.access_token = options.access_token;
   callback_options.spool_dir = log_dir / kCallbackSpoolDir;
-  callbacks = std::make_unique<CallbackSender>(std::move(callback_options));
+  callback_options.retry_interval = options.callback_retry_interval;
+  callbacks = std::make_unique<CallbackSender>(std::move(callback_options), clock);
   callbacks->start();  // re-sends what an earlier process left in the spool
 
   DispatcherOptions dispatcher_options;
@@ -279,7 +284,7 @@ void Executor::Impl::start() {
     });
   };
   dispatcher = std::make_unique<JobDispatcher>(std::move(dispatcher_options), std::move(hooks),
-                                               handlers, common::SystemClock::instance());
+                                               handlers, clock);
 
   common::http::HttpServerOptions server_options;
   server_options.host = options.listen_host;
@@ -304,11 +309,10 @@ void Executor::Impl::start() {
   registry_options.app_name = options.app_name;
   registry_options.address = address;
   registry_options.interval = options.registry_interval;
-  registry = std::make_unique<RegistryClient>(std::move(registry_options));
+  registry = std::make_unique<RegistryClient>(std::move(registry_options), clock);
   registry->start();
 
-  retention = std::jthread([store = logs.get()](std::stop_token stop) {
-    auto& clock = common::SystemClock::instance();
+  retention = std::jthread([store = logs.get(), &clock = clock](std::stop_token stop) {
     do {
       try {
         if (int removed = store->remove_expired(clock.now_ms()); removed > 0) {

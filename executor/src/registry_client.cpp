@@ -1,10 +1,8 @@
 #include "executor/src/registry_client.h"
 
-#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
-#include <stop_token>
-#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -12,11 +10,12 @@
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
+#include "common/util/periodic_task.h"
 
 namespace cronwheel::executor {
 
 struct RegistryClient::Impl {
-  explicit Impl(Options opts) : options(std::move(opts)) {
+  Impl(Options opts, common::Clock& clock_ref) : options(std::move(opts)), clock(clock_ref) {
     if (options.admin_addresses.empty()) {
       throw std::invalid_argument("registry client: no admin address");
     }
@@ -51,35 +50,28 @@ struct RegistryClient::Impl {
     return false;
   }
 
-  void run(const std::stop_token& stop) noexcept {
+  void register_once() noexcept {
     try {
-      std::unique_lock lock(wait_mutex);
-      while (!stop.stop_requested()) {
-        auto next = std::chrono::steady_clock::now() + options.interval;
-        lock.unlock();
-        call(common::protocol::kRegistryPath, "registration of");
-        lock.lock();
-        // Wakes at the deadline or, at once, when stop() is called.
-        wake.wait_until(lock, stop, next, [] { return false; });
-      }
+      call(common::protocol::kRegistryPath, "registration of");
     } catch (const std::exception& e) {
-      spdlog::critical("registry thread failed: {}", e.what());
+      spdlog::error("registry: registration failed: {}", e.what());
+    } catch (...) {
+      spdlog::error("registry: registration failed with a non-standard exception");
     }
   }
 
   Options options;
+  common::Clock& clock;
   std::string body;
-  std::vector<common::http::HttpClient> admins;  // the thread's while it runs; then stop()'s
-  std::mutex wait_mutex;
-  std::condition_variable_any wake;  // only ever woken by the stop token
-  std::mutex state_mutex;            // serializes start() and stop()
+  std::vector<common::http::HttpClient> admins;  // the heartbeat's while it runs; then stop()'s
+  std::mutex state_mutex;                        // serializes start() and stop()
   bool started = false;
   bool stopped = false;
-  std::jthread worker;
+  std::optional<common::PeriodicTask> heartbeat;  // made by start()
 };
 
-RegistryClient::RegistryClient(Options options)
-    : impl_(std::make_unique<Impl>(std::move(options))) {}
+RegistryClient::RegistryClient(Options options, common::Clock& clock)
+    : impl_(std::make_unique<Impl>(std::move(options), clock)) {}
 
 RegistryClient::~RegistryClient() {
   try {
@@ -96,8 +88,10 @@ void RegistryClient::start() {
   if (impl_->started || impl_->stopped) {
     throw std::logic_error("registry client: start() called twice or after stop()");
   }
+  impl_->heartbeat.emplace(impl_->clock, impl_->options.interval,
+                          [impl = impl_.get()](std::stop_token) { impl->register_once(); });
+  impl_->heartbeat->start();
   impl_->started = true;
-  impl_->worker = std::jthread([impl = impl_.get()](std::stop_token stop) { impl->run(stop); });
 }
 
 void RegistryClient::stop() {
@@ -105,8 +99,7 @@ void RegistryClient::stop() {
   if (impl_->stopped) return;
   impl_->stopped = true;
   if (!impl_->started) return;
-  impl_->worker.request_stop();
-  impl_->worker.join();
+  impl_->heartbeat->stop();
   // The thread is gone: its clients are ours now, and no registration can follow the removal.
   impl_->call(common::protocol::kRegistryRemovePath, "removal of");
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/http/http_client.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::executor {
 
@@ -17,7 +18,9 @@ namespace cronwheel::executor {
 //
 // Threading: a background thread started by start() makes the registration calls (the first one
 // right away, without start() waiting for it); it owns the HTTP clients until stop() has joined
-// it. start() and stop() may be called from any thread.
+// it. start() and stop() may be called from any thread. The thread waits for the next interval on
+// the injected Clock (common::PeriodicTask: absolute deadlines, so no drift; the intervals a slow
+// call overran are skipped, not made up).
 class RegistryClient {
  public:
   struct Options {
@@ -30,8 +33,8 @@ class RegistryClient {
   };
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
-  // URL or interval is not positive. Does no I/O.
-  explicit RegistryClient(Options options);
+  // URL or interval is not positive. Does no I/O. `clock` must outlive the client.
+  RegistryClient(Options options, common::Clock& clock);
   ~RegistryClient();  // stop()
 
   RegistryClient(const RegistryClient&) = delete;

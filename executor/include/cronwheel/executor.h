@@ -86,6 +86,8 @@ struct ExecutorOptions {
 
   std::size_t http_threads = 16;
   std::chrono::seconds registry_interval{30};
+  // While no admin accepts results they are kept on disk and offered again this often.
+  std::chrono::milliseconds callback_retry_interval{30'000};
   // A job thread with nothing to do for this long ends (the next trigger starts a new one).
   std::chrono::seconds idle_job_thread_timeout{90};
   // stop() waits this long for running handlers after asking them to stop; a handler still

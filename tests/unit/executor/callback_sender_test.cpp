@@ -27,9 +27,11 @@
 #include "common/protocol/return_t.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_admin.h"
+#include "tests/support/fake_clock.h"
 
-// Real sockets on 127.0.0.1 (the fake admin picks its port), a real spool directory per test,
-// short retry intervals; every wait is on a condition with a generous bound.
+// Real sockets on 127.0.0.1 (the fake admin picks its port), a real spool directory per test and
+// a fake clock: the tests move time to the next retry by hand, and every wait is on a condition
+// with a generous bound.
 namespace cronwheel::executor {
 namespace {
 
@@ -37,9 +39,11 @@ namespace fs = std::filesystem;
 using common::protocol::HandleCallbackParam;
 using Results = std::vector<HandleCallbackParam>;
 using testing::FakeAdmin;
+using testing::FakeClock;
 using namespace std::chrono_literals;
 
 constexpr std::int64_t kLogDateTime = 1700000000000;
+constexpr auto kRetryInterval = 30s;
 
 class TempDir {
  public:
@@ -82,7 +86,7 @@ CallbackSender::Options options_for(std::vector<std::string> admins, const fs::p
   CallbackSender::Options options;
   options.admin_addresses = std::move(admins);
   options.spool_dir = spool;
-  options.retry_interval = 100ms;
+  options.retry_interval = kRetryInterval;
   options.max_batch = 100;
   options.http.connect_timeout = 5s;
   options.http.read_timeout = 10s;
@@ -117,17 +121,24 @@ void expect_each_delivered_once(const FakeAdmin& admin, std::int64_t first, std:
   for (std::int64_t id = first; id <= last; ++id) EXPECT_EQ(seen[id], 1) << "log id " << id;
 }
 
+// Once the sender's thread waits for its next retry (what it was doing is over), moves time to it.
+void next_retry(FakeClock& clock) {
+  clock.wait_for_sleepers(1);
+  clock.advance(kRetryInterval);
+}
+
 void write_file(const fs::path& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
   out << content;
 }
 
 TEST(CallbackSenderTest, SendsTheXxlJob24BodyWithTheAccessToken) {
+  FakeClock clock;
   FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
   TempDir spool;
   auto options = options_for({admin.url()}, spool.path());
   options.access_token = "s3cret";
-  CallbackSender sender(options);
+  CallbackSender sender(options, clock);
   sender.start();
 
   auto pushed = result(42, 500, "boom: \"quoted\"\nsecond line");
@@ -160,11 +171,12 @@ TEST(CallbackSenderTest, SendsTheXxlJob24BodyWithTheAccessToken) {
 }
 
 TEST(CallbackSenderTest, ResultRefusedForAWrongTokenStaysSpooled) {
+  FakeClock clock;
   FakeAdmin admin(FakeAdmin::Options{.access_token = "right"});
   TempDir spool;
   auto options = options_for({admin.url()}, spool.path());
   options.access_token = "wrong";
-  CallbackSender sender(options);
+  CallbackSender sender(options, clock);
   sender.start();
   sender.push(result(1));
 
@@ -175,9 +187,10 @@ TEST(CallbackSenderTest, ResultRefusedForAWrongTokenStaysSpooled) {
 }
 
 TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
+  FakeClock clock;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
 
   // Four threads push 250 results each; the sender then finds 1000 queued.
   std::vector<std::thread> pushers;
@@ -197,9 +210,10 @@ TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
 }
 
 TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
+  FakeClock clock;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
 
   std::vector<std::thread> pushers;
@@ -218,10 +232,11 @@ TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
 }
 
 TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
+  FakeClock clock;
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
   for (int id = 1; id <= 5; ++id) sender.push(result(id));
 
@@ -229,6 +244,11 @@ TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
   admin.start();
+  clock.wait_for_sleepers(1);
+  clock.advance(kRetryInterval - 1s);
+  clock.wait_for_sleepers(1);
+  EXPECT_TRUE(admin.callbacks().empty());  // not before the retry interval
+  clock.advance(1s);
   ASSERT_TRUE(has_callbacks(admin, 5));
   EXPECT_TRUE(
       eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
@@ -236,11 +256,12 @@ TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
 }
 
 TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
+  FakeClock clock;
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
   {
-    CallbackSender first(options_for({admin.url()}, spool.path()));
+    CallbackSender first(options_for({admin.url()}, spool.path()), clock);
     first.start();
     for (int id = 1; id <= 3; ++id) first.push(result(id));
     ASSERT_TRUE(eventually([&] { return first.spooled() == 3; }));
@@ -249,10 +270,11 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
   }
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
-  CallbackSender second(options_for({admin.url()}, spool.path()));
+  CallbackSender second(options_for({admin.url()}, spool.path()), clock);
   second.start();
   EXPECT_EQ(second.spooled(), 6U);
   admin.start();
+  next_retry(clock);
 
   ASSERT_TRUE(has_callbacks(admin, 6));
   EXPECT_TRUE(
@@ -261,10 +283,11 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
 }
 
 TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
+  FakeClock clock;
   FakeAdmin admin;
   TempDir spool;
   {
-    CallbackSender idle(options_for({admin.url()}, spool.path()));
+    CallbackSender idle(options_for({admin.url()}, spool.path()), clock);
     idle.push(result(1));
     idle.push(result(2));
     EXPECT_EQ(idle.queued(), 2U);
@@ -272,7 +295,7 @@ TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
   EXPECT_TRUE(admin.callbacks().empty());
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
   ASSERT_TRUE(has_callbacks(admin, 2));
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -280,11 +303,12 @@ TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
 }
 
 TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstRefuses) {
+  FakeClock clock;
   FakeAdmin first;
   FakeAdmin second;
   first.set_refusing(true);
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()));
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), clock);
   sender.start();
   sender.push(result(7));
 
@@ -295,11 +319,12 @@ TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstRefuses) {
 }
 
 TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstIsDown) {
+  FakeClock clock;
   FakeAdmin first;
   FakeAdmin second;
   first.stop();
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()));
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), clock);
   sender.start();
   sender.push(result(7));
 
@@ -309,10 +334,11 @@ TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstIsDown) {
 }
 
 TEST(CallbackSenderTest, SendsOnlyToTheFirstAdminWhileItAccepts) {
+  FakeClock clock;
   FakeAdmin first;
   FakeAdmin second;
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()));
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), clock);
   sender.start();
   for (int id = 1; id <= 3; ++id) sender.push(result(id));
 
@@ -322,6 +348,7 @@ TEST(CallbackSenderTest, SendsOnlyToTheFirstAdminWhileItAccepts) {
 }
 
 TEST(CallbackSenderTest, SkipsUnreadableSpoolLinesAndDeliversTheRest) {
+  FakeClock clock;
   FakeAdmin admin;
   admin.stop();  // until the spool was counted
   TempDir spool;
@@ -342,10 +369,11 @@ TEST(CallbackSenderTest, SkipsUnreadableSpoolLinesAndDeliversTheRest) {
   // Not a spool file: left alone.
   write_file(spool.path() / "notes.txt", "keep me");
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
   EXPECT_EQ(sender.spooled(), 4U);
   admin.start();
+  next_retry(clock);
 
   ASSERT_TRUE(has_callbacks(admin, 4));
   EXPECT_TRUE(
@@ -405,6 +433,7 @@ class RationedAdmin {
 };
 
 TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
+  FakeClock clock;
   RationedAdmin admin(1);  // takes the first request of the file only
   TempDir spool;
   common::protocol::CallbackBatch batch;
@@ -419,7 +448,7 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
   auto original = spool.path() / "callback-0000000000000001-1-0-0.spool";
   write_file(original, content);
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
   ASSERT_TRUE(eventually(
       [&] { return admin.refused() >= 1 && !fs::exists(original) && sender.spooled() == 150; }));
@@ -436,6 +465,7 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
   EXPECT_EQ(sender.spooled(), 150U);
 
   admin.allow(1000);
+  next_retry(clock);
   ASSERT_TRUE(
       eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
   std::map<std::int64_t, int> seen;
@@ -445,6 +475,7 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
 }
 
 TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
+  FakeClock clock;
   FakeAdmin admin;
   TempDir spool;
   auto path = spool.path() / "callback-0000000000000001-1-0-0.spool";
@@ -455,7 +486,7 @@ TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
   sender.push(result(8));
   // The first pass over the spool comes before the first queued result.
@@ -463,16 +494,18 @@ TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
   EXPECT_EQ(deliveries(admin).count(7), 0U);
   EXPECT_TRUE(fs::exists(path));
 
-  ::close(fd);  // that sender is gone: this one takes the file over
+  ::close(fd);  // that sender is gone: this one takes the file over at its next retry
+  next_retry(clock);
   ASSERT_TRUE(admin.wait_for_result(7).has_value());
   EXPECT_TRUE(eventually([&] { return !fs::exists(path); }));
   expect_each_delivered_once(admin, 7, 8);
 }
 
 TEST(CallbackSenderTest, StopDeliversWhatIsQueuedWhenAnAdminAccepts) {
+  FakeClock clock;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
   for (int id = 1; id <= 250; ++id) sender.push(result(id));
   sender.stop(20s);
@@ -486,10 +519,11 @@ TEST(CallbackSenderTest, StopDeliversWhatIsQueuedWhenAnAdminAccepts) {
 }
 
 TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
+  FakeClock clock;
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()));
+  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
   sender.start();
   for (int id = 1; id <= 20; ++id) sender.push(result(id));
 
@@ -503,7 +537,7 @@ TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
 
   // And they are not lost.
   admin.start();
-  CallbackSender next(options_for({admin.url()}, spool.path()));
+  CallbackSender next(options_for({admin.url()}, spool.path()), clock);
   next.start();
   ASSERT_TRUE(has_callbacks(admin, 20));
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -511,10 +545,11 @@ TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
 }
 
 TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
+  FakeClock clock;
   FakeAdmin admin;
   TempDir spool;
   {
-    CallbackSender sender(options_for({admin.url()}, spool.path()));
+    CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
     sender.start();
     sender.stop(1s);
     sender.push(result(9));
@@ -525,7 +560,7 @@ TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
   EXPECT_TRUE(admin.callbacks().empty());
   EXPECT_EQ(spool_files(spool.path()).size(), 1U);
 
-  CallbackSender next(options_for({admin.url()}, spool.path()));
+  CallbackSender next(options_for({admin.url()}, spool.path()), clock);
   next.start();
   ASSERT_TRUE(admin.wait_for_result(9).has_value());
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -533,11 +568,12 @@ TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
 }
 
 TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
+  FakeClock clock;
   FakeAdmin admin;
   admin.stop();
   TempDir root;
   auto dir = root.path() / "logs" / "callbacks";
-  CallbackSender sender(options_for({admin.url()}, dir));
+  CallbackSender sender(options_for({admin.url()}, dir), clock);
   sender.start();
   sender.push(result(1));
   ASSERT_TRUE(eventually([&] { return sender.spooled() == 1; }));
@@ -545,18 +581,20 @@ TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
 }
 
 TEST(CallbackSenderTest, RejectsOptionsThatCannotWork) {
+  FakeClock clock;
   TempDir spool;
-  EXPECT_THROW(CallbackSender(options_for({}, spool.path())), std::invalid_argument);
-  EXPECT_THROW(CallbackSender(options_for({"ftp://admin/"}, spool.path())), std::invalid_argument);
-  EXPECT_THROW(CallbackSender(options_for({"http://127.0.0.1:1/"}, "")), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({}, spool.path()), clock), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"ftp://admin/"}, spool.path()), clock), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"http://127.0.0.1:1/"}, ""), clock), std::invalid_argument);
   auto no_batch = options_for({"http://127.0.0.1:1/"}, spool.path());
   no_batch.max_batch = 0;
-  EXPECT_THROW(CallbackSender{no_batch}, std::invalid_argument);
+  EXPECT_THROW(CallbackSender(no_batch, clock), std::invalid_argument);
 }
 
 TEST(CallbackSenderTest, StartTwiceOrAfterStopThrows) {
+  FakeClock clock;
   TempDir spool;
-  CallbackSender sender(options_for({"http://127.0.0.1:1/"}, spool.path()));
+  CallbackSender sender(options_for({"http://127.0.0.1:1/"}, spool.path()), clock);
   sender.start();
   EXPECT_THROW(sender.start(), std::logic_error);
   sender.stop(0ms);

@@ -847,6 +847,9 @@ TEST_F(ExecutorTest, InvalidOptionsAreRefusedNamingTheOption) {
   o.log_dir.clear();
   expect_invalid(o, "log_dir");
   o = options();
+  o.callback_retry_interval = std::chrono::milliseconds::zero();
+  expect_invalid(o, "callback_retry_interval");
+  o = options();
   o.run_as = "no-such-user-cronwheel";
   expect_invalid(o, "ExecutorOptions.run_as: no user 'no-such-user-cronwheel' on this machine");
 }

@@ -10,21 +10,25 @@
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 #include "tests/support/fake_admin.h"
+#include "tests/support/fake_clock.h"
 
-// Real sockets on 127.0.0.1 (the fake admin picks its port), short intervals; every wait is on a
-// condition with a generous bound.
+// Real sockets on 127.0.0.1 (the fake admin picks its port) and a fake clock: the tests move time
+// past an interval by hand, and every wait is on a condition with a generous bound.
 namespace cronwheel::executor {
 namespace {
 
 using common::protocol::RegistryParam;
 using testing::FakeAdmin;
+using testing::FakeClock;
 using namespace std::chrono_literals;
 
 constexpr const char* kAppName = "demo-app";
 constexpr const char* kAddress = "http://127.0.0.1:9999/";
 
+constexpr auto kInterval = 30s;
+
 RegistryClient::Options options_for(std::vector<std::string> admins,
-                                    std::chrono::milliseconds interval = 1h) {
+                                    std::chrono::milliseconds interval = kInterval) {
   RegistryClient::Options options;
   options.admin_addresses = std::move(admins);
   options.app_name = kAppName;
@@ -49,11 +53,18 @@ bool has_registrations(const FakeAdmin& admin, std::size_t count) {
       [count](const FakeAdmin& a) { return a.registrations().size() >= count; });
 }
 
+// Once the heartbeat waits for its next interval (its call is over), moves time to it.
+void next_interval(FakeClock& clock) {
+  clock.wait_for_sleepers(1);
+  clock.advance(kInterval);
+}
+
 TEST(RegistryClientTest, RegistersAtStartWithTheAppNameAddressAndToken) {
   FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
   auto options = options_for({admin.url()});
   options.access_token = "s3cret";
-  RegistryClient client(options);
+  FakeClock clock;
+  RegistryClient client(options, clock);
   client.start();
 
   ASSERT_TRUE(has_registrations(admin, 1));
@@ -63,20 +74,32 @@ TEST(RegistryClientTest, RegistersAtStartWithTheAppNameAddressAndToken) {
 
 TEST(RegistryClientTest, AWrongTokenIsRefusedAndRetried) {
   FakeAdmin admin(FakeAdmin::Options{.access_token = "right"});
-  auto options = options_for({admin.url()}, 50ms);
+  auto options = options_for({admin.url()});
   options.access_token = "wrong";
-  RegistryClient client(options);
+  FakeClock clock;
+  RegistryClient client(options, clock);
   client.start();
 
+  ASSERT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.rejected_tokens() >= 1; }));
+  next_interval(clock);
   EXPECT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.rejected_tokens() >= 2; }));
   EXPECT_TRUE(admin.registrations().empty());
 }
 
 TEST(RegistryClientTest, RegistersAgainEveryInterval) {
   FakeAdmin admin;
-  RegistryClient client(options_for({admin.url()}, 50ms));
+  FakeClock clock;
+  RegistryClient client(options_for({admin.url()}), clock);
   client.start();
 
+  ASSERT_TRUE(has_registrations(admin, 1));
+  clock.wait_for_sleepers(1);
+  clock.advance(kInterval - 1s);
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(admin.registrations().size(), 1U);  // not before the interval
+  clock.advance(1s);
+  ASSERT_TRUE(has_registrations(admin, 2));
+  next_interval(clock);
   ASSERT_TRUE(has_registrations(admin, 3));
   for (const auto& param : admin.registrations()) EXPECT_EQ(param, expected_param());
 }
@@ -84,9 +107,14 @@ TEST(RegistryClientTest, RegistersAgainEveryInterval) {
 TEST(RegistryClientTest, RegistersWithTheFirstAdminOnlyWhileItAccepts) {
   FakeAdmin first;
   FakeAdmin second;
-  RegistryClient client(options_for({first.url(), second.url()}, 50ms));
+  FakeClock clock;
+  RegistryClient client(options_for({first.url(), second.url()}), clock);
   client.start();
 
+  ASSERT_TRUE(has_registrations(first, 1));
+  next_interval(clock);
+  ASSERT_TRUE(has_registrations(first, 2));
+  next_interval(clock);
   ASSERT_TRUE(has_registrations(first, 3));
   client.stop();
   EXPECT_TRUE(second.registrations().empty());
@@ -97,7 +125,8 @@ TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstIsDown) {
   FakeAdmin first;
   FakeAdmin second;
   first.stop();
-  RegistryClient client(options_for({first.url(), second.url()}));
+  FakeClock clock;
+  RegistryClient client(options_for({first.url(), second.url()}), clock);
   client.start();
 
   ASSERT_TRUE(has_registrations(second, 1));
@@ -108,7 +137,8 @@ TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstRefuses) {
   FakeAdmin first;
   FakeAdmin second;
   first.set_refusing(true);
-  RegistryClient client(options_for({first.url(), second.url()}));
+  FakeClock clock;
+  RegistryClient client(options_for({first.url(), second.url()}), clock);
   client.start();
 
   ASSERT_TRUE(has_registrations(second, 1));
@@ -119,31 +149,40 @@ TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstRefuses) {
 TEST(RegistryClientTest, RetriesAtTheNextIntervalWhenNoAdminAccepts) {
   FakeAdmin admin;
   admin.set_refusing(true);
-  RegistryClient client(options_for({admin.url()}, 50ms));
+  FakeClock clock;
+  RegistryClient client(options_for({admin.url()}), clock);
   client.start();
 
   ASSERT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.refused_calls() >= 1; }));
   admin.set_refusing(false);
+  next_interval(clock);
   ASSERT_TRUE(has_registrations(admin, 1));
 }
 
 TEST(RegistryClientTest, KeepsRegisteringAcrossAnAdminRestart) {
   FakeAdmin admin;
-  RegistryClient client(options_for({admin.url()}, 50ms));
+  FakeClock clock;
+  RegistryClient client(options_for({admin.url()}), clock);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
 
   admin.stop();
-  auto before = admin.registrations().size();
+  next_interval(clock);  // refused: nobody listens
+  clock.wait_for_sleepers(1);
   admin.start();
-  ASSERT_TRUE(has_registrations(admin, before + 2));
+  EXPECT_EQ(admin.registrations().size(), 1U);
+  next_interval(clock);
+  ASSERT_TRUE(has_registrations(admin, 2));
+  next_interval(clock);
+  ASSERT_TRUE(has_registrations(admin, 3));
 }
 
 TEST(RegistryClientTest, StopRemovesTheRegistration) {
   FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
   auto options = options_for({admin.url()});
   options.access_token = "s3cret";
-  RegistryClient client(options);
+  FakeClock clock;
+  RegistryClient client(options, clock);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
 
@@ -161,7 +200,8 @@ TEST(RegistryClientTest, StopRemovesTheRegistration) {
 TEST(RegistryClientTest, RemovalFailsOverToTheSecondAdmin) {
   FakeAdmin first;
   FakeAdmin second;
-  RegistryClient client(options_for({first.url(), second.url()}));
+  FakeClock clock;
+  RegistryClient client(options_for({first.url(), second.url()}), clock);
   client.start();
   ASSERT_TRUE(has_registrations(first, 1));
 
@@ -174,7 +214,8 @@ TEST(RegistryClientTest, RemovalFailsOverToTheSecondAdmin) {
 
 TEST(RegistryClientTest, StopInterruptsTheWaitForTheNextInterval) {
   FakeAdmin admin;
-  RegistryClient client(options_for({admin.url()}, 1h));
+  FakeClock clock;
+  RegistryClient client(options_for({admin.url()}, 1h), clock);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
 
@@ -187,7 +228,8 @@ TEST(RegistryClientTest, StopInterruptsTheWaitForTheNextInterval) {
 TEST(RegistryClientTest, StopWithoutStartSendsNothing) {
   FakeAdmin admin;
   {
-    RegistryClient client(options_for({admin.url()}));
+    FakeClock clock;
+    RegistryClient client(options_for({admin.url()}), clock);
     client.stop();
   }
   EXPECT_TRUE(admin.registrations().empty());
@@ -196,7 +238,8 @@ TEST(RegistryClientTest, StopWithoutStartSendsNothing) {
 
 TEST(RegistryClientTest, StopWithEveryAdminDownReturns) {
   FakeAdmin admin;
-  RegistryClient client(options_for({admin.url()}, 50ms));
+  FakeClock clock;
+  RegistryClient client(options_for({admin.url()}), clock);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
   admin.stop();
@@ -208,13 +251,16 @@ TEST(RegistryClientTest, StopWithEveryAdminDownReturns) {
 }
 
 TEST(RegistryClientTest, RejectsOptionsThatCannotWork) {
-  EXPECT_THROW(RegistryClient(options_for({})), std::invalid_argument);
-  EXPECT_THROW(RegistryClient(options_for({"not a url"})), std::invalid_argument);
-  EXPECT_THROW(RegistryClient(options_for({"http://127.0.0.1:1/"}, 0ms)), std::invalid_argument);
+  FakeClock clock;
+  EXPECT_THROW(RegistryClient(options_for({}), clock), std::invalid_argument);
+  EXPECT_THROW(RegistryClient(options_for({"not a url"}), clock), std::invalid_argument);
+  EXPECT_THROW(RegistryClient(options_for({"http://127.0.0.1:1/"}, 0ms), clock),
+               std::invalid_argument);
 }
 
 TEST(RegistryClientTest, StartTwiceOrAfterStopThrows) {
-  RegistryClient client(options_for({"http://127.0.0.1:1/"}));
+  FakeClock clock;
+  RegistryClient client(options_for({"http://127.0.0.1:1/"}), clock);
   client.start();
   EXPECT_THROW(client.start(), std::logic_error);
   client.stop();
