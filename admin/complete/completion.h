@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "admin/model/completion_store.h"
+#include "admin/model/run_end.h"
 #include "admin/model/records.h"
 #include "common/protocol/messages.h"
 #include "common/util/clock.h"
@@ -87,13 +88,6 @@ class Completion {
   std::atomic<std::int64_t> recorded_{0}, duplicates_{0}, not_running_{0}, unknown_{0}, lost_{0},
       child_fires_{0}, retry_fires_{0};
 };
-
-// The follow-ups of `run`, which has just reached its final state (succeeded, failed or lost)
-// at `now`: the fires and the FIX_DELAY next time described on Completion. `children` are the
-// job's existing child jobs (the job itself left out); new fires are owned by `node_id`.
-// Pure: the store calls it inside its transaction.
-FollowUps plan_follow_ups(const JobLog& run, const Job& job, const std::vector<Job>& children, std::int64_t now,
-                          const std::string& node_id);
 
 // `text` without NUL bytes (PostgreSQL text cannot hold them), cut to at most `max_bytes`
 // without splitting a UTF-8 character.

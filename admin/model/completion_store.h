@@ -2,8 +2,8 @@
 
 // Where run results are recorded (docs/scheduling.md, "Results"): the guarded transition of a
 // run to its final state and, in the same transaction, what it leads to: child jobs' fires, a
-// retry, a FIX_DELAY job's next time. Completion (admin/complete/completion.h) decides the
-// follow-ups; the store only writes them, so the rules are tested once, against the fake.
+// retry, a FIX_DELAY job's next time. The planner (run_end.h) decides the follow-ups; the
+// store only writes them.
 //
 // One real implementation (PgCompletionStore) and one fake (tests/support/fake_completion_store.h).
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "admin/model/records.h"
+#include "admin/model/run_end.h"
 
 namespace cronwheel::admin {
 
@@ -36,16 +37,6 @@ struct RunResult {
   friend bool operator==(const RunResult&, const RunResult&) = default;
 };
 
-// What a finished run leads to, decided by Completion from the finished run and its job.
-struct FollowUps {
-  // New fires (PARENT, RETRY), inserted as given: state pending, owner, due time and all.
-  std::vector<JobLog> fires;
-  // The job's new trigger_next_time (FIX_DELAY). Written only while the job still runs
-  // (trigger_status = 1) and still awaits this completion (trigger_next_time =
-  // kAwaitingCompletion): a job stopped or rescheduled meanwhile keeps what it has.
-  std::optional<std::int64_t> fix_delay_next_time;
-};
-
 class CompletionStore {
  public:
   enum class Status {
@@ -63,11 +54,8 @@ class CompletionStore {
     bool next_time_set = false;  // kRecorded: the FIX_DELAY next time was written
   };
 
-  // Decides the follow-ups of a run that has just moved to its final state. Called inside the
-  // store's transaction, at most once per record() call, with the run as it is now, its job,
-  // and those of the job's child jobs that exist (the job itself left out), by id. Must not
-  // block or call out: it is pure logic.
-  using Decide = std::function<FollowUps(const JobLog& run, const Job& job, const std::vector<Job>& children)>;
+  // The follow-up planner (run_end.h), called at most once per record() call.
+  using Decide = FollowUpPlanner;
 
   virtual ~CompletionStore() = default;
 

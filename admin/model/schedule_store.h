@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "admin/model/fire.h"
+#include "admin/model/run_end.h"
 #include "admin/model/scan.h"
 
 namespace cronwheel::admin {
@@ -66,12 +67,13 @@ class ScheduleStore {
   virtual std::vector<PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) = 0;
 
   // pending → failed (trigger time `now`, trigger code 500, `message`) for those of `log_ids`
-  // that are still pending and owned by `node`; in the same transaction a FIX_DELAY job still
-  // awaiting one of them gets its next time (now + its delay), since no result will come. No
-  // retry: this is for fires refused by a full trigger pool, where a retry adds to the load.
-  // Returns the ids that moved.
+  // that are still pending and owned by `node`; in the same transaction `plan` (run_end.h,
+  // kQueueFull for fires a full trigger pool refused) is asked once per moved fire and its
+  // follow-ups are written (a FIX_DELAY job's next time, since no result will come). Returns
+  // the ids that moved.
   virtual std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                                 std::int64_t now, std::string_view message) = 0;
+                                                 std::int64_t now, std::string_view message,
+                                                 const FollowUpPlanner& plan) = 0;
 
   struct Takeover {
     std::vector<PendingFire> pending;     // now owned by the caller, still pending
@@ -93,12 +95,13 @@ class ScheduleStore {
     kNotDelivered,  // it has no such run: sending → pending (same executor address and shard,
                     // no trigger time), to be sent again
     kUnknown,       // it did not answer: sending → failed (trigger code 500), never resent since
-                    // it may have run; a FIX_DELAY job awaiting it gets its next time (now + delay)
+                    // it may have run; `plan` (kDeliveryUnknown) is asked for the follow-ups,
+                    // which are written in the same transaction
   };
   // Moves the fire as `delivery` says, guarded by state sending and owner `node`; `message` is
   // added to trigger_msg. False when the fire had moved on (its result came first).
   virtual bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
-                               std::string_view message, std::int64_t now) = 0;
+                               std::string_view message, const FollowUpPlanner& plan) = 0;
 };
 
 }  // namespace cronwheel::admin

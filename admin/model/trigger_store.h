@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "admin/model/records.h"
+#include "admin/model/run_end.h"
 
 namespace cronwheel::admin {
 
@@ -112,19 +113,15 @@ class TriggerStore {
   // chosen: no address, routing failed); a pending row also gets its trigger_time, handler and
   // parameters.
   //
-  // In the same transaction, when the transition happened:
-  //  - retry and the row has retries left (executor_fail_retry_count > 0): a RETRY fire,
-  //    pending, owned by node_id, due at now + the job's retry interval, with one retry fewer,
-  //    the row's parameters and shard, parent_log_id = the row; routed afresh when sent;
-  //  - a FIX_DELAY job still awaiting this fire's end (trigger_status 1, trigger_next_time =
-  //    kAwaitingCompletion) gets its next time: now + its delay.
+  // In the same transaction, when the transition happened, `plan` (run_end.h: kTriggerFailed,
+  // or kDeliveryUnknown when the run may be going on) is asked for the follow-ups, which are
+  // written: a RETRY fire while retries are left, a FIX_DELAY job's next time.
   struct Failure {
     std::int64_t log_id = 0;
     std::string node_id;
     std::string from = "sending";
     std::int64_t now = 0;  // epoch ms
     std::string trigger_msg;
-    bool retry = true;
     // "pending" only: recorded on the row.
     std::string executor_handler;
     std::string executor_param;
@@ -132,9 +129,10 @@ class TriggerStore {
   struct Failed {
     // kRecorded, or kNotOurs when the row was no longer in `from` or no longer this node's.
     Recorded recorded = Recorded::kNotOurs;
-    std::optional<JobLog> retry;  // the RETRY fire inserted
+    std::vector<JobLog> fires;    // kRecorded: the follow-up fires inserted (a RETRY)
+    bool next_time_set = false;   // kRecorded: a FIX_DELAY job's next time was written
   };
-  virtual Failed record_failed(const Failure& failure) = 0;
+  virtual Failed record_failed(const Failure& failure, const FollowUpPlanner& plan) = 0;
 };
 
 }  // namespace cronwheel::admin

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "admin/model/fire.h"
+#include "admin/pg/pg_follow_ups.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -25,6 +26,7 @@ bool is_final(const std::string& state) { return state == "succeeded" || state =
 }  // namespace
 
 void PgCompletionStore::prepare(pqxx::connection& c) {
+  prepare_follow_ups(c);
   c.prepare("completion_finish",
             "UPDATE job_log SET state = $2, handle_time = " + ts("$3") + ", handle_code = $4, handle_msg = $5"
             " WHERE id = $1 AND state IN ('triggered', 'sending') RETURNING " + kLogColumns);
@@ -33,15 +35,6 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
             " WHERE l.id = $1 AND l.state = 'triggered' AND l.trigger_time <= " + ts("$5") + " AND " +
                 executor_gone("$6") + " RETURNING " + kLogColumns);
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
-  c.prepare("completion_job", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1");
-  c.prepare("completion_children", "SELECT " + kJobColumns +
-                                       " FROM job_info WHERE id = ANY ($1::bigint[]) AND id <> $2 ORDER BY id FOR KEY SHARE");
-  c.prepare("completion_insert_fire",
-            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
-            "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
-            "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
-  c.prepare("completion_fix_delay",
-            "UPDATE job_info SET trigger_next_time = $2 WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $3");
   c.prepare("completion_lost_candidates",
             "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
                 " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");
@@ -64,24 +57,9 @@ CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, con
     }
     out.status = Status::kRecorded;
     out.run = log_from(moved[0]);
-    // The job exists: deleting a job deletes its runs, and the run's row is locked now.
-    const Job job = job_from(tx.exec_prepared1("completion_job", out.run->job_id));
-    std::vector<Job> children;
-    if (!job.child_job_ids.empty()) {
-      children = all_of<Job>(tx.exec_prepared("completion_children", bigint_array(job.child_job_ids), job.id), job_from);
-    }
-    FollowUps follow = decide(*out.run, job, children);
-    for (const JobLog& f : follow.fires) {
-      out.fires.push_back(log_from(tx.exec_prepared1(
-          "completion_insert_fire", f.job_group, f.job_id, f.trigger_type, f.scheduled_time, f.admin_node,
-          f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
-          f.executor_fail_retry_count, f.parent_log_id)));
-    }
-    if (follow.fix_delay_next_time) {
-      out.next_time_set =
-          tx.exec_prepared("completion_fix_delay", job.id, *follow.fix_delay_next_time, kAwaitingCompletion)
-              .affected_rows() > 0;
-    }
+    auto written = write_follow_ups(tx, *out.run, decide);
+    out.fires = std::move(written.fires);
+    out.next_time_set = written.next_time_set;
     return out;
   });
 }

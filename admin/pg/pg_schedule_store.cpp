@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "admin/pg/pg_follow_ups.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -20,6 +21,7 @@ PendingFire pending_from(const pqxx::row& r) {
 }  // namespace
 
 void PgScheduleStore::prepare(pqxx::connection& c) {
+  prepare_follow_ups(c);
   c.prepare("sched_lock", "SELECT lock_name FROM job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE");
   // Who holds the scan, for the console (OverviewStore::nodes): written on the row this
   // transaction has just locked, so it waits for nothing; the time is the database's.
@@ -53,17 +55,9 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   c.prepare("sched_pending",
             "SELECT id, job_id, scheduled_time FROM job_log WHERE state = 'pending' AND admin_node = $1 "
             "AND scheduled_time <= $2 ORDER BY scheduled_time, id LIMIT $3");
-  // A FIX_DELAY job awaiting a fire that failed before reaching an executor gets no result:
-  // its next time is set here, as the result would have set it.
-  const std::string fix_delay_next =
-      ", delayed AS (UPDATE job_info j SET trigger_next_time = $3 + j.schedule_conf::bigint * 1000 FROM failed f"
-      " WHERE j.id = f.job_id AND j.schedule_type = 'FIX_DELAY' AND j.trigger_status = 1"
-      " AND j.trigger_next_time = " + std::to_string(kAwaitingCompletion) + " RETURNING j.id)";
   c.prepare("sched_fail_pending",
-            "WITH failed AS (UPDATE job_log SET state = 'failed', trigger_time = " + ts("$3") +
-                ", trigger_code = 500, trigger_msg = $4"
-                " WHERE id = ANY ($1::bigint[]) AND state = 'pending' AND admin_node = $2 RETURNING id, job_id)" +
-                fix_delay_next + " SELECT id FROM failed");
+            "UPDATE job_log SET state = 'failed', trigger_time = " + ts("$3") + ", trigger_code = 500, trigger_msg = $4"
+            " WHERE id = ANY ($1::bigint[]) AND state = 'pending' AND admin_node = $2 RETURNING " + kLogColumns);
   c.prepare("sched_takeover_cancel",
             "UPDATE job_log l SET state = 'cancelled', trigger_msg = 'admin node ' || l.admin_node || $3 "
             "FROM job_info j WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
@@ -88,11 +82,8 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   c.prepare("sched_resolve_not_delivered",
             "UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_code = 0, trigger_msg = " +
                 kAppendMessage + guard + " RETURNING id");
-  c.prepare("sched_resolve_unknown",
-            "WITH failed AS (UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " +
-                kAppendMessage + guard + " RETURNING id, job_id)" +
-                std::string(fix_delay_next).replace(fix_delay_next.find("$3"), 2, "$4") +
-                " SELECT id FROM failed");
+  c.prepare("sched_resolve_unknown", "UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " +
+                                        kAppendMessage + guard + " RETURNING " + kLogColumns);
 }
 
 ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int64_t due_before, int limit,
@@ -150,13 +141,16 @@ std::vector<PendingFire> PgScheduleStore::pending(std::string_view node, std::in
 }
 
 std::vector<std::int64_t> PgScheduleStore::fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                                        std::int64_t now, std::string_view message) {
+                                                        std::int64_t now, std::string_view message,
+                                                        const FollowUpPlanner& plan) {
   if (log_ids.empty()) return {};
   return db_.transact([&](pqxx::work& tx) {
     std::vector<std::int64_t> moved;
     for (const auto& r : tx.exec_prepared("sched_fail_pending", bigint_array(log_ids), std::string(node), now,
                                           std::string(message))) {
-      moved.push_back(r[0].as<std::int64_t>());
+      const JobLog run = log_from(r);
+      write_follow_ups(tx, run, plan);
+      moved.push_back(run.id);
     }
     std::sort(moved.begin(), moved.end());
     return moved;
@@ -196,7 +190,7 @@ ScheduleStore::Takeover PgScheduleStore::take_over(const std::vector<std::string
 }
 
 bool PgScheduleStore::resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
-                                      std::string_view message, std::int64_t now) {
+                                      std::string_view message, const FollowUpPlanner& plan) {
   return db_.transact([&](pqxx::work& tx) {
     const std::string owner(node), text(message);
     switch (delivery) {
@@ -207,7 +201,10 @@ bool PgScheduleStore::resolve_sending(std::int64_t log_id, std::string_view node
       case Delivery::kUnknown:
         break;
     }
-    return !tx.exec_prepared("sched_resolve_unknown", log_id, owner, text, now).empty();
+    auto failed = tx.exec_prepared("sched_resolve_unknown", log_id, owner, text);
+    if (failed.empty()) return false;
+    write_follow_ups(tx, log_from(failed[0]), plan);
+    return true;
   });
 }
 

@@ -29,11 +29,12 @@ class PgScheduleStore final : public ScheduleStore {
   ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) override;
   std::vector<PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) override;
   std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                         std::int64_t now, std::string_view message) override;
+                                         std::int64_t now, std::string_view message,
+                                         const FollowUpPlanner& plan) override;
   Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
                      std::int64_t late_before) override;
   bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery, std::string_view message,
-                       std::int64_t now) override;
+                       const FollowUpPlanner& plan) override;
 
  private:
   Database& db_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "admin/model/fire.h"
+#include "admin/pg/pg_follow_ups.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -19,6 +20,7 @@ constexpr const char* kGroupStart = "group_columns_start";
 }  // namespace
 
 void PgTriggerStore::prepare(pqxx::connection& c) {
+  prepare_follow_ups(c);
   // One round trip for the row, its job and its group. Each record's column list is read in a
   // subquery under its own names, and the result row is sliced at the marker columns so the
   // shared row readers (log_from, job_from, group_from) find their columns by name.
@@ -64,18 +66,7 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
             " trigger_time = COALESCE(trigger_time, " + ts("$5") + "),"
             " executor_handler = CASE WHEN $3::text = 'pending' THEN $6 ELSE executor_handler END,"
             " executor_param = CASE WHEN $3::text = 'pending' THEN $7 ELSE executor_param END"
-            " WHERE id = $1 AND admin_node = $2 AND state = $3::text RETURNING id");
-  c.prepare("trigger_insert_retry",
-            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_param,"
-            " shard_index, shard_total, executor_fail_retry_count, parent_log_id)"
-            " SELECT l.job_group, l.job_id, 'pending', 'RETRY', $2 + j.retry_interval::bigint * 1000, $3,"
-            " l.executor_param, l.shard_index, l.shard_total, l.executor_fail_retry_count - 1, l.id"
-            " FROM job_log l JOIN job_info j ON j.id = l.job_id WHERE l.id = $1 AND l.executor_fail_retry_count > 0"
-            " RETURNING " + kLogColumns);
-  c.prepare("trigger_fix_delay_next",
-            "UPDATE job_info SET trigger_next_time = $2 + schedule_conf::bigint * 1000"
-            " WHERE id = (SELECT job_id FROM job_log WHERE id = $1) AND schedule_type = 'FIX_DELAY'"
-            " AND trigger_status = 1 AND trigger_next_time = $3");
+            " WHERE id = $1 AND admin_node = $2 AND state = $3::text RETURNING " + kLogColumns);
 }
 
 std::optional<TriggerStore::LoadedFire> PgTriggerStore::load_pending(std::int64_t log_id, std::string_view node_id) {
@@ -130,7 +121,7 @@ TriggerStore::Recorded PgTriggerStore::record_triggered(std::int64_t log_id, std
   });
 }
 
-TriggerStore::Failed PgTriggerStore::record_failed(const Failure& f) {
+TriggerStore::Failed PgTriggerStore::record_failed(const Failure& f, const FollowUpPlanner& plan) {
   if (f.from != "pending" && f.from != "sending") {
     throw std::invalid_argument("a trigger fails from pending or sending, not " + f.from);
   }
@@ -140,8 +131,9 @@ TriggerStore::Failed PgTriggerStore::record_failed(const Failure& f) {
                                  f.executor_handler, f.executor_param);
     if (rows.empty()) return out;
     out.recorded = Recorded::kRecorded;
-    if (f.retry) out.retry = first_of<JobLog>(tx.exec_prepared("trigger_insert_retry", f.log_id, f.now, f.node_id), log_from);
-    tx.exec_prepared("trigger_fix_delay_next", f.log_id, f.now, kAwaitingCompletion);
+    auto written = write_follow_ups(tx, log_from(rows[0]), plan);
+    out.fires = std::move(written.fires);
+    out.next_time_set = written.next_time_set;
     return out;
   });
 }

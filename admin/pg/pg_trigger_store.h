@@ -22,7 +22,7 @@ class PgTriggerStore final : public TriggerStore {
   Claimed claim(const Claim& claim) override;
   bool release_claim(std::int64_t log_id, std::string_view node_id, const std::string& note) override;
   Recorded record_triggered(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;
-  Failed record_failed(const Failure& failure) override;
+  Failed record_failed(const Failure& failure, const FollowUpPlanner& plan) override;
 
  private:
   Database& db_;

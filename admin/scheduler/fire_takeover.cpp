@@ -97,7 +97,8 @@ bool FireTakeover::resolve(const SendingFire& fire, Report& report) {
       break;
   }
   try {
-    if (!store_.resolve_sending(fire.fire.log_id, node_id_, delivery, message, clock_.now_ms())) return true;  // moved on meanwhile
+    const auto plan = follow_ups_of(RunEnd::kDeliveryUnknown, clock_.now_ms(), node_id_);
+    if (!store_.resolve_sending(fire.fire.log_id, node_id_, delivery, message, plan)) return true;  // moved on meanwhile
   } catch (const std::exception& e) {
     spdlog::error("scheduler: recording the recovery of fire {} failed, trying again later: {}", fire.fire.log_id,
                   e.what());

@@ -51,7 +51,8 @@ void TriggerPools::fail_rejected(const std::vector<PendingFire>& rejected) noexc
   for (const auto& f : rejected) ids.push_back(f.log_id);
   rejected_.fetch_add(ids.size(), std::memory_order_relaxed);
   try {
-    auto failed = store_.fail_pending(ids, node_id_, clock_.now_ms(), kQueueFullMessage);
+    const std::int64_t now = clock_.now_ms();
+    auto failed = store_.fail_pending(ids, node_id_, now, kQueueFullMessage, follow_ups_of(RunEnd::kQueueFull, now, node_id_));
     spdlog::warn("scheduler: trigger pools full, {} fires failed ({} refused)", failed.size(), rejected.size());
   } catch (const std::exception& e) {
     spdlog::error("scheduler: trigger pools full and {} refused fires could not be marked failed (they stay "

@@ -181,7 +181,8 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
     failure.trigger_msg = message.with_trigger({{"Failed", reason}});
     failure.executor_handler = handler;
     failure.executor_param = param;
-    auto failed = record([&] { return store_.record_failed(failure); });
+    auto failed = record(
+        [&] { return store_.record_failed(failure, follow_ups_of(RunEnd::kTriggerFailed, failure.now, node)); });
     spdlog::info("trigger: fire {} of job {} failed: {}", log.id, job.id, reason);
     return SendOutcome{failed.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed
                                                                             : SendOutcome::Kind::kDropped};
@@ -277,14 +278,14 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
     facts.emplace_back("Msg", answer_msg(answer));
 
     bool accepted = answer.is_success();
-    bool retry = true;
+    RunEnd end = RunEnd::kTriggerFailed;
     if (answer.code == protocol::kTimeoutCode) {
       // The request went out and no answer came: ask before anything is sent again.
       auto check = check_delivery(client_, shard.address, token, shard.log_id, log.scheduled_time);
       facts.emplace_back("Delivery check", check.message);
       accepted = check.kind == DeliveryCheck::Kind::kDelivered;
       if (check.kind == DeliveryCheck::Kind::kUnknown) {
-        retry = false;
+        end = RunEnd::kDeliveryUnknown;
         facts.emplace_back("Failed", "delivery unknown: executor " + shard.address +
                                          " did not answer /run nor /log; not retried, it may be running");
       }
@@ -306,11 +307,10 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
     failure.from = "sending";
     failure.now = clock_.now_ms();
     failure.trigger_msg = message.with_trigger(facts);
-    failure.retry = retry;
-    auto result = record([&] { return store_.record_failed(failure); });
+    auto result = record([&] { return store_.record_failed(failure, follow_ups_of(end, failure.now, node)); });
     if (result.recorded == TriggerStore::Recorded::kRecorded) ++failed;
     spdlog::info("trigger: run {} of job {} failed at {}: {}{}", shard.log_id, job.id, shard.address, answer_msg(answer),
-                 result.retry ? ", retry " + std::to_string(result.retry->id) + " scheduled" : "");
+                 result.fires.empty() ? "" : ", retry " + std::to_string(result.fires.front().id) + " scheduled");
   }
   if (failed > 0) return {SendOutcome::Kind::kFailed};
   return {triggered > 0 ? SendOutcome::Kind::kTriggered : SendOutcome::Kind::kDropped};

@@ -132,6 +132,7 @@ class RunReportPg : public ::testing::Test {
   testing::TestDatabase db_;
   bool migrated_;
   testing::FakeClock clock_;
+  admin::FollowUpPlanner queue_full() { return admin::follow_ups_of(admin::RunEnd::kQueueFull, clock_.now_ms(), kNode); }
   Database database_;
   PgStores stores_;
   PgCompletionStore completions_;
@@ -173,14 +174,13 @@ TEST_F(RunReportPg, FailedTriggersCountAsFailures) {
   f.from = "sending";
   f.now = clock_.now_ms();
   f.trigger_msg = "executor refused";
-  f.retry = false;
-  EXPECT_EQ(triggers_.record_failed(f).recorded, TriggerStore::Recorded::kRecorded);
+  EXPECT_EQ(triggers_.record_failed(f, admin::follow_ups_of(admin::RunEnd::kDeliveryUnknown, f.now, kNode)).recorded, TriggerStore::Recorded::kRecorded);
   f.log_id = unroutable;
   f.from = "pending";
   f.trigger_msg = "no executor address";
   f.executor_handler = "reportHandler";
-  EXPECT_EQ(triggers_.record_failed(f).recorded, TriggerStore::Recorded::kRecorded);
-  EXPECT_EQ(triggers_.record_failed(f).recorded, TriggerStore::Recorded::kNotOurs);
+  EXPECT_EQ(triggers_.record_failed(f, admin::follow_ups_of(admin::RunEnd::kTriggerFailed, f.now, kNode)).recorded, TriggerStore::Recorded::kRecorded);
+  EXPECT_EQ(triggers_.record_failed(f, admin::follow_ups_of(admin::RunEnd::kTriggerFailed, f.now, kNode)).recorded, TriggerStore::Recorded::kNotOurs);
   EXPECT_EQ(report(kHour + 3 * kQuarter), (Counts{0, 2}));
 }
 
@@ -188,19 +188,19 @@ TEST_F(RunReportPg, ABatchOfRefusedFiresIsCountedInOneStatement) {
   std::vector<std::int64_t> ids;
   for (int i = 0; i < 5; ++i) ids.push_back(run("pending", kHour + i));
   ids.push_back(run("pending", kHour + 2 * kQuarter));
-  auto moved = schedules_.fail_pending(ids, kNode, clock_.now_ms(), "trigger pool queue full");
+  auto moved = schedules_.fail_pending(ids, kNode, clock_.now_ms(), "trigger pool queue full", queue_full());
   EXPECT_EQ(moved.size(), 6u);
   EXPECT_EQ(report(kHour), (Counts{0, 5}));
   EXPECT_EQ(report(kHour + 2 * kQuarter), (Counts{0, 1}));
   EXPECT_EQ(report_rows(), 1);  // one hour of one group
-  EXPECT_TRUE(schedules_.fail_pending(ids, kNode, clock_.now_ms(), "again").empty());
+  EXPECT_TRUE(schedules_.fail_pending(ids, kNode, clock_.now_ms(), "again", queue_full()).empty());
   EXPECT_EQ(report(), (Counts{0, 6}));
 }
 
 TEST_F(RunReportPg, DeliveryUnknownAfterATakeoverCountsAsAFailure) {
   auto id = run("sending", kHour + 1);
   EXPECT_TRUE(schedules_.resolve_sending(id, kNode, ScheduleStore::Delivery::kUnknown, "delivery unknown",
-                                         clock_.now_ms()));
+                                         admin::follow_ups_of(admin::RunEnd::kDeliveryUnknown, clock_.now_ms(), kNode)));
   EXPECT_EQ(report(), (Counts{0, 1}));
 }
 

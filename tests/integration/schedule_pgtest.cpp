@@ -272,7 +272,8 @@ TEST(SchedulePg, FailPendingMovesOnlyThisNodesPendingFiresAndGivesAFixDelayJobIt
           " WHERE id = " + std::to_string(fix_delay.id));
   auto mine = db.put_log(fix_delay, "pending", kBase, "node-a");
   auto theirs = db.put_log(fix_delay, "pending", kBase + 1000, "node-b");
-  auto moved = db.schedule().fail_pending({mine.id, theirs.id}, "node-a", kBase + 77, "trigger pool queue full");
+  auto moved = db.schedule().fail_pending({mine.id, theirs.id}, "node-a", kBase + 77, "trigger pool queue full",
+                                            admin::follow_ups_of(admin::RunEnd::kQueueFull, kBase + 77, "node-a"));
   EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id}));
   auto row = *db.stores().logs().get(mine.id);
   EXPECT_EQ(row.state, "failed");
@@ -376,7 +377,8 @@ TEST(SchedulePg, SendingFiresAreResolvedByAskingTheExecutorTheyWereSentTo) {
   EXPECT_EQ(db.stores().jobs().get(fix_delay.id)->trigger_next_time, kBase + 15'000);
 
   // Resolved once: a second look finds nothing to do.
-  EXPECT_FALSE(db.schedule().resolve_sending(delivered.id, "node-a", ScheduleStore::Delivery::kUnknown, "again", kBase));
+  EXPECT_FALSE(db.schedule().resolve_sending(delivered.id, "node-a", ScheduleStore::Delivery::kUnknown, "again",
+                                             admin::follow_ups_of(admin::RunEnd::kDeliveryUnknown, kBase, "node-a")));
   EXPECT_EQ(executors.calls("log").size(), 3u);
 }
 

@@ -42,6 +42,9 @@ void prepare_all(pqxx::connection& c) {
 
 class TriggerPgTest : public ::testing::Test {
  protected:
+  admin::FollowUpPlanner failure_plan(admin::RunEnd end = admin::RunEnd::kTriggerFailed) {
+    return admin::follow_ups_of(end, clock_.now_ms(), kNode);
+  }
   TriggerPgTest() : migrated_(migrate(db_)), database_(options(db_), &prepare_all), stores_(database_, clock_), store_(database_) {
     admin::Group g;
     g.app_name = "demo-app";
@@ -326,7 +329,7 @@ TEST_F(TriggerPgTest, RecordingOnARowTakenOverWritesNothing) {
   f.node_id = kNode;
   f.now = clock_.now_ms();
   f.trigger_msg = "x";
-  EXPECT_EQ(store_.record_failed(f).recorded, Recorded::kNotOurs);
+  EXPECT_EQ(store_.record_failed(f, failure_plan()).recorded, Recorded::kNotOurs);
   auto l = log(fire.id);
   EXPECT_EQ(l.state, "sending");
   EXPECT_EQ(l.trigger_code, 0);
@@ -347,7 +350,7 @@ TEST_F(TriggerPgTest, FailedSendWithRetriesLeftInsertsOneRetry) {
   for (int i = 0; i < kRacers; ++i) {
     racers.emplace_back([&] {
       start.arrive_and_wait();
-      if (store_.record_failed(f).recorded == Recorded::kRecorded) ++recorded;
+      if (store_.record_failed(f, failure_plan()).recorded == Recorded::kRecorded) ++recorded;
     });
   }
   for (auto& t : racers) t.join();
@@ -365,6 +368,7 @@ TEST_F(TriggerPgTest, FailedSendWithRetriesLeftInsertsOneRetry) {
   EXPECT_EQ(retry.executor_fail_retry_count, 1);
   EXPECT_EQ(retry.parent_log_id, fire.id);
   EXPECT_EQ(retry.executor_param, "p");
+  EXPECT_EQ(retry.executor_handler, "demoHandler");  // the job's handler, as a retry after a result has
   EXPECT_EQ(retry.executor_address, "");
   EXPECT_EQ(retry.job_group, group_.id);
 }
@@ -376,15 +380,14 @@ TEST_F(TriggerPgTest, FailureWithoutRetryOrRetriesLeftInsertsNone) {
   f.log_id = fire.id;
   f.node_id = kNode;
   f.now = clock_.now_ms();
-  auto failed = store_.record_failed(f);
+  auto failed = store_.record_failed(f, failure_plan());
   EXPECT_EQ(failed.recorded, Recorded::kRecorded);
-  EXPECT_FALSE(failed.retry);
+  EXPECT_TRUE(failed.fires.empty());
 
   auto unknown = pending(kNode, 3, 1'700'000'001'000);
   store_.claim(claim_of(unknown));
   f.log_id = unknown.id;
-  f.retry = false;
-  EXPECT_FALSE(store_.record_failed(f).retry);
+  EXPECT_TRUE(store_.record_failed(f, failure_plan(admin::RunEnd::kDeliveryUnknown)).fires.empty());
   EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE trigger_type = 'RETRY'"), 0);
 }
 
@@ -398,10 +401,10 @@ TEST_F(TriggerPgTest, PendingFireFailsWithItsTriggerTimeHandlerAndParameters) {
   f.trigger_msg = "no executor address for group demo-app";
   f.executor_handler = "demoHandler";
   f.executor_param = "job-param";
-  auto failed = store_.record_failed(f);
+  auto failed = store_.record_failed(f, failure_plan());
   ASSERT_EQ(failed.recorded, Recorded::kRecorded);
-  ASSERT_TRUE(failed.retry);
-  EXPECT_EQ(failed.retry->executor_param, "job-param");
+  ASSERT_EQ(failed.fires.size(), 1u);
+  EXPECT_EQ(failed.fires[0].executor_param, "job-param");
   auto l = log(fire.id);
   EXPECT_EQ(l.state, "failed");
   EXPECT_EQ(l.trigger_time, clock_.now_ms());
@@ -419,7 +422,7 @@ TEST_F(TriggerPgTest, FailedTriggerSetsTheNextTimeOfAFixDelayJobAwaitingIt) {
   f.log_id = fire.id;
   f.node_id = kNode;
   f.now = clock_.now_ms();
-  store_.record_failed(f);
+  store_.record_failed(f, failure_plan());
   EXPECT_EQ(stores_.jobs().get(job_.id)->trigger_next_time, clock_.now_ms() + 10'000);
 
   // A job stopped meanwhile keeps its stop.
@@ -427,7 +430,7 @@ TEST_F(TriggerPgTest, FailedTriggerSetsTheNextTimeOfAFixDelayJobAwaitingIt) {
   auto second = pending(kNode, 0, 1'700'000'001'000);
   store_.claim(claim_of(second));
   f.log_id = second.id;
-  store_.record_failed(f);
+  store_.record_failed(f, failure_plan());
   EXPECT_EQ(stores_.jobs().get(job_.id)->trigger_next_time, 0);
 }
 

@@ -11,6 +11,7 @@
 
 #include "admin/model/fire.h"
 #include "admin/model/schedule_store.h"
+#include "tests/support/fake_follow_ups.h"
 #include "admin/model/store_errors.h"
 #include "admin/model/records.h"
 
@@ -166,7 +167,8 @@ class FakeScheduleStore final : public admin::ScheduleStore {
   }
 
   std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                         std::int64_t now, std::string_view message) override {
+                                         std::int64_t now, std::string_view message,
+                                         const admin::FollowUpPlanner& plan) override {
     std::lock_guard lock(mutex_);
     enter("fail_pending");
     std::vector<std::int64_t> moved;
@@ -177,7 +179,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       it->second.trigger_time = now;
       it->second.trigger_code = 500;
       it->second.trigger_msg = std::string(message);
-      set_fix_delay_next(it->second.job_id, now);
+      write_fake_follow_ups(jobs_, logs_, next_log_, it->second, plan);
       moved.push_back(id);
     }
     std::sort(moved.begin(), moved.end());
@@ -225,7 +227,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
   }
 
   bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery, std::string_view message,
-                       std::int64_t now) override {
+                       const admin::FollowUpPlanner& plan) override {
     std::lock_guard lock(mutex_);
     enter("resolve_sending");
     auto it = logs_.find(log_id);
@@ -245,7 +247,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       case Delivery::kUnknown:
         l.state = "failed";
         l.trigger_code = 500;
-        set_fix_delay_next(l.job_id, now);
+        write_fake_follow_ups(jobs_, logs_, next_log_, l, plan);
         break;
     }
     return true;
@@ -269,15 +271,6 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     }
     return false;
   }
-  void set_fix_delay_next(std::int64_t job_id, std::int64_t now) {
-    auto job = jobs_.find(job_id);
-    if (job == jobs_.end()) return;
-    admin::Job& j = job->second;
-    if (j.schedule_type == "FIX_DELAY" && j.trigger_status == 1 && j.trigger_next_time == admin::kAwaitingCompletion) {
-      j.trigger_next_time = now + std::stoll(j.schedule_conf) * 1000;
-    }
-  }
-
   std::mutex lock_row_;
   mutable std::mutex mutex_;
   std::map<std::int64_t, admin::Job> jobs_;

@@ -13,6 +13,7 @@
 #include "admin/model/fire.h"
 #include "admin/model/records.h"
 #include "admin/model/trigger_store.h"
+#include "tests/support/fake_follow_ups.h"
 
 namespace cronwheel::testing {
 
@@ -165,7 +166,7 @@ class FakeTriggerStore final : public admin::TriggerStore {
     return Recorded::kRecorded;
   }
 
-  Failed record_failed(const Failure& f) override {
+  Failed record_failed(const Failure& f, const admin::FollowUpPlanner& plan) override {
     run_hook("record_failed");
     if (f.from != "pending" && f.from != "sending") {
       throw std::invalid_argument("a trigger fails from pending or sending, not " + f.from);
@@ -184,29 +185,9 @@ class FakeTriggerStore final : public admin::TriggerStore {
       row.executor_param = f.executor_param;
     }
     out.recorded = Recorded::kRecorded;
-    auto job = jobs_.find(row.job_id);
-    if (job == jobs_.end()) return out;
-    if (f.retry && row.executor_fail_retry_count > 0) {
-      admin::JobLog retry;
-      retry.id = next_log_++;
-      retry.job_group = row.job_group;
-      retry.job_id = row.job_id;
-      retry.state = "pending";
-      retry.trigger_type = "RETRY";
-      retry.scheduled_time = f.now + static_cast<std::int64_t>(job->second.retry_interval) * 1000;
-      retry.admin_node = f.node_id;
-      retry.executor_param = row.executor_param;
-      retry.shard_index = row.shard_index;
-      retry.shard_total = row.shard_total;
-      retry.executor_fail_retry_count = row.executor_fail_retry_count - 1;
-      retry.parent_log_id = row.id;
-      logs_[retry.id] = retry;
-      out.retry = retry;
-    }
-    admin::Job& j = job->second;
-    if (j.schedule_type == "FIX_DELAY" && j.trigger_status == 1 && j.trigger_next_time == admin::kAwaitingCompletion) {
-      j.trigger_next_time = f.now + std::stoll(j.schedule_conf) * 1000;
-    }
+    auto written = write_fake_follow_ups(jobs_, logs_, next_log_, row, plan);
+    out.fires = std::move(written.fires);
+    out.next_time_set = written.next_time_set;
     return out;
   }
 

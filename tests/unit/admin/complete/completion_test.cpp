@@ -288,7 +288,7 @@ TEST(PlanFollowUps, NeverFiresAJobAsItsOwnChild) {
   run.job_id = 7;
   run.state = "succeeded";
 
-  EXPECT_TRUE(plan_follow_ups(run, job, {job}, 1000, "n").fires.empty());
+  EXPECT_TRUE(plan_follow_ups(RunEnd::kSucceeded, run, job, {job}, 1000, "n").fires.empty());
 }
 
 TEST(PlanFollowUps, OnlyFixDelayJobsGetANextTime) {
@@ -299,10 +299,10 @@ TEST(PlanFollowUps, OnlyFixDelayJobsGetANextTime) {
   for (const char* type : {"CRON", "FIX_RATE", "NONE"}) {
     job.schedule_type = type;
     job.schedule_conf = "10";
-    EXPECT_FALSE(plan_follow_ups(run, job, {}, 1000, "n").fix_delay_next_time) << type;
+    EXPECT_FALSE(plan_follow_ups(RunEnd::kSucceeded, run, job, {}, 1000, "n").fix_delay_next_time) << type;
   }
   job.schedule_type = "FIX_DELAY";
-  EXPECT_EQ(plan_follow_ups(run, job, {}, 1000, "n").fix_delay_next_time, 11'000);
+  EXPECT_EQ(plan_follow_ups(RunEnd::kSucceeded, run, job, {}, 1000, "n").fix_delay_next_time, 11'000);
 }
 
 TEST(LostMessage, NamesTheExecutorAndTheTime) {

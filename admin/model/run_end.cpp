@@ -1,0 +1,90 @@
+#include "admin/model/run_end.h"
+
+#include <charconv>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::admin {
+
+namespace {
+
+// A FIX_DELAY job's delay in ms; nullopt for a configuration the schema would not hold.
+std::optional<std::int64_t> fix_delay_ms(const Job& job) {
+  std::int64_t seconds = 0;
+  const auto& conf = job.schedule_conf;
+  auto [end, ec] = std::from_chars(conf.data(), conf.data() + conf.size(), seconds);
+  if (ec != std::errc() || end != conf.data() + conf.size() || seconds <= 0) return std::nullopt;
+  return seconds * 1000;
+}
+
+}  // namespace
+
+std::string_view to_string(RunEnd end) {
+  switch (end) {
+    case RunEnd::kSucceeded: return "succeeded";
+    case RunEnd::kFailed: return "failed";
+    case RunEnd::kLost: return "lost";
+    case RunEnd::kTriggerFailed: return "trigger failed";
+    case RunEnd::kDeliveryUnknown: return "delivery unknown";
+    case RunEnd::kQueueFull: return "queue full";
+  }
+  return "unknown";
+}
+
+FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const std::vector<Job>& children,
+                          std::int64_t now, const std::string& node_id) {
+  FollowUps out;
+  if (end == RunEnd::kSucceeded) {
+    for (const Job& child : children) {
+      if (child.id == job.id) continue;  // the store leaves it out; a job is never its own child
+      JobLog fire;
+      fire.job_group = child.job_group;
+      fire.job_id = child.id;
+      fire.state = "pending";
+      fire.trigger_type = "PARENT";
+      fire.scheduled_time = now;
+      fire.admin_node = node_id;
+      fire.executor_handler = child.executor_handler;
+      fire.executor_param = child.executor_param;
+      fire.executor_fail_retry_count = child.executor_fail_retry_count;
+      fire.parent_log_id = run.id;  // the run whose success fired it
+      out.fires.push_back(std::move(fire));
+    }
+  } else if ((end == RunEnd::kFailed || end == RunEnd::kLost || end == RunEnd::kTriggerFailed) &&
+             run.executor_fail_retry_count > 0) {
+    // As XXL-JOB: the retry runs the job's current handler with the run's parameters, on the
+    // same shard, routed again (the executor that failed may be gone).
+    JobLog fire;
+    fire.job_group = job.job_group;
+    fire.job_id = run.job_id;
+    fire.state = "pending";
+    fire.trigger_type = "RETRY";
+    fire.scheduled_time = now + static_cast<std::int64_t>(job.retry_interval) * 1000;
+    fire.admin_node = node_id;
+    fire.executor_handler = job.executor_handler;
+    fire.executor_param = run.executor_param;
+    fire.shard_index = run.shard_index;
+    fire.shard_total = run.shard_total;
+    fire.executor_fail_retry_count = run.executor_fail_retry_count - 1;
+    fire.parent_log_id = run.id;
+    out.fires.push_back(std::move(fire));
+  }
+  if (job.schedule_type == "FIX_DELAY") {
+    if (auto delay = fix_delay_ms(job)) {
+      out.fix_delay_next_time = now + *delay;
+    } else {
+      spdlog::error("job {}: FIX_DELAY configuration '{}' is not a number of seconds; its next time is left as is",
+                    job.id, job.schedule_conf);
+    }
+  }
+  return out;
+}
+
+FollowUpPlanner follow_ups_of(RunEnd end, std::int64_t now, std::string node_id) {
+  return [end, now, node = std::move(node_id)](const JobLog& run, const Job& job, const std::vector<Job>& children) {
+    return plan_follow_ups(end, run, job, children, now, node);
+  };
+}
+
+}  // namespace cronwheel::admin

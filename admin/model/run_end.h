@@ -1,0 +1,64 @@
+#pragma once
+
+// What follows a run's end: the one planner for every way a run reaches a final state
+// (docs/scheduling.md, "Results"). Every store that moves a run to a final state calls it, in
+// the same transaction, with the run as it is now, and writes what it returns; no store and no
+// caller decides follow-ups of its own.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/model/records.h"
+
+namespace cronwheel::admin {
+
+// How a run ended.
+enum class RunEnd {
+  kSucceeded,        // the executor reported success
+  kFailed,           // the executor reported failure
+  kLost,             // its executor vanished while it ran (the lost-result monitor's verdict)
+  kTriggerFailed,    // no executor took it: refused, not reached, no address, routing failed
+  kDeliveryUnknown,  // sent, no answer, and the executor could not be asked: it may be running
+  kQueueFull,        // the trigger pools could not take it
+};
+std::string_view to_string(RunEnd end);
+
+// What a finished run leads to.
+struct FollowUps {
+  // New fires (PARENT, RETRY), inserted as given: state pending, owner, due time and all.
+  std::vector<JobLog> fires;
+  // The job's new trigger_next_time (FIX_DELAY). Written only while the job still runs
+  // (trigger_status = 1) and still awaits this run (trigger_next_time = kAwaitingCompletion):
+  // a job stopped or rescheduled meanwhile keeps what it has.
+  std::optional<std::int64_t> fix_delay_next_time;
+};
+
+// The follow-ups of `run`, which has just ended (`end`) at `now` (epoch ms), of job `job`;
+// `children` are the job's existing child jobs (the job itself left out). New fires are owned
+// by `node_id`. The rules:
+//  - kSucceeded: one PARENT fire per child job, due now, with the child's handler, parameter
+//    and retry count; parent_log_id = the run.
+//  - kFailed, kLost, kTriggerFailed, with retries left (run.executor_fail_retry_count > 0):
+//    one RETRY fire due now + the job's retry interval, with the job's current handler and
+//    the run's parameter and shard, one retry fewer, routed again (as XXL-JOB).
+//  - kDeliveryUnknown: no retry (the run may be going on at the executor); kQueueFull: none
+//    (the pools are full now; the job's next fires come anyway).
+//  - Every end of a FIX_DELAY job's run: its next time is now + its delay (a configuration that
+//    is not a positive number of seconds leaves it as it is, and is logged).
+// Pure apart from that log line.
+FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const std::vector<Job>& children,
+                          std::int64_t now, const std::string& node_id);
+
+// A store's call into the planner, made once per run it moved to a final state, inside its
+// transaction, with the run as it is now, its job and the job's existing children (by id, the
+// job itself left out). Must not block or call out.
+using FollowUpPlanner = std::function<FollowUps(const JobLog& run, const Job& job, const std::vector<Job>& children)>;
+
+// The planner for runs that all ended the same way at the same time on one node.
+FollowUpPlanner follow_ups_of(RunEnd end, std::int64_t now, std::string node_id);
+
+}  // namespace cronwheel::admin
