@@ -185,6 +185,10 @@ export function usePagedList<F extends object, T>(options: PagedListOptions<F, T
       appliedFilters.value = applied.filters
       page.value = applied.page
       size.value = applied.size
+      // The cursors belong to the page they came with: until the new one is in, the pager
+      // moves by offset.
+      nextCursor.value = null
+      prevCursor.value = null
       void load()
     },
     { immediate: true },

@@ -252,6 +252,21 @@ describe('usePagedList', () => {
     expect(router.currentRoute.value.query).toEqual({ text: 'b' })
   })
 
+  it('moves by offset while the page it has cursors of is no longer the one asked for', async () => {
+    const router = await memoryRouter('/list')
+    const api = fakeApi()
+    const list = mount(router, api.fetch, true)
+    api.calls[0].resolve({ items: ['1'], total: 100, nextCursor: '900.9', prevCursor: null })
+    await settle()
+    await list.setPage({ page: 2 })
+    await settle()
+    // Page 2 not answered yet: page 1's cursor would show page 2 again under the name page 3.
+    await list.setPage({ page: 3 })
+    await settle()
+    expect(router.currentRoute.value.query).toEqual({ page: '3' })
+    expect(api.calls[2].page).toEqual({ offset: 40, limit: 20 })
+  })
+
   it('reloads a cursor page from the URL as it was', async () => {
     const router = await memoryRouter('/list?page=5&after=500.5')
     const api = fakeApi()
