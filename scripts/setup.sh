@@ -28,6 +28,9 @@ packages=(
   # servers and tools the scripts and tests run
   postgresql-15 curl procps util-linux
   jq                         # demo.sh reads the REST API's answers
+  # Debian packages (cpack -G DEB, docs/packaging.md): dpkg-shlibdeps and file find the
+  # binaries' library dependencies
+  dpkg-dev file
   # the web console's browser tests (tests/browser): Playwright drives Debian's Chromium
   chromium fonts-wqy-zenhei
 )
