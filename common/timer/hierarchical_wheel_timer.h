@@ -23,7 +23,9 @@ struct HierarchicalWheelInspector;  // defined by the tests
 struct HierarchicalWheelOptions {
   // Granularity of the lowest wheel: a timeout fires at the first tick boundary at or after
   // its deadline, so up to one tick late. Unlike HashedWheelTimer's tick, it is not how often
-  // the worker wakes: the worker only wakes when a bucket holding timeouts is due.
+  // the worker wakes: the worker only wakes when a bucket holding timeouts is due, so at most
+  // once a tick when many are due and not at all when none is. A coarser tick batches more
+  // timeouts per wake and per delay-queue operation (see docs/benchmarks.md).
   std::chrono::nanoseconds tick = std::chrono::milliseconds(1);
   // Buckets per wheel, rounded up to a power of two in [2, 65536]. Wheel k has a tick of
   // tick * wheel_size^k and spans wheel_size of those ticks. The defaults give wheels of
