@@ -218,7 +218,7 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                auto group = stores.groups.get(job.job_group);
                if (!group) throw not_found("group " + std::to_string(job.job_group) + " does not exist");
-               auto fire = read_trigger_body(req.body, job, *group, options.clock->now_ms(), options.node_id());
+               auto fire = read_trigger_body(req.body, job, *group, options.clock->now_ms(), options.node_id);
                return ApiResponse{201, to_json(stores.logs.create_fire(fire, ctx.request.actor))};
              }, {}, common::http::RouteOptions{4 * kMaxExecutorParamBytes});
 

@@ -27,8 +27,7 @@ struct ResourceOptions {
   const common::Clock* clock = &common::SystemClock::instance();
 
   // This admin node's id: the owner of the pending fires that POST jobs/{id}/trigger creates.
-  // A function because a node listening on port 0 learns its id only once it has started.
-  std::function<std::string()> node_id = [] { return std::string("admin"); };
+  std::string node_id = "admin";
 
   // XXL-JOB-ACCESS-TOKEN for calls to executors whose group has no token of its own.
   std::string access_token;

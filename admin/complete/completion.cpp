@@ -48,7 +48,7 @@ std::string lost_message(std::string_view executor_address, std::chrono::millise
 
 Completion::Completion(CompletionStore& store, Options options) : store_(store), options_(std::move(options)) {
   if (options_.clock == nullptr) throw std::invalid_argument("Completion: no clock");
-  if (!options_.node_id) throw std::invalid_argument("Completion: no node id");
+  if (options_.node_id.empty()) throw std::invalid_argument("Completion: no node id");
 }
 
 Completion::Outcome Completion::report(const common::protocol::HandleCallbackParam& callback) {
@@ -80,7 +80,7 @@ Completion::Outcome Completion::record(const RunResult& result) {
     spdlog::warn("result for log id {} ignored: no such run", result.log_id);
     return Outcome::kUnknownLog;
   }
-  const std::string node = options_.node_id();
+  const std::string& node = options_.node_id;
   const std::int64_t now = result.handle_time;
   bool next_time_planned = false;
   auto recorded = store_.record(result, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {

@@ -39,7 +39,7 @@ class Completion {
   struct Options {
     const common::Clock* clock = &common::SystemClock::instance();
     // This node's id: the owner of the fires a result leads to (its feeder sends them).
-    std::function<std::string()> node_id;
+    std::string node_id;
     // When set, called after a result gave a FIX_DELAY job its next time, so the schedule
     // thread can scan at once rather than at the end of its idle sleep (up to the 5 s window).
     std::function<void()> next_time_set;

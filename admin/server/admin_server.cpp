@@ -94,8 +94,10 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
       schedule_store_(scheduling_database_),
       node_store_(scheduling_database_),
       trigger_store_(database_) {
-  const int configured_port = parse_listen_address(config.listen).second;
-  node_id_ = config_.node_id.empty() ? host_name() + ":" + std::to_string(configured_port) : config_.node_id;
+  // Bound now, so the node id (host:port, the OS's port when configured as 0) is settled
+  // before any room is built with it; requests wait in the backlog until start().
+  http_.bind();
+  node_id_ = config_.node_id.empty() ? host_name() + ":" + std::to_string(http_.port()) : config_.node_id;
   health_ = std::make_unique<HealthCheck>(config_.db_url, node_id_, version_);
   add_routes();
 }
@@ -106,12 +108,6 @@ void AdminServer::start() {
   bootstrap_admin(stores_.users(), api_->passwords(), config_.admin_password);
   http_.start();
   executors_->start();
-  if (config_.node_id.empty()) {
-    // With port 0 the real port is known only now.
-    std::lock_guard lock(node_id_mutex_);
-    node_id_ = host_name() + ":" + std::to_string(http_.port());
-    health_->set_node_id(node_id_);
-  }
   start_scheduler();
 }
 
@@ -125,10 +121,7 @@ void AdminServer::start_scheduler() {
   const auto heartbeat = std::chrono::milliseconds(config_.heartbeat_ms);
   const auto lease = std::chrono::milliseconds(config_.lease_ms);
   TriggerService::Options sending;
-  sending.node_id = [this] {
-    std::lock_guard lock(node_id_mutex_);
-    return node_id_;
-  };
+  sending.node_id = node_id_;
   sending.access_token = config_.access_token;
   // A claim not posted within this time goes back to pending: it must stay below the time
   // another node may take this node's sending fires over (lease - heartbeat after the claim).
@@ -173,10 +166,7 @@ void AdminServer::add_routes() {
   // Like /healthz, for monitoring systems: no login. Counts only, nothing about jobs or users.
   http_.get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     NodeMetrics metrics;
-    {
-      std::lock_guard lock(node_id_mutex_);
-      metrics.node_id = node_id_;
-    }
+    metrics.node_id = node_id_;
     if (Scheduler* scheduler = running_scheduler_.load()) metrics.scheduler = scheduler->stats();
     metrics.results = executors_->completion().counters();
     res.set_content(metrics_text(metrics), kMetricsContentType);
@@ -186,10 +176,7 @@ void AdminServer::add_routes() {
   api.sessions.session_lifetime = std::chrono::hours(config_.session_hours);
   api.sessions.secure_cookie = config_.secure_cookie;
   api.resources.clock = &common::SystemClock::instance();
-  api.resources.node_id = [this] {
-    std::lock_guard lock(node_id_mutex_);  // start() may still be settling it
-    return node_id_;
-  };
+  api.resources.node_id = node_id_;
   api.resources.access_token = config_.access_token;
   api.resources.executors = &executor_client_;
   // Set before the server starts, so every handler sees it.
@@ -198,10 +185,7 @@ void AdminServer::add_routes() {
 
   ExecutorSide::Options executors;
   executors.access_token = config_.access_token;
-  executors.node_id = [this] {
-    std::lock_guard lock(node_id_mutex_);
-    return node_id_;
-  };
+  executors.node_id = node_id_;
   executors.registry.interval = std::chrono::milliseconds(config_.registry_refresh_ms);
   executors.next_time_set = [this] {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();

@@ -61,8 +61,7 @@ class AdminServer {
   AdminConfig config_;
   std::string version_;
   std::string host_;
-  mutable std::mutex node_id_mutex_;  // start() writes node_id_ while handlers may read it
-  std::string node_id_;
+  std::string node_id_;  // settled in the constructor (the port is bound there), then constant
   Database database_;
   PgStores stores_;
   // The node's one way to reach executors: trigger sends, takeover checks, the console's log

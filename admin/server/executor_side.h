@@ -34,7 +34,7 @@ class ExecutorSide {
     // token of its own (executor_tokens.h).
     std::string access_token;
     // This node's id: owner of the fires results lead to (child jobs, retries).
-    std::function<std::string()> node_id;
+    std::string node_id;
     common::Clock* clock = &common::SystemClock::instance();
     RegistryMonitor::Options registry;
     LostResultMonitor::Options lost;

@@ -20,11 +20,6 @@ HealthCheck::HealthCheck(std::string db_url, std::string node_id, std::string ve
 
 HealthCheck::~HealthCheck() = default;
 
-void HealthCheck::set_node_id(std::string node_id) {
-  std::lock_guard lock(mutex_);
-  node_id_ = std::move(node_id);
-}
-
 HealthCheck::Result HealthCheck::check() {
   std::lock_guard lock(mutex_);
   nlohmann::json body{{"node", node_id_}, {"version", version_}};

@@ -34,12 +34,10 @@ class HealthCheck {
   };
   Result check();
 
-  void set_node_id(std::string node_id);
-
  private:
   std::string db_url_;
-  std::string node_id_;
-  std::string version_;
+  const std::string node_id_;
+  const std::string version_;
   std::mutex mutex_;
   std::unique_ptr<pqxx::connection> connection_;
   std::optional<bool> reachable_;  // what the last probe found; none before the first one

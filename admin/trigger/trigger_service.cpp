@@ -104,7 +104,9 @@ std::string answer_msg(const ExecutorClient::Result& answer) { return answer.msg
 
 TriggerService::TriggerService(TriggerStore& store, ExecutorClient& client, common::Clock& clock,
                                Options options)
-    : store_(store), client_(client), clock_(clock), options_(std::move(options)), routes_(client, clock, options_.random) {}
+    : store_(store), client_(client), clock_(clock), options_(std::move(options)), routes_(client, clock, options_.random) {
+  if (options_.node_id.empty()) throw std::invalid_argument("TriggerService: no node id");
+}
 
 template <class F>
 auto TriggerService::record(F&& write) -> decltype(write()) {
@@ -128,7 +130,7 @@ SendOutcome TriggerService::send(const PendingFire& fire) noexcept {
     return SendOutcome{kind, std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - started)};
   };
   try {
-    const std::string node = options_.node_id();
+    const std::string& node = options_.node_id;
     std::optional<TriggerStore::LoadedFire> loaded;
     try {
       loaded = store_.load_pending(fire.log_id, node);

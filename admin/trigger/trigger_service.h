@@ -54,9 +54,8 @@ namespace cronwheel::admin {
 class TriggerService final : public FireSender {
  public:
   struct Options {
-    // This node's id: the owner of the fires it sends. Asked on every send, since a node
-    // listening on port 0 knows its id only once started. Required.
-    std::function<std::string()> node_id;
+    // This node's id: the owner of the fires it sends. Required.
+    std::string node_id;
     // Sent to executors whose group has no access token of its own (--access-token).
     std::string access_token;
     // A claimed row not POSTed within this time of its claim is not sent by this attempt: it

@@ -105,6 +105,7 @@ class HttpServer::Impl final : public httplib::Server {
   void add_route(const std::string& method, const std::string& pattern, ParamHandler handler,
                  RouteOptions route_options);
   void set_fallback(ParamHandler handler, RouteOptions route_options);
+  void bind_listener();
   void start_serving();
   void stop_serving() noexcept;
   int bound_port() const noexcept { return port_.load(); }
@@ -131,6 +132,7 @@ class HttpServer::Impl final : public httplib::Server {
   std::optional<RouteEntry> fallback_;  // fallback_get's, matched as kFallbackRoute
   std::atomic<int> port_{0};
   std::atomic<bool> stopping_{false};
+  int listen_fd_ = -1;  // bound by bind_listener(), not yet served; under lifecycle_mutex_
 
   enum class State { kIdle, kRunning, kStopped };
   mutable std::mutex lifecycle_mutex_;  // serializes start/stop
@@ -274,13 +276,26 @@ void HttpServer::Impl::serve(Connection* connection) {
   connection->close_after_output = !ok || connection_closed || last || context.close_after;
 }
 
+void HttpServer::Impl::bind_listener() {
+  std::lock_guard lock(lifecycle_mutex_);
+  if (state_ != State::kIdle) throw std::logic_error("HttpServer::bind: already started or stopped");
+  if (listen_fd_ >= 0) return;
+  int bound = 0;
+  listen_fd_ = open_listener(options_.host, options_.port, bound);
+  port_ = bound;
+}
+
 void HttpServer::Impl::start_serving() {
   std::lock_guard lock(lifecycle_mutex_);
   if (state_ != State::kIdle) throw std::logic_error("HttpServer::start: already started");
 
-  int bound = 0;
-  int listen_fd = open_listener(options_.host, options_.port, bound);
-  port_ = bound;
+  int listen_fd = listen_fd_;
+  listen_fd_ = -1;
+  if (listen_fd < 0) {
+    int bound = 0;
+    listen_fd = open_listener(options_.host, options_.port, bound);
+    port_ = bound;
+  }
 
   ConnectionReactor::Options reactor_options;
   reactor_options.name = options_.name;
@@ -319,6 +334,10 @@ void HttpServer::Impl::start_serving() {
 
 void HttpServer::Impl::stop_serving() noexcept {
   std::lock_guard lock(lifecycle_mutex_);
+  if (listen_fd_ >= 0) {
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+  }
   if (state_ == State::kRunning) {
     stopping_ = true;
     reactor_->stop();  // waits for the requests being served and sends their answers
@@ -400,6 +419,8 @@ void HttpServer::del(const std::string& pattern, Handler handler, RouteOptions r
 void HttpServer::fallback_get(Handler handler, RouteOptions route_options) {
   impl_->set_fallback(without_params(std::move(handler)), route_options);
 }
+
+void HttpServer::bind() { impl_->bind_listener(); }
 
 void HttpServer::start() { impl_->start_serving(); }
 

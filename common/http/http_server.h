@@ -115,7 +115,13 @@ class HttpServer {
   // earlier fallback; before start().
   void fallback_get(Handler handler, RouteOptions route_options = {});
 
-  // Binds, starts serving on background threads and returns once connections are accepted.
+  // Binds the listening socket now, so port() is known before start() (a server on port 0
+  // learns its port here); connections wait in the backlog until start(). Optional: start()
+  // binds when this was not called. Throws like start(); a no-op when already bound.
+  void bind();
+
+  // Binds (unless bind() did), starts serving on background threads and returns once
+  // connections are accepted.
   // Throws std::system_error naming host:port when it cannot bind (port taken, bad address), and
   // std::logic_error when called twice.
   void start();
@@ -124,7 +130,7 @@ class HttpServer {
   // thread. Idempotent; safe before start().
   void stop() noexcept;
 
-  // The bound port (the OS's pick when options.port was 0); 0 before start().
+  // The bound port (the OS's pick when options.port was 0); 0 before bind() or start().
   int port() const noexcept;
 
   const HttpServerOptions& options() const noexcept;

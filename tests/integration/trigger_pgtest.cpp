@@ -438,7 +438,7 @@ TEST_F(TriggerPgTest, SendersOfOneFireOnARealDatabaseCallTheExecutorOnce) {
   FakeExecutorClient client;
   auto make = [&](const std::string& node) {
     admin::TriggerService::Options o;
-    o.node_id = [node] { return node; };
+    o.node_id = node;
     return std::make_unique<admin::TriggerService>(store_, client, clock_, o);
   };
   auto ring = make(kNode);
@@ -472,7 +472,7 @@ TEST_F(TriggerPgTest, BroadcastThroughTheServiceTriggersEveryShard) {
   exec("UPDATE job_info SET executor_route_strategy = 'SHARDING_BROADCAST' WHERE id = " + std::to_string(job_.id));
   FakeExecutorClient client;
   admin::TriggerService::Options o;
-  o.node_id = [] { return kNode; };
+  o.node_id = kNode;
   admin::TriggerService service(store_, client, clock_, o);
   auto fire = pending();
   EXPECT_EQ(service.send({fire.id, fire.job_id, fire.scheduled_time}).kind, admin::SendOutcome::Kind::kTriggered);

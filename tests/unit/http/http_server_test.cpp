@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -55,6 +56,36 @@ TEST(HttpServer, ReportsThePortTheOsChose) {
   server.start();
   EXPECT_GT(server.port(), 0);
   server.stop();
+}
+
+TEST(HttpServer, BindTellsThePortBeforeStartAndStartServesOnIt) {
+  HttpServer server(testing::loopback_options());
+  add_echo(server);
+  server.bind();
+  const int port = server.port();
+  ASSERT_GT(port, 0);
+  server.bind();  // already bound: nothing changes
+  EXPECT_EQ(server.port(), port);
+  server.start();
+  EXPECT_EQ(server.port(), port);
+  HttpClient client(base_url(server));
+  auto result = client.post_json("/echo", R"({"jobId":2})");
+  EXPECT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.body, R"({"jobId":2})");
+  server.stop();
+}
+
+TEST(HttpServer, StopWithoutStartClosesTheBoundSocket) {
+  auto open_fds = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{});
+  };
+  HttpServer server(testing::loopback_options());
+  const auto before = open_fds();
+  server.bind();
+  EXPECT_EQ(open_fds(), before + 1);
+  server.stop();
+  EXPECT_EQ(open_fds(), before);
+  EXPECT_THROW(server.start(), std::logic_error);  // a stopped server stays stopped
 }
 
 TEST(HttpServer, PostRoundTrip) {

@@ -262,7 +262,7 @@ class UnavailableCompletionStore final : public CompletionStore {
 
 TEST_F(ExecutorRoutesTest, CallbackWhileTheDatabaseIsDownAsksTheExecutorToSendAgain) {
   UnavailableCompletionStore down;
-  Completion completion(down, Completion::Options{&clock_, [] { return std::string("n"); }, {}});
+  Completion completion(down, Completion::Options{&clock_, "n", {}});
   common::http::HttpServerOptions o;
   o.host = "127.0.0.1";
   common::http::HttpServer server(o);

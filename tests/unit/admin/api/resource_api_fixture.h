@@ -80,7 +80,7 @@ class ResourceApiTest : public ::testing::Test {
     router_ = std::make_unique<ApiRouter>(*server_, auth_);
     ResourceOptions options;
     options.clock = &clock_;
-    options.node_id = [] { return std::string("node-under-test"); };
+    options.node_id = "node-under-test";
     options.access_token = "admin-default-token";
     options.executors = &executors_;
     options.automatic_group_changed = [this] { ++automatic_group_changes_; };

@@ -58,7 +58,7 @@ class TriggerServiceTest : public ::testing::Test {
   admin::TriggerService& service() {
     if (!service_) {
       admin::TriggerService::Options o;
-      o.node_id = [] { return kNode; };
+      o.node_id = kNode;
       o.access_token = "admin-token";
       o.record_backoff = 0ms;
       o.random = [](std::size_t) { return std::size_t{0}; };
