@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "common/http/http_client.h"
@@ -15,25 +14,22 @@
 namespace cronwheel::executor {
 
 // Delivers run results to the admin (POST {admin}/api/callback, XXL-JOB 2.4 body: a bare JSON
-// array of HandleCallbackParam).
+// array of HandleCallbackParam): the delivery policy. The spool files themselves (format, locks,
+// fsync) are CallbackSpool's (callback_spool.h).
 //
 // Results are sent in batches by a background thread, to the first admin that accepts them
-// (HTTP 200 with ReturnT code 200). When none does, the batch is appended to a spool file under
-// spool_dir (written and fsync'ed before it is dropped from memory) and re-sent every
-// retry_interval; start() also re-sends what an earlier process left in the spool. A spool
-// file is removed only after every result in it was accepted. Together with the admin ignoring
-// a result it already has, every result is recorded exactly once.
+// (HTTP 200 with ReturnT code 200). When none does, the batch is written to a new spool file
+// under spool_dir (durably, before it is dropped from memory) and re-sent every retry_interval;
+// start() also re-sends what an earlier process left in the spool. A spool file is removed only
+// after every result in it was accepted; when part of a file was accepted and an admin then
+// failed, the rest is written to a new file before the old one is removed, so a crash in between
+// can only cause a result to be sent twice. Together with the admin ignoring a result it already
+// has, every result is recorded exactly once.
 //
-// Batching: each request carries everything queued at the time, up to max_batch results.
-//
-// Spool files: spool_dir/callback-<epoch ms>-<pid>-<seq>-<random>.spool, unique across processes
-// and restarts. Each line is one JSON callback body (a bare array, as sent on the wire). A file is
-// written once and never appended to later; whoever reads or writes one holds an exclusive
-// flock(2) on it, so several senders (several processes) may share a spool_dir: a file locked by
-// another live sender is left to it. A line that cannot be read (a crash in the middle of a
-// write, a damaged disk) is skipped with a warning and never blocks the rest of the file. When
-// part of a file was accepted and an admin then failed, the rest is written to a new file before
-// the old one is removed, so a crash in between can only cause a result to be sent twice.
+// Batching: each request carries everything queued at the time, up to max_batch results. A pass
+// over the spool comes before the queue once the retry interval is up, so a steady stream of new
+// results cannot starve it; after the first failure the pass only counts the files it has not
+// seen. A batch neither an admin nor the disk takes stays first in line until the next retry.
 //
 // Threading: push(), queued() and spooled() are thread-safe and never wait for the network. The
 // background thread owns the HTTP clients (one per admin) and is the only one that sends.
@@ -51,11 +47,6 @@ class CallbackSender {
     std::size_t max_batch = 100;
     common::http::HttpClientOptions http;  // access_token is taken from above
   };
-
-  // Spool files are named kSpoolFilePrefix + ... + kSpoolFileSuffix; other files in spool_dir
-  // are left alone.
-  static constexpr std::string_view kSpoolFilePrefix = "callback-";
-  static constexpr std::string_view kSpoolFileSuffix = ".spool";
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
   // URL, spool_dir is empty, retry_interval is not positive or max_batch is 0. Does no I/O.

@@ -27,6 +27,7 @@
 #include "executor/src/registry_client.h"
 #include "executor/src/run_as.h"
 #include "executor/src/run_log.h"
+#include "executor/src/script_file.h"
 #include "executor/src/script_runner.h"
 
 namespace cronwheel::executor {

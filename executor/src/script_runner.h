@@ -13,6 +13,11 @@
 #include "executor/src/run_as.h"
 #include "executor/src/run_log.h"
 
+// Running scripts and commands, the policy: which interpreter runs a glue type, where it is
+// found, which file a script goes to, and when a run's process group is ended (GroupEnding). The
+// system calls are elsewhere: process_group.h starts and supervises the processes, script_file.h
+// writes the files.
+
 namespace cronwheel::executor {
 
 // How a glue type's script is run.
@@ -62,18 +67,67 @@ struct ScriptOutcome {
   std::string message;  // for the run's result: "exit code 3", "interpreter python3 not found on PATH", ...
 };
 
-// Creates `dir` (and its parents) for script files. For scripts run as another user
-// (`run_as` not null nor this process's own user) it also gives the directory to that user's
-// primary group with mode 0750: the user can read the files in it, other users cannot even list
-// it. Throws std::system_error naming the path.
-void prepare_script_directory(const std::filesystem::path& dir, const RunAsUser* run_as);
+// When the process group of a run is ended, and how the run's end is described: run_script's
+// rules as decisions on what its supervisor saw, without a system call, so that they are tested
+// with fixed times. The supervisor (process_group.cpp) looks after every event, at least every
+// few milliseconds while the group is being ended, and does what next() says:
+//  - a stop requested while the leader (the interpreter) runs: SIGTERM (and SIGCONT) to the
+//    group, once;
+//  - the leader exited and its group has processes left: the same, after a line in the log;
+//  - `grace` after that SIGTERM, with anything left: SIGKILL to the group, and again at every
+//    later look, so a fork racing the first kill is caught by the next;
+//  - done once the leader is reaped and nothing of its group is left, or only processes this
+//    executor may not signal, after the SIGKILL.
+class GroupEnding {
+ public:
+  using Time = std::chrono::steady_clock::time_point;
+
+  enum class Group { kGone, kAlive, kUnsignalable };
+  struct Look {
+    bool leader_done = false;     // the leader exited and was reaped (or reaped elsewhere)
+    bool stop_requested = false;  // the run's stop token
+    Group group = Group::kAlive;  // looked at only once leader_done
+    Time now{};
+  };
+  enum class Step {
+    kWait,                // nothing to do before the next event
+    kTerminateStopped,    // SIGTERM and SIGCONT to the group: the run was stopped
+    kTerminateLeftovers,  // the same: the leader exited, processes of its group did not
+    kKillAfterGrace,      // SIGKILL to the group, the first time: `grace` passed after SIGTERM
+    kKill,                // SIGKILL to the group again
+    kDone,                // the run is over: outcome() says how
+  };
+
+  explicit GroupEnding(std::chrono::milliseconds grace) : grace_(grace) {}
+
+  Step next(const Look& look);
+
+  // The run's outcome once next() said kDone. `wait_status` is the leader's waitpid status;
+  // `status_lost` says it was reaped elsewhere.
+  ScriptOutcome outcome(int wait_status, bool status_lost) const;
+
+  bool ending() const noexcept { return ending_; }  // SIGTERM was sent
+  bool killed() const noexcept { return killed_; }  // SIGKILL was sent
+  Time kill_at() const noexcept { return kill_at_; }  // when ending(): when SIGKILL is due
+  std::chrono::milliseconds grace() const noexcept { return grace_; }
+
+ private:
+  void begin(Time now);
+
+  std::chrono::milliseconds grace_;
+  bool ending_ = false;
+  bool stopped_ = false;  // ending because of a stop request
+  bool killed_ = false;
+  bool unsignalable_left_ = false;
+  Time kill_at_{};
+};
 
 // Runs a script job to completion.
 //
 // The source is written to {script_dir}/{job_id}_{glue_updatetime}{extension} (the directory
-// prepared by prepare_script_directory), atomically (a temporary file renamed over it), and
-// only when the file is missing or differs in content, owner, group or mode, so a job's runs
-// share one file per version. The file may hold credentials: it has mode 0600, or, for a script
+// prepared by prepare_script_directory, script_file.h), atomically (a temporary file renamed
+// over it), and only when the file is missing or differs in content, owner, group or mode, so a
+// job's runs share one file per version. The file may hold credentials: it has mode 0600, or, for a script
 // run as another user, mode 0640 and that user's primary group (owner: this process's user, so
 // the script cannot change its own file). It is started as
 // `interpreter file params shard_index shard_total`, as described at the end of this comment.

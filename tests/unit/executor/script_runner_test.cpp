@@ -218,6 +218,90 @@ TEST(FindExecutable, TakesTheFirstExecutableFileInSearchOrder) {
   EXPECT_EQ(find_executable((dir.path() / "c" / "tool").string(), ""), dir.path() / "c" / "tool");
 }
 
+// GroupEnding alone: fixed times, no process.
+using Step = GroupEnding::Step;
+using Group = GroupEnding::Group;
+
+GroupEnding::Look look_at(SteadyClock::duration since_start, bool leader_done,
+                          bool stop_requested = false, Group group = Group::kAlive) {
+  return {leader_done, stop_requested, group, SteadyClock::time_point{} + since_start};
+}
+
+TEST(GroupEnding, NothingHappensWhileTheLeaderRunsUnstopped) {
+  GroupEnding ending(3s);
+  EXPECT_EQ(ending.next(look_at(0s, false)), Step::kWait);
+  EXPECT_EQ(ending.next(look_at(1h, false)), Step::kWait);
+  EXPECT_FALSE(ending.ending());
+}
+
+TEST(GroupEnding, AStopTerminatesTheGroupOnceAndKillsItWhenTheGraceIsOver) {
+  GroupEnding ending(3s);
+  EXPECT_EQ(ending.next(look_at(10s, false, true)), Step::kTerminateStopped);
+  EXPECT_TRUE(ending.ending());
+  EXPECT_EQ(ending.kill_at(), SteadyClock::time_point{} + 13s);
+  EXPECT_EQ(ending.next(look_at(10s, false, true)), Step::kWait);
+  EXPECT_EQ(ending.next(look_at(12s, true, true, Group::kAlive)), Step::kWait);
+  EXPECT_EQ(ending.next(look_at(13s, true, true, Group::kAlive)), Step::kKillAfterGrace);
+  EXPECT_EQ(ending.next(look_at(13s, true, true, Group::kAlive)), Step::kKill);  // again
+  EXPECT_EQ(ending.next(look_at(14s, true, true, Group::kGone)), Step::kDone);
+  const auto outcome = ending.outcome(0, false);
+  EXPECT_EQ(outcome.kind, Kind::kStopped);
+  EXPECT_EQ(outcome.message,
+            "stopped: the process group was killed (SIGKILL) after not ending within 3000 ms of "
+            "SIGTERM");
+}
+
+TEST(GroupEnding, AStoppedGroupEndingOnTermIsNotKilled) {
+  GroupEnding ending(3s);
+  EXPECT_EQ(ending.next(look_at(0s, false, true)), Step::kTerminateStopped);
+  EXPECT_EQ(ending.next(look_at(1s, true, true, Group::kGone)), Step::kDone);
+  EXPECT_FALSE(ending.killed());
+  EXPECT_EQ(ending.outcome(0, false).message, "stopped: the process group ended on SIGTERM");
+}
+
+TEST(GroupEnding, ALeaderExitingAloneEndsTheRunWithItsExitCode) {
+  GroupEnding ending(3s);
+  EXPECT_EQ(ending.next(look_at(1s, true, false, Group::kGone)), Step::kDone);
+  const auto outcome = ending.outcome(3 << 8, false);  // exit(3)
+  EXPECT_EQ(outcome.kind, Kind::kExited);
+  EXPECT_EQ(outcome.exit_code, 3);
+  EXPECT_EQ(outcome.message, "exit code 3");
+}
+
+TEST(GroupEnding, ProcessesLeftByAnExitedLeaderAreTerminatedAndTheExitCodeKept) {
+  GroupEnding ending(3s);
+  EXPECT_EQ(ending.next(look_at(1s, true, false, Group::kAlive)), Step::kTerminateLeftovers);
+  EXPECT_EQ(ending.next(look_at(2s, true, false, Group::kGone)), Step::kDone);
+  const auto outcome = ending.outcome(0, false);
+  EXPECT_EQ(outcome.kind, Kind::kExited);
+  EXPECT_EQ(outcome.message, "exit code 0");
+}
+
+TEST(GroupEnding, ProcessesThatCannotBeSignalledEndTheRunOnlyAfterTheKill) {
+  GroupEnding ending(3s);
+  EXPECT_EQ(ending.next(look_at(0s, true, false, Group::kUnsignalable)),
+            Step::kTerminateLeftovers);
+  EXPECT_EQ(ending.next(look_at(1s, true, false, Group::kUnsignalable)), Step::kWait);
+  EXPECT_EQ(ending.next(look_at(3s, true, false, Group::kUnsignalable)), Step::kKillAfterGrace);
+  EXPECT_EQ(ending.next(look_at(3s, true, false, Group::kUnsignalable)), Step::kDone);
+  EXPECT_EQ(ending.outcome(0, false).message,
+            "exit code 0; processes of its group that this executor may not signal are still "
+            "running");
+}
+
+TEST(GroupEnding, OutcomeNamesTheSignalOrALostStatus) {
+  GroupEnding ending(3s);
+  ASSERT_EQ(ending.next(look_at(0s, true, false, Group::kGone)), Step::kDone);
+  const auto signaled = ending.outcome(SIGSEGV, false);  // a wait status for death by SIGSEGV
+  EXPECT_EQ(signaled.kind, Kind::kSignaled);
+  EXPECT_EQ(signaled.exit_code, SIGSEGV);
+  EXPECT_EQ(signaled.message, "killed by SIGSEGV");
+  const auto lost = ending.outcome(0, true);
+  EXPECT_EQ(lost.kind, Kind::kExited);
+  EXPECT_EQ(lost.exit_code, -1);
+  EXPECT_NE(lost.message.find("exit status unknown"), std::string::npos);
+}
+
 TEST_F(ScriptRunnerTest, OutputLinesReachTheLogInOrderWithStderrMerged) {
   auto outcome = run(spec("echo one\necho two >&2\necho three\necho four >&2\n"));
   EXPECT_EQ(outcome.kind, Kind::kExited) << outcome.message;

@@ -1,0 +1,119 @@
+#include "executor/src/script_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+namespace cronwheel::executor {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Who may read a script file, and so the directory holding it.
+struct ScriptAccess {
+  mode_t file_mode = 0600;
+  mode_t dir_mode = 0;      // 0: the directory is left as created
+  gid_t group = 0;
+  bool set_group = false;   // give file and directory to `group`
+};
+
+ScriptAccess script_access(const RunAsUser* run_as) {
+  if (run_as == nullptr || run_as->is_this_process) return {};
+  return {0640, 0750, run_as->gid, true};
+}
+
+// Whether `file` is a regular file of this process's user with `access`'s mode and group and
+// exactly `content`.
+bool up_to_date(const fs::path& file, const std::string& content, const ScriptAccess& access) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & 07777) != access.file_mode || (access.set_group && st.st_gid != access.group) ||
+      static_cast<std::size_t>(st.st_size) != content.size()) {
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::string existing((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return !in.bad() && existing == content;
+}
+
+void prepare_directory(const fs::path& dir, const ScriptAccess& access) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw std::system_error(ec, "cannot create script directory " + dir.string());
+  }
+  if (!access.set_group) return;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot use script directory " + dir.string());
+  }
+  if (st.st_gid != access.group &&
+      ::chown(dir.c_str(), static_cast<uid_t>(-1), access.group) != 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot give script directory " + dir.string() + " to group " +
+                                std::to_string(access.group));
+  }
+  if ((st.st_mode & 07777) != access.dir_mode && ::chmod(dir.c_str(), access.dir_mode) != 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot set the mode of script directory " + dir.string());
+  }
+}
+
+}  // namespace
+
+void prepare_script_directory(const fs::path& dir, const RunAsUser* run_as) {
+  prepare_directory(fs::absolute(dir), script_access(run_as));
+}
+
+fs::path write_script_file(const fs::path& script_dir, const std::string& name,
+                           const std::string& source, const RunAsUser* run_as) {
+  static std::atomic<unsigned> counter{0};
+  const ScriptAccess access = script_access(run_as);
+  fs::path dir = fs::absolute(script_dir);
+  prepare_directory(dir, access);
+  fs::path file = dir / name;
+  if (up_to_date(file, source, access)) return file;
+
+  // Renamed over the file only once complete: a run starting meanwhile (or after a crash) sees
+  // the old file or the new one, never half of one. The name is unique to this call.
+  fs::path temporary = dir / ("." + name + "." + std::to_string(::getpid()) + "." +
+                              std::to_string(++counter) + ".tmp");
+  auto fail = [&](int error, const fs::path& path) {
+    ::unlink(temporary.c_str());
+    return std::system_error(error, std::generic_category(), "cannot write " + path.string());
+  };
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) throw fail(errno, temporary);
+  int error = 0;
+  // The mode explicitly: the one given to open() is reduced by the umask. The group before the
+  // mode, so the file is never readable by a group it is not meant for.
+  if (access.set_group && ::fchown(fd, static_cast<uid_t>(-1), access.group) != 0) error = errno;
+  if (error == 0 && ::fchmod(fd, access.file_mode) != 0) error = errno;
+  const char* data = source.data();
+  std::size_t left = error == 0 ? source.size() : 0;
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  // close(2) can report a deferred write error too.
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+  if (error != 0) throw fail(error, temporary);
+  if (::rename(temporary.c_str(), file.c_str()) != 0) throw fail(errno, file);
+  return file;
+}
+
+}  // namespace cronwheel::executor

@@ -1,0 +1,183 @@
+#include "executor/src/callback_spool.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/protocol/messages.h"
+#include "tests/support/temp_dir.h"
+
+// The spool files alone: a real directory per test, no network.
+namespace cronwheel::executor {
+namespace {
+
+namespace fs = std::filesystem;
+using common::protocol::CallbackBatch;
+using common::protocol::HandleCallbackParam;
+using Results = CallbackSpool::Results;
+
+HandleCallbackParam spooled_result(std::int64_t log_id) {
+  HandleCallbackParam r;
+  r.log_id = log_id;
+  r.log_date_time = 1'700'000'000'000 + log_id;
+  r.handle_code = 200;
+  return r;
+}
+
+Results results_between(std::int64_t first, std::int64_t last) {
+  Results results;
+  for (auto id = first; id <= last; ++id) results.push_back(spooled_result(id));
+  return results;
+}
+
+std::string line_of(const Results& results) {
+  return common::protocol::to_json_string(CallbackBatch{results}) + "\n";
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+}
+
+std::optional<Results> read_back(CallbackSpool& spool, const std::string& name) {
+  bool gone = false;
+  auto fd = spool.lock(name, gone);
+  if (!fd) return std::nullopt;
+  return spool.read(*fd, name);
+}
+
+TEST(CallbackSpoolTest, WritesOneCallbackBodyPerLineAndReadsItBack) {
+  testing::TempDir dir;
+  CallbackSpool spool(dir.path(), 100);
+  const auto written = results_between(1, 250);
+  auto name = spool.write(written);
+  ASSERT_TRUE(name);
+  EXPECT_TRUE(name->starts_with(CallbackSpool::kFilePrefix));
+  EXPECT_TRUE(name->ends_with(CallbackSpool::kFileSuffix));
+  EXPECT_EQ(spool.total(), 250U);
+
+  EXPECT_EQ(read_text(dir.path() / *name), line_of(results_between(1, 100)) +
+                                               line_of(results_between(101, 200)) +
+                                               line_of(results_between(201, 250)));
+  EXPECT_EQ(spool.list(), std::vector<std::string>{*name});
+  EXPECT_EQ(read_back(spool, *name), written);
+}
+
+TEST(CallbackSpoolTest, CreatesItsDirectoryWhenWritingIntoAMissingOne) {
+  testing::TempDir root;
+  CallbackSpool spool(root.path() / "logs" / "callbacks", 100);
+  ASSERT_TRUE(spool.write(results_between(1, 1)));
+  EXPECT_EQ(spool.list().size(), 1U);
+}
+
+TEST(CallbackSpoolTest, ListsOnlySpoolFilesOldestFirst) {
+  testing::TempDir dir;
+  write_text(dir.path() / "callback-0000000000000002-1-0-0.spool", line_of(results_between(2, 2)));
+  write_text(dir.path() / "callback-0000000000000001-1-0-0.spool", line_of(results_between(1, 1)));
+  write_text(dir.path() / "notes.txt", "keep me");
+  write_text(dir.path() / "callback-.spool", "");  // nothing between prefix and suffix
+  CallbackSpool spool(dir.path(), 100);
+  EXPECT_EQ(spool.list(), (std::vector<std::string>{"callback-0000000000000001-1-0-0.spool",
+                                                    "callback-0000000000000002-1-0-0.spool"}));
+}
+
+TEST(CallbackSpoolTest, SkipsUnreadableLinesAndKeepsTheRest) {
+  testing::TempDir dir;
+  const std::string name = "callback-0000000000000001-1-0-0.spool";
+  // Written by a process that crashed in the middle of its last line.
+  write_text(dir.path() / name, line_of(results_between(1, 1)) + "not json at all\n" +
+                                    line_of(results_between(2, 3)) + "{\"logId\":4}\n" + "\n" +
+                                    "[{\"logId\":5,\"logDateTim\":17000000");
+  CallbackSpool spool(dir.path(), 100);
+  EXPECT_EQ(read_back(spool, name), results_between(1, 3));
+  EXPECT_EQ(spool.total(), 3U);
+}
+
+TEST(CallbackSpoolTest, AcceptsALastLineWithoutItsNewlineWhenItIsComplete) {
+  testing::TempDir dir;
+  const std::string name = "callback-0000000000000001-1-0-0.spool";
+  std::string content = line_of(results_between(1, 2));
+  content.pop_back();
+  write_text(dir.path() / name, content);
+  CallbackSpool spool(dir.path(), 100);
+  EXPECT_EQ(read_back(spool, name), results_between(1, 2));
+}
+
+TEST(CallbackSpoolTest, AFileLockedByAnotherSenderIsLeftToIt) {
+  testing::TempDir dir;
+  const std::string name = "callback-0000000000000001-1-0-0.spool";
+  write_text(dir.path() / name, line_of(results_between(7, 7)));
+  int other = ::open((dir.path() / name).c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(other, 0);
+  ASSERT_EQ(::flock(other, LOCK_EX), 0);
+
+  CallbackSpool spool(dir.path(), 100);
+  bool gone = true;
+  EXPECT_FALSE(spool.lock(name, gone));
+  EXPECT_FALSE(gone);
+  spool.recount();
+  EXPECT_EQ(spool.total(), 0U);  // not this spool's to count
+
+  ::close(other);
+  EXPECT_EQ(read_back(spool, name), results_between(7, 7));
+}
+
+TEST(CallbackSpoolTest, AMissingFileIsGone) {
+  testing::TempDir dir;
+  CallbackSpool spool(dir.path(), 100);
+  bool gone = false;
+  EXPECT_FALSE(spool.lock("callback-0000000000000001-1-0-0.spool", gone));
+  EXPECT_TRUE(gone);
+}
+
+TEST(CallbackSpoolTest, RemovingAFileForgetsItsCount) {
+  testing::TempDir dir;
+  CallbackSpool spool(dir.path(), 100);
+  auto first = spool.write(results_between(1, 3));
+  auto second = spool.write(results_between(4, 5));
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(spool.total(), 5U);
+  EXPECT_TRUE(spool.remove(*first));
+  EXPECT_FALSE(fs::exists(dir.path() / *first));
+  EXPECT_FALSE(spool.counted(*first));
+  EXPECT_EQ(spool.total(), 2U);
+  EXPECT_TRUE(spool.remove(*first));  // already gone counts as removed
+}
+
+TEST(CallbackSpoolTest, RecountCountsWhatIsOnDiskAndKeepOnlyForgetsTheRest) {
+  testing::TempDir dir;
+  {
+    CallbackSpool earlier(dir.path(), 100);
+    ASSERT_TRUE(earlier.write(results_between(1, 4)));
+    ASSERT_TRUE(earlier.write(results_between(5, 6)));
+  }
+  CallbackSpool spool(dir.path(), 100);
+  EXPECT_EQ(spool.total(), 0U);
+  spool.recount();
+  EXPECT_EQ(spool.total(), 6U);
+
+  auto names = spool.list();
+  ASSERT_EQ(names.size(), 2U);
+  fs::remove(dir.path() / names[0]);  // taken over and delivered by another sender
+  spool.keep_only(spool.list());
+  EXPECT_EQ(spool.total(), 2U);
+}
+
+}  // namespace
+}  // namespace cronwheel::executor
