@@ -20,7 +20,7 @@ struct AuthServices {
   CredentialAuthenticator& authenticator;
   const PasswordHasher& passwords;
   LoginRateLimiter& login_limiter;
-  const common::Clock& clock;
+  common::Clock& clock;
 };
 
 // Usernames are 1 to 64 of A-Z a-z 0-9 . _ @ - (as app_user's CHECK constraint).

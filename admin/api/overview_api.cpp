@@ -132,7 +132,7 @@ void add_overview_routes(ApiRouter& router, Stores stores, const ResourceOptions
              },
              paged({}));
 
-  const common::Clock* clock = options.clock;
+  common::Clock* clock = options.clock;
   router.add("GET", "dashboard", Access::kUser,
              [stores, clock, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                const std::string zone_name =

@@ -24,7 +24,7 @@ namespace cronwheel::admin {
 
 struct ResourceOptions {
   // Wall time for "now" (start, trigger, previews). Never null.
-  const common::Clock* clock = &common::SystemClock::instance();
+  common::Clock* clock = &common::SystemClock::instance();
 
   // This admin node's id: the owner of the pending fires that POST jobs/{id}/trigger creates.
   std::string node_id = "admin";

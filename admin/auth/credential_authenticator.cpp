@@ -43,7 +43,7 @@ std::optional<std::string> cookie_value(const std::vector<std::string>& cookie_h
 }
 
 CredentialAuthenticator::CredentialAuthenticator(SessionStore& sessions, TokenStore& tokens,
-                                                 const common::Clock& clock, Options options)
+                                                 common::Clock& clock, Options options)
     : sessions_(sessions), tokens_(tokens), clock_(clock), options_(options) {}
 
 std::optional<Principal> CredentialAuthenticator::authenticate(const Credentials& credentials) {

@@ -37,7 +37,7 @@ class CredentialAuthenticator final : public Authenticator {
   // API tokens start with this, so secret scanners and people recognize one.
   static constexpr const char* kTokenPrefix = "cw_";
 
-  CredentialAuthenticator(SessionStore& sessions, TokenStore& tokens, const common::Clock& clock, Options options);
+  CredentialAuthenticator(SessionStore& sessions, TokenStore& tokens, common::Clock& clock, Options options);
 
   std::optional<Principal> authenticate(const Credentials& credentials) override;
 
@@ -76,7 +76,7 @@ class CredentialAuthenticator final : public Authenticator {
 
   SessionStore& sessions_;
   TokenStore& tokens_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
   const Options options_;
 };
 

@@ -17,9 +17,9 @@ std::string pair_key(const std::string& address, const std::string& account) {
 
 }  // namespace
 
-LoginRateLimiter::LoginRateLimiter(const common::Clock& clock) : LoginRateLimiter(clock, Options{}) {}
+LoginRateLimiter::LoginRateLimiter(common::Clock& clock) : LoginRateLimiter(clock, Options{}) {}
 
-LoginRateLimiter::LoginRateLimiter(const common::Clock& clock, Options options)
+LoginRateLimiter::LoginRateLimiter(common::Clock& clock, Options options)
     : clock_(clock),
       options_(options),
       pairs_(make_table(options.free_failures_per_pair, options.pair_max_delay, options.pair_window)),

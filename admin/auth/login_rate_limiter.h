@@ -72,8 +72,8 @@ class LoginRateLimiter {
 
   static constexpr std::size_t kMaxKeyBytes = 128;
 
-  explicit LoginRateLimiter(const common::Clock& clock);
-  LoginRateLimiter(const common::Clock& clock, Options options);
+  explicit LoginRateLimiter(common::Clock& clock);
+  LoginRateLimiter(common::Clock& clock, Options options);
 
   // How long a login to `account` from `address` must wait before it may go ahead, rounded up
   // to whole seconds (at least 1); std::nullopt when it may go ahead now.
@@ -111,7 +111,7 @@ class LoginRateLimiter {
   static void forget_expired(const Table& table, Failures& failures, Time now);
   Table make_table(std::size_t free, std::chrono::milliseconds cap, std::chrono::milliseconds window) const;
 
-  const common::Clock& clock_;
+  common::Clock& clock_;
   const Options options_;
   mutable std::mutex mutex_;
   Table pairs_;

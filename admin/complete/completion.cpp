@@ -46,8 +46,8 @@ std::string lost_message(std::string_view executor_address, std::chrono::millise
          duration_text(lost_after);
 }
 
-Completion::Completion(CompletionStore& store, Options options) : store_(store), options_(std::move(options)) {
-  if (options_.clock == nullptr) throw std::invalid_argument("Completion: no clock");
+Completion::Completion(CompletionStore& store, common::Clock& clock, Options options)
+    : store_(store), clock_(clock), options_(std::move(options)) {
   if (options_.node_id.empty()) throw std::invalid_argument("Completion: no node id");
 }
 
@@ -55,7 +55,7 @@ Completion::Outcome Completion::report(const common::protocol::HandleCallbackPar
   RunResult result;
   result.log_id = callback.log_id;
   result.state = callback.handle_code == common::protocol::kSuccessCode ? "succeeded" : "failed";
-  result.handle_time = options_.clock->now_ms();
+  result.handle_time = clock_.now_ms();
   result.handle_code = callback.handle_code;
   result.handle_msg = bounded_message(callback.handle_msg);
   return record(result);
@@ -66,7 +66,7 @@ Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t trigge
   RunResult result;
   result.log_id = run.id;
   result.state = "lost";
-  result.handle_time = options_.clock->now_ms();
+  result.handle_time = clock_.now_ms();
   result.handle_code = common::protocol::kFailCode;
   result.handle_msg = bounded_message(lost_message(run.executor_address, lost_after));
   result.lost_triggered_before = triggered_before;

@@ -37,7 +37,6 @@ inline constexpr std::size_t kMaxHandleMsgBytes = 15000;
 class Completion {
  public:
   struct Options {
-    const common::Clock* clock = &common::SystemClock::instance();
     // This node's id: the owner of the fires a result leads to (its feeder sends them).
     std::string node_id;
     // When set, called after a result gave a FIX_DELAY job its next time, so the schedule
@@ -63,7 +62,8 @@ class Completion {
     std::int64_t retry_fires = 0;
   };
 
-  Completion(CompletionStore& store, Options options);
+  // `clock` stamps the handle time of results (now, on this node); it must outlive the object.
+  Completion(CompletionStore& store, common::Clock& clock, Options options);
 
   Completion(const Completion&) = delete;
   Completion& operator=(const Completion&) = delete;
@@ -84,6 +84,7 @@ class Completion {
   Outcome record(const RunResult& result);
 
   CompletionStore& store_;
+  common::Clock& clock_;
   const Options options_;
   std::atomic<std::int64_t> recorded_{0}, duplicates_{0}, not_running_{0}, unknown_{0}, lost_{0},
       child_fires_{0}, retry_fires_{0};

@@ -43,7 +43,7 @@ namespace cronwheel::admin {
 
 class PgGroupStore final : public GroupStore {
  public:
-  PgGroupStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgGroupStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   Page<Group> list(const Filter& filter) override;
   std::optional<Group> get(std::int64_t id) override;
   std::optional<Group> find_by_app_name(std::string_view app_name) override;
@@ -53,12 +53,12 @@ class PgGroupStore final : public GroupStore {
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 class PgJobStore final : public JobStore {
  public:
-  PgJobStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgJobStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   Page<Job> list(const Filter& filter) override;
   std::optional<Job> get(std::int64_t id) override;
   std::vector<std::int64_t> existing(const std::vector<std::int64_t>& ids) override;
@@ -70,12 +70,12 @@ class PgJobStore final : public JobStore {
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 class PgLogStore final : public LogStore {
  public:
-  PgLogStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgLogStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   Page<JobLog> list(const Filter& filter) override;
   std::optional<JobLog> get(std::int64_t id) override;
   JobLog create_fire(const JobLog& fire, const Actor& actor) override;
@@ -84,12 +84,12 @@ class PgLogStore final : public LogStore {
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 class PgScriptStore final : public ScriptStore {
  public:
-  PgScriptStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgScriptStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   Job save_version(std::int64_t job_id, const std::string& glue_source, const std::string& glue_remark,
                    const Actor& actor) override;
   std::vector<ScriptVersion> versions(std::int64_t job_id) override;
@@ -97,12 +97,12 @@ class PgScriptStore final : public ScriptStore {
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 class PgUserStore final : public UserStore {
  public:
-  PgUserStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgUserStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   Page<User> list(const PageRequest& page) override;
   std::optional<User> get(std::int64_t id) override;
   std::optional<User> find_by_username(std::string_view username) override;
@@ -115,7 +115,7 @@ class PgUserStore final : public UserStore {
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 class PgTokenStore final : public TokenStore {
@@ -123,7 +123,7 @@ class PgTokenStore final : public TokenStore {
   // How stale last_used_at may get before authenticate() writes it again.
   static constexpr std::int64_t kLastUsedResolutionMs = 60'000;
 
-  PgTokenStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgTokenStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   ApiToken create(std::int64_t user_id, const std::string& name, const std::string& token_hash,
                   std::optional<std::int64_t> expires_at, const Actor& actor) override;
   std::vector<ApiToken> list(std::int64_t user_id) override;
@@ -132,12 +132,12 @@ class PgTokenStore final : public TokenStore {
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 class PgSessionStore final : public SessionStore {
  public:
-  PgSessionStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgSessionStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   void create(const Session& session) override;
   std::optional<std::pair<Session, User>> find(const std::string& token_hash) override;
   void remove(const std::string& token_hash) override;
@@ -145,18 +145,18 @@ class PgSessionStore final : public SessionStore {
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 class PgAuditStore final : public AuditStore {
  public:
-  PgAuditStore(Database& db, const common::Clock& clock) : db_(db), clock_(clock) {}
+  PgAuditStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   Page<AuditEntry> list(const Filter& filter) override;
   void record(const AuditEntry& entry) override;
 
  private:
   Database& db_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
 };
 
 // One of each store over one Database.
@@ -166,7 +166,7 @@ class PgAuditStore final : public AuditStore {
 //   ApiRouter ... pg.stores() ...
 class PgStores {
  public:
-  explicit PgStores(Database& db, const common::Clock& clock = common::SystemClock::instance())
+  explicit PgStores(Database& db, common::Clock& clock = common::SystemClock::instance())
       : groups_(db, clock),
         jobs_(db, clock),
         logs_(db, clock),

@@ -17,7 +17,7 @@ RouteResult no_address() { return RouteResult::failed("no executor address to ro
 
 // Clears per-job state once its day is over. Call with the router's mutex held.
 template <class Map>
-void expire_daily(const common::Clock& clock, std::int64_t& valid_until, Map& state) {
+void expire_daily(common::Clock& clock, std::int64_t& valid_until, Map& state) {
   const std::int64_t now = clock.now_ms();
   if (now >= valid_until) {
     state.clear();

@@ -70,11 +70,11 @@ class RandomRouter final : public ExecutorRouter {
 // counter % size. A counter past 1,000,000 starts again at random.
 class RoundRouter final : public ExecutorRouter {
  public:
-  RoundRouter(const common::Clock& clock, RandomIndex random) : clock_(clock), random_(std::move(random)) {}
+  RoundRouter(common::Clock& clock, RandomIndex random) : clock_(clock), random_(std::move(random)) {}
   RouteResult route(const RouteRequest& request) override;
 
  private:
-  const common::Clock& clock_;
+  common::Clock& clock_;
   RandomIndex random_;
   std::mutex mutex_;
   std::int64_t valid_until_ = 0;
@@ -106,12 +106,12 @@ class ConsistentHashRouter final : public ExecutorRouter {
 // longer in the list are forgotten.
 class LeastFrequentlyUsedRouter final : public ExecutorRouter {
  public:
-  LeastFrequentlyUsedRouter(const common::Clock& clock, RandomIndex random)
+  LeastFrequentlyUsedRouter(common::Clock& clock, RandomIndex random)
       : clock_(clock), random_(std::move(random)) {}
   RouteResult route(const RouteRequest& request) override;
 
  private:
-  const common::Clock& clock_;
+  common::Clock& clock_;
   RandomIndex random_;
   std::mutex mutex_;
   std::int64_t valid_until_ = 0;
@@ -124,11 +124,11 @@ class LeastFrequentlyUsedRouter final : public ExecutorRouter {
 // the others had theirs). Addresses no longer in the list are forgotten.
 class LeastRecentlyUsedRouter final : public ExecutorRouter {
  public:
-  explicit LeastRecentlyUsedRouter(const common::Clock& clock) : clock_(clock) {}
+  explicit LeastRecentlyUsedRouter(common::Clock& clock) : clock_(clock) {}
   RouteResult route(const RouteRequest& request) override;
 
  private:
-  const common::Clock& clock_;
+  common::Clock& clock_;
   std::mutex mutex_;
   std::int64_t valid_until_ = 0;
   std::unordered_map<std::int64_t, std::list<std::string>> orders_;  // least recent first

@@ -6,7 +6,7 @@ namespace cronwheel::admin {
 
 using common::protocol::RouteStrategy;
 
-RouteTable::RouteTable(ExecutorClient& client, const common::Clock& clock, RandomIndex random) {
+RouteTable::RouteTable(ExecutorClient& client, common::Clock& clock, RandomIndex random) {
   auto at = [this](RouteStrategy s) -> std::unique_ptr<ExecutorRouter>& { return routers_[static_cast<std::size_t>(s)]; };
   at(RouteStrategy::kFirst) = std::make_unique<FirstRouter>();
   at(RouteStrategy::kLast) = std::make_unique<LastRouter>();

@@ -19,7 +19,7 @@ class RouteTable {
   // `client` makes FAILOVER's and BUSYOVER's beats; `clock` times the daily reset of per-job
   // state; `random` gives RANDOM, ROUND and LEAST_FREQUENTLY_USED their random picks. All must
   // outlive the table.
-  RouteTable(ExecutorClient& client, const common::Clock& clock, RandomIndex random = default_random_index());
+  RouteTable(ExecutorClient& client, common::Clock& clock, RandomIndex random = default_random_index());
 
   ExecutorRouter& router(common::protocol::RouteStrategy strategy);
 

@@ -32,7 +32,7 @@ ScheduleStore::Delivery delivery_of(DeliveryCheck::Kind kind) {
 
 }  // namespace
 
-FireTakeover::FireTakeover(ScheduleStore& store, ExecutorClient& executors, const common::Clock& clock,
+FireTakeover::FireTakeover(ScheduleStore& store, ExecutorClient& executors, common::Clock& clock,
                            std::string node_id, std::string default_access_token, std::int64_t window_ms)
     : store_(store), executors_(executors), clock_(clock), node_id_(std::move(node_id)),
       default_access_token_(std::move(default_access_token)), window_ms_(window_ms) {}

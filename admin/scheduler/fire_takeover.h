@@ -39,7 +39,7 @@ class FireTakeover {
     std::vector<PendingFire> to_send;  // this node's pending fires from the takeover, due order
   };
 
-  FireTakeover(ScheduleStore& store, ExecutorClient& executors, const common::Clock& clock, std::string node_id,
+  FireTakeover(ScheduleStore& store, ExecutorClient& executors, common::Clock& clock, std::string node_id,
                std::string default_access_token, std::int64_t window_ms);
 
   // Takes over the fires of `dead_nodes` (never this node). `between` is called after each
@@ -58,7 +58,7 @@ class FireTakeover {
 
   ScheduleStore& store_;
   ExecutorClient& executors_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
   const std::string node_id_;
   const std::string default_access_token_;
   const std::int64_t window_ms_;

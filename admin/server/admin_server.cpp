@@ -191,7 +191,8 @@ void AdminServer::add_routes() {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();
   };
   auto stores = stores_.stores();
-  executors_ = std::make_unique<ExecutorSide>(database_, stores.groups, stores.logs, http_, std::move(executors));
+  executors_ = std::make_unique<ExecutorSide>(database_, stores.groups, stores.logs, http_,
+                                              common::SystemClock::instance(), std::move(executors));
 
   add_console_route();
 }

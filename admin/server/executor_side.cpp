@@ -7,13 +7,13 @@
 namespace cronwheel::admin {
 
 ExecutorSide::ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, common::http::HttpServer& http,
-                           Options options)
+                           common::Clock& clock, Options options)
     : registry_store_(db),
       tokens_(groups, logs, std::move(options.access_token)),
       completion_store_(db),
-      completion_(completion_store_, Completion::Options{options.clock, options.node_id, options.next_time_set}),
-      registry_monitor_(registry_store_, *options.clock, options.registry),
-      lost_monitor_(completion_store_, completion_, *options.clock, options.lost) {
+      completion_(completion_store_, clock, Completion::Options{options.node_id, options.next_time_set}),
+      registry_monitor_(registry_store_, clock, options.registry),
+      lost_monitor_(completion_store_, completion_, clock, options.lost) {
   // A new executor is in its group's list within a moment rather than at the next refresh.
   add_executor_routes(http, registry_store_, completion_, tokens_, [this] { registry_monitor_.wake(); });
 }

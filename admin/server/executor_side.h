@@ -35,7 +35,6 @@ class ExecutorSide {
     std::string access_token;
     // This node's id: owner of the fires results lead to (child jobs, retries).
     std::string node_id;
-    common::Clock* clock = &common::SystemClock::instance();
     RegistryMonitor::Options registry;
     LostResultMonitor::Options lost;
     // Called when a FIX_DELAY job got its next time from a result (Completion::Options).
@@ -44,7 +43,9 @@ class ExecutorSide {
 
   // `groups` and `logs` tell which access token each group's executors must send
   // (executor_tokens.h).
-  ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, common::http::HttpServer& http, Options options);
+  // `clock` must outlive the object.
+  ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, common::http::HttpServer& http, common::Clock& clock,
+               Options options);
   ~ExecutorSide();  // stop()
 
   ExecutorSide(const ExecutorSide&) = delete;

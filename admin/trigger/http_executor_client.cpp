@@ -14,9 +14,9 @@ using common::http::HttpClient;
 using common::http::HttpResult;
 using common::http::TransportError;
 
-HttpExecutorClient::HttpExecutorClient(const common::Clock& clock) : HttpExecutorClient(clock, Options{}) {}
+HttpExecutorClient::HttpExecutorClient(common::Clock& clock) : HttpExecutorClient(clock, Options{}) {}
 
-HttpExecutorClient::HttpExecutorClient(const common::Clock& clock, Options options)
+HttpExecutorClient::HttpExecutorClient(common::Clock& clock, Options options)
     : clock_(clock), options_(options) {}
 
 HttpExecutorClient::~HttpExecutorClient() = default;

@@ -48,8 +48,8 @@ class HttpExecutorClient final : public ExecutorClient {
   };
 
   // `clock` ages idle connections (steady time). It must outlive the client.
-  explicit HttpExecutorClient(const common::Clock& clock = common::SystemClock::instance());
-  HttpExecutorClient(const common::Clock& clock, Options options);
+  explicit HttpExecutorClient(common::Clock& clock = common::SystemClock::instance());
+  HttpExecutorClient(common::Clock& clock, Options options);
   ~HttpExecutorClient() override;
 
   HttpExecutorClient(const HttpExecutorClient&) = delete;
@@ -85,7 +85,7 @@ class HttpExecutorClient final : public ExecutorClient {
   // pools. Call with the mutex held; destroy `expired` after releasing it.
   void sweep(common::Clock::SteadyTime now, std::vector<Idle>& expired);
 
-  const common::Clock& clock_;
+  common::Clock& clock_;
   const Options options_;
 
   mutable std::mutex mutex_;

@@ -12,7 +12,7 @@ constexpr std::int64_t kMillisPerMinute = 60'000;
 
 }  // namespace
 
-TriggerPools::TriggerPools(Options options, FireSender& sender, ScheduleStore& store, const common::Clock& clock,
+TriggerPools::TriggerPools(Options options, FireSender& sender, ScheduleStore& store, common::Clock& clock,
                            std::string node_id, Hooks hooks)
     : options_(options), sender_(sender), store_(store), clock_(clock), node_id_(std::move(node_id)),
       hooks_(std::move(hooks)) {

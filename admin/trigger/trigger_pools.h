@@ -70,7 +70,7 @@ class TriggerPools {
 
   static constexpr const char* kQueueFullMessage = "trigger pool queue full";
 
-  TriggerPools(Options options, FireSender& sender, ScheduleStore& store, const common::Clock& clock,
+  TriggerPools(Options options, FireSender& sender, ScheduleStore& store, common::Clock& clock,
                std::string node_id, Hooks hooks);
   ~TriggerPools();  // shutdown()
 
@@ -96,7 +96,7 @@ class TriggerPools {
   const Options options_;
   FireSender& sender_;
   ScheduleStore& store_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
   const std::string node_id_;
   const Hooks hooks_;
 

@@ -47,7 +47,7 @@ class CompletionPg : public ::testing::Test {
         stores_(database_, clock_),
         registry_(database_),
         store_(database_),
-        completion_(store_, Completion::Options{&clock_, "node-a", {}}) {
+        completion_(store_, clock_, Completion::Options{"node-a", {}}) {
     Group g;
     g.app_name = "demo-app";
     g.title = "Demo";

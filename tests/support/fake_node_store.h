@@ -23,7 +23,7 @@ namespace cronwheel::testing {
 // Thread-safe.
 class FakeNodeStore final : public admin::NodeStore {
  public:
-  explicit FakeNodeStore(const common::Clock& clock) : clock_(clock) {}
+  explicit FakeNodeStore(common::Clock& clock) : clock_(clock) {}
 
   void heartbeat(const admin::AdminNode& node, std::int64_t lease_ms, bool starting) override {
     std::lock_guard lock(mutex_);
@@ -84,7 +84,7 @@ class FakeNodeStore final : public admin::NodeStore {
     if (failure_) throw admin::StoreUnavailable(*failure_);
   }
 
-  const common::Clock& clock_;
+  common::Clock& clock_;
   mutable std::mutex mutex_;
   std::map<std::string, admin::AdminNode> nodes_;
   std::optional<std::string> failure_;

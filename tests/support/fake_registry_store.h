@@ -27,7 +27,7 @@ namespace cronwheel::testing {
 
 class FakeRegistryStore final : public admin::RegistryStore {
  public:
-  FakeRegistryStore(FakeStores& stores, const common::Clock& clock) : stores_(stores), clock_(clock) {}
+  FakeRegistryStore(FakeStores& stores, common::Clock& clock) : stores_(stores), clock_(clock) {}
 
   bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) override {
     if (registry_group != "EXECUTOR" && registry_group != "ADMIN") {
@@ -115,7 +115,7 @@ class FakeRegistryStore final : public admin::RegistryStore {
   }
 
   FakeStores& stores_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
   std::mutex mutex_;
   std::map<Key, admin::RegistryEntry> entries_;
   std::int64_t next_id_ = 1;

@@ -231,10 +231,10 @@ inline std::vector<std::int64_t> sorted_unique(std::vector<std::int64_t> ids) {
 }
 
 struct State {
-  explicit State(const common::Clock& c) : clock(c) {}
+  explicit State(common::Clock& c) : clock(c) {}
 
   std::mutex mutex;
-  const common::Clock& clock;
+  common::Clock& clock;
 
   std::map<std::int64_t, Group> groups;
   std::map<std::int64_t, Job> jobs;
@@ -966,7 +966,7 @@ class Audit final : public AuditStore {
 // One of each fake store over shared in-memory data; `stores()` hands them to code under test.
 class FakeStores {
  public:
-  explicit FakeStores(const common::Clock& clock = common::SystemClock::instance())
+  explicit FakeStores(common::Clock& clock = common::SystemClock::instance())
       : state_(clock),
         groups_(state_),
         jobs_(state_),

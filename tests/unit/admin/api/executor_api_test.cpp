@@ -262,7 +262,7 @@ class UnavailableCompletionStore final : public CompletionStore {
 
 TEST_F(ExecutorRoutesTest, CallbackWhileTheDatabaseIsDownAsksTheExecutorToSendAgain) {
   UnavailableCompletionStore down;
-  Completion completion(down, Completion::Options{&clock_, "n", {}});
+  Completion completion(down, clock_, Completion::Options{"n", {}});
   common::http::HttpServerOptions o;
   o.host = "127.0.0.1";
   common::http::HttpServer server(o);

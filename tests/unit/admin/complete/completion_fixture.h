@@ -106,7 +106,7 @@ class CompletionFixture : public ::testing::Test {
   testing::FakeRegistryStore registry_{stores_, clock_};
   testing::FakeCompletionStore store_{stores_, registry_};
   std::atomic<int> next_time_set_{0};  // calls of Completion::Options::next_time_set
-  Completion completion_{store_, Completion::Options{&clock_, kNode,
+  Completion completion_{store_, clock_, Completion::Options{kNode,
                                                      [this] { ++next_time_set_; }}};
   std::int64_t group_ = 0;
   std::int64_t runs_made_ = 0;

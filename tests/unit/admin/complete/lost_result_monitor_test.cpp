@@ -178,7 +178,7 @@ TEST(LostResultMonitorOptions, RejectsNonPositiveDurations) {
   testing::FakeStores stores{clock};
   testing::FakeRegistryStore registry{stores, clock};
   testing::FakeCompletionStore store{stores, registry};
-  Completion completion{store, Completion::Options{&clock, "n", {}}};
+  Completion completion{store, clock, Completion::Options{"n", {}}};
   LostResultMonitor::Options o;
   o.interval = std::chrono::milliseconds(0);
   EXPECT_THROW(LostResultMonitor(store, completion, clock, o), std::invalid_argument);

@@ -30,7 +30,7 @@ constexpr int kSleepers = 4;                        // ring, feeder, schedule th
 // Sends by moving the row pending → triggered (guarded like the claim), noting the clock.
 class StoreSender final : public FireSender {
  public:
-  StoreSender(FakeScheduleStore& store, const common::Clock& clock) : store_(store), clock_(clock) {}
+  StoreSender(FakeScheduleStore& store, common::Clock& clock) : store_(store), clock_(clock) {}
 
   SendOutcome send(const PendingFire& fire) noexcept override {
     bool claimed = false;
@@ -62,7 +62,7 @@ class StoreSender final : public FireSender {
 
  private:
   FakeScheduleStore& store_;
-  const common::Clock& clock_;
+  common::Clock& clock_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::size_t calls_ = 0;
