@@ -11,10 +11,12 @@
 #include <stop_token>
 #include <system_error>
 #include <utility>
+#include <variant>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "common/http/url.h"
 #include "executor/src/run_context.h"
 #include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
@@ -132,37 +134,15 @@ struct ParsedUrl {
 };
 
 ParsedUrl parse_url(std::string_view url) {
-  const std::string quoted = "'" + std::string(url) + "'";
-  for (char c : url) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u == 0x7f) invalid("http: the URL " + quoted + " holds a space or control character");
+  auto result = common::http::parse_http_url(url);
+  if (const auto* why = std::get_if<std::string>(&result)) {
+    invalid("http: '" + std::string(url) + "' is not an http(s) URL: " + *why);
   }
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) invalid("http: " + quoted + " is not an http(s) URL");
-  ParsedUrl parsed;
-  parsed.scheme = lower(url.substr(0, scheme_end));
-  if (parsed.scheme != "http" && parsed.scheme != "https") {
-    invalid("http: " + quoted + " is not an http(s) URL");
-  }
-  std::string_view rest = url.substr(scheme_end + 3);
-  const auto authority_end = rest.find_first_of("/?#");
-  std::string_view authority = rest.substr(0, authority_end);
-  std::string_view remainder =
-      authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
-  if (authority.find('@') != std::string_view::npos) {
-    invalid("http: URLs with user information (user@host) are not accepted: " + quoted);
-  }
-  parse_host_port(authority, "http: the URL's host", parsed.host, parsed.port);
-  if (parsed.port == 0) parsed.port = parsed.scheme == "https" ? 443 : 80;
-  remainder = remainder.substr(0, remainder.find('#'));
-  if (remainder.empty()) {
-    parsed.target = "/";
-  } else if (remainder.starts_with('?')) {
-    parsed.target = "/" + std::string(remainder);
-  } else {
-    parsed.target = std::string(remainder);
-  }
-  return parsed;
+  auto& parsed = std::get<common::http::HttpUrl>(result);
+  const int port = parsed.effective_port();
+  std::string target = parsed.path.empty() ? "/" : parsed.path;
+  if (!parsed.query.empty()) target += "?" + parsed.query;
+  return {std::move(parsed.scheme), std::move(parsed.host), port, std::move(target)};
 }
 
 std::string host_port(const std::string& host, int port) { return host + ":" + std::to_string(port); }

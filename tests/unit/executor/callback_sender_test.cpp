@@ -28,6 +28,7 @@
 #include "tests/support/eventually.h"
 #include "tests/support/fake_admin.h"
 #include "tests/support/fake_clock.h"
+#include "tests/support/temp_dir.h"
 
 // Real sockets on 127.0.0.1 (the fake admin picks its port), a real spool directory per test and
 // a fake clock: the tests move time to the next retry by hand, and every wait is on a condition
@@ -40,32 +41,11 @@ using common::protocol::HandleCallbackParam;
 using Results = std::vector<HandleCallbackParam>;
 using testing::FakeAdmin;
 using testing::FakeClock;
+using testing::TempDir;
 using namespace std::chrono_literals;
 
 constexpr std::int64_t kLogDateTime = 1700000000000;
 constexpr auto kRetryInterval = 30s;
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() / ("cronwheel-callback-test-" + std::to_string(::getpid()) +
-                                         "-" + std::to_string(++counter));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // For state without a notification of its own (the sender's counters, files on disk): checks
 // `condition` every few milliseconds until it holds or `timeout` passes.

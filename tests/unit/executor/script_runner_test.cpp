@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace cronwheel::executor {
 namespace {
 
@@ -33,22 +35,7 @@ using SteadyClock = std::chrono::steady_clock;
 // Generous bound for anything the tests wait for: a loaded machine is slow, never this slow.
 constexpr auto kBound = 30s;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cronwheel-script-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 // A run log in memory that tests can wait on. Keeps the first kKeep bytes (a script flooding its
 // output would fill the memory otherwise) and counts the rest.
