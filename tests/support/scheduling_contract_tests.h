@@ -1,0 +1,815 @@
+#pragma once
+
+// The scheduling ports' contract (admin/model/schedule_store.h, trigger_store.h,
+// completion_store.h) as one typed GoogleTest suite, run against the in-memory fakes
+// (tests/unit/admin/model/fake_scheduling_stores_test.cpp, label unit) and against PostgreSQL
+// (tests/integration/scheduling_stores_pgtest.cpp, label db): the same bodies, so the fakes the
+// scheduler, trigger and completion tests use behave like the real stores.
+//
+// A binary includes this header once and instantiates the suite with a fixture type F:
+//
+//   struct F {
+//     F();                                   // fresh, empty stores
+//     admin::ScheduleStore& schedule();
+//     admin::TriggerStore& trigger();
+//     admin::CompletionStore& completion();
+//     admin::Group put_group(admin::Group);  // a new group, id assigned
+//     // A new job as given (trigger status and times, child jobs), id assigned.
+//     admin::Job put_job(admin::Job);
+//     // A log row as given (state, owner, times, ...), id assigned, job_group from its job.
+//     admin::JobLog put_log(admin::JobLog);
+//     // What the store behind `port` holds now (the fakes keep a store each; PostgreSQL one).
+//     admin::JobLog log(Port, std::int64_t id);
+//     std::vector<admin::JobLog> logs(Port);  // every row, by id
+//     admin::Job job(Port, std::int64_t id);
+//     // An EXECUTOR registration of `address`, renewed `age_ms` ago (database clock).
+//     void put_registration(const std::string& address, std::int64_t age_ms);
+//   };
+//   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, SchedulingContract, F);
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admin/model/completion_store.h"
+#include "admin/model/fire.h"
+#include "admin/model/records.h"
+#include "admin/model/run_end.h"
+#include "admin/model/scan.h"
+#include "admin/model/schedule_store.h"
+#include "admin/model/trigger_store.h"
+
+namespace cronwheel::testing {
+
+namespace scheduling_contract {
+
+using namespace cronwheel::admin;
+
+// The port whose view of the rows a test reads.
+enum class Port { kSchedule, kTrigger, kCompletion };
+
+inline const std::string kNode = "node-1";
+inline const std::string kOther = "node-2";
+inline const std::string kAddress = "http://10.0.0.1:9999/";
+inline const std::vector<std::string> kAddresses = {"http://10.0.0.1:9999/", "http://10.0.0.2:9999/",
+                                                    "http://10.0.0.3:9999/"};
+inline constexpr std::int64_t kT = 1'700'000'040'000;  // on a minute boundary
+inline constexpr std::int64_t kNow = kT + 60'000;
+
+template <class F>
+class SchedulingContract : public ::testing::Test {
+ protected:
+  SchedulingContract() {
+    Group g;
+    g.app_name = "contract-app";
+    g.title = "Contract";
+    g.address_type = 1;
+    g.address_list = kAddresses;
+    g.access_token = "group-token";
+    group_ = f_.put_group(g);
+  }
+
+  // A job of the contract's group, running (trigger status 1) unless told otherwise.
+  Job job(const std::string& type = "CRON", std::int64_t next = kT, const std::string& misfire = "DO_NOTHING",
+          int status = 1) {
+    Job j;
+    j.job_group = group_.id;
+    j.job_desc = "contract job";
+    j.author = "ops";
+    j.schedule_type = type;
+    j.schedule_conf = type == "CRON" ? "0 * * * * ?" : "30";
+    j.misfire_strategy = misfire;
+    j.executor_handler = "jobHandler";
+    j.executor_param = "job-param";
+    j.executor_fail_retry_count = 2;
+    j.retry_interval = 30;
+    j.trigger_status = status;
+    j.trigger_next_time = next;
+    return f_.put_job(j);
+  }
+  // A FIX_DELAY job whose run is going on: its next time awaits the run's end.
+  Job awaiting_fix_delay_job() { return job("FIX_DELAY", kAwaitingCompletion); }
+
+  JobLog log(const Job& j, const std::string& state, std::int64_t scheduled = kT, const std::string& node = kNode,
+             const std::string& type = "SCHEDULE", int retries = 0) {
+    JobLog l;
+    l.job_group = j.job_group;
+    l.job_id = j.id;
+    l.state = state;
+    l.trigger_type = type;
+    l.scheduled_time = scheduled;
+    l.admin_node = node;
+    l.executor_handler = "runHandler";
+    l.executor_param = "run-param";
+    l.executor_fail_retry_count = retries;
+    if (state != "pending" && state != "cancelled") {
+      l.executor_address = kAddress;
+      l.trigger_time = scheduled + 10;
+    }
+    if (state == "triggered" || state == "succeeded" || state == "failed" || state == "lost") l.trigger_code = 200;
+    if (state == "succeeded" || state == "failed" || state == "lost") {
+      l.handle_time = scheduled + 20;
+      l.handle_code = state == "succeeded" ? 200 : 500;
+    }
+    return f_.put_log(l);
+  }
+
+  // A planner that counts its calls and plans as the product does.
+  FollowUpPlanner counted(RunEnd end, int& calls) {
+    return [end, &calls](const JobLog& run, const Job& j, const std::vector<Job>& children) {
+      ++calls;
+      return plan_follow_ups(end, run, j, children, kNow, kNode);
+    };
+  }
+  static FollowUpPlanner planner(RunEnd end) { return follow_ups_of(end, kNow, kNode); }
+
+  RunResult result(std::int64_t log_id, const std::string& state) {
+    RunResult r;
+    r.log_id = log_id;
+    r.state = state;
+    r.handle_time = kNow;
+    r.handle_code = state == "succeeded" ? 200 : 500;
+    r.handle_msg = "done";
+    return r;
+  }
+
+  TriggerStore::Claim claim_of(std::int64_t log_id, std::vector<std::string> addresses = {kAddress},
+                               const std::string& node = kNode) {
+    TriggerStore::Claim c;
+    c.log_id = log_id;
+    c.node_id = node;
+    c.trigger_time = kNow;
+    c.executor_handler = "claimHandler";
+    c.executor_param = "claim-param";
+    c.addresses = std::move(addresses);
+    return c;
+  }
+
+  static std::vector<std::int64_t> ids_of(const std::vector<PendingFire>& fires) {
+    std::vector<std::int64_t> ids;
+    for (const auto& f : fires) ids.push_back(f.log_id);
+    return ids;
+  }
+  std::size_t count(Port port) { return f_.logs(port).size(); }
+
+  F f_;
+  Group group_;
+};
+
+TYPED_TEST_SUITE_P(SchedulingContract);
+
+// ---- CompletionStore ----
+
+TYPED_TEST_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires) {
+  auto& f = this->f_;
+  auto child = this->job("CRON", kT, "DO_NOTHING", 0);
+  // A job with a child: its success fires the child.
+  Job with_child = this->job();
+  with_child.id = 0;
+  with_child.child_job_ids = {child.id};
+  with_child = f.put_job(with_child);
+  auto run = this->log(with_child, "triggered");
+
+  int calls = 0;
+  auto out = f.completion().record(this->result(run.id, "succeeded"), this->counted(RunEnd::kSucceeded, calls));
+  ASSERT_EQ(out.status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(calls, 1);
+  auto stored = f.log(Port::kCompletion, run.id);
+  EXPECT_EQ(stored.state, "succeeded");
+  EXPECT_EQ(stored.handle_time, kNow);
+  EXPECT_EQ(stored.handle_code, 200);
+  EXPECT_EQ(stored.handle_msg, "done");
+  ASSERT_TRUE(out.run);
+  EXPECT_EQ(*out.run, stored);
+  ASSERT_EQ(out.fires.size(), 1u);
+  const auto& fire = out.fires[0];
+  EXPECT_EQ(fire.trigger_type, "PARENT");
+  EXPECT_EQ(fire.job_id, child.id);
+  EXPECT_EQ(fire.state, "pending");
+  EXPECT_EQ(fire.admin_node, kNode);
+  EXPECT_EQ(fire.parent_log_id, run.id);
+  EXPECT_EQ(fire.executor_handler, "jobHandler");
+  EXPECT_EQ(f.log(Port::kCompletion, fire.id), fire);
+  EXPECT_FALSE(out.next_time_set);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto run = this->log(j, "sending", kT, kNode, "SCHEDULE", 2);
+
+  auto out = f.completion().record(this->result(run.id, "failed"), this->planner(RunEnd::kFailed));
+  ASSERT_EQ(out.status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(f.log(Port::kCompletion, run.id).state, "failed");
+  ASSERT_EQ(out.fires.size(), 1u);
+  const auto& retry = out.fires[0];
+  EXPECT_EQ(retry.trigger_type, "RETRY");
+  EXPECT_EQ(retry.state, "pending");
+  EXPECT_EQ(retry.job_id, j.id);
+  EXPECT_EQ(retry.executor_handler, "jobHandler");  // the job's current handler, not the run's
+  EXPECT_EQ(retry.executor_param, "run-param");
+  EXPECT_EQ(retry.executor_fail_retry_count, 1);
+  EXPECT_EQ(retry.scheduled_time, kNow + 30'000);
+  EXPECT_EQ(retry.admin_node, kNode);
+  EXPECT_EQ(f.log(Port::kCompletion, retry.id), retry);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordOfARepeatedResultChangesNothing) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto run = this->log(j, "triggered", kT, kNode, "SCHEDULE", 2);
+  ASSERT_EQ(f.completion().record(this->result(run.id, "failed"), this->planner(RunEnd::kFailed)).status,
+            CompletionStore::Status::kRecorded);
+  const auto before = f.logs(Port::kCompletion);
+
+  int calls = 0;
+  auto again = f.completion().record(this->result(run.id, "succeeded"), this->counted(RunEnd::kSucceeded, calls));
+  EXPECT_EQ(again.status, CompletionStore::Status::kAlreadyFinal);
+  EXPECT_EQ(calls, 0);
+  ASSERT_TRUE(again.run);
+  EXPECT_EQ(again.run->state, "failed");
+  EXPECT_TRUE(again.fires.empty());
+  EXPECT_EQ(f.logs(Port::kCompletion), before);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto pending = this->log(j, "pending", kT);
+  auto cancelled = this->log(j, "cancelled", kT + 60'000);
+  int calls = 0;
+  for (const auto& l : {pending, cancelled}) {
+    auto out = f.completion().record(this->result(l.id, "succeeded"), this->counted(RunEnd::kSucceeded, calls));
+    EXPECT_EQ(out.status, CompletionStore::Status::kNotRunning) << l.state;
+    ASSERT_TRUE(out.run);
+    EXPECT_EQ(*out.run, l);
+    EXPECT_EQ(f.log(Port::kCompletion, l.id), l);
+  }
+  auto unknown = f.completion().record(this->result(cancelled.id + 1000, "succeeded"),
+                                       this->counted(RunEnd::kSucceeded, calls));
+  EXPECT_EQ(unknown.status, CompletionStore::Status::kUnknownLog);
+  EXPECT_FALSE(unknown.run);
+  EXPECT_EQ(calls, 0);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordSetsAFixDelayJobsNextTimeOnlyWhileItAwaitsTheRun) {
+  auto& f = this->f_;
+  auto awaiting = this->awaiting_fix_delay_job();
+  auto rescheduled = this->job("FIX_DELAY", kT + 5'000);
+  auto stopped = this->job("FIX_DELAY", kAwaitingCompletion, "DO_NOTHING", 0);
+  auto run1 = this->log(awaiting, "triggered");
+  auto run2 = this->log(rescheduled, "triggered");
+  auto run3 = this->log(stopped, "triggered");
+
+  auto out1 = f.completion().record(this->result(run1.id, "succeeded"), this->planner(RunEnd::kSucceeded));
+  EXPECT_TRUE(out1.next_time_set);
+  EXPECT_EQ(f.job(Port::kCompletion, awaiting.id).trigger_next_time, kNow + 30'000);
+  auto out2 = f.completion().record(this->result(run2.id, "succeeded"), this->planner(RunEnd::kSucceeded));
+  EXPECT_FALSE(out2.next_time_set);
+  EXPECT_EQ(f.job(Port::kCompletion, rescheduled.id).trigger_next_time, kT + 5'000);
+  auto out3 = f.completion().record(this->result(run3.id, "succeeded"), this->planner(RunEnd::kSucceeded));
+  EXPECT_EQ(out3.status, CompletionStore::Status::kRecorded);
+  EXPECT_FALSE(out3.next_time_set);
+  EXPECT_EQ(f.job(Port::kCompletion, stopped.id).trigger_next_time, kAwaitingCompletion);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictHoldsOnlyForATriggeredRunOfADeadExecutor) {
+  auto& f = this->f_;
+  auto j = this->job();
+  const std::string live = "http://10.0.0.7:9999/";
+  const std::string dead = "http://10.0.0.8:9999/";
+  f.put_registration(live, 1'000);
+  f.put_registration(dead, 600'000);
+  auto lost_run = [&](const std::string& address, const std::string& state, std::int64_t at) {
+    JobLog l;
+    l.job_group = j.job_group;
+    l.job_id = j.id;
+    l.state = state;
+    l.trigger_type = "MANUAL";
+    l.scheduled_time = at;
+    l.admin_node = kNode;
+    l.executor_address = address;
+    l.trigger_time = at;
+    return f.put_log(l);
+  };
+  auto verdict = [&](const JobLog& l) {
+    RunResult r = this->result(l.id, "lost");
+    r.lost_triggered_before = kT + 1'000;
+    r.lost_dead_after_ms = 90'000;
+    return f.completion().record(r, this->planner(RunEnd::kLost)).status;
+  };
+  auto of_dead = lost_run(dead, "triggered", kT);
+  auto of_live = lost_run(live, "triggered", kT);
+  auto too_recent = lost_run(dead, "triggered", kT + 2'000);
+  auto sending = lost_run(dead, "sending", kT);
+
+  EXPECT_EQ(verdict(of_dead), CompletionStore::Status::kRecorded);
+  EXPECT_EQ(f.log(Port::kCompletion, of_dead.id).state, "lost");
+  EXPECT_EQ(verdict(of_live), CompletionStore::Status::kNotRunning);
+  EXPECT_EQ(verdict(too_recent), CompletionStore::Status::kNotRunning);
+  EXPECT_EQ(verdict(sending), CompletionStore::Status::kNotRunning);
+  EXPECT_EQ(f.log(Port::kCompletion, of_live.id).state, "triggered");
+  EXPECT_EQ(f.log(Port::kCompletion, too_recent.id).state, "triggered");
+  EXPECT_EQ(f.log(Port::kCompletion, sending.id).state, "sending");
+}
+
+TYPED_TEST_P(SchedulingContract, LostCandidatesAreOldTriggeredRunsOfDeadExecutorsOldestFirst) {
+  auto& f = this->f_;
+  auto j = this->job();
+  const std::string live = "http://10.0.0.7:9999/";
+  const std::string dead = "http://10.0.0.8:9999/";
+  f.put_registration(live, 1'000);
+  f.put_registration(dead, 600'000);
+  auto run = [&](const std::string& address, const std::string& state, std::int64_t at) {
+    JobLog l;
+    l.job_group = j.job_group;
+    l.job_id = j.id;
+    l.state = state;
+    l.trigger_type = "MANUAL";
+    l.scheduled_time = at;
+    l.admin_node = kNode;
+    l.executor_address = address;
+    l.trigger_time = at;
+    if (state == "succeeded") l.handle_time = at + 1;
+    return f.put_log(l);
+  };
+  auto second = run(dead, "triggered", kT - 1'000);
+  auto first = run("http://10.0.0.9:9999/", "triggered", kT - 5'000);  // never registered
+  auto third = run(dead, "triggered", kT);
+  run(live, "triggered", kT - 9'000);
+  run(dead, "triggered", kT + 1);  // triggered after the bound
+  run(dead, "succeeded", kT - 9'000);
+  run(dead, "sending", kT - 9'000);
+
+  auto all = f.completion().lost_candidates(kT, 90'000, 10);
+  std::vector<std::int64_t> ids;
+  for (const auto& l : all) ids.push_back(l.id);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{first.id, second.id, third.id}));
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all[0], f.log(Port::kCompletion, first.id));
+  EXPECT_EQ(f.completion().lost_candidates(kT, 90'000, 2).size(), 2u);
+}
+
+// ---- TriggerStore ----
+
+TYPED_TEST_P(SchedulingContract, LoadPendingReadsOnlyThisNodesPendingFireWithItsJobAndGroup) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto mine = this->log(j, "pending", kT);
+  auto theirs = this->log(j, "pending", kT + 60'000, kOther);
+  auto sent = this->log(j, "triggered", kT + 120'000);
+
+  auto loaded = f.trigger().load_pending(mine.id, kNode);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->log, f.log(Port::kTrigger, mine.id));
+  EXPECT_EQ(loaded->job.id, j.id);
+  EXPECT_EQ(loaded->job.executor_handler, "jobHandler");
+  EXPECT_EQ(loaded->group.id, this->group_.id);
+  EXPECT_EQ(loaded->group.access_token, "group-token");
+  EXPECT_FALSE(f.trigger().load_pending(theirs.id, kNode));
+  EXPECT_FALSE(f.trigger().load_pending(sent.id, kNode));
+  EXPECT_FALSE(f.trigger().load_pending(sent.id + 1000, kNode));
+}
+
+TYPED_TEST_P(SchedulingContract, ClaimMovesOnlyThisNodesPendingFireToSendingOnce) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, "pending", kT);
+
+  EXPECT_TRUE(f.trigger().claim(this->claim_of(fire.id, {kAddress}, kOther)).shards.empty());
+  auto claimed = f.trigger().claim(this->claim_of(fire.id));
+  EXPECT_EQ(claimed.shards, (std::vector<TriggerStore::Shard>{{fire.id, kAddress, 0, 1}}));
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.state, "sending");
+  EXPECT_EQ(row.executor_address, kAddress);
+  EXPECT_EQ(row.executor_handler, "claimHandler");
+  EXPECT_EQ(row.executor_param, "claim-param");
+  EXPECT_EQ(row.trigger_time, kNow);
+  EXPECT_TRUE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
+  EXPECT_EQ(this->count(Port::kTrigger), 1u);
+}
+
+TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsASendingRowPerShardButNoExistingScheduledShard) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, "pending", kT, kNode, "SCHEDULE", 1);
+  // Shard 1 of this scheduled fire exists already (an earlier claim inserted it).
+  JobLog existing = fire;
+  existing.id = 0;
+  existing.shard_index = 1;
+  existing.shard_total = 3;
+  existing.state = "triggered";
+  existing.executor_address = kAddresses[1];
+  existing.trigger_time = kT + 5;
+  existing = f.put_log(existing);
+
+  auto claimed = f.trigger().claim(this->claim_of(fire.id, kAddresses));
+  ASSERT_EQ(claimed.shards.size(), 2u);
+  EXPECT_EQ(claimed.shards[0], (TriggerStore::Shard{fire.id, kAddresses[0], 0, 3}));
+  EXPECT_EQ(claimed.shards[1].address, kAddresses[2]);
+  EXPECT_EQ(claimed.shards[1].shard_index, 2);
+  EXPECT_EQ(claimed.shards[1].shard_total, 3);
+  auto row = f.log(Port::kTrigger, claimed.shards[1].log_id);
+  EXPECT_EQ(row.state, "sending");
+  EXPECT_EQ(row.job_id, j.id);
+  EXPECT_EQ(row.trigger_type, "SCHEDULE");
+  EXPECT_EQ(row.scheduled_time, kT);
+  EXPECT_EQ(row.admin_node, kNode);
+  EXPECT_EQ(row.executor_handler, "claimHandler");
+  EXPECT_EQ(row.executor_param, "claim-param");
+  EXPECT_EQ(row.executor_fail_retry_count, 1);
+  EXPECT_EQ(row.executor_address, kAddresses[2]);
+  EXPECT_EQ(f.log(Port::kTrigger, existing.id), existing);
+  EXPECT_EQ(this->count(Port::kTrigger), 3u);
+}
+
+TYPED_TEST_P(SchedulingContract, ClaimOfAManualBroadcastInsertsEveryShard) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, "pending", kT, kNode, "MANUAL");
+  auto claimed = f.trigger().claim(this->claim_of(fire.id, kAddresses));
+  ASSERT_EQ(claimed.shards.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(claimed.shards[i].shard_index, i);
+    EXPECT_EQ(claimed.shards[i].address, kAddresses[i]);
+    EXPECT_EQ(f.log(Port::kTrigger, claimed.shards[i].log_id).trigger_type, "MANUAL");
+  }
+}
+
+TYPED_TEST_P(SchedulingContract, ReleaseClaimPutsThisNodesSendingRowBackToPendingWithTheNote) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, "pending", kT);
+  ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
+
+  EXPECT_FALSE(f.trigger().release_claim(fire.id, kOther, "late"));
+  EXPECT_TRUE(f.trigger().release_claim(fire.id, kNode, "not sent in time"));
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.state, "pending");
+  EXPECT_FALSE(row.trigger_time);
+  EXPECT_EQ(row.trigger_msg, "not sent in time");
+  EXPECT_EQ(row.executor_address, kAddress);
+  EXPECT_FALSE(f.trigger().release_claim(fire.id, kNode, "again"));
+}
+
+TYPED_TEST_P(SchedulingContract, RecordTriggeredMovesSendingToTriggeredAndKeepsEarlierNotes) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, "pending", kT);
+  ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
+  ASSERT_TRUE(f.trigger().release_claim(fire.id, kNode, "first attempt late"));
+  ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
+
+  EXPECT_EQ(f.trigger().record_triggered(fire.id, kOther, "ok"), TriggerStore::Recorded::kNotOurs);
+  EXPECT_EQ(f.trigger().record_triggered(fire.id, kNode, "ok"), TriggerStore::Recorded::kRecorded);
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.state, "triggered");
+  EXPECT_EQ(row.trigger_code, 200);
+  EXPECT_EQ(row.trigger_msg, "first attempt late\nok");
+  EXPECT_EQ(f.trigger().record_triggered(fire.id, kNode, "ok"), TriggerStore::Recorded::kNotOurs);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordTriggeredAfterTheResultKeepsTheResultsState) {
+  auto& f = this->f_;
+  auto j = this->job();
+  // The result came first: the run is succeeded, without a trigger code yet.
+  JobLog l = this->log(j, "succeeded", kT);
+  l.id = 0;
+  l.scheduled_time = kT + 60'000;
+  l.trigger_code = 0;
+  auto result_first = f.put_log(l);
+
+  EXPECT_EQ(f.trigger().record_triggered(result_first.id, kNode, "ok"), TriggerStore::Recorded::kResultFirst);
+  auto row = f.log(Port::kTrigger, result_first.id);
+  EXPECT_EQ(row.state, "succeeded");
+  EXPECT_EQ(row.trigger_code, 200);
+  EXPECT_EQ(row.trigger_msg, "ok");
+  EXPECT_EQ(row.handle_code, 200);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordFailedFromSendingWritesARetryWithTheJobsHandler) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, "pending", kT, kNode, "SCHEDULE", 2);
+  ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
+
+  TriggerStore::Failure failure{fire.id, kNode, "sending", kNow + 5, "refused", "", ""};
+  auto out = f.trigger().record_failed(failure, this->planner(RunEnd::kTriggerFailed));
+  ASSERT_EQ(out.recorded, TriggerStore::Recorded::kRecorded);
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_EQ(row.trigger_msg, "refused");
+  EXPECT_EQ(row.trigger_time, kNow);  // the claim's
+  EXPECT_EQ(row.executor_handler, "claimHandler");
+  ASSERT_EQ(out.fires.size(), 1u);
+  EXPECT_EQ(out.fires[0].trigger_type, "RETRY");
+  EXPECT_EQ(out.fires[0].executor_handler, "jobHandler");
+  EXPECT_EQ(out.fires[0].executor_param, "claim-param");
+  EXPECT_EQ(out.fires[0].executor_fail_retry_count, 1);
+  EXPECT_EQ(out.fires[0].scheduled_time, kNow + 30'000);
+  EXPECT_EQ(f.log(Port::kTrigger, out.fires[0].id), out.fires[0]);
+  EXPECT_FALSE(out.next_time_set);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordFailedFromPendingRecordsTheSendAndTheFixDelayNextTime) {
+  auto& f = this->f_;
+  auto j = this->awaiting_fix_delay_job();
+  auto fire = this->log(j, "pending", kT);
+
+  TriggerStore::Failure failure{fire.id, kNode, "pending", kNow, "no address", "h", "p"};
+  auto out = f.trigger().record_failed(failure, this->planner(RunEnd::kTriggerFailed));
+  ASSERT_EQ(out.recorded, TriggerStore::Recorded::kRecorded);
+  EXPECT_TRUE(out.fires.empty());  // no retries left
+  EXPECT_TRUE(out.next_time_set);
+  EXPECT_EQ(f.job(Port::kTrigger, j.id).trigger_next_time, kNow + 30'000);
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.trigger_time, kNow);
+  EXPECT_EQ(row.executor_handler, "h");
+  EXPECT_EQ(row.executor_param, "p");
+}
+
+TYPED_TEST_P(SchedulingContract, RecordFailedIsGuardedByStateAndOwner) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto pending = this->log(j, "pending", kT, kNode, "SCHEDULE", 2);
+  auto theirs = this->log(j, "sending", kT + 60'000, kOther, "SCHEDULE", 2);
+  const auto before = f.logs(Port::kTrigger);
+  int calls = 0;
+  auto plan = this->counted(RunEnd::kTriggerFailed, calls);
+
+  TriggerStore::Failure wrong_state{pending.id, kNode, "sending", kNow, "refused", "", ""};
+  TriggerStore::Failure wrong_owner{theirs.id, kNode, "sending", kNow, "refused", "", ""};
+  EXPECT_EQ(f.trigger().record_failed(wrong_state, plan).recorded, TriggerStore::Recorded::kNotOurs);
+  EXPECT_EQ(f.trigger().record_failed(wrong_owner, plan).recorded, TriggerStore::Recorded::kNotOurs);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(f.logs(Port::kTrigger), before);
+}
+
+// ---- ScheduleStore ----
+
+TYPED_TEST_P(SchedulingContract, ScanReadsRunningDueJobsOldestFirstUpToTheLimit) {
+  auto& f = this->f_;
+  auto second = this->job("CRON", kT - 1'000);
+  auto first = this->job("CRON", kT - 2'000);
+  this->job("CRON", kT);  // third: beyond the limit
+  this->job("CRON", kT - 5'000, "DO_NOTHING", 0);  // stopped
+  this->job("CRON", kT + 10'000);  // not due
+
+  std::vector<DueJob> seen;
+  auto out = f.schedule().scan(kNode, kT + 5'000, 2, [&](const std::vector<DueJob>& due) {
+    seen = due;
+    return ScanDecision{};
+  });
+  EXPECT_EQ(out.jobs_read, 2u);
+  EXPECT_TRUE(out.fires.empty());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], (DueJob{first.id, "CRON", "0 * * * * ?", "UTC", "DO_NOTHING", 0, kT - 2'000}));
+  EXPECT_EQ(seen[1].id, second.id);
+}
+
+TYPED_TEST_P(SchedulingContract, ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByTheNode) {
+  auto& f = this->f_;
+  auto j = this->job("CRON", kT);
+  auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
+    ScanDecision d;
+    for (const auto& job : due) {
+      d.fires.push_back({job.id, kT, "SCHEDULE"});
+      d.fires.push_back({job.id, kT + 60'000, "SCHEDULE"});
+      d.jobs.push_back({job.id, job.trigger_next_time, kT + 60'000, kT + 120'000, 1, ""});
+    }
+    return d;
+  });
+  ASSERT_EQ(out.fires.size(), 2u);
+  EXPECT_EQ(out.fires[0].job_id, j.id);
+  EXPECT_EQ(out.fires[0].scheduled_time, kT);
+  EXPECT_EQ(out.fires[1].scheduled_time, kT + 60'000);
+  auto stored = f.job(Port::kSchedule, j.id);
+  EXPECT_EQ(stored.trigger_last_time, kT + 60'000);
+  EXPECT_EQ(stored.trigger_next_time, kT + 120'000);
+  EXPECT_EQ(stored.trigger_status, 1);
+  auto row = f.log(Port::kSchedule, out.fires[0].log_id);
+  EXPECT_EQ(row.state, "pending");
+  EXPECT_EQ(row.trigger_type, "SCHEDULE");
+  EXPECT_EQ(row.admin_node, kNode);
+  EXPECT_EQ(row.job_group, this->group_.id);
+  EXPECT_EQ(row.executor_handler, "jobHandler");
+  EXPECT_EQ(row.executor_param, "job-param");
+  EXPECT_EQ(row.executor_fail_retry_count, 2);
+  EXPECT_EQ(row.shard_index, 0);
+  EXPECT_FALSE(row.trigger_time);
+}
+
+TYPED_TEST_P(SchedulingContract, ScanWritesNothingForAJobWhoseNextTimeChangedSinceTheRead) {
+  auto& f = this->f_;
+  auto j = this->job("CRON", kT);
+  auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
+    ScanDecision d;
+    for (const auto& job : due) {
+      d.fires.push_back({job.id, kT, "SCHEDULE"});
+      d.jobs.push_back({job.id, job.trigger_next_time - 1, kT, kT + 60'000, 1, ""});  // not what it has
+    }
+    return d;
+  });
+  EXPECT_EQ(out.jobs_read, 1u);
+  EXPECT_TRUE(out.fires.empty());
+  EXPECT_EQ(f.job(Port::kSchedule, j.id).trigger_next_time, kT);
+  EXPECT_TRUE(f.logs(Port::kSchedule).empty());
+}
+
+TYPED_TEST_P(SchedulingContract, ScanStopsAJobAndKeepsAScheduledFireUnique) {
+  auto& f = this->f_;
+  auto j = this->job("CRON", kT);
+  auto existing = this->log(j, "triggered", kT);
+  auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
+    ScanDecision d;
+    for (const auto& job : due) {
+      d.fires.push_back({job.id, kT, "MISFIRE"});
+      d.jobs.push_back({job.id, job.trigger_next_time, kT, 0, 0, "no further time"});
+    }
+    return d;
+  });
+  EXPECT_TRUE(out.fires.empty());
+  auto stored = f.job(Port::kSchedule, j.id);
+  EXPECT_EQ(stored.trigger_status, 0);
+  EXPECT_EQ(stored.trigger_next_time, 0);
+  EXPECT_EQ(stored.trigger_last_time, kT);
+  EXPECT_EQ(f.logs(Port::kSchedule), std::vector<JobLog>{existing});
+}
+
+TYPED_TEST_P(SchedulingContract, PendingListsThisNodesDueFiresOldestFirstUpToTheLimit) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto b = this->log(j, "pending", kT + 1'000, kNode, "MANUAL");
+  auto a = this->log(j, "pending", kT, kNode, "RETRY");
+  auto c = this->log(j, "pending", kT + 2'000, kNode, "API");
+  this->log(j, "pending", kT + 9'000, kNode, "API");  // not due
+  this->log(j, "pending", kT, kOther, "MANUAL");      // another node's
+  this->log(j, "triggered", kT - 1'000, kNode);       // sent
+
+  auto all = f.schedule().pending(kNode, kT + 5'000, 10);
+  EXPECT_EQ(this->ids_of(all), (std::vector<std::int64_t>{a.id, b.id, c.id}));
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all[0], (PendingFire{a.id, j.id, kT}));
+  EXPECT_EQ(this->ids_of(f.schedule().pending(kNode, kT + 5'000, 2)), (std::vector<std::int64_t>{a.id, b.id}));
+}
+
+TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWritesTheirFollowUps) {
+  auto& f = this->f_;
+  auto plain = this->job();
+  auto fix_delay = this->awaiting_fix_delay_job();
+  auto mine = this->log(plain, "pending", kT, kNode, "SCHEDULE", 2);
+  auto awaiting = this->log(fix_delay, "pending", kT);
+  auto theirs = this->log(plain, "pending", kT + 60'000, kOther);
+  auto sending = this->log(plain, "sending", kT + 120'000);
+  int calls = 0;
+
+  auto moved = f.schedule().fail_pending({awaiting.id, theirs.id, mine.id, sending.id}, kNode, kNow, "pools full",
+                                         this->counted(RunEnd::kQueueFull, calls));
+  std::sort(moved.begin(), moved.end());
+  EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id, awaiting.id}));
+  EXPECT_EQ(calls, 2);
+  auto row = f.log(Port::kSchedule, mine.id);
+  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.trigger_time, kNow);
+  EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_EQ(row.trigger_msg, "pools full");
+  EXPECT_EQ(f.log(Port::kSchedule, theirs.id), theirs);
+  EXPECT_EQ(f.log(Port::kSchedule, sending.id), sending);
+  EXPECT_EQ(f.job(Port::kSchedule, fix_delay.id).trigger_next_time, kNow + 30'000);
+  EXPECT_EQ(this->count(Port::kSchedule), 4u);  // a full pool's fire is not retried
+  EXPECT_TRUE(f.schedule().fail_pending({mine.id}, kNode, kNow, "again", this->planner(RunEnd::kQueueFull)).empty());
+}
+
+TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRest) {
+  auto& f = this->f_;
+  auto skip = this->job("CRON", kT, "DO_NOTHING");
+  auto catch_up = this->job("CRON", kT, "FIRE_ONCE_NOW");
+  const std::int64_t late_before = kT + 30'000;
+  auto late_scheduled = this->log(skip, "pending", kT, kOther);
+  auto late_misfire = this->log(skip, "pending", kT + 1'000, kOther, "MISFIRE");
+  auto late_manual = this->log(skip, "pending", kT + 2'000, kOther, "MANUAL");
+  auto on_time = this->log(skip, "pending", kT + 60'000, kOther);
+  auto late_catch_up = this->log(catch_up, "pending", kT, kOther);
+  auto sending = this->log(skip, "sending", kT + 3'000, kOther);
+  auto triggered = this->log(skip, "triggered", kT + 4'000, kOther);
+  auto alive = this->log(skip, "pending", kT + 5'000, "node-3");
+
+  auto out = f.schedule().take_over({kOther}, kNode, late_before);
+  auto cancelled = out.cancelled;
+  std::sort(cancelled.begin(), cancelled.end());
+  EXPECT_EQ(cancelled, (std::vector<std::int64_t>{late_scheduled.id, late_misfire.id}));
+  for (auto id : cancelled) {
+    auto row = f.log(Port::kSchedule, id);
+    EXPECT_EQ(row.state, "cancelled");
+    EXPECT_FALSE(row.trigger_msg.empty());
+  }
+  auto pending = this->ids_of(out.pending);
+  std::sort(pending.begin(), pending.end());
+  EXPECT_EQ(pending, (std::vector<std::int64_t>{late_manual.id, on_time.id, late_catch_up.id}));
+  for (auto id : pending) {
+    auto row = f.log(Port::kSchedule, id);
+    EXPECT_EQ(row.state, "pending");
+    EXPECT_EQ(row.admin_node, kNode);
+  }
+  ASSERT_EQ(out.sending.size(), 1u);
+  EXPECT_EQ(out.sending[0].fire, (PendingFire{sending.id, skip.id, kT + 3'000}));
+  EXPECT_EQ(out.sending[0].dead_node, kOther);
+  EXPECT_EQ(out.sending[0].executor_address, kAddress);
+  EXPECT_EQ(out.sending[0].job_group, this->group_.id);
+  EXPECT_EQ(out.sending[0].access_token, "group-token");
+  EXPECT_EQ(f.log(Port::kSchedule, sending.id).admin_node, kNode);
+  EXPECT_EQ(f.log(Port::kSchedule, sending.id).state, "sending");
+  EXPECT_EQ(f.log(Port::kSchedule, triggered.id), triggered);
+  EXPECT_EQ(f.log(Port::kSchedule, alive.id), alive);
+
+  auto again = f.schedule().take_over({kOther}, "node-4", late_before);
+  EXPECT_TRUE(again.pending.empty());
+  EXPECT_TRUE(again.cancelled.empty());
+  EXPECT_TRUE(again.sending.empty());
+}
+
+TYPED_TEST_P(SchedulingContract, ResolveSendingMovesATakenOverFireAsTheExecutorSaid) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto delivered = this->log(j, "sending", kT);
+  auto not_delivered = this->log(j, "sending", kT + 60'000);
+  auto unknown = this->log(j, "sending", kT + 120'000, kNode, "SCHEDULE", 2);
+  int calls = 0;
+  auto plan = this->counted(RunEnd::kDeliveryUnknown, calls);
+
+  EXPECT_TRUE(f.schedule().resolve_sending(delivered.id, kNode, ScheduleStore::Delivery::kDelivered, "has it", plan));
+  auto row = f.log(Port::kSchedule, delivered.id);
+  EXPECT_EQ(row.state, "triggered");
+  EXPECT_EQ(row.trigger_code, 200);
+  EXPECT_EQ(row.trigger_msg, "has it");
+
+  EXPECT_TRUE(
+      f.schedule().resolve_sending(not_delivered.id, kNode, ScheduleStore::Delivery::kNotDelivered, "resend", plan));
+  row = f.log(Port::kSchedule, not_delivered.id);
+  EXPECT_EQ(row.state, "pending");
+  EXPECT_FALSE(row.trigger_time);
+  EXPECT_EQ(row.executor_address, kAddress);
+  EXPECT_EQ(row.trigger_msg, "resend");
+
+  EXPECT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", plan));
+  row = f.log(Port::kSchedule, unknown.id);
+  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(this->count(Port::kSchedule), 3u);  // a run that may be going on is not retried
+}
+
+TYPED_TEST_P(SchedulingContract, ResolveSendingIsGuardedByStateAndOwnerAndWritesTheFixDelayNextTime) {
+  auto& f = this->f_;
+  auto j = this->awaiting_fix_delay_job();
+  auto theirs = this->log(j, "sending", kT, kOther);
+  auto finished = this->log(j, "succeeded", kT + 60'000);
+  auto unknown = this->log(j, "sending", kT + 120'000);
+  int calls = 0;
+  auto plan = this->counted(RunEnd::kDeliveryUnknown, calls);
+
+  EXPECT_FALSE(f.schedule().resolve_sending(theirs.id, kNode, ScheduleStore::Delivery::kUnknown, "x", plan));
+  EXPECT_FALSE(f.schedule().resolve_sending(finished.id, kNode, ScheduleStore::Delivery::kDelivered, "x", plan));
+  EXPECT_EQ(f.log(Port::kSchedule, theirs.id), theirs);
+  EXPECT_EQ(f.log(Port::kSchedule, finished.id), finished);
+  EXPECT_EQ(calls, 0);
+
+  EXPECT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", plan));
+  EXPECT_EQ(f.job(Port::kSchedule, j.id).trigger_next_time, kNow + 30'000);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
+                            RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
+                            RecordOfARepeatedResultChangesNothing,
+                            RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes,
+                            RecordSetsAFixDelayJobsNextTimeOnlyWhileItAwaitsTheRun,
+                            RecordOfALostVerdictHoldsOnlyForATriggeredRunOfADeadExecutor,
+                            LostCandidatesAreOldTriggeredRunsOfDeadExecutorsOldestFirst,
+                            LoadPendingReadsOnlyThisNodesPendingFireWithItsJobAndGroup,
+                            ClaimMovesOnlyThisNodesPendingFireToSendingOnce,
+                            ClaimOfABroadcastInsertsASendingRowPerShardButNoExistingScheduledShard,
+                            ClaimOfAManualBroadcastInsertsEveryShard,
+                            ReleaseClaimPutsThisNodesSendingRowBackToPendingWithTheNote,
+                            RecordTriggeredMovesSendingToTriggeredAndKeepsEarlierNotes,
+                            RecordTriggeredAfterTheResultKeepsTheResultsState,
+                            RecordFailedFromSendingWritesARetryWithTheJobsHandler,
+                            RecordFailedFromPendingRecordsTheSendAndTheFixDelayNextTime,
+                            RecordFailedIsGuardedByStateAndOwner, ScanReadsRunningDueJobsOldestFirstUpToTheLimit,
+                            ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByTheNode,
+                            ScanWritesNothingForAJobWhoseNextTimeChangedSinceTheRead,
+                            ScanStopsAJobAndKeepsAScheduledFireUnique,
+                            PendingListsThisNodesDueFiresOldestFirstUpToTheLimit,
+                            FailPendingFailsOnlyThisNodesPendingFiresAndWritesTheirFollowUps,
+                            TakeOverCancelsLateDoNothingFiresAndTakesTheRest,
+                            ResolveSendingMovesATakenOverFireAsTheExecutorSaid,
+                            ResolveSendingIsGuardedByStateAndOwnerAndWritesTheFixDelayNextTime);
+
+}  // namespace scheduling_contract
+
+}  // namespace cronwheel::testing
