@@ -23,7 +23,7 @@ foreach(input IN LISTS INPUTS)
   string(APPEND entries "    {${version}, \"${name}\", R\"cwsql(${sql})cwsql\"},\n")
 endforeach()
 file(WRITE "${OUTPUT}.tmp" "// Generated from sql/*.sql by cmake/embed_migrations.cmake. Do not edit.
-#include \"admin/store/migrations.h\"
+#include \"admin/pg/migrations.h\"
 
 namespace cronwheel::admin {
 
