@@ -1,5 +1,5 @@
 // Hand-written evaluation cases, one construct or daylight-saving situation each. Expected
-// times are Quartz 2.3.2's (checked with tests/unit/cron/quartz/QuartzOracle.java --stdin);
+// times are Quartz 2.3.2's (checked with tests/unit/common/cron/quartz/QuartzOracle.java --stdin);
 // quartz_golden_test.cpp compares a thousand more against the generated file.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "common/cron/cron_expression.h"
-#include "tests/unit/cron/cron_test_support.h"
+#include "tests/unit/common/cron/cron_test_support.h"
 
 namespace cronwheel::common {
 namespace {

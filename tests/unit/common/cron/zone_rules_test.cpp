@@ -5,7 +5,7 @@
 #include "common/cron/cron_error.h"
 #include "common/cron/posix_tz_rule.h"
 #include "common/cron/zone_rules.h"
-#include "tests/unit/cron/cron_test_support.h"
+#include "tests/unit/common/cron/cron_test_support.h"
 
 namespace cronwheel::common::cron_detail {
 namespace {

@@ -15,7 +15,7 @@
 #include "common/http/http_client.h"
 #include "common/http/http_server.h"
 #include "tests/support/eventually.h"
-#include "tests/unit/http/test_server.h"
+#include "tests/unit/common/http/test_server.h"
 
 namespace cronwheel {
 namespace {

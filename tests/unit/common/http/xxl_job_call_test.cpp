@@ -5,7 +5,7 @@
 #include "common/http/http_server.h"
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/messages.h"
-#include "tests/unit/http/test_server.h"
+#include "tests/unit/common/http/test_server.h"
 
 namespace cronwheel {
 namespace {

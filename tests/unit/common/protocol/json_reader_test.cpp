@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "tests/unit/protocol/protocol_error_of.h"
+#include "tests/unit/common/protocol/protocol_error_of.h"
 
 #include "common/protocol/json_reader.h"
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "tests/unit/protocol/protocol_error_of.h"
+#include "tests/unit/common/protocol/protocol_error_of.h"
 
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"

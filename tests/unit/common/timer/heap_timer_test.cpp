@@ -7,7 +7,7 @@
 
 #include "common/timer/heap_timer.h"
 #include "tests/support/fake_clock.h"
-#include "tests/unit/timer/timer_test_support.h"
+#include "tests/unit/common/timer/timer_test_support.h"
 
 namespace cronwheel::timer_test {
 namespace {

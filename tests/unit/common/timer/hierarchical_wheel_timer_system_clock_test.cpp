@@ -8,7 +8,7 @@
 
 #include "common/timer/hierarchical_wheel_timer.h"
 #include "common/util/clock.h"
-#include "tests/unit/timer/timer_test_support.h"
+#include "tests/unit/common/timer/timer_test_support.h"
 
 namespace cronwheel::timer_test {
 namespace {

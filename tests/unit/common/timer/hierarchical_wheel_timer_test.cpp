@@ -15,7 +15,7 @@
 
 #include "common/timer/hierarchical_wheel_timer.h"
 #include "tests/support/fake_clock.h"
-#include "tests/unit/timer/timer_test_support.h"
+#include "tests/unit/common/timer/timer_test_support.h"
 
 namespace cronwheel::common::detail {
 
