@@ -213,7 +213,7 @@ struct HandleAccess {
 };
 
 // Who drives a timer's steps: its worker thread, or, for a manual timer, the caller of
-// process_until(). Both timers refuse the same misuse through it: process_until() on a timer
+// process_until(). Every timer refuses the same misuse through it: process_until() on a timer
 // with a worker or from inside a step, and stop() from one of the timer's own tasks (which
 // would wait for itself).
 class StepOwner {

@@ -33,7 +33,7 @@ using TimerExecutor = std::function<void(std::function<void()>)>;
 // Its own exceptions are swallowed.
 using TimerErrorHandler = std::function<void(std::exception_ptr)>;
 
-// Settings both timers share.
+// Settings every timer shares.
 struct TimerOptions {
   // Empty (the default): tasks run inline on the worker thread, one after the other. Keep them
   // short then: a slow task delays every timeout behind it, as in Netty's HashedWheelTimer.
@@ -120,8 +120,10 @@ class TimerHandle {
   detail::TimeoutNode* node_ = nullptr;  // owns one reference
 };
 
-// A one-shot timer: run a task once after a delay. Both HashedWheelTimer (O(1) per operation,
-// tick granularity) and HeapTimer (O(log n), exact) implement it.
+// A one-shot timer: run a task once after a delay. HashedWheelTimer (O(1) per operation, tick
+// granularity, ticks while idle), HierarchicalWheelTimer (O(1) schedule and cancel, a delay
+// queue of buckets: sleeps until the next one is due) and HeapTimer (O(log n), exact)
+// implement it.
 //
 // Thread safety: schedule(), TimerHandle::cancel(), pending_timeouts() and failed_callbacks()
 // may be called from any thread, including from a task. stop() from any thread except from a
