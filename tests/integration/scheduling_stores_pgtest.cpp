@@ -92,6 +92,14 @@ class PgSchedulingFixture {
                      address, age_ms);
     });
   }
+  void put_lease(const std::string& node, std::int64_t left_ms) {
+    database_.transact([&](pqxx::work& tx) {
+      tx.exec_params("INSERT INTO admin_node (node_id, address, version, started_at, heartbeat_at, lease_until) "
+                     "VALUES ($1, 'http://127.0.0.1:8080', 'test', now(), now(), "
+                     "now() + $2::bigint * interval '1 millisecond')",
+                     node, left_ms);
+    });
+  }
 
  private:
   static admin::Actor system() { return admin::Actor{std::nullopt, "system", ""}; }
@@ -103,7 +111,7 @@ class PgSchedulingFixture {
   static admin::Database::Options options(const TestDatabase& db) {
     admin::Database::Options o;
     o.url = db.url();
-    o.pool_size = 2;
+    o.pool_size = 4;
     return o;
   }
 

@@ -129,7 +129,20 @@ class FakeTriggerStore final : public admin::TriggerStore {
     shards.push_back({row.id, row.executor_address, row.shard_index, row.shard_total});
     const admin::JobLog claimed = row;
     for (std::size_t i = 1; broadcast && i < c.addresses.size(); ++i) {
-      admin::JobLog shard = claimed;
+      // A new row: what the claimed row says about the fire, none of its own attempt's notes.
+      admin::JobLog shard;
+      shard.job_group = claimed.job_group;
+      shard.job_id = claimed.job_id;
+      shard.state = "sending";
+      shard.trigger_type = claimed.trigger_type;
+      shard.scheduled_time = claimed.scheduled_time;
+      shard.admin_node = claimed.admin_node;
+      shard.executor_handler = claimed.executor_handler;
+      shard.executor_param = claimed.executor_param;
+      shard.shard_total = claimed.shard_total;
+      shard.executor_fail_retry_count = claimed.executor_fail_retry_count;
+      shard.parent_log_id = claimed.parent_log_id;
+      shard.trigger_time = claimed.trigger_time;
       shard.shard_index = static_cast<int>(i);
       shard.executor_address = c.addresses[i];
       if (scheduled_exists(shard)) continue;

@@ -24,6 +24,8 @@
 //     admin::Job job(Port, std::int64_t id);
 //     // An EXECUTOR registration of `address`, renewed `age_ms` ago (database clock).
 //     void put_registration(const std::string& address, std::int64_t age_ms);
+//     // An admin node row for `node` whose lease ends `left_ms` from now (database clock).
+//     void put_lease(const std::string& node, std::int64_t left_ms);
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, SchedulingContract, F);
 
@@ -31,8 +33,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <latch>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "admin/model/completion_store.h"
@@ -354,6 +359,62 @@ TYPED_TEST_P(SchedulingContract, LostCandidatesAreOldTriggeredRunsOfDeadExecutor
   EXPECT_EQ(f.completion().lost_candidates(kT, 90'000, 2).size(), 2u);
 }
 
+TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictMatchesRegistrationsWithoutTrailingSlashes) {
+  auto& f = this->f_;
+  auto j = this->job();
+  f.put_registration("http://10.0.0.7:9999", 1'000);  // alive, written without the slash
+  JobLog l;
+  l.job_group = j.job_group;
+  l.job_id = j.id;
+  l.state = "triggered";
+  l.trigger_type = "MANUAL";
+  l.scheduled_time = kT;
+  l.admin_node = kNode;
+  l.executor_address = "http://10.0.0.7:9999/";
+  l.trigger_time = kT;
+  l = f.put_log(l);
+  RunResult r = this->result(l.id, "lost");
+  r.lost_triggered_before = kT + 1'000;
+  r.lost_dead_after_ms = 90'000;
+  EXPECT_EQ(f.completion().record(r, this->planner(RunEnd::kLost)).status, CompletionStore::Status::kNotRunning);
+  EXPECT_TRUE(f.completion().lost_candidates(kT + 1'000, 90'000, 10).empty());
+}
+
+TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictOnAFinishedRunChangesNothing) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto done = this->log(j, "succeeded", kT);
+  RunResult r = this->result(done.id, "lost");
+  r.lost_triggered_before = kT + 1'000;
+  r.lost_dead_after_ms = 90'000;
+  int calls = 0;
+  auto out = f.completion().record(r, this->counted(RunEnd::kLost, calls));
+  EXPECT_NE(out.status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(f.log(Port::kCompletion, done.id), done);
+}
+
+TYPED_TEST_P(SchedulingContract, RecordOfConcurrentResultsMovesTheRunOnceAndWritesItsFollowUpsOnce) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto run = this->log(j, "triggered", kT, kNode, "SCHEDULE", 2);
+  constexpr int kThreads = 2;
+  std::latch start(kThreads);
+  std::vector<CompletionStore::Status> statuses(kThreads);
+  {
+    std::vector<std::jthread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        statuses[i] = f.completion().record(this->result(run.id, "failed"), this->planner(RunEnd::kFailed)).status;
+      });
+    }
+  }
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), CompletionStore::Status::kRecorded), 1);
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), CompletionStore::Status::kAlreadyFinal), 1);
+  EXPECT_EQ(this->count(Port::kCompletion), 2u);  // the run and one RETRY
+}
+
 // ---- TriggerStore ----
 
 TYPED_TEST_P(SchedulingContract, LoadPendingReadsOnlyThisNodesPendingFireWithItsJobAndGroup) {
@@ -425,6 +486,23 @@ TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsASendingRowPerShardButN
   EXPECT_EQ(row.executor_address, kAddresses[2]);
   EXPECT_EQ(f.log(Port::kTrigger, existing.id), existing);
   EXPECT_EQ(this->count(Port::kTrigger), 3u);
+}
+
+TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastLeavesTheClaimedRowsNotesOnThatRow) {
+  auto& f = this->f_;
+  auto j = this->job();
+  JobLog taken = this->log(j, "pending", kT, kNode, "MANUAL");
+  ASSERT_FALSE(f.trigger().claim(this->claim_of(taken.id)).shards.empty());
+  ASSERT_TRUE(f.trigger().release_claim(taken.id, kNode, "not sent in time"));
+
+  auto claimed = f.trigger().claim(this->claim_of(taken.id, {kAddresses[0], kAddresses[1]}));
+  ASSERT_EQ(claimed.shards.size(), 2u);
+  EXPECT_EQ(f.log(Port::kTrigger, taken.id).trigger_msg, "not sent in time");
+  auto shard = f.log(Port::kTrigger, claimed.shards[1].log_id);
+  EXPECT_EQ(shard.trigger_msg, "");  // the note is about the claimed row's own attempt
+  EXPECT_EQ(shard.trigger_code, 0);
+  EXPECT_EQ(shard.trigger_time, kNow);
+  EXPECT_EQ(shard.state, "sending");
 }
 
 TYPED_TEST_P(SchedulingContract, ClaimOfAManualBroadcastInsertsEveryShard) {
@@ -549,6 +627,50 @@ TYPED_TEST_P(SchedulingContract, RecordFailedIsGuardedByStateAndOwner) {
   EXPECT_EQ(f.trigger().record_failed(wrong_owner, plan).recorded, TriggerStore::Recorded::kNotOurs);
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(f.logs(Port::kTrigger), before);
+}
+
+TYPED_TEST_P(SchedulingContract, ClaimOfAShardRowSendsItAsThatShard) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, "pending", kT);
+  auto c = this->claim_of(fire.id, {kAddresses[2]});
+  c.shard_index = 2;
+  c.shard_total = 3;
+  auto claimed = f.trigger().claim(c);
+  EXPECT_EQ(claimed.shards, (std::vector<TriggerStore::Shard>{{fire.id, kAddresses[2], 2, 3}}));
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.shard_index, 2);
+  EXPECT_EQ(row.shard_total, 3);
+  EXPECT_EQ(this->count(Port::kTrigger), 1u);
+}
+
+TYPED_TEST_P(SchedulingContract, ClaimIsRefusedWhileTheNodesLeaseIsAboutToEnd) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto ending = this->log(j, "pending", kT, "node-ending");
+  auto long_lived = this->log(j, "pending", kT + 60'000, "node-long");
+  auto without = this->log(j, "pending", kT + 120'000, kNode);
+  f.put_lease("node-ending", 5'000);
+  f.put_lease("node-long", 600'000);
+
+  auto refused = this->claim_of(ending.id, {kAddress}, "node-ending");
+  refused.min_lease_ms = 60'000;
+  EXPECT_TRUE(f.trigger().claim(refused).shards.empty());
+  EXPECT_EQ(f.log(Port::kTrigger, ending.id), ending);
+
+  auto granted = this->claim_of(long_lived.id, {kAddress}, "node-long");
+  granted.min_lease_ms = 60'000;
+  auto claimed = f.trigger().claim(granted);
+  EXPECT_EQ(claimed.shards.size(), 1u);
+  ASSERT_TRUE(claimed.lease_left_ms);
+  EXPECT_GT(*claimed.lease_left_ms, 60'000);
+  EXPECT_LE(*claimed.lease_left_ms, 600'000);
+
+  auto no_lease = this->claim_of(without.id);
+  no_lease.min_lease_ms = 60'000;
+  auto unleased = f.trigger().claim(no_lease);
+  EXPECT_EQ(unleased.shards.size(), 1u);
+  EXPECT_FALSE(unleased.lease_left_ms);
 }
 
 // ---- ScheduleStore ----
@@ -784,6 +906,62 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingIsGuardedByStateAndOwnerAndWrites
   EXPECT_EQ(f.job(Port::kSchedule, j.id).trigger_next_time, kNow + 30'000);
 }
 
+TYPED_TEST_P(SchedulingContract, ScanReturnsTheFiresOfAllJobsInDueOrder) {
+  auto& f = this->f_;
+  auto a = this->job("CRON", kT);
+  auto b = this->job("CRON", kT + 1'000);
+  auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
+    ScanDecision d;
+    for (const auto& job : due) {  // by job in the order read, then by time
+      const std::int64_t first = job.trigger_next_time;
+      d.fires.push_back({job.id, first, "SCHEDULE"});
+      d.fires.push_back({job.id, first + 2'000, "SCHEDULE"});
+      d.jobs.push_back({job.id, first, first + 2'000, first + 60'000, 1, ""});
+    }
+    return d;
+  });
+  ASSERT_EQ(out.fires.size(), 4u);
+  std::vector<std::pair<std::int64_t, std::int64_t>> order;
+  for (const auto& fire : out.fires) order.emplace_back(fire.job_id, fire.scheduled_time);
+  EXPECT_EQ(order, (std::vector<std::pair<std::int64_t, std::int64_t>>{
+                       {a.id, kT}, {b.id, kT + 1'000}, {a.id, kT + 2'000}, {b.id, kT + 3'000}}));
+}
+
+TYPED_TEST_P(SchedulingContract, TakeOverByRacingNodesGivesEachFireToExactlyOne) {
+  auto& f = this->f_;
+  auto j = this->job("CRON", kT, "FIRE_ONCE_NOW");
+  std::vector<std::int64_t> fires;
+  for (int i = 0; i < 20; ++i) {
+    fires.push_back(this->log(j, i % 4 == 0 ? "sending" : "pending", kT + i * 60'000, kOther).id);
+  }
+  constexpr int kThreads = 2;
+  std::latch start(kThreads);
+  std::vector<ScheduleStore::Takeover> taken(kThreads);
+  {
+    std::vector<std::jthread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        taken[i] = f.schedule().take_over({kOther}, "taker-" + std::to_string(i), kT);
+      });
+    }
+  }
+  std::vector<std::int64_t> all;
+  for (int i = 0; i < kThreads; ++i) {
+    for (const auto& p : taken[i].pending) {
+      all.push_back(p.log_id);
+      EXPECT_EQ(f.log(Port::kSchedule, p.log_id).admin_node, "taker-" + std::to_string(i));
+    }
+    for (const auto& s : taken[i].sending) {
+      all.push_back(s.fire.log_id);
+      EXPECT_EQ(f.log(Port::kSchedule, s.fire.log_id).admin_node, "taker-" + std::to_string(i));
+    }
+    EXPECT_TRUE(taken[i].cancelled.empty());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, fires);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
                             RecordOfARepeatedResultChangesNothing,
@@ -791,10 +969,16 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             RecordSetsAFixDelayJobsNextTimeOnlyWhileItAwaitsTheRun,
                             RecordOfALostVerdictHoldsOnlyForATriggeredRunOfADeadExecutor,
                             LostCandidatesAreOldTriggeredRunsOfDeadExecutorsOldestFirst,
+                            RecordOfALostVerdictMatchesRegistrationsWithoutTrailingSlashes,
+                            RecordOfALostVerdictOnAFinishedRunChangesNothing,
+                            RecordOfConcurrentResultsMovesTheRunOnceAndWritesItsFollowUpsOnce,
+                            ClaimOfAShardRowSendsItAsThatShard, ClaimIsRefusedWhileTheNodesLeaseIsAboutToEnd,
+                            ScanReturnsTheFiresOfAllJobsInDueOrder, TakeOverByRacingNodesGivesEachFireToExactlyOne,
                             LoadPendingReadsOnlyThisNodesPendingFireWithItsJobAndGroup,
                             ClaimMovesOnlyThisNodesPendingFireToSendingOnce,
                             ClaimOfABroadcastInsertsASendingRowPerShardButNoExistingScheduledShard,
                             ClaimOfAManualBroadcastInsertsEveryShard,
+                            ClaimOfABroadcastLeavesTheClaimedRowsNotesOnThatRow,
                             ReleaseClaimPutsThisNodesSendingRowBackToPendingWithTheNote,
                             RecordTriggeredMovesSendingToTriggeredAndKeepsEarlierNotes,
                             RecordTriggeredAfterTheResultKeepsTheResultsState,

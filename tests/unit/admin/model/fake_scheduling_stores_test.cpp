@@ -106,6 +106,7 @@ class FakeSchedulingFixture {
     registry_.upsert("EXECUTOR", "contract-app", address);
     clock_.set_wall_ms(now);
   }
+  void put_lease(const std::string& node, std::int64_t left_ms) { trigger_.set_lease_left(node, left_ms); }
 
  private:
   FakeClock clock_;
