@@ -962,6 +962,61 @@ TYPED_TEST_P(SchedulingContract, TakeOverByRacingNodesGivesEachFireToExactlyOne)
   EXPECT_EQ(all, fires);
 }
 
+TYPED_TEST_P(SchedulingContract, EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob) {
+  auto& f = this->f_;
+  auto child = this->job("CRON", kT, "DO_NOTHING", 0);
+  Job spec = this->job();
+  spec.id = 0;
+  spec.child_job_ids = {child.id};
+  auto j = f.put_job(spec);
+  std::vector<JobLog> runs;
+  std::vector<std::vector<std::int64_t>> children;
+  FollowUpPlanner capture = [&](const JobLog& run, const Job& job, const std::vector<Job>& kids) {
+    EXPECT_EQ(job.id, j.id);
+    runs.push_back(run);
+    std::vector<std::int64_t> ids;
+    for (const auto& k : kids) ids.push_back(k.id);
+    children.push_back(ids);
+    return FollowUps{};
+  };
+  auto finished = this->log(j, "triggered", kT);
+  auto refused = this->log(j, "sending", kT + 60'000);
+  auto queued = this->log(j, "pending", kT + 120'000);
+  auto unknown = this->log(j, "sending", kT + 180'000);
+
+  ASSERT_EQ(f.completion().record(this->result(finished.id, "succeeded"), capture).status,
+            CompletionStore::Status::kRecorded);
+  TriggerStore::Failure failure{refused.id, kNode, "sending", kNow, "refused", "", ""};
+  ASSERT_EQ(f.trigger().record_failed(failure, capture).recorded, TriggerStore::Recorded::kRecorded);
+  ASSERT_EQ(f.schedule().fail_pending({queued.id}, kNode, kNow, "pools full", capture).size(), 1u);
+  ASSERT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", capture));
+
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0], f.log(Port::kCompletion, finished.id));
+  EXPECT_EQ(runs[0].state, "succeeded");
+  EXPECT_EQ(runs[1], f.log(Port::kTrigger, refused.id));
+  EXPECT_EQ(runs[1].state, "failed");
+  EXPECT_EQ(runs[2], f.log(Port::kSchedule, queued.id));
+  EXPECT_EQ(runs[2].trigger_code, 500);
+  EXPECT_EQ(runs[3], f.log(Port::kSchedule, unknown.id));
+  EXPECT_EQ(runs[3].state, "failed");
+  for (const auto& ids : children) EXPECT_EQ(ids, std::vector<std::int64_t>{child.id});
+}
+
+TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
+  auto& f = this->f_;
+  auto j = this->job();
+  JobLog l = this->log(j, "sending", kT, kOther);
+  l.id = 0;
+  l.scheduled_time = kT + 60'000;
+  l.admin_node = kNode;
+  l.trigger_msg = "sent by node-2";
+  auto row = f.put_log(l);
+  EXPECT_TRUE(f.schedule().resolve_sending(row.id, kNode, ScheduleStore::Delivery::kDelivered, "has it",
+                                           this->planner(RunEnd::kDeliveryUnknown)));
+  EXPECT_EQ(f.log(Port::kSchedule, row.id).trigger_msg, "sent by node-2\nhas it");
+}
+
 REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
                             RecordOfARepeatedResultChangesNothing,
@@ -974,6 +1029,8 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             RecordOfConcurrentResultsMovesTheRunOnceAndWritesItsFollowUpsOnce,
                             ClaimOfAShardRowSendsItAsThatShard, ClaimIsRefusedWhileTheNodesLeaseIsAboutToEnd,
                             ScanReturnsTheFiresOfAllJobsInDueOrder, TakeOverByRacingNodesGivesEachFireToExactlyOne,
+                            EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob,
+                            ResolveSendingAddsItsMessageToTheRowsNotes,
                             LoadPendingReadsOnlyThisNodesPendingFireWithItsJobAndGroup,
                             ClaimMovesOnlyThisNodesPendingFireToSendingOnce,
                             ClaimOfABroadcastInsertsASendingRowPerShardButNoExistingScheduledShard,
