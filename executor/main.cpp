@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -55,6 +56,8 @@ struct Flags {
   std::string access_token;
   std::string log_dir = ExecutorOptions{}.log_dir;
   int log_retention_days = ExecutorOptions{}.log_retention_days;
+  int callback_retry_seconds =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(ExecutorOptions{}.callback_retry_interval).count());
   bool allow_scripts = true;  // the standalone executor exists to run scripts
   std::string run_as;
   std::string http_allow_hosts;
@@ -113,6 +116,7 @@ std::string in_flag_terms(std::string message) {
       {"ExecutorOptions.address", "--address"},
       {"ExecutorOptions.log_dir", "--log-dir"},
       {"ExecutorOptions.log_retention_days", "--log-retention-days"},
+      {"ExecutorOptions.callback_retry_interval", "--callback-retry-seconds"},
       {"ExecutorOptions.run_as", "--run-as"},
   };
   for (const auto& [option, flag] : kNames) {
@@ -131,6 +135,7 @@ ExecutorOptions executor_options(const Flags& flags) {
   options.access_token = flags.access_token;
   options.log_dir = flags.log_dir;
   options.log_retention_days = flags.log_retention_days;
+  options.callback_retry_interval = std::chrono::seconds(flags.callback_retry_seconds);
   options.allow_scripts = flags.allow_scripts;
   options.run_as = flags.run_as;
   return options;
@@ -243,6 +248,11 @@ int main(int argc, char** argv) {
                  "Days of run logs kept (0 keeps all)")
       ->envname("CRONWHEEL_LOG_RETENTION_DAYS")
       ->check(CLI::Range(0, 36500))
+      ->capture_default_str();
+  app.add_option("--callback-retry-seconds", flags.callback_retry_seconds,
+                 "While no admin accepts results, they are kept on disk and offered again this often")
+      ->envname("CRONWHEEL_CALLBACK_RETRY_SECONDS")
+      ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app.add_flag("--allow-scripts,!--no-scripts", flags.allow_scripts,
                "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed)")

@@ -270,6 +270,7 @@ TEST_F(ExecutorE2eTest, BadFlagsExitWithCode2AndAOneLineReason) {
       {"--admin", admin, "--app-name", "demo-app", "--listen", "127.0.0.1:70000"},
       {"--admin", admin, "--app-name", "demo-app", "--address", "executor:9999"},
       {"--admin", admin, "--app-name", "demo-app", "--log-retention-days", "-1"},
+      {"--admin", admin, "--app-name", "demo-app", "--callback-retry-seconds", "0"},
       {"--admin", admin, "--app-name", "demo-app", "--log-level", "chatty"},
       {"--admin", admin, "--app-name", "demo-app", "--http-allow-hosts", "http://internal/"},
       {"--admin", admin, "--app-name", "demo-app", "--no-such-flag"},
