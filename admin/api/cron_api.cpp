@@ -16,14 +16,14 @@ constexpr int kMaxCount = 100;
 constexpr int kDefaultCount = 5;
 }  // namespace
 
-void add_cron_routes(ApiRouter& router, const ResourceOptions& options) {
+void add_cron_routes(ApiRouter& router, common::Clock& clock) {
   // expr (required), tz (default UTC), from (epoch ms, default now), count (1-100, default 5)
   // → {"times":[epoch_ms,...]}; fewer times when the expression ends. Errors name `expr` or `tz`.
-  router.add("GET", "cron/next", Access::kUser, [options](ApiRouter::RouteContext&, const httplib::Request& req) {
+  router.add("GET", "cron/next", Access::kUser, [&clock](ApiRouter::RouteContext&, const httplib::Request& req) {
     const auto expr = req.get_param_value("expr");
     if (trimmed(expr).empty()) throw invalid("expr", "expr: is required (a Quartz cron expression)");
     const auto tz = req.has_param("tz") ? req.get_param_value("tz") : std::string("UTC");
-    const auto from = query_epoch_ms(req.get_param_value("from"), "from").value_or(options.clock->now_ms());
+    const auto from = query_epoch_ms(req.get_param_value("from"), "from").value_or(clock.now_ms());
     const int count = check_int_range("count", query_int(req.get_param_value("count"), "count").value_or(kDefaultCount),
                                       1, kMaxCount);
     try {

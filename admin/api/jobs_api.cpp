@@ -135,7 +135,7 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
 
 }  // namespace
 
-void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
+void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options) {
   router.add("GET", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     JobStore::Filter filter;
     filter.page = keyed_page_query(req);
@@ -161,7 +161,7 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
   });
 
   router.add("PUT", "jobs/{id}", Access::kUser,
-             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto current = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                auto job = read_job_body(req.body, current, JobBodyKind::kUpdate);
                validate_job(job);
@@ -173,7 +173,7 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                    throw invalid("scheduleType",
                                  "scheduleType: a running job needs a schedule; stop the job first to set NONE");
                  }
-                 job.trigger_next_time = first_fire_time(job, options.clock->now_ms());
+                 job.trigger_next_time = first_fire_time(job, clock.now_ms());
                }
                return ApiResponse{200, to_json(stores.jobs.update(job, ctx.request.actor))};
              }, {}, common::http::RouteOptions{kMaxJobBodyBytes});
@@ -197,11 +197,11 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
   });
 
   router.add("POST", "jobs/{id}/start", Access::kUser,
-             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                if (job.trigger_status == 1) return ApiResponse{200, to_json(job)};  // already running
-               auto next = first_fire_time(job, options.clock->now_ms());
+               auto next = first_fire_time(job, clock.now_ms());
                return ApiResponse{200, to_json(stores.jobs.set_trigger_status(job.id, 1, next, "job.start",
                                                                              ctx.request.actor))};
              });
@@ -214,19 +214,19 @@ void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
   });
 
   router.add("POST", "jobs/{id}/trigger", Access::kUser,
-             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                auto group = stores.groups.get(job.job_group);
                if (!group) throw not_found("group " + std::to_string(job.job_group) + " does not exist");
-               auto fire = read_trigger_body(req.body, job, *group, options.clock->now_ms(), options.node_id);
+               auto fire = read_trigger_body(req.body, job, *group, clock.now_ms(), options.node_id);
                return ApiResponse{201, to_json(stores.logs.create_fire(fire, ctx.request.actor))};
              }, {}, common::http::RouteOptions{4 * kMaxExecutorParamBytes});
 
   router.add("GET", "jobs/{id}/next-fires", Access::kUser,
-             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                const int count = preview_count(req);
-               const auto now = options.clock->now_ms();
+               const auto now = clock.now_ms();
                auto schedule = schedule_of(job);
                std::vector<std::int64_t> times;
                // A running job's next fire is already decided: start from it.

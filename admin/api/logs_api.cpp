@@ -97,7 +97,7 @@ LogStore::ClearRequest read_clear_body(const std::string& text, const Stores& st
 
 }  // namespace
 
-void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
+void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options) {
   router.add("GET", "logs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     LogStore::Filter filter;
     filter.page = keyed_page_query(req);
@@ -160,7 +160,7 @@ void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
              {"fromLine"});
 
   router.add("POST", "logs/{id}/kill", Access::kUser,
-             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                if (log.state != "triggered") {
@@ -178,7 +178,7 @@ void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& opt
                // The kill changes no row (the executor reports the run's end through its
                // callback), so it is recorded here.
                AuditEntry entry;
-               entry.at = options.clock->now_ms();
+               entry.at = clock.now_ms();
                entry.user_id = ctx.request.actor.user_id;
                entry.username = ctx.request.actor.username;
                entry.action = "log.kill";

@@ -110,7 +110,7 @@ nlohmann::json failure_json(const FailedRun& f) {
 
 }  // namespace
 
-void add_overview_routes(ApiRouter& router, Stores stores, const ResourceOptions& options) {
+void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options) {
   // Nodes are the cluster's, not a group's: any user may see them.
   router.add("GET", "nodes", Access::kUser, [stores](ApiRouter::RouteContext&, const httplib::Request&) {
     const auto overview = stores.overview.nodes();
@@ -132,13 +132,12 @@ void add_overview_routes(ApiRouter& router, Stores stores, const ResourceOptions
              },
              paged({}));
 
-  common::Clock* clock = options.clock;
   router.add("GET", "dashboard", Access::kUser,
-             [stores, clock, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                const std::string zone_name =
                    req.has_param("timezone") ? req.get_param_value("timezone") : std::string("UTC");
                const date::time_zone* zone = zone_param(zone_name);
-               const date::sys_time<std::chrono::milliseconds> now{std::chrono::milliseconds(clock->now_ms())};
+               const date::sys_time<std::chrono::milliseconds> now{std::chrono::milliseconds(clock.now_ms())};
                const date::sys_days today{date::floor<date::days>(zone->to_local(now)).time_since_epoch()};
 
                auto to = day_param(req.get_param_value("to"), "to");

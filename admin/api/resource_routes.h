@@ -23,9 +23,6 @@
 namespace cronwheel::admin {
 
 struct ResourceOptions {
-  // Wall time for "now" (start, trigger, previews). Never null.
-  common::Clock* clock = &common::SystemClock::instance();
-
   // This admin node's id: the owner of the pending fires that POST jobs/{id}/trigger creates.
   std::string node_id = "admin";
 
@@ -49,7 +46,7 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& o
 
 // jobs: GET/POST jobs, GET/PUT/DELETE jobs/{id}, POST jobs/{id}/copy|start|stop|trigger,
 // GET jobs/{id}/next-fires.
-void add_job_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options);
 
 // script source: GET jobs/{id}/script/versions, POST jobs/{id}/script,
 // POST jobs/{id}/script/versions/{versionId}/restore.
@@ -57,15 +54,16 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions& 
 
 // logs: GET logs, POST logs/clear, GET/DELETE logs/{id}, GET logs/{id}/content,
 // POST logs/{id}/kill.
-void add_log_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options);
 
 // GET nodes, GET groups/{id}/executors, GET dashboard (admin/api/overview_api.cpp).
-void add_overview_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options);
 
 // GET cron/next.
-void add_cron_routes(ApiRouter& router, const ResourceOptions& options);
+void add_cron_routes(ApiRouter& router, common::Clock& clock);
 
-// All of the above.
-void add_resource_routes(ApiRouter& router, Stores stores, const ResourceOptions& options);
+// All of the above. `clock` gives "now" (start, trigger, previews, audit times); like `stores`,
+// it must outlive the server.
+void add_resource_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options);
 
 }  // namespace cronwheel::admin

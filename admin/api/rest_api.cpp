@@ -6,19 +6,19 @@
 
 namespace cronwheel::admin {
 
-RestApi::RestApi(common::http::HttpServer& server, Stores stores, Options options)
+RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock& clock, Options options)
     : stores_(stores),
       options_(std::move(options)),
       passwords_(options_.passwords),
-      login_limiter_(*options_.resources.clock, options_.login_limits),
-      authenticator_(stores_.sessions, stores_.tokens, *options_.resources.clock, options_.sessions),
+      login_limiter_(clock, options_.login_limits),
+      authenticator_(stores_.sessions, stores_.tokens, clock, options_.sessions),
       router_(server, authenticator_),
-      services_{stores_, authenticator_, passwords_, login_limiter_, *options_.resources.clock} {
+      services_{stores_, authenticator_, passwords_, login_limiter_, clock} {
   add_auth_routes(router_, services_);
   add_users_routes(router_, services_);
   add_tokens_routes(router_, services_);
   add_audit_routes(router_, stores_.audit);
-  add_resource_routes(router_, stores_, options_.resources);
+  add_resource_routes(router_, stores_, clock, options_.resources);
 }
 
 RestApi::~RestApi() = default;

@@ -25,10 +25,12 @@ class RestApi {
     CredentialAuthenticator::Options sessions;
     PasswordHasher::Options passwords;
     LoginRateLimiter::Options login_limits;
-    ResourceOptions resources;  // its clock is the API's clock for everything
+    ResourceOptions resources;
   };
 
-  RestApi(common::http::HttpServer& server, Stores stores, Options options);
+  // `clock` is the API's time for everything (sessions, login limits, audit, fires); it must
+  // outlive the object.
+  RestApi(common::http::HttpServer& server, Stores stores, common::Clock& clock, Options options);
   ~RestApi();
 
   RestApi(const RestApi&) = delete;

@@ -175,13 +175,12 @@ void AdminServer::add_routes() {
   RestApi::Options api;
   api.sessions.session_lifetime = std::chrono::hours(config_.session_hours);
   api.sessions.secure_cookie = config_.secure_cookie;
-  api.resources.clock = &common::SystemClock::instance();
   api.resources.node_id = node_id_;
   api.resources.access_token = config_.access_token;
   api.resources.executors = &executor_client_;
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
-  api_ = std::make_unique<RestApi>(http_, stores_.stores(), std::move(api));
+  api_ = std::make_unique<RestApi>(http_, stores_.stores(), common::SystemClock::instance(), std::move(api));
 
   ExecutorSide::Options executors;
   executors.access_token = config_.access_token;

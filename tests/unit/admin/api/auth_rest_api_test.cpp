@@ -25,8 +25,7 @@ class RestApiTest : public ::testing::Test {
     server_ = std::make_unique<common::http::HttpServer>(o);
     RestApi::Options options;
     options.passwords.strength = PasswordHasher::Strength::kMinimum;
-    options.resources.clock = &clock_;
-    api_ = std::make_unique<RestApi>(*server_, fakes_.stores(), std::move(options));
+    api_ = std::make_unique<RestApi>(*server_, fakes_.stores(), clock_, std::move(options));
     User admin;
     admin.username = "admin";
     admin.role = "admin";

@@ -62,8 +62,7 @@ class OpenApiDocument : public ::testing::Test {
 
     RestApi::Options options;
     options.passwords.strength = PasswordHasher::Strength::kMinimum;
-    options.resources.clock = &clock_;
-    api_ = std::make_unique<RestApi>(server_, fake_.stores(), options);
+    api_ = std::make_unique<RestApi>(server_, fake_.stores(), clock_, options);
     for (const auto& route : api_->router().routes()) routed_[route.method + " " + route.path] = route;
   }
 

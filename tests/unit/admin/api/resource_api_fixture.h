@@ -79,12 +79,11 @@ class ResourceApiTest : public ::testing::Test {
     server_ = std::make_unique<common::http::HttpServer>(o);
     router_ = std::make_unique<ApiRouter>(*server_, auth_);
     ResourceOptions options;
-    options.clock = &clock_;
     options.node_id = "node-under-test";
     options.access_token = "admin-default-token";
     options.executors = &executors_;
     options.automatic_group_changed = [this] { ++automatic_group_changes_; };
-    add_resource_routes(*router_, stores_, options);
+    add_resource_routes(*router_, stores_, clock_, options);
     server_->start();
   }
 
