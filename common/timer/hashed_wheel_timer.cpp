@@ -410,39 +410,16 @@ std::vector<TimerHandle> HashedWheelTimer::stop() {
   // Nothing else touches the wheel now. Drop what was cancelled, return what is pending.
   std::vector<TimerHandle> unprocessed;
   unprocessed.reserve(core_->pending());
-  auto keep_or_drop = [&unprocessed](TimeoutNode* node) {
-    if (node->is_pending()) {
-      unprocessed.push_back(detail::HandleAccess::adopt(node));
-    } else {
-      node->release();
-    }
-  };
   auto taken = core_->take();
-  for (TimeoutNode* node = taken.cancelled_head; node != nullptr;) {
-    TimeoutNode* next = node->cancel_next;
-    node->release();
-    node = next;
-  }
-  if (taken.submitted_head != nullptr) {
-    if (backlog_tail_ == nullptr) {
-      backlog_head_ = taken.submitted_head;
-    } else {
-      backlog_tail_->next = taken.submitted_head;
-    }
-    backlog_tail_ = taken.submitted_tail;
-  }
-  for (TimeoutNode* node = backlog_head_; node != nullptr;) {
-    TimeoutNode* next = node->next;
-    node->next = nullptr;
-    keep_or_drop(node);
-    node = next;
-  }
+  detail::release_cancelled(taken.cancelled_head);
+  detail::keep_pending_of(backlog_head_, unprocessed);
+  detail::keep_pending_of(taken.submitted_head, unprocessed);  // the order is sorted out below
   backlog_head_ = backlog_tail_ = nullptr;
   for (auto& bucket : buckets_) {
     for (const Entry& entry : bucket.entries) {
       if (entry.node == nullptr) continue;
       entry.node->wheel_slot.bucket = WheelSlot::kNoBucket;
-      keep_or_drop(entry.node);
+      detail::keep_if_pending(entry.node, unprocessed);
     }
     bucket.entries.clear();
     bucket.tombstones = 0;

@@ -104,11 +104,7 @@ class HeapCore final : public TimerCore {
     pending.reserve(heap_.size());
     for (auto& entry : heap_) {
       entry.node->heap_index = TimeoutNode::kNotInHeap;
-      if (entry.node->is_pending()) {
-        pending.push_back(HandleAccess::adopt(entry.node));
-      } else {
-        entry.node->release();
-      }
+      keep_if_pending(entry.node, pending);
     }
     heap_.clear();
     return pending;

@@ -80,6 +80,31 @@ Clock::SteadyTime deadline_after(Clock::SteadyTime now, std::chrono::nanoseconds
   return now + std::chrono::duration_cast<Duration>(delay);
 }
 
+void keep_if_pending(TimeoutNode* node, std::vector<TimerHandle>& unprocessed) {
+  if (node->is_pending()) {
+    unprocessed.push_back(HandleAccess::adopt(node));
+  } else {
+    node->release();
+  }
+}
+
+void keep_pending_of(TimeoutNode* head, std::vector<TimerHandle>& unprocessed) {
+  for (TimeoutNode* node = head; node != nullptr;) {
+    TimeoutNode* next = node->next;
+    node->next = nullptr;
+    keep_if_pending(node, unprocessed);
+    node = next;
+  }
+}
+
+void release_cancelled(TimeoutNode* head) noexcept {
+  for (TimeoutNode* node = head; node != nullptr;) {
+    TimeoutNode* next = node->cancel_next;
+    node->release();
+    node = next;
+  }
+}
+
 void sort_by_deadline(std::vector<TimerHandle>& handles) {
   std::stable_sort(handles.begin(), handles.end(),
                    [](const TimerHandle& a, const TimerHandle& b) {

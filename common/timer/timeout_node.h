@@ -255,4 +255,15 @@ Clock::SteadyTime deadline_after(Clock::SteadyTime now, std::chrono::nanoseconds
 // Orders what stop() returns.
 void sort_by_deadline(std::vector<TimerHandle>& handles);
 
+// For a stopped timer's clean-up, on the thread that owns its structures (the worker is gone):
+//  - keep_if_pending: a timeout still pending goes into `unprocessed` (its handle adopts the
+//    timer's reference); any other (cancelled, expired) has that reference released;
+//  - keep_pending_of: the same for every timeout of a list linked through `next` (a submission
+//    list or backlog), unlinking each;
+//  - release_cancelled: releases the references a cancellation list (linked through
+//    `cancel_next`) holds.
+void keep_if_pending(TimeoutNode* node, std::vector<TimerHandle>& unprocessed);
+void keep_pending_of(TimeoutNode* head, std::vector<TimerHandle>& unprocessed);
+void release_cancelled(TimeoutNode* head) noexcept;
+
 }  // namespace cronwheel::common::detail
