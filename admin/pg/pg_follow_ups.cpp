@@ -1,14 +1,18 @@
 #include "admin/pg/pg_follow_ups.h"
 
+#include <map>
+#include <set>
+#include <utility>
+
 #include "admin/model/fire.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin::pg {
 
 void prepare_follow_ups(pqxx::connection& c) {
-  c.prepare("follow_up_job", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1");
-  c.prepare("follow_up_children", "SELECT " + kJobColumns +
-                                      " FROM job_info WHERE id = ANY ($1::bigint[]) AND id <> $2 ORDER BY id FOR KEY SHARE");
+  c.prepare("follow_up_jobs", "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[])");
+  c.prepare("follow_up_children",
+            "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id FOR KEY SHARE");
   c.prepare("follow_up_insert_fire",
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
@@ -17,28 +21,55 @@ void prepare_follow_ups(pqxx::connection& c) {
             "UPDATE job_info SET trigger_next_time = $2 WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $3");
 }
 
-WrittenFollowUps write_follow_ups(pqxx::work& tx, const JobLog& run, const FollowUpPlanner& plan) {
-  WrittenFollowUps out;
-  auto jobs = tx.exec_prepared("follow_up_job", run.job_id);
-  if (jobs.empty()) return out;
-  const Job job = job_from(jobs[0]);
-  std::vector<Job> children;
-  if (!job.child_job_ids.empty()) {
-    children = all_of<Job>(tx.exec_prepared("follow_up_children", bigint_array(job.child_job_ids), job.id), job_from);
+std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector<JobLog>& runs,
+                                               const FollowUpPlanner& plan) {
+  std::vector<WrittenFollowUps> out(runs.size());
+  if (runs.empty()) return out;
+  std::vector<std::int64_t> job_ids;
+  for (const JobLog& run : runs) job_ids.push_back(run.job_id);
+  std::map<std::int64_t, Job> jobs;
+  for (const auto& row : tx.exec_prepared("follow_up_jobs", bigint_array(job_ids))) {
+    Job job = job_from(row);
+    jobs.emplace(job.id, std::move(job));
   }
-  const FollowUps follow = plan(run, job, children);
-  for (const JobLog& f : follow.fires) {
-    out.fires.push_back(log_from(tx.exec_prepared1(
-        "follow_up_insert_fire", f.job_group, f.job_id, f.trigger_type, f.scheduled_time, f.admin_node,
-        f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
-        f.executor_fail_retry_count, f.parent_log_id)));
+  std::vector<std::int64_t> child_ids;
+  for (const auto& [id, job] : jobs) child_ids.insert(child_ids.end(), job.child_job_ids.begin(), job.child_job_ids.end());
+  std::map<std::int64_t, Job> existing_children;
+  if (!child_ids.empty()) {
+    for (const auto& row : tx.exec_prepared("follow_up_children", bigint_array(child_ids))) {
+      Job child = job_from(row);
+      existing_children.emplace(child.id, std::move(child));
+    }
   }
-  if (follow.fix_delay_next_time) {
-    out.next_time_set =
-        tx.exec_prepared("follow_up_fix_delay", job.id, *follow.fix_delay_next_time, kAwaitingCompletion)
-            .affected_rows() > 0;
+
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto job = jobs.find(runs[i].job_id);
+    if (job == jobs.end()) continue;  // deleted meanwhile: no follow-ups
+    std::set<std::int64_t> ids(job->second.child_job_ids.begin(), job->second.child_job_ids.end());
+    ids.erase(job->first);  // a job is never its own child
+    std::vector<Job> children;
+    for (auto id : ids) {
+      auto child = existing_children.find(id);
+      if (child != existing_children.end()) children.push_back(child->second);
+    }
+    const FollowUps follow = plan(runs[i], job->second, children);
+    for (const JobLog& f : follow.fires) {
+      out[i].fires.push_back(log_from(tx.exec_prepared1(
+          "follow_up_insert_fire", f.job_group, f.job_id, f.trigger_type, f.scheduled_time, f.admin_node,
+          f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
+          f.executor_fail_retry_count, f.parent_log_id)));
+    }
+    if (follow.fix_delay_next_time) {
+      out[i].next_time_set =
+          tx.exec_prepared("follow_up_fix_delay", job->first, *follow.fix_delay_next_time, kAwaitingCompletion)
+              .affected_rows() > 0;
+    }
   }
   return out;
+}
+
+WrittenFollowUps write_follow_ups(pqxx::work& tx, const JobLog& run, const FollowUpPlanner& plan) {
+  return std::move(write_follow_ups(tx, std::vector<JobLog>{run}, plan).front());
 }
 
 }  // namespace cronwheel::admin::pg

@@ -26,6 +26,12 @@ struct WrittenFollowUps {
 // gone (deleted meanwhile) has no follow-ups.
 WrittenFollowUps write_follow_ups(pqxx::work& tx, const JobLog& run, const FollowUpPlanner& plan);
 
+// The same for many runs moved in one statement, in two reads whatever their number (their
+// jobs, then the jobs' existing children) plus one write per fire or FIX_DELAY next time;
+// `plan` is called once per run, in order. Answers one entry per run.
+std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector<JobLog>& runs,
+                                               const FollowUpPlanner& plan);
+
 // Registers the statements write_follow_ups uses. Every store that calls it registers them on
 // its connections; registering them twice on one connection is harmless.
 void prepare_follow_ups(pqxx::connection& connection);

@@ -145,13 +145,13 @@ std::vector<std::int64_t> PgScheduleStore::fail_pending(const std::vector<std::i
                                                         const FollowUpPlanner& plan) {
   if (log_ids.empty()) return {};
   return db_.transact([&](pqxx::work& tx) {
+    // One read of the jobs for the whole batch: a full pool refuses thousands at once.
+    const auto runs = all_of<JobLog>(
+        tx.exec_prepared("sched_fail_pending", bigint_array(log_ids), std::string(node), now, std::string(message)),
+        log_from);
+    write_follow_ups(tx, runs, plan);
     std::vector<std::int64_t> moved;
-    for (const auto& r : tx.exec_prepared("sched_fail_pending", bigint_array(log_ids), std::string(node), now,
-                                          std::string(message))) {
-      const JobLog run = log_from(r);
-      write_follow_ups(tx, run, plan);
-      moved.push_back(run.id);
-    }
+    for (const JobLog& run : runs) moved.push_back(run.id);
     std::sort(moved.begin(), moved.end());
     return moved;
   });

@@ -785,17 +785,19 @@ TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWri
   auto& f = this->f_;
   auto plain = this->job();
   auto fix_delay = this->awaiting_fix_delay_job();
+  auto other_fix_delay = this->awaiting_fix_delay_job();  // one batch, each job its own next time
   auto mine = this->log(plain, "pending", kT, kNode, "SCHEDULE", 2);
   auto awaiting = this->log(fix_delay, "pending", kT);
+  auto other_awaiting = this->log(other_fix_delay, "pending", kT + 1'000);
   auto theirs = this->log(plain, "pending", kT + 60'000, kOther);
   auto sending = this->log(plain, "sending", kT + 120'000);
   int calls = 0;
 
-  auto moved = f.schedule().fail_pending({awaiting.id, theirs.id, mine.id, sending.id}, kNode, kNow, "pools full",
-                                         this->counted(RunEnd::kQueueFull, calls));
+  auto moved = f.schedule().fail_pending({awaiting.id, theirs.id, mine.id, sending.id, other_awaiting.id}, kNode,
+                                         kNow, "pools full", this->counted(RunEnd::kQueueFull, calls));
   std::sort(moved.begin(), moved.end());
-  EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id, awaiting.id}));
-  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id, awaiting.id, other_awaiting.id}));
+  EXPECT_EQ(calls, 3);
   auto row = f.log(Port::kSchedule, mine.id);
   EXPECT_EQ(row.state, "failed");
   EXPECT_EQ(row.trigger_time, kNow);
@@ -804,7 +806,8 @@ TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWri
   EXPECT_EQ(f.log(Port::kSchedule, theirs.id), theirs);
   EXPECT_EQ(f.log(Port::kSchedule, sending.id), sending);
   EXPECT_EQ(f.job(Port::kSchedule, fix_delay.id).trigger_next_time, kNow + 30'000);
-  EXPECT_EQ(this->count(Port::kSchedule), 4u);  // a full pool's fire is not retried
+  EXPECT_EQ(f.job(Port::kSchedule, other_fix_delay.id).trigger_next_time, kNow + 30'000);
+  EXPECT_EQ(this->count(Port::kSchedule), 5u);  // a full pool's fire is not retried
   EXPECT_TRUE(f.schedule().fail_pending({mine.id}, kNode, kNow, "again", this->planner(RunEnd::kQueueFull)).empty());
 }
 
