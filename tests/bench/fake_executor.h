@@ -1,0 +1,92 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/http/http_server.h"
+#include "common/protocol/messages.h"
+
+namespace cronwheel::bench {
+
+// One /run as the fake executor received it.
+struct Receipt {
+  std::int64_t job_id = 0;
+  std::int64_t scheduled_ms = 0;  // logDateTime: the fire's scheduled instant (epoch ms)
+  std::int64_t log_id = 0;
+  std::int64_t received_us = 0;   // system clock when the handler got the request (epoch µs)
+};
+
+// An executor that does nothing but answer, for load benchmarks of the admin: an HttpServer of
+// common/http on 127.0.0.1 (TCP_NODELAY, a reactor and a few workers) that speaks XXL-JOB 2.4's
+// executor side. /run is answered success at once, after noting the receipt time; the run's
+// result (success) is then called back to the admin the way the real executor's CallbackSender
+// does it: one background thread, everything queued at the time in one request of at most
+// `max_batch` results, to the first admin of the list that accepts it. A batch no admin accepts
+// is retried after a short pause, never dropped. /beat and /idleBeat answer success, /kill and
+// /log answer what an idle executor would.
+//
+// No run logs, no job threads, no spool: the point is that the executor costs next to nothing, so
+// what a benchmark measures is the admin and its database.
+//
+// Threading: receipts() and the counters from any thread. start() once; stop() is idempotent and
+// gives the callback thread at most `flush_timeout` to deliver what is queued.
+class FakeExecutor {
+ public:
+  struct Options {
+    std::vector<std::string> admin_urls;  // "http://127.0.0.1:PORT/", in order of preference
+    std::string access_token;
+    std::size_t worker_threads = 4;
+    std::size_t max_batch = 100;  // as the real executor's CallbackSender
+  };
+
+  explicit FakeExecutor(Options options);
+  ~FakeExecutor();
+
+  FakeExecutor(const FakeExecutor&) = delete;
+  FakeExecutor& operator=(const FakeExecutor&) = delete;
+
+  void start();
+  void stop(std::chrono::milliseconds flush_timeout) noexcept;
+
+  // "http://127.0.0.1:PORT/" once started.
+  std::string address() const;
+
+  // Everything received so far (a copy), in order of arrival per worker.
+  std::vector<Receipt> receipts() const;
+  std::size_t received() const { return received_.load(); }
+  std::uint64_t callbacks_sent() const { return callbacks_sent_.load(); }
+  std::uint64_t callback_requests() const { return callback_requests_.load(); }
+  std::uint64_t callback_retries() const { return callback_retries_.load(); }
+  std::size_t callbacks_queued() const;
+
+ private:
+  void run_callbacks();
+
+  const Options options_;
+  std::unique_ptr<common::http::HttpServer> server_;
+
+  mutable std::mutex receipts_mutex_;
+  std::vector<Receipt> receipts_;
+  std::atomic<std::size_t> received_{0};
+
+  mutable std::mutex queue_mutex_;
+  std::condition_variable queue_changed_;
+  std::vector<common::protocol::HandleCallbackParam> queue_;
+  std::size_t in_flight_ = 0;
+  bool stopping_ = false;
+  std::chrono::steady_clock::time_point flush_deadline_{};
+  std::thread callback_thread_;
+  std::atomic<std::uint64_t> callbacks_sent_{0};
+  std::atomic<std::uint64_t> callback_requests_{0};
+  std::atomic<std::uint64_t> callback_retries_{0};
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace cronwheel::bench

@@ -1,0 +1,986 @@
+// End-to-end load on the fire path, as a user with many jobs sees it: a fresh database on a real
+// PostgreSQL, one or two real cronwheel-admin processes (any build: --admin-bin), and fast fake
+// executors in this process (fake_executor.h) in a group with a fixed address list. N jobs are
+// created and started through the REST API; then it measures, at the executors, every fire's
+// lateness from its scheduled instant (the /run body's logDateTime) to receipt, and per
+// (job, second) whether it arrived exactly once; and at the admin, its CPU and RSS, and at the
+// database, statements, transactions and WAL flushes per fire.
+//
+//  steady: N jobs `* * * * * ?`; after --warmup seconds, a window of --seconds scheduled seconds.
+//  burst:  N jobs `S * * * * ?`, all due in the same second S (a few seconds after the last
+//          start); measured from 5.5 s before that second (the scan that decides it) until every
+//          run row is final or --drain runs out.
+//
+// Prints a human summary, one machine-readable line (FIRE_LOAD_JSON {...}) and one markdown
+// table row (FIRE_LOAD_ROW | ... |), the same keys and columns for every build and mode, so that
+// runs of two admin builds can be set side by side (tests/bench/fire_load.sh does).
+//
+// --check makes it a correctness check: exit 1 unless every fire of the window arrived exactly
+// once, no run row failed and the run table has exactly one succeeded row per (job, second).
+// Never a check of speed. Without --check it exits 0 once it measured, whatever it measured.
+//
+// Everything it starts (admins as child processes, executors as threads) it stops by pid or
+// joins before exiting; the database it creates it drops (unless --keep-db). Loopback only.
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+#include <spdlog/spdlog.h>
+
+#include "tests/bench/fake_executor.h"
+#include "tests/support/process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using nlohmann::json;
+using cronwheel::bench::FakeExecutor;
+using cronwheel::bench::Receipt;
+using cronwheel::testing::Process;
+
+constexpr const char* kPassword = "fire-load-password";
+constexpr const char* kToken = "fire-load-token";
+
+struct Settings {
+  std::string db_url;
+  std::string admin_bin = std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-admin";
+  std::string label = "admin";
+  std::string mode = "steady";
+  int jobs = 100;
+  int seconds = 20;
+  int warmup = 5;
+  int admins = 1;
+  int executors = 2;
+  int executor_threads = 4;
+  std::string route = "ROUND";
+  std::string misfire = "DO_NOTHING";
+  std::vector<std::string> admin_args;
+  int api_connections = 8;
+  int drain = 30;
+  int pg_pid = 0;
+  int top_statements = 0;
+  bool check = false;
+  bool keep_db = false;
+  std::string json_out;
+};
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void sleep_until_ms(std::int64_t at) {
+  while (true) {
+    const std::int64_t left = at - now_ms();
+    if (left <= 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<std::int64_t>(left, 200)));
+  }
+}
+
+[[noreturn]] void fail(const std::string& why) { throw std::runtime_error(why); }
+
+// ---------------------------------------------------------------------------------------------
+// Processes: CPU and memory from /proc.
+
+long clock_ticks() {
+  static const long ticks = ::sysconf(_SC_CLK_TCK);
+  return ticks;
+}
+
+struct ProcStat {
+  int ppid = 0;
+  std::uint64_t cpu_ticks = 0;  // utime + stime
+};
+
+std::optional<ProcStat> read_stat(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(in, text)) return std::nullopt;
+  const auto close = text.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(text.substr(close + 2));
+  std::vector<std::string> f;
+  for (std::string s; rest >> s && f.size() < 14;) f.push_back(s);  // field 3 onwards
+  if (f.size() < 14) return std::nullopt;
+  ProcStat st;
+  st.ppid = std::stoi(f[1]);
+  st.cpu_ticks = std::stoull(f[11]) + std::stoull(f[12]);
+  return st;
+}
+
+std::uint64_t rss_kb(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6));
+  }
+  return 0;
+}
+
+// CPU ticks of `pid` and all its direct children (PostgreSQL: the postmaster and its backends).
+std::uint64_t tree_cpu_ticks(int pid) {
+  if (pid <= 0) return 0;
+  std::uint64_t total = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int p = std::stoi(name);
+    auto st = read_stat(p);
+    if (st && (p == pid || st->ppid == pid)) total += st->cpu_ticks;
+  }
+  return total;
+}
+
+double own_cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database.
+
+std::string with_database(const std::string& url, const std::string& database) {
+  auto scheme = url.find("://");
+  auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  auto query = url.find('?');
+  std::string base = slash == std::string::npos ? url.substr(0, query) : url.substr(0, slash);
+  std::string rest = query == std::string::npos ? "" : url.substr(query);
+  return base + "/" + database + rest;
+}
+
+// What the database did, cumulative, at one instant.
+struct DbCounters {
+  double statements = 0;  // pg_stat_statements calls in the bench database (BEGIN/COMMIT included)
+  double exec_ms = 0;     // their total execution time
+  double commits = 0;     // of them, COMMIT and ROLLBACK: transactions opened with BEGIN
+  double wal_bytes = 0;   // pg_current_wal_lsn(), whole cluster
+  double wal_syncs = 0;   // pg_stat_wal.wal_sync, whole cluster; backends report it up to 10 s late
+  // Per statement (pg_stat_statements queryid): calls, execution ms and the text.
+  struct Statement {
+    double calls = 0;
+    double exec_ms = 0;
+    std::string query;
+  };
+  std::map<std::int64_t, Statement> by_statement;
+};
+
+class DbStats {
+ public:
+  DbStats(const std::string& server_url, std::string database) : conn_(server_url), database_(std::move(database)) {
+    try {
+      pqxx::nontransaction tx(conn_);
+      tx.exec("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      tx.exec("SELECT 1 FROM pg_stat_statements LIMIT 1");
+      statements_ = true;
+    } catch (const std::exception& e) {
+      std::string why = e.what();
+      while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+      note_ = "pg_stat_statements unavailable (" + why.substr(0, why.find('\n')) +
+              "): statements per fire not measured; start PostgreSQL with "
+              "-c shared_preload_libraries=pg_stat_statements";
+    }
+  }
+
+  bool has_statements() const { return statements_; }
+  const std::string& note() const { return note_; }
+
+  DbCounters read() {
+    DbCounters c;
+    pqxx::nontransaction tx(conn_);
+    if (statements_) {
+      for (const auto& r : tx.exec_params(
+               "SELECT queryid, calls::float8, total_exec_time::float8, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)"
+               " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)",
+               database_)) {
+        DbCounters::Statement st{r[1].as<double>(), r[2].as<double>(), r[3].as<std::string>("")};
+        c.statements += st.calls;
+        c.exec_ms += st.exec_ms;
+        std::string head = st.query.substr(0, 8);
+        std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (head.rfind("commit", 0) == 0 || head.rfind("rollback", 0) == 0) c.commits += st.calls;
+        auto& slot = c.by_statement[r[0].as<std::int64_t>(0)];
+        slot.calls += st.calls;
+        slot.exec_ms += st.exec_ms;
+        slot.query = st.query;
+      }
+    }
+    auto w = tx.exec1("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8, wal_sync::float8 FROM pg_stat_wal");
+    c.wal_bytes = w[0].as<double>();
+    c.wal_syncs = w[1].as<double>();
+    return c;
+  }
+
+ private:
+  pqxx::connection conn_;
+  std::string database_;
+  bool statements_ = false;
+  std::string note_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The admins and their REST API.
+
+class Admin {
+ public:
+  Admin(const Settings& s, const std::string& db_url, int index)
+      : node_id_("fire-load-" + std::to_string(index + 1)), process_(argv(s, db_url, node_id_), {std::string("CRONWHEEL_ADMIN_PASSWORD=") + kPassword}) {}
+
+  int wait_until_listening(std::chrono::seconds timeout) {
+    static const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::smatch m;
+      const std::string out = process_.out();
+      if (std::regex_search(out, m, listening)) return port_ = std::stoi(m[1]);
+      if (!process_.running()) return 0;
+      std::this_thread::sleep_for(20ms);
+    }
+    return 0;
+  }
+
+  // SIGTERM, at most `timeout`, then SIGKILL. Answers the exit code (128 + signal if killed).
+  int stop(std::chrono::seconds timeout) {
+    process_.signal(SIGTERM);
+    int code = process_.wait_for_exit(timeout);
+    if (code == -1) {
+      process_.signal(SIGKILL);
+      code = process_.wait_for_exit(10s);
+    }
+    return code;
+  }
+
+  std::string tail() const {
+    std::string text = process_.out() + process_.err();
+    return text.size() <= 3000 ? text : "..." + text.substr(text.size() - 3000);
+  }
+  std::size_t output_bytes() const { return process_.out().size() + process_.err().size(); }
+
+  int pid() const { return process_.pid(); }
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+  const std::string& node_id() const { return node_id_; }
+  bool running() { return process_.running(); }
+
+ private:
+  static std::vector<std::string> argv(const Settings& s, const std::string& db_url, const std::string& node) {
+    std::vector<std::string> a{s.admin_bin, "--listen", "127.0.0.1:0", "--db-url", db_url, "--db-wait", "10",
+                               "--node-id", node, "--access-token", kToken};
+    for (const auto& extra : s.admin_args) {
+      std::istringstream words(extra);
+      for (std::string w; words >> w;) a.push_back(w);
+    }
+    return a;
+  }
+
+  std::string node_id_;
+  Process process_;
+  int port_ = 0;
+};
+
+struct Reply {
+  int status = 0;
+  json body;
+  std::string text;
+};
+
+// A session of the console's kind (cookie + CSRF token), shared by threads that each keep their
+// own keep-alive connection.
+class Api {
+ public:
+  explicit Api(int port) : port_(port) {}
+
+  void login() {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_connection_timeout(5);
+    c.set_read_timeout(30);
+    auto r = c.Post("/api/v1/auth/login", json{{"username", "admin"}, {"password", kPassword}}.dump(), "application/json");
+    if (!r || r->status != 200) fail("login failed: " + (r ? r->body : httplib::to_string(r.error())));
+    for (const auto& [name, value] : r->headers) {
+      if (name == "Set-Cookie" && value.rfind("cronwheel_session=", 0) == 0) cookie_ = value.substr(0, value.find(';'));
+    }
+    csrf_ = json::parse(r->body).value("csrfToken", "");
+    if (cookie_.empty()) fail("login answered no session cookie");
+  }
+
+  // One POST on the calling thread's own connection; retried a few times when there is no answer
+  // or a 5xx (every call made here is safe to repeat: a job created twice stays stopped, unused).
+  Reply post(httplib::Client& client, const std::string& path, const json& body) const {
+    httplib::Headers headers{{"Cookie", cookie_}, {"X-CSRF-Token", csrf_}};
+    Reply reply;
+    for (int attempt = 1; attempt <= 5; ++attempt) {
+      auto r = client.Post("/api/v1/" + path, headers, body.dump(), "application/json");
+      if (r) {
+        reply.status = r->status;
+        reply.text = r->body;
+        reply.body = json::parse(r->body, nullptr, false);
+        if (r->status < 500) return reply;
+      } else {
+        reply.text = httplib::to_string(r.error());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
+    }
+    return reply;
+  }
+
+  std::unique_ptr<httplib::Client> client() const {
+    auto c = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    c->set_connection_timeout(5);
+    c->set_read_timeout(60);
+    c->set_keep_alive(true);
+    return c;
+  }
+
+ private:
+  int port_;
+  std::string cookie_;
+  std::string csrf_;
+};
+
+// Runs `count` calls of `call(client, i)` on `threads` threads, each with its own connection to
+// one of the admins (round robin). Throws the first failure.
+void in_parallel(const std::vector<Api>& apis, int threads, int count,
+                 const std::function<void(const Api&, httplib::Client&, int)>& call) {
+  std::atomic<int> next{0};
+  std::mutex error_mutex;
+  std::string error;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      const Api& api = apis[static_cast<std::size_t>(t) % apis.size()];
+      auto client = api.client();
+      for (int i = next++; i < count; i = next++) {
+        try {
+          call(api, *client, i);
+        } catch (const std::exception& e) {
+          std::lock_guard lock(error_mutex);
+          if (error.empty()) error = e.what();
+          next = count;
+        }
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  if (!error.empty()) fail(error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement.
+
+struct Snapshot {
+  std::int64_t at_ms = 0;
+  std::vector<std::uint64_t> admin_ticks;
+  std::uint64_t db_ticks = 0;
+  double own_cpu_s = 0;
+  DbCounters db;
+};
+
+// Samples the admins' RSS every 200 ms while running; keeps the largest per admin.
+class RssSampler {
+ public:
+  explicit RssSampler(std::vector<int> pids) : pids_(std::move(pids)), max_kb_(pids_.size(), 0) {
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        sample();
+        std::this_thread::sleep_for(200ms);
+      }
+    });
+  }
+  ~RssSampler() { finish(); }
+  void finish() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    sample();
+  }
+  std::vector<std::uint64_t> max_kb() {
+    std::lock_guard lock(mutex_);
+    return max_kb_;
+  }
+
+ private:
+  void sample() {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < pids_.size(); ++i) max_kb_[i] = std::max(max_kb_[i], rss_kb(pids_[i]));
+  }
+  std::vector<int> pids_;
+  std::mutex mutex_;
+  std::vector<std::uint64_t> max_kb_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+double percentile(std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size()))) ;
+  return sorted[std::min(sorted.size() - 1, i == 0 ? 0 : i - 1)];
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class FireLoad {
+ public:
+  explicit FireLoad(Settings s) : s_(std::move(s)) {}
+
+  ~FireLoad() { teardown(); }
+
+  int run() {
+    setup();
+    create_jobs();
+    if (s_.mode == "burst") {
+      measure_burst();
+    } else {
+      measure_steady();
+    }
+    read_run_table();
+    const bool ok = report();
+    teardown();
+    return s_.check && !ok ? 1 : 0;
+  }
+
+ private:
+  void setup() {
+    server_url_ = s_.db_url;
+    database_ = "fire_load_" + std::to_string(::getpid()) + "_" + std::to_string(now_ms() % 1000000);
+    {
+      pqxx::connection c(server_url_);
+      pqxx::nontransaction tx(c);
+      tx.exec("CREATE DATABASE " + tx.quote_name(database_));
+    }
+    created_db_ = true;
+    db_url_ = with_database(server_url_, database_);
+    stats_ = std::make_unique<DbStats>(server_url_, database_);
+    if (!stats_->note().empty()) notes_.push_back(stats_->note());
+
+    for (int i = 0; i < s_.admins; ++i) admins_.push_back(std::make_unique<Admin>(s_, db_url_, i));
+    for (auto& a : admins_) {
+      if (a->wait_until_listening(90s) == 0) fail("admin " + a->node_id() + " did not start:\n" + a->tail());
+    }
+    for (int i = 0; i < s_.executors; ++i) {
+      FakeExecutor::Options o;
+      o.access_token = kToken;
+      o.worker_threads = static_cast<std::size_t>(s_.executor_threads);
+      // Each executor prefers another admin first, as a deployment would spread them.
+      for (int k = 0; k < s_.admins; ++k) {
+        o.admin_urls.push_back(admins_[static_cast<std::size_t>((i + k) % s_.admins)]->url());
+      }
+      executors_.push_back(std::make_unique<FakeExecutor>(o));
+      executors_.back()->start();
+    }
+    for (auto& a : admins_) {
+      apis_.emplace_back(a->port());
+      apis_.back().login();
+    }
+  }
+
+  void create_jobs() {
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::string> addresses;
+    for (auto& e : executors_) addresses.push_back(e->address());
+    {
+      auto client = apis_[0].client();
+      auto g = apis_[0].post(*client, "groups",
+                             {{"appName", "fire-load"}, {"title", "fire load"}, {"addressType", 1},
+                              {"addressList", addresses}});
+      if (g.status != 201) fail("cannot create the group: " + std::to_string(g.status) + " " + g.text);
+      group_id_ = g.body.value("id", std::int64_t{0});
+    }
+
+    std::string cron = "* * * * * ?";
+    if (s_.mode == "burst") {
+      // All jobs due at second S of a minute, chosen so that the first such second comes a few
+      // seconds after the last start: the API's pace is measured on 40 jobs that are never
+      // started. If the starts take longer after all, the burst is the next minute's.
+      const int probes = 40;
+      const auto probing = std::chrono::steady_clock::now();
+      in_parallel(apis_, std::max(1, s_.api_connections), probes, [&](const Api& api, httplib::Client& client, int i) {
+        auto r = api.post(client, "jobs", {{"jobGroup", group_id_}, {"jobDesc", "fire load probe " + std::to_string(i)},
+                                           {"scheduleType", "NONE"}, {"executorHandler", "fire"}});
+        if (r.status != 201) fail("cannot create a job: " + std::to_string(r.status) + " " + r.text);
+      });
+      const double per_call_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - probing).count() / probes;
+      const std::int64_t expected_ms =
+          now_ms() + static_cast<std::int64_t>(1.3 * per_call_s * 2 * s_.jobs * 1000) + 8000;
+      burst_second_ = static_cast<int>((expected_ms / 1000) % 60);
+      cron = std::to_string(burst_second_) + " * * * * ?";
+    }
+    job_ids_.assign(static_cast<std::size_t>(s_.jobs), 0);
+    first_fire_.assign(static_cast<std::size_t>(s_.jobs), 0);
+    const int threads = std::max(1, s_.api_connections);
+    in_parallel(apis_, threads, s_.jobs, [&](const Api& api, httplib::Client& client, int i) {
+      json body = {{"jobGroup", group_id_},
+                   {"jobDesc", "fire load " + std::to_string(i)},
+                   {"author", "fire_load"},
+                   {"scheduleType", "CRON"},
+                   {"scheduleConf", cron},
+                   {"misfireStrategy", s_.misfire},
+                   {"executorRouteStrategy", s_.route},
+                   {"executorHandler", "fire"},
+                   {"executorBlockStrategy", "SERIAL_EXECUTION"}};
+      auto r = api.post(client, "jobs", body);
+      if (r.status != 201) fail("cannot create a job: " + std::to_string(r.status) + " " + r.text);
+      job_ids_[static_cast<std::size_t>(i)] = r.body.value("id", std::int64_t{0});
+    });
+    create_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const auto starting = std::chrono::steady_clock::now();
+    in_parallel(apis_, threads, s_.jobs, [&](const Api& api, httplib::Client& client, int i) {
+      auto r = api.post(client, "jobs/" + std::to_string(job_ids_[static_cast<std::size_t>(i)]) + "/start", json::object());
+      if (r.status != 200) fail("cannot start a job: " + std::to_string(r.status) + " " + r.text);
+      first_fire_[static_cast<std::size_t>(i)] = r.body.value("triggerNextTime", std::int64_t{0});
+    });
+    started_at_ms_ = now_ms();
+    start_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - starting).count();
+    for (std::size_t i = 0; i < job_ids_.size(); ++i) index_of_[job_ids_[i]] = i;
+  }
+
+  Snapshot snapshot() {
+    Snapshot s;
+    s.at_ms = now_ms();
+    for (auto& a : admins_) {
+      auto st = read_stat(a->pid());
+      s.admin_ticks.push_back(st ? st->cpu_ticks : 0);
+    }
+    s.db_ticks = tree_cpu_ticks(s_.pg_pid);
+    s.own_cpu_s = own_cpu_seconds();
+    s.db = stats_->read();
+    return s;
+  }
+
+  std::vector<Receipt> all_receipts() const {
+    std::vector<Receipt> all;
+    for (const auto& e : executors_) {
+      auto r = e->receipts();
+      all.insert(all.end(), r.begin(), r.end());
+    }
+    return all;
+  }
+
+  // Receipts of the measured fires: scheduled in [from_, to_) and of this run's jobs.
+  std::size_t window_received() const {
+    std::size_t n = 0;
+    for (const auto& r : all_receipts()) {
+      if (r.scheduled_ms >= from_ && r.scheduled_ms < to_ && index_of_.count(r.job_id)) ++n;
+    }
+    return n;
+  }
+
+  void check_alive() {
+    for (auto& a : admins_) {
+      if (!a->running()) fail("admin " + a->node_id() + " exited:\n" + a->tail());
+    }
+  }
+
+  // Waits until every fire of the window arrived (or the drain bound), checking the admins.
+  void drain(std::int64_t until_ms) {
+    while (now_ms() < until_ms && window_received() < expected_) {
+      check_alive();
+      std::this_thread::sleep_for(200ms);
+    }
+  }
+
+  void measure_steady() {
+    std::int64_t first = 0;
+    for (auto t : first_fire_) first = std::max(first, t);
+    from_ = (first + 999) / 1000 * 1000 + static_cast<std::int64_t>(s_.warmup) * 1000;
+    to_ = from_ + static_cast<std::int64_t>(s_.seconds) * 1000;
+    expected_ = static_cast<std::size_t>(s_.jobs) * static_cast<std::size_t>(s_.seconds);
+    sleep_until_ms(from_);
+    check_alive();
+    before_ = snapshot();
+    RssSampler rss(admin_pids());
+    sleep_until_ms(to_);
+    after_ = snapshot();
+    rss.finish();
+    rss_kb_ = rss.max_kb();
+    check_alive();
+    drain(to_ + static_cast<std::int64_t>(s_.drain) * 1000);
+    wait_for_final_rows(now_ms() + 15'000);
+  }
+
+  void measure_burst() {
+    // The burst: the first second S at least 6 s after the last start, so that the scan decides
+    // it as it decides any fire (up to 5 s ahead), not as an overdue catch-up.
+    std::int64_t t = (started_at_ms_ + 6000 + 999) / 1000 * 1000;
+    while ((t / 1000) % 60 != burst_second_) t += 1000;
+    from_ = t;
+    to_ = t + 1;
+    expected_ = static_cast<std::size_t>(s_.jobs);
+    if (t - started_at_ms_ > 20'000) {
+      notes_.push_back("the starts took longer than planned: the burst is the next minute's (" +
+                       std::to_string((t - started_at_ms_) / 1000) + " s after the last start)");
+    }
+    sleep_until_ms(t - 5500);
+    check_alive();
+    before_ = snapshot();
+    RssSampler rss(admin_pids());
+    const std::int64_t bound = t + static_cast<std::int64_t>(std::min(s_.drain, 45)) * 1000;
+    drain(bound);
+    wait_for_final_rows(bound);
+    after_ = snapshot();
+    rss.finish();
+    rss_kb_ = rss.max_kb();
+    // Backends report WAL statistics up to 10 s late: the flushes of the burst are read once
+    // they have, before the next minute's scan (at S + 55 s) starts deciding the next burst.
+    const std::int64_t settle = std::min(now_ms() + 11'000, t + 53'000);
+    sleep_until_ms(settle);
+    after_.db.wal_syncs = stats_->read().wal_syncs;
+  }
+
+  std::vector<int> admin_pids() const {
+    std::vector<int> pids;
+    for (const auto& a : admins_) pids.push_back(a->pid());
+    return pids;
+  }
+
+  pqxx::connection& bench_db() {
+    if (!bench_db_) bench_db_ = std::make_unique<pqxx::connection>(db_url_);
+    return *bench_db_;
+  }
+
+  // Waits until no run row of the window is pending, sending or triggered (or `until_ms`).
+  void wait_for_final_rows(std::int64_t until_ms) {
+    while (true) {
+      std::int64_t open = 0;
+      {
+        pqxx::nontransaction tx(bench_db());
+        open = tx.exec_params1("SELECT count(*) FROM job_log WHERE job_group = $1 AND scheduled_time >= $2 AND "
+                               "scheduled_time < $3 AND state IN ('pending', 'sending', 'triggered')",
+                               group_id_, from_, to_)[0]
+                   .as<std::int64_t>();
+      }
+      if (open == 0 || now_ms() >= until_ms) return;
+      check_alive();
+      std::this_thread::sleep_for(250ms);
+    }
+  }
+
+  void read_run_table() {
+    pqxx::nontransaction tx(bench_db());
+    for (const auto& r : tx.exec_params("SELECT state, count(*) FROM job_log WHERE job_group = $1 AND scheduled_time >= $2"
+                                        " AND scheduled_time < $3 GROUP BY state ORDER BY state",
+                                        group_id_, from_, to_)) {
+      log_states_[r[0].as<std::string>()] = r[1].as<std::int64_t>();
+    }
+    auto d = tx.exec_params1(
+        "SELECT count(DISTINCT (job_id, scheduled_time)), count(*) FROM job_log WHERE job_group = $1 AND "
+        "scheduled_time >= $2 AND scheduled_time < $3",
+        group_id_, from_, to_);
+    log_distinct_ = d[0].as<std::int64_t>();
+    log_rows_ = d[1].as<std::int64_t>();
+    for (const auto& r : tx.exec_params(
+             "SELECT left(regexp_replace(CASE WHEN handle_msg <> '' THEN handle_msg ELSE trigger_msg END, '\\s+', ' ', "
+             "'g'), 300), count(*) FROM job_log WHERE job_group = $1 AND scheduled_time >= $2 AND scheduled_time < $3 "
+             "AND state NOT IN ('succeeded') GROUP BY 1 ORDER BY 2 DESC LIMIT 3",
+             group_id_, from_, to_)) {
+      problems_.push_back(std::to_string(r[1].as<std::int64_t>()) + " × " + r[0].as<std::string>(""));
+    }
+  }
+
+  // Prints the summary, the JSON line and the table row; answers whether every fire of the window
+  // arrived exactly once and succeeded.
+  bool report() {
+    const std::int64_t seconds = std::max<std::int64_t>(1, (to_ - from_ + 999) / 1000);
+    std::vector<std::uint16_t> cells(static_cast<std::size_t>(s_.jobs) * static_cast<std::size_t>(seconds), 0);
+    std::vector<double> lateness;
+    std::size_t in_wall_window = 0;  // receipts (any fire of this run) whose arrival fell in the window
+    std::size_t unexpected = 0;      // fires of the window off a whole second
+    std::int64_t last_receipt_us = 0;
+    const std::int64_t wall_from_us = before_.at_ms * 1000, wall_to_us = after_.at_ms * 1000;
+    for (const auto& r : all_receipts()) {
+      auto it = index_of_.find(r.job_id);
+      if (it == index_of_.end()) continue;
+      if (r.received_us >= wall_from_us && r.received_us < wall_to_us) ++in_wall_window;
+      if (r.scheduled_ms < from_ || r.scheduled_ms >= to_) continue;
+      if (r.scheduled_ms % 1000 != 0) {
+        ++unexpected;
+        continue;
+      }
+      const auto second = static_cast<std::size_t>((r.scheduled_ms - from_) / 1000);
+      auto& cell = cells[it->second * static_cast<std::size_t>(seconds) + second];
+      if (cell < 65535) ++cell;
+      lateness.push_back(static_cast<double>(r.received_us - r.scheduled_ms * 1000) / 1000.0);
+      last_receipt_us = std::max(last_receipt_us, r.received_us);
+    }
+    std::size_t gaps = 0, duplicates = 0, delivered = 0;
+    for (auto c : cells) {
+      if (c == 0) ++gaps;
+      if (c > 0) ++delivered;
+      if (c > 1) duplicates += c - 1;
+    }
+    std::sort(lateness.begin(), lateness.end());
+    const auto within_1s = static_cast<std::size_t>(
+        std::lower_bound(lateness.begin(), lateness.end(), 1000.0) - lateness.begin());
+
+    const double wall_s = static_cast<double>(after_.at_ms - before_.at_ms) / 1000.0;
+    const double fires_measured = s_.mode == "burst" ? static_cast<double>(delivered)
+                                                     : static_cast<double>(in_wall_window);
+    auto per_fire = [&](double a, double b) { return fires_measured > 0 ? (b - a) / fires_measured : 0.0; };
+    double admin_cpu = 0;
+    std::uint64_t admin_rss = 0;
+    std::string per_admin;
+    for (std::size_t i = 0; i < admins_.size(); ++i) {
+      const double cores = static_cast<double>(after_.admin_ticks[i] - before_.admin_ticks[i]) /
+                           static_cast<double>(clock_ticks()) / wall_s;
+      admin_cpu += cores;
+      admin_rss = std::max(admin_rss, rss_kb_[i]);
+      per_admin += (per_admin.empty() ? "" : ", ") + admins_[i]->node_id() + " " + fixed(cores, 2) + " cores " +
+                   fixed(static_cast<double>(rss_kb_[i]) / 1024.0, 0) + " MB";
+    }
+    const double db_cpu =
+        s_.pg_pid > 0 ? static_cast<double>(after_.db_ticks - before_.db_ticks) / static_cast<double>(clock_ticks()) / wall_s
+                      : -1;
+    const double own_cpu = (after_.own_cpu_s - before_.own_cpu_s) / wall_s;
+    const std::int64_t failed = log_states_.count("failed") ? log_states_["failed"] : 0;
+    std::int64_t not_succeeded = 0;
+    for (const auto& [state, n] : log_states_) {
+      if (state != "succeeded") not_succeeded += n;
+    }
+    const double rate = s_.mode == "burst"
+                            ? (last_receipt_us > 0 ? static_cast<double>(delivered) /
+                                                         std::max(0.001, static_cast<double>(last_receipt_us - from_ * 1000) / 1e6)
+                                                   : 0)
+                            : static_cast<double>(in_wall_window) / wall_s;
+
+    json out = {{"label", s_.label},
+                {"mode", s_.mode},
+                {"jobs", s_.jobs},
+                {"admins", s_.admins},
+                {"executors", s_.executors},
+                {"window_s", s_.mode == "burst" ? 0 : s_.seconds},
+                {"expected", expected_},
+                {"delivered", delivered},
+                {"delivered_pct", 100.0 * static_cast<double>(delivered) / static_cast<double>(std::max<std::size_t>(1, expected_))},
+                {"fires_per_s", std::round(rate)},
+                {"late_p50_ms", std::round(percentile(lateness, 0.50))},
+                {"late_p99_ms", std::round(percentile(lateness, 0.99))},
+                {"late_max_ms", std::round(lateness.empty() ? 0 : lateness.back())},
+                {"within_1s", within_1s},
+                {"gaps", gaps},
+                {"duplicates", duplicates},
+                {"off_second", unexpected},
+                {"failed", failed},
+                {"log_states", log_states_},
+                {"log_rows", log_rows_},
+                {"log_duplicate_rows", log_rows_ - log_distinct_},
+                {"log_missing", static_cast<std::int64_t>(expected_) - log_distinct_},
+                {"admin_cpu_cores", std::round(admin_cpu * 100) / 100},
+                {"admin_rss_mb", std::round(static_cast<double>(admin_rss) / 1024.0)},
+                {"db_cpu_cores", db_cpu < 0 ? json(nullptr) : json(std::round(db_cpu * 100) / 100)},
+                {"bench_cpu_cores", std::round(own_cpu * 100) / 100},
+                {"statements_per_fire", stats_->has_statements() ? json(std::round(per_fire(before_.db.statements, after_.db.statements) * 10) / 10) : json(nullptr)},
+                {"db_exec_ms_per_fire", stats_->has_statements() ? json(std::round(per_fire(before_.db.exec_ms, after_.db.exec_ms) * 1000) / 1000) : json(nullptr)},
+                {"transactions_per_fire", stats_->has_statements() ? json(std::round(per_fire(before_.db.commits, after_.db.commits) * 10) / 10) : json(nullptr)},
+                {"wal_syncs_per_fire", std::round(per_fire(before_.db.wal_syncs, after_.db.wal_syncs) * 100) / 100},
+                {"wal_bytes_per_fire", std::round(per_fire(before_.db.wal_bytes, after_.db.wal_bytes))},
+                {"measured_s", wall_s},
+                {"create_s", std::round(create_s_ * 10) / 10},
+                {"start_s", std::round(start_s_ * 10) / 10},
+                {"admin_args", s_.admin_args},
+                {"admin_bin", s_.admin_bin}};
+
+    const bool ok = gaps == 0 && duplicates == 0 && unexpected == 0 && not_succeeded == 0 &&
+                    log_rows_ == static_cast<std::int64_t>(expected_) && log_distinct_ == log_rows_;
+
+    std::printf("fire_load %s: %s, %d jobs, %d admin(s), %d fake executor(s), %s\n", s_.label.c_str(), s_.mode.c_str(),
+                s_.jobs, s_.admins, s_.executors, s_.admin_bin.c_str());
+    std::printf("  jobs created in %.1f s, started in %.1f s (%d API connections)\n", create_s_, start_s_,
+                s_.api_connections);
+    if (s_.mode == "burst") {
+      std::printf("  burst at %lld (second %d of the minute), %.1f s after the last start; measured %.1f s from 5.5 s "
+                  "before it\n",
+                  static_cast<long long>(from_), burst_second_, static_cast<double>(from_ - started_at_ms_) / 1000.0,
+                  wall_s);
+    } else {
+      std::printf("  window: scheduled seconds [%lld, %lld), %d s after a %d s warm-up\n", static_cast<long long>(from_),
+                  static_cast<long long>(to_), s_.seconds, s_.warmup);
+    }
+    std::printf("  delivered %zu of %zu fires (%.2f %%), %.0f fires/s; within 1 s: %zu\n", delivered, expected_,
+                out["delivered_pct"].get<double>(), rate, within_1s);
+    std::printf("  lateness, scheduled instant to receipt: p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
+                percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.empty() ? 0.0 : lateness.back());
+    std::printf("  at the executors: %zu gaps, %zu duplicates, %zu off-second fires (job, second)\n", gaps, duplicates,
+                unexpected);
+    std::string states;
+    for (const auto& [state, n] : log_states_) states += " " + state + "=" + std::to_string(n);
+    std::printf("  run table: %lld rows, %lld duplicate (job, second) rows, %lld missing;%s\n",
+                static_cast<long long>(log_rows_), static_cast<long long>(log_rows_ - log_distinct_),
+                static_cast<long long>(static_cast<std::int64_t>(expected_) - log_distinct_), states.c_str());
+    for (const auto& p : problems_) std::printf("    %s\n", p.c_str());
+    std::printf("  admin: %s; database: %s cores; this process (executors): %.2f cores\n", per_admin.c_str(),
+                db_cpu < 0 ? "n/a (no --pg-pid)" : fixed(db_cpu, 2).c_str(), own_cpu);
+    auto opt = [](const json& v, int digits) { return v.is_null() ? std::string("n/a") : fixed(v.get<double>(), digits); };
+    std::printf("  per fire: %s statements, %s ms of statement time, %s transactions (COMMIT/ROLLBACK), %.2f WAL "
+                "flushes, %.0f WAL bytes\n",
+                opt(out["statements_per_fire"], 1).c_str(), opt(out["db_exec_ms_per_fire"], 3).c_str(),
+                opt(out["transactions_per_fire"], 1).c_str(), out["wal_syncs_per_fire"].get<double>(),
+                out["wal_bytes_per_fire"].get<double>());
+    if (s_.top_statements > 0 && stats_->has_statements() && fires_measured > 0) {
+      std::vector<std::pair<double, std::int64_t>> order;
+      for (const auto& [id, st] : after_.db.by_statement) {
+        auto b = before_.db.by_statement.find(id);
+        order.emplace_back(st.calls - (b == before_.db.by_statement.end() ? 0 : b->second.calls), id);
+      }
+      std::sort(order.rbegin(), order.rend());
+      std::printf("  statements by calls per fire (calls, ms of execution per fire, text):\n");
+      for (std::size_t i = 0; i < order.size() && i < static_cast<std::size_t>(s_.top_statements); ++i) {
+        const auto& st = after_.db.by_statement[order[i].second];
+        auto b = before_.db.by_statement.find(order[i].second);
+        const double ms = st.exec_ms - (b == before_.db.by_statement.end() ? 0 : b->second.exec_ms);
+        if (order[i].first <= 0) break;
+        std::printf("    %6.2f %7.3f  %s\n", order[i].first / fires_measured, ms / fires_measured, st.query.c_str());
+      }
+    }
+    std::uint64_t retries = 0;
+    for (auto& e : executors_) retries += e->callback_retries();
+    if (retries > 0) notes_.push_back(std::to_string(retries) + " callback batches were refused and re-sent");
+    for (const auto& n : notes_) std::printf("  note: %s\n", n.c_str());
+    std::printf("FIRE_LOAD_JSON %s\n", out.dump().c_str());
+    std::printf("FIRE_LOAD_ROW | %s | %s | %d | %d | %.1f | %.0f | %.0f | %.0f | %.0f | %lld | %zu | %zu | %.2f | %llu | %s | %s | %s |\n",
+                s_.label.c_str(), s_.mode.c_str(), s_.jobs, s_.admins, out["delivered_pct"].get<double>(), rate,
+                percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.empty() ? 0.0 : lateness.back(),
+                static_cast<long long>(failed), duplicates, gaps, admin_cpu,
+                static_cast<unsigned long long>(admin_rss / 1024), opt(out["db_cpu_cores"], 2).c_str(),
+                opt(out["statements_per_fire"], 1).c_str(), opt(out["transactions_per_fire"], 1).c_str());
+    if (s_.check) std::printf("fire_load --check: %s\n", ok ? "every fire exactly once, all succeeded" : "FAILED");
+    std::fflush(stdout);
+    if (!s_.json_out.empty()) {
+      std::ofstream f(s_.json_out, std::ios::app);
+      f << out.dump() << "\n";
+    }
+    return ok;
+  }
+
+  void teardown() noexcept {
+    try {
+      // Executors first: they deliver the results they still hold while the admins are up.
+      for (auto& e : executors_) e->stop(2s);
+      for (auto& a : admins_) {
+        const int code = a->stop(30s);
+        if (code != 0) std::fprintf(stderr, "admin %s ended with %d\n%s\n", a->node_id().c_str(), code, a->tail().c_str());
+      }
+      admins_.clear();
+      executors_.clear();
+      bench_db_.reset();
+      stats_.reset();
+      if (created_db_ && !s_.keep_db) {
+        pqxx::connection c(server_url_);
+        pqxx::nontransaction tx(c);
+        tx.exec("DROP DATABASE IF EXISTS " + tx.quote_name(database_) + " WITH (FORCE)");
+      }
+      created_db_ = false;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fire_load: clean-up: %s\n", e.what());
+    }
+  }
+
+  Settings s_;
+  std::string server_url_, database_, db_url_;
+  bool created_db_ = false;
+  std::unique_ptr<DbStats> stats_;
+  std::unique_ptr<pqxx::connection> bench_db_;
+  std::vector<std::unique_ptr<Admin>> admins_;
+  std::vector<std::unique_ptr<FakeExecutor>> executors_;
+  std::vector<Api> apis_;
+  std::int64_t group_id_ = 0;
+  std::vector<std::int64_t> job_ids_, first_fire_;
+  std::unordered_map<std::int64_t, std::size_t> index_of_;
+  int burst_second_ = 0;
+  std::int64_t started_at_ms_ = 0;
+  double create_s_ = 0, start_s_ = 0;
+  std::int64_t from_ = 0, to_ = 0;
+  std::size_t expected_ = 0;
+  Snapshot before_, after_;
+  std::vector<std::uint64_t> rss_kb_;
+  std::map<std::string, std::int64_t> log_states_;
+  std::int64_t log_rows_ = 0, log_distinct_ = 0;
+  std::vector<std::string> problems_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  CLI::App app{"fire_load: end-to-end load on the fire path (real admins, PostgreSQL, fake executors)"};
+  app.add_option("--db-url", s.db_url, "PostgreSQL server URL of a superuser (default: $CRONWHEEL_TEST_DB_URL); a fresh database is created on it and dropped")
+      ->envname("CRONWHEEL_TEST_DB_URL");
+  app.add_option("--admin-bin", s.admin_bin, "The cronwheel-admin binary to measure")->capture_default_str();
+  app.add_option("--label", s.label, "Names the admin build in the report")->capture_default_str();
+  app.add_option("--mode", s.mode, "steady: N jobs every second; burst: N jobs due in the same second")
+      ->check(CLI::IsMember({"steady", "burst"}))
+      ->capture_default_str();
+  app.add_option("--jobs", s.jobs, "Jobs (N)")->check(CLI::Range(1, 1'000'000))->capture_default_str();
+  app.add_option("--seconds", s.seconds, "steady: the measured window, in scheduled seconds")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
+  app.add_option("--warmup", s.warmup, "steady: seconds after the last job's first fire before the window")
+      ->check(CLI::Range(0, 600))
+      ->capture_default_str();
+  app.add_option("--admins", s.admins, "Admin nodes")->check(CLI::Range(1, 8))->capture_default_str();
+  app.add_option("--executors", s.executors, "Fake executors")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--executor-threads", s.executor_threads, "Worker threads per fake executor")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--route", s.route, "executorRouteStrategy of the jobs")->capture_default_str();
+  app.add_option("--misfire", s.misfire, "misfireStrategy of the jobs")->capture_default_str();
+  app.add_option("--admin-arg", s.admin_args, "More flags for every admin, e.g. --admin-arg='--db-pool-size 16' (repeatable)");
+  app.add_option("--api-connections", s.api_connections, "Parallel API connections creating and starting jobs")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--drain", s.drain, "Seconds after the window to wait for late fires and final run rows (burst: at most 45)")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
+  app.add_option("--pg-pid", s.pg_pid, "The postmaster's pid: its and its backends' CPU are reported");
+  app.add_option("--top-statements", s.top_statements, "Also list the K statements with the most calls per fire");
+  app.add_flag("--check", s.check, "Exit 1 unless every fire of the window arrived exactly once and succeeded");
+  app.add_flag("--keep-db", s.keep_db, "Keep the database afterwards");
+  app.add_option("--json-out", s.json_out, "Append the result's JSON line to this file");
+  CLI11_PARSE(app, argc, argv);
+  if (s.db_url.empty()) {
+    std::fprintf(stderr, "fire_load: no database: pass --db-url or set CRONWHEEL_TEST_DB_URL (tests/bench/fire_load.sh starts one)\n");
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::warn);
+  ::signal(SIGPIPE, SIG_IGN);
+  try {
+    FireLoad load(s);
+    return load.run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fire_load: %s\n", e.what());
+    return 2;
+  }
+}
