@@ -6,18 +6,26 @@
 
 namespace cronwheel::admin {
 
-LostResultMonitor::LostResultMonitor(CompletionStore& store, Completion& completion, common::Clock& clock,
+namespace {
+
+LostResultMonitor::Options checked(LostResultMonitor::Options options) {
+  if (options.interval.count() <= 0 || options.lost_after.count() <= 0 || options.dead_after.count() <= 0) {
+    throw std::invalid_argument("lost-result monitor durations must be positive");
+  }
+  if (options.batch <= 0) throw std::invalid_argument("lost-result monitor batch must be positive");
+  return options;
+}
+
+}  // namespace
+
+LostResultMonitor::LostResultMonitor(CompletionStore& store, Completion& completion, common::RecurringTasks& tasks,
                                      Options options)
     : store_(store),
       completion_(completion),
-      clock_(clock),
-      options_(options),
-      task_(clock, options.interval, [this](std::stop_token stop) { pass(std::move(stop)); }) {
-  if (options_.interval.count() <= 0 || options_.lost_after.count() <= 0 || options_.dead_after.count() <= 0) {
-    throw std::invalid_argument("lost-result monitor durations must be positive");
-  }
-  if (options_.batch <= 0) throw std::invalid_argument("lost-result monitor batch must be positive");
-}
+      clock_(tasks.clock()),
+      options_(checked(options)),
+      task_(tasks, {"lost-result check", options_.interval},
+            [this](std::stop_token stop) { pass(std::move(stop)); }) {}
 
 LostResultMonitor::~LostResultMonitor() { stop(); }
 

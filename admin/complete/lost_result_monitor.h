@@ -6,8 +6,8 @@
 #include "admin/complete/completion.h"
 #include "admin/model/completion_store.h"
 #include "admin/model/registry_store.h"
+#include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
-#include "common/util/periodic_task.h"
 
 namespace cronwheel::admin {
 
@@ -19,13 +19,14 @@ namespace cronwheel::admin {
 // transition, so a run whose result or executor comes back in between is left alone, and
 // several admin nodes running the monitor mark each run once.
 //
-// "Sent" is measured with the injected Clock against the run's trigger_time; registrations'
-// ages with the database's clock (RegistryStore's contract).
+// "Sent" is measured with the clock of the node's recurring tasks against the run's
+// trigger_time; registrations' ages with the database's clock (RegistryStore's contract).
 //
-// Threading: start() launches one thread (common::PeriodicTask) that owns the store calls;
-// stop() wakes it at once, lets the run being marked finish, and joins it (a pass with many
-// candidates stops between two runs). A failed pass is logged and tried again at the next
-// interval. stop() is idempotent.
+// Threading: the passes are a common::RecurringTask: their deadlines are on the node's shared
+// timer and they run on a lane (thread) of their own, which owns the store calls. stop()
+// cancels the next deadline, lets the run being marked finish (a pass with many candidates
+// stops between two runs) and joins the lane. A failed pass is logged and tried again at the
+// next interval. stop() is idempotent.
 class LostResultMonitor {
  public:
   struct Options {
@@ -35,8 +36,10 @@ class LostResultMonitor {
     int batch = 500;  // candidates read per query; a pass reads until it gets fewer
   };
 
-  // Throws std::invalid_argument for non-positive durations or batch.
-  LostResultMonitor(CompletionStore& store, Completion& completion, common::Clock& clock, Options options);
+  // Throws std::invalid_argument for non-positive durations or batch. `tasks` (the node's timer
+  // and clock) must outlive the monitor.
+  LostResultMonitor(CompletionStore& store, Completion& completion, common::RecurringTasks& tasks,
+                    Options options);
   ~LostResultMonitor();  // stop()
 
   LostResultMonitor(const LostResultMonitor&) = delete;
@@ -46,7 +49,7 @@ class LostResultMonitor {
   void start() { task_.start(); }
   void stop() noexcept { task_.stop(); }
 
-  // One pass, as the thread does it: returns how many runs it marked lost. Throws what the
+  // One pass, as the lane does it: returns how many runs it marked lost. Throws what the
   // store throws. `stop` ends a long pass early.
   int check_once(std::stop_token stop = {});
 
@@ -57,7 +60,7 @@ class LostResultMonitor {
   Completion& completion_;
   common::Clock& clock_;
   const Options options_;
-  common::PeriodicTask task_;  // last: its thread uses the members above
+  common::RecurringTask task_;  // last: its lane uses the members above
 };
 
 }  // namespace cronwheel::admin

@@ -17,10 +17,10 @@ RegistryMonitor::Options checked(RegistryMonitor::Options options) {
 
 }  // namespace
 
-RegistryMonitor::RegistryMonitor(RegistryStore& store, common::Clock& clock, Options options)
+RegistryMonitor::RegistryMonitor(RegistryStore& store, common::RecurringTasks& tasks, Options options)
     : store_(store),
       options_(checked(options)),
-      task_(clock, options.interval, [this](std::stop_token) { pass(); }) {}
+      task_(tasks, {"registry refresh", options_.interval}, [this](std::stop_token) { pass(); }) {}
 
 RegistryMonitor::~RegistryMonitor() { stop(); }
 

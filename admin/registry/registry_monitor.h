@@ -5,8 +5,7 @@
 
 #include "admin/model/registry_store.h"
 #include "admin/model/stores.h"
-#include "common/util/clock.h"
-#include "common/util/periodic_task.h"
+#include "common/timer/recurring_task.h"
 
 namespace cronwheel::admin {
 
@@ -19,9 +18,10 @@ namespace cronwheel::admin {
 // wake() makes a refresh now: an executor registered for the first time or was removed, or an
 // automatic group was created, so its list need not wait for the next interval.
 //
-// Threading: start() launches one thread (common::PeriodicTask) that owns the calls to the
-// store; stop() wakes it at once (it is waiting on the injected Clock), waits for a refresh
-// under way to finish, and joins it. A failed refresh (database unavailable) is logged and
+// Threading: the refreshes are a common::RecurringTask: their deadlines are on the node's shared
+// timer and they run on a lane (thread) of their own, so a slow refresh delays no other periodic
+// work (the lease renewal above all). stop() cancels the next deadline, waits for a refresh
+// under way to finish and joins the lane. A failed refresh (database unavailable) is logged and
 // tried again at the next interval. start(), stop() and wake() may be called from any thread;
 // stop() is idempotent.
 class RegistryMonitor {
@@ -31,8 +31,9 @@ class RegistryMonitor {
     std::chrono::milliseconds dead_after{90'000};
   };
 
-  // Throws std::invalid_argument for a non-positive interval or dead_after.
-  RegistryMonitor(RegistryStore& store, common::Clock& clock, Options options);
+  // Throws std::invalid_argument for a non-positive interval or dead_after. `tasks` (the node's
+  // timer) must outlive the monitor.
+  RegistryMonitor(RegistryStore& store, common::RecurringTasks& tasks, Options options);
   ~RegistryMonitor();  // stop()
 
   RegistryMonitor(const RegistryMonitor&) = delete;
@@ -43,7 +44,7 @@ class RegistryMonitor {
   void stop() noexcept { task_.stop(); }
   void wake() noexcept { task_.wake(); }
 
-  // One refresh, as the thread does it. Returns how many groups' lists changed; throws what the
+  // One refresh, as the lane does it. Returns how many groups' lists changed; throws what the
   // store throws.
   int refresh_once();
 
@@ -54,7 +55,7 @@ class RegistryMonitor {
 
   RegistryStore& store_;
   const Options options_;
-  common::PeriodicTask task_;  // last: its thread uses the members above
+  common::RecurringTask task_;  // last: its lane uses the members above
 };
 
 }  // namespace cronwheel::admin

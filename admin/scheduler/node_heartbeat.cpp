@@ -2,31 +2,47 @@
 #include "admin/scheduler/node_heartbeat.h"
 
 #include <exception>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
 namespace cronwheel::admin {
 
-NodeHeartbeat::NodeHeartbeat(NodeStore& nodes, ScheduleStore& store, ExecutorClient& executors, common::Clock& clock,
-                             AdminNode self, std::string default_access_token, Sink sink, Options options)
+namespace {
+
+NodeHeartbeat::Options checked(NodeHeartbeat::Options options) {
+  if (options.interval.count() <= 0) throw std::invalid_argument("heartbeat interval must be positive");
+  if (options.lease <= options.interval) throw std::invalid_argument("the lease must be longer than the heartbeat");
+  return options;
+}
+
+}  // namespace
+
+NodeHeartbeat::NodeHeartbeat(NodeStore& nodes, ScheduleStore& store, ExecutorClient& executors,
+                             common::RecurringTasks& tasks, AdminNode self, std::string default_access_token, Sink sink,
+                             Options options)
     : nodes_(nodes),
-      clock_(clock),
+      clock_(tasks.clock()),
       self_(std::move(self)),
       sink_(std::move(sink)),
-      options_(options),
-      takeover_(store, executors, clock, self_.node_id, std::move(default_access_token), options.window_ms) {}
+      options_(checked(options)),
+      takeover_(store, executors, clock_, self_.node_id, std::move(default_access_token), options.window_ms),
+      renewal_(tasks, {"lease renewal", options_.interval, options_.interval}, [this](std::stop_token) { renew(); }),
+      takeover_task_(tasks, {"takeover of dead nodes' fires", options_.interval, options_.interval + options_.interval / 2},
+                     [this](std::stop_token) {
+                       if (lease_valid()) take_over();
+                     }) {}
 
 NodeHeartbeat::~NodeHeartbeat() { stop(); }
 
 void NodeHeartbeat::start() {
-  if (thread_.joinable()) return;
-  thread_ = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
+  renewal_.start();
+  takeover_task_.start();
 }
 
 void NodeHeartbeat::stop() noexcept {
-  if (!thread_.joinable()) return;
-  thread_.request_stop();
-  thread_.join();
+  takeover_task_.stop();
+  renewal_.stop();
 }
 
 void NodeHeartbeat::release() noexcept {
@@ -58,25 +74,23 @@ bool NodeHeartbeat::renew() noexcept {
   return true;
 }
 
-void NodeHeartbeat::renew_if_due() noexcept {
-  const auto at = renewed_at_.load();
-  const auto last = common::Clock::SteadyTime(std::chrono::steady_clock::duration(at));
-  if (at == kNever || clock_.steady_now() - last >= options_.interval) renew();
-}
-
-bool NodeHeartbeat::beat_once() noexcept {
-  if (!renew()) return false;
+void NodeHeartbeat::take_over() noexcept {
   try {
     auto dead = nodes_.expired();
     std::erase(dead, self_.node_id);
-    if (dead.empty() && takeover_.unresolved() == 0) return true;
-    auto report = takeover_.take_over(dead, [this] { renew_if_due(); });
+    if (dead.empty() && takeover_.unresolved() == 0) return;
+    auto report = takeover_.take_over(dead);
     taken_over_.fetch_add(report.pending + report.delivered + report.resent + report.unknown,
                           std::memory_order_relaxed);
     if (!report.to_send.empty()) sink_(report.to_send);
   } catch (const std::exception& e) {
     spdlog::error("scheduler: taking over dead nodes' fires failed, trying again at the next heartbeat: {}", e.what());
   }
+}
+
+bool NodeHeartbeat::beat_once() noexcept {
+  if (!renew()) return false;
+  take_over();
   return true;
 }
 
@@ -85,16 +99,6 @@ bool NodeHeartbeat::lease_valid() const noexcept {
   if (at == kNever) return false;
   const auto renewed = common::Clock::SteadyTime(std::chrono::steady_clock::duration(at));
   return clock_.steady_now() < renewed + options_.lease - options_.interval;
-}
-
-void NodeHeartbeat::run(std::stop_token stop) {
-  auto deadline = clock_.steady_now() + options_.interval;
-  while (clock_.sleep_until(deadline, stop)) {
-    beat_once();
-    deadline += options_.interval;
-    const auto now = clock_.steady_now();
-    if (deadline <= now) deadline = now + options_.interval;
-  }
 }
 
 NodeHeartbeat::Stats NodeHeartbeat::stats() const {

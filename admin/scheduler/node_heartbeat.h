@@ -3,11 +3,19 @@
 // This node's lease and the takeover of dead nodes' fires (docs/scheduling.md, "Words" and
 // "When a node dies").
 //
-// Every `interval` (3 s) the heartbeat thread renews this node's lease for `lease` (15 s)
-// ahead, with the database's clock (NodeStore::heartbeat), then asks which nodes' leases have
-// expired and takes their fires over (FireTakeover), handing the fires that are now this
-// node's pending ones to the sink (the ring). Takeover runs only after a successful renewal, so
-// a node cut off from the database does not act on a stale view.
+// Two recurring tasks (common::RecurringTask) on the node's shared timer, each on a lane of its
+// own, both every `interval` (3 s):
+//  - the renewal (Redisson's watchdog: renew well before the lease ends) extends this node's
+//    lease to `lease` (15 s) ahead, with the database's clock (NodeStore::heartbeat). It is
+//    one short statement and waits behind nothing: not behind a takeover calling executors,
+//    not behind any other periodic work of the node.
+//  - the takeover, half an interval after each renewal, asks which nodes' leases have expired
+//    and takes their fires over (FireTakeover), handing the fires that are now this node's
+//    pending ones to the sink (the ring). It runs only while lease_valid(), so a node cut off
+//    from the database does not act on a stale view, and it may take long (it asks executors
+//    about sending fires) without the lease running out meanwhile.
+// A failed renewal is tried again at the next interval: with the defaults, four more tries
+// before lease_valid() turns false.
 //
 // lease_valid() is this node's own conservative view of its lease: true until `lease` minus one
 // `interval` after the start of the last successful renewal, measured on the steady clock. The
@@ -15,7 +23,8 @@
 // may take its fires over.
 //
 // Thread-safe: start(), stop(), release() and lease_valid() from any thread; beat_once() from
-// one thread at a time (the heartbeat thread once started).
+// one thread at a time, and only before start() or after stop() (the lanes own the renewal and
+// the takeover while they run).
 
 #include <atomic>
 #include <chrono>
@@ -25,7 +34,6 @@
 #include <mutex>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "admin/model/fire.h"
@@ -35,6 +43,7 @@
 #include "admin/model/records.h"
 #include "admin/model/stores.h"
 #include "admin/model/executor_client.h"
+#include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -53,24 +62,27 @@ class NodeHeartbeat {
     std::uint64_t taken_over = 0;  // pending + sending fires taken from dead nodes
   };
 
-  NodeHeartbeat(NodeStore& nodes, ScheduleStore& store, ExecutorClient& executors, common::Clock& clock,
+  // Time comes from tasks.clock(); `tasks` must outlive the heartbeat. Throws
+  // std::invalid_argument for a non-positive interval or a lease not longer than it.
+  NodeHeartbeat(NodeStore& nodes, ScheduleStore& store, ExecutorClient& executors, common::RecurringTasks& tasks,
                 AdminNode self, std::string default_access_token, Sink sink, Options options);
   ~NodeHeartbeat();  // stop(); the lease is not released
 
   NodeHeartbeat(const NodeHeartbeat&) = delete;
   NodeHeartbeat& operator=(const NodeHeartbeat&) = delete;
 
-  // Starts the thread; its first beat is one interval after the start (call beat_once() first
-  // to register at once).
+  // Starts both tasks: the first renewal is one interval after the start, the first takeover
+  // half an interval later (call beat_once() first to register at once). Once only.
   void start();
+  // Stops both, waiting for a renewal or takeover under way. Idempotent.
   void stop() noexcept;
 
   // Ends this node's lease now (a clean shutdown), so others take its pending fires over at
   // their next heartbeat. Call after stop(), once the pools have stopped sending. Never throws.
   void release() noexcept;
 
-  // Renews the lease and, when that worked, takes over dead nodes' fires. Returns whether the
-  // lease was renewed. Never throws.
+  // Renews the lease and, when that worked, takes over dead nodes' fires, on the caller's
+  // thread. Returns whether the lease was renewed. Never throws.
   bool beat_once() noexcept;
 
   bool lease_valid() const noexcept;
@@ -78,10 +90,8 @@ class NodeHeartbeat {
   Stats stats() const;
 
  private:
-  void run(std::stop_token stop);
   bool renew() noexcept;
-  // Renews when an interval has passed since the last renewal (during a long takeover).
-  void renew_if_due() noexcept;
+  void take_over() noexcept;
 
   NodeStore& nodes_;
   common::Clock& clock_;
@@ -96,7 +106,9 @@ class NodeHeartbeat {
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
   std::atomic<std::int64_t> renewed_at_{kNever};
   std::atomic<std::uint64_t> beats_{0}, failed_beats_{0}, taken_over_{0};
-  std::jthread thread_;
+  // Last: their lanes use the members above.
+  common::RecurringTask renewal_;
+  common::RecurringTask takeover_task_;
 };
 
 }  // namespace cronwheel::admin

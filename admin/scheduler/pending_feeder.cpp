@@ -6,14 +6,14 @@
 
 namespace cronwheel::admin {
 
-PendingFeeder::PendingFeeder(ScheduleStore& store, common::Clock& clock, std::string node_id, Push push,
+PendingFeeder::PendingFeeder(ScheduleStore& store, common::RecurringTasks& tasks, std::string node_id, Push push,
                              Options options)
     : store_(store),
-      clock_(clock),
+      clock_(tasks.clock()),
       node_id_(std::move(node_id)),
       push_(std::move(push)),
       options_(options),
-      task_(clock, options.interval, [this](std::stop_token) { feed_once(); }) {}
+      task_(tasks, {"pending-fire feeder", options.interval}, [this](std::stop_token) { feed_once(); }) {}
 
 PendingFeeder::~PendingFeeder() { stop(); }
 

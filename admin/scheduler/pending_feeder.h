@@ -7,8 +7,9 @@
 // retries, child jobs, fires taken over from a dead node, and fires that went back to pending
 // (a send interrupted by the database, a sending fire whose executor never got it).
 //
-// Thread-safe: start() (once) and stop() from any thread; the push function is called on the
-// feeder's thread (a common::PeriodicTask) only.
+// Threading: the passes are a common::RecurringTask, their deadlines on the node's shared timer
+// and their runs on a lane (thread) of their own; the push function is called on that lane
+// only. start() (once) and stop() from any thread; stop() waits for a pass under way.
 
 #include <atomic>
 #include <chrono>
@@ -19,8 +20,8 @@
 #include "admin/model/fire.h"
 #include "admin/scheduler/fire_decision.h"
 #include "admin/model/schedule_store.h"
+#include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
-#include "common/util/periodic_task.h"
 
 namespace cronwheel::admin {
 
@@ -34,7 +35,10 @@ class PendingFeeder {
   // True when the fire was new to the ring.
   using Push = std::function<bool(const PendingFire& fire)>;
 
-  PendingFeeder(ScheduleStore& store, common::Clock& clock, std::string node_id, Push push, Options options);
+  // Time comes from tasks.clock(). `tasks` must outlive the feeder. Throws
+  // std::invalid_argument for a non-positive interval.
+  PendingFeeder(ScheduleStore& store, common::RecurringTasks& tasks, std::string node_id, Push push,
+                Options options);
   ~PendingFeeder();  // stop()
 
   PendingFeeder(const PendingFeeder&) = delete;
@@ -54,7 +58,7 @@ class PendingFeeder {
   const Push push_;
   const Options options_;
   bool failing_ = false;
-  common::PeriodicTask task_;  // last: its thread uses the members above
+  common::RecurringTask task_;  // last: its lane uses the members above
 };
 
 }  // namespace cronwheel::admin

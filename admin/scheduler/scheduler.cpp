@@ -1,17 +1,20 @@
 #include "admin/model/node_store.h"
 #include "admin/scheduler/scheduler.h"
 
+#include <stdexcept>
+
 #include <spdlog/spdlog.h>
 
 namespace cronwheel::admin {
 
 Scheduler::Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender, ExecutorClient& executors,
-                     common::Clock& clock, AdminNode self, Options options)
+                     common::Clock& clock, common::RecurringTasks& tasks, AdminNode self, Options options)
     : node_id_(self.node_id) {
+  if (&tasks.clock() != &clock) throw std::invalid_argument("scheduler: its recurring tasks run on another clock");
   // The ring hands fires to the pools, which report back to the ring: the ring is made first
   // and its hand-off reaches the pools only once its thread runs (start()).
   ring_ = std::make_unique<SecondRing>(clock, [this](std::vector<PendingFire> fires) { pools_->dispatch(fires); });
-  heartbeat_ = std::make_unique<NodeHeartbeat>(nodes, store, executors, clock, std::move(self),
+  heartbeat_ = std::make_unique<NodeHeartbeat>(nodes, store, executors, tasks, std::move(self),
                                                options.default_access_token,
                                                [this](const std::vector<PendingFire>& fires) { push(fires); },
                                                options.heartbeat);
@@ -19,7 +22,7 @@ Scheduler::Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender,
   hooks.finished = [this](std::int64_t log_id) { ring_->finished(log_id); };
   hooks.may_send = [this] { return heartbeat_->lease_valid(); };
   pools_ = std::make_unique<TriggerPools>(options.pools, sender, store, clock, node_id_, std::move(hooks));
-  feeder_ = std::make_unique<PendingFeeder>(store, clock, node_id_,
+  feeder_ = std::make_unique<PendingFeeder>(store, tasks, node_id_,
                                             [this](const PendingFire& fire) { return ring_->push(fire); },
                                             options.feeder);
   schedule_ = std::make_unique<ScheduleThread>(

@@ -3,7 +3,9 @@
 // The scheduling core of one admin node, assembled (docs/scheduling.md): the schedule thread
 // decides fires and writes them durably; the second ring holds them until their second; the
 // trigger pools send them (FireSender); the feeder brings in this node's other pending fires;
-// the heartbeat keeps this node's lease and takes over dead nodes' fires.
+// the heartbeat keeps this node's lease and takes over dead nodes' fires. The schedule thread
+// and the ring have threads of their own; the feeder, the lease renewal and the takeover are
+// recurring tasks on the node's shared timer (common::RecurringTasks), each on its own lane.
 //
 //   schedule thread ──┐
 //   feeder ───────────┼──► second ring ──► trigger pools ──► FireSender::send
@@ -33,6 +35,7 @@
 #include "admin/model/records.h"
 #include "admin/model/stores.h"
 #include "admin/model/executor_client.h"
+#include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -54,10 +57,11 @@ class Scheduler {
     std::size_t ring_held = 0;
   };
 
-  // `self` names this node (node_id, advertised address, version). Every reference must
-  // outlive the Scheduler.
+  // `self` names this node (node_id, advertised address, version). `tasks` carries the feeder's
+  // and the heartbeat's deadlines and must run on `clock` (std::invalid_argument otherwise).
+  // Every reference must outlive the Scheduler.
   Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender, ExecutorClient& executors,
-            common::Clock& clock, AdminNode self, Options options);
+            common::Clock& clock, common::RecurringTasks& tasks, AdminNode self, Options options);
   ~Scheduler();
 
   Scheduler(const Scheduler&) = delete;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <filesystem>
 #include <chrono>
+#include <exception>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -66,6 +67,36 @@ Database::Options scheduling_database_options(const AdminConfig& config) {
   return options;
 }
 
+// The timer of the node's recurring tasks: Kafka's hierarchical wheel rather than Netty's
+// hashed wheel. It holds a handful of deadlines 1 s to 60 s apart (feeder 1 s, lease renewal
+// and takeover 3 s, registry refresh 30 s, lost results 60 s) and is idle in between, and
+// docs/benchmarks.md measured that an idle hierarchical wheel's worker sleeps until its next
+// non-empty bucket (no wake-up, no CPU) while the hashed wheel's wakes every tick, due or not
+// (ten times a second at 100 ms); the hashed wheel wins only when it is kept busy by many
+// short timeouts, as the executor's run deadlines do. A 10 ms tick gives a first wheel of
+// 5.12 s, so the 1 s and 3 s deadlines go straight into it and wake the worker once each; a run
+// at most 10 ms late is nothing for work done every second or less often. The tasks are handed
+// over inline (they only wake a lane), so the timer needs no pool.
+common::HierarchicalWheelOptions recurring_wheel() {
+  common::HierarchicalWheelOptions wheel;
+  wheel.tick = std::chrono::milliseconds(10);
+  return wheel;
+}
+
+common::TimerOptions recurring_timer_options() {
+  common::TimerOptions options;
+  options.on_error = [](std::exception_ptr error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      spdlog::error("admin timer: a deadline task failed: {}", e.what());
+    } catch (...) {
+      spdlog::error("admin timer: a deadline task failed with a non-standard exception");
+    }
+  };
+  return options;
+}
+
 std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "admin";
@@ -78,6 +109,8 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
     : config_(config),
       version_(std::move(version)),
       host_(parse_listen_address(config.listen).first),
+      timer_(common::SystemClock::instance(), recurring_wheel(), recurring_timer_options()),
+      recurring_(timer_, common::SystemClock::instance()),
       database_(database_options(config),
                 [](pqxx::connection& c) {
                   PgStores::prepare(c);
@@ -140,7 +173,8 @@ void AdminServer::start_scheduler() {
   options.heartbeat.lease = lease;
   options.default_access_token = config_.access_token;
   scheduler_ = std::make_unique<Scheduler>(schedule_store_, node_store_, *trigger_service_, executor_client_,
-                                           common::SystemClock::instance(), std::move(self), std::move(options));
+                                           common::SystemClock::instance(), recurring_, std::move(self),
+                                           std::move(options));
   scheduler_->start();
   // From now on a FIX_DELAY result wakes the schedule thread (ExecutorSide::Options).
   running_scheduler_.store(scheduler_.get());
@@ -154,6 +188,7 @@ void AdminServer::stop() noexcept {
   if (scheduler_) scheduler_->stop();
   http_.stop();
   if (executors_) executors_->stop();
+  timer_.stop();  // every recurring task has stopped
 }
 
 int AdminServer::port() const noexcept { return http_.port(); }
@@ -191,7 +226,7 @@ void AdminServer::add_routes() {
   };
   auto stores = stores_.stores();
   executors_ = std::make_unique<ExecutorSide>(database_, stores.groups, stores.logs, http_,
-                                              common::SystemClock::instance(), std::move(executors));
+                                              common::SystemClock::instance(), recurring_, std::move(executors));
 
   add_console_route();
 }

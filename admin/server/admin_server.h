@@ -19,6 +19,8 @@
 #include "admin/trigger/http_executor_client.h"
 #include "admin/trigger/trigger_service.h"
 #include "common/http/http_server.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 
 namespace cronwheel::admin {
 
@@ -62,6 +64,12 @@ class AdminServer {
   std::string version_;
   std::string host_;
   std::string node_id_;  // settled in the constructor (the port is bound there), then constant
+  // The node's one timer for its in-memory deadlines, and the recurring tasks on it: the lease
+  // renewal, the takeover of dead nodes' fires, the pending-fire feeder, the registry refresh
+  // and the lost-result check. Each task runs on a lane of its own; the timer keeps deadlines
+  // only (admin_server.cpp says why this timer). Declared before every room that uses them.
+  common::HierarchicalWheelTimer timer_;
+  common::RecurringTasks recurring_;
   Database database_;
   PgStores stores_;
   // The node's one way to reach executors: trigger sends, takeover checks, the console's log

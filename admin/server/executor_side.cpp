@@ -1,19 +1,29 @@
 #include "admin/server/executor_side.h"
 
+#include <stdexcept>
 #include <utility>
 
 #include "admin/api/executor_api.h"
 
 namespace cronwheel::admin {
 
+namespace {
+
+common::RecurringTasks& on_clock(common::RecurringTasks& tasks, const common::Clock& clock) {
+  if (&tasks.clock() != &clock) throw std::invalid_argument("executor side: its recurring tasks run on another clock");
+  return tasks;
+}
+
+}  // namespace
+
 ExecutorSide::ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, common::http::HttpServer& http,
-                           common::Clock& clock, Options options)
+                           common::Clock& clock, common::RecurringTasks& tasks, Options options)
     : registry_store_(db),
       tokens_(groups, logs, std::move(options.access_token)),
       completion_store_(db),
       completion_(completion_store_, clock, Completion::Options{options.node_id, options.next_time_set}),
-      registry_monitor_(registry_store_, clock, options.registry),
-      lost_monitor_(completion_store_, completion_, clock, options.lost) {
+      registry_monitor_(registry_store_, on_clock(tasks, clock), options.registry),
+      lost_monitor_(completion_store_, completion_, tasks, options.lost) {
   // A new executor is in its group's list within a moment rather than at the next refresh.
   add_executor_routes(http, registry_store_, completion_, tokens_, [this] { registry_monitor_.wake(); });
 }

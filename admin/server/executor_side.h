@@ -14,6 +14,7 @@
 #include "admin/pg/pg_completion_store.h"
 #include "admin/pg/pg_registry_store.h"
 #include "common/http/http_server.h"
+#include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -23,8 +24,9 @@ namespace cronwheel::admin {
 // monitors (registrations, lost results).
 //
 // Construction registers the endpoints on `http` but touches neither the network nor the
-// database; start() starts the monitors (the schema must be migrated by then); stop() stops
-// them, waiting for a pass under way, and is idempotent. Stop the HTTP server first so no
+// database; start() starts the monitors (the schema must be migrated by then): recurring tasks
+// on the node's shared timer, each on a lane of its own; stop() stops them, waiting for a pass
+// under way, and is idempotent. Stop the HTTP server first so no
 // callback arrives while the node shuts down; results sent meanwhile are kept by the executors
 // and delivered to another node.
 class ExecutorSide {
@@ -43,9 +45,10 @@ class ExecutorSide {
 
   // `groups` and `logs` tell which access token each group's executors must send
   // (executor_tokens.h).
-  // `clock` must outlive the object.
+  // `clock` and `tasks` (the node's timer, on `clock`: std::invalid_argument otherwise) must
+  // outlive the object.
   ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, common::http::HttpServer& http, common::Clock& clock,
-               Options options);
+               common::RecurringTasks& tasks, Options options);
   ~ExecutorSide();  // stop()
 
   ExecutorSide(const ExecutorSide&) = delete;

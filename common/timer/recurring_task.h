@@ -17,7 +17,7 @@ namespace cronwheel::common {
 
 // Periodic work whose deadlines are on one shared Timer and whose runs are on lanes of their
 // own: the admin's lease renewal, takeover of dead nodes' fires, registry refresh, lost-result
-// check and pending-fire feeder (docs/architecture.md, "Threads").
+// check and pending-fire feeder (docs/architecture.md, "The threads of an admin node").
 //
 // Why lanes. The bodies make blocking database and HTTP calls. Run inline on the timer's worker
 // they would queue behind one another (a slow registry refresh would hold up the lease

@@ -11,7 +11,11 @@
 namespace cronwheel::common {
 
 // A thread that runs `body` at once, then every `interval` on the injected Clock, until
-// stopped: the loop of the admin's monitors (registry refresh, lost results).
+// stopped: the executor's registration heartbeat (executor/src/registry_client.h), one
+// blocking HTTP call every 30 s in a process whose only timer is the dispatcher's wheel of
+// short, inline tasks. Periodic work of a process that shares one timer among several such
+// loops belongs on common::RecurringTask (common/timer/recurring_task.h) instead, as the
+// admin's lease renewal, feeder and monitors are.
 //
 // Deadlines are absolute, so runs do not drift; after a run that overran its interval the
 // missed runs are skipped rather than made back to back. wake() asks for a run now (something

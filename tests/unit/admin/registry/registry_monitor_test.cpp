@@ -1,5 +1,5 @@
-// The registry monitor with a fake clock: registrations older than 90 s are dropped and
-// automatic groups follow the live ones; manual groups are left alone.
+// The registry monitor on a manual timer and a fake clock: registrations older than 90 s are
+// dropped and automatic groups follow the live ones; manual groups are left alone.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,8 @@
 #include "admin/model/registry_store.h"
 #include "admin/registry/registry_monitor.h"
 #include "admin/model/store_errors.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_registry_store.h"
 #include "tests/support/fake_stores.h"
@@ -37,16 +39,20 @@ class RegistryMonitorTest : public ::testing::Test {
 
   std::vector<std::string> addresses(std::int64_t group) { return stores_.groups().get(group)->address_list; }
 
+  // Moves time and waits until the refreshes that became due are over.
   void advance(std::chrono::milliseconds d) {
     clock_.advance(d);
-    clock_.wait_for_sleepers(1);
+    timer_.process_until(clock_.steady_now());
+    tasks_.wait_idle();
   }
 
   Actor system_{std::nullopt, "system", ""};
   testing::FakeClock clock_;
+  common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
+  common::RecurringTasks tasks_{timer_, clock_};
   testing::FakeStores stores_{clock_};
   testing::FakeRegistryStore registry_{stores_, clock_};
-  RegistryMonitor monitor_{registry_, clock_, RegistryMonitor::Options{30s, 90s}};
+  RegistryMonitor monitor_{registry_, tasks_, RegistryMonitor::Options{30s, 90s}};
   std::int64_t automatic_ = 0, manual_ = 0;
 };
 
@@ -54,7 +60,7 @@ TEST_F(RegistryMonitorTest, RefreshesAtStartThenEveryInterval) {
   registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.2:9999/");
   registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
   monitor_.start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
   EXPECT_EQ(addresses(automatic_), (std::vector<std::string>{"http://10.0.0.1:9999/", "http://10.0.0.2:9999/"}));
 
   registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.3:9999/");
@@ -68,7 +74,7 @@ TEST_F(RegistryMonitorTest, ExecutorsThatStopRenewingDropOutAfterNinetySeconds) 
   registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
   registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.2:9999/");
   monitor_.start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
 
   // 10.0.0.1 keeps its 30 s heartbeat; 10.0.0.2 went away.
   for (int i = 0; i < 3; ++i) {
@@ -92,11 +98,30 @@ TEST_F(RegistryMonitorTest, RefreshCountsOnlyGroupsWhoseListChanged) {
   EXPECT_EQ(monitor_.refresh_once(), 0);
 }
 
-TEST_F(RegistryMonitorTest, StopsPromptlyWhileWaiting) {
+TEST_F(RegistryMonitorTest, WakeRefreshesNowWithoutMovingTheNextRefresh) {
   monitor_.start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
+  advance(10s);
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");  // a new executor
+  monitor_.wake();
+  tasks_.wait_idle();
+  EXPECT_EQ(addresses(automatic_), (std::vector<std::string>{"http://10.0.0.1:9999/"}));
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.2:9999/");
+  advance(19s);
+  EXPECT_EQ(addresses(automatic_).size(), 1u);
+  advance(1s);  // 30 s after the start, as if there had been no wake
+  EXPECT_EQ(addresses(automatic_).size(), 2u);
+}
+
+TEST_F(RegistryMonitorTest, StopCancelsTheNextRefreshAndIsIdempotent) {
+  monitor_.start();
+  tasks_.wait_idle();
   monitor_.stop();
   monitor_.stop();
+  EXPECT_EQ(timer_.pending_timeouts(), 0u);
+  registry_.upsert("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
+  advance(60s);
+  EXPECT_TRUE(addresses(automatic_).empty());
 }
 
 // A store whose database is down: the monitor logs and tries again at the next interval.
@@ -115,22 +140,31 @@ class UnavailableRegistry final : public RegistryStore {
 
 TEST(RegistryMonitorFailures, ARefreshThatFailsIsTriedAgainAtTheNextInterval) {
   testing::FakeClock clock;
+  common::HierarchicalWheelTimer timer(clock, {}, {.manual = true});
+  common::RecurringTasks tasks(timer, clock);
   UnavailableRegistry store;
-  RegistryMonitor monitor(store, clock, RegistryMonitor::Options{30s, 90s});
+  RegistryMonitor monitor(store, tasks, RegistryMonitor::Options{30s, 90s});
   monitor.start();
-  clock.wait_for_sleepers(1);
+  tasks.wait_idle();
   EXPECT_EQ(store.calls.load(), 1);
 
-  clock.advance(30s);
-  clock.wait_for_sleepers(1);
+  clock.advance(29s);
+  timer.process_until(clock.steady_now());
+  tasks.wait_idle();
+  EXPECT_EQ(store.calls.load(), 1) << "no sooner than the interval";
+  clock.advance(1s);
+  timer.process_until(clock.steady_now());
+  tasks.wait_idle();
   EXPECT_EQ(store.calls.load(), 2);
 }
 
 TEST(RegistryMonitorOptions, RejectsNonPositiveDurations) {
   testing::FakeClock clock;
+  common::HierarchicalWheelTimer timer(clock, {}, {.manual = true});
+  common::RecurringTasks tasks(timer, clock);
   UnavailableRegistry store;
-  EXPECT_THROW(RegistryMonitor(store, clock, RegistryMonitor::Options{0s, 90s}), std::invalid_argument);
-  EXPECT_THROW(RegistryMonitor(store, clock, RegistryMonitor::Options{30s, 0s}), std::invalid_argument);
+  EXPECT_THROW(RegistryMonitor(store, tasks, RegistryMonitor::Options{0s, 90s}), std::invalid_argument);
+  EXPECT_THROW(RegistryMonitor(store, tasks, RegistryMonitor::Options{30s, 0s}), std::invalid_argument);
 }
 
 }  // namespace
