@@ -44,12 +44,13 @@ void refuse_read_only(const JsonBody& body) {
 }
 
 template <class E>
-std::string checked_enum(std::string_view field, const std::string& value) {
-  if (!protocol::parse_enum<E>(value)) {
+E checked_enum(std::string_view field, const std::string& value) {
+  auto parsed = protocol::parse_enum<E>(value);
+  if (!parsed) {
     throw invalid(field, std::string(field) + ": unknown value '" + value + "', expected one of " +
                              protocol::enum_choices<E>());
   }
-  return value;
+  return *parsed;
 }
 
 // "ops@example.com, oncall@example.com" → "ops@example.com,oncall@example.com".
@@ -194,7 +195,7 @@ void validate_job(const Job& job) {
   } catch (const ScheduleError& e) {
     throw invalid(e.field(), e.what());
   }
-  if (job.glue_type == "BEAN" && job.executor_handler.empty()) {
+  if (job.glue_type == GlueType::kBean && job.executor_handler.empty()) {
     throw invalid("executorHandler", "executorHandler: is required for glueType BEAN (the handler's registered name)");
   }
 }

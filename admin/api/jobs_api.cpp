@@ -50,7 +50,7 @@ bool schedule_changed(const Job& before, const Job& after) {
 
 // The first fire time of a job started at `now`, or a 400 naming why there is none.
 std::int64_t first_fire_time(const Job& job, std::int64_t now) {
-  if (job.schedule_type == "NONE") {
+  if (job.schedule_type == ScheduleType::kNone) {
     throw invalid("scheduleType",
                   "scheduleType: NONE never fires by itself; give the job a schedule, or trigger it by hand");
   }
@@ -74,7 +74,7 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
   JobLog fire;
   fire.job_group = job.job_group;
   fire.job_id = job.id;
-  fire.state = "pending";
+  fire.state = FireState::kPending;
   fire.admin_node = node;
   fire.executor_handler = job.executor_handler;
   fire.executor_fail_retry_count = job.executor_fail_retry_count;
@@ -114,12 +114,12 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
   auto delay = body.optional_int("delaySeconds");
   auto at = body.optional_int("at");
   if (delay && at) throw invalid("at", "at: give either delaySeconds or at, not both");
-  fire.trigger_type = "MANUAL";
+  fire.trigger_type = TriggerType::kManual;
   fire.scheduled_time = now;
   if (delay) {
     check_int_range("delaySeconds", *delay, 0, kMaxTriggerDelaySeconds);
     fire.scheduled_time = now + *delay * 1000;
-    if (*delay > 0) fire.trigger_type = "API";
+    if (*delay > 0) fire.trigger_type = TriggerType::kApi;
   }
   if (at) {
     if (*at < now || *at > now + kMaxTriggerDelaySeconds * 1000) {
@@ -127,7 +127,7 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
                               std::to_string(now) + ") to a year ahead");
     }
     fire.scheduled_time = *at;
-    fire.trigger_type = "API";
+    fire.trigger_type = TriggerType::kApi;
   }
   body.finish();
   return fire;
@@ -169,7 +169,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                // A running job whose schedule changed gets its next time from the new schedule,
                // computed as a start would (XXL-JOB does the same).
                if (job.trigger_status == 1 && schedule_changed(current, job)) {
-                 if (job.schedule_type == "NONE") {
+                 if (job.schedule_type == ScheduleType::kNone) {
                    throw invalid("scheduleType",
                                  "scheduleType: a running job needs a schedule; stop the job first to set NONE");
                  }

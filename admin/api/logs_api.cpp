@@ -24,8 +24,8 @@ namespace protocol = common::protocol;
 
 // The executor that ran `log`, or a 409 when the fire has not reached one.
 const std::string& executor_of(const JobLog& log) {
-  if (log.state == "pending" || log.state == "cancelled" || log.executor_address.empty()) {
-    throw conflict("log " + std::to_string(log.id) + " has no executor yet (state " + log.state + ")");
+  if (log.state == FireState::kPending || log.state == FireState::kCancelled || log.executor_address.empty()) {
+    throw conflict("log " + std::to_string(log.id) + " has no executor yet (state " + std::string(to_string(log.state)) + ")");
   }
   return log.executor_address;
 }
@@ -48,12 +48,15 @@ std::optional<std::int64_t> job_group_param(const httplib::Request& req) {
   return query_int(req.get_param_value("jobGroup"), "jobGroup");
 }
 
-std::string status_param(const httplib::Request& req) {
-  auto status = req.get_param_value("status");
-  if (!status.empty() && status != "success" && status != "failure" && status != "running" && status != "pending") {
-    throw invalid("status", "status: unknown value '" + status + "', expected one of success, failure, running, pending");
-  }
-  return status;
+LogStore::Filter::Status status_param(const httplib::Request& req) {
+  using Status = LogStore::Filter::Status;
+  const auto status = req.get_param_value("status");
+  if (status.empty()) return Status::kAll;
+  if (status == "success") return Status::kSuccess;
+  if (status == "failure") return Status::kFailure;
+  if (status == "running") return Status::kRunning;
+  if (status == "pending") return Status::kPending;
+  throw invalid("status", "status: unknown value '" + status + "', expected one of success, failure, running, pending");
 }
 
 // The body of POST logs/clear, checked against what `who` may act on.
@@ -125,12 +128,12 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
 
   router.add("DELETE", "logs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
-    if (log.trigger_type != "MANUAL" && log.trigger_type != "API") {
-      throw conflict("log " + std::to_string(log.id) + " is a " + log.trigger_type +
+    if (log.trigger_type != TriggerType::kManual && log.trigger_type != TriggerType::kApi) {
+      throw conflict("log " + std::to_string(log.id) + " is a " + std::string(to_string(log.trigger_type)) +
                      " fire; only fires asked for through trigger can be cancelled (stop the job to skip its "
                      "schedule)");
     }
-    if (log.state != "pending" || !stores.logs.cancel_pending(log.id, ctx.request.actor)) {
+    if (log.state != FireState::kPending || !stores.logs.cancel_pending(log.id, ctx.request.actor)) {
       throw conflict("log " + std::to_string(log.id) + " has already fired; only a pending fire can be cancelled");
     }
     return ApiResponse{204, nullptr};
@@ -163,8 +166,8 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
              [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
-               if (log.state != "triggered") {
-                 throw conflict("log " + std::to_string(log.id) + " is not running (state " + log.state + ")");
+               if (log.state != FireState::kTriggered) {
+                 throw conflict("log " + std::to_string(log.id) + " is not running (state " + std::string(to_string(log.state)) + ")");
                }
                const auto& address = executor_of(log);
                if (log.job_id > INT32_MAX) {

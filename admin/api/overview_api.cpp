@@ -96,7 +96,7 @@ nlohmann::json failure_json(const FailedRun& f) {
       {"jobId", l.job_id},
       {"jobDesc", f.job_desc},
       {"jobGroup", l.job_group},
-      {"state", l.state},
+      {"state", to_string(l.state)},
       {"scheduledTime", l.scheduled_time},
       {"triggerTime", opt(l.trigger_time)},
       {"triggerCode", l.trigger_code},

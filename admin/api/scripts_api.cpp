@@ -19,7 +19,7 @@ namespace {
 
 // Script source belongs to GLUE_* jobs; a BEAN job runs a handler compiled into its executor.
 void require_script_job(const Job& job) {
-  if (job.glue_type == "BEAN") {
+  if (job.glue_type == GlueType::kBean) {
     throw conflict("job " + std::to_string(job.id) + " is a BEAN job; only GLUE_* jobs have script source",
                    "glueType");
   }
@@ -63,8 +63,8 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&)
                }
                require_script_job(job);
                if (version->glue_type != job.glue_type) {
-                 throw conflict("version " + std::to_string(version_id) + " is " + version->glue_type +
-                                    " source and job " + std::to_string(job.id) + " is now " + job.glue_type,
+                 throw conflict("version " + std::to_string(version_id) + " is " + std::string(to_string(version->glue_type)) +
+                                    " source and job " + std::to_string(job.id) + " is now " + std::string(to_string(job.glue_type)),
                                 "glueType");
                }
                // Restoring saves the old source as the newest version, so the history shows it.

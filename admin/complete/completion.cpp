@@ -54,7 +54,7 @@ Completion::Completion(CompletionStore& store, common::Clock& clock, Options opt
 Completion::Outcome Completion::report(const common::protocol::HandleCallbackParam& callback) {
   RunResult result;
   result.log_id = callback.log_id;
-  result.state = callback.handle_code == common::protocol::kSuccessCode ? "succeeded" : "failed";
+  result.state = callback.handle_code == common::protocol::kSuccessCode ? FireState::kSucceeded : FireState::kFailed;
   result.handle_time = clock_.now_ms();
   result.handle_code = callback.handle_code;
   result.handle_msg = bounded_message(callback.handle_msg);
@@ -65,7 +65,7 @@ Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t trigge
                                           std::chrono::milliseconds lost_after) {
   RunResult result;
   result.log_id = run.id;
-  result.state = "lost";
+  result.state = FireState::kLost;
   result.handle_time = clock_.now_ms();
   result.handle_code = common::protocol::kFailCode;
   result.handle_msg = bounded_message(lost_message(run.executor_address, lost_after));
@@ -84,8 +84,8 @@ Completion::Outcome Completion::record(const RunResult& result) {
   const std::int64_t now = result.handle_time;
   bool next_time_planned = false;
   auto recorded = store_.record(result, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {
-    auto follow_ups = plan_follow_ups(result.state == "succeeded" ? RunEnd::kSucceeded
-                                      : result.state == "lost"    ? RunEnd::kLost
+    auto follow_ups = plan_follow_ups(result.state == FireState::kSucceeded ? RunEnd::kSucceeded
+                                      : result.state == FireState::kLost    ? RunEnd::kLost
                                                                   : RunEnd::kFailed,
                                       run, job, children, now, node);
     next_time_planned = follow_ups.fix_delay_next_time.has_value();
@@ -94,12 +94,12 @@ Completion::Outcome Completion::record(const RunResult& result) {
   switch (recorded.status) {
     case CompletionStore::Status::kRecorded: {
       recorded_.fetch_add(1, std::memory_order_relaxed);
-      if (result.state == "lost") lost_.fetch_add(1, std::memory_order_relaxed);
+      if (result.state == FireState::kLost) lost_.fetch_add(1, std::memory_order_relaxed);
       std::int64_t children = 0, retries = 0;
-      for (const auto& fire : recorded.fires) (fire.trigger_type == "RETRY" ? retries : children) += 1;
+      for (const auto& fire : recorded.fires) (fire.trigger_type == TriggerType::kRetry ? retries : children) += 1;
       child_fires_.fetch_add(children, std::memory_order_relaxed);
       retry_fires_.fetch_add(retries, std::memory_order_relaxed);
-      if (result.state == "lost") {
+      if (result.state == FireState::kLost) {
         spdlog::warn("log {}: {}", result.log_id, result.handle_msg);
       }
       if (next_time_planned && options_.next_time_set) options_.next_time_set();
@@ -108,13 +108,13 @@ Completion::Outcome Completion::record(const RunResult& result) {
     case CompletionStore::Status::kAlreadyFinal:
       duplicates_.fetch_add(1, std::memory_order_relaxed);
       spdlog::debug("log {}: repeated result ignored (already {})", result.log_id,
-                    recorded.run ? recorded.run->state : std::string("final"));
+                    recorded.run ? to_string(recorded.run->state) : std::string_view("final"));
       return Outcome::kDuplicate;
     case CompletionStore::Status::kNotRunning:
       not_running_.fetch_add(1, std::memory_order_relaxed);
-      if (result.state != "lost") {
+      if (result.state != FireState::kLost) {
         spdlog::warn("log {}: result ignored: the run is {}, not running", result.log_id,
-                     recorded.run ? recorded.run->state : std::string("not running"));
+                     recorded.run ? to_string(recorded.run->state) : std::string_view("not running"));
       }
       return Outcome::kNotRunning;
     case CompletionStore::Status::kUnknownLog:

@@ -21,12 +21,12 @@ namespace cronwheel::admin {
 // A run's result: an executor's callback, or the lost-result monitor's verdict.
 struct RunResult {
   std::int64_t log_id = 0;
-  std::string state;             // "succeeded", "failed" or "lost"
+  FireState state = FireState::kSucceeded;  // kSucceeded, kFailed or kLost
   std::int64_t handle_time = 0;  // epoch ms
   int handle_code = 0;
   std::string handle_msg;
 
-  // "lost" only: the verdict holds while the run is still `triggered`, was triggered at or
+  // kLost only: the verdict holds while the run is still `triggered`, was triggered at or
   // before `lost_triggered_before` (epoch ms), and its executor address has no registration
   // made within the last `lost_dead_after_ms` (database clock). Both are checked again by the
   // transition itself, so an executor that registers again or a result that arrives meanwhile

@@ -10,7 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "admin/model/fire_state.h"
+#include "common/protocol/job_enums.h"
+
 namespace cronwheel::admin {
+
+// The protocol's enumerations, as the records hold them (the stores and the JSON writers
+// convert at their edges).
+using common::protocol::BlockStrategy;
+using common::protocol::GlueType;
+using common::protocol::MisfireStrategy;
+using common::protocol::RouteStrategy;
+using common::protocol::ScheduleType;
 
 // Who is acting, for permission checks and the audit log.
 struct Actor {
@@ -38,18 +49,18 @@ struct Job {
   std::string job_desc;
   std::string author;
   std::string alarm_email;
-  std::string schedule_type = "NONE";  // NONE, CRON, FIX_RATE, FIX_DELAY
+  ScheduleType schedule_type = ScheduleType::kNone;
   std::string schedule_conf;
   std::string timezone = "UTC";
-  std::string misfire_strategy = "DO_NOTHING";
-  std::string executor_route_strategy = "FIRST";
+  MisfireStrategy misfire_strategy = MisfireStrategy::kDoNothing;
+  RouteStrategy executor_route_strategy = RouteStrategy::kFirst;
   std::string executor_handler;
   std::string executor_param;
-  std::string executor_block_strategy = "SERIAL_EXECUTION";
+  BlockStrategy executor_block_strategy = BlockStrategy::kSerialExecution;
   int executor_timeout = 0;
   int executor_fail_retry_count = 0;
   int retry_interval = 0;
-  std::string glue_type = "BEAN";
+  GlueType glue_type = GlueType::kBean;
   std::string glue_source;
   std::string glue_remark;
   std::int64_t glue_updated_at = 0;
@@ -67,8 +78,8 @@ struct JobLog {
   std::int64_t id = 0;
   std::int64_t job_group = 0;
   std::int64_t job_id = 0;
-  std::string state = "pending";  // pending, triggered, succeeded, failed, lost, cancelled
-  std::string trigger_type;       // SCHEDULE, MISFIRE, MANUAL, PARENT, RETRY, API
+  FireState state = FireState::kPending;
+  TriggerType trigger_type = TriggerType::kSchedule;
   std::int64_t scheduled_time = 0;
   std::optional<std::string> admin_node;
   // The executor that ran it. On a pending MANUAL or API fire: the operator's override, a
@@ -96,7 +107,7 @@ struct JobLog {
 struct ScriptVersion {
   std::int64_t id = 0;
   std::int64_t job_id = 0;
-  std::string glue_type;
+  GlueType glue_type = GlueType::kBean;
   std::string glue_source;
   std::string glue_remark;
   std::int64_t created_at = 0;

@@ -41,8 +41,8 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
       JobLog fire;
       fire.job_group = child.job_group;
       fire.job_id = child.id;
-      fire.state = "pending";
-      fire.trigger_type = "PARENT";
+      fire.state = FireState::kPending;
+      fire.trigger_type = TriggerType::kParent;
       fire.scheduled_time = now;
       fire.admin_node = node_id;
       fire.executor_handler = child.executor_handler;
@@ -58,8 +58,8 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
     JobLog fire;
     fire.job_group = job.job_group;
     fire.job_id = run.job_id;
-    fire.state = "pending";
-    fire.trigger_type = "RETRY";
+    fire.state = FireState::kPending;
+    fire.trigger_type = TriggerType::kRetry;
     fire.scheduled_time = now + static_cast<std::int64_t>(job.retry_interval) * 1000;
     fire.admin_node = node_id;
     fire.executor_handler = job.executor_handler;
@@ -70,7 +70,7 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
     fire.parent_log_id = run.id;
     out.fires.push_back(std::move(fire));
   }
-  if (job.schedule_type == "FIX_DELAY") {
+  if (job.schedule_type == ScheduleType::kFixDelay) {
     if (auto delay = fix_delay_ms(job)) {
       out.fix_delay_next_time = now + *delay;
     } else {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "admin/model/records.h"
+
 namespace cronwheel::admin {
 
 // How far ahead a scan decides fires, and how late a fire may be before it is a misfire.
@@ -16,10 +18,10 @@ inline constexpr std::int64_t kPreReadWindowMs = 5'000;
 // A job as the pre-read reads it: only the columns of the job_info_due index.
 struct DueJob {
   std::int64_t id = 0;
-  std::string schedule_type;
+  ScheduleType schedule_type = ScheduleType::kNone;
   std::string schedule_conf;
   std::string timezone;
-  std::string misfire_strategy;
+  MisfireStrategy misfire_strategy = MisfireStrategy::kDoNothing;
   std::int64_t trigger_last_time = 0;
   std::int64_t trigger_next_time = 0;
 
@@ -30,7 +32,7 @@ struct DueJob {
 struct DecidedFire {
   std::int64_t job_id = 0;
   std::int64_t scheduled_time = 0;  // epoch ms
-  std::string trigger_type;         // "SCHEDULE", or "MISFIRE" for FIRE_ONCE_NOW's catch-up
+  TriggerType trigger_type = TriggerType::kSchedule;  // or kMisfire for FIRE_ONCE_NOW's catch-up
 
   friend bool operator==(const DecidedFire&, const DecidedFire&) = default;
 };

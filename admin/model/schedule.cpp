@@ -6,7 +6,6 @@ namespace cronwheel::admin {
 
 namespace {
 
-using common::protocol::ScheduleType;
 
 constexpr std::int64_t kMillisPerSecond = 1000;
 constexpr std::size_t kMaxConfLength = 255;  // job_info.schedule_conf is varchar(255)
@@ -22,9 +21,9 @@ std::string quoted(std::string_view text) {
 
 // FIX_RATE/FIX_DELAY: digits only, no sign, no leading zero (job_info's CHECK constraint is
 // '^[1-9][0-9]{0,9}$'), at most kMaxFixedSeconds.
-std::int64_t parse_fixed_seconds(std::string_view type, std::string_view conf) {
+std::int64_t parse_fixed_seconds(ScheduleType type, std::string_view conf) {
   auto refuse = [&] {
-    return ScheduleError("scheduleConf", "scheduleConf: " + std::string(type) +
+    return ScheduleError("scheduleConf", "scheduleConf: " + std::string(common::protocol::to_string(type)) +
                                              " needs a whole number of seconds from 1 to " +
                                              std::to_string(Schedule::kMaxFixedSeconds) + ", got " +
                                              quoted(conf));
@@ -40,12 +39,7 @@ std::int64_t parse_fixed_seconds(std::string_view type, std::string_view conf) {
 
 }  // namespace
 
-Schedule Schedule::parse(std::string_view type_name, std::string_view conf, std::string_view time_zone) {
-  auto type = common::protocol::parse_enum<ScheduleType>(type_name);
-  if (!type) {
-    throw ScheduleError("scheduleType", "scheduleType: unknown value " + quoted(type_name) + ", expected one of " +
-                                            common::protocol::enum_choices<ScheduleType>());
-  }
+Schedule Schedule::parse(ScheduleType type, std::string_view conf, std::string_view time_zone) {
   if (!common::is_valid_time_zone(time_zone)) {
     throw ScheduleError("timezone", "timezone: unknown time zone " + quoted(time_zone));
   }
@@ -53,27 +47,28 @@ Schedule Schedule::parse(std::string_view type_name, std::string_view conf, std:
     throw ScheduleError("scheduleConf",
                         "scheduleConf: at most " + std::to_string(kMaxConfLength) + " characters");
   }
-  switch (*type) {
+  switch (type) {
     case ScheduleType::kNone:
       if (!conf.empty()) {
         throw ScheduleError("scheduleConf", "scheduleConf: must be empty for scheduleType NONE, got " + quoted(conf));
       }
-      return Schedule(*type, 0, std::nullopt);
+      return Schedule(type, 0, std::nullopt);
     case ScheduleType::kCron:
       if (conf.find_first_not_of(" \t") == std::string_view::npos) {
         throw ScheduleError("scheduleConf", "scheduleConf: a cron expression is required for scheduleType CRON");
       }
       try {
-        return Schedule(*type, 0, common::CronExpression::parse(conf, time_zone));
+        return Schedule(type, 0, common::CronExpression::parse(conf, time_zone));
       } catch (const common::CronError& e) {
         if (e.field() == "timezone") throw ScheduleError("timezone", e.what());
         throw ScheduleError("scheduleConf", std::string("scheduleConf: ") + e.what());
       }
     case ScheduleType::kFixRate:
     case ScheduleType::kFixDelay:
-      return Schedule(*type, parse_fixed_seconds(type_name, conf), std::nullopt);
+      return Schedule(type, parse_fixed_seconds(type, conf), std::nullopt);
   }
-  throw ScheduleError("scheduleType", "scheduleType: unknown value " + quoted(type_name));
+  throw ScheduleError("scheduleType", "scheduleType: unknown value " +
+                                          std::to_string(static_cast<int>(type)));  // a cast out of range
 }
 
 std::optional<std::int64_t> Schedule::next_after(std::int64_t after_ms) const {
@@ -101,11 +96,11 @@ std::vector<std::int64_t> Schedule::next_times(std::int64_t after_ms, int count)
   return times;
 }
 
-void validate_schedule(std::string_view type, std::string_view conf, std::string_view time_zone) {
+void validate_schedule(ScheduleType type, std::string_view conf, std::string_view time_zone) {
   (void)Schedule::parse(type, conf, time_zone);
 }
 
-std::optional<std::int64_t> next_fire_time(std::string_view type, std::string_view conf,
+std::optional<std::int64_t> next_fire_time(ScheduleType type, std::string_view conf,
                                            std::string_view time_zone, std::int64_t after_ms) {
   return Schedule::parse(type, conf, time_zone).next_after(after_ms);
 }

@@ -12,6 +12,8 @@
 
 namespace cronwheel::admin {
 
+using common::protocol::ScheduleType;
+
 // When a job fires, from its three schedule fields (job_info.schedule_type, schedule_conf,
 // timezone). Shared by the REST API (validation, start, previews) and the scheduling core
 // (next times after a fire or a completion), so it knows nothing about HTTP or storage.
@@ -24,8 +26,8 @@ namespace cronwheel::admin {
 //
 // The zone is validated for every type: a job keeps it when its schedule changes to CRON.
 
-// Why a schedule was refused. field() is the API field to point at: "scheduleType",
-// "scheduleConf" or "timezone"; what() is one line that starts with that field:
+// Why a schedule was refused. field() is the API field to point at: "scheduleConf" or
+// "timezone"; what() is one line that starts with that field:
 //   "scheduleConf: minutes: 60 is out of range 0-59"
 //   "timezone: unknown time zone 'Mars/Base'"
 //   "scheduleConf: FIX_RATE needs a whole number of seconds from 1 to 315360000, got '0'"
@@ -46,9 +48,8 @@ class Schedule {
   // The longest FIX_RATE/FIX_DELAY interval: ten years of seconds.
   static constexpr std::int64_t kMaxFixedSeconds = 10LL * 365 * 24 * 3600;
 
-  // Throws ScheduleError for an unknown type, a configuration that does not fit the type or an
-  // unknown zone.
-  static Schedule parse(std::string_view type, std::string_view conf, std::string_view time_zone);
+  // Throws ScheduleError for a configuration that does not fit the type or an unknown zone.
+  static Schedule parse(ScheduleType type, std::string_view conf, std::string_view time_zone);
 
   // The first fire time strictly after `after_ms` (epoch ms); nullopt for NONE and for a cron
   // expression with no further fire time.
@@ -58,26 +59,26 @@ class Schedule {
   // (for FIX_DELAY this assumes runs take no time); fewer when the schedule ends.
   std::vector<std::int64_t> next_times(std::int64_t after_ms, int count) const;
 
-  common::protocol::ScheduleType type() const noexcept { return type_; }
+  ScheduleType type() const noexcept { return type_; }
   // FIX_RATE/FIX_DELAY: the interval in seconds; 0 otherwise.
   std::int64_t fixed_seconds() const noexcept { return fixed_seconds_; }
 
  private:
-  Schedule(common::protocol::ScheduleType type, std::int64_t fixed_seconds,
+  Schedule(ScheduleType type, std::int64_t fixed_seconds,
            std::optional<common::CronExpression> cron)
       : type_(type), fixed_seconds_(fixed_seconds), cron_(std::move(cron)) {}
 
-  common::protocol::ScheduleType type_;
+  ScheduleType type_;
   std::int64_t fixed_seconds_;
   std::optional<common::CronExpression> cron_;
 };
 
 // Schedule::parse without keeping the result.
-void validate_schedule(std::string_view type, std::string_view conf, std::string_view time_zone);
+void validate_schedule(ScheduleType type, std::string_view conf, std::string_view time_zone);
 
 // Schedule::parse(...).next_after(after_ms), for one-off use (the cron expression is parsed on
 // every call). Throws ScheduleError like parse.
-std::optional<std::int64_t> next_fire_time(std::string_view type, std::string_view conf,
+std::optional<std::int64_t> next_fire_time(ScheduleType type, std::string_view conf,
                                            std::string_view time_zone, std::int64_t after_ms);
 
 }  // namespace cronwheel::admin

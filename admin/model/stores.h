@@ -97,8 +97,15 @@ class LogStore {
     GroupScope scope;
     std::optional<std::int64_t> job_group;
     std::optional<std::int64_t> job_id;
-    // "success", "failure", "running" (triggered, no result yet), "pending"; empty: all.
-    std::string status;
+    // The API's status filter, as XXL-JOB's run list offers it.
+    enum class Status {
+      kAll,
+      kSuccess,  // succeeded
+      kFailure,  // failed or lost
+      kRunning,  // triggered, no result yet
+      kPending,  // not sent yet
+    };
+    Status status = Status::kAll;
     std::optional<std::int64_t> from;  // scheduled_time >= from (epoch ms)
     std::optional<std::int64_t> to;    // scheduled_time < to
     PageRequest page;

@@ -119,10 +119,10 @@ class TriggerStore {
   struct Failure {
     std::int64_t log_id = 0;
     std::string node_id;
-    std::string from = "sending";
+    FireState from = FireState::kSending;
     std::int64_t now = 0;  // epoch ms
     std::string trigger_msg;
-    // "pending" only: recorded on the row.
+    // kPending only: recorded on the row.
     std::string executor_handler;
     std::string executor_param;
   };

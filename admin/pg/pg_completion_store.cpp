@@ -21,8 +21,6 @@ std::string executor_gone(const std::string& param) {
          " AND r.updated_at > now() - " + param + "::bigint * interval '1 millisecond')";
 }
 
-bool is_final(const std::string& state) { return state == "succeeded" || state == "failed" || state == "lost"; }
-
 }  // namespace
 
 void PgCompletionStore::prepare(pqxx::connection& c) {
@@ -41,17 +39,17 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
 }
 
 CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, const Decide& decide) {
-  const bool lost = result.state == "lost";
+  const bool lost = result.state == FireState::kLost;
   return db_.transact([&](pqxx::work& tx) {
     Recorded out;
     auto moved = lost ? tx.exec_prepared("completion_lose", result.log_id, result.handle_time, result.handle_code,
                                          result.handle_msg, result.lost_triggered_before, result.lost_dead_after_ms)
-                      : tx.exec_prepared("completion_finish", result.log_id, result.state, result.handle_time,
+                      : tx.exec_prepared("completion_finish", result.log_id, text(result.state), result.handle_time,
                                          result.handle_code, result.handle_msg);
     if (moved.empty()) {
       out.run = first_of<JobLog>(tx.exec_prepared("completion_run", result.log_id), log_from);
       out.status = !out.run                 ? Status::kUnknownLog
-                   : is_final(out.run->state) ? Status::kAlreadyFinal
+                   : is_finished(out.run->state) ? Status::kAlreadyFinal
                                               : Status::kNotRunning;
       return out;
     }

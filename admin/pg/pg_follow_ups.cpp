@@ -55,7 +55,7 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
     const FollowUps follow = plan(runs[i], job->second, children);
     for (const JobLog& f : follow.fires) {
       out[i].fires.push_back(log_from(tx.exec_prepared1(
-          "follow_up_insert_fire", f.job_group, f.job_id, f.trigger_type, f.scheduled_time, f.admin_node,
+          "follow_up_insert_fire", f.job_group, f.job_id, text(f.trigger_type), f.scheduled_time, f.admin_node,
           f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
           f.executor_fail_retry_count, f.parent_log_id)));
     }

@@ -97,10 +97,10 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
     for (const auto& r : tx.exec_prepared("sched_due", due_before, limit)) {
       DueJob job;
       job.id = r["id"].as<std::int64_t>();
-      job.schedule_type = r["schedule_type"].as<std::string>();
+      job.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
       job.schedule_conf = r["schedule_conf"].as<std::string>();
       job.timezone = r["timezone"].as<std::string>();
-      job.misfire_strategy = r["misfire_strategy"].as<std::string>();
+      job.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
       job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
       job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
       due.push_back(std::move(job));
@@ -123,7 +123,7 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
     for (const auto& f : decision.fires) {
       fire_jobs.push_back(f.job_id);
       fire_times.push_back(f.scheduled_time);
-      fire_types.push_back(f.trigger_type);
+      fire_types.push_back(text(f.trigger_type));
     }
     auto rows = tx.exec_prepared("sched_write", bigint_array(ids), bigint_array(read_next), bigint_array(last),
                                  bigint_array(next), bigint_array(status), owner, bigint_array(fire_jobs),

@@ -80,6 +80,31 @@ Group group_from(const pqxx::row& r) {
   return g;
 }
 
+namespace {
+
+std::optional<FireState> parsed(std::string_view text, const FireState*) { return parse_fire_state(text); }
+std::optional<TriggerType> parsed(std::string_view text, const TriggerType*) { return parse_trigger_type(text); }
+template <class E>
+std::optional<E> parsed(std::string_view text, const E*) {
+  return common::protocol::parse_enum<E>(text);
+}
+
+}  // namespace
+
+template <class E>
+E enum_of(const pqxx::field& field) {
+  const std::string value = field.as<std::string>();
+  if (auto known = parsed(value, static_cast<const E*>(nullptr))) return *known;
+  throw std::runtime_error(std::string(field.name()) + ": unknown value '" + value + "' in the database");
+}
+template FireState enum_of<FireState>(const pqxx::field&);
+template TriggerType enum_of<TriggerType>(const pqxx::field&);
+template ScheduleType enum_of<ScheduleType>(const pqxx::field&);
+template MisfireStrategy enum_of<MisfireStrategy>(const pqxx::field&);
+template RouteStrategy enum_of<RouteStrategy>(const pqxx::field&);
+template BlockStrategy enum_of<BlockStrategy>(const pqxx::field&);
+template GlueType enum_of<GlueType>(const pqxx::field&);
+
 Job job_from(const pqxx::row& r) {
   Job j;
   j.id = r["id"].as<std::int64_t>();
@@ -87,18 +112,18 @@ Job job_from(const pqxx::row& r) {
   j.job_desc = r["job_desc"].as<std::string>();
   j.author = r["author"].as<std::string>();
   j.alarm_email = r["alarm_email"].as<std::string>();
-  j.schedule_type = r["schedule_type"].as<std::string>();
+  j.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
   j.schedule_conf = r["schedule_conf"].as<std::string>();
   j.timezone = r["timezone"].as<std::string>();
-  j.misfire_strategy = r["misfire_strategy"].as<std::string>();
-  j.executor_route_strategy = r["executor_route_strategy"].as<std::string>();
+  j.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
+  j.executor_route_strategy = enum_of<RouteStrategy>(r["executor_route_strategy"]);
   j.executor_handler = r["executor_handler"].as<std::string>();
   j.executor_param = r["executor_param"].as<std::string>();
-  j.executor_block_strategy = r["executor_block_strategy"].as<std::string>();
+  j.executor_block_strategy = enum_of<BlockStrategy>(r["executor_block_strategy"]);
   j.executor_timeout = r["executor_timeout"].as<int>();
   j.executor_fail_retry_count = r["executor_fail_retry_count"].as<int>();
   j.retry_interval = r["retry_interval"].as<int>();
-  j.glue_type = r["glue_type"].as<std::string>();
+  j.glue_type = enum_of<GlueType>(r["glue_type"]);
   j.glue_source = r["glue_source"].as<std::string>();
   j.glue_remark = r["glue_remark"].as<std::string>();
   j.glue_updated_at = r["glue_updated_at"].as<std::int64_t>();
@@ -116,8 +141,8 @@ JobLog log_from(const pqxx::row& r) {
   l.id = r["id"].as<std::int64_t>();
   l.job_group = r["job_group"].as<std::int64_t>();
   l.job_id = r["job_id"].as<std::int64_t>();
-  l.state = r["state"].as<std::string>();
-  l.trigger_type = r["trigger_type"].as<std::string>();
+  l.state = enum_of<FireState>(r["state"]);
+  l.trigger_type = enum_of<TriggerType>(r["trigger_type"]);
   l.scheduled_time = r["scheduled_time"].as<std::int64_t>();
   l.admin_node = optional_of<std::string>(r["admin_node"]);
   l.executor_address = r["executor_address"].as<std::string>();
@@ -141,7 +166,7 @@ ScriptVersion version_from(const pqxx::row& r) {
   ScriptVersion v;
   v.id = r["id"].as<std::int64_t>();
   v.job_id = r["job_id"].as<std::int64_t>();
-  v.glue_type = r["glue_type"].as<std::string>();
+  v.glue_type = enum_of<GlueType>(r["glue_type"]);
   v.glue_source = r["glue_source"].as<std::string>();
   v.glue_remark = r["glue_remark"].as<std::string>();
   v.created_at = r["created_at"].as<std::int64_t>();

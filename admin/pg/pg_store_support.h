@@ -42,6 +42,17 @@ User user_from(const pqxx::row& row);
 ApiToken token_from(const pqxx::row& row);
 AuditEntry audit_from(const pqxx::row& row);
 
+// Enumerations as the columns spell them (their CHECK constraints allow these spellings only).
+template <class E>
+std::string text(E value) {
+  return std::string(to_string(value));
+}
+// The enumeration a text column holds. A spelling this build does not know (a newer schema's
+// value) throws std::runtime_error naming the column and the value. Defined for FireState,
+// TriggerType and the protocol's enumerations in records.h.
+template <class E>
+E enum_of(const pqxx::field& field);
+
 // Array parameters as PostgreSQL array literals (cast with ::bigint[] / ::text[]).
 std::string bigint_array(const std::vector<std::int64_t>& values);
 std::string text_array(const std::vector<std::string>& values);

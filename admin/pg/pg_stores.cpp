@@ -218,9 +218,9 @@ Job PgJobStore::create(const Job& j, const Actor& actor) {
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
       Job created = job_from(tx.exec_prepared1(
-          "job_insert", j.job_group, j.job_desc, j.author, j.alarm_email, j.schedule_type, j.schedule_conf, j.timezone,
-          j.misfire_strategy, j.executor_route_strategy, j.executor_handler, j.executor_param, j.executor_block_strategy,
-          j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, j.glue_type, j.glue_source, j.glue_remark,
+          "job_insert", j.job_group, j.job_desc, j.author, j.alarm_email, text(j.schedule_type), j.schedule_conf, j.timezone,
+          text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param, text(j.executor_block_strategy),
+          j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type), j.glue_source, j.glue_remark,
           now, bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time));
       write_audit(tx, now, actor, "job.create", "job", created.id, std::nullopt, to_json(created));
       return created;
@@ -235,9 +235,9 @@ Job PgJobStore::update(const Job& j, const Actor& actor) {
       auto before = first_of<Job>(tx.exec_prepared("job_lock", j.id), job_from);
       if (!before) no_job(j.id);
       Job updated = job_from(tx.exec_prepared1(
-          "job_update", j.id, j.job_group, j.job_desc, j.author, j.alarm_email, j.schedule_type, j.schedule_conf,
-          j.timezone, j.misfire_strategy, j.executor_route_strategy, j.executor_handler, j.executor_param,
-          j.executor_block_strategy, j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, j.glue_type,
+          "job_update", j.id, j.job_group, j.job_desc, j.author, j.alarm_email, text(j.schedule_type), j.schedule_conf,
+          j.timezone, text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param,
+          text(j.executor_block_strategy), j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type),
           bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time, now));
       write_audit(tx, now, actor, "job.update", "job", j.id, to_json(*before), to_json(updated));
       return updated;
@@ -278,13 +278,16 @@ namespace {
 
 // The condition a status filter stands for, written as the partial indexes' predicates are
 // (sql/0006_lists_at_scale.sql) so the planner can prove they apply; none for no filter.
-std::optional<std::string> states_for(const std::string& status) {
-  if (status.empty()) return std::nullopt;
-  if (status == "success") return "state = 'succeeded'";
-  if (status == "failure") return "state IN ('failed', 'lost')";
-  if (status == "running") return "state = 'triggered'";
-  if (status == "pending") return "state = 'pending'";
-  throw std::invalid_argument("unknown log status filter: " + status);
+std::optional<std::string> states_for(LogStore::Filter::Status status) {
+  using Status = LogStore::Filter::Status;
+  switch (status) {
+    case Status::kAll: return std::nullopt;
+    case Status::kSuccess: return "state = 'succeeded'";
+    case Status::kFailure: return "state IN ('failed', 'lost')";
+    case Status::kRunning: return "state = 'triggered'";
+    case Status::kPending: return "state = 'pending'";
+  }
+  throw std::invalid_argument("unknown log status filter " + std::to_string(static_cast<int>(status)));
 }
 
 nlohmann::json clear_json(const LogStore::ClearRequest& r, std::int64_t deleted) {
@@ -314,8 +317,8 @@ std::optional<JobLog> PgLogStore::get(std::int64_t id) {
 }
 
 JobLog PgLogStore::create_fire(const JobLog& l, const Actor& actor) {
-  if (l.trigger_type != "MANUAL" && l.trigger_type != "API") {
-    throw std::invalid_argument("a fire asked for through the API is MANUAL or API, not " + l.trigger_type);
+  if (l.trigger_type != TriggerType::kManual && l.trigger_type != TriggerType::kApi) {
+    throw std::invalid_argument("a fire asked for through the API is MANUAL or API, not " + text(l.trigger_type));
   }
   const auto now = clock_.now_ms();
   return mapped([&] {
@@ -323,7 +326,7 @@ JobLog PgLogStore::create_fire(const JobLog& l, const Actor& actor) {
       auto group = tx.exec_prepared("job_group_of", l.job_id);
       if (group.empty()) no_job(l.job_id);
       JobLog created = log_from(tx.exec_prepared1(
-          "log_insert_fire", group[0][0].as<std::int64_t>(), l.job_id, l.trigger_type, l.scheduled_time, l.admin_node,
+          "log_insert_fire", group[0][0].as<std::int64_t>(), l.job_id, text(l.trigger_type), l.scheduled_time, l.admin_node,
           l.executor_address, l.executor_handler, l.executor_param, l.shard_index, l.shard_total,
           l.executor_fail_retry_count, l.parent_log_id));
       write_audit(tx, now, actor, "job.trigger", "job", l.job_id, std::nullopt, to_json(created));
@@ -369,7 +372,7 @@ Job PgScriptStore::save_version(std::int64_t job_id, const std::string& glue_sou
       auto before = first_of<Job>(tx.exec_prepared("job_lock", job_id), job_from);
       if (!before) no_job(job_id);
       Job saved = job_from(tx.exec_prepared1("job_save_glue", job_id, glue_source, glue_remark, now));
-      tx.exec_prepared("version_insert", job_id, saved.glue_type, glue_source, glue_remark, now);
+      tx.exec_prepared("version_insert", job_id, text(saved.glue_type), glue_source, glue_remark, now);
       tx.exec_prepared("version_prune", job_id, kVersionsKept);
       write_audit(tx, now, actor, "script.save", "script", job_id, to_json(*before), to_json(saved));
       return saved;

@@ -117,17 +117,17 @@ TriggerStore::Recorded PgTriggerStore::record_triggered(std::int64_t log_id, std
   return db_.transact([&](pqxx::work& tx) {
     auto rows = tx.exec_prepared("trigger_record_triggered", log_id, std::string(node_id), trigger_msg);
     if (rows.empty()) return Recorded::kNotOurs;
-    return rows[0][0].as<std::string>() == "triggered" ? Recorded::kRecorded : Recorded::kResultFirst;
+    return enum_of<FireState>(rows[0][0]) == FireState::kTriggered ? Recorded::kRecorded : Recorded::kResultFirst;
   });
 }
 
 TriggerStore::Failed PgTriggerStore::record_failed(const Failure& f, const FollowUpPlanner& plan) {
-  if (f.from != "pending" && f.from != "sending") {
-    throw std::invalid_argument("a trigger fails from pending or sending, not " + f.from);
+  if (f.from != FireState::kPending && f.from != FireState::kSending) {
+    throw std::invalid_argument("a trigger fails from pending or sending, not " + text(f.from));
   }
   return db_.transact([&](pqxx::work& tx) {
     Failed out;
-    auto rows = tx.exec_prepared("trigger_record_failed", f.log_id, f.node_id, f.from, f.trigger_msg, f.now,
+    auto rows = tx.exec_prepared("trigger_record_failed", f.log_id, f.node_id, text(f.from), f.trigger_msg, f.now,
                                  f.executor_handler, f.executor_param);
     if (rows.empty()) return out;
     out.recorded = Recorded::kRecorded;

@@ -22,13 +22,8 @@ RouteTable::RouteTable(ExecutorClient& client, common::Clock& clock, RandomIndex
 
 ExecutorRouter& RouteTable::router(RouteStrategy strategy) { return *routers_.at(static_cast<std::size_t>(strategy)); }
 
-RouteResult RouteTable::route(std::string_view strategy, const RouteRequest& request) {
-  auto parsed = common::protocol::parse_enum<RouteStrategy>(strategy);
-  if (!parsed) {
-    return RouteResult::failed("unknown route strategy '" + std::string(strategy) + "', expected one of " +
-                               common::protocol::enum_choices<RouteStrategy>());
-  }
-  return router(*parsed).route(request);
+RouteResult RouteTable::route(RouteStrategy strategy, const RouteRequest& request) {
+  return router(strategy).route(request);
 }
 
 }  // namespace cronwheel::admin

@@ -23,10 +23,8 @@ class RouteTable {
 
   ExecutorRouter& router(common::protocol::RouteStrategy strategy);
 
-  // Routes with the strategy of that wire name ("ROUND"). A name that is not a strategy is a
-  // failed route saying so: the schema refuses such a job, so it means a newer or broken
-  // database, and no executor is guessed for it.
-  RouteResult route(std::string_view strategy, const RouteRequest& request);
+  // Routes with that strategy's router.
+  RouteResult route(common::protocol::RouteStrategy strategy, const RouteRequest& request);
 
  private:
   std::array<std::unique_ptr<ExecutorRouter>, 10> routers_;

@@ -44,7 +44,7 @@ class ScheduleCache {
     std::optional<Schedule> schedule;
     std::string error;
   };
-  std::map<std::tuple<std::string, std::string, std::string>, Entry> schedules_;
+  std::map<std::tuple<ScheduleType, std::string, std::string>, Entry> schedules_;
 };
 
 void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, std::int64_t window,
@@ -55,7 +55,7 @@ void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, s
   advance.last_time = job.trigger_last_time;
 
   const bool fix_delay = schedule.type() == ScheduleType::kFixDelay;
-  auto fire = [&](std::int64_t at, const char* type) {
+  auto fire = [&](std::int64_t at, TriggerType type) {
     out.fires.push_back({job.id, at, type});
     advance.last_time = at;
   };
@@ -67,19 +67,19 @@ void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, s
     // Never computed (a row written around the API): start from now, fire nothing missed.
     next = schedule.next_after(now);
   } else if (now > read + window) {
-    if (job.misfire_strategy == "FIRE_ONCE_NOW") {
-      fire(read, "MISFIRE");
+    if (job.misfire_strategy == MisfireStrategy::kFireOnceNow) {
+      fire(read, TriggerType::kMisfire);
       awaiting = fix_delay;
     }
     if (!awaiting) next = schedule.next_after(now);
   } else {
-    fire(read, "SCHEDULE");
+    fire(read, TriggerType::kSchedule);
     awaiting = fix_delay;
     if (!awaiting) next = schedule.next_after(read);
   }
 
   for (int decided = 0; !awaiting && next && *next <= now + window && decided < kMaxFiresPerJob; ++decided) {
-    fire(*next, "SCHEDULE");
+    fire(*next, TriggerType::kSchedule);
     awaiting = fix_delay;
     if (!awaiting) next = schedule.next_after(*next);
   }

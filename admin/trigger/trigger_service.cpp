@@ -51,12 +51,12 @@ class TriggerMessage {
  public:
   TriggerMessage(const TriggerStore::LoadedFire& fire, const std::string& node, const std::vector<std::string>& addresses) {
     const auto& [log, job, group] = fire;
-    line("Trigger type", log.trigger_type);
+    line("Trigger type", to_string(log.trigger_type));
     line("Admin node", node);
     line("Executor group", group.app_name);
     line("Addresses (" + std::string(source_of(log, group)) + ")", joined(addresses));
-    line("Route strategy", job.executor_route_strategy);
-    line("Block strategy", job.executor_block_strategy);
+    line("Route strategy", to_string(job.executor_route_strategy));
+    line("Block strategy", to_string(job.executor_block_strategy));
     line("Timeout", std::to_string(job.executor_timeout) + " s");
     line("Retries left", std::to_string(log.executor_fail_retry_count));
   }
@@ -86,11 +86,11 @@ protocol::TriggerParam trigger_param(const TriggerStore::LoadedFire& fire, const
   p.job_id = static_cast<std::int32_t>(job.id);
   p.executor_handler = handler;
   p.executor_params = param;
-  p.executor_block_strategy = job.executor_block_strategy;
+  p.executor_block_strategy = to_string(job.executor_block_strategy);
   p.executor_timeout = job.executor_timeout;
   p.log_id = shard.log_id;
   p.log_date_time = log.scheduled_time;
-  p.glue_type = job.glue_type;
+  p.glue_type = to_string(job.glue_type);
   p.glue_source = job.glue_source;
   p.glue_updatetime = job.glue_updated_at;
   p.broadcast_index = shard.shard_index;
@@ -178,7 +178,7 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
     TriggerStore::Failure failure;
     failure.log_id = log.id;
     failure.node_id = node;
-    failure.from = "pending";
+    failure.from = FireState::kPending;
     failure.now = clock_.now_ms();
     failure.trigger_msg = message.with_trigger({{"Failed", reason}});
     failure.executor_handler = handler;
@@ -306,7 +306,7 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
     TriggerStore::Failure failure;
     failure.log_id = shard.log_id;
     failure.node_id = node;
-    failure.from = "sending";
+    failure.from = FireState::kSending;
     failure.now = clock_.now_ms();
     failure.trigger_msg = message.with_trigger(facts);
     auto result = record([&] { return store_.record_failed(failure, follow_ups_of(end, failure.now, node)); });

@@ -1,6 +1,7 @@
 #include "common/protocol/job_enums.h"
 
 #include <array>
+#include <ostream>
 #include <utility>
 
 #include "common/protocol/protocol_error.h"
@@ -76,6 +77,12 @@ std::string_view name_of(E value) noexcept {
 }
 
 }  // namespace
+
+std::ostream& operator<<(std::ostream& out, BlockStrategy value) { return out << to_string(value); }
+std::ostream& operator<<(std::ostream& out, GlueType value) { return out << to_string(value); }
+std::ostream& operator<<(std::ostream& out, RouteStrategy value) { return out << to_string(value); }
+std::ostream& operator<<(std::ostream& out, MisfireStrategy value) { return out << to_string(value); }
+std::ostream& operator<<(std::ostream& out, ScheduleType value) { return out << to_string(value); }
 
 std::string_view to_string(BlockStrategy value) noexcept { return name_of(value); }
 std::string_view to_string(GlueType value) noexcept { return name_of(value); }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,13 @@ std::string_view to_string(GlueType value) noexcept;
 std::string_view to_string(RouteStrategy value) noexcept;
 std::string_view to_string(MisfireStrategy value) noexcept;
 std::string_view to_string(ScheduleType value) noexcept;
+
+// For test failure messages: prints the wire name.
+std::ostream& operator<<(std::ostream& out, BlockStrategy value);
+std::ostream& operator<<(std::ostream& out, GlueType value);
+std::ostream& operator<<(std::ostream& out, RouteStrategy value);
+std::ostream& operator<<(std::ostream& out, MisfireStrategy value);
+std::ostream& operator<<(std::ostream& out, ScheduleType value);
 
 // parse_enum<E>("DISCARD_LATER") → the value, or nullopt for anything that is not exactly a wire
 // name. Defined for the five enums above only.

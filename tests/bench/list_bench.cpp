@@ -253,12 +253,12 @@ void BM_JobsAdminKeyset50000Deep(benchmark::State& state) {
 void BM_RunsAdminFirstPage(benchmark::State& state) { runs(state, runs_filter()); }
 void BM_RunsAdminFailure(benchmark::State& state) {
   auto f = runs_filter();
-  f.status = "failure";
+  f.status = cronwheel::admin::LogStore::Filter::Status::kFailure;
   runs(state, f);
 }
 void BM_RunsAdminPending(benchmark::State& state) {
   auto f = runs_filter();
-  f.status = "pending";
+  f.status = cronwheel::admin::LogStore::Filter::Status::kPending;
   runs(state, f);
 }
 void BM_RunsOneJob(benchmark::State& state) {
@@ -274,14 +274,14 @@ void BM_RunsUserOf2Groups(benchmark::State& state) {
 void BM_RunsUserOf2GroupsFailure(benchmark::State& state) {
   auto f = runs_filter();
   f.scope = kTwoGroups;
-  f.status = "failure";
+  f.status = cronwheel::admin::LogStore::Filter::Status::kFailure;
   runs(state, f);
 }
 void BM_RunsAdminOneHourFailure(benchmark::State& state) {
   auto f = runs_filter();
   f.from = kFirstRun + 15 * kDayMs;
   f.to = kFirstRun + 15 * kDayMs + kHourMs;
-  f.status = "failure";
+  f.status = cronwheel::admin::LogStore::Filter::Status::kFailure;
   runs(state, f);
 }
 void BM_RunsAdminKeysetMiddle(benchmark::State& state) {

@@ -54,6 +54,7 @@
 #include "admin/pg/database.h"
 #include "admin/pg/migrator.h"
 #include "admin/pg/pg_schedule_store.h"
+#include "admin/pg/pg_store_support.h"
 #include "tests/support/test_database.h"
 
 namespace {
@@ -127,10 +128,10 @@ std::size_t per_job_scan(Database& db, std::int64_t now) {
     for (const auto& r : tx.exec_prepared("baseline_due", now + cronwheel::admin::kPreReadWindowMs, kPreReadCount)) {
       DueJob job;
       job.id = r["id"].as<std::int64_t>();
-      job.schedule_type = r["schedule_type"].as<std::string>();
+      job.schedule_type = cronwheel::admin::pg::enum_of<cronwheel::admin::ScheduleType>(r["schedule_type"]);
       job.schedule_conf = r["schedule_conf"].as<std::string>();
       job.timezone = r["timezone"].as<std::string>();
-      job.misfire_strategy = r["misfire_strategy"].as<std::string>();
+      job.misfire_strategy = cronwheel::admin::pg::enum_of<cronwheel::admin::MisfireStrategy>(r["misfire_strategy"]);
       job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
       job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
       due.push_back(std::move(job));
@@ -147,7 +148,7 @@ std::size_t per_job_scan(Database& db, std::int64_t now) {
       types.clear();
       for (; next_fire < decision.fires.size() && decision.fires[next_fire].job_id == job.job_id; ++next_fire) {
         times.push_back(decision.fires[next_fire].scheduled_time);
-        types.push_back(decision.fires[next_fire].trigger_type);
+        types.push_back(cronwheel::admin::pg::text(decision.fires[next_fire].trigger_type));
       }
       auto updated = tx.exec_prepared("baseline_update_job", job.job_id, job.last_time, job.next_time,
                                       job.trigger_status, job.read_next_time);

@@ -187,14 +187,14 @@ void check_job(const admin::Job& job) {
     check_http_error(e);
     return;
   }
-  if (job.schedule_type == "CRON") {
+  if (job.schedule_type == admin::ScheduleType::kCron) {
     try {
       common::CronExpression::parse(job.schedule_conf, job.timezone);
     } catch (const common::CronError&) {
       FUZZ_CHECK(false, "a validated CRON job's scheduleConf parses in its timezone");
     }
   }
-  if (job.glue_type == "BEAN") FUZZ_CHECK(!job.executor_handler.empty(), "a validated BEAN job names its handler");
+  if (job.glue_type == admin::GlueType::kBean) FUZZ_CHECK(!job.executor_handler.empty(), "a validated BEAN job names its handler");
 }
 
 admin::Job stored_job() {
@@ -202,7 +202,7 @@ admin::Job stored_job() {
   job.id = 17;
   job.job_group = 3;
   job.job_desc = "nightly report";
-  job.schedule_type = "CRON";
+  job.schedule_type = admin::ScheduleType::kCron;
   job.schedule_conf = "0 0 2 * * ?";
   job.timezone = "Europe/Paris";
   job.executor_handler = "reportHandler";

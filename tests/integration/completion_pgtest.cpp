@@ -70,7 +70,7 @@ class CompletionPg : public ::testing::Test {
     Job j;
     j.job_group = group_;
     j.job_desc = desc;
-    j.schedule_type = "CRON";
+    j.schedule_type = ScheduleType::kCron;
     j.schedule_conf = "0 * * * * ?";
     j.executor_handler = desc + "-handler";
     j.child_job_ids = std::move(children);
@@ -79,7 +79,7 @@ class CompletionPg : public ::testing::Test {
   }
 
   // A run as the scheduling core leaves it: sent to kExecutor at `trigger_time`.
-  JobLog make_run(const Job& job, int retries = 0, std::string state = "triggered",
+  JobLog make_run(const Job& job, int retries = 0, FireState state = FireState::kTriggered,
                   std::optional<std::int64_t> trigger_time = std::nullopt) {
     const auto sent = trigger_time.value_or(clock_.now_ms());
     auto id = database_.transact([&](pqxx::work& tx) {
@@ -88,7 +88,7 @@ class CompletionPg : public ::testing::Test {
                         "executor_address, executor_handler, executor_fail_retry_count, trigger_time, trigger_code) "
                         "VALUES ($1, $2, $3, 'MANUAL', $4, 'node-b', $5, $6, $7, " + pg::ts("$8") +
                             ", 200) RETURNING id",
-                        job.job_group, job.id, state, clock_.now_ms(), kExecutor, job.executor_handler, retries,
+                        job.job_group, job.id, admin::pg::text(state), clock_.now_ms(), kExecutor, job.executor_handler, retries,
                         sent)[0]
           .as<std::int64_t>();
     });
@@ -189,11 +189,11 @@ TEST_F(CompletionPg, SuccessRacingFailureRecordsOneAndOnlyItsFollowUps) {
                                 std::to_string(run.id));
     const auto retries = count("SELECT count(*) FROM job_log WHERE trigger_type = 'RETRY' AND parent_log_id = " +
                                std::to_string(run.id));
-    if (state == "succeeded") {
+    if (state == FireState::kSucceeded) {
       EXPECT_EQ(children, 1);
       EXPECT_EQ(retries, 0);
     } else {
-      EXPECT_EQ(state, "failed");
+      EXPECT_EQ(state, FireState::kFailed);
       EXPECT_EQ(children, 0);
       EXPECT_EQ(retries, 1);
     }
@@ -201,19 +201,19 @@ TEST_F(CompletionPg, SuccessRacingFailureRecordsOneAndOnlyItsFollowUps) {
 }
 
 TEST_F(CompletionPg, ResultIsRecordedExactlyAsReported) {
-  auto run = make_run(make_job("job"), 0, "sending");
+  auto run = make_run(make_job("job"), 0, FireState::kSending);
   clock_.advance(1234ms);
 
   ASSERT_EQ(completion_.report(callback(run.id, 502, "timeout after 5 s")), Outcome::kRecorded);
 
   auto after = log(run.id);
-  EXPECT_EQ(after.state, "failed");
+  EXPECT_EQ(after.state, FireState::kFailed);
   EXPECT_EQ(after.handle_code, 502);
   EXPECT_EQ(after.handle_msg, "timeout after 5 s");
   EXPECT_EQ(after.handle_time, clock_.now_ms());
   EXPECT_EQ(completion_.report(callback(run.id, 200)), Outcome::kDuplicate);
   EXPECT_EQ(completion_.report(callback(run.id + 1000, 200)), Outcome::kUnknownLog);
-  auto pending = make_run(make_job("idle"), 0, "pending");
+  auto pending = make_run(make_job("idle"), 0, FireState::kPending);
   EXPECT_EQ(completion_.report(callback(pending.id, 200)), Outcome::kNotRunning);
 }
 
@@ -234,7 +234,7 @@ TEST_F(CompletionPg, FixDelayNextTimeIsWrittenOnlyWhileTheJobRunsAndAwaitsComple
   Job j;
   j.job_group = group_;
   j.job_desc = "fix-delay";
-  j.schedule_type = "FIX_DELAY";
+  j.schedule_type = ScheduleType::kFixDelay;
   j.schedule_conf = "15";
   j.executor_handler = "h";
   j.trigger_status = 1;
@@ -261,8 +261,8 @@ TEST_F(CompletionPg, FixDelayNextTimeIsWrittenOnlyWhileTheJobRunsAndAwaitsComple
 TEST_F(CompletionPg, LostCandidatesAreOldRunsOfExecutorsWithoutALiveRegistration) {
   const auto old = clock_.now_ms() - 11 * 60'000;
   auto job = make_job("long");
-  auto lost = make_run(job, 0, "triggered", old);
-  auto recent = make_run(job, 0, "triggered", clock_.now_ms());
+  auto lost = make_run(job, 0, FireState::kTriggered, old);
+  auto recent = make_run(job, 0, FireState::kTriggered, clock_.now_ms());
   const auto before = clock_.now_ms() - 10 * 60'000;
 
   auto candidates = store_.lost_candidates(before, 90'000, 100);
@@ -278,29 +278,29 @@ TEST_F(CompletionPg, LostCandidatesAreOldRunsOfExecutorsWithoutALiveRegistration
 
   ASSERT_EQ(completion_.mark_lost(candidates[0], before, 90'000, 10min), Outcome::kRecorded);
   auto after = log(lost.id);
-  EXPECT_EQ(after.state, "lost");
+  EXPECT_EQ(after.state, FireState::kLost);
   EXPECT_EQ(after.handle_code, 500);
   EXPECT_EQ(after.handle_msg, "result lost: executor http://127.0.0.1:9999/ has not been registered for 10 minutes");
-  EXPECT_EQ(log(recent.id).state, "triggered");
+  EXPECT_EQ(log(recent.id).state, FireState::kTriggered);
   EXPECT_TRUE(store_.lost_candidates(before, 90'000, 100).empty());
 }
 
 TEST_F(CompletionPg, AVerdictOnARunWhoseExecutorCameBackChangesNothing) {
-  auto run = make_run(make_job("long"), 0, "triggered", clock_.now_ms() - 20 * 60'000);
+  auto run = make_run(make_job("long"), 0, FireState::kTriggered, clock_.now_ms() - 20 * 60'000);
   const auto before = clock_.now_ms() - 10 * 60'000;
   auto candidates = store_.lost_candidates(before, 90'000, 10);
   ASSERT_EQ(candidates.size(), 1u);
   registry_.upsert("EXECUTOR", "demo-app", kExecutor);
 
   EXPECT_EQ(completion_.mark_lost(candidates[0], before, 90'000, 10min), Outcome::kNotRunning);
-  EXPECT_EQ(log(run.id).state, "triggered");
+  EXPECT_EQ(log(run.id).state, FireState::kTriggered);
 }
 
 TEST_F(CompletionPg, LostVerdictRacingACallbackRecordsOne) {
   auto job = make_job("long");
   const auto before = clock_.now_ms() - 10 * 60'000;
   for (int i = 0; i < 10; ++i) {
-    auto run = make_run(job, 0, "triggered", clock_.now_ms() - 20 * 60'000);
+    auto run = make_run(job, 0, FireState::kTriggered, clock_.now_ms() - 20 * 60'000);
     std::atomic<int> recorded{0};
     race(2, [&](int t) {
       auto outcome = t == 0 ? completion_.mark_lost(run, before, 90'000, 10min)
@@ -308,7 +308,7 @@ TEST_F(CompletionPg, LostVerdictRacingACallbackRecordsOne) {
       recorded += outcome == Outcome::kRecorded;
     });
     EXPECT_EQ(recorded.load(), 1);
-    EXPECT_TRUE(log(run.id).state == "lost" || log(run.id).state == "succeeded");
+    EXPECT_TRUE(log(run.id).state == FireState::kLost || log(run.id).state == FireState::kSucceeded);
   }
 }
 

@@ -45,7 +45,7 @@ class PgStoreFixture {
               "executor_fail_retry_count, parent_log_id, trigger_time, trigger_code, trigger_msg, handle_time, "
               "handle_code, handle_msg, alarm_status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
               "$13, " + admin::pg::ts("$14") + ", $15, $16, " + admin::pg::ts("$17") + ", $18, $19, $20) RETURNING id",
-              l.job_group, l.job_id, l.state, l.trigger_type, l.scheduled_time, l.admin_node, l.executor_address,
+              l.job_group, l.job_id, admin::pg::text(l.state), admin::pg::text(l.trigger_type), l.scheduled_time, l.admin_node, l.executor_address,
               l.executor_handler, l.executor_param, l.shard_index, l.shard_total, l.executor_fail_retry_count,
               l.parent_log_id, l.trigger_time, l.trigger_code, l.trigger_msg, l.handle_time, l.handle_code, l.handle_msg,
               l.alarm_status)[0]
@@ -114,6 +114,26 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Pg, StoreContract, PgStoreFixture);
 namespace {
 
 const Actor kSystem{std::nullopt, "system", ""};
+
+TEST(PgStores, EnumerationColumnsAreReadByTheirSpellingAndAnUnknownOneIsNamed) {
+  PgStoreFixture f;
+  f.database().read([](pqxx::read_transaction& tx) {
+    auto row = tx.exec1("SELECT 'triggered'::text AS state, 'RETRY'::text AS trigger_type,"
+                        " 'FIX_DELAY'::text AS schedule_type, 'NEAREST'::text AS executor_route_strategy");
+    EXPECT_EQ(admin::pg::enum_of<admin::FireState>(row["state"]), admin::FireState::kTriggered);
+    EXPECT_EQ(admin::pg::enum_of<admin::TriggerType>(row["trigger_type"]), admin::TriggerType::kRetry);
+    EXPECT_EQ(admin::pg::enum_of<admin::ScheduleType>(row["schedule_type"]), admin::ScheduleType::kFixDelay);
+    // A value this build does not know (a newer schema's) is an error naming it, never a guess.
+    try {
+      (void)admin::pg::enum_of<admin::RouteStrategy>(row["executor_route_strategy"]);
+      ADD_FAILURE() << "NEAREST was read as a route strategy";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "executor_route_strategy: unknown value 'NEAREST' in the database");
+    }
+    EXPECT_THROW((void)admin::pg::enum_of<admin::FireState>(row["trigger_type"]), std::runtime_error);
+    return 0;
+  });
+}
 
 TEST(PgStores, ConcurrentCreatesOfOneAppNameLetExactlyOneSucceed) {
   constexpr int kThreads = 6;

@@ -64,7 +64,7 @@ class RunReportPg : public ::testing::Test {
     Job j;
     j.job_group = group_;
     j.job_desc = "report";
-    j.schedule_type = "CRON";
+    j.schedule_type = ScheduleType::kCron;
     j.schedule_conf = "0 * * * * ?";
     j.executor_handler = "reportHandler";
     job_ = stores_.jobs().create(j, kSystem).id;
@@ -83,13 +83,13 @@ class RunReportPg : public ::testing::Test {
   }
 
   // A row as the scheduling core leaves it in `state`, scheduled at `at`.
-  std::int64_t run(const std::string& state, std::int64_t at, const std::string& trigger_type = "MANUAL") {
+  std::int64_t run(FireState state, std::int64_t at, TriggerType trigger_type = TriggerType::kManual) {
     return database_.transact([&](pqxx::work& tx) {
       return tx
           .exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
                         "executor_address, trigger_time) VALUES ($1, $2, $3::text, $4, $5, $6, $7, CASE WHEN $3::text IN "
                         "('pending', 'cancelled') THEN NULL ELSE " + pg::ts("$5") + " END) RETURNING id",
-                        group_, job_, state, trigger_type, at, kNode, kExecutor)[0]
+                        group_, job_, admin::pg::text(state), admin::pg::text(trigger_type), at, kNode, kExecutor)[0]
           .as<std::int64_t>();
     });
   }
@@ -116,13 +116,13 @@ class RunReportPg : public ::testing::Test {
     database_.transact([&](pqxx::work& tx) { tx.exec(sql); });
   }
 
-  CompletionStore::Recorded complete(std::int64_t id, const std::string& state) {
+  CompletionStore::Recorded complete(std::int64_t id, FireState state) {
     RunResult result;
     result.log_id = id;
     result.state = state;
     result.handle_time = clock_.now_ms();
-    result.handle_code = state == "succeeded" ? 200 : 500;
-    if (state == "lost") {
+    result.handle_code = state == FireState::kSucceeded ? 200 : 500;
+    if (state == FireState::kLost) {
       result.lost_triggered_before = clock_.now_ms() + 3'600'000;
       result.lost_dead_after_ms = 90'000;
     }
@@ -143,13 +143,13 @@ class RunReportPg : public ::testing::Test {
 };
 
 TEST_F(RunReportPg, ResultsCountOnceEvenWhenRepeated) {
-  auto ok = run("triggered", kHour + 1);
-  auto bad = run("sending", kHour + kQuarter);  // the result beat the answer to /run
-  EXPECT_EQ(complete(ok, "succeeded").status, CompletionStore::Status::kRecorded);
-  EXPECT_EQ(complete(bad, "failed").status, CompletionStore::Status::kRecorded);
+  auto ok = run(FireState::kTriggered, kHour + 1);
+  auto bad = run(FireState::kSending, kHour + kQuarter);  // the result beat the answer to /run
+  EXPECT_EQ(complete(ok, FireState::kSucceeded).status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(complete(bad, FireState::kFailed).status, CompletionStore::Status::kRecorded);
   EXPECT_EQ(report(), (Counts{1, 1}));
-  EXPECT_EQ(complete(ok, "succeeded").status, CompletionStore::Status::kAlreadyFinal);
-  EXPECT_EQ(complete(ok, "failed").status, CompletionStore::Status::kAlreadyFinal);
+  EXPECT_EQ(complete(ok, FireState::kSucceeded).status, CompletionStore::Status::kAlreadyFinal);
+  EXPECT_EQ(complete(ok, FireState::kFailed).status, CompletionStore::Status::kAlreadyFinal);
   // The trigger's answer arriving after the result rewrites the finished row, not its state.
   EXPECT_EQ(triggers_.record_triggered(bad, kNode, "accepted late"), TriggerStore::Recorded::kResultFirst);
   EXPECT_EQ(report(), (Counts{1, 1}));
@@ -158,25 +158,25 @@ TEST_F(RunReportPg, ResultsCountOnceEvenWhenRepeated) {
 }
 
 TEST_F(RunReportPg, ALostResultCountsAsAFailure) {
-  auto id = run("triggered", kHour + 2 * kQuarter);
-  EXPECT_EQ(complete(id, "lost").status, CompletionStore::Status::kRecorded);
+  auto id = run(FireState::kTriggered, kHour + 2 * kQuarter);
+  EXPECT_EQ(complete(id, FireState::kLost).status, CompletionStore::Status::kRecorded);
   EXPECT_EQ(report(kHour + 2 * kQuarter), (Counts{0, 1}));
-  EXPECT_EQ(complete(id, "lost").status, CompletionStore::Status::kAlreadyFinal);
+  EXPECT_EQ(complete(id, FireState::kLost).status, CompletionStore::Status::kAlreadyFinal);
   EXPECT_EQ(report(), (Counts{0, 1}));
 }
 
 TEST_F(RunReportPg, FailedTriggersCountAsFailures) {
-  auto refused = run("sending", kHour + 3 * kQuarter);
-  auto unroutable = run("pending", kHour + 3 * kQuarter + 1);
+  auto refused = run(FireState::kSending, kHour + 3 * kQuarter);
+  auto unroutable = run(FireState::kPending, kHour + 3 * kQuarter + 1);
   TriggerStore::Failure f;
   f.log_id = refused;
   f.node_id = kNode;
-  f.from = "sending";
+  f.from = FireState::kSending;
   f.now = clock_.now_ms();
   f.trigger_msg = "executor refused";
   EXPECT_EQ(triggers_.record_failed(f, admin::follow_ups_of(admin::RunEnd::kDeliveryUnknown, f.now, kNode)).recorded, TriggerStore::Recorded::kRecorded);
   f.log_id = unroutable;
-  f.from = "pending";
+  f.from = FireState::kPending;
   f.trigger_msg = "no executor address";
   f.executor_handler = "reportHandler";
   EXPECT_EQ(triggers_.record_failed(f, admin::follow_ups_of(admin::RunEnd::kTriggerFailed, f.now, kNode)).recorded, TriggerStore::Recorded::kRecorded);
@@ -186,8 +186,8 @@ TEST_F(RunReportPg, FailedTriggersCountAsFailures) {
 
 TEST_F(RunReportPg, ABatchOfRefusedFiresIsCountedInOneStatement) {
   std::vector<std::int64_t> ids;
-  for (int i = 0; i < 5; ++i) ids.push_back(run("pending", kHour + i));
-  ids.push_back(run("pending", kHour + 2 * kQuarter));
+  for (int i = 0; i < 5; ++i) ids.push_back(run(FireState::kPending, kHour + i));
+  ids.push_back(run(FireState::kPending, kHour + 2 * kQuarter));
   auto moved = schedules_.fail_pending(ids, kNode, clock_.now_ms(), "trigger pool queue full", queue_full());
   EXPECT_EQ(moved.size(), 6u);
   EXPECT_EQ(report(kHour), (Counts{0, 5}));
@@ -198,19 +198,19 @@ TEST_F(RunReportPg, ABatchOfRefusedFiresIsCountedInOneStatement) {
 }
 
 TEST_F(RunReportPg, DeliveryUnknownAfterATakeoverCountsAsAFailure) {
-  auto id = run("sending", kHour + 1);
+  auto id = run(FireState::kSending, kHour + 1);
   EXPECT_TRUE(schedules_.resolve_sending(id, kNode, ScheduleStore::Delivery::kUnknown, "delivery unknown",
                                          admin::follow_ups_of(admin::RunEnd::kDeliveryUnknown, clock_.now_ms(), kNode)));
   EXPECT_EQ(report(), (Counts{0, 1}));
 }
 
 TEST_F(RunReportPg, FiresThatNeverRanCountNothing) {
-  auto late = run("pending", kHour + 1, "SCHEDULE");
-  run("pending", kHour + 2, "MANUAL");
+  auto late = run(FireState::kPending, kHour + 1, TriggerType::kSchedule);
+  run(FireState::kPending, kHour + 2, TriggerType::kManual);
   auto takeover = schedules_.take_over({kNode}, "node-b", kHour + kQuarter);
   EXPECT_EQ(takeover.cancelled, std::vector<std::int64_t>{late});
   EXPECT_TRUE(stores_.logs().cancel_pending(takeover.pending.at(0).log_id, kSystem));
-  auto sent = run("pending", kHour + 3);
+  auto sent = run(FireState::kPending, kHour + 3);
   exec("UPDATE job_log SET state = 'sending', trigger_time = now() WHERE id = " + std::to_string(sent));
   exec("UPDATE job_log SET state = 'triggered' WHERE id = " + std::to_string(sent));
   EXPECT_EQ(report(), Counts{});
@@ -218,15 +218,15 @@ TEST_F(RunReportPg, FiresThatNeverRanCountNothing) {
 }
 
 TEST_F(RunReportPg, FinishedRowsInsertedAsSuchCount) {
-  run("succeeded", kHour + 1);
-  run("failed", kHour + 2);
-  run("lost", kHour + 3);
-  run("cancelled", kHour + 4);
+  run(FireState::kSucceeded, kHour + 1);
+  run(FireState::kFailed, kHour + 2);
+  run(FireState::kLost, kHour + 3);
+  run(FireState::kCancelled, kHour + 4);
   EXPECT_EQ(report(), (Counts{1, 2}));
 }
 
 TEST_F(RunReportPg, DeletingRunsLeavesTheReportAlone) {
-  for (int i = 0; i < 4; ++i) complete(run("triggered", kHour + i * kQuarter), i % 2 == 0 ? "succeeded" : "failed");
+  for (int i = 0; i < 4; ++i) complete(run(FireState::kTriggered, kHour + i * kQuarter), i % 2 == 0 ? FireState::kSucceeded : FireState::kFailed);
   const Counts before = report();
   ASSERT_EQ(before, (Counts{2, 2}));
   LogStore::ClearRequest clear;
@@ -242,7 +242,7 @@ TEST_F(RunReportPg, DeletingRunsLeavesTheReportAlone) {
 
 TEST_F(RunReportPg, ARowLeavingAFinishedStateTakesItsCountBack) {
   // No path does this; the rule still keeps the report equal to what the rows say.
-  auto id = run("succeeded", kHour + 1);
+  auto id = run(FireState::kSucceeded, kHour + 1);
   exec("UPDATE job_log SET state = 'failed' WHERE id = " + std::to_string(id));
   EXPECT_EQ(report(), (Counts{0, 1}));
   exec("UPDATE job_log SET scheduled_time = scheduled_time + 3600000 WHERE id = " + std::to_string(id));

@@ -22,6 +22,7 @@
 #include "admin/pg/migrator.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_schedule_store.h"
+#include "admin/pg/pg_store_support.h"
 #include "admin/pg/pg_stores.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"
@@ -63,27 +64,27 @@ class ScheduleDb {
   }
 
   // A job, then its running state written as the scheduler would find it.
-  Job job(std::string type, std::string conf, std::int64_t next, std::string misfire = "DO_NOTHING") {
+  Job job(admin::ScheduleType type, std::string conf, std::int64_t next, admin::MisfireStrategy misfire = admin::MisfireStrategy::kDoNothing) {
     Job j;
     j.job_group = group_.id;
     j.job_desc = "job";
-    j.schedule_type = std::move(type);
+    j.schedule_type = type;
     j.schedule_conf = std::move(conf);
-    j.misfire_strategy = std::move(misfire);
+    j.misfire_strategy = misfire;
     j.executor_handler = "echo";
     j.executor_param = "param";
     j.executor_fail_retry_count = 3;
     j = stores_.jobs().create(j, kSystem);
     return stores_.jobs().set_trigger_status(j.id, 1, next, "job.start", kSystem);
   }
-  JobLog put_log(const Job& job, const std::string& state, std::int64_t at, const std::string& node,
-                 const std::string& type = "SCHEDULE", const std::string& address = "") {
+  JobLog put_log(const Job& job, admin::FireState state, std::int64_t at, const std::string& node,
+                 admin::TriggerType type = admin::TriggerType::kSchedule, const std::string& address = "") {
     auto id = database_.transact([&](pqxx::work& tx) {
       return tx
           .exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
                         "executor_address, trigger_time) VALUES ($1, $2, $3::text, $4, $5, $6, $7, "
                         "CASE WHEN $3::text IN ('pending', 'cancelled') THEN NULL ELSE now() END) RETURNING id",
-                        job.job_group, job.id, state, type, at, node, address)[0]
+                        job.job_group, job.id, admin::pg::text(state), admin::pg::text(type), at, node, address)[0]
           .as<std::int64_t>();
     });
     return *stores_.logs().get(id);
@@ -130,7 +131,7 @@ ScheduleStore::Decide decide_at(std::int64_t now) {
 
 TEST(SchedulePg, ScanWritesPendingFiresWithTheJobsRunSettingsAndAdvancesTheJob) {
   ScheduleDb db;
-  auto job = db.job("CRON", "* * * * * ?", kBase);
+  auto job = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
   auto result = db.schedule().scan("node-a", kBase + 5000, 100, decide_at(kBase));
   EXPECT_EQ(result.jobs_read, 1u);
   ASSERT_EQ(result.fires.size(), 6u);
@@ -139,8 +140,8 @@ TEST(SchedulePg, ScanWritesPendingFiresWithTheJobsRunSettingsAndAdvancesTheJob) 
     EXPECT_EQ(f.job_id, job.id);
     EXPECT_EQ(f.scheduled_time, kBase + static_cast<std::int64_t>(i) * 1000);
     auto row = *db.stores().logs().get(f.log_id);
-    EXPECT_EQ(row.state, "pending");
-    EXPECT_EQ(row.trigger_type, "SCHEDULE");
+    EXPECT_EQ(row.state, admin::FireState::kPending);
+    EXPECT_EQ(row.trigger_type, admin::TriggerType::kSchedule);
     EXPECT_EQ(row.admin_node, std::optional<std::string>("node-a"));
     EXPECT_EQ(row.job_group, job.job_group);
     EXPECT_EQ(row.executor_handler, "echo");
@@ -159,7 +160,7 @@ TEST(SchedulePg, ScanWritesPendingFiresWithTheJobsRunSettingsAndAdvancesTheJob) 
 
 TEST(SchedulePg, PreReadIsAnIndexScanOfTheDueJobsIndex) {
   ScheduleDb db;
-  db.job("CRON", "* * * * * ?", kBase);
+  db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
   auto plan = db.database().transact([](pqxx::work& tx) {
     tx.exec("SET LOCAL enable_seqscan = off");
     tx.exec_prepared("sched_due", kBase, 10);  // prepared on first use
@@ -177,7 +178,7 @@ TEST(SchedulePg, TwoScanLoopsRacingNeverDecideAFireTwiceAndTogetherDecideEveryDu
   constexpr int kJobs = 40;
   constexpr int kScansEach = 30;
   ScheduleDb db(8);
-  for (int i = 0; i < kJobs; ++i) db.job("CRON", i % 2 == 0 ? "* * * * * ?" : "*/3 * * * * ?", kBase);
+  for (int i = 0; i < kJobs; ++i) db.job(admin::ScheduleType::kCron, i % 2 == 0 ? "* * * * * ?" : "*/3 * * * * ?", kBase);
   std::atomic<std::int64_t> tick{0};
   std::mutex mutex;
   std::map<std::string, std::vector<PendingFire>> returned;
@@ -224,8 +225,8 @@ TEST(SchedulePg, TwoScanLoopsRacingNeverDecideAFireTwiceAndTogetherDecideEveryDu
 
 TEST(SchedulePg, JobStoppedWhileAScanDecidesKeepsItsStopAndGetsNoFire) {
   ScheduleDb db;
-  auto stopped = db.job("CRON", "* * * * * ?", kBase);
-  auto running = db.job("CRON", "* * * * * ?", kBase);
+  auto stopped = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  auto running = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
   auto result = db.schedule().scan("node-a", kBase + 5000, 100, [&](const std::vector<DueJob>& due) {
     // The operator stops the job while the scan holds the lock row (another connection).
     db.stores().jobs().set_trigger_status(stopped.id, 0, 0, "job.stop", kSystem);
@@ -243,7 +244,7 @@ TEST(SchedulePg, JobStoppedWhileAScanDecidesKeepsItsStopAndGetsNoFire) {
 TEST(SchedulePg, ScheduleWithNoFurtherTimeStopsTheJob) {
   ScheduleDb db;
   const std::int64_t new_year_2023 = 1'672'531'200'000;
-  auto job = db.job("CRON", "0 0 0 1 1 ? 2023", new_year_2023);
+  auto job = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2023", new_year_2023);
   auto result = db.schedule().scan("node-a", new_year_2023 + 6000, 100, decide_at(new_year_2023 + 1000));
   EXPECT_EQ(result.fires.size(), 1u);
   auto after = *db.stores().jobs().get(job.id);
@@ -254,12 +255,12 @@ TEST(SchedulePg, ScheduleWithNoFurtherTimeStopsTheJob) {
 
 TEST(SchedulePg, FeederReadsThisNodesDuePendingFiresInDueOrder) {
   ScheduleDb db;
-  auto job = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000);
-  auto late = db.put_log(job, "pending", kBase - 9000, "node-a", "MANUAL");
-  auto due = db.put_log(job, "pending", kBase + 5000, "node-a", "RETRY");
-  db.put_log(job, "pending", kBase + 5001, "node-a", "API");
-  db.put_log(job, "pending", kBase, "node-b", "MANUAL");
-  db.put_log(job, "triggered", kBase, "node-a", "MANUAL");
+  auto job = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000);
+  auto late = db.put_log(job, admin::FireState::kPending, kBase - 9000, "node-a", admin::TriggerType::kManual);
+  auto due = db.put_log(job, admin::FireState::kPending, kBase + 5000, "node-a", admin::TriggerType::kRetry);
+  db.put_log(job, admin::FireState::kPending, kBase + 5001, "node-a", admin::TriggerType::kApi);
+  db.put_log(job, admin::FireState::kPending, kBase, "node-b", admin::TriggerType::kManual);
+  db.put_log(job, admin::FireState::kTriggered, kBase, "node-a", admin::TriggerType::kManual);
   auto fires = db.schedule().pending("node-a", kBase + 5000, 100);
   EXPECT_EQ(fires, (std::vector<PendingFire>{{late.id, job.id, late.scheduled_time}, {due.id, job.id, due.scheduled_time}}));
   EXPECT_EQ(db.schedule().pending("node-a", kBase + 5000, 1).size(), 1u);
@@ -267,34 +268,34 @@ TEST(SchedulePg, FeederReadsThisNodesDuePendingFiresInDueOrder) {
 
 TEST(SchedulePg, FailPendingMovesOnlyThisNodesPendingFiresAndGivesAFixDelayJobItsNextTime) {
   ScheduleDb db;
-  auto fix_delay = db.job("FIX_DELAY", "20", kBase);
+  auto fix_delay = db.job(admin::ScheduleType::kFixDelay, "20", kBase);
   db.exec("UPDATE job_info SET trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
           " WHERE id = " + std::to_string(fix_delay.id));
-  auto mine = db.put_log(fix_delay, "pending", kBase, "node-a");
-  auto theirs = db.put_log(fix_delay, "pending", kBase + 1000, "node-b");
+  auto mine = db.put_log(fix_delay, admin::FireState::kPending, kBase, "node-a");
+  auto theirs = db.put_log(fix_delay, admin::FireState::kPending, kBase + 1000, "node-b");
   auto moved = db.schedule().fail_pending({mine.id, theirs.id}, "node-a", kBase + 77, "trigger pool queue full",
                                             admin::follow_ups_of(admin::RunEnd::kQueueFull, kBase + 77, "node-a"));
   EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id}));
   auto row = *db.stores().logs().get(mine.id);
-  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.state, admin::FireState::kFailed);
   EXPECT_EQ(row.trigger_code, 500);
   EXPECT_EQ(row.trigger_msg, "trigger pool queue full");
   EXPECT_EQ(row.trigger_time, std::optional<std::int64_t>(kBase + 77));
-  EXPECT_EQ(db.stores().logs().get(theirs.id)->state, "pending");
+  EXPECT_EQ(db.stores().logs().get(theirs.id)->state, admin::FireState::kPending);
   EXPECT_EQ(db.stores().jobs().get(fix_delay.id)->trigger_next_time, kBase + 77 + 20'000);
 }
 
 TEST(SchedulePg, DeadNodesFiresAreTakenOverExactlyOnceByTwoLiveNodesRacing) {
   ScheduleDb db(8);
-  auto do_nothing = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000, "DO_NOTHING");
-  auto fire_once = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000, "FIRE_ONCE_NOW");
+  auto do_nothing = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000, admin::MisfireStrategy::kDoNothing);
+  auto fire_once = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000, admin::MisfireStrategy::kFireOnceNow);
   std::set<std::int64_t> keep, cancel, sending;
   for (int i = 0; i < 100; ++i) {
-    keep.insert(db.put_log(do_nothing, "pending", kBase + i * 1000, "dead").id);
-    keep.insert(db.put_log(fire_once, "pending", kBase - 60'000 - i * 1000, "dead").id);
-    cancel.insert(db.put_log(do_nothing, "pending", kBase - 60'000 - i * 1000, "dead").id);
-    keep.insert(db.put_log(do_nothing, "pending", kBase - 60'000 - i * 1000, "dead", "MANUAL").id);
-    if (i % 10 == 0) sending.insert(db.put_log(fire_once, "sending", kBase + i * 1000, "dead", "SCHEDULE", "http://e/").id);
+    keep.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase + i * 1000, "dead").id);
+    keep.insert(db.put_log(fire_once, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead").id);
+    cancel.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead").id);
+    keep.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead", admin::TriggerType::kManual).id);
+    if (i % 10 == 0) sending.insert(db.put_log(fire_once, admin::FireState::kSending, kBase + i * 1000, "dead", admin::TriggerType::kSchedule, "http://e/").id);
   }
   std::mutex mutex;
   std::map<std::string, ScheduleStore::Takeover> taken;
@@ -341,13 +342,13 @@ TEST(SchedulePg, DeadNodesFiresAreTakenOverExactlyOnceByTwoLiveNodesRacing) {
 
 TEST(SchedulePg, SendingFiresAreResolvedByAskingTheExecutorTheyWereSentTo) {
   ScheduleDb db;
-  auto job = db.job("CRON", "0 0 0 1 1 ? 2099", kBase + 3'600'000, "FIRE_ONCE_NOW");
-  auto fix_delay = db.job("FIX_DELAY", "15", kBase);
+  auto job = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000, admin::MisfireStrategy::kFireOnceNow);
+  auto fix_delay = db.job(admin::ScheduleType::kFixDelay, "15", kBase);
   db.exec("UPDATE job_info SET trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
           " WHERE id = " + std::to_string(fix_delay.id));
-  auto delivered = db.put_log(job, "sending", kBase - 1000, "dead", "SCHEDULE", "http://has-it/");
-  auto not_delivered = db.put_log(job, "sending", kBase - 1000, "dead", "MANUAL", "http://never-got-it/");
-  auto unknown = db.put_log(fix_delay, "sending", kBase - 1000, "dead", "SCHEDULE", "http://gone/");
+  auto delivered = db.put_log(job, admin::FireState::kSending, kBase - 1000, "dead", admin::TriggerType::kSchedule, "http://has-it/");
+  auto not_delivered = db.put_log(job, admin::FireState::kSending, kBase - 1000, "dead", admin::TriggerType::kManual, "http://never-got-it/");
+  auto unknown = db.put_log(fix_delay, admin::FireState::kSending, kBase - 1000, "dead", admin::TriggerType::kSchedule, "http://gone/");
   FakeExecutorClient executors;
   executors.answer_log("http://never-got-it/", FakeExecutorClient::no_such_log());
   executors.answer_log("http://gone/", FakeExecutorClient::LogAnswer::fail("connect timed out"));
@@ -359,16 +360,16 @@ TEST(SchedulePg, SendingFiresAreResolvedByAskingTheExecutorTheyWereSentTo) {
   EXPECT_EQ(report.to_send, (std::vector<PendingFire>{{not_delivered.id, job.id, not_delivered.scheduled_time}}));
 
   auto d = *db.stores().logs().get(delivered.id);
-  EXPECT_EQ(d.state, "triggered");
+  EXPECT_EQ(d.state, admin::FireState::kTriggered);
   EXPECT_EQ(d.trigger_code, 200);
   EXPECT_EQ(d.admin_node, std::optional<std::string>("node-a"));
   auto n = *db.stores().logs().get(not_delivered.id);
-  EXPECT_EQ(n.state, "pending");
+  EXPECT_EQ(n.state, admin::FireState::kPending);
   EXPECT_EQ(n.executor_address, "http://never-got-it/");
   EXPECT_FALSE(n.trigger_time);
   EXPECT_EQ(n.admin_node, std::optional<std::string>("node-a"));
   auto u = *db.stores().logs().get(unknown.id);
-  EXPECT_EQ(u.state, "failed");
+  EXPECT_EQ(u.state, admin::FireState::kFailed);
   EXPECT_EQ(u.trigger_code, 500);
   EXPECT_NE(u.trigger_msg.find("delivery unknown: admin node dead died while sending and executor http://gone/ "
                                "does not answer"),

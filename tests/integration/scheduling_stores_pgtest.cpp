@@ -63,7 +63,7 @@ class PgSchedulingFixture {
               "handle_code, handle_msg, alarm_status) SELECT job_group, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
               "$11, $12, " + admin::pg::ts("$13") + ", $14, $15, " + admin::pg::ts("$16") + ", $17, $18, $19 "
               "FROM job_info WHERE id = $1 RETURNING id",
-              l.job_id, l.state, l.trigger_type, l.scheduled_time, l.admin_node, l.executor_address,
+              l.job_id, admin::pg::text(l.state), admin::pg::text(l.trigger_type), l.scheduled_time, l.admin_node, l.executor_address,
               l.executor_handler, l.executor_param, l.shard_index, l.shard_total, l.executor_fail_retry_count,
               l.parent_log_id, l.trigger_time, l.trigger_code, l.trigger_msg, l.handle_time, l.handle_code,
               l.handle_msg, l.alarm_status)[0]

@@ -57,7 +57,7 @@ class TriggerPgTest : public ::testing::Test {
     admin::Job j;
     j.job_group = group_.id;
     j.job_desc = "demo";
-    j.schedule_type = "CRON";
+    j.schedule_type = admin::ScheduleType::kCron;
     j.schedule_conf = "* * * * * ?";
     j.executor_handler = "demoHandler";
     j.executor_param = "job-param";
@@ -69,12 +69,12 @@ class TriggerPgTest : public ::testing::Test {
 
   // A pending fire owned by `node`, as the schedule thread writes it.
   admin::JobLog pending(const std::string& node = kNode, int retries = 0, std::int64_t scheduled = 1'700'000'000'000,
-                        const std::string& type = "SCHEDULE") {
+                        admin::TriggerType type = admin::TriggerType::kSchedule) {
     auto id = database_.transact([&](pqxx::work& tx) {
       return tx
           .exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node,"
                         " executor_fail_retry_count) VALUES ($1, $2, 'pending', $3, $4, $5, $6) RETURNING id",
-                        group_.id, job_.id, type, scheduled, node, retries)[0]
+                        group_.id, job_.id, admin::pg::text(type), scheduled, node, retries)[0]
           .as<std::int64_t>();
     });
     return log(id);
@@ -145,7 +145,7 @@ TEST_F(TriggerPgTest, ClaimMovesThePendingFireToSendingWithItsExecutor) {
   ASSERT_EQ(shards.size(), 1u);
   EXPECT_EQ(shards[0], (TriggerStore::Shard{fire.id, kAddresses[0], 0, 1}));
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "sending");
+  EXPECT_EQ(l.state, admin::FireState::kSending);
   EXPECT_EQ(l.executor_address, kAddresses[0]);
   EXPECT_EQ(l.executor_handler, "demoHandler");
   EXPECT_EQ(l.executor_param, "p");
@@ -170,7 +170,7 @@ TEST_F(TriggerPgTest, TwoSendersRacingOnOnePendingFireClaimItExactlyOnce) {
     }
     for (auto& t : senders) t.join();
     EXPECT_EQ(claimed.load(), 1) << "fire " << f;
-    EXPECT_EQ(log(fire.id).state, "sending");
+    EXPECT_EQ(log(fire.id).state, admin::FireState::kSending);
   }
 }
 
@@ -179,16 +179,16 @@ TEST_F(TriggerPgTest, FireTakenOverByAnotherNodeIsNotClaimed) {
   exec("UPDATE job_log SET admin_node = '" + kOther + "' WHERE id = " + std::to_string(fire.id));
   EXPECT_TRUE(store_.claim(claim_of(fire)).shards.empty());
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "pending");
+  EXPECT_EQ(l.state, admin::FireState::kPending);
   EXPECT_EQ(l.admin_node, kOther);
   EXPECT_EQ(l.executor_address, "");
 }
 
 TEST_F(TriggerPgTest, CancelledFireIsNotClaimed) {
-  auto fire = pending(kNode, 0, 1'700'000'000'000, "API");
+  auto fire = pending(kNode, 0, 1'700'000'000'000, admin::TriggerType::kApi);
   ASSERT_TRUE(stores_.logs().cancel_pending(fire.id, system()));
   EXPECT_TRUE(store_.claim(claim_of(fire)).shards.empty());
-  EXPECT_EQ(log(fire.id).state, "cancelled");
+  EXPECT_EQ(log(fire.id).state, admin::FireState::kCancelled);
 }
 
 TEST_F(TriggerPgTest, BroadcastClaimInsertsOneSendingRowPerShardOnce) {
@@ -221,11 +221,11 @@ TEST_F(TriggerPgTest, BroadcastClaimInsertsOneSendingRowPerShardOnce) {
     EXPECT_EQ(s.shard_total, 3);
     EXPECT_EQ(s.address, kAddresses[static_cast<std::size_t>(i)]);
     auto l = log(s.log_id);
-    EXPECT_EQ(l.state, "sending");
+    EXPECT_EQ(l.state, admin::FireState::kSending);
     EXPECT_EQ(l.shard_index, i);
     EXPECT_EQ(l.shard_total, 3);
     EXPECT_EQ(l.executor_address, kAddresses[static_cast<std::size_t>(i)]);
-    EXPECT_EQ(l.trigger_type, "SCHEDULE");
+    EXPECT_EQ(l.trigger_type, admin::TriggerType::kSchedule);
     EXPECT_EQ(l.scheduled_time, fire.scheduled_time);
     EXPECT_EQ(l.admin_node, kNode);
     EXPECT_EQ(l.executor_fail_retry_count, 2);
@@ -253,7 +253,7 @@ TEST_F(TriggerPgTest, ClaimIsRefusedWhileTheNodesLeaseIsEnding) {
   auto c = claim_of(fire);
   c.min_lease_ms = 2000;
   EXPECT_TRUE(store_.claim(c).shards.empty());
-  EXPECT_EQ(log(fire.id).state, "pending");
+  EXPECT_EQ(log(fire.id).state, admin::FireState::kPending);
 
   exec("UPDATE admin_node SET lease_until = now() + interval '60 seconds' WHERE node_id = '" + kNode + "'");
   auto claimed = store_.claim(c);
@@ -278,7 +278,7 @@ TEST_F(TriggerPgTest, ReleasedClaimIsPendingAgainWithItsExecutorAndShard) {
   ASSERT_EQ(shards.size(), 3u);
   EXPECT_TRUE(store_.release_claim(shards[2].log_id, kNode, "not sent in time"));
   auto l = log(shards[2].log_id);
-  EXPECT_EQ(l.state, "pending");
+  EXPECT_EQ(l.state, admin::FireState::kPending);
   EXPECT_FALSE(l.trigger_time);
   EXPECT_EQ(l.executor_address, kAddresses[2]);
   EXPECT_EQ(l.shard_index, 2);
@@ -294,7 +294,7 @@ TEST_F(TriggerPgTest, RecordTriggeredMovesSendingToTriggered) {
   store_.claim(claim_of(fire));
   EXPECT_EQ(store_.record_triggered(fire.id, kNode, "Code: 200"), Recorded::kRecorded);
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "triggered");
+  EXPECT_EQ(l.state, admin::FireState::kTriggered);
   EXPECT_EQ(l.trigger_code, 200);
   EXPECT_EQ(l.trigger_msg, "Code: 200");
 }
@@ -314,7 +314,7 @@ TEST_F(TriggerPgTest, RecordTriggeredAfterTheResultKeepsTheResult) {
        std::to_string(fire.id));
   EXPECT_EQ(store_.record_triggered(fire.id, kNode, "Code: 200"), Recorded::kResultFirst);
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "succeeded");
+  EXPECT_EQ(l.state, admin::FireState::kSucceeded);
   EXPECT_EQ(l.trigger_code, 200);
   EXPECT_EQ(l.handle_code, 200);
 }
@@ -331,7 +331,7 @@ TEST_F(TriggerPgTest, RecordingOnARowTakenOverWritesNothing) {
   f.trigger_msg = "x";
   EXPECT_EQ(store_.record_failed(f, failure_plan()).recorded, Recorded::kNotOurs);
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "sending");
+  EXPECT_EQ(l.state, admin::FireState::kSending);
   EXPECT_EQ(l.trigger_code, 0);
 }
 
@@ -356,13 +356,13 @@ TEST_F(TriggerPgTest, FailedSendWithRetriesLeftInsertsOneRetry) {
   for (auto& t : racers) t.join();
   EXPECT_EQ(recorded.load(), 1);
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "failed");
+  EXPECT_EQ(l.state, admin::FireState::kFailed);
   EXPECT_EQ(l.trigger_code, 500);
   EXPECT_EQ(l.trigger_msg, "refused");
   ASSERT_EQ(count("SELECT count(*) FROM job_log WHERE trigger_type = 'RETRY'"), 1);
   auto retry_id = count("SELECT id FROM job_log WHERE trigger_type = 'RETRY'");
   auto retry = log(retry_id);
-  EXPECT_EQ(retry.state, "pending");
+  EXPECT_EQ(retry.state, admin::FireState::kPending);
   EXPECT_EQ(retry.admin_node, kNode);
   EXPECT_EQ(retry.scheduled_time, clock_.now_ms() + 30'000);
   EXPECT_EQ(retry.executor_fail_retry_count, 1);
@@ -396,7 +396,7 @@ TEST_F(TriggerPgTest, PendingFireFailsWithItsTriggerTimeHandlerAndParameters) {
   TriggerStore::Failure f;
   f.log_id = fire.id;
   f.node_id = kNode;
-  f.from = "pending";
+  f.from = admin::FireState::kPending;
   f.now = clock_.now_ms();
   f.trigger_msg = "no executor address for group demo-app";
   f.executor_handler = "demoHandler";
@@ -406,7 +406,7 @@ TEST_F(TriggerPgTest, PendingFireFailsWithItsTriggerTimeHandlerAndParameters) {
   ASSERT_EQ(failed.fires.size(), 1u);
   EXPECT_EQ(failed.fires[0].executor_param, "job-param");
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "failed");
+  EXPECT_EQ(l.state, admin::FireState::kFailed);
   EXPECT_EQ(l.trigger_time, clock_.now_ms());
   EXPECT_EQ(l.executor_handler, "demoHandler");
   EXPECT_EQ(l.executor_param, "job-param");
@@ -463,7 +463,7 @@ TEST_F(TriggerPgTest, SendersOfOneFireOnARealDatabaseCallTheExecutorOnce) {
   EXPECT_EQ(runs[0].access_token, "group-token");
   EXPECT_EQ(runs[0].address, kAddresses[0]);
   auto l = log(fire.id);
-  EXPECT_EQ(l.state, "triggered");
+  EXPECT_EQ(l.state, admin::FireState::kTriggered);
   EXPECT_EQ(l.trigger_code, 200);
   EXPECT_NE(l.trigger_msg.find("Addresses (entered by hand)"), std::string::npos) << l.trigger_msg;
 }

@@ -30,7 +30,7 @@ class FakeCompletionStore final : public admin::CompletionStore {
   FakeCompletionStore(FakeStores& stores, FakeRegistryStore& registry) : stores_(stores), registry_(registry) {}
 
   Recorded record(const admin::RunResult& result, const Decide& decide) override {
-    const bool lost = result.state == "lost";
+    const bool lost = result.state == admin::FireState::kLost;
     // Read before taking the stores' mutex (lock order: registry, then stores).
     const auto live = lost ? registry_.live(result.lost_dead_after_ms) : std::vector<admin::RegistryEntry>{};
     return stores_.with_state([&](fake_stores_detail::State& s) {
@@ -38,13 +38,13 @@ class FakeCompletionStore final : public admin::CompletionStore {
       auto it = s.logs.find(result.log_id);
       if (it == s.logs.end()) return out;  // kUnknownLog
       admin::JobLog& run = it->second;
-      const bool moves = lost ? run.state == "triggered" && run.trigger_time &&
+      const bool moves = lost ? run.state == admin::FireState::kTriggered && run.trigger_time &&
                                     *run.trigger_time <= result.lost_triggered_before &&
                                     !registered(live, run.executor_address)
-                              : run.state == "triggered" || run.state == "sending";
+                              : run.state == admin::FireState::kTriggered || run.state == admin::FireState::kSending;
       if (!moves) {
         out.run = run;
-        out.status = is_final(run.state) ? Status::kAlreadyFinal : Status::kNotRunning;
+        out.status = admin::is_finished(run.state) ? Status::kAlreadyFinal : Status::kNotRunning;
         return out;
       }
       // Follow-ups are computed before anything changes, so a throw leaves the state as it was,
@@ -70,7 +70,7 @@ class FakeCompletionStore final : public admin::CompletionStore {
       out.status = Status::kRecorded;
       out.run = after;
       for (auto fire : follow.fires) {
-        fire.state = "pending";
+        fire.state = admin::FireState::kPending;
         fire.id = s.next_log++;
         s.logs[fire.id] = fire;
         out.fires.push_back(fire);
@@ -92,7 +92,7 @@ class FakeCompletionStore final : public admin::CompletionStore {
     auto candidates = stores_.with_state([&](fake_stores_detail::State& s) {
       std::vector<admin::JobLog> out;
       for (const auto& [id, l] : s.logs) {
-        if (l.state == "triggered" && l.trigger_time && *l.trigger_time <= triggered_before &&
+        if (l.state == admin::FireState::kTriggered && l.trigger_time && *l.trigger_time <= triggered_before &&
             !registered(live, l.executor_address)) {
           out.push_back(l);
         }
@@ -107,9 +107,6 @@ class FakeCompletionStore final : public admin::CompletionStore {
   }
 
  private:
-  static bool is_final(const std::string& state) {
-    return state == "succeeded" || state == "failed" || state == "lost";
-  }
   static std::string_view without_trailing_slashes(std::string_view address) {
     while (!address.empty() && address.back() == '/') address.remove_suffix(1);
     return address;

@@ -35,7 +35,7 @@ inline FakeWrittenFollowUps write_fake_follow_ups(std::map<std::int64_t, admin::
   std::sort(children.begin(), children.end(), [](const admin::Job& a, const admin::Job& b) { return a.id < b.id; });
   const admin::FollowUps follow = plan(run, job->second, children);
   for (admin::JobLog fire : follow.fires) {
-    fire.state = "pending";
+    fire.state = admin::FireState::kPending;
     fire.id = next_log++;
     logs[fire.id] = fire;
     out.fires.push_back(fire);

@@ -87,7 +87,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     std::lock_guard lock(mutex_);
     after_read_ = std::move(hook);
   }
-  // Calls of each method so far ("scan", "pending", "fail_pending", "take_over", "resolve_sending").
+  // Calls of each method so far ("scan", admin::FireState::kPending, "fail_pending", "take_over", "resolve_sending").
   int calls(const std::string& method) const {
     std::lock_guard lock(mutex_);
     auto it = calls_.find(method);
@@ -138,7 +138,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       l.id = next_log_++;
       l.job_group = job.job_group;
       l.job_id = f.job_id;
-      l.state = "pending";
+      l.state = admin::FireState::kPending;
       l.trigger_type = f.trigger_type;
       l.scheduled_time = f.scheduled_time;
       l.admin_node = std::string(node);
@@ -157,7 +157,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     enter("pending");
     std::vector<admin::PendingFire> out;
     for (const auto& [id, l] : logs_) {
-      if (l.state == "pending" && l.admin_node == node && l.scheduled_time <= due_before) {
+      if (l.state == admin::FireState::kPending && l.admin_node == node && l.scheduled_time <= due_before) {
         out.push_back({l.id, l.job_id, l.scheduled_time});
       }
     }
@@ -174,8 +174,8 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     std::vector<std::int64_t> moved;
     for (auto id : log_ids) {
       auto it = logs_.find(id);
-      if (it == logs_.end() || it->second.state != "pending" || it->second.admin_node != node) continue;
-      it->second.state = "failed";
+      if (it == logs_.end() || it->second.state != admin::FireState::kPending || it->second.admin_node != node) continue;
+      it->second.state = admin::FireState::kFailed;
       it->second.trigger_time = now;
       it->second.trigger_code = 500;
       it->second.trigger_msg = std::string(message);
@@ -196,12 +196,12 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     };
     for (auto& [id, l] : logs_) {
       if (!dead(l)) continue;
-      if (l.state == "pending") {
-        const bool scheduled = l.trigger_type == "SCHEDULE" || l.trigger_type == "MISFIRE";
+      if (l.state == admin::FireState::kPending) {
+        const bool scheduled = l.trigger_type == admin::TriggerType::kSchedule || l.trigger_type == admin::TriggerType::kMisfire;
         auto job = jobs_.find(l.job_id);
         if (scheduled && l.scheduled_time < late_before && job != jobs_.end() &&
-            job->second.misfire_strategy == "DO_NOTHING") {
-          l.state = "cancelled";
+            job->second.misfire_strategy == admin::MisfireStrategy::kDoNothing) {
+          l.state = admin::FireState::kCancelled;
           l.trigger_msg = "admin node " + *l.admin_node +
                           " died before sending this fire; it is now later than the pre-read window and the job's "
                           "misfire strategy DO_NOTHING skips a late fire";
@@ -210,7 +210,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
         }
         l.admin_node = std::string(node);
         out.pending.push_back({l.id, l.job_id, l.scheduled_time});
-      } else if (l.state == "sending") {
+      } else if (l.state == admin::FireState::kSending) {
         admin::SendingFire s;
         s.fire = {l.id, l.job_id, l.scheduled_time};
         s.dead_node = *l.admin_node;
@@ -231,21 +231,21 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     std::lock_guard lock(mutex_);
     enter("resolve_sending");
     auto it = logs_.find(log_id);
-    if (it == logs_.end() || it->second.state != "sending" || it->second.admin_node != node) return false;
+    if (it == logs_.end() || it->second.state != admin::FireState::kSending || it->second.admin_node != node) return false;
     admin::JobLog& l = it->second;
     l.trigger_msg = l.trigger_msg.empty() ? std::string(message) : l.trigger_msg + "\n" + std::string(message);
     switch (delivery) {
       case Delivery::kDelivered:
-        l.state = "triggered";
+        l.state = admin::FireState::kTriggered;
         l.trigger_code = 200;
         break;
       case Delivery::kNotDelivered:
-        l.state = "pending";
+        l.state = admin::FireState::kPending;
         l.trigger_time.reset();
         l.trigger_code = 0;
         break;
       case Delivery::kUnknown:
-        l.state = "failed";
+        l.state = admin::FireState::kFailed;
         l.trigger_code = 500;
         write_fake_follow_ups(jobs_, logs_, next_log_, l, plan);
         break;
@@ -264,7 +264,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
   }
   bool scheduled_exists(std::int64_t job_id, std::int64_t at, int shard) const {
     for (const auto& [id, l] : logs_) {
-      if ((l.trigger_type == "SCHEDULE" || l.trigger_type == "MISFIRE") && l.job_id == job_id &&
+      if ((l.trigger_type == admin::TriggerType::kSchedule || l.trigger_type == admin::TriggerType::kMisfire) && l.job_id == job_id &&
           l.scheduled_time == at && l.shard_index == shard) {
         return true;
       }

@@ -133,6 +133,13 @@ inline std::string canonical_addr(const std::string& addr) {
   return {};
 }
 
+template <class T>
+bool one_of(const T& v, std::initializer_list<T> options) {
+  for (const T& o : options) {
+    if (v == o) return true;
+  }
+  return false;
+}
 inline bool one_of(const std::string& v, std::initializer_list<const char*> options) {
   for (const char* o : options) {
     if (v == o) return true;
@@ -174,36 +181,23 @@ inline void check_group(const Group& g) {
 }
 
 inline void check_job(const Job& j) {
-  if (j.glue_type == "BEAN" && j.executor_handler.empty()) {
+  if (j.glue_type == GlueType::kBean && j.executor_handler.empty()) {
     throw Conflict("a BEAN job needs an executor handler", "executorHandler");
   }
-  if (j.schedule_type == "CRON" && blank(j.schedule_conf)) throw Conflict("a CRON job needs an expression", "scheduleConf");
-  if (!one_of(j.executor_block_strategy, {"SERIAL_EXECUTION", "DISCARD_LATER", "COVER_EARLY"})) {
-    throw Conflict("unknown block strategy", "executorBlockStrategy");
-  }
+  if (j.schedule_type == ScheduleType::kCron && blank(j.schedule_conf)) throw Conflict("a CRON job needs an expression", "scheduleConf");
   if (j.executor_fail_retry_count < 0 || j.executor_fail_retry_count > 100) {
     throw Conflict("executorFailRetryCount must be 0..100", "executorFailRetryCount");
   }
-  if (!one_of(j.executor_route_strategy, {"FIRST", "LAST", "ROUND", "RANDOM", "CONSISTENT_HASH", "LEAST_FREQUENTLY_USED",
-                                          "LEAST_RECENTLY_USED", "FAILOVER", "BUSYOVER", "SHARDING_BROADCAST"})) {
-    throw Conflict("unknown route strategy", "executorRouteStrategy");
-  }
   if (j.executor_timeout < 0) throw Conflict("executorTimeout must not be negative", "executorTimeout");
-  if (one_of(j.schedule_type, {"FIX_RATE", "FIX_DELAY"}) && !fixed_seconds(j.schedule_conf)) {
+  if (one_of(j.schedule_type, {ScheduleType::kFixRate, ScheduleType::kFixDelay}) && !fixed_seconds(j.schedule_conf)) {
     throw Conflict("a fixed schedule needs a positive number of seconds", "scheduleConf");
   }
-  if (!one_of(j.glue_type, {"BEAN", "GLUE_GROOVY", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_PHP", "GLUE_NODEJS",
-                            "GLUE_POWERSHELL"})) {
-    throw Conflict("unknown glue type", "glueType");
-  }
   if (blank(j.job_desc)) throw Conflict("jobDesc must not be blank", "jobDesc");
-  if (!one_of(j.misfire_strategy, {"DO_NOTHING", "FIRE_ONCE_NOW"})) throw Conflict("unknown misfire strategy", "misfireStrategy");
   if (j.id != 0 && std::find(j.child_job_ids.begin(), j.child_job_ids.end(), j.id) != j.child_job_ids.end()) {
     throw Conflict("a job cannot be its own child", "childJobId");
   }
   if (j.retry_interval < 0) throw Conflict("retryInterval must not be negative", "retryInterval");
-  if (j.trigger_status != 0 && j.schedule_type == "NONE") throw Conflict("a job without a schedule cannot run", "scheduleType");
-  if (!one_of(j.schedule_type, {"NONE", "CRON", "FIX_RATE", "FIX_DELAY"})) throw Conflict("unknown schedule type", "scheduleType");
+  if (j.trigger_status != 0 && j.schedule_type == ScheduleType::kNone) throw Conflict("a job without a schedule cannot run", "scheduleType");
   if (j.trigger_last_time < 0) throw Conflict("triggerLastTime must not be negative", "triggerLastTime");
   if (j.trigger_next_time < 0) throw Conflict("triggerNextTime must not be negative", "triggerNextTime");
   if (j.trigger_status != 0 && j.trigger_status != 1) throw Conflict("triggerStatus must be 0 or 1", "triggerStatus");
@@ -274,9 +268,9 @@ struct State {
   // that left those states stops counting; deleted logs keep counting.
   void count_finished_runs() {
     for (const auto& [id, l] : logs) {
-      const bool finished = l.state == "succeeded" || l.state == "failed" || l.state == "lost";
+      const bool finished = l.state == FireState::kSucceeded || l.state == FireState::kFailed || l.state == FireState::kLost;
       if (finished) {
-        counted_runs[id] = Counted{l.job_group, l.scheduled_time, l.state == "succeeded"};
+        counted_runs[id] = Counted{l.job_group, l.scheduled_time, l.state == FireState::kSucceeded};
       } else {
         counted_runs.erase(id);
       }
@@ -510,19 +504,17 @@ class Logs final : public LogStore {
   explicit Logs(State& s) : s_(s) {}
 
   Page<JobLog> list(const Filter& f) override {
-    if (!f.status.empty() && !one_of(f.status, {"success", "failure", "running", "pending"})) {
-      throw std::invalid_argument("unknown log status filter: " + f.status);
-    }
+    using Status = Filter::Status;
     std::lock_guard lock(s_.mutex);
     std::vector<JobLog> all;
     for (const auto& [id, l] : s_.logs) {
       if (!in_scope(f.scope, l.job_group)) continue;
       if (f.job_group && l.job_group != *f.job_group) continue;
       if (f.job_id && l.job_id != *f.job_id) continue;
-      if (f.status == "success" && l.state != "succeeded") continue;
-      if (f.status == "failure" && !one_of(l.state, {"failed", "lost"})) continue;
-      if (f.status == "running" && l.state != "triggered") continue;
-      if (f.status == "pending" && l.state != "pending") continue;
+      if (f.status == Status::kSuccess && l.state != FireState::kSucceeded) continue;
+      if (f.status == Status::kFailure && !one_of(l.state, {FireState::kFailed, FireState::kLost})) continue;
+      if (f.status == Status::kRunning && l.state != FireState::kTriggered) continue;
+      if (f.status == Status::kPending && l.state != FireState::kPending) continue;
       if (f.from && l.scheduled_time < *f.from) continue;
       if (f.to && l.scheduled_time >= *f.to) continue;
       all.push_back(l);
@@ -536,15 +528,16 @@ class Logs final : public LogStore {
     return it == s_.logs.end() ? std::nullopt : std::optional<JobLog>(it->second);
   }
   JobLog create_fire(const JobLog& fire, const Actor& actor) override {
-    if (!one_of(fire.trigger_type, {"MANUAL", "API"})) {
-      throw std::invalid_argument("a fire asked for through the API is MANUAL or API, not " + fire.trigger_type);
+    if (!one_of(fire.trigger_type, {TriggerType::kManual, TriggerType::kApi})) {
+      throw std::invalid_argument("a fire asked for through the API is MANUAL or API, not " +
+                                  std::string(to_string(fire.trigger_type)));
     }
     std::lock_guard lock(s_.mutex);
     auto job = s_.jobs.find(fire.job_id);
     if (job == s_.jobs.end()) throw NotFound("job " + std::to_string(fire.job_id) + " does not exist");
     JobLog l = fire;
     l.job_group = job->second.job_group;
-    l.state = "pending";
+    l.state = FireState::kPending;
     l.trigger_time.reset();
     l.trigger_code = 0;
     l.trigger_msg.clear();
@@ -562,9 +555,9 @@ class Logs final : public LogStore {
     std::lock_guard lock(s_.mutex);
     auto it = s_.logs.find(log_id);
     if (it == s_.logs.end()) throw NotFound("log " + std::to_string(log_id) + " does not exist");
-    if (it->second.state != "pending") return false;
+    if (it->second.state != FireState::kPending) return false;
     const JobLog before = it->second;
-    it->second.state = "cancelled";
+    it->second.state = FireState::kCancelled;
     s_.audit_change(actor, "log.cancel", "log", log_id, to_json(before), to_json(it->second));
     return true;
   }
@@ -579,7 +572,7 @@ class Logs final : public LogStore {
     std::int64_t deleted = 0;
     for (std::size_t rank = 0; rank < scope.size(); ++rank) {
       const JobLog& l = scope[rank];
-      if (one_of(l.state, {"pending", "sending", "triggered"})) continue;
+      if (one_of(l.state, {FireState::kPending, FireState::kSending, FireState::kTriggered})) continue;
       if (r.before && l.scheduled_time >= *r.before) continue;
       if (r.keep && static_cast<std::int64_t>(rank) < *r.keep) continue;
       s_.logs.erase(l.id);
@@ -882,9 +875,9 @@ class Overview final : public OverviewStore {
     std::vector<JobLog> failures;
     for (const auto& [id, l] : s_.logs) {
       if (!in_scope(q.scope, l.job_group)) continue;
-      d.running += one_of(l.state, {"sending", "triggered"}) ? 1 : 0;
-      d.pending += l.state == "pending" && l.scheduled_time < q.today_end ? 1 : 0;
-      if (one_of(l.state, {"failed", "lost"})) failures.push_back(l);
+      d.running += one_of(l.state, {FireState::kSending, FireState::kTriggered}) ? 1 : 0;
+      d.pending += l.state == FireState::kPending && l.scheduled_time < q.today_end ? 1 : 0;
+      if (one_of(l.state, {FireState::kFailed, FireState::kLost})) failures.push_back(l);
     }
     std::sort(failures.begin(), failures.end(), [](const JobLog& a, const JobLog& b) {
       return a.scheduled_time != b.scheduled_time ? a.scheduled_time > b.scheduled_time : a.id > b.id;
@@ -998,7 +991,7 @@ class FakeStores {
   // database, refuses a second scheduled fire of a job for the same time and shard.
   admin::JobLog put_log(admin::JobLog log) {
     std::lock_guard lock(state_.mutex);
-    auto scheduled = [](const admin::JobLog& l) { return l.trigger_type == "SCHEDULE" || l.trigger_type == "MISFIRE"; };
+    auto scheduled = [](const admin::JobLog& l) { return l.trigger_type == admin::TriggerType::kSchedule || l.trigger_type == admin::TriggerType::kMisfire; };
     for (const auto& [id, l] : state_.logs) {
       if (id != log.id && scheduled(l) && scheduled(log) && l.job_id == log.job_id &&
           l.scheduled_time == log.scheduled_time && l.shard_index == log.shard_index) {

@@ -86,7 +86,7 @@ class FakeTriggerStore final : public admin::TriggerStore {
     run_hook("load_pending");
     std::lock_guard lock(mutex_);
     auto it = logs_.find(log_id);
-    if (it == logs_.end() || it->second.state != "pending" || it->second.admin_node != node_id) return std::nullopt;
+    if (it == logs_.end() || it->second.state != admin::FireState::kPending || it->second.admin_node != node_id) return std::nullopt;
     auto job = jobs_.find(it->second.job_id);
     if (job == jobs_.end()) return std::nullopt;
     auto group = groups_.find(job->second.job_group);
@@ -111,7 +111,7 @@ class FakeTriggerStore final : public admin::TriggerStore {
     Claimed out;
     auto& shards = out.shards;
     auto it = logs_.find(c.log_id);
-    if (it == logs_.end() || it->second.state != "pending" || it->second.admin_node != c.node_id) return out;
+    if (it == logs_.end() || it->second.state != admin::FireState::kPending || it->second.admin_node != c.node_id) return out;
     auto lease = leases_.find(c.node_id);
     if (lease != leases_.end()) {
       if (lease->second < c.min_lease_ms) return out;
@@ -119,7 +119,7 @@ class FakeTriggerStore final : public admin::TriggerStore {
     }
     const bool broadcast = c.addresses.size() > 1;
     admin::JobLog& row = it->second;
-    row.state = "sending";
+    row.state = admin::FireState::kSending;
     row.executor_address = c.addresses.front();
     row.executor_handler = c.executor_handler;
     row.executor_param = c.executor_param;
@@ -133,7 +133,7 @@ class FakeTriggerStore final : public admin::TriggerStore {
       admin::JobLog shard;
       shard.job_group = claimed.job_group;
       shard.job_id = claimed.job_id;
-      shard.state = "sending";
+      shard.state = admin::FireState::kSending;
       shard.trigger_type = claimed.trigger_type;
       shard.scheduled_time = claimed.scheduled_time;
       shard.admin_node = claimed.admin_node;
@@ -157,8 +157,8 @@ class FakeTriggerStore final : public admin::TriggerStore {
     run_hook("release_claim");
     std::lock_guard lock(mutex_);
     auto it = logs_.find(log_id);
-    if (it == logs_.end() || it->second.state != "sending" || it->second.admin_node != node_id) return false;
-    it->second.state = "pending";
+    if (it == logs_.end() || it->second.state != admin::FireState::kSending || it->second.admin_node != node_id) return false;
+    it->second.state = admin::FireState::kPending;
     it->second.trigger_time.reset();
     append(it->second.trigger_msg, note);
     return true;
@@ -170,30 +170,31 @@ class FakeTriggerStore final : public admin::TriggerStore {
     auto it = logs_.find(log_id);
     if (it == logs_.end() || it->second.admin_node != node_id) return Recorded::kNotOurs;
     admin::JobLog& row = it->second;
-    const bool result_first = (row.state == "succeeded" || row.state == "failed") && row.trigger_code == 0;
-    if (row.state != "sending" && !result_first) return Recorded::kNotOurs;
+    const bool result_first = (row.state == admin::FireState::kSucceeded || row.state == admin::FireState::kFailed) && row.trigger_code == 0;
+    if (row.state != admin::FireState::kSending && !result_first) return Recorded::kNotOurs;
     row.trigger_code = 200;
     append(row.trigger_msg, trigger_msg);
     if (result_first) return Recorded::kResultFirst;
-    row.state = "triggered";
+    row.state = admin::FireState::kTriggered;
     return Recorded::kRecorded;
   }
 
   Failed record_failed(const Failure& f, const admin::FollowUpPlanner& plan) override {
     run_hook("record_failed");
-    if (f.from != "pending" && f.from != "sending") {
-      throw std::invalid_argument("a trigger fails from pending or sending, not " + f.from);
+    if (f.from != admin::FireState::kPending && f.from != admin::FireState::kSending) {
+      throw std::invalid_argument("a trigger fails from pending or sending, not " +
+                                  std::string(admin::to_string(f.from)));
     }
     std::lock_guard lock(mutex_);
     Failed out;
     auto it = logs_.find(f.log_id);
     if (it == logs_.end() || it->second.admin_node != f.node_id || it->second.state != f.from) return out;
     admin::JobLog& row = it->second;
-    row.state = "failed";
+    row.state = admin::FireState::kFailed;
     row.trigger_code = 500;
     append(row.trigger_msg, f.trigger_msg);
     if (!row.trigger_time) row.trigger_time = f.now;
-    if (f.from == "pending") {
+    if (f.from == admin::FireState::kPending) {
       row.executor_handler = f.executor_handler;
       row.executor_param = f.executor_param;
     }
@@ -216,7 +217,7 @@ class FakeTriggerStore final : public admin::TriggerStore {
   static void append(std::string& to, const std::string& message) { to += (to.empty() ? "" : "\n") + message; }
   // Call with the mutex held. A scheduled fire is unique per job, scheduled time and shard.
   bool scheduled_exists(const admin::JobLog& l) const {
-    auto scheduled = [](const admin::JobLog& x) { return x.trigger_type == "SCHEDULE" || x.trigger_type == "MISFIRE"; };
+    auto scheduled = [](const admin::JobLog& x) { return x.trigger_type == admin::TriggerType::kSchedule || x.trigger_type == admin::TriggerType::kMisfire; };
     if (!scheduled(l)) return false;
     return std::any_of(logs_.begin(), logs_.end(), [&](const auto& entry) {
       const auto& x = entry.second;

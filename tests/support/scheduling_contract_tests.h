@@ -79,14 +79,14 @@ class SchedulingContract : public ::testing::Test {
   }
 
   // A job of the contract's group, running (trigger status 1) unless told otherwise.
-  Job job(const std::string& type = "CRON", std::int64_t next = kT, const std::string& misfire = "DO_NOTHING",
+  Job job(ScheduleType type = ScheduleType::kCron, std::int64_t next = kT, MisfireStrategy misfire = MisfireStrategy::kDoNothing,
           int status = 1) {
     Job j;
     j.job_group = group_.id;
     j.job_desc = "contract job";
     j.author = "ops";
     j.schedule_type = type;
-    j.schedule_conf = type == "CRON" ? "0 * * * * ?" : "30";
+    j.schedule_conf = type == ScheduleType::kCron ? "0 * * * * ?" : "30";
     j.misfire_strategy = misfire;
     j.executor_handler = "jobHandler";
     j.executor_param = "job-param";
@@ -97,10 +97,10 @@ class SchedulingContract : public ::testing::Test {
     return f_.put_job(j);
   }
   // A FIX_DELAY job whose run is going on: its next time awaits the run's end.
-  Job awaiting_fix_delay_job() { return job("FIX_DELAY", kAwaitingCompletion); }
+  Job awaiting_fix_delay_job() { return job(ScheduleType::kFixDelay, kAwaitingCompletion); }
 
-  JobLog log(const Job& j, const std::string& state, std::int64_t scheduled = kT, const std::string& node = kNode,
-             const std::string& type = "SCHEDULE", int retries = 0) {
+  JobLog log(const Job& j, FireState state, std::int64_t scheduled = kT, const std::string& node = kNode,
+             TriggerType type = TriggerType::kSchedule, int retries = 0) {
     JobLog l;
     l.job_group = j.job_group;
     l.job_id = j.id;
@@ -111,14 +111,14 @@ class SchedulingContract : public ::testing::Test {
     l.executor_handler = "runHandler";
     l.executor_param = "run-param";
     l.executor_fail_retry_count = retries;
-    if (state != "pending" && state != "cancelled") {
+    if (state != FireState::kPending && state != FireState::kCancelled) {
       l.executor_address = kAddress;
       l.trigger_time = scheduled + 10;
     }
-    if (state == "triggered" || state == "succeeded" || state == "failed" || state == "lost") l.trigger_code = 200;
-    if (state == "succeeded" || state == "failed" || state == "lost") {
+    if (state == FireState::kTriggered || state == FireState::kSucceeded || state == FireState::kFailed || state == FireState::kLost) l.trigger_code = 200;
+    if (state == FireState::kSucceeded || state == FireState::kFailed || state == FireState::kLost) {
       l.handle_time = scheduled + 20;
-      l.handle_code = state == "succeeded" ? 200 : 500;
+      l.handle_code = state == FireState::kSucceeded ? 200 : 500;
     }
     return f_.put_log(l);
   }
@@ -132,12 +132,12 @@ class SchedulingContract : public ::testing::Test {
   }
   static FollowUpPlanner planner(RunEnd end) { return follow_ups_of(end, kNow, kNode); }
 
-  RunResult result(std::int64_t log_id, const std::string& state) {
+  RunResult result(std::int64_t log_id, FireState state) {
     RunResult r;
     r.log_id = log_id;
     r.state = state;
     r.handle_time = kNow;
-    r.handle_code = state == "succeeded" ? 200 : 500;
+    r.handle_code = state == FireState::kSucceeded ? 200 : 500;
     r.handle_msg = "done";
     return r;
   }
@@ -171,20 +171,20 @@ TYPED_TEST_SUITE_P(SchedulingContract);
 
 TYPED_TEST_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires) {
   auto& f = this->f_;
-  auto child = this->job("CRON", kT, "DO_NOTHING", 0);
+  auto child = this->job(ScheduleType::kCron, kT, MisfireStrategy::kDoNothing, 0);
   // A job with a child: its success fires the child.
   Job with_child = this->job();
   with_child.id = 0;
   with_child.child_job_ids = {child.id};
   with_child = f.put_job(with_child);
-  auto run = this->log(with_child, "triggered");
+  auto run = this->log(with_child, FireState::kTriggered);
 
   int calls = 0;
-  auto out = f.completion().record(this->result(run.id, "succeeded"), this->counted(RunEnd::kSucceeded, calls));
+  auto out = f.completion().record(this->result(run.id, FireState::kSucceeded), this->counted(RunEnd::kSucceeded, calls));
   ASSERT_EQ(out.status, CompletionStore::Status::kRecorded);
   EXPECT_EQ(calls, 1);
   auto stored = f.log(Port::kCompletion, run.id);
-  EXPECT_EQ(stored.state, "succeeded");
+  EXPECT_EQ(stored.state, FireState::kSucceeded);
   EXPECT_EQ(stored.handle_time, kNow);
   EXPECT_EQ(stored.handle_code, 200);
   EXPECT_EQ(stored.handle_msg, "done");
@@ -192,9 +192,9 @@ TYPED_TEST_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChi
   EXPECT_EQ(*out.run, stored);
   ASSERT_EQ(out.fires.size(), 1u);
   const auto& fire = out.fires[0];
-  EXPECT_EQ(fire.trigger_type, "PARENT");
+  EXPECT_EQ(fire.trigger_type, TriggerType::kParent);
   EXPECT_EQ(fire.job_id, child.id);
-  EXPECT_EQ(fire.state, "pending");
+  EXPECT_EQ(fire.state, FireState::kPending);
   EXPECT_EQ(fire.admin_node, kNode);
   EXPECT_EQ(fire.parent_log_id, run.id);
   EXPECT_EQ(fire.executor_handler, "jobHandler");
@@ -205,15 +205,15 @@ TYPED_TEST_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChi
 TYPED_TEST_P(SchedulingContract, RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler) {
   auto& f = this->f_;
   auto j = this->job();
-  auto run = this->log(j, "sending", kT, kNode, "SCHEDULE", 2);
+  auto run = this->log(j, FireState::kSending, kT, kNode, TriggerType::kSchedule, 2);
 
-  auto out = f.completion().record(this->result(run.id, "failed"), this->planner(RunEnd::kFailed));
+  auto out = f.completion().record(this->result(run.id, FireState::kFailed), this->planner(RunEnd::kFailed));
   ASSERT_EQ(out.status, CompletionStore::Status::kRecorded);
-  EXPECT_EQ(f.log(Port::kCompletion, run.id).state, "failed");
+  EXPECT_EQ(f.log(Port::kCompletion, run.id).state, FireState::kFailed);
   ASSERT_EQ(out.fires.size(), 1u);
   const auto& retry = out.fires[0];
-  EXPECT_EQ(retry.trigger_type, "RETRY");
-  EXPECT_EQ(retry.state, "pending");
+  EXPECT_EQ(retry.trigger_type, TriggerType::kRetry);
+  EXPECT_EQ(retry.state, FireState::kPending);
   EXPECT_EQ(retry.job_id, j.id);
   EXPECT_EQ(retry.executor_handler, "jobHandler");  // the job's current handler, not the run's
   EXPECT_EQ(retry.executor_param, "run-param");
@@ -226,17 +226,17 @@ TYPED_TEST_P(SchedulingContract, RecordAcceptsAResultBeforeTheSendIsAnsweredAndR
 TYPED_TEST_P(SchedulingContract, RecordOfARepeatedResultChangesNothing) {
   auto& f = this->f_;
   auto j = this->job();
-  auto run = this->log(j, "triggered", kT, kNode, "SCHEDULE", 2);
-  ASSERT_EQ(f.completion().record(this->result(run.id, "failed"), this->planner(RunEnd::kFailed)).status,
+  auto run = this->log(j, FireState::kTriggered, kT, kNode, TriggerType::kSchedule, 2);
+  ASSERT_EQ(f.completion().record(this->result(run.id, FireState::kFailed), this->planner(RunEnd::kFailed)).status,
             CompletionStore::Status::kRecorded);
   const auto before = f.logs(Port::kCompletion);
 
   int calls = 0;
-  auto again = f.completion().record(this->result(run.id, "succeeded"), this->counted(RunEnd::kSucceeded, calls));
+  auto again = f.completion().record(this->result(run.id, FireState::kSucceeded), this->counted(RunEnd::kSucceeded, calls));
   EXPECT_EQ(again.status, CompletionStore::Status::kAlreadyFinal);
   EXPECT_EQ(calls, 0);
   ASSERT_TRUE(again.run);
-  EXPECT_EQ(again.run->state, "failed");
+  EXPECT_EQ(again.run->state, FireState::kFailed);
   EXPECT_TRUE(again.fires.empty());
   EXPECT_EQ(f.logs(Port::kCompletion), before);
 }
@@ -244,17 +244,17 @@ TYPED_TEST_P(SchedulingContract, RecordOfARepeatedResultChangesNothing) {
 TYPED_TEST_P(SchedulingContract, RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes) {
   auto& f = this->f_;
   auto j = this->job();
-  auto pending = this->log(j, "pending", kT);
-  auto cancelled = this->log(j, "cancelled", kT + 60'000);
+  auto pending = this->log(j, FireState::kPending, kT);
+  auto cancelled = this->log(j, FireState::kCancelled, kT + 60'000);
   int calls = 0;
   for (const auto& l : {pending, cancelled}) {
-    auto out = f.completion().record(this->result(l.id, "succeeded"), this->counted(RunEnd::kSucceeded, calls));
+    auto out = f.completion().record(this->result(l.id, FireState::kSucceeded), this->counted(RunEnd::kSucceeded, calls));
     EXPECT_EQ(out.status, CompletionStore::Status::kNotRunning) << l.state;
     ASSERT_TRUE(out.run);
     EXPECT_EQ(*out.run, l);
     EXPECT_EQ(f.log(Port::kCompletion, l.id), l);
   }
-  auto unknown = f.completion().record(this->result(cancelled.id + 1000, "succeeded"),
+  auto unknown = f.completion().record(this->result(cancelled.id + 1000, FireState::kSucceeded),
                                        this->counted(RunEnd::kSucceeded, calls));
   EXPECT_EQ(unknown.status, CompletionStore::Status::kUnknownLog);
   EXPECT_FALSE(unknown.run);
@@ -264,19 +264,19 @@ TYPED_TEST_P(SchedulingContract, RecordLeavesRunsThatWereNeverSentAndReportsUnkn
 TYPED_TEST_P(SchedulingContract, RecordSetsAFixDelayJobsNextTimeOnlyWhileItAwaitsTheRun) {
   auto& f = this->f_;
   auto awaiting = this->awaiting_fix_delay_job();
-  auto rescheduled = this->job("FIX_DELAY", kT + 5'000);
-  auto stopped = this->job("FIX_DELAY", kAwaitingCompletion, "DO_NOTHING", 0);
-  auto run1 = this->log(awaiting, "triggered");
-  auto run2 = this->log(rescheduled, "triggered");
-  auto run3 = this->log(stopped, "triggered");
+  auto rescheduled = this->job(ScheduleType::kFixDelay, kT + 5'000);
+  auto stopped = this->job(ScheduleType::kFixDelay, kAwaitingCompletion, MisfireStrategy::kDoNothing, 0);
+  auto run1 = this->log(awaiting, FireState::kTriggered);
+  auto run2 = this->log(rescheduled, FireState::kTriggered);
+  auto run3 = this->log(stopped, FireState::kTriggered);
 
-  auto out1 = f.completion().record(this->result(run1.id, "succeeded"), this->planner(RunEnd::kSucceeded));
+  auto out1 = f.completion().record(this->result(run1.id, FireState::kSucceeded), this->planner(RunEnd::kSucceeded));
   EXPECT_TRUE(out1.next_time_set);
   EXPECT_EQ(f.job(Port::kCompletion, awaiting.id).trigger_next_time, kNow + 30'000);
-  auto out2 = f.completion().record(this->result(run2.id, "succeeded"), this->planner(RunEnd::kSucceeded));
+  auto out2 = f.completion().record(this->result(run2.id, FireState::kSucceeded), this->planner(RunEnd::kSucceeded));
   EXPECT_FALSE(out2.next_time_set);
   EXPECT_EQ(f.job(Port::kCompletion, rescheduled.id).trigger_next_time, kT + 5'000);
-  auto out3 = f.completion().record(this->result(run3.id, "succeeded"), this->planner(RunEnd::kSucceeded));
+  auto out3 = f.completion().record(this->result(run3.id, FireState::kSucceeded), this->planner(RunEnd::kSucceeded));
   EXPECT_EQ(out3.status, CompletionStore::Status::kRecorded);
   EXPECT_FALSE(out3.next_time_set);
   EXPECT_EQ(f.job(Port::kCompletion, stopped.id).trigger_next_time, kAwaitingCompletion);
@@ -289,12 +289,12 @@ TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictHoldsOnlyForATriggeredRunOf
   const std::string dead = "http://10.0.0.8:9999/";
   f.put_registration(live, 1'000);
   f.put_registration(dead, 600'000);
-  auto lost_run = [&](const std::string& address, const std::string& state, std::int64_t at) {
+  auto lost_run = [&](const std::string& address, FireState state, std::int64_t at) {
     JobLog l;
     l.job_group = j.job_group;
     l.job_id = j.id;
     l.state = state;
-    l.trigger_type = "MANUAL";
+    l.trigger_type = TriggerType::kManual;
     l.scheduled_time = at;
     l.admin_node = kNode;
     l.executor_address = address;
@@ -302,24 +302,24 @@ TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictHoldsOnlyForATriggeredRunOf
     return f.put_log(l);
   };
   auto verdict = [&](const JobLog& l) {
-    RunResult r = this->result(l.id, "lost");
+    RunResult r = this->result(l.id, FireState::kLost);
     r.lost_triggered_before = kT + 1'000;
     r.lost_dead_after_ms = 90'000;
     return f.completion().record(r, this->planner(RunEnd::kLost)).status;
   };
-  auto of_dead = lost_run(dead, "triggered", kT);
-  auto of_live = lost_run(live, "triggered", kT);
-  auto too_recent = lost_run(dead, "triggered", kT + 2'000);
-  auto sending = lost_run(dead, "sending", kT);
+  auto of_dead = lost_run(dead, FireState::kTriggered, kT);
+  auto of_live = lost_run(live, FireState::kTriggered, kT);
+  auto too_recent = lost_run(dead, FireState::kTriggered, kT + 2'000);
+  auto sending = lost_run(dead, FireState::kSending, kT);
 
   EXPECT_EQ(verdict(of_dead), CompletionStore::Status::kRecorded);
-  EXPECT_EQ(f.log(Port::kCompletion, of_dead.id).state, "lost");
+  EXPECT_EQ(f.log(Port::kCompletion, of_dead.id).state, FireState::kLost);
   EXPECT_EQ(verdict(of_live), CompletionStore::Status::kNotRunning);
   EXPECT_EQ(verdict(too_recent), CompletionStore::Status::kNotRunning);
   EXPECT_EQ(verdict(sending), CompletionStore::Status::kNotRunning);
-  EXPECT_EQ(f.log(Port::kCompletion, of_live.id).state, "triggered");
-  EXPECT_EQ(f.log(Port::kCompletion, too_recent.id).state, "triggered");
-  EXPECT_EQ(f.log(Port::kCompletion, sending.id).state, "sending");
+  EXPECT_EQ(f.log(Port::kCompletion, of_live.id).state, FireState::kTriggered);
+  EXPECT_EQ(f.log(Port::kCompletion, too_recent.id).state, FireState::kTriggered);
+  EXPECT_EQ(f.log(Port::kCompletion, sending.id).state, FireState::kSending);
 }
 
 TYPED_TEST_P(SchedulingContract, LostCandidatesAreOldTriggeredRunsOfDeadExecutorsOldestFirst) {
@@ -329,26 +329,26 @@ TYPED_TEST_P(SchedulingContract, LostCandidatesAreOldTriggeredRunsOfDeadExecutor
   const std::string dead = "http://10.0.0.8:9999/";
   f.put_registration(live, 1'000);
   f.put_registration(dead, 600'000);
-  auto run = [&](const std::string& address, const std::string& state, std::int64_t at) {
+  auto run = [&](const std::string& address, FireState state, std::int64_t at) {
     JobLog l;
     l.job_group = j.job_group;
     l.job_id = j.id;
     l.state = state;
-    l.trigger_type = "MANUAL";
+    l.trigger_type = TriggerType::kManual;
     l.scheduled_time = at;
     l.admin_node = kNode;
     l.executor_address = address;
     l.trigger_time = at;
-    if (state == "succeeded") l.handle_time = at + 1;
+    if (state == FireState::kSucceeded) l.handle_time = at + 1;
     return f.put_log(l);
   };
-  auto second = run(dead, "triggered", kT - 1'000);
-  auto first = run("http://10.0.0.9:9999/", "triggered", kT - 5'000);  // never registered
-  auto third = run(dead, "triggered", kT);
-  run(live, "triggered", kT - 9'000);
-  run(dead, "triggered", kT + 1);  // triggered after the bound
-  run(dead, "succeeded", kT - 9'000);
-  run(dead, "sending", kT - 9'000);
+  auto second = run(dead, FireState::kTriggered, kT - 1'000);
+  auto first = run("http://10.0.0.9:9999/", FireState::kTriggered, kT - 5'000);  // never registered
+  auto third = run(dead, FireState::kTriggered, kT);
+  run(live, FireState::kTriggered, kT - 9'000);
+  run(dead, FireState::kTriggered, kT + 1);  // triggered after the bound
+  run(dead, FireState::kSucceeded, kT - 9'000);
+  run(dead, FireState::kSending, kT - 9'000);
 
   auto all = f.completion().lost_candidates(kT, 90'000, 10);
   std::vector<std::int64_t> ids;
@@ -366,14 +366,14 @@ TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictMatchesRegistrationsWithout
   JobLog l;
   l.job_group = j.job_group;
   l.job_id = j.id;
-  l.state = "triggered";
-  l.trigger_type = "MANUAL";
+  l.state = FireState::kTriggered;
+  l.trigger_type = TriggerType::kManual;
   l.scheduled_time = kT;
   l.admin_node = kNode;
   l.executor_address = "http://10.0.0.7:9999/";
   l.trigger_time = kT;
   l = f.put_log(l);
-  RunResult r = this->result(l.id, "lost");
+  RunResult r = this->result(l.id, FireState::kLost);
   r.lost_triggered_before = kT + 1'000;
   r.lost_dead_after_ms = 90'000;
   EXPECT_EQ(f.completion().record(r, this->planner(RunEnd::kLost)).status, CompletionStore::Status::kNotRunning);
@@ -383,8 +383,8 @@ TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictMatchesRegistrationsWithout
 TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictOnAFinishedRunChangesNothing) {
   auto& f = this->f_;
   auto j = this->job();
-  auto done = this->log(j, "succeeded", kT);
-  RunResult r = this->result(done.id, "lost");
+  auto done = this->log(j, FireState::kSucceeded, kT);
+  RunResult r = this->result(done.id, FireState::kLost);
   r.lost_triggered_before = kT + 1'000;
   r.lost_dead_after_ms = 90'000;
   int calls = 0;
@@ -397,7 +397,7 @@ TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictOnAFinishedRunChangesNothin
 TYPED_TEST_P(SchedulingContract, RecordOfConcurrentResultsMovesTheRunOnceAndWritesItsFollowUpsOnce) {
   auto& f = this->f_;
   auto j = this->job();
-  auto run = this->log(j, "triggered", kT, kNode, "SCHEDULE", 2);
+  auto run = this->log(j, FireState::kTriggered, kT, kNode, TriggerType::kSchedule, 2);
   constexpr int kThreads = 2;
   std::latch start(kThreads);
   std::vector<CompletionStore::Status> statuses(kThreads);
@@ -406,7 +406,7 @@ TYPED_TEST_P(SchedulingContract, RecordOfConcurrentResultsMovesTheRunOnceAndWrit
     for (int i = 0; i < kThreads; ++i) {
       threads.emplace_back([&, i] {
         start.arrive_and_wait();
-        statuses[i] = f.completion().record(this->result(run.id, "failed"), this->planner(RunEnd::kFailed)).status;
+        statuses[i] = f.completion().record(this->result(run.id, FireState::kFailed), this->planner(RunEnd::kFailed)).status;
       });
     }
   }
@@ -420,9 +420,9 @@ TYPED_TEST_P(SchedulingContract, RecordOfConcurrentResultsMovesTheRunOnceAndWrit
 TYPED_TEST_P(SchedulingContract, LoadPendingReadsOnlyThisNodesPendingFireWithItsJobAndGroup) {
   auto& f = this->f_;
   auto j = this->job();
-  auto mine = this->log(j, "pending", kT);
-  auto theirs = this->log(j, "pending", kT + 60'000, kOther);
-  auto sent = this->log(j, "triggered", kT + 120'000);
+  auto mine = this->log(j, FireState::kPending, kT);
+  auto theirs = this->log(j, FireState::kPending, kT + 60'000, kOther);
+  auto sent = this->log(j, FireState::kTriggered, kT + 120'000);
 
   auto loaded = f.trigger().load_pending(mine.id, kNode);
   ASSERT_TRUE(loaded);
@@ -439,13 +439,13 @@ TYPED_TEST_P(SchedulingContract, LoadPendingReadsOnlyThisNodesPendingFireWithIts
 TYPED_TEST_P(SchedulingContract, ClaimMovesOnlyThisNodesPendingFireToSendingOnce) {
   auto& f = this->f_;
   auto j = this->job();
-  auto fire = this->log(j, "pending", kT);
+  auto fire = this->log(j, FireState::kPending, kT);
 
   EXPECT_TRUE(f.trigger().claim(this->claim_of(fire.id, {kAddress}, kOther)).shards.empty());
   auto claimed = f.trigger().claim(this->claim_of(fire.id));
   EXPECT_EQ(claimed.shards, (std::vector<TriggerStore::Shard>{{fire.id, kAddress, 0, 1}}));
   auto row = f.log(Port::kTrigger, fire.id);
-  EXPECT_EQ(row.state, "sending");
+  EXPECT_EQ(row.state, FireState::kSending);
   EXPECT_EQ(row.executor_address, kAddress);
   EXPECT_EQ(row.executor_handler, "claimHandler");
   EXPECT_EQ(row.executor_param, "claim-param");
@@ -457,13 +457,13 @@ TYPED_TEST_P(SchedulingContract, ClaimMovesOnlyThisNodesPendingFireToSendingOnce
 TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsASendingRowPerShardButNoExistingScheduledShard) {
   auto& f = this->f_;
   auto j = this->job();
-  auto fire = this->log(j, "pending", kT, kNode, "SCHEDULE", 1);
+  auto fire = this->log(j, FireState::kPending, kT, kNode, TriggerType::kSchedule, 1);
   // Shard 1 of this scheduled fire exists already (an earlier claim inserted it).
   JobLog existing = fire;
   existing.id = 0;
   existing.shard_index = 1;
   existing.shard_total = 3;
-  existing.state = "triggered";
+  existing.state = FireState::kTriggered;
   existing.executor_address = kAddresses[1];
   existing.trigger_time = kT + 5;
   existing = f.put_log(existing);
@@ -475,9 +475,9 @@ TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsASendingRowPerShardButN
   EXPECT_EQ(claimed.shards[1].shard_index, 2);
   EXPECT_EQ(claimed.shards[1].shard_total, 3);
   auto row = f.log(Port::kTrigger, claimed.shards[1].log_id);
-  EXPECT_EQ(row.state, "sending");
+  EXPECT_EQ(row.state, FireState::kSending);
   EXPECT_EQ(row.job_id, j.id);
-  EXPECT_EQ(row.trigger_type, "SCHEDULE");
+  EXPECT_EQ(row.trigger_type, TriggerType::kSchedule);
   EXPECT_EQ(row.scheduled_time, kT);
   EXPECT_EQ(row.admin_node, kNode);
   EXPECT_EQ(row.executor_handler, "claimHandler");
@@ -491,7 +491,7 @@ TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsASendingRowPerShardButN
 TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastLeavesTheClaimedRowsNotesOnThatRow) {
   auto& f = this->f_;
   auto j = this->job();
-  JobLog taken = this->log(j, "pending", kT, kNode, "MANUAL");
+  JobLog taken = this->log(j, FireState::kPending, kT, kNode, TriggerType::kManual);
   ASSERT_FALSE(f.trigger().claim(this->claim_of(taken.id)).shards.empty());
   ASSERT_TRUE(f.trigger().release_claim(taken.id, kNode, "not sent in time"));
 
@@ -502,32 +502,32 @@ TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastLeavesTheClaimedRowsNotesOnTha
   EXPECT_EQ(shard.trigger_msg, "");  // the note is about the claimed row's own attempt
   EXPECT_EQ(shard.trigger_code, 0);
   EXPECT_EQ(shard.trigger_time, kNow);
-  EXPECT_EQ(shard.state, "sending");
+  EXPECT_EQ(shard.state, FireState::kSending);
 }
 
 TYPED_TEST_P(SchedulingContract, ClaimOfAManualBroadcastInsertsEveryShard) {
   auto& f = this->f_;
   auto j = this->job();
-  auto fire = this->log(j, "pending", kT, kNode, "MANUAL");
+  auto fire = this->log(j, FireState::kPending, kT, kNode, TriggerType::kManual);
   auto claimed = f.trigger().claim(this->claim_of(fire.id, kAddresses));
   ASSERT_EQ(claimed.shards.size(), 3u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(claimed.shards[i].shard_index, i);
     EXPECT_EQ(claimed.shards[i].address, kAddresses[i]);
-    EXPECT_EQ(f.log(Port::kTrigger, claimed.shards[i].log_id).trigger_type, "MANUAL");
+    EXPECT_EQ(f.log(Port::kTrigger, claimed.shards[i].log_id).trigger_type, TriggerType::kManual);
   }
 }
 
 TYPED_TEST_P(SchedulingContract, ReleaseClaimPutsThisNodesSendingRowBackToPendingWithTheNote) {
   auto& f = this->f_;
   auto j = this->job();
-  auto fire = this->log(j, "pending", kT);
+  auto fire = this->log(j, FireState::kPending, kT);
   ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
 
   EXPECT_FALSE(f.trigger().release_claim(fire.id, kOther, "late"));
   EXPECT_TRUE(f.trigger().release_claim(fire.id, kNode, "not sent in time"));
   auto row = f.log(Port::kTrigger, fire.id);
-  EXPECT_EQ(row.state, "pending");
+  EXPECT_EQ(row.state, FireState::kPending);
   EXPECT_FALSE(row.trigger_time);
   EXPECT_EQ(row.trigger_msg, "not sent in time");
   EXPECT_EQ(row.executor_address, kAddress);
@@ -537,7 +537,7 @@ TYPED_TEST_P(SchedulingContract, ReleaseClaimPutsThisNodesSendingRowBackToPendin
 TYPED_TEST_P(SchedulingContract, RecordTriggeredMovesSendingToTriggeredAndKeepsEarlierNotes) {
   auto& f = this->f_;
   auto j = this->job();
-  auto fire = this->log(j, "pending", kT);
+  auto fire = this->log(j, FireState::kPending, kT);
   ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
   ASSERT_TRUE(f.trigger().release_claim(fire.id, kNode, "first attempt late"));
   ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
@@ -545,7 +545,7 @@ TYPED_TEST_P(SchedulingContract, RecordTriggeredMovesSendingToTriggeredAndKeepsE
   EXPECT_EQ(f.trigger().record_triggered(fire.id, kOther, "ok"), TriggerStore::Recorded::kNotOurs);
   EXPECT_EQ(f.trigger().record_triggered(fire.id, kNode, "ok"), TriggerStore::Recorded::kRecorded);
   auto row = f.log(Port::kTrigger, fire.id);
-  EXPECT_EQ(row.state, "triggered");
+  EXPECT_EQ(row.state, FireState::kTriggered);
   EXPECT_EQ(row.trigger_code, 200);
   EXPECT_EQ(row.trigger_msg, "first attempt late\nok");
   EXPECT_EQ(f.trigger().record_triggered(fire.id, kNode, "ok"), TriggerStore::Recorded::kNotOurs);
@@ -555,7 +555,7 @@ TYPED_TEST_P(SchedulingContract, RecordTriggeredAfterTheResultKeepsTheResultsSta
   auto& f = this->f_;
   auto j = this->job();
   // The result came first: the run is succeeded, without a trigger code yet.
-  JobLog l = this->log(j, "succeeded", kT);
+  JobLog l = this->log(j, FireState::kSucceeded, kT);
   l.id = 0;
   l.scheduled_time = kT + 60'000;
   l.trigger_code = 0;
@@ -563,7 +563,7 @@ TYPED_TEST_P(SchedulingContract, RecordTriggeredAfterTheResultKeepsTheResultsSta
 
   EXPECT_EQ(f.trigger().record_triggered(result_first.id, kNode, "ok"), TriggerStore::Recorded::kResultFirst);
   auto row = f.log(Port::kTrigger, result_first.id);
-  EXPECT_EQ(row.state, "succeeded");
+  EXPECT_EQ(row.state, FireState::kSucceeded);
   EXPECT_EQ(row.trigger_code, 200);
   EXPECT_EQ(row.trigger_msg, "ok");
   EXPECT_EQ(row.handle_code, 200);
@@ -572,20 +572,20 @@ TYPED_TEST_P(SchedulingContract, RecordTriggeredAfterTheResultKeepsTheResultsSta
 TYPED_TEST_P(SchedulingContract, RecordFailedFromSendingWritesARetryWithTheJobsHandler) {
   auto& f = this->f_;
   auto j = this->job();
-  auto fire = this->log(j, "pending", kT, kNode, "SCHEDULE", 2);
+  auto fire = this->log(j, FireState::kPending, kT, kNode, TriggerType::kSchedule, 2);
   ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
 
-  TriggerStore::Failure failure{fire.id, kNode, "sending", kNow + 5, "refused", "", ""};
+  TriggerStore::Failure failure{fire.id, kNode, FireState::kSending, kNow + 5, "refused", "", ""};
   auto out = f.trigger().record_failed(failure, this->planner(RunEnd::kTriggerFailed));
   ASSERT_EQ(out.recorded, TriggerStore::Recorded::kRecorded);
   auto row = f.log(Port::kTrigger, fire.id);
-  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.state, FireState::kFailed);
   EXPECT_EQ(row.trigger_code, 500);
   EXPECT_EQ(row.trigger_msg, "refused");
   EXPECT_EQ(row.trigger_time, kNow);  // the claim's
   EXPECT_EQ(row.executor_handler, "claimHandler");
   ASSERT_EQ(out.fires.size(), 1u);
-  EXPECT_EQ(out.fires[0].trigger_type, "RETRY");
+  EXPECT_EQ(out.fires[0].trigger_type, TriggerType::kRetry);
   EXPECT_EQ(out.fires[0].executor_handler, "jobHandler");
   EXPECT_EQ(out.fires[0].executor_param, "claim-param");
   EXPECT_EQ(out.fires[0].executor_fail_retry_count, 1);
@@ -597,16 +597,16 @@ TYPED_TEST_P(SchedulingContract, RecordFailedFromSendingWritesARetryWithTheJobsH
 TYPED_TEST_P(SchedulingContract, RecordFailedFromPendingRecordsTheSendAndTheFixDelayNextTime) {
   auto& f = this->f_;
   auto j = this->awaiting_fix_delay_job();
-  auto fire = this->log(j, "pending", kT);
+  auto fire = this->log(j, FireState::kPending, kT);
 
-  TriggerStore::Failure failure{fire.id, kNode, "pending", kNow, "no address", "h", "p"};
+  TriggerStore::Failure failure{fire.id, kNode, FireState::kPending, kNow, "no address", "h", "p"};
   auto out = f.trigger().record_failed(failure, this->planner(RunEnd::kTriggerFailed));
   ASSERT_EQ(out.recorded, TriggerStore::Recorded::kRecorded);
   EXPECT_TRUE(out.fires.empty());  // no retries left
   EXPECT_TRUE(out.next_time_set);
   EXPECT_EQ(f.job(Port::kTrigger, j.id).trigger_next_time, kNow + 30'000);
   auto row = f.log(Port::kTrigger, fire.id);
-  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.state, FireState::kFailed);
   EXPECT_EQ(row.trigger_time, kNow);
   EXPECT_EQ(row.executor_handler, "h");
   EXPECT_EQ(row.executor_param, "p");
@@ -615,14 +615,14 @@ TYPED_TEST_P(SchedulingContract, RecordFailedFromPendingRecordsTheSendAndTheFixD
 TYPED_TEST_P(SchedulingContract, RecordFailedIsGuardedByStateAndOwner) {
   auto& f = this->f_;
   auto j = this->job();
-  auto pending = this->log(j, "pending", kT, kNode, "SCHEDULE", 2);
-  auto theirs = this->log(j, "sending", kT + 60'000, kOther, "SCHEDULE", 2);
+  auto pending = this->log(j, FireState::kPending, kT, kNode, TriggerType::kSchedule, 2);
+  auto theirs = this->log(j, FireState::kSending, kT + 60'000, kOther, TriggerType::kSchedule, 2);
   const auto before = f.logs(Port::kTrigger);
   int calls = 0;
   auto plan = this->counted(RunEnd::kTriggerFailed, calls);
 
-  TriggerStore::Failure wrong_state{pending.id, kNode, "sending", kNow, "refused", "", ""};
-  TriggerStore::Failure wrong_owner{theirs.id, kNode, "sending", kNow, "refused", "", ""};
+  TriggerStore::Failure wrong_state{pending.id, kNode, FireState::kSending, kNow, "refused", "", ""};
+  TriggerStore::Failure wrong_owner{theirs.id, kNode, FireState::kSending, kNow, "refused", "", ""};
   EXPECT_EQ(f.trigger().record_failed(wrong_state, plan).recorded, TriggerStore::Recorded::kNotOurs);
   EXPECT_EQ(f.trigger().record_failed(wrong_owner, plan).recorded, TriggerStore::Recorded::kNotOurs);
   EXPECT_EQ(calls, 0);
@@ -632,7 +632,7 @@ TYPED_TEST_P(SchedulingContract, RecordFailedIsGuardedByStateAndOwner) {
 TYPED_TEST_P(SchedulingContract, ClaimOfAShardRowSendsItAsThatShard) {
   auto& f = this->f_;
   auto j = this->job();
-  auto fire = this->log(j, "pending", kT);
+  auto fire = this->log(j, FireState::kPending, kT);
   auto c = this->claim_of(fire.id, {kAddresses[2]});
   c.shard_index = 2;
   c.shard_total = 3;
@@ -647,9 +647,9 @@ TYPED_TEST_P(SchedulingContract, ClaimOfAShardRowSendsItAsThatShard) {
 TYPED_TEST_P(SchedulingContract, ClaimIsRefusedWhileTheNodesLeaseIsAboutToEnd) {
   auto& f = this->f_;
   auto j = this->job();
-  auto ending = this->log(j, "pending", kT, "node-ending");
-  auto long_lived = this->log(j, "pending", kT + 60'000, "node-long");
-  auto without = this->log(j, "pending", kT + 120'000, kNode);
+  auto ending = this->log(j, FireState::kPending, kT, "node-ending");
+  auto long_lived = this->log(j, FireState::kPending, kT + 60'000, "node-long");
+  auto without = this->log(j, FireState::kPending, kT + 120'000, kNode);
   f.put_lease("node-ending", 5'000);
   f.put_lease("node-long", 600'000);
 
@@ -677,11 +677,11 @@ TYPED_TEST_P(SchedulingContract, ClaimIsRefusedWhileTheNodesLeaseIsAboutToEnd) {
 
 TYPED_TEST_P(SchedulingContract, ScanReadsRunningDueJobsOldestFirstUpToTheLimit) {
   auto& f = this->f_;
-  auto second = this->job("CRON", kT - 1'000);
-  auto first = this->job("CRON", kT - 2'000);
-  this->job("CRON", kT);  // third: beyond the limit
-  this->job("CRON", kT - 5'000, "DO_NOTHING", 0);  // stopped
-  this->job("CRON", kT + 10'000);  // not due
+  auto second = this->job(ScheduleType::kCron, kT - 1'000);
+  auto first = this->job(ScheduleType::kCron, kT - 2'000);
+  this->job(ScheduleType::kCron, kT);  // third: beyond the limit
+  this->job(ScheduleType::kCron, kT - 5'000, MisfireStrategy::kDoNothing, 0);  // stopped
+  this->job(ScheduleType::kCron, kT + 10'000);  // not due
 
   std::vector<DueJob> seen;
   auto out = f.schedule().scan(kNode, kT + 5'000, 2, [&](const std::vector<DueJob>& due) {
@@ -691,18 +691,18 @@ TYPED_TEST_P(SchedulingContract, ScanReadsRunningDueJobsOldestFirstUpToTheLimit)
   EXPECT_EQ(out.jobs_read, 2u);
   EXPECT_TRUE(out.fires.empty());
   ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[0], (DueJob{first.id, "CRON", "0 * * * * ?", "UTC", "DO_NOTHING", 0, kT - 2'000}));
+  EXPECT_EQ(seen[0], (DueJob{first.id, ScheduleType::kCron, "0 * * * * ?", "UTC", MisfireStrategy::kDoNothing, 0, kT - 2'000}));
   EXPECT_EQ(seen[1].id, second.id);
 }
 
 TYPED_TEST_P(SchedulingContract, ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByTheNode) {
   auto& f = this->f_;
-  auto j = this->job("CRON", kT);
+  auto j = this->job(ScheduleType::kCron, kT);
   auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
     ScanDecision d;
     for (const auto& job : due) {
-      d.fires.push_back({job.id, kT, "SCHEDULE"});
-      d.fires.push_back({job.id, kT + 60'000, "SCHEDULE"});
+      d.fires.push_back({job.id, kT, TriggerType::kSchedule});
+      d.fires.push_back({job.id, kT + 60'000, TriggerType::kSchedule});
       d.jobs.push_back({job.id, job.trigger_next_time, kT + 60'000, kT + 120'000, 1, ""});
     }
     return d;
@@ -716,8 +716,8 @@ TYPED_TEST_P(SchedulingContract, ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByT
   EXPECT_EQ(stored.trigger_next_time, kT + 120'000);
   EXPECT_EQ(stored.trigger_status, 1);
   auto row = f.log(Port::kSchedule, out.fires[0].log_id);
-  EXPECT_EQ(row.state, "pending");
-  EXPECT_EQ(row.trigger_type, "SCHEDULE");
+  EXPECT_EQ(row.state, FireState::kPending);
+  EXPECT_EQ(row.trigger_type, TriggerType::kSchedule);
   EXPECT_EQ(row.admin_node, kNode);
   EXPECT_EQ(row.job_group, this->group_.id);
   EXPECT_EQ(row.executor_handler, "jobHandler");
@@ -729,11 +729,11 @@ TYPED_TEST_P(SchedulingContract, ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByT
 
 TYPED_TEST_P(SchedulingContract, ScanWritesNothingForAJobWhoseNextTimeChangedSinceTheRead) {
   auto& f = this->f_;
-  auto j = this->job("CRON", kT);
+  auto j = this->job(ScheduleType::kCron, kT);
   auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
     ScanDecision d;
     for (const auto& job : due) {
-      d.fires.push_back({job.id, kT, "SCHEDULE"});
+      d.fires.push_back({job.id, kT, TriggerType::kSchedule});
       d.jobs.push_back({job.id, job.trigger_next_time - 1, kT, kT + 60'000, 1, ""});  // not what it has
     }
     return d;
@@ -746,12 +746,12 @@ TYPED_TEST_P(SchedulingContract, ScanWritesNothingForAJobWhoseNextTimeChangedSin
 
 TYPED_TEST_P(SchedulingContract, ScanStopsAJobAndKeepsAScheduledFireUnique) {
   auto& f = this->f_;
-  auto j = this->job("CRON", kT);
-  auto existing = this->log(j, "triggered", kT);
+  auto j = this->job(ScheduleType::kCron, kT);
+  auto existing = this->log(j, FireState::kTriggered, kT);
   auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
     ScanDecision d;
     for (const auto& job : due) {
-      d.fires.push_back({job.id, kT, "MISFIRE"});
+      d.fires.push_back({job.id, kT, TriggerType::kMisfire});
       d.jobs.push_back({job.id, job.trigger_next_time, kT, 0, 0, "no further time"});
     }
     return d;
@@ -767,12 +767,12 @@ TYPED_TEST_P(SchedulingContract, ScanStopsAJobAndKeepsAScheduledFireUnique) {
 TYPED_TEST_P(SchedulingContract, PendingListsThisNodesDueFiresOldestFirstUpToTheLimit) {
   auto& f = this->f_;
   auto j = this->job();
-  auto b = this->log(j, "pending", kT + 1'000, kNode, "MANUAL");
-  auto a = this->log(j, "pending", kT, kNode, "RETRY");
-  auto c = this->log(j, "pending", kT + 2'000, kNode, "API");
-  this->log(j, "pending", kT + 9'000, kNode, "API");  // not due
-  this->log(j, "pending", kT, kOther, "MANUAL");      // another node's
-  this->log(j, "triggered", kT - 1'000, kNode);       // sent
+  auto b = this->log(j, FireState::kPending, kT + 1'000, kNode, TriggerType::kManual);
+  auto a = this->log(j, FireState::kPending, kT, kNode, TriggerType::kRetry);
+  auto c = this->log(j, FireState::kPending, kT + 2'000, kNode, TriggerType::kApi);
+  this->log(j, FireState::kPending, kT + 9'000, kNode, TriggerType::kApi);  // not due
+  this->log(j, FireState::kPending, kT, kOther, TriggerType::kManual);      // another node's
+  this->log(j, FireState::kTriggered, kT - 1'000, kNode);       // sent
 
   auto all = f.schedule().pending(kNode, kT + 5'000, 10);
   EXPECT_EQ(this->ids_of(all), (std::vector<std::int64_t>{a.id, b.id, c.id}));
@@ -786,11 +786,11 @@ TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWri
   auto plain = this->job();
   auto fix_delay = this->awaiting_fix_delay_job();
   auto other_fix_delay = this->awaiting_fix_delay_job();  // one batch, each job its own next time
-  auto mine = this->log(plain, "pending", kT, kNode, "SCHEDULE", 2);
-  auto awaiting = this->log(fix_delay, "pending", kT);
-  auto other_awaiting = this->log(other_fix_delay, "pending", kT + 1'000);
-  auto theirs = this->log(plain, "pending", kT + 60'000, kOther);
-  auto sending = this->log(plain, "sending", kT + 120'000);
+  auto mine = this->log(plain, FireState::kPending, kT, kNode, TriggerType::kSchedule, 2);
+  auto awaiting = this->log(fix_delay, FireState::kPending, kT);
+  auto other_awaiting = this->log(other_fix_delay, FireState::kPending, kT + 1'000);
+  auto theirs = this->log(plain, FireState::kPending, kT + 60'000, kOther);
+  auto sending = this->log(plain, FireState::kSending, kT + 120'000);
   int calls = 0;
 
   auto moved = f.schedule().fail_pending({awaiting.id, theirs.id, mine.id, sending.id, other_awaiting.id}, kNode,
@@ -799,7 +799,7 @@ TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWri
   EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id, awaiting.id, other_awaiting.id}));
   EXPECT_EQ(calls, 3);
   auto row = f.log(Port::kSchedule, mine.id);
-  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.state, FireState::kFailed);
   EXPECT_EQ(row.trigger_time, kNow);
   EXPECT_EQ(row.trigger_code, 500);
   EXPECT_EQ(row.trigger_msg, "pools full");
@@ -813,17 +813,17 @@ TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWri
 
 TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRest) {
   auto& f = this->f_;
-  auto skip = this->job("CRON", kT, "DO_NOTHING");
-  auto catch_up = this->job("CRON", kT, "FIRE_ONCE_NOW");
+  auto skip = this->job(ScheduleType::kCron, kT, MisfireStrategy::kDoNothing);
+  auto catch_up = this->job(ScheduleType::kCron, kT, MisfireStrategy::kFireOnceNow);
   const std::int64_t late_before = kT + 30'000;
-  auto late_scheduled = this->log(skip, "pending", kT, kOther);
-  auto late_misfire = this->log(skip, "pending", kT + 1'000, kOther, "MISFIRE");
-  auto late_manual = this->log(skip, "pending", kT + 2'000, kOther, "MANUAL");
-  auto on_time = this->log(skip, "pending", kT + 60'000, kOther);
-  auto late_catch_up = this->log(catch_up, "pending", kT, kOther);
-  auto sending = this->log(skip, "sending", kT + 3'000, kOther);
-  auto triggered = this->log(skip, "triggered", kT + 4'000, kOther);
-  auto alive = this->log(skip, "pending", kT + 5'000, "node-3");
+  auto late_scheduled = this->log(skip, FireState::kPending, kT, kOther);
+  auto late_misfire = this->log(skip, FireState::kPending, kT + 1'000, kOther, TriggerType::kMisfire);
+  auto late_manual = this->log(skip, FireState::kPending, kT + 2'000, kOther, TriggerType::kManual);
+  auto on_time = this->log(skip, FireState::kPending, kT + 60'000, kOther);
+  auto late_catch_up = this->log(catch_up, FireState::kPending, kT, kOther);
+  auto sending = this->log(skip, FireState::kSending, kT + 3'000, kOther);
+  auto triggered = this->log(skip, FireState::kTriggered, kT + 4'000, kOther);
+  auto alive = this->log(skip, FireState::kPending, kT + 5'000, "node-3");
 
   auto out = f.schedule().take_over({kOther}, kNode, late_before);
   auto cancelled = out.cancelled;
@@ -831,7 +831,7 @@ TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRes
   EXPECT_EQ(cancelled, (std::vector<std::int64_t>{late_scheduled.id, late_misfire.id}));
   for (auto id : cancelled) {
     auto row = f.log(Port::kSchedule, id);
-    EXPECT_EQ(row.state, "cancelled");
+    EXPECT_EQ(row.state, FireState::kCancelled);
     EXPECT_FALSE(row.trigger_msg.empty());
   }
   auto pending = this->ids_of(out.pending);
@@ -839,7 +839,7 @@ TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRes
   EXPECT_EQ(pending, (std::vector<std::int64_t>{late_manual.id, on_time.id, late_catch_up.id}));
   for (auto id : pending) {
     auto row = f.log(Port::kSchedule, id);
-    EXPECT_EQ(row.state, "pending");
+    EXPECT_EQ(row.state, FireState::kPending);
     EXPECT_EQ(row.admin_node, kNode);
   }
   ASSERT_EQ(out.sending.size(), 1u);
@@ -849,7 +849,7 @@ TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRes
   EXPECT_EQ(out.sending[0].job_group, this->group_.id);
   EXPECT_EQ(out.sending[0].access_token, "group-token");
   EXPECT_EQ(f.log(Port::kSchedule, sending.id).admin_node, kNode);
-  EXPECT_EQ(f.log(Port::kSchedule, sending.id).state, "sending");
+  EXPECT_EQ(f.log(Port::kSchedule, sending.id).state, FireState::kSending);
   EXPECT_EQ(f.log(Port::kSchedule, triggered.id), triggered);
   EXPECT_EQ(f.log(Port::kSchedule, alive.id), alive);
 
@@ -862,29 +862,29 @@ TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRes
 TYPED_TEST_P(SchedulingContract, ResolveSendingMovesATakenOverFireAsTheExecutorSaid) {
   auto& f = this->f_;
   auto j = this->job();
-  auto delivered = this->log(j, "sending", kT);
-  auto not_delivered = this->log(j, "sending", kT + 60'000);
-  auto unknown = this->log(j, "sending", kT + 120'000, kNode, "SCHEDULE", 2);
+  auto delivered = this->log(j, FireState::kSending, kT);
+  auto not_delivered = this->log(j, FireState::kSending, kT + 60'000);
+  auto unknown = this->log(j, FireState::kSending, kT + 120'000, kNode, TriggerType::kSchedule, 2);
   int calls = 0;
   auto plan = this->counted(RunEnd::kDeliveryUnknown, calls);
 
   EXPECT_TRUE(f.schedule().resolve_sending(delivered.id, kNode, ScheduleStore::Delivery::kDelivered, "has it", plan));
   auto row = f.log(Port::kSchedule, delivered.id);
-  EXPECT_EQ(row.state, "triggered");
+  EXPECT_EQ(row.state, FireState::kTriggered);
   EXPECT_EQ(row.trigger_code, 200);
   EXPECT_EQ(row.trigger_msg, "has it");
 
   EXPECT_TRUE(
       f.schedule().resolve_sending(not_delivered.id, kNode, ScheduleStore::Delivery::kNotDelivered, "resend", plan));
   row = f.log(Port::kSchedule, not_delivered.id);
-  EXPECT_EQ(row.state, "pending");
+  EXPECT_EQ(row.state, FireState::kPending);
   EXPECT_FALSE(row.trigger_time);
   EXPECT_EQ(row.executor_address, kAddress);
   EXPECT_EQ(row.trigger_msg, "resend");
 
   EXPECT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", plan));
   row = f.log(Port::kSchedule, unknown.id);
-  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.state, FireState::kFailed);
   EXPECT_EQ(row.trigger_code, 500);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(this->count(Port::kSchedule), 3u);  // a run that may be going on is not retried
@@ -893,9 +893,9 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingMovesATakenOverFireAsTheExecutorS
 TYPED_TEST_P(SchedulingContract, ResolveSendingIsGuardedByStateAndOwnerAndWritesTheFixDelayNextTime) {
   auto& f = this->f_;
   auto j = this->awaiting_fix_delay_job();
-  auto theirs = this->log(j, "sending", kT, kOther);
-  auto finished = this->log(j, "succeeded", kT + 60'000);
-  auto unknown = this->log(j, "sending", kT + 120'000);
+  auto theirs = this->log(j, FireState::kSending, kT, kOther);
+  auto finished = this->log(j, FireState::kSucceeded, kT + 60'000);
+  auto unknown = this->log(j, FireState::kSending, kT + 120'000);
   int calls = 0;
   auto plan = this->counted(RunEnd::kDeliveryUnknown, calls);
 
@@ -911,14 +911,14 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingIsGuardedByStateAndOwnerAndWrites
 
 TYPED_TEST_P(SchedulingContract, ScanReturnsTheFiresOfAllJobsInDueOrder) {
   auto& f = this->f_;
-  auto a = this->job("CRON", kT);
-  auto b = this->job("CRON", kT + 1'000);
+  auto a = this->job(ScheduleType::kCron, kT);
+  auto b = this->job(ScheduleType::kCron, kT + 1'000);
   auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
     ScanDecision d;
     for (const auto& job : due) {  // by job in the order read, then by time
       const std::int64_t first = job.trigger_next_time;
-      d.fires.push_back({job.id, first, "SCHEDULE"});
-      d.fires.push_back({job.id, first + 2'000, "SCHEDULE"});
+      d.fires.push_back({job.id, first, TriggerType::kSchedule});
+      d.fires.push_back({job.id, first + 2'000, TriggerType::kSchedule});
       d.jobs.push_back({job.id, first, first + 2'000, first + 60'000, 1, ""});
     }
     return d;
@@ -932,10 +932,10 @@ TYPED_TEST_P(SchedulingContract, ScanReturnsTheFiresOfAllJobsInDueOrder) {
 
 TYPED_TEST_P(SchedulingContract, TakeOverByRacingNodesGivesEachFireToExactlyOne) {
   auto& f = this->f_;
-  auto j = this->job("CRON", kT, "FIRE_ONCE_NOW");
+  auto j = this->job(ScheduleType::kCron, kT, MisfireStrategy::kFireOnceNow);
   std::vector<std::int64_t> fires;
   for (int i = 0; i < 20; ++i) {
-    fires.push_back(this->log(j, i % 4 == 0 ? "sending" : "pending", kT + i * 60'000, kOther).id);
+    fires.push_back(this->log(j, i % 4 == 0 ? FireState::kSending : FireState::kPending, kT + i * 60'000, kOther).id);
   }
   constexpr int kThreads = 2;
   std::latch start(kThreads);
@@ -967,7 +967,7 @@ TYPED_TEST_P(SchedulingContract, TakeOverByRacingNodesGivesEachFireToExactlyOne)
 
 TYPED_TEST_P(SchedulingContract, EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob) {
   auto& f = this->f_;
-  auto child = this->job("CRON", kT, "DO_NOTHING", 0);
+  auto child = this->job(ScheduleType::kCron, kT, MisfireStrategy::kDoNothing, 0);
   Job spec = this->job();
   spec.id = 0;
   spec.child_job_ids = {child.id};
@@ -982,34 +982,34 @@ TYPED_TEST_P(SchedulingContract, EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob
     children.push_back(ids);
     return FollowUps{};
   };
-  auto finished = this->log(j, "triggered", kT);
-  auto refused = this->log(j, "sending", kT + 60'000);
-  auto queued = this->log(j, "pending", kT + 120'000);
-  auto unknown = this->log(j, "sending", kT + 180'000);
+  auto finished = this->log(j, FireState::kTriggered, kT);
+  auto refused = this->log(j, FireState::kSending, kT + 60'000);
+  auto queued = this->log(j, FireState::kPending, kT + 120'000);
+  auto unknown = this->log(j, FireState::kSending, kT + 180'000);
 
-  ASSERT_EQ(f.completion().record(this->result(finished.id, "succeeded"), capture).status,
+  ASSERT_EQ(f.completion().record(this->result(finished.id, FireState::kSucceeded), capture).status,
             CompletionStore::Status::kRecorded);
-  TriggerStore::Failure failure{refused.id, kNode, "sending", kNow, "refused", "", ""};
+  TriggerStore::Failure failure{refused.id, kNode, FireState::kSending, kNow, "refused", "", ""};
   ASSERT_EQ(f.trigger().record_failed(failure, capture).recorded, TriggerStore::Recorded::kRecorded);
   ASSERT_EQ(f.schedule().fail_pending({queued.id}, kNode, kNow, "pools full", capture).size(), 1u);
   ASSERT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", capture));
 
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(runs[0], f.log(Port::kCompletion, finished.id));
-  EXPECT_EQ(runs[0].state, "succeeded");
+  EXPECT_EQ(runs[0].state, FireState::kSucceeded);
   EXPECT_EQ(runs[1], f.log(Port::kTrigger, refused.id));
-  EXPECT_EQ(runs[1].state, "failed");
+  EXPECT_EQ(runs[1].state, FireState::kFailed);
   EXPECT_EQ(runs[2], f.log(Port::kSchedule, queued.id));
   EXPECT_EQ(runs[2].trigger_code, 500);
   EXPECT_EQ(runs[3], f.log(Port::kSchedule, unknown.id));
-  EXPECT_EQ(runs[3].state, "failed");
+  EXPECT_EQ(runs[3].state, FireState::kFailed);
   for (const auto& ids : children) EXPECT_EQ(ids, std::vector<std::int64_t>{child.id});
 }
 
 TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
   auto& f = this->f_;
   auto j = this->job();
-  JobLog l = this->log(j, "sending", kT, kOther);
+  JobLog l = this->log(j, FireState::kSending, kT, kOther);
   l.id = 0;
   l.scheduled_time = kT + 60'000;
   l.admin_node = kNode;

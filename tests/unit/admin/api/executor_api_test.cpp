@@ -116,7 +116,7 @@ TEST_F(ExecutorRoutesTest, WrongOrMissingTokenIsRefusedAndNothingIsRecorded) {
     EXPECT_EQ(post("/api/registryRemove", registration().dump(), token).body, fail("The access token is wrong."));
   }
   EXPECT_TRUE(registry_.live(90'000).empty());
-  EXPECT_EQ(log(run.id).state, "triggered");
+  EXPECT_EQ(log(run.id).state, FireState::kTriggered);
 }
 
 TEST_F(ExecutorRoutesTest, AGroupWithItsOwnTokenAcceptsOnlyThatToken) {
@@ -149,13 +149,13 @@ TEST_F(ExecutorRoutesTest, AGroupWithItsOwnTokenAcceptsOnlyThatToken) {
   json both = json::array({{{"logId", mine.id}, {"handleCode", 200}}, {{"logId", theirs.id}, {"handleCode", 200}}});
   EXPECT_EQ(post("/api/callback", both.dump(), "group-a-token").body,
             fail("The access token is wrong for 1 of the 2 results."));
-  EXPECT_EQ(log(mine.id).state, "succeeded");
-  EXPECT_EQ(log(theirs.id).state, "triggered");
+  EXPECT_EQ(log(mine.id).state, FireState::kSucceeded);
+  EXPECT_EQ(log(theirs.id).state, FireState::kTriggered);
   // The admin's token does not speak for group A either.
   auto another = make_run(make_job("mine-again"));
   json one = json::array({{{"logId", another.id}, {"handleCode", 200}}});
   EXPECT_EQ(post("/api/callback", one.dump(), kToken).body, fail("The access token is wrong for 1 of the 1 results."));
-  EXPECT_EQ(log(another.id).state, "triggered");
+  EXPECT_EQ(log(another.id).state, FireState::kTriggered);
 }
 
 TEST_F(ExecutorRoutesTest, NoTokenConfiguredAcceptsEveryCaller) {
@@ -222,9 +222,9 @@ TEST_F(ExecutorRoutesTest, CallbackAsABareArrayRecordsEveryResult) {
 
   EXPECT_EQ(post("/api/callback", body.dump()).body, ok());
 
-  EXPECT_EQ(log(a.id).state, "succeeded");
+  EXPECT_EQ(log(a.id).state, FireState::kSucceeded);
   EXPECT_EQ(log(a.id).handle_msg, "ok");
-  EXPECT_EQ(log(b.id).state, "failed");
+  EXPECT_EQ(log(b.id).state, FireState::kFailed);
   EXPECT_EQ(log(b.id).handle_code, 500);
 }
 
@@ -234,7 +234,7 @@ TEST_F(ExecutorRoutesTest, CallbackListFormOfXxlJob35IsAccepted) {
 
   EXPECT_EQ(post("/api/callback", body.dump()).body, ok());
 
-  EXPECT_EQ(log(run.id).state, "failed");
+  EXPECT_EQ(log(run.id).state, FireState::kFailed);
   EXPECT_EQ(log(run.id).handle_code, 502);
 }
 

@@ -55,12 +55,12 @@ TEST(JobValidation, MinimalCreateTakesTheDefaults) {
   validate_job(job);
   EXPECT_EQ(job.job_group, 1);
   EXPECT_EQ(job.job_desc, "nightly report");
-  EXPECT_EQ(job.schedule_type, "NONE");
+  EXPECT_EQ(job.schedule_type, ScheduleType::kNone);
   EXPECT_EQ(job.timezone, "UTC");
-  EXPECT_EQ(job.misfire_strategy, "DO_NOTHING");
-  EXPECT_EQ(job.executor_route_strategy, "FIRST");
-  EXPECT_EQ(job.executor_block_strategy, "SERIAL_EXECUTION");
-  EXPECT_EQ(job.glue_type, "BEAN");
+  EXPECT_EQ(job.misfire_strategy, MisfireStrategy::kDoNothing);
+  EXPECT_EQ(job.executor_route_strategy, RouteStrategy::kFirst);
+  EXPECT_EQ(job.executor_block_strategy, BlockStrategy::kSerialExecution);
+  EXPECT_EQ(job.glue_type, GlueType::kBean);
   EXPECT_EQ(job.trigger_status, 0);
 }
 
@@ -90,13 +90,13 @@ TEST(JobValidation, EveryFieldIsRead) {
   EXPECT_EQ(job.alarm_email, "a@example.com,b@example.org");
   EXPECT_EQ(job.schedule_conf, "0 0 9 ? * MON-FRI");
   EXPECT_EQ(job.timezone, "Asia/Shanghai");
-  EXPECT_EQ(job.misfire_strategy, "FIRE_ONCE_NOW");
-  EXPECT_EQ(job.executor_route_strategy, "SHARDING_BROADCAST");
-  EXPECT_EQ(job.executor_block_strategy, "COVER_EARLY");
+  EXPECT_EQ(job.misfire_strategy, MisfireStrategy::kFireOnceNow);
+  EXPECT_EQ(job.executor_route_strategy, RouteStrategy::kShardingBroadcast);
+  EXPECT_EQ(job.executor_block_strategy, BlockStrategy::kCoverEarly);
   EXPECT_EQ(job.executor_timeout, 60);
   EXPECT_EQ(job.executor_fail_retry_count, 3);
   EXPECT_EQ(job.retry_interval, 30);
-  EXPECT_EQ(job.glue_type, "GLUE_SHELL");
+  EXPECT_EQ(job.glue_type, GlueType::kGlueShell);
   EXPECT_EQ(job.glue_source, "echo hi");
   EXPECT_EQ(job.glue_remark, "first");
   EXPECT_EQ(job.child_job_ids, (std::vector<std::int64_t>{3, 4}));
@@ -250,7 +250,7 @@ TEST(JobValidation, UpdateKeepsFieldsLeftOut) {
   Job stored = read_job_body(valid_body().dump(), Job{}, JobBodyKind::kCreate);
   stored.id = 7;
   stored.author = "ops";
-  stored.schedule_type = "CRON";
+  stored.schedule_type = ScheduleType::kCron;
   stored.schedule_conf = "0 0 3 * * ?";
   stored.trigger_status = 1;
   stored.trigger_next_time = 123;
@@ -265,7 +265,7 @@ TEST(JobValidation, UpdateKeepsFieldsLeftOut) {
 
 TEST(JobValidation, UpdateWithANewScheduleTypeNeedsItsConfiguration) {
   Job stored = read_job_body(valid_body().dump(), Job{}, JobBodyKind::kCreate);
-  stored.schedule_type = "CRON";
+  stored.schedule_type = ScheduleType::kCron;
   stored.schedule_conf = "0 0 3 * * ?";
   auto p = problem_of([&] { validate_job(read_job_body(R"({"scheduleType":"FIX_RATE"})", stored, JobBodyKind::kUpdate)); });
   expect_problem(p, "scheduleConf", "scheduleConf: FIX_RATE needs a whole number of seconds from 1 to 315360000, got ''");

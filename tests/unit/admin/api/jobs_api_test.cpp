@@ -146,7 +146,7 @@ TEST_F(JobsApi, UpdateChangesGivenFieldsOnly) {
 }
 
 TEST_F(JobsApi, ScheduleChangeOfARunningJobRecomputesItsNextTime) {
-  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto job = add_job(group_.id, "ticker", ScheduleType::kFixRate, "60");
   ASSERT_EQ(post(path(job, "/start")).status, 200);
   clock_.advance(std::chrono::seconds(100));
   auto r = put(path(job), {{"scheduleConf", "30"}});
@@ -164,7 +164,7 @@ TEST_F(JobsApi, ScheduleChangeOfARunningJobRecomputesItsNextTime) {
 }
 
 TEST_F(JobsApi, StartComputesTheNextTimeFromFiveSecondsAhead) {
-  auto fixed = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto fixed = add_job(group_.id, "ticker", ScheduleType::kFixRate, "60");
   auto r = post(path(fixed, "/start"));
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body["triggerStatus"], 1);
@@ -172,14 +172,14 @@ TEST_F(JobsApi, StartComputesTheNextTimeFromFiveSecondsAhead) {
   EXPECT_EQ(last_audit().action, "job.start");
 
   // A cron second that is less than 5 s away is skipped, as XXL-JOB does.
-  auto every_second = add_job(group_.id, "every 10 s", "CRON", "*/10 * * * * ?");
+  auto every_second = add_job(group_.id, "every 10 s", ScheduleType::kCron, "*/10 * * * * ?");
   clock_.advance(std::chrono::milliseconds(7'000));  // 22:13:27Z: :30 is only 3 s away
   r = post(path(every_second, "/start"));
   EXPECT_EQ(r.body["triggerNextTime"], kStartMs + 20'000);  // 22:13:40Z
 }
 
 TEST_F(JobsApi, StartingAgainChangesNothing) {
-  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto job = add_job(group_.id, "ticker", ScheduleType::kFixRate, "60");
   auto first = post(path(job, "/start"));
   clock_.advance(std::chrono::seconds(10));
   auto again = post(path(job, "/start"));
@@ -188,13 +188,13 @@ TEST_F(JobsApi, StartingAgainChangesNothing) {
 }
 
 TEST_F(JobsApi, StartRefusesAScheduleWithoutFireTimes) {
-  auto manual = add_job(group_.id, "by hand", "NONE", "");
+  auto manual = add_job(group_.id, "by hand", ScheduleType::kNone, "");
   auto r = post(path(manual, "/start"));
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.field(), "scheduleType");
   EXPECT_EQ(r.message(), "scheduleType: NONE never fires by itself; give the job a schedule, or trigger it by hand");
 
-  auto past = add_job(group_.id, "long ago", "CRON", "0 0 0 1 1 ? 2020");
+  auto past = add_job(group_.id, "long ago", ScheduleType::kCron, "0 0 0 1 1 ? 2020");
   r = post(path(past, "/start"));
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.field(), "scheduleConf");
@@ -203,7 +203,7 @@ TEST_F(JobsApi, StartRefusesAScheduleWithoutFireTimes) {
 }
 
 TEST_F(JobsApi, StopClearsTheNextTime) {
-  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto job = add_job(group_.id, "ticker", ScheduleType::kFixRate, "60");
   post(path(job, "/start"));
   auto r = post(path(job, "/stop"));
   ASSERT_EQ(r.status, 200) << r.text;
@@ -214,14 +214,14 @@ TEST_F(JobsApi, StopClearsTheNextTime) {
 }
 
 TEST_F(JobsApi, StartAndStopTakeNoBody) {
-  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto job = add_job(group_.id, "ticker", ScheduleType::kFixRate, "60");
   auto r = post(path(job, "/start"), {{"force", true}});
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.message(), "force: unknown field");
 }
 
 TEST_F(JobsApi, CopyCreatesAStoppedJob) {
-  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto job = add_job(group_.id, "ticker", ScheduleType::kFixRate, "60");
   post(path(job, "/start"));
   auto r = post(path(job, "/copy"));
   ASSERT_EQ(r.status, 201) << r.text;
@@ -336,7 +336,7 @@ TEST_F(JobsApi, TriggerGoesOnlyToAddressesOfTheJobsGroup) {
 }
 
 TEST_F(JobsApi, NextFiresOfARunningJobStartAtItsNextTime) {
-  auto job = add_job(group_.id, "ticker", "FIX_RATE", "60");
+  auto job = add_job(group_.id, "ticker", ScheduleType::kFixRate, "60");
   post(path(job, "/start"));
   auto r = get(path(job, "/next-fires?count=3"));
   ASSERT_EQ(r.status, 200) << r.text;
@@ -351,7 +351,7 @@ TEST_F(JobsApi, NextFiresCountIsOneToAHundred) {
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.message(), "count: 101 is out of range 1-100");
   EXPECT_EQ(get(path(job, "/next-fires?count=0")).status, 400);
-  auto manual = add_job(group_.id, "by hand", "NONE", "");
+  auto manual = add_job(group_.id, "by hand", ScheduleType::kNone, "");
   EXPECT_EQ(get(path(manual, "/next-fires")).body, json({{"times", json::array()}}));
 }
 

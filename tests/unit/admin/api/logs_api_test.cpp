@@ -61,8 +61,8 @@ class LogsApi : public ResourceApiTest {
     job_ = add_job(group_.id);
   }
 
-  JobLog put_log(const std::string& state, std::int64_t scheduled, const std::string& address = "",
-                 const std::string& trigger_type = "SCHEDULE", std::optional<Job> job = std::nullopt) {
+  JobLog put_log(FireState state, std::int64_t scheduled, const std::string& address = "",
+                 TriggerType trigger_type = TriggerType::kSchedule, std::optional<Job> job = std::nullopt) {
     const Job& j = job ? *job : job_;
     JobLog l;
     l.job_group = j.job_group;
@@ -72,9 +72,9 @@ class LogsApi : public ResourceApiTest {
     l.scheduled_time = scheduled;
     l.admin_node = "node-under-test";
     l.executor_address = address;
-    if (state != "pending" && state != "cancelled") l.trigger_time = scheduled + 10;
-    if (state == "succeeded") l.handle_code = 200;
-    if (state == "failed") l.handle_code = 500;
+    if (state != FireState::kPending && state != FireState::kCancelled) l.trigger_time = scheduled + 10;
+    if (state == FireState::kSucceeded) l.handle_code = 200;
+    if (state == FireState::kFailed) l.handle_code = 500;
     if (l.handle_code != 0) l.handle_time = scheduled + 1'000;
     return fake_.put_log(l);
   }
@@ -88,11 +88,11 @@ class LogsApi : public ResourceApiTest {
 };
 
 TEST_F(LogsApi, ListFiltersByStatusAndTime) {
-  put_log("succeeded", 1'000);
-  put_log("failed", 2'000);
-  put_log("lost", 3'000);
-  put_log("triggered", 4'000, "http://10.0.0.5:9999/");
-  put_log("pending", 5'000);
+  put_log(FireState::kSucceeded, 1'000);
+  put_log(FireState::kFailed, 2'000);
+  put_log(FireState::kLost, 3'000);
+  put_log(FireState::kTriggered, 4'000, "http://10.0.0.5:9999/");
+  put_log(FireState::kPending, 5'000);
 
   auto all = get("logs");
   ASSERT_EQ(all.status, 200) << all.text;
@@ -118,7 +118,7 @@ TEST_F(LogsApi, ListFiltersByStatusAndTime) {
 }
 
 TEST_F(LogsApi, ListPagesByCursorBothWays) {
-  for (int i = 1; i <= 5; ++i) put_log("succeeded", i * 1'000);
+  for (int i = 1; i <= 5; ++i) put_log(FireState::kSucceeded, i * 1'000);
   auto first = get("logs?limit=2");
   ASSERT_EQ(first.status, 200) << first.text;
   EXPECT_EQ(first.body["total"], 5);
@@ -153,7 +153,7 @@ TEST_F(LogsApi, ListPagesByCursorBothWays) {
 }
 
 TEST_F(LogsApi, GetAnswersOneLog) {
-  auto log = put_log("succeeded", 1'000, "http://10.0.0.5:9999/");
+  auto log = put_log(FireState::kSucceeded, 1'000, "http://10.0.0.5:9999/");
   auto r = get(path(log));
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.body["id"], log.id);
@@ -166,7 +166,7 @@ TEST_F(LogsApi, ContentIsReadFromTheExecutorThatRanIt) {
   executor.answer({{"code", 200},
                    {"msg", nullptr},
                    {"content", {{"fromLineNum", 3}, {"toLineNum", 4}, {"logContent", "line 3\nline 4\n"}, {"isEnd", true}}}});
-  auto log = put_log("succeeded", 1'000, executor.url());
+  auto log = put_log(FireState::kSucceeded, 1'000, executor.url());
 
   auto r = get(path(log, "/content?fromLine=3"));
   ASSERT_EQ(r.status, 200) << r.text;
@@ -186,7 +186,7 @@ TEST_F(LogsApi, ContentUsesTheGroupsOwnToken) {
   auto g = group_;
   g.access_token = "group-token";
   stores_.groups.update(g, system_);
-  auto log = put_log("triggered", 1'000, executor.url());
+  auto log = put_log(FireState::kTriggered, 1'000, executor.url());
   ASSERT_EQ(get(path(log, "/content")).status, 200);
   ASSERT_EQ(executor.calls().size(), 1u);
   EXPECT_EQ(executor.calls()[0].token, "group-token");
@@ -194,7 +194,7 @@ TEST_F(LogsApi, ContentUsesTheGroupsOwnToken) {
 }
 
 TEST_F(LogsApi, ContentOfARunWithoutExecutorIsAConflict) {
-  auto log = put_log("pending", 1'000);
+  auto log = put_log(FireState::kPending, 1'000);
   auto r = get(path(log, "/content"));
   EXPECT_EQ(r.status, 409);
   EXPECT_EQ(r.message(), "log " + std::to_string(log.id) + " has no executor yet (state pending)");
@@ -207,7 +207,7 @@ TEST_F(LogsApi, ContentFromAnExecutorThatDoesNotAnswerIs502WithTheReason) {
     FakeExecutor executor;  // a port that just stopped listening
     gone = executor.url();
   }
-  auto log = put_log("succeeded", 1'000, gone);
+  auto log = put_log(FireState::kSucceeded, 1'000, gone);
   auto r = get(path(log, "/content"));
   EXPECT_EQ(r.status, 502);
   EXPECT_EQ(r.error()["code"], "bad_gateway");
@@ -216,7 +216,7 @@ TEST_F(LogsApi, ContentFromAnExecutorThatDoesNotAnswerIs502WithTheReason) {
 
   FakeExecutor failing;
   failing.answer({{"code", 500}, {"msg", "log file not found"}, {"content", nullptr}});
-  auto other = put_log("succeeded", 2'000, failing.url());
+  auto other = put_log(FireState::kSucceeded, 2'000, failing.url());
   r = get(path(other, "/content"));
   EXPECT_EQ(r.status, 502);
   EXPECT_EQ(r.message(), "executor " + failing.url() + " did not return the log: log file not found");
@@ -224,7 +224,7 @@ TEST_F(LogsApi, ContentFromAnExecutorThatDoesNotAnswerIs502WithTheReason) {
 
 TEST_F(LogsApi, KillAsksTheExecutorAndIsAudited) {
   FakeExecutor executor;
-  auto log = put_log("triggered", 1'000, executor.url());
+  auto log = put_log(FireState::kTriggered, 1'000, executor.url());
   auto r = post(path(log, "/kill"));
   ASSERT_EQ(r.status, 204) << r.text;
   auto calls = executor.calls();
@@ -239,25 +239,25 @@ TEST_F(LogsApi, KillAsksTheExecutorAndIsAudited) {
 }
 
 TEST_F(LogsApi, KillOfARunThatIsNotRunningIsAConflict) {
-  auto done = put_log("succeeded", 1'000, "http://10.0.0.5:9999/");
+  auto done = put_log(FireState::kSucceeded, 1'000, "http://10.0.0.5:9999/");
   auto r = post(path(done, "/kill"));
   EXPECT_EQ(r.status, 409);
   EXPECT_EQ(r.message(), "log " + std::to_string(done.id) + " is not running (state succeeded)");
-  EXPECT_EQ(post(path(put_log("pending", 2'000), "/kill")).status, 409);
+  EXPECT_EQ(post(path(put_log(FireState::kPending, 2'000), "/kill")).status, 409);
 }
 
 TEST_F(LogsApi, KillRefusedByTheExecutorIs502) {
   FakeExecutor executor;
   executor.answer({{"code", 500}, {"msg", "job thread is not running"}, {"content", nullptr}});
-  auto log = put_log("triggered", 1'000, executor.url());
+  auto log = put_log(FireState::kTriggered, 1'000, executor.url());
   auto r = post(path(log, "/kill"));
   EXPECT_EQ(r.status, 502);
   EXPECT_EQ(r.message(), "executor " + executor.url() + " did not kill the run: job thread is not running");
 }
 
 TEST_F(LogsApi, ClearByCountKeepsTheNewest) {
-  for (int i = 1; i <= 5; ++i) put_log("succeeded", i * 1'000);
-  put_log("triggered", 9'000, "http://10.0.0.5:9999/");
+  for (int i = 1; i <= 5; ++i) put_log(FireState::kSucceeded, i * 1'000);
+  put_log(FireState::kTriggered, 9'000, "http://10.0.0.5:9999/");
   auto r = post("logs/clear", {{"jobId", job_.id}, {"keep", 2}});
   ASSERT_EQ(r.status, 200) << r.text;
   // The running one counts among the newest but is never deleted.
@@ -267,7 +267,7 @@ TEST_F(LogsApi, ClearByCountKeepsTheNewest) {
 }
 
 TEST_F(LogsApi, ClearByAge) {
-  for (int i = 1; i <= 5; ++i) put_log("failed", i * 1'000);
+  for (int i = 1; i <= 5; ++i) put_log(FireState::kFailed, i * 1'000);
   auto r = post("logs/clear", {{"jobGroup", group_.id}, {"before", 3'000}});
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body["deleted"], 2);
@@ -299,9 +299,9 @@ TEST_F(LogsApi, CancelTakesBackAPendingTriggeredFire) {
   EXPECT_EQ(again.status, 409);
   EXPECT_EQ(again.message(), "log " + std::to_string(id) + " has already fired; only a pending fire can be cancelled");
 
-  auto fired = put_log("triggered", 1'000, "http://10.0.0.5:9999/", "MANUAL");
+  auto fired = put_log(FireState::kTriggered, 1'000, "http://10.0.0.5:9999/", TriggerType::kManual);
   EXPECT_EQ(del(path(fired)).status, 409);
-  auto scheduled = put_log("pending", 2'000);
+  auto scheduled = put_log(FireState::kPending, 2'000);
   auto r = del(path(scheduled));
   EXPECT_EQ(r.status, 409);
   EXPECT_NE(r.message().find("SCHEDULE fire"), std::string::npos) << r.message();
@@ -311,8 +311,8 @@ TEST_F(LogsApi, NormalUserSeesOnlyTheirGroupsLogs) {
   auto other_group = add_group("billing");
   auto other_job = add_job(other_group.id, "invoices");
   add_user("alice", "normal", {group_.id});
-  auto mine = put_log("succeeded", 1'000, "http://10.0.0.5:9999/");
-  auto hidden = put_log("triggered", 2'000, "http://10.0.0.6:9999/", "SCHEDULE", other_job);
+  auto mine = put_log(FireState::kSucceeded, 1'000, "http://10.0.0.5:9999/");
+  auto hidden = put_log(FireState::kTriggered, 2'000, "http://10.0.0.6:9999/", TriggerType::kSchedule, other_job);
 
   auto list = get("logs", "alice");
   ASSERT_EQ(list.status, 200);

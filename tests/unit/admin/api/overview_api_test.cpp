@@ -27,18 +27,18 @@ class OverviewApi : public ResourceApiTest {
     their_job_ = add_job(theirs_.id, "invoices");
   }
 
-  JobLog run(const Job& job, const std::string& state, std::int64_t scheduled) {
+  JobLog run(const Job& job, FireState state, std::int64_t scheduled) {
     JobLog l;
     l.job_id = job.id;
     l.job_group = job.job_group;
     l.state = state;
-    l.trigger_type = "SCHEDULE";
+    l.trigger_type = TriggerType::kSchedule;
     l.scheduled_time = scheduled;
     l.admin_node = "node-under-test";
-    if (state != "pending" && state != "cancelled") l.trigger_time = scheduled + 5;
-    if (state == "succeeded" || state == "failed") {
+    if (state != FireState::kPending && state != FireState::kCancelled) l.trigger_time = scheduled + 5;
+    if (state == FireState::kSucceeded || state == FireState::kFailed) {
       l.handle_time = scheduled + 10;
-      l.handle_code = state == "succeeded" ? 200 : 500;
+      l.handle_code = state == FireState::kSucceeded ? 200 : 500;
     }
     return fake_.put_log(l);
   }
@@ -112,11 +112,11 @@ TEST_F(OverviewApi, AnotherGroupsExecutorsAreAnsweredLikeAMissingGroup) {
 }
 
 TEST_F(OverviewApi, DashboardDefaultsToTheLastSevenDaysInUtc) {
-  run(my_job_, "succeeded", kTodayUtc + kHourMs);
-  run(my_job_, "failed", kTodayUtc - 6 * kDayMs);
-  run(my_job_, "succeeded", kTodayUtc - 7 * kDayMs);  // the eighth day back: outside
-  run(my_job_, "triggered", kTodayUtc + 2 * kHourMs);
-  run(my_job_, "pending", kTodayUtc + 23 * kHourMs);
+  run(my_job_, FireState::kSucceeded, kTodayUtc + kHourMs);
+  run(my_job_, FireState::kFailed, kTodayUtc - 6 * kDayMs);
+  run(my_job_, FireState::kSucceeded, kTodayUtc - 7 * kDayMs);  // the eighth day back: outside
+  run(my_job_, FireState::kTriggered, kTodayUtc + 2 * kHourMs);
+  run(my_job_, FireState::kPending, kTodayUtc + 23 * kHourMs);
   auto r = get("dashboard");
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body["from"], "2023-11-08");
@@ -134,8 +134,8 @@ TEST_F(OverviewApi, DashboardDefaultsToTheLastSevenDaysInUtc) {
 
 TEST_F(OverviewApi, DashboardCutsDaysAtTheZonesMidnight) {
   // 00:30 in Kolkata on the 15th is 19:00 UTC on the 14th; the clock's now is 03:43 there.
-  run(my_job_, "succeeded", kTodayUtc + 19 * kHourMs);
-  run(my_job_, "failed", kTodayUtc + 18 * kHourMs + 20 * 60'000);  // 23:50 on the 14th there
+  run(my_job_, FireState::kSucceeded, kTodayUtc + 19 * kHourMs);
+  run(my_job_, FireState::kFailed, kTodayUtc + 18 * kHourMs + 20 * 60'000);  // 23:50 on the 14th there
   auto kolkata = get("dashboard?from=2023-11-14&to=2023-11-15&timezone=Asia/Kolkata");
   ASSERT_EQ(kolkata.status, 200) << kolkata.text;
   EXPECT_EQ(days_of(kolkata.body), json::parse(R"([["2023-11-14",0,1],["2023-11-15",1,0]])"));
@@ -149,17 +149,17 @@ TEST_F(OverviewApi, DashboardDaysFollowDaylightSavingTime) {
   // New York's 2023-11-05 lasts 25 hours: from 04:00Z (midnight EDT) to 05:00Z the next day
   // (midnight EST).
   constexpr std::int64_t kNov5 = 1'699'156'800'000;
-  run(my_job_, "succeeded", kNov5 + 24 * kHourMs + 30 * 60'000);  // 23:30 EST on the 5th
-  run(my_job_, "failed", kNov5 + 25 * kHourMs + 30 * 60'000);     // 00:30 EST on the 6th
+  run(my_job_, FireState::kSucceeded, kNov5 + 24 * kHourMs + 30 * 60'000);  // 23:30 EST on the 5th
+  run(my_job_, FireState::kFailed, kNov5 + 25 * kHourMs + 30 * 60'000);     // 00:30 EST on the 6th
   auto r = get("dashboard?from=2023-11-05&to=2023-11-06&timezone=America/New_York");
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(days_of(r.body), json::parse(R"([["2023-11-05",1,0],["2023-11-06",0,1]])"));
 }
 
 TEST_F(OverviewApi, DashboardOfANormalUserCountsOnlyTheirGroups) {
-  run(my_job_, "succeeded", kTodayUtc + kHourMs);
-  run(their_job_, "failed", kTodayUtc + kHourMs);
-  run(their_job_, "triggered", kTodayUtc + 2 * kHourMs);
+  run(my_job_, FireState::kSucceeded, kTodayUtc + kHourMs);
+  run(their_job_, FireState::kFailed, kTodayUtc + kHourMs);
+  run(their_job_, FireState::kTriggered, kTodayUtc + 2 * kHourMs);
   fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.5:9999/", kStartMs - 1'000});
   fake_.put_registration({0, "EXECUTOR", "billing", "http://10.0.0.9:9999/", kStartMs - 1'000});
   fake_.put_node({"node-a", "", "", kStartMs - 9'000, kStartMs - 1'000, kStartMs + 14'000});
@@ -179,7 +179,7 @@ TEST_F(OverviewApi, DashboardOfANormalUserCountsOnlyTheirGroups) {
 }
 
 TEST_F(OverviewApi, DashboardFailuresNameTheirJobAndKeepMessagesShort) {
-  JobLog l = run(their_job_, "failed", kTodayUtc + kHourMs);
+  JobLog l = run(their_job_, FireState::kFailed, kTodayUtc + kHourMs);
   l.handle_msg = std::string(2'000, 'x');
   l.trigger_msg = "trigger ok";
   fake_.put_log(l);

@@ -33,8 +33,8 @@ class Permissions : public ResourceApiTest {
     JobLog log;
     log.job_group = theirs_.id;
     log.job_id = their_job_.id;
-    log.state = "triggered";
-    log.trigger_type = "SCHEDULE";
+    log.state = FireState::kTriggered;
+    log.trigger_type = TriggerType::kSchedule;
     log.scheduled_time = kStartMs;
     log.trigger_time = kStartMs;
     log.admin_node = "node-under-test";
@@ -46,9 +46,9 @@ class Permissions : public ResourceApiTest {
     Job j;
     j.job_group = group;
     j.job_desc = desc;
-    j.schedule_type = "CRON";
+    j.schedule_type = ScheduleType::kCron;
     j.schedule_conf = "0 0 3 * * ?";
-    j.glue_type = "GLUE_SHELL";
+    j.glue_type = GlueType::kGlueShell;
     j.glue_source = "echo " + desc;
     return stores_.jobs.create(j, system_);
   }
@@ -100,7 +100,7 @@ TEST_F(Permissions, EveryRouteWithAnIdRefusesAnotherGroupsObject) {
   EXPECT_EQ(stores_.groups.get(theirs_.id)->title, theirs_.title);
   EXPECT_EQ(stores_.jobs.get(their_job_.id)->trigger_status, 0);
   EXPECT_EQ(stores_.jobs.get(their_job_.id)->glue_source, their_version_);
-  EXPECT_EQ(stores_.logs.get(their_log_.id)->state, "triggered");
+  EXPECT_EQ(stores_.logs.get(their_log_.id)->state, FireState::kTriggered);
 }
 
 TEST_F(Permissions, AnotherJobsScriptVersionCannotBeRestoredIntoOnesOwn) {

@@ -109,7 +109,7 @@ class ResourceApiTest : public ::testing::Test {
     return stores_.groups.create(g, system_);
   }
 
-  Job add_job(std::int64_t group, const std::string& desc = "nightly report", const std::string& type = "CRON",
+  Job add_job(std::int64_t group, const std::string& desc = "nightly report", ScheduleType type = ScheduleType::kCron,
               const std::string& conf = "0 0 3 * * ?", const std::string& zone = "UTC") {
     Job j;
     j.job_group = group;

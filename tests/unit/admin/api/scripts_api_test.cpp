@@ -15,7 +15,7 @@ class ScriptsApi : public ResourceApiTest {
     Job j;
     j.job_group = group_.id;
     j.job_desc = "cleanup";
-    j.glue_type = "GLUE_SHELL";
+    j.glue_type = GlueType::kGlueShell;
     j.glue_source = "echo v0";
     script_job_ = stores_.jobs.create(j, system_);
   }

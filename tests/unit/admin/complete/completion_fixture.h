@@ -35,7 +35,7 @@ class CompletionFixture : public ::testing::Test {
     Job j;
     j.job_group = group_;
     j.job_desc = desc;
-    j.schedule_type = "CRON";
+    j.schedule_type = ScheduleType::kCron;
     j.schedule_conf = "0 * * * * ?";
     j.executor_handler = desc + "-handler";
     j.executor_param = desc + "-param";
@@ -47,7 +47,7 @@ class CompletionFixture : public ::testing::Test {
     Job j;
     j.job_group = group_;
     j.job_desc = "fix-delay";
-    j.schedule_type = "FIX_DELAY";
+    j.schedule_type = ScheduleType::kFixDelay;
     j.schedule_conf = std::to_string(delay_seconds);
     j.executor_handler = "h";
     j.trigger_status = trigger_status;
@@ -58,20 +58,20 @@ class CompletionFixture : public ::testing::Test {
   Job update(Job job) { return stores_.jobs().update(job, system_); }
 
   // A run the executor accepted: `triggered`, sent at `trigger_time` (now by default).
-  JobLog make_run(const Job& job, std::string state = "triggered", int retries = 0,
+  JobLog make_run(const Job& job, FireState state = FireState::kTriggered, int retries = 0,
                   std::optional<std::int64_t> trigger_time = std::nullopt) {
     JobLog l;
     l.job_group = job.job_group;
     l.job_id = job.id;
-    l.state = std::move(state);
-    l.trigger_type = "SCHEDULE";
+    l.state = state;
+    l.trigger_type = TriggerType::kSchedule;
     l.scheduled_time = clock_.now_ms() + runs_made_++;  // scheduled fires are unique per time
     l.admin_node = "node-b";
     l.executor_address = kExecutor;
     l.executor_handler = job.executor_handler;
     l.executor_param = "run-param";
     l.executor_fail_retry_count = retries;
-    if (l.state != "pending" && l.state != "cancelled") {
+    if (l.state != FireState::kPending && l.state != FireState::kCancelled) {
       l.trigger_time = trigger_time.value_or(clock_.now_ms());
       l.trigger_code = 200;
     }

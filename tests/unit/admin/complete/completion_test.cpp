@@ -25,7 +25,7 @@ TEST_F(CompletionTest, SuccessRecordsTheResultWithTheHandleTime) {
   EXPECT_EQ(completion_.report(callback(run.id, 200, "all good")), Outcome::kRecorded);
 
   auto after = log(run.id);
-  EXPECT_EQ(after.state, "succeeded");
+  EXPECT_EQ(after.state, FireState::kSucceeded);
   EXPECT_EQ(after.handle_code, 200);
   EXPECT_EQ(after.handle_msg, "all good");
   EXPECT_EQ(after.handle_time, clock_.now_ms());
@@ -46,8 +46,8 @@ TEST_F(CompletionTest, SuccessFiresEachExistingChildOnceDueNowOwnedByThisNode) {
     auto fires = runs_of(child.id);
     ASSERT_EQ(fires.size(), 1u) << child.job_desc;
     const JobLog& fire = fires[0];
-    EXPECT_EQ(fire.state, "pending");
-    EXPECT_EQ(fire.trigger_type, "PARENT");
+    EXPECT_EQ(fire.state, FireState::kPending);
+    EXPECT_EQ(fire.trigger_type, TriggerType::kParent);
     EXPECT_EQ(fire.scheduled_time, clock_.now_ms());
     EXPECT_EQ(fire.admin_node, kNode);
     EXPECT_EQ(fire.job_group, child.job_group);
@@ -109,7 +109,7 @@ TEST_F(CompletionTest, FailureWithRetriesLeftFiresOneRetryAfterTheRetryInterval)
   auto job = make_job("flaky");
   job.retry_interval = 30;
   job = update(job);
-  auto run = make_run(job, "triggered", 2);
+  auto run = make_run(job, FireState::kTriggered, 2);
   JobLog shard = log(run.id);
   shard.shard_index = 1;
   shard.shard_total = 3;
@@ -117,12 +117,12 @@ TEST_F(CompletionTest, FailureWithRetriesLeftFiresOneRetryAfterTheRetryInterval)
 
   ASSERT_EQ(completion_.report(callback(run.id, 500, "boom")), Outcome::kRecorded);
 
-  EXPECT_EQ(log(run.id).state, "failed");
+  EXPECT_EQ(log(run.id).state, FireState::kFailed);
   auto runs = runs_of(job.id);
   ASSERT_EQ(runs.size(), 2u);
   const JobLog& retry = runs[1];
-  EXPECT_EQ(retry.state, "pending");
-  EXPECT_EQ(retry.trigger_type, "RETRY");
+  EXPECT_EQ(retry.state, FireState::kPending);
+  EXPECT_EQ(retry.trigger_type, TriggerType::kRetry);
   EXPECT_EQ(retry.scheduled_time, clock_.now_ms() + 30'000);
   EXPECT_EQ(retry.executor_fail_retry_count, 1);
   EXPECT_EQ(retry.parent_log_id, run.id);
@@ -137,7 +137,7 @@ TEST_F(CompletionTest, FailureWithRetriesLeftFiresOneRetryAfterTheRetryInterval)
 
 TEST_F(CompletionTest, ZeroRetryIntervalRetriesAtOnce) {
   auto job = make_job("flaky");
-  auto run = make_run(job, "triggered", 1);
+  auto run = make_run(job, FireState::kTriggered, 1);
 
   completion_.report(callback(run.id, 500));
 
@@ -149,24 +149,24 @@ TEST_F(CompletionTest, ZeroRetryIntervalRetriesAtOnce) {
 
 TEST_F(CompletionTest, RetriesStopWhenTheCountIsExhausted) {
   auto job = make_job("flaky");
-  auto run = make_run(job, "triggered", 1);
+  auto run = make_run(job, FireState::kTriggered, 1);
   completion_.report(callback(run.id, 500));
   // The retry is sent and fails too: it has no retry left.
   JobLog retry = runs_of(job.id)[1];
-  retry.state = "triggered";
+  retry.state = FireState::kTriggered;
   retry.trigger_time = clock_.now_ms();
   stores_.put_log(retry);
 
   EXPECT_EQ(completion_.report(callback(retry.id, 500)), Outcome::kRecorded);
 
-  EXPECT_EQ(log(retry.id).state, "failed");
+  EXPECT_EQ(log(retry.id).state, FireState::kFailed);
   EXPECT_EQ(runs_of(job.id).size(), 2u);
 }
 
 TEST_F(CompletionTest, FailureWithoutRetriesFiresNothing) {
   auto child = make_job("child");
   auto job = make_job("parent", {child.id});
-  auto run = make_run(job, "triggered", 0);
+  auto run = make_run(job, FireState::kTriggered, 0);
 
   completion_.report(callback(run.id, 500));
 
@@ -177,11 +177,11 @@ TEST_F(CompletionTest, FailureWithoutRetriesFiresNothing) {
 TEST_F(CompletionTest, TimeoutCode502IsAFailure) {
   auto child = make_job("child");
   auto job = make_job("parent", {child.id});
-  auto run = make_run(job, "triggered", 1);
+  auto run = make_run(job, FireState::kTriggered, 1);
 
   completion_.report(callback(run.id, 502, "job timeout"));
 
-  EXPECT_EQ(log(run.id).state, "failed");
+  EXPECT_EQ(log(run.id).state, FireState::kFailed);
   EXPECT_EQ(log(run.id).handle_code, 502);
   EXPECT_EQ(runs_of(job.id).size(), 2u) << "retried";
   EXPECT_TRUE(runs_of(child.id).empty());
@@ -189,15 +189,15 @@ TEST_F(CompletionTest, TimeoutCode502IsAFailure) {
 
 TEST_F(CompletionTest, ResultForARunStillBeingSentIsRecorded) {
   // The executor may finish before the admin records its answer to /run.
-  auto run = make_run(make_job("fast"), "sending");
+  auto run = make_run(make_job("fast"), FireState::kSending);
 
   EXPECT_EQ(completion_.report(callback(run.id, 200)), Outcome::kRecorded);
-  EXPECT_EQ(log(run.id).state, "succeeded");
+  EXPECT_EQ(log(run.id).state, FireState::kSucceeded);
 }
 
 TEST_F(CompletionTest, ResultForARunNeverSentChangesNothing) {
   auto job = make_job("idle");
-  for (const char* state : {"pending", "cancelled"}) {
+  for (FireState state : {FireState::kPending, FireState::kCancelled}) {
     auto run = make_run(job, state);
     EXPECT_EQ(completion_.report(callback(run.id, 200)), Outcome::kNotRunning) << state;
     EXPECT_EQ(log(run.id), run) << state;
@@ -286,7 +286,7 @@ TEST(PlanFollowUps, NeverFiresAJobAsItsOwnChild) {
   JobLog run;
   run.id = 1;
   run.job_id = 7;
-  run.state = "succeeded";
+  run.state = FireState::kSucceeded;
 
   EXPECT_TRUE(plan_follow_ups(RunEnd::kSucceeded, run, job, {job}, 1000, "n").fires.empty());
 }
@@ -295,13 +295,13 @@ TEST(PlanFollowUps, OnlyFixDelayJobsGetANextTime) {
   Job job;
   job.id = 7;
   JobLog run;
-  run.state = "succeeded";
-  for (const char* type : {"CRON", "FIX_RATE", "NONE"}) {
+  run.state = FireState::kSucceeded;
+  for (ScheduleType type : {ScheduleType::kCron, ScheduleType::kFixRate, ScheduleType::kNone}) {
     job.schedule_type = type;
     job.schedule_conf = "10";
     EXPECT_FALSE(plan_follow_ups(RunEnd::kSucceeded, run, job, {}, 1000, "n").fix_delay_next_time) << type;
   }
-  job.schedule_type = "FIX_DELAY";
+  job.schedule_type = ScheduleType::kFixDelay;
   EXPECT_EQ(plan_follow_ups(RunEnd::kSucceeded, run, job, {}, 1000, "n").fix_delay_next_time, 11'000);
 }
 

@@ -6,6 +6,8 @@
 #include <chrono>
 
 #include "admin/complete/lost_result_monitor.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "tests/unit/admin/complete/completion_fixture.h"
 
 namespace cronwheel::admin {
@@ -34,25 +36,28 @@ class LostResultTest : public CompletionFixture {
       const auto d = std::min(total, step);
       if (beat) heartbeat();
       clock_.advance(d);
-      clock_.wait_for_sleepers(1);
+      timer_.process_until(clock_.steady_now());
+      tasks_.wait_idle();
       total -= d;
     }
   }
 
-  LostResultMonitor monitor_{store_, completion_, clock_, options()};
+  common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
+  common::RecurringTasks tasks_{timer_, clock_};
+  LostResultMonitor monitor_{store_, completion_, tasks_, options()};
 };
 
 TEST_F(LostResultTest, RunOfAnUnregisteredExecutorIsLostAfterTenMinutes) {
   auto run = make_run(make_job("long"));
   monitor_.start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
 
   advance(9min);
-  EXPECT_EQ(log(run.id).state, "triggered") << "not yet: 9 minutes";
+  EXPECT_EQ(log(run.id).state, FireState::kTriggered) << "not yet: 9 minutes";
 
   advance(61s);
   auto after = log(run.id);
-  EXPECT_EQ(after.state, "lost");
+  EXPECT_EQ(after.state, FireState::kLost);
   EXPECT_EQ(after.handle_code, 500);
   EXPECT_EQ(after.handle_msg,
             "result lost: executor http://127.0.0.1:9999/ has not been registered for 10 minutes");
@@ -65,46 +70,46 @@ TEST_F(LostResultTest, RunOfARegisteredExecutorIsNeverLost) {
   heartbeat();
   auto run = make_run(make_job("long"));
   monitor_.start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
 
   advance(30min, 30s, /*beat=*/true);
 
-  EXPECT_EQ(log(run.id).state, "triggered");
+  EXPECT_EQ(log(run.id).state, FireState::kTriggered);
   EXPECT_EQ(completion_.counters().lost, 0);
 }
 
 TEST_F(LostResultTest, ExecutorGoneForLessThanTheDeadTimeoutStillCounts) {
   heartbeat();
-  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  auto run = make_run(make_job("long"), FireState::kTriggered, 0, clock_.now_ms() - 20 * 60'000);
   clock_.advance(80s);  // last heartbeat 80 s ago: alive until 90 s
 
   EXPECT_EQ(monitor_.check_once(), 0);
-  EXPECT_EQ(log(run.id).state, "triggered");
+  EXPECT_EQ(log(run.id).state, FireState::kTriggered);
 
   clock_.advance(11s);
   EXPECT_EQ(monitor_.check_once(), 1);
-  EXPECT_EQ(log(run.id).state, "lost");
+  EXPECT_EQ(log(run.id).state, FireState::kLost);
 }
 
 TEST_F(LostResultTest, AddressesMatchWithOrWithoutTrailingSlash) {
   heartbeat("http://127.0.0.1:9999");  // registered without the slash
-  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  auto run = make_run(make_job("long"), FireState::kTriggered, 0, clock_.now_ms() - 20 * 60'000);
 
   EXPECT_EQ(monitor_.check_once(), 0);
-  EXPECT_EQ(log(run.id).state, "triggered");
+  EXPECT_EQ(log(run.id).state, FireState::kTriggered);
 }
 
 TEST_F(LostResultTest, LostRunIsRetriedLikeAFailure) {
   auto job = make_job("long");
   job.retry_interval = 5;
   job = update(job);
-  auto run = make_run(job, "triggered", 3, clock_.now_ms() - 11 * 60'000);
+  auto run = make_run(job, FireState::kTriggered, 3, clock_.now_ms() - 11 * 60'000);
 
   EXPECT_EQ(monitor_.check_once(), 1);
 
   auto runs = runs_of(job.id);
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[1].trigger_type, "RETRY");
+  EXPECT_EQ(runs[1].trigger_type, TriggerType::kRetry);
   EXPECT_EQ(runs[1].executor_fail_retry_count, 2);
   EXPECT_EQ(runs[1].scheduled_time, clock_.now_ms() + 5'000);
   EXPECT_EQ(runs[1].parent_log_id, run.id);
@@ -112,7 +117,7 @@ TEST_F(LostResultTest, LostRunIsRetriedLikeAFailure) {
 
 TEST_F(LostResultTest, LostRunOfAFixDelayJobSetsItsNextTime) {
   auto job = make_fix_delay_job(20, 1, kAwaitingCompletion);
-  make_run(job, "triggered", 0, clock_.now_ms() - 11 * 60'000);
+  make_run(job, FireState::kTriggered, 0, clock_.now_ms() - 11 * 60'000);
 
   EXPECT_EQ(monitor_.check_once(), 1);
 
@@ -122,55 +127,65 @@ TEST_F(LostResultTest, LostRunOfAFixDelayJobSetsItsNextTime) {
 TEST_F(LostResultTest, ResultsAndFinishedRunsAreLeftAlone) {
   auto job = make_job("done");
   auto old = clock_.now_ms() - 20 * 60'000;
-  auto succeeded = make_run(job, "triggered", 0, old);
+  auto succeeded = make_run(job, FireState::kTriggered, 0, old);
   completion_.report(callback(succeeded.id, 200));
-  auto pending = make_run(job, "pending");
-  auto sending = make_run(job, "sending", 0, old);
+  auto pending = make_run(job, FireState::kPending);
+  auto sending = make_run(job, FireState::kSending, 0, old);
 
   EXPECT_EQ(monitor_.check_once(), 0);
 
-  EXPECT_EQ(log(succeeded.id).state, "succeeded");
-  EXPECT_EQ(log(pending.id).state, "pending");
-  EXPECT_EQ(log(sending.id).state, "sending") << "a node's recovery decides sending fires";
+  EXPECT_EQ(log(succeeded.id).state, FireState::kSucceeded);
+  EXPECT_EQ(log(pending.id).state, FireState::kPending);
+  EXPECT_EQ(log(sending.id).state, FireState::kSending) << "a node's recovery decides sending fires";
 }
 
 TEST_F(LostResultTest, AnExecutorThatRegistersAgainWinsOverTheMonitorsEarlierLook) {
-  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  auto run = make_run(make_job("long"), FireState::kTriggered, 0, clock_.now_ms() - 20 * 60'000);
   const auto before = clock_.now_ms() - 10 * 60'000;
   auto candidates = store_.lost_candidates(before, kDeadAfterMs, 10);
   ASSERT_EQ(candidates.size(), 1u);
   heartbeat();  // between the monitor's query and its verdict
 
   EXPECT_EQ(completion_.mark_lost(candidates[0], before, kDeadAfterMs, 10min), Completion::Outcome::kNotRunning);
-  EXPECT_EQ(log(run.id).state, "triggered");
+  EXPECT_EQ(log(run.id).state, FireState::kTriggered);
 }
 
 TEST_F(LostResultTest, ACallbackArrivingFirstWinsOverTheVerdict) {
-  auto run = make_run(make_job("long"), "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  auto run = make_run(make_job("long"), FireState::kTriggered, 0, clock_.now_ms() - 20 * 60'000);
   const auto before = clock_.now_ms() - 10 * 60'000;
   auto candidates = store_.lost_candidates(before, kDeadAfterMs, 10);
   ASSERT_EQ(candidates.size(), 1u);
   completion_.report(callback(run.id, 200));
 
   EXPECT_EQ(completion_.mark_lost(candidates[0], before, kDeadAfterMs, 10min), Completion::Outcome::kDuplicate);
-  EXPECT_EQ(log(run.id).state, "succeeded");
+  EXPECT_EQ(log(run.id).state, FireState::kSucceeded);
 }
 
 TEST_F(LostResultTest, APassMarksMoreRunsThanOneBatch) {
   LostResultMonitor::Options o = options();
   o.batch = 2;
-  LostResultMonitor monitor(store_, completion_, clock_, o);
+  LostResultMonitor monitor(store_, completion_, tasks_, o);
   auto job = make_job("many");
-  for (int i = 0; i < 5; ++i) make_run(job, "triggered", 0, clock_.now_ms() - 20 * 60'000);
+  for (int i = 0; i < 5; ++i) make_run(job, FireState::kTriggered, 0, clock_.now_ms() - 20 * 60'000);
 
   EXPECT_EQ(monitor.check_once(), 5);
 }
 
 TEST_F(LostResultTest, StopsPromptlyWhileWaiting) {
   monitor_.start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
   monitor_.stop();  // returns without the clock moving
   monitor_.stop();  // idempotent
+  EXPECT_EQ(timer_.pending_timeouts(), 0u);
+}
+
+TEST_F(LostResultTest, StopEndsALongPassBetweenTwoRuns) {
+  auto job = make_job("many");
+  for (int i = 0; i < 3; ++i) make_run(job, FireState::kTriggered, 0, clock_.now_ms() - 20 * 60'000);
+  std::stop_source stop;
+  stop.request_stop();  // as stop() does to a pass under way
+  EXPECT_EQ(monitor_.check_once(stop.get_token()), 0);
+  EXPECT_EQ(completion_.counters().lost, 0);
 }
 
 TEST(LostResultMonitorOptions, RejectsNonPositiveDurations) {
@@ -179,9 +194,11 @@ TEST(LostResultMonitorOptions, RejectsNonPositiveDurations) {
   testing::FakeRegistryStore registry{stores, clock};
   testing::FakeCompletionStore store{stores, registry};
   Completion completion{store, clock, Completion::Options{"n", {}}};
+  common::HierarchicalWheelTimer timer(clock, {}, {.manual = true});
+  common::RecurringTasks tasks(timer, clock);
   LostResultMonitor::Options o;
   o.interval = std::chrono::milliseconds(0);
-  EXPECT_THROW(LostResultMonitor(store, completion, clock, o), std::invalid_argument);
+  EXPECT_THROW(LostResultMonitor(store, completion, tasks, o), std::invalid_argument);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ Job job_of() {
   Job job;
   job.id = 7;
   job.job_group = 3;
-  job.schedule_type = "CRON";
+  job.schedule_type = ScheduleType::kCron;
   job.schedule_conf = "0 * * * * ?";
   job.executor_handler = "currentHandler";
   job.executor_param = "job-param";
@@ -52,8 +52,8 @@ TEST(PlanRunEnd, EndsThatMayBeRetriedGetOneRetryWithTheJobsCurrentHandler) {
     auto follow = plan_follow_ups(end, run_of(2), job_of(), {child_of()}, kNow, "node-a");
     ASSERT_EQ(follow.fires.size(), 1u) << to_string(end);
     const JobLog& retry = follow.fires[0];
-    EXPECT_EQ(retry.trigger_type, "RETRY") << to_string(end);
-    EXPECT_EQ(retry.state, "pending");
+    EXPECT_EQ(retry.trigger_type, TriggerType::kRetry) << to_string(end);
+    EXPECT_EQ(retry.state, FireState::kPending);
     EXPECT_EQ(retry.job_id, 7);
     EXPECT_EQ(retry.job_group, 3);
     EXPECT_EQ(retry.scheduled_time, kNow + 30'000);
@@ -80,7 +80,7 @@ TEST(PlanRunEnd, OnlySuccessFiresTheChildJobs) {
   auto follow = plan_follow_ups(RunEnd::kSucceeded, run_of(2), job_of(), {child_of()}, kNow, "node-a");
   ASSERT_EQ(follow.fires.size(), 1u);
   const JobLog& child = follow.fires[0];
-  EXPECT_EQ(child.trigger_type, "PARENT");
+  EXPECT_EQ(child.trigger_type, TriggerType::kParent);
   EXPECT_EQ(child.job_id, 8);
   EXPECT_EQ(child.job_group, 4);
   EXPECT_EQ(child.scheduled_time, kNow);
@@ -91,14 +91,14 @@ TEST(PlanRunEnd, OnlySuccessFiresTheChildJobs) {
   for (RunEnd end : {RunEnd::kFailed, RunEnd::kLost, RunEnd::kTriggerFailed, RunEnd::kDeliveryUnknown,
                      RunEnd::kQueueFull}) {
     for (const JobLog& fire : plan_follow_ups(end, run_of(1), job_of(), {child_of()}, kNow, "n").fires) {
-      EXPECT_NE(fire.trigger_type, "PARENT") << to_string(end);
+      EXPECT_NE(fire.trigger_type, TriggerType::kParent) << to_string(end);
     }
   }
 }
 
 TEST(PlanRunEnd, EveryEndOfAFixDelayRunSetsItsNextTime) {
   Job job = job_of();
-  job.schedule_type = "FIX_DELAY";
+  job.schedule_type = ScheduleType::kFixDelay;
   job.schedule_conf = "10";
   for (RunEnd end : {RunEnd::kSucceeded, RunEnd::kFailed, RunEnd::kLost, RunEnd::kTriggerFailed,
                      RunEnd::kDeliveryUnknown, RunEnd::kQueueFull}) {

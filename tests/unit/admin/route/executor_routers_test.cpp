@@ -62,8 +62,11 @@ TEST(ExecutorRouters, EveryStrategyFailsOnAnEmptyList) {
   FakeClock clock;
   FakeExecutorClient client;
   admin::RouteTable table(client, clock, FixedRandom{}.source());
-  for (auto name : {"FIRST", "LAST", "ROUND", "RANDOM", "CONSISTENT_HASH", "LEAST_FREQUENTLY_USED",
-                    "LEAST_RECENTLY_USED", "FAILOVER", "BUSYOVER", "SHARDING_BROADCAST"}) {
+  using common::protocol::RouteStrategy;
+  for (auto name : {RouteStrategy::kFirst, RouteStrategy::kLast, RouteStrategy::kRound, RouteStrategy::kRandom,
+                    RouteStrategy::kConsistentHash, RouteStrategy::kLeastFrequentlyUsed,
+                    RouteStrategy::kLeastRecentlyUsed, RouteStrategy::kFailover, RouteStrategy::kBusyover,
+                    RouteStrategy::kShardingBroadcast}) {
     auto result = table.route(name, request(1, {}));
     EXPECT_FALSE(result.ok) << name;
     EXPECT_FALSE(result.message.empty()) << name;
@@ -277,24 +280,16 @@ TEST(ExecutorRouters, ShardingBroadcastChoosesEveryAddressInOrder) {
   EXPECT_EQ(result.addresses, kThree);
 }
 
-TEST(RouteTable, RoutesByWireName) {
+TEST(RouteTable, RoutesByStrategy) {
   FakeClock clock;
   FakeExecutorClient client;
   admin::RouteTable table(client, clock, FixedRandom{0}.source());
-  EXPECT_EQ(table.route("FIRST", request(1)).addresses.at(0), kThree[0]);
-  EXPECT_EQ(table.route("LAST", request(1)).addresses.at(0), kThree[2]);
-  EXPECT_EQ(table.route("SHARDING_BROADCAST", request(1)).addresses, kThree);
-  EXPECT_EQ(table.route("ROUND", request(1)).addresses.at(0), kThree[0]);
-  EXPECT_EQ(table.route("ROUND", request(1)).addresses.at(0), kThree[1]) << "state is kept between fires";
-}
-
-TEST(RouteTable, UnknownStrategyIsAFailedRouteNotAGuess) {
-  FakeClock clock;
-  FakeExecutorClient client;
-  admin::RouteTable table(client, clock);
-  auto result = table.route("first", request(1));
-  EXPECT_FALSE(result.ok);
-  EXPECT_NE(result.message.find("unknown route strategy 'first'"), std::string::npos) << result.message;
+  using common::protocol::RouteStrategy;
+  EXPECT_EQ(table.route(RouteStrategy::kFirst, request(1)).addresses.at(0), kThree[0]);
+  EXPECT_EQ(table.route(RouteStrategy::kLast, request(1)).addresses.at(0), kThree[2]);
+  EXPECT_EQ(table.route(RouteStrategy::kShardingBroadcast, request(1)).addresses, kThree);
+  EXPECT_EQ(table.route(RouteStrategy::kRound, request(1)).addresses.at(0), kThree[0]);
+  EXPECT_EQ(table.route(RouteStrategy::kRound, request(1)).addresses.at(0), kThree[1]) << "state is kept between fires";
 }
 
 }  // namespace

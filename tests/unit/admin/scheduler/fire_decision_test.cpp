@@ -16,25 +16,25 @@ namespace {
 constexpr std::int64_t kMinute = 1'699'999'980'000;  // 2023-11-14T22:13:00Z, on a minute boundary
 constexpr std::int64_t kSecond = 1000;
 
-DueJob job(std::int64_t id, std::string type, std::string conf, std::int64_t next,
-           std::string misfire = "DO_NOTHING", std::string zone = "UTC") {
+DueJob job(std::int64_t id, ScheduleType type, std::string conf, std::int64_t next,
+           MisfireStrategy misfire = MisfireStrategy::kDoNothing, std::string zone = "UTC") {
   DueJob j;
   j.id = id;
-  j.schedule_type = std::move(type);
+  j.schedule_type = type;
   j.schedule_conf = std::move(conf);
   j.timezone = std::move(zone);
-  j.misfire_strategy = std::move(misfire);
+  j.misfire_strategy = misfire;
   j.trigger_last_time = 42;
   j.trigger_next_time = next;
   return j;
 }
 
-DueJob every_minute(std::int64_t next, std::string misfire = "DO_NOTHING") {
-  return job(1, "CRON", "0 * * * * ?", next, std::move(misfire));
+DueJob every_minute(std::int64_t next, MisfireStrategy misfire = MisfireStrategy::kDoNothing) {
+  return job(1, ScheduleType::kCron, "0 * * * * ?", next, std::move(misfire));
 }
 
-DueJob every_second(std::int64_t next, std::string misfire = "DO_NOTHING") {
-  return job(1, "CRON", "* * * * * ?", next, std::move(misfire));
+DueJob every_second(std::int64_t next, MisfireStrategy misfire = MisfireStrategy::kDoNothing) {
+  return job(1, ScheduleType::kCron, "* * * * * ?", next, std::move(misfire));
 }
 
 std::vector<std::int64_t> times_of(const ScanDecision& d) {
@@ -46,14 +46,14 @@ std::vector<std::int64_t> times_of(const ScanDecision& d) {
 TEST(FireDecision, DueJobFiresOnceAndItsNextTimeComesFromTheFireTime) {
   auto d = decide_fires({every_minute(kMinute)}, kMinute + 2 * kSecond);
   ASSERT_EQ(d.fires.size(), 1u);
-  EXPECT_EQ(d.fires[0], (DecidedFire{1, kMinute, "SCHEDULE"}));
+  EXPECT_EQ(d.fires[0], (DecidedFire{1, kMinute, TriggerType::kSchedule}));
   ASSERT_EQ(d.jobs.size(), 1u);
   EXPECT_EQ(d.jobs[0], (JobAdvance{1, kMinute, kMinute, kMinute + 60 * kSecond, 1, ""}));
 }
 
 TEST(FireDecision, JobDueWithinTheWindowFiresAtItsOwnTime) {
   auto d = decide_fires({every_minute(kMinute)}, kMinute - 3 * kSecond);
-  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, "SCHEDULE"}}));
+  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, TriggerType::kSchedule}}));
   EXPECT_EQ(d.jobs[0].next_time, kMinute + 60 * kSecond);
 }
 
@@ -67,44 +67,44 @@ TEST(FireDecision, JobFiringEverySecondGetsEverySecondOfTheWindowInOneScan) {
   auto d = decide_fires({every_second(kMinute)}, kMinute);
   EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{kMinute, kMinute + 1000, kMinute + 2000, kMinute + 3000,
                                                     kMinute + 4000, kMinute + 5000}));
-  for (const auto& f : d.fires) EXPECT_EQ(f.trigger_type, "SCHEDULE");
+  for (const auto& f : d.fires) EXPECT_EQ(f.trigger_type, TriggerType::kSchedule);
   EXPECT_EQ(d.jobs[0].last_time, kMinute + 5000);
   EXPECT_EQ(d.jobs[0].next_time, kMinute + 6000);
 }
 
 TEST(FireDecision, FireLateByExactlyTheWindowIsStillDueNotMissed) {
-  auto d = decide_fires({every_minute(kMinute, "DO_NOTHING")}, kMinute + 5 * kSecond);
-  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, "SCHEDULE"}}));
+  auto d = decide_fires({every_minute(kMinute, MisfireStrategy::kDoNothing)}, kMinute + 5 * kSecond);
+  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, TriggerType::kSchedule}}));
 }
 
 TEST(FireDecision, MissedFireWithDoNothingFiresNothingAndTheNextTimeComesFromNow) {
-  auto d = decide_fires({every_minute(kMinute, "DO_NOTHING")}, kMinute + 10 * kSecond);
+  auto d = decide_fires({every_minute(kMinute, MisfireStrategy::kDoNothing)}, kMinute + 10 * kSecond);
   EXPECT_TRUE(d.fires.empty());
   EXPECT_EQ(d.jobs[0], (JobAdvance{1, kMinute, 42, kMinute + 60 * kSecond, 1, ""}));
 }
 
 TEST(FireDecision, MissedFireWithFireOnceNowFiresItOnceAsAMisfire) {
-  auto d = decide_fires({every_minute(kMinute, "FIRE_ONCE_NOW")}, kMinute + 10 * kSecond);
-  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, "MISFIRE"}}));
+  auto d = decide_fires({every_minute(kMinute, MisfireStrategy::kFireOnceNow)}, kMinute + 10 * kSecond);
+  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, TriggerType::kMisfire}}));
   EXPECT_EQ(d.jobs[0].last_time, kMinute);
   EXPECT_EQ(d.jobs[0].next_time, kMinute + 60 * kSecond);
 }
 
 TEST(FireDecision, EverySecondJobMissedForAMinuteCatchesUpOnceThenFiresTheWindow) {
   const std::int64_t now = kMinute + 60 * kSecond;
-  auto once = decide_fires({every_second(kMinute, "FIRE_ONCE_NOW")}, now);
-  EXPECT_EQ(once.fires.front(), (DecidedFire{1, kMinute, "MISFIRE"}));
+  auto once = decide_fires({every_second(kMinute, MisfireStrategy::kFireOnceNow)}, now);
+  EXPECT_EQ(once.fires.front(), (DecidedFire{1, kMinute, TriggerType::kMisfire}));
   EXPECT_EQ(times_of(once), (std::vector<std::int64_t>{kMinute, now + 1000, now + 2000, now + 3000, now + 4000,
                                                        now + 5000}));
-  auto nothing = decide_fires({every_second(kMinute, "DO_NOTHING")}, now);
+  auto nothing = decide_fires({every_second(kMinute, MisfireStrategy::kDoNothing)}, now);
   EXPECT_EQ(times_of(nothing), (std::vector<std::int64_t>{now + 1000, now + 2000, now + 3000, now + 4000, now + 5000}));
   EXPECT_EQ(nothing.jobs[0].next_time, now + 6000);
 }
 
 TEST(FireDecision, ScheduleWithNoFurtherTimeFiresItsLastTimeAndStopsTheJob) {
   const std::int64_t new_year_2023 = 1'672'531'200'000;
-  auto d = decide_fires({job(7, "CRON", "0 0 0 1 1 ? 2023", new_year_2023)}, new_year_2023 + kSecond);
-  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{7, new_year_2023, "SCHEDULE"}}));
+  auto d = decide_fires({job(7, ScheduleType::kCron, "0 0 0 1 1 ? 2023", new_year_2023)}, new_year_2023 + kSecond);
+  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{7, new_year_2023, TriggerType::kSchedule}}));
   ASSERT_EQ(d.jobs.size(), 1u);
   EXPECT_EQ(d.jobs[0].trigger_status, 0);
   EXPECT_EQ(d.jobs[0].next_time, 0);
@@ -113,7 +113,7 @@ TEST(FireDecision, ScheduleWithNoFurtherTimeFiresItsLastTimeAndStopsTheJob) {
 }
 
 TEST(FireDecision, UnreadableScheduleStopsTheJobWithoutFiringAndSaysWhy) {
-  auto d = decide_fires({job(3, "CRON", "61 * * * * ?", kMinute)}, kMinute);
+  auto d = decide_fires({job(3, ScheduleType::kCron, "61 * * * * ?", kMinute)}, kMinute);
   EXPECT_TRUE(d.fires.empty());
   ASSERT_EQ(d.jobs.size(), 1u);
   EXPECT_EQ(d.jobs[0].trigger_status, 0);
@@ -125,61 +125,61 @@ TEST(FireDecision, NextTimeFollowsTheJobsTimeZoneAcrossTheSpringForward) {
   // 09:00 in New York: 14:00Z on Saturday 2024-03-09 (EST), 13:00Z on Sunday (EDT), 23 hours on.
   const std::int64_t saturday_nine = 1'709'992'800'000;
   const std::int64_t sunday_nine = 1'710'075'600'000;
-  auto d = decide_fires({job(1, "CRON", "0 0 9 * * ?", saturday_nine, "DO_NOTHING", "America/New_York")},
+  auto d = decide_fires({job(1, ScheduleType::kCron, "0 0 9 * * ?", saturday_nine, MisfireStrategy::kDoNothing, "America/New_York")},
                         saturday_nine);
   EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{saturday_nine}));
   EXPECT_EQ(d.jobs[0].next_time, sunday_nine);
-  auto utc = decide_fires({job(1, "CRON", "0 0 9 * * ?", saturday_nine - 5 * 3'600'000, "DO_NOTHING", "UTC")},
+  auto utc = decide_fires({job(1, ScheduleType::kCron, "0 0 9 * * ?", saturday_nine - 5 * 3'600'000, MisfireStrategy::kDoNothing, "UTC")},
                           saturday_nine - 5 * 3'600'000);
   EXPECT_EQ(utc.jobs[0].next_time, saturday_nine - 5 * 3'600'000 + 24 * 3'600'000);
 }
 
 TEST(FireDecision, FixRateFiresEveryIntervalFromItsOwnTimeNotFromNow) {
-  auto d = decide_fires({job(1, "FIX_RATE", "2", kMinute + 500)}, kMinute);
+  auto d = decide_fires({job(1, ScheduleType::kFixRate, "2", kMinute + 500)}, kMinute);
   EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{kMinute + 500, kMinute + 2500, kMinute + 4500}));
   EXPECT_EQ(d.jobs[0].next_time, kMinute + 6500);
   EXPECT_EQ(d.jobs[0].trigger_status, 1);
 }
 
 TEST(FireDecision, FixDelayFiresOnceThenAwaitsTheRunsCompletion) {
-  auto d = decide_fires({job(1, "FIX_DELAY", "1", kMinute)}, kMinute);
-  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, "SCHEDULE"}}));
+  auto d = decide_fires({job(1, ScheduleType::kFixDelay, "1", kMinute)}, kMinute);
+  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, TriggerType::kSchedule}}));
   EXPECT_EQ(d.jobs[0].next_time, kAwaitingCompletion);
   EXPECT_EQ(d.jobs[0].trigger_status, 1);
 }
 
 TEST(FireDecision, MissedFixDelayWithDoNothingRestartsItsDelayFromNow) {
   const std::int64_t now = kMinute + 60 * kSecond;
-  auto d = decide_fires({job(1, "FIX_DELAY", "10", kMinute)}, now);
+  auto d = decide_fires({job(1, ScheduleType::kFixDelay, "10", kMinute)}, now);
   EXPECT_TRUE(d.fires.empty());
   EXPECT_EQ(d.jobs[0].next_time, now + 10 * kSecond);
-  auto soon = decide_fires({job(1, "FIX_DELAY", "3", kMinute)}, now);
-  EXPECT_EQ(soon.fires, (std::vector<DecidedFire>{{1, now + 3 * kSecond, "SCHEDULE"}}));
+  auto soon = decide_fires({job(1, ScheduleType::kFixDelay, "3", kMinute)}, now);
+  EXPECT_EQ(soon.fires, (std::vector<DecidedFire>{{1, now + 3 * kSecond, TriggerType::kSchedule}}));
   EXPECT_EQ(soon.jobs[0].next_time, kAwaitingCompletion);
 }
 
 TEST(FireDecision, MissedFixDelayWithFireOnceNowFiresOnceThenAwaits) {
-  auto d = decide_fires({job(1, "FIX_DELAY", "1", kMinute, "FIRE_ONCE_NOW")}, kMinute + 60 * kSecond);
-  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, "MISFIRE"}}));
+  auto d = decide_fires({job(1, ScheduleType::kFixDelay, "1", kMinute, MisfireStrategy::kFireOnceNow)}, kMinute + 60 * kSecond);
+  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, TriggerType::kMisfire}}));
   EXPECT_EQ(d.jobs[0].next_time, kAwaitingCompletion);
 }
 
 TEST(FireDecision, NeverComputedNextTimeStartsFromNowWithoutFiring) {
-  auto d = decide_fires({every_minute(0, "FIRE_ONCE_NOW")}, kMinute + 30 * kSecond);
+  auto d = decide_fires({every_minute(0, MisfireStrategy::kFireOnceNow)}, kMinute + 30 * kSecond);
   EXPECT_TRUE(d.fires.empty());
   EXPECT_EQ(d.jobs[0].next_time, kMinute + 60 * kSecond);
 }
 
 TEST(FireDecision, EveryJobReadGetsOneAdvanceInTheOrderRead) {
   auto a = every_minute(kMinute);
-  auto b = job(2, "FIX_RATE", "60", kMinute + kSecond);
-  auto c = job(3, "CRON", "0 0 0 1 1 ? 2023", 1'672'531'200'000);
+  auto b = job(2, ScheduleType::kFixRate, "60", kMinute + kSecond);
+  auto c = job(3, ScheduleType::kCron, "0 0 0 1 1 ? 2023", 1'672'531'200'000);
   auto d = decide_fires({a, b, c}, kMinute + 2 * kSecond);
   ASSERT_EQ(d.jobs.size(), 3u);
   EXPECT_EQ(d.jobs[0].job_id, 1);
   EXPECT_EQ(d.jobs[1].job_id, 2);
   EXPECT_EQ(d.jobs[2].job_id, 3);
-  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, "SCHEDULE"}, {2, kMinute + kSecond, "SCHEDULE"}}));
+  EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, TriggerType::kSchedule}, {2, kMinute + kSecond, TriggerType::kSchedule}}));
   EXPECT_EQ(d.jobs[2].trigger_status, 0);  // missed long ago with DO_NOTHING, and no time after now
 }
 

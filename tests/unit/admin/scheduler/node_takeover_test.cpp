@@ -29,8 +29,8 @@ const std::string kExecutor = "http://127.0.0.1:9999/";
 class NodeTakeoverTest : public ::testing::Test {
  protected:
   NodeTakeoverTest() {
-    do_nothing_ = job("DO_NOTHING");
-    fire_once_ = job("FIRE_ONCE_NOW");
+    do_nothing_ = job(MisfireStrategy::kDoNothing);
+    fire_once_ = job(MisfireStrategy::kFireOnceNow);
     // A node that died a while ago.
     nodes_.put({"dead", "", "", kStart - 60'000, kStart - 20'000, kStart - 5'000});
   }
@@ -48,25 +48,25 @@ class NodeTakeoverTest : public ::testing::Test {
         },
         options);
   }
-  Job job(std::string misfire, std::string type = "CRON", std::string conf = "* * * * * ?") {
+  Job job(MisfireStrategy misfire, ScheduleType type = ScheduleType::kCron, std::string conf = "* * * * * ?") {
     Job j;
     j.job_group = 5;
-    j.schedule_type = std::move(type);
+    j.schedule_type = type;
     j.schedule_conf = std::move(conf);
-    j.misfire_strategy = std::move(misfire);
+    j.misfire_strategy = misfire;
     j.trigger_status = 1;
     return store_.put_job(j);
   }
-  JobLog log(const Job& j, std::string state, std::int64_t at, std::string type = "SCHEDULE",
+  JobLog log(const Job& j, FireState state, std::int64_t at, TriggerType type = TriggerType::kSchedule,
              std::string node = "dead") {
     JobLog l;
     l.job_id = j.id;
     l.job_group = j.job_group;
-    l.state = std::move(state);
-    l.trigger_type = std::move(type);
+    l.state = state;
+    l.trigger_type = type;
     l.scheduled_time = at;
     l.admin_node = std::move(node);
-    if (l.state == "sending") {
+    if (l.state == FireState::kSending) {
       l.executor_address = kExecutor;
       l.trigger_time = at;
       l.trigger_msg = "route FIRST";
@@ -108,17 +108,17 @@ TEST_F(NodeTakeoverTest, HeartbeatRegistersTheNodeAndItsLeaseHoldsUntilOneInterv
 }
 
 TEST_F(NodeTakeoverTest, DeadNodesPendingFiresBecomeThisNodesAndAreSentOnce) {
-  auto soon = log(do_nothing_, "pending", kStart + 2'000);
-  auto late_but_kept = log(fire_once_, "pending", kStart - 30'000);
-  auto late_manual = log(do_nothing_, "pending", kStart - 30'000, "MANUAL");
-  auto barely_late = log(do_nothing_, "pending", kStart - 5'000);
-  auto someone_elses = log(do_nothing_, "pending", kStart, "SCHEDULE", "alive");
+  auto soon = log(do_nothing_, FireState::kPending, kStart + 2'000);
+  auto late_but_kept = log(fire_once_, FireState::kPending, kStart - 30'000);
+  auto late_manual = log(do_nothing_, FireState::kPending, kStart - 30'000, TriggerType::kManual);
+  auto barely_late = log(do_nothing_, FireState::kPending, kStart - 5'000);
+  auto someone_elses = log(do_nothing_, FireState::kPending, kStart, TriggerType::kSchedule, "alive");
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
   EXPECT_EQ(sent(), (std::vector<PendingFire>{fire_of(late_but_kept), fire_of(late_manual), fire_of(barely_late),
                                               fire_of(soon)}));
   for (const auto& l : {soon, late_but_kept, late_manual, barely_late}) {
-    EXPECT_EQ(store_.log(l.id).state, "pending");
+    EXPECT_EQ(store_.log(l.id).state, FireState::kPending);
     EXPECT_EQ(store_.log(l.id).admin_node, std::optional<std::string>("me"));
   }
   EXPECT_EQ(store_.log(someone_elses.id).admin_node, std::optional<std::string>("alive"));
@@ -127,22 +127,22 @@ TEST_F(NodeTakeoverTest, DeadNodesPendingFiresBecomeThisNodesAndAreSentOnce) {
 }
 
 TEST_F(NodeTakeoverTest, LatePendingFireOfADoNothingJobIsCancelledWithTheReason) {
-  auto late = log(do_nothing_, "pending", kStart - 5'001);
+  auto late = log(do_nothing_, FireState::kPending, kStart - 5'001);
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
   EXPECT_TRUE(sent().empty());
   const JobLog row = store_.log(late.id);
-  EXPECT_EQ(row.state, "cancelled");
+  EXPECT_EQ(row.state, FireState::kCancelled);
   EXPECT_NE(row.trigger_msg.find("admin node dead died before sending"), std::string::npos) << row.trigger_msg;
   EXPECT_NE(row.trigger_msg.find("DO_NOTHING"), std::string::npos) << row.trigger_msg;
 }
 
 TEST_F(NodeTakeoverTest, SendingFireTheExecutorHasIsDeliveredAndNotSentAgain) {
-  auto sending = log(fire_once_, "sending", kStart - 1'000);
+  auto sending = log(fire_once_, FireState::kSending, kStart - 1'000);
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
   const JobLog row = store_.log(sending.id);
-  EXPECT_EQ(row.state, "triggered");
+  EXPECT_EQ(row.state, FireState::kTriggered);
   EXPECT_EQ(row.trigger_code, 200);
   EXPECT_EQ(row.admin_node, std::optional<std::string>("me"));
   EXPECT_NE(row.trigger_msg.find("route FIRST\n"), std::string::npos) << row.trigger_msg;
@@ -159,11 +159,11 @@ TEST_F(NodeTakeoverTest, SendingFireTheExecutorHasIsDeliveredAndNotSentAgain) {
 TEST_F(NodeTakeoverTest, SendingFireTheExecutorNeverGotGoesBackToPendingAndIsSentAgain) {
   store_.set_group_token(5, "group-token");
   executors_.answer_log(kExecutor, FakeExecutorClient::no_such_log());
-  auto sending = log(do_nothing_, "sending", kStart - 60'000);  // late, but it is not a pending fire
+  auto sending = log(do_nothing_, FireState::kSending, kStart - 60'000);  // late, but it is not a pending fire
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
   const JobLog row = store_.log(sending.id);
-  EXPECT_EQ(row.state, "pending");
+  EXPECT_EQ(row.state, FireState::kPending);
   EXPECT_EQ(row.admin_node, std::optional<std::string>("me"));
   EXPECT_EQ(row.executor_address, kExecutor);  // sent again to the same executor
   EXPECT_FALSE(row.trigger_time);
@@ -174,13 +174,13 @@ TEST_F(NodeTakeoverTest, SendingFireTheExecutorNeverGotGoesBackToPendingAndIsSen
 
 TEST_F(NodeTakeoverTest, SendingFireWhoseExecutorDoesNotAnswerFailsAsDeliveryUnknown) {
   executors_.answer_log(kExecutor, FakeExecutorClient::LogAnswer::fail("connection refused"));
-  auto fix_delay = job("DO_NOTHING", "FIX_DELAY", "30");
+  auto fix_delay = job(MisfireStrategy::kDoNothing, ScheduleType::kFixDelay, "30");
   store_.update_job(fix_delay.id, [](Job& j) { j.trigger_next_time = kAwaitingCompletion; });
-  auto sending = log(fix_delay, "sending", kStart - 1'000);
+  auto sending = log(fix_delay, FireState::kSending, kStart - 1'000);
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
   const JobLog row = store_.log(sending.id);
-  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.state, FireState::kFailed);
   EXPECT_EQ(row.trigger_code, 500);
   EXPECT_NE(row.trigger_msg.find("delivery unknown: admin node dead died while sending and executor " + kExecutor +
                                  " does not answer"),
@@ -191,31 +191,31 @@ TEST_F(NodeTakeoverTest, SendingFireWhoseExecutorDoesNotAnswerFailsAsDeliveryUnk
 }
 
 TEST_F(NodeTakeoverTest, SendingFireWhoseResultCameFirstIsLeftAsItIs) {
-  auto sending = log(fire_once_, "sending", kStart - 1'000);
+  auto sending = log(fire_once_, FireState::kSending, kStart - 1'000);
   executors_.on_call([&](const FakeExecutorClient::Call&) -> std::optional<ExecutorClient::Result> {
-    store_.update_log(sending.id, [](JobLog& l) { l.state = "succeeded"; });  // the callback, meanwhile
+    store_.update_log(sending.id, [](JobLog& l) { l.state = FireState::kSucceeded; });  // the callback, meanwhile
     return std::nullopt;
   });
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
-  EXPECT_EQ(store_.log(sending.id).state, "succeeded");
+  EXPECT_EQ(store_.log(sending.id).state, FireState::kSucceeded);
 }
 
 TEST_F(NodeTakeoverTest, RecoveryThatCannotBeRecordedIsTriedAgainAtTheNextHeartbeat) {
-  auto sending = log(fire_once_, "sending", kStart - 1'000);
+  auto sending = log(fire_once_, FireState::kSending, kStart - 1'000);
   store_.fail_with("database down", "resolve_sending");
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
-  EXPECT_EQ(store_.log(sending.id).state, "sending");
+  EXPECT_EQ(store_.log(sending.id).state, FireState::kSending);
   EXPECT_EQ(store_.log(sending.id).admin_node, std::optional<std::string>("me"));  // ours now: no one else asks
   store_.fail_with(std::nullopt);
   ASSERT_TRUE(beat->beat_once());
-  EXPECT_EQ(store_.log(sending.id).state, "triggered");
+  EXPECT_EQ(store_.log(sending.id).state, FireState::kTriggered);
   EXPECT_EQ(executors_.calls("log").size(), 2u);
 }
 
 TEST_F(NodeTakeoverTest, NodeThatCannotRenewItsLeaseTakesNothingOver) {
-  auto pending = log(fire_once_, "pending", kStart);
+  auto pending = log(fire_once_, FireState::kPending, kStart);
   nodes_.fail_with("database down");
   auto beat = heartbeat();
   EXPECT_FALSE(beat->beat_once());
@@ -227,8 +227,8 @@ TEST_F(NodeTakeoverTest, NodeThatCannotRenewItsLeaseTakesNothingOver) {
 
 TEST_F(NodeTakeoverTest, NodeNeverTakesOverItsOwnFiresEvenWhenListedAsDead) {
   // A node paused past its lease may find itself among the expired ones.
-  auto mine = log(fire_once_, "pending", kStart, "SCHEDULE", "me");
-  auto theirs = log(fire_once_, "pending", kStart);
+  auto mine = log(fire_once_, FireState::kPending, kStart, TriggerType::kSchedule, "me");
+  auto theirs = log(fire_once_, FireState::kPending, kStart);
   FireTakeover takeover(store_, executors_, clock_, "me", "", kPreReadWindowMs);
   auto report = takeover.take_over({"dead", "me"});
   EXPECT_EQ(report.to_send, (std::vector<PendingFire>{fire_of(theirs)}));

@@ -11,6 +11,8 @@
 
 #include "admin/scheduler/pending_feeder.h"
 #include "admin/scheduler/schedule_thread.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_schedule_store.h"
 
@@ -41,13 +43,13 @@ class Sink {
   std::vector<PendingFire> fires_;
 };
 
-Job cron_job(std::string conf, std::int64_t next, std::string misfire = "DO_NOTHING") {
+Job cron_job(std::string conf, std::int64_t next, MisfireStrategy misfire = MisfireStrategy::kDoNothing) {
   Job j;
   j.job_group = 1;
   j.job_desc = "test";
-  j.schedule_type = "CRON";
+  j.schedule_type = ScheduleType::kCron;
   j.schedule_conf = std::move(conf);
-  j.misfire_strategy = std::move(misfire);
+  j.misfire_strategy = misfire;
   j.executor_handler = "echo";
   j.executor_param = "hello";
   j.executor_fail_retry_count = 2;
@@ -80,9 +82,9 @@ TEST_F(ScheduleThreadTest, ScanWritesEachFireAsAPendingRowOfThisNodeThenHandsItO
   ASSERT_EQ(logs.size(), 6u);
   std::vector<PendingFire> expected;
   for (std::size_t i = 0; i < logs.size(); ++i) {
-    EXPECT_EQ(logs[i].state, "pending");
+    EXPECT_EQ(logs[i].state, FireState::kPending);
     EXPECT_EQ(logs[i].admin_node, std::optional<std::string>("node-a"));
-    EXPECT_EQ(logs[i].trigger_type, "SCHEDULE");
+    EXPECT_EQ(logs[i].trigger_type, TriggerType::kSchedule);
     EXPECT_EQ(logs[i].scheduled_time, kStart + static_cast<std::int64_t>(i) * 1000);
     EXPECT_EQ(logs[i].executor_handler, "echo");
     EXPECT_EQ(logs[i].executor_fail_retry_count, 2);
@@ -239,19 +241,19 @@ TEST_F(ScheduleThreadTest, StopEndsTheThreadDuringItsSleep) {
 class PendingFeederTest : public ::testing::Test {
  protected:
   PendingFeeder make() {
-    return PendingFeeder(store_, clock_, "node-a",
+    return PendingFeeder(store_, tasks_, "node-a",
                          [this](const PendingFire& f) {
                            std::lock_guard lock(mutex_);
                            return pushed_.insert(f.log_id).second;
                          },
                          {});
   }
-  JobLog log(std::string node, std::int64_t at, std::string state = "pending", std::string type = "MANUAL") {
+  JobLog log(std::string node, std::int64_t at, FireState state = FireState::kPending, TriggerType type = TriggerType::kManual) {
     JobLog l;
     l.job_id = 1;
     l.job_group = 1;
-    l.state = std::move(state);
-    l.trigger_type = std::move(type);
+    l.state = state;
+    l.trigger_type = type;
     l.scheduled_time = at;
     l.admin_node = std::move(node);
     return store_.put_log(l);
@@ -260,8 +262,15 @@ class PendingFeederTest : public ::testing::Test {
     std::lock_guard lock(mutex_);
     return pushed_;
   }
+  void advance(std::chrono::milliseconds d) {
+    clock_.advance(d);
+    timer_.process_until(clock_.steady_now());
+    tasks_.wait_idle();
+  }
 
   FakeClock clock_{kStart};
+  common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
+  common::RecurringTasks tasks_{timer_, clock_};
   FakeScheduleStore store_;
   mutable std::mutex mutex_;
   std::set<std::int64_t> pushed_;
@@ -269,11 +278,11 @@ class PendingFeederTest : public ::testing::Test {
 
 TEST_F(PendingFeederTest, FeedsThisNodesPendingFiresDueWithinTheWindowOnly) {
   auto overdue = log("node-a", kStart - 30'000);
-  auto soon = log("node-a", kStart + 5'000, "pending", "RETRY");
+  auto soon = log("node-a", kStart + 5'000, FireState::kPending, TriggerType::kRetry);
   log("node-a", kStart + 5'001);
   log("node-b", kStart);
-  log("node-a", kStart, "triggered");
-  log("node-a", kStart, "cancelled");
+  log("node-a", kStart, FireState::kTriggered);
+  log("node-a", kStart, FireState::kCancelled);
   auto feeder = make();
   EXPECT_EQ(feeder.feed_once(), 2u);
   EXPECT_EQ(pushed(), (std::set<std::int64_t>{overdue.id, soon.id}));
@@ -292,14 +301,12 @@ TEST_F(PendingFeederTest, ReadFailureIsLoggedAndTheNextPassTriesAgain) {
 TEST_F(PendingFeederTest, FeedsOnceASecond) {
   auto feeder = make();
   feeder.start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
   EXPECT_EQ(store_.calls("pending"), 1);
   log("node-a", kStart + 2000);
-  clock_.advance(999ms);
-  clock_.wait_for_sleepers(1);
+  advance(999ms);
   EXPECT_EQ(store_.calls("pending"), 1);
-  clock_.advance(1ms);
-  clock_.wait_for_sleepers(1);
+  advance(1ms);
   EXPECT_EQ(store_.calls("pending"), 2);
   EXPECT_EQ(pushed().size(), 1u);
   feeder.stop();

@@ -1,6 +1,7 @@
 // The scheduling core assembled (schedule thread, ring, pools, feeder, heartbeat) over the fake
-// stores, a fake sender and a FakeClock: every fire goes out once, at its second and never
-// before, and a clean stop leaves what was not sent pending and the lease released.
+// stores, a fake sender, a FakeClock and a manual timer for the recurring tasks: every fire goes
+// out once, at its second and never before, and a clean stop leaves what was not sent pending
+// and the lease released.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "admin/scheduler/scheduler.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"
 #include "tests/support/fake_node_store.h"
@@ -25,7 +28,7 @@ using testing::FakeNodeStore;
 using testing::FakeScheduleStore;
 
 constexpr std::int64_t kStart = 1'700'000'040'000;  // on a minute boundary
-constexpr int kSleepers = 4;                        // ring, feeder, schedule thread, heartbeat
+constexpr int kSleepers = 2;                        // ring, schedule thread (the rest: tasks_)
 
 // Sends by moving the row pending → triggered (guarded like the claim), noting the clock.
 class StoreSender final : public FireSender {
@@ -35,8 +38,8 @@ class StoreSender final : public FireSender {
   SendOutcome send(const PendingFire& fire) noexcept override {
     bool claimed = false;
     store_.update_log(fire.log_id, [&](JobLog& l) {
-      if (l.state != "pending" || l.admin_node != "node-a") return;
-      l.state = "triggered";
+      if (l.state != FireState::kPending || l.admin_node != "node-a") return;
+      l.state = FireState::kTriggered;
       l.trigger_time = clock_.now_ms();
       claimed = true;
     });
@@ -77,20 +80,33 @@ class SchedulerTest : public ::testing::Test {
     Scheduler::Options options;
     options.heartbeat.interval = 1s;
     options.heartbeat.lease = 3s;
-    return std::make_unique<Scheduler>(store_, nodes_, sender_, executors_, clock_, self, options);
+    return std::make_unique<Scheduler>(store_, nodes_, sender_, executors_, clock_, tasks_, self, options);
+  }
+  // Waits until the threads and the recurring tasks (feeder, lease renewal, takeover) have
+  // reacted to the time so far.
+  void settle() {
+    tasks_.wait_idle();
+    clock_.wait_for_sleepers(kSleepers);
+  }
+  void advance(std::chrono::milliseconds d) {
+    clock_.advance(d);
+    timer_.process_until(clock_.steady_now());
+    settle();
   }
   Job every_second(std::int64_t next) {
     Job j;
     j.job_group = 1;
-    j.schedule_type = "CRON";
+    j.schedule_type = ScheduleType::kCron;
     j.schedule_conf = "* * * * * ?";
-    j.misfire_strategy = "FIRE_ONCE_NOW";
+    j.misfire_strategy = MisfireStrategy::kFireOnceNow;
     j.trigger_status = 1;
     j.trigger_next_time = next;
     return store_.put_job(j);
   }
 
   FakeClock clock_{kStart};
+  common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
+  common::RecurringTasks tasks_{timer_, clock_};
   FakeScheduleStore store_;
   FakeNodeStore nodes_{clock_};
   FakeExecutorClient executors_;
@@ -101,10 +117,9 @@ TEST_F(SchedulerTest, EveryFireOfAJobFiringEverySecondIsSentOnceAtItsSecond) {
   auto job = every_second(kStart + 1000);
   auto scheduler = make();
   scheduler->start();
-  clock_.wait_for_sleepers(kSleepers);
+  settle();
   for (int second = 1; second <= 12; ++second) {
-    clock_.advance(1s);
-    clock_.wait_for_sleepers(kSleepers);
+    advance(1s);
     ASSERT_TRUE(sender_.wait_calls(static_cast<std::size_t>(second)));
   }
   auto sent = sender_.sent();
@@ -117,7 +132,7 @@ TEST_F(SchedulerTest, EveryFireOfAJobFiringEverySecondIsSentOnceAtItsSecond) {
   scheduler->stop();
   // Decided ahead and never sent: still pending, this node's, for whoever takes them over.
   int pending = 0;
-  for (const auto& l : store_.logs()) pending += l.state == "pending" ? 1 : 0;
+  for (const auto& l : store_.logs()) pending += l.state == FireState::kPending ? 1 : 0;
   EXPECT_EQ(pending, 5);
   EXPECT_EQ(nodes_.expired(), (std::vector<std::string>{"node-a"}));
   EXPECT_EQ(scheduler->stats().pools.triggered, 12u);
@@ -128,20 +143,17 @@ TEST_F(SchedulerTest, OneShotFireWrittenByTheApiIsSentWithinASecond) {
   store_.update_job(job.id, [](Job& j) { j.trigger_status = 0; });
   auto scheduler = make();
   scheduler->start();
-  clock_.wait_for_sleepers(kSleepers);
+  settle();
   JobLog manual;
   manual.job_id = job.id;
-  manual.trigger_type = "API";
+  manual.trigger_type = TriggerType::kApi;
   manual.scheduled_time = kStart + 2500;  // a delayed trigger
   manual.admin_node = "node-a";
   manual = store_.put_log(manual);
-  clock_.advance(1s);
-  clock_.wait_for_sleepers(kSleepers);
-  clock_.advance(1s);
-  clock_.wait_for_sleepers(kSleepers);
+  advance(1s);
+  advance(1s);
   EXPECT_TRUE(sender_.sent().empty());
-  clock_.advance(1s);  // the first second boundary after its time
-  clock_.wait_for_sleepers(kSleepers);
+  advance(1s);  // the first second boundary after its time
   ASSERT_TRUE(sender_.wait_calls(1));
   ASSERT_EQ(sender_.sent().size(), 1u);
   EXPECT_EQ(sender_.sent()[0].fire.log_id, manual.id);
@@ -155,17 +167,16 @@ TEST_F(SchedulerTest, PendingFiresOfADeadNodeAreSentByThisOne) {
   store_.update_job(job.id, [](Job& j) { j.trigger_status = 0; });
   JobLog orphan;
   orphan.job_id = job.id;
-  orphan.trigger_type = "SCHEDULE";
+  orphan.trigger_type = TriggerType::kSchedule;
   orphan.scheduled_time = kStart - 2000;
   orphan.admin_node = "dead";
   orphan = store_.put_log(orphan);
   auto scheduler = make();
   scheduler->start();  // its first heartbeat takes the orphan over
-  clock_.wait_for_sleepers(kSleepers);
-  clock_.advance(1s);
-  clock_.wait_for_sleepers(kSleepers);
+  settle();
+  advance(1s);
   ASSERT_TRUE(sender_.wait_calls(1));
-  EXPECT_EQ(store_.log(orphan.id).state, "triggered");
+  EXPECT_EQ(store_.log(orphan.id).state, FireState::kTriggered);
   EXPECT_EQ(store_.log(orphan.id).admin_node, std::optional<std::string>("node-a"));
   scheduler->stop();
 }

@@ -127,7 +127,7 @@ class TriggerPoolsTest : public ::testing::Test {
     JobLog l;
     l.job_id = job_id;
     l.job_group = 1;
-    l.trigger_type = "SCHEDULE";
+    l.trigger_type = TriggerType::kSchedule;
     l.scheduled_time = kStart + 1000 * static_cast<std::int64_t>(store_.logs().size());
     l.admin_node = "node-a";
     l = store_.put_log(l);
@@ -184,12 +184,12 @@ TEST_F(TriggerPoolsTest, FullQueueFailsTheFireVisiblyAndCountsIt) {
   ASSERT_TRUE(finished_.wait_for(1));
   EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));
   const JobLog row = store_.log(refused.log_id);
-  EXPECT_EQ(row.state, "failed");
+  EXPECT_EQ(row.state, FireState::kFailed);
   EXPECT_EQ(row.trigger_msg, "trigger pool queue full");
   EXPECT_EQ(row.trigger_code, 500);
   EXPECT_EQ(row.trigger_time, std::optional<std::int64_t>(kStart));
   EXPECT_EQ(pools->stats().rejected, 1u);
-  EXPECT_EQ(store_.log(queued.log_id).state, "pending");
+  EXPECT_EQ(store_.log(queued.log_id).state, FireState::kPending);
   sender_.open();
   ASSERT_TRUE(finished_.wait_for(3));
   EXPECT_EQ(sender_.started().size(), 2u);
@@ -197,7 +197,7 @@ TEST_F(TriggerPoolsTest, FullQueueFailsTheFireVisiblyAndCountsIt) {
 
 TEST_F(TriggerPoolsTest, RefusedFireOfAFixDelayJobGivesTheJobItsNextTime) {
   Job job;
-  job.schedule_type = "FIX_DELAY";
+  job.schedule_type = ScheduleType::kFixDelay;
   job.schedule_conf = "7";
   job.trigger_status = 1;
   job.trigger_next_time = kAwaitingCompletion;
@@ -217,7 +217,7 @@ TEST_F(TriggerPoolsTest, RefusedFireStaysPendingWhenItCannotBeMarkedFailed) {
   store_.fail_with("database down", "fail_pending");
   pools->dispatch({running, refused});
   ASSERT_TRUE(finished_.wait_for(1));
-  EXPECT_EQ(store_.log(refused.log_id).state, "pending");
+  EXPECT_EQ(store_.log(refused.log_id).state, FireState::kPending);
   EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));  // the feeder may bring it back
   sender_.open();
 }
@@ -254,7 +254,7 @@ TEST_F(TriggerPoolsTest, FireIsLeftPendingUntouchedWhenTheLeaseMayHaveRunOut) {
   ASSERT_TRUE(finished_.wait_for(1));
   EXPECT_TRUE(sender_.started().empty());
   EXPECT_EQ(pools->stats().deferred, 1u);
-  EXPECT_EQ(store_.log(f.log_id).state, "pending");
+  EXPECT_EQ(store_.log(f.log_id).state, FireState::kPending);
 }
 
 TEST_F(TriggerPoolsTest, OutcomesAreCounted) {
@@ -284,12 +284,12 @@ TEST_F(TriggerPoolsTest, ShutdownLetsRunningSendsFinishAndLeavesQueuedFiresPendi
   stopping.join();
   EXPECT_EQ(finished_.count(), 3u);
   EXPECT_EQ(sender_.started(), (std::vector<PendingFire>{running}));
-  EXPECT_EQ(store_.log(first_queued.log_id).state, "pending");
+  EXPECT_EQ(store_.log(first_queued.log_id).state, FireState::kPending);
   auto late = pending();
   pools->dispatch({late});  // after shutdown: left pending, not failed
   EXPECT_EQ(finished_.count(), 4u);
   EXPECT_EQ(pools->stats().rejected, 0u);
-  EXPECT_EQ(store_.log(late.log_id).state, "pending");
+  EXPECT_EQ(store_.log(late.log_id).state, FireState::kPending);
 }
 
 TEST(TriggerPool, IdleThreadsEnd) {
