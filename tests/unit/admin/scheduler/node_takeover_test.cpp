@@ -1,14 +1,18 @@
 // Leases and the takeover of dead nodes' fires, against the fake node and schedule stores and a
-// fake executor client, on a FakeClock: the misfire rule for late pending fires, the three
-// outcomes of a sending fire, and what a node that cannot renew its lease does not do.
+// fake executor client, on a FakeClock and a manual timer: the misfire rule for late pending
+// fires, the three outcomes of a sending fire, what a node that cannot renew its lease does not
+// do, and a renewal that never waits for a takeover.
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <vector>
 
 #include "admin/scheduler/fire_takeover.h"
 #include "admin/scheduler/node_heartbeat.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"
 #include "tests/support/fake_node_store.h"
@@ -41,7 +45,7 @@ class NodeTakeoverTest : public ::testing::Test {
     self.address = "http://127.0.0.1:8080/";
     self.version = "test";
     return std::make_unique<NodeHeartbeat>(
-        nodes_, store_, executors_, clock_, self, "admin-token",
+        nodes_, store_, executors_, tasks_, self, "admin-token",
         [this](const std::vector<PendingFire>& fires) {
           std::lock_guard lock(mutex_);
           sent_.insert(sent_.end(), fires.begin(), fires.end());
@@ -78,8 +82,16 @@ class NodeTakeoverTest : public ::testing::Test {
     return sent_;
   }
   static PendingFire fire_of(const JobLog& l) { return {l.id, l.job_id, l.scheduled_time}; }
+  // Moves time, hands what is due to the heartbeat's tasks and waits until their runs are over.
+  void advance(std::chrono::milliseconds d) {
+    clock_.advance(d);
+    timer_.process_until(clock_.steady_now());
+    tasks_.wait_idle();
+  }
 
   FakeClock clock_{kStart};
+  common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
+  common::RecurringTasks tasks_{timer_, clock_};
   FakeNodeStore nodes_{clock_};
   FakeScheduleStore store_;
   FakeExecutorClient executors_;
@@ -247,21 +259,93 @@ TEST_F(NodeTakeoverTest, ReleaseEndsTheLeaseAtOnceSoOthersTakeOver) {
   EXPECT_EQ(nodes_.expired(), (std::vector<std::string>{"dead", "me"}));
 }
 
-TEST_F(NodeTakeoverTest, HeartbeatThreadRenewsEveryInterval) {
+TEST_F(NodeTakeoverTest, HeartbeatRenewsEveryInterval) {
   NodeHeartbeat::Options options;
   options.interval = 1s;
   options.lease = 3s;
   auto beat = heartbeat(options);
   beat->start();
-  clock_.wait_for_sleepers(1);
+  tasks_.wait_idle();
   EXPECT_EQ(nodes_.heartbeats(), 0);
-  clock_.advance(1s);
-  clock_.wait_for_sleepers(1);
+  advance(999ms);
+  EXPECT_EQ(nodes_.heartbeats(), 0);
+  advance(1ms);
   EXPECT_EQ(nodes_.heartbeats(), 1);
-  clock_.advance(1s);
-  clock_.wait_for_sleepers(1);
+  advance(1s);
   EXPECT_EQ(nodes_.heartbeats(), 2);
   EXPECT_EQ(nodes_.get("me")->lease_until, kStart + 5'000);
+  beat->stop();
+  EXPECT_EQ(timer_.pending_timeouts(), 0u);
+  advance(5s);
+  EXPECT_EQ(nodes_.heartbeats(), 2);
+}
+
+TEST_F(NodeTakeoverTest, TakeoverRunsHalfAnIntervalAfterEachRenewalAndOnlyWithAValidLease) {
+  NodeHeartbeat::Options options;
+  options.interval = 1s;
+  options.lease = 3s;
+  auto beat = heartbeat(options);
+  nodes_.fail_with("database down");
+  beat->start();
+  advance(1s);
+  advance(500ms);
+  EXPECT_EQ(nodes_.heartbeats(), 0);
+  EXPECT_TRUE(store_.calls("take_over") == 0 && sent().empty()) << "no lease: nothing taken over";
+
+  auto pending = log(fire_once_, FireState::kPending, kStart + 4'000);
+  nodes_.fail_with(std::nullopt);
+  advance(500ms);  // 2 s: renewed
+  EXPECT_EQ(nodes_.heartbeats(), 1);
+  EXPECT_EQ(store_.log(pending.id).admin_node, std::optional<std::string>("dead"));
+  advance(499ms);
+  EXPECT_TRUE(sent().empty());
+  advance(1ms);  // 2.5 s
+  EXPECT_EQ(sent(), (std::vector<PendingFire>{fire_of(pending)}));
+  EXPECT_EQ(store_.log(pending.id).admin_node, std::optional<std::string>("me"));
+  beat->stop();
+}
+
+TEST_F(NodeTakeoverTest, ASlowTakeoverDoesNotDelayTheLeaseRenewal) {
+  auto sending = log(fire_once_, FireState::kSending, kStart - 1'000);
+  std::mutex gate_mutex;
+  std::condition_variable gate_changed;
+  bool executor_answers = false, asked = false;
+  executors_.on_call([&](const FakeExecutorClient::Call&) -> std::optional<ExecutorClient::Result> {
+    std::unique_lock lock(gate_mutex);
+    asked = true;
+    gate_changed.notify_all();
+    gate_changed.wait(lock, [&] { return executor_answers; });  // an executor that hangs
+    return std::nullopt;
+  });
+  NodeHeartbeat::Options options;
+  options.interval = 1s;
+  options.lease = 3s;
+  auto beat = heartbeat(options);
+  beat->start();
+  advance(1s);
+  EXPECT_EQ(nodes_.heartbeats(), 1);
+  clock_.advance(500ms);  // the takeover asks the executor about the sending fire, and waits
+  timer_.process_until(clock_.steady_now());
+  {
+    std::unique_lock lock(gate_mutex);
+    gate_changed.wait(lock, [&] { return asked; });
+  }
+  for (int k = 2; k <= 6; ++k) {
+    clock_.advance(k == 2 ? 500ms : 1s);
+    timer_.process_until(clock_.steady_now());
+    tasks_.wait_idle_tasks(1);  // the renewal, done, while the takeover is still stuck
+    EXPECT_EQ(nodes_.heartbeats(), k);
+    EXPECT_TRUE(beat->lease_valid());
+  }
+  EXPECT_EQ(store_.log(sending.id).state, FireState::kSending);
+  {
+    std::lock_guard lock(gate_mutex);
+    executor_answers = true;
+    gate_changed.notify_all();
+  }
+  tasks_.wait_idle();
+  EXPECT_EQ(store_.log(sending.id).state, FireState::kTriggered);
+  EXPECT_EQ(executors_.calls("log").size(), 1u);
   beat->stop();
 }
 
