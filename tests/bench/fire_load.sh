@@ -96,6 +96,6 @@ for mode in $modes; do
 done
 
 echo
-echo "| build | mode | jobs | admins | delivered % | fires/s | late p50 ms | p99 ms | max ms | failed | dup | gaps | admin CPU (cores) | admin RSS MB | DB CPU (cores) | statements/fire | transactions/fire |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| build | mode | jobs | admins | delivered % | fires/s | late p50 ms | p99 ms | max ms | failed | not final | dup | gaps | admin CPU (cores) | admin RSS MB | DB CPU (cores) | statements/fire | transactions/fire |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for row in "${rows[@]}"; do echo "$row"; done
