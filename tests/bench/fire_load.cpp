@@ -670,6 +670,12 @@ class FireLoad {
     after_.db.wal_syncs = stats_->read().wal_syncs;
   }
 
+  std::size_t callbacks_queued_at_end() const {
+    std::size_t n = 0;
+    for (const auto& e : executors_) n += e->callbacks_queued();
+    return n;
+  }
+
   std::vector<int> admin_pids() const {
     std::vector<int> pids;
     for (const auto& a : admins_) pids.push_back(a->pid());
@@ -806,6 +812,7 @@ class FireLoad {
                 {"off_second", unexpected},
                 {"failed", failed},
                 {"open_rows", open},
+                {"callbacks_queued", callbacks_queued_at_end()},
                 {"log_states", log_states_},
                 {"log_rows", log_rows_},
                 {"log_duplicate_rows", log_rows_ - log_distinct_},
@@ -878,7 +885,12 @@ class FireLoad {
       }
     }
     std::uint64_t retries = 0;
-    for (auto& e : executors_) retries += e->callback_retries();
+    std::size_t queued = 0;
+    for (auto& e : executors_) {
+      retries += e->callback_retries();
+      queued += e->callbacks_queued();
+    }
+    std::printf("  results not yet accepted by an admin at the end: %zu (queued or being sent at the executors)\n", queued);
     if (retries > 0) notes_.push_back(std::to_string(retries) + " callback batches were refused and re-sent");
     for (const auto& n : notes_) std::printf("  note: %s\n", n.c_str());
     std::printf("FIRE_LOAD_JSON %s\n", out.dump().c_str());
