@@ -4,6 +4,7 @@
 
 #include "admin/model/fire.h"
 #include "admin/pg/pg_follow_ups.h"
+#include "admin/pg/pg_guard.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -25,13 +26,16 @@ std::string executor_gone(const std::string& param) {
 
 void PgCompletionStore::prepare(pqxx::connection& c) {
   prepare_follow_ups(c);
+  // A result finds its run by id alone; the guards compare with `guard` (pg_guard.h).
   c.prepare("completion_finish",
-            "UPDATE job_log SET state = $2, handle_time = " + ts("$3") + ", handle_code = $4, handle_msg = $5"
-            " WHERE id = $1 AND state IN ('triggered', 'sending') RETURNING " + kLogColumns);
+            "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running") +
+                " UPDATE job_log SET state = $2, handle_time = " + ts("$3") + ", handle_code = $4, handle_msg = $5"
+                " FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING " + kLogColumns);
   c.prepare("completion_lose",
-            "UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
-            " WHERE l.id = $1 AND l.state = 'triggered' AND l.trigger_time <= " + ts("$5") + " AND " +
-                executor_gone("$6") + " RETURNING " + kLogColumns);
+            "WITH " + guard_cte("$1::bigint AS run_id, 'triggered'::text AS run_state") +
+                " UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
+                " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
+                " AND " + executor_gone("$6") + " RETURNING " + kLogColumns);
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
   c.prepare("completion_lost_candidates",
             "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "admin/model/fire.h"
+#include "admin/pg/pg_guard.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin::pg {
@@ -17,8 +18,12 @@ void prepare_follow_ups(pqxx::connection& c) {
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
             "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
+  // By the job's id alone: guarded as written, job_info_due (trigger_status = 1) could be
+  // chosen and read every job awaiting a result (pg_guard.h).
   c.prepare("follow_up_fix_delay",
-            "UPDATE job_info SET trigger_next_time = $2 WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $3");
+            "WITH " + guard_cte("$1::bigint AS job_id, 1::smallint AS scheduled, $3::bigint AS awaited") +
+                " UPDATE job_info SET trigger_next_time = $2"
+                " FROM guard WHERE id = guard.job_id AND trigger_status = guard.scheduled AND trigger_next_time = guard.awaited");
 }
 
 std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector<JobLog>& runs,

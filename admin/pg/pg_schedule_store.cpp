@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "admin/pg/pg_follow_ups.h"
+#include "admin/pg/pg_guard.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -55,14 +56,22 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   c.prepare("sched_pending",
             "SELECT id, job_id, scheduled_time FROM job_log WHERE state = 'pending' AND admin_node = $1 "
             "AND scheduled_time <= $2 ORDER BY scheduled_time, id LIMIT $3");
+  // The statements on given runs find them by id alone; their guards compare with `guard`
+  // (pg_guard.h).
   c.prepare("sched_fail_pending",
-            "UPDATE job_log SET state = 'failed', trigger_time = " + ts("$3") + ", trigger_code = 500, trigger_msg = $4"
-            " WHERE id = ANY ($1::bigint[]) AND state = 'pending' AND admin_node = $2 RETURNING " + kLogColumns);
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state, $2::text AS run_owner") +
+                " UPDATE job_log SET state = 'failed', trigger_time = " + ts("$3") + ", trigger_code = 500, trigger_msg = $4"
+                " FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state AND admin_node = guard.run_owner"
+                " RETURNING " + kLogColumns);
+  // The dead nodes' pending fires through job_log_pending, then each one's job by id. The
+  // trigger types come through `guard` so that job_log_scheduled_fire (every scheduled run)
+  // cannot look like the cheaper way in on a table without statistics (pg_guard.h).
   c.prepare("sched_takeover_cancel",
-            "UPDATE job_log l SET state = 'cancelled', trigger_msg = 'admin node ' || l.admin_node || $3 "
-            "FROM job_info j WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
-            "AND l.trigger_type IN ('SCHEDULE', 'MISFIRE') AND l.scheduled_time < $2 "
-            "AND j.id = l.job_id AND j.misfire_strategy = 'DO_NOTHING' RETURNING l.id");
+            "WITH " + guard_cte("'{SCHEDULE,MISFIRE}'::text[] AS scheduled_types") +
+                " UPDATE job_log l SET state = 'cancelled', trigger_msg = 'admin node ' || l.admin_node || $3"
+                " FROM guard, job_info j WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending'"
+                " AND l.trigger_type = ANY (guard.scheduled_types) AND l.scheduled_time < $2"
+                " AND j.id = l.job_id AND j.misfire_strategy = 'DO_NOTHING' RETURNING l.id");
   c.prepare("sched_takeover_pending",
             "UPDATE job_log SET admin_node = $2 WHERE admin_node = ANY ($1::text[]) AND state = 'pending' "
             "RETURNING id, job_id, scheduled_time");
@@ -73,17 +82,22 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
                 "FROM job_log l LEFT JOIN job_group g ON g.id = l.job_group "
                 "WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'sending' ORDER BY l.id FOR UPDATE OF l");
   c.prepare("sched_takeover_sending",
-            "UPDATE job_log SET admin_node = $2 WHERE id = ANY ($1::bigint[]) AND state = 'sending'");
-  const std::string guard = " WHERE id = $1 AND state = 'sending' AND admin_node = $2";
-  c.prepare("sched_resolve_delivered", "UPDATE job_log SET state = 'triggered', trigger_code = 200, trigger_msg = " +
-                                          kAppendMessage + guard + " RETURNING id");
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, 'sending'::text AS run_state") +
+                " UPDATE job_log SET admin_node = $2 FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state");
+  // The run $1, if it is sending and owned by $2.
+  const std::string sending =
+      "WITH " + guard_cte("$1::bigint AS run_id, 'sending'::text AS run_state, $2::text AS run_owner");
+  const std::string guarded =
+      " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner";
+  c.prepare("sched_resolve_delivered", sending + " UPDATE job_log SET state = 'triggered', trigger_code = 200,"
+                                                 " trigger_msg = " + kAppendMessage + guarded + " RETURNING id");
   // Back to pending: the claim starts afresh (new trigger time). The executor address and the
   // shard stay, so a broadcast shard is sent again as that shard to that executor.
   c.prepare("sched_resolve_not_delivered",
-            "UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_code = 0, trigger_msg = " +
-                kAppendMessage + guard + " RETURNING id");
-  c.prepare("sched_resolve_unknown", "UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " +
-                                        kAppendMessage + guard + " RETURNING " + kLogColumns);
+            sending + " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_code = 0, trigger_msg = " +
+                kAppendMessage + guarded + " RETURNING id");
+  c.prepare("sched_resolve_unknown", sending + " UPDATE job_log SET state = 'failed', trigger_code = 500,"
+                                               " trigger_msg = " + kAppendMessage + guarded + " RETURNING " + kLogColumns);
 }
 
 ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int64_t due_before, int limit,

@@ -5,6 +5,7 @@
 
 #include "admin/model/fire.h"
 #include "admin/pg/pg_follow_ups.h"
+#include "admin/pg/pg_guard.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -23,20 +24,23 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
   prepare_follow_ups(c);
   // One round trip for the row, its job and its group. Each record's column list is read in a
   // subquery under its own names, and the result row is sliced at the marker columns so the
-  // shared row readers (log_from, job_from, group_from) find their columns by name.
+  // shared row readers (log_from, job_from, group_from) find their columns by name. Every
+  // statement here finds its run by id alone, its guards compare with `guard` (pg_guard.h).
   c.prepare("trigger_load",
-            std::string("SELECT l.*, 0 AS ") + kJobStart + ", j.*, 0 AS " + kGroupStart + ", g.* FROM (SELECT " +
-                kLogColumns + " FROM job_log WHERE id = $1 AND state = 'pending' AND admin_node = $2) l"
+            "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
+                " SELECT l.*, 0 AS " + kJobStart + ", j.*, 0 AS " + kGroupStart + ", g.* FROM (SELECT " + kLogColumns +
+                " FROM job_log, guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner) l"
                 " JOIN (SELECT " + kJobColumns + " FROM job_info) j ON j.id = l.job_id"
                 " JOIN (SELECT " + kGroupColumns + " FROM job_group) g ON g.id = j.job_group");
   // Guarded by the state, the owner and the owner's lease ($9 ms left at least, when the node
   // has a row); answers what is left of the lease.
   c.prepare("trigger_claim",
             "WITH lease AS (SELECT (extract(epoch FROM lease_until - now()) * 1000)::bigint AS left_ms"
-            " FROM admin_node WHERE node_id = $2)"
-            " UPDATE job_log SET state = 'sending', executor_address = $3, executor_handler = $4, executor_param = $5,"
-            " shard_index = $6, shard_total = $7, trigger_time = " + ts("$8") +
-                " WHERE id = $1 AND state = 'pending' AND admin_node = $2"
+            " FROM admin_node WHERE node_id = $2), " +
+                guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
+                " UPDATE job_log SET state = 'sending', executor_address = $3, executor_handler = $4, executor_param = $5,"
+                " shard_index = $6, shard_total = $7, trigger_time = " + ts("$8") +
+                " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " AND NOT EXISTS (SELECT 1 FROM lease WHERE left_ms < $9)"
                 " RETURNING id, (SELECT left_ms FROM lease) AS lease_left_ms");
   // The other shards of a broadcast: copies of the claimed row, one per address after the
@@ -51,22 +55,28 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
             " FROM job_log l, unnest($2::text[]) WITH ORDINALITY AS a(address, n) WHERE l.id = $1 AND a.n > 1"
             " ON CONFLICT DO NOTHING RETURNING id, executor_address, shard_index, shard_total");
   c.prepare("trigger_release",
-            "UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
-                " WHERE id = $1 AND state = 'sending' AND admin_node = $2 RETURNING id");
+            "WITH " + guard_cte("$1::bigint AS run_id, 'sending'::text AS run_state, $2::text AS run_owner") +
+                " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
+                " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
+                " RETURNING id");
   // sending → triggered; or, when the run's result came first, the trigger's code and message
   // only (a failed trigger has code 500, so code 0 on a finished row means a callback did it).
   c.prepare("trigger_record_triggered",
-            "UPDATE job_log SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("$3") + ","
-            " state = CASE WHEN state = 'sending' THEN 'triggered' ELSE state END"
-            " WHERE id = $1 AND admin_node = $2"
-            " AND (state = 'sending' OR (state IN ('succeeded', 'failed') AND trigger_code = 0))"
-            " RETURNING state");
+            "WITH " + guard_cte("$1::bigint AS run_id, $2::text AS run_owner, 'sending'::text AS sending,"
+                                " '{succeeded,failed}'::text[] AS finished, 0 AS no_code") +
+                " UPDATE job_log SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("$3") + ","
+                " state = CASE WHEN state = 'sending' THEN 'triggered' ELSE state END"
+                " FROM guard WHERE id = guard.run_id AND admin_node = guard.run_owner"
+                " AND (state = guard.sending OR (state = ANY (guard.finished) AND trigger_code = guard.no_code))"
+                " RETURNING state");
   c.prepare("trigger_record_failed",
-            "UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " + appended_trigger_msg("$4") + ","
+            "WITH " + guard_cte("$1::bigint AS run_id, $2::text AS run_owner, $3::text AS run_state") +
+            " UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " + appended_trigger_msg("$4") + ","
             " trigger_time = COALESCE(trigger_time, " + ts("$5") + "),"
             " executor_handler = CASE WHEN $3::text = 'pending' THEN $6 ELSE executor_handler END,"
             " executor_param = CASE WHEN $3::text = 'pending' THEN $7 ELSE executor_param END"
-            " WHERE id = $1 AND admin_node = $2 AND state = $3::text RETURNING " + kLogColumns);
+            " FROM guard WHERE id = guard.run_id AND admin_node = guard.run_owner AND state = guard.run_state"
+            " RETURNING " + kLogColumns);
 }
 
 std::optional<TriggerStore::LoadedFire> PgTriggerStore::load_pending(std::int64_t log_id, std::string_view node_id) {
