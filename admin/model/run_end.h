@@ -23,7 +23,8 @@ enum class RunEnd {
   kLost,             // its executor vanished while it ran (the lost-result monitor's verdict)
   kTriggerFailed,    // no executor took it: refused, not reached, no address, routing failed
   kDeliveryUnknown,  // sent, no answer, and the executor could not be asked: it may be running
-  kQueueFull,        // the trigger pools could not take it
+  kQueueFull,        // unused: a full trigger pool leaves fires pending now (kept until the
+                     // PostgreSQL tests that still name it drop it)
 };
 std::string_view to_string(RunEnd end);
 

@@ -1,10 +1,9 @@
 #pragma once
 
 // What the scheduling core's deciding and timing side reads and writes (docs/scheduling.md):
-// the scan under the scheduling lock, this node's pending fires, fires the trigger pools
-// cannot take, and the takeover of dead nodes' fires. Every transition is guarded by the
-// state it leaves and, where the contract says so, by the owning node; a guarded transition
-// that matches no row did not happen.
+// the scan under the scheduling lock, this node's pending fires, and the takeover of dead
+// nodes' fires. Every transition is guarded by the state it leaves and, where the contract says
+// so, by the owning node; a guarded transition that matches no row did not happen.
 //
 // One real implementation (PgScheduleStore, admin/pg/pg_schedule_store.h) and one fake
 // (tests/support/fake_schedule_store.h). Implementations are thread-safe; every method is one
@@ -67,10 +66,11 @@ class ScheduleStore {
   virtual std::vector<PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) = 0;
 
   // pending → failed (trigger time `now`, trigger code 500, `message`) for those of `log_ids`
-  // that are still pending and owned by `node`; in the same transaction `plan` (run_end.h,
-  // kQueueFull for fires a full trigger pool refused) is asked once per moved fire and its
-  // follow-ups are written (a FIX_DELAY job's next time, since no result will come). Returns
-  // the ids that moved.
+  // that are still pending and owned by `node`; in the same transaction `plan` (run_end.h) is
+  // asked once per moved fire and its follow-ups are written (a FIX_DELAY job's next time, since
+  // no result will come). Returns the ids that moved.
+  // No caller in the product any more: a full trigger pool now leaves its fires pending
+  // (back-pressure). Kept until the PostgreSQL implementation and its tests drop it.
   virtual std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
                                                  std::int64_t now, std::string_view message,
                                                  const FollowUpPlanner& plan) = 0;

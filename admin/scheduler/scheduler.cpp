@@ -21,7 +21,7 @@ Scheduler::Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender,
   TriggerPools::Hooks hooks;
   hooks.finished = [this](std::int64_t log_id) { ring_->finished(log_id); };
   hooks.may_send = [this] { return heartbeat_->lease_valid(); };
-  pools_ = std::make_unique<TriggerPools>(options.pools, sender, store, clock, node_id_, std::move(hooks));
+  pools_ = std::make_unique<TriggerPools>(options.pools, sender, clock, std::move(hooks));
   feeder_ = std::make_unique<PendingFeeder>(store, tasks, node_id_,
                                             [this](const PendingFire& fire) { return ring_->push(fire); },
                                             options.feeder);

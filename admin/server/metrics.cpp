@@ -73,8 +73,10 @@ std::string metrics_text(const NodeMetrics& metrics) {
     f.gauge("cronwheel_ring_fires", "Fires held in the second ring until their second", static_cast<double>(s.ring_held));
     f.counter("cronwheel_trigger_pool_fires_total", "Fires handed to each trigger pool",
               {{label("pool", "fast"), s.pools.fast}, {label("pool", "slow"), s.pools.slow}});
-    f.counter("cronwheel_trigger_pool_rejected_total",
-              "Fires failed because a trigger pool's queue was full", s.pools.rejected);
+    f.counter("cronwheel_trigger_pool_full_total",
+              "Fires both trigger pools refused (threads and queue full): back-pressure, the fire stays "
+              "pending and is fed again (a fire may be counted once per attempt)",
+              s.pools.deferred_full);
     f.gauge("cronwheel_trigger_pool_threads", "Threads of each trigger pool now",
             {{label("pool", "fast"), static_cast<double>(s.pools.fast_threads)},
              {label("pool", "slow"), static_cast<double>(s.pools.slow_threads)}});

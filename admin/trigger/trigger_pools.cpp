@@ -1,7 +1,5 @@
 #include "admin/trigger/trigger_pools.h"
 
-#include <exception>
-
 #include <spdlog/spdlog.h>
 
 namespace cronwheel::admin {
@@ -12,10 +10,8 @@ constexpr std::int64_t kMillisPerMinute = 60'000;
 
 }  // namespace
 
-TriggerPools::TriggerPools(Options options, FireSender& sender, ScheduleStore& store, common::Clock& clock,
-                           std::string node_id, Hooks hooks)
-    : options_(options), sender_(sender), store_(store), clock_(clock), node_id_(std::move(node_id)),
-      hooks_(std::move(hooks)) {
+TriggerPools::TriggerPools(Options options, FireSender& sender, common::Clock& clock, Hooks hooks)
+    : options_(options), sender_(sender), clock_(clock), hooks_(std::move(hooks)) {
   auto run = [this](const PendingFire& fire) { send(fire); };
   fast_pool_ = std::make_unique<TriggerPool>(
       TriggerPool::Options{"trigger-fast", options_.fast_max_threads, options_.fast_queue_capacity, options_.idle_timeout},
@@ -33,33 +29,27 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires) {
     for (const auto& fire : fires) hooks_.finished(fire.log_id);
     return;
   }
-  std::vector<PendingFire> rejected;
+  std::size_t refused = 0;
   for (const auto& fire : fires) {
     const bool to_slow = slow(fire.job_id);
     TriggerPool& pool = to_slow ? *slow_pool_ : *fast_pool_;
     if (pool.submit(fire)) {
       (to_slow ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
     } else {
-      rejected.push_back(fire);
+      // Back-pressure: the row stays pending and the feeder brings it back within a second.
+      ++refused;
+      hooks_.finished(fire.log_id);
     }
   }
-  if (!rejected.empty()) fail_rejected(rejected);
-}
-
-void TriggerPools::fail_rejected(const std::vector<PendingFire>& rejected) noexcept {
-  std::vector<std::int64_t> ids;
-  for (const auto& f : rejected) ids.push_back(f.log_id);
-  rejected_.fetch_add(ids.size(), std::memory_order_relaxed);
-  try {
-    const std::int64_t now = clock_.now_ms();
-    auto failed = store_.fail_pending(ids, node_id_, now, kQueueFullMessage, follow_ups_of(RunEnd::kQueueFull, now, node_id_));
-    spdlog::warn("scheduler: trigger pools full, {} fires failed ({} refused)", failed.size(), rejected.size());
-  } catch (const std::exception& e) {
-    spdlog::error("scheduler: trigger pools full and {} refused fires could not be marked failed (they stay "
-                  "pending): {}",
-                  rejected.size(), e.what());
+  if (refused > 0) deferred_full_.fetch_add(refused, std::memory_order_relaxed);
+  // Said once when the pools fill up and once when they take everything again, not every second.
+  const bool was_full = full_.exchange(refused > 0, std::memory_order_relaxed);
+  if (refused > 0 && !was_full) {
+    spdlog::warn("scheduler: trigger pools full: {} of {} fires stay pending and go out late, as room frees up",
+                 refused, fires.size());
+  } else if (refused == 0 && was_full && !fires.empty()) {
+    spdlog::info("scheduler: trigger pools take fires again");
   }
-  for (auto id : ids) hooks_.finished(id);
 }
 
 void TriggerPools::send(const PendingFire& fire) noexcept {
@@ -119,7 +109,7 @@ TriggerPools::Stats TriggerPools::stats() const {
   Stats s;
   s.fast = fast_.load(std::memory_order_relaxed);
   s.slow = slow_.load(std::memory_order_relaxed);
-  s.rejected = rejected_.load(std::memory_order_relaxed);
+  s.deferred_full = deferred_full_.load(std::memory_order_relaxed);
   s.triggered = triggered_.load(std::memory_order_relaxed);
   s.failed = failed_.load(std::memory_order_relaxed);
   s.dropped = dropped_.load(std::memory_order_relaxed);

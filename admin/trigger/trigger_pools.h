@@ -8,14 +8,15 @@
 // cannot hold every fast thread. A pool thread calls FireSender::send, which routes, claims,
 // calls the executor and records the answer.
 //
-// A fire neither pool can take (maximum threads and a full queue) fails at once and visibly:
-// pending → failed "trigger pool queue full" through the store (guarded: still pending, still
-// this node's), counted in Stats::rejected. If even that write fails the fire stays pending, to
-// be fed again.
+// A full pool is back-pressure, not a failure. A fire neither pool can take (maximum threads and
+// a full queue) stays pending, untouched (it is a durable row already), is reported finished at
+// once and counted in Stats::deferred_full; the pending feeder reads it again within a second and
+// the ring hands it back, until a pool has room. So under load fires go out late, never
+// `failed`. (Fires late beyond the misfire threshold are still sent: see docs/scheduling.md.)
 //
 // Every fire handed to dispatch() is reported to `finished` exactly once, when the pools are
-// done with it (sent, failed, dropped, refused, or left pending at shutdown), so the ring may
-// accept its log id again.
+// done with it (sent, failed, dropped, or left pending: by a full pool, by the lease check, at
+// shutdown), so the ring may accept its log id again.
 //
 // Before sending, `may_send` (when given) is asked: false (this node's lease may have run out,
 // so another node may be taking its fires over) leaves the fire pending, untouched.
@@ -30,12 +31,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "admin/model/fire.h"
-#include "admin/model/schedule_store.h"
 #include "admin/trigger/trigger_pool.h"
 #include "common/util/clock.h"
 
@@ -59,7 +58,7 @@ class TriggerPools {
   struct Stats {
     std::uint64_t fast = 0;       // fires given to the fast pool
     std::uint64_t slow = 0;       // fires given to the slow pool
-    std::uint64_t rejected = 0;   // failed "trigger pool queue full"
+    std::uint64_t deferred_full = 0;  // refusals of a full pool: the fire stayed pending, to be fed again
     std::uint64_t triggered = 0;  // sends the executor accepted
     std::uint64_t failed = 0;     // sends that failed
     std::uint64_t dropped = 0;    // sends that found the fire no longer this node's to send
@@ -68,17 +67,14 @@ class TriggerPools {
     std::size_t fast_queued = 0, slow_queued = 0;
   };
 
-  static constexpr const char* kQueueFullMessage = "trigger pool queue full";
-
-  TriggerPools(Options options, FireSender& sender, ScheduleStore& store, common::Clock& clock,
-               std::string node_id, Hooks hooks);
+  TriggerPools(Options options, FireSender& sender, common::Clock& clock, Hooks hooks);
   ~TriggerPools();  // shutdown()
 
   TriggerPools(const TriggerPools&) = delete;
   TriggerPools& operator=(const TriggerPools&) = delete;
 
-  // Gives each fire to its pool; fails the ones refused (one store call for all of them).
-  // After shutdown() every fire is reported finished at once and left pending.
+  // Gives each fire to its pool; a fire both pools refuse is left pending and reported finished
+  // at once. After shutdown() every fire is reported finished at once and left pending.
   void dispatch(const std::vector<PendingFire>& fires);
 
   void shutdown() noexcept;
@@ -91,13 +87,10 @@ class TriggerPools {
  private:
   void send(const PendingFire& fire) noexcept;
   void note_duration(std::int64_t job_id, std::chrono::milliseconds took);
-  void fail_rejected(const std::vector<PendingFire>& rejected) noexcept;
 
   const Options options_;
   FireSender& sender_;
-  ScheduleStore& store_;
   common::Clock& clock_;
-  const std::string node_id_;
   const Hooks hooks_;
 
   // Slow triggers per job in the current minute.
@@ -106,7 +99,8 @@ class TriggerPools {
   mutable std::unordered_map<std::int64_t, int> slow_counts_;
 
   std::atomic<bool> shut_down_{false};
-  std::atomic<std::uint64_t> fast_{0}, slow_{0}, rejected_{0}, triggered_{0}, failed_{0}, dropped_{0}, deferred_{0};
+  std::atomic<bool> full_{false};  // the last dispatch() had fires refused
+  std::atomic<std::uint64_t> fast_{0}, slow_{0}, deferred_full_{0}, triggered_{0}, failed_{0}, dropped_{0}, deferred_{0};
 
   std::unique_ptr<TriggerPool> fast_pool_;
   std::unique_ptr<TriggerPool> slow_pool_;

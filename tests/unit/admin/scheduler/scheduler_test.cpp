@@ -36,6 +36,12 @@ class StoreSender final : public FireSender {
   StoreSender(FakeScheduleStore& store, common::Clock& clock) : store_(store), clock_(clock) {}
 
   SendOutcome send(const PendingFire& fire) noexcept override {
+    {
+      std::unique_lock lock(mutex_);
+      ++started_;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return open_; });
+    }
     bool claimed = false;
     store_.update_log(fire.log_id, [&](JobLog& l) {
       if (l.state != FireState::kPending || l.admin_node != "node-a") return;
@@ -50,13 +56,28 @@ class StoreSender final : public FireSender {
     return {claimed ? SendOutcome::Kind::kTriggered : SendOutcome::Kind::kDropped, 1ms};
   }
 
+  // Sends wait at a gate while it is closed.
+  void close() {
+    std::lock_guard lock(mutex_);
+    open_ = false;
+  }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  bool wait_started(std::size_t n) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, 30s, [&] { return started_ >= n; });
+  }
+
   struct Sent {
     PendingFire fire;
     std::int64_t at = 0;
   };
-  bool wait_calls(std::size_t n) {
+  bool wait_calls(std::size_t n, std::chrono::milliseconds bound = 30s) {
     std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, 30s, [&] { return calls_ >= n; });
+    return changed_.wait_for(lock, bound, [&] { return calls_ >= n; });
   }
   std::vector<Sent> sent() const {
     std::lock_guard lock(mutex_);
@@ -69,15 +90,21 @@ class StoreSender final : public FireSender {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::size_t calls_ = 0;
+  std::size_t started_ = 0;
+  bool open_ = true;
   std::vector<Sent> sent_;
 };
 
 class SchedulerTest : public ::testing::Test {
  protected:
-  std::unique_ptr<Scheduler> make() {
+  void TearDown() override { sender_.open(); }
+
+  std::unique_ptr<Scheduler> make(std::size_t pool_threads = 300, std::size_t pool_queue = 2'000) {
     AdminNode self;
     self.node_id = "node-a";
     Scheduler::Options options;
+    options.pools.fast_max_threads = options.pools.slow_max_threads = pool_threads;
+    options.pools.fast_queue_capacity = options.pools.slow_queue_capacity = pool_queue;
     options.heartbeat.interval = 1s;
     options.heartbeat.lease = 3s;
     return std::make_unique<Scheduler>(store_, nodes_, sender_, executors_, clock_, tasks_, self, options);
@@ -178,6 +205,45 @@ TEST_F(SchedulerTest, PendingFiresOfADeadNodeAreSentByThisOne) {
   ASSERT_TRUE(sender_.wait_calls(1));
   EXPECT_EQ(store_.log(orphan.id).state, FireState::kTriggered);
   EXPECT_EQ(store_.log(orphan.id).admin_node, std::optional<std::string>("node-a"));
+  scheduler->stop();
+}
+
+TEST_F(SchedulerTest, FireAFullTriggerPoolRefusedStaysPendingAndIsSentOnceThereIsRoom) {
+  auto job = every_second(0);
+  store_.update_job(job.id, [](Job& j) { j.trigger_status = 0; });
+  auto one_shot = [&](TriggerType type) {
+    JobLog l;
+    l.job_id = job.id;
+    l.trigger_type = type;
+    l.scheduled_time = kStart + 500;
+    l.admin_node = "node-a";
+    return store_.put_log(l);
+  };
+  const JobLog first = one_shot(TriggerType::kManual), second = one_shot(TriggerType::kApi);
+  auto scheduler = make(1, 0);  // one thread per pool, no queue
+  sender_.close();
+  scheduler->start();
+  settle();
+  advance(1s);  // both go out: the first holds the only thread, the second finds the pools full
+  ASSERT_TRUE(sender_.wait_started(1));
+  EXPECT_GE(scheduler->stats().pools.deferred_full, 1u);
+  EXPECT_EQ(store_.log(second.id).state, FireState::kPending);  // waiting, not failed
+  advance(1s);  // fed again, still no room
+  advance(1s);
+  EXPECT_EQ(store_.log(second.id).state, FireState::kPending);
+  sender_.open();
+  ASSERT_TRUE(sender_.wait_calls(1));
+  // The feeder brings it back and the ring hands it on at its next second; how many seconds
+  // that takes depends on which of the two runs first after a tick, so tick until it is sent.
+  for (int i = 0; i < 20 && !sender_.wait_calls(2, 100ms); ++i) advance(1s);
+  ASSERT_EQ(sender_.sent().size(), 2u);
+  EXPECT_EQ(sender_.sent()[0].fire.log_id, first.id);
+  EXPECT_EQ(sender_.sent()[1].fire.log_id, second.id);
+  EXPECT_GT(sender_.sent()[1].at, kStart + 3000);  // late, never failed
+  EXPECT_EQ(store_.log(second.id).state, FireState::kTriggered);
+  advance(2s);
+  EXPECT_EQ(sender_.sent().size(), 2u);  // exactly once
+  EXPECT_EQ(store_.calls("fail_pending"), 0);
   scheduler->stop();
 }
 

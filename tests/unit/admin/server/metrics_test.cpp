@@ -29,7 +29,7 @@ NodeMetrics scheduling_node() {
   s.schedule.fires = 4'000;
   s.pools.fast = 3'900;
   s.pools.slow = 95;
-  s.pools.rejected = 5;
+  s.pools.deferred_full = 5;
   s.pools.triggered = 3'980;
   s.pools.failed = 7;
   s.pools.dropped = 1;
@@ -59,7 +59,7 @@ TEST(Metrics, SchedulerCountersAndGaugesAreExposedUnderTheirNames) {
   EXPECT_EQ(sample(text, "cronwheel_ring_fires"), 250);
   EXPECT_EQ(sample(text, "cronwheel_trigger_pool_fires_total{pool=\"fast\"}"), 3'900);
   EXPECT_EQ(sample(text, "cronwheel_trigger_pool_fires_total{pool=\"slow\"}"), 95);
-  EXPECT_EQ(sample(text, "cronwheel_trigger_pool_rejected_total"), 5);
+  EXPECT_EQ(sample(text, "cronwheel_trigger_pool_full_total"), 5);
   EXPECT_EQ(sample(text, "cronwheel_trigger_pool_threads{pool=\"fast\"}"), 12);
   EXPECT_EQ(sample(text, "cronwheel_trigger_pool_queued{pool=\"slow\"}"), 3);
   EXPECT_EQ(sample(text, "cronwheel_sends_total{outcome=\"triggered\"}"), 3'980);
