@@ -85,15 +85,7 @@ common::HierarchicalWheelOptions recurring_wheel() {
 
 common::TimerOptions recurring_timer_options() {
   common::TimerOptions options;
-  options.on_error = [](std::exception_ptr error) {
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      spdlog::error("admin timer: a deadline task failed: {}", e.what());
-    } catch (...) {
-      spdlog::error("admin timer: a deadline task failed with a non-standard exception");
-    }
-  };
+  options.on_error = common::logging_timer_errors("admin timer");
   return options;
 }
 

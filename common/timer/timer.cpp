@@ -2,9 +2,23 @@
 
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "common/timer/timeout_node.h"
 
 namespace cronwheel::common {
+
+TimerErrorHandler logging_timer_errors(std::string who) {
+  return [who = std::move(who)](std::exception_ptr error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      spdlog::error("{}: a task failed: {}", who, e.what());
+    } catch (...) {
+      spdlog::error("{}: a task failed with a non-standard exception", who);
+    }
+  };
+}
 
 std::string_view to_string(CancelResult result) {
   switch (result) {

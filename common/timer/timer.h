@@ -33,6 +33,9 @@ using TimerExecutor = std::function<void(std::function<void()>)>;
 // Its own exceptions are swallowed.
 using TimerErrorHandler = std::function<void(std::exception_ptr)>;
 
+// An error handler that logs every exception at error level as "<who>: a task failed: <what>".
+TimerErrorHandler logging_timer_errors(std::string who);
+
 // Settings every timer shares.
 struct TimerOptions {
   // Empty (the default): tasks run inline on the worker thread, one after the other. Keep them

@@ -20,6 +20,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common/http/http_server.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
 #include "executor/src/callback_sender.h"
 #include "executor/src/executor_endpoints.h"
@@ -229,8 +231,14 @@ struct Executor::Impl {
   std::unique_ptr<CallbackSender> callbacks;
   std::unique_ptr<JobDispatcher> dispatcher;
   std::unique_ptr<common::http::HttpServer> server;
+  // The periodic work (registration heartbeat, run log retention) as recurring tasks on a
+  // hierarchical wheel, which does not wake while nothing is due: two deadlines, 30 s and a day
+  // apart. Each task runs on a lane of its own (RecurringTask), so a slow admin never holds up
+  // the retention or the other way round. Declared before the tasks, which must go first.
+  std::unique_ptr<common::HierarchicalWheelTimer> periodic_timer;
+  std::unique_ptr<common::RecurringTasks> periodic;
   std::unique_ptr<RegistryClient> registry;
-  std::jthread retention;
+  std::unique_ptr<common::RecurringTask> retention;
 
   std::atomic<int> port{0};
   std::string address;  // written by start() only
@@ -310,21 +318,29 @@ void Executor::Impl::start() {
   registry_options.app_name = options.app_name;
   registry_options.address = address;
   registry_options.interval = options.registry_interval;
-  registry = std::make_unique<RegistryClient>(std::move(registry_options), clock);
+  common::HierarchicalWheelOptions wheel;
+  wheel.tick = std::chrono::milliseconds(100);  // a run 100 ms late is nothing at these periods
+  common::TimerOptions timer_options;
+  timer_options.on_error = common::logging_timer_errors("executor periodic timer");
+  periodic_timer = std::make_unique<common::HierarchicalWheelTimer>(clock, wheel, std::move(timer_options));
+  periodic = std::make_unique<common::RecurringTasks>(*periodic_timer, clock);
+
+  registry = std::make_unique<RegistryClient>(std::move(registry_options), *periodic);
   registry->start();
 
-  retention = std::jthread([store = logs.get(), &clock = clock](std::stop_token stop) {
-    do {
-      try {
-        if (int removed = store->remove_expired(clock.now_ms()); removed > 0) {
-          spdlog::info("executor: removed {} expired run log day director{}", removed,
-                       removed == 1 ? "y" : "ies");
+  retention = std::make_unique<common::RecurringTask>(
+      *periodic, common::RecurringTask::Options{.name = "run log retention", .interval = kRetentionInterval},
+      [store = logs.get(), &clock = clock](std::stop_token) {
+        try {
+          if (int removed = store->remove_expired(clock.now_ms()); removed > 0) {
+            spdlog::info("executor: removed {} expired run log day director{}", removed,
+                         removed == 1 ? "y" : "ies");
+          }
+        } catch (const std::exception& e) {
+          spdlog::error("executor: run log retention failed: {}", e.what());
         }
-      } catch (const std::exception& e) {
-        spdlog::error("executor: run log retention failed: {}", e.what());
-      }
-    } while (clock.sleep_until(clock.steady_now() + kRetentionInterval, stop));
-  });
+      });
+  retention->start();
 
   spdlog::info("executor: app {} serving on port {}, advertised as {}", options.app_name,
                port.load(), address);
@@ -367,16 +383,16 @@ void Executor::Impl::stop() noexcept {
         std::max<std::chrono::milliseconds>(options.shutdown_timeout - spent, kMinCallbackFlush);
     callbacks->stop(flush);
   }
-  if (retention.joinable()) {
-    retention.request_stop();
-    retention.join();
-  }
+  if (retention) retention->stop();
+  if (periodic_timer) periodic_timer->stop();  // every recurring task has stopped
 }
 
 void Executor::Impl::reset() noexcept {
   stop();
-  retention = {};
+  retention.reset();
   registry.reset();
+  periodic.reset();
+  periodic_timer.reset();
   server.reset();
   dispatcher.reset();
   process_groups.reset();

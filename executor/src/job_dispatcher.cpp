@@ -42,15 +42,7 @@ std::shared_ptr<common::Timer> make_deadline_timer(common::Clock& clock) {
   wheel.tick = std::chrono::milliseconds(100);
   wheel.wheel_size = 512;
   common::TimerOptions options;
-  options.on_error = [](std::exception_ptr error) {
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      spdlog::error("executor: a deadline task failed: {}", e.what());
-    } catch (...) {
-      spdlog::error("executor: a deadline task failed with a non-standard exception");
-    }
-  };
+  options.on_error = common::logging_timer_errors("executor deadline timer");
   return std::make_shared<common::HashedWheelTimer>(clock, wheel, std::move(options));
 }
 

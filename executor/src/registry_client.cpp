@@ -10,12 +10,11 @@
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
-#include "common/util/periodic_task.h"
 
 namespace cronwheel::executor {
 
 struct RegistryClient::Impl {
-  Impl(Options opts, common::Clock& clock_ref) : options(std::move(opts)), clock(clock_ref) {
+  Impl(Options opts, common::RecurringTasks& tasks_ref) : options(std::move(opts)), tasks(tasks_ref) {
     if (options.admin_addresses.empty()) {
       throw std::invalid_argument("registry client: no admin address");
     }
@@ -61,17 +60,17 @@ struct RegistryClient::Impl {
   }
 
   Options options;
-  common::Clock& clock;
+  common::RecurringTasks& tasks;
   std::string body;
   std::vector<common::http::HttpClient> admins;  // the heartbeat's while it runs; then stop()'s
   std::mutex state_mutex;                        // serializes start() and stop()
   bool started = false;
   bool stopped = false;
-  std::optional<common::PeriodicTask> heartbeat;  // made by start()
+  std::optional<common::RecurringTask> heartbeat;  // made by start()
 };
 
-RegistryClient::RegistryClient(Options options, common::Clock& clock)
-    : impl_(std::make_unique<Impl>(std::move(options), clock)) {}
+RegistryClient::RegistryClient(Options options, common::RecurringTasks& tasks)
+    : impl_(std::make_unique<Impl>(std::move(options), tasks)) {}
 
 RegistryClient::~RegistryClient() {
   try {
@@ -88,7 +87,8 @@ void RegistryClient::start() {
   if (impl_->started || impl_->stopped) {
     throw std::logic_error("registry client: start() called twice or after stop()");
   }
-  impl_->heartbeat.emplace(impl_->clock, impl_->options.interval,
+  impl_->heartbeat.emplace(impl_->tasks,
+                          common::RecurringTask::Options{.name = "executor registration", .interval = impl_->options.interval},
                           [impl = impl_.get()](std::stop_token) { impl->register_once(); });
   impl_->heartbeat->start();
   impl_->started = true;

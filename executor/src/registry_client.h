@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/http/http_client.h"
-#include "common/util/clock.h"
+#include "common/timer/recurring_task.h"
 
 namespace cronwheel::executor {
 
@@ -16,11 +16,11 @@ namespace cronwheel::executor {
 // the same way on stop(). Failures are logged and retried at the next interval; they never
 // stop the executor.
 //
-// Threading: a background thread started by start() makes the registration calls (the first one
-// right away, without start() waiting for it); it owns the HTTP clients until stop() has joined
-// it. start() and stop() may be called from any thread. The thread waits for the next interval on
-// the injected Clock (common::PeriodicTask: absolute deadlines, so no drift; the intervals a slow
-// call overran are skipped, not made up).
+// Threading: the heartbeat is a common::RecurringTask: its deadlines are on the executor's
+// periodic timer, its calls on a lane (thread) of its own, the first one right away without
+// start() waiting for it; the lane owns the HTTP clients until stop() has ended it. Deadlines are
+// absolute, so no drift; the intervals a slow call overran are skipped, not made up. start() and
+// stop() may be called from any thread.
 class RegistryClient {
  public:
   struct Options {
@@ -33,8 +33,8 @@ class RegistryClient {
   };
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
-  // URL or interval is not positive. Does no I/O. `clock` must outlive the client.
-  RegistryClient(Options options, common::Clock& clock);
+  // URL or interval is not positive. Does no I/O. `tasks` must outlive the client.
+  RegistryClient(Options options, common::RecurringTasks& tasks);
   ~RegistryClient();  // stop()
 
   RegistryClient(const RegistryClient&) = delete;

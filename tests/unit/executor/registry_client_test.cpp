@@ -9,11 +9,14 @@
 
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "tests/support/fake_admin.h"
 #include "tests/support/fake_clock.h"
 
-// Real sockets on 127.0.0.1 (the fake admin picks its port) and a fake clock: the tests move time
-// past an interval by hand, and every wait is on a condition with a generous bound.
+// Real sockets on 127.0.0.1 (the fake admin picks its port) and the executor's periodic timer on
+// a fake clock, driven by hand: the tests move time past an interval themselves, and every wait
+// is on a condition with a generous bound.
 namespace cronwheel::executor {
 namespace {
 
@@ -53,18 +56,29 @@ bool has_registrations(const FakeAdmin& admin, std::size_t count) {
       [count](const FakeAdmin& a) { return a.registrations().size() >= count; });
 }
 
-// Once the heartbeat waits for its next interval (its call is over), moves time to it.
-void next_interval(FakeClock& clock) {
-  clock.wait_for_sleepers(1);
-  clock.advance(kInterval);
-}
+// The recurring tasks the client's heartbeat runs on, with a manual timer.
+struct Periodic {
+  FakeClock clock;
+  common::HierarchicalWheelTimer timer{clock, {}, {.manual = true}};
+  common::RecurringTasks tasks{timer, clock};
+
+  // Once the run under way (if any) is over, moves time by `d` and hands over what is due.
+  void advance(std::chrono::milliseconds d) {
+    tasks.wait_idle();
+    clock.advance(d);
+    timer.process_until(clock.steady_now());
+  }
+};
+
+// Once the heartbeat's call is over, moves time to its next interval.
+void next_interval(Periodic& periodic) { periodic.advance(kInterval); }
 
 TEST(RegistryClientTest, RegistersAtStartWithTheAppNameAddressAndToken) {
   FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
   auto options = options_for({admin.url()});
   options.access_token = "s3cret";
-  FakeClock clock;
-  RegistryClient client(options, clock);
+  Periodic periodic;
+  RegistryClient client(options, periodic.tasks);
   client.start();
 
   ASSERT_TRUE(has_registrations(admin, 1));
@@ -76,30 +90,29 @@ TEST(RegistryClientTest, AWrongTokenIsRefusedAndRetried) {
   FakeAdmin admin(FakeAdmin::Options{.access_token = "right"});
   auto options = options_for({admin.url()});
   options.access_token = "wrong";
-  FakeClock clock;
-  RegistryClient client(options, clock);
+  Periodic periodic;
+  RegistryClient client(options, periodic.tasks);
   client.start();
 
   ASSERT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.rejected_tokens() >= 1; }));
-  next_interval(clock);
+  next_interval(periodic);
   EXPECT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.rejected_tokens() >= 2; }));
   EXPECT_TRUE(admin.registrations().empty());
 }
 
 TEST(RegistryClientTest, RegistersAgainEveryInterval) {
   FakeAdmin admin;
-  FakeClock clock;
-  RegistryClient client(options_for({admin.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({admin.url()}), periodic.tasks);
   client.start();
 
   ASSERT_TRUE(has_registrations(admin, 1));
-  clock.wait_for_sleepers(1);
-  clock.advance(kInterval - 1s);
-  clock.wait_for_sleepers(1);
+  periodic.advance(kInterval - 1s);
+  periodic.tasks.wait_idle();
   EXPECT_EQ(admin.registrations().size(), 1U);  // not before the interval
-  clock.advance(1s);
+  periodic.advance(1s);
   ASSERT_TRUE(has_registrations(admin, 2));
-  next_interval(clock);
+  next_interval(periodic);
   ASSERT_TRUE(has_registrations(admin, 3));
   for (const auto& param : admin.registrations()) EXPECT_EQ(param, expected_param());
 }
@@ -107,14 +120,14 @@ TEST(RegistryClientTest, RegistersAgainEveryInterval) {
 TEST(RegistryClientTest, RegistersWithTheFirstAdminOnlyWhileItAccepts) {
   FakeAdmin first;
   FakeAdmin second;
-  FakeClock clock;
-  RegistryClient client(options_for({first.url(), second.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({first.url(), second.url()}), periodic.tasks);
   client.start();
 
   ASSERT_TRUE(has_registrations(first, 1));
-  next_interval(clock);
+  next_interval(periodic);
   ASSERT_TRUE(has_registrations(first, 2));
-  next_interval(clock);
+  next_interval(periodic);
   ASSERT_TRUE(has_registrations(first, 3));
   client.stop();
   EXPECT_TRUE(second.registrations().empty());
@@ -125,8 +138,8 @@ TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstIsDown) {
   FakeAdmin first;
   FakeAdmin second;
   first.stop();
-  FakeClock clock;
-  RegistryClient client(options_for({first.url(), second.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({first.url(), second.url()}), periodic.tasks);
   client.start();
 
   ASSERT_TRUE(has_registrations(second, 1));
@@ -137,8 +150,8 @@ TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstRefuses) {
   FakeAdmin first;
   FakeAdmin second;
   first.set_refusing(true);
-  FakeClock clock;
-  RegistryClient client(options_for({first.url(), second.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({first.url(), second.url()}), periodic.tasks);
   client.start();
 
   ASSERT_TRUE(has_registrations(second, 1));
@@ -149,31 +162,31 @@ TEST(RegistryClientTest, FailsOverToTheSecondAdminWhenTheFirstRefuses) {
 TEST(RegistryClientTest, RetriesAtTheNextIntervalWhenNoAdminAccepts) {
   FakeAdmin admin;
   admin.set_refusing(true);
-  FakeClock clock;
-  RegistryClient client(options_for({admin.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({admin.url()}), periodic.tasks);
   client.start();
 
   ASSERT_TRUE(admin.wait_until([](const FakeAdmin& a) { return a.refused_calls() >= 1; }));
   admin.set_refusing(false);
-  next_interval(clock);
+  next_interval(periodic);
   ASSERT_TRUE(has_registrations(admin, 1));
 }
 
 TEST(RegistryClientTest, KeepsRegisteringAcrossAnAdminRestart) {
   FakeAdmin admin;
-  FakeClock clock;
-  RegistryClient client(options_for({admin.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({admin.url()}), periodic.tasks);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
 
   admin.stop();
-  next_interval(clock);  // refused: nobody listens
-  clock.wait_for_sleepers(1);
+  next_interval(periodic);  // refused: nobody listens
+  periodic.tasks.wait_idle();
   admin.start();
   EXPECT_EQ(admin.registrations().size(), 1U);
-  next_interval(clock);
+  next_interval(periodic);
   ASSERT_TRUE(has_registrations(admin, 2));
-  next_interval(clock);
+  next_interval(periodic);
   ASSERT_TRUE(has_registrations(admin, 3));
 }
 
@@ -181,8 +194,8 @@ TEST(RegistryClientTest, StopRemovesTheRegistration) {
   FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
   auto options = options_for({admin.url()});
   options.access_token = "s3cret";
-  FakeClock clock;
-  RegistryClient client(options, clock);
+  Periodic periodic;
+  RegistryClient client(options, periodic.tasks);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
 
@@ -200,8 +213,8 @@ TEST(RegistryClientTest, StopRemovesTheRegistration) {
 TEST(RegistryClientTest, RemovalFailsOverToTheSecondAdmin) {
   FakeAdmin first;
   FakeAdmin second;
-  FakeClock clock;
-  RegistryClient client(options_for({first.url(), second.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({first.url(), second.url()}), periodic.tasks);
   client.start();
   ASSERT_TRUE(has_registrations(first, 1));
 
@@ -214,8 +227,8 @@ TEST(RegistryClientTest, RemovalFailsOverToTheSecondAdmin) {
 
 TEST(RegistryClientTest, StopInterruptsTheWaitForTheNextInterval) {
   FakeAdmin admin;
-  FakeClock clock;
-  RegistryClient client(options_for({admin.url()}, 1h), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({admin.url()}, 1h), periodic.tasks);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
 
@@ -228,8 +241,8 @@ TEST(RegistryClientTest, StopInterruptsTheWaitForTheNextInterval) {
 TEST(RegistryClientTest, StopWithoutStartSendsNothing) {
   FakeAdmin admin;
   {
-    FakeClock clock;
-    RegistryClient client(options_for({admin.url()}), clock);
+    Periodic periodic;
+    RegistryClient client(options_for({admin.url()}), periodic.tasks);
     client.stop();
   }
   EXPECT_TRUE(admin.registrations().empty());
@@ -238,8 +251,8 @@ TEST(RegistryClientTest, StopWithoutStartSendsNothing) {
 
 TEST(RegistryClientTest, StopWithEveryAdminDownReturns) {
   FakeAdmin admin;
-  FakeClock clock;
-  RegistryClient client(options_for({admin.url()}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({admin.url()}), periodic.tasks);
   client.start();
   ASSERT_TRUE(has_registrations(admin, 1));
   admin.stop();
@@ -251,16 +264,16 @@ TEST(RegistryClientTest, StopWithEveryAdminDownReturns) {
 }
 
 TEST(RegistryClientTest, RejectsOptionsThatCannotWork) {
-  FakeClock clock;
-  EXPECT_THROW(RegistryClient(options_for({}), clock), std::invalid_argument);
-  EXPECT_THROW(RegistryClient(options_for({"not a url"}), clock), std::invalid_argument);
-  EXPECT_THROW(RegistryClient(options_for({"http://127.0.0.1:1/"}, 0ms), clock),
+  Periodic periodic;
+  EXPECT_THROW(RegistryClient(options_for({}), periodic.tasks), std::invalid_argument);
+  EXPECT_THROW(RegistryClient(options_for({"not a url"}), periodic.tasks), std::invalid_argument);
+  EXPECT_THROW(RegistryClient(options_for({"http://127.0.0.1:1/"}, 0ms), periodic.tasks),
                std::invalid_argument);
 }
 
 TEST(RegistryClientTest, StartTwiceOrAfterStopThrows) {
-  FakeClock clock;
-  RegistryClient client(options_for({"http://127.0.0.1:1/"}), clock);
+  Periodic periodic;
+  RegistryClient client(options_for({"http://127.0.0.1:1/"}), periodic.tasks);
   client.start();
   EXPECT_THROW(client.start(), std::logic_error);
   client.stop();
