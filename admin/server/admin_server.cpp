@@ -58,8 +58,8 @@ Database::Options database_options(const AdminConfig& config) {
   return options;
 }
 
-// The scheduling core's own pool: the schedule thread, the feeder, the heartbeat, and the
-// trigger pools' rare "queue full" writes.
+// The scheduling core's own pool: the schedule thread, the feeder, the lease renewal and the
+// takeover.
 Database::Options scheduling_database_options(const AdminConfig& config) {
   Database::Options options;
   options.url = config.db_url;

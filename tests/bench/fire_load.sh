@@ -85,7 +85,7 @@ for mode in $modes; do
         echo
         echo "\$ ${cmd[*]}"
         status=0
-        $FIRE_LOAD_WRAP "${cmd[@]}" >"$pgdir/run.log" 2>&1 || status=$?
+        ${FIRE_LOAD_WRAP:-} "${cmd[@]}" >"$pgdir/run.log" 2>&1 || status=$?
         grep -v '^FIRE_LOAD_' "$pgdir/run.log" || true
         [ "$status" = 0 ] || echo "(fire_load exited $status)"
         row=$(sed -n 's/^FIRE_LOAD_ROW //p' "$pgdir/run.log")
