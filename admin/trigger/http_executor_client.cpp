@@ -3,6 +3,8 @@
 #include <exception>
 #include <optional>
 
+#include <spdlog/spdlog.h>
+
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
@@ -20,6 +22,28 @@ HttpExecutorClient::HttpExecutorClient(common::Clock& clock, Options options)
     : clock_(clock), options_(options) {}
 
 HttpExecutorClient::~HttpExecutorClient() = default;
+
+namespace {
+
+// The request went out on a kept-alive connection and the executor closed or reset it before the
+// request was written whole or before answering anything: the connection was stale (closed as
+// idle or evicted just as the request went out), the request was never read.
+bool failed_on_stale_connection(const HttpResult& result) {
+  return result.reused_connection && result.transport_error == TransportError::kConnection &&
+         !result.answer_head_received;
+}
+
+}  // namespace
+
+std::unique_ptr<HttpClient> HttpExecutorClient::open(const Key& key) const {
+  common::http::HttpClientOptions options;
+  options.connect_timeout = options_.connect_timeout;
+  options.read_timeout = options_.read_timeout;
+  options.write_timeout = options_.write_timeout;
+  options.access_token = key.second;
+  options.keep_alive = true;
+  return std::make_unique<HttpClient>(key.first, options);  // throws std::invalid_argument for a bad URL
+}
 
 std::unique_ptr<HttpClient> HttpExecutorClient::checkout(const Key& key) {
   std::vector<Idle> expired;
@@ -46,14 +70,7 @@ std::unique_ptr<HttpClient> HttpExecutorClient::checkout(const Key& key) {
   }
   expired.clear();  // closes their connections, outside the lock
   if (client) return client;
-
-  common::http::HttpClientOptions options;
-  options.connect_timeout = options_.connect_timeout;
-  options.read_timeout = options_.read_timeout;
-  options.write_timeout = options_.write_timeout;
-  options.access_token = key.second;
-  options.keep_alive = true;
-  return std::make_unique<HttpClient>(key.first, options);  // throws std::invalid_argument for a bad URL
+  return open(key);
 }
 
 void HttpExecutorClient::give_back(const Key& key, std::unique_ptr<HttpClient> client) {
@@ -101,16 +118,25 @@ protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const 
   }
 
   const std::string url = client->url(path);
-  const auto started = std::chrono::steady_clock::now();
   HttpResult result = client->post_json(path, body);
+  std::optional<HttpResult> first;
+  if (failed_on_stale_connection(result)) {
+    // Once more, at once, on a new connection (see the class comment). The address was usable a
+    // moment ago, so open() does not throw.
+    spdlog::debug("executor client: {}; sending it again on a new connection", result.error);
+    first = std::move(result);
+    client = open(key);
+    result = client->post_json(path, body);
+  }
   if (result.transport_error != TransportError::kNone) {
-    // The connection is in an unknown state: `client` is closed, not given back. Whether the
-    // executor got the request: surely not when the connect failed (a connect timeout comes
-    // before the read timeout could), possibly in every other case.
-    const bool before_read_timeout = std::chrono::steady_clock::now() - started < options_.read_timeout;
-    const bool never_sent = result.transport_error == TransportError::kConnect ||
-                            (result.transport_error == TransportError::kTimeout && before_read_timeout);
-    return Answer::fail(result.error, never_sent ? protocol::kFailCode : protocol::kTimeoutCode);
+    // The connection is in an unknown state: `client` is closed, not given back. 500 when the
+    // executor cannot have the request, 502 when it may (the first attempt counts too: a request
+    // written whole before the executor closed the connection is taken as unread only when the
+    // executor then answers on a new one).
+    const bool may_have_arrived = result.request_written || (first && first->request_written);
+    std::string msg = result.error;
+    if (first) msg += " (sent again on a new connection after: " + first->error + ")";
+    return Answer::fail(std::move(msg), may_have_arrived ? protocol::kTimeoutCode : protocol::kFailCode);
   }
   give_back(key, std::move(client));
 

@@ -26,24 +26,39 @@ namespace cronwheel::admin {
 // back. A connection idle for longer than max_idle_time is closed instead of reused, and pools
 // of addresses no longer called disappear with their last connection.
 //
-// A connection whose call failed in transport is closed rather than reused. Nothing is retried
-// here: a POST /run that failed on the way may have reached the executor (see the 502 rule in
-// executor_client.h, which this class implements).
+// A connection whose call failed in transport is closed rather than reused.
+//
+// One failure is retried, at once and once, on a new connection, for every call (/run included):
+// the stale kept-alive connection. The executor closes an idle connection (its keep-alive timeout,
+// its per-client connection limit evicting idle ones, a restart) while the admin is about to send
+// on it; cpp-httplib checks for the close before sending, but a close that lands between that
+// check and the write, or while the request is on the wire, fails the call. It is recognised as:
+// the connection was reused, and the executor closed or reset it either before the request was
+// written whole (cpp-httplib's Error::Write, fast: the executor cannot have a request it did not
+// get whole) or after it was written but before sending a single byte of an answer, well before
+// the read timeout (Error::Read with no answer head). The second is the case curl, okhttp and
+// Go's transport also retry on a reused connection: an executor that is alive does not read a
+// request and then close the connection without answering it, so the executor closed the
+// connection before reading the request. If it was not alive (it died while reading), the new
+// connection fails too, and the call ends with 502 (may have reached the executor) so that a
+// /run is checked with /log before anything is sent again (delivery_check.h).
+//
+// Nothing else is retried: a read timeout after the request was written (the executor may be
+// running it: 502), an answer that broke off after its head, a refused connect (the executor is
+// down: a new connect at once fares no better), a send that timed out.
 //
 // Thread-safe.
 class HttpExecutorClient final : public ExecutorClient {
  public:
   struct Options {
-    // Must be shorter than read_timeout: a timeout that comes sooner than read_timeout is known
-    // to be the connect's, so the request was never sent (500, not 502).
     std::chrono::milliseconds connect_timeout{3'000};
     // The executor answers /run as soon as it has queued the run.
     std::chrono::milliseconds read_timeout{10'000};
     std::chrono::milliseconds write_timeout{10'000};
     std::size_t max_idle_per_address = 8;
     // Shorter than the executors' own keep-alive timeout (cronwheel's: 15 s; XXL-JOB's Java
-    // executor: 90 s), so a request is never written to a connection the executor is closing:
-    // such a POST fails with no way to tell whether it arrived.
+    // executor: 90 s), so the executor rarely closes a connection the admin is about to use (when
+    // it does, by eviction or restart, the call is sent again on a new connection, above).
     std::chrono::milliseconds max_idle_time{5'000};
   };
 
@@ -79,6 +94,9 @@ class HttpExecutorClient final : public ExecutorClient {
   template <class T>
   common::protocol::ReturnT<T> call(const std::string& address, const std::string& access_token,
                                     std::string_view path, std::string_view body);
+  // A new connection (HttpClient) for `key`; throws std::invalid_argument for a bad address.
+  std::unique_ptr<common::http::HttpClient> open(const Key& key) const;
+  // An idle connection of `key`'s pool, or a new one.
   std::unique_ptr<common::http::HttpClient> checkout(const Key& key);
   void give_back(const Key& key, std::unique_ptr<common::http::HttpClient> client);
   // Moves every connection idle for too long out of the pools, into `expired`, and drops empty

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -65,6 +66,10 @@ struct HttpClient::Impl {
     client.set_write_timeout(options.write_timeout);
     client.set_keep_alive(options.keep_alive);
     client.set_tcp_nodelay(true);
+    // Called for every socket the client opens (after TCP_NODELAY is set, before the connect):
+    // counting them tells a request sent on a kept-alive connection from one that needed a new
+    // one, which cpp-httplib 0.11 does not report otherwise.
+    client.set_socket_options([this](socket_t) { ++sockets_opened; });
     client.set_follow_location(false);
     if (!options.access_token.empty()) {
       // A CR or LF would end the header and start another of the token's choosing.
@@ -100,8 +105,18 @@ struct HttpClient::Impl {
       answer.append(data, length);
       return true;
     };
+    bool head_received = false;
+    req.response_handler = [&](const httplib::Response&) {
+      head_received = true;
+      return true;
+    };
+    // cpp-httplib reuses an open socket unless it sees the server's close first (it peeks before
+    // sending); then it opens a new one, which the count shows.
+    const bool had_socket = client.is_socket_open() != 0;
+    const auto opened_before = sockets_opened;
     const auto started = Clock::now();
     auto result = client.send(req);
+    const bool reused = had_socket && sockets_opened == opened_before;
     if (too_large) {
       // The rest of the answer is still on the connection: it cannot carry another request.
       client.stop();
@@ -109,17 +124,34 @@ struct HttpClient::Impl {
       out.transport_error = TransportError::kTooLarge;
       out.error = std::string(method) + " " + url(path) + ": the answer is larger than " +
                   std::to_string(options.max_answer_bytes) + " bytes";
+      out.answer_head_received = true;
+      out.reused_connection = reused;
       return out;
     }
-    return finish(method, path, std::move(result), std::move(answer), started);
+    HttpResult out = finish(method, path, std::move(result), std::move(answer), started, head_received);
+    out.reused_connection = reused;
+    return out;
   }
 
+  // How far a failed request got comes from cpp-httplib's Error and the time it took (0.11 says
+  // nothing more):
+  //  - Connection, ConnectionTimeout: no connection, nothing sent.
+  //  - Write: a write of the request failed, so its last byte was never written. cpp-httplib
+  //    peeks before each write and fails it when the server has closed or reset the connection,
+  //    or when no send buffer space came within write_timeout (told apart by the time taken:
+  //    a poll wait never ends early).
+  //  - Read: the whole request was written; then no complete answer, either because the wait
+  //    for the next bytes took the full read timeout, or because the server closed or reset the
+  //    connection. `head_received` says whether the answer's head had arrived; cpp-httplib does
+  //    not say whether part of it had (servers write a head in one piece).
   HttpResult finish(const char* method, std::string_view path, httplib::Result result, std::string answer,
-                    Clock::time_point started) const {
+                    Clock::time_point started, bool head_received) const {
     HttpResult out;
+    out.answer_head_received = head_received;
     if (result) {
       out.status = result->status;
       out.body = std::move(answer);
+      out.answer_head_received = true;
       return out;
     }
     auto elapsed = Clock::now() - started;
@@ -128,10 +160,12 @@ struct HttpClient::Impl {
     switch (result.error()) {
       case httplib::Error::Connection:
         out.transport_error = TransportError::kConnect;
+        out.request_written = false;
         why = "cannot connect (connection refused, host unreachable or unknown host)";
         break;
       case httplib::Error::ConnectionTimeout:
         out.transport_error = TransportError::kTimeout;
+        out.request_written = false;
         why = "connect timed out after " + ms(options.connect_timeout);
         break;
       case httplib::Error::Read:
@@ -142,12 +176,19 @@ struct HttpClient::Impl {
           why = "no answer within the read timeout of " + ms(options.read_timeout);
         } else {
           out.transport_error = TransportError::kConnection;
-          why = "connection closed before a complete answer";
+          why = head_received ? "connection closed before a complete answer"
+                              : "connection closed or reset after the request was sent, before any answer";
         }
         break;
       case httplib::Error::Write:
-        out.transport_error = TransportError::kConnection;
-        why = "failed to send the request (connection closed or send timed out)";
+        out.request_written = false;
+        if (elapsed >= options.write_timeout) {
+          out.transport_error = TransportError::kTimeout;
+          why = "could not send the request within the write timeout of " + ms(options.write_timeout);
+        } else {
+          out.transport_error = TransportError::kConnection;
+          why = "connection closed or reset while sending the request (not sent whole)";
+        }
         break;
       default:
         out.transport_error = TransportError::kOther;
@@ -163,6 +204,7 @@ struct HttpClient::Impl {
   std::string base_url;
   BaseUrl parsed;
   HttpClientOptions options;
+  std::uint64_t sockets_opened = 0;  // by `client`, ever
   httplib::Client client;
 };
 

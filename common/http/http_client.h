@@ -12,8 +12,9 @@ namespace cronwheel::common::http {
 enum class TransportError {
   kNone,        // an answer arrived (whatever its status)
   kConnect,     // could not connect: refused, unreachable, unknown host
-  kTimeout,     // the connect or the wait for the answer timed out
-  kConnection,  // the connection broke while sending the request or reading the answer
+  kTimeout,     // the connect, the send or the wait for the answer timed out
+  kConnection,  // the server closed or reset the connection while the request was being sent or
+                // before the answer was complete (HttpResult::request_written says which)
   kTooLarge,    // the answer's body was larger than max_answer_bytes (not read further)
   kOther,       // anything else (TLS failure, ...)
 };
@@ -28,6 +29,19 @@ struct HttpResult {
   // "POST http://127.0.0.1:9999/run: cannot connect (connection refused, host unreachable or
   // unknown host)".
   std::string error;
+
+  // What a failed request got as far as, for callers deciding whether it may be sent again.
+  //
+  // False only when the request was certainly not written whole: the connect failed or timed
+  // out, or the connection failed before its last byte was written. A server reads a request
+  // whole before acting on it (the body's length is in the head), so it cannot have acted on it.
+  bool request_written = true;
+  // The answer's status line and headers had arrived (the body may still have broken off).
+  bool answer_head_received = false;
+  // The request went out on a connection kept alive from an earlier request, not on one opened
+  // for it. A kept-alive connection the server closes as idle, or evicts, just as a request is
+  // written fails with kConnection and no answer head: the classic stale keep-alive case.
+  bool reused_connection = false;
 
   // An answer arrived with a 2xx status.
   bool ok() const noexcept {
@@ -61,8 +75,9 @@ struct HttpClientOptions {
 // connection and per-request state). Threads calling the same server in parallel each use their
 // own HttpClient.
 //
-// A request that fails on a reused connection is not retried: a POST may have reached the server
-// before the connection broke, and /run must not run twice.
+// Nothing is retried here: a POST may have reached the server before the connection broke, and
+// /run must not run twice. HttpResult says how far a failed request got, so a caller that knows
+// its request's semantics can retry (HttpExecutorClient does, for the stale keep-alive case).
 class HttpClient {
  public:
   // Throws std::invalid_argument when base_url is not an http(s) URL, or the access token holds a

@@ -1,18 +1,28 @@
 // HttpExecutorClient against executors on 127.0.0.1: a scripted one (a plain HttpServer that
-// records what arrives and on which connection) and the real executor library. Real sockets,
-// ports chosen by the OS; waits are bounded by gates and latches, never sleeps.
+// records what arrives and on which connection), a raw socket one that closes connections at
+// chosen points of a request, and the real executor library. Real sockets, ports chosen by the
+// OS; waits are bounded by gates, latches and polls with a deadline, never sleeps.
 #include "admin/trigger/http_executor_client.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <latch>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -142,6 +152,142 @@ class ScriptedExecutor {
   bool hold_ = false;
   std::latch* arrived_ = nullptr;
   Gate release_;
+};
+
+// An executor written on raw sockets, for what an HttpServer will not do on purpose: close a
+// kept-alive connection at a chosen point of a request. A test runs its script on a thread of
+// its own; every wait is a poll bounded by kWait, so a broken client fails the test, never hangs
+// it. A request counts as received once read whole (what a real executor would act on).
+class RawExecutor {
+ public:
+  static constexpr std::chrono::milliseconds kWait{10'000};
+
+  RawExecutor() {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    EXPECT_EQ(::listen(listener_, 16), 0);
+    socklen_t length = sizeof(address);
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+  }
+  ~RawExecutor() {
+    join();
+    for (int fd : connections_) ::close(fd);
+    close_listener();
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+  // Runs `script` on the executor's thread.
+  void run(std::function<void(RawExecutor&)> script) {
+    thread_ = std::thread([this, script = std::move(script)] { script(*this); });
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // The next connection; -1 when none came within kWait.
+  int accept() {
+    if (!wait(listener_, POLLIN)) return -1;
+    int fd = ::accept(listener_, nullptr, nullptr);
+    if (fd >= 0) connections_.push_back(fd);
+    return fd;
+  }
+  // True when a connection waits to be accepted (checked now, without waiting).
+  bool connection_pending() {
+    pollfd p{listener_, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+  }
+  // Refuses every further connection.
+  void close_listener() {
+    if (listener_ >= 0) ::close(listener_);
+    listener_ = -1;
+  }
+
+  // Reads one request whole from `fd` and records it; its path, or nullopt when the connection
+  // closed or nothing came within kWait.
+  std::optional<std::string> read_request(int fd) {
+    std::string data;
+    while (!whole_request(data)) {
+      if (!wait(fd, POLLIN)) return std::nullopt;
+      char buffer[65536];
+      ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+      if (n <= 0) return std::nullopt;
+      data.append(buffer, static_cast<std::size_t>(n));
+    }
+    std::string path = data.substr(data.find(' ') + 1);
+    path.resize(path.find(' '));
+    std::lock_guard lock(mutex_);
+    received_.push_back(path);
+    return path;
+  }
+  // Waits until a request has fully arrived on `fd` without reading any of it.
+  bool wait_for_whole_request_unread(int fd) {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (!wait(fd, POLLIN)) return false;
+      std::string data(64 * 1024, '\0');
+      ssize_t n = ::recv(fd, data.data(), data.size(), MSG_PEEK | MSG_DONTWAIT);
+      if (n <= 0) return false;
+      data.resize(static_cast<std::size_t>(n));
+      if (whole_request(data)) return true;
+      // Part of it: wait for the rest without spinning on the bytes already there.
+      pollfd p{fd, POLLIN, 0};
+      ::poll(&p, 1, 1);
+    }
+    return false;
+  }
+  // Waits until the first bytes of a request arrived on `fd`, without reading them.
+  bool wait_for_request_start(int fd) { return wait(fd, POLLIN); }
+  // Closes `fd` with whatever the client sent still unread: the kernel resets the connection.
+  void close_unread(int fd) {
+    ::close(fd);
+    connections_.erase(std::find(connections_.begin(), connections_.end(), fd));
+  }
+  // Waits until the client closed `fd` (true) or kWait passed.
+  bool wait_for_client_close(int fd) {
+    for (;;) {
+      if (!wait(fd, POLLIN)) return false;
+      char buffer[4096];
+      if (::recv(fd, buffer, sizeof(buffer), 0) <= 0) return true;
+    }
+  }
+  void answer_success(int fd) {
+    const std::string body = R"({"code":200,"msg":null,"content":null})";
+    const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                               std::to_string(body.size()) + "\r\n\r\n" + body;
+    EXPECT_EQ(::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL), static_cast<ssize_t>(answer.size()));
+  }
+
+  // The paths of the requests read whole, in order.
+  std::vector<std::string> received() const {
+    std::lock_guard lock(mutex_);
+    return received_;
+  }
+
+ private:
+  static bool whole_request(const std::string& data) {
+    const auto head_end = data.find("\r\n\r\n");
+    if (head_end == std::string::npos) return false;
+    std::size_t length = 0;
+    const auto at = data.find("Content-Length: ");
+    if (at != std::string::npos && at < head_end) length = std::stoul(data.substr(at + 16));
+    return data.size() >= head_end + 4 + length;
+  }
+  static bool wait(int fd, short events) {
+    pollfd p{fd, events, 0};
+    return ::poll(&p, 1, static_cast<int>(kWait.count())) > 0;
+  }
+
+  int listener_ = -1;
+  int port_ = 0;
+  std::vector<int> connections_;
+  std::thread thread_;
+  mutable std::mutex mutex_;
+  std::vector<std::string> received_;
 };
 
 int closed_port() {
@@ -318,6 +464,107 @@ TEST(HttpExecutorClient, RunWithoutAnAnswerInTimeMayHaveBeenDelivered) {
   EXPECT_NE(answer.msg.find("read timeout"), std::string::npos) << answer.msg;
   EXPECT_EQ(client.idle_connections(), 0u) << "a connection that timed out is not reused";
   executor.release();
+}
+
+// The stale kept-alive connection: the executor closes a connection the admin is sending on.
+// Here it closes it once the /run has arrived whole, without reading it (as an executor closing
+// an idle connection does when the request lands in that instant): the client got no answer byte,
+// the executor never read the run. It goes again on a new connection and runs once.
+TEST(HttpExecutorClient, RunOnAKeptAliveConnectionClosedUnreadIsSentAgainOnANewOne) {
+  RawExecutor executor;
+  std::atomic<bool> scripted{false};
+  executor.run([&](RawExecutor& e) {
+    int kept = e.accept();
+    if (kept < 0 || e.read_request(kept) != "/beat") return;
+    e.answer_success(kept);  // keep-alive: the client pools the connection
+    if (!e.wait_for_whole_request_unread(kept)) return;
+    e.close_unread(kept);
+    int fresh = e.accept();
+    if (fresh < 0 || e.read_request(fresh) != "/run") return;
+    e.answer_success(fresh);
+    scripted = true;
+  });
+  admin::HttpExecutorClient client;
+  ASSERT_TRUE(client.beat(executor.url(), "").is_success());
+  auto answer = client.run(executor.url(), "", trigger(7));
+  executor.join();
+  EXPECT_TRUE(answer.is_success()) << answer.code << " " << answer.msg;
+  EXPECT_TRUE(scripted);
+  EXPECT_EQ(executor.received(), (std::vector<std::string>{"/beat", "/run"})) << "the run arrives exactly once";
+  EXPECT_EQ(client.idle_connections(), 1u) << "the new connection is kept";
+}
+
+// The same race caught earlier: the executor closes the connection as soon as the request's
+// first bytes arrive, unread, so the rest usually cannot be written (cpp-httplib writes head and
+// body apart; whether the body was already out or not, nothing was read). /kill (and the other
+// calls) take the same single retry.
+TEST(HttpExecutorClient, CallCutOffWhileBeingSentOnAKeptAliveConnectionIsSentAgain) {
+  RawExecutor executor;
+  executor.run([](RawExecutor& e) {
+    int kept = e.accept();
+    if (kept < 0 || !e.read_request(kept)) return;
+    e.answer_success(kept);
+    if (!e.wait_for_request_start(kept)) return;
+    e.close_unread(kept);
+    int fresh = e.accept();
+    if (fresh < 0 || !e.read_request(fresh)) return;
+    e.answer_success(fresh);
+  });
+  admin::HttpExecutorClient client;
+  ASSERT_TRUE(client.beat(executor.url(), "").is_success());
+  auto answer = client.kill(executor.url(), "", 3);
+  executor.join();
+  EXPECT_TRUE(answer.is_success()) << answer.code << " " << answer.msg;
+  EXPECT_EQ(executor.received(), (std::vector<std::string>{"/beat", "/kill"}));
+}
+
+// Sent whole, then no answer: the executor may be running it. Not sent again; 502 tells the
+// trigger service to ask the executor (/log) before anything else.
+TEST(HttpExecutorClient, RunReadButNeverAnsweredIsNotSentAgain) {
+  RawExecutor executor;
+  std::atomic<bool> client_gave_up{false};
+  executor.run([&](RawExecutor& e) {
+    int kept = e.accept();
+    if (kept < 0 || !e.read_request(kept)) return;
+    e.answer_success(kept);
+    if (e.read_request(kept) != "/run") return;
+    client_gave_up = e.wait_for_client_close(kept);  // never answered
+  });
+  admin::HttpExecutorClient::Options o;
+  o.read_timeout = 300ms;
+  admin::HttpExecutorClient client(common::SystemClock::instance(), o);
+  ASSERT_TRUE(client.beat(executor.url(), "").is_success());
+  auto answer = client.run(executor.url(), "", trigger(8));
+  executor.join();
+  EXPECT_EQ(answer.code, protocol::kTimeoutCode) << answer.msg;
+  EXPECT_NE(answer.msg.find("read timeout"), std::string::npos) << answer.msg;
+  EXPECT_TRUE(client_gave_up);
+  EXPECT_EQ(executor.received(), (std::vector<std::string>{"/beat", "/run"})) << "received exactly once";
+  EXPECT_FALSE(executor.connection_pending()) << "no second connection";
+}
+
+// A run written whole before the executor closed the connection is taken as unread only when
+// the executor then answers on a new connection. When it cannot be reached any more (it died),
+// the call is 502 — delivery unknown, to be checked — not 500.
+TEST(HttpExecutorClient, RunClosedUnreadThenRefusedMayHaveBeenDelivered) {
+  RawExecutor executor;
+  executor.run([](RawExecutor& e) {
+    int kept = e.accept();
+    if (kept < 0 || !e.read_request(kept)) return;
+    e.answer_success(kept);
+    if (!e.wait_for_whole_request_unread(kept)) return;
+    e.close_listener();  // the retry's connect is refused
+    e.close_unread(kept);
+  });
+  admin::HttpExecutorClient client;
+  ASSERT_TRUE(client.beat(executor.url(), "").is_success());
+  auto answer = client.run(executor.url(), "", trigger(9));
+  executor.join();
+  EXPECT_EQ(answer.code, protocol::kTimeoutCode) << answer.msg;
+  EXPECT_NE(answer.msg.find("cannot connect"), std::string::npos) << answer.msg;
+  EXPECT_NE(answer.msg.find("sent again on a new connection after"), std::string::npos) << answer.msg;
+  EXPECT_NE(answer.msg.find("reset after the request was sent, before any answer"), std::string::npos) << answer.msg;
+  EXPECT_EQ(executor.received(), (std::vector<std::string>{"/beat"}));
 }
 
 TEST(HttpExecutorClient, AnswerThatIsNotAReturnTIsAFailure) {
