@@ -147,9 +147,10 @@ void check_json_body(std::string_view text) {
   }
 }
 
+// A named value of E (its wire name reads back as itself), not an integer cast into it.
 template <class E>
-bool known(const std::string& value) {
-  return common::protocol::parse_enum<E>(value).has_value();
+bool known(E value) {
+  return common::protocol::parse_enum<E>(common::protocol::to_string(value)) == value;
 }
 
 void check_job(const admin::Job& job) {
