@@ -1,6 +1,8 @@
 #include "executor/src/callback_sender.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <memory>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
@@ -25,11 +27,19 @@ using common::protocol::HandleCallbackParam;
 using SteadyClock = std::chrono::steady_clock;
 using Results = std::vector<HandleCallbackParam>;
 
+// What the background thread waits on, shared with the retry's timeout on the timer, which may
+// come due after the sender is gone (it holds this weakly).
+struct Wake {
+  std::mutex mutex;  // the sender's: guards its queue and state too
+  std::condition_variable changed;
+  bool resend_due = false;  // the retry interval is up: re-send the spool
+};
+
 }  // namespace
 
 struct CallbackSender::Impl {
-  Impl(Options opts, common::Clock& clock_ref)
-      : options(std::move(opts)), clock(clock_ref), spool(options.spool_dir, options.max_batch) {
+  Impl(Options opts, common::Timer& timer_ref)
+      : options(std::move(opts)), timer(timer_ref), spool(options.spool_dir, options.max_batch) {
     if (options.admin_addresses.empty()) {
       throw std::invalid_argument("callback sender: no admin address");
     }
@@ -165,29 +175,46 @@ struct CallbackSender::Impl {
     return batch;
   }
 
+  // Puts the next retry on the timer: its task only marks the re-send as due and wakes the
+  // background thread. A stopped timer refuses it: then no further retry comes (logged).
+  void schedule_resend() {
+    try {
+      resend = timer.schedule(
+          [weak = std::weak_ptr<Wake>(wake)] {
+            if (auto w = weak.lock()) {
+              {
+                std::lock_guard lock(w->mutex);
+                w->resend_due = true;
+              }
+              w->changed.notify_all();
+            }
+          },
+          options.retry_interval);
+    } catch (const std::exception& e) {
+      spdlog::error("callback sender: no further retries of the spool: {}", e.what());
+    }
+  }
+
   void run(const std::stop_token& stop) noexcept {
     try {
       resend_spool(stop);
-      auto next_resend = clock.steady_now() + options.retry_interval;
+      schedule_resend();
       // stop() ends the wait at once, as a push does.
       std::stop_callback on_stop(stop, [this] { interrupt_wait(); });
       std::unique_lock lock(mutex);
       while (!stop.stop_requested()) {
-        if (clock.steady_now() >= next_resend) {
+        if (wake->resend_due) {
           // Before the queue, so a steady stream of new results cannot starve the spool.
+          wake->resend_due = false;
           held = false;
           lock.unlock();
           resend_spool(stop);
+          schedule_resend();
           lock.lock();
-          next_resend = clock.steady_now() + options.retry_interval;
           continue;
         }
         if (queue.empty() || held) {
-          wait = std::stop_source();
-          const auto token = wait.get_token();
-          lock.unlock();
-          clock.sleep_until(next_resend, token);
-          lock.lock();
+          wake->changed.wait(lock);  // a push, the retry's timeout or stop()
           continue;
         }
         Results batch = take_batch_locked(options.max_batch);
@@ -211,10 +238,11 @@ struct CallbackSender::Impl {
     }
   }
 
-  // Ends the background thread's wait for the next retry (a result was queued, or stop()).
+  // Ends the background thread's wait (stop()). Taking the mutex first means the thread is
+  // either waiting (and is woken) or has yet to look at its stop token.
   void interrupt_wait() noexcept {
-    std::lock_guard lock(mutex);
-    wait.request_stop();
+    { std::lock_guard lock(mutex); }
+    wake->changed.notify_all();
   }
 
   // After stop(): sends what is queued while time is left, spools the rest, and hands later
@@ -240,11 +268,12 @@ struct CallbackSender::Impl {
   Options options;
   std::vector<HttpClient> clients;  // used by the background thread only
 
-  common::Clock& clock;  // the retry interval's; flushing at stop() counts real time
+  common::Timer& timer;        // the retries'; flushing at stop() counts real time
+  common::TimerHandle resend;  // the next retry; the background thread's, then stop()'s
   CallbackSpool spool;
 
-  mutable std::mutex mutex;
-  std::stop_source wait;  // the background thread's wait in progress; push() ends it
+  std::shared_ptr<Wake> wake = std::make_shared<Wake>();
+  std::mutex& mutex = wake->mutex;
   std::deque<HandleCallbackParam> queue;
   std::size_t in_flight = 0;  // results taken from the queue and not yet sent or spooled
   bool held = false;          // the last batch could not be sent nor spooled: wait for the retry
@@ -256,8 +285,8 @@ struct CallbackSender::Impl {
   std::jthread worker;
 };
 
-CallbackSender::CallbackSender(Options options, common::Clock& clock)
-    : impl_(std::make_unique<Impl>(std::move(options), clock)) {}
+CallbackSender::CallbackSender(Options options, common::Timer& timer)
+    : impl_(std::make_unique<Impl>(std::move(options), timer)) {}
 
 CallbackSender::~CallbackSender() {
   try {
@@ -294,7 +323,8 @@ void CallbackSender::push(common::protocol::HandleCallbackParam result) {
     return;
   }
   impl_->queue.push_back(std::move(result));
-  impl_->wait.request_stop();
+  lock.unlock();
+  impl_->wake->changed.notify_all();
 }
 
 void CallbackSender::stop(std::chrono::milliseconds flush_timeout) {
@@ -308,6 +338,7 @@ void CallbackSender::stop(std::chrono::milliseconds flush_timeout) {
     impl_->worker.request_stop();
     impl_->worker.join();
   }
+  impl_->resend.cancel();  // the thread is gone: its handle is ours
   // Never started, or the thread failed: spool what is left.
   Results left;
   {

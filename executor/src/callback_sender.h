@@ -9,7 +9,7 @@
 
 #include "common/http/http_client.h"
 #include "common/protocol/messages.h"
-#include "common/util/clock.h"
+#include "common/timer/timer.h"
 
 namespace cronwheel::executor {
 
@@ -35,8 +35,9 @@ namespace cronwheel::executor {
 // background thread owns the HTTP clients (one per admin) and is the only one that sends.
 // start() and stop() may be called from any thread.
 //
-// Time: the background thread waits for the next retry on the injected Clock (a push or stop()
-// wakes it at once). stop()'s flush_timeout is real time: it bounds real HTTP requests.
+// Time: the next retry is a timeout on the injected Timer (the executor's periodic wheel), which
+// wakes the background thread; a push or stop() wakes it at once. stop()'s flush_timeout is real
+// time: it bounds real HTTP requests.
 class CallbackSender {
  public:
   struct Options {
@@ -50,8 +51,8 @@ class CallbackSender {
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
   // URL, spool_dir is empty, retry_interval is not positive or max_batch is 0. Does no I/O.
-  // `clock` must outlive the sender.
-  CallbackSender(Options options, common::Clock& clock);
+  // `timer` must outlive the sender's stop(); a retry due after it finds nothing to wake.
+  CallbackSender(Options options, common::Timer& timer);
   ~CallbackSender();  // stop(0): whatever is still queued is spooled
 
   CallbackSender(const CallbackSender&) = delete;

@@ -228,15 +228,16 @@ struct Executor::Impl {
   // log) after the executor is gone.
   std::shared_ptr<RunLogStore> logs;
   std::shared_ptr<ProcessGroups> process_groups;
+  // The periodic work (registration heartbeat, run log retention, the callbacks' retries) on a
+  // hierarchical wheel, which does not wake while nothing is due: deadlines 30 s and a day
+  // apart. The heartbeat and retention run on lanes of their own (RecurringTask), so a slow
+  // admin never holds up the retention or the other way round. Declared before their users,
+  // which must go first.
+  std::unique_ptr<common::HierarchicalWheelTimer> periodic_timer;
+  std::unique_ptr<common::RecurringTasks> periodic;
   std::unique_ptr<CallbackSender> callbacks;
   std::unique_ptr<JobDispatcher> dispatcher;
   std::unique_ptr<common::http::HttpServer> server;
-  // The periodic work (registration heartbeat, run log retention) as recurring tasks on a
-  // hierarchical wheel, which does not wake while nothing is due: two deadlines, 30 s and a day
-  // apart. Each task runs on a lane of its own (RecurringTask), so a slow admin never holds up
-  // the retention or the other way round. Declared before the tasks, which must go first.
-  std::unique_ptr<common::HierarchicalWheelTimer> periodic_timer;
-  std::unique_ptr<common::RecurringTasks> periodic;
   std::unique_ptr<RegistryClient> registry;
   std::unique_ptr<common::RecurringTask> retention;
 
@@ -256,12 +257,19 @@ void Executor::Impl::start() {
   }
   logs = std::make_shared<RunLogStore>(log_dir, options.log_retention_days);
 
+  common::HierarchicalWheelOptions wheel;
+  wheel.tick = std::chrono::milliseconds(100);  // 100 ms late is nothing at these periods
+  common::TimerOptions timer_options;
+  timer_options.on_error = common::logging_timer_errors("executor periodic timer");
+  periodic_timer = std::make_unique<common::HierarchicalWheelTimer>(clock, wheel, std::move(timer_options));
+  periodic = std::make_unique<common::RecurringTasks>(*periodic_timer, clock);
+
   CallbackSender::Options callback_options;
   callback_options.admin_addresses = options.admin_addresses;
   callback_options.access_token = options.access_token;
   callback_options.spool_dir = log_dir / kCallbackSpoolDir;
   callback_options.retry_interval = options.callback_retry_interval;
-  callbacks = std::make_unique<CallbackSender>(std::move(callback_options), clock);
+  callbacks = std::make_unique<CallbackSender>(std::move(callback_options), *periodic_timer);
   callbacks->start();  // re-sends what an earlier process left in the spool
 
   DispatcherOptions dispatcher_options;
@@ -318,13 +326,6 @@ void Executor::Impl::start() {
   registry_options.app_name = options.app_name;
   registry_options.address = address;
   registry_options.interval = options.registry_interval;
-  common::HierarchicalWheelOptions wheel;
-  wheel.tick = std::chrono::milliseconds(100);  // a run 100 ms late is nothing at these periods
-  common::TimerOptions timer_options;
-  timer_options.on_error = common::logging_timer_errors("executor periodic timer");
-  periodic_timer = std::make_unique<common::HierarchicalWheelTimer>(clock, wheel, std::move(timer_options));
-  periodic = std::make_unique<common::RecurringTasks>(*periodic_timer, clock);
-
   registry = std::make_unique<RegistryClient>(std::move(registry_options), *periodic);
   registry->start();
 
@@ -391,12 +392,12 @@ void Executor::Impl::reset() noexcept {
   stop();
   retention.reset();
   registry.reset();
-  periodic.reset();
-  periodic_timer.reset();
   server.reset();
   dispatcher.reset();
   process_groups.reset();
   callbacks.reset();
+  periodic.reset();
+  periodic_timer.reset();
   logs.reset();
   port = 0;
   address.clear();

@@ -25,14 +25,15 @@
 #include "common/http/http_server.h"
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"
+#include "common/timer/hierarchical_wheel_timer.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_admin.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/temp_dir.h"
 
 // Real sockets on 127.0.0.1 (the fake admin picks its port), a real spool directory per test and
-// a fake clock: the tests move time to the next retry by hand, and every wait is on a condition
-// with a generous bound.
+// the retries' timer on a fake clock, driven by hand: the tests move time to the next retry
+// themselves, and every wait is on a condition with a generous bound.
 namespace cronwheel::executor {
 namespace {
 
@@ -101,11 +102,22 @@ void expect_each_delivered_once(const FakeAdmin& admin, std::int64_t first, std:
   for (std::int64_t id = first; id <= last; ++id) EXPECT_EQ(seen[id], 1) << "log id " << id;
 }
 
-// Once the sender's thread waits for its next retry (what it was doing is over), moves time to it.
-void next_retry(FakeClock& clock) {
-  clock.wait_for_sleepers(1);
-  clock.advance(kRetryInterval);
-}
+// The timer the sender's retries are on, with a fake clock, driven by hand.
+struct Retries {
+  FakeClock clock;
+  common::HierarchicalWheelTimer timer{clock, {}, {.manual = true}};
+
+  // Once the sender has put its next retry on the timer, moves time by `d` and hands over what
+  // came due.
+  void advance(std::chrono::milliseconds d) {
+    EXPECT_TRUE(eventually([&] { return timer.pending_timeouts() >= 1; })) << "no retry on the timer";
+    clock.advance(d);
+    timer.process_until(clock.steady_now());
+  }
+};
+
+// Moves time to the sender's next retry.
+void next_retry(Retries& retries) { retries.advance(kRetryInterval); }
 
 void write_file(const fs::path& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
@@ -113,12 +125,12 @@ void write_file(const fs::path& path, const std::string& content) {
 }
 
 TEST(CallbackSenderTest, SendsTheXxlJob24BodyWithTheAccessToken) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin(FakeAdmin::Options{.access_token = "s3cret"});
   TempDir spool;
   auto options = options_for({admin.url()}, spool.path());
   options.access_token = "s3cret";
-  CallbackSender sender(options, clock);
+  CallbackSender sender(options, retries.timer);
   sender.start();
 
   auto pushed = result(42, 500, "boom: \"quoted\"\nsecond line");
@@ -151,12 +163,12 @@ TEST(CallbackSenderTest, SendsTheXxlJob24BodyWithTheAccessToken) {
 }
 
 TEST(CallbackSenderTest, ResultRefusedForAWrongTokenStaysSpooled) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin(FakeAdmin::Options{.access_token = "right"});
   TempDir spool;
   auto options = options_for({admin.url()}, spool.path());
   options.access_token = "wrong";
-  CallbackSender sender(options, clock);
+  CallbackSender sender(options, retries.timer);
   sender.start();
   sender.push(result(1));
 
@@ -167,10 +179,10 @@ TEST(CallbackSenderTest, ResultRefusedForAWrongTokenStaysSpooled) {
 }
 
 TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
 
   // Four threads push 250 results each; the sender then finds 1000 queued.
   std::vector<std::thread> pushers;
@@ -190,10 +202,10 @@ TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
 }
 
 TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
 
   std::vector<std::thread> pushers;
@@ -212,11 +224,11 @@ TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
 }
 
 TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
   for (int id = 1; id <= 5; ++id) sender.push(result(id));
 
@@ -224,11 +236,9 @@ TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
   admin.start();
-  clock.wait_for_sleepers(1);
-  clock.advance(kRetryInterval - 1s);
-  clock.wait_for_sleepers(1);
+  retries.advance(kRetryInterval - 1s);
   EXPECT_TRUE(admin.callbacks().empty());  // not before the retry interval
-  clock.advance(1s);
+  retries.advance(1s);
   ASSERT_TRUE(has_callbacks(admin, 5));
   EXPECT_TRUE(
       eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
@@ -236,12 +246,12 @@ TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
 }
 
 TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
   {
-    CallbackSender first(options_for({admin.url()}, spool.path()), clock);
+    CallbackSender first(options_for({admin.url()}, spool.path()), retries.timer);
     first.start();
     for (int id = 1; id <= 3; ++id) first.push(result(id));
     ASSERT_TRUE(eventually([&] { return first.spooled() == 3; }));
@@ -250,11 +260,11 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
   }
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
-  CallbackSender second(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender second(options_for({admin.url()}, spool.path()), retries.timer);
   second.start();
   EXPECT_EQ(second.spooled(), 6U);
   admin.start();
-  next_retry(clock);
+  next_retry(retries);
 
   ASSERT_TRUE(has_callbacks(admin, 6));
   EXPECT_TRUE(
@@ -263,11 +273,11 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
 }
 
 TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   TempDir spool;
   {
-    CallbackSender idle(options_for({admin.url()}, spool.path()), clock);
+    CallbackSender idle(options_for({admin.url()}, spool.path()), retries.timer);
     idle.push(result(1));
     idle.push(result(2));
     EXPECT_EQ(idle.queued(), 2U);
@@ -275,7 +285,7 @@ TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
   EXPECT_TRUE(admin.callbacks().empty());
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
   ASSERT_TRUE(has_callbacks(admin, 2));
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -283,12 +293,12 @@ TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
 }
 
 TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstRefuses) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin first;
   FakeAdmin second;
   first.set_refusing(true);
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer);
   sender.start();
   sender.push(result(7));
 
@@ -299,12 +309,12 @@ TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstRefuses) {
 }
 
 TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstIsDown) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin first;
   FakeAdmin second;
   first.stop();
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer);
   sender.start();
   sender.push(result(7));
 
@@ -314,11 +324,11 @@ TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstIsDown) {
 }
 
 TEST(CallbackSenderTest, SendsOnlyToTheFirstAdminWhileItAccepts) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin first;
   FakeAdmin second;
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer);
   sender.start();
   for (int id = 1; id <= 3; ++id) sender.push(result(id));
 
@@ -328,7 +338,7 @@ TEST(CallbackSenderTest, SendsOnlyToTheFirstAdminWhileItAccepts) {
 }
 
 TEST(CallbackSenderTest, SkipsUnreadableSpoolLinesAndDeliversTheRest) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   admin.stop();  // until the spool was counted
   TempDir spool;
@@ -349,11 +359,11 @@ TEST(CallbackSenderTest, SkipsUnreadableSpoolLinesAndDeliversTheRest) {
   // Not a spool file: left alone.
   write_file(spool.path() / "notes.txt", "keep me");
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
   EXPECT_EQ(sender.spooled(), 4U);
   admin.start();
-  next_retry(clock);
+  next_retry(retries);
 
   ASSERT_TRUE(has_callbacks(admin, 4));
   EXPECT_TRUE(
@@ -413,7 +423,7 @@ class RationedAdmin {
 };
 
 TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
-  FakeClock clock;
+  Retries retries;
   RationedAdmin admin(1);  // takes the first request of the file only
   TempDir spool;
   common::protocol::CallbackBatch batch;
@@ -428,7 +438,7 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
   auto original = spool.path() / "callback-0000000000000001-1-0-0.spool";
   write_file(original, content);
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
   ASSERT_TRUE(eventually(
       [&] { return admin.refused() >= 1 && !fs::exists(original) && sender.spooled() == 150; }));
@@ -445,7 +455,7 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
   EXPECT_EQ(sender.spooled(), 150U);
 
   admin.allow(1000);
-  next_retry(clock);
+  next_retry(retries);
   ASSERT_TRUE(
       eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
   std::map<std::int64_t, int> seen;
@@ -455,7 +465,7 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
 }
 
 TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   TempDir spool;
   auto path = spool.path() / "callback-0000000000000001-1-0-0.spool";
@@ -466,7 +476,7 @@ TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
   sender.push(result(8));
   // The first pass over the spool comes before the first queued result.
@@ -475,17 +485,17 @@ TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
   EXPECT_TRUE(fs::exists(path));
 
   ::close(fd);  // that sender is gone: this one takes the file over at its next retry
-  next_retry(clock);
+  next_retry(retries);
   ASSERT_TRUE(admin.wait_for_result(7).has_value());
   EXPECT_TRUE(eventually([&] { return !fs::exists(path); }));
   expect_each_delivered_once(admin, 7, 8);
 }
 
 TEST(CallbackSenderTest, StopDeliversWhatIsQueuedWhenAnAdminAccepts) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
   for (int id = 1; id <= 250; ++id) sender.push(result(id));
   sender.stop(20s);
@@ -499,11 +509,11 @@ TEST(CallbackSenderTest, StopDeliversWhatIsQueuedWhenAnAdminAccepts) {
 }
 
 TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
   sender.start();
   for (int id = 1; id <= 20; ++id) sender.push(result(id));
 
@@ -517,7 +527,7 @@ TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
 
   // And they are not lost.
   admin.start();
-  CallbackSender next(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
   next.start();
   ASSERT_TRUE(has_callbacks(admin, 20));
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -525,11 +535,11 @@ TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
 }
 
 TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   TempDir spool;
   {
-    CallbackSender sender(options_for({admin.url()}, spool.path()), clock);
+    CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
     sender.start();
     sender.stop(1s);
     sender.push(result(9));
@@ -540,7 +550,7 @@ TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
   EXPECT_TRUE(admin.callbacks().empty());
   EXPECT_EQ(spool_files(spool.path()).size(), 1U);
 
-  CallbackSender next(options_for({admin.url()}, spool.path()), clock);
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
   next.start();
   ASSERT_TRUE(admin.wait_for_result(9).has_value());
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -548,12 +558,12 @@ TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
 }
 
 TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
-  FakeClock clock;
+  Retries retries;
   FakeAdmin admin;
   admin.stop();
   TempDir root;
   auto dir = root.path() / "logs" / "callbacks";
-  CallbackSender sender(options_for({admin.url()}, dir), clock);
+  CallbackSender sender(options_for({admin.url()}, dir), retries.timer);
   sender.start();
   sender.push(result(1));
   ASSERT_TRUE(eventually([&] { return sender.spooled() == 1; }));
@@ -561,20 +571,20 @@ TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
 }
 
 TEST(CallbackSenderTest, RejectsOptionsThatCannotWork) {
-  FakeClock clock;
+  Retries retries;
   TempDir spool;
-  EXPECT_THROW(CallbackSender(options_for({}, spool.path()), clock), std::invalid_argument);
-  EXPECT_THROW(CallbackSender(options_for({"ftp://admin/"}, spool.path()), clock), std::invalid_argument);
-  EXPECT_THROW(CallbackSender(options_for({"http://127.0.0.1:1/"}, ""), clock), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({}, spool.path()), retries.timer), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"ftp://admin/"}, spool.path()), retries.timer), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"http://127.0.0.1:1/"}, ""), retries.timer), std::invalid_argument);
   auto no_batch = options_for({"http://127.0.0.1:1/"}, spool.path());
   no_batch.max_batch = 0;
-  EXPECT_THROW(CallbackSender(no_batch, clock), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(no_batch, retries.timer), std::invalid_argument);
 }
 
 TEST(CallbackSenderTest, StartTwiceOrAfterStopThrows) {
-  FakeClock clock;
+  Retries retries;
   TempDir spool;
-  CallbackSender sender(options_for({"http://127.0.0.1:1/"}, spool.path()), clock);
+  CallbackSender sender(options_for({"http://127.0.0.1:1/"}, spool.path()), retries.timer);
   sender.start();
   EXPECT_THROW(sender.start(), std::logic_error);
   sender.stop(0ms);
