@@ -56,6 +56,7 @@
 
 #include "tests/bench/fake_executor.h"
 #include "tests/support/process.h"
+#include "tests/support/test_database.h"
 
 namespace {
 
@@ -167,15 +168,6 @@ double own_cpu_seconds() {
 
 // ---------------------------------------------------------------------------------------------
 // The database.
-
-std::string with_database(const std::string& url, const std::string& database) {
-  auto scheme = url.find("://");
-  auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
-  auto query = url.find('?');
-  std::string base = slash == std::string::npos ? url.substr(0, query) : url.substr(0, slash);
-  std::string rest = query == std::string::npos ? "" : url.substr(query);
-  return base + "/" + database + rest;
-}
 
 // What the database did, cumulative, at one instant.
 struct DbCounters {
@@ -481,7 +473,7 @@ class FireLoad {
       tx.exec("CREATE DATABASE " + tx.quote_name(database_));
     }
     created_db_ = true;
-    db_url_ = with_database(server_url_, database_);
+    db_url_ = cronwheel::testing::TestDatabase::with_database(server_url_, database_);
     stats_ = std::make_unique<DbStats>(server_url_, database_);
     if (!stats_->note().empty()) notes_.push_back(stats_->note());
 
