@@ -148,7 +148,7 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                auto group = stores.groups.get(log.job_group);
 
                protocol::LogParam param;
-               param.log_date_time = log.trigger_time.value_or(log.scheduled_time);
+               param.log_date_time = log_date_time(log);
                param.log_id = log.id;
                param.from_line_num = static_cast<std::int32_t>(from_line);
                auto answer = executors_of(options).log(address, executor_token(group ? &*group : nullptr, options), param);

@@ -103,6 +103,12 @@ struct JobLog {
   friend bool operator==(const JobLog&, const JobLog&) = default;
 };
 
+// The time a run is filed under at its executor: the `logDateTime` of /run, and of every /log
+// that reads it back (an XXL-JOB executor keeps the run's log in a directory named after that
+// time's day, so both calls must carry the same time, even for a run triggered after the
+// midnight following its scheduled time).
+inline std::int64_t log_date_time(const JobLog& run) { return run.scheduled_time; }
+
 // One saved version of a script job's source.
 struct ScriptVersion {
   std::int64_t id = 0;

@@ -89,7 +89,7 @@ protocol::TriggerParam trigger_param(const TriggerStore::LoadedFire& fire, const
   p.executor_block_strategy = to_string(job.executor_block_strategy);
   p.executor_timeout = job.executor_timeout;
   p.log_id = shard.log_id;
-  p.log_date_time = log.scheduled_time;
+  p.log_date_time = log_date_time(log);
   p.glue_type = to_string(job.glue_type);
   p.glue_source = job.glue_source;
   p.glue_updatetime = job.glue_updated_at;
@@ -283,7 +283,7 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
     RunEnd end = RunEnd::kTriggerFailed;
     if (answer.code == protocol::kTimeoutCode) {
       // The request went out and no answer came: ask before anything is sent again.
-      auto check = check_delivery(client_, shard.address, token, shard.log_id, log.scheduled_time);
+      auto check = check_delivery(client_, shard.address, token, shard.log_id, log_date_time(log));
       facts.emplace_back("Delivery check", check.message);
       accepted = check.kind == DeliveryCheck::Kind::kDelivered;
       if (check.kind == DeliveryCheck::Kind::kUnknown) {

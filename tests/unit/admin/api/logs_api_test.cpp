@@ -176,8 +176,24 @@ TEST_F(LogsApi, ContentIsReadFromTheExecutorThatRanIt) {
   EXPECT_EQ(calls[0].path, "/log");
   EXPECT_EQ(calls[0].body["logId"], log.id);
   EXPECT_EQ(calls[0].body["fromLineNum"], 3);
-  EXPECT_EQ(calls[0].body["logDateTim"], 1'010);  // the trigger time
+  EXPECT_EQ(calls[0].body["logDateTim"], 1'000);  // the scheduled time, as /run had it
   EXPECT_EQ(calls[0].token, "admin-default-token");
+}
+
+// An executor files a run's log under the day of /run's logDateTime (the scheduled time): a
+// run scheduled just before midnight and triggered after it must be read back with that same
+// time, or the executor looks in the next day's directory and finds nothing.
+TEST_F(LogsApi, ContentOfARunTriggeredAfterMidnightIsAskedForWithItsRunTime) {
+  FakeExecutor executor;
+  executor.answer({{"code", 200}, {"content", {{"fromLineNum", 1}, {"toLineNum", 1}, {"logContent", "x\n"}, {"isEnd", true}}}});
+  const std::int64_t before_midnight = 1'795'651'199'900;  // 2026-11-25T23:59:59.900Z
+  auto log = put_log(FireState::kSucceeded, before_midnight, executor.url(), TriggerType::kManual);
+  log.trigger_time = before_midnight + 300;  // 2026-11-26T00:00:00.200Z
+  fake_.put_log(log);
+  ASSERT_EQ(get(path(log, "/content")).status, 200);
+  ASSERT_EQ(executor.calls().size(), 1u);
+  EXPECT_EQ(executor.calls()[0].body["logDateTim"], before_midnight);
+  EXPECT_EQ(executor.calls()[0].body["logDateTim"], log_date_time(log));
 }
 
 TEST_F(LogsApi, ContentUsesTheGroupsOwnToken) {
