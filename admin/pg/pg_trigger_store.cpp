@@ -1,7 +1,10 @@
 #include "admin/pg/pg_trigger_store.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "admin/model/fire.h"
 #include "admin/pg/pg_follow_ups.h"
@@ -27,14 +30,30 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
   // shared row readers (log_from, job_from, group_from) find their columns by name. Every
   // statement here finds its run by id alone, its guards compare with `guard` (pg_guard.h).
   c.prepare("trigger_load",
-            "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state, $2::text AS run_owner") +
                 " SELECT l.*, 0 AS " + kJobStart + ", j.*, 0 AS " + kGroupStart + ", g.* FROM (SELECT " + kLogColumns +
-                " FROM job_log, guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner) l"
+                " FROM job_log, guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state"
+                " AND admin_node = guard.run_owner) l"
                 " JOIN (SELECT " + kJobColumns + " FROM job_info) j ON j.id = l.job_id"
                 " JOIN (SELECT " + kGroupColumns + " FROM job_group) g ON g.id = j.job_group");
-  // Guarded by the state, the owner and the owner's lease ($9 ms left at least, when the node
-  // has a row); answers what is left of the lease.
+  // Claims of one node, one executor each: $1 the runs, $3.. what each is sent with. Guarded by
+  // the state, the owner and the owner's lease ($9 ms left at least, when the node has a row);
+  // answers the runs claimed and what is left of the lease.
   c.prepare("trigger_claim",
+            "WITH lease AS (SELECT (extract(epoch FROM lease_until - now()) * 1000)::bigint AS left_ms"
+            " FROM admin_node WHERE node_id = $2), " +
+                guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state, $2::text AS run_owner") +
+                ", claim AS (SELECT * FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::integer[],"
+                " $7::integer[], $8::bigint[]) AS c(run_id, address, handler, param, shard_index, shard_total, at_ms))"
+                " UPDATE job_log l SET state = 'sending', executor_address = claim.address, executor_handler = claim.handler,"
+                " executor_param = claim.param, shard_index = claim.shard_index, shard_total = claim.shard_total,"
+                " trigger_time = " + ts("claim.at_ms") +
+                " FROM guard, claim WHERE l.id = ANY (guard.run_ids) AND claim.run_id = l.id"
+                " AND l.state = guard.run_state AND l.admin_node = guard.run_owner"
+                " AND NOT EXISTS (SELECT 1 FROM lease WHERE left_ms < $9)"
+                " RETURNING l.id, (SELECT left_ms FROM lease) AS lease_left_ms");
+  // One claim of a broadcast: the run becomes shard 0 of as many as addresses.
+  c.prepare("trigger_claim_one",
             "WITH lease AS (SELECT (extract(epoch FROM lease_until - now()) * 1000)::bigint AS left_ms"
             " FROM admin_node WHERE node_id = $2), " +
                 guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
@@ -59,16 +78,19 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
                 " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " RETURNING id");
-  // sending → triggered; or, when the run's result came first, the trigger's code and message
-  // only (a failed trigger has code 500, so code 0 on a finished row means a callback did it).
+  // sending → triggered for runs of one node ($1, with their messages $3); or, when a run's
+  // result came first, the trigger's code and message only (a failed trigger has code 500, so
+  // code 0 on a finished row means a callback did it). Answers each run moved and its state.
   c.prepare("trigger_record_triggered",
-            "WITH " + guard_cte("$1::bigint AS run_id, $2::text AS run_owner, 'sending'::text AS sending,"
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, $2::text AS run_owner, 'sending'::text AS sending,"
                                 " '{succeeded,failed}'::text[] AS finished, 0 AS no_code") +
-                " UPDATE job_log SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("$3") + ","
-                " state = CASE WHEN state = 'sending' THEN 'triggered' ELSE state END"
-                " FROM guard WHERE id = guard.run_id AND admin_node = guard.run_owner"
-                " AND (state = guard.sending OR (state = ANY (guard.finished) AND trigger_code = guard.no_code))"
-                " RETURNING state");
+                ", answer AS (SELECT * FROM unnest($1::bigint[], $3::text[]) AS a(run_id, msg))"
+                " UPDATE job_log l SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("answer.msg") + ","
+                " state = CASE WHEN l.state = 'sending' THEN 'triggered' ELSE l.state END"
+                " FROM guard, answer WHERE l.id = ANY (guard.run_ids) AND answer.run_id = l.id"
+                " AND l.admin_node = guard.run_owner"
+                " AND (l.state = guard.sending OR (l.state = ANY (guard.finished) AND l.trigger_code = guard.no_code))"
+                " RETURNING l.id, l.state");
   c.prepare("trigger_record_failed",
             "WITH " + guard_cte("$1::bigint AS run_id, $2::text AS run_owner, $3::text AS run_state") +
             " UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " + appended_trigger_msg("$4") + ","
@@ -79,38 +101,110 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
             " RETURNING " + kLogColumns);
 }
 
+namespace {
+
+// The positions of `requests` grouped by a key (their node, mostly one), each group in arrival
+// order without a second request for the same run (which gets the answer for "not yours": of
+// two calls for one run in one batch only the first may move it).
+template <class Request, class Key>
+std::map<Key, std::vector<std::size_t>> by_key(const std::vector<Request>& requests, Key (*key_of)(const Request&)) {
+  std::map<Key, std::vector<std::size_t>> groups;
+  std::map<Key, std::set<std::int64_t>> seen;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    Key key = key_of(requests[i]);
+    if (seen[key].insert(requests[i].log_id).second) groups[key].push_back(i);
+  }
+  return groups;
+}
+
+}  // namespace
+
+PgTriggerStore::PgTriggerStore(Database& db, Options options)
+    : db_(db),
+      loads_({options.max_batch, options.max_in_flight}, [this](const std::vector<Load>& b) { return load_all(b); }),
+      claims_({options.max_batch, options.max_in_flight}, [this](const std::vector<Claim>& b) { return claim_all(b); }),
+      triggered_({options.max_batch, options.max_in_flight},
+                 [this](const std::vector<Triggered>& b) { return record_all_triggered(b); }) {}
+
 std::optional<TriggerStore::LoadedFire> PgTriggerStore::load_pending(std::int64_t log_id, std::string_view node_id) {
-  return db_.read([&](pqxx::read_transaction& tx) -> std::optional<LoadedFire> {
-    auto rows = tx.exec_prepared("trigger_load", log_id, std::string(node_id));
-    if (rows.empty()) return std::nullopt;
-    const pqxx::row& row = rows[0];
-    const auto job_start = row.column_number(kJobStart);
-    const auto group_start = row.column_number(kGroupStart);
-    return LoadedFire{log_from(row.slice(0, job_start)), job_from(row.slice(job_start + 1, group_start)),
-                      group_from(row.slice(group_start + 1, row.size()))};
+  return loads_.call({log_id, std::string(node_id)});
+}
+
+std::vector<std::optional<TriggerStore::LoadedFire>> PgTriggerStore::load_all(const std::vector<Load>& loads) {
+  auto groups = by_key<Load, std::string>(loads, [](const Load& l) { return l.node_id; });
+  return db_.read([&](pqxx::read_transaction& tx) {
+    std::vector<std::optional<LoadedFire>> out(loads.size());
+    for (const auto& [node, positions] : groups) {
+      std::map<std::int64_t, std::size_t> position_of;
+      std::vector<std::int64_t> ids;
+      for (auto i : positions) {
+        position_of[loads[i].log_id] = i;
+        ids.push_back(loads[i].log_id);
+      }
+      for (const auto& row : tx.exec_prepared("trigger_load", bigint_array(ids), node)) {
+        const auto job_start = row.column_number(kJobStart);
+        const auto group_start = row.column_number(kGroupStart);
+        LoadedFire fire{log_from(row.slice(0, job_start)), job_from(row.slice(job_start + 1, group_start)),
+                        group_from(row.slice(group_start + 1, row.size()))};
+        out[position_of.at(fire.log.id)] = std::move(fire);
+      }
+    }
+    return out;
   });
 }
 
 TriggerStore::Claimed PgTriggerStore::claim(const Claim& c) {
   if (c.addresses.empty()) throw std::invalid_argument("a claim needs at least one address");
-  const bool broadcast = c.addresses.size() > 1;
-  const int shard_index = broadcast ? 0 : c.shard_index;
-  const int shard_total = broadcast ? static_cast<int>(c.addresses.size()) : c.shard_total;
+  if (c.addresses.size() == 1) return claims_.call(c);
+  // A broadcast: the run and its other shards, in one transaction of its own.
+  const int shard_total = static_cast<int>(c.addresses.size());
   return db_.transact([&](pqxx::work& tx) {
     Claimed out;
-    auto claimed = tx.exec_prepared("trigger_claim", c.log_id, c.node_id, c.addresses.front(), c.executor_handler,
-                                    c.executor_param, shard_index, shard_total, c.trigger_time, c.min_lease_ms);
+    auto claimed = tx.exec_prepared("trigger_claim_one", c.log_id, c.node_id, c.addresses.front(), c.executor_handler,
+                                    c.executor_param, 0, shard_total, c.trigger_time, c.min_lease_ms);
     if (claimed.empty()) return out;
     const auto& lease = claimed[0]["lease_left_ms"];
     if (!lease.is_null()) out.lease_left_ms = lease.as<std::int64_t>();
-    out.shards.push_back({c.log_id, c.addresses.front(), shard_index, shard_total});
-    if (broadcast) {
-      for (const auto& row : tx.exec_prepared("trigger_insert_shards", c.log_id, text_array(c.addresses))) {
-        out.shards.push_back({row["id"].as<std::int64_t>(), row["executor_address"].as<std::string>(),
-                              row["shard_index"].as<int>(), row["shard_total"].as<int>()});
+    out.shards.push_back({c.log_id, c.addresses.front(), 0, shard_total});
+    for (const auto& row : tx.exec_prepared("trigger_insert_shards", c.log_id, text_array(c.addresses))) {
+      out.shards.push_back({row["id"].as<std::int64_t>(), row["executor_address"].as<std::string>(),
+                            row["shard_index"].as<int>(), row["shard_total"].as<int>()});
+    }
+    std::sort(out.shards.begin(), out.shards.end(),
+              [](const Shard& a, const Shard& b) { return a.shard_index < b.shard_index; });
+    return out;
+  });
+}
+
+std::vector<TriggerStore::Claimed> PgTriggerStore::claim_all(const std::vector<Claim>& claims) {
+  // Claims are grouped by node and lease margin: the statement checks one node's lease.
+  auto groups = by_key<Claim, std::pair<std::string, std::int64_t>>(
+      claims, [](const Claim& c) { return std::pair{c.node_id, c.min_lease_ms}; });
+  return db_.transact([&](pqxx::work& tx) {
+    std::vector<Claimed> out(claims.size());
+    for (const auto& [key, positions] : groups) {
+      std::map<std::int64_t, std::size_t> position_of;
+      std::vector<std::int64_t> ids, at;
+      std::vector<std::string> addresses, handlers, params, indexes, totals;
+      for (auto i : positions) {
+        const Claim& c = claims[i];
+        position_of[c.log_id] = i;
+        ids.push_back(c.log_id);
+        addresses.push_back(c.addresses.front());
+        handlers.push_back(c.executor_handler);
+        params.push_back(c.executor_param);
+        indexes.push_back(std::to_string(c.shard_index));
+        totals.push_back(std::to_string(c.shard_total));
+        at.push_back(c.trigger_time);
       }
-      std::sort(out.shards.begin(), out.shards.end(),
-                [](const Shard& a, const Shard& b) { return a.shard_index < b.shard_index; });
+      for (const auto& row : tx.exec_prepared("trigger_claim", bigint_array(ids), key.first, text_array(addresses),
+                                              text_array(handlers), text_array(params), text_array(indexes),
+                                              text_array(totals), bigint_array(at), key.second)) {
+        const Claim& c = claims[position_of.at(row["id"].as<std::int64_t>())];
+        Claimed& claimed = out[position_of.at(c.log_id)];
+        if (!row["lease_left_ms"].is_null()) claimed.lease_left_ms = row["lease_left_ms"].as<std::int64_t>();
+        claimed.shards.push_back({c.log_id, c.addresses.front(), c.shard_index, c.shard_total});
+      }
     }
     return out;
   });
@@ -124,10 +218,28 @@ bool PgTriggerStore::release_claim(std::int64_t log_id, std::string_view node_id
 
 TriggerStore::Recorded PgTriggerStore::record_triggered(std::int64_t log_id, std::string_view node_id,
                                                         const std::string& trigger_msg) {
+  return triggered_.call({log_id, std::string(node_id), trigger_msg});
+}
+
+std::vector<TriggerStore::Recorded> PgTriggerStore::record_all_triggered(const std::vector<Triggered>& answers) {
+  auto groups = by_key<Triggered, std::string>(answers, [](const Triggered& t) { return t.node_id; });
   return db_.transact([&](pqxx::work& tx) {
-    auto rows = tx.exec_prepared("trigger_record_triggered", log_id, std::string(node_id), trigger_msg);
-    if (rows.empty()) return Recorded::kNotOurs;
-    return enum_of<FireState>(rows[0][0]) == FireState::kTriggered ? Recorded::kRecorded : Recorded::kResultFirst;
+    std::vector<Recorded> out(answers.size(), Recorded::kNotOurs);
+    for (const auto& [node, positions] : groups) {
+      std::map<std::int64_t, std::size_t> position_of;
+      std::vector<std::int64_t> ids;
+      std::vector<std::string> messages;
+      for (auto i : positions) {
+        position_of[answers[i].log_id] = i;
+        ids.push_back(answers[i].log_id);
+        messages.push_back(answers[i].trigger_msg);
+      }
+      for (const auto& row : tx.exec_prepared("trigger_record_triggered", bigint_array(ids), node, text_array(messages))) {
+        out[position_of.at(row["id"].as<std::int64_t>())] =
+            enum_of<FireState>(row["state"]) == FireState::kTriggered ? Recorded::kRecorded : Recorded::kResultFirst;
+      }
+    }
+    return out;
   });
 }
 

@@ -111,6 +111,19 @@ class FirePathPlansPgTest : public ::testing::Test {
     pqxx::nontransaction tx(connection_);
     return tx.exec1("SELECT max(id) FROM job_log WHERE state = " + tx.quote(state))[0].as<std::int64_t>();
   }
+  // An array literal of the newest `n` runs in `state`: a group-committed batch.
+  std::string runs_in(const std::string& state, int n) {
+    pqxx::nontransaction tx(connection_);
+    return "'" + tx.exec1("SELECT array_agg(id)::text FROM (SELECT id FROM job_log WHERE state = " + tx.quote(state) +
+                          " ORDER BY id DESC LIMIT " + std::to_string(n) + ") r")[0]
+                     .as<std::string>() + "'";
+  }
+  // An array literal of `n` copies of `value` (a text array element, double-quoted).
+  static std::string repeated(const std::string& value, int n) {
+    std::string out = "'{";
+    for (int i = 0; i < n; ++i) out += (i > 0 ? ",\"" : "\"") + value + "\"";
+    return out + "}'";
+  }
   std::int64_t job_id() {
     pqxx::nontransaction tx(connection_);
     return tx.exec1("SELECT max(id) FROM job_info")[0].as<std::int64_t>();
@@ -208,14 +221,24 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   const std::vector<std::string> runs_and_jobs = {"job_log", "job_info", "job_group"};
 
   // The trigger: load, claim (and a broadcast's other shards), release, the executor's answer.
-  expect_primary_key_reads({"trigger_load", pending + ", " + node}, runs_and_jobs);
-  expect_primary_key_reads(
-      {"trigger_claim", pending + ", " + node + ", 'http://10.0.0.1:9999/', 'demoHandler', '', 0, 1, 1700000000000, 5000"},
-      runs_and_jobs);
+  // Load, claim and answer are group-committed: planned for one run and for a batch of 1,000.
+  for (int n : {1, 1'000}) {
+    const std::string pendings = runs_in("pending", n), sendings = runs_in("sending", n);
+    expect_primary_key_reads({"trigger_load", pendings + ", " + node}, runs_and_jobs);
+    expect_primary_key_reads({"trigger_claim", pendings + ", " + node + ", " + repeated("http://10.0.0.1:9999/", n) +
+                                                   ", " + repeated("demoHandler", n) + ", " + repeated("", n) + ", " +
+                                                   repeated("0", n) + ", " + repeated("1", n) + ", " +
+                                                   repeated("1700000000000", n) + ", 5000"},
+                             runs_and_jobs);
+    expect_primary_key_reads(
+        {"trigger_record_triggered", sendings + ", " + node + ", " + repeated("ok", n)}, runs_and_jobs);
+  }
+  expect_primary_key_reads({"trigger_claim_one", pending + ", " + node +
+                                                     ", 'http://10.0.0.1:9999/', 'demoHandler', '', 0, 2, 1700000000000, 5000"},
+                           runs_and_jobs);
   expect_primary_key_reads({"trigger_insert_shards", sending + ", '{http://10.0.0.1:9999/,http://10.0.0.2:9999/}'"},
                            runs_and_jobs);
   expect_primary_key_reads({"trigger_release", sending + ", " + node + ", 'note'"}, runs_and_jobs);
-  expect_primary_key_reads({"trigger_record_triggered", sending + ", " + node + ", 'ok'"}, runs_and_jobs);
   expect_primary_key_reads({"trigger_record_failed", pending + ", " + node + ", 'pending', 'no executor address',"
                                                                            " 1700000000000, 'demoHandler', ''"},
                            runs_and_jobs);

@@ -6,6 +6,7 @@
 #include <latch>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -171,6 +172,109 @@ TEST_F(TriggerPgTest, TwoSendersRacingOnOnePendingFireClaimItExactlyOnce) {
     for (auto& t : senders) t.join();
     EXPECT_EQ(claimed.load(), 1) << "fire " << f;
     EXPECT_EQ(log(fire.id).state, admin::FireState::kSending);
+  }
+}
+
+// Loads, claims and answers from many threads at once go to the database in batches; each
+// row is still moved only by its own guard: fires of another node, cancelled ones and fires
+// a batch names twice are left alone, every other fire is sent exactly once.
+TEST_F(TriggerPgTest, ManySendersAtOnceAreGroupCommittedAndEachFireMovesOnce) {
+  constexpr int kThreads = 24, kFiresEach = 40;
+  std::vector<std::vector<admin::JobLog>> fires(kThreads);
+  std::set<std::int64_t> theirs, cancelled;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kFiresEach; ++i) {
+      const int n = t * kFiresEach + i;
+      const bool other = n % 5 == 0;
+      auto fire = pending(other ? kOther : kNode, 0, 1'700'000'000'000 + n * 1000);
+      if (other) theirs.insert(fire.id);
+      fires[static_cast<std::size_t>(t)].push_back(fire);
+    }
+  }
+  for (const auto& f : fires[3]) {
+    if (!theirs.count(f.id)) cancelled.insert(f.id);
+  }
+  exec("UPDATE job_log SET state = 'cancelled' WHERE id IN (" + [&] {
+    std::string ids;
+    for (auto id : cancelled) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    return ids;
+  }() + ")");
+
+  std::latch start(kThreads);
+  std::atomic<int> loaded{0}, claimed{0}, recorded{0}, wrong{0};
+  std::vector<std::thread> senders;
+  for (int t = 0; t < kThreads; ++t) {
+    senders.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (const auto& fire : fires[static_cast<std::size_t>(t)]) {
+        auto got = store_.load_pending(fire.id, kNode);
+        if (!got) continue;
+        ++loaded;
+        if (got->log.id != fire.id || got->job.id != job_.id || got->group.id != group_.id) ++wrong;
+        // The same fire claimed twice by this thread (the second finds it sending).
+        auto c = claim_of(fire);
+        auto first = store_.claim(c);
+        if (!store_.claim(c).shards.empty()) ++wrong;
+        if (first.shards.size() != 1 || first.shards[0].log_id != fire.id) continue;
+        ++claimed;
+        if (store_.record_triggered(fire.id, kNode, "Code: 200 for " + std::to_string(fire.id)) == Recorded::kRecorded) {
+          ++recorded;
+        }
+      }
+    });
+  }
+  for (auto& t : senders) t.join();
+  const int ours = kThreads * kFiresEach - static_cast<int>(theirs.size()) - static_cast<int>(cancelled.size());
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(loaded.load(), ours);
+  EXPECT_EQ(claimed.load(), ours);
+  EXPECT_EQ(recorded.load(), ours);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'triggered' AND trigger_code = 200"
+                  " AND trigger_msg = 'Code: 200 for ' || id AND admin_node = '" + kNode + "'"),
+            ours);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'pending' AND admin_node = '" + kOther + "'"),
+            static_cast<std::int64_t>(theirs.size()));
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'cancelled'"), static_cast<std::int64_t>(cancelled.size()));
+  // Grouped: fewer batches than calls.
+  EXPECT_LT(store_.load_stats().batches, store_.load_stats().calls);
+  EXPECT_LT(store_.claim_stats().batches, store_.claim_stats().calls);
+  EXPECT_EQ(store_.claim_stats().calls, static_cast<std::size_t>(2 * ours));
+}
+
+// One batch can hold claims of different nodes and lease margins: each is guarded by its own.
+TEST_F(TriggerPgTest, ABatchChecksEachClaimsOwnNodeAndLease) {
+  exec("INSERT INTO admin_node (node_id, lease_until) VALUES ('" + kNode + "', now() + interval '1 second')");
+  std::vector<admin::JobLog> mine, theirs;
+  for (int i = 0; i < 20; ++i) {
+    mine.push_back(pending(kNode, 0, 1'700'000'000'000 + i * 1000));
+    theirs.push_back(pending(kOther, 0, 1'700'000'000'000 + i * 1000 + 500));
+  }
+  std::latch start(40);
+  std::atomic<int> mine_claimed{0}, theirs_claimed{0};
+  std::vector<std::thread> senders;
+  for (int i = 0; i < 20; ++i) {
+    senders.emplace_back([&, i] {
+      auto c = claim_of(mine[static_cast<std::size_t>(i)]);
+      c.min_lease_ms = i % 2 == 0 ? 2'000 : 0;  // 1 s left: refused with a 2 s margin
+      start.arrive_and_wait();
+      if (!store_.claim(c).shards.empty()) ++mine_claimed;
+    });
+    senders.emplace_back([&, i] {
+      auto c = claim_of(theirs[static_cast<std::size_t>(i)], {kAddresses[1]}, kOther);
+      c.min_lease_ms = 2'000;  // kOther has no lease row: no bound
+      start.arrive_and_wait();
+      if (!store_.claim(c).shards.empty()) ++theirs_claimed;
+    });
+  }
+  for (auto& t : senders) t.join();
+  EXPECT_EQ(mine_claimed.load(), 10);
+  EXPECT_EQ(theirs_claimed.load(), 20);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(log(mine[static_cast<std::size_t>(i)].id).state,
+              i % 2 == 0 ? admin::FireState::kPending : admin::FireState::kSending);
+    auto t = log(theirs[static_cast<std::size_t>(i)].id);
+    EXPECT_EQ(t.state, admin::FireState::kSending);
+    EXPECT_EQ(t.executor_address, kAddresses[1]);
   }
 }
 
