@@ -35,6 +35,24 @@ struct SendingFire {
   friend bool operator==(const SendingFire&, const SendingFire&) = default;
 };
 
+// A pending fire as the feeder and the takeover read it: the fire, why it exists and its job's
+// misfire strategy as the job says now, what the misfire rule for late fires needs.
+struct PendingFireRow {
+  PendingFire fire;
+  TriggerType trigger_type = TriggerType::kSchedule;
+  MisfireStrategy misfire_strategy = MisfireStrategy::kDoNothing;
+
+  friend bool operator==(const PendingFireRow&, const PendingFireRow&) = default;
+};
+
+// A pending fire the misfire rule cancels, and why (added to the row's trigger_msg).
+struct SkippedFire {
+  std::int64_t log_id = 0;
+  std::string message;
+
+  friend bool operator==(const SkippedFire&, const SkippedFire&) = default;
+};
+
 class ScheduleStore {
  public:
   virtual ~ScheduleStore() = default;

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include "admin/model/schedule.h"
@@ -111,6 +112,55 @@ ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now, std
       continue;
     }
     decide_job(job, *schedule, now, window_ms, out);
+  }
+  return out;
+}
+
+namespace {
+
+bool scheduled(TriggerType type) { return type == TriggerType::kSchedule || type == TriggerType::kMisfire; }
+
+std::string lateness(const PendingFire& fire, std::int64_t now, std::int64_t window) {
+  return "misfire: this fire was " + std::to_string(now - fire.scheduled_time) +
+         " ms late, more than the misfire threshold of " + std::to_string(window) + " ms; ";
+}
+
+}  // namespace
+
+LateFiresVerdict judge_late_fires(const std::vector<PendingFireRow>& fires, std::int64_t now, std::int64_t window_ms) {
+  auto late = [&](const PendingFireRow& row) {
+    return scheduled(row.trigger_type) && now > row.fire.scheduled_time + window_ms;
+  };
+  // The newest late fire of each FIRE_ONCE_NOW job: the one that goes out.
+  std::map<std::int64_t, PendingFire> newest;
+  for (const auto& row : fires) {
+    if (!late(row) || row.misfire_strategy != MisfireStrategy::kFireOnceNow) continue;
+    auto [it, inserted] = newest.emplace(row.fire.job_id, row.fire);
+    if (!inserted && due_order(it->second, row.fire)) it->second = row.fire;
+  }
+
+  LateFiresVerdict out;
+  for (const auto& row : fires) {
+    const PendingFire& fire = row.fire;
+    if (!late(row)) {
+      out.send.push_back(fire);
+    } else if (row.misfire_strategy == MisfireStrategy::kFireOnceNow) {
+      const PendingFire& kept = newest.at(fire.job_id);
+      if (fire.scheduled_time == kept.scheduled_time) {
+        out.send.push_back(fire);
+        continue;
+      }
+      out.cancel.push_back({fire.log_id, lateness(fire, now, window_ms) +
+                                             "the job's misfire strategy FIRE_ONCE_NOW sends only the newest of its "
+                                             "late fires (run " + std::to_string(kept.log_id) + ", scheduled " +
+                                             std::to_string(kept.scheduled_time - fire.scheduled_time) +
+                                             " ms after this one), so this one is coalesced into it"});
+      ++out.coalesced;
+    } else {
+      out.cancel.push_back({fire.log_id, lateness(fire, now, window_ms) +
+                                             "the job's misfire strategy DO_NOTHING skips a late fire"});
+      ++out.skipped;
+    }
   }
   return out;
 }

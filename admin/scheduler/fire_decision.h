@@ -1,14 +1,22 @@
 #pragma once
 
-// The schedule thread's decision step (docs/scheduling.md, "Deciding fires", step 3): which
-// fires the jobs read by one scan get, and what the jobs' last/next times and status become.
-// A pure function of the jobs and the time, so every rule is unit-tested with fixed times;
-// the store (ScheduleStore::scan) runs it under the scheduling lock and writes its result.
+// The misfire rules, as pure functions of what was read and the time, so every rule is
+// unit-tested with fixed times:
+//  - decide_fires: the schedule thread's decision step (docs/scheduling.md, "Deciding fires",
+//    step 3): which fires the jobs read by one scan get, and what the jobs' last/next times and
+//    status become; the store (ScheduleStore::scan) runs it under the scheduling lock and
+//    writes its result;
+//  - judge_late_fires: what becomes of pending fires that are already late (docs/scheduling.md,
+//    "Sending a fire"), one rule for every path that finds them: the feeder (fires a full
+//    trigger pool left waiting, and a restarted node's own stale fires) and the takeover of a
+//    dead node's fires.
 
 #include <cstdint>
 #include <vector>
 
+#include "admin/model/fire.h"
 #include "admin/model/scan.h"
+#include "admin/model/schedule_store.h"
 
 namespace cronwheel::admin {
 
@@ -25,5 +33,31 @@ namespace cronwheel::admin {
 // Times are computed with the job's own schedule and time zone (admin/model/schedule.h).
 ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now,
                           std::int64_t window_ms = kPreReadWindowMs);
+
+struct LateFiresVerdict {
+  std::vector<PendingFire> send;     // to go out, in the order given
+  std::vector<SkippedFire> cancel;   // to cancel (ScheduleStore::cancel_pending), in the order given
+  std::size_t skipped = 0;           // of `cancel`: late fires of DO_NOTHING jobs
+  std::size_t coalesced = 0;         // of `cancel`: older late fires of FIRE_ONCE_NOW jobs
+
+  friend bool operator==(const LateFiresVerdict&, const LateFiresVerdict&) = default;
+};
+
+// What becomes of pending fires seen together at `now` (epoch ms), with their jobs' misfire
+// strategies as the jobs say now:
+//  - a fire is late when its scheduled time is more than `window` before now (now >
+//    scheduled + window), the scan's misfire threshold;
+//  - only scheduled fires (SCHEDULE, MISFIRE) follow the misfire strategy; MANUAL, API, RETRY
+//    and PARENT fires go out however late they are (someone asked for each one);
+//  - a fire that is not late goes out;
+//  - a late fire of a DO_NOTHING job is cancelled, with a message giving how late it is, the
+//    threshold and the strategy;
+//  - of a FIRE_ONCE_NOW job's late fires, only the newest goes out (Quartz's "fire once now":
+//    one run for everything missed) and the older ones are cancelled as coalesced into it,
+//    saying so. Several rows at that newest time are the shards of one fire: all go out.
+// "Seen together" is the caller's batch: late fires of one job read in separate batches are
+// coalesced at most batch by batch (one that went out is no longer pending to be seen).
+LateFiresVerdict judge_late_fires(const std::vector<PendingFireRow>& fires, std::int64_t now,
+                                  std::int64_t window_ms = kPreReadWindowMs);
 
 }  // namespace cronwheel::admin

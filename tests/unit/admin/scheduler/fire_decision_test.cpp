@@ -1,6 +1,7 @@
 // The schedule thread's decision step: the three branches of docs/scheduling.md "Deciding
 // fires", misfire strategies, several fires per window, stopping, time zones, FIX_RATE and
-// FIX_DELAY. Pure function, fixed times: no clock, no threads.
+// FIX_DELAY; and the misfire rule for pending fires that are already late (judge_late_fires).
+// Pure functions, fixed times: no clock, no threads.
 
 #include <gtest/gtest.h>
 
@@ -182,6 +183,118 @@ TEST(FireDecision, EveryJobReadGetsOneAdvanceInTheOrderRead) {
   EXPECT_EQ(d.fires, (std::vector<DecidedFire>{{1, kMinute, TriggerType::kSchedule}, {2, kMinute + kSecond, TriggerType::kSchedule}}));
   EXPECT_EQ(d.jobs[2].trigger_status, 0);  // missed long ago with DO_NOTHING, and no time after now
 }
+
+// ---- judge_late_fires ----
+
+constexpr std::int64_t kNow = kMinute + 95 * kSecond;
+
+PendingFireRow pending(std::int64_t log_id, std::int64_t job_id, std::int64_t scheduled,
+                       MisfireStrategy misfire = MisfireStrategy::kDoNothing,
+                       TriggerType type = TriggerType::kSchedule) {
+  return {{log_id, job_id, scheduled}, type, misfire};
+}
+
+std::vector<std::int64_t> ids_of(const std::vector<PendingFire>& fires) {
+  std::vector<std::int64_t> ids;
+  for (const auto& f : fires) ids.push_back(f.log_id);
+  return ids;
+}
+std::vector<std::int64_t> ids_of(const std::vector<SkippedFire>& fires) {
+  std::vector<std::int64_t> ids;
+  for (const auto& f : fires) ids.push_back(f.log_id);
+  return ids;
+}
+
+TEST(LateFires, FireLateByMoreThanTheWindowOfADoNothingJobIsCancelledSayingHowLateAndWhy) {
+  auto verdict = judge_late_fires({pending(7, 1, kNow - 5'001)}, kNow);
+  EXPECT_TRUE(verdict.send.empty());
+  ASSERT_EQ(verdict.cancel.size(), 1u);
+  EXPECT_EQ(verdict.cancel[0].log_id, 7);
+  EXPECT_EQ(verdict.cancel[0].message,
+            "misfire: this fire was 5001 ms late, more than the misfire threshold of 5000 ms; the job's misfire "
+            "strategy DO_NOTHING skips a late fire");
+  EXPECT_EQ(verdict.skipped, 1u);
+  EXPECT_EQ(verdict.coalesced, 0u);
+}
+
+TEST(LateFires, FireLateByExactlyTheWindowGoesOut) {
+  auto verdict = judge_late_fires({pending(7, 1, kNow - 5'000), pending(8, 1, kNow + 3'000)}, kNow);
+  EXPECT_EQ(ids_of(verdict.send), (std::vector<std::int64_t>{7, 8}));
+  EXPECT_TRUE(verdict.cancel.empty());
+}
+
+TEST(LateFires, TheThresholdIsTheWindowGiven) {
+  auto verdict = judge_late_fires({pending(7, 1, kNow - 1'001), pending(8, 1, kNow - 1'000)}, kNow, 1'000);
+  EXPECT_EQ(ids_of(verdict.cancel), std::vector<std::int64_t>{7});
+  EXPECT_EQ(ids_of(verdict.send), std::vector<std::int64_t>{8});
+  EXPECT_NE(verdict.cancel[0].message.find("threshold of 1000 ms"), std::string::npos) << verdict.cancel[0].message;
+}
+
+TEST(LateFires, MisfireFiresFollowTheStrategyLikeScheduledOnes) {
+  auto verdict = judge_late_fires({pending(7, 1, kMinute, MisfireStrategy::kDoNothing, TriggerType::kMisfire)}, kNow);
+  EXPECT_EQ(ids_of(verdict.cancel), std::vector<std::int64_t>{7});
+}
+
+TEST(LateFires, FiresSomeoneAskedForGoOutHoweverLate) {
+  std::vector<PendingFireRow> fires;
+  std::int64_t id = 1;
+  for (TriggerType type : {TriggerType::kManual, TriggerType::kApi, TriggerType::kRetry, TriggerType::kParent}) {
+    fires.push_back(pending(id++, 1, kMinute, MisfireStrategy::kDoNothing, type));
+    fires.push_back(pending(id++, 2, kMinute, MisfireStrategy::kFireOnceNow, type));
+  }
+  auto verdict = judge_late_fires(fires, kNow);
+  EXPECT_EQ(ids_of(verdict.send), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_TRUE(verdict.cancel.empty());
+}
+
+TEST(LateFires, OnlyTheNewestLateFireOfAFireOnceNowJobGoesOutAndTheOlderAreCoalescedIntoIt) {
+  auto verdict = judge_late_fires({pending(1, 5, kMinute, MisfireStrategy::kFireOnceNow),
+                                   pending(2, 5, kMinute + 30 * kSecond, MisfireStrategy::kFireOnceNow,
+                                           TriggerType::kMisfire),
+                                   pending(3, 5, kMinute + 60 * kSecond, MisfireStrategy::kFireOnceNow),
+                                   pending(4, 5, kNow, MisfireStrategy::kFireOnceNow)},  // on time
+                                  kNow);
+  EXPECT_EQ(ids_of(verdict.send), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(ids_of(verdict.cancel), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(verdict.coalesced, 2u);
+  EXPECT_EQ(verdict.skipped, 0u);
+  EXPECT_EQ(verdict.cancel[0].message,
+            "misfire: this fire was 95000 ms late, more than the misfire threshold of 5000 ms; the job's misfire "
+            "strategy FIRE_ONCE_NOW sends only the newest of its late fires (run 3, scheduled 60000 ms after this "
+            "one), so this one is coalesced into it");
+}
+
+TEST(LateFires, ASingleLateFireOfAFireOnceNowJobGoesOut) {
+  auto verdict = judge_late_fires({pending(1, 5, kMinute, MisfireStrategy::kFireOnceNow)}, kNow);
+  EXPECT_EQ(ids_of(verdict.send), std::vector<std::int64_t>{1});
+  EXPECT_TRUE(verdict.cancel.empty());
+}
+
+TEST(LateFires, EveryShardOfTheNewestLateFireGoesOut) {
+  // A broadcast's shards are rows of one fire at one time: coalescing keeps them all.
+  auto verdict = judge_late_fires({pending(1, 5, kMinute, MisfireStrategy::kFireOnceNow),
+                                   pending(2, 5, kMinute + kSecond, MisfireStrategy::kFireOnceNow),
+                                   pending(3, 5, kMinute + kSecond, MisfireStrategy::kFireOnceNow)},
+                                  kNow);
+  EXPECT_EQ(ids_of(verdict.send), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(ids_of(verdict.cancel), std::vector<std::int64_t>{1});
+}
+
+TEST(LateFires, EachJobIsJudgedByItsOwnStrategyAndItsOwnNewestFire) {
+  auto verdict = judge_late_fires({pending(1, 5, kMinute, MisfireStrategy::kFireOnceNow),
+                                   pending(2, 6, kMinute, MisfireStrategy::kDoNothing),
+                                   pending(3, 7, kMinute + kSecond, MisfireStrategy::kFireOnceNow),
+                                   pending(4, 5, kMinute + 2 * kSecond, MisfireStrategy::kFireOnceNow),
+                                   pending(5, 6, kMinute + 3 * kSecond, MisfireStrategy::kDoNothing),
+                                   pending(6, 7, kMinute, MisfireStrategy::kFireOnceNow)},
+                                  kNow);
+  EXPECT_EQ(ids_of(verdict.send), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(ids_of(verdict.cancel), (std::vector<std::int64_t>{1, 2, 5, 6}));
+  EXPECT_EQ(verdict.skipped, 2u);
+  EXPECT_EQ(verdict.coalesced, 2u);
+}
+
+TEST(LateFires, NothingSeenNothingDecided) { EXPECT_EQ(judge_late_fires({}, kNow), LateFiresVerdict{}); }
 
 }  // namespace
 }  // namespace cronwheel::admin
