@@ -27,7 +27,7 @@ std::string_view to_string(RunEnd end) {
     case RunEnd::kLost: return "lost";
     case RunEnd::kTriggerFailed: return "trigger failed";
     case RunEnd::kDeliveryUnknown: return "delivery unknown";
-    case RunEnd::kQueueFull: return "queue full";
+    case RunEnd::kMisfireSkipped: return "misfire skipped";
   }
   return "unknown";
 }

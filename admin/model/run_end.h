@@ -23,8 +23,8 @@ enum class RunEnd {
   kLost,             // its executor vanished while it ran (the lost-result monitor's verdict)
   kTriggerFailed,    // no executor took it: refused, not reached, no address, routing failed
   kDeliveryUnknown,  // sent, no answer, and the executor could not be asked: it may be running
-  kQueueFull,        // unused: a full trigger pool leaves fires pending now (kept until the
-                     // PostgreSQL tests that still name it drop it)
+  kMisfireSkipped,   // never sent: cancelled as a misfire (too late for its job's misfire
+                     // strategy, or coalesced into a newer fire by FIRE_ONCE_NOW)
 };
 std::string_view to_string(RunEnd end);
 
@@ -46,8 +46,8 @@ struct FollowUps {
 //  - kFailed, kLost, kTriggerFailed, with retries left (run.executor_fail_retry_count > 0):
 //    one RETRY fire due now + the job's retry interval, with the job's current handler and
 //    the run's parameter and shard, one retry fewer, routed again (as XXL-JOB).
-//  - kDeliveryUnknown: no retry (the run may be going on at the executor); kQueueFull: none
-//    (the pools are full now; the job's next fires come anyway).
+//  - kDeliveryUnknown: no retry (the run may be going on at the executor); kMisfireSkipped:
+//    none (the job's misfire strategy chose not to run it; its next fires come anyway).
 //  - Every end of a FIX_DELAY job's run: its next time is now + its delay (a configuration that
 //    is not a positive number of seconds leaves it as it is, and is logged).
 // Pure apart from that log line.

@@ -80,32 +80,28 @@ class ScheduleStore {
   virtual ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) = 0;
 
   // The pending fires `node` owns that are due at or before `due_before`, oldest first, at most
-  // `limit` (the feeder: fires of the REST API, retries, child jobs, fires taken over).
-  virtual std::vector<PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) = 0;
+  // `limit` (the feeder: fires of the REST API, retries, child jobs, fires taken over, fires a
+  // full trigger pool left waiting, and, after a restart, the node's own stale fires), each with
+  // what the misfire rule (admin/scheduler/fire_decision.h, judge_late_fires) reads.
+  virtual std::vector<PendingFireRow> pending(std::string_view node, std::int64_t due_before, int limit) = 0;
 
-  // pending → failed (trigger time `now`, trigger code 500, `message`) for those of `log_ids`
-  // that are still pending and owned by `node`; in the same transaction `plan` (run_end.h) is
-  // asked once per moved fire and its follow-ups are written (a FIX_DELAY job's next time, since
-  // no result will come). Returns the ids that moved.
-  // No caller in the product any more: a full trigger pool now leaves its fires pending
-  // (back-pressure). Kept until the PostgreSQL implementation and its tests drop it.
-  virtual std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                                 std::int64_t now, std::string_view message,
-                                                 const FollowUpPlanner& plan) = 0;
+  // pending → cancelled for those of `fires` that are still pending and owned by `node`, by
+  // primary key, each with its message added to trigger_msg (what the row said is kept); in the
+  // same transaction `plan` (run_end.h, kMisfireSkipped) is asked once per moved fire and its
+  // follow-ups are written (a FIX_DELAY job's next time: no result will come). A fire claimed,
+  // cancelled or taken over meanwhile is left as it is. Returns the ids that moved, ascending.
+  virtual std::vector<std::int64_t> cancel_pending(const std::vector<SkippedFire>& fires, std::string_view node,
+                                                   const FollowUpPlanner& plan) = 0;
 
   struct Takeover {
-    std::vector<PendingFire> pending;     // now owned by the caller, still pending
-    std::vector<std::int64_t> cancelled;  // late scheduled fires of DO_NOTHING jobs
+    std::vector<PendingFireRow> pending;  // now owned by the caller, still pending, due order
     std::vector<SendingFire> sending;     // now owned by the caller, still sending
   };
-  // In one transaction, for the fires owned by any of `dead_nodes`:
-  //  - pending scheduled fires (SCHEDULE, MISFIRE) due before `late_before` whose job's misfire
-  //    strategy is DO_NOTHING → cancelled, trigger_msg saying why;
-  //  - every other pending fire → owned by `node` (it fires late, once);
-  //  - every sending fire → owned by `node`, for the caller to resolve (resolve_sending).
+  // In one transaction, for the fires owned by any of `dead_nodes`: every pending and every
+  // sending fire becomes owned by `node`, as it is. The caller applies the misfire rule to the
+  // pending ones (cancel_pending) and resolves the sending ones (resolve_sending).
   // Of nodes racing to take over the same fires, each fire goes to exactly one.
-  virtual Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
-                             std::int64_t late_before) = 0;
+  virtual Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node) = 0;
 
   // What the executor said about a taken-over sending fire.
   enum class Delivery {

@@ -19,6 +19,14 @@ PendingFire pending_from(const pqxx::row& r) {
   return {r["id"].as<std::int64_t>(), r["job_id"].as<std::int64_t>(), r["scheduled_time"].as<std::int64_t>()};
 }
 
+// The misfire strategy of the job of the run `l`, read by the job's id.
+const std::string kMisfireStrategy =
+    "(SELECT j.misfire_strategy FROM job_info j WHERE j.id = l.job_id) AS misfire_strategy";
+
+PendingFireRow pending_row_from(const pqxx::row& r) {
+  return {pending_from(r), enum_of<TriggerType>(r["trigger_type"]), enum_of<MisfireStrategy>(r["misfire_strategy"])};
+}
+
 }  // namespace
 
 void PgScheduleStore::prepare(pqxx::connection& c) {
@@ -52,29 +60,27 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             " ORDER BY f.ord"
             " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING"
             " RETURNING id, job_id, scheduled_time");
-  // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending'.
+  // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending'; each fire's job by id
+  // (a subquery, so no join order can read job_info any other way).
   c.prepare("sched_pending",
-            "SELECT id, job_id, scheduled_time FROM job_log WHERE state = 'pending' AND admin_node = $1 "
-            "AND scheduled_time <= $2 ORDER BY scheduled_time, id LIMIT $3");
+            "SELECT l.id, l.job_id, l.scheduled_time, l.trigger_type, " + kMisfireStrategy +
+                " FROM job_log l WHERE l.state = 'pending' AND l.admin_node = $1 AND l.scheduled_time <= $2"
+                " ORDER BY l.scheduled_time, l.id LIMIT $3");
   // The statements on given runs find them by id alone; their guards compare with `guard`
-  // (pg_guard.h).
-  c.prepare("sched_fail_pending",
-            "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state, $2::text AS run_owner") +
-                " UPDATE job_log SET state = 'failed', trigger_time = " + ts("$3") + ", trigger_code = 500, trigger_msg = $4"
-                " FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state AND admin_node = guard.run_owner"
+  // (pg_guard.h). $1 and $2 are parallel arrays: the runs and each one's message.
+  c.prepare("sched_cancel_pending",
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, $2::text[] AS messages, 'pending'::text AS run_state,"
+                                " $3::text AS run_owner") +
+                " UPDATE job_log l SET state = 'cancelled', trigger_msg = CASE WHEN l.trigger_msg = '' THEN m.message"
+                " ELSE l.trigger_msg || E'\\n' || m.message END"
+                " FROM guard, unnest(guard.run_ids, guard.messages) AS m(run_id, message)"
+                " WHERE l.id = m.run_id AND l.state = guard.run_state AND l.admin_node = guard.run_owner"
                 " RETURNING " + kLogColumns);
-  // The dead nodes' pending fires through job_log_pending, then each one's job by id. The
-  // trigger types come through `guard` so that job_log_scheduled_fire (every scheduled run)
-  // cannot look like the cheaper way in on a table without statistics (pg_guard.h).
-  c.prepare("sched_takeover_cancel",
-            "WITH " + guard_cte("'{SCHEDULE,MISFIRE}'::text[] AS scheduled_types") +
-                " UPDATE job_log l SET state = 'cancelled', trigger_msg = 'admin node ' || l.admin_node || $3"
-                " FROM guard, job_info j WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending'"
-                " AND l.trigger_type = ANY (guard.scheduled_types) AND l.scheduled_time < $2"
-                " AND j.id = l.job_id AND j.misfire_strategy = 'DO_NOTHING' RETURNING l.id");
+  // The dead nodes' pending fires through job_log_pending, each with its job's misfire strategy
+  // (by id) for the misfire rule the caller applies.
   c.prepare("sched_takeover_pending",
-            "UPDATE job_log SET admin_node = $2 WHERE admin_node = ANY ($1::text[]) AND state = 'pending' "
-            "RETURNING id, job_id, scheduled_time");
+            "UPDATE job_log l SET admin_node = $2 WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
+            "RETURNING l.id, l.job_id, l.scheduled_time, l.trigger_type, " + kMisfireStrategy);
   // Locks first (a row another node took meanwhile is skipped: FOR UPDATE re-checks the WHERE
   // on the newest version), so the old owner can be reported.
   c.prepare("sched_takeover_sending_lock",
@@ -148,21 +154,26 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
   });
 }
 
-std::vector<PendingFire> PgScheduleStore::pending(std::string_view node, std::int64_t due_before, int limit) {
+std::vector<PendingFireRow> PgScheduleStore::pending(std::string_view node, std::int64_t due_before, int limit) {
   return db_.read([&](pqxx::read_transaction& tx) {
-    return all_of<PendingFire>(tx.exec_prepared("sched_pending", std::string(node), due_before, limit), pending_from);
+    return all_of<PendingFireRow>(tx.exec_prepared("sched_pending", std::string(node), due_before, limit),
+                                  pending_row_from);
   });
 }
 
-std::vector<std::int64_t> PgScheduleStore::fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                                        std::int64_t now, std::string_view message,
-                                                        const FollowUpPlanner& plan) {
-  if (log_ids.empty()) return {};
+std::vector<std::int64_t> PgScheduleStore::cancel_pending(const std::vector<SkippedFire>& fires, std::string_view node,
+                                                          const FollowUpPlanner& plan) {
+  if (fires.empty()) return {};
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> messages;
+  for (const auto& f : fires) {
+    ids.push_back(f.log_id);
+    messages.push_back(f.message);
+  }
   return db_.transact([&](pqxx::work& tx) {
-    // One read of the jobs for the whole batch: a full pool refuses thousands at once.
+    // One read of the jobs for the whole batch (write_follow_ups).
     const auto runs = all_of<JobLog>(
-        tx.exec_prepared("sched_fail_pending", bigint_array(log_ids), std::string(node), now, std::string(message)),
-        log_from);
+        tx.exec_prepared("sched_cancel_pending", bigint_array(ids), text_array(messages), std::string(node)), log_from);
     write_follow_ups(tx, runs, plan);
     std::vector<std::int64_t> moved;
     for (const JobLog& run : runs) moved.push_back(run.id);
@@ -171,20 +182,13 @@ std::vector<std::int64_t> PgScheduleStore::fail_pending(const std::vector<std::i
   });
 }
 
-ScheduleStore::Takeover PgScheduleStore::take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
-                                                   std::int64_t late_before) {
+ScheduleStore::Takeover PgScheduleStore::take_over(const std::vector<std::string>& dead_nodes, std::string_view node) {
   if (dead_nodes.empty()) return {};
   const std::string dead = text_array(dead_nodes);
   const std::string owner(node);
-  const std::string why =
-      " died before sending this fire; it is now later than the pre-read window and the job's misfire strategy "
-      "DO_NOTHING skips a late fire";
   return db_.transact([&](pqxx::work& tx) {
     Takeover out;
-    for (const auto& r : tx.exec_prepared("sched_takeover_cancel", dead, late_before, why)) {
-      out.cancelled.push_back(r[0].as<std::int64_t>());
-    }
-    out.pending = all_of<PendingFire>(tx.exec_prepared("sched_takeover_pending", dead, owner), pending_from);
+    out.pending = all_of<PendingFireRow>(tx.exec_prepared("sched_takeover_pending", dead, owner), pending_row_from);
     std::vector<std::int64_t> sending_ids;
     for (const auto& r : tx.exec_prepared("sched_takeover_sending_lock", dead)) {
       SendingFire s;
@@ -197,8 +201,8 @@ ScheduleStore::Takeover PgScheduleStore::take_over(const std::vector<std::string
       out.sending.push_back(std::move(s));
     }
     if (!sending_ids.empty()) tx.exec_prepared("sched_takeover_sending", bigint_array(sending_ids), owner);
-    std::sort(out.cancelled.begin(), out.cancelled.end());
-    std::sort(out.pending.begin(), out.pending.end(), due_order);
+    std::sort(out.pending.begin(), out.pending.end(),
+              [](const PendingFireRow& a, const PendingFireRow& b) { return due_order(a.fire, b.fire); });
     return out;
   });
 }

@@ -27,12 +27,10 @@ class PgScheduleStore final : public ScheduleStore {
   static void prepare(pqxx::connection& connection);
 
   ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) override;
-  std::vector<PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) override;
-  std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                         std::int64_t now, std::string_view message,
-                                         const FollowUpPlanner& plan) override;
-  Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
-                     std::int64_t late_before) override;
+  std::vector<PendingFireRow> pending(std::string_view node, std::int64_t due_before, int limit) override;
+  std::vector<std::int64_t> cancel_pending(const std::vector<SkippedFire>& fires, std::string_view node,
+                                           const FollowUpPlanner& plan) override;
+  Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node) override;
   bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery, std::string_view message,
                        const FollowUpPlanner& plan) override;
 

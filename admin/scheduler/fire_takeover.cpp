@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "admin/scheduler/fire_decision.h"
 #include "admin/trigger/delivery_check.h"
 
 namespace cronwheel::admin {
@@ -37,8 +38,7 @@ FireTakeover::FireTakeover(ScheduleStore& store, ExecutorClient& executors, comm
     : store_(store), executors_(executors), clock_(clock), node_id_(std::move(node_id)),
       default_access_token_(std::move(default_access_token)), window_ms_(window_ms) {}
 
-FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dead_nodes,
-                                             const std::function<void()>& between) {
+FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dead_nodes) {
   Report report;
   std::vector<std::string> dead;
   std::copy_if(dead_nodes.begin(), dead_nodes.end(), std::back_inserter(dead),
@@ -49,17 +49,16 @@ FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dea
   if (!dead.empty()) {
     ScheduleStore::Takeover taken;
     try {
-      taken = store_.take_over(dead, node_id_, clock_.now_ms() - window_ms_);
+      taken = store_.take_over(dead, node_id_);
     } catch (...) {
       unresolved_ = std::move(sending);
       throw;
     }
     report.pending = taken.pending.size();
-    report.cancelled = taken.cancelled.size();
-    report.to_send = std::move(taken.pending);
-    if (!taken.pending.empty() || !taken.cancelled.empty() || !taken.sending.empty()) {
-      spdlog::warn("scheduler: took over {} pending and {} sending fires of dead admin node(s) {}; cancelled {} late "
-                   "DO_NOTHING fires",
+    take_pending(taken.pending, dead, report);
+    if (!taken.pending.empty() || !taken.sending.empty()) {
+      spdlog::warn("scheduler: took over {} pending and {} sending fires of dead admin node(s) {}; {} late pending "
+                   "fires cancelled by their jobs' misfire strategies",
                    report.pending, taken.sending.size(), joined(dead), report.cancelled);
     }
     sending.insert(sending.end(), taken.sending.begin(), taken.sending.end());
@@ -67,10 +66,33 @@ FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dea
 
   for (const auto& fire : sending) {
     if (!resolve(fire, report)) unresolved_.push_back(fire);
-    if (between) between();
   }
   std::sort(report.to_send.begin(), report.to_send.end(), due_order);
   return report;
+}
+
+void FireTakeover::take_pending(const std::vector<PendingFireRow>& pending, const std::vector<std::string>& dead,
+                                Report& report) {
+  const std::int64_t now = clock_.now_ms();
+  LateFiresVerdict verdict = judge_late_fires(pending, now, window_ms_);
+  if (verdict.cancel.empty()) {
+    report.to_send = std::move(verdict.send);
+    return;
+  }
+  const std::string why = (dead.size() == 1 ? "admin node " + dead[0] : "one of the admin nodes " + joined(dead)) +
+                          " died before sending this fire and " + node_id_ + " took it over; ";
+  for (auto& skipped : verdict.cancel) skipped.message = why + skipped.message;
+  try {
+    const auto plan = follow_ups_of(RunEnd::kMisfireSkipped, now, node_id_);
+    report.cancelled = store_.cancel_pending(verdict.cancel, node_id_, plan).size();
+  } catch (const std::exception& e) {
+    // Sending the rest now could send a FIRE_ONCE_NOW job's newest late fire while its older
+    // ones stay pending; the feeder applies the rule to all of them at its next pass.
+    spdlog::error("scheduler: cancelling {} late fires taken over failed; the feeder judges them again: {}",
+                  verdict.cancel.size(), e.what());
+    return;
+  }
+  report.to_send = std::move(verdict.send);
 }
 
 bool FireTakeover::resolve(const SendingFire& fire, Report& report) {

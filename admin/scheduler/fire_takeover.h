@@ -2,22 +2,28 @@
 
 // Taking over the fires of dead admin nodes (docs/scheduling.md, "When a node dies").
 //
-// In one store transaction (ScheduleStore::take_over) the dead nodes' pending fires become this
-// node's (a scheduled fire later than the window whose job's misfire strategy is DO_NOTHING is
-// cancelled instead; FIRE_ONCE_NOW keeps it: it fires late, once), and so do their sending
-// fires. A sending fire's fate is unknown: the dead node may or may not have reached the
-// executor. After the transaction, with none open, the executor that was called is asked for
-// the run's log (check_delivery, admin/trigger/delivery_check.h: POST /log with the log id and
-// the logDateTime the run is sent with, its scheduled time):
+// In one store transaction (ScheduleStore::take_over) the dead nodes' pending and sending fires
+// become this node's. The pending ones then go through the misfire rule every path that finds
+// late pending fires shares (judge_late_fires, fire_decision.h): a scheduled fire later than
+// the window is cancelled when its job says DO_NOTHING, and of a FIRE_ONCE_NOW job's late fires
+// only the newest goes out; the cancellations are one guarded batch (cancel_pending) that
+// writes their follow-ups (a FIX_DELAY job's next time). Only after it are the fires to send
+// handed on; if it fails, none is (they are this node's pending fires now, and the feeder
+// applies the same rule to them within a second).
+//
+// A sending fire's fate is unknown: the dead node may or may not have reached the executor.
+// After the transaction, with none open, the executor that was called is asked for the run's
+// log (check_delivery, admin/trigger/delivery_check.h: POST /log with the log id and the
+// logDateTime the run is sent with, its scheduled time):
 //  - it has the run (or has it queued): delivered, sending → triggered;
 //  - it answers that no such log exists: never delivered, sending → pending, sent again;
 //  - it does not answer, or answers a failure: sending → failed "delivery unknown: ...", never
 //    sent again, since it may have run.
 //
-// Not thread-safe: one caller at a time (the heartbeat thread).
+// Not thread-safe: one caller at a time (NodeHeartbeat's takeover, a common::RecurringTask
+// that runs on a lane of its own, so the lease renewal never waits for it).
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,8 +37,8 @@ namespace cronwheel::admin {
 class FireTakeover {
  public:
   struct Report {
-    std::size_t pending = 0;      // pending fires now this node's
-    std::size_t cancelled = 0;    // late DO_NOTHING fires cancelled
+    std::size_t pending = 0;      // pending fires now this node's, cancelled ones included
+    std::size_t cancelled = 0;    // of those, cancelled by the misfire rule
     std::size_t delivered = 0;    // sending → triggered
     std::size_t resent = 0;       // sending → pending
     std::size_t unknown = 0;      // sending → failed
@@ -42,17 +48,19 @@ class FireTakeover {
   FireTakeover(ScheduleStore& store, ExecutorClient& executors, common::Clock& clock, std::string node_id,
                std::string default_access_token, std::int64_t window_ms);
 
-  // Takes over the fires of `dead_nodes` (never this node). `between` is called after each
-  // call to an executor, so the caller can keep its own lease renewed through a long recovery.
-  // Sending fires taken over earlier whose resolution could not be written (the database
-  // failed) are tried again first: they are this node's now, so no other node would.
-  // Throws what the store throws for the takeover transaction.
-  Report take_over(const std::vector<std::string>& dead_nodes, const std::function<void()>& between = {});
+  // Takes over the fires of `dead_nodes` (never this node). Sending fires taken over earlier
+  // whose resolution could not be written (the database failed) are tried again first: they
+  // are this node's now, so no other node would. Throws what the store throws for the takeover
+  // transaction.
+  Report take_over(const std::vector<std::string>& dead_nodes);
 
   // Sending fires taken over and not resolved yet (to be tried again at the next call).
   std::size_t unresolved() const noexcept { return unresolved_.size(); }
 
  private:
+  // Applies the misfire rule to the pending fires just taken over: cancels what it cancels,
+  // then fills report.to_send (nothing when the cancellation failed).
+  void take_pending(const std::vector<PendingFireRow>& pending, const std::vector<std::string>& dead, Report& report);
   // False when the resolution could not be written.
   bool resolve(const SendingFire& fire, Report& report);
 

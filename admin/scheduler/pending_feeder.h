@@ -5,7 +5,17 @@
 // ignores the ones it already holds or has handed on. That is how fires the schedule thread did
 // not decide reach the pools: fires of the REST API (trigger once, delayed one-shot fires),
 // retries, child jobs, fires taken over from a dead node, and fires that went back to pending
-// (a send interrupted by the database, a sending fire whose executor never got it).
+// (a send interrupted by the database, a sending fire whose executor never got it, a fire a
+// full trigger pool could not take).
+//
+// Before pushing, each pass applies the misfire rule for late pending fires (judge_late_fires,
+// fire_decision.h) to what it read: a scheduled fire later than the window is cancelled when
+// its job says DO_NOTHING, and of a FIRE_ONCE_NOW job's late fires only the newest goes out.
+// The cancellations are one guarded batch (ScheduleStore::cancel_pending, with their
+// follow-ups) made before anything is pushed; when it fails, nothing is pushed that pass. This
+// is also what a node restarted under the same node id does with the fires it left pending:
+// they are its own, so its feeder reads them, and they follow their jobs' strategies as a
+// takeover's would.
 //
 // Threading: the passes are a common::RecurringTask, their deadlines on the node's shared timer
 // and their runs on a lane (thread) of their own; the push function is called on that lane

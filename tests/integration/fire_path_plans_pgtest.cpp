@@ -252,9 +252,13 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   expect_primary_key_reads({"follow_up_jobs", jobs}, runs_and_jobs);
   expect_primary_key_reads({"follow_up_children", jobs}, runs_and_jobs);
   expect_primary_key_reads({"follow_up_fix_delay", job + ", 1700000000000, 253402300799000"}, runs_and_jobs);
-  // A full pool's refusals, a takeover's sending fires, and their resolution.
-  expect_primary_key_reads({"sched_fail_pending", pending_batch + ", " + node + ", 1700000000000, 'queue full'"},
+  // Late pending fires the misfire rule cancels (a batch of two, and the feeder's thousand), a
+  // takeover's sending fires, and their resolution.
+  expect_primary_key_reads({"sched_cancel_pending", pending_batch + ", '{\"late\",\"coalesced\"}', " + node},
                            runs_and_jobs);
+  expect_primary_key_reads(
+      {"sched_cancel_pending", runs_in("pending", 1'000) + ", " + repeated("misfire", 1'000) + ", " + node},
+      runs_and_jobs);
   expect_primary_key_reads({"sched_takeover_sending", sending_batch + ", " + node}, runs_and_jobs);
   expect_primary_key_reads({"sched_resolve_delivered", sending + ", " + node + ", 'delivered'"}, runs_and_jobs);
   expect_primary_key_reads({"sched_resolve_not_delivered", sending + ", " + node + ", 'not delivered'"}, runs_and_jobs);
@@ -262,10 +266,14 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
 }
 
 TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
-  // The feeder's read of a node's due fires, and a takeover of a dead node's fires.
-  expect_index_reads({"sched_pending", "'" + kNode + "', 1800000000000, 1000"}, "job_log_pending");
-  expect_index_reads({"sched_takeover_pending", "'{" + kNode + "}', 'node-2'"}, "job_log_pending");
-  expect_index_reads({"sched_takeover_cancel", "'{" + kNode + "}', 1800000000000, ' died'"}, "job_log_pending");
+  // The feeder's read of a node's due fires, and a takeover of a dead node's fires, each with
+  // its job's misfire strategy read by the job's primary key.
+  const Statement feeder{"sched_pending", "'" + kNode + "', 1800000000000, 1000"};
+  const Statement takeover{"sched_takeover_pending", "'{" + kNode + "}', 'node-2'"};
+  for (const Statement& s : {feeder, takeover}) {
+    expect_index_reads(s, "job_log_pending");
+    expect_primary_key_reads(s, {"job_info"});
+  }
   expect_index_reads({"sched_takeover_sending_lock", "'{" + kNode + "}'"}, "job_log_sending");
 }
 

@@ -132,7 +132,6 @@ class RunReportPg : public ::testing::Test {
   testing::TestDatabase db_;
   bool migrated_;
   testing::FakeClock clock_;
-  admin::FollowUpPlanner queue_full() { return admin::follow_ups_of(admin::RunEnd::kQueueFull, clock_.now_ms(), kNode); }
   Database database_;
   PgStores stores_;
   PgCompletionStore completions_;
@@ -184,16 +183,20 @@ TEST_F(RunReportPg, FailedTriggersCountAsFailures) {
   EXPECT_EQ(report(kHour + 3 * kQuarter), (Counts{0, 2}));
 }
 
-TEST_F(RunReportPg, ABatchOfRefusedFiresIsCountedInOneStatement) {
+TEST_F(RunReportPg, ABatchOfFailedFiresIsCountedInOneStatement) {
   std::vector<std::int64_t> ids;
   for (int i = 0; i < 5; ++i) ids.push_back(run(FireState::kPending, kHour + i));
   ids.push_back(run(FireState::kPending, kHour + 2 * kQuarter));
-  auto moved = schedules_.fail_pending(ids, kNode, clock_.now_ms(), "trigger pool queue full", queue_full());
-  EXPECT_EQ(moved.size(), 6u);
+  std::string list;
+  for (auto id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+  // One statement moving many runs to a final state, as the fire path's batches do.
+  const std::string fail = "UPDATE job_log SET state = 'failed', trigger_time = now(), trigger_code = 500"
+                           " WHERE state = 'pending' AND id IN (" + list + ")";
+  exec(fail);
   EXPECT_EQ(report(kHour), (Counts{0, 5}));
   EXPECT_EQ(report(kHour + 2 * kQuarter), (Counts{0, 1}));
   EXPECT_EQ(report_rows(), 1);  // one hour of one group
-  EXPECT_TRUE(schedules_.fail_pending(ids, kNode, clock_.now_ms(), "again", queue_full()).empty());
+  exec(fail);  // moves nothing
   EXPECT_EQ(report(), (Counts{0, 6}));
 }
 
@@ -207,9 +210,12 @@ TEST_F(RunReportPg, DeliveryUnknownAfterATakeoverCountsAsAFailure) {
 TEST_F(RunReportPg, FiresThatNeverRanCountNothing) {
   auto late = run(FireState::kPending, kHour + 1, TriggerType::kSchedule);
   run(FireState::kPending, kHour + 2, TriggerType::kManual);
-  auto takeover = schedules_.take_over({kNode}, "node-b", kHour + kQuarter);
-  EXPECT_EQ(takeover.cancelled, std::vector<std::int64_t>{late});
-  EXPECT_TRUE(stores_.logs().cancel_pending(takeover.pending.at(0).log_id, kSystem));
+  auto takeover = schedules_.take_over({kNode}, "node-b");
+  ASSERT_EQ(takeover.pending.size(), 2u);
+  EXPECT_EQ(schedules_.cancel_pending({{late, "misfire"}}, "node-b",
+                                      admin::follow_ups_of(admin::RunEnd::kMisfireSkipped, clock_.now_ms(), "node-b")),
+            std::vector<std::int64_t>{late});
+  EXPECT_TRUE(stores_.logs().cancel_pending(takeover.pending.at(1).fire.log_id, kSystem));
   auto sent = run(FireState::kPending, kHour + 3);
   exec("UPDATE job_log SET state = 'sending', trigger_time = now() WHERE id = " + std::to_string(sent));
   exec("UPDATE job_log SET state = 'triggered' WHERE id = " + std::to_string(sent));

@@ -1,7 +1,8 @@
 // The deciding and timing side on a real PostgreSQL: scans racing under the lock row never
 // decide a fire twice and together decide every due one; a job stopped during a scan keeps its
-// stop; a dead node's fires are taken over exactly once by nodes racing for them; sending fires
-// are resolved by asking the executor; leases follow the database's clock.
+// stop; a dead node's fires are taken over exactly once by nodes racing for them; late pending
+// fires, taken over or a restarted node's own, follow their jobs' misfire strategies; sending
+// fires are resolved by asking the executor; leases follow the database's clock.
 
 #include <gtest/gtest.h>
 
@@ -18,12 +19,15 @@
 
 #include "admin/scheduler/fire_decision.h"
 #include "admin/scheduler/fire_takeover.h"
+#include "admin/scheduler/pending_feeder.h"
 #include "admin/pg/database.h"
 #include "admin/pg/migrator.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_store_support.h"
 #include "admin/pg/pg_stores.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"
 #include "tests/support/test_database.h"
@@ -262,25 +266,26 @@ TEST(SchedulePg, FeederReadsThisNodesDuePendingFiresInDueOrder) {
   db.put_log(job, admin::FireState::kPending, kBase, "node-b", admin::TriggerType::kManual);
   db.put_log(job, admin::FireState::kTriggered, kBase, "node-a", admin::TriggerType::kManual);
   auto fires = db.schedule().pending("node-a", kBase + 5000, 100);
-  EXPECT_EQ(fires, (std::vector<PendingFire>{{late.id, job.id, late.scheduled_time}, {due.id, job.id, due.scheduled_time}}));
+  EXPECT_EQ(fires, (std::vector<admin::PendingFireRow>{
+                       {{late.id, job.id, late.scheduled_time}, admin::TriggerType::kManual, admin::MisfireStrategy::kDoNothing},
+                       {{due.id, job.id, due.scheduled_time}, admin::TriggerType::kRetry, admin::MisfireStrategy::kDoNothing}}));
   EXPECT_EQ(db.schedule().pending("node-a", kBase + 5000, 1).size(), 1u);
 }
 
-TEST(SchedulePg, FailPendingMovesOnlyThisNodesPendingFiresAndGivesAFixDelayJobItsNextTime) {
+TEST(SchedulePg, CancelPendingMovesOnlyThisNodesPendingFiresAndGivesAFixDelayJobItsNextTime) {
   ScheduleDb db;
   auto fix_delay = db.job(admin::ScheduleType::kFixDelay, "20", kBase);
   db.exec("UPDATE job_info SET trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
           " WHERE id = " + std::to_string(fix_delay.id));
   auto mine = db.put_log(fix_delay, admin::FireState::kPending, kBase, "node-a");
   auto theirs = db.put_log(fix_delay, admin::FireState::kPending, kBase + 1000, "node-b");
-  auto moved = db.schedule().fail_pending({mine.id, theirs.id}, "node-a", kBase + 77, "trigger pool queue full",
-                                            admin::follow_ups_of(admin::RunEnd::kQueueFull, kBase + 77, "node-a"));
+  auto moved = db.schedule().cancel_pending({{mine.id, "misfire: late"}, {theirs.id, "misfire: late"}}, "node-a",
+                                            admin::follow_ups_of(admin::RunEnd::kMisfireSkipped, kBase + 77, "node-a"));
   EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id}));
   auto row = *db.stores().logs().get(mine.id);
-  EXPECT_EQ(row.state, admin::FireState::kFailed);
-  EXPECT_EQ(row.trigger_code, 500);
-  EXPECT_EQ(row.trigger_msg, "trigger pool queue full");
-  EXPECT_EQ(row.trigger_time, std::optional<std::int64_t>(kBase + 77));
+  EXPECT_EQ(row.state, admin::FireState::kCancelled);
+  EXPECT_EQ(row.trigger_msg, "misfire: late");
+  EXPECT_FALSE(row.trigger_time);
   EXPECT_EQ(db.stores().logs().get(theirs.id)->state, admin::FireState::kPending);
   EXPECT_EQ(db.stores().jobs().get(fix_delay.id)->trigger_next_time, kBase + 77 + 20'000);
 }
@@ -289,12 +294,12 @@ TEST(SchedulePg, DeadNodesFiresAreTakenOverExactlyOnceByTwoLiveNodesRacing) {
   ScheduleDb db(8);
   auto do_nothing = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000, admin::MisfireStrategy::kDoNothing);
   auto fire_once = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000, admin::MisfireStrategy::kFireOnceNow);
-  std::set<std::int64_t> keep, cancel, sending;
+  std::set<std::int64_t> pending, sending;
   for (int i = 0; i < 100; ++i) {
-    keep.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase + i * 1000, "dead").id);
-    keep.insert(db.put_log(fire_once, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead").id);
-    cancel.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead").id);
-    keep.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead", admin::TriggerType::kManual).id);
+    pending.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase + i * 1000, "dead").id);
+    pending.insert(db.put_log(fire_once, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead").id);
+    pending.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead").id);
+    pending.insert(db.put_log(do_nothing, admin::FireState::kPending, kBase - 60'000 - i * 1000, "dead", admin::TriggerType::kManual).id);
     if (i % 10 == 0) sending.insert(db.put_log(fire_once, admin::FireState::kSending, kBase + i * 1000, "dead", admin::TriggerType::kSchedule, "http://e/").id);
   }
   std::mutex mutex;
@@ -303,11 +308,10 @@ TEST(SchedulePg, DeadNodesFiresAreTakenOverExactlyOnceByTwoLiveNodesRacing) {
   auto racer = [&](const std::string& node) {
     start.arrive_and_wait();
     for (int i = 0; i < 3; ++i) {
-      auto t = db.schedule().take_over({"dead", "also-dead"}, node, kBase - admin::kPreReadWindowMs);
+      auto t = db.schedule().take_over({"dead", "also-dead"}, node);
       std::lock_guard lock(mutex);
       auto& mine = taken[node];
       mine.pending.insert(mine.pending.end(), t.pending.begin(), t.pending.end());
-      mine.cancelled.insert(mine.cancelled.end(), t.cancelled.begin(), t.cancelled.end());
       mine.sending.insert(mine.sending.end(), t.sending.begin(), t.sending.end());
     }
   };
@@ -315,29 +319,77 @@ TEST(SchedulePg, DeadNodesFiresAreTakenOverExactlyOnceByTwoLiveNodesRacing) {
   a.join();
   b.join();
 
-  std::multiset<std::int64_t> got_pending, got_cancelled, got_sending;
+  std::multiset<std::int64_t> got_pending, got_sending;
   for (const auto& [node, t] : taken) {
-    for (const auto& f : t.pending) got_pending.insert(f.log_id);
-    for (auto id : t.cancelled) got_cancelled.insert(id);
+    for (const auto& f : t.pending) got_pending.insert(f.fire.log_id);
     for (const auto& s : t.sending) {
       got_sending.insert(s.fire.log_id);
       EXPECT_EQ(s.dead_node, "dead");
       EXPECT_EQ(s.executor_address, "http://e/");
     }
   }
-  EXPECT_EQ(got_pending, std::multiset<std::int64_t>(keep.begin(), keep.end()));
-  EXPECT_EQ(got_cancelled, std::multiset<std::int64_t>(cancel.begin(), cancel.end()));
+  EXPECT_EQ(got_pending, std::multiset<std::int64_t>(pending.begin(), pending.end()));
   EXPECT_EQ(got_sending, std::multiset<std::int64_t>(sending.begin(), sending.end()));
   EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE admin_node = 'dead' AND state IN ('pending', 'sending')"), 0);
-  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE state = 'cancelled' AND trigger_msg LIKE "
-                     "'admin node dead died before sending this fire%DO_NOTHING%'"),
-            100);
   // Each node owns exactly the rows it was told it took.
   for (const auto& [node, t] : taken) {
     EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE state IN ('pending', 'sending') AND admin_node = '" + node +
                        "'"),
               static_cast<std::int64_t>(t.pending.size() + t.sending.size()));
   }
+}
+
+TEST(SchedulePg, TakeoverThatCancelsALateFixDelayFireGivesTheJobItsNextTime) {
+  // A FIX_DELAY job waits for its run's end (kAwaitingCompletion); a fire cancelled as a
+  // misfire is such an end, so it must set the next time, or the job never fires again.
+  ScheduleDb db;
+  auto fix_delay = db.job(admin::ScheduleType::kFixDelay, "20", kBase);
+  db.exec("UPDATE job_info SET trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
+          " WHERE id = " + std::to_string(fix_delay.id));
+  auto late = db.put_log(fix_delay, admin::FireState::kPending, kBase - 60'000, "dead");
+  FakeExecutorClient executors;
+  admin::FireTakeover takeover(db.schedule(), executors, db.clock(), "node-a", "", admin::kPreReadWindowMs);
+  auto report = takeover.take_over({"dead"});
+  EXPECT_TRUE(report.to_send.empty());
+  EXPECT_EQ(report.cancelled, 1u);
+  EXPECT_EQ(db.stores().logs().get(late.id)->state, admin::FireState::kCancelled);
+  EXPECT_EQ(db.stores().jobs().get(fix_delay.id)->trigger_next_time, kBase + 20'000);
+}
+
+TEST(SchedulePg, NodeRestartedUnderItsIdFeedsItsStaleFiresAsTheirJobsMisfireStrategiesSay) {
+  // node-a stopped with these fires pending and starts again 95 s later under the same id.
+  ScheduleDb db;
+  auto skip = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000, admin::MisfireStrategy::kDoNothing);
+  auto catch_up = db.job(admin::ScheduleType::kCron, "0 0 0 1 1 ? 2099", kBase + 3'600'000, admin::MisfireStrategy::kFireOnceNow);
+  auto fix_delay = db.job(admin::ScheduleType::kFixDelay, "20", kBase);
+  db.exec("UPDATE job_info SET trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
+          " WHERE id = " + std::to_string(fix_delay.id));
+  auto skipped = db.put_log(skip, admin::FireState::kPending, kBase - 95'000, "node-a");
+  auto older = db.put_log(catch_up, admin::FireState::kPending, kBase - 95'000, "node-a");
+  auto newest = db.put_log(catch_up, admin::FireState::kPending, kBase - 94'000, "node-a", admin::TriggerType::kMisfire);
+  auto awaiting = db.put_log(fix_delay, admin::FireState::kPending, kBase - 95'000, "node-a");
+  auto manual = db.put_log(skip, admin::FireState::kPending, kBase - 95'000, "node-a", admin::TriggerType::kManual);
+
+  common::HierarchicalWheelTimer timer{db.clock(), {}, {.manual = true}};
+  common::RecurringTasks tasks{timer, db.clock()};
+  std::vector<PendingFire> pushed;
+  admin::PendingFeeder feeder(db.schedule(), tasks, "node-a",
+                              [&](const PendingFire& fire) {
+                                pushed.push_back(fire);
+                                return true;
+                              },
+                              {});
+  EXPECT_EQ(feeder.feed_once(), 2u);
+  EXPECT_EQ(pushed, (std::vector<PendingFire>{{manual.id, skip.id, manual.scheduled_time},
+                                              {newest.id, catch_up.id, newest.scheduled_time}}));
+  for (const auto& l : {skipped, older, awaiting}) {
+    auto row = *db.stores().logs().get(l.id);
+    EXPECT_EQ(row.state, admin::FireState::kCancelled) << l.id;
+    EXPECT_NE(row.trigger_msg.find("misfire: this fire was 95000 ms late"), std::string::npos) << row.trigger_msg;
+  }
+  EXPECT_NE(db.stores().logs().get(older.id)->trigger_msg.find("coalesced"), std::string::npos);
+  EXPECT_EQ(db.stores().jobs().get(fix_delay.id)->trigger_next_time, kBase + 20'000);
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log"), 5);  // nothing retried
 }
 
 TEST(SchedulePg, SendingFiresAreResolvedByAskingTheExecutorTheyWereSentTo) {

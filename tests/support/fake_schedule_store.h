@@ -87,7 +87,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     std::lock_guard lock(mutex_);
     after_read_ = std::move(hook);
   }
-  // Calls of each method so far ("scan", admin::FireState::kPending, "fail_pending", "take_over", "resolve_sending").
+  // Calls of each method so far ("scan", "pending", "cancel_pending", "take_over", "resolve_sending").
   int calls(const std::string& method) const {
     std::lock_guard lock(mutex_);
     auto it = calls_.find(method);
@@ -152,42 +152,39 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     return result;
   }
 
-  std::vector<admin::PendingFire> pending(std::string_view node, std::int64_t due_before, int limit) override {
+  std::vector<admin::PendingFireRow> pending(std::string_view node, std::int64_t due_before, int limit) override {
     std::lock_guard lock(mutex_);
     enter("pending");
-    std::vector<admin::PendingFire> out;
+    std::vector<admin::PendingFireRow> out;
     for (const auto& [id, l] : logs_) {
       if (l.state == admin::FireState::kPending && l.admin_node == node && l.scheduled_time <= due_before) {
-        out.push_back({l.id, l.job_id, l.scheduled_time});
+        out.push_back(row_of(l));
       }
     }
-    std::sort(out.begin(), out.end(), due_order);
+    std::sort(out.begin(), out.end(), row_due_order);
     if (static_cast<int>(out.size()) > limit) out.resize(static_cast<std::size_t>(limit));
     return out;
   }
 
-  std::vector<std::int64_t> fail_pending(const std::vector<std::int64_t>& log_ids, std::string_view node,
-                                         std::int64_t now, std::string_view message,
-                                         const admin::FollowUpPlanner& plan) override {
+  std::vector<std::int64_t> cancel_pending(const std::vector<admin::SkippedFire>& fires, std::string_view node,
+                                           const admin::FollowUpPlanner& plan) override {
     std::lock_guard lock(mutex_);
-    enter("fail_pending");
+    enter("cancel_pending");
     std::vector<std::int64_t> moved;
-    for (auto id : log_ids) {
-      auto it = logs_.find(id);
+    for (const auto& fire : fires) {
+      auto it = logs_.find(fire.log_id);
       if (it == logs_.end() || it->second.state != admin::FireState::kPending || it->second.admin_node != node) continue;
-      it->second.state = admin::FireState::kFailed;
-      it->second.trigger_time = now;
-      it->second.trigger_code = 500;
-      it->second.trigger_msg = std::string(message);
-      write_fake_follow_ups(jobs_, logs_, next_log_, it->second, plan);
-      moved.push_back(id);
+      admin::JobLog& l = it->second;
+      l.state = admin::FireState::kCancelled;
+      l.trigger_msg = l.trigger_msg.empty() ? fire.message : l.trigger_msg + "\n" + fire.message;
+      write_fake_follow_ups(jobs_, logs_, next_log_, l, plan);
+      moved.push_back(fire.log_id);
     }
     std::sort(moved.begin(), moved.end());
     return moved;
   }
 
-  Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node,
-                     std::int64_t late_before) override {
+  Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node) override {
     std::lock_guard lock(mutex_);
     enter("take_over");
     Takeover out;
@@ -197,19 +194,8 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     for (auto& [id, l] : logs_) {
       if (!dead(l)) continue;
       if (l.state == admin::FireState::kPending) {
-        const bool scheduled = l.trigger_type == admin::TriggerType::kSchedule || l.trigger_type == admin::TriggerType::kMisfire;
-        auto job = jobs_.find(l.job_id);
-        if (scheduled && l.scheduled_time < late_before && job != jobs_.end() &&
-            job->second.misfire_strategy == admin::MisfireStrategy::kDoNothing) {
-          l.state = admin::FireState::kCancelled;
-          l.trigger_msg = "admin node " + *l.admin_node +
-                          " died before sending this fire; it is now later than the pre-read window and the job's "
-                          "misfire strategy DO_NOTHING skips a late fire";
-          out.cancelled.push_back(id);
-          continue;
-        }
         l.admin_node = std::string(node);
-        out.pending.push_back({l.id, l.job_id, l.scheduled_time});
+        out.pending.push_back(row_of(l));
       } else if (l.state == admin::FireState::kSending) {
         admin::SendingFire s;
         s.fire = {l.id, l.job_id, l.scheduled_time};
@@ -222,7 +208,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
         out.sending.push_back(std::move(s));
       }
     }
-    std::sort(out.pending.begin(), out.pending.end(), due_order);
+    std::sort(out.pending.begin(), out.pending.end(), row_due_order);
     return out;
   }
 
@@ -256,6 +242,16 @@ class FakeScheduleStore final : public admin::ScheduleStore {
  private:
   static bool due_order(const admin::PendingFire& a, const admin::PendingFire& b) {
     return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
+  }
+  static bool row_due_order(const admin::PendingFireRow& a, const admin::PendingFireRow& b) {
+    return due_order(a.fire, b.fire);
+  }
+  // Call with mutex_ held. The job's strategy as it is now, as PostgreSQL reads it.
+  admin::PendingFireRow row_of(const admin::JobLog& l) const {
+    auto job = jobs_.find(l.job_id);
+    return {{l.id, l.job_id, l.scheduled_time},
+            l.trigger_type,
+            job == jobs_.end() ? admin::MisfireStrategy::kDoNothing : job->second.misfire_strategy};
   }
   // Call with mutex_ held.
   void enter(const std::string& method) {

@@ -159,6 +159,11 @@ class SchedulingContract : public ::testing::Test {
     for (const auto& f : fires) ids.push_back(f.log_id);
     return ids;
   }
+  static std::vector<std::int64_t> ids_of(const std::vector<PendingFireRow>& rows) {
+    std::vector<std::int64_t> ids;
+    for (const auto& r : rows) ids.push_back(r.fire.log_id);
+    return ids;
+  }
   std::size_t count(Port port) { return f_.logs(port).size(); }
 
   F f_;
@@ -774,14 +779,20 @@ TYPED_TEST_P(SchedulingContract, PendingListsThisNodesDueFiresOldestFirstUpToThe
   this->log(j, FireState::kPending, kT, kOther, TriggerType::kManual);      // another node's
   this->log(j, FireState::kTriggered, kT - 1'000, kNode);       // sent
 
+  auto catch_up = this->job(ScheduleType::kCron, kT, MisfireStrategy::kFireOnceNow);
+  auto d = this->log(catch_up, FireState::kPending, kT + 3'000, kNode, TriggerType::kMisfire);
+
   auto all = f.schedule().pending(kNode, kT + 5'000, 10);
-  EXPECT_EQ(this->ids_of(all), (std::vector<std::int64_t>{a.id, b.id, c.id}));
-  ASSERT_FALSE(all.empty());
-  EXPECT_EQ(all[0], (PendingFire{a.id, j.id, kT}));
+  EXPECT_EQ(this->ids_of(all), (std::vector<std::int64_t>{a.id, b.id, c.id, d.id}));
+  ASSERT_EQ(all.size(), 4u);
+  // Each with why it exists and its job's misfire strategy, for the misfire rule.
+  EXPECT_EQ(all[0], (PendingFireRow{{a.id, j.id, kT}, TriggerType::kRetry, MisfireStrategy::kDoNothing}));
+  EXPECT_EQ(all[3],
+            (PendingFireRow{{d.id, catch_up.id, kT + 3'000}, TriggerType::kMisfire, MisfireStrategy::kFireOnceNow}));
   EXPECT_EQ(this->ids_of(f.schedule().pending(kNode, kT + 5'000, 2)), (std::vector<std::int64_t>{a.id, b.id}));
 }
 
-TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWritesTheirFollowUps) {
+TYPED_TEST_P(SchedulingContract, CancelPendingCancelsOnlyThisNodesPendingFiresAndWritesTheirFollowUps) {
   auto& f = this->f_;
   auto plain = this->job();
   auto fix_delay = this->awaiting_fix_delay_job();
@@ -793,51 +804,64 @@ TYPED_TEST_P(SchedulingContract, FailPendingFailsOnlyThisNodesPendingFiresAndWri
   auto sending = this->log(plain, FireState::kSending, kT + 120'000);
   int calls = 0;
 
-  auto moved = f.schedule().fail_pending({awaiting.id, theirs.id, mine.id, sending.id, other_awaiting.id}, kNode,
-                                         kNow, "pools full", this->counted(RunEnd::kQueueFull, calls));
-  std::sort(moved.begin(), moved.end());
+  auto moved = f.schedule().cancel_pending({{awaiting.id, "late, DO_NOTHING"},
+                                            {theirs.id, "x"},
+                                            {mine.id, "coalesced, \"quoted\", {braced}"},
+                                            {sending.id, "x"},
+                                            {other_awaiting.id, "late too"}},
+                                           kNode, this->counted(RunEnd::kMisfireSkipped, calls));
   EXPECT_EQ(moved, (std::vector<std::int64_t>{mine.id, awaiting.id, other_awaiting.id}));
   EXPECT_EQ(calls, 3);
   auto row = f.log(Port::kSchedule, mine.id);
-  EXPECT_EQ(row.state, FireState::kFailed);
-  EXPECT_EQ(row.trigger_time, kNow);
-  EXPECT_EQ(row.trigger_code, 500);
-  EXPECT_EQ(row.trigger_msg, "pools full");
+  EXPECT_EQ(row.state, FireState::kCancelled);
+  EXPECT_EQ(row.trigger_msg, "coalesced, \"quoted\", {braced}");  // each fire its own message
+  EXPECT_FALSE(row.trigger_time);                                  // never sent
+  EXPECT_EQ(f.log(Port::kSchedule, awaiting.id).trigger_msg, "late, DO_NOTHING");
+  EXPECT_EQ(f.log(Port::kSchedule, other_awaiting.id).trigger_msg, "late too");
   EXPECT_EQ(f.log(Port::kSchedule, theirs.id), theirs);
   EXPECT_EQ(f.log(Port::kSchedule, sending.id), sending);
+  // No result will come for a cancelled fire: a FIX_DELAY job gets its next time now.
   EXPECT_EQ(f.job(Port::kSchedule, fix_delay.id).trigger_next_time, kNow + 30'000);
   EXPECT_EQ(f.job(Port::kSchedule, other_fix_delay.id).trigger_next_time, kNow + 30'000);
-  EXPECT_EQ(this->count(Port::kSchedule), 5u);  // a full pool's fire is not retried
-  EXPECT_TRUE(f.schedule().fail_pending({mine.id}, kNode, kNow, "again", this->planner(RunEnd::kQueueFull)).empty());
+  EXPECT_EQ(this->count(Port::kSchedule), 5u);  // a skipped fire is not retried
+  EXPECT_TRUE(f.schedule().cancel_pending({{mine.id, "again"}}, kNode, this->planner(RunEnd::kMisfireSkipped)).empty());
+  EXPECT_TRUE(f.schedule().cancel_pending({}, kNode, this->planner(RunEnd::kMisfireSkipped)).empty());
 }
 
-TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRest) {
+TYPED_TEST_P(SchedulingContract, CancelPendingKeepsWhatTheRowSaidBefore) {
+  auto& f = this->f_;
+  auto j = this->job();
+  JobLog l = this->log(j, FireState::kPending, kT);
+  l.id = 0;
+  l.scheduled_time = kT + 60'000;
+  l.trigger_msg = "node-2 sends it again";
+  auto row = f.put_log(l);
+  EXPECT_EQ(f.schedule().cancel_pending({{row.id, "misfire"}}, kNode, this->planner(RunEnd::kMisfireSkipped)),
+            std::vector<std::int64_t>{row.id});
+  EXPECT_EQ(f.log(Port::kSchedule, row.id).trigger_msg, "node-2 sends it again\nmisfire");
+}
+
+TYPED_TEST_P(SchedulingContract, TakeOverTakesEveryPendingAndSendingFireOfTheDeadNodes) {
   auto& f = this->f_;
   auto skip = this->job(ScheduleType::kCron, kT, MisfireStrategy::kDoNothing);
   auto catch_up = this->job(ScheduleType::kCron, kT, MisfireStrategy::kFireOnceNow);
-  const std::int64_t late_before = kT + 30'000;
   auto late_scheduled = this->log(skip, FireState::kPending, kT, kOther);
-  auto late_misfire = this->log(skip, FireState::kPending, kT + 1'000, kOther, TriggerType::kMisfire);
   auto late_manual = this->log(skip, FireState::kPending, kT + 2'000, kOther, TriggerType::kManual);
   auto on_time = this->log(skip, FireState::kPending, kT + 60'000, kOther);
-  auto late_catch_up = this->log(catch_up, FireState::kPending, kT, kOther);
+  auto late_catch_up = this->log(catch_up, FireState::kPending, kT + 1'000, kOther, TriggerType::kMisfire);
   auto sending = this->log(skip, FireState::kSending, kT + 3'000, kOther);
   auto triggered = this->log(skip, FireState::kTriggered, kT + 4'000, kOther);
   auto alive = this->log(skip, FireState::kPending, kT + 5'000, "node-3");
 
-  auto out = f.schedule().take_over({kOther}, kNode, late_before);
-  auto cancelled = out.cancelled;
-  std::sort(cancelled.begin(), cancelled.end());
-  EXPECT_EQ(cancelled, (std::vector<std::int64_t>{late_scheduled.id, late_misfire.id}));
-  for (auto id : cancelled) {
-    auto row = f.log(Port::kSchedule, id);
-    EXPECT_EQ(row.state, FireState::kCancelled);
-    EXPECT_FALSE(row.trigger_msg.empty());
-  }
-  auto pending = this->ids_of(out.pending);
-  std::sort(pending.begin(), pending.end());
-  EXPECT_EQ(pending, (std::vector<std::int64_t>{late_manual.id, on_time.id, late_catch_up.id}));
-  for (auto id : pending) {
+  auto out = f.schedule().take_over({kOther}, kNode);
+  // Taken as they are, in due order, with what the misfire rule the caller applies reads.
+  EXPECT_EQ(out.pending,
+            (std::vector<PendingFireRow>{
+                {{late_scheduled.id, skip.id, kT}, TriggerType::kSchedule, MisfireStrategy::kDoNothing},
+                {{late_catch_up.id, catch_up.id, kT + 1'000}, TriggerType::kMisfire, MisfireStrategy::kFireOnceNow},
+                {{late_manual.id, skip.id, kT + 2'000}, TriggerType::kManual, MisfireStrategy::kDoNothing},
+                {{on_time.id, skip.id, kT + 60'000}, TriggerType::kSchedule, MisfireStrategy::kDoNothing}}));
+  for (auto id : this->ids_of(out.pending)) {
     auto row = f.log(Port::kSchedule, id);
     EXPECT_EQ(row.state, FireState::kPending);
     EXPECT_EQ(row.admin_node, kNode);
@@ -853,9 +877,8 @@ TYPED_TEST_P(SchedulingContract, TakeOverCancelsLateDoNothingFiresAndTakesTheRes
   EXPECT_EQ(f.log(Port::kSchedule, triggered.id), triggered);
   EXPECT_EQ(f.log(Port::kSchedule, alive.id), alive);
 
-  auto again = f.schedule().take_over({kOther}, "node-4", late_before);
+  auto again = f.schedule().take_over({kOther}, "node-4");
   EXPECT_TRUE(again.pending.empty());
-  EXPECT_TRUE(again.cancelled.empty());
   EXPECT_TRUE(again.sending.empty());
 }
 
@@ -945,21 +968,20 @@ TYPED_TEST_P(SchedulingContract, TakeOverByRacingNodesGivesEachFireToExactlyOne)
     for (int i = 0; i < kThreads; ++i) {
       threads.emplace_back([&, i] {
         start.arrive_and_wait();
-        taken[i] = f.schedule().take_over({kOther}, "taker-" + std::to_string(i), kT);
+        taken[i] = f.schedule().take_over({kOther}, "taker-" + std::to_string(i));
       });
     }
   }
   std::vector<std::int64_t> all;
   for (int i = 0; i < kThreads; ++i) {
     for (const auto& p : taken[i].pending) {
-      all.push_back(p.log_id);
-      EXPECT_EQ(f.log(Port::kSchedule, p.log_id).admin_node, "taker-" + std::to_string(i));
+      all.push_back(p.fire.log_id);
+      EXPECT_EQ(f.log(Port::kSchedule, p.fire.log_id).admin_node, "taker-" + std::to_string(i));
     }
     for (const auto& s : taken[i].sending) {
       all.push_back(s.fire.log_id);
       EXPECT_EQ(f.log(Port::kSchedule, s.fire.log_id).admin_node, "taker-" + std::to_string(i));
     }
-    EXPECT_TRUE(taken[i].cancelled.empty());
   }
   std::sort(all.begin(), all.end());
   EXPECT_EQ(all, fires);
@@ -991,7 +1013,7 @@ TYPED_TEST_P(SchedulingContract, EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob
             CompletionStore::Status::kRecorded);
   TriggerStore::Failure failure{refused.id, kNode, FireState::kSending, kNow, "refused", "", ""};
   ASSERT_EQ(f.trigger().record_failed(failure, capture).recorded, TriggerStore::Recorded::kRecorded);
-  ASSERT_EQ(f.schedule().fail_pending({queued.id}, kNode, kNow, "pools full", capture).size(), 1u);
+  ASSERT_EQ(f.schedule().cancel_pending({{queued.id, "misfire"}}, kNode, capture).size(), 1u);
   ASSERT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", capture));
 
   ASSERT_EQ(runs.size(), 4u);
@@ -1000,7 +1022,7 @@ TYPED_TEST_P(SchedulingContract, EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob
   EXPECT_EQ(runs[1], f.log(Port::kTrigger, refused.id));
   EXPECT_EQ(runs[1].state, FireState::kFailed);
   EXPECT_EQ(runs[2], f.log(Port::kSchedule, queued.id));
-  EXPECT_EQ(runs[2].trigger_code, 500);
+  EXPECT_EQ(runs[2].state, FireState::kCancelled);
   EXPECT_EQ(runs[3], f.log(Port::kSchedule, unknown.id));
   EXPECT_EQ(runs[3].state, FireState::kFailed);
   for (const auto& ids : children) EXPECT_EQ(ids, std::vector<std::int64_t>{child.id});
@@ -1049,8 +1071,9 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             ScanWritesNothingForAJobWhoseNextTimeChangedSinceTheRead,
                             ScanStopsAJobAndKeepsAScheduledFireUnique,
                             PendingListsThisNodesDueFiresOldestFirstUpToTheLimit,
-                            FailPendingFailsOnlyThisNodesPendingFiresAndWritesTheirFollowUps,
-                            TakeOverCancelsLateDoNothingFiresAndTakesTheRest,
+                            CancelPendingCancelsOnlyThisNodesPendingFiresAndWritesTheirFollowUps,
+                            CancelPendingKeepsWhatTheRowSaidBefore,
+                            TakeOverTakesEveryPendingAndSendingFireOfTheDeadNodes,
                             ResolveSendingMovesATakenOverFireAsTheExecutorSaid,
                             ResolveSendingIsGuardedByStateAndOwnerAndWritesTheFixDelayNextTime);
 

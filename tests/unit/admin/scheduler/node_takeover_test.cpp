@@ -145,8 +145,58 @@ TEST_F(NodeTakeoverTest, LatePendingFireOfADoNothingJobIsCancelledWithTheReason)
   EXPECT_TRUE(sent().empty());
   const JobLog row = store_.log(late.id);
   EXPECT_EQ(row.state, FireState::kCancelled);
-  EXPECT_NE(row.trigger_msg.find("admin node dead died before sending"), std::string::npos) << row.trigger_msg;
-  EXPECT_NE(row.trigger_msg.find("DO_NOTHING"), std::string::npos) << row.trigger_msg;
+  EXPECT_EQ(row.trigger_msg,
+            "admin node dead died before sending this fire and me took it over; misfire: this fire was 5001 ms late, "
+            "more than the misfire threshold of 5000 ms; the job's misfire strategy DO_NOTHING skips a late fire");
+  EXPECT_FALSE(row.trigger_time);
+}
+
+TEST_F(NodeTakeoverTest, LateFiresOfAFireOnceNowJobGoOutOnceAsTheNewest) {
+  auto oldest = log(fire_once_, FireState::kPending, kStart - 60'000);
+  auto older = log(fire_once_, FireState::kPending, kStart - 30'000);
+  auto newest = log(fire_once_, FireState::kPending, kStart - 10'000, TriggerType::kMisfire);
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(sent(), std::vector<PendingFire>{fire_of(newest)});
+  for (const auto& l : {oldest, older}) {
+    const JobLog row = store_.log(l.id);
+    EXPECT_EQ(row.state, FireState::kCancelled);
+    EXPECT_NE(row.trigger_msg.find("FIRE_ONCE_NOW sends only the newest of its late fires (run " +
+                                   std::to_string(newest.id)),
+              std::string::npos)
+        << row.trigger_msg;
+  }
+  EXPECT_EQ(store_.log(newest.id).state, FireState::kPending);
+  EXPECT_EQ(beat->stats().taken_over, 3u);
+}
+
+TEST_F(NodeTakeoverTest, WhenTheCancellationFailsNothingTakenOverIsSentAndTheFiresStayThisNodes) {
+  // Sending the newest late fire while the older ones stay pending would let a later pass take
+  // an older one for the newest: the feeder judges them all again instead.
+  auto older = log(fire_once_, FireState::kPending, kStart - 30'000);
+  auto newest = log(fire_once_, FireState::kPending, kStart - 10'000);
+  auto on_time = log(do_nothing_, FireState::kPending, kStart + 1'000);
+  store_.fail_with("database down", "cancel_pending");
+  FireTakeover takeover(store_, executors_, clock_, "me", "", kPreReadWindowMs);
+  auto report = takeover.take_over({"dead"});
+  EXPECT_TRUE(report.to_send.empty());
+  EXPECT_EQ(report.pending, 3u);
+  EXPECT_EQ(report.cancelled, 0u);
+  for (const auto& l : {older, newest, on_time}) {
+    EXPECT_EQ(store_.log(l.id).state, FireState::kPending);
+    EXPECT_EQ(store_.log(l.id).admin_node, std::optional<std::string>("me"));
+  }
+}
+
+TEST_F(NodeTakeoverTest, LateFixDelayFireCancelledAsAMisfireGivesTheJobItsNextTime) {
+  auto fix_delay = job(MisfireStrategy::kDoNothing, ScheduleType::kFixDelay, "20");
+  store_.update_job(fix_delay.id, [](Job& j) { j.trigger_next_time = kAwaitingCompletion; });
+  auto late = log(fix_delay, FireState::kPending, kStart - 60'000);
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_TRUE(sent().empty());
+  EXPECT_EQ(store_.log(late.id).state, FireState::kCancelled);
+  EXPECT_EQ(store_.job(fix_delay.id).trigger_next_time, kStart + 20'000) << "the job would never fire again";
 }
 
 TEST_F(NodeTakeoverTest, SendingFireTheExecutorHasIsDeliveredAndNotSentAgain) {

@@ -1,12 +1,16 @@
 // The schedule thread and the pending-fire feeder against the fake schedule store, on a
 // FakeClock: what a scan writes and hands on, the guards against jobs changed meanwhile, the
-// sleep rules, wake(), and the feeder's choice of fires.
+// sleep rules, wake(), the feeder's choice of fires, and the misfire rule it applies first to
+// late pending fires, the rule a takeover applies too. Among those, the fires a node left
+// pending when it stopped, found again after it restarted under the same node id: they are
+// its own, so only its feeder reads them.
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "admin/scheduler/pending_feeder.h"
@@ -310,6 +314,152 @@ TEST_F(PendingFeederTest, FeedsOnceASecond) {
   EXPECT_EQ(store_.calls("pending"), 2);
   EXPECT_EQ(pushed().size(), 1u);
   feeder.stop();
+}
+
+// ---- The feeder's misfire rule: late pending fires, a restarted node's own stale fires ----
+
+constexpr std::int64_t kRestart = 1'700'000'040'000;
+const std::string kOwnNode = "node-a";
+
+class FeederMisfireTest : public ::testing::Test {
+ protected:
+  FeederMisfireTest() {
+    do_nothing_ = job(MisfireStrategy::kDoNothing);
+    fire_once_ = job(MisfireStrategy::kFireOnceNow);
+  }
+
+  Job job(MisfireStrategy misfire, ScheduleType type = ScheduleType::kCron, std::string conf = "* * * * * ?") {
+    Job j;
+    j.job_group = 5;
+    j.schedule_type = type;
+    j.schedule_conf = std::move(conf);
+    j.misfire_strategy = misfire;
+    j.trigger_status = 1;
+    return store_.put_job(j);
+  }
+  JobLog log(const Job& j, std::int64_t at, TriggerType type = TriggerType::kSchedule, std::string node = kOwnNode) {
+    JobLog l;
+    l.job_id = j.id;
+    l.job_group = j.job_group;
+    l.state = FireState::kPending;
+    l.trigger_type = type;
+    l.scheduled_time = at;
+    l.admin_node = std::move(node);
+    return store_.put_log(l);
+  }
+  static PendingFire fire_of(const JobLog& l) { return {l.id, l.job_id, l.scheduled_time}; }
+
+  // Pushes go to pushed_; the ring's answer (new or not) is whether the id was seen before.
+  PendingFeeder feeder() {
+    return PendingFeeder(store_, tasks_, kOwnNode,
+                         [this](const PendingFire& fire) {
+                           pushed_.push_back(fire);
+                           return ring_.insert(fire.log_id).second;
+                         },
+                         {});
+  }
+
+  FakeClock clock_{kRestart};
+  common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
+  common::RecurringTasks tasks_{timer_, clock_};
+  FakeScheduleStore store_;
+  Job do_nothing_, fire_once_;
+  std::vector<PendingFire> pushed_;
+  std::set<std::int64_t> ring_;
+};
+
+TEST_F(FeederMisfireTest, PushesThisNodesFiresDueWithinTheWindowInDueOrder) {
+  auto soon = log(do_nothing_, kRestart + 5'000);
+  auto due = log(do_nothing_, kRestart - 5'000);  // late by exactly the window: not a misfire
+  log(do_nothing_, kRestart + 5'001);             // not due within the window
+  log(do_nothing_, kRestart, TriggerType::kSchedule, "node-b");
+  auto f = feeder();
+  EXPECT_EQ(f.feed_once(), 2u);
+  EXPECT_EQ(pushed_, (std::vector<PendingFire>{fire_of(due), fire_of(soon)}));
+  EXPECT_EQ(store_.calls("cancel_pending"), 0);
+}
+
+TEST_F(FeederMisfireTest, RestartedNodesOwnLateFireOfADoNothingJobIsCancelledNotSent) {
+  // The node stopped with this fire pending and came back 95 s later under the same id.
+  auto stale = log(do_nothing_, kRestart - 95'000);
+  auto f = feeder();
+  EXPECT_EQ(f.feed_once(), 0u);
+  EXPECT_TRUE(pushed_.empty());
+  const JobLog row = store_.log(stale.id);
+  EXPECT_EQ(row.state, FireState::kCancelled);
+  EXPECT_EQ(row.trigger_msg,
+            "misfire: this fire was 95000 ms late, more than the misfire threshold of 5000 ms; the job's misfire "
+            "strategy DO_NOTHING skips a late fire");
+  EXPECT_FALSE(row.trigger_time);
+  f.feed_once();
+  EXPECT_TRUE(pushed_.empty());
+  EXPECT_EQ(store_.calls("cancel_pending"), 1);  // nothing left to cancel
+}
+
+TEST_F(FeederMisfireTest, RestartedNodesOwnLateFiresOfAFireOnceNowJobGoOutOnce) {
+  auto oldest = log(fire_once_, kRestart - 95'000);
+  auto older = log(fire_once_, kRestart - 94'000);
+  auto newest = log(fire_once_, kRestart - 93'000);
+  auto f = feeder();
+  EXPECT_EQ(f.feed_once(), 1u);
+  EXPECT_EQ(pushed_, std::vector<PendingFire>{fire_of(newest)});
+  for (const auto& l : {oldest, older}) {
+    const JobLog row = store_.log(l.id);
+    EXPECT_EQ(row.state, FireState::kCancelled);
+    EXPECT_NE(row.trigger_msg.find("coalesced into it"), std::string::npos) << row.trigger_msg;
+  }
+  // Still pending at the next pass (not claimed yet): the same fire again, nothing else.
+  clock_.advance(std::chrono::seconds(1));
+  EXPECT_EQ(f.feed_once(), 0u);
+  EXPECT_EQ(pushed_, (std::vector<PendingFire>{fire_of(newest), fire_of(newest)}));
+  EXPECT_EQ(store_.log(newest.id).state, FireState::kPending);
+}
+
+TEST_F(FeederMisfireTest, LateFiresSomeoneAskedForGoOut) {
+  auto manual = log(do_nothing_, kRestart - 95'000, TriggerType::kManual);
+  auto retry = log(do_nothing_, kRestart - 94'000, TriggerType::kRetry);
+  auto f = feeder();
+  EXPECT_EQ(f.feed_once(), 2u);
+  EXPECT_EQ(pushed_, (std::vector<PendingFire>{fire_of(manual), fire_of(retry)}));
+}
+
+TEST_F(FeederMisfireTest, FireAFullPoolLeftWaitingBeyondTheWindowFollowsItsJobsStrategy) {
+  auto waiting = log(do_nothing_, kRestart);
+  auto f = feeder();
+  EXPECT_EQ(f.feed_once(), 1u);  // on time; the pools refuse it and it stays pending
+  clock_.advance(std::chrono::milliseconds(5'000));
+  f.feed_once();
+  EXPECT_EQ(store_.log(waiting.id).state, FireState::kPending);  // late by the window: still sent
+  clock_.advance(std::chrono::milliseconds(1));
+  f.feed_once();
+  EXPECT_EQ(store_.log(waiting.id).state, FireState::kCancelled);
+  EXPECT_EQ(pushed_.size(), 2u);
+}
+
+TEST_F(FeederMisfireTest, CancelledFixDelayFireGivesTheJobItsNextTime) {
+  auto fix_delay = job(MisfireStrategy::kDoNothing, ScheduleType::kFixDelay, "20");
+  store_.update_job(fix_delay.id, [](Job& j) { j.trigger_next_time = kAwaitingCompletion; });
+  auto stale = log(fix_delay, kRestart - 95'000);
+  auto f = feeder();
+  f.feed_once();
+  EXPECT_EQ(store_.log(stale.id).state, FireState::kCancelled);
+  EXPECT_EQ(store_.job(fix_delay.id).trigger_next_time, kRestart + 20'000);
+  EXPECT_EQ(store_.logs().size(), 1u);  // no retry
+}
+
+TEST_F(FeederMisfireTest, WhenTheCancellationFailsNothingIsPushedAndTheNextPassTriesAgain) {
+  auto older = log(fire_once_, kRestart - 30'000);
+  auto newest = log(fire_once_, kRestart - 10'000);
+  auto on_time = log(do_nothing_, kRestart);
+  store_.fail_with("database down", "cancel_pending");
+  auto f = feeder();
+  EXPECT_EQ(f.feed_once(), 0u);
+  EXPECT_TRUE(pushed_.empty());
+  EXPECT_EQ(store_.log(older.id).state, FireState::kPending);
+  store_.fail_with(std::nullopt);
+  EXPECT_EQ(f.feed_once(), 2u);
+  EXPECT_EQ(pushed_, (std::vector<PendingFire>{fire_of(newest), fire_of(on_time)}));
+  EXPECT_EQ(store_.log(older.id).state, FireState::kCancelled);
 }
 
 }  // namespace

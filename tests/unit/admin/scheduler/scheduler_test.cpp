@@ -250,7 +250,44 @@ TEST_F(SchedulerTest, FireAFullTriggerPoolRefusedStaysPendingAndIsSentOnceThereI
   EXPECT_EQ(store_.log(second.id).state, FireState::kTriggered);
   advance(2s);
   EXPECT_EQ(sender_.sent().size(), 2u);  // exactly once
-  EXPECT_EQ(store_.calls("fail_pending"), 0);
+  EXPECT_EQ(store_.calls("cancel_pending"), 0);  // fires someone asked for go out however late
+  scheduler->stop();
+}
+
+TEST_F(SchedulerTest, NodeRestartedUnderItsOwnIdSendsItsStaleFiresAsTheirJobsMisfireStrategiesSay) {
+  // What node-a left pending when it stopped, 95 s before it starts again under the same id.
+  auto stopped = [&](MisfireStrategy misfire) {
+    auto job = every_second(0);
+    store_.update_job(job.id, [&](Job& j) {
+      j.trigger_status = 0;  // no new fires: only the stale ones
+      j.misfire_strategy = misfire;
+    });
+    return job;
+  };
+  const Job skip = stopped(MisfireStrategy::kDoNothing), catch_up = stopped(MisfireStrategy::kFireOnceNow);
+  auto stale = [&](const Job& job, std::int64_t at) {
+    JobLog l;
+    l.job_id = job.id;
+    l.trigger_type = TriggerType::kSchedule;
+    l.scheduled_time = at;
+    l.admin_node = "node-a";
+    return store_.put_log(l);
+  };
+  const JobLog skipped = stale(skip, kStart - 95'000), older = stale(catch_up, kStart - 95'000),
+               newest = stale(catch_up, kStart - 94'000);
+  auto scheduler = make();
+  scheduler->start();
+  settle();
+  advance(1s);
+  ASSERT_TRUE(sender_.wait_sent(1));
+  for (int i = 0; i < 3; ++i) advance(1s);
+  ASSERT_EQ(sender_.sent().size(), 1u);
+  EXPECT_EQ(sender_.sent()[0].fire.log_id, newest.id);
+  EXPECT_EQ(store_.log(newest.id).state, FireState::kTriggered);
+  EXPECT_EQ(store_.log(skipped.id).state, FireState::kCancelled);
+  EXPECT_NE(store_.log(skipped.id).trigger_msg.find("DO_NOTHING skips a late fire"), std::string::npos);
+  EXPECT_EQ(store_.log(older.id).state, FireState::kCancelled);
+  EXPECT_NE(store_.log(older.id).trigger_msg.find("coalesced"), std::string::npos);
   scheduler->stop();
 }
 
