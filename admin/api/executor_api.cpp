@@ -135,18 +135,22 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
                 ids.reserve(batch.callbacks.size());
                 for (const auto& callback : batch.callbacks) ids.push_back(callback.log_id);
                 const auto needed = tokens.for_runs(ids);
-                // One transaction per result: a failure part-way leaves the first ones recorded,
-                // and the executor's resend of the whole batch finds them already final. Results
-                // of another group's runs (a token that is not theirs) are not recorded.
+                // The batch's results in one transaction: a failure records none of them, and the
+                // executor sends the whole batch again (a result recorded meanwhile by another
+                // node's copy is then found final). Results of another group's runs (a token that
+                // is not theirs) are not recorded.
                 std::size_t refused = 0;
-                for (const auto& callback : batch.callbacks) {
+                std::vector<protocol::HandleCallbackParam> accepted;
+                accepted.reserve(batch.callbacks.size());
+                for (auto& callback : batch.callbacks) {
                   auto token = needed.find(callback.log_id);
                   if (token != needed.end() && !common::http::access_token_matches(req, token->second)) {
                     ++refused;
                     continue;
                   }
-                  completion.report(callback);
+                  accepted.push_back(std::move(callback));
                 }
+                completion.report_all(accepted);
                 if (refused > 0) {
                   spdlog::warn("{} from {}: wrong access token for {} of {} results", req.path, req.remote_addr,
                                refused, batch.callbacks.size());

@@ -51,14 +51,49 @@ Completion::Completion(CompletionStore& store, common::Clock& clock, Options opt
   if (options_.node_id.empty()) throw std::invalid_argument("Completion: no node id");
 }
 
-Completion::Outcome Completion::report(const common::protocol::HandleCallbackParam& callback) {
+RunResult Completion::result_of(const common::protocol::HandleCallbackParam& callback) const {
   RunResult result;
   result.log_id = callback.log_id;
   result.state = callback.handle_code == common::protocol::kSuccessCode ? FireState::kSucceeded : FireState::kFailed;
   result.handle_time = clock_.now_ms();
   result.handle_code = callback.handle_code;
   result.handle_msg = bounded_message(callback.handle_msg);
-  return record(result);
+  return result;
+}
+
+Completion::Outcome Completion::report(const common::protocol::HandleCallbackParam& callback) {
+  return record(result_of(callback));
+}
+
+std::vector<Completion::Outcome> Completion::report_all(
+    const std::vector<common::protocol::HandleCallbackParam>& callbacks) {
+  std::vector<Outcome> out(callbacks.size(), Outcome::kUnknownLog);
+  std::vector<RunResult> results;
+  std::vector<std::size_t> positions;  // of each result among the callbacks
+  for (std::size_t i = 0; i < callbacks.size(); ++i) {
+    if (callbacks[i].log_id <= 0) continue;  // kUnknownLog, counted below
+    results.push_back(result_of(callbacks[i]));
+    positions.push_back(i);
+  }
+  const std::int64_t now = clock_.now_ms();
+  std::vector<CompletionStore::Recorded> recorded;
+  if (!results.empty()) {
+    recorded = store_.record_all(results, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {
+      return plan(run, job, children, now);
+    });
+  }
+  bool next_time_set = false;
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    out[positions[k]] = count(results[k], recorded[k]);
+    next_time_set = next_time_set || recorded[k].next_time_set;
+  }
+  for (std::size_t i = 0; i < callbacks.size(); ++i) {
+    if (callbacks[i].log_id > 0) continue;
+    unknown_.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("result for log id {} ignored: no such run", callbacks[i].log_id);
+  }
+  if (next_time_set && options_.next_time_set) options_.next_time_set();
+  return out;
 }
 
 Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t triggered_before, std::int64_t dead_after_ms,
@@ -74,23 +109,29 @@ Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t trigge
   return record(result);
 }
 
+FollowUps Completion::plan(const JobLog& run, const Job& job, const std::vector<Job>& children,
+                           std::int64_t now) const {
+  const RunEnd end = run.state == FireState::kSucceeded ? RunEnd::kSucceeded
+                     : run.state == FireState::kLost    ? RunEnd::kLost
+                                                        : RunEnd::kFailed;
+  return plan_follow_ups(end, run, job, children, now, options_.node_id);
+}
+
 Completion::Outcome Completion::record(const RunResult& result) {
   if (result.log_id <= 0) {
     unknown_.fetch_add(1, std::memory_order_relaxed);
     spdlog::warn("result for log id {} ignored: no such run", result.log_id);
     return Outcome::kUnknownLog;
   }
-  const std::string& node = options_.node_id;
-  const std::int64_t now = result.handle_time;
-  bool next_time_planned = false;
   auto recorded = store_.record(result, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {
-    auto follow_ups = plan_follow_ups(result.state == FireState::kSucceeded ? RunEnd::kSucceeded
-                                      : result.state == FireState::kLost    ? RunEnd::kLost
-                                                                  : RunEnd::kFailed,
-                                      run, job, children, now, node);
-    next_time_planned = follow_ups.fix_delay_next_time.has_value();
-    return follow_ups;
+    return plan(run, job, children, result.handle_time);
   });
+  const Outcome outcome = count(result, recorded);
+  if (recorded.next_time_set && options_.next_time_set) options_.next_time_set();
+  return outcome;
+}
+
+Completion::Outcome Completion::count(const RunResult& result, const CompletionStore::Recorded& recorded) {
   switch (recorded.status) {
     case CompletionStore::Status::kRecorded: {
       recorded_.fetch_add(1, std::memory_order_relaxed);
@@ -102,7 +143,6 @@ Completion::Outcome Completion::record(const RunResult& result) {
       if (result.state == FireState::kLost) {
         spdlog::warn("log {}: {}", result.log_id, result.handle_msg);
       }
-      if (next_time_planned && options_.next_time_set) options_.next_time_set();
       return Outcome::kRecorded;
     }
     case CompletionStore::Status::kAlreadyFinal:

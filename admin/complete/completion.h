@@ -30,8 +30,9 @@ inline constexpr std::size_t kMaxHandleMsgBytes = 15000;
 //  - a failure (or a lost result) of a run with executor_fail_retry_count > 0 fires a RETRY,
 //    due after the job's retry interval, with one retry fewer and parent_log_id = the run;
 //  - a FIX_DELAY job still awaiting completion gets its next time: now + its delay.
-// Each result is one transaction of the CompletionStore, so a result and its follow-ups are
-// recorded together or not at all, and exactly once whatever the number of admin nodes.
+// Each result (or each batch of them) is one transaction of the CompletionStore, so a result and
+// its follow-ups are recorded together or not at all, and exactly once whatever the number of
+// admin nodes.
 //
 // Thread-safe (HTTP workers report concurrently); holds no lock across a store call.
 class Completion {
@@ -71,6 +72,10 @@ class Completion {
   // One result from an executor. Throws what the store throws (the database is unavailable):
   // nothing was recorded and the executor should report it again.
   Outcome report(const common::protocol::HandleCallbackParam& callback);
+  // Many results from an executor (a callback batch), recorded in one transaction, each as
+  // report() would: one Outcome per callback, in order. Throws like report(); then none was
+  // recorded.
+  std::vector<Outcome> report_all(const std::vector<common::protocol::HandleCallbackParam>& callbacks);
 
   // The lost-result verdict on `run` (from CompletionStore::lost_candidates with the same
   // `triggered_before` and `dead_after_ms`): it becomes `lost`, code 500, with a message naming
@@ -82,6 +87,11 @@ class Completion {
 
  private:
   Outcome record(const RunResult& result);
+  RunResult result_of(const common::protocol::HandleCallbackParam& callback) const;
+  // The follow-ups of a run that has just ended as its state says, at `now`.
+  FollowUps plan(const JobLog& run, const Job& job, const std::vector<Job>& children, std::int64_t now) const;
+  // Counts (and logs) how recording `result` came out.
+  Outcome count(const RunResult& result, const CompletionStore::Recorded& recorded);
 
   CompletionStore& store_;
   common::Clock& clock_;

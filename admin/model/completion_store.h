@@ -68,6 +68,13 @@ class CompletionStore {
   // written and the result may be reported again.
   virtual Recorded record(const RunResult& result, const Decide& decide) = 0;
 
+  // Many executor results (kSucceeded or kFailed; a kLost verdict goes through record()) in one
+  // transaction, each exactly as record() would take it, in order: one Recorded per result.
+  // `decide` is called once per run that moved, with the run as it is now (its state says how
+  // it ended). A second result for the same run finds it final (kAlreadyFinal). Throws like
+  // record(); then none of them was written and all may be reported again.
+  virtual std::vector<Recorded> record_all(const std::vector<RunResult>& results, const Decide& decide) = 0;
+
   // Runs still `triggered` that were triggered at or before `triggered_before` and whose
   // executor address has no registration made within the last `dead_after_ms` (database
   // clock), oldest first, at most `limit`.

@@ -1,6 +1,10 @@
 #include "admin/pg/pg_completion_store.h"
 
+#include <map>
+#include <set>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "admin/model/fire.h"
 #include "admin/pg/pg_follow_ups.h"
@@ -37,6 +41,16 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                 " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
                 " AND " + executor_gone("$6") + " RETURNING " + kLogColumns);
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
+  // Results of many runs ($1, with their states, times, codes and messages), one statement.
+  c.prepare("completion_finish_all",
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, '{triggered,sending}'::text[] AS running") +
+                ", result AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::integer[], $5::text[])"
+                " AS r(run_id, new_state, at_ms, code, msg))"
+                " UPDATE job_log SET state = result.new_state, handle_time = " + ts("result.at_ms") + ","
+                " handle_code = result.code, handle_msg = result.msg"
+                " FROM guard, result WHERE id = ANY (guard.run_ids) AND result.run_id = id AND state = ANY (guard.running)"
+                " RETURNING " + kLogColumns);
+  c.prepare("completion_runs", "SELECT " + kLogColumns + " FROM job_log WHERE id = ANY ($1::bigint[])");
   c.prepare("completion_lost_candidates",
             "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
                 " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");
@@ -62,6 +76,59 @@ CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, con
     auto written = write_follow_ups(tx, *out.run, decide);
     out.fires = std::move(written.fires);
     out.next_time_set = written.next_time_set;
+    return out;
+  });
+}
+
+std::vector<CompletionStore::Recorded> PgCompletionStore::record_all(const std::vector<RunResult>& results,
+                                                                    const Decide& decide) {
+  // A run named twice in one batch moves by its first result only; the others find it final.
+  std::vector<std::int64_t> ids, times;
+  std::vector<std::string> states, codes, messages;
+  std::set<std::int64_t> named;
+  for (const auto& r : results) {
+    if (r.state != FireState::kSucceeded && r.state != FireState::kFailed) {
+      throw std::invalid_argument("record_all takes executors' results (succeeded, failed), not " + text(r.state));
+    }
+    if (!named.insert(r.log_id).second) continue;
+    ids.push_back(r.log_id);
+    states.push_back(text(r.state));
+    times.push_back(r.handle_time);
+    codes.push_back(std::to_string(r.handle_code));
+    messages.push_back(r.handle_msg);
+  }
+  if (results.empty()) return {};
+  return db_.transact([&](pqxx::work& tx) {
+    std::vector<Recorded> out(results.size());
+    std::vector<JobLog> moved = all_of<JobLog>(
+        tx.exec_prepared("completion_finish_all", bigint_array(ids), text_array(states), bigint_array(times),
+                         text_array(codes), text_array(messages)),
+        log_from);
+    auto written = write_follow_ups(tx, moved, decide);
+    std::map<std::int64_t, std::size_t> moved_at;
+    for (std::size_t i = 0; i < moved.size(); ++i) moved_at[moved[i].id] = i;
+    std::map<std::int64_t, JobLog> as_now;
+    if (moved.size() < results.size()) {
+      for (auto& run : all_of<JobLog>(tx.exec_prepared("completion_runs", bigint_array(ids)), log_from)) {
+        as_now[run.id] = std::move(run);
+      }
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      Recorded& r = out[i];
+      auto m = moved_at.find(results[i].log_id);
+      if (m != moved_at.end()) {
+        r.status = Status::kRecorded;
+        r.run = moved[m->second];
+        r.fires = std::move(written[m->second].fires);
+        r.next_time_set = written[m->second].next_time_set;
+        moved_at.erase(m);  // a later result for the run finds it final
+        continue;
+      }
+      auto now = as_now.find(results[i].log_id);
+      if (now == as_now.end()) continue;  // kUnknownLog
+      r.run = now->second;
+      r.status = is_finished(now->second.state) ? Status::kAlreadyFinal : Status::kNotRunning;
+    }
     return out;
   });
 }

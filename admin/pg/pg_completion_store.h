@@ -22,6 +22,7 @@ class PgCompletionStore final : public CompletionStore {
   explicit PgCompletionStore(Database& db) : db_(db) {}
 
   Recorded record(const RunResult& result, const Decide& decide) override;
+  std::vector<Recorded> record_all(const std::vector<RunResult>& results, const Decide& decide) override;
   std::vector<JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms, int limit) override;
 
   // Registers the statements above on a new connection (part of the Database's Preparer).

@@ -217,6 +217,78 @@ TEST_F(CompletionPg, ResultIsRecordedExactlyAsReported) {
   EXPECT_EQ(completion_.report(callback(pending.id, 200)), Outcome::kNotRunning);
 }
 
+// A callback batch is one transaction, and each result in it is taken as report() takes it
+// alone: its follow-ups, a duplicate in the same batch, unknown and not-running runs.
+TEST_F(CompletionPg, ABatchOfResultsIsRecordedAsEachWouldBeAlone) {
+  auto child = make_job("child");
+  auto parent = make_job("parent", {child.id});
+  auto flaky = make_job("flaky", {}, 60);
+  Job j;
+  j.job_group = group_;
+  j.job_desc = "fix-delay";
+  j.schedule_type = ScheduleType::kFixDelay;
+  j.schedule_conf = "15";
+  j.executor_handler = "h";
+  j.trigger_status = 1;
+  j.trigger_next_time = kAwaitingCompletion;
+  auto delayed = stores_.jobs().create(j, kSystem);
+  auto ok = make_run(parent);
+  auto failed = make_run(flaky, 2, FireState::kSending);
+  auto done = make_run(delayed);
+  auto pending = make_run(parent, 0, FireState::kPending);
+  auto earlier = make_run(parent);
+  ASSERT_EQ(completion_.report(callback(earlier.id, 200)), Outcome::kRecorded);
+  std::atomic<int> woken{0};
+  Completion completion(store_, clock_, Completion::Options{"node-a", [&] { ++woken; }});
+  clock_.advance(500ms);
+
+  auto outcomes = completion.report_all({callback(ok.id, 200, "fine"), callback(failed.id, 500, "boom"),
+                                         callback(ok.id, 500, "again"), callback(done.id, 200),
+                                         callback(pending.id, 200), callback(earlier.id, 200),
+                                         callback(ok.id + 100'000, 200), callback(0, 200)});
+
+  EXPECT_EQ(outcomes, (std::vector<Outcome>{Outcome::kRecorded, Outcome::kRecorded, Outcome::kDuplicate,
+                                            Outcome::kRecorded, Outcome::kNotRunning, Outcome::kDuplicate,
+                                            Outcome::kUnknownLog, Outcome::kUnknownLog}));
+  auto after = log(ok.id);
+  EXPECT_EQ(after.state, FireState::kSucceeded);
+  EXPECT_EQ(after.handle_msg, "fine");
+  EXPECT_EQ(after.handle_time, clock_.now_ms());
+  EXPECT_EQ(log(failed.id).state, FireState::kFailed);
+  EXPECT_EQ(log(failed.id).handle_code, 500);
+  EXPECT_EQ(log(pending.id).state, FireState::kPending);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE trigger_type = 'PARENT' AND parent_log_id = " +
+                  std::to_string(ok.id) + " AND job_id = " + std::to_string(child.id)),
+            1);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE trigger_type = 'RETRY' AND executor_fail_retry_count = 1"
+                  " AND parent_log_id = " + std::to_string(failed.id)),
+            1);
+  EXPECT_EQ(stores_.jobs().get(delayed.id)->trigger_next_time, clock_.now_ms() + 15'000);
+  EXPECT_EQ(woken.load(), 1);
+  auto counters = completion.counters();
+  EXPECT_EQ(counters.recorded, 3);
+  EXPECT_EQ(counters.duplicates, 2);
+  EXPECT_EQ(counters.not_running, 1);
+  EXPECT_EQ(counters.unknown, 2);
+  EXPECT_EQ(counters.child_fires, 1);
+  EXPECT_EQ(counters.retry_fires, 1);
+}
+
+TEST_F(CompletionPg, ABatchThatCannotBeWrittenRecordsNoneOfIt) {
+  auto job = make_job("job");
+  auto first = make_run(job);
+  auto second = make_run(job);
+  // The second result's row cannot take its message (a constraint added for the test): the
+  // batch's transaction fails, and the first result is not kept either.
+  exec("ALTER TABLE job_log ADD CONSTRAINT no_poison CHECK (handle_msg <> 'poison')");
+  EXPECT_ANY_THROW(completion_.report_all({callback(first.id, 200, "fine"), callback(second.id, 200, "poison")}));
+  EXPECT_EQ(log(first.id).state, FireState::kTriggered);
+  EXPECT_EQ(log(second.id).state, FireState::kTriggered);
+  exec("ALTER TABLE job_log DROP CONSTRAINT no_poison");
+  EXPECT_EQ(completion_.report_all({callback(first.id, 200, "fine"), callback(second.id, 200, "x")}),
+            (std::vector<Outcome>{Outcome::kRecorded, Outcome::kRecorded}));
+}
+
 TEST_F(CompletionPg, MissingChildJobsAreSkipped) {
   auto child = make_job("child");
   auto gone = make_job("gone");

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,17 @@ class FakeCompletionStore final : public admin::CompletionStore {
       }
       return out;
     });
+  }
+
+  // One record() per result, in order. Unlike the real one (one transaction) a throw part-way
+  // keeps the results before it: tests of the fake never make a store call fail part-way.
+  std::vector<Recorded> record_all(const std::vector<admin::RunResult>& results, const Decide& decide) override {
+    for (const auto& r : results) {
+      if (r.state == admin::FireState::kLost) throw std::invalid_argument("record_all takes executors' results, not lost ones");
+    }
+    std::vector<Recorded> out;
+    for (const auto& r : results) out.push_back(record(r, decide));
+    return out;
   }
 
   std::vector<admin::JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms,

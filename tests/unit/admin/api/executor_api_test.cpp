@@ -257,6 +257,9 @@ TEST_F(ExecutorRoutesTest, RepeatedAndUnknownCallbacksAreAnsweredSuccessAndChang
 class UnavailableCompletionStore final : public CompletionStore {
  public:
   Recorded record(const RunResult&, const Decide&) override { throw StoreUnavailable("database connection lost"); }
+  std::vector<Recorded> record_all(const std::vector<RunResult>&, const Decide&) override {
+    throw StoreUnavailable("database connection lost");
+  }
   std::vector<JobLog> lost_candidates(std::int64_t, std::int64_t, int) override { return {}; }
 };
 
