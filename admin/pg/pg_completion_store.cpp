@@ -50,7 +50,8 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                 " handle_code = result.code, handle_msg = result.msg"
                 " FROM guard, result WHERE id = ANY (guard.run_ids) AND result.run_id = id AND state = ANY (guard.running)"
                 " RETURNING " + kLogColumns);
-  c.prepare("completion_runs", "SELECT " + kLogColumns + " FROM job_log WHERE id = ANY ($1::bigint[])");
+  c.prepare("completion_runs", "WITH " + guard_cte("$1::bigint[] AS run_ids") + " SELECT " + kLogColumns +
+                                  " FROM job_log, guard WHERE id = ANY (guard.run_ids)");
   c.prepare("completion_lost_candidates",
             "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
                 " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");

@@ -248,6 +248,15 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   expect_primary_key_reads({"completion_lose", triggered + ", 1700000000000, 500, 'lost', 1700000000000, 90000"},
                            runs_and_jobs);
   expect_primary_key_reads({"completion_run", triggered}, runs_and_jobs);
+  // A callback batch: one run and 1,000.
+  for (int n : {1, 1'000}) {
+    const std::string runs = runs_in("triggered", n);
+    expect_primary_key_reads({"completion_finish_all", runs + ", " + repeated("succeeded", n) + ", " +
+                                                           repeated("1700000000000", n) + ", " + repeated("200", n) +
+                                                           ", " + repeated("", n)},
+                             runs_and_jobs);
+    expect_primary_key_reads({"completion_runs", runs}, runs_and_jobs);
+  }
   // What follows a run's end, in the same transaction.
   expect_primary_key_reads({"follow_up_jobs", jobs}, runs_and_jobs);
   expect_primary_key_reads({"follow_up_children", jobs}, runs_and_jobs);
