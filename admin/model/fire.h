@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace cronwheel::admin {
 
@@ -33,15 +36,51 @@ struct SendOutcome {
   std::chrono::milliseconds took{0};
 };
 
+// What a sender prepared ahead of a fire's instant (FireSender::prepare): its own type, opaque
+// to the pools that carry it.
+struct PreparedSend;
+
+// A fire after FireSender::prepare.
+struct PreparedFire {
+  PendingFire fire;
+  // prepare() settled it already (it failed, or is no longer this node's to send): nothing
+  // to deliver.
+  std::optional<SendOutcome> ended;
+  // Claimed (sending) and ready to post: what deliver() posts. Null while not ended: deliver()
+  // sends the fire whole (send()).
+  std::shared_ptr<const PreparedSend> send;
+};
+
 // Sends fires: route, claim (pending → sending), POST /run, record the answer
 // (docs/scheduling.md, "Sending a fire"). Implementations are thread-safe: the trigger pools
-// call send() from many threads at once.
+// call send() and deliver() from many threads at once.
+//
+// Two ways: send() does it all for one fire; prepare() does the database part for many fires at
+// once ahead of their instant (load and claim each, in one statement each for the lot), and
+// deliver() then posts one prepared fire and records the answer. A sender that prepares nothing
+// ahead (the defaults) sends each fire whole when it is delivered.
 class FireSender {
  public:
   virtual ~FireSender() = default;
   // Never throws: every failure ends in the row (or, when the database is unreachable, in the
   // fire staying pending for a later attempt) and in the outcome.
   virtual SendOutcome send(const PendingFire& fire) noexcept = 0;
+
+  // Prepares `fires` (this node's, due at or before `not_before_ms`, epoch ms: none is posted
+  // before it); answers one PreparedFire per fire, in order. Never throws: the database
+  // unreachable leaves them pending (ended, kDropped).
+  virtual std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept {
+    (void)not_before_ms;
+    std::vector<PreparedFire> out;
+    out.reserve(fires.size());
+    for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
+    return out;
+  }
+  // Posts a prepared fire (not ended) and records the answer, or sends it whole.
+  virtual SendOutcome deliver(const PreparedFire& fire) noexcept { return send(fire.fire); }
+  // A prepared fire that will not be delivered after all (the pools are shutting down or full):
+  // its claim is given back (sending → pending), for a later attempt.
+  virtual void release(const PreparedFire& fire) noexcept { (void)fire; }
 };
 
 // trigger_next_time of a FIX_DELAY job whose fire is running: the scan never reaches it; the

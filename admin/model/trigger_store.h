@@ -83,6 +83,23 @@ class TriggerStore {
   // scheduled time and shard) is not inserted again, and not returned.
   virtual Claimed claim(const Claim& claim) = 0;
 
+  // Many at once, for fires prepared ahead of their instant: one answer per id (per claim), in
+  // order, each as load_pending() (claim()) would give it. The claims are of one executor each
+  // (no broadcast) and are made in one transaction. The defaults call the single ones.
+  virtual std::vector<std::optional<LoadedFire>> load_pending_all(const std::vector<std::int64_t>& log_ids,
+                                                                  std::string_view node_id) {
+    std::vector<std::optional<LoadedFire>> out;
+    out.reserve(log_ids.size());
+    for (auto id : log_ids) out.push_back(load_pending(id, node_id));
+    return out;
+  }
+  virtual std::vector<Claimed> claim_all(const std::vector<Claim>& claims) {
+    std::vector<Claimed> out;
+    out.reserve(claims.size());
+    for (const auto& c : claims) out.push_back(claim(c));
+    return out;
+  }
+
   // How recording an answer came out.
   enum class Recorded {
     kRecorded,     // the row moved (sending → triggered, or → failed)

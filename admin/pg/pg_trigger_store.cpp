@@ -176,7 +176,18 @@ TriggerStore::Claimed PgTriggerStore::claim(const Claim& c) {
   });
 }
 
+std::vector<std::optional<TriggerStore::LoadedFire>> PgTriggerStore::load_pending_all(
+    const std::vector<std::int64_t>& log_ids, std::string_view node_id) {
+  std::vector<Load> loads;
+  loads.reserve(log_ids.size());
+  for (auto id : log_ids) loads.push_back({id, std::string(node_id)});
+  return load_all(loads);
+}
+
 std::vector<TriggerStore::Claimed> PgTriggerStore::claim_all(const std::vector<Claim>& claims) {
+  for (const auto& c : claims) {
+    if (c.addresses.size() != 1) throw std::invalid_argument("claim_all claims one executor per fire");
+  }
   // Claims are grouped by node and lease margin: the statement checks one node's lease.
   auto groups = by_key<Claim, std::pair<std::string, std::int64_t>>(
       claims, [](const Claim& c) { return std::pair{c.node_id, c.min_lease_ms}; });

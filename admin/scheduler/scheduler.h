@@ -20,6 +20,7 @@
 //
 // Thread-safe; start() and stop() once each (stop() is idempotent and called by the destructor).
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,6 +48,9 @@ class Scheduler {
     TriggerPools::Options pools;
     PendingFeeder::Options feeder;
     NodeHeartbeat::Options heartbeat;
+    // How long before each second the ring hands that second's fires to the pools, which read
+    // and claim them then and post them at the second (SecondRing's lead).
+    std::chrono::milliseconds prepare_ahead{300};
     // XXL-JOB-ACCESS-TOKEN for executors whose group has none (recovery's /log calls).
     std::string default_access_token;
   };

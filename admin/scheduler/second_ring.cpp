@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
@@ -22,8 +23,15 @@ std::int64_t second_of(std::int64_t ms) { return floor_div(ms + kMillisPerSecond
 
 }  // namespace
 
-SecondRing::SecondRing(common::Clock& clock, HandOff hand_off)
-    : clock_(clock), hand_off_(std::move(hand_off)), processed_(floor_div(clock.now_ms(), kMillisPerSecond) - 1) {}
+SecondRing::SecondRing(common::Clock& clock, HandOff hand_off, std::chrono::milliseconds lead)
+    : clock_(clock),
+      hand_off_(std::move(hand_off)),
+      lead_ms_(lead.count()),
+      processed_(floor_div(clock.now_ms(), kMillisPerSecond) - 1) {
+  if (lead_ms_ < 0 || lead_ms_ >= kMillisPerSecond) {
+    throw std::invalid_argument("second ring: the lead must be at least 0 and less than a second");
+  }
+}
 
 SecondRing::~SecondRing() { stop(); }
 
@@ -102,13 +110,15 @@ std::vector<PendingFire> SecondRing::take_through(std::int64_t through) {
 void SecondRing::run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     std::vector<PendingFire> due;
+    // The coming boundary when within `lead` of it, else the last one passed.
+    const std::int64_t through = floor_div(clock_.now_ms() + lead_ms_, kMillisPerSecond);
     {
       std::lock_guard lock(mutex_);
-      due = take_through(floor_div(clock_.now_ms(), kMillisPerSecond));
+      due = take_through(through);
     }
     if (!due.empty()) {
       try {
-        hand_off_(due);
+        hand_off_(due, through * kMillisPerSecond);
       } catch (const std::exception& e) {
         // The fires stay pending in the database; forgetting them lets the feeder bring them back.
         spdlog::error("scheduler: handing {} fires to the trigger pools failed: {}", due.size(), e.what());
@@ -117,7 +127,7 @@ void SecondRing::run(std::stop_token stop) {
       }
     }
     // The next wall-second boundary, measured afresh each time so waits never accumulate drift.
-    const std::int64_t wait = kMillisPerSecond - floor_mod(clock_.now_ms(), kMillisPerSecond);
+    const std::int64_t wait = kMillisPerSecond - floor_mod(clock_.now_ms() + lead_ms_, kMillisPerSecond);
     clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(wait), stop);
   }
 }

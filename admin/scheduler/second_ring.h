@@ -5,10 +5,11 @@
 //
 // Sixty slots keyed by second of the minute. A fire belongs to the first second boundary at or
 // after its scheduled time (late is fine, early never: a fire at 12:00:03.400 goes out at
-// 12:00:04). The ring thread wakes at absolute wall-second boundaries on the injected Clock and
-// takes every second from the last one it processed up to now: normally one slot, after a late
-// wake-up all the missed ones, so a late tick loses nothing. Fires are handed on in due order,
-// in one batch per wake-up, outside the ring's lock.
+// 12:00:04). The ring thread wakes `lead` before absolute wall-second boundaries on the injected
+// Clock and takes every second from the last one it processed up to the coming boundary:
+// normally one slot, after a late wake-up all the missed ones, so a late tick loses nothing.
+// Fires are handed on in due order, in one batch per wake-up, outside the ring's lock, with the
+// boundary they are due at.
 //
 // De-duplication: a log id is held at most once, and once handed on it is remembered until the
 // trigger pools report it finished(), so the feeder re-reading a pending row that is already
@@ -19,6 +20,7 @@
 // on the ring thread only, one call at a time; it must not call back into the ring's stop().
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -34,9 +36,14 @@ namespace cronwheel::admin {
 
 class SecondRing {
  public:
-  using HandOff = std::function<void(std::vector<PendingFire> fires)>;
+  // Called with the fires of one wake-up and the instant they are due at (epoch ms, a second
+  // boundary): none may be posted before it.
+  using HandOff = std::function<void(std::vector<PendingFire> fires, std::int64_t due_ms)>;
 
-  SecondRing(common::Clock& clock, HandOff hand_off);
+  // `lead`: how long before each second boundary the ring wakes and hands that second's fires
+  // on, so the hand-off can prepare them (read and claim) and post them at the boundary itself.
+  // Zero: at the boundary. Less than a second.
+  SecondRing(common::Clock& clock, HandOff hand_off, std::chrono::milliseconds lead = {});
   ~SecondRing();  // stops the thread
 
   SecondRing(const SecondRing&) = delete;
@@ -77,6 +84,7 @@ class SecondRing {
 
   common::Clock& clock_;
   HandOff hand_off_;
+  const std::int64_t lead_ms_;
 
   mutable std::mutex mutex_;
   std::array<std::vector<Entry>, kSlots> slots_;

@@ -99,6 +99,14 @@ std::size_t TriggerPool::queued() const {
   return queue_.size();
 }
 
+std::size_t TriggerPool::room() const {
+  std::lock_guard lock(mutex_);
+  if (shut_down_) return 0;
+  const std::size_t capacity = options_.max_threads + options_.queue_capacity;
+  const std::size_t taken = running_ + queue_.size();
+  return taken >= capacity ? 0 : capacity - taken;
+}
+
 std::size_t TriggerPool::running() const {
   std::lock_guard lock(mutex_);
   return running_;

@@ -58,6 +58,9 @@ class TriggerPool {
   std::size_t threads() const;  // alive now
   std::size_t queued() const;   // waiting for a thread
   std::size_t running() const;  // being run now
+  // How many more fires submit() takes now at least (threads not yet running a fire, up to the
+  // maximum, plus free queue places); 0 when shut down.
+  std::size_t room() const;
 
   // Waits up to `timeout` until at most `n` threads are alive (idle threads ending).
   bool wait_for_threads_at_most(std::size_t n, std::chrono::milliseconds timeout);

@@ -23,43 +23,99 @@ TriggerPools::TriggerPools(Options options, FireSender& sender, common::Clock& c
 
 TriggerPools::~TriggerPools() { shutdown(); }
 
-void TriggerPools::dispatch(const std::vector<PendingFire>& fires) {
+void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) {
   if (shut_down_.load()) {
     // Not a full queue: the node is stopping, and the fires stay pending for whoever sends them.
     for (const auto& fire : fires) hooks_.finished(fire.log_id);
     return;
   }
+  // Room first: a fire neither pool can take stays pending, untouched, before anything is
+  // claimed; the feeder brings it back within a second (back-pressure).
+  std::size_t room[2] = {fast_pool_->room(), slow_pool_->room()};
+  std::vector<PendingFire> taken;
+  std::vector<bool> to_slow;
+  taken.reserve(fires.size());
   std::size_t refused = 0;
   for (const auto& fire : fires) {
-    const bool to_slow = slow(fire.job_id);
-    TriggerPool& pool = to_slow ? *slow_pool_ : *fast_pool_;
-    if (pool.submit(fire)) {
-      (to_slow ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
-    } else {
-      // Back-pressure: the row stays pending and the feeder brings it back within a second.
+    const bool slow_one = slow(fire.job_id);
+    std::size_t& left = room[slow_one ? 1 : 0];
+    if (left == 0) {
       ++refused;
       hooks_.finished(fire.log_id);
+      continue;
     }
+    --left;
+    taken.push_back(fire);
+    to_slow.push_back(slow_one);
   }
+  note_refused(refused, fires.size());
+  if (taken.empty()) return;
+  if (hooks_.may_send && !hooks_.may_send()) {
+    deferred_.fetch_add(taken.size(), std::memory_order_relaxed);
+    for (const auto& fire : taken) hooks_.finished(fire.log_id);
+    return;
+  }
+
+  auto prepared = sender_.prepare(taken, not_before_ms);
+  // Only the POST is left: it waits for the fires' instant.
+  const std::int64_t early_ms = not_before_ms - clock_.now_ms();
+  if (early_ms > 0) clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(early_ms), std::stop_token{});
+
+  std::size_t late_refused = 0;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    PreparedFire& p = prepared[i];
+    if (p.ended) {
+      count(p.ended->kind);
+      hooks_.finished(p.fire.log_id);
+      continue;
+    }
+    const std::int64_t id = p.fire.log_id;
+    {
+      std::lock_guard lock(prepared_mutex_);
+      prepared_[id] = p;
+    }
+    TriggerPool& pool = to_slow[i] ? *slow_pool_ : *fast_pool_;
+    if (pool.submit(p.fire)) {
+      (to_slow[i] ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    // Shut down meanwhile (or fuller than its room said): the claim goes back.
+    {
+      std::lock_guard lock(prepared_mutex_);
+      prepared_.erase(id);
+    }
+    sender_.release(p);
+    ++late_refused;
+    hooks_.finished(id);
+  }
+  if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
+}
+
+void TriggerPools::dispatch(const std::vector<PendingFire>& fires) { dispatch(fires, clock_.now_ms()); }
+
+void TriggerPools::note_refused(std::size_t refused, std::size_t of) {
   if (refused > 0) deferred_full_.fetch_add(refused, std::memory_order_relaxed);
   // Said once when the pools fill up and once when they take everything again, not every second.
   const bool was_full = full_.exchange(refused > 0, std::memory_order_relaxed);
   if (refused > 0 && !was_full) {
     spdlog::warn("scheduler: trigger pools full: {} of {} fires stay pending and go out late, as room frees up",
-                 refused, fires.size());
-  } else if (refused == 0 && was_full && !fires.empty()) {
+                 refused, of);
+  } else if (refused == 0 && was_full && of > 0) {
     spdlog::info("scheduler: trigger pools take fires again");
   }
 }
 
-void TriggerPools::send(const PendingFire& fire) noexcept {
-  if (hooks_.may_send && !hooks_.may_send()) {
-    deferred_.fetch_add(1, std::memory_order_relaxed);
-    hooks_.finished(fire.log_id);
-    return;
-  }
-  const SendOutcome outcome = sender_.send(fire);
-  switch (outcome.kind) {
+std::optional<PreparedFire> TriggerPools::take_prepared(std::int64_t log_id) {
+  std::lock_guard lock(prepared_mutex_);
+  auto it = prepared_.find(log_id);
+  if (it == prepared_.end()) return std::nullopt;
+  PreparedFire p = std::move(it->second);
+  prepared_.erase(it);
+  return p;
+}
+
+void TriggerPools::count(SendOutcome::Kind kind) {
+  switch (kind) {
     case SendOutcome::Kind::kTriggered:
       triggered_.fetch_add(1, std::memory_order_relaxed);
       break;
@@ -70,6 +126,18 @@ void TriggerPools::send(const PendingFire& fire) noexcept {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       break;
   }
+}
+
+void TriggerPools::send(const PendingFire& fire) noexcept {
+  auto prepared = take_prepared(fire.log_id);
+  if (hooks_.may_send && !hooks_.may_send()) {
+    if (prepared) sender_.release(*prepared);
+    deferred_.fetch_add(1, std::memory_order_relaxed);
+    hooks_.finished(fire.log_id);
+    return;
+  }
+  const SendOutcome outcome = prepared ? sender_.deliver(*prepared) : sender_.send(fire);
+  count(outcome.kind);
   note_duration(fire.job_id, outcome.took);
   hooks_.finished(fire.log_id);
 }
@@ -100,7 +168,11 @@ bool TriggerPools::slow(std::int64_t job_id) const {
 void TriggerPools::shutdown() noexcept {
   shut_down_.store(true);
   for (auto* pool : {fast_pool_.get(), slow_pool_.get()}) {
-    for (const auto& fire : pool->close()) hooks_.finished(fire.log_id);
+    for (const auto& fire : pool->close()) {
+      // Never started: a claimed one goes back to pending.
+      if (auto prepared = take_prepared(fire.log_id)) sender_.release(*prepared);
+      hooks_.finished(fire.log_id);
+    }
   }
   for (auto* pool : {fast_pool_.get(), slow_pool_.get()}) pool->join();
 }

@@ -31,6 +31,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stop_token>
 #include <unordered_map>
 #include <vector>
 
@@ -76,6 +78,12 @@ class TriggerPools {
   // Gives each fire to its pool; a fire both pools refuse is left pending and reported finished
   // at once. After shutdown() every fire is reported finished at once and left pending.
   void dispatch(const std::vector<PendingFire>& fires);
+  // The same for fires due at `not_before_ms` (epoch ms), handed over ahead of it: on the
+  // caller's thread, the fires the pools have room for are prepared (FireSender::prepare: read
+  // and claimed, one statement each for the lot), then the call waits for the instant and hands
+  // each to its pool, whose thread only posts it (FireSender::deliver). A prepared fire that
+  // never reaches a pool thread (shutdown) has its claim given back (FireSender::release).
+  void dispatch(const std::vector<PendingFire>& fires, std::int64_t not_before_ms);
 
   void shutdown() noexcept;
 
@@ -86,6 +94,9 @@ class TriggerPools {
 
  private:
   void send(const PendingFire& fire) noexcept;
+  void count(SendOutcome::Kind kind);
+  void note_refused(std::size_t refused, std::size_t of);
+  std::optional<PreparedFire> take_prepared(std::int64_t log_id);
   void note_duration(std::int64_t job_id, std::chrono::milliseconds took);
 
   const Options options_;
@@ -102,6 +113,9 @@ class TriggerPools {
   std::atomic<bool> full_{false};  // the last dispatch() had fires refused
   std::atomic<std::uint64_t> fast_{0}, slow_{0}, deferred_full_{0}, triggered_{0}, failed_{0}, dropped_{0}, deferred_{0};
 
+  // Fires prepared and handed to a pool, by log id, until a pool thread takes them.
+  std::mutex prepared_mutex_;
+  std::unordered_map<std::int64_t, PreparedFire> prepared_;
   std::unique_ptr<TriggerPool> fast_pool_;
   std::unique_ptr<TriggerPool> slow_pool_;
 };

@@ -102,6 +102,22 @@ std::string answer_msg(const ExecutorClient::Result& answer) { return answer.msg
 
 }  // namespace
 
+// Where a loaded fire goes and with what, before any executor is chosen.
+struct TriggerService::Target {
+  std::vector<std::string> usable;  // the addresses it may go to
+  std::string failure;              // not empty: it cannot go anywhere, and why
+  std::string token, handler, param;
+  TriggerMessage message;
+};
+
+// A fire claimed ahead of its instant, ready to post (FireSender::prepare).
+struct PreparedSend {
+  TriggerStore::LoadedFire fire;
+  TriggerStore::Shard shard;
+  TriggerService::Target target;
+  common::Clock::SteadyTime send_by;  // the last moment its POST may start
+};
+
 TriggerService::TriggerService(TriggerStore& store, ExecutorClient& client, common::Clock& clock,
                                Options options)
     : store_(store), client_(client), clock_(clock), options_(std::move(options)), routes_(client, clock, options_.random) {
@@ -142,7 +158,7 @@ SendOutcome TriggerService::send(const PendingFire& fire) noexcept {
       spdlog::debug("trigger: fire {} of job {} is no longer this node's to send", fire.log_id, fire.job_id);
       return finish(SendOutcome::Kind::kDropped);
     }
-    return finish(send_loaded(*loaded, node).kind);
+    return finish(send_loaded(*loaded));
   } catch (const std::exception& e) {
     spdlog::error("trigger: sending fire {} of job {} failed: {}", fire.log_id, fire.job_id, e.what());
   } catch (...) {
@@ -151,11 +167,8 @@ SendOutcome TriggerService::send(const PendingFire& fire) noexcept {
   return finish(SendOutcome::Kind::kDropped);
 }
 
-SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, const std::string& node) {
-  // Plain references, not a structured binding: the lambdas below use them, and clang before 16
-  // cannot capture structured bindings.
+TriggerService::Target TriggerService::target_of(const TriggerStore::LoadedFire& fire) const {
   const JobLog& log = fire.log;
-  const Job& job = fire.job;
   const Group& group = fire.group;
   std::vector<std::string> usable;
   std::vector<std::string> foreign;  // asked for, but not the group's: never sent to
@@ -168,154 +181,313 @@ SendOutcome TriggerService::send_loaded(const TriggerStore::LoadedFire& fire, co
       if (address.find_first_not_of(" \t") != std::string::npos) usable.push_back(address);
     }
   }
-  const std::string token = group.access_token.value_or(options_.access_token);
-  const std::string& handler = job.executor_handler;
-  const std::string& param = log.executor_param.empty() ? job.executor_param : log.executor_param;
-  TriggerMessage message(fire, node, usable);
-
-  // Fails the still pending fire: nothing was sent.
-  auto fail_pending = [&](const std::string& reason) {
-    TriggerStore::Failure failure;
-    failure.log_id = log.id;
-    failure.node_id = node;
-    failure.from = FireState::kPending;
-    failure.now = clock_.now_ms();
-    failure.trigger_msg = message.with_trigger({{"Failed", reason}});
-    failure.executor_handler = handler;
-    failure.executor_param = param;
-    auto failed = record(
-        [&] { return store_.record_failed(failure, follow_ups_of(RunEnd::kTriggerFailed, failure.now, node)); });
-    spdlog::info("trigger: fire {} of job {} failed: {}", log.id, job.id, reason);
-    return SendOutcome{failed.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed
-                                                                            : SendOutcome::Kind::kDropped};
-  };
-
+  Target t{usable, "", group.access_token.value_or(options_.access_token), fire.job.executor_handler,
+           log.executor_param.empty() ? fire.job.executor_param : log.executor_param,
+           TriggerMessage(fire, options_.node_id, usable)};
   if (usable.empty() && !foreign.empty()) {
-    return fail_pending("address " + foreign.front() + " is not an address of group " + group.app_name +
-                        " (any more): the group's fires and access token go to its own executors only");
+    t.failure = "address " + foreign.front() + " is not an address of group " + group.app_name +
+                " (any more): the group's fires and access token go to its own executors only";
+  } else if (usable.empty()) {
+    t.failure = "no executor address for group " + group.app_name;
   }
-  if (usable.empty()) return fail_pending("no executor address for group " + group.app_name);
+  return t;
+}
 
+SendOutcome::Kind TriggerService::fail_pending(const TriggerStore::LoadedFire& fire, const Target& target,
+                                               const std::string& reason) {
+  TriggerStore::Failure failure;
+  failure.log_id = fire.log.id;
+  failure.node_id = options_.node_id;
+  failure.from = FireState::kPending;
+  failure.now = clock_.now_ms();
+  failure.trigger_msg = target.message.with_trigger({{"Failed", reason}});
+  failure.executor_handler = target.handler;
+  failure.executor_param = target.param;
+  auto failed = record(
+      [&] { return store_.record_failed(failure, follow_ups_of(RunEnd::kTriggerFailed, failure.now, options_.node_id)); });
+  spdlog::info("trigger: fire {} of job {} failed: {}", fire.log.id, fire.job.id, reason);
+  return failed.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed : SendOutcome::Kind::kDropped;
+}
+
+TriggerStore::Claim TriggerService::claim_for(const TriggerStore::LoadedFire& fire, const Target& target,
+                                              std::int64_t trigger_time) const {
   TriggerStore::Claim claim;
-  claim.log_id = log.id;
-  claim.node_id = node;
-  claim.trigger_time = clock_.now_ms();
-  claim.executor_handler = handler;
-  claim.executor_param = param;
+  claim.log_id = fire.log.id;
+  claim.node_id = options_.node_id;
+  claim.trigger_time = trigger_time;
+  claim.executor_handler = target.handler;
+  claim.executor_param = target.param;
+  claim.min_lease_ms = options_.lease_margin.count();
+  return claim;
+}
+
+common::Clock::SteadyTime TriggerService::send_by(common::Clock::SteadyTime claimed_at,
+                                                  const TriggerStore::Claimed& claimed) const {
+  auto by = claimed_at + options_.send_deadline;
+  if (claimed.lease_left_ms) {
+    by = std::min(by, claimed_at + std::chrono::milliseconds(*claimed.lease_left_ms) - options_.lease_margin);
+  }
+  return by;
+}
+
+SendOutcome::Kind TriggerService::send_loaded(const TriggerStore::LoadedFire& fire) {
+  const JobLog& log = fire.log;
+  const Job& job = fire.job;
+  Target target = target_of(fire);
+  if (!target.failure.empty()) return fail_pending(fire, target, target.failure);
+
+  TriggerStore::Claim claim = claim_for(fire, target, clock_.now_ms());
   if (log.shard_total > 1) {
     // One shard of a broadcast already expanded: only this shard, to its own executor.
-    std::string target;
-    if (!log.executor_address.empty() && usable.size() == 1) {
-      target = usable.front();
-    } else if (static_cast<std::size_t>(log.shard_index) < usable.size()) {
-      target = usable[static_cast<std::size_t>(log.shard_index)];
+    std::string address;
+    if (!log.executor_address.empty() && target.usable.size() == 1) {
+      address = target.usable.front();
+    } else if (static_cast<std::size_t>(log.shard_index) < target.usable.size()) {
+      address = target.usable[static_cast<std::size_t>(log.shard_index)];
     } else {
-      return fail_pending("no executor for shard " + std::to_string(log.shard_index) + ": group " + group.app_name +
-                          " has " + std::to_string(usable.size()) + " address(es)");
+      return fail_pending(fire, target,
+                          "no executor for shard " + std::to_string(log.shard_index) + ": group " + fire.group.app_name +
+                              " has " + std::to_string(target.usable.size()) + " address(es)");
     }
-    claim.addresses = {target};
+    claim.addresses = {address};
     claim.shard_index = log.shard_index;
     claim.shard_total = log.shard_total;
   } else {
     RouteResult route;
     try {
-      route = routes_.route(job.executor_route_strategy, RouteRequest{job.id, usable, token});
+      route = routes_.route(job.executor_route_strategy, RouteRequest{job.id, target.usable, target.token});
     } catch (const std::exception& e) {
       route = RouteResult::failed(std::string("routing failed: ") + e.what());
     }
-    if (!route.ok) return fail_pending(route.message.empty() ? "routing found no executor" : route.message);
-    message.routing(route.message);
+    if (!route.ok) return fail_pending(fire, target, route.message.empty() ? "routing found no executor" : route.message);
+    target.message.routing(route.message);
     claim.addresses = std::move(route.addresses);
   }
 
-  claim.min_lease_ms = options_.lease_margin.count();
   TriggerStore::Claimed claimed;
   const auto claimed_at = clock_.steady_now();  // before the claim commits: errs on the early side
   try {
     claimed = store_.claim(claim);
   } catch (const std::exception& e) {
     spdlog::warn("trigger: fire {} of job {} stays pending, cannot claim it: {}", log.id, job.id, e.what());
-    return {SendOutcome::Kind::kDropped};
+    return SendOutcome::Kind::kDropped;
   }
-  const auto& shards = claimed.shards;
-  if (shards.empty()) {
+  if (claimed.shards.empty()) {
     spdlog::debug("trigger: fire {} of job {} not claimed: taken over, cancelled, or this node's lease is ending",
                   log.id, job.id);
-    return {SendOutcome::Kind::kDropped};
+    return SendOutcome::Kind::kDropped;
   }
-  // The last moment a POST may start (see Options::send_deadline).
-  auto send_by = claimed_at + options_.send_deadline;
-  if (claimed.lease_left_ms) {
-    send_by = std::min(send_by, claimed_at + std::chrono::milliseconds(*claimed.lease_left_ms) - options_.lease_margin);
-  }
-
+  const auto by = send_by(claimed_at, claimed);
   int triggered = 0, failed = 0;
-  for (const auto& shard : shards) {
-    if (clock_.steady_now() >= send_by) {
-      // Too late to send safely (Options::send_deadline): back to pending, for a later attempt.
-      const std::string note = "Not sent: too late after the claim by " + node +
-                               " (send deadline or lease end); back to pending";
-      bool released = false;
-      try {
-        released = record([&] { return store_.release_claim(shard.log_id, node, note); });
-      } catch (const std::exception& e) {
-        spdlog::warn("trigger: run {} of job {} stays sending, cannot release it: {}", shard.log_id, job.id, e.what());
-      }
-      spdlog::warn("trigger: run {} of job {} not sent: too late after its claim{}", shard.log_id, job.id,
-                   released ? ", back to pending" : "");
-      continue;
-    }
-    std::vector<std::pair<std::string, std::string>> facts;
-    if (shard.shard_total > 1) {
-      facts.emplace_back("Shard", std::to_string(shard.shard_index) + " of " + std::to_string(shard.shard_total));
-    }
-    facts.emplace_back("Address", shard.address);
-    ExecutorClient::Result answer;
-    try {
-      answer = client_.run(shard.address, token, trigger_param(fire, shard, handler, param));
-    } catch (const std::exception& e) {  // the client promises not to throw; a fake might
-      answer = ExecutorClient::Result::fail(e.what());
-    }
-    facts.emplace_back("Code", std::to_string(answer.code));
-    facts.emplace_back("Msg", answer_msg(answer));
-
-    bool accepted = answer.is_success();
-    RunEnd end = RunEnd::kTriggerFailed;
-    if (answer.code == protocol::kTimeoutCode) {
-      // The request went out and no answer came: ask before anything is sent again.
-      auto check = check_delivery(client_, shard.address, token, shard.log_id, log_date_time(log));
-      facts.emplace_back("Delivery check", check.message);
-      accepted = check.kind == DeliveryCheck::Kind::kDelivered;
-      if (check.kind == DeliveryCheck::Kind::kUnknown) {
-        end = RunEnd::kDeliveryUnknown;
-        facts.emplace_back("Failed", "delivery unknown: executor " + shard.address +
-                                         " did not answer /run nor /log; not retried, it may be running");
-      }
-    }
-
-    if (accepted) {
-      auto recorded = record([&] { return store_.record_triggered(shard.log_id, node, message.with_trigger(facts)); });
-      if (recorded == TriggerStore::Recorded::kNotOurs) {
-        spdlog::warn("trigger: run {} of job {} was accepted by {} but is no longer this node's", shard.log_id, job.id,
-                     shard.address);
-      } else {
+  for (const auto& shard : claimed.shards) {
+    switch (post(fire, target, shard, by)) {
+      case SendOutcome::Kind::kTriggered:
         ++triggered;
-      }
-      continue;
+        break;
+      case SendOutcome::Kind::kFailed:
+        ++failed;
+        break;
+      case SendOutcome::Kind::kDropped:
+        break;
     }
-    TriggerStore::Failure failure;
-    failure.log_id = shard.log_id;
-    failure.node_id = node;
-    failure.from = FireState::kSending;
-    failure.now = clock_.now_ms();
-    failure.trigger_msg = message.with_trigger(facts);
-    auto result = record([&] { return store_.record_failed(failure, follow_ups_of(end, failure.now, node)); });
-    if (result.recorded == TriggerStore::Recorded::kRecorded) ++failed;
-    spdlog::info("trigger: run {} of job {} failed at {}: {}{}", shard.log_id, job.id, shard.address, answer_msg(answer),
-                 result.fires.empty() ? "" : ", retry " + std::to_string(result.fires.front().id) + " scheduled");
   }
-  if (failed > 0) return {SendOutcome::Kind::kFailed};
-  return {triggered > 0 ? SendOutcome::Kind::kTriggered : SendOutcome::Kind::kDropped};
+  if (failed > 0) return SendOutcome::Kind::kFailed;
+  return triggered > 0 ? SendOutcome::Kind::kTriggered : SendOutcome::Kind::kDropped;
+}
+
+SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, const Target& target,
+                                       const TriggerStore::Shard& shard, common::Clock::SteadyTime by) {
+  const std::string& node = options_.node_id;
+  const JobLog& log = fire.log;
+  const Job& job = fire.job;
+  if (clock_.steady_now() >= by) {
+    // Too late to send safely (Options::send_deadline): back to pending, for a later attempt.
+    const std::string note = "Not sent: too late after the claim by " + node + " (send deadline or lease end); back to pending";
+    bool released = false;
+    try {
+      released = record([&] { return store_.release_claim(shard.log_id, node, note); });
+    } catch (const std::exception& e) {
+      spdlog::warn("trigger: run {} of job {} stays sending, cannot release it: {}", shard.log_id, job.id, e.what());
+    }
+    spdlog::warn("trigger: run {} of job {} not sent: too late after its claim{}", shard.log_id, job.id,
+                 released ? ", back to pending" : "");
+    return SendOutcome::Kind::kDropped;
+  }
+  std::vector<std::pair<std::string, std::string>> facts;
+  if (shard.shard_total > 1) {
+    facts.emplace_back("Shard", std::to_string(shard.shard_index) + " of " + std::to_string(shard.shard_total));
+  }
+  facts.emplace_back("Address", shard.address);
+  ExecutorClient::Result answer;
+  try {
+    answer = client_.run(shard.address, target.token, trigger_param(fire, shard, target.handler, target.param));
+  } catch (const std::exception& e) {  // the client promises not to throw; a fake might
+    answer = ExecutorClient::Result::fail(e.what());
+  }
+  facts.emplace_back("Code", std::to_string(answer.code));
+  facts.emplace_back("Msg", answer_msg(answer));
+
+  bool accepted = answer.is_success();
+  RunEnd end = RunEnd::kTriggerFailed;
+  if (answer.code == protocol::kTimeoutCode) {
+    // The request went out and no answer came: ask before anything is sent again.
+    auto check = check_delivery(client_, shard.address, target.token, shard.log_id, log_date_time(log));
+    facts.emplace_back("Delivery check", check.message);
+    accepted = check.kind == DeliveryCheck::Kind::kDelivered;
+    if (check.kind == DeliveryCheck::Kind::kUnknown) {
+      end = RunEnd::kDeliveryUnknown;
+      facts.emplace_back("Failed", "delivery unknown: executor " + shard.address +
+                                       " did not answer /run nor /log; not retried, it may be running");
+    }
+  }
+
+  if (accepted) {
+    auto recorded = record([&] { return store_.record_triggered(shard.log_id, node, target.message.with_trigger(facts)); });
+    if (recorded == TriggerStore::Recorded::kNotOurs) {
+      spdlog::warn("trigger: run {} of job {} was accepted by {} but is no longer this node's", shard.log_id, job.id,
+                   shard.address);
+      return SendOutcome::Kind::kDropped;
+    }
+    return SendOutcome::Kind::kTriggered;
+  }
+  TriggerStore::Failure failure;
+  failure.log_id = shard.log_id;
+  failure.node_id = node;
+  failure.from = FireState::kSending;
+  failure.now = clock_.now_ms();
+  failure.trigger_msg = target.message.with_trigger(facts);
+  auto result = record([&] { return store_.record_failed(failure, follow_ups_of(end, failure.now, node)); });
+  spdlog::info("trigger: run {} of job {} failed at {}: {}{}", shard.log_id, job.id, shard.address, answer_msg(answer),
+               result.fires.empty() ? "" : ", retry " + std::to_string(result.fires.front().id) + " scheduled");
+  return result.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed : SendOutcome::Kind::kDropped;
+}
+
+bool TriggerService::prepared_ahead(const TriggerStore::LoadedFire& fire) {
+  // A broadcast becomes several rows in its claim, a shard of one goes to its own executor, and
+  // FAILOVER and BUSYOVER ask executors before choosing: those are sent whole when delivered.
+  const auto strategy = fire.job.executor_route_strategy;
+  return fire.log.shard_total <= 1 && strategy != RouteStrategy::kShardingBroadcast &&
+         strategy != RouteStrategy::kFailover && strategy != RouteStrategy::kBusyover;
+}
+
+std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>& fires,
+                                                  std::int64_t not_before_ms) noexcept {
+  std::vector<PreparedFire> out;
+  out.reserve(fires.size());
+  for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
+  auto end_all = [&](std::vector<std::size_t> which, SendOutcome::Kind kind) {
+    for (auto i : which) out[i].ended = SendOutcome{kind, {}};
+  };
+  std::vector<std::size_t> everyone(fires.size());
+  for (std::size_t i = 0; i < fires.size(); ++i) everyone[i] = i;
+  try {
+    const std::string& node = options_.node_id;
+    std::vector<std::int64_t> ids;
+    ids.reserve(fires.size());
+    for (const auto& f : fires) ids.push_back(f.log_id);
+    std::vector<std::optional<TriggerStore::LoadedFire>> loaded;
+    try {
+      loaded = store_.load_pending_all(ids, node);
+    } catch (const std::exception& e) {
+      spdlog::warn("trigger: {} fires stay pending, cannot read them: {}", fires.size(), e.what());
+      end_all(everyone, SendOutcome::Kind::kDropped);
+      return out;
+    }
+    const std::int64_t trigger_time = std::max(clock_.now_ms(), not_before_ms);
+    std::vector<std::size_t> claiming;
+    std::vector<TriggerStore::Claim> claims;
+    std::vector<std::shared_ptr<PreparedSend>> sends;
+    for (std::size_t i = 0; i < fires.size(); ++i) {
+      if (!loaded[i]) {
+        out[i].ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+        continue;
+      }
+      if (!prepared_ahead(*loaded[i])) continue;  // sent whole when delivered
+      Target aimed = target_of(*loaded[i]);
+      auto send = std::make_shared<PreparedSend>(PreparedSend{std::move(*loaded[i]), {}, std::move(aimed), {}});
+      const auto& fire = send->fire;
+      Target& target = send->target;
+      if (!target.failure.empty()) {
+        out[i].ended = SendOutcome{fail_pending(fire, target, target.failure), {}};
+        continue;
+      }
+      RouteResult route;
+      try {
+        route = routes_.route(fire.job.executor_route_strategy, RouteRequest{fire.job.id, target.usable, target.token});
+      } catch (const std::exception& e) {
+        route = RouteResult::failed(std::string("routing failed: ") + e.what());
+      }
+      if (!route.ok || route.addresses.size() != 1) {
+        out[i].ended = SendOutcome{
+            fail_pending(fire, target, route.message.empty() ? "routing found no executor" : route.message), {}};
+        continue;
+      }
+      target.message.routing(route.message);
+      auto claim = claim_for(fire, target, trigger_time);
+      claim.addresses = std::move(route.addresses);
+      claims.push_back(std::move(claim));
+      claiming.push_back(i);
+      sends.push_back(std::move(send));
+    }
+    if (claims.empty()) return out;
+    std::vector<TriggerStore::Claimed> claimed;
+    const auto claimed_at = clock_.steady_now();  // before the claim commits: errs on the early side
+    try {
+      claimed = store_.claim_all(claims);
+    } catch (const std::exception& e) {
+      spdlog::warn("trigger: {} fires stay pending, cannot claim them: {}", claims.size(), e.what());
+      end_all(claiming, SendOutcome::Kind::kDropped);
+      return out;
+    }
+    for (std::size_t k = 0; k < claiming.size(); ++k) {
+      PreparedFire& p = out[claiming[k]];
+      if (claimed[k].shards.empty()) {
+        p.ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+        continue;
+      }
+      sends[k]->shard = claimed[k].shards.front();
+      sends[k]->send_by = send_by(claimed_at, claimed[k]);
+      p.send = std::move(sends[k]);
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("trigger: preparing {} fires failed: {}", fires.size(), e.what());
+    for (auto& p : out) {
+      if (!p.ended && !p.send) p.ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+    }
+  } catch (...) {
+    spdlog::error("trigger: preparing {} fires failed", fires.size());
+    for (auto& p : out) {
+      if (!p.ended && !p.send) p.ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+    }
+  }
+  return out;
+}
+
+SendOutcome TriggerService::deliver(const PreparedFire& prepared) noexcept {
+  if (!prepared.send) return send(prepared.fire);
+  const auto started = clock_.steady_now();
+  SendOutcome::Kind kind = SendOutcome::Kind::kDropped;
+  const auto& p = *prepared.send;
+  try {
+    kind = post(p.fire, p.target, p.shard, p.send_by);
+  } catch (const std::exception& e) {
+    spdlog::error("trigger: sending run {} of job {} failed: {}", p.shard.log_id, p.fire.job.id, e.what());
+  } catch (...) {
+    spdlog::error("trigger: sending run {} of job {} failed", p.shard.log_id, p.fire.job.id);
+  }
+  return {kind, std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - started)};
+}
+
+void TriggerService::release(const PreparedFire& prepared) noexcept {
+  if (!prepared.send) return;
+  const auto& p = *prepared.send;
+  try {
+    store_.release_claim(p.shard.log_id, options_.node_id,
+                         "Not sent: node " + options_.node_id + " could not send it after its claim; back to pending");
+  } catch (const std::exception& e) {
+    spdlog::warn("trigger: run {} of job {} stays sending, cannot release it: {}", p.shard.log_id, p.fire.job.id,
+                 e.what());
+  }
 }
 
 }  // namespace cronwheel::admin

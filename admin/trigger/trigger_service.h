@@ -82,11 +82,31 @@ class TriggerService final : public FireSender {
   TriggerService(TriggerStore& store, ExecutorClient& client, common::Clock& clock, Options options);
 
   SendOutcome send(const PendingFire& fire) noexcept override;
+  // Loads and claims many fires in one statement each (TriggerStore::load_pending_all,
+  // claim_all) and routes them between, so that at their instant only the POST is left. Fires
+  // whose routing asks executors (FAILOVER, BUSYOVER), broadcasts and single shards are not
+  // prepared: deliver() sends them whole. The claim's trigger time is `not_before_ms` (or now,
+  // when later), and the send deadline counts from the claim.
+  std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept override;
+  SendOutcome deliver(const PreparedFire& fire) noexcept override;
+  void release(const PreparedFire& fire) noexcept override;
 
   RouteTable& routes() noexcept { return routes_; }
 
+  struct Target;  // where a loaded fire may go, and with what
+
  private:
-  SendOutcome send_loaded(const TriggerStore::LoadedFire& fire, const std::string& node);
+  static bool prepared_ahead(const TriggerStore::LoadedFire& fire);
+  Target target_of(const TriggerStore::LoadedFire& fire) const;
+  TriggerStore::Claim claim_for(const TriggerStore::LoadedFire& fire, const Target& target,
+                                std::int64_t trigger_time) const;
+  common::Clock::SteadyTime send_by(common::Clock::SteadyTime claimed_at, const TriggerStore::Claimed& claimed) const;
+  // Fails a fire still pending (nothing was sent).
+  SendOutcome::Kind fail_pending(const TriggerStore::LoadedFire& fire, const Target& target, const std::string& reason);
+  SendOutcome::Kind send_loaded(const TriggerStore::LoadedFire& fire);
+  // POSTs one claimed row and records the answer (or releases it when `by` has passed).
+  SendOutcome::Kind post(const TriggerStore::LoadedFire& fire, const Target& target, const TriggerStore::Shard& shard,
+                         common::Clock::SteadyTime by);
   // Runs a store write, retrying while the database is unreachable.
   template <class F>
   auto record(F&& write) -> decltype(write());

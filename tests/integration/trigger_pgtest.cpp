@@ -572,6 +572,44 @@ TEST_F(TriggerPgTest, SendersOfOneFireOnARealDatabaseCallTheExecutorOnce) {
   EXPECT_NE(l.trigger_msg.find("Addresses (entered by hand)"), std::string::npos) << l.trigger_msg;
 }
 
+// A second's fires prepared ahead on the real database: read and claimed together (one
+// statement each), then each posted at the instant; a fire another node took meanwhile is
+// neither claimed nor posted, and a prepared fire given back is pending again.
+TEST_F(TriggerPgTest, FiresPreparedAheadAreClaimedTogetherAndPostedOnce) {
+  FakeExecutorClient client;
+  admin::TriggerService::Options o;
+  o.node_id = kNode;
+  admin::TriggerService service(store_, client, clock_, o);
+  std::vector<admin::PendingFire> fires;
+  for (int i = 0; i < 50; ++i) {
+    auto l = pending(kNode, 0, 1'700'000'000'000 + i * 1000);
+    fires.push_back({l.id, l.job_id, l.scheduled_time});
+  }
+  exec("UPDATE job_log SET admin_node = '" + kOther + "' WHERE id = " + std::to_string(fires[7].log_id));
+  const std::int64_t due = clock_.now_ms() + 300;
+
+  auto prepared = service.prepare(fires, due);
+
+  ASSERT_EQ(prepared.size(), fires.size());
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'sending' AND trigger_time = " + admin::pg::ts(std::to_string(due))),
+            49);
+  ASSERT_TRUE(prepared[7].ended);
+  EXPECT_EQ(prepared[7].ended->kind, admin::SendOutcome::Kind::kDropped);
+  EXPECT_TRUE(client.calls("run").empty());
+  service.release(prepared[3]);
+  EXPECT_EQ(log(fires[3].log_id).state, admin::FireState::kPending);
+
+  int triggered = 0;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    if (i == 3 || i == 7) continue;
+    triggered += service.deliver(prepared[i]).kind == admin::SendOutcome::Kind::kTriggered;
+  }
+  EXPECT_EQ(triggered, 48);
+  EXPECT_EQ(client.calls("run").size(), 48u);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'triggered' AND trigger_code = 200"), 48);
+  EXPECT_EQ(log(fires[7].log_id).state, admin::FireState::kPending);
+}
+
 TEST_F(TriggerPgTest, BroadcastThroughTheServiceTriggersEveryShard) {
   exec("UPDATE job_info SET executor_route_strategy = 'SHARDING_BROADCAST' WHERE id = " + std::to_string(job_.id));
   FakeExecutorClient client;

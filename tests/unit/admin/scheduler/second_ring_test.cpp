@@ -21,10 +21,16 @@ constexpr std::int64_t kStart = 1'700'000'000'000;  // on a second boundary
 class Recorder {
  public:
   SecondRing::HandOff hand_off() {
-    return [this](std::vector<PendingFire> fires) {
+    return [this](std::vector<PendingFire> fires, std::int64_t due_ms) {
       std::lock_guard lock(mutex_);
       batches_.push_back(std::move(fires));
+      due_.push_back(due_ms);
     };
+  }
+  // The instant each batch was handed on for.
+  std::vector<std::int64_t> due() const {
+    std::lock_guard lock(mutex_);
+    return due_;
   }
   std::vector<std::vector<PendingFire>> batches() const {
     std::lock_guard lock(mutex_);
@@ -42,6 +48,7 @@ class Recorder {
  private:
   mutable std::mutex mutex_;
   std::vector<std::vector<PendingFire>> batches_;
+  std::vector<std::int64_t> due_;
 };
 
 PendingFire fire(std::int64_t id, std::int64_t at) { return {id, 100 + id, at}; }
@@ -166,10 +173,42 @@ TEST_F(SecondRingTest, StopAnswersTheFiresNeverHandedOnAndRefusesMore) {
   EXPECT_TRUE(handed_.ids().empty());
 }
 
+// With a lead the ring hands a second's fires on that long before the second, saying which
+// second they are due at, and never earlier.
+TEST(SecondRing, WithALeadHandsEachSecondOnThatMuchAheadOfIt) {
+  FakeClock clock(kStart);
+  Recorder handed;
+  SecondRing ring(clock, handed.hand_off(), 300ms);
+  ASSERT_TRUE(ring.push(fire(1, kStart + 2000)));
+  ASSERT_TRUE(ring.push(fire(2, kStart + 1500)));  // belongs to the second at kStart + 2000
+  ASSERT_TRUE(ring.push(fire(3, kStart + 3000)));
+  ring.start();
+  clock.wait_for_sleepers(1);
+  clock.advance(1699ms);  // kStart + 1699: the ring woke at kStart + 700, nothing of second 2 yet
+  clock.wait_for_sleepers(1);
+  EXPECT_TRUE(handed.ids().empty());
+  clock.advance(1ms);  // kStart + 1700: 300 ms before kStart + 2000
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(handed.ids(), (std::vector<std::int64_t>{2, 1}));
+  EXPECT_EQ(handed.due(), (std::vector<std::int64_t>{kStart + 2000}));
+  clock.advance(1000ms);  // kStart + 2700
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(handed.ids(), (std::vector<std::int64_t>{2, 1, 3}));
+  EXPECT_EQ(handed.due(), (std::vector<std::int64_t>{kStart + 2000, kStart + 3000}));
+  ring.stop();
+}
+
+TEST(SecondRing, ALeadOfASecondOrMoreIsRefused) {
+  FakeClock clock(kStart);
+  Recorder handed;
+  EXPECT_THROW(SecondRing(clock, handed.hand_off(), 1000ms), std::invalid_argument);
+  EXPECT_THROW(SecondRing(clock, handed.hand_off(), -1ms), std::invalid_argument);
+}
+
 TEST(SecondRing, HandOffThatThrowsForgetsTheFiresSoTheFeederCanBringThemBack) {
   FakeClock clock(kStart);
   int calls = 0;
-  SecondRing ring(clock, [&calls](std::vector<PendingFire>) {
+  SecondRing ring(clock, [&calls](std::vector<PendingFire>, std::int64_t) {
     ++calls;
     throw std::runtime_error("pools gone");
   });

@@ -41,6 +41,46 @@ class FakeSender final : public FireSender {
     auto took = took_.count(fire.job_id) != 0 ? took_[fire.job_id] : 1ms;
     return {kind_, took};
   }
+  // Prepares nothing ahead (like a sender that cannot), except that the fires of `end_jobs` are
+  // settled by prepare() (dropped); records what it was asked.
+  std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept override {
+    std::lock_guard lock(mutex_);
+    prepared_.push_back({fires, not_before_ms});
+    std::vector<PreparedFire> out;
+    for (const auto& f : fires) {
+      out.push_back({f, end_jobs_.count(f.job_id) ? std::optional<SendOutcome>(SendOutcome{SendOutcome::Kind::kDropped, {}})
+                                                   : std::nullopt,
+                     nullptr});
+    }
+    return out;
+  }
+  SendOutcome deliver(const PreparedFire& fire) noexcept override {
+    {
+      std::lock_guard lock(mutex_);
+      delivered_.push_back(fire.fire);
+    }
+    return send(fire.fire);
+  }
+  void release(const PreparedFire& fire) noexcept override {
+    std::lock_guard lock(mutex_);
+    released_.push_back(fire.fire);
+  }
+  void end_in_prepare(std::int64_t job_id) {
+    std::lock_guard lock(mutex_);
+    end_jobs_.insert(job_id);
+  }
+  std::vector<std::pair<std::vector<PendingFire>, std::int64_t>> prepared() const {
+    std::lock_guard lock(mutex_);
+    return prepared_;
+  }
+  std::vector<PendingFire> delivered() const {
+    std::lock_guard lock(mutex_);
+    return delivered_;
+  }
+  std::vector<PendingFire> released() const {
+    std::lock_guard lock(mutex_);
+    return released_;
+  }
   void close() {
     std::lock_guard lock(mutex_);
     open_ = false;
@@ -80,6 +120,9 @@ class FakeSender final : public FireSender {
   std::vector<PendingFire> started_;
   std::map<std::int64_t, std::chrono::milliseconds> took_;
   SendOutcome::Kind kind_ = SendOutcome::Kind::kTriggered;
+  std::set<std::int64_t> end_jobs_;
+  std::vector<std::pair<std::vector<PendingFire>, std::int64_t>> prepared_;
+  std::vector<PendingFire> delivered_, released_;
 };
 
 // The log ids the pools reported finished.
@@ -187,12 +230,58 @@ TEST_F(TriggerPoolsTest, FullPoolLeavesTheFirePendingUntouchedAndCountsIt) {
   // Reported finished at once, so the ring takes it again when the feeder brings it back.
   EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));
   EXPECT_EQ(store_.log(refused.log_id), before);  // not failed, not written at all
-  EXPECT_EQ(store_.calls("fail_pending"), 0);
   EXPECT_EQ(pools->stats().deferred_full, 1u);
   EXPECT_EQ(store_.log(queued.log_id).state, FireState::kPending);
   sender_.open();
   ASSERT_TRUE(finished_.wait_for(3));
   EXPECT_EQ(sender_.started(), (std::vector<PendingFire>{running, queued}));
+}
+
+// Handed over ahead of their instant: prepared at once, on the caller's thread, for the ones
+// the pools have room for; delivered by the pools' threads only from the instant on.
+TEST_F(TriggerPoolsTest, FiresHandedOverAheadArePreparedAtOnceAndDeliveredAtTheirInstant) {
+  auto pools = make(small(1, 1));
+  auto a = pending(), b = pending(), refused = pending();
+  std::thread ring([&] { pools->dispatch({a, b, refused}, kStart + 300); });
+  clock_.wait_for_sleepers(1);  // the dispatch waits for the instant
+  ASSERT_EQ(sender_.prepared().size(), 1u);
+  EXPECT_EQ(sender_.prepared()[0].first, (std::vector<PendingFire>{a, b}));  // room for two
+  EXPECT_EQ(sender_.prepared()[0].second, kStart + 300);
+  EXPECT_TRUE(sender_.delivered().empty());
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));  // left pending, never prepared
+  clock_.advance(300ms);
+  ring.join();
+  ASSERT_TRUE(finished_.wait_for(3));
+  EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{a, b}));
+  EXPECT_EQ(pools->stats().triggered, 2u);
+  EXPECT_EQ(pools->stats().deferred_full, 1u);
+}
+
+TEST_F(TriggerPoolsTest, FiresSettledWhilePreparedAreCountedAndNeverReachAPool) {
+  auto pools = make({});
+  sender_.end_in_prepare(9);
+  auto gone = pending(9), kept = pending(1);
+  pools->dispatch({gone, kept}, kStart);
+  ASSERT_TRUE(finished_.wait_for(2));
+  EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{kept}));
+  EXPECT_EQ(pools->stats().dropped, 1u);
+  EXPECT_EQ(pools->stats().triggered, 1u);
+  EXPECT_EQ(pools->stats().fast, 1u);
+}
+
+TEST_F(TriggerPoolsTest, APreparedFireStillQueuedAtShutdownHasItsClaimGivenBack) {
+  auto pools = make(small(1, 1));
+  sender_.close();
+  auto running = pending(), queued = pending();
+  pools->dispatch({running, queued}, kStart);
+  ASSERT_TRUE(sender_.wait_started(1));
+  std::thread stopping([&] { pools->shutdown(); });
+  ASSERT_TRUE(finished_.wait_for(1));  // the queued one, given back at once
+  EXPECT_EQ(sender_.released(), (std::vector<PendingFire>{queued}));
+  sender_.open();
+  stopping.join();
+  EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{running}));
+  EXPECT_EQ(finished_.count(), 2u);
 }
 
 TEST_F(TriggerPoolsTest, FireAFullPoolRefusedIsSentOnceWhenHandedBackWithRoom) {

@@ -605,5 +605,115 @@ TEST(SplitAddresses, TrimsAndDropsEmptyEntries) {
             (std::vector<std::string>{"http://a/", "http://b/", "http://c/"}));
 }
 
+
+// Prepared ahead of the instant: load and claim for the lot, then only the POST.
+TEST_F(TriggerServiceTest, PreparedFiresAreClaimedAheadAndPostedWhenDelivered) {
+  auto a = pending();
+  auto b = pending();
+  const std::int64_t due = clock_.now_ms() + 300;
+  std::vector<std::string> calls;
+  store_.before_call([&](std::string_view method) { calls.emplace_back(method); });
+
+  auto prepared = service().prepare({{a.id, a.job_id, a.scheduled_time}, {b.id, b.job_id, b.scheduled_time}}, due);
+
+  ASSERT_EQ(prepared.size(), 2u);
+  for (const auto& p : prepared) {
+    EXPECT_FALSE(p.ended);
+    EXPECT_TRUE(p.send);
+  }
+  EXPECT_EQ(prepared[0].fire.log_id, a.id);
+  EXPECT_EQ(prepared[1].fire.log_id, b.id);
+  EXPECT_TRUE(client_.calls("run").empty());  // nothing posted yet
+  EXPECT_EQ(row(a.id).state, admin::FireState::kSending);
+  EXPECT_EQ(row(a.id).trigger_time, due);  // the instant it is posted at, not the claim's
+  EXPECT_EQ(row(a.id).executor_address, kA);
+
+  calls.clear();
+  clock_.advance(300ms);
+  EXPECT_EQ(service().deliver(prepared[1]).kind, Kind::kTriggered);
+  EXPECT_EQ(service().deliver(prepared[0]).kind, Kind::kTriggered);
+  EXPECT_EQ(calls, (std::vector<std::string>{"record_triggered", "record_triggered"}));  // no load, no claim
+  auto runs = client_.calls("run");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].trigger.log_id, b.id);
+  EXPECT_EQ(runs[1].trigger.log_id, a.id);
+  EXPECT_EQ(runs[1].trigger.log_date_time, a.scheduled_time);
+  auto l = row(a.id);
+  EXPECT_EQ(l.state, admin::FireState::kTriggered);
+  EXPECT_TRUE(contains(l.trigger_msg, "Route strategy: FIRST")) << l.trigger_msg;
+  EXPECT_TRUE(contains(l.trigger_msg, "Address: " + kA)) << l.trigger_msg;
+  EXPECT_TRUE(contains(l.trigger_msg, "Code: 200")) << l.trigger_msg;
+}
+
+TEST_F(TriggerServiceTest, PrepareSettlesWhatCannotGoAndLeavesWhatMustAskExecutorsToDelivery) {
+  auto mine = pending();
+  auto theirs = pending([](admin::JobLog& l) { l.admin_node = "node-2"; });
+  auto nowhere = pending([](admin::JobLog& l) { l.executor_address = "http://10.9.9.9:9999/"; });
+  admin::Job failover = job_;
+  failover.id = 0;
+  failover.executor_route_strategy = admin::RouteStrategy::kFailover;
+  failover = store_.put_job(failover);
+  auto asks = pending([&](admin::JobLog& l) { l.job_id = failover.id; });
+
+  auto prepared = service().prepare({{mine.id, mine.job_id, mine.scheduled_time},
+                                     {theirs.id, theirs.job_id, theirs.scheduled_time},
+                                     {nowhere.id, nowhere.job_id, nowhere.scheduled_time},
+                                     {asks.id, asks.job_id, asks.scheduled_time}},
+                                    clock_.now_ms());
+
+  ASSERT_EQ(prepared.size(), 4u);
+  EXPECT_TRUE(prepared[0].send);
+  ASSERT_TRUE(prepared[1].ended);
+  EXPECT_EQ(prepared[1].ended->kind, Kind::kDropped);
+  EXPECT_EQ(row(theirs.id).state, admin::FireState::kPending);
+  ASSERT_TRUE(prepared[2].ended);
+  EXPECT_EQ(prepared[2].ended->kind, Kind::kFailed);
+  EXPECT_EQ(row(nowhere.id).state, admin::FireState::kFailed);
+  EXPECT_FALSE(prepared[3].ended);  // FAILOVER beats executors first: sent whole when delivered
+  EXPECT_FALSE(prepared[3].send);
+  EXPECT_EQ(row(asks.id).state, admin::FireState::kPending);
+  EXPECT_TRUE(client_.calls("beat").empty());
+
+  EXPECT_EQ(service().deliver(prepared[3]).kind, Kind::kTriggered);
+  EXPECT_EQ(client_.calls("beat").size(), 1u);
+  EXPECT_EQ(row(asks.id).state, admin::FireState::kTriggered);
+}
+
+TEST_F(TriggerServiceTest, APreparedFireReleasedGoesBackToPendingWithItsExecutor) {
+  auto fire = pending();
+  auto prepared = service().prepare({{fire.id, fire.job_id, fire.scheduled_time}}, clock_.now_ms());
+  ASSERT_TRUE(prepared[0].send);
+  service().release(prepared[0]);
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, admin::FireState::kPending);
+  EXPECT_EQ(l.executor_address, kA);
+  EXPECT_TRUE(contains(l.trigger_msg, "back to pending")) << l.trigger_msg;
+  EXPECT_TRUE(client_.calls("run").empty());
+}
+
+TEST_F(TriggerServiceTest, APreparedFireDeliveredAfterItsSendDeadlineIsNotPosted) {
+  auto fire = pending();
+  auto prepared = service().prepare({{fire.id, fire.job_id, fire.scheduled_time}}, clock_.now_ms());
+  clock_.advance(9s);  // past the 8 s send deadline
+  EXPECT_EQ(service().deliver(prepared[0]).kind, Kind::kDropped);
+  EXPECT_TRUE(client_.calls("run").empty());
+  EXPECT_EQ(row(fire.id).state, admin::FireState::kPending);
+}
+
+TEST_F(TriggerServiceTest, UnreachableDatabaseWhilePreparingLeavesTheFiresPending) {
+  for (auto failing : {"load_pending", "claim"}) {
+    auto fire = pending();
+    store_.before_call([&](std::string_view method) {
+      if (method == failing) throw admin::StoreUnavailable("database connection lost");
+    });
+    auto prepared = service().prepare({{fire.id, fire.job_id, fire.scheduled_time}}, clock_.now_ms());
+    ASSERT_TRUE(prepared[0].ended) << failing;
+    EXPECT_EQ(prepared[0].ended->kind, Kind::kDropped);
+    EXPECT_EQ(row(fire.id).state, admin::FireState::kPending) << failing;
+    store_.before_call({});
+  }
+  EXPECT_TRUE(client_.calls("run").empty());
+}
+
 }  // namespace
 }  // namespace cronwheel::testing
