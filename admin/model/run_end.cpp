@@ -28,6 +28,7 @@ std::string_view to_string(RunEnd end) {
     case RunEnd::kTriggerFailed: return "trigger failed";
     case RunEnd::kDeliveryUnknown: return "delivery unknown";
     case RunEnd::kMisfireSkipped: return "misfire skipped";
+    case RunEnd::kCancelled: return "cancelled";
   }
   return "unknown";
 }

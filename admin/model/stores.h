@@ -117,7 +117,9 @@ class LogStore {
   // is due. Audited as "job.trigger".
   virtual JobLog create_fire(const JobLog& fire, const Actor& actor) = 0;
   // Cancels a pending one-shot fire (state pending → cancelled); false when it is no longer
-  // pending. Audited as "log.cancel".
+  // pending. An end like any other: in the same transaction it writes the follow-ups the
+  // planner gives for RunEnd::kCancelled (admin/model/run_end.h: no retry, no child fire; a
+  // FIX_DELAY job waiting for this fire gets its next time). Audited as "log.cancel".
   virtual bool cancel_pending(std::int64_t log_id, const Actor& actor) = 0;
   // Deletes finished logs (not pending, not triggered) of a job or group: those scheduled
   // before `before`, or all but the newest `keep`. Returns how many were deleted. Audited as

@@ -1,5 +1,7 @@
 #include "admin/pg/pg_stores.h"
 
+#include "admin/pg/pg_follow_ups.h"
+#include "admin/pg/pg_guard.h"
 #include "admin/pg/pg_keyset_list.h"
 #include "admin/pg/pg_store_support.h"
 #include "admin/model/record_json.h"
@@ -63,8 +65,12 @@ void prepare_logs(pqxx::connection& c) {
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
             "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
-  c.prepare("log_cancel", "UPDATE job_log SET state = 'cancelled' WHERE id = $1 AND state = 'pending' RETURNING " +
-                              kLogColumns);
+  // By id alone, the guard's value from `guard` (pg_guard.h): from a literal `state = 'pending'`
+  // the planner could prove that the partial indexes of unfinished runs hold the row.
+  c.prepare("log_cancel", "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state") +
+                              " UPDATE job_log SET state = 'cancelled' FROM guard"
+                              " WHERE id = guard.run_id AND state = guard.run_state RETURNING " + kLogColumns);
+  prepare_follow_ups(c);  // the cancel's follow-ups (PgLogStore::cancel_pending)
   // Ranks every log of the job or group (newest first) and deletes the finished ones that are
   // older than $3 and beyond the newest $4; fires still pending, being sent or running are
   // never deleted.
@@ -343,7 +349,11 @@ bool PgLogStore::cancel_pending(std::int64_t log_id, const Actor& actor) {
       if (!before) throw NotFound("log " + std::to_string(log_id) + " does not exist");
       auto rows = tx.exec_prepared("log_cancel", log_id);
       if (rows.empty()) return false;
-      write_audit(tx, now, actor, "log.cancel", "log", log_id, to_json(*before), to_json(log_from(rows[0])));
+      const JobLog cancelled = log_from(rows[0]);
+      // An end like any other (run_end.h): a FIX_DELAY job waiting for this fire gets its next
+      // time. Any fire the planner adds is owned by the node that owned the cancelled one.
+      write_follow_ups(tx, cancelled, follow_ups_of(RunEnd::kCancelled, now, cancelled.admin_node.value_or("")));
+      write_audit(tx, now, actor, "log.cancel", "log", log_id, to_json(*before), to_json(cancelled));
       return true;
     });
   });

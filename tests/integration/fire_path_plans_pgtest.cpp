@@ -269,6 +269,9 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
       {"sched_cancel_pending", runs_in("pending", 1'000) + ", " + repeated("misfire", 1'000) + ", " + node},
       runs_and_jobs);
   expect_primary_key_reads({"sched_takeover_sending", sending_batch + ", " + node}, runs_and_jobs);
+  // An operator's cancel of a pending fire: the run locked, then moved, by id.
+  expect_primary_key_reads({"log_lock", pending}, runs_and_jobs);
+  expect_primary_key_reads({"log_cancel", pending}, runs_and_jobs);
   expect_primary_key_reads({"sched_resolve_delivered", sending + ", " + node + ", 'delivered'"}, runs_and_jobs);
   expect_primary_key_reads({"sched_resolve_not_delivered", sending + ", " + node + ", 'not delivered'"}, runs_and_jobs);
   expect_primary_key_reads({"sched_resolve_unknown", sending + ", " + node + ", 'unknown'"}, runs_and_jobs);

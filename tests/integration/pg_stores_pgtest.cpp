@@ -10,6 +10,7 @@
 #include <pqxx/pqxx>
 
 #include "admin/pg/database.h"
+#include "admin/model/fire.h"
 #include "admin/pg/migrator.h"
 #include "admin/pg/pg_store_support.h"
 #include "admin/pg/pg_stores.h"
@@ -439,6 +440,45 @@ TEST(PgStores, TextArraysKeepQuotesCommasAndBackslashes) {
   auto created = f.stores().groups.create(g, kSystem);
   EXPECT_EQ(created.address_list, g.address_list);
   EXPECT_EQ(f.stores().groups.get(created.id)->address_list, g.address_list);
+}
+
+// An operator's cancel of a pending fire is one of the ways a run ends, so it writes what the
+// follow-up planner says (admin/model/run_end.h, kCancelled): a FIX_DELAY job waiting for this
+// fire's end gets its next time (else it would wait forever), and nothing else follows: no
+// retry, no child fire.
+TEST(PgStores, CancelOfAPendingFireGivesAFixDelayJobItsNextTimeAndNothingElse) {
+  PgStoreFixture f;
+  auto g = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  auto child = f.stores().jobs.create(store_contract::make_job(g.id, "child"), kSystem);
+  auto j = store_contract::make_job(g.id, "every 30 s after the last run");
+  j.schedule_type = admin::ScheduleType::kFixDelay;
+  j.schedule_conf = "30";
+  j.executor_fail_retry_count = 2;
+  j.child_job_ids = {child.id};
+  auto job = f.stores().jobs.create(j, kSystem);
+  f.exec("UPDATE job_info SET trigger_status = 1, trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
+         " WHERE id = " + std::to_string(job.id));
+  f.clock().set_wall_ms(1'700'000'000'000);
+  admin::JobLog fire;
+  fire.job_id = job.id;
+  fire.trigger_type = admin::TriggerType::kManual;
+  fire.scheduled_time = 1'700'000'600'000;
+  fire.admin_node = "node-1";
+  fire.executor_fail_retry_count = 2;
+  auto created = f.stores().logs.create_fire(fire, kSystem);
+
+  f.clock().set_wall_ms(1'700'000'010'000);
+  ASSERT_TRUE(f.stores().logs.cancel_pending(created.id, kSystem));
+  EXPECT_EQ(f.stores().logs.get(created.id)->state, admin::FireState::kCancelled);
+  EXPECT_EQ(f.stores().jobs.get(job.id)->trigger_next_time, 1'700'000'010'000 + 30'000);
+  EXPECT_EQ(f.stores().jobs.get(job.id)->trigger_status, 1);
+  EXPECT_EQ(f.count("SELECT count(*) FROM job_log"), 1);  // no retry, no child fire
+
+  // A job that no longer waits for this fire (rescheduled, stopped) keeps what it has.
+  f.exec("UPDATE job_info SET trigger_next_time = 1700000900000 WHERE id = " + std::to_string(job.id));
+  auto second = f.stores().logs.create_fire(fire, kSystem);
+  ASSERT_TRUE(f.stores().logs.cancel_pending(second.id, kSystem));
+  EXPECT_EQ(f.stores().jobs.get(job.id)->trigger_next_time, 1'700'000'900'000);
 }
 
 TEST(PgStores, SessionsAndTokensStoreOnlyTheHash) {

@@ -40,9 +40,11 @@
 
 #include "admin/model/record_json.h"
 #include "admin/model/records.h"
+#include "admin/model/run_end.h"
 #include "admin/model/stores.h"
 #include "admin/model/token_hash.h"
 #include "common/util/clock.h"
+#include "tests/support/fake_follow_ups.h"
 
 namespace cronwheel::testing {
 
@@ -558,7 +560,10 @@ class Logs final : public LogStore {
     if (it->second.state != FireState::kPending) return false;
     const JobLog before = it->second;
     it->second.state = FireState::kCancelled;
-    s_.audit_change(actor, "log.cancel", "log", log_id, to_json(before), to_json(it->second));
+    const JobLog cancelled = it->second;
+    write_fake_follow_ups(s_.jobs, s_.logs, s_.next_log, cancelled,
+                          follow_ups_of(RunEnd::kCancelled, s_.now(), cancelled.admin_node.value_or("")));
+    s_.audit_change(actor, "log.cancel", "log", log_id, to_json(before), to_json(cancelled));
     return true;
   }
   std::int64_t clear(const ClearRequest& r, const Actor& actor) override {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/model/fire.h"
 #include "tests/unit/admin/api/resource_api_fixture.h"
 
 namespace cronwheel::admin {
@@ -321,6 +322,26 @@ TEST_F(LogsApi, CancelTakesBackAPendingTriggeredFire) {
   auto r = del(path(scheduled));
   EXPECT_EQ(r.status, 409);
   EXPECT_NE(r.message().find("SCHEDULE fire"), std::string::npos) << r.message();
+}
+
+// A FIX_DELAY job waits for its fire's end (kAwaitingCompletion); cancelling that fire ends it,
+// so the job gets its next time from the cancel, and nothing else follows (no retry, no child).
+TEST_F(LogsApi, CancelOfAFixDelayJobsFireGivesTheJobItsNextTime) {
+  auto child = add_job(group_.id, "child");
+  auto job = add_job(group_.id, "every 30 s after the last run", ScheduleType::kFixDelay, "30");
+  fake_.with_state([&](auto& s) {
+    Job& j = s.jobs.at(job.id);
+    j.trigger_status = 1;
+    j.trigger_next_time = kAwaitingCompletion;
+    j.executor_fail_retry_count = 2;
+    j.child_job_ids = {child.id};
+  });
+  auto fire = post("jobs/" + std::to_string(job.id) + "/trigger", {{"delaySeconds", 600}});
+  ASSERT_EQ(fire.status, 201);
+  clock_.set_wall_ms(kStartMs + 5'000);
+  EXPECT_EQ(del("logs/" + std::to_string(fire.body["id"].get<std::int64_t>())).status, 204);
+  EXPECT_EQ(stores_.jobs.get(job.id)->trigger_next_time, kStartMs + 5'000 + 30'000);
+  EXPECT_EQ(stores_.logs.list({}).total, 1);  // no retry, no child fire
 }
 
 TEST_F(LogsApi, NormalUserSeesOnlyTheirGroupsLogs) {
