@@ -17,12 +17,9 @@ std::string ExecutorTokens::for_app(std::string_view app_name) { return for_grou
 std::map<std::int64_t, std::string> ExecutorTokens::for_runs(const std::vector<std::int64_t>& log_ids) {
   std::map<std::int64_t, std::string> out;
   std::map<std::int64_t, std::string> by_group;
-  for (auto id : log_ids) {
-    if (out.count(id) != 0) continue;
-    auto run = logs_.get(id);
-    if (!run) continue;
-    auto known = by_group.find(run->job_group);
-    if (known == by_group.end()) known = by_group.emplace(run->job_group, for_group(groups_.get(run->job_group))).first;
+  for (const auto& [id, group] : logs_.groups_of(log_ids)) {
+    auto known = by_group.find(group);
+    if (known == by_group.end()) known = by_group.emplace(group, for_group(groups_.get(group))).first;
     out.emplace(id, known->second);
   }
   return out;

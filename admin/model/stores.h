@@ -15,6 +15,7 @@
 //  - Implementations are thread-safe.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -112,6 +113,15 @@ class LogStore {
   };
   virtual Page<JobLog> list(const Filter& filter) = 0;  // newest first
   virtual std::optional<JobLog> get(std::int64_t id) = 0;
+  // The executor group of each of `ids` that exists, by run id (a callback batch's token check).
+  // One read for the lot; the default reads them one by one.
+  virtual std::map<std::int64_t, std::int64_t> groups_of(const std::vector<std::int64_t>& ids) {
+    std::map<std::int64_t, std::int64_t> out;
+    for (auto id : ids) {
+      if (auto run = get(id)) out.emplace(id, run->job_group);
+    }
+    return out;
+  }
   // A fire asked for through the API (trigger once): a pending row owned by `admin_node`, which
   // the scheduling core delivers. `trigger_type` is MANUAL or API; `scheduled_time` is when it
   // is due. Audited as "job.trigger".

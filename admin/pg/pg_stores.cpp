@@ -60,6 +60,8 @@ void prepare_jobs(pqxx::connection& c) {
 
 void prepare_logs(pqxx::connection& c) {
   c.prepare("log_get", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
+  c.prepare("log_groups", "WITH " + guard_cte("$1::bigint[] AS run_ids") +
+                              " SELECT id, job_group FROM job_log, guard WHERE id = ANY (guard.run_ids)");
   c.prepare("log_lock", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1 FOR UPDATE");
   c.prepare("log_insert_fire",
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
@@ -320,6 +322,17 @@ Page<JobLog> PgLogStore::list(const Filter& f) {
 
 std::optional<JobLog> PgLogStore::get(std::int64_t id) {
   return db_.read([&](pqxx::read_transaction& tx) { return first_of<JobLog>(tx.exec_prepared("log_get", id), log_from); });
+}
+
+std::map<std::int64_t, std::int64_t> PgLogStore::groups_of(const std::vector<std::int64_t>& ids) {
+  if (ids.empty()) return {};
+  return db_.read([&](pqxx::read_transaction& tx) {
+    std::map<std::int64_t, std::int64_t> out;
+    for (const auto& r : tx.exec_prepared("log_groups", bigint_array(ids))) {
+      out.emplace(r[0].as<std::int64_t>(), r[1].as<std::int64_t>());
+    }
+    return out;
+  });
 }
 
 JobLog PgLogStore::create_fire(const JobLog& l, const Actor& actor) {

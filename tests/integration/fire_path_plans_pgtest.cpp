@@ -256,6 +256,7 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
                                                            ", " + repeated("", n)},
                              runs_and_jobs);
     expect_primary_key_reads({"completion_runs", runs}, runs_and_jobs);
+    expect_primary_key_reads({"log_groups", runs}, runs_and_jobs);
   }
   // What follows a run's end, in the same transaction.
   expect_primary_key_reads({"follow_up_jobs", jobs}, runs_and_jobs);

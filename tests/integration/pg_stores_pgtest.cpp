@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <latch>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -446,6 +447,26 @@ TEST(PgStores, TextArraysKeepQuotesCommasAndBackslashes) {
 // follow-up planner says (admin/model/run_end.h, kCancelled): a FIX_DELAY job waiting for this
 // fire's end gets its next time (else it would wait forever), and nothing else follows: no
 // retry, no child fire.
+TEST(PgStores, GroupsOfRunsAreReadTogetherAndUnknownRunsLeftOut) {
+  PgStoreFixture f;
+  auto billing = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
+  auto mail = f.stores().groups.create(store_contract::make_group("mail-app"), kSystem);
+  auto a = f.stores().jobs.create(store_contract::make_job(billing.id, "a"), kSystem);
+  auto b = f.stores().jobs.create(store_contract::make_job(mail.id, "b"), kSystem);
+  auto fire = [&](const admin::Job& job) {
+    admin::JobLog l;
+    l.job_id = job.id;
+    l.trigger_type = admin::TriggerType::kManual;
+    l.scheduled_time = 1'700'000'000'000;
+    l.admin_node = "node-1";
+    return f.stores().logs.create_fire(l, kSystem).id;
+  };
+  auto ra = fire(a), rb = fire(b);
+  EXPECT_EQ(f.stores().logs.groups_of({rb, ra, rb + 1000}),
+            (std::map<std::int64_t, std::int64_t>{{ra, billing.id}, {rb, mail.id}}));
+  EXPECT_TRUE(f.stores().logs.groups_of({}).empty());
+}
+
 TEST(PgStores, CancelOfAPendingFireGivesAFixDelayJobItsNextTimeAndNothingElse) {
   PgStoreFixture f;
   auto g = f.stores().groups.create(store_contract::make_group("billing-app"), kSystem);
