@@ -81,6 +81,8 @@ class FireSender {
   // A prepared fire that will not be delivered after all (the pools are shutting down or full):
   // its claim is given back (sending → pending), for a later attempt.
   virtual void release(const PreparedFire& fire) noexcept { (void)fire; }
+  // Returns once what deliver() left to write in the background is written.
+  virtual void flush() noexcept {}
 };
 
 // trigger_next_time of a FIX_DELAY job whose fire is running: the scan never reaches it; the

@@ -123,6 +123,19 @@ class TriggerStore {
   // written.
   virtual Recorded record_triggered(std::int64_t log_id, std::string_view node_id,
                                     const std::string& trigger_msg) = 0;
+  // Many at once, in one transaction: one answer per run, in order, each as record_triggered()
+  // would give it. The default records them one by one.
+  struct Accepted {
+    std::int64_t log_id = 0;
+    std::string node_id;
+    std::string trigger_msg;
+  };
+  virtual std::vector<Recorded> record_triggered_all(const std::vector<Accepted>& accepted) {
+    std::vector<Recorded> out;
+    out.reserve(accepted.size());
+    for (const auto& a : accepted) out.push_back(record_triggered(a.log_id, a.node_id, a.trigger_msg));
+    return out;
+  }
 
   // A fire that could not be delivered: `from` → failed, trigger_code 500, trigger_msg as
   // given, guarded by state = from AND admin_node = node_id. `from` is "sending" (the executor

@@ -232,6 +232,11 @@ TriggerStore::Recorded PgTriggerStore::record_triggered(std::int64_t log_id, std
   return triggered_.call({log_id, std::string(node_id), trigger_msg});
 }
 
+std::vector<TriggerStore::Recorded> PgTriggerStore::record_triggered_all(const std::vector<Accepted>& accepted) {
+  if (accepted.empty()) return {};
+  return record_all_triggered(accepted);
+}
+
 std::vector<TriggerStore::Recorded> PgTriggerStore::record_all_triggered(const std::vector<Triggered>& answers) {
   auto groups = by_key<Triggered, std::string>(answers, [](const Triggered& t) { return t.node_id; });
   return db_.transact([&](pqxx::work& tx) {

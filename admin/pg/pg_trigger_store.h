@@ -46,6 +46,7 @@ class PgTriggerStore final : public TriggerStore {
   std::vector<Claimed> claim_all(const std::vector<Claim>& claims) override;
   bool release_claim(std::int64_t log_id, std::string_view node_id, const std::string& note) override;
   Recorded record_triggered(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;
+  std::vector<Recorded> record_triggered_all(const std::vector<Accepted>& accepted) override;
   Failed record_failed(const Failure& failure, const FollowUpPlanner& plan) override;
 
   // Batches written by each group so far, and the calls in them.
@@ -62,11 +63,7 @@ class PgTriggerStore final : public TriggerStore {
     std::int64_t log_id = 0;
     std::string node_id;
   };
-  struct Triggered {
-    std::int64_t log_id = 0;
-    std::string node_id;
-    std::string trigger_msg;
-  };
+  using Triggered = Accepted;
   std::vector<std::optional<LoadedFire>> load_all(const std::vector<Load>& loads);
   std::vector<Recorded> record_all_triggered(const std::vector<Triggered>& answers);
 

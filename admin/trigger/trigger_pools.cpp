@@ -175,6 +175,7 @@ void TriggerPools::shutdown() noexcept {
     }
   }
   for (auto* pool : {fast_pool_.get(), slow_pool_.get()}) pool->join();
+  sender_.flush();  // the answers of the last sends are written before the node lets go of its lease
 }
 
 TriggerPools::Stats TriggerPools::stats() const {

@@ -122,6 +122,62 @@ TriggerService::TriggerService(TriggerStore& store, ExecutorClient& client, comm
                                Options options)
     : store_(store), client_(client), clock_(clock), options_(std::move(options)), routes_(client, clock, options_.random) {
   if (options_.node_id.empty()) throw std::invalid_argument("TriggerService: no node id");
+  recorder_ = std::jthread([this](std::stop_token stop) { record_accepted(stop); });
+}
+
+TriggerService::~TriggerService() {
+  recorder_.request_stop();
+  {
+    std::lock_guard lock(accepted_mutex_);
+    accepted_changed_.notify_all();
+  }
+  recorder_.join();  // after writing what was queued
+}
+
+void TriggerService::enqueue_accepted(TriggerStore::Accepted accepted, std::int64_t job_id, std::string address) {
+  std::lock_guard lock(accepted_mutex_);
+  accepted_.push_back({std::move(accepted), job_id, std::move(address)});
+  accepted_changed_.notify_all();
+}
+
+void TriggerService::flush() noexcept {
+  std::unique_lock lock(accepted_mutex_);
+  accepted_changed_.wait(lock, [&] { return accepted_.empty() && !recording_; });
+}
+
+void TriggerService::record_accepted(std::stop_token stop) {
+  constexpr std::size_t kMaxBatch = 1'000;
+  std::unique_lock lock(accepted_mutex_);
+  for (;;) {
+    accepted_changed_.wait(lock, [&] { return !accepted_.empty() || stop.stop_requested(); });
+    if (accepted_.empty()) return;  // stopping, and everything is written
+    std::vector<QueuedAccepted> batch;
+    while (!accepted_.empty() && batch.size() < kMaxBatch) {
+      batch.push_back(std::move(accepted_.front()));
+      accepted_.pop_front();
+    }
+    recording_ = true;
+    lock.unlock();
+    std::vector<TriggerStore::Accepted> rows;
+    rows.reserve(batch.size());
+    for (const auto& q : batch) rows.push_back(q.accepted);
+    try {
+      auto recorded = record([&] { return store_.record_triggered_all(rows); });
+      for (std::size_t i = 0; i < batch.size() && i < recorded.size(); ++i) {
+        if (recorded[i] == TriggerStore::Recorded::kNotOurs) {
+          spdlog::warn("trigger: run {} of job {} was accepted by {} but is no longer this node's",
+                       batch[i].accepted.log_id, batch[i].job_id, batch[i].address);
+        }
+      }
+    } catch (const std::exception& e) {
+      // The rows stay `sending`: the executors' callbacks still complete them (a result may move
+      // a sending run), and a node taking them over asks the executors.
+      spdlog::error("trigger: {} accepted runs not recorded as triggered, they stay sending: {}", batch.size(), e.what());
+    }
+    lock.lock();
+    recording_ = false;
+    accepted_changed_.notify_all();
+  }
 }
 
 template <class F>
@@ -280,7 +336,7 @@ SendOutcome::Kind TriggerService::send_loaded(const TriggerStore::LoadedFire& fi
   const auto by = send_by(claimed_at, claimed);
   int triggered = 0, failed = 0;
   for (const auto& shard : claimed.shards) {
-    switch (post(fire, target, shard, by)) {
+    switch (post(fire, target, shard, by, Recording::kNow)) {
       case SendOutcome::Kind::kTriggered:
         ++triggered;
         break;
@@ -296,7 +352,8 @@ SendOutcome::Kind TriggerService::send_loaded(const TriggerStore::LoadedFire& fi
 }
 
 SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, const Target& target,
-                                       const TriggerStore::Shard& shard, common::Clock::SteadyTime by) {
+                                       const TriggerStore::Shard& shard, common::Clock::SteadyTime by,
+                                       Recording when) {
   const std::string& node = options_.node_id;
   const JobLog& log = fire.log;
   const Job& job = fire.job;
@@ -341,6 +398,10 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
     }
   }
 
+  if (accepted && when == Recording::kLater) {
+    enqueue_accepted({shard.log_id, node, target.message.with_trigger(facts)}, job.id, shard.address);
+    return SendOutcome::Kind::kTriggered;
+  }
   if (accepted) {
     auto recorded = record([&] { return store_.record_triggered(shard.log_id, node, target.message.with_trigger(facts)); });
     if (recorded == TriggerStore::Recorded::kNotOurs) {
@@ -469,7 +530,7 @@ SendOutcome TriggerService::deliver(const PreparedFire& prepared) noexcept {
   SendOutcome::Kind kind = SendOutcome::Kind::kDropped;
   const auto& p = *prepared.send;
   try {
-    kind = post(p.fire, p.target, p.shard, p.send_by);
+    kind = post(p.fire, p.target, p.shard, p.send_by, Recording::kLater);
   } catch (const std::exception& e) {
     spdlog::error("trigger: sending run {} of job {} failed: {}", p.shard.log_id, p.fire.job.id, e.what());
   } catch (...) {

@@ -1,6 +1,11 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <stop_token>
+#include <thread>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -80,6 +85,11 @@ class TriggerService final : public FireSender {
 
   // Everything given must outlive the service.
   TriggerService(TriggerStore& store, ExecutorClient& client, common::Clock& clock, Options options);
+  // Writes the accepted answers still queued, then stops.
+  ~TriggerService();
+
+  TriggerService(const TriggerService&) = delete;
+  TriggerService& operator=(const TriggerService&) = delete;
 
   SendOutcome send(const PendingFire& fire) noexcept override;
   // Loads and claims many fires in one statement each (TriggerStore::load_pending_all,
@@ -90,6 +100,8 @@ class TriggerService final : public FireSender {
   std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept override;
   SendOutcome deliver(const PreparedFire& fire) noexcept override;
   void release(const PreparedFire& fire) noexcept override;
+  // Returns once every accepted answer deliver() queued so far is written (or given up).
+  void flush() noexcept override;
 
   RouteTable& routes() noexcept { return routes_; }
 
@@ -104,9 +116,14 @@ class TriggerService final : public FireSender {
   // Fails a fire still pending (nothing was sent).
   SendOutcome::Kind fail_pending(const TriggerStore::LoadedFire& fire, const Target& target, const std::string& reason);
   SendOutcome::Kind send_loaded(const TriggerStore::LoadedFire& fire);
+  // When an accepted answer is written: before post() returns, or by the recorder thread.
+  enum class Recording { kNow, kLater };
   // POSTs one claimed row and records the answer (or releases it when `by` has passed).
   SendOutcome::Kind post(const TriggerStore::LoadedFire& fire, const Target& target, const TriggerStore::Shard& shard,
-                         common::Clock::SteadyTime by);
+                         common::Clock::SteadyTime by, Recording when);
+  void enqueue_accepted(TriggerStore::Accepted accepted, std::int64_t job_id, std::string address);
+  // The recorder thread: writes queued accepted answers in batches (sending → triggered).
+  void record_accepted(std::stop_token stop);
   // Runs a store write, retrying while the database is unreachable.
   template <class F>
   auto record(F&& write) -> decltype(write());
@@ -116,6 +133,18 @@ class TriggerService final : public FireSender {
   common::Clock& clock_;
   const Options options_;
   RouteTable routes_;
+
+  // Accepted answers of delivered fires, waiting for the recorder thread.
+  struct QueuedAccepted {
+    TriggerStore::Accepted accepted;
+    std::int64_t job_id = 0;
+    std::string address;
+  };
+  std::mutex accepted_mutex_;
+  std::condition_variable accepted_changed_;
+  std::deque<QueuedAccepted> accepted_;
+  bool recording_ = false;
+  std::jthread recorder_;  // last: it uses the members above
 };
 
 // Splits an address list "http://a:9999/, http://b:9999/" at commas, trimming spaces and

@@ -605,6 +605,7 @@ TEST_F(TriggerPgTest, FiresPreparedAheadAreClaimedTogetherAndPostedOnce) {
     triggered += service.deliver(prepared[i]).kind == admin::SendOutcome::Kind::kTriggered;
   }
   EXPECT_EQ(triggered, 48);
+  service.flush();
   EXPECT_EQ(client.calls("run").size(), 48u);
   EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'triggered' AND trigger_code = 200"), 48);
   EXPECT_EQ(log(fires[7].log_id).state, admin::FireState::kPending);

@@ -632,6 +632,7 @@ TEST_F(TriggerServiceTest, PreparedFiresAreClaimedAheadAndPostedWhenDelivered) {
   clock_.advance(300ms);
   EXPECT_EQ(service().deliver(prepared[1]).kind, Kind::kTriggered);
   EXPECT_EQ(service().deliver(prepared[0]).kind, Kind::kTriggered);
+  service().flush();  // accepted answers are written by the recorder thread
   EXPECT_EQ(calls, (std::vector<std::string>{"record_triggered", "record_triggered"}));  // no load, no claim
   auto runs = client_.calls("run");
   ASSERT_EQ(runs.size(), 2u);
@@ -675,6 +676,7 @@ TEST_F(TriggerServiceTest, PrepareSettlesWhatCannotGoAndLeavesWhatMustAskExecuto
   EXPECT_TRUE(client_.calls("beat").empty());
 
   EXPECT_EQ(service().deliver(prepared[3]).kind, Kind::kTriggered);
+  service().flush();
   EXPECT_EQ(client_.calls("beat").size(), 1u);
   EXPECT_EQ(row(asks.id).state, admin::FireState::kTriggered);
 }
@@ -698,6 +700,26 @@ TEST_F(TriggerServiceTest, APreparedFireDeliveredAfterItsSendDeadlineIsNotPosted
   EXPECT_EQ(service().deliver(prepared[0]).kind, Kind::kDropped);
   EXPECT_TRUE(client_.calls("run").empty());
   EXPECT_EQ(row(fire.id).state, admin::FireState::kPending);
+}
+
+// The answers of delivered fires are written in the background, together; the service writes
+// what is queued before it goes away.
+TEST_F(TriggerServiceTest, AcceptedAnswersOfDeliveredFiresAreWrittenTogetherAndBeforeTheServiceEnds) {
+  std::vector<admin::PendingFire> fires;
+  for (int i = 0; i < 5; ++i) {
+    auto l = pending();
+    fires.push_back({l.id, l.job_id, l.scheduled_time});
+  }
+  auto prepared = service().prepare(fires, clock_.now_ms());
+  std::atomic<bool> hold{true};
+  store_.before_call([&](std::string_view method) {
+    while (method == "record_triggered" && hold.load()) std::this_thread::sleep_for(1ms);
+  });
+  for (const auto& p : prepared) EXPECT_EQ(service().deliver(p).kind, Kind::kTriggered);
+  EXPECT_EQ(client_.calls("run").size(), 5u);  // posted without waiting for the database
+  hold = false;
+  service_.reset();  // the destructor writes what is queued
+  for (const auto& f : fires) EXPECT_EQ(row(f.log_id).state, admin::FireState::kTriggered);
 }
 
 TEST_F(TriggerServiceTest, UnreachableDatabaseWhilePreparingLeavesTheFiresPending) {
