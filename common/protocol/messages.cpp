@@ -78,6 +78,8 @@ void to_json(nlohmann::json& out, const LogResult& value) {
       {"logContent", value.log_content},
       {"isEnd", value.is_end},
   };
+  if (!value.run_state.empty()) out["runState"] = value.run_state;
+  if (value.executor_start_time != 0) out["executorStartTime"] = value.executor_start_time;
 }
 
 void from_json(const nlohmann::json& in, LogResult& out) {
@@ -87,6 +89,8 @@ void from_json(const nlohmann::json& in, LogResult& out) {
   result.to_line_num = reader.get_int32("toLineNum");
   result.log_content = reader.get_string("logContent");
   result.is_end = reader.get_bool({"isEnd", "end"});
+  result.run_state = reader.get_string("runState");
+  result.executor_start_time = reader.get_int64("executorStartTime");
   out = std::move(result);
 }
 

@@ -69,8 +69,22 @@ struct LogResult {
   bool is_end = false;             // isEnd (boolean): the run is over and this is the last line;
                                    // "end" (Jackson's spelling of the getter) accepted on input
 
+  // cronwheel executors only (optional: XXL-JOB's executors do not send them, its admin ignores
+  // them): what the answering executor process knows of the run, whatever its log file says.
+  // Written only when set.
+  std::string run_state;                 // runState: one of kRunState*, "" when not told
+  std::int64_t executor_start_time = 0;  // executorStartTime: when the answering process
+                                         // started (epoch ms), 0 when not told
+
   friend bool operator==(const LogResult&, const LogResult&) = default;
 };
+
+// LogResult::run_state values. A run the executor process holds (queued or running), one whose
+// result it keeps until an admin accepts it, and one it has no trace of: not queued, not running
+// and no result to send, so no result for it will ever come from this process.
+inline constexpr std::string_view kRunStateActive = "active";
+inline constexpr std::string_view kRunStateResultPending = "result-pending";
+inline constexpr std::string_view kRunStateUnknown = "unknown";
 
 // One finished run, executor → admin.
 struct HandleCallbackParam {

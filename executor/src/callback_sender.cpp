@@ -9,6 +9,7 @@
 #include <stop_token>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -16,6 +17,7 @@
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "executor/src/callback_spool.h"
+#include "executor/src/result_journal.h"
 
 namespace cronwheel::executor {
 namespace {
@@ -26,6 +28,18 @@ using common::protocol::CallbackBatch;
 using common::protocol::HandleCallbackParam;
 using SteadyClock = std::chrono::steady_clock;
 using Results = std::vector<HandleCallbackParam>;
+
+// A result waiting in memory, with its number in the journal (0: the journal could not take it).
+struct Queued {
+  std::uint64_t seq = 0;
+  HandleCallbackParam result;
+};
+
+// Results taken from the queue together, and their journal numbers.
+struct Batch {
+  Results results;
+  std::vector<std::uint64_t> seqs;
+};
 
 // What the background thread waits on, shared with the retry's timeout on the timer, which may
 // come due after the sender is gone (it holds this weakly).
@@ -39,7 +53,10 @@ struct Wake {
 
 struct CallbackSender::Impl {
   Impl(Options opts, common::Timer& timer_ref)
-      : options(std::move(opts)), timer(timer_ref), spool(options.spool_dir, options.max_batch) {
+      : options(std::move(opts)),
+        timer(timer_ref),
+        spool(options.spool_dir, options.max_batch),
+        journal({options.spool_dir, options.journal_truncate_bytes, options.journal_segment_bytes}) {
     if (options.admin_addresses.empty()) {
       throw std::invalid_argument("callback sender: no admin address");
     }
@@ -112,12 +129,42 @@ struct CallbackSender::Impl {
   // ---- what goes to the spool (any thread) ----
 
   // Writes results that cannot be sent; as a last resort logs them, so an operator can replay
-  // them by hand.
-  void spool_or_log(const Results& results) {
-    if (results.empty()) return;
-    if (spool.write(results)) return;
+  // them by hand (they also stay in the journal, which the next start reads). True when spooled.
+  bool spool_or_log(const Results& results) {
+    if (results.empty()) return true;
+    if (spool.write(results)) return true;
     spdlog::error("callback: {} result(s) could be neither delivered nor spooled: {}",
                   results.size(), common::protocol::to_json_string(CallbackBatch{results}));
+    return false;
+  }
+
+  // A batch was accepted by an admin or spooled: it no longer needs the journal nor memory.
+  // The spool (when it took the batch) knows its log ids already, so has_result() never misses it.
+  void settled(const Batch& batch) {
+    journal.acknowledge(batch.seqs);
+    std::lock_guard lock(mutex);
+    for (const auto& r : batch.results) {
+      if (auto it = pending_ids.find(r.log_id); it != pending_ids.end()) pending_ids.erase(it);
+    }
+  }
+
+  // What a process that died left in its journal goes to the spool (durably) and is sent like any
+  // spooled result; its journal files are removed only then.
+  void adopt_orphans() {
+    for (auto& orphan : journal.orphans()) {
+      if (!orphan.results.empty()) {
+        if (!spool.write(orphan.results)) {
+          spdlog::error("result journal: {} result(s) of {} could not be spooled; kept for the next start",
+                        orphan.results.size(), orphan.instance);
+          continue;
+        }
+        spdlog::warn(
+            "result journal: {} result(s) of an executor process that ended before delivering them ({}) "
+            "to re-send",
+            orphan.results.size(), orphan.instance);
+      }
+      journal.remove(orphan);
+    }
   }
 
   // One pass over the spool: re-sends each file, oldest first, removing it once all of it was
@@ -166,13 +213,27 @@ struct CallbackSender::Impl {
 
   // ---- the background thread ----
 
-  Results take_batch_locked(std::size_t limit) {
+  Batch take_batch_locked(std::size_t limit) {
     auto count = std::min(queue.size(), limit);
-    Results batch(std::make_move_iterator(queue.begin()),
-                  std::make_move_iterator(queue.begin() + static_cast<std::ptrdiff_t>(count)));
+    Batch batch;
+    batch.results.reserve(count);
+    batch.seqs.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      batch.results.push_back(std::move(queue[i].result));
+      batch.seqs.push_back(queue[i].seq);
+    }
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(count));
-    in_flight = batch.size();
+    in_flight = batch.results.size();
     return batch;
+  }
+
+  // Puts a batch back first in line.
+  void requeue_locked(Batch& batch) {
+    std::deque<Queued> front;
+    for (std::size_t i = 0; i < batch.results.size(); ++i) {
+      front.push_back({batch.seqs[i], std::move(batch.results[i])});
+    }
+    queue.insert(queue.begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
   }
 
   // Puts the next retry on the timer: its task only marks the re-send as due and wakes the
@@ -217,16 +278,16 @@ struct CallbackSender::Impl {
           wake->changed.wait(lock);  // a push, the retry's timeout or stop()
           continue;
         }
-        Results batch = take_batch_locked(options.max_batch);
+        Batch batch = take_batch_locked(options.max_batch);
         lock.unlock();
-        bool done = send(batch) || spool.write(batch).has_value();
+        bool done = send(batch.results) || spool.write(batch.results).has_value();
+        if (done) settled(batch);
         lock.lock();
         in_flight = 0;
         if (!done) {
           // Neither an admin nor the disk took it: keep it first in line and try again at the
           // next retry instead of spinning.
-          queue.insert(queue.begin(), std::make_move_iterator(batch.begin()),
-                       std::make_move_iterator(batch.end()));
+          requeue_locked(batch);
           held = true;
         }
       }
@@ -254,11 +315,11 @@ struct CallbackSender::Impl {
       auto deadline = flush_deadline;
       bool may_send = admin_up && SteadyClock::now() < deadline;
       // Once nothing more is sent, everything left goes to one file.
-      Results batch = take_batch_locked(may_send ? options.max_batch : queue.size());
+      Batch batch = take_batch_locked(may_send ? options.max_batch : queue.size());
       lock.unlock();
-      bool sent = may_send && send_before(batch, deadline);
+      bool sent = may_send && send_before(batch.results, deadline);
       if (may_send && !sent) admin_up = false;
-      if (!sent) spool_or_log(batch);
+      if (sent || spool_or_log(batch.results)) settled(batch);
       lock.lock();
       in_flight = 0;
     }
@@ -271,11 +332,13 @@ struct CallbackSender::Impl {
   common::Timer& timer;        // the retries'; flushing at stop() counts real time
   common::TimerHandle resend;  // the next retry; the background thread's, then stop()'s
   CallbackSpool spool;
+  ResultJournal journal;  // every result pushed, until it is accepted or spooled
 
   std::shared_ptr<Wake> wake = std::make_shared<Wake>();
   std::mutex& mutex = wake->mutex;
-  std::deque<HandleCallbackParam> queue;
+  std::deque<Queued> queue;
   std::size_t in_flight = 0;  // results taken from the queue and not yet sent or spooled
+  std::unordered_multiset<std::int64_t> pending_ids;  // log ids of the queued and in-flight results
   bool held = false;          // the last batch could not be sent nor spooled: wait for the retry
   bool started = false;
   bool stopped = false;  // pushes go straight to the spool
@@ -308,6 +371,7 @@ void CallbackSender::start() {
     impl_->started = true;
   }
   impl_->spool.create_dir();
+  impl_->adopt_orphans();
   impl_->spool.recount();
   if (auto left = spooled(); left > 0) {
     spdlog::info("callback spool: {} result(s) from an earlier run to re-send", left);
@@ -316,13 +380,17 @@ void CallbackSender::start() {
 }
 
 void CallbackSender::push(common::protocol::HandleCallbackParam result) {
+  // First in the journal: from here on the result survives this process. After stop() the journal
+  // is closed and takes nothing (0); the result then goes to the spool.
+  const std::uint64_t seq = impl_->journal.append(result);
   std::unique_lock lock(impl_->mutex);
   if (impl_->stopped) {
     lock.unlock();
-    impl_->spool_or_log({std::move(result)});
+    if (impl_->spool_or_log({result})) impl_->journal.acknowledge({seq});
     return;
   }
-  impl_->queue.push_back(std::move(result));
+  impl_->pending_ids.insert(result.log_id);
+  impl_->queue.push_back({seq, std::move(result)});
   lock.unlock();
   impl_->wake->changed.notify_all();
 }
@@ -340,15 +408,17 @@ void CallbackSender::stop(std::chrono::milliseconds flush_timeout) {
   }
   impl_->resend.cancel();  // the thread is gone: its handle is ours
   // Never started, or the thread failed: spool what is left.
-  Results left;
+  Batch left;
   {
     std::lock_guard lock(impl_->mutex);
-    left.assign(std::make_move_iterator(impl_->queue.begin()),
-                std::make_move_iterator(impl_->queue.end()));
-    impl_->queue.clear();
+    left = impl_->take_batch_locked(impl_->queue.size());
+    impl_->in_flight = 0;
     impl_->stopped = true;
   }
-  impl_->spool_or_log(left);
+  if (impl_->spool_or_log(left.results)) impl_->settled(left);
+  // Empty and removed when everything was delivered or spooled; what was not stays for the next
+  // start.
+  impl_->journal.close();
 }
 
 std::size_t CallbackSender::queued() const {
@@ -357,5 +427,15 @@ std::size_t CallbackSender::queued() const {
 }
 
 std::size_t CallbackSender::spooled() const { return impl_->spool.total(); }
+
+std::size_t CallbackSender::backlog() const { return queued() + spooled(); }
+
+bool CallbackSender::has_result(std::int64_t log_id) const {
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->pending_ids.contains(log_id)) return true;
+  }
+  return impl_->spool.holds(log_id);
+}
 
 }  // namespace cronwheel::executor

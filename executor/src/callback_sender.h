@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -17,6 +18,11 @@ namespace cronwheel::executor {
 // array of HandleCallbackParam): the delivery policy. The spool files themselves (format, locks,
 // fsync) are CallbackSpool's (callback_spool.h).
 //
+// Every result is first appended to a journal (ResultJournal, result_journal.h: one write(2), no
+// fsync) in spool_dir, so it survives the death of this process from the moment push() returns:
+// start() sends what a process that died left there, and a result an admin accepted (or that was
+// spooled) is marked acknowledged there, so it is not sent again after a restart.
+//
 // Results are sent in batches by a background thread, to the first admin that accepts them
 // (HTTP 200 with ReturnT code 200). When none does, the batch is written to a new spool file
 // under spool_dir (durably, before it is dropped from memory) and re-sent every retry_interval;
@@ -31,7 +37,8 @@ namespace cronwheel::executor {
 // results cannot starve it; after the first failure the pass only counts the files it has not
 // seen. A batch neither an admin nor the disk takes stays first in line until the next retry.
 //
-// Threading: push(), queued() and spooled() are thread-safe and never wait for the network. The
+// Threading: push(), queued(), spooled(), backlog() and has_result() are thread-safe and never
+// wait for the network. The
 // background thread owns the HTTP clients (one per admin) and is the only one that sends.
 // start() and stop() may be called from any thread.
 //
@@ -46,6 +53,9 @@ class CallbackSender {
     std::filesystem::path spool_dir;
     std::chrono::milliseconds retry_interval{std::chrono::seconds(30)};
     std::size_t max_batch = 100;
+    // The journal's file sizes (ResultJournal::Options).
+    std::size_t journal_truncate_bytes = std::size_t{1} << 20;
+    std::size_t journal_segment_bytes = std::size_t{8} << 20;
     common::http::HttpClientOptions http;  // access_token is taken from above
   };
 
@@ -58,16 +68,17 @@ class CallbackSender {
   CallbackSender(const CallbackSender&) = delete;
   CallbackSender& operator=(const CallbackSender&) = delete;
 
-  // Creates spool_dir if needed, counts what an earlier process left there and starts the
-  // background thread, which re-sends the spool first. Results pushed before start() wait in
-  // memory and go out with the first batches. Throws std::logic_error when called twice or after
-  // stop().
+  // Creates spool_dir if needed, moves the results a process that died left in its journal to the
+  // spool, counts what earlier processes left there and starts the background thread, which
+  // re-sends the spool first. Results pushed before start() wait in memory (and the journal) and
+  // go out with the first batches. Throws std::logic_error when called twice or after stop().
   void start();
 
-  // Queues a result for delivery. After stop() it is written to the spool directly (on the
-  // calling thread, which then waits for the disk, never for the network); the next sender on
-  // the same spool_dir delivers it. Results are never dropped, unless the spool cannot be
-  // written while stopping, in which case they are logged at error level, whole.
+  // Appends a result to the journal and queues it for delivery. After stop() it is written to the
+  // spool directly (on the calling thread, which then waits for the disk, never for the network);
+  // the next sender on the same spool_dir delivers it. Results are never dropped, unless the spool
+  // cannot be written while stopping, in which case they are logged at error level, whole, and
+  // stay in the journal for the next start.
   void push(common::protocol::HandleCallbackParam result);
 
   // Stops the background thread: what is queued is sent if an admin accepts it within
@@ -82,6 +93,13 @@ class CallbackSender {
   // wrote or last read (files of other live senders are not counted). For tests and metrics.
   std::size_t queued() const;
   std::size_t spooled() const;
+  // queued() + spooled(): the results no admin has accepted yet.
+  std::size_t backlog() const;
+
+  // Whether this sender still holds a result for the run `log_id` (queued, being sent, or in a
+  // spool file it wrote or read), i.e. the admin will get it from this sender. A result pushed
+  // is held from the end of push() until an admin accepted it.
+  bool has_result(std::int64_t log_id) const;
 
  private:
   struct Impl;

@@ -142,6 +142,15 @@ void fsync_dir(const fs::path& dir) {
   }
 }
 
+// The sorted log ids of `results`, which is what the spool remembers of a file.
+std::vector<std::int64_t> log_ids_of(const Results& results) {
+  std::vector<std::int64_t> ids;
+  ids.reserve(results.size());
+  for (const auto& r : results) ids.push_back(r.log_id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 std::uint64_t random_salt() {
   std::random_device device;
   return (static_cast<std::uint64_t>(device()) << 32) ^ device();
@@ -206,9 +215,10 @@ std::optional<std::string> CallbackSpool::write(const Results& results) {
       return std::nullopt;
     }
     fsync_dir(dir_);
+    auto ids = log_ids_of(results);
     {
       std::lock_guard lock(mutex_);
-      counts_[name] = results.size();
+      counts_[name] = std::move(ids);
     }
     return name;
   }
@@ -264,8 +274,9 @@ std::optional<Results> CallbackSpool::read(const UniqueFd& locked, const std::st
   }
   // A file kept through an outage is read again at every retry: its bad lines are reported once.
   Results results = parse_spool(content, path_of(name), first_read);
+  auto ids = log_ids_of(results);
   std::lock_guard lock(mutex_);
-  counts_[name] = results.size();
+  counts_[name] = std::move(ids);
   return results;
 }
 
@@ -314,8 +325,15 @@ void CallbackSpool::recount() {
 std::size_t CallbackSpool::total() const {
   std::lock_guard lock(mutex_);
   std::size_t sum = 0;
-  for (const auto& [name, count] : counts_) sum += count;
+  for (const auto& [name, ids] : counts_) sum += ids.size();
   return sum;
+}
+
+bool CallbackSpool::holds(std::int64_t log_id) const {
+  std::lock_guard lock(mutex_);
+  return std::any_of(counts_.begin(), counts_.end(), [&](const auto& entry) {
+    return std::binary_search(entry.second.begin(), entry.second.end(), log_id);
+  });
 }
 
 }  // namespace cronwheel::executor

@@ -32,8 +32,8 @@ namespace cronwheel::executor {
 // Damage: a line that cannot be read (a crash in the middle of a write, a damaged disk) is
 // skipped with a warning, the first time this spool reads the file, and never hides the rest.
 //
-// Counts: the spool remembers how many results each file it wrote or read holds; total() sums
-// them (files of other live senders are not counted).
+// Counts: the spool remembers the log ids of the results each file it wrote or read holds;
+// total() counts them and holds() looks one up (files of other live senders are not counted).
 //
 // Thread-safe; each call does its own I/O on the calling thread, never under the spool's lock.
 class CallbackSpool {
@@ -79,6 +79,8 @@ class CallbackSpool {
   // each one that no other sender holds).
   void recount();
   std::size_t total() const;
+  // Whether a file this spool wrote or read holds a result for `log_id`.
+  bool holds(std::int64_t log_id) const;
 
  private:
   std::filesystem::path path_of(const std::string& name) const { return dir_ / name; }
@@ -89,7 +91,7 @@ class CallbackSpool {
   const std::uint64_t name_salt_;
 
   mutable std::mutex mutex_;                  // guards what follows
-  std::map<std::string, std::size_t> counts_;  // file name -> results in it
+  std::map<std::string, std::vector<std::int64_t>> counts_;  // file name -> its log ids, sorted
   std::set<std::string> read_files_;           // files read at least once
 };
 

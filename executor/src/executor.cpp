@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -95,6 +97,7 @@ void validate(const ExecutorOptions& o) {
   if (o.idle_job_thread_timeout <= 0s) invalid("idle_job_thread_timeout", "must be positive");
   if (o.callback_retry_interval <= 0ms) invalid("callback_retry_interval", "must be positive");
   if (o.shutdown_timeout < 0ms) invalid("shutdown_timeout", "is negative");
+  if (o.max_undelivered_results < 1) invalid("max_undelivered_results", "must be at least 1");
 }
 
 // The run_as user, looked up and tried (see ExecutorOptions::run_as); null when not set.
@@ -313,7 +316,21 @@ void Executor::Impl::start() {
   // each keep one), so the per-address cap is well above an admin's pool size.
   server_options.max_connections_per_address = 1024;
   server = std::make_unique<common::http::HttpServer>(server_options);
-  add_executor_endpoints(*server, *dispatcher, *logs, options.access_token);
+  EndpointHooks endpoint_hooks;
+  endpoint_hooks.started_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count();
+  endpoint_hooks.result_pending = [sender = callbacks.get()](std::int64_t log_id) {
+    return sender->has_result(log_id);
+  };
+  endpoint_hooks.refuse_runs = [sender = callbacks.get(),
+                                limit = options.max_undelivered_results]() -> std::optional<std::string> {
+    const std::size_t backlog = sender->backlog();
+    if (backlog < limit) return std::nullopt;
+    return "executor has " + std::to_string(backlog) + " results no admin has accepted yet (limit " +
+           std::to_string(limit) + "): no new runs until they are delivered";
+  };
+  add_executor_endpoints(*server, *dispatcher, *logs, options.access_token, std::move(endpoint_hooks));
   server->start();
   port = server->port();
   address = !options.address.empty()

@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -64,7 +65,8 @@ common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info) 
 }
 
 void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
-                            const RunLogStore& logs, std::string access_token) {
+                            const RunLogStore& logs, std::string access_token, EndpointHooks hooks) {
+  auto shared_hooks = std::make_shared<const EndpointHooks>(std::move(hooks));
   using common::protocol::kBeatPath;
   using common::protocol::kIdleBeatPath;
   using common::protocol::kKillPath;
@@ -92,7 +94,13 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
               small);
 
   server.post(std::string(kRunPath),
-              route<TriggerParam, std::string>(access_token, [&dispatcher](const TriggerParam& p) {
+              route<TriggerParam, std::string>(access_token, [&dispatcher, shared_hooks](const TriggerParam& p) {
+                if (shared_hooks->refuse_runs) {
+                  if (auto reason = shared_hooks->refuse_runs()) {
+                    spdlog::warn("executor: job {} run {} refused: {}", p.job_id, p.log_id, *reason);
+                    return ReturnT<std::string>::fail(*reason);
+                  }
+                }
                 auto result = dispatcher.run(p);
                 if (result.is_success()) {
                   spdlog::debug("executor: job {} run {} accepted", p.job_id, p.log_id);
@@ -112,7 +120,12 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
 
   server.post(std::string(kLogPath),
               route<LogParam, LogResult>(
-                  std::move(access_token), [&dispatcher, &logs](const LogParam& p) {
+                  std::move(access_token), [&dispatcher, &logs, shared_hooks](const LogParam& p) {
+                    // Judged before the log is read: a run that ends meanwhile is still "active"
+                    // or already "result-pending", never "unknown".
+                    const bool active = dispatcher.is_active(p.log_id);
+                    const bool pending =
+                        !active && shared_hooks->result_pending && shared_hooks->result_pending(p.log_id);
                     LogPage page;
                     try {
                       page = logs.read(p.log_date_time, p.log_id, p.from_line_num);
@@ -139,6 +152,10 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
                       result.log_content = std::move(page.content);
                       result.is_end = page.finished && page.end_of_file;
                     }
+                    result.run_state = std::string(active    ? common::protocol::kRunStateActive
+                                                   : pending ? common::protocol::kRunStateResultPending
+                                                             : common::protocol::kRunStateUnknown);
+                    result.executor_start_time = shared_hooks->started_at_ms;
                     return ReturnT<LogResult>::success(std::move(result));
                   }),
               small);

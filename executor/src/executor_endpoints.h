@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "common/http/http_error.h"
@@ -23,10 +26,22 @@ common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info);
 //    500 with what was wrong;
 //  - answers a ReturnT with HTTP 200.
 // /log answers lines of the run's log from fromLineNum on, one page at a time; isEnd is true once
-// the run is over and the page reaches the log's end.
+// the run is over and the page reaches the log's end. Beyond XXL-JOB, and optional for the admin,
+// it also says what this process knows of the run (LogResult::run_state, judged before the log
+// is read): "active" (queued or running here), "result-pending" (its result is held for an
+// admin: `result_pending`), else "unknown" — no result for it will come from this process — and
+// when the process started (executorStartTime), so an admin can tell a restart.
+// /run is refused (code 500 with the reason) while `refuse_runs` gives a reason.
 //
-// `dispatcher` and `logs` must outlive the server's handlers (stop the server first).
+// `dispatcher`, `logs` and what the hooks use must outlive the server's handlers (stop the
+// server first).
+struct EndpointHooks {
+  std::function<std::optional<std::string>()> refuse_runs;  // may be empty: never refuse
+  std::function<bool(std::int64_t log_id)> result_pending;   // may be empty: never pending
+  std::int64_t started_at_ms = 0;                            // epoch ms
+};
 void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
-                            const RunLogStore& logs, std::string access_token);
+                            const RunLogStore& logs, std::string access_token,
+                            EndpointHooks hooks = {});
 
 }  // namespace cronwheel::executor

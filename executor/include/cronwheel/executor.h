@@ -28,7 +28,9 @@
 //  - Every accepted trigger gets exactly one result at the admin, including triggers that were
 //    queued and then killed, replaced or dropped at shutdown ("... [job not executed, in the job
 //    queue, killed.]"): results are batched, retried, and kept on disk while no admin answers,
-//    across restarts of the executor.
+//    across restarts of the executor. A result is on disk (a journal appended without fsync) before
+//    it is queued for the admin, so it also survives the executor being killed (SIGKILL, a crash)
+//    at any moment after its run ended; the next start with the same log_dir sends it.
 //  - C++ cannot interrupt a thread: a killed or timed-out handler is asked to stop through its
 //    stop token and must return on its own. Its result (killed, or code 502 for a timeout) is
 //    reported when it returns, or 5 s after the stop if it has not returned by then; the job's
@@ -88,6 +90,11 @@ struct ExecutorOptions {
   std::chrono::seconds registry_interval{30};
   // While no admin accepts results they are kept on disk and offered again this often.
   std::chrono::milliseconds callback_retry_interval{30'000};
+  // At most this many results wait for an admin (in memory and on disk): at the limit /run is
+  // refused (the admin records a failed trigger and retries it like one) until results are
+  // delivered again. Runs already accepted still report theirs, so the backlog exceeds the limit
+  // by at most the runs queued or running at that moment.
+  std::size_t max_undelivered_results = 100'000;
   // A job thread with nothing to do for this long ends (the next trigger starts a new one).
   std::chrono::seconds idle_job_thread_timeout{90};
   // stop() waits this long for running handlers after asking them to stop; a handler still

@@ -1,7 +1,9 @@
 #include "executor/src/callback_sender.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -270,6 +272,97 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
   EXPECT_TRUE(
       eventually([&] { return second.spooled() == 0 && spool_files(spool.path()).empty(); }));
   expect_each_delivered_once(admin, 1, 6);
+}
+
+// Runs `body` in a child process, then kills it with SIGKILL once it said it is done (a byte on a
+// pipe), while it is still alive: nothing of the child's runs after its body, no destructor, no
+// flush. Returns whether the child got that far.
+bool run_then_sigkill(const std::function<void()>& body) {
+  int ready[2];
+  if (::pipe(ready) != 0) return false;
+  pid_t child = ::fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    ::close(ready[0]);
+    body();
+    char done = 1;
+    (void)!::write(ready[1], &done, 1);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char done = 0;
+  bool got = ::read(ready[0], &done, 1) == 1;
+  ::close(ready[0]);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return got && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+TEST(CallbackSenderTest, ResultsOnlyInMemoryWhenTheProcessIsKilledAreSentByTheNextOne) {
+  FakeAdmin admin;
+  admin.stop();  // nobody answers: the results could only have been queued in memory
+  TempDir spool;
+  const auto url = admin.url();
+  ASSERT_TRUE(run_then_sigkill([&] {
+    Retries retries;
+    auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer);
+    for (int id = 1; id <= 20; ++id) dying->push(result(id));
+  }));
+  EXPECT_TRUE(spool_files(spool.path()).empty());  // nothing was spooled: only the journal has them
+
+  admin.start();
+  Retries retries;
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
+  next.start();
+  ASSERT_TRUE(has_callbacks(admin, 20));
+  EXPECT_TRUE(eventually([&] { return next.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  expect_each_delivered_once(admin, 1, 20);
+}
+
+TEST(CallbackSenderTest, ResultsAcceptedBeforeTheProcessIsKilledAreNotSentAgain) {
+  FakeAdmin admin;
+  TempDir spool;
+  const auto url = admin.url();
+  ASSERT_TRUE(run_then_sigkill([&] {
+    Retries retries;
+    auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer);
+    dying->start();
+    for (int id = 1; id <= 10; ++id) dying->push(result(id));
+    eventually([&] { return dying->queued() == 0; });
+  }));
+  ASSERT_TRUE(has_callbacks(admin, 10));
+
+  Retries retries;
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
+  next.start();
+  // The next sender re-sends what it found before anything new: once 99 is in, a repeat of
+  // 1..10 would be too.
+  next.push(result(99));
+  ASSERT_TRUE(has_callbacks(admin, 11));
+  auto seen = deliveries(admin);
+  EXPECT_EQ(seen.size(), 11U);
+  for (int id = 1; id <= 10; ++id) EXPECT_EQ(seen[id], 1) << "log id " << id;
+}
+
+TEST(CallbackSenderTest, HasResultFromPushUntilAnAdminAcceptedIt) {
+  Retries retries;
+  FakeAdmin admin;
+  admin.stop();
+  TempDir spool;
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  sender.push(result(5));
+  EXPECT_TRUE(sender.has_result(5));  // queued
+  EXPECT_FALSE(sender.has_result(6));
+  sender.start();
+  ASSERT_TRUE(eventually([&] { return sender.spooled() == 1; }));
+  EXPECT_TRUE(sender.has_result(5));  // spooled
+  EXPECT_EQ(sender.backlog(), 1U);
+  admin.start();
+  next_retry(retries);
+  ASSERT_TRUE(has_callbacks(admin, 1));
+  EXPECT_TRUE(eventually([&] { return !sender.has_result(5); }));
+  EXPECT_EQ(sender.backlog(), 0U);
 }
 
 TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {

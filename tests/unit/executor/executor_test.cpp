@@ -819,6 +819,69 @@ TEST_F(ExecutorTest, ResultsSurviveAnAdminOutageAndExecutorRestarts) {
   expect_no_duplicate_callbacks();
 }
 
+TEST_F(ExecutorTest, LogSaysWhetherThisProcessStillHoldsTheRunOrItsResult) {
+  const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  admin_.stop();
+  auto o = options();
+  o.callback_retry_interval = 100ms;  // the spool is offered again soon after the admin is back
+  start(std::move(o));
+  auto state_of = [&](std::int64_t log_id) {
+    auto answer = post_xxl_job<LogResult>(*client_, "log", log_body(log_id, 1));
+    EXPECT_TRUE(answer.is_success()) << answer.msg;
+    EXPECT_GE(answer.content ? answer.content->executor_start_time : 0, before);
+    return answer.content ? answer.content->run_state : std::string("no answer");
+  };
+  Trigger t;
+  t.handler = "block";
+  t.log_id = 7;
+  ASSERT_TRUE(run(t).is_success());
+  ASSERT_TRUE(signals_.wait_started(7));
+  EXPECT_EQ(state_of(7), "active");
+  signals_.release();
+  // Over, and its result held while no admin takes it (queued, then spooled).
+  ASSERT_TRUE(eventually([&] { return state_of(7) == "result-pending"; }));
+  EXPECT_EQ(state_of(8), "unknown");  // never seen
+
+  admin_.start();
+  EXPECT_EQ(result_of(7).handle_code, kSuccessCode);
+  // Accepted by the admin: this process holds nothing of it any more.
+  ASSERT_TRUE(eventually([&] { return state_of(7) == "unknown"; }));
+}
+
+TEST_F(ExecutorTest, RunsAreRefusedWhileTooManyResultsWaitForAnAdmin) {
+  admin_.stop();
+  auto o = options();
+  o.max_undelivered_results = 2;
+  o.callback_retry_interval = 100ms;
+  start(std::move(o));
+  Trigger t;
+  for (std::int64_t id = 1; id <= 2; ++id) {
+    t.job_id = static_cast<int>(id);
+    t.log_id = id;
+    ASSERT_TRUE(run(t).is_success());
+  }
+  ASSERT_TRUE(eventually([&] {
+    auto a = post_xxl_job<LogResult>(*client_, "log", log_body(1, 1));
+    auto b = post_xxl_job<LogResult>(*client_, "log", log_body(2, 1));
+    return a.content && a.content->run_state == "result-pending" && b.content &&
+           b.content->run_state == "result-pending";
+  }));
+  t.job_id = 3;
+  t.log_id = 3;
+  auto refused = run(t);
+  EXPECT_FALSE(refused.is_success());
+  EXPECT_NE(refused.msg.find("2 results no admin has accepted yet (limit 2)"), std::string::npos) << refused.msg;
+
+  // Once the admin took them, runs are accepted again.
+  admin_.start();
+  result_of(1);
+  result_of(2);
+  ASSERT_TRUE(eventually([&] { return run(t).is_success(); }));
+  EXPECT_EQ(result_of(3).handle_code, kSuccessCode);
+}
+
 TEST_F(ExecutorTest, InvalidOptionsAreRefusedNamingTheOption) {
   auto expect_invalid = [](ExecutorOptions o, const std::string& option) {
     try {

@@ -109,6 +109,20 @@ TEST(Messages, CallbackBatchAcceptsCallbackListWrapper) {
   EXPECT_TRUE(parse<CallbackBatch>("[]").callbacks.empty());
 }
 
+TEST(Messages, LogResultRunStateIsOptionalBothWays) {
+  // An XXL-JOB executor's answer has neither field: both stay unset.
+  auto java = parse<LogResult>(R"({"fromLineNum":1,"toLineNum":0,"logContent":"x","isEnd":true})");
+  EXPECT_EQ(java.run_state, "");
+  EXPECT_EQ(java.executor_start_time, 0);
+  // Unset fields are not written, so the answer is XXL-JOB's exactly.
+  EXPECT_EQ(json::parse(to_json_string(LogResult{1, 0, "x", true})),
+            json::parse(R"({"fromLineNum":1,"toLineNum":0,"logContent":"x","isEnd":true})"));
+  LogResult told{1, 0, "", true, std::string(kRunStateUnknown), 1700000000123};
+  EXPECT_EQ(json::parse(to_json_string(told))["runState"], "unknown");
+  EXPECT_EQ(json::parse(to_json_string(told))["executorStartTime"], 1700000000123);
+  expect_round_trip(told);
+}
+
 TEST(Messages, LogResultAcceptsJacksonEndSpelling) {
   EXPECT_TRUE(parse<LogResult>(R"({"fromLineNum":1,"toLineNum":2,"logContent":"x","end":true})")
                   .is_end);

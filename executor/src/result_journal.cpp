@@ -1,0 +1,446 @@
+#include "executor/src/result_journal.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace cronwheel::executor {
+namespace {
+
+namespace fs = std::filesystem;
+using Result = ResultJournal::Result;
+
+std::string errno_text(int error) { return std::error_code(error, std::system_category()).message(); }
+
+bool flock_retrying(int fd, int operation) {
+  for (;;) {
+    if (::flock(fd, operation) == 0) return true;
+    if (errno != EINTR) return false;
+  }
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+bool read_all(int fd, std::string& out) {
+  out.clear();
+  char buffer[64 * 1024];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (n == 0) return true;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+// Whether `path` still names the file open as `fd` (another process may have adopted and removed
+// it before we got its lock).
+bool still_named(int fd, const fs::path& path) {
+  struct stat by_fd {};
+  struct stat by_path {};
+  if (::fstat(fd, &by_fd) != 0 || ::stat(path.c_str(), &by_path) != 0) return false;
+  return by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
+}
+
+bool is_journal_file_name(const std::string& name) {
+  return name.size() > ResultJournal::kFilePrefix.size() + ResultJournal::kFileSuffix.size() &&
+         name.starts_with(ResultJournal::kFilePrefix) && name.ends_with(ResultJournal::kFileSuffix);
+}
+
+// "results-<ms>-<pid>-<random>-<n>.journal" → "results-<ms>-<pid>-<random>"; "" when the name
+// has no file number.
+std::string instance_of(const std::string& name) {
+  std::string_view stem(name);
+  stem.remove_suffix(ResultJournal::kFileSuffix.size());
+  auto dash = stem.rfind('-');
+  if (dash == std::string_view::npos || dash < ResultJournal::kFilePrefix.size()) return {};
+  return std::string(stem.substr(0, dash));
+}
+
+// The file number of a journal file name (the part after the instance), for ordering.
+std::uint64_t file_number_of(const std::string& name) {
+  std::string_view stem(name);
+  stem.remove_suffix(ResultJournal::kFileSuffix.size());
+  auto digits = stem.substr(stem.rfind('-') + 1);
+  std::uint64_t n = 0;
+  std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  return n;
+}
+
+std::string with_checksum(std::string body) {
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "\t%08x\n", fnv1a32(body));
+  body += hex;
+  return body;
+}
+
+bool parse_u64(std::string_view text, std::uint64_t& out) {
+  if (text.empty()) return false;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// What a dead process's journal files say, read line by line.
+struct Replay {
+  std::map<std::uint64_t, Result> results;
+  std::set<std::uint64_t> acked;
+  std::size_t skipped = 0;
+
+  // One line without its '\n'. False when it cannot be trusted.
+  bool take(std::string_view line) {
+    auto tab = line.rfind('\t');
+    if (tab == std::string_view::npos || line.size() - tab - 1 != 8) return false;
+    std::uint32_t sum = 0;
+    auto hex = line.substr(tab + 1);
+    auto [end, error] = std::from_chars(hex.data(), hex.data() + hex.size(), sum, 16);
+    if (error != std::errc() || end != hex.data() + hex.size()) return false;
+    auto body = line.substr(0, tab);
+    if (fnv1a32(body) != sum) return false;
+    if (body.starts_with("r ")) {
+      body.remove_prefix(2);
+      auto space = body.find(' ');
+      std::uint64_t seq = 0;
+      if (space == std::string_view::npos || !parse_u64(body.substr(0, space), seq) || seq == 0) return false;
+      try {
+        results[seq] = common::protocol::parse<Result>(body.substr(space + 1));
+      } catch (const std::exception&) {
+        return false;
+      }
+      return true;
+    }
+    if (body.starts_with("a ")) {
+      body.remove_prefix(2);
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+      while (!body.empty()) {
+        auto comma = body.find(',');
+        auto item = body.substr(0, comma);
+        body = comma == std::string_view::npos ? std::string_view() : body.substr(comma + 1);
+        auto dash = item.find('-');
+        std::uint64_t from = 0;
+        std::uint64_t to = 0;
+        if (dash == std::string_view::npos) {
+          if (!parse_u64(item, from)) return false;
+          to = from;
+        } else if (!parse_u64(item.substr(0, dash), from) || !parse_u64(item.substr(dash + 1), to)) {
+          return false;
+        }
+        // A range is what one batch acknowledged: far fewer than this, unless the line is forged.
+        if (to < from || to - from > 1'000'000) return false;
+        ranges.emplace_back(from, to);
+      }
+      for (auto [from, to] : ranges) {
+        for (auto seq = from; seq <= to; ++seq) acked.insert(seq);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  void take_file(const std::string& content, const fs::path& path) {
+    std::size_t start = 0;
+    std::size_t line_number = 0;
+    std::size_t bad = 0;
+    while (start < content.size()) {
+      ++line_number;
+      auto end = content.find('\n', start);
+      std::string_view line(content.data() + start, (end == std::string::npos ? content.size() : end) - start);
+      start = end == std::string::npos ? content.size() : end + 1;
+      if (line.empty()) continue;
+      if (!take(line)) {
+        if (bad == 0) {
+          spdlog::warn("result journal {}: skipping unreadable line {} (damaged or cut short by a crash)",
+                       path.string(), line_number);
+        }
+        ++bad;
+      }
+    }
+    if (bad > 1) spdlog::warn("result journal {}: {} unreadable line(s) skipped in all", path.string(), bad);
+    skipped += bad;
+  }
+};
+
+}  // namespace
+
+std::uint32_t fnv1a32(std::string_view data) noexcept {
+  std::uint32_t hash = 2166136261u;
+  for (char c : data) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+ResultJournal::ResultJournal(Options options) : options_(std::move(options)) {}
+
+ResultJournal::~ResultJournal() { close(); }
+
+bool ResultJournal::open_segment_locked() {
+  if (instance_.empty()) {
+    std::random_device device;
+    auto salt = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    char name[96];
+    std::snprintf(name, sizeof name, "%s%016lld-%ld-%016llx", std::string(kFilePrefix).c_str(),
+                  static_cast<long long>(ms), static_cast<long>(::getpid()),
+                  static_cast<unsigned long long>(salt));
+    instance_ = name;
+  }
+  std::string name = instance_ + "-" + std::to_string(next_file_++) + std::string(kFileSuffix);
+  fs::path path = options_.dir / name;
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd && errno == ENOENT) {
+    std::error_code ec;
+    fs::create_directories(options_.dir, ec);
+    fd = UniqueFd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
+  }
+  if (!fd) {
+    if (!failing_) spdlog::error("result journal: cannot create {}: {}", path.string(), errno_text(errno));
+    return false;
+  }
+  // Nobody else can hold it yet (the name is new); the lock tells other processes it is ours.
+  if (!flock_retrying(fd.get(), LOCK_EX | LOCK_NB)) {
+    if (!failing_) spdlog::error("result journal: cannot lock {}: {}", path.string(), errno_text(errno));
+    ::unlink(path.c_str());
+    return false;
+  }
+  Segment segment;
+  segment.name = std::move(name);
+  segment.fd = std::move(fd);
+  segment.first = next_seq_;
+  segments_.emplace(segment.first, std::move(segment));
+  return true;
+}
+
+bool ResultJournal::write_line_locked(Segment& segment, const std::string& line) {
+  if (write_all(segment.fd.get(), line)) {
+    segment.bytes += line.size();
+    return true;
+  }
+  int error = errno;
+  // Take back a partial line, so the next one starts on a line of its own.
+  if (::ftruncate(segment.fd.get(), static_cast<off_t>(segment.bytes)) != 0) {
+    spdlog::warn("result journal: cannot cut back {}: {}", segment.name, errno_text(errno));
+  }
+  if (!failing_) {
+    spdlog::error("result journal: cannot write {}: {} (results are kept in memory only until the disk takes them)",
+                  segment.name, errno_text(error));
+  }
+  return false;
+}
+
+std::uint64_t ResultJournal::append(const Result& result) {
+  std::string json = common::protocol::to_json_string(result);
+  std::lock_guard lock(mutex_);
+  if (closed_) return 0;
+  const bool rotate = !segments_.empty() && segments_.rbegin()->second.bytes >= options_.segment_bytes;
+  if ((segments_.empty() || rotate) && !open_segment_locked()) {
+    failing_ = true;
+    return 0;
+  }
+  Segment& segment = segments_.rbegin()->second;
+  const std::uint64_t seq = next_seq_;
+  if (!write_line_locked(segment, with_checksum("r " + std::to_string(seq) + " " + json))) {
+    failing_ = true;
+    return 0;
+  }
+  if (failing_) spdlog::info("result journal: writing again");
+  failing_ = false;
+  ++next_seq_;
+  segment.acked.push_back(false);
+  ++segment.unacked;
+  ++unacked_;
+  return seq;
+}
+
+void ResultJournal::acknowledge(const std::vector<std::uint64_t>& seqs) {
+  std::vector<std::uint64_t> sorted;
+  sorted.reserve(seqs.size());
+  for (auto s : seqs) {
+    if (s != 0) sorted.push_back(s);
+  }
+  if (sorted.empty()) return;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+
+  std::lock_guard lock(mutex_);
+  if (closed_ || segments_.empty()) return;
+  std::string ranges;
+  std::uint64_t from = 0;
+  std::uint64_t to = 0;
+  auto flush_range = [&] {
+    if (from == 0) return;
+    if (!ranges.empty()) ranges += ',';
+    ranges += std::to_string(from);
+    if (to != from) ranges += "-" + std::to_string(to);
+  };
+  for (auto seq : sorted) {
+    auto it = segments_.upper_bound(seq);
+    if (it == segments_.begin()) continue;  // in a file already removed
+    Segment& segment = std::prev(it)->second;
+    auto index = seq - segment.first;
+    if (index >= segment.acked.size() || segment.acked[index]) continue;
+    segment.acked[index] = true;
+    --segment.unacked;
+    --unacked_;
+    if (from != 0 && seq == to + 1) {
+      to = seq;
+    } else {
+      flush_range();
+      from = to = seq;
+    }
+  }
+  flush_range();
+  if (ranges.empty()) return;
+
+  drop_acknowledged_locked();
+  Segment& active = segments_.rbegin()->second;
+  if (unacked_ == 0 && segments_.size() == 1 && active.bytes >= options_.truncate_bytes) {
+    // Everything in it is acknowledged: empty it rather than record that.
+    if (::ftruncate(active.fd.get(), 0) == 0) {
+      active.bytes = 0;
+      active.first = next_seq_;
+      active.acked.clear();
+      auto node = segments_.extract(segments_.begin());
+      node.key() = next_seq_;
+      segments_.insert(std::move(node));
+      return;
+    }
+    spdlog::warn("result journal: cannot empty {}: {}", active.name, errno_text(errno));
+  }
+  // A failed write only means these results may be sent again after a crash.
+  write_line_locked(active, with_checksum("a " + ranges));
+}
+
+void ResultJournal::drop_acknowledged_locked() {
+  // Older files whose results are all acknowledged; the last one is still written to.
+  for (auto it = segments_.begin(); it != segments_.end() && std::next(it) != segments_.end();) {
+    if (it->second.unacked != 0) {
+      ++it;
+      continue;
+    }
+    fs::path path = options_.dir / it->second.name;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      spdlog::warn("result journal: cannot remove {}: {}", path.string(), errno_text(errno));
+      ++it;
+      continue;
+    }
+    it = segments_.erase(it);
+  }
+}
+
+void ResultJournal::close() {
+  std::lock_guard lock(mutex_);
+  if (closed_) return;
+  closed_ = true;
+  if (unacked_ == 0) {
+    for (auto& [first, segment] : segments_) {
+      fs::path path = options_.dir / segment.name;
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        spdlog::warn("result journal: cannot remove {}: {}", path.string(), errno_text(errno));
+      }
+    }
+  } else {
+    spdlog::warn("result journal: {} result(s) neither delivered nor spooled stay in {} for the next start",
+                 unacked_, options_.dir.string());
+  }
+  segments_.clear();  // closes the files, releasing their locks
+}
+
+std::size_t ResultJournal::unacknowledged() const {
+  std::lock_guard lock(mutex_);
+  return unacked_;
+}
+
+std::vector<ResultJournal::Orphan> ResultJournal::orphans() const {
+  std::map<std::string, std::vector<std::string>> by_instance;
+  std::error_code ec;
+  for (fs::directory_iterator it(options_.dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!is_journal_file_name(name)) continue;
+    std::string instance = instance_of(name);
+    if (instance.empty()) {
+      spdlog::warn("result journal: ignoring {}: not a journal file name", name);
+      continue;
+    }
+    by_instance[instance].push_back(std::move(name));
+  }
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    spdlog::warn("result journal: cannot list {}: {}", options_.dir.string(), ec.message());
+  }
+
+  std::vector<Orphan> out;
+  for (auto& [instance, names] : by_instance) {
+    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+      return file_number_of(a) < file_number_of(b);
+    });
+    Orphan orphan;
+    orphan.instance = instance;
+    Replay replay;
+    for (const auto& name : names) {
+      fs::path path = options_.dir / name;
+      UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+      if (!fd) {
+        if (errno != ENOENT) spdlog::warn("result journal: cannot open {}: {}", path.string(), errno_text(errno));
+        continue;
+      }
+      // Held by a live process (this one included): not an orphan.
+      if (!flock_retrying(fd.get(), LOCK_EX | LOCK_NB) || !still_named(fd.get(), path)) continue;
+      std::string content;
+      if (!read_all(fd.get(), content)) {
+        spdlog::warn("result journal: cannot read {}: {}", path.string(), errno_text(errno));
+        continue;  // left in place: not adopted, not removed
+      }
+      replay.take_file(content, path);
+      orphan.files.push_back(name);
+      orphan.locks.push_back(std::move(fd));
+    }
+    if (orphan.files.empty()) continue;
+    for (auto& [seq, result] : replay.results) {
+      if (!replay.acked.contains(seq)) orphan.results.push_back(std::move(result));
+    }
+    out.push_back(std::move(orphan));
+  }
+  return out;
+}
+
+bool ResultJournal::remove(Orphan& orphan) const {
+  bool all = true;
+  for (const auto& name : orphan.files) {
+    fs::path path = options_.dir / name;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      spdlog::warn("result journal: cannot remove {}: {}", path.string(), errno_text(errno));
+      all = false;
+    }
+  }
+  orphan.locks.clear();
+  return all;
+}
+
+}  // namespace cronwheel::executor
