@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <ctime>
 #include <stdexcept>
 #include <utility>
 
@@ -44,6 +46,23 @@ std::string bounded_message(std::string_view text, std::size_t max_bytes) {
 std::string lost_message(std::string_view executor_address, std::chrono::milliseconds lost_after) {
   return "result lost: executor " + std::string(executor_address) + " has not been registered for " +
          duration_text(lost_after);
+}
+
+std::string forgotten_message(std::string_view executor_address, std::int64_t executor_start_time) {
+  std::string since;
+  if (executor_start_time > 0) {
+    const std::time_t seconds = static_cast<std::time_t>(executor_start_time / 1000);
+    std::tm utc{};
+    char text[32] = "";
+    if (::gmtime_r(&seconds, &utc) != nullptr && std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc) > 0) {
+      char millis[8];
+      std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(executor_start_time % 1000));
+      since = std::string(" (running since ") + text + millis + ")";
+    }
+  }
+  return "result lost: executor " + std::string(executor_address) + since +
+         " no longer knows the run: not queued, not running, no result to send; it restarted after the run was "
+         "triggered";
 }
 
 Completion::Completion(CompletionStore& store, common::Clock& clock, Options options)
@@ -106,6 +125,19 @@ Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t trigge
   result.handle_msg = bounded_message(lost_message(run.executor_address, lost_after));
   result.lost_triggered_before = triggered_before;
   result.lost_dead_after_ms = dead_after_ms;
+  return record(result);
+}
+
+Completion::Outcome Completion::mark_forgotten(const JobLog& run, std::int64_t triggered_before,
+                                               std::int64_t executor_start_time) {
+  RunResult result;
+  result.log_id = run.id;
+  result.state = FireState::kLost;
+  result.handle_time = clock_.now_ms();
+  result.handle_code = common::protocol::kFailCode;
+  result.handle_msg = bounded_message(forgotten_message(run.executor_address, executor_start_time));
+  result.lost_triggered_before = triggered_before;
+  result.lost_forgotten = true;
   return record(result);
 }
 

@@ -82,6 +82,10 @@ class Completion {
   // its executor and `lost_after`, and is retried like a failure. Throws like report().
   Outcome mark_lost(const JobLog& run, std::int64_t triggered_before, std::int64_t dead_after_ms,
                     std::chrono::milliseconds lost_after);
+  // The verdict on `run` (triggered at or before `triggered_before`) whose executor, asked, has no
+  // trace of it (RunResult::lost_forgotten): it becomes `lost`, code 500, with
+  // forgotten_message(), and is retried like a failure. Throws like report().
+  Outcome mark_forgotten(const JobLog& run, std::int64_t triggered_before, std::int64_t executor_start_time);
 
   Counters counters() const noexcept;
 
@@ -107,5 +111,11 @@ std::string bounded_message(std::string_view text, std::size_t max_bytes = kMaxH
 // The handle message of a lost result: "result lost: executor <addr> has not been registered
 // for 10 minutes".
 std::string lost_message(std::string_view executor_address, std::chrono::milliseconds lost_after);
+
+// The handle message of a run its executor no longer knows: "result lost: executor <addr>
+// (running since 2024-03-09T10:00:00.000Z) no longer knows the run: not queued, not running, no
+// result to send; it restarted after the run was triggered". `executor_start_time` 0 leaves the
+// parenthesis out.
+std::string forgotten_message(std::string_view executor_address, std::int64_t executor_start_time);
 
 }  // namespace cronwheel::admin

@@ -33,6 +33,11 @@ struct RunResult {
   // wins over the monitor's earlier look.
   std::int64_t lost_triggered_before = 0;
   std::int64_t lost_dead_after_ms = 0;
+  // kLost only: the verdict is that the run's executor, asked, has no trace of it (not queued,
+  // not running, no result to send: it restarted since). The transition then checks only that the
+  // run is still `triggered` and was triggered at or before `lost_triggered_before`; the
+  // executor's registration does not matter (it is alive, and will never send this result).
+  bool lost_forgotten = false;
 
   friend bool operator==(const RunResult&, const RunResult&) = default;
 };
@@ -80,6 +85,18 @@ class CompletionStore {
   // clock), oldest first, at most `limit`.
   virtual std::vector<JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms,
                                               int limit) = 0;
+
+  // A position in triggered_runs()'s order.
+  struct RunCursor {
+    std::string executor_address;
+    std::int64_t trigger_time = 0;
+    std::int64_t id = 0;
+  };
+  // Runs still `triggered` that were triggered at or before `triggered_before`, whatever their
+  // executor's registration, ordered by executor address, trigger time and id (so one executor's
+  // runs come together), after `after` (from the first when nullopt), at most `limit`.
+  virtual std::vector<JobLog> triggered_runs(std::int64_t triggered_before, const std::optional<RunCursor>& after,
+                                             int limit) = 0;
 };
 
 }  // namespace cronwheel::admin

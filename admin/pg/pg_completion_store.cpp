@@ -40,6 +40,12 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                 " UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
                 " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
                 " AND " + executor_gone("$6") + " RETURNING " + kLogColumns);
+  // The executor, asked, has no trace of the run: its registration does not matter.
+  c.prepare("completion_lose_forgotten",
+            "WITH " + guard_cte("$1::bigint AS run_id, 'triggered'::text AS run_state") +
+                " UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
+                " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
+                " RETURNING " + kLogColumns);
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
   // Results of many runs ($1, with their states, times, codes and messages), one statement.
   c.prepare("completion_finish_all",
@@ -55,13 +61,22 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
   c.prepare("completion_lost_candidates",
             "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
                 " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");
+  // In the order of the partial index job_log_triggered (executor_address, trigger_time), which
+  // holds the triggered runs only. $2: from the first; else after ($3, $4, $5).
+  c.prepare("completion_triggered_runs",
+            "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
+                " AND ($2::boolean OR (l.executor_address, l.trigger_time, l.id) > ($3::text, " + ts("$4") +
+                ", $5::bigint)) ORDER BY l.executor_address, l.trigger_time, l.id LIMIT $6");
 }
 
 CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, const Decide& decide) {
   const bool lost = result.state == FireState::kLost;
   return db_.transact([&](pqxx::work& tx) {
     Recorded out;
-    auto moved = lost ? tx.exec_prepared("completion_lose", result.log_id, result.handle_time, result.handle_code,
+    auto moved = lost && result.lost_forgotten
+                     ? tx.exec_prepared("completion_lose_forgotten", result.log_id, result.handle_time,
+                                        result.handle_code, result.handle_msg, result.lost_triggered_before)
+                 : lost ? tx.exec_prepared("completion_lose", result.log_id, result.handle_time, result.handle_code,
                                          result.handle_msg, result.lost_triggered_before, result.lost_dead_after_ms)
                       : tx.exec_prepared("completion_finish", result.log_id, text(result.state), result.handle_time,
                                          result.handle_code, result.handle_msg);
@@ -138,6 +153,16 @@ std::vector<JobLog> PgCompletionStore::lost_candidates(std::int64_t triggered_be
                                                        int limit) {
   return db_.read([&](pqxx::read_transaction& tx) {
     return all_of<JobLog>(tx.exec_prepared("completion_lost_candidates", triggered_before, dead_after_ms, limit),
+                          log_from);
+  });
+}
+
+std::vector<JobLog> PgCompletionStore::triggered_runs(std::int64_t triggered_before,
+                                                      const std::optional<RunCursor>& after, int limit) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    const RunCursor from = after.value_or(RunCursor{});
+    return all_of<JobLog>(tx.exec_prepared("completion_triggered_runs", triggered_before, !after.has_value(),
+                                           from.executor_address, from.trigger_time, from.id, limit),
                           log_from);
   });
 }

@@ -24,6 +24,8 @@ class PgCompletionStore final : public CompletionStore {
   Recorded record(const RunResult& result, const Decide& decide) override;
   std::vector<Recorded> record_all(const std::vector<RunResult>& results, const Decide& decide) override;
   std::vector<JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms, int limit) override;
+  std::vector<JobLog> triggered_runs(std::int64_t triggered_before, const std::optional<RunCursor>& after,
+                                     int limit) override;
 
   // Registers the statements above on a new connection (part of the Database's Preparer).
   static void prepare(pqxx::connection& connection);

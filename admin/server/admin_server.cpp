@@ -213,6 +213,9 @@ void AdminServer::add_routes() {
   executors.access_token = config_.access_token;
   executors.node_id = node_id_;
   executors.registry.interval = std::chrono::milliseconds(config_.registry_refresh_ms);
+  // The lost-result check asks executors about runs they may no longer know (restarted).
+  executors.lost.executors = &executor_client_;
+  executors.lost.access_token = config_.access_token;
   executors.next_time_set = [this] {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();
   };

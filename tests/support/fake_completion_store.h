@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "admin/model/completion_store.h"
@@ -33,7 +34,8 @@ class FakeCompletionStore final : public admin::CompletionStore {
   Recorded record(const admin::RunResult& result, const Decide& decide) override {
     const bool lost = result.state == admin::FireState::kLost;
     // Read before taking the stores' mutex (lock order: registry, then stores).
-    const auto live = lost ? registry_.live(result.lost_dead_after_ms) : std::vector<admin::RegistryEntry>{};
+    const auto live = lost && !result.lost_forgotten ? registry_.live(result.lost_dead_after_ms)
+                                                     : std::vector<admin::RegistryEntry>{};
     return stores_.with_state([&](fake_stores_detail::State& s) {
       Recorded out;
       auto it = s.logs.find(result.log_id);
@@ -41,7 +43,7 @@ class FakeCompletionStore final : public admin::CompletionStore {
       admin::JobLog& run = it->second;
       const bool moves = lost ? run.state == admin::FireState::kTriggered && run.trigger_time &&
                                     *run.trigger_time <= result.lost_triggered_before &&
-                                    !registered(live, run.executor_address)
+                                    (result.lost_forgotten || !registered(live, run.executor_address))
                               : run.state == admin::FireState::kTriggered || run.state == admin::FireState::kSending;
       if (!moves) {
         out.run = run;
@@ -116,6 +118,25 @@ class FakeCompletionStore final : public admin::CompletionStore {
     });
     if (candidates.size() > static_cast<std::size_t>(std::max(limit, 0))) candidates.resize(std::max(limit, 0));
     return candidates;
+  }
+
+  std::vector<admin::JobLog> triggered_runs(std::int64_t triggered_before, const std::optional<RunCursor>& after,
+                                            int limit) override {
+    auto key = [](const admin::JobLog& l) {
+      return std::make_tuple(l.executor_address, l.trigger_time.value_or(0), l.id);
+    };
+    auto runs = stores_.with_state([&](fake_stores_detail::State& s) {
+      std::vector<admin::JobLog> out;
+      for (const auto& [id, l] : s.logs) {
+        if (l.state != admin::FireState::kTriggered || !l.trigger_time || *l.trigger_time > triggered_before) continue;
+        if (after && key(l) <= std::make_tuple(after->executor_address, after->trigger_time, after->id)) continue;
+        out.push_back(l);
+      }
+      return out;
+    });
+    std::sort(runs.begin(), runs.end(), [&](const admin::JobLog& a, const admin::JobLog& b) { return key(a) < key(b); });
+    if (runs.size() > static_cast<std::size_t>(std::max(limit, 0))) runs.resize(std::max(limit, 0));
+    return runs;
   }
 
  private:

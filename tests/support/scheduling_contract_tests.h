@@ -364,6 +364,72 @@ TYPED_TEST_P(SchedulingContract, LostCandidatesAreOldTriggeredRunsOfDeadExecutor
   EXPECT_EQ(f.completion().lost_candidates(kT, 90'000, 2).size(), 2u);
 }
 
+TYPED_TEST_P(SchedulingContract, TriggeredRunsComeByExecutorThenAgeFromTheCursorOn) {
+  auto& f = this->f_;
+  auto j = this->job();
+  const std::string a = "http://10.0.0.7:9999/";
+  const std::string b = "http://10.0.0.8:9999/";
+  f.put_registration(a, 1'000);  // alive or not, every executor's runs are listed
+  auto run = [&](const std::string& address, FireState state, std::int64_t at) {
+    JobLog l;
+    l.job_group = j.job_group;
+    l.job_id = j.id;
+    l.state = state;
+    l.trigger_type = TriggerType::kManual;
+    l.scheduled_time = at;
+    l.admin_node = kNode;
+    l.executor_address = address;
+    l.trigger_time = at;
+    if (state == FireState::kSucceeded) l.handle_time = at + 1;
+    return f.put_log(l);
+  };
+  auto b_old = run(b, FireState::kTriggered, kT - 9'000);
+  auto a_new = run(a, FireState::kTriggered, kT);
+  auto a_old = run(a, FireState::kTriggered, kT - 5'000);
+  run(a, FireState::kTriggered, kT + 1);  // triggered after the bound
+  run(a, FireState::kSucceeded, kT - 9'000);
+  run(b, FireState::kSending, kT - 9'000);
+
+  auto ids_of = [](const std::vector<JobLog>& runs) {
+    std::vector<std::int64_t> ids;
+    for (const auto& l : runs) ids.push_back(l.id);
+    return ids;
+  };
+  auto all = f.completion().triggered_runs(kT, std::nullopt, 10);
+  EXPECT_EQ(ids_of(all), (std::vector<std::int64_t>{a_old.id, a_new.id, b_old.id}));
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all[0], f.log(Port::kCompletion, a_old.id));
+  auto page = f.completion().triggered_runs(kT, std::nullopt, 2);
+  ASSERT_EQ(page.size(), 2u);
+  CompletionStore::RunCursor after{page[1].executor_address, *page[1].trigger_time, page[1].id};
+  EXPECT_EQ(ids_of(f.completion().triggered_runs(kT, after, 2)), (std::vector<std::int64_t>{b_old.id}));
+}
+
+TYPED_TEST_P(SchedulingContract, RecordOfAForgottenVerdictHoldsForATriggeredRunOfALiveExecutor) {
+  auto& f = this->f_;
+  auto j = this->job();
+  f.put_registration("http://10.0.0.7:9999/", 1'000);  // alive: the executor restarted
+  JobLog l;
+  l.job_group = j.job_group;
+  l.job_id = j.id;
+  l.state = FireState::kTriggered;
+  l.trigger_type = TriggerType::kManual;
+  l.scheduled_time = kT;
+  l.admin_node = kNode;
+  l.executor_address = "http://10.0.0.7:9999/";
+  l.trigger_time = kT;
+  l = f.put_log(l);
+  RunResult r = this->result(l.id, FireState::kLost);
+  r.lost_forgotten = true;
+  r.lost_triggered_before = kT - 1;  // triggered after the verdict's bound: not this verdict
+  EXPECT_EQ(f.completion().record(r, this->planner(RunEnd::kLost)).status, CompletionStore::Status::kNotRunning);
+  r.lost_triggered_before = kT;
+  auto recorded = f.completion().record(r, this->planner(RunEnd::kLost));
+  EXPECT_EQ(recorded.status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(f.log(Port::kCompletion, l.id).state, FireState::kLost);
+  EXPECT_EQ(f.completion().record(r, this->planner(RunEnd::kLost)).status, CompletionStore::Status::kAlreadyFinal);
+}
+
 TYPED_TEST_P(SchedulingContract, RecordOfALostVerdictMatchesRegistrationsWithoutTrailingSlashes) {
   auto& f = this->f_;
   auto j = this->job();
@@ -769,6 +835,43 @@ TYPED_TEST_P(SchedulingContract, ScanStopsAJobAndKeepsAScheduledFireUnique) {
   EXPECT_EQ(f.logs(Port::kSchedule), std::vector<JobLog>{existing});
 }
 
+TYPED_TEST_P(SchedulingContract, ScanWritesRecordsOfSkippedFiresAsCancelledMisfireRunsOfTheJobsItAdvanced) {
+  auto& f = this->f_;
+  auto missed = this->job(ScheduleType::kCron, kT);
+  auto moved = this->job(ScheduleType::kCron, kT + 1'000);       // its next time changes meanwhile
+  auto taken = this->job(ScheduleType::kCron, kT + 2'000);       // its record's time is taken
+  auto existing = this->log(taken, FireState::kSucceeded, kT + 2'000);
+  auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
+    ScanDecision d;
+    for (const auto& job : due) {
+      const bool stale = job.id == moved.id;
+      d.jobs.push_back({job.id, job.trigger_next_time - (stale ? 1 : 0), job.trigger_last_time, kNow, 1, ""});
+      d.fires.push_back({job.id, kNow - 1'000, TriggerType::kSchedule});
+      d.skipped.push_back({job.id, job.trigger_next_time, kNow - 60'000, 3, false, "misfire: 3 fires skipped"});
+    }
+    return d;
+  });
+  EXPECT_EQ(out.misfire_records, 1u);  // moved's job was not advanced; taken's record collides
+  ASSERT_EQ(out.fires.size(), 2u);     // only pending fires are returned, to be sent
+  for (const auto& fire : out.fires) EXPECT_EQ(f.log(Port::kSchedule, fire.log_id).state, FireState::kPending);
+
+  std::vector<JobLog> records;
+  for (const auto& l : f.logs(Port::kSchedule)) {
+    if (l.state == FireState::kCancelled) records.push_back(l);
+  }
+  ASSERT_EQ(records.size(), 1u);
+  const JobLog& record = records[0];
+  EXPECT_EQ(record.job_id, missed.id);
+  EXPECT_EQ(record.job_group, this->group_.id);
+  EXPECT_EQ(record.trigger_type, TriggerType::kMisfire);
+  EXPECT_EQ(record.scheduled_time, kT);
+  EXPECT_EQ(record.admin_node, kNode);
+  EXPECT_EQ(record.trigger_msg, "misfire: 3 fires skipped");
+  EXPECT_FALSE(record.trigger_time);
+  EXPECT_EQ(record.shard_index, 0);
+  EXPECT_EQ(f.log(Port::kSchedule, existing.id), existing);
+}
+
 TYPED_TEST_P(SchedulingContract, PendingListsThisNodesDueFiresOldestFirstUpToTheLimit) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1049,6 +1152,8 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             RecordSetsAFixDelayJobsNextTimeOnlyWhileItAwaitsTheRun,
                             RecordOfALostVerdictHoldsOnlyForATriggeredRunOfADeadExecutor,
                             LostCandidatesAreOldTriggeredRunsOfDeadExecutorsOldestFirst,
+                            TriggeredRunsComeByExecutorThenAgeFromTheCursorOn,
+                            RecordOfAForgottenVerdictHoldsForATriggeredRunOfALiveExecutor,
                             RecordOfALostVerdictMatchesRegistrationsWithoutTrailingSlashes,
                             RecordOfALostVerdictOnAFinishedRunChangesNothing,
                             RecordOfConcurrentResultsMovesTheRunOnceAndWritesItsFollowUpsOnce,
@@ -1070,6 +1175,7 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByTheNode,
                             ScanWritesNothingForAJobWhoseNextTimeChangedSinceTheRead,
                             ScanStopsAJobAndKeepsAScheduledFireUnique,
+                            ScanWritesRecordsOfSkippedFiresAsCancelledMisfireRunsOfTheJobsItAdvanced,
                             PendingListsThisNodesDueFiresOldestFirstUpToTheLimit,
                             CancelPendingCancelsOnlyThisNodesPendingFiresAndWritesTheirFollowUps,
                             CancelPendingKeepsWhatTheRowSaidBefore,

@@ -261,6 +261,7 @@ class UnavailableCompletionStore final : public CompletionStore {
     throw StoreUnavailable("database connection lost");
   }
   std::vector<JobLog> lost_candidates(std::int64_t, std::int64_t, int) override { return {}; }
+  std::vector<JobLog> triggered_runs(std::int64_t, const std::optional<RunCursor>&, int) override { return {}; }
 };
 
 TEST_F(ExecutorRoutesTest, CallbackWhileTheDatabaseIsDownAsksTheExecutorToSendAgain) {

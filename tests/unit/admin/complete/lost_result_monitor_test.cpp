@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "admin/complete/lost_result_monitor.h"
 #include "common/timer/hierarchical_wheel_timer.h"
 #include "common/timer/recurring_task.h"
+#include "tests/support/fake_executor_client.h"
 #include "tests/unit/admin/complete/completion_fixture.h"
 
 namespace cronwheel::admin {
@@ -199,6 +203,158 @@ TEST(LostResultMonitorOptions, RejectsNonPositiveDurations) {
   LostResultMonitor::Options o;
   o.interval = std::chrono::milliseconds(0);
   EXPECT_THROW(LostResultMonitor(store, completion, tasks, o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cronwheel::admin
+
+// ---------------------------------------------------------------------------------------------
+// Rule 2: a run whose executor, asked, no longer knows it (restarted since it accepted the run).
+
+namespace cronwheel::admin {
+namespace {
+
+using common::protocol::LogResult;
+using testing::FakeExecutorClient;
+
+class ForgottenRunTest : public CompletionFixture {
+ protected:
+  LostResultMonitor::Options options() {
+    LostResultMonitor::Options o;
+    o.interval = 60s;
+    o.lost_after = 10min;
+    o.dead_after = 90s;
+    o.executors = &executors_;
+    o.access_token = "secret";
+    o.ask_after = 60s;
+    o.start_margin = 60s;
+    return o;
+  }
+
+  // The executor stays registered throughout: rule 1 never applies.
+  void heartbeat() { registry_.upsert("EXECUTOR", "demo-app", kExecutor); }
+
+  // What a cronwheel executor answers to /log about every run.
+  void executor_says(std::string_view run_state, std::int64_t started_at) {
+    LogResult result;
+    result.from_line_num = 1;
+    result.to_line_num = 0;
+    result.log_content = "readLog fail, logFile not exists";
+    result.is_end = true;
+    result.run_state = std::string(run_state);
+    result.executor_start_time = started_at;
+    executors_.answer_log(kExecutor, FakeExecutorClient::LogAnswer::success(result));
+  }
+
+  void advance(std::chrono::milliseconds d) {
+    heartbeat();
+    clock_.advance(d);
+  }
+
+  FakeExecutorClient executors_;
+  common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
+  common::RecurringTasks tasks_{timer_, clock_};
+  LostResultMonitor monitor_{store_, completion_, tasks_, options()};
+};
+
+TEST_F(ForgottenRunTest, RunItsRestartedExecutorNoLongerKnowsIsLostWithTheReasonAndRetried) {
+  heartbeat();
+  auto run = make_run(make_job("short"), FireState::kTriggered, /*retries=*/1);
+  const std::int64_t restarted_at = clock_.now_ms() + 5'000;
+  executor_says(common::protocol::kRunStateUnknown, restarted_at);
+
+  advance(30s);
+  EXPECT_EQ(monitor_.check_once(), 0) << "not asked before a minute";
+  EXPECT_TRUE(executors_.calls("log").empty());
+
+  advance(31s);
+  EXPECT_EQ(monitor_.check_once(), 1);
+  auto calls = executors_.calls("log");
+  ASSERT_EQ(calls.size(), 1U);
+  EXPECT_EQ(calls[0].address, kExecutor);
+  EXPECT_EQ(calls[0].access_token, "secret");
+  EXPECT_EQ(calls[0].log.log_id, run.id);
+  EXPECT_EQ(calls[0].log.log_date_time, run.scheduled_time);
+
+  auto after = log(run.id);
+  EXPECT_EQ(after.state, FireState::kLost);
+  EXPECT_EQ(after.handle_code, 500);
+  EXPECT_EQ(after.handle_msg, forgotten_message(kExecutor, restarted_at));
+  EXPECT_NE(after.handle_msg.find("no longer knows the run"), std::string::npos);
+  EXPECT_NE(after.handle_msg.find("restarted"), std::string::npos);
+  auto runs = runs_of(run.job_id);
+  ASSERT_EQ(runs.size(), 2U);
+  EXPECT_EQ(runs[1].trigger_type, TriggerType::kRetry);
+  EXPECT_EQ(runs[1].parent_log_id, run.id);
+}
+
+TEST_F(ForgottenRunTest, RunsTheExecutorStillHoldsAreLeftAlone) {
+  heartbeat();
+  auto running = make_run(make_job("running"));
+  advance(2min);
+  executor_says(common::protocol::kRunStateActive, 1);
+  EXPECT_EQ(monitor_.check_once(), 0);
+  executor_says(common::protocol::kRunStateResultPending, 1);
+  EXPECT_EQ(monitor_.check_once(), 0);
+  EXPECT_EQ(log(running.id).state, FireState::kTriggered);
+  EXPECT_EQ(executors_.calls("log").size(), 2U);
+}
+
+TEST_F(ForgottenRunTest, AnExecutorThatDoesNotSayIsLeftToTheRuleOfTheExecutorGone) {
+  heartbeat();
+  auto first = make_run(make_job("a"));
+  auto second = make_run(make_job("b"));
+  advance(2min);
+  // XXL-JOB's executor: "no such log" and nothing else. That is not proof: its queued runs have
+  // no log file yet.
+  executors_.answer_log(kExecutor, FakeExecutorClient::no_such_log());
+  EXPECT_EQ(monitor_.check_once(), 0);
+  EXPECT_EQ(executors_.calls("log").size(), 1U) << "asked once, then not again in the same pass";
+  // No answer at all.
+  executors_.on_call([](const FakeExecutorClient::Call&) {
+    return std::optional<ExecutorClient::Result>(ExecutorClient::Result::fail("connect refused", 500));
+  });
+  EXPECT_EQ(monitor_.check_once(), 0);
+  EXPECT_EQ(log(first.id).state, FireState::kTriggered);
+  EXPECT_EQ(log(second.id).state, FireState::kTriggered);
+}
+
+TEST_F(ForgottenRunTest, RunsTriggeredWellAfterTheAnsweringProcessStartedAreNotAskedAbout) {
+  heartbeat();
+  const std::int64_t started_at = clock_.now_ms();
+  auto before_start = make_run(make_job("old"), FireState::kTriggered, 0, started_at - 60'000);
+  advance(5min);
+  auto after_start = make_run(make_job("new"), FireState::kTriggered, 0, clock_.now_ms());
+  advance(2min);
+  executor_says(common::protocol::kRunStateActive, started_at);
+  EXPECT_EQ(monitor_.check_once(), 0);
+  auto calls = executors_.calls("log");
+  ASSERT_EQ(calls.size(), 1U);
+  EXPECT_EQ(calls[0].log.log_id, before_start.id);
+  EXPECT_EQ(log(after_start.id).state, FireState::kTriggered);
+}
+
+TEST_F(ForgottenRunTest, AResultArrivingWhileTheExecutorIsAskedWins) {
+  heartbeat();
+  auto run = make_run(make_job("late"));
+  advance(2min);
+  executor_says(common::protocol::kRunStateUnknown, 1);
+  // The result reaches another node just after the executor handed it over and forgot it.
+  executors_.on_call([&](const FakeExecutorClient::Call& c) {
+    completion_.report(callback(c.log.log_id, 200, "done"));
+    return std::optional<ExecutorClient::Result>();
+  });
+  EXPECT_EQ(monitor_.check_once(), 0);
+  EXPECT_EQ(log(run.id).state, FireState::kSucceeded);
+}
+
+TEST_F(ForgottenRunTest, ForgottenMessageWithoutAStartTime) {
+  EXPECT_EQ(forgotten_message("http://e:9999/", 0),
+            "result lost: executor http://e:9999/ no longer knows the run: not queued, not running, no result "
+            "to send; it restarted after the run was triggered");
+  EXPECT_EQ(forgotten_message("http://e:9999/", 1700000000123),
+            "result lost: executor http://e:9999/ (running since 2023-11-14T22:13:20.123Z) no longer knows the run: "
+            "not queued, not running, no result to send; it restarted after the run was triggered");
 }
 
 }  // namespace
