@@ -51,9 +51,30 @@ struct JobAdvance {
   friend bool operator==(const JobAdvance&, const JobAdvance&) = default;
 };
 
+// How many skipped fire times a scan counts for one job before it stops counting (and says
+// "at least"): counting a cron schedule is one step per fire time, and a job firing every
+// second that was missed for a week has 604,800 of them.
+inline constexpr std::int64_t kMaxSkippedCounted = 10'000;
+
+// The fires of one job that a scan's misfire strategy skipped (DO_NOTHING) or coalesced into
+// the one fire it sends (FIRE_ONCE_NOW): written as one run row, state cancelled, trigger type
+// MISFIRE, scheduled at `first_time`, with `message` as its trigger_msg, in the scan's
+// transaction and only if the job's advance is written.
+struct MisfireSkip {
+  std::int64_t job_id = 0;
+  std::int64_t first_time = 0;  // the first fire time skipped: the row's scheduled_time
+  std::int64_t last_time = 0;   // the last one counted
+  std::int64_t count = 0;       // fire times skipped, counted up to kMaxSkippedCounted
+  bool at_least = false;        // counting stopped at the cap: at least `count`, and more after last_time
+  std::string message;          // the row's trigger_msg
+
+  friend bool operator==(const MisfireSkip&, const MisfireSkip&) = default;
+};
+
 struct ScanDecision {
-  std::vector<DecidedFire> fires;  // by job in the order read, then by time
-  std::vector<JobAdvance> jobs;    // one per job read, in the order read
+  std::vector<DecidedFire> fires;     // by job in the order read, then by time
+  std::vector<JobAdvance> jobs;       // one per job read, in the order read
+  std::vector<MisfireSkip> skipped;   // at most one per job, in the order read
 
   friend bool operator==(const ScanDecision&, const ScanDecision&) = default;
 };

@@ -60,6 +60,7 @@ class ScheduleStore {
   struct ScanResult {
     std::size_t jobs_read = 0;       // jobs the pre-read returned
     std::vector<PendingFire> fires;  // fires inserted, committed, in due order
+    std::size_t misfire_records = 0;  // records of skipped fires inserted (ScanDecision::skipped)
   };
   // Called with the jobs read, inside the scan's transaction; must be pure (no I/O, no
   // blocking): the transaction holds the scheduling lock, and a retried transaction calls it
@@ -74,9 +75,14 @@ class ScheduleStore {
   //  4. write every job's advance in one statement, guarded by trigger_status = 1 and the next
   //     time read, and, for the jobs it updated, insert their fires as pending rows owned by
   //     `node` (ON CONFLICT on the scheduled-fire index DO NOTHING), with the job's handler,
-  //     parameter and retry count;
+  //     parameter and retry count, and each of their records of skipped fires as a run row in
+  //     state cancelled, trigger type MISFIRE, scheduled at its first skipped time, with its
+  //     message as trigger_msg, owned by `node` (the same ON CONFLICT). A record is an end that
+  //     was never a fire: it has no follow-ups (the planner's for a misfire, RunEnd::
+  //     kMisfireSkipped, are no retry, no child and a FIX_DELAY job's next time, which is the
+  //     advance written with it);
   //  5. commit.
-  // Returns the fires inserted: only those may be sent.
+  // Returns the fires inserted (only those may be sent) and how many records.
   virtual ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) = 0;
 
   // The pending fires `node` owns that are due at or before `due_before`, oldest first, at most

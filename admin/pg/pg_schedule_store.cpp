@@ -52,14 +52,15 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             "  WHERE j.id = u.id AND j.trigger_status = 1 AND j.trigger_next_time = u.read_next"
             "  RETURNING j.id, j.job_group, j.executor_handler, j.executor_param, j.executor_fail_retry_count)"
             " INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
-            "                      executor_param, executor_fail_retry_count)"
-            " SELECT a.job_group, f.job_id, 'pending', f.trigger_type, f.scheduled_time, $6, a.executor_handler,"
-            "        a.executor_param, a.executor_fail_retry_count"
-            " FROM unnest($7::bigint[], $8::bigint[], $9::text[]) WITH ORDINALITY AS f(job_id, scheduled_time, trigger_type, ord)"
+            "                      executor_param, executor_fail_retry_count, trigger_msg)"
+            " SELECT a.job_group, f.job_id, f.state, f.trigger_type, f.scheduled_time, $6, a.executor_handler,"
+            "        a.executor_param, a.executor_fail_retry_count, f.message"
+            " FROM unnest($7::bigint[], $8::bigint[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY"
+            "      AS f(job_id, scheduled_time, trigger_type, state, message, ord)"
             " JOIN advanced a ON a.id = f.job_id"
             " ORDER BY f.ord"
             " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING"
-            " RETURNING id, job_id, scheduled_time");
+            " RETURNING id, job_id, scheduled_time, state");
   // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending'; each fire's job by id
   // (a subquery, so no join order can read job_info any other way).
   c.prepare("sched_pending",
@@ -138,17 +139,35 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
       next.push_back(j.next_time);
       status.push_back(j.trigger_status);
     }
+    // The fires (pending) and the records of skipped fires (cancelled MISFIRE rows, which the
+    // scheduled-fire index keeps apart from every fire: see decide_fires) in one insert.
     std::vector<std::int64_t> fire_jobs, fire_times;
-    std::vector<std::string> fire_types;
+    std::vector<std::string> fire_types, fire_states, fire_messages;
     for (const auto& f : decision.fires) {
       fire_jobs.push_back(f.job_id);
       fire_times.push_back(f.scheduled_time);
       fire_types.push_back(text(f.trigger_type));
+      fire_states.push_back(text(FireState::kPending));
+      fire_messages.emplace_back();
+    }
+    for (const auto& skip : decision.skipped) {
+      fire_jobs.push_back(skip.job_id);
+      fire_times.push_back(skip.first_time);
+      fire_types.push_back(text(TriggerType::kMisfire));
+      fire_states.push_back(text(FireState::kCancelled));
+      fire_messages.push_back(skip.message);
     }
     auto rows = tx.exec_prepared("sched_write", bigint_array(ids), bigint_array(read_next), bigint_array(last),
                                  bigint_array(next), bigint_array(status), owner, bigint_array(fire_jobs),
-                                 bigint_array(fire_times), text_array(fire_types));
-    result.fires = all_of<PendingFire>(rows, pending_from);
+                                 bigint_array(fire_times), text_array(fire_types), text_array(fire_states),
+                                 text_array(fire_messages));
+    for (const auto& r : rows) {
+      if (enum_of<FireState>(r["state"]) == FireState::kPending) {
+        result.fires.push_back(pending_from(r));
+      } else {
+        ++result.misfire_records;
+      }
+    }
     std::sort(result.fires.begin(), result.fires.end(), due_order);
     return result;
   });

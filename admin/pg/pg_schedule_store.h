@@ -5,7 +5,8 @@
 // Beyond the interface's contract:
 //  - The scan is three statements between BEGIN and COMMIT: the lock row, the pre-read (an index-only
 //    scan of job_info_due), and one statement that updates every job read (UPDATE ... FROM
-//    unnest(...) guarded by trigger_status = 1 and the next time read) and inserts the fires of
+//    unnest(...) guarded by trigger_status = 1 and the next time read) and inserts the fires and
+//    the records of skipped fires (one unnest, the state and message per row) of
 //    the jobs it updated (INSERT ... SELECT ... JOIN the UPDATE's RETURNING, ON CONFLICT DO
 //    NOTHING, RETURNING the new ids): no round trip per job or per fire.
 //  - Statements are prepared on each new connection: call PgScheduleStore::prepare from the

@@ -7,6 +7,7 @@
 
 #include "admin/model/schedule.h"
 #include "admin/model/fire.h"
+#include "common/cron/cron_expression.h"
 
 namespace cronwheel::admin {
 
@@ -48,6 +49,74 @@ class ScheduleCache {
   std::map<std::tuple<ScheduleType, std::string, std::string>, Entry> schedules_;
 };
 
+// The schedule's fire times from `first` (one of them) to `until`, counted up to `cap`: a
+// cron schedule step by step, a fixed rate by arithmetic (exact at any length). A FIX_DELAY
+// job has only the one time it was waiting for: the later ones would follow runs that never
+// happened.
+struct Counted {
+  std::int64_t count = 0;
+  std::int64_t last = 0;
+  bool at_least = false;
+};
+Counted count_times(const Schedule& schedule, std::int64_t first, std::int64_t until, std::int64_t cap) {
+  Counted out{1, first, false};
+  if (schedule.type() == ScheduleType::kFixDelay) return out;
+  if (schedule.type() == ScheduleType::kFixRate && schedule.fixed_seconds() > 0) {
+    const std::int64_t step = schedule.fixed_seconds() * 1000;
+    const std::int64_t more = until > first ? (until - first) / step : 0;
+    return {1 + more, first + more * step, false};
+  }
+  for (auto next = schedule.next_after(first); next && *next <= until; next = schedule.next_after(*next)) {
+    if (out.count == cap) {
+      out.at_least = true;
+      break;
+    }
+    ++out.count;
+    out.last = *next;
+  }
+  return out;
+}
+
+std::string utc(std::int64_t epoch_ms) { return common::format_iso8601(epoch_ms, "UTC"); }
+
+std::string fires_text(const Counted& c) {
+  return (c.at_least ? "at least " : "") + std::to_string(c.count) + (c.count == 1 && !c.at_least ? " fire" : " fires");
+}
+
+std::string range_text(std::int64_t first, const Counted& c) {
+  if (c.count == 1 && !c.at_least) return "scheduled at " + utc(first);
+  return "scheduled from " + utc(first) + " to " + utc(c.last) +
+         (c.at_least ? " (counting stops at " + std::to_string(c.count) + "; every later one up to the scan was "
+                       "skipped too)"
+                     : "");
+}
+
+// One cancelled MISFIRE row for the fires `job` missed, from `first` up to `now`.
+//
+// Its (job, scheduled time, shard 0) never collides with a fire in the scheduled-fire unique
+// index (job_log_scheduled_fire, SCHEDULE and MISFIRE rows): DO_NOTHING decides no fire at its
+// first skipped time (the job's next time, which no scan decided before); FIRE_ONCE_NOW sends
+// its fire at the job's next time, and its row is at the first time after that, which is no
+// later than now, while every fire this scan decides after a misfire is later than now. And a
+// second row for the same skip cannot happen: the job's advance is guarded by the next time
+// read, and a later scan starts from the new one.
+void record_misfire(const DueJob& job, const Schedule& schedule, std::int64_t first, std::int64_t now,
+                    std::int64_t window, ScanDecision& out) {
+  const Counted c = count_times(schedule, first, now, kMaxSkippedCounted);
+  const std::string late = "missed by more than the misfire threshold of " + std::to_string(window) +
+                           " ms (the scan ran at " + utc(now) + ")";
+  std::string message;
+  if (job.misfire_strategy == MisfireStrategy::kFireOnceNow) {
+    message = "misfire: " + fires_text(c) + " coalesced into the fire scheduled at " + utc(job.trigger_next_time) +
+              ", " + range_text(first, c) + ": " + late +
+              "; the job's misfire strategy FIRE_ONCE_NOW sends one fire for all it missed";
+  } else {
+    message = "misfire: " + fires_text(c) + " skipped, " + range_text(first, c) + ": " + late +
+              "; the job's misfire strategy DO_NOTHING skips the fires it missed";
+  }
+  out.skipped.push_back({job.id, first, c.last, c.count, c.at_least, std::move(message)});
+}
+
 void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, std::int64_t window,
                 ScanDecision& out) {
   JobAdvance advance;
@@ -71,6 +140,14 @@ void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, s
     if (job.misfire_strategy == MisfireStrategy::kFireOnceNow) {
       fire(read, TriggerType::kMisfire);
       awaiting = fix_delay;
+      // The fire at `read` stands for every later one up to now; a FIX_DELAY job has none.
+      if (!fix_delay) {
+        if (auto coalesced = schedule.next_after(read); coalesced && *coalesced <= now) {
+          record_misfire(job, schedule, *coalesced, now, window, out);
+        }
+      }
+    } else {
+      record_misfire(job, schedule, read, now, window, out);
     }
     if (!awaiting) next = schedule.next_after(now);
   } else {

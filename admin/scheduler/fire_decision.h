@@ -22,7 +22,13 @@ namespace cronwheel::admin {
 
 // Decides the fires of `jobs` at `now` (epoch ms). For each job, with next = its next time:
 //  - now > next + window (missed by more than the window): FIRE_ONCE_NOW decides one MISFIRE
-//    fire at `next`, DO_NOTHING none; the next time is computed from now;
+//    fire at `next`, DO_NOTHING none; the next time is computed from now. The fire times the
+//    strategy skips get one record (ScanDecision::skipped, a cancelled MISFIRE run to be): for
+//    DO_NOTHING every time from `next` up to now, for FIRE_ONCE_NOW every time after `next` up
+//    to now (coalesced into its one fire; none, no record). Its message gives the count, the
+//    first and last time (ISO-8601, UTC), the threshold and the strategy. Counting stops at
+//    kMaxSkippedCounted ("at least"); a fixed rate is counted exactly; a FIX_DELAY job missed
+//    only the one fire it was waiting for;
 //  - otherwise one SCHEDULE fire at `next` (due, or due within the window); the next time is
 //    computed from `next`;
 //  - and while the next time is again within the window (<= now + window) it is decided too,

@@ -58,6 +58,11 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
     outcome.full = result.jobs_read >= static_cast<std::size_t>(options_.pre_read_count);
     scans_.fetch_add(1, std::memory_order_relaxed);
     fires_.fetch_add(result.fires.size(), std::memory_order_relaxed);
+    if (result.misfire_records > 0) {
+      spdlog::info("scheduler: {} job(s) missed fires by more than the misfire threshold; each has a cancelled "
+                   "MISFIRE run saying how many its misfire strategy skipped or coalesced",
+                   result.misfire_records);
+    }
     if (failing_) spdlog::info("scheduler: scans work again");
     failing_ = false;
     // Committed: only now may the fires be sent.

@@ -162,6 +162,91 @@ TEST(SchedulePg, ScanWritesPendingFiresWithTheJobsRunSettingsAndAdvancesTheJob) 
   EXPECT_EQ(again.jobs_read, 0u);
 }
 
+// After an outage (the database, or every admin, away for ten minutes) the first scan finds
+// jobs missed by far more than the window. Each job whose misfire strategy skips fires gets
+// exactly one run row saying so (cancelled, MISFIRE, at the first skipped time, with the count
+// and range), written with the job's advance; the next scan writes none; the logs list shows
+// them like any run.
+TEST(SchedulePg, ScanAfterAnOutageRecordsTheSkippedFiresOncePerJob) {
+  ScheduleDb db;
+  using admin::MisfireStrategy;
+  using admin::ScheduleType;
+  const std::int64_t now = kBase + 600'000;  // 2023-11-14T22:24:00Z; kBase is 22:14:00Z
+  auto every_second = db.job(ScheduleType::kCron, "* * * * * ?", kBase, MisfireStrategy::kDoNothing);
+  auto catch_up = db.job(ScheduleType::kCron, "* * * * * ?", kBase, MisfireStrategy::kFireOnceNow);
+  auto every_ten = db.job(ScheduleType::kCron, "*/10 * * * * ?", kBase, MisfireStrategy::kDoNothing);
+  auto on_time = db.job(ScheduleType::kCron, "0 * * * * ?", now, MisfireStrategy::kDoNothing);
+
+  auto result = db.schedule().scan("node-a", now + 5000, 100, decide_at(now));
+  EXPECT_EQ(result.jobs_read, 4u);
+  EXPECT_EQ(result.misfire_records, 3u);
+  // Sent: FIRE_ONCE_NOW's one fire, the window after now of both every-second jobs, on_time's.
+  EXPECT_EQ(result.fires.size(), 1u + 5 + 5 + 1);
+  for (const auto& f : result.fires) EXPECT_EQ(db.stores().logs().get(f.log_id)->state, admin::FireState::kPending);
+
+  auto records_of = [&](const Job& job) {
+    admin::LogStore::Filter filter;
+    filter.job_id = job.id;
+    filter.page.limit = 100;
+    std::vector<JobLog> out;
+    for (const auto& l : db.stores().logs().list(filter).items) {
+      if (l.state == admin::FireState::kCancelled) out.push_back(l);
+    }
+    return out;
+  };
+  const std::string threshold = "missed by more than the misfire threshold of 5000 ms (the scan ran at "
+                                "2023-11-14T22:24:00+00:00); ";
+  auto skipped = records_of(every_second);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].trigger_type, admin::TriggerType::kMisfire);
+  EXPECT_EQ(skipped[0].scheduled_time, kBase);
+  EXPECT_EQ(skipped[0].admin_node, std::optional<std::string>("node-a"));
+  EXPECT_FALSE(skipped[0].trigger_time);
+  EXPECT_EQ(skipped[0].trigger_msg, "misfire: 601 fires skipped, scheduled from 2023-11-14T22:14:00+00:00 to "
+                                    "2023-11-14T22:24:00+00:00: " + threshold +
+                                    "the job's misfire strategy DO_NOTHING skips the fires it missed");
+  auto coalesced = records_of(catch_up);
+  ASSERT_EQ(coalesced.size(), 1u);
+  EXPECT_EQ(coalesced[0].trigger_type, admin::TriggerType::kMisfire);
+  EXPECT_EQ(coalesced[0].scheduled_time, kBase + 1000);  // the fire sent is the MISFIRE row at kBase
+  EXPECT_EQ(coalesced[0].trigger_msg,
+            "misfire: 600 fires coalesced into the fire scheduled at 2023-11-14T22:14:00+00:00, scheduled from "
+            "2023-11-14T22:14:01+00:00 to 2023-11-14T22:24:00+00:00: " + threshold +
+            "the job's misfire strategy FIRE_ONCE_NOW sends one fire for all it missed");
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE state = 'pending' AND trigger_type = 'MISFIRE'"
+                     " AND scheduled_time = " + std::to_string(kBase) + " AND job_id = " + std::to_string(catch_up.id)),
+            1);
+  auto tens = records_of(every_ten);
+  ASSERT_EQ(tens.size(), 1u);
+  EXPECT_EQ(tens[0].trigger_msg.rfind("misfire: 61 fires skipped, scheduled from 2023-11-14T22:14:00+00:00 to "
+                                      "2023-11-14T22:24:00+00:00: ", 0),
+            0u)
+      << tens[0].trigger_msg;
+  EXPECT_TRUE(records_of(on_time).empty());
+
+  // The next scans find the jobs on time: no more records.
+  for (std::int64_t at : {now + 1000, now + 6000}) {
+    auto next = db.schedule().scan("node-b", at + 5000, 100, decide_at(at));
+    EXPECT_EQ(next.misfire_records, 0u);
+  }
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE state = 'cancelled'"), 3);
+
+  // In the logs list like any run: under "all", and under none of the status filters.
+  admin::LogStore::Filter all;
+  all.job_id = every_second.id;
+  all.from = kBase;
+  all.to = kBase + 1;
+  auto listed = db.stores().logs().list(all);
+  ASSERT_EQ(listed.items.size(), 1u);
+  EXPECT_EQ(listed.items[0].id, skipped[0].id);
+  using Status = admin::LogStore::Filter::Status;
+  for (Status status : {Status::kSuccess, Status::kFailure, Status::kRunning, Status::kPending}) {
+    auto filtered = all;
+    filtered.status = status;
+    EXPECT_TRUE(db.stores().logs().list(filtered).items.empty());
+  }
+}
+
 TEST(SchedulePg, PreReadIsAnIndexScanOfTheDueJobsIndex) {
   ScheduleDb db;
   db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);

@@ -21,8 +21,9 @@ namespace cronwheel::testing {
 // puts in:
 //  - scan() runs under one "lock row" (a mutex of its own), reads running jobs due by
 //    `due_before` in due order, applies the decision with the same guards (trigger_status 1 and
-//    the next time read), and inserts the fires of the jobs it advanced, refusing a second
-//    scheduled fire of a job for the same time and shard;
+//    the next time read), and inserts the fires and the records of skipped fires (cancelled
+//    MISFIRE rows) of the jobs it advanced, refusing a second scheduled fire of a job for the
+//    same time and shard;
 //  - every transition is guarded by state and owner as the real one is.
 //
 // Hooks: fail_with(...) makes every call throw (an unreachable database) until cleared;
@@ -147,6 +148,25 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       l.executor_fail_retry_count = job.executor_fail_retry_count;
       logs_[l.id] = l;
       result.fires.push_back({l.id, l.job_id, l.scheduled_time});
+    }
+    for (const auto& skip : decision.skipped) {
+      if (std::find(advanced.begin(), advanced.end(), skip.job_id) == advanced.end()) continue;
+      if (scheduled_exists(skip.job_id, skip.first_time, 0)) continue;
+      const admin::Job& job = jobs_.at(skip.job_id);
+      admin::JobLog l;
+      l.id = next_log_++;
+      l.job_group = job.job_group;
+      l.job_id = skip.job_id;
+      l.state = admin::FireState::kCancelled;
+      l.trigger_type = admin::TriggerType::kMisfire;
+      l.scheduled_time = skip.first_time;
+      l.admin_node = std::string(node);
+      l.executor_handler = job.executor_handler;
+      l.executor_param = job.executor_param;
+      l.executor_fail_retry_count = job.executor_fail_retry_count;
+      l.trigger_msg = skip.message;
+      logs_[l.id] = l;
+      ++result.misfire_records;
     }
     std::sort(result.fires.begin(), result.fires.end(), due_order);
     return result;

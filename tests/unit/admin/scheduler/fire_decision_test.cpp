@@ -184,6 +184,119 @@ TEST(FireDecision, EveryJobReadGetsOneAdvanceInTheOrderRead) {
   EXPECT_EQ(d.jobs[2].trigger_status, 0);  // missed long ago with DO_NOTHING, and no time after now
 }
 
+// ---- the record of fires a misfire strategy skipped ----
+
+const std::string kThreshold = "missed by more than the misfire threshold of 5000 ms";
+
+TEST(FireDecision, FiresMissedWithDoNothingLeaveOneRecordWithTheirCountAndRange) {
+  const std::int64_t now = kMinute + 60 * kSecond;  // 2023-11-14T22:14:00Z
+  auto d = decide_fires({every_second(kMinute, MisfireStrategy::kDoNothing)}, now);
+  ASSERT_EQ(d.skipped.size(), 1u);
+  const MisfireSkip& skip = d.skipped[0];
+  EXPECT_EQ(skip.job_id, 1);
+  EXPECT_EQ(skip.first_time, kMinute);  // the job's next time: no fire is decided there
+  EXPECT_EQ(skip.last_time, now);       // every second up to the scan
+  EXPECT_EQ(skip.count, 61);
+  EXPECT_FALSE(skip.at_least);
+  EXPECT_EQ(skip.message, "misfire: 61 fires skipped, scheduled from 2023-11-14T22:13:00+00:00 to "
+                          "2023-11-14T22:14:00+00:00: " + kThreshold + " (the scan ran at 2023-11-14T22:14:00+00:00); "
+                          "the job's misfire strategy DO_NOTHING skips the fires it missed");
+  // The fires of the window after now are decided as before.
+  EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{now + 1000, now + 2000, now + 3000, now + 4000, now + 5000}));
+}
+
+TEST(FireDecision, FiresMissedWithFireOnceNowAreRecordedAsCoalescedIntoTheOneFireSent) {
+  const std::int64_t now = kMinute + 60 * kSecond;
+  auto d = decide_fires({every_second(kMinute, MisfireStrategy::kFireOnceNow)}, now);
+  EXPECT_EQ(d.fires.front(), (DecidedFire{1, kMinute, TriggerType::kMisfire}));  // as it was
+  ASSERT_EQ(d.skipped.size(), 1u);
+  const MisfireSkip& skip = d.skipped[0];
+  EXPECT_EQ(skip.first_time, kMinute + kSecond);  // after the fire sent, so apart from it
+  EXPECT_EQ(skip.last_time, now);
+  EXPECT_EQ(skip.count, 60);
+  EXPECT_EQ(skip.message, "misfire: 60 fires coalesced into the fire scheduled at 2023-11-14T22:13:00+00:00, "
+                          "scheduled from 2023-11-14T22:13:01+00:00 to 2023-11-14T22:14:00+00:00: " + kThreshold +
+                          " (the scan ran at 2023-11-14T22:14:00+00:00); the job's misfire strategy FIRE_ONCE_NOW "
+                          "sends one fire for all it missed");
+  // Nothing the scan decides is at the record's time (the scheduled-fire index holds both).
+  for (const auto& f : d.fires) EXPECT_NE(f.scheduled_time, skip.first_time);
+}
+
+TEST(FireDecision, OneMissedFireIsRecordedAsOneAndAFireOnceNowWithNothingCoalescedRecordsNothing) {
+  const std::int64_t now = kMinute + 10 * kSecond;
+  auto nothing = decide_fires({every_minute(kMinute, MisfireStrategy::kDoNothing)}, now);
+  ASSERT_EQ(nothing.skipped.size(), 1u);
+  EXPECT_EQ(nothing.skipped[0].count, 1);
+  EXPECT_EQ(nothing.skipped[0].first_time, kMinute);
+  EXPECT_EQ(nothing.skipped[0].last_time, kMinute);
+  EXPECT_EQ(nothing.skipped[0].message.rfind("misfire: 1 fire skipped, scheduled at 2023-11-14T22:13:00+00:00: ", 0),
+            0u)
+      << nothing.skipped[0].message;
+  // The one fire missed is sent: nothing was skipped.
+  auto once = decide_fires({every_minute(kMinute, MisfireStrategy::kFireOnceNow)}, now);
+  EXPECT_EQ(once.fires.size(), 1u);
+  EXPECT_TRUE(once.skipped.empty());
+}
+
+TEST(FireDecision, FiresOnTimeOrWithinTheWindowOrNeverComputedRecordNothing) {
+  for (auto misfire : {MisfireStrategy::kDoNothing, MisfireStrategy::kFireOnceNow}) {
+    EXPECT_TRUE(decide_fires({every_second(kMinute, misfire)}, kMinute).skipped.empty());
+    EXPECT_TRUE(decide_fires({every_second(kMinute, misfire)}, kMinute + 5 * kSecond).skipped.empty());
+    EXPECT_TRUE(decide_fires({every_second(0, misfire)}, kMinute + 30 * kSecond).skipped.empty());
+  }
+}
+
+TEST(FireDecision, CountingACronJobMissedForAWeekStopsAtTheCapAndSaysAtLeast) {
+  const std::int64_t week = 7 * 24 * 3'600 * kSecond;
+  auto d = decide_fires({every_second(kMinute, MisfireStrategy::kDoNothing)}, kMinute + week);
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_EQ(d.skipped[0].count, kMaxSkippedCounted);
+  EXPECT_TRUE(d.skipped[0].at_least);
+  EXPECT_EQ(d.skipped[0].last_time, kMinute + (kMaxSkippedCounted - 1) * kSecond);
+  EXPECT_EQ(d.skipped[0].message.rfind("misfire: at least 10000 fires skipped, scheduled from "
+                                       "2023-11-14T22:13:00+00:00 to 2023-11-15T00:59:39+00:00 (counting stops at "
+                                       "10000; every later one up to the scan was skipped too): ", 0),
+            0u)
+      << d.skipped[0].message;
+  EXPECT_EQ(d.jobs[0].next_time, kMinute + week + 6 * kSecond);  // the job goes on from now (after the window)
+}
+
+TEST(FireDecision, AFixedRateIsCountedExactlyHoweverLong) {
+  const std::int64_t week = 7 * 24 * 3'600 * kSecond;
+  auto d = decide_fires({job(1, ScheduleType::kFixRate, "2", kMinute + 500)}, kMinute + week);
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_EQ(d.skipped[0].count, week / (2 * kSecond));  // 500 ms past the last even second: one fewer
+  EXPECT_FALSE(d.skipped[0].at_least);
+  EXPECT_EQ(d.skipped[0].last_time, kMinute + 500 + (week / (2 * kSecond) - 1) * 2 * kSecond);
+}
+
+TEST(FireDecision, AFixDelayJobMissedOnlyTheFireItWasWaitingFor) {
+  // Its later times would follow runs that never happened: DO_NOTHING records the one fire,
+  // FIRE_ONCE_NOW sends it and coalesces nothing.
+  const std::int64_t now = kMinute + 60 * kSecond;
+  auto nothing = decide_fires({job(1, ScheduleType::kFixDelay, "10", kMinute)}, now);
+  ASSERT_EQ(nothing.skipped.size(), 1u);
+  EXPECT_EQ(nothing.skipped[0].count, 1);
+  EXPECT_EQ(nothing.skipped[0].first_time, kMinute);
+  EXPECT_EQ(nothing.jobs[0].next_time, now + 10 * kSecond);  // not stuck: the scan gives its next time
+  auto once = decide_fires({job(1, ScheduleType::kFixDelay, "10", kMinute, MisfireStrategy::kFireOnceNow)}, now);
+  EXPECT_TRUE(once.skipped.empty());
+}
+
+TEST(FireDecision, EachMissedJobGetsItsOwnRecordInTheOrderRead) {
+  const std::int64_t now = kMinute + 20 * kSecond;
+  auto a = job(1, ScheduleType::kCron, "*/5 * * * * ?", kMinute);
+  auto b = job(2, ScheduleType::kCron, "0 * * * * ?", now);  // on time
+  auto c = job(3, ScheduleType::kFixRate, "10", kMinute, MisfireStrategy::kFireOnceNow);
+  auto d = decide_fires({a, b, c}, now);
+  ASSERT_EQ(d.skipped.size(), 2u);
+  EXPECT_EQ(d.skipped[0].job_id, 1);
+  EXPECT_EQ(d.skipped[0].count, 5);  // :00 :05 :10 :15 :20
+  EXPECT_EQ(d.skipped[1].job_id, 3);
+  EXPECT_EQ(d.skipped[1].first_time, kMinute + 10 * kSecond);
+  EXPECT_EQ(d.skipped[1].count, 2);  // :10 and :20, coalesced into :00
+}
+
 // ---- judge_late_fires ----
 
 constexpr std::int64_t kNow = kMinute + 95 * kSecond;
