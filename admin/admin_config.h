@@ -29,6 +29,10 @@ struct AdminConfig {
   // address lists rewritten from the live ones). Executors calling /api/registry,
   // /api/registryRemove and /api/callback must send access_token when it is set.
   int registry_refresh_ms = 30'000;
+  // The lost-result check (complete/lost_result_monitor.h): how often it runs, and how long a run
+  // waits for its result before its executor is asked whether it still knows it.
+  int lost_check_ms = 60'000;
+  int lost_ask_after_ms = 60'000;
 
   // The scheduling core (docs/scheduling.md). Trigger pools: at most this many threads each,
   // and this many fires waiting when every thread is busy (beyond that a fire fails visibly).

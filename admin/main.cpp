@@ -155,6 +155,15 @@ int main(int argc, char** argv) {
         ->envname("CRONWHEEL_REGISTRY_REFRESH_MS")
         ->check(CLI::Range(100, 3'600'000))
         ->capture_default_str();
+    cmd->add_option("--lost-check-ms", config.lost_check_ms, "How often runs whose result is lost are looked for, in ms")
+        ->envname("CRONWHEEL_LOST_CHECK_MS")
+        ->check(CLI::Range(100, 3'600'000))
+        ->capture_default_str();
+    cmd->add_option("--lost-ask-after-ms", config.lost_ask_after_ms,
+                    "How long a run waits for its result before its executor is asked whether it still knows it, in ms")
+        ->envname("CRONWHEEL_LOST_ASK_AFTER_MS")
+        ->check(CLI::Range(100, 86'400'000))
+        ->capture_default_str();
     cmd->add_option("--fast-pool-max", config.fast_pool_max, "Fast trigger pool: most threads")
         ->envname("CRONWHEEL_FAST_POOL_MAX")
         ->check(CLI::Range(1, 10'000))

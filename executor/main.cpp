@@ -58,6 +58,7 @@ struct Flags {
   int log_retention_days = ExecutorOptions{}.log_retention_days;
   int callback_retry_seconds =
       static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(ExecutorOptions{}.callback_retry_interval).count());
+  std::size_t max_undelivered_results = ExecutorOptions{}.max_undelivered_results;
   bool allow_scripts = true;  // the standalone executor exists to run scripts
   std::string run_as;
   std::string http_allow_hosts;
@@ -136,6 +137,7 @@ ExecutorOptions executor_options(const Flags& flags) {
   options.log_dir = flags.log_dir;
   options.log_retention_days = flags.log_retention_days;
   options.callback_retry_interval = std::chrono::seconds(flags.callback_retry_seconds);
+  options.max_undelivered_results = flags.max_undelivered_results;
   options.allow_scripts = flags.allow_scripts;
   options.run_as = flags.run_as;
   return options;
@@ -253,6 +255,11 @@ int main(int argc, char** argv) {
                  "While no admin accepts results, they are kept on disk and offered again this often")
       ->envname("CRONWHEEL_CALLBACK_RETRY_SECONDS")
       ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--max-undelivered-results", flags.max_undelivered_results,
+                 "At most this many results wait for an admin; at the limit new runs are refused")
+      ->envname("CRONWHEEL_MAX_UNDELIVERED_RESULTS")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
       ->capture_default_str();
   app.add_flag("--allow-scripts,!--no-scripts", flags.allow_scripts,
                "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed)")

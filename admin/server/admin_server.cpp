@@ -216,6 +216,8 @@ void AdminServer::add_routes() {
   // The lost-result check asks executors about runs they may no longer know (restarted).
   executors.lost.executors = &executor_client_;
   executors.lost.access_token = config_.access_token;
+  executors.lost.interval = std::chrono::milliseconds(config_.lost_check_ms);
+  executors.lost.ask_after = std::chrono::milliseconds(config_.lost_ask_after_ms);
   executors.next_time_set = [this] {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();
   };
