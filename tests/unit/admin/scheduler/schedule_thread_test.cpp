@@ -100,6 +100,53 @@ TEST_F(ScheduleThreadTest, ScanWritesEachFireAsAPendingRowOfThisNodeThenHandsItO
   EXPECT_EQ(thread.stats().fires, 6u);
 }
 
+// A 10 s outage (the database away, the scans failing) then the first scan: each job missed
+// by more than the window gets one cancelled MISFIRE row for the fires its strategy skipped,
+// which is never handed on; the next scans write no more.
+TEST_F(ScheduleThreadTest, ScanAfterAnOutageRecordsEachJobsSkippedFiresOnceAndHandsOnOnlyFires) {
+  auto skipping = store_.put_job(cron_job("* * * * * ?", kStart, MisfireStrategy::kDoNothing));
+  auto catching_up = store_.put_job(cron_job("* * * * * ?", kStart, MisfireStrategy::kFireOnceNow));
+  auto thread = make();
+  store_.fail_with("connection refused");
+  for (int second = 0; second <= 10; ++second) {
+    clock_.set_wall_ms(kStart + second * 1000);
+    EXPECT_FALSE(thread.scan_once().ok);
+  }
+  store_.fail_with(std::nullopt);
+  auto outcome = thread.scan_once();
+  ASSERT_TRUE(outcome.ok);
+  EXPECT_EQ(outcome.fires, 1u + 5 + 5);  // the one FIRE_ONCE_NOW fire, then both jobs' window
+
+  auto records = [&] {
+    std::map<std::int64_t, std::vector<JobLog>> out;
+    for (const auto& l : store_.logs()) {
+      if (l.state == FireState::kCancelled) out[l.job_id].push_back(l);
+    }
+    return out;
+  };
+  auto written = records();
+  ASSERT_EQ(written[skipping.id].size(), 1u);
+  EXPECT_EQ(written[skipping.id][0].trigger_type, TriggerType::kMisfire);
+  EXPECT_EQ(written[skipping.id][0].scheduled_time, kStart);
+  EXPECT_EQ(written[skipping.id][0].trigger_msg.rfind("misfire: 11 fires skipped, scheduled from "
+                                                      "2023-11-14T22:14:00+00:00 to 2023-11-14T22:14:10+00:00: ", 0),
+            0u)
+      << written[skipping.id][0].trigger_msg;
+  ASSERT_EQ(written[catching_up.id].size(), 1u);
+  EXPECT_EQ(written[catching_up.id][0].scheduled_time, kStart + 1000);
+  EXPECT_EQ(written[catching_up.id][0].trigger_msg.rfind("misfire: 10 fires coalesced into the fire scheduled at "
+                                                         "2023-11-14T22:14:00+00:00, ", 0),
+            0u)
+      << written[catching_up.id][0].trigger_msg;
+  for (const auto& fire : sink_.fires()) EXPECT_EQ(store_.log(fire.log_id).state, FireState::kPending);
+
+  for (int second = 11; second <= 13; ++second) {
+    clock_.set_wall_ms(kStart + second * 1000);
+    EXPECT_TRUE(thread.scan_once().ok);
+  }
+  EXPECT_EQ(records(), written);
+}
+
 TEST_F(ScheduleThreadTest, FailedScanHandsNothingOnAndIsCounted) {
   store_.put_job(cron_job("* * * * * ?", kStart));
   store_.fail_with("connection refused");
