@@ -50,7 +50,7 @@ class Scheduler {
     NodeHeartbeat::Options heartbeat;
     // How long before each second the ring hands that second's fires to the pools, which read
     // and claim them then and post them at the second (SecondRing's lead).
-    std::chrono::milliseconds prepare_ahead{300};
+    std::chrono::milliseconds prepare_ahead{800};
     // XXL-JOB-ACCESS-TOKEN for executors whose group has none (recovery's /log calls).
     std::string default_access_token;
   };

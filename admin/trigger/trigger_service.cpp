@@ -102,6 +102,9 @@ std::string answer_msg(const ExecutorClient::Result& answer) { return answer.msg
 
 }  // namespace
 
+// A prepare slower than this is logged: the fires it holds are about to go out late.
+constexpr std::chrono::milliseconds kSlowPrepare{250};
+
 // Where a loaded fire goes and with what, before any executor is chosen.
 struct TriggerService::Target {
   std::vector<std::string> usable;  // the addresses it may go to
@@ -447,6 +450,7 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
     ids.reserve(fires.size());
     for (const auto& f : fires) ids.push_back(f.log_id);
     std::vector<std::optional<TriggerStore::LoadedFire>> loaded;
+    const auto started = clock_.steady_now();
     try {
       loaded = store_.load_pending_all(ids, node);
     } catch (const std::exception& e) {
@@ -499,6 +503,15 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
       spdlog::warn("trigger: {} fires stay pending, cannot claim them: {}", claims.size(), e.what());
       end_all(claiming, SendOutcome::Kind::kDropped);
       return out;
+    }
+    const auto done = clock_.steady_now();
+    if (done - started > kSlowPrepare) {
+      using std::chrono::duration_cast;
+      using std::chrono::milliseconds;
+      spdlog::warn("trigger: preparing {} fires took {} ms (reading {} ms, claiming {} ms)", fires.size(),
+                   duration_cast<milliseconds>(done - started).count(),
+                   duration_cast<milliseconds>(claimed_at - started).count(),
+                   duration_cast<milliseconds>(done - claimed_at).count());
     }
     for (std::size_t k = 0; k < claiming.size(); ++k) {
       PreparedFire& p = out[claiming[k]];
