@@ -91,6 +91,7 @@ struct Settings {
   bool check = false;
   bool keep_db = false;
   std::string json_out;
+  std::string admin_log_dir;  // when set: each admin's output, written there at the end
 };
 
 std::int64_t now_ms() {
@@ -275,6 +276,7 @@ class Admin {
     return text.size() <= 3000 ? text : "..." + text.substr(text.size() - 3000);
   }
   std::size_t output_bytes() const { return process_.out().size() + process_.err().size(); }
+  std::string output() const { return process_.out() + process_.err(); }
 
   int pid() const { return process_.pid(); }
   int port() const { return port_; }
@@ -908,6 +910,11 @@ class FireLoad {
       for (auto& a : admins_) {
         const int code = a->stop(30s);
         if (code != 0) std::fprintf(stderr, "admin %s ended with %d\n%s\n", a->node_id().c_str(), code, a->tail().c_str());
+        if (!s_.admin_log_dir.empty()) {
+          const std::string path = s_.admin_log_dir + "/" + s_.label + "-" + s_.mode + "-" + std::to_string(s_.jobs) +
+                                   "-" + a->node_id() + ".log";
+          std::ofstream(path) << a->output();
+        }
       }
       admins_.clear();
       executors_.clear();
@@ -975,6 +982,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--route", s.route, "executorRouteStrategy of the jobs")->capture_default_str();
   app.add_option("--misfire", s.misfire, "misfireStrategy of the jobs")->capture_default_str();
+  app.add_option("--admin-log-dir", s.admin_log_dir, "Write each admin's output to DIR/<label>-<mode>-<jobs>-<node>.log at the end");
   app.add_option("--admin-arg", s.admin_args, "More flags for every admin, e.g. --admin-arg='--db-pool-size 16' (repeatable)");
   app.add_option("--api-connections", s.api_connections, "Parallel API connections creating and starting jobs")
       ->check(CLI::Range(1, 256))
