@@ -9,9 +9,10 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <random>
-#include <set>
 #include <system_error>
 #include <utility>
 
@@ -108,8 +109,30 @@ bool parse_u64(std::string_view text, std::uint64_t& out) {
 // What a dead process's journal files say, read line by line.
 struct Replay {
   std::map<std::uint64_t, Result> results;
-  std::set<std::uint64_t> acked;
+  // Acknowledged ranges as written (not expanded: a damaged line that passed its checksum cannot
+  // make this big).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> acked;
   std::size_t skipped = 0;
+
+  // Sorts and merges `acked` into disjoint ranges; call once every line is taken.
+  void merge_acked() {
+    std::sort(acked.begin(), acked.end());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> merged;
+    for (auto range : acked) {
+      if (!merged.empty() && range.first <= merged.back().second + 1) {
+        merged.back().second = std::max(merged.back().second, range.second);
+      } else {
+        merged.push_back(range);
+      }
+    }
+    acked = std::move(merged);
+  }
+
+  // Whether `seq` was acknowledged (after merge_acked()).
+  bool acknowledged(std::uint64_t seq) const {
+    auto it = std::upper_bound(acked.begin(), acked.end(), std::make_pair(seq, UINT64_MAX));
+    return it != acked.begin() && std::prev(it)->second >= seq;
+  }
 
   // One line without its '\n'. False when it cannot be trusted.
   bool take(std::string_view line) {
@@ -153,9 +176,7 @@ struct Replay {
         if (to < from || to - from > 1'000'000) return false;
         ranges.emplace_back(from, to);
       }
-      for (auto [from, to] : ranges) {
-        for (auto seq = from; seq <= to; ++seq) acked.insert(seq);
-      }
+      acked.insert(acked.end(), ranges.begin(), ranges.end());
       return true;
     }
     return false;
@@ -422,8 +443,9 @@ std::vector<ResultJournal::Orphan> ResultJournal::orphans() const {
       orphan.locks.push_back(std::move(fd));
     }
     if (orphan.files.empty()) continue;
+    replay.merge_acked();
     for (auto& [seq, result] : replay.results) {
-      if (!replay.acked.contains(seq)) orphan.results.push_back(std::move(result));
+      if (!replay.acknowledged(seq)) orphan.results.push_back(std::move(result));
     }
     out.push_back(std::move(orphan));
   }
