@@ -789,7 +789,7 @@ TEST_F(ExecutorTest, EveryAcceptedTriggerIsCalledBackExactlyOnce) {
 }
 
 TEST_F(ExecutorTest, ResultsSurviveAnAdminOutageAndExecutorRestarts) {
-  admin_.stop();
+  admin_.set_refusing(true);  // up but refusing: stopping it would free its port for the executor to take
   start();
   Trigger t;
   t.log_id = 100;
@@ -810,7 +810,7 @@ TEST_F(ExecutorTest, ResultsSurviveAnAdminOutageAndExecutorRestarts) {
   start();
   executor_->stop();
 
-  admin_.start();
+  admin_.set_refusing(false);
   start();
   EXPECT_EQ(result_of(100).handle_code, kSuccessCode);
   EXPECT_EQ(result_of(101).handle_code, kFailCode);
@@ -823,7 +823,7 @@ TEST_F(ExecutorTest, LogSaysWhetherThisProcessStillHoldsTheRunOrItsResult) {
   const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  admin_.stop();
+  admin_.set_refusing(true);  // up but refusing: stopping it would free its port for the executor to take
   auto o = options();
   o.callback_retry_interval = 100ms;  // the spool is offered again soon after the admin is back
   start(std::move(o));
@@ -844,14 +844,14 @@ TEST_F(ExecutorTest, LogSaysWhetherThisProcessStillHoldsTheRunOrItsResult) {
   ASSERT_TRUE(eventually([&] { return state_of(7) == "result-pending"; }));
   EXPECT_EQ(state_of(8), "unknown");  // never seen
 
-  admin_.start();
+  admin_.set_refusing(false);
   EXPECT_EQ(result_of(7).handle_code, kSuccessCode);
   // Accepted by the admin: this process holds nothing of it any more.
   ASSERT_TRUE(eventually([&] { return state_of(7) == "unknown"; }));
 }
 
 TEST_F(ExecutorTest, RunsAreRefusedWhileTooManyResultsWaitForAnAdmin) {
-  admin_.stop();
+  admin_.set_refusing(true);  // up but refusing: stopping it would free its port for the executor to take
   auto o = options();
   o.max_undelivered_results = 2;
   o.callback_retry_interval = 100ms;
@@ -875,7 +875,7 @@ TEST_F(ExecutorTest, RunsAreRefusedWhileTooManyResultsWaitForAnAdmin) {
   EXPECT_NE(refused.msg.find("2 results no admin has accepted yet (limit 2)"), std::string::npos) << refused.msg;
 
   // Once the admin took them, runs are accepted again.
-  admin_.start();
+  admin_.set_refusing(false);
   result_of(1);
   result_of(2);
   ASSERT_TRUE(eventually([&] { return run(t).is_success(); }));
