@@ -49,12 +49,13 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
   // Results of many runs ($1, with their states, times, codes and messages), one statement.
   c.prepare("completion_finish_all",
-            "WITH " + guard_cte("$1::bigint[] AS run_ids, '{triggered,sending}'::text[] AS running") +
-                ", result AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::integer[], $5::text[])"
-                " AS r(run_id, new_state, at_ms, code, msg))"
+            "WITH " + guard_cte("'{triggered,sending}'::text[] AS running, $1::bigint[] AS ids, $2::text[] AS states,"
+                                " $3::bigint[] AS times, $4::integer[] AS codes, $5::text[] AS messages") + ", " +
+                batch_values_cte("result", "r", "unnest(guard.ids, guard.states, guard.times, guard.codes, guard.messages)"
+                                           " AS r(run_id, new_state, at_ms, code, msg)") +
                 " UPDATE job_log SET state = result.new_state, handle_time = " + ts("result.at_ms") + ","
                 " handle_code = result.code, handle_msg = result.msg"
-                " FROM guard, result WHERE id = ANY (guard.run_ids) AND result.run_id = id AND state = ANY (guard.running)"
+                " FROM guard, result WHERE id = result.run_id AND state = ANY (guard.running)"
                 " RETURNING " + kLogColumns);
   c.prepare("completion_runs", "WITH " + guard_cte("$1::bigint[] AS run_ids") + " SELECT " + kLogColumns +
                                   " FROM job_log, guard WHERE id = ANY (guard.run_ids)");

@@ -26,4 +26,20 @@ inline std::string guard_cte(std::string_view values) {
   return "guard AS MATERIALIZED (SELECT " + std::string(values) + ")";
 }
 
+// A batch statement's per-row values (the runs and what each is set to), as a MATERIALIZED CTE
+// named `name` that the statement joins to its table by primary key: `FROM name WHERE t.id =
+// name.run_id`. Its arrays come from `guard` too, so the planner cannot count them: it takes
+// the values for a handful of rows and drives the join from them, each looking its run up by
+// primary key, once. Given the arrays as literals (a custom plan), it counts them and, on a
+// table it believes small, reads the whole table instead; given a second condition `t.id = ANY
+// (ids)`, a generic plan put the values on the inner side of a nested loop and unnested them
+// again for every run of the batch (a claim of 2,000 fires took 15 s instead of 0.2 s).
+//
+// batch_values_cte("claim", "c", "unnest(guard.ids, guard.addresses) AS c(run_id, address)") is
+// "claim AS MATERIALIZED (SELECT c.* FROM guard, unnest(guard.ids, guard.addresses) AS
+// c(run_id, address))": list it after guard_cte(...), whose values name the arrays.
+inline std::string batch_values_cte(std::string_view name, std::string_view alias, std::string_view rows) {
+  return std::string(name) + " AS MATERIALIZED (SELECT " + std::string(alias) + ".* FROM guard, " + std::string(rows) + ")";
+}
+
 }  // namespace cronwheel::admin::pg

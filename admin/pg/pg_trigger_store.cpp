@@ -42,13 +42,16 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
   c.prepare("trigger_claim",
             "WITH lease AS (SELECT (extract(epoch FROM lease_until - now()) * 1000)::bigint AS left_ms"
             " FROM admin_node WHERE node_id = $2), " +
-                guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state, $2::text AS run_owner") +
-                ", claim AS (SELECT * FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::integer[],"
-                " $7::integer[], $8::bigint[]) AS c(run_id, address, handler, param, shard_index, shard_total, at_ms))"
+                guard_cte("'pending'::text AS run_state, $2::text AS run_owner, $1::bigint[] AS ids,"
+                          " $3::text[] AS addresses, $4::text[] AS handlers, $5::text[] AS params,"
+                          " $6::integer[] AS indexes, $7::integer[] AS totals, $8::bigint[] AS times") + ", " +
+                batch_values_cte("claim", "c", "unnest(guard.ids, guard.addresses, guard.handlers, guard.params,"
+                                          " guard.indexes, guard.totals, guard.times) AS c(run_id, address, handler,"
+                                          " param, shard_index, shard_total, at_ms)") +
                 " UPDATE job_log l SET state = 'sending', executor_address = claim.address, executor_handler = claim.handler,"
                 " executor_param = claim.param, shard_index = claim.shard_index, shard_total = claim.shard_total,"
                 " trigger_time = " + ts("claim.at_ms") +
-                " FROM guard, claim WHERE l.id = ANY (guard.run_ids) AND claim.run_id = l.id"
+                " FROM guard, claim WHERE l.id = claim.run_id"
                 " AND l.state = guard.run_state AND l.admin_node = guard.run_owner"
                 " AND NOT EXISTS (SELECT 1 FROM lease WHERE left_ms < $9)"
                 " RETURNING l.id, (SELECT left_ms FROM lease) AS lease_left_ms");
@@ -82,12 +85,13 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
   // result came first, the trigger's code and message only (a failed trigger has code 500, so
   // code 0 on a finished row means a callback did it). Answers each run moved and its state.
   c.prepare("trigger_record_triggered",
-            "WITH " + guard_cte("$1::bigint[] AS run_ids, $2::text AS run_owner, 'sending'::text AS sending,"
-                                " '{succeeded,failed}'::text[] AS finished, 0 AS no_code") +
-                ", answer AS (SELECT * FROM unnest($1::bigint[], $3::text[]) AS a(run_id, msg))"
+            "WITH " + guard_cte("$2::text AS run_owner, 'sending'::text AS sending,"
+                                " '{succeeded,failed}'::text[] AS finished, 0 AS no_code, $1::bigint[] AS ids,"
+                                " $3::text[] AS messages") + ", " +
+                batch_values_cte("answer", "a", "unnest(guard.ids, guard.messages) AS a(run_id, msg)") +
                 " UPDATE job_log l SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("answer.msg") + ","
                 " state = CASE WHEN l.state = 'sending' THEN 'triggered' ELSE l.state END"
-                " FROM guard, answer WHERE l.id = ANY (guard.run_ids) AND answer.run_id = l.id"
+                " FROM guard, answer WHERE l.id = answer.run_id"
                 " AND l.admin_node = guard.run_owner"
                 " AND (l.state = guard.sending OR (l.state = ANY (guard.finished) AND l.trigger_code = guard.no_code))"
                 " RETURNING l.id, l.state");

@@ -178,6 +178,32 @@ class FirePathPlansPgTest : public ::testing::Test {
     }
   }
 
+  // Runs the statement (EXPLAIN ANALYZE, rolled back) under each plan mode and checks that its
+  // batch values are unnested once: no Function Scan runs more than once. A plan that put them
+  // on the inner side of a nested loop would unnest them again for every run of the batch.
+  void expect_values_read_once(const Statement& s) {
+    static const std::regex function_scan(R"(Function Scan.*loops=(\d+))");
+    for (const char* mode : kPlanModes) {
+      connection_.prepare_now(s.name);
+      pqxx::work tx(connection_);
+      tx.exec("SET LOCAL plan_cache_mode = " + std::string(mode));
+      std::string text;
+      for (const auto& row : tx.exec("EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) EXECUTE " + s.name + "(" + s.arguments + ")")) {
+        text += row[0].as<std::string>() + "\n";
+      }
+      tx.abort();
+      int scans = 0;
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, function_scan)) continue;
+        ++scans;
+        EXPECT_EQ(m[1], "1") << s.name << " (" << mode << ") unnests its values more than once:\n" << text;
+      }
+      EXPECT_GT(scans, 0) << s.name << " (" << mode << ") has no Function Scan:\n" << text;
+    }
+  }
+
   // The statement reads job_log through `index` only.
   void expect_index_reads(const Statement& s, const std::string& index) {
     for (const char* mode : kPlanModes) {
@@ -232,6 +258,11 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
                              runs_and_jobs);
     expect_primary_key_reads(
         {"trigger_record_triggered", sendings + ", " + node + ", " + repeated("ok", n)}, runs_and_jobs);
+    expect_values_read_once({"trigger_claim", pendings + ", " + node + ", " + repeated("http://10.0.0.1:9999/", n) + ", " +
+                                                  repeated("demoHandler", n) + ", " + repeated("", n) + ", " +
+                                                  repeated("0", n) + ", " + repeated("1", n) + ", " +
+                                                  repeated("1700000000000", n) + ", 5000"});
+    expect_values_read_once({"trigger_record_triggered", sendings + ", " + node + ", " + repeated("ok", n)});
   }
   expect_primary_key_reads({"trigger_claim_one", pending + ", " + node +
                                                      ", 'http://10.0.0.1:9999/', 'demoHandler', '', 0, 2, 1700000000000, 5000"},
@@ -255,6 +286,9 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
                                                            repeated("1700000000000", n) + ", " + repeated("200", n) +
                                                            ", " + repeated("", n)},
                              runs_and_jobs);
+    expect_values_read_once({"completion_finish_all", runs + ", " + repeated("succeeded", n) + ", " +
+                                                          repeated("1700000000000", n) + ", " + repeated("200", n) +
+                                                          ", " + repeated("", n)});
     expect_primary_key_reads({"completion_runs", runs}, runs_and_jobs);
     expect_primary_key_reads({"log_groups", runs}, runs_and_jobs);
   }
