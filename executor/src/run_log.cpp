@@ -344,9 +344,31 @@ LogPage RunLogStore::read(std::int64_t log_date_time_ms, std::int64_t log_id, in
   return page;
 }
 
+namespace {
+
+// Whether `path` is a log marked finished by its mode: the sticky bit, which means nothing for a
+// regular file on Linux.
+bool has_finished_mode(const fs::path& path) noexcept {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_ISVTX) != 0;
+}
+
+}  // namespace
+
 bool RunLogStore::mark_finished(std::int64_t log_date_time_ms,
                                 std::int64_t log_id) const noexcept {
   try {
+    // The log file itself carries the mark: no file is created for it (creating files is what
+    // limits how many runs complete per second). Checked after setting, since a file system
+    // without Unix modes may accept the change and drop it.
+    const fs::path log = path_for(log_date_time_ms, log_id);
+    struct stat st {};
+    if (::stat(log.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if ((st.st_mode & S_ISVTX) != 0) return true;
+      if (::chmod(log.c_str(), (st.st_mode & 07777) | S_ISVTX) == 0 && has_finished_mode(log)) return true;
+    }
+    // No log file (it could not be created), or a file system that cannot keep the mark: a
+    // marker file beside it, as earlier versions always wrote.
     fs::path marker = end_marker_for(log_date_time_ms, log_id);
     std::error_code ec;
     fs::create_directories(marker.parent_path(), ec);
@@ -366,7 +388,8 @@ bool RunLogStore::mark_finished(std::int64_t log_date_time_ms,
 bool RunLogStore::is_finished(std::int64_t log_date_time_ms,
                               std::int64_t log_id) const noexcept {
   try {
-    return ::access(end_marker_for(log_date_time_ms, log_id).c_str(), F_OK) == 0;
+    return has_finished_mode(path_for(log_date_time_ms, log_id)) ||
+           ::access(end_marker_for(log_date_time_ms, log_id).c_str(), F_OK) == 0;
   } catch (const std::exception&) {
     return false;
   }

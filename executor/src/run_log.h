@@ -42,9 +42,12 @@ struct LogPage {
 // trigger's logDateTime in UTC (so the admin's later /log call, which sends the same
 // logDateTime, finds the same file on any machine).
 //
-// A run that is over is marked by an empty file {logId}.end beside its log: it is on disk, so
-// /log still answers isEnd after the executor restarts, and no output of the run (a script can
-// print anything) can forge it.
+// A run that is over is marked on its log file's mode (the sticky bit, S_ISVTX, which means
+// nothing for a regular file on Linux): it is on disk, so /log still answers isEnd after the
+// executor restarts, no output of the run (a script can print anything) can forge it, and it
+// creates no file (a run creates one file, its log). Where the log file is missing, or the file
+// system does not keep the bit, the mark is an empty file {logId}.end beside it, as earlier
+// versions always wrote; both are read.
 //
 // Thread-safe. Copies share the read position cache (see read()).
 class RunLogStore {

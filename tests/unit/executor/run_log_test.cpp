@@ -180,6 +180,33 @@ TEST(RunLogStore, UnterminatedLastLineIsHeldBackUntilTheRunIsFinished) {
   EXPECT_EQ(after.to_line, 2);
 }
 
+TEST(RunLogStore, FinishingARunCreatesNoFileAndAnEarlierVersionsMarkerStillCounts) {
+  TempDir dir;
+  RunLogStore store(dir.path(), 30);
+  store.open(kLastMsOfMarch9, 5)->append("one line");
+  const auto day = store.path_for(kLastMsOfMarch9, 5).parent_path();
+  auto files = [&] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(day)) ++n;
+    return n;
+  };
+  ASSERT_EQ(files(), 1U);
+  ASSERT_TRUE(store.mark_finished(kLastMsOfMarch9, 5));
+  EXPECT_TRUE(store.is_finished(kLastMsOfMarch9, 5));
+  EXPECT_EQ(files(), 1U) << "the mark is on the log file itself";
+  // The log can still be appended to (a repeated log id), as before.
+  EXPECT_NO_THROW(store.open(kLastMsOfMarch9, 5)->append("again"));
+
+  // Written by an earlier version: a marker file beside the log.
+  store.open(kLastMsOfMarch9, 6)->append("old");
+  write_raw(day / "6.end", "");
+  EXPECT_TRUE(RunLogStore(dir.path(), 30).is_finished(kLastMsOfMarch9, 6));
+  // A run whose log could not be created is still marked, by the marker file.
+  ASSERT_TRUE(store.mark_finished(kLastMsOfMarch9, 7));
+  EXPECT_TRUE(store.is_finished(kLastMsOfMarch9, 7));
+  EXPECT_TRUE(fs::exists(day / "7.end"));
+}
+
 TEST(RunLogStore, FinishedMarkIsOnDiskForAnotherStoreAndPrintedTextCannotForgeIt) {
   TempDir dir;
   {
