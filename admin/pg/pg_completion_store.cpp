@@ -100,14 +100,18 @@ CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, con
 std::vector<CompletionStore::Recorded> PgCompletionStore::record_all(const std::vector<RunResult>& results,
                                                                     const Decide& decide) {
   // A run named twice in one batch moves by its first result only; the others find it final.
+  // The rows are locked in id order, as every batch statement locks them (pg_trigger_store.cpp).
   std::vector<std::int64_t> ids, times;
   std::vector<std::string> states, codes, messages;
-  std::set<std::int64_t> named;
+  std::map<std::int64_t, const RunResult*> first;
   for (const auto& r : results) {
     if (r.state != FireState::kSucceeded && r.state != FireState::kFailed) {
       throw std::invalid_argument("record_all takes executors' results (succeeded, failed), not " + text(r.state));
     }
-    if (!named.insert(r.log_id).second) continue;
+    first.emplace(r.log_id, &r);
+  }
+  for (const auto& [id, result] : first) {
+    const RunResult& r = *result;
     ids.push_back(r.log_id);
     states.push_back(text(r.state));
     times.push_back(r.handle_time);

@@ -107,9 +107,11 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
 
 namespace {
 
-// The positions of `requests` grouped by a key (their node, mostly one), each group in arrival
-// order without a second request for the same run (which gets the answer for "not yours": of
-// two calls for one run in one batch only the first may move it).
+// The positions of `requests` grouped by a key (their node, mostly one), each group in the order
+// of the runs' ids, without a second request for the same run (which gets the answer for "not
+// yours": of two calls for one run in one batch only the first may move it). Every batch
+// statement locks its rows in id order, so two of them (a claim, the executors' answers, the
+// callbacks' results) never wait for each other in a cycle.
 template <class Request, class Key>
 std::map<Key, std::vector<std::size_t>> by_key(const std::vector<Request>& requests, Key (*key_of)(const Request&)) {
   std::map<Key, std::vector<std::size_t>> groups;
@@ -117,6 +119,10 @@ std::map<Key, std::vector<std::size_t>> by_key(const std::vector<Request>& reque
   for (std::size_t i = 0; i < requests.size(); ++i) {
     Key key = key_of(requests[i]);
     if (seen[key].insert(requests[i].log_id).second) groups[key].push_back(i);
+  }
+  for (auto& [key, positions] : groups) {
+    std::sort(positions.begin(), positions.end(),
+              [&](std::size_t a, std::size_t b) { return requests[a].log_id < requests[b].log_id; });
   }
   return groups;
 }

@@ -16,6 +16,7 @@
 #include "admin/model/fire.h"
 #include "admin/pg/database.h"
 #include "admin/pg/migrator.h"
+#include "admin/pg/pg_completion_store.h"
 #include "admin/pg/pg_store_support.h"
 #include "admin/pg/pg_stores.h"
 #include "admin/pg/pg_trigger_store.h"
@@ -39,6 +40,7 @@ const std::vector<std::string> kAddresses = {"http://10.0.0.1:9999/", "http://10
 void prepare_all(pqxx::connection& c) {
   admin::PgStores::prepare(c);
   admin::PgTriggerStore::prepare(c);
+  admin::PgCompletionStore::prepare(c);
 }
 
 class TriggerPgTest : public ::testing::Test {
@@ -276,6 +278,44 @@ TEST_F(TriggerPgTest, ABatchChecksEachClaimsOwnNodeAndLease) {
     EXPECT_EQ(t.state, admin::FireState::kSending);
     EXPECT_EQ(t.executor_address, kAddresses[1]);
   }
+}
+
+// The executors' answers and their results for the same runs, written at the same moment in
+// batches that list the runs in opposite orders: both lock rows in id order, so neither waits
+// for the other in a cycle (PostgreSQL counts no deadlock).
+TEST_F(TriggerPgTest, BatchesOverTheSameRunsInOppositeOrdersNeverDeadlock) {
+  admin::PgCompletionStore completions(database_);
+  auto deadlocks = [&] {
+    return count("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()");
+  };
+  const auto before = deadlocks();
+  for (int round = 0; round < 5; ++round) {
+    std::vector<TriggerStore::Accepted> answers;
+    std::vector<admin::RunResult> results;
+    for (int i = 0; i < 200; ++i) {
+      auto fire = pending(kNode, 0, 1'700'000'000'000 + (round * 1000 + i) * 1000);
+      ASSERT_EQ(store_.claim(claim_of(fire)).shards.size(), 1u);
+      answers.push_back({fire.id, kNode, "Code: 200"});
+      admin::RunResult r;
+      r.log_id = fire.id;
+      r.state = admin::FireState::kSucceeded;
+      r.handle_time = clock_.now_ms();
+      r.handle_code = 200;
+      results.insert(results.begin(), r);  // the other way round
+    }
+    std::latch start(2);
+    std::thread answering([&] {
+      start.arrive_and_wait();
+      store_.record_triggered_all(answers);
+    });
+    start.arrive_and_wait();
+    completions.record_all(results, [](const admin::JobLog&, const admin::Job&, const std::vector<admin::Job>&) {
+      return admin::FollowUps{};
+    });
+    answering.join();
+  }
+  EXPECT_EQ(deadlocks(), before);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'succeeded' AND trigger_code = 200"), 1000);
 }
 
 TEST_F(TriggerPgTest, FireTakenOverByAnotherNodeIsNotClaimed) {
