@@ -17,8 +17,8 @@
 //   cmake --build build --target executor_bench && build/bin/executor_bench
 //   build/bin/executor_bench --runs 5000 --seconds 5 --connections 1,4,8,16 --log-dir /dev/shm
 //
-// Every run creates two files (its log and the marker that it is over) in the day's log
-// directory, so how fast runs complete depends much on the file system: --log-dir says where.
+// Every run creates its log file in the day's log directory (its end is a mode bit of that
+// file), so how fast runs complete depends much on the file system: --log-dir says where.
 //
 // Not a test: no assertion on timing (shared machines are noisy); it fails only when a run is
 // lost.
