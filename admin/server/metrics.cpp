@@ -104,7 +104,8 @@ std::string metrics_text(const NodeMetrics& metrics) {
              {label("outcome", "duplicate"), count(r.duplicates)},
              {label("outcome", "not_running"), count(r.not_running)},
              {label("outcome", "unknown"), count(r.unknown)}});
-  f.counter("cronwheel_results_lost_total", "Runs marked lost: their executor was gone for 10 minutes",
+  f.counter("cronwheel_results_lost_total",
+            "Runs marked lost: their executor was gone for 10 minutes, or restarted and no longer knows them",
             count(r.lost));
   f.counter("cronwheel_follow_up_fires_total", "Fires results led to",
             {{label("type", "child"), count(r.child_fires)}, {label("type", "retry"), count(r.retry_fires)}});
