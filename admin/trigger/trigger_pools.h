@@ -12,7 +12,8 @@
 // a full queue) stays pending, untouched (it is a durable row already), is reported finished at
 // once and counted in Stats::deferred_full; the pending feeder reads it again within a second and
 // the ring hands it back, until a pool has room. So under load fires go out late, never
-// `failed`. (Fires late beyond the misfire threshold are still sent: see docs/scheduling.md.)
+// `failed`; the feeder applies the job's misfire strategy to those that waited too long
+// (docs/scheduling.md).
 //
 // Every fire handed to dispatch() is reported to `finished` exactly once, when the pools are
 // done with it (sent, failed, dropped, or left pending: by a full pool, by the lease check, at
