@@ -152,6 +152,11 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                param.log_id = log.id;
                param.from_line_num = static_cast<std::int32_t>(from_line);
                auto answer = executors_of(options).log(address, executor_token(group ? &*group : nullptr, options), param);
+               if (!answer.is_success() && log.state == FireState::kSending) {
+                 // Claimed, possibly ahead of its second: the executor may not have the run yet.
+                 throw conflict("log " + std::to_string(log.id) + " is being sent to executor " + address +
+                                ", which has no log of it yet: " + answer.msg);
+               }
                if (!answer.is_success()) executor_failed(address, "return the log", answer.msg);
                if (!answer.content) executor_failed(address, "return the log", "the answer has no content");
                return ApiResponse{200,

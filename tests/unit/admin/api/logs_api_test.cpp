@@ -210,6 +210,20 @@ TEST_F(LogsApi, ContentUsesTheGroupsOwnToken) {
   EXPECT_EQ(executor.calls()[0].body["fromLineNum"], 1);
 }
 
+// A fire is claimed (sending, its executor chosen) up to a second before it is posted: until
+// the executor has it, its log is "not there yet" (409, the console waits), not a failure.
+TEST_F(LogsApi, ContentOfARunBeingSentThatTheExecutorDoesNotHaveYetIsAConflict) {
+  FakeExecutor executor;
+  executor.answer({{"code", 500}, {"msg", "log file not found"}, {"content", nullptr}});
+  auto sending = put_log(FireState::kSending, 1'000, executor.url());
+  auto r = get(path(sending, "/content"));
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(r.message(), "log " + std::to_string(sending.id) + " is being sent to executor " + executor.url() +
+                             ", which has no log of it yet: log file not found");
+  auto triggered = put_log(FireState::kTriggered, 2'000, executor.url());
+  EXPECT_EQ(get(path(triggered, "/content")).status, 502);  // it has the run: a real failure
+}
+
 TEST_F(LogsApi, ContentOfARunWithoutExecutorIsAConflict) {
   auto log = put_log(FireState::kPending, 1'000);
   auto r = get(path(log, "/content"));
