@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/protocol/protocol_error.h"
+#include "executor/src/file_io.h"
 
 namespace cronwheel::executor {
 namespace {
@@ -27,52 +28,6 @@ using Results = CallbackSpool::Results;
 
 // How much of an unreadable spool line goes into the warning about it.
 constexpr std::size_t kLineExcerpt = 120;
-
-std::string errno_text(int error) {
-  return std::error_code(error, std::system_category()).message();
-}
-
-bool flock_retrying(int fd, int operation) {
-  for (;;) {
-    if (::flock(fd, operation) == 0) return true;
-    if (errno != EINTR) return false;
-  }
-}
-
-// Whether `path` still names the file open as `fd`. A reader that locked a spool file may have
-// removed it before we got the lock; the lock then protects nothing.
-bool still_named(int fd, const fs::path& path) {
-  struct stat by_fd {};
-  struct stat by_path {};
-  if (::fstat(fd, &by_fd) != 0 || ::stat(path.c_str(), &by_path) != 0) return false;
-  return by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
-}
-
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-bool read_all(int fd, std::string& out) {
-  out.clear();
-  char buffer[64 * 1024];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    if (n == 0) return true;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-}
 
 bool is_spool_file_name(const std::string& name) {
   return name.size() > CallbackSpool::kFilePrefix.size() + CallbackSpool::kFileSuffix.size() &&
