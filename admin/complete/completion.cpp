@@ -115,28 +115,27 @@ std::vector<Completion::Outcome> Completion::report_all(
   return out;
 }
 
-Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t triggered_before, std::int64_t dead_after_ms,
-                                          std::chrono::milliseconds lost_after) {
+RunResult Completion::lost_result(const JobLog& run, std::int64_t triggered_before, std::string_view message) const {
   RunResult result;
   result.log_id = run.id;
   result.state = FireState::kLost;
   result.handle_time = clock_.now_ms();
   result.handle_code = common::protocol::kFailCode;
-  result.handle_msg = bounded_message(lost_message(run.executor_address, lost_after));
+  result.handle_msg = bounded_message(message);
   result.lost_triggered_before = triggered_before;
+  return result;
+}
+
+Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t triggered_before, std::int64_t dead_after_ms,
+                                          std::chrono::milliseconds lost_after) {
+  RunResult result = lost_result(run, triggered_before, lost_message(run.executor_address, lost_after));
   result.lost_dead_after_ms = dead_after_ms;
   return record(result);
 }
 
 Completion::Outcome Completion::mark_forgotten(const JobLog& run, std::int64_t triggered_before,
                                                std::int64_t executor_start_time) {
-  RunResult result;
-  result.log_id = run.id;
-  result.state = FireState::kLost;
-  result.handle_time = clock_.now_ms();
-  result.handle_code = common::protocol::kFailCode;
-  result.handle_msg = bounded_message(forgotten_message(run.executor_address, executor_start_time));
-  result.lost_triggered_before = triggered_before;
+  RunResult result = lost_result(run, triggered_before, forgotten_message(run.executor_address, executor_start_time));
   result.lost_forgotten = true;
   return record(result);
 }

@@ -92,6 +92,8 @@ class Completion {
  private:
   Outcome record(const RunResult& result);
   RunResult result_of(const common::protocol::HandleCallbackParam& callback) const;
+  // The verdict `lost` on `run`, at now, with `message` (cut to kMaxHandleMsgBytes).
+  RunResult lost_result(const JobLog& run, std::int64_t triggered_before, std::string_view message) const;
   // The follow-ups of a run that has just ended as its state says, at `now`.
   FollowUps plan(const JobLog& run, const Job& job, const std::vector<Job>& children, std::int64_t now) const;
   // Counts (and logs) how recording `result` came out.
