@@ -40,6 +40,13 @@ ExecutorClient& executors_of(const ResourceOptions& options) {
   return *options.executors;
 }
 
+// Whether the executor's answer to /log is a log it has: not a failure, and not XXL-JOB's answer
+// for a log file that does not exist (the end, before the first line asked for).
+bool has_log(const protocol::ReturnT<protocol::LogResult>& answer, std::int32_t from_line) {
+  if (!answer.is_success() || !answer.content) return false;
+  return !(answer.content->is_end && answer.content->to_line_num < from_line);
+}
+
 [[noreturn]] void executor_failed(const std::string& address, const std::string& what, const std::string& msg) {
   throw http::HttpError(502, kBadGateway, "executor " + address + " did not " + what + ": " + msg);
 }
@@ -152,10 +159,12 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                param.log_id = log.id;
                param.from_line_num = static_cast<std::int32_t>(from_line);
                auto answer = executors_of(options).log(address, executor_token(group ? &*group : nullptr, options), param);
-               if (!answer.is_success() && log.state == FireState::kSending) {
-                 // Claimed, possibly ahead of its second: the executor may not have the run yet.
+               if (log.state == FireState::kSending && !has_log(answer, param.from_line_num)) {
+                 // Claimed, possibly ahead of its second: the executor may not have the run yet,
+                 // and says so either by failing or by the end of a log it has no line of.
                  throw conflict("log " + std::to_string(log.id) + " is being sent to executor " + address +
-                                ", which has no log of it yet: " + answer.msg);
+                                ", which has no log of it yet" +
+                                (answer.msg.empty() ? std::string() : ": " + answer.msg));
                }
                if (!answer.is_success()) executor_failed(address, "return the log", answer.msg);
                if (!answer.content) executor_failed(address, "return the log", "the answer has no content");

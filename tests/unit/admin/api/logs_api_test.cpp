@@ -224,6 +224,31 @@ TEST_F(LogsApi, ContentOfARunBeingSentThatTheExecutorDoesNotHaveYetIsAConflict) 
   EXPECT_EQ(get(path(triggered, "/content")).status, 502);  // it has the run: a real failure
 }
 
+// The same from an executor that answers a log it does not have as XXL-JOB does: a success
+// saying the log ends before its first line. The console showed such a run's log as over.
+TEST_F(LogsApi, ContentOfARunBeingSentThatTheExecutorAnswersAsNoLogFileIsAConflict) {
+  FakeExecutor executor;
+  executor.answer({{"code", 200},
+                   {"msg", nullptr},
+                   {"content",
+                    {{"fromLineNum", 1}, {"toLineNum", 0}, {"logContent", "readLog fail, logFile not exists"},
+                     {"isEnd", true}}}});
+  auto sending = put_log(FireState::kSending, 1'000, executor.url());
+  auto r = get(path(sending, "/content"));
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(r.message(),
+            "log " + std::to_string(sending.id) + " is being sent to executor " + executor.url() +
+                ", which has no log of it yet");
+  // A run it has is shown, though its answer was not recorded yet (a quick run may be over).
+  executor.answer({{"code", 200},
+                   {"msg", nullptr},
+                   {"content", {{"fromLineNum", 1}, {"toLineNum", 1}, {"logContent", "done\n"}, {"isEnd", true}}}});
+  auto shown = get(path(sending, "/content"));
+  ASSERT_EQ(shown.status, 200);
+  EXPECT_EQ(shown.body["content"], "done\n");
+  EXPECT_EQ(shown.body["isEnd"], true);
+}
+
 TEST_F(LogsApi, ContentOfARunWithoutExecutorIsAConflict) {
   auto log = put_log(FireState::kPending, 1'000);
   auto r = get(path(log, "/content"));
