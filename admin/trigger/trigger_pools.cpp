@@ -1,12 +1,17 @@
 #include "admin/trigger/trigger_pools.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
+
+#include "common/util/floor_division.h"
 
 namespace cronwheel::admin {
 
 namespace {
 
 constexpr std::int64_t kMillisPerMinute = 60'000;
+constexpr std::int64_t kMillisPerSecond = 1'000;
 
 }  // namespace
 
@@ -56,11 +61,10 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     return;
   }
 
+  // Claimed now; each goes to its pool at once, and the pool's thread waits for the fire's
+  // instant before posting it. The caller is not held up: the next second can be prepared while
+  // this one is being posted.
   auto prepared = sender_.prepare(taken, not_before_ms);
-  // Only the POST is left: it waits for the fires' instant.
-  const std::int64_t early_ms = not_before_ms - clock_.now_ms();
-  if (early_ms > 0) clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(early_ms), std::stop_token{});
-
   std::size_t late_refused = 0;
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedFire& p = prepared[i];
@@ -72,7 +76,7 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     const std::int64_t id = p.fire.log_id;
     {
       std::lock_guard lock(prepared_mutex_);
-      prepared_[id] = p;
+      prepared_[id] = Prepared{p, post_at(p.fire, not_before_ms)};
     }
     TriggerPool& pool = to_slow[i] ? *slow_pool_ : *fast_pool_;
     if (pool.submit(p.fire)) {
@@ -91,6 +95,12 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
   if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
 }
 
+std::int64_t TriggerPools::post_at(const PendingFire& fire, std::int64_t not_before_ms) {
+  // A fire of a second already past (handed on late, with the next second's) goes at once.
+  const std::int64_t own_second = util::floor_div(fire.scheduled_time + kMillisPerSecond - 1, kMillisPerSecond);
+  return std::min(not_before_ms, own_second * kMillisPerSecond);
+}
+
 void TriggerPools::dispatch(const std::vector<PendingFire>& fires) { dispatch(fires, clock_.now_ms()); }
 
 void TriggerPools::note_refused(std::size_t refused, std::size_t of) {
@@ -105,11 +115,11 @@ void TriggerPools::note_refused(std::size_t refused, std::size_t of) {
   }
 }
 
-std::optional<PreparedFire> TriggerPools::take_prepared(std::int64_t log_id) {
+std::optional<TriggerPools::Prepared> TriggerPools::take_prepared(std::int64_t log_id) {
   std::lock_guard lock(prepared_mutex_);
   auto it = prepared_.find(log_id);
   if (it == prepared_.end()) return std::nullopt;
-  PreparedFire p = std::move(it->second);
+  Prepared p = std::move(it->second);
   prepared_.erase(it);
   return p;
 }
@@ -130,13 +140,23 @@ void TriggerPools::count(SendOutcome::Kind kind) {
 
 void TriggerPools::send(const PendingFire& fire) noexcept {
   auto prepared = take_prepared(fire.log_id);
+  if (prepared) {
+    // Its instant: only the POST is left. Shutdown ends the wait, and the fire is not sent.
+    const std::int64_t early_ms = prepared->post_at - clock_.now_ms();
+    if (early_ms > 0) clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(early_ms), stop_.get_token());
+    if (stop_.stop_requested()) {
+      sender_.release(prepared->fire);
+      hooks_.finished(fire.log_id);
+      return;
+    }
+  }
   if (hooks_.may_send && !hooks_.may_send()) {
-    if (prepared) sender_.release(*prepared);
+    if (prepared) sender_.release(prepared->fire);
     deferred_.fetch_add(1, std::memory_order_relaxed);
     hooks_.finished(fire.log_id);
     return;
   }
-  const SendOutcome outcome = prepared ? sender_.deliver(*prepared) : sender_.send(fire);
+  const SendOutcome outcome = prepared ? sender_.deliver(prepared->fire) : sender_.send(fire);
   count(outcome.kind);
   note_duration(fire.job_id, outcome.took);
   hooks_.finished(fire.log_id);
@@ -167,10 +187,11 @@ bool TriggerPools::slow(std::int64_t job_id) const {
 
 void TriggerPools::shutdown() noexcept {
   shut_down_.store(true);
+  stop_.request_stop();  // threads waiting for a fire's instant give it back
   for (auto* pool : {fast_pool_.get(), slow_pool_.get()}) {
     for (const auto& fire : pool->close()) {
       // Never started: a claimed one goes back to pending.
-      if (auto prepared = take_prepared(fire.log_id)) sender_.release(*prepared);
+      if (auto prepared = take_prepared(fire.log_id)) sender_.release(prepared->fire);
       hooks_.finished(fire.log_id);
     }
   }

@@ -23,8 +23,8 @@
 // so another node may be taking its fires over) leaves the fire pending, untouched.
 //
 // Thread-safe. shutdown() stops both pools: running sends finish (each bounded by the
-// executor client's timeouts), queued fires are left pending for this node or a node that
-// takes them over.
+// executor client's timeouts); queued fires, and prepared ones still waiting for their instant,
+// are left pending (their claims given back) for this node or a node that takes them over.
 
 #include <atomic>
 #include <chrono>
@@ -81,9 +81,12 @@ class TriggerPools {
   void dispatch(const std::vector<PendingFire>& fires);
   // The same for fires due at `not_before_ms` (epoch ms), handed over ahead of it: on the
   // caller's thread, the fires the pools have room for are prepared (FireSender::prepare: read
-  // and claimed, one statement each for the lot), then the call waits for the instant and hands
-  // each to its pool, whose thread only posts it (FireSender::deliver). A prepared fire that
-  // never reaches a pool thread (shutdown) has its claim given back (FireSender::release).
+  // and claimed, one statement each for the lot) and handed to their pools at once; a pool's
+  // thread waits for the fire's instant and only posts it (FireSender::deliver). The instant is
+  // `not_before_ms`, or the fire's own second when that has passed already (fires of seconds
+  // handed over late go at once). The call does not wait for the instant, so the next second
+  // is prepared while this one is posted. A prepared fire that never gets posted (shutdown)
+  // has its claim given back (FireSender::release).
   void dispatch(const std::vector<PendingFire>& fires, std::int64_t not_before_ms);
 
   void shutdown() noexcept;
@@ -97,7 +100,12 @@ class TriggerPools {
   void send(const PendingFire& fire) noexcept;
   void count(SendOutcome::Kind kind);
   void note_refused(std::size_t refused, std::size_t of);
-  std::optional<PreparedFire> take_prepared(std::int64_t log_id);
+  struct Prepared {
+    PreparedFire fire;
+    std::int64_t post_at = 0;  // epoch ms: not posted before
+  };
+  static std::int64_t post_at(const PendingFire& fire, std::int64_t not_before_ms);
+  std::optional<Prepared> take_prepared(std::int64_t log_id);
   void note_duration(std::int64_t job_id, std::chrono::milliseconds took);
 
   const Options options_;
@@ -116,7 +124,8 @@ class TriggerPools {
 
   // Fires prepared and handed to a pool, by log id, until a pool thread takes them.
   std::mutex prepared_mutex_;
-  std::unordered_map<std::int64_t, PreparedFire> prepared_;
+  std::unordered_map<std::int64_t, Prepared> prepared_;
+  std::stop_source stop_;  // shutdown: ends the waits for instants
   std::unique_ptr<TriggerPool> fast_pool_;
   std::unique_ptr<TriggerPool> slow_pool_;
 };

@@ -168,11 +168,15 @@ class TriggerPoolsTest : public ::testing::Test {
   }
   // A pending row owned by node-a, as the scan writes it.
   PendingFire pending(std::int64_t job_id = 1) {
+    return pending_at(kStart + 1000 * static_cast<std::int64_t>(store_.logs().size()), job_id);
+  }
+  // The same, due at `scheduled_ms`.
+  PendingFire pending_at(std::int64_t scheduled_ms, std::int64_t job_id = 1) {
     JobLog l;
     l.job_id = job_id;
     l.job_group = 1;
     l.trigger_type = TriggerType::kSchedule;
-    l.scheduled_time = kStart + 1000 * static_cast<std::int64_t>(store_.logs().size());
+    l.scheduled_time = scheduled_ms;
     l.admin_node = "node-a";
     l = store_.put_log(l);
     return {l.id, l.job_id, l.scheduled_time};
@@ -238,23 +242,54 @@ TEST_F(TriggerPoolsTest, FullPoolLeavesTheFirePendingUntouchedAndCountsIt) {
 }
 
 // Handed over ahead of their instant: prepared at once, on the caller's thread, for the ones
-// the pools have room for; delivered by the pools' threads only from the instant on.
-TEST_F(TriggerPoolsTest, FiresHandedOverAheadArePreparedAtOnceAndDeliveredAtTheirInstant) {
+// the pools have room for, and given to the pools at once; a pool's thread posts each only from
+// its instant on. The caller is not held until then (the ring prepares the next second meanwhile).
+TEST_F(TriggerPoolsTest, FiresHandedOverAheadArePreparedAtOnceAndPostedAtTheirInstant) {
   auto pools = make(small(1, 1));
-  auto a = pending(), b = pending(), refused = pending();
-  std::thread ring([&] { pools->dispatch({a, b, refused}, kStart + 300); });
-  clock_.wait_for_sleepers(1);  // the dispatch waits for the instant
+  auto a = pending_at(kStart + 1000), b = pending_at(kStart + 1000), refused = pending_at(kStart + 1000);
+  pools->dispatch({a, b, refused}, kStart + 1000);  // returns without the clock moving
   ASSERT_EQ(sender_.prepared().size(), 1u);
   EXPECT_EQ(sender_.prepared()[0].first, (std::vector<PendingFire>{a, b}));  // room for two
-  EXPECT_EQ(sender_.prepared()[0].second, kStart + 300);
-  EXPECT_TRUE(sender_.delivered().empty());
+  EXPECT_EQ(sender_.prepared()[0].second, kStart + 1000);
   EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));  // left pending, never prepared
-  clock_.advance(300ms);
-  ring.join();
+  clock_.wait_for_sleepers(1);  // the pool's thread waits for the instant, `b` queued behind it
+  clock_.advance(999ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_TRUE(sender_.delivered().empty());
+  clock_.advance(1ms);
   ASSERT_TRUE(finished_.wait_for(3));
   EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{a, b}));
   EXPECT_EQ(pools->stats().triggered, 2u);
   EXPECT_EQ(pools->stats().deferred_full, 1u);
+}
+
+// After a late wake-up the ring hands several seconds over at once, due at the coming one: the
+// fires of seconds already past are posted at once, not held for the coming second.
+TEST_F(TriggerPoolsTest, FiresOfASecondAlreadyPastGoAtOnceAndTheRestAtTheirInstant) {
+  auto pools = make(small(3, 0));
+  auto late = pending_at(kStart - 1000), also_late = pending_at(kStart - 1), due = pending_at(kStart + 1000);
+  pools->dispatch({late, also_late, due}, kStart + 1000);
+  ASSERT_TRUE(finished_.wait_for(2));  // without the clock moving
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{late.log_id, also_late.log_id}));
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(sender_.delivered().size(), 2u);
+  clock_.advance(1s);
+  ASSERT_TRUE(finished_.wait_for(3));
+  EXPECT_EQ(sender_.delivered().back(), due);
+}
+
+TEST_F(TriggerPoolsTest, APreparedFireWaitingForItsInstantAtShutdownIsNotPostedAndHasItsClaimGivenBack) {
+  auto pools = make(small(1, 1));
+  auto waiting = pending_at(kStart + 1000), queued = pending_at(kStart + 1000);
+  pools->dispatch({waiting, queued}, kStart + 1000);
+  clock_.wait_for_sleepers(1);
+  pools->shutdown();
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{waiting.log_id, queued.log_id}));
+  auto released = sender_.released();
+  EXPECT_EQ(std::set<std::int64_t>({released.at(0).log_id, released.at(1).log_id}),
+            (std::set<std::int64_t>{waiting.log_id, queued.log_id}));
+  EXPECT_TRUE(sender_.delivered().empty());
+  EXPECT_TRUE(sender_.started().empty());
 }
 
 TEST_F(TriggerPoolsTest, FiresSettledWhilePreparedAreCountedAndNeverReachAPool) {
