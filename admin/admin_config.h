@@ -34,8 +34,13 @@ struct AdminConfig {
   int lost_check_ms = 60'000;
   int lost_ask_after_ms = 60'000;
 
+  // Connections to one executor open at once (kept alive and reused); calls beyond them wait
+  // for one.
+  int executor_connections = 64;
+
   // The scheduling core (docs/scheduling.md). Trigger pools: at most this many threads each,
-  // and this many fires waiting when every thread is busy (beyond that a fire fails visibly).
+  // and this many fires waiting when every thread is busy (beyond that a fire stays pending and
+  // goes out late).
   int fast_pool_max = 300;
   int slow_pool_max = 200;
   int fast_pool_queue = 2'000;

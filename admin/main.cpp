@@ -164,6 +164,11 @@ int main(int argc, char** argv) {
         ->envname("CRONWHEEL_LOST_ASK_AFTER_MS")
         ->check(CLI::Range(100, 86'400'000))
         ->capture_default_str();
+    cmd->add_option("--executor-connections", config.executor_connections,
+                    "Connections to one executor open at once, kept alive; calls beyond them wait for one")
+        ->envname("CRONWHEEL_EXECUTOR_CONNECTIONS")
+        ->check(CLI::Range(1, 10'000))
+        ->capture_default_str();
     cmd->add_option("--fast-pool-max", config.fast_pool_max, "Fast trigger pool: most threads")
         ->envname("CRONWHEEL_FAST_POOL_MAX")
         ->check(CLI::Range(1, 10'000))

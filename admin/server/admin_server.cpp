@@ -51,6 +51,12 @@ common::http::HttpServerOptions server_options(const AdminConfig& config) {
   return options;
 }
 
+HttpExecutorClient::Options executor_client_options(const AdminConfig& config) {
+  HttpExecutorClient::Options options;
+  options.max_connections_per_address = static_cast<std::size_t>(config.executor_connections);
+  return options;
+}
+
 Database::Options database_options(const AdminConfig& config) {
   Database::Options options;
   options.url = config.db_url;
@@ -110,6 +116,7 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
                   PgTriggerStore::prepare(c);
                 }),
       stores_(database_),
+      executor_client_(common::SystemClock::instance(), executor_client_options(config)),
       http_(server_options(config)),
       scheduling_database_(scheduling_database_options(config),
                            [](pqxx::connection& c) {

@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <optional>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
@@ -48,61 +49,102 @@ std::unique_ptr<HttpClient> HttpExecutorClient::open(const Key& key) const {
 std::unique_ptr<HttpClient> HttpExecutorClient::checkout(const Key& key) {
   std::vector<Idle> expired;
   std::unique_ptr<HttpClient> client;
+  bool open_new = false;
   {
-    std::lock_guard lock(mutex_);
-    const auto now = clock_.steady_now();
+    std::unique_lock lock(mutex_);
+    auto now = clock_.steady_now();
     if (now - last_sweep_ >= options_.max_idle_time) sweep(now, expired);
-    auto it = idle_.find(key);
-    if (it != idle_.end()) {
-      auto& idle = it->second;
+    Pool& pool = pools_[key];
+    const auto deadline = std::chrono::steady_clock::now() + options_.connection_wait;
+    for (;;) {
       // The most recently used first: the likeliest to be alive, and the others age out.
-      while (!idle.empty() && !client) {
-        Idle candidate = std::move(idle.back());
-        idle.pop_back();
+      while (!pool.idle.empty() && !client) {
+        Idle candidate = std::move(pool.idle.back());
+        pool.idle.pop_back();
         if (now - candidate.since < options_.max_idle_time) {
           client = std::move(candidate.client);
         } else {
           expired.push_back(std::move(candidate));
         }
       }
-      if (idle.empty()) idle_.erase(it);
+      if (client) break;
+      if (pool.busy + pool.idle.size() < options_.max_connections_per_address) {
+        open_new = true;
+        break;
+      }
+      ++pool.waiting;
+      const bool freed = pool.freed.wait_until(lock, deadline, [&] {
+        return !pool.idle.empty() || pool.busy + pool.idle.size() < options_.max_connections_per_address;
+      });
+      --pool.waiting;
+      if (!freed) {
+        throw std::runtime_error("no connection to it came free within " +
+                                 std::to_string(options_.connection_wait.count()) + " ms (" +
+                                 std::to_string(pool.busy) + " in use)");
+      }
+      now = clock_.steady_now();
     }
+    ++pool.busy;
   }
   expired.clear();  // closes their connections, outside the lock
-  if (client) return client;
-  return open(key);
+  if (!open_new) return client;
+  try {
+    return open(key);
+  } catch (...) {
+    give_back(key, nullptr);
+    throw;
+  }
 }
 
 void HttpExecutorClient::give_back(const Key& key, std::unique_ptr<HttpClient> client) {
   std::lock_guard lock(mutex_);
-  auto& idle = idle_[key];
-  if (idle.size() >= options_.max_idle_per_address) return;  // `client` closes as it goes
-  idle.push_back({std::move(client), clock_.steady_now()});
+  auto it = pools_.find(key);
+  if (it == pools_.end()) return;  // not checked out from here; `client` closes as it goes
+  Pool& pool = it->second;
+  --pool.busy;
+  if (client) pool.idle.push_back({std::move(client), clock_.steady_now()});
+  pool.freed.notify_one();
+  if (pool.idle.empty() && pool.busy == 0 && pool.waiting == 0) pools_.erase(it);
 }
 
 void HttpExecutorClient::sweep(common::Clock::SteadyTime now, std::vector<Idle>& expired) {
   last_sweep_ = now;
-  for (auto it = idle_.begin(); it != idle_.end();) {
-    auto& idle = it->second;
+  for (auto it = pools_.begin(); it != pools_.end();) {
+    auto& idle = it->second.idle;
     // Oldest first: the expired ones form a prefix.
     std::size_t stale = 0;
     while (stale < idle.size() && now - idle[stale].since >= options_.max_idle_time) ++stale;
     for (std::size_t i = 0; i < stale; ++i) expired.push_back(std::move(idle[i]));
     idle.erase(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(stale));
-    it = idle.empty() ? idle_.erase(it) : std::next(it);
+    const bool unused = idle.empty() && it->second.busy == 0 && it->second.waiting == 0;
+    it = unused ? pools_.erase(it) : std::next(it);
   }
 }
 
 std::size_t HttpExecutorClient::idle_connections() const {
   std::lock_guard lock(mutex_);
   std::size_t n = 0;
-  for (const auto& [key, idle] : idle_) n += idle.size();
+  for (const auto& [key, pool] : pools_) n += pool.idle.size();
+  return n;
+}
+
+std::size_t HttpExecutorClient::busy_connections() const {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [key, pool] : pools_) n += pool.busy;
+  return n;
+}
+
+std::size_t HttpExecutorClient::waiting_calls() const {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [key, pool] : pools_) n += pool.waiting;
   return n;
 }
 
 std::size_t HttpExecutorClient::pools() const {
   std::lock_guard lock(mutex_);
-  return idle_.size();
+  return pools_.size();
 }
 
 template <class T>
@@ -113,8 +155,10 @@ protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const 
   std::unique_ptr<HttpClient> client;
   try {
     client = checkout(key);
-  } catch (const std::exception& e) {
+  } catch (const std::invalid_argument& e) {
     return Answer::fail("executor address '" + address + "' is not usable: " + e.what());
+  } catch (const std::exception& e) {
+    return Answer::fail("executor " + address + ": " + e.what());
   }
 
   const std::string url = client->url(path);
@@ -136,6 +180,8 @@ protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const 
     const bool may_have_arrived = result.request_written || (first && first->request_written);
     std::string msg = result.error;
     if (first) msg += " (sent again on a new connection after: " + first->error + ")";
+    client.reset();
+    give_back(key, nullptr);
     return Answer::fail(std::move(msg), may_have_arrived ? protocol::kTimeoutCode : protocol::kFailCode);
   }
   give_back(key, std::move(client));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -20,11 +21,13 @@ namespace cronwheel::admin {
 // header, over kept-alive connections (TCP_NODELAY) that are reused across calls.
 //
 // An HttpClient holds one connection and serves one thread at a time, so each call checks one
-// out of a pool kept per (address, access token) and gives it back after; a call finding the
-// pool empty opens a new connection, so parallel calls to one executor are never serialized.
-// At most max_idle_per_address connections are kept idle per pool; more are closed when given
-// back. A connection idle for longer than max_idle_time is closed instead of reused, and pools
-// of addresses no longer called disappear with their last connection.
+// out of a pool kept per (address, access token) and gives it back after; a call finding no idle
+// connection opens a new one, up to max_connections_per_address open at once (in use or idle).
+// Beyond that a call waits for a connection to be given back (at most connection_wait, then it
+// fails without reaching the executor). So hundreds of trigger threads posting to one executor
+// share a bounded set of kept-alive connections instead of opening and closing one per call.
+// A connection idle for longer than max_idle_time is closed instead of reused, and pools of
+// addresses no longer called disappear with their last connection.
 //
 // A connection whose call failed in transport is closed rather than reused.
 //
@@ -55,7 +58,10 @@ class HttpExecutorClient final : public ExecutorClient {
     // The executor answers /run as soon as it has queued the run.
     std::chrono::milliseconds read_timeout{10'000};
     std::chrono::milliseconds write_timeout{10'000};
-    std::size_t max_idle_per_address = 8;
+    // Connections open at once per (address, access token), in use or idle.
+    std::size_t max_connections_per_address = 64;
+    // How long a call waits for one of them when all are in use.
+    std::chrono::milliseconds connection_wait{10'000};
     // Shorter than the executors' own keep-alive timeout (cronwheel's: 15 s; XXL-JOB's Java
     // executor: 90 s), so the executor rarely closes a connection the admin is about to use (when
     // it does, by eviction or restart, the call is sent again on a new connection, above).
@@ -81,6 +87,10 @@ class HttpExecutorClient final : public ExecutorClient {
 
   // Idle connections kept now, over every address (metrics and tests).
   std::size_t idle_connections() const;
+  // Connections checked out by calls now, over every address.
+  std::size_t busy_connections() const;
+  // Calls waiting for a connection now, over every address.
+  std::size_t waiting_calls() const;
   // Pools (address, token pairs) kept now.
   std::size_t pools() const;
 
@@ -90,14 +100,23 @@ class HttpExecutorClient final : public ExecutorClient {
     std::unique_ptr<common::http::HttpClient> client;
     common::Clock::SteadyTime since;
   };
+  struct Pool {
+    std::vector<Idle> idle;  // most recently given back last
+    std::size_t busy = 0;     // checked out (or being opened) by calls
+    std::size_t waiting = 0;  // calls waiting for one
+    std::condition_variable freed;
+  };
 
   template <class T>
   common::protocol::ReturnT<T> call(const std::string& address, const std::string& access_token,
                                     std::string_view path, std::string_view body);
   // A new connection (HttpClient) for `key`; throws std::invalid_argument for a bad address.
   std::unique_ptr<common::http::HttpClient> open(const Key& key) const;
-  // An idle connection of `key`'s pool, or a new one.
+  // An idle connection of `key`'s pool, or a new one when fewer than the maximum are open;
+  // else waits for one to be given back. Throws std::runtime_error when none comes within
+  // connection_wait, std::invalid_argument for a bad address.
   std::unique_ptr<common::http::HttpClient> checkout(const Key& key);
+  // Gives a checked-out connection back; null: it was closed (its slot is free again).
   void give_back(const Key& key, std::unique_ptr<common::http::HttpClient> client);
   // Moves every connection idle for too long out of the pools, into `expired`, and drops empty
   // pools. Call with the mutex held; destroy `expired` after releasing it.
@@ -107,7 +126,7 @@ class HttpExecutorClient final : public ExecutorClient {
   const Options options_;
 
   mutable std::mutex mutex_;
-  std::map<Key, std::vector<Idle>> idle_;  // most recently given back last
+  std::map<Key, Pool> pools_;  // node-based: a Pool stays put while calls wait on it
   common::Clock::SteadyTime last_sweep_{};
 };
 

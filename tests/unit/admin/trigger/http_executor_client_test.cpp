@@ -32,6 +32,7 @@
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 #include "cronwheel/executor.h"
+#include "tests/support/eventually.h"
 #include "tests/support/fake_admin.h"
 #include "tests/support/fake_clock.h"
 
@@ -364,23 +365,62 @@ TEST(HttpExecutorClient, SequentialCallsReuseOneKeptAliveConnection) {
   EXPECT_EQ(client.idle_connections(), 1u);
 }
 
-TEST(HttpExecutorClient, ParallelCallsUseOwnConnectionsAndKeepAtMostTheIdleLimit) {
+TEST(HttpExecutorClient, ParallelCallsShareAtMostTheConnectionLimitAndWaitForOneBeyondIt) {
   ScriptedExecutor executor;
   admin::HttpExecutorClient::Options o;
-  o.max_idle_per_address = 2;
+  o.max_connections_per_address = 2;
   admin::HttpExecutorClient client(common::SystemClock::instance(), o);
   constexpr int kCalls = 4;
-  std::latch arrived(kCalls);
+  std::latch arrived(2);
   executor.hold(&arrived);
   std::vector<std::future<admin::ExecutorClient::Result>> calls;
   for (int i = 0; i < kCalls; ++i) {
     calls.push_back(std::async(std::launch::async, [&, i] { return client.run(executor.url(), "t", trigger(i)); }));
   }
-  arrived.wait();  // all four are at the executor at once
+  arrived.wait();  // two at the executor at once
+  ASSERT_TRUE(eventually([&] { return client.waiting_calls() == 2; }));  // the other two wait for them
+  EXPECT_EQ(executor.requests().size(), 2u);
+  EXPECT_EQ(client.busy_connections(), 2u);
   executor.release();
   for (auto& c : calls) EXPECT_TRUE(c.get().is_success());
-  EXPECT_EQ(executor.ports().size(), static_cast<std::size_t>(kCalls));
+  EXPECT_EQ(executor.requests().size(), static_cast<std::size_t>(kCalls));
+  EXPECT_EQ(executor.ports().size(), 2u) << "four calls over the two connections";
   EXPECT_EQ(client.idle_connections(), 2u);
+  EXPECT_EQ(client.busy_connections(), 0u);
+}
+
+TEST(HttpExecutorClient, CallThatGetsNoConnectionInTimeFailsWithoutReachingTheExecutor) {
+  ScriptedExecutor executor;
+  admin::HttpExecutorClient::Options o;
+  o.max_connections_per_address = 1;
+  o.connection_wait = 50ms;
+  admin::HttpExecutorClient client(common::SystemClock::instance(), o);
+  std::latch arrived(1);
+  executor.hold(&arrived);
+  auto first = std::async(std::launch::async, [&] { return client.run(executor.url(), "t", trigger(1)); });
+  arrived.wait();
+  auto second = client.run(executor.url(), "t", trigger(2));
+  EXPECT_FALSE(second.is_success());
+  EXPECT_EQ(second.code, protocol::kFailCode);  // never sent: not "may have arrived"
+  EXPECT_EQ(second.msg, "executor " + executor.url() + ": no connection to it came free within 50 ms (1 in use)");
+  executor.release();
+  EXPECT_TRUE(first.get().is_success());
+  EXPECT_EQ(executor.requests().size(), 1u);
+  EXPECT_TRUE(client.run(executor.url(), "t", trigger(3)).is_success());  // its connection is free again
+}
+
+TEST(HttpExecutorClient, ConnectionThatFailedFreesItsPlace) {
+  const int port = closed_port();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/";
+  admin::HttpExecutorClient::Options o;
+  o.max_connections_per_address = 1;
+  o.connection_wait = 10s;
+  admin::HttpExecutorClient client(common::SystemClock::instance(), o);
+  EXPECT_FALSE(client.beat(url, "").is_success());
+  EXPECT_EQ(client.busy_connections(), 0u);
+  ScriptedExecutor executor(port);  // back at the same address: the one place is free
+  EXPECT_TRUE(client.beat(url, "").is_success());
+  EXPECT_EQ(client.idle_connections(), 1u);
 }
 
 TEST(HttpExecutorClient, ConnectionIdleTooLongIsClosedNotReused) {
