@@ -43,7 +43,7 @@ struct AdminConfig {
   // goes out late).
   int fast_pool_max = 300;
   int slow_pool_max = 200;
-  int fast_pool_queue = 2'000;
+  int fast_pool_queue = 10'000;
   int slow_pool_queue = 5'000;
   // Due jobs one scan reads at most; 0: (fast_pool_max + slow_pool_max) * 20, as XXL-JOB sizes it.
   int pre_read_count = 0;

@@ -48,7 +48,7 @@ class TriggerPools {
   struct Options {
     std::size_t fast_max_threads = 300;
     std::size_t slow_max_threads = 200;
-    std::size_t fast_queue_capacity = 2'000;
+    std::size_t fast_queue_capacity = 10'000;
     std::size_t slow_queue_capacity = 5'000;
     std::chrono::milliseconds idle_timeout{60'000};
     std::chrono::milliseconds slow_trigger{500};
