@@ -8,7 +8,7 @@ namespace cronwheel::admin {
 
 namespace {
 constexpr auto kFirstBackoff = std::chrono::milliseconds(200);
-constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
+constexpr auto kMaxBackoff = std::chrono::milliseconds(1000);
 constexpr int kConnectTimeoutSeconds = 5;
 }  // namespace
 

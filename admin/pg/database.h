@@ -26,7 +26,8 @@ namespace cronwheel::admin {
 //    store) before first use, so statements are prepared once per connection, not per call.
 //  - A broken connection is dropped and replaced on a later call; while the database cannot
 //    be reached, new connections are attempted at most once per backoff step (200 ms doubling
-//    to 5 s) and callers get StoreUnavailable at once in between.
+//    to 1 s, so the node is back within a second of the database) and callers get
+//    StoreUnavailable at once in between.
 //  - transact() retries the whole function (in a new transaction) on serialization failures
 //    and deadlocks (pqxx::transaction_rollback) and on a connection lost before commit, up to
 //    max_attempts times. It never retries a commit whose outcome is unknown

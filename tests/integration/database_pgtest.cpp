@@ -151,6 +151,31 @@ TEST(Database, UnreachableServerFailsFastAndBacksOff) {
   EXPECT_EQ(database.open_connections(), 0u);
 }
 
+// While the database is away, connections are tried again at most a second apart, so a node
+// is back within a second of its return: the back-off doubles from 200 ms and stops at 1 s.
+TEST(Database, ConnectionAttemptsWhileTheServerIsAwayAreAtMostASecondApart) {
+  Database::Options o;
+  o.url = "postgresql://cronwheel@127.0.0.1:9/nothing";
+  Database database(o);
+  std::vector<std::int64_t> waits;
+  for (int attempt = 0; waits.size() < 5 && attempt < 1000; ++attempt) {
+    try {
+      database.read([](pqxx::read_transaction&) { return 0; });
+      FAIL() << "connected to a closed port";
+    } catch (const StoreUnavailable& e) {
+      const std::string what = e.what();
+      const auto at = what.find("next connection attempt in ");
+      if (at == std::string::npos) continue;  // an attempt was made (and failed)
+      const auto ms = std::stoll(what.substr(at + 27));
+      waits.push_back(ms);
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms + 5));  // to the next attempt
+    }
+  }
+  ASSERT_EQ(waits.size(), 5u);
+  for (auto ms : waits) EXPECT_LE(ms, 1'000);
+  EXPECT_GT(waits[4], 500) << "it does back off";
+}
+
 TEST_F(DatabaseTest, EveryNewConnectionIsPrepared) {
   std::atomic<int> prepared{0};
   Database database(options_for(db_, 3), [&](pqxx::connection& c) {
