@@ -64,8 +64,10 @@ bool NodeHeartbeat::renew() noexcept {
     failed_beats_.fetch_add(1, std::memory_order_relaxed);
     if (!failing_) spdlog::error("scheduler: node {} could not renew its lease: {}", self_.node_id, e.what());
     failing_ = true;
+    renewing_since_.store(kNever);
     return false;
   }
+  if (renewing_since_.load() == kNever) renewing_since_.store(started.time_since_epoch().count());
   if (failing_) spdlog::info("scheduler: node {} renews its lease again", self_.node_id);
   failing_ = false;
   starting_ = false;
@@ -74,10 +76,30 @@ bool NodeHeartbeat::renew() noexcept {
   return true;
 }
 
+bool NodeHeartbeat::may_judge_others() noexcept {
+  const auto since = renewing_since_.load();
+  if (since == kAlways) return true;
+  const bool long_enough =
+      since != kNever &&
+      clock_.steady_now() >= common::Clock::SteadyTime(std::chrono::steady_clock::duration(since)) + options_.lease;
+  if (!long_enough && !waiting_after_outage_) {
+    spdlog::info("scheduler: node {} takes no other node's fires over until it has renewed its lease for {} ms "
+                 "without a failure: their leases may have lapsed only because the database was away",
+                 self_.node_id, options_.lease.count());
+  }
+  waiting_after_outage_ = !long_enough;
+  return long_enough;
+}
+
 void NodeHeartbeat::take_over() noexcept {
   try {
-    auto dead = nodes_.expired();
-    std::erase(dead, self_.node_id);
+    // Sending fires this node took over earlier and could not resolve yet are its own: those
+    // are tried again in any case.
+    std::vector<std::string> dead;
+    if (may_judge_others()) {
+      dead = nodes_.expired();
+      std::erase(dead, self_.node_id);
+    }
     if (dead.empty() && takeover_.unresolved() == 0) return;
     auto report = takeover_.take_over(dead);
     taken_over_.fetch_add(report.pending + report.delivered + report.resent + report.unknown,

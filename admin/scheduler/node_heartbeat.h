@@ -17,6 +17,12 @@
 // A failed renewal is tried again at the next interval: with the defaults, four more tries
 // before lease_valid() turns false.
 //
+// A lease that lapsed while the database was away is not death: the other nodes could not renew
+// theirs either. So once this node has failed to renew (the database was unreachable, or it
+// started while it was), it takes no node's fires over until it has renewed without a failure
+// for a whole `lease`: by then every node that is alive and back on the database has renewed
+// its own. A node that never failed to renew takes over as soon as a lease has expired.
+//
 // lease_valid() is this node's own conservative view of its lease: true until `lease` minus one
 // `interval` after the start of the last successful renewal, measured on the steady clock. The
 // trigger pools ask it before each send, so a node that cannot renew stops sending before others
@@ -92,6 +98,8 @@ class NodeHeartbeat {
  private:
   bool renew() noexcept;
   void take_over() noexcept;
+  // Whether this node has renewed for a whole lease since it last failed to (see above).
+  bool may_judge_others() noexcept;
 
   NodeStore& nodes_;
   common::Clock& clock_;
@@ -105,6 +113,11 @@ class NodeHeartbeat {
   // The steady clock's ticks since its epoch at the start of the last successful renewal.
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
   std::atomic<std::int64_t> renewed_at_{kNever};
+  // The same at the start of the first successful renewal after the last failed one; kNever
+  // while failing; kAlways when no renewal has failed yet.
+  static constexpr std::int64_t kAlways = std::numeric_limits<std::int64_t>::max();
+  std::atomic<std::int64_t> renewing_since_{kAlways};
+  bool waiting_after_outage_ = false;  // said so in the log (takeover lane only)
   std::atomic<std::uint64_t> beats_{0}, failed_beats_{0}, taken_over_{0};
   // Last: their lanes use the members above.
   common::RecurringTask renewal_;

@@ -342,16 +342,50 @@ TEST_F(NodeTakeoverTest, TakeoverRunsHalfAnIntervalAfterEachRenewalAndOnlyWithAV
   EXPECT_EQ(nodes_.heartbeats(), 0);
   EXPECT_TRUE(store_.calls("take_over") == 0 && sent().empty()) << "no lease: nothing taken over";
 
-  auto pending = log(fire_once_, FireState::kPending, kStart + 4'000);
+  auto pending = log(fire_once_, FireState::kPending, kStart + 8'000);
   nodes_.fail_with(std::nullopt);
   advance(500ms);  // 2 s: renewed
   EXPECT_EQ(nodes_.heartbeats(), 1);
   EXPECT_EQ(store_.log(pending.id).admin_node, std::optional<std::string>("dead"));
-  advance(499ms);
+  // It started while the database was away: it judges no other node before it has renewed for
+  // a whole lease (3 s), at the first takeover after that, half an interval after a renewal.
+  advance(3499ms);
   EXPECT_TRUE(sent().empty());
-  advance(1ms);  // 2.5 s
+  advance(1ms);  // 5.5 s
   EXPECT_EQ(sent(), (std::vector<PendingFire>{fire_of(pending)}));
   EXPECT_EQ(store_.log(pending.id).admin_node, std::optional<std::string>("me"));
+  beat->stop();
+}
+
+// Two nodes lose the database together: both leases lapse. The node back first must not take the
+// other's fires over as a dead node's; a node that really died is taken over once this one has
+// renewed for a whole lease.
+TEST_F(NodeTakeoverTest, ALeaseThatLapsedWhileTheDatabaseWasAwayIsNotDeath) {
+  NodeHeartbeat::Options options;
+  options.interval = 1s;
+  options.lease = 3s;
+  auto beat = heartbeat(options);
+  ASSERT_TRUE(beat->beat_once());
+  nodes_.put({"other", "", "", kStart - 60'000, kStart, kStart + 3'000});  // alive, renewing
+  auto others = log(fire_once_, FireState::kPending, kStart + 30'000, TriggerType::kSchedule, "other");
+  auto deads = log(fire_once_, FireState::kPending, kStart + 30'000);  // node "dead", gone long ago
+  beat->start();
+  nodes_.fail_with("database down");
+  for (int i = 0; i < 5; ++i) advance(1s);  // 5 s: every lease has lapsed, this node's and the other's
+  nodes_.fail_with(std::nullopt);
+  advance(1s);  // 6 s: renewed
+  advance(500ms);
+  EXPECT_EQ(nodes_.expired(), (std::vector<std::string>{"dead", "other"}));
+  EXPECT_EQ(store_.log(others.id).admin_node, std::optional<std::string>("other"));
+  EXPECT_EQ(store_.log(deads.id).admin_node, std::optional<std::string>("dead"));
+  // The other node is back too, and renews.
+  nodes_.put({"other", "", "", kStart - 60'000, kStart + 7'000, kStart + 60'000});
+  advance(2s);  // 8.5 s: renewing for 2.5 s, less than a lease
+  EXPECT_EQ(store_.log(deads.id).admin_node, std::optional<std::string>("dead"));
+  advance(1s);  // 9.5 s
+  EXPECT_EQ(store_.log(deads.id).admin_node, std::optional<std::string>("me"));
+  EXPECT_EQ(store_.log(others.id).admin_node, std::optional<std::string>("other"));
+  EXPECT_EQ(sent(), (std::vector<PendingFire>{fire_of(deads)}));
   beat->stop();
 }
 
