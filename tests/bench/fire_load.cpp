@@ -913,7 +913,11 @@ class FireLoad {
         if (!s_.admin_log_dir.empty()) {
           const std::string path = s_.admin_log_dir + "/" + s_.label + "-" + s_.mode + "-" + std::to_string(s_.jobs) +
                                    "-" + a->node_id() + ".log";
-          std::ofstream(path) << a->output();
+          std::error_code made;
+          std::filesystem::create_directories(s_.admin_log_dir, made);
+          std::ofstream out(path);
+          out << a->output();
+          if (!out) std::fprintf(stderr, "fire_load: cannot write %s\n", path.c_str());
         }
       }
       admins_.clear();
