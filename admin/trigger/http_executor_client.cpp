@@ -121,25 +121,24 @@ void HttpExecutorClient::sweep(common::Clock::SteadyTime now, std::vector<Idle>&
   }
 }
 
-std::size_t HttpExecutorClient::idle_connections() const {
+template <class Count>
+std::size_t HttpExecutorClient::total(Count count) const {
   std::lock_guard lock(mutex_);
   std::size_t n = 0;
-  for (const auto& [key, pool] : pools_) n += pool.idle.size();
+  for (const auto& [key, pool] : pools_) n += count(pool);
   return n;
+}
+
+std::size_t HttpExecutorClient::idle_connections() const {
+  return total([](const Pool& p) { return p.idle.size(); });
 }
 
 std::size_t HttpExecutorClient::busy_connections() const {
-  std::lock_guard lock(mutex_);
-  std::size_t n = 0;
-  for (const auto& [key, pool] : pools_) n += pool.busy;
-  return n;
+  return total([](const Pool& p) { return p.busy; });
 }
 
 std::size_t HttpExecutorClient::waiting_calls() const {
-  std::lock_guard lock(mutex_);
-  std::size_t n = 0;
-  for (const auto& [key, pool] : pools_) n += pool.waiting;
-  return n;
+  return total([](const Pool& p) { return p.waiting; });
 }
 
 std::size_t HttpExecutorClient::pools() const {

@@ -118,6 +118,9 @@ class HttpExecutorClient final : public ExecutorClient {
   std::unique_ptr<common::http::HttpClient> checkout(const Key& key);
   // Gives a checked-out connection back; null: it was closed (its slot is free again).
   void give_back(const Key& key, std::unique_ptr<common::http::HttpClient> client);
+  // The sum of `count(pool)` over every pool, under the mutex.
+  template <class Count>
+  std::size_t total(Count count) const;
   // Moves every connection idle for too long out of the pools, into `expired`, and drops empty
   // pools. Call with the mutex held; destroy `expired` after releasing it.
   void sweep(common::Clock::SteadyTime now, std::vector<Idle>& expired);
