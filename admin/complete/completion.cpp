@@ -48,7 +48,8 @@ std::string lost_message(std::string_view executor_address, std::chrono::millise
          duration_text(lost_after);
 }
 
-std::string forgotten_message(std::string_view executor_address, std::int64_t executor_start_time) {
+std::string forgotten_message(std::string_view executor_address, std::int64_t executor_start_time,
+                              bool delivery_confirmed) {
   std::string since;
   if (executor_start_time > 0) {
     const std::time_t seconds = static_cast<std::time_t>(executor_start_time / 1000);
@@ -60,9 +61,13 @@ std::string forgotten_message(std::string_view executor_address, std::int64_t ex
       since = std::string(" (running since ") + text + millis + ")";
     }
   }
-  return "result lost: executor " + std::string(executor_address) + since +
-         " no longer knows the run: not queued, not running, no result to send; it restarted after the run was "
-         "triggered";
+  const std::string head = "result lost: executor " + std::string(executor_address) + since;
+  if (!delivery_confirmed) {
+    return head + " does not know the run: not queued, not running, no result to send; its delivery was never "
+                  "confirmed (no answer to /run), so the run never arrived or was lost when the executor restarted";
+  }
+  return head + " no longer knows the run: not queued, not running, no result to send; it restarted after the run "
+                "was triggered";
 }
 
 Completion::Completion(CompletionStore& store, common::Clock& clock, Options options)
@@ -135,7 +140,7 @@ Completion::Outcome Completion::mark_lost(const JobLog& run, std::int64_t trigge
 
 Completion::Outcome Completion::mark_forgotten(const JobLog& run, std::int64_t triggered_before,
                                                std::int64_t executor_start_time) {
-  RunResult result = lost_result(run, triggered_before, forgotten_message(run.executor_address, executor_start_time));
+  RunResult result = lost_result(run, triggered_before, forgotten_message(run.executor_address, executor_start_time, run.trigger_code == common::protocol::kSuccessCode));
   result.lost_forgotten = true;
   return record(result);
 }

@@ -117,7 +117,9 @@ std::string lost_message(std::string_view executor_address, std::chrono::millise
 // The handle message of a run its executor no longer knows: "result lost: executor <addr>
 // (running since 2024-03-09T10:00:00.000Z) no longer knows the run: not queued, not running, no
 // result to send; it restarted after the run was triggered". `executor_start_time` 0 leaves the
-// parenthesis out.
-std::string forgotten_message(std::string_view executor_address, std::int64_t executor_start_time);
+// parenthesis out. A run whose delivery was never confirmed (trigger code 500, see
+// TriggerStore::record_unconfirmed) may never have arrived: its message says so instead.
+std::string forgotten_message(std::string_view executor_address, std::int64_t executor_start_time,
+                              bool delivery_confirmed);
 
 }  // namespace cronwheel::admin

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 
 namespace cronwheel::admin {
@@ -81,7 +82,9 @@ int LostResultMonitor::check_forgotten(const std::stop_token& stop) {
       Known& known = executors[run.executor_address];
       if (known.skip) continue;
       // Accepted by the process that answers now, which keeps a run until its result is accepted.
-      if (known.start_time > 0 && run.trigger_time.value_or(0) > known.start_time + options_.start_margin.count()) {
+      // A run whose delivery was never confirmed may never have reached it: always asked.
+      if (known.start_time > 0 && run.trigger_code == common::protocol::kSuccessCode &&
+          run.trigger_time.value_or(0) > known.start_time + options_.start_margin.count()) {
         continue;
       }
       common::protocol::LogParam ask;

@@ -30,9 +30,10 @@ namespace cronwheel::admin {
 //     started). Any other answer, an answer without run_state (an XXL-JOB executor, an older
 //     cronwheel) or none leaves the run to rule 1. Each executor is asked about its oldest runs
 //     first; once its start time is known, runs triggered more than `start_margin` after it are
-//     not asked about (that process accepted them and keeps each until its result is accepted),
-//     and an executor that does not answer or does not say run_state is not asked again in the
-//     same pass.
+//     not asked about (that process accepted them and keeps each until its result is accepted)
+//     unless their delivery was never confirmed (trigger code 500: no answer to /run nor /log,
+//     TriggerStore::record_unconfirmed), and an executor that does not answer or does not say
+//     run_state is not asked again in the same pass.
 //
 // Both are retried like a failure and set a FIX_DELAY job's next time. The verdict is re-checked
 // by the transition, so a run whose result (or, for rule 1, executor) comes back in between is

@@ -26,7 +26,6 @@ std::string_view to_string(RunEnd end) {
     case RunEnd::kFailed: return "failed";
     case RunEnd::kLost: return "lost";
     case RunEnd::kTriggerFailed: return "trigger failed";
-    case RunEnd::kDeliveryUnknown: return "delivery unknown";
     case RunEnd::kMisfireSkipped: return "misfire skipped";
     case RunEnd::kCancelled: return "cancelled";
   }

@@ -22,7 +22,6 @@ enum class RunEnd {
   kFailed,           // the executor reported failure
   kLost,             // its executor vanished while it ran (the lost-result monitor's verdict)
   kTriggerFailed,    // no executor took it: refused, not reached, no address, routing failed
-  kDeliveryUnknown,  // sent, no answer, and the executor could not be asked: it may be running
   kMisfireSkipped,   // never sent: cancelled as a misfire (too late for its job's misfire
                      // strategy, or coalesced into a newer fire by FIRE_ONCE_NOW)
   kCancelled,        // never sent: an operator cancelled it while it was pending
@@ -47,9 +46,10 @@ struct FollowUps {
 //  - kFailed, kLost, kTriggerFailed, with retries left (run.executor_fail_retry_count > 0):
 //    one RETRY fire due now + the job's retry interval, with the job's current handler and
 //    the run's parameter and shard, one retry fewer, routed again (as XXL-JOB).
-//  - kDeliveryUnknown: no retry (the run may be going on at the executor); kMisfireSkipped:
-//    none (the job's misfire strategy chose not to run it; its next fires come anyway);
-//    kCancelled: none, and no child fires (someone chose not to run it).
+//  - kMisfireSkipped: none (the job's misfire strategy chose not to run it; its next fires come
+//    anyway); kCancelled: none, and no child fires (someone chose not to run it).
+// (A fire whose delivery is unknown has not ended: it stays `triggered`, see
+// TriggerStore::record_unconfirmed.)
 //  - Every end of a FIX_DELAY job's run: its next time is now + its delay (a configuration that
 //    is not a positive number of seconds leaves it as it is, and is logged).
 // Pure apart from that log line.

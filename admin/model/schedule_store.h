@@ -114,14 +114,16 @@ class ScheduleStore {
     kDelivered,     // it has the run: sending → triggered (trigger code 200)
     kNotDelivered,  // it has no such run: sending → pending (same executor address and shard,
                     // no trigger time), to be sent again
-    kUnknown,       // it did not answer: sending → failed (trigger code 500), never resent since
-                    // it may have run; `plan` (kDeliveryUnknown) is asked for the follow-ups,
-                    // which are written in the same transaction
+    kUnknown,       // it did not answer: sending → triggered with trigger code 500 ("sent, not
+                    // confirmed"), never resent since it may be running; it waits for its
+                    // result, and the lost-result check asks the executor about it
+                    // (TriggerStore::record_unconfirmed)
   };
   // Moves the fire as `delivery` says, guarded by state sending and owner `node`; `message` is
-  // added to trigger_msg. False when the fire had moved on (its result came first).
+  // added to trigger_msg. False when the fire had moved on (its result came first). No run
+  // ends here, so there are no follow-ups.
   virtual bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
-                               std::string_view message, const FollowUpPlanner& plan) = 0;
+                               std::string_view message) = 0;
 };
 
 }  // namespace cronwheel::admin

@@ -137,15 +137,24 @@ class TriggerStore {
     return out;
   }
 
+  // A fire whose delivery is unknown: the executor did not answer /run and could not be asked
+  // (/log) either, so the run may be going on there, or may never have arrived. sending →
+  // triggered as record_triggered() does, but with trigger_code 500: "sent, not confirmed". It
+  // waits for its result like any triggered run, and the lost-result check asks its executor
+  // about it (docs/scheduling.md, "Results lost with an executor"). When the result came first,
+  // the run was delivered after all: code 200, as record_triggered().
+  virtual Recorded record_unconfirmed(std::int64_t log_id, std::string_view node_id,
+                                      const std::string& trigger_msg) = 0;
+
   // A fire that could not be delivered: `from` → failed, trigger_code 500, trigger_msg as
   // given, guarded by state = from AND admin_node = node_id. `from` is "sending" (the executor
   // refused the run, or was not reached) or "pending" (it failed before any executor was
   // chosen: no address, routing failed); a pending row also gets its trigger_time, handler and
   // parameters.
   //
-  // In the same transaction, when the transition happened, `plan` (run_end.h: kTriggerFailed,
-  // or kDeliveryUnknown when the run may be going on) is asked for the follow-ups, which are
-  // written: a RETRY fire while retries are left, a FIX_DELAY job's next time.
+  // In the same transaction, when the transition happened, `plan` (run_end.h: kTriggerFailed)
+  // is asked for the follow-ups, which are written: a RETRY fire while retries are left, a
+  // FIX_DELAY job's next time.
   struct Failure {
     std::int64_t log_id = 0;
     std::string node_id;

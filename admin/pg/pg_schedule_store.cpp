@@ -103,8 +103,8 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   c.prepare("sched_resolve_not_delivered",
             sending + " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_code = 0, trigger_msg = " +
                 kAppendMessage + guarded + " RETURNING id");
-  c.prepare("sched_resolve_unknown", sending + " UPDATE job_log SET state = 'failed', trigger_code = 500,"
-                                               " trigger_msg = " + kAppendMessage + guarded + " RETURNING " + kLogColumns);
+  c.prepare("sched_resolve_unknown", sending + " UPDATE job_log SET state = 'triggered', trigger_code = 500,"
+                                               " trigger_msg = " + kAppendMessage + guarded + " RETURNING id");
 }
 
 ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int64_t due_before, int limit,
@@ -227,21 +227,12 @@ ScheduleStore::Takeover PgScheduleStore::take_over(const std::vector<std::string
 }
 
 bool PgScheduleStore::resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
-                                      std::string_view message, const FollowUpPlanner& plan) {
+                                      std::string_view message) {
+  const char* statement = delivery == Delivery::kDelivered      ? "sched_resolve_delivered"
+                          : delivery == Delivery::kNotDelivered ? "sched_resolve_not_delivered"
+                                                                : "sched_resolve_unknown";
   return db_.transact([&](pqxx::work& tx) {
-    const std::string owner(node), text(message);
-    switch (delivery) {
-      case Delivery::kDelivered:
-        return !tx.exec_prepared("sched_resolve_delivered", log_id, owner, text).empty();
-      case Delivery::kNotDelivered:
-        return !tx.exec_prepared("sched_resolve_not_delivered", log_id, owner, text).empty();
-      case Delivery::kUnknown:
-        break;
-    }
-    auto failed = tx.exec_prepared("sched_resolve_unknown", log_id, owner, text);
-    if (failed.empty()) return false;
-    write_follow_ups(tx, log_from(failed[0]), plan);
-    return true;
+    return !tx.exec_prepared(statement, log_id, std::string(node), std::string(message)).empty();
   });
 }
 

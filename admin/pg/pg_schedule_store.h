@@ -32,8 +32,8 @@ class PgScheduleStore final : public ScheduleStore {
   std::vector<std::int64_t> cancel_pending(const std::vector<SkippedFire>& fires, std::string_view node,
                                            const FollowUpPlanner& plan) override;
   Takeover take_over(const std::vector<std::string>& dead_nodes, std::string_view node) override;
-  bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery, std::string_view message,
-                       const FollowUpPlanner& plan) override;
+  bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
+                       std::string_view message) override;
 
  private:
   Database& db_;

@@ -81,15 +81,17 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
                 " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " RETURNING id");
-  // sending → triggered for runs of one node ($1, with their messages $3); or, when a run's
-  // result came first, the trigger's code and message only (a failed trigger has code 500, so
+  // sending → triggered for runs of one node ($1, with their messages $3 and trigger codes $4:
+  // 200, or 500 for a delivery not confirmed); or, when a run's result came first, the
+  // trigger's code (200: it was delivered) and message only (a failed trigger has code 500, so
   // code 0 on a finished row means a callback did it). Answers each run moved and its state.
   c.prepare("trigger_record_triggered",
             "WITH " + guard_cte("$2::text AS run_owner, 'sending'::text AS sending,"
                                 " '{succeeded,failed}'::text[] AS finished, 0 AS no_code, $1::bigint[] AS ids,"
-                                " $3::text[] AS messages") + ", " +
-                batch_values_cte("answer", "a", "unnest(guard.ids, guard.messages) AS a(run_id, msg)") +
-                " UPDATE job_log l SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("answer.msg") + ","
+                                " $3::text[] AS messages, $4::integer[] AS codes") + ", " +
+                batch_values_cte("answer", "a", "unnest(guard.ids, guard.messages, guard.codes) AS a(run_id, msg, code)") +
+                " UPDATE job_log l SET trigger_code = CASE WHEN l.state = 'sending' THEN answer.code ELSE 200 END,"
+                " trigger_msg = " + appended_trigger_msg("answer.msg") + ","
                 " state = CASE WHEN l.state = 'sending' THEN 'triggered' ELSE l.state END"
                 " FROM guard, answer WHERE l.id = answer.run_id"
                 " AND l.admin_node = guard.run_owner"
@@ -244,7 +246,15 @@ TriggerStore::Recorded PgTriggerStore::record_triggered(std::int64_t log_id, std
 
 std::vector<TriggerStore::Recorded> PgTriggerStore::record_triggered_all(const std::vector<Accepted>& accepted) {
   if (accepted.empty()) return {};
-  return record_all_triggered(accepted);
+  std::vector<Triggered> answers;
+  answers.reserve(accepted.size());
+  for (const auto& a : accepted) answers.push_back({a.log_id, a.node_id, a.trigger_msg});
+  return record_all_triggered(answers);
+}
+
+TriggerStore::Recorded PgTriggerStore::record_unconfirmed(std::int64_t log_id, std::string_view node_id,
+                                                          const std::string& trigger_msg) {
+  return record_all_triggered({{log_id, std::string(node_id), trigger_msg, 500}}).front();
 }
 
 std::vector<TriggerStore::Recorded> PgTriggerStore::record_all_triggered(const std::vector<Triggered>& answers) {
@@ -255,12 +265,15 @@ std::vector<TriggerStore::Recorded> PgTriggerStore::record_all_triggered(const s
       std::map<std::int64_t, std::size_t> position_of;
       std::vector<std::int64_t> ids;
       std::vector<std::string> messages;
+      std::vector<std::int64_t> codes;
       for (auto i : positions) {
         position_of[answers[i].log_id] = i;
         ids.push_back(answers[i].log_id);
         messages.push_back(answers[i].trigger_msg);
+        codes.push_back(answers[i].trigger_code);
       }
-      for (const auto& row : tx.exec_prepared("trigger_record_triggered", bigint_array(ids), node, text_array(messages))) {
+      for (const auto& row : tx.exec_prepared("trigger_record_triggered", bigint_array(ids), node, text_array(messages),
+                                              bigint_array(codes))) {
         out[position_of.at(row["id"].as<std::int64_t>())] =
             enum_of<FireState>(row["state"]) == FireState::kTriggered ? Recorded::kRecorded : Recorded::kResultFirst;
       }

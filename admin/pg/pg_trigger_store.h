@@ -47,6 +47,7 @@ class PgTriggerStore final : public TriggerStore {
   bool release_claim(std::int64_t log_id, std::string_view node_id, const std::string& note) override;
   Recorded record_triggered(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;
   std::vector<Recorded> record_triggered_all(const std::vector<Accepted>& accepted) override;
+  Recorded record_unconfirmed(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;
   Failed record_failed(const Failure& failure, const FollowUpPlanner& plan) override;
 
   // Batches written by each group so far, and the calls in them.
@@ -63,7 +64,12 @@ class PgTriggerStore final : public TriggerStore {
     std::int64_t log_id = 0;
     std::string node_id;
   };
-  using Triggered = Accepted;
+  struct Triggered {
+    std::int64_t log_id = 0;
+    std::string node_id;
+    std::string trigger_msg;
+    int trigger_code = 200;  // 500 for record_unconfirmed()
+  };
   std::vector<std::optional<LoadedFire>> load_all(const std::vector<Load>& loads);
   std::vector<Recorded> record_all_triggered(const std::vector<Triggered>& answers);
 

@@ -115,12 +115,13 @@ bool FireTakeover::resolve(const SendingFire& fire, Report& report) {
       break;
     case ScheduleStore::Delivery::kUnknown:
       message = "delivery unknown: admin node " + fire.dead_node + " died while sending and executor " +
-                fire.executor_address + " does not answer (" + check.message + ")";
+                fire.executor_address + " does not answer (" + check.message +
+                "); not sent again, it may be running. If the executor does not have it, the lost-result check "
+                "closes it";
       break;
   }
   try {
-    const auto plan = follow_ups_of(RunEnd::kDeliveryUnknown, clock_.now_ms(), node_id_);
-    if (!store_.resolve_sending(fire.fire.log_id, node_id_, delivery, message, plan)) return true;  // moved on meanwhile
+    if (!store_.resolve_sending(fire.fire.log_id, node_id_, delivery, message)) return true;  // moved on meanwhile
   } catch (const std::exception& e) {
     spdlog::error("scheduler: recording the recovery of fire {} failed, trying again later: {}", fire.fire.log_id,
                   e.what());

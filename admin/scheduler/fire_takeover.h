@@ -17,8 +17,9 @@
 // logDateTime the run is sent with, its scheduled time):
 //  - it has the run (or has it queued): delivered, sending → triggered;
 //  - it answers that no such log exists: never delivered, sending → pending, sent again;
-//  - it does not answer, or answers a failure: sending → failed "delivery unknown: ...", never
-//    sent again, since it may have run.
+//  - it does not answer, or answers a failure: sending → triggered, not confirmed (trigger code
+//    500, "delivery unknown: ..."), never sent again, since it may be running; it waits for its
+//    result, and the lost-result check asks the executor about it.
 //
 // Not thread-safe: one caller at a time (NodeHeartbeat's takeover, a common::RecurringTask
 // that runs on a lane of its own, so the lease renewal never waits for it).

@@ -388,16 +388,21 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   facts.emplace_back("Msg", answer_msg(answer));
 
   bool accepted = answer.is_success();
-  RunEnd end = RunEnd::kTriggerFailed;
   if (answer.code == protocol::kTimeoutCode) {
     // The request went out and no answer came: ask before anything is sent again.
     auto check = check_delivery(client_, shard.address, target.token, shard.log_id, log_date_time(log));
     facts.emplace_back("Delivery check", check.message);
     accepted = check.kind == DeliveryCheck::Kind::kDelivered;
     if (check.kind == DeliveryCheck::Kind::kUnknown) {
-      end = RunEnd::kDeliveryUnknown;
-      facts.emplace_back("Failed", "delivery unknown: executor " + shard.address +
-                                       " did not answer /run nor /log; not retried, it may be running");
+      // It may be running, or may never have arrived: neither failed nor sent again. It waits
+      // for its result, and the lost-result check asks the executor about it.
+      facts.emplace_back("Unconfirmed", "delivery unknown: executor " + shard.address +
+                                            " answered neither /run nor /log; not sent again, it may be running. "
+                                            "If the executor does not have it, the lost-result check closes it");
+      auto recorded = record([&] { return store_.record_unconfirmed(shard.log_id, node, target.message.with_trigger(facts)); });
+      spdlog::warn("trigger: run {} of job {} sent to {}, delivery unknown (no answer to /run nor /log)", shard.log_id,
+                   job.id, shard.address);
+      return recorded == TriggerStore::Recorded::kNotOurs ? SendOutcome::Kind::kDropped : SendOutcome::Kind::kTriggered;
     }
   }
 
@@ -420,7 +425,7 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   failure.from = FireState::kSending;
   failure.now = clock_.now_ms();
   failure.trigger_msg = target.message.with_trigger(facts);
-  auto result = record([&] { return store_.record_failed(failure, follow_ups_of(end, failure.now, node)); });
+  auto result = record([&] { return store_.record_failed(failure, follow_ups_of(RunEnd::kTriggerFailed, failure.now, node)); });
   spdlog::info("trigger: run {} of job {} failed at {}: {}{}", shard.log_id, job.id, shard.address, answer_msg(answer),
                result.fires.empty() ? "" : ", retry " + std::to_string(result.fires.front().id) + " scheduled");
   return result.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed : SendOutcome::Kind::kDropped;

@@ -45,8 +45,9 @@ namespace cronwheel::admin {
 //
 // When /run gets no answer after the request went out (ExecutorClient's 502), the executor may
 // have queued the run, so it is asked (/log) before anything else happens: it has the run →
-// triggered; it has not → failed, and retried like any failed trigger; no answer → failed as
-// "delivery unknown", without a retry, since a retry could run it twice.
+// triggered; it has not → failed, and retried like any failed trigger; no answer → "delivery
+// unknown": triggered, not confirmed (TriggerStore::record_unconfirmed), never sent again since
+// that could run it twice; it waits for its result and the lost-result check settles it.
 //
 // No transaction is open during an HTTP call: each store call is its own short transaction.
 // The database unreachable before the claim leaves the fire pending, for a later attempt

@@ -257,12 +257,12 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
                                                    repeated("1700000000000", n) + ", 5000"},
                              runs_and_jobs);
     expect_primary_key_reads(
-        {"trigger_record_triggered", sendings + ", " + node + ", " + repeated("ok", n)}, runs_and_jobs);
+        {"trigger_record_triggered", sendings + ", " + node + ", " + repeated("ok", n) + ", " + repeated("200", n)}, runs_and_jobs);
     expect_values_read_once({"trigger_claim", pendings + ", " + node + ", " + repeated("http://10.0.0.1:9999/", n) + ", " +
                                                   repeated("demoHandler", n) + ", " + repeated("", n) + ", " +
                                                   repeated("0", n) + ", " + repeated("1", n) + ", " +
                                                   repeated("1700000000000", n) + ", 5000"});
-    expect_values_read_once({"trigger_record_triggered", sendings + ", " + node + ", " + repeated("ok", n)});
+    expect_values_read_once({"trigger_record_triggered", sendings + ", " + node + ", " + repeated("ok", n) + ", " + repeated("200", n)});
   }
   expect_primary_key_reads({"trigger_claim_one", pending + ", " + node +
                                                      ", 'http://10.0.0.1:9999/', 'demoHandler', '', 0, 2, 1700000000000, 5000"},

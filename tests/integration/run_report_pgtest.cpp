@@ -173,7 +173,7 @@ TEST_F(RunReportPg, FailedTriggersCountAsFailures) {
   f.from = FireState::kSending;
   f.now = clock_.now_ms();
   f.trigger_msg = "executor refused";
-  EXPECT_EQ(triggers_.record_failed(f, admin::follow_ups_of(admin::RunEnd::kDeliveryUnknown, f.now, kNode)).recorded, TriggerStore::Recorded::kRecorded);
+  EXPECT_EQ(triggers_.record_failed(f, admin::follow_ups_of(admin::RunEnd::kTriggerFailed, f.now, kNode)).recorded, TriggerStore::Recorded::kRecorded);
   f.log_id = unroutable;
   f.from = FireState::kPending;
   f.trigger_msg = "no executor address";
@@ -200,11 +200,16 @@ TEST_F(RunReportPg, ABatchOfFailedFiresIsCountedInOneStatement) {
   EXPECT_EQ(report(), (Counts{0, 6}));
 }
 
-TEST_F(RunReportPg, DeliveryUnknownAfterATakeoverCountsAsAFailure) {
-  auto id = run(FireState::kSending, kHour + 1);
-  EXPECT_TRUE(schedules_.resolve_sending(id, kNode, ScheduleStore::Delivery::kUnknown, "delivery unknown",
-                                         admin::follow_ups_of(admin::RunEnd::kDeliveryUnknown, clock_.now_ms(), kNode)));
-  EXPECT_EQ(report(), (Counts{0, 1}));
+// A fire whose delivery is unknown has not ended: it counts once its result (or its loss) is in.
+TEST_F(RunReportPg, DeliveryUnknownCountsOnlyOnceTheRunEnds) {
+  auto taken_over = run(FireState::kSending, kHour + 1);
+  EXPECT_TRUE(schedules_.resolve_sending(taken_over, kNode, ScheduleStore::Delivery::kUnknown, "delivery unknown"));
+  auto sent = run(FireState::kSending, kHour + 2);
+  EXPECT_EQ(triggers_.record_unconfirmed(sent, kNode, "delivery unknown"), TriggerStore::Recorded::kRecorded);
+  EXPECT_EQ(report(), (Counts{0, 0}));
+  EXPECT_EQ(complete(taken_over, FireState::kSucceeded).status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(complete(sent, FireState::kLost).status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(report(), (Counts{1, 1}));
 }
 
 TEST_F(RunReportPg, FiresThatNeverRanCountNothing) {

@@ -542,9 +542,11 @@ TEST_F(TriggerPgTest, FailureWithoutRetryOrRetriesLeftInsertsNone) {
 
   auto unknown = pending(kNode, 3, 1'700'000'001'000);
   store_.claim(claim_of(unknown));
-  f.log_id = unknown.id;
-  EXPECT_TRUE(store_.record_failed(f, failure_plan(admin::RunEnd::kDeliveryUnknown)).fires.empty());
+  EXPECT_EQ(store_.record_unconfirmed(unknown.id, kNode, "delivery unknown"), Recorded::kRecorded);
   EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE trigger_type = 'RETRY'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'triggered' AND trigger_code = 500 AND id = " +
+                  std::to_string(unknown.id)),
+            1);
 }
 
 TEST_F(TriggerPgTest, PendingFireFailsWithItsTriggerTimeHandlerAndParameters) {

@@ -232,8 +232,8 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     return out;
   }
 
-  bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery, std::string_view message,
-                       const admin::FollowUpPlanner& plan) override {
+  bool resolve_sending(std::int64_t log_id, std::string_view node, Delivery delivery,
+                       std::string_view message) override {
     std::lock_guard lock(mutex_);
     enter("resolve_sending");
     auto it = logs_.find(log_id);
@@ -251,9 +251,8 @@ class FakeScheduleStore final : public admin::ScheduleStore {
         l.trigger_code = 0;
         break;
       case Delivery::kUnknown:
-        l.state = admin::FireState::kFailed;
+        l.state = admin::FireState::kTriggered;
         l.trigger_code = 500;
-        write_fake_follow_ups(jobs_, logs_, next_log_, l, plan);
         break;
     }
     return true;

@@ -166,17 +166,12 @@ class FakeTriggerStore final : public admin::TriggerStore {
 
   Recorded record_triggered(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override {
     run_hook("record_triggered");
-    std::lock_guard lock(mutex_);
-    auto it = logs_.find(log_id);
-    if (it == logs_.end() || it->second.admin_node != node_id) return Recorded::kNotOurs;
-    admin::JobLog& row = it->second;
-    const bool result_first = (row.state == admin::FireState::kSucceeded || row.state == admin::FireState::kFailed) && row.trigger_code == 0;
-    if (row.state != admin::FireState::kSending && !result_first) return Recorded::kNotOurs;
-    row.trigger_code = 200;
-    append(row.trigger_msg, trigger_msg);
-    if (result_first) return Recorded::kResultFirst;
-    row.state = admin::FireState::kTriggered;
-    return Recorded::kRecorded;
+    return triggered(log_id, node_id, trigger_msg, 200);
+  }
+
+  Recorded record_unconfirmed(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override {
+    run_hook("record_unconfirmed");
+    return triggered(log_id, node_id, trigger_msg, 500);
   }
 
   Failed record_failed(const Failure& f, const admin::FollowUpPlanner& plan) override {
@@ -215,6 +210,20 @@ class FakeTriggerStore final : public admin::TriggerStore {
     if (hook) hook(method);
   }
   static void append(std::string& to, const std::string& message) { to += (to.empty() ? "" : "\n") + message; }
+  // sending → triggered with `code`; a run whose result came first gets code 200 (it was delivered).
+  Recorded triggered(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg, int code) {
+    std::lock_guard lock(mutex_);
+    auto it = logs_.find(log_id);
+    if (it == logs_.end() || it->second.admin_node != node_id) return Recorded::kNotOurs;
+    admin::JobLog& row = it->second;
+    const bool result_first = (row.state == admin::FireState::kSucceeded || row.state == admin::FireState::kFailed) && row.trigger_code == 0;
+    if (row.state != admin::FireState::kSending && !result_first) return Recorded::kNotOurs;
+    row.trigger_code = result_first ? 200 : code;
+    append(row.trigger_msg, trigger_msg);
+    if (result_first) return Recorded::kResultFirst;
+    row.state = admin::FireState::kTriggered;
+    return Recorded::kRecorded;
+  }
   // Call with the mutex held. A scheduled fire is unique per job, scheduled time and shard.
   bool scheduled_exists(const admin::JobLog& l) const {
     auto scheduled = [](const admin::JobLog& x) { return x.trigger_type == admin::TriggerType::kSchedule || x.trigger_type == admin::TriggerType::kMisfire; };

@@ -640,6 +640,35 @@ TYPED_TEST_P(SchedulingContract, RecordTriggeredAfterTheResultKeepsTheResultsSta
   EXPECT_EQ(row.handle_code, 200);
 }
 
+// A fire whose delivery is unknown waits for its result: triggered, not confirmed (code 500),
+// guarded like record_triggered; a result that came first proves the delivery (code 200).
+TYPED_TEST_P(SchedulingContract, RecordUnconfirmedLeavesTheRunTriggeredWithCode500) {
+  auto& f = this->f_;
+  auto j = this->awaiting_fix_delay_job();
+  auto fire = this->log(j, FireState::kPending, kT);
+  ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
+
+  EXPECT_EQ(f.trigger().record_unconfirmed(fire.id, kOther, "no answer"), TriggerStore::Recorded::kNotOurs);
+  EXPECT_EQ(f.trigger().record_unconfirmed(fire.id, kNode, "no answer"), TriggerStore::Recorded::kRecorded);
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.state, FireState::kTriggered);
+  EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_EQ(row.trigger_msg, "no answer");
+  EXPECT_EQ(f.job(Port::kTrigger, j.id).trigger_next_time, kAwaitingCompletion);  // not ended
+  EXPECT_EQ(this->count(Port::kTrigger), 1u);                                      // no retry
+  EXPECT_EQ(f.trigger().record_unconfirmed(fire.id, kNode, "no answer"), TriggerStore::Recorded::kNotOurs);
+
+  JobLog l = this->log(j, FireState::kSucceeded, kT + 60'000);
+  l.id = 0;
+  l.scheduled_time = kT + 120'000;
+  l.trigger_code = 0;
+  auto result_first = f.put_log(l);
+  EXPECT_EQ(f.trigger().record_unconfirmed(result_first.id, kNode, "no answer"), TriggerStore::Recorded::kResultFirst);
+  row = f.log(Port::kTrigger, result_first.id);
+  EXPECT_EQ(row.state, FireState::kSucceeded);
+  EXPECT_EQ(row.trigger_code, 200);
+}
+
 TYPED_TEST_P(SchedulingContract, RecordFailedFromSendingWritesARetryWithTheJobsHandler) {
   auto& f = this->f_;
   auto j = this->job();
@@ -991,48 +1020,44 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingMovesATakenOverFireAsTheExecutorS
   auto delivered = this->log(j, FireState::kSending, kT);
   auto not_delivered = this->log(j, FireState::kSending, kT + 60'000);
   auto unknown = this->log(j, FireState::kSending, kT + 120'000, kNode, TriggerType::kSchedule, 2);
-  int calls = 0;
-  auto plan = this->counted(RunEnd::kDeliveryUnknown, calls);
 
-  EXPECT_TRUE(f.schedule().resolve_sending(delivered.id, kNode, ScheduleStore::Delivery::kDelivered, "has it", plan));
+  EXPECT_TRUE(f.schedule().resolve_sending(delivered.id, kNode, ScheduleStore::Delivery::kDelivered, "has it"));
   auto row = f.log(Port::kSchedule, delivered.id);
   EXPECT_EQ(row.state, FireState::kTriggered);
   EXPECT_EQ(row.trigger_code, 200);
   EXPECT_EQ(row.trigger_msg, "has it");
 
-  EXPECT_TRUE(
-      f.schedule().resolve_sending(not_delivered.id, kNode, ScheduleStore::Delivery::kNotDelivered, "resend", plan));
+  EXPECT_TRUE(f.schedule().resolve_sending(not_delivered.id, kNode, ScheduleStore::Delivery::kNotDelivered, "resend"));
   row = f.log(Port::kSchedule, not_delivered.id);
   EXPECT_EQ(row.state, FireState::kPending);
   EXPECT_FALSE(row.trigger_time);
   EXPECT_EQ(row.executor_address, kAddress);
   EXPECT_EQ(row.trigger_msg, "resend");
 
-  EXPECT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", plan));
+  // It may be running, or may never have arrived: it waits for its result, unconfirmed.
+  EXPECT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer"));
   row = f.log(Port::kSchedule, unknown.id);
-  EXPECT_EQ(row.state, FireState::kFailed);
+  EXPECT_EQ(row.state, FireState::kTriggered);
   EXPECT_EQ(row.trigger_code, 500);
-  EXPECT_EQ(calls, 1);
-  EXPECT_EQ(this->count(Port::kSchedule), 3u);  // a run that may be going on is not retried
+  EXPECT_EQ(row.trigger_msg, "no answer");
+  EXPECT_EQ(this->count(Port::kSchedule), 3u);  // nothing ended, so no retry
 }
 
-TYPED_TEST_P(SchedulingContract, ResolveSendingIsGuardedByStateAndOwnerAndWritesTheFixDelayNextTime) {
+TYPED_TEST_P(SchedulingContract, ResolveSendingIsGuardedByStateAndOwnerAndEndsNoRun) {
   auto& f = this->f_;
   auto j = this->awaiting_fix_delay_job();
   auto theirs = this->log(j, FireState::kSending, kT, kOther);
   auto finished = this->log(j, FireState::kSucceeded, kT + 60'000);
   auto unknown = this->log(j, FireState::kSending, kT + 120'000);
-  int calls = 0;
-  auto plan = this->counted(RunEnd::kDeliveryUnknown, calls);
 
-  EXPECT_FALSE(f.schedule().resolve_sending(theirs.id, kNode, ScheduleStore::Delivery::kUnknown, "x", plan));
-  EXPECT_FALSE(f.schedule().resolve_sending(finished.id, kNode, ScheduleStore::Delivery::kDelivered, "x", plan));
+  EXPECT_FALSE(f.schedule().resolve_sending(theirs.id, kNode, ScheduleStore::Delivery::kUnknown, "x"));
+  EXPECT_FALSE(f.schedule().resolve_sending(finished.id, kNode, ScheduleStore::Delivery::kDelivered, "x"));
   EXPECT_EQ(f.log(Port::kSchedule, theirs.id), theirs);
   EXPECT_EQ(f.log(Port::kSchedule, finished.id), finished);
-  EXPECT_EQ(calls, 0);
 
-  EXPECT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", plan));
-  EXPECT_EQ(f.job(Port::kSchedule, j.id).trigger_next_time, kNow + 30'000);
+  EXPECT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer"));
+  // The job still waits for this run's result.
+  EXPECT_EQ(f.job(Port::kSchedule, j.id).trigger_next_time, kAwaitingCompletion);
 }
 
 TYPED_TEST_P(SchedulingContract, ScanReturnsTheFiresOfAllJobsInDueOrder) {
@@ -1110,24 +1135,20 @@ TYPED_TEST_P(SchedulingContract, EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob
   auto finished = this->log(j, FireState::kTriggered, kT);
   auto refused = this->log(j, FireState::kSending, kT + 60'000);
   auto queued = this->log(j, FireState::kPending, kT + 120'000);
-  auto unknown = this->log(j, FireState::kSending, kT + 180'000);
 
   ASSERT_EQ(f.completion().record(this->result(finished.id, FireState::kSucceeded), capture).status,
             CompletionStore::Status::kRecorded);
   TriggerStore::Failure failure{refused.id, kNode, FireState::kSending, kNow, "refused", "", ""};
   ASSERT_EQ(f.trigger().record_failed(failure, capture).recorded, TriggerStore::Recorded::kRecorded);
   ASSERT_EQ(f.schedule().cancel_pending({{queued.id, "misfire"}}, kNode, capture).size(), 1u);
-  ASSERT_TRUE(f.schedule().resolve_sending(unknown.id, kNode, ScheduleStore::Delivery::kUnknown, "no answer", capture));
 
-  ASSERT_EQ(runs.size(), 4u);
+  ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0], f.log(Port::kCompletion, finished.id));
   EXPECT_EQ(runs[0].state, FireState::kSucceeded);
   EXPECT_EQ(runs[1], f.log(Port::kTrigger, refused.id));
   EXPECT_EQ(runs[1].state, FireState::kFailed);
   EXPECT_EQ(runs[2], f.log(Port::kSchedule, queued.id));
   EXPECT_EQ(runs[2].state, FireState::kCancelled);
-  EXPECT_EQ(runs[3], f.log(Port::kSchedule, unknown.id));
-  EXPECT_EQ(runs[3].state, FireState::kFailed);
   for (const auto& ids : children) EXPECT_EQ(ids, std::vector<std::int64_t>{child.id});
 }
 
@@ -1140,8 +1161,7 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
   l.admin_node = kNode;
   l.trigger_msg = "sent by node-2";
   auto row = f.put_log(l);
-  EXPECT_TRUE(f.schedule().resolve_sending(row.id, kNode, ScheduleStore::Delivery::kDelivered, "has it",
-                                           this->planner(RunEnd::kDeliveryUnknown)));
+  EXPECT_TRUE(f.schedule().resolve_sending(row.id, kNode, ScheduleStore::Delivery::kDelivered, "has it"));
   EXPECT_EQ(f.log(Port::kSchedule, row.id).trigger_msg, "sent by node-2\nhas it");
 }
 
@@ -1168,7 +1188,7 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             ClaimOfABroadcastLeavesTheClaimedRowsNotesOnThatRow,
                             ReleaseClaimPutsThisNodesSendingRowBackToPendingWithTheNote,
                             RecordTriggeredMovesSendingToTriggeredAndKeepsEarlierNotes,
-                            RecordTriggeredAfterTheResultKeepsTheResultsState,
+                            RecordTriggeredAfterTheResultKeepsTheResultsState, RecordUnconfirmedLeavesTheRunTriggeredWithCode500,
                             RecordFailedFromSendingWritesARetryWithTheJobsHandler,
                             RecordFailedFromPendingRecordsTheSendAndTheFixDelayNextTime,
                             RecordFailedIsGuardedByStateAndOwner, ScanReadsRunningDueJobsOldestFirstUpToTheLimit,
@@ -1181,7 +1201,7 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             CancelPendingKeepsWhatTheRowSaidBefore,
                             TakeOverTakesEveryPendingAndSendingFireOfTheDeadNodes,
                             ResolveSendingMovesATakenOverFireAsTheExecutorSaid,
-                            ResolveSendingIsGuardedByStateAndOwnerAndWritesTheFixDelayNextTime);
+                            ResolveSendingIsGuardedByStateAndOwnerAndEndsNoRun);
 
 }  // namespace scheduling_contract
 

@@ -59,7 +59,7 @@ class CompletionFixture : public ::testing::Test {
 
   // A run the executor accepted: `triggered`, sent at `trigger_time` (now by default).
   JobLog make_run(const Job& job, FireState state = FireState::kTriggered, int retries = 0,
-                  std::optional<std::int64_t> trigger_time = std::nullopt) {
+                  std::optional<std::int64_t> trigger_time = std::nullopt, int trigger_code = 200) {
     JobLog l;
     l.job_group = job.job_group;
     l.job_id = job.id;
@@ -73,7 +73,7 @@ class CompletionFixture : public ::testing::Test {
     l.executor_fail_retry_count = retries;
     if (l.state != FireState::kPending && l.state != FireState::kCancelled) {
       l.trigger_time = trigger_time.value_or(clock_.now_ms());
-      l.trigger_code = 200;
+      l.trigger_code = trigger_code;
     }
     return stores_.put_log(l);
   }

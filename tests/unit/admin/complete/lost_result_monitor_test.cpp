@@ -279,7 +279,7 @@ TEST_F(ForgottenRunTest, RunItsRestartedExecutorNoLongerKnowsIsLostWithTheReason
   auto after = log(run.id);
   EXPECT_EQ(after.state, FireState::kLost);
   EXPECT_EQ(after.handle_code, 500);
-  EXPECT_EQ(after.handle_msg, forgotten_message(kExecutor, restarted_at));
+  EXPECT_EQ(after.handle_msg, forgotten_message(kExecutor, restarted_at, true));
   EXPECT_NE(after.handle_msg.find("no longer knows the run"), std::string::npos);
   EXPECT_NE(after.handle_msg.find("restarted"), std::string::npos);
   auto runs = runs_of(run.job_id);
@@ -334,6 +334,34 @@ TEST_F(ForgottenRunTest, RunsTriggeredWellAfterTheAnsweringProcessStartedAreNotA
   EXPECT_EQ(log(after_start.id).state, FireState::kTriggered);
 }
 
+// A run whose delivery was never confirmed (no answer to /run nor /log: trigger code 500) may
+// never have reached the process that answers now, however long it has been running: it is
+// asked about, and closed with a message that says so.
+TEST_F(ForgottenRunTest, AnUnconfirmedRunIsAskedAboutEvenAtAnExecutorThatDidNotRestart) {
+  heartbeat();
+  const std::int64_t started_at = clock_.now_ms();
+  // Asked first (oldest): its answer tells the process's start time.
+  auto before_start = make_run(make_job("old"), FireState::kTriggered, 0, started_at - 60'000);
+  advance(5min);
+  auto confirmed = make_run(make_job("confirmed"), FireState::kTriggered, 0, clock_.now_ms());
+  auto unconfirmed = make_run(make_job("unconfirmed"), FireState::kTriggered, 1, clock_.now_ms(), 500);
+  advance(2min);
+  executor_says(common::protocol::kRunStateUnknown, started_at);
+  EXPECT_EQ(monitor_.check_once(), 2);
+  auto calls = executors_.calls("log");
+  ASSERT_EQ(calls.size(), 2U);
+  EXPECT_EQ(calls[0].log.log_id, before_start.id);
+  EXPECT_EQ(calls[1].log.log_id, unconfirmed.id);
+  EXPECT_EQ(log(confirmed.id).state, FireState::kTriggered);  // accepted by that process: not asked
+  auto after = log(unconfirmed.id);
+  EXPECT_EQ(after.state, FireState::kLost);
+  EXPECT_EQ(after.handle_msg, forgotten_message(kExecutor, started_at, false));
+  EXPECT_NE(after.handle_msg.find("its delivery was never confirmed"), std::string::npos) << after.handle_msg;
+  auto runs = runs_of(unconfirmed.job_id);
+  ASSERT_EQ(runs.size(), 2U);
+  EXPECT_EQ(runs[1].trigger_type, TriggerType::kRetry);
+}
+
 TEST_F(ForgottenRunTest, AResultArrivingWhileTheExecutorIsAskedWins) {
   heartbeat();
   auto run = make_run(make_job("late"));
@@ -349,10 +377,10 @@ TEST_F(ForgottenRunTest, AResultArrivingWhileTheExecutorIsAskedWins) {
 }
 
 TEST_F(ForgottenRunTest, ForgottenMessageWithoutAStartTime) {
-  EXPECT_EQ(forgotten_message("http://e:9999/", 0),
+  EXPECT_EQ(forgotten_message("http://e:9999/", 0, true),
             "result lost: executor http://e:9999/ no longer knows the run: not queued, not running, no result "
             "to send; it restarted after the run was triggered");
-  EXPECT_EQ(forgotten_message("http://e:9999/", 1700000000123),
+  EXPECT_EQ(forgotten_message("http://e:9999/", 1700000000123, true),
             "result lost: executor http://e:9999/ (running since 2023-11-14T22:13:20.123Z) no longer knows the run: "
             "not queued, not running, no result to send; it restarted after the run was triggered");
 }

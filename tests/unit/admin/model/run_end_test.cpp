@@ -67,11 +67,11 @@ TEST(PlanRunEnd, EndsThatMayBeRetriedGetOneRetryWithTheJobsCurrentHandler) {
   }
 }
 
-TEST(PlanRunEnd, NoRetryWhenNoneIsLeftOrTheRunMayBeGoingOnOrWasSkippedOrCancelled) {
+TEST(PlanRunEnd, NoRetryWhenNoneIsLeftOrTheRunWasSkippedOrCancelled) {
   for (RunEnd end : {RunEnd::kFailed, RunEnd::kLost, RunEnd::kTriggerFailed}) {
     EXPECT_TRUE(plan_follow_ups(end, run_of(0), job_of(), {}, kNow, "n").fires.empty()) << to_string(end);
   }
-  for (RunEnd end : {RunEnd::kDeliveryUnknown, RunEnd::kMisfireSkipped, RunEnd::kCancelled}) {
+  for (RunEnd end : {RunEnd::kMisfireSkipped, RunEnd::kCancelled}) {
     EXPECT_TRUE(plan_follow_ups(end, run_of(5), job_of(), {child_of()}, kNow, "n").fires.empty()) << to_string(end);
   }
 }
@@ -88,8 +88,8 @@ TEST(PlanRunEnd, OnlySuccessFiresTheChildJobs) {
   EXPECT_EQ(child.executor_param, "child-param");
   EXPECT_EQ(child.executor_fail_retry_count, 2);
   EXPECT_EQ(child.parent_log_id, 100);
-  for (RunEnd end : {RunEnd::kFailed, RunEnd::kLost, RunEnd::kTriggerFailed, RunEnd::kDeliveryUnknown,
-                     RunEnd::kMisfireSkipped, RunEnd::kCancelled}) {
+  for (RunEnd end : {RunEnd::kFailed, RunEnd::kLost, RunEnd::kTriggerFailed, RunEnd::kMisfireSkipped,
+                     RunEnd::kCancelled}) {
     for (const JobLog& fire : plan_follow_ups(end, run_of(1), job_of(), {child_of()}, kNow, "n").fires) {
       EXPECT_NE(fire.trigger_type, TriggerType::kParent) << to_string(end);
     }
@@ -101,7 +101,7 @@ TEST(PlanRunEnd, EveryEndOfAFixDelayRunSetsItsNextTime) {
   job.schedule_type = ScheduleType::kFixDelay;
   job.schedule_conf = "10";
   for (RunEnd end : {RunEnd::kSucceeded, RunEnd::kFailed, RunEnd::kLost, RunEnd::kTriggerFailed,
-                     RunEnd::kDeliveryUnknown, RunEnd::kMisfireSkipped, RunEnd::kCancelled}) {
+                     RunEnd::kMisfireSkipped, RunEnd::kCancelled}) {
     EXPECT_EQ(plan_follow_ups(end, run_of(0), job, {}, kNow, "n").fix_delay_next_time, kNow + 10'000) << to_string(end);
   }
   job.schedule_conf = "ten";

@@ -234,7 +234,9 @@ TEST_F(NodeTakeoverTest, SendingFireTheExecutorNeverGotGoesBackToPendingAndIsSen
   EXPECT_EQ(executors_.calls("log").at(0).access_token, "group-token");
 }
 
-TEST_F(NodeTakeoverTest, SendingFireWhoseExecutorDoesNotAnswerFailsAsDeliveryUnknown) {
+// It may be running: not sent again, and not failed either (it may never have arrived). It waits
+// for its result as an unconfirmed triggered run, which the lost-result check asks about.
+TEST_F(NodeTakeoverTest, SendingFireWhoseExecutorDoesNotAnswerWaitsForItsResultUnconfirmed) {
   executors_.answer_log(kExecutor, FakeExecutorClient::LogAnswer::fail("connection refused"));
   auto fix_delay = job(MisfireStrategy::kDoNothing, ScheduleType::kFixDelay, "30");
   store_.update_job(fix_delay.id, [](Job& j) { j.trigger_next_time = kAwaitingCompletion; });
@@ -242,14 +244,17 @@ TEST_F(NodeTakeoverTest, SendingFireWhoseExecutorDoesNotAnswerFailsAsDeliveryUnk
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
   const JobLog row = store_.log(sending.id);
-  EXPECT_EQ(row.state, FireState::kFailed);
+  EXPECT_EQ(row.state, FireState::kTriggered);
   EXPECT_EQ(row.trigger_code, 500);
+  EXPECT_EQ(row.admin_node, std::optional<std::string>("me"));
   EXPECT_NE(row.trigger_msg.find("delivery unknown: admin node dead died while sending and executor " + kExecutor +
                                  " does not answer"),
             std::string::npos)
       << row.trigger_msg;
   EXPECT_TRUE(sent().empty());
-  EXPECT_EQ(store_.job(fix_delay.id).trigger_next_time, kStart + 30'000);  // no result will come
+  // Not ended: the job still waits for this run's result.
+  EXPECT_EQ(store_.job(fix_delay.id).trigger_next_time, kAwaitingCompletion);
+  EXPECT_EQ(store_.logs().size(), 1u);  // no retry
 }
 
 TEST_F(NodeTakeoverTest, SendingFireWhoseResultCameFirstIsLeftAsItIs) {

@@ -437,15 +437,20 @@ TEST_F(TriggerServiceTest, UnansweredRunThatTheExecutorLacksFailsAndIsRetried) {
   EXPECT_EQ(retries().size(), 1u);
 }
 
-TEST_F(TriggerServiceTest, UnansweredRunWithSilentExecutorFailsWithoutRetry) {
+// It may be running, or may never have arrived: not failed, not retried (a retry could run it
+// twice); it waits for its result, unconfirmed, and the lost-result check settles it.
+TEST_F(TriggerServiceTest, UnansweredRunWithSilentExecutorWaitsForItsResultUnconfirmed) {
   client_.answer("run", kA, Result::fail("no answer within the read timeout", common::protocol::kTimeoutCode));
   client_.answer_log(kA, FakeExecutorClient::LogAnswer::fail("cannot connect"));
   auto fire = pending([](admin::JobLog& l) { l.executor_fail_retry_count = 3; });
-  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
   auto l = row(fire.id);
-  EXPECT_EQ(l.state, admin::FireState::kFailed);
-  EXPECT_TRUE(contains(l.trigger_msg, "delivery unknown")) << l.trigger_msg;
+  EXPECT_EQ(l.state, admin::FireState::kTriggered);
+  EXPECT_EQ(l.trigger_code, 500);
+  EXPECT_TRUE(contains(l.trigger_msg, "delivery unknown: executor " + kA + " answered neither /run nor /log"))
+      << l.trigger_msg;
   EXPECT_TRUE(retries().empty()) << "a retry could run it twice";
+  EXPECT_EQ(client_.calls("run").size(), 1u);
 }
 
 TEST_F(TriggerServiceTest, RefusedRunIsNotCheckedWithTheExecutor) {
