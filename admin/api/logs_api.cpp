@@ -63,7 +63,9 @@ LogStore::Filter::Status status_param(const httplib::Request& req) {
   if (status == "failure") return Status::kFailure;
   if (status == "running") return Status::kRunning;
   if (status == "pending") return Status::kPending;
-  throw invalid("status", "status: unknown value '" + status + "', expected one of success, failure, running, pending");
+  if (status == "cancelled") return Status::kCancelled;
+  throw invalid("status",
+                "status: unknown value '" + status + "', expected one of success, failure, running, pending, cancelled");
 }
 
 // The body of POST logs/clear, checked against what `who` may act on.

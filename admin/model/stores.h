@@ -104,7 +104,8 @@ class LogStore {
       kSuccess,  // succeeded
       kFailure,  // failed or lost
       kRunning,  // triggered, no result yet
-      kPending,  // not sent yet
+      kPending,    // not sent yet
+      kCancelled,  // never sent on purpose: skipped by a misfire strategy, or by an operator
     };
     Status status = Status::kAll;
     std::optional<std::int64_t> from;  // scheduled_time >= from (epoch ms)

@@ -294,6 +294,7 @@ std::optional<std::string> states_for(LogStore::Filter::Status status) {
     case Status::kFailure: return "state IN ('failed', 'lost')";
     case Status::kRunning: return "state = 'triggered'";
     case Status::kPending: return "state = 'pending'";
+    case Status::kCancelled: return "state = 'cancelled'";
   }
   throw std::invalid_argument("unknown log status filter " + std::to_string(static_cast<int>(status)));
 }

@@ -245,6 +245,10 @@ TEST(SchedulePg, ScanAfterAnOutageRecordsTheSkippedFiresOncePerJob) {
     filtered.status = status;
     EXPECT_TRUE(db.stores().logs().list(filtered).items.empty());
   }
+  all.status = Status::kCancelled;  // what an operator looks for after an outage
+  listed = db.stores().logs().list(all);
+  ASSERT_EQ(listed.items.size(), 1u);
+  EXPECT_EQ(listed.items[0].id, skipped[0].id);
 }
 
 TEST(SchedulePg, PreReadIsAnIndexScanOfTheDueJobsIndex) {

@@ -517,6 +517,7 @@ class Logs final : public LogStore {
       if (f.status == Status::kFailure && !one_of(l.state, {FireState::kFailed, FireState::kLost})) continue;
       if (f.status == Status::kRunning && l.state != FireState::kTriggered) continue;
       if (f.status == Status::kPending && l.state != FireState::kPending) continue;
+      if (f.status == Status::kCancelled && l.state != FireState::kCancelled) continue;
       if (f.from && l.scheduled_time < *f.from) continue;
       if (f.to && l.scheduled_time >= *f.to) continue;
       all.push_back(l);

@@ -578,10 +578,12 @@ TYPED_TEST_P(StoreContract, LogListIsNewestFirstAndFiltersByStatusJobGroupAndTim
   auto running = this->f_.put_log(make_log(jb.id, b.id, FireState::kTriggered, 4000));
   auto pending = this->f_.put_log(make_log(ja.id, a.id, FireState::kPending, 5000));
   auto same_time = this->f_.put_log(make_log(jb.id, b.id, FireState::kSucceeded, 5000));
+  auto cancelled = this->f_.put_log(make_log(ja.id, a.id, FireState::kCancelled, 500));  // a misfire, say
 
   auto all = this->s().logs.list({});
-  EXPECT_EQ(all.total, 6);
-  EXPECT_EQ(ids_of(all.items), (std::vector<std::int64_t>{same_time.id, pending.id, running.id, lost.id, failed.id, ok.id}));
+  EXPECT_EQ(all.total, 7);
+  EXPECT_EQ(ids_of(all.items),
+            (std::vector<std::int64_t>{same_time.id, pending.id, running.id, lost.id, failed.id, ok.id, cancelled.id}));
   EXPECT_EQ(this->s().logs.get(failed.id), failed);
   EXPECT_EQ(this->s().logs.get(99999), std::nullopt);
 
@@ -595,7 +597,8 @@ TYPED_TEST_P(StoreContract, LogListIsNewestFirstAndFiltersByStatusJobGroupAndTim
   EXPECT_EQ(with([](auto& f) { f.status = LogStore::Filter::Status::kFailure; }), (Ids{lost.id, failed.id}));
   EXPECT_EQ(with([](auto& f) { f.status = LogStore::Filter::Status::kRunning; }), Ids{running.id});
   EXPECT_EQ(with([](auto& f) { f.status = LogStore::Filter::Status::kPending; }), Ids{pending.id});
-  EXPECT_EQ(with([&](auto& f) { f.job_group = a.id; }), (Ids{pending.id, failed.id, ok.id}));
+  EXPECT_EQ(with([](auto& f) { f.status = LogStore::Filter::Status::kCancelled; }), Ids{cancelled.id});
+  EXPECT_EQ(with([&](auto& f) { f.job_group = a.id; }), (Ids{pending.id, failed.id, ok.id, cancelled.id}));
   EXPECT_EQ(with([&](auto& f) { f.job_id = jb.id; }), (Ids{same_time.id, running.id, lost.id}));
   EXPECT_EQ(with([](auto& f) { f.from = 2000, f.to = 4000; }), (Ids{lost.id, failed.id}));
   EXPECT_EQ(with([&](auto& f) { f.scope = Ids{b.id}, f.status = LogStore::Filter::Status::kSuccess; }), Ids{same_time.id});
@@ -604,7 +607,7 @@ TYPED_TEST_P(StoreContract, LogListIsNewestFirstAndFiltersByStatusJobGroupAndTim
   LogStore::Filter paged;
   paged.page = {2, 3};
   auto page = this->s().logs.list(paged);
-  EXPECT_EQ(page.total, 6);
+  EXPECT_EQ(page.total, 7);
   EXPECT_EQ(ids_of(page.items), (Ids{running.id, lost.id, failed.id}));
 }
 

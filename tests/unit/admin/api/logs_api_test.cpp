@@ -107,13 +107,14 @@ TEST_F(LogsApi, ListFiltersByStatusAndTime) {
   EXPECT_EQ(get("logs?status=failure").body["total"], 2);
   EXPECT_EQ(get("logs?status=running").body["total"], 1);
   EXPECT_EQ(get("logs?status=pending").body["total"], 1);
+  EXPECT_EQ(get("logs?status=cancelled").body["total"], 0);
   EXPECT_EQ(get("logs?from=2000&to=4000").body["total"], 2);
   EXPECT_EQ(get("logs?jobId=" + std::to_string(job_.id) + "&jobGroup=" + std::to_string(group_.id)).body["total"], 5);
   EXPECT_EQ(get("logs?limit=2&offset=4").body["items"].size(), 1u);
 
   auto bad = get("logs?status=ok");
   EXPECT_EQ(bad.status, 400);
-  EXPECT_EQ(bad.message(), "status: unknown value 'ok', expected one of success, failure, running, pending");
+  EXPECT_EQ(bad.message(), "status: unknown value 'ok', expected one of success, failure, running, pending, cancelled");
   EXPECT_EQ(get("logs?from=5&to=1").message(), "to: must not be before from");
   EXPECT_EQ(get("logs?from=-5").field(), "from");
 }

@@ -18,6 +18,7 @@ export default {
     failure: 'Failed or lost',
     running: 'Running',
     pending: 'Pending',
+    cancelled: 'Cancelled or skipped',
   },
   states: {
     pending: 'Pending',

@@ -20,6 +20,7 @@ const messages: typeof en = {
     failure: '失败或丢失',
     running: '运行中',
     pending: '等待中',
+    cancelled: '已取消或跳过',
   },
   states: {
     pending: '等待中',

@@ -7,8 +7,8 @@ export type RunState = NonNullable<JobLog['state']>
 export const RUN_STATES: RunState[] = ['pending', 'triggered', 'succeeded', 'failed', 'lost', 'cancelled']
 
 /** The `status` filter of GET logs. */
-export type RunStatusFilter = 'success' | 'failure' | 'running' | 'pending'
-export const RUN_STATUS_FILTERS: RunStatusFilter[] = ['success', 'failure', 'running', 'pending']
+export type RunStatusFilter = 'success' | 'failure' | 'running' | 'pending' | 'cancelled'
+export const RUN_STATUS_FILTERS: RunStatusFilter[] = ['success', 'failure', 'running', 'pending', 'cancelled']
 
 export function isRunStatusFilter(v: string): v is RunStatusFilter {
   return (RUN_STATUS_FILTERS as string[]).includes(v)
