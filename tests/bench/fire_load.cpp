@@ -94,6 +94,8 @@ struct Settings {
   std::string json_out;
   std::string admin_log_dir;  // when set: each admin's output, written there at the end
   int kill_admin_at = -1;     // steady, 2+ admins: SIGKILL the last admin this many s into the window
+  int outage_at = -1;         // steady: the database refuses the admins this many s into the window,
+  int outage_for = 10;        // for this many s
 };
 
 std::int64_t now_ms() {
@@ -627,7 +629,11 @@ class FireLoad {
         auto r = tx.exec_params1("SELECT count(*), count(*) FILTER (WHERE state IN ('pending', 'sending')) FROM job_log "
                                  "WHERE job_group = $1 AND scheduled_time >= $2 AND scheduled_time < $3",
                                  group_id_, from_, to_);
-        if (r[0].as<std::int64_t>() >= static_cast<std::int64_t>(expected_) && r[1].as<std::int64_t>() == 0) return;
+        // After a fault a misfire row may stand for many seconds: then only "nothing left to send".
+        const bool faults = s_.kill_admin_at >= 0 || s_.outage_at >= 0;
+        if ((faults || r[0].as<std::int64_t>() >= static_cast<std::int64_t>(expected_)) && r[1].as<std::int64_t>() == 0) {
+          return;
+        }
       }
       std::this_thread::sleep_for(200ms);
     }
@@ -670,6 +676,7 @@ class FireLoad {
                   static_cast<double>(killed_at_ms_ - from_) / 1000.0,
                   static_cast<long long>(admins_[killed_]->node_id() == holder ? held : 0));
     }
+    if (s_.outage_at >= 0) database_outage();
     sleep_until_ms(to_);
     after_ = snapshot();
     rss.finish();
@@ -706,6 +713,28 @@ class FireLoad {
     const std::int64_t settle = std::min(now_ms() + 11'000, t + 53'000);
     sleep_until_ms(settle);
     after_.db.wal_syncs = stats_->read().wal_syncs;
+  }
+
+  // The run database goes away for the admins: it refuses new connections and every open one is
+  // ended, for outage_for seconds, then it is back. (PostgreSQL itself keeps running, so the
+  // measurement's own counters go on.)
+  void database_outage() {
+    sleep_until_ms(from_ + static_cast<std::int64_t>(s_.outage_at) * 1000);
+    pqxx::connection c(server_url_);
+    pqxx::nontransaction tx(c);
+    const std::string db = tx.quote_name(database_);
+    outage_from_ms_ = now_ms();
+    tx.exec("ALTER DATABASE " + db + " ALLOW_CONNECTIONS false");
+    const std::int64_t until = outage_from_ms_ + static_cast<std::int64_t>(s_.outage_for) * 1000;
+    while (now_ms() < until) {
+      tx.exec_params("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database_);
+      std::this_thread::sleep_for(200ms);
+    }
+    tx.exec("ALTER DATABASE " + db + " ALLOW_CONNECTIONS true");
+    outage_to_ms_ = now_ms();
+    bench_db_.reset();  // ended with the others
+    std::printf("  database away for the admins from %.1f s to %.1f s into the window\n",
+                static_cast<double>(outage_from_ms_ - from_) / 1000.0, static_cast<double>(outage_to_ms_ - from_) / 1000.0);
   }
 
   std::size_t callbacks_queued_at_end() const {
@@ -757,10 +786,19 @@ class FireLoad {
     log_rows_ = d[1].as<std::int64_t>();
     // Fires that never ran on purpose: cancelled by their job's misfire strategy (after a
     // takeover, too late) or by an operator. Each says so in its row.
-    for (const auto& r : tx.exec_params("SELECT job_id, scheduled_time FROM job_log WHERE job_group = $1 AND "
-                                        "scheduled_time >= $2 AND scheduled_time < $3 AND state = 'cancelled'",
+    // A row a scan writes for the fires a job missed covers their range ("... scheduled from
+    // <first> to <last>: ..."); any other covers its own second.
+    for (const auto& r : tx.exec_params(
+             "SELECT job_id, scheduled_time, coalesce((extract(epoch FROM substring(trigger_msg FROM "
+             "' to (\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?(?:Z|[+-]\\d{2}:\\d{2}))')::timestamptz) * 1000)::bigint, "
+             "scheduled_time) FROM job_log WHERE job_group = $1 AND scheduled_time < $2 AND state = 'cancelled'",
+             group_id_, to_)) {
+      cancelled_[r[0].as<std::int64_t>()].push_back({r[1].as<std::int64_t>(), r[2].as<std::int64_t>()});
+    }
+    for (const auto& r : tx.exec_params("SELECT DISTINCT job_id, scheduled_time FROM job_log WHERE job_group = $1 AND "
+                                        "scheduled_time >= $2 AND scheduled_time < $3",
                                         group_id_, from_, to_)) {
-      cancelled_.insert({r[0].as<std::int64_t>(), r[1].as<std::int64_t>()});
+      with_row_.insert({r[0].as<std::int64_t>(), r[1].as<std::int64_t>()});
     }
     for (const auto& r : tx.exec_params(
              "SELECT left(regexp_replace(CASE WHEN handle_msg <> '' THEN handle_msg ELSE trigger_msg END, '\\s+', ' ', "
@@ -797,14 +835,17 @@ class FireLoad {
       last_receipt_us = std::max(last_receipt_us, r.received_us);
     }
     std::size_t gaps = 0, duplicates = 0, delivered = 0, gaps_cancelled = 0;
+    std::int64_t rows_missing_uncovered = 0;  // (job, second) without a row of its own or a misfire row's range
     for (std::size_t k = 0; k < cells.size(); ++k) {
       const auto c = cells[k];
+      const auto job = job_ids_[k / static_cast<std::size_t>(seconds)];
+      const auto at = from_ + static_cast<std::int64_t>(k % static_cast<std::size_t>(seconds)) * 1000;
+      const bool covered = cancelled_covers(job, at);
       if (c == 0) {
         ++gaps;
-        const auto job = job_ids_[k / static_cast<std::size_t>(seconds)];
-        const auto at = from_ + static_cast<std::int64_t>(k % static_cast<std::size_t>(seconds)) * 1000;
-        if (cancelled_.count({job, at})) ++gaps_cancelled;
+        if (covered) ++gaps_cancelled;
       }
+      if (!with_row_.count({job, at}) && !covered) ++rows_missing_uncovered;
       if (c > 0) ++delivered;
       if (c > 1) duplicates += c - 1;
     }
@@ -827,9 +868,12 @@ class FireLoad {
       per_admin += (per_admin.empty() ? "" : ", ") + admins_[i]->node_id() + " " + fixed(cores, 2) + " cores " +
                    fixed(static_cast<double>(rss_kb_[i]) / 1024.0, 0) + " MB";
     }
-    const double db_cpu =
-        s_.pg_pid > 0 ? static_cast<double>(after_.db_ticks - before_.db_ticks) / static_cast<double>(clock_ticks()) / wall_s
-                      : -1;
+    // The server's processes summed: backends ended meanwhile (a database outage ends them all)
+    // take their ticks with them, so the figure is then unknown.
+    const double db_cpu = s_.pg_pid > 0 && s_.outage_at < 0 && after_.db_ticks >= before_.db_ticks
+                              ? static_cast<double>(after_.db_ticks - before_.db_ticks) /
+                                    static_cast<double>(clock_ticks()) / wall_s
+                              : -1;
     const double own_cpu = (after_.own_cpu_s - before_.own_cpu_s) / wall_s;
     const std::int64_t failed = log_states_.count("failed") ? log_states_["failed"] : 0;
     std::int64_t not_succeeded = 0;
@@ -860,6 +904,8 @@ class FireLoad {
                 {"within_1s", within_1s},
                 {"gaps", gaps},
                 {"gaps_cancelled", gaps_cancelled},
+                {"rows_missing_uncovered", rows_missing_uncovered},
+                {"outage_s", s_.outage_at >= 0 ? json({(outage_from_ms_ - from_) / 1000.0, (outage_to_ms_ - from_) / 1000.0}) : json(nullptr)},
                 {"killed_admin_at_s", s_.kill_admin_at >= 0 ? json((killed_at_ms_ - from_) / 1000.0) : json(nullptr)},
                 {"duplicates", duplicates},
                 {"off_second", unexpected},
@@ -888,10 +934,12 @@ class FireLoad {
     // With an admin killed, a fire the dead node had claimed ahead may be cancelled by its job's
     // misfire strategy once taken over, too late: a gap, accounted for by its row. Nothing else.
     const std::int64_t cancelled = log_states_.count("cancelled") ? log_states_["cancelled"] : 0;
-    const bool ok = duplicates == 0 && unexpected == 0 && log_rows_ == static_cast<std::int64_t>(expected_) &&
-                    log_distinct_ == log_rows_ &&
-                    (s_.kill_admin_at < 0 ? gaps == 0 && not_succeeded == 0
-                                          : gaps == gaps_cancelled && not_succeeded == cancelled);
+    // A database outage adds misfire rows that stand for many seconds each, so rows are counted
+    // by what they cover rather than one per second.
+    const bool faults = s_.kill_admin_at >= 0 || s_.outage_at >= 0;
+    const bool ok = duplicates == 0 && unexpected == 0 && log_distinct_ == log_rows_ &&
+                    (!faults ? gaps == 0 && not_succeeded == 0 && log_rows_ == static_cast<std::int64_t>(expected_)
+                             : gaps == gaps_cancelled && not_succeeded == cancelled && rows_missing_uncovered == 0);
 
     std::printf("fire_load %s: %s, %d jobs, %d admin(s), %d fake executor(s), %s\n", s_.label.c_str(), s_.mode.c_str(),
                 s_.jobs, s_.admins, s_.executors, s_.admin_bin.c_str());
@@ -915,12 +963,14 @@ class FireLoad {
                 gaps, gaps_cancelled, duplicates, unexpected);
     std::string states;
     for (const auto& [state, n] : log_states_) states += " " + state + "=" + std::to_string(n);
-    std::printf("  run table: %lld rows, %lld duplicate (job, second) rows, %lld missing;%s\n",
+    std::printf("  run table: %lld rows, %lld duplicate (job, second) rows, %lld missing (%lld not covered by a "
+                "misfire row's range);%s\n",
                 static_cast<long long>(log_rows_), static_cast<long long>(log_rows_ - log_distinct_),
-                static_cast<long long>(static_cast<std::int64_t>(expected_) - log_distinct_), states.c_str());
+                static_cast<long long>(static_cast<std::int64_t>(expected_) - log_distinct_),
+                static_cast<long long>(rows_missing_uncovered), states.c_str());
     for (const auto& p : problems_) std::printf("    %s\n", p.c_str());
     std::printf("  admin: %s; database: %s cores; this process (executors): %.2f cores\n", per_admin.c_str(),
-                db_cpu < 0 ? "n/a (no --pg-pid)" : fixed(db_cpu, 2).c_str(), own_cpu);
+                db_cpu < 0 ? "n/a" : fixed(db_cpu, 2).c_str(), own_cpu);
     auto opt = [](const json& v, int digits) { return v.is_null() ? std::string("n/a") : fixed(v.get<double>(), digits); };
     std::printf("  per fire: %s statements, %s ms of statement time, %s transactions (COMMIT/ROLLBACK), %.2f WAL "
                 "flushes, %.0f WAL bytes\n",
@@ -961,8 +1011,8 @@ class FireLoad {
                 opt(out["statements_per_fire"], 1).c_str(), opt(out["transactions_per_fire"], 1).c_str());
     if (s_.check) {
       std::printf("fire_load --check: %s\n", !ok                     ? "FAILED"
-                                             : s_.kill_admin_at < 0 ? "every fire exactly once, all succeeded"
-                                                                    : "every fire exactly once, or cancelled as a misfire with its row");
+                                             : !faults ? "every fire exactly once, all succeeded"
+                                                                    : "every fire exactly once, or skipped as a misfire with a row that says so");
     }
     std::fflush(stdout);
     if (!s_.json_out.empty()) {
@@ -1013,7 +1063,18 @@ class FireLoad {
   std::size_t killed_ = 0;  // which admin --kill-admin-at killed
   std::int64_t killed_at_ms_ = 0;
   std::uint64_t killed_ticks_ = 0;  // the killed admin's CPU ticks at its death
-  std::set<std::pair<std::int64_t, std::int64_t>> cancelled_;  // (job, scheduled ms) of cancelled rows
+  // Per job, the [first, last] scheduled times each cancelled row stands for.
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> cancelled_;
+  std::set<std::pair<std::int64_t, std::int64_t>> with_row_;  // (job, scheduled ms) with a row of its own
+  std::int64_t outage_from_ms_ = 0, outage_to_ms_ = 0;
+  bool cancelled_covers(std::int64_t job, std::int64_t at) const {
+    auto it = cancelled_.find(job);
+    if (it == cancelled_.end()) return false;
+    for (const auto& [first, last] : it->second) {
+      if (at >= first && at <= last) return true;
+    }
+    return false;
+  }
   std::vector<std::unique_ptr<FakeExecutor>> executors_;
   std::vector<Api> apis_;
   std::int64_t group_id_ = 0;
@@ -1065,6 +1126,13 @@ int main(int argc, char** argv) {
                  "fires claimed ahead (it stays down); "
                  "--check then allows gaps whose rows say they were cancelled as misfires")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--outage-at", s.outage_at,
+                 "Steady mode: S seconds into the window the run database refuses the admins (open connections "
+                 "ended, new ones refused) for --outage-for seconds; --check then accepts gaps covered by misfire rows")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--outage-for", s.outage_for, "Seconds the database outage lasts")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
   app.add_option("--admin-arg", s.admin_args, "More flags for every admin, e.g. --admin-arg='--db-pool-size 16' (repeatable)");
   app.add_option("--api-connections", s.api_connections, "Parallel API connections creating and starting jobs")
       ->check(CLI::Range(1, 256))
@@ -1080,6 +1148,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (s.db_url.empty()) {
     std::fprintf(stderr, "fire_load: no database: pass --db-url or set CRONWHEEL_TEST_DB_URL (tests/bench/fire_load.sh starts one)\n");
+    return 2;
+  }
+  if (s.outage_at >= 0 && (s.mode != "steady" || s.outage_at + s.outage_for >= s.seconds)) {
+    std::fprintf(stderr, "fire_load: --outage-at needs --mode steady and an outage that ends within --seconds\n");
     return 2;
   }
   if (s.kill_admin_at >= 0 && (s.mode != "steady" || s.admins < 2 || s.kill_admin_at >= s.seconds)) {
