@@ -7,6 +7,7 @@ import {
   latenessMs,
   resultKind,
   runDuration,
+  triggerKind,
   stateKey,
   stateTagType,
 } from '@/pages/runs/run-format'
@@ -52,6 +53,9 @@ describe('run formatting', () => {
     expect(resultKind(500)).toBe('failed')
     expect(resultKind(0)).toBe('none')
     expect(resultKind(undefined)).toBe('none')
+    expect(triggerKind({ state: 'triggered', triggerCode: 500 })).toBe('unconfirmed')
+    expect(triggerKind({ state: 'failed', triggerCode: 500 })).toBe('failed')
+    expect(triggerKind({ state: 'triggered', triggerCode: 200 })).toBe('ok')
     expect(isRunStatusFilter('running')).toBe(true)
     expect(isRunStatusFilter('succeeded')).toBe(false)
   })

@@ -54,6 +54,7 @@ export default {
     ok: 'OK',
     failed: 'Failed ({code})',
     none: '—',
+    unconfirmed: 'Sent, not confirmed',
   },
   runningFor: '{duration} so far',
   refresh: 'Refresh',

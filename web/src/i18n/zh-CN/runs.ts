@@ -56,6 +56,7 @@ const messages: typeof en = {
     ok: '成功',
     failed: '失败（{code}）',
     none: '—',
+    unconfirmed: '已发送，未确认',
   },
   runningFor: '已运行 {duration}',
   refresh: '刷新',

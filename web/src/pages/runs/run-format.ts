@@ -76,12 +76,22 @@ export function runDuration(
   return null
 }
 
-export type ResultKind = 'ok' | 'failed' | 'none'
+export type ResultKind = 'ok' | 'failed' | 'none' | 'unconfirmed'
 
 /** 200 is success; 0 means no result yet; anything else failed. */
 export function resultKind(code: number | undefined): ResultKind {
   if (!code) return 'none'
   return code === 200 ? 'ok' : 'failed'
+}
+
+/**
+ * The trigger's result. A run still waiting for its result whose trigger code is not 200 was
+ * sent without an answer (neither /run nor /log replied): it may be running, so its delivery is
+ * unconfirmed, not failed.
+ */
+export function triggerKind(log: Pick<JobLog, 'state' | 'triggerCode'>): ResultKind {
+  const kind = resultKind(log.triggerCode)
+  return kind === 'failed' && log.state === 'triggered' ? 'unconfirmed' : kind
 }
 
 /** The first line of a message, shortened for a table cell. */
