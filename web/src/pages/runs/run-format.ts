@@ -85,13 +85,14 @@ export function resultKind(code: number | undefined): ResultKind {
 }
 
 /**
- * The trigger's result. A run still waiting for its result whose trigger code is not 200 was
- * sent without an answer (neither /run nor /log replied): it may be running, so its delivery is
- * unconfirmed, not failed.
+ * The trigger's result. A trigger that failed ends its run without a result (handle code 0). A
+ * run with a trigger code other than 200 that is still waiting for its result, or got one (or
+ * was closed as lost), was sent without an answer (neither /run nor /log replied): its delivery
+ * was unconfirmed, not failed.
  */
-export function triggerKind(log: Pick<JobLog, 'state' | 'triggerCode'>): ResultKind {
+export function triggerKind(log: Pick<JobLog, 'state' | 'triggerCode' | 'handleCode'>): ResultKind {
   const kind = resultKind(log.triggerCode)
-  return kind === 'failed' && log.state === 'triggered' ? 'unconfirmed' : kind
+  return kind === 'failed' && (log.state === 'triggered' || !!log.handleCode) ? 'unconfirmed' : kind
 }
 
 /** The first line of a message, shortened for a table cell. */
