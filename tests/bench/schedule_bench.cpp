@@ -69,7 +69,13 @@ using cronwheel::testing::TestDatabase;
 // As the schedule thread's default (ScheduleThread::Options): every N measured fits one scan.
 constexpr int kPreReadCount = 10'000;
 constexpr std::int64_t kScanAfterDueMs = 500;
-constexpr std::size_t kFiresPerJob = 6;  // `* * * * * ?`, due at T, scanned at T + 0.5 s
+// Fires each due job gets in a scan (--fires-per-job): `* * * * * ?` jobs whose next time is
+// T + (6 - K) s, scanned at T + 0.5 s with the 5 s window: 6 is a job scanned for the first
+// time (or after a pause), 1 a job in steady state, caught up by the previous scans.
+std::size_t g_fires_per_job = 6;
+// Enabled jobs that are not due (--idle-jobs): hourly, their next times an hour on, spread over
+// the hour. They make job_info the size of a large installation's.
+std::size_t g_idle_jobs = 0;
 const std::string kNode = "bench-node";
 
 // ---- Baseline: per-job statements, as XXL-JOB 2.x's JobScheduleHelper writes a scan. ----
@@ -201,7 +207,11 @@ class BenchDatabase {
     auto lease = database_.acquire();
     pqxx::nontransaction tx(lease.connection());
     tx.exec("TRUNCATE job_log");
-    tx.exec_params("UPDATE job_info SET trigger_last_time = 0, trigger_next_time = $1, trigger_status = 1", due_);
+    // The measured jobs are the only ones firing every second.
+    tx.exec_params(
+        "UPDATE job_info SET trigger_last_time = 0, trigger_next_time = $1, trigger_status = 1 "
+        "WHERE schedule_conf = '* * * * * ?'",
+        first_next(due_));
     tx.exec("VACUUM (ANALYZE) job_info");
   }
 
@@ -209,6 +219,10 @@ class BenchDatabase {
   PgScheduleStore& store() { return store_; }
 
  private:
+  // The due jobs' next time: their fires in a scan at T + 0.5 s are T + (6 - K) s .. T + 5 s.
+  static std::int64_t first_next(std::int64_t due) {
+    return due + static_cast<std::int64_t>(6 - g_fires_per_job) * 1000;
+  }
   static bool setup(const TestDatabase& db, std::size_t jobs, std::int64_t due) {
     pqxx::connection c(db.url());
     cronwheel::admin::Migrator().migrate(c);
@@ -216,12 +230,21 @@ class BenchDatabase {
     tx.exec(
         "INSERT INTO job_group (app_name, title, address_type, address_list) "
         "VALUES ('schedule-bench', 'Scheduling benchmark', 1, '{http://127.0.0.1:9999/}')");
+    // The due jobs are spread evenly among the idle ones (every stride-th id), as a large
+    // installation's due jobs are spread over its table.
+    const std::size_t stride = (jobs + g_idle_jobs) / jobs;
     tx.exec_params(
         "INSERT INTO job_info (job_group, job_desc, schedule_type, schedule_conf, executor_handler, executor_param,"
         "                      executor_fail_retry_count, trigger_status, trigger_next_time) "
-        "SELECT g.id, 'bench job ' || i, 'CRON', '* * * * * ?', 'echo', 'param', 3, 1, $1 "
-        "FROM job_group g, generate_series(1, $2::int) AS i",
-        due, static_cast<int>(jobs));
+        "SELECT g.id, CASE WHEN d.due THEN 'bench job ' ELSE 'idle job ' END || d.i, 'CRON',"
+        "       CASE WHEN d.due THEN '* * * * * ?' ELSE (d.i % 60) || ' ' || (d.i / 60 % 60) || ' * * * ?' END,"
+        "       'echo', 'param', 3, 1,"
+        "       CASE WHEN d.due THEN $1::bigint ELSE $2::bigint + 3600000 + (d.i % 3600) * 1000 END "
+        "FROM job_group g,"
+        "     (SELECT i, i % $3 = 0 AND i / $3 <= $4 AS due FROM generate_series(1, $5::int) AS i) d "
+        "ORDER BY d.i",
+        first_next(due), due, static_cast<std::int64_t>(stride), static_cast<std::int64_t>(jobs),
+        static_cast<int>(jobs + g_idle_jobs));
     // The benchmark vacuums between scans; an autovacuum starting in a timed scan is noise.
     tx.exec("ALTER TABLE job_info SET (autovacuum_enabled = false)");
     tx.exec("ALTER TABLE job_log SET (autovacuum_enabled = false)");
@@ -265,7 +288,7 @@ Row measure(std::size_t jobs, int warmup, int rounds) {
           .count();
   const std::int64_t due = now_ms / 1000 * 1000;
   const std::int64_t scan_at = due + kScanAfterDueMs;
-  const std::size_t fires = jobs * kFiresPerJob;
+  const std::size_t fires = jobs * g_fires_per_job;
 
   BenchDatabase db(jobs, due);
   Row row;
@@ -342,8 +365,13 @@ int main(int argc, char** argv) {
       rounds = std::max(1, std::atoi(argv[i + 1]));
     } else if (i + 1 < argc && flag == "--warmup") {
       warmup = std::max(0, std::atoi(argv[i + 1]));
+    } else if (i + 1 < argc && flag == "--fires-per-job") {
+      g_fires_per_job = static_cast<std::size_t>(std::clamp(std::atoi(argv[i + 1]), 1, 6));
+    } else if (i + 1 < argc && flag == "--idle-jobs") {
+      g_idle_jobs = static_cast<std::size_t>(std::max(0L, std::atol(argv[i + 1])));
     } else {
-      std::fprintf(stderr, "usage: schedule_bench [--jobs N,...] [--rounds R] [--warmup W]\n");
+      std::fprintf(stderr, "usage: schedule_bench [--jobs N,...] [--rounds R] [--warmup W] [--fires-per-job 1..6] "
+                           "[--idle-jobs M]\n");
       return 2;
     }
   }
@@ -371,8 +399,10 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  std::printf("schedule_bench: %s; %u cores; %d warm-up + %d measured rounds per N; load average %s\n\n",
-              server.c_str(), std::thread::hardware_concurrency(), warmup, rounds, load_average().c_str());
+  std::printf("schedule_bench: %s; %u cores; %d warm-up + %d measured rounds per N; %zu fires per due job, %zu idle "
+              "jobs; load average %s\n\n",
+              server.c_str(), std::thread::hardware_concurrency(), warmup, rounds, g_fires_per_job, g_idle_jobs,
+              load_average().c_str());
   std::printf("Scan wall time, ms: median (min - max). Fires/s: fires per scan / median scan time.\n"
               "Ratio: median over rounds of per-job ms / batched ms in the same round.\n\n");
   std::printf("| jobs | fires per scan | batched ms | per-job ms (baseline) | batched fires/s | "
