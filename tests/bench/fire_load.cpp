@@ -96,6 +96,7 @@ struct Settings {
   int kill_admin_at = -1;     // steady, 2+ admins: SIGKILL the last admin this many s into the window
   int outage_at = -1;         // steady: the database refuses the admins this many s into the window,
   int outage_for = 10;        // for this many s
+  int idle_jobs = 0;          // hourly jobs written straight into the database beside the N measured
 };
 
 std::int64_t now_ms() {
@@ -185,6 +186,7 @@ struct DbCounters {
   struct Statement {
     double calls = 0;
     double exec_ms = 0;
+    double rows = 0;
     std::string query;
   };
   std::map<std::int64_t, Statement> by_statement;
@@ -215,10 +217,11 @@ class DbStats {
     pqxx::nontransaction tx(conn_);
     if (statements_) {
       for (const auto& r : tx.exec_params(
-               "SELECT queryid, calls::float8, total_exec_time::float8, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)"
+               "SELECT queryid, calls::float8, total_exec_time::float8, left(regexp_replace(query, '\\s+', ' ', 'g'), 160),"
+               " rows::float8"
                " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)",
                database_)) {
-        DbCounters::Statement st{r[1].as<double>(), r[2].as<double>(), r[3].as<std::string>("")};
+        DbCounters::Statement st{r[1].as<double>(), r[2].as<double>(), r[4].as<double>(), r[3].as<std::string>("")};
         c.statements += st.calls;
         c.exec_ms += st.exec_ms;
         std::string head = st.query.substr(0, 8);
@@ -227,6 +230,7 @@ class DbStats {
         auto& slot = c.by_statement[r[0].as<std::int64_t>(0)];
         slot.calls += st.calls;
         slot.exec_ms += st.exec_ms;
+        slot.rows += st.rows;
         slot.query = st.query;
       }
     }
@@ -527,6 +531,7 @@ class FireLoad {
       if (g.status != 201) fail("cannot create the group: " + std::to_string(g.status) + " " + g.text);
       group_id_ = g.body.value("id", std::int64_t{0});
     }
+    if (s_.idle_jobs > 0) add_idle_jobs(addresses);
 
     std::string cron = "* * * * * ?";
     if (s_.mode == "burst") {
@@ -575,6 +580,67 @@ class FireLoad {
     started_at_ms_ = now_ms();
     start_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - starting).count();
     for (std::size_t i = 0; i < job_ids_.size(); ++i) index_of_[job_ids_[i]] = i;
+  }
+
+  // --idle-jobs: M enabled jobs in a group of their own on the same executors, each firing once an
+  // hour at its own second of the hour (job k at second k % 3600), so about M / 3600 fires a
+  // second beside the measured jobs', with their next times as the API would have set them.
+  // Written straight into the database, 100,000 a transaction: the API takes about 175 jobs a
+  // second, hours for a million. Their fires reach the executors but are not measured (every
+  // count of the run table is of the measured group).
+  void add_idle_jobs(const std::vector<std::string>& addresses) {
+    const auto started = std::chrono::steady_clock::now();
+    std::int64_t idle_group = 0;
+    {
+      auto client = apis_[0].client();
+      auto g = apis_[0].post(*client, "groups",
+                             {{"appName", "fire-load-idle"}, {"title", "fire load, idle jobs"}, {"addressType", 1},
+                              {"addressList", addresses}});
+      if (g.status != 201) fail("cannot create the idle jobs' group: " + std::to_string(g.status) + " " + g.text);
+      idle_group = g.body.value("id", std::int64_t{0});
+    }
+    pqxx::connection c(db_url_);
+    constexpr int kChunk = 100'000;
+    for (int from = 1; from <= s_.idle_jobs; from += kChunk) {
+      const int to = std::min(s_.idle_jobs, from + kChunk - 1);
+      const std::int64_t now = now_ms();
+      pqxx::work tx(c);
+      tx.exec_params(
+          "INSERT INTO job_info (job_group, job_desc, author, schedule_type, schedule_conf, timezone,"
+          "                      misfire_strategy, executor_route_strategy, executor_handler, trigger_status,"
+          "                      trigger_next_time) "
+          "SELECT $1, 'fire load idle ' || i, 'fire_load', 'CRON', (k % 60) || ' ' || (k / 60) || ' * * * ?', 'UTC',"
+          "       $2, $3, 'fire', 1,"
+          "       CASE WHEN $4::bigint + k * 1000 > $5::bigint + 10000 THEN $4::bigint + k * 1000"
+          "            ELSE $4::bigint + k * 1000 + 3600000 END "
+          "FROM (SELECT i, i % 3600 AS k FROM generate_series($6::int, $7::int) AS i) s",
+          idle_group, s_.misfire, s_.route, now / 3'600'000 * 3'600'000, now, from, to);
+      tx.commit();
+    }
+    // Every table the insert touched (job_info_text's search indexes too), so that no autovacuum
+    // of a million new rows runs in the measured window.
+    pqxx::nontransaction(c).exec("VACUUM (ANALYZE)");
+    idle_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("  %d idle hourly jobs written in %.0f s\n", s_.idle_jobs, idle_s_);
+    std::fflush(stdout);
+  }
+
+  // The scans' one write statement (PgScheduleStore's sched_write) between the window's two
+  // snapshots: calls, statement time and rows (fires and misfire records inserted).
+  struct ScanWrites {
+    double calls = 0, exec_ms = 0, rows = 0;
+  };
+  ScanWrites scan_writes() const {
+    ScanWrites w;
+    for (const auto& [id, st] : after_.db.by_statement) {
+      if (st.query.rfind("WITH advanced AS", 0) != 0) continue;
+      auto b = before_.db.by_statement.find(id);
+      const bool seen = b != before_.db.by_statement.end();
+      w.calls += st.calls - (seen ? b->second.calls : 0);
+      w.exec_ms += st.exec_ms - (seen ? b->second.exec_ms : 0);
+      w.rows += st.rows - (seen ? b->second.rows : 0);
+    }
+    return w;
   }
 
   Snapshot snapshot() {
@@ -941,6 +1007,12 @@ class FireLoad {
                     (!faults ? gaps == 0 && not_succeeded == 0 && log_rows_ == static_cast<std::int64_t>(expected_)
                              : gaps == gaps_cancelled && not_succeeded == cancelled && rows_missing_uncovered == 0);
 
+    const ScanWrites scans = scan_writes();
+    out["scan_writes"] = scans.calls;
+    out["scan_write_ms"] = scans.calls > 0 ? json(std::round(scans.exec_ms / scans.calls * 10) / 10) : json(nullptr);
+    out["scan_write_rows"] = scans.calls > 0 ? json(std::round(scans.rows / scans.calls)) : json(nullptr);
+    out["idle_jobs"] = s_.idle_jobs;
+
     std::printf("fire_load %s: %s, %d jobs, %d admin(s), %d fake executor(s), %s\n", s_.label.c_str(), s_.mode.c_str(),
                 s_.jobs, s_.admins, s_.executors, s_.admin_bin.c_str());
     std::printf("  jobs created in %.1f s, started in %.1f s (%d API connections)\n", create_s_, start_s_,
@@ -977,6 +1049,11 @@ class FireLoad {
                 opt(out["statements_per_fire"], 1).c_str(), opt(out["db_exec_ms_per_fire"], 3).c_str(),
                 opt(out["transactions_per_fire"], 1).c_str(), out["wal_syncs_per_fire"].get<double>(),
                 out["wal_bytes_per_fire"].get<double>());
+    if (scans.calls > 0) {
+      std::printf("  scans' writes (jobs advanced, fires inserted) during the window: %.0f, %.1f ms of statement time "
+                  "and %.0f fires each on average\n",
+                  scans.calls, scans.exec_ms / scans.calls, scans.rows / scans.calls);
+    }
     if (s_.top_statements > 0 && stats_->has_statements() && fires_measured > 0) {
       std::vector<std::pair<double, std::int64_t>> order;
       for (const auto& [id, st] : after_.db.by_statement) {
@@ -1079,6 +1156,7 @@ class FireLoad {
   std::vector<Api> apis_;
   std::int64_t group_id_ = 0;
   std::vector<std::int64_t> job_ids_, first_fire_;
+  double idle_s_ = 0;
   std::unordered_map<std::int64_t, std::size_t> index_of_;
   int burst_second_ = 0;
   std::int64_t planned_burst_ms_ = 0;
@@ -1133,6 +1211,10 @@ int main(int argc, char** argv) {
   app.add_option("--outage-for", s.outage_for, "Seconds the database outage lasts")
       ->check(CLI::Range(1, 600))
       ->capture_default_str();
+  app.add_option("--idle-jobs", s.idle_jobs,
+                 "Also M enabled hourly jobs, written straight into the database (about M / 3600 fires a second "
+                 "beside the measured jobs', not measured themselves)")
+      ->check(CLI::Range(0, 10'000'000));
   app.add_option("--admin-arg", s.admin_args, "More flags for every admin, e.g. --admin-arg='--db-pool-size 16' (repeatable)");
   app.add_option("--api-connections", s.api_connections, "Parallel API connections creating and starting jobs")
       ->check(CLI::Range(1, 256))
