@@ -68,9 +68,10 @@ void prepare_logs(pqxx::connection& c) {
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
             "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
   // By id alone, the guard's value from `guard` (pg_guard.h): from a literal `state = 'pending'`
-  // the planner could prove that the partial indexes of unfinished runs hold the row.
+  // the planner could prove that the partial indexes of unfinished runs hold the row. An
+  // operator's cancel alarms nobody (alarm_status 1, docs/alarms.md).
   c.prepare("log_cancel", "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state") +
-                              " UPDATE job_log SET state = 'cancelled' FROM guard"
+                              " UPDATE job_log SET state = 'cancelled', alarm_status = 1 FROM guard"
                               " WHERE id = guard.run_id AND state = guard.run_state RETURNING " + kLogColumns);
   prepare_follow_ups(c);  // the cancel's follow-ups (PgLogStore::cancel_pending)
   // Ranks every log of the job or group (newest first) and deletes the finished ones that are

@@ -39,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/model/record_json.h"
+#include "admin/model/alarm_store.h"
 #include "admin/model/records.h"
 #include "admin/model/run_end.h"
 #include "admin/model/stores.h"
@@ -561,6 +562,7 @@ class Logs final : public LogStore {
     if (it->second.state != FireState::kPending) return false;
     const JobLog before = it->second;
     it->second.state = FireState::kCancelled;
+    it->second.alarm_status = kAlarmNotNeeded;  // an operator's choice alarms nobody
     const JobLog cancelled = it->second;
     write_fake_follow_ups(s_.jobs, s_.logs, s_.next_log, cancelled,
                           follow_ups_of(RunEnd::kCancelled, s_.now(), cancelled.admin_node.value_or("")));

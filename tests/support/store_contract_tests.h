@@ -35,6 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/model/alarm_store.h"
 #include "admin/model/record_json.h"
 #include "admin/model/stores.h"
 #include "tests/support/fake_clock.h"
@@ -769,6 +770,7 @@ TYPED_TEST_P(StoreContract, CancelPendingCancelsOnlyAPendingFire) {
   auto actor = this->admin_actor();
   EXPECT_TRUE(this->s().logs.cancel_pending(pending.id, actor));
   EXPECT_EQ(this->s().logs.get(pending.id)->state, FireState::kCancelled);
+  EXPECT_EQ(this->s().logs.get(pending.id)->alarm_status, kAlarmNotNeeded);  // nobody is alarmed
   this->expect_last_audit("log.cancel", "log", pending.id, actor);
   EXPECT_EQ(this->parsed(this->last_audit()->before)["state"], "pending");
   EXPECT_EQ(this->parsed(this->last_audit()->after)["state"], "cancelled");

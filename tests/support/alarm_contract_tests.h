@@ -1,0 +1,241 @@
+#pragma once
+
+// The alarm store's contract (admin/model/alarm_store.h) as one typed GoogleTest suite, run
+// against FakeAlarmStore (tests/unit/admin/alarm/fake_alarm_store_test.cpp, label unit) and
+// PgAlarmStore (tests/integration/alarm_store_pgtest.cpp, label db).
+//
+// A binary includes this header once and instantiates the suite with a fixture type F:
+//
+//   struct F {
+//     F();                                   // fresh, empty stores
+//     admin::AlarmStore& alarms();
+//     admin::Job put_job(admin::Job);        // creates it in a group of the fixture's; with its id
+//     admin::JobLog put_log(admin::JobLog);  // every column as given (alarm_status too); with its id
+//     int alarm_status(std::int64_t run_id);
+//     // As a node that claimed (-1) or decided the run at `alarm_time`.
+//     void set_alarm(std::int64_t run_id, int status, std::int64_t alarm_time);
+//   };
+//   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, AlarmContract, F);
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "admin/model/alarm_store.h"
+#include "admin/model/records.h"
+
+namespace cronwheel::testing {
+
+namespace alarm_contract {
+
+using namespace cronwheel::admin;
+
+constexpr std::int64_t kNow = 1'800'000'000'000;
+constexpr std::int64_t kQuiet = 300'000;
+constexpr std::int64_t kStale = 600'000;
+
+inline AlarmStore::ClaimRequest request(std::int64_t now = kNow) {
+  AlarmStore::ClaimRequest r;
+  r.now = now;
+  r.quiet_ms = kQuiet;
+  r.stale_ms = kStale;
+  return r;
+}
+
+template <class F>
+class AlarmContract : public ::testing::Test {
+ protected:
+  Job job(const std::string& recipients = "ops@example.com") {
+    Job j;
+    j.job_desc = "nightly report";
+    j.schedule_type = ScheduleType::kCron;
+    j.schedule_conf = "0 0 2 * * ?";
+    j.executor_handler = "report";
+    j.alarm_email = recipients;
+    return f_.put_job(j);
+  }
+  JobLog run(const Job& j, FireState state, int retries_left = 0, int alarm_status = kAlarmUndecided,
+             TriggerType type = TriggerType::kSchedule) {
+    JobLog l;
+    l.job_group = j.job_group;
+    l.job_id = j.id;
+    l.state = state;
+    l.trigger_type = type;
+    l.scheduled_time = kNow - 60'000 + static_cast<std::int64_t>(++runs_) * 1'000;
+    l.admin_node = "node-a";
+    l.executor_address = "http://10.0.0.5:9999/";
+    l.executor_handler = j.executor_handler;
+    l.executor_fail_retry_count = retries_left;
+    if (state != FireState::kCancelled && state != FireState::kPending) l.trigger_time = l.scheduled_time + 5;
+    if (state == FireState::kFailed || state == FireState::kSucceeded || state == FireState::kLost) {
+      l.trigger_code = 200;
+      l.handle_time = l.scheduled_time + 100;
+      l.handle_code = state == FireState::kSucceeded ? 200 : 500;
+      l.handle_msg = state == FireState::kSucceeded ? "ok" : "disk full";
+    }
+    l.alarm_status = alarm_status;
+    return f_.put_log(l);
+  }
+  static std::vector<std::int64_t> ids(const std::vector<JobLog>& runs) {
+    std::vector<std::int64_t> out;
+    for (const auto& r : runs) out.push_back(r.id);
+    return out;
+  }
+
+  F f_;
+  int runs_ = 0;
+};
+
+TYPED_TEST_SUITE_P(AlarmContract);
+
+TYPED_TEST_P(AlarmContract, AFailedRunWithNoRetryLeftIsClaimedWithItsJob) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto failed = this->run(j, FireState::kFailed);
+  auto claims = f.alarms().claim(request());
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(claims[0].job.id, j.id);
+  EXPECT_EQ(claims[0].job.alarm_email, "ops@example.com");
+  EXPECT_EQ(claims[0].claimed_at, kNow);
+  EXPECT_EQ(claims[0].previous_alarm_at, 0);
+  EXPECT_EQ(claims[0].runs_total, 1);
+  ASSERT_EQ(claims[0].runs.size(), 1u);
+  EXPECT_EQ(claims[0].runs[0].id, failed.id);
+  EXPECT_EQ(claims[0].runs[0].handle_msg, "disk full");
+  EXPECT_EQ(f.alarm_status(failed.id), kAlarmClaimed);
+  // Claimed runs are not claimed again while their claim is fresh.
+  EXPECT_TRUE(f.alarms().claim(request(kNow + kQuiet)).empty());
+}
+
+TYPED_TEST_P(AlarmContract, LostRunsAndRunsCancelledAsMisfiresCallForAnAlarm) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto lost = this->run(j, FireState::kLost);
+  auto skipped = this->run(j, FireState::kCancelled, 0, kAlarmUndecided, TriggerType::kMisfire);
+  auto late = this->run(j, FireState::kCancelled, 3);  // a retry count means nothing to a cancel
+  auto claims = f.alarms().claim(request());
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(this->ids(claims[0].runs), (std::vector<std::int64_t>{lost.id, skipped.id, late.id}));
+  EXPECT_EQ(claims[0].runs_total, 3);
+}
+
+TYPED_TEST_P(AlarmContract, RunsThatCallForNoAlarmAreDecidedSoAndNeverClaimed) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto silent = this->job("");
+  auto retried = this->run(j, FireState::kFailed, 2);    // a retry follows
+  auto unwatched = this->run(silent, FireState::kFailed);  // nobody to tell
+  auto fine = this->run(j, FireState::kSucceeded);
+  auto running = this->run(j, FireState::kTriggered);
+  auto operator_cancel = this->run(j, FireState::kCancelled, 0, kAlarmNotNeeded);
+  EXPECT_TRUE(f.alarms().claim(request()).empty());
+  EXPECT_EQ(f.alarm_status(retried.id), kAlarmNotNeeded);
+  EXPECT_EQ(f.alarm_status(unwatched.id), kAlarmNotNeeded);
+  EXPECT_EQ(f.alarm_status(fine.id), kAlarmUndecided);
+  EXPECT_EQ(f.alarm_status(running.id), kAlarmUndecided);
+  EXPECT_EQ(f.alarm_status(operator_cancel.id), kAlarmNotNeeded);
+}
+
+TYPED_TEST_P(AlarmContract, AJobIsClaimedAtMostOncePerQuietPeriodThenWithEverythingSince) {
+  auto& f = this->f_;
+  auto j = this->job();
+  this->run(j, FireState::kFailed);
+  ASSERT_EQ(f.alarms().claim(request()).size(), 1u);
+  auto second = this->run(j, FireState::kFailed);
+  auto third = this->run(j, FireState::kLost);
+  EXPECT_TRUE(f.alarms().claim(request(kNow + kQuiet - 1)).empty());
+  EXPECT_EQ(f.alarm_status(second.id), kAlarmUndecided);
+  auto later = f.alarms().claim(request(kNow + kQuiet));
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].previous_alarm_at, kNow);
+  EXPECT_EQ(this->ids(later[0].runs), (std::vector<std::int64_t>{second.id, third.id}));
+}
+
+TYPED_TEST_P(AlarmContract, FinishRecordsTheOutcomeOfTheClaimedRuns) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto k = this->job();
+  auto a = this->run(j, FireState::kFailed);
+  auto b = this->run(j, FireState::kFailed);
+  auto c = this->run(k, FireState::kFailed);
+  ASSERT_EQ(f.alarms().claim(request()).size(), 2u);
+  EXPECT_EQ(f.alarms().finish(j.id, kNow, AlarmOutcome::kSent, kNow + 10), 2);
+  EXPECT_EQ(f.alarms().finish(k.id, kNow, AlarmOutcome::kFailed, kNow + 10), 1);
+  EXPECT_EQ(f.alarm_status(a.id), kAlarmSent);
+  EXPECT_EQ(f.alarm_status(b.id), kAlarmSent);
+  EXPECT_EQ(f.alarm_status(c.id), kAlarmFailed);
+  // Decided runs are never claimed or finished again.
+  EXPECT_EQ(f.alarms().finish(j.id, kNow, AlarmOutcome::kFailed, kNow + 20), 0);
+  EXPECT_TRUE(f.alarms().claim(request(kNow + kStale + kQuiet)).empty());
+  EXPECT_EQ(f.alarm_status(c.id), kAlarmFailed);
+}
+
+TYPED_TEST_P(AlarmContract, AClaimNeverFinishedIsClaimedAgainOnceStale) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fresh = this->run(j, FireState::kFailed);
+  f.set_alarm(fresh.id, kAlarmClaimed, kNow - kStale);  // claimed exactly stale_ms ago: not yet
+  EXPECT_TRUE(f.alarms().claim(request()).empty());
+  auto claims = f.alarms().claim(request(kNow + 1));
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(this->ids(claims[0].runs), (std::vector<std::int64_t>{fresh.id}));
+  // The node that claimed it first finishes late: the run belongs to the new claim.
+  EXPECT_EQ(f.alarms().finish(j.id, kNow - kStale, AlarmOutcome::kSent, kNow + 2), 0);
+  EXPECT_EQ(f.alarm_status(fresh.id), kAlarmClaimed);
+  EXPECT_EQ(f.alarms().finish(j.id, kNow + 1, AlarmOutcome::kSent, kNow + 2), 1);
+}
+
+TYPED_TEST_P(AlarmContract, AStaleClaimOfAJobWithoutRecipientsNowIsDecidedNoAlarm) {
+  auto& f = this->f_;
+  auto j = this->job("");
+  auto r = this->run(j, FireState::kFailed);
+  f.set_alarm(r.id, kAlarmClaimed, kNow - kStale - 1);
+  EXPECT_TRUE(f.alarms().claim(request()).empty());
+  EXPECT_EQ(f.alarm_status(r.id), kAlarmNotNeeded);
+}
+
+TYPED_TEST_P(AlarmContract, AClaimListsTheOldestRunsAndCountsThemAll) {
+  auto& f = this->f_;
+  auto j = this->job();
+  std::vector<std::int64_t> all;
+  for (int i = 0; i < 5; ++i) all.push_back(this->run(j, FireState::kFailed).id);
+  auto r = request();
+  r.runs_listed = 2;
+  auto claims = f.alarms().claim(r);
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(claims[0].runs_total, 5);
+  EXPECT_EQ(this->ids(claims[0].runs), (std::vector<std::int64_t>{all[0], all[1]}));
+  for (auto id : all) EXPECT_EQ(f.alarm_status(id), kAlarmClaimed);
+  EXPECT_EQ(f.alarms().finish(j.id, kNow, AlarmOutcome::kSent, kNow + 1), 5);
+}
+
+TYPED_TEST_P(AlarmContract, MaxJobsBoundsAClaimAndTheRestComeNext) {
+  auto& f = this->f_;
+  auto a = this->job();
+  auto b = this->job();
+  auto c = this->job();
+  for (const auto& j : {a, b, c}) this->run(j, FireState::kFailed);
+  auto r = request();
+  r.max_jobs = 2;
+  auto first = f.alarms().claim(r);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].job.id, a.id);
+  EXPECT_EQ(first[1].job.id, b.id);
+  auto second = f.alarms().claim(r);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].job.id, c.id);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(AlarmContract, AFailedRunWithNoRetryLeftIsClaimedWithItsJob,
+                            LostRunsAndRunsCancelledAsMisfiresCallForAnAlarm,
+                            RunsThatCallForNoAlarmAreDecidedSoAndNeverClaimed,
+                            AJobIsClaimedAtMostOncePerQuietPeriodThenWithEverythingSince,
+                            FinishRecordsTheOutcomeOfTheClaimedRuns, AClaimNeverFinishedIsClaimedAgainOnceStale,
+                            AStaleClaimOfAJobWithoutRecipientsNowIsDecidedNoAlarm,
+                            AClaimListsTheOldestRunsAndCountsThemAll, MaxJobsBoundsAClaimAndTheRestComeNext);
+
+}  // namespace alarm_contract
+
+}  // namespace cronwheel::testing
