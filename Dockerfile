@@ -8,7 +8,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       g++ cmake make pkg-config \
       libpqxx-dev libcpp-httplib-dev nlohmann-json3-dev libhowardhinnant-date-dev \
-      libcli11-dev libspdlog-dev libsodium-dev prometheus-cpp-dev \
+      libcli11-dev libspdlog-dev libsodium-dev prometheus-cpp-dev libcurl4-openssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -32,7 +32,7 @@ FROM debian:12-slim
 # checks, tzdata for the jobs' time zones.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libpqxx-6.4 libcpp-httplib0.11 libdate-tz3 libspdlog1.10 libsodium23 libprometheus-cpp-core1.0 \
+      libpqxx-6.4 libcpp-httplib0.11 libdate-tz3 libspdlog1.10 libsodium23 libprometheus-cpp-core1.0 libcurl4 \
       tzdata ca-certificates curl bash python3 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /var/lib/cronwheel cronwheel

@@ -18,8 +18,10 @@ packages=(
   libspdlog-dev              # logging
   libsodium-dev              # password hashing (argon2id), random tokens
   prometheus-cpp-dev         # GET /metrics in Prometheus' text format
+  libcurl4-openssl-dev       # SMTP alarm mail
   libgtest-dev libgmock-dev  # tests
   libyaml-cpp-dev            # tests: reads openapi.yaml to check it against the routes
+  python3-aiosmtpd openssl   # tests: the SMTP sink and its certificate
   libbenchmark-dev           # benchmarks
   # the sanitizer stage of test.sh (docs/testing.md): clang, its ASan/UBSan runtimes and
   # libFuzzer (libclang-rt-14-dev: clang-14 only recommends it), llvm-symbolizer for file:line

@@ -1,0 +1,96 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "admin/alarm/mailer.h"
+
+namespace cronwheel::admin {
+
+// Mailer over SMTP with libcurl: one connection per message (EHLO, STARTTLS, AUTH, MAIL FROM,
+// one RCPT TO per recipient, DATA, QUIT), no pooling and no retries.
+//
+// Security:
+// - The server's certificate is always verified, host name included, against ca_file when set
+//   and the system's CAs otherwise. Nothing turns verification off.
+// - smtps:// uses TLS from the first byte. smtp:// upgrades with STARTTLS as `starttls` says;
+//   with kIfOffered a server that offers STARTTLS must then pass verification (no fallback to
+//   plain text), but one that does not offer it gets the message, and the password, in plain
+//   text: use kRequired or smtps:// with a password outside a trusted network.
+// - The password is only ever given to libcurl for AUTH: it is in no URL, log line or MailError.
+//
+// What it sends (RFC 5322 and MIME, CRLF line ends): Date (UTC), From, To (the recipients,
+// comma-separated), Subject, Message-ID (<random@domain of From>), MIME-Version,
+// Content-Type: text/plain; charset=UTF-8, Content-Transfer-Encoding: base64, and the body in
+// base64 lines of 76 characters. Every field of a Mail is treated as hostile:
+// - Addresses must be a bare local@domain of printable ASCII, at most 254 bytes: a dot-atom
+//   local part (letters, digits, !#$%&'*+-/=?^_`{|}~ and single inner dots, at most 64 bytes)
+//   and a domain of dot-separated labels of letters, digits and inner '-' (1 to 63 each).
+//   Anything else (spaces, "Name <a@b>", ',', ';', '"', control or non-ASCII characters) is
+//   refused with a MailError before connecting, as are an empty recipient list and more than
+//   kMaxRecipients.
+// - The subject's invalid UTF-8 becomes U+FFFD and its control characters (C0, DEL, C1, the
+//   Unicode line and paragraph separators; CR and LF among them) become spaces, so it cannot
+//   start another header. It is then cut to kMaxSubjectBytes on a character boundary, and sent
+//   as RFC 2047 encoded words (=?UTF-8?B?...?=, several folded ones when long) unless it is
+//   printable ASCII without "=?" of at most kMaxPlainSubjectBytes.
+// - The body's invalid UTF-8 becomes U+FFFD and its line ends become CRLF. A body longer than
+//   kMaxBodyBytes is cut on a character boundary and ends with a line saying so.
+//
+// MailError's text names the stage that failed, e.g. "cannot connect to smtp://host:port: ...",
+// "TLS with smtp://host:port failed: ...", "authentication as "user" refused by ...",
+// "smtp://host:port refused the recipient a@b: 550 ...", "timeout talking to ...", with the
+// server's last answer when it gave one.
+//
+// Thread-safe: every send uses its own libcurl handle and connection.
+class SmtpMailer final : public Mailer {
+ public:
+  static constexpr std::size_t kMaxRecipients = 100;
+  static constexpr std::size_t kMaxAddressBytes = 254;
+  static constexpr std::size_t kMaxSubjectBytes = 1'000;
+  static constexpr std::size_t kMaxPlainSubjectBytes = 900;
+  static constexpr std::size_t kMaxBodyBytes = 1 << 20;
+
+  struct Options {
+    // smtp://host[:port] (port 25 by default; plain or STARTTLS) or smtps://host[:port] (465 by
+    // default; TLS from the first byte). host is a name, an IPv4 address or [an IPv6 address].
+    // No path, query, fragment or user info.
+    std::string url = {};
+    // For smtp:// only: whether to upgrade with STARTTLS. smtps:// always uses TLS.
+    enum class StartTls {
+      kIfOffered,  // when the server offers it (then its certificate must verify)
+      kRequired,   // fail with a TLS error when the server does not offer it
+      kNever,      // plain text throughout
+    };
+    StartTls starttls = StartTls::kIfOffered;
+    // AUTH (the best mechanism the server offers) when username is not empty.
+    std::string username = {};
+    std::string password = {};
+    // When set: the PEM file of the only CAs trusted for the server's certificate. Otherwise
+    // the system's CAs.
+    std::string ca_file = {};
+    // Until the session is ready for MAIL FROM: TCP, TLS, the greeting, EHLO, STARTTLS and AUTH.
+    std::chrono::milliseconds connect_timeout{10'000};
+    std::chrono::milliseconds timeout{30'000};  // a whole send, connect included
+    // The name given in EHLO: letters, digits, '-' and '.'. Empty: this machine's host name.
+    std::string helo_name = {};
+  };
+
+  // Throws std::invalid_argument naming the value for a malformed url or helo_name, a password
+  // without a username, a ca_file that cannot be read, or a timeout that is not positive.
+  explicit SmtpMailer(Options options);
+
+  // See Mailer::send. Throws MailError for every failure, invalid addresses included.
+  void send(const Mail& mail) override;
+
+  // The server as scheme://host:port, how MailError names it.
+  const std::string& server() const noexcept { return server_; }
+
+ private:
+  Options options_;
+  std::string server_;    // scheme://host:port
+  std::string curl_url_;  // server_ plus /helo_name when set
+};
+
+}  // namespace cronwheel::admin
