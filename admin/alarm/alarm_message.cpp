@@ -1,0 +1,143 @@
+#include "admin/alarm/alarm_message.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <date/date.h>
+
+namespace cronwheel::admin {
+
+namespace {
+
+constexpr std::size_t kMaxMessage = 1'000;
+
+std::string utc(std::int64_t epoch_ms) {
+  using namespace std::chrono;
+  return date::format("%FT%TZ", sys_time<milliseconds>(milliseconds(epoch_ms)));
+}
+
+// `text` with control characters replaced by U+FFFD (line breaks and tabs kept when
+// `keep_newlines`, spaces otherwise), at most about `limit` bytes (cut before a whole character,
+// "…" appended).
+std::string clean(std::string_view text, std::size_t limit, bool keep_newlines) {
+  std::string out;
+  out.reserve(std::min(text.size(), limit) + 8);
+  std::size_t i = 0;
+  for (; i < text.size() && out.size() < limit; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool spacing = c == '\n' || c == '\t' || c == '\r';
+    if (keep_newlines && (c == '\n' || c == '\t')) {
+      out += static_cast<char>(c);
+    } else if (!keep_newlines && spacing) {
+      out += ' ';
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\xEF\xBF\xBD";
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (i < text.size()) {
+    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+    if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80) != 0) out.pop_back();
+    out += "\xE2\x80\xA6";
+  }
+  return out;
+}
+
+std::string one_line(std::string_view text, std::size_t limit) { return clean(text, limit, false); }
+
+std::string indented(std::string_view text) {
+  std::string body = clean(text, kMaxMessage, true);
+  std::string out = "    ";
+  for (char c : body) {
+    out += c;
+    if (c == '\n') out += "    ";
+  }
+  return out;
+}
+
+std::string job_name(const Job& job) {
+  return "job " + std::to_string(job.id) + " \"" + one_line(job.job_desc, 100) + "\"";
+}
+
+}  // namespace
+
+std::string_view run_outcome(const JobLog& run) {
+  switch (run.state) {
+    case FireState::kLost: return "result lost";
+    case FireState::kCancelled: return "skipped by the misfire strategy";
+    case FireState::kFailed:
+      // No executor took it: the trigger's answer is all there is.
+      if (!run.handle_time && run.trigger_code != 200) return "trigger failed";
+      return "failed";
+    default: return "ended";
+  }
+}
+
+std::vector<std::string> alarm_recipients(std::string_view alarm_email) {
+  std::vector<std::string> out;
+  while (!alarm_email.empty()) {
+    const auto comma = alarm_email.find(',');
+    std::string_view item = alarm_email.substr(0, comma);
+    alarm_email = comma == std::string_view::npos ? std::string_view{} : alarm_email.substr(comma + 1);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (item.empty() || std::find(out.begin(), out.end(), item) != out.end()) continue;
+    out.emplace_back(item);
+  }
+  return out;
+}
+
+AlarmText render_alarm(const AlarmClaim& claim, const AlarmTextOptions& options) {
+  const Job& job = claim.job;
+  AlarmText text;
+  const std::int64_t total = std::max<std::int64_t>(claim.runs_total, static_cast<std::int64_t>(claim.runs.size()));
+  if (total == 1 && !claim.runs.empty()) {
+    const JobLog& run = claim.runs.front();
+    text.subject = "[cronwheel] " + job_name(job) + ": run " + std::to_string(run.id) + " " +
+                   std::string(run_outcome(run));
+  } else {
+    text.subject = "[cronwheel] " + job_name(job) + ": " + std::to_string(total) + " runs failed or were skipped";
+  }
+
+  std::string& b = text.body;
+  b += "Job " + std::to_string(job.id) + " \"" + one_line(job.job_desc, 255) + "\" (group " +
+       std::to_string(job.job_group) + ", handler " + one_line(job.executor_handler, 255) + ")";
+  if (total == 1) {
+    b += " has a run that did not succeed.\n";
+  } else {
+    b += " has " + std::to_string(total) + " runs that did not succeed";
+    if (claim.previous_alarm_at > 0) b += " since the last alarm, at " + utc(claim.previous_alarm_at);
+    b += ".\n";
+  }
+  for (const JobLog& run : claim.runs) {
+    b += "\nRun " + std::to_string(run.id) + ": " + std::string(run_outcome(run));
+    if (run.state == FireState::kFailed && run.handle_time) b += " with code " + std::to_string(run.handle_code);
+    b += "\n";
+    b += "  scheduled  " + utc(run.scheduled_time) + " (" + std::string(to_string(run.trigger_type)) + ")\n";
+    if (run.trigger_time) b += "  triggered  " + utc(*run.trigger_time) + "\n";
+    if (run.handle_time) b += "  ended      " + utc(*run.handle_time) + "\n";
+    if (!run.executor_address.empty()) b += "  executor   " + one_line(run.executor_address, 255) + "\n";
+    if (run.shard_total > 1) {
+      b += "  shard      " + std::to_string(run.shard_index) + " of " + std::to_string(run.shard_total) + "\n";
+    }
+    const std::string& message = run.handle_time ? run.handle_msg : run.trigger_msg;
+    if (!message.empty()) b += "  message\n" + indented(message) + "\n";
+    if (!options.console_url.empty()) b += "  " + options.console_url + "runs/" + std::to_string(run.id) + "\n";
+  }
+  if (total > static_cast<std::int64_t>(claim.runs.size())) {
+    b += "\n… and " + std::to_string(total - static_cast<std::int64_t>(claim.runs.size())) + " more";
+    if (!options.console_url.empty()) {
+      b += ": " + options.console_url + "runs?jobId=" + std::to_string(job.id) + "&status=failed";
+    }
+    b += "\n";
+  }
+  b += "\nSent by cronwheel admin node " + one_line(options.node_id, 255) + " at " + utc(claim.claimed_at) + ".";
+  if (total > 1 || claim.previous_alarm_at > 0) {
+    b += " A job alarms at most once per quiet period; what happens meanwhile comes in the next alarm.";
+  }
+  b += "\n";
+  return text;
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,107 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "admin/alarm/alarm_message.h"
+#include "admin/alarm/mailer.h"
+#include "admin/model/alarm_store.h"
+#include "common/timer/recurring_task.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+// Sends the alarms of runs that ended badly (docs/alarms.md), every `interval`:
+//
+//  1. Alarms whose send failed earlier and whose retry is due are sent again. An alarm gets
+//     `send_attempts` tries, `retry_delay` apart, doubling; after the last failed try its runs
+//     are recorded failed (alarm_status 3) and counted in `failed`.
+//  2. New claims are made (AlarmStore::claim: at most one alarm per job per `quiet` period,
+//     with every run since in it) and each is sent: one message per job, to the job's
+//     alarmEmail addresses, then recorded sent (alarm_status 2).
+//
+// Once: the store hands a run to one node only; this node records the outcome when the mailer
+// answers. A node that dies between its claim and that record leaves the runs claimed, and
+// after `stale` another node claims and sends them again: an alarm is sent once, or twice when
+// its node died while sending. So `stale` must be longer than all of an alarm's tries: the
+// constructor checks it.
+//
+// Without a mailer (no SMTP server configured) every claimed alarm is recorded failed at once;
+// the first one is logged as a warning that says so.
+//
+// Threading: the passes are a common::RecurringTask on the node's timer, running on a lane of
+// their own, which owns the store calls, the sends and the retries waiting in memory. The
+// counters may be read from any thread. stop() cancels the next pass and waits for one under
+// way (a send in progress finishes); alarms waiting for a retry are left claimed, and another
+// node (or this one, restarted) sends them once their claim is stale. A failed pass (store
+// unreachable) is logged and tried again at the next interval.
+class AlarmService {
+ public:
+  struct Options {
+    std::string node_id;
+    std::chrono::milliseconds interval{5'000};
+    std::chrono::milliseconds quiet{300'000};
+    std::chrono::milliseconds stale{600'000};
+    int max_jobs = 100;    // per claim
+    int runs_listed = 20;  // per message; the rest are counted
+    int send_attempts = 4;
+    std::chrono::milliseconds retry_delay{10'000};
+    std::string from = "cronwheel@localhost";  // the mails' From address
+    std::string console_url;                   // links to runs (AlarmTextOptions)
+  };
+
+  struct Counters {
+    std::uint64_t sent = 0;     // alarms the mailer accepted
+    std::uint64_t failed = 0;   // alarms given up (every try failed, or no mailer)
+    std::uint64_t retried = 0;  // tries after a failed one
+  };
+
+  // `mailer` may be null (no e-mail configured); it and `store` must outlive the service, as
+  // must `tasks` (the node's timer and clock). Throws std::invalid_argument for non-positive
+  // durations or counts, or a `stale` shorter than an alarm's tries take.
+  AlarmService(AlarmStore& store, Mailer* mailer, common::RecurringTasks& tasks, Options options);
+  ~AlarmService();  // stop()
+
+  AlarmService(const AlarmService&) = delete;
+  AlarmService& operator=(const AlarmService&) = delete;
+
+  void start() { task_.start(); }
+  void stop() noexcept { task_.stop(); }
+  // A pass as soon as the lane is free (a run just ended badly).
+  void wake() noexcept { task_.wake(); }
+
+  // One pass, as the lane does it. Returns the alarms sent. Throws what the store throws.
+  int pass_once(std::stop_token stop = {});
+
+  Counters counters() const noexcept;
+  // Alarms waiting for a retry.
+  std::size_t waiting() const noexcept { return waiting_count_.load(); }
+
+ private:
+  struct Waiting {
+    AlarmClaim claim;
+    Mail mail;
+    int attempts = 0;
+    std::int64_t next_try_at = 0;  // epoch ms
+  };
+
+  // Tries to send; records the outcome or queues the next try. True when sent.
+  bool attempt(Waiting alarm);
+  void pass(std::stop_token stop) noexcept;
+
+  AlarmStore& store_;
+  Mailer* mailer_;
+  common::Clock& clock_;
+  const Options options_;
+  std::vector<Waiting> waiting_;  // the lane's
+  std::atomic<std::size_t> waiting_count_{0};
+  std::atomic<std::uint64_t> sent_{0}, failed_{0}, retried_{0};
+  bool warned_no_mailer_ = false;  // the lane's
+  common::RecurringTask task_;     // last: its lane uses the members above
+};
+
+}  // namespace cronwheel::admin
