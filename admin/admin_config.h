@@ -62,6 +62,25 @@ struct AdminConfig {
   int session_hours = 12;
   bool secure_cookie = false;
 
+  // Alarms (docs/alarms.md): a job's alarmEmail addresses get a mail when one of its runs ends
+  // badly, at most one per job per alarm_quiet_s (a summary of every run since).
+  // The SMTP server: smtp://host[:port] (STARTTLS as smtp_starttls says: if-offered, required or
+  // never) or smtps://host[:port]; empty: no mail server, alarms are recorded failed.
+  std::string smtp_url;
+  std::string smtp_starttls = "if-offered";
+  std::string smtp_user;
+  // From CRONWHEEL_SMTP_PASSWORD, or the file named by --smtp-password-file /
+  // CRONWHEEL_SMTP_PASSWORD_FILE; never a flag of its own (a process's arguments are visible to
+  // every local user).
+  std::string smtp_password;
+  std::string smtp_password_file;
+  std::string smtp_ca_file;  // PEM file of the CAs trusted for the server; empty: the system's
+  std::string alarm_from;    // the mails' From address; empty: cronwheel@<host name>
+  int alarm_quiet_s = 300;
+  // The console's address as operators reach it (e.g. https://cron.example.com/), for links to
+  // runs in alarms; empty: this node's own address.
+  std::string console_url;
+
   // The password of the `admin` user created on first start (no users yet); empty: a random
   // one, printed once to the log. Read from CRONWHEEL_ADMIN_PASSWORD only, never a flag: a
   // process's arguments are visible to every local user.

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string_view>
 #include <thread>
@@ -84,11 +85,25 @@ int serve(AdminConfig config) {
   return 0;
 }
 
+// A secret kept in a file: its first line, without the line end. At most 4 KiB.
+std::string read_secret_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+  std::string text(4097, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > 4096) throw std::runtime_error(path + " is longer than 4096 bytes: not a password file");
+  text = text.substr(0, text.find_first_of("\r\n"));
+  if (text.empty()) throw std::runtime_error(path + " is empty");
+  return text;
+}
+
 // The database URL (which may hold a password), the access token and the bootstrap password,
 // in every form they are read from: once read, they are kept from other processes of this
 // user (see process_secrets.h). Called before any thread starts.
 void hide_secrets(int argc, char** argv) {
-  constexpr std::string_view kVariables[] = {"CRONWHEEL_DB_URL", "CRONWHEEL_ACCESS_TOKEN", "CRONWHEEL_ADMIN_PASSWORD"};
+  constexpr std::string_view kVariables[] = {"CRONWHEEL_DB_URL", "CRONWHEEL_ACCESS_TOKEN", "CRONWHEEL_ADMIN_PASSWORD",
+                                             "CRONWHEEL_SMTP_PASSWORD"};
   constexpr std::string_view kOptions[] = {"--db-url", "--access-token"};
   cronwheel::common::erase_environment_variables(kVariables);
   cronwheel::common::hide_option_values(argc, argv, kOptions);
@@ -207,6 +222,31 @@ int main(int argc, char** argv) {
     cmd->add_flag("--secure-cookie", config.secure_cookie,
                   "Mark the session cookie Secure (the console is served over HTTPS)")
         ->envname("CRONWHEEL_SECURE_COOKIE");
+    cmd->add_option("--smtp-url", config.smtp_url,
+                    "SMTP server for alarm mail: smtp://host[:port] or smtps://host[:port] (empty: no mail)")
+        ->envname("CRONWHEEL_SMTP_URL");
+    cmd->add_option("--smtp-starttls", config.smtp_starttls, "STARTTLS on smtp:// URLs: if-offered, required or never")
+        ->envname("CRONWHEEL_SMTP_STARTTLS")
+        ->check(CLI::IsMember({"if-offered", "required", "never"}))
+        ->capture_default_str();
+    cmd->add_option("--smtp-user", config.smtp_user, "SMTP user name (AUTH); its password from CRONWHEEL_SMTP_PASSWORD "
+                                                     "or --smtp-password-file")
+        ->envname("CRONWHEEL_SMTP_USER");
+    cmd->add_option("--smtp-password-file", config.smtp_password_file, "File holding the SMTP password")
+        ->envname("CRONWHEEL_SMTP_PASSWORD_FILE");
+    cmd->add_option("--smtp-ca-file", config.smtp_ca_file,
+                    "PEM file of the CAs trusted for the SMTP server's certificate (default: the system's)")
+        ->envname("CRONWHEEL_SMTP_CA_FILE");
+    cmd->add_option("--alarm-from", config.alarm_from, "From address of alarm mail (default cronwheel@<host name>)")
+        ->envname("CRONWHEEL_ALARM_FROM");
+    cmd->add_option("--alarm-quiet-s", config.alarm_quiet_s,
+                    "Seconds after a job's alarm before its next; what fails meanwhile comes in one summary")
+        ->envname("CRONWHEEL_ALARM_QUIET_S")
+        ->check(CLI::Range(0, 86'400))
+        ->capture_default_str();
+    cmd->add_option("--console-url", config.console_url,
+                    "The console's address as operators reach it, for links in alarms (default: this node's)")
+        ->envname("CRONWHEEL_CONSOLE_URL");
   };
   // Serving is the default: the server flags are accepted with or without `serve`.
   add_server_options(&app);
@@ -252,8 +292,17 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Only from the environment: see AdminConfig::admin_password.
+  // Only from the environment (or a file): see AdminConfig::admin_password and smtp_password.
   if (const char* password = std::getenv("CRONWHEEL_ADMIN_PASSWORD")) config.admin_password = password;
+  if (const char* password = std::getenv("CRONWHEEL_SMTP_PASSWORD")) config.smtp_password = password;
+  if (!config.smtp_password_file.empty()) {
+    try {
+      config.smtp_password = read_secret_file(config.smtp_password_file);
+    } catch (const std::exception& e) {
+      std::cerr << "--smtp-password-file: " << e.what() << "\n";
+      return 2;
+    }
+  }
   hide_secrets(argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));

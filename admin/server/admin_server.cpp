@@ -114,10 +114,12 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
                   PgStores::prepare(c);
                   ExecutorSide::prepare(c);
                   PgTriggerStore::prepare(c);
+                  PgAlarmStore::prepare(c);
                 }),
       stores_(database_),
       executor_client_(common::SystemClock::instance(), executor_client_options(config)),
       http_(server_options(config)),
+      alarm_store_(database_),
       scheduling_database_(scheduling_database_options(config),
                            [](pqxx::connection& c) {
                              PgScheduleStore::prepare(c);
@@ -132,6 +134,18 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
   node_id_ = config_.node_id.empty() ? host_name() + ":" + std::to_string(http_.port()) : config_.node_id;
   health_ = std::make_unique<HealthCheck>(config_.db_url, node_id_, version_);
   add_routes();
+  // Checked now, before the schema is touched: a malformed --smtp-url stops the node at once.
+  if (!config_.smtp_url.empty()) {
+    SmtpMailer::Options mail;
+    mail.url = config_.smtp_url;
+    mail.starttls = config_.smtp_starttls == "required" ? SmtpMailer::Options::StartTls::kRequired
+                    : config_.smtp_starttls == "never"  ? SmtpMailer::Options::StartTls::kNever
+                                                        : SmtpMailer::Options::StartTls::kIfOffered;
+    mail.username = config_.smtp_user;
+    mail.password = config_.smtp_password;
+    mail.ca_file = config_.smtp_ca_file;
+    mailer_ = std::make_unique<SmtpMailer>(std::move(mail));
+  }
 }
 
 AdminServer::~AdminServer() { stop(); }
@@ -141,13 +155,35 @@ void AdminServer::start() {
   http_.start();
   executors_->start();
   start_scheduler();
+  start_alarms();
+}
+
+std::string AdminServer::own_address() const {
+  return "http://" + (host_ == "0.0.0.0" || host_ == "::" ? host_name() : host_) + ":" + std::to_string(http_.port()) +
+         "/";
+}
+
+void AdminServer::start_alarms() {
+  if (mailer_) {
+    spdlog::info("alarms: mail goes through {}", mailer_->server());
+  } else {
+    spdlog::info("alarms: no SMTP server configured (--smtp-url): jobs' alarm mails are recorded failed");
+  }
+  AlarmService::Options options;
+  options.node_id = node_id_;
+  options.quiet = std::chrono::seconds(config_.alarm_quiet_s);
+  options.from = config_.alarm_from.empty() ? "cronwheel@" + host_name() : config_.alarm_from;
+  options.console_url = config_.console_url.empty() ? own_address() : config_.console_url;
+  if (options.console_url.back() != '/') options.console_url += '/';
+  alarms_ = std::make_unique<AlarmService>(alarm_store_, mailer_.get(), recurring_, std::move(options));
+  alarms_->start();
+  running_alarms_.store(alarms_.get());
 }
 
 void AdminServer::start_scheduler() {
   AdminNode self;
   self.node_id = node_id_;
-  self.address = "http://" + (host_ == "0.0.0.0" || host_ == "::" ? host_name() : host_) + ":" +
-                 std::to_string(http_.port()) + "/";
+  self.address = own_address();
   self.version = version_;
 
   const auto heartbeat = std::chrono::milliseconds(config_.heartbeat_ms);
@@ -185,6 +221,7 @@ void AdminServer::stop() noexcept {
   // the sends in progress finish and releases this node's lease.
   running_scheduler_.store(nullptr);
   if (scheduler_) scheduler_->stop();
+  if (alarms_) alarms_->stop();
   http_.stop();
   if (executors_) executors_->stop();
   timer_.stop();  // every recurring task has stopped
@@ -203,6 +240,7 @@ void AdminServer::add_routes() {
     metrics.node_id = node_id_;
     if (Scheduler* scheduler = running_scheduler_.load()) metrics.scheduler = scheduler->stats();
     metrics.results = executors_->completion().counters();
+    if (AlarmService* alarms = running_alarms_.load()) metrics.alarms = alarms->counters();
     res.set_content(metrics_text(metrics), kMetricsContentType);
   });
 

@@ -6,12 +6,15 @@
 #include <string>
 
 #include "admin/admin_config.h"
+#include "admin/alarm/alarm_service.h"
+#include "admin/alarm/smtp_mailer.h"
 #include "admin/api/rest_api.h"
 #include "admin/server/executor_side.h"
 #include "admin/scheduler/scheduler.h"
 #include "admin/server/console_files.h"
 #include "admin/server/health_check.h"
 #include "admin/pg/database.h"
+#include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_stores.h"
@@ -57,6 +60,10 @@ class AdminServer {
   void add_console_route();
   // Builds and starts the scheduling core (sending, scheduling, heartbeat) for node_id_.
   void start_scheduler();
+  // Builds and starts the alarm service (docs/alarms.md).
+  void start_alarms();
+  // This node's own address, http://host:port/.
+  std::string own_address() const;
 
   // Declared in dependency order: members are destroyed in reverse, after stop() has waited
   // for every handler, so nothing a handler uses goes away under it.
@@ -80,6 +87,13 @@ class AdminServer {
   std::unique_ptr<ConsoleFiles> console_;  // GET of every path no route serves
   std::unique_ptr<RestApi> api_;
   std::unique_ptr<ExecutorSide> executors_;  // /api/registry, /api/callback and their monitors
+
+  // Alarms: the mail server (null when none is configured), the runs to alarm about, and the
+  // service that sends them, made by start().
+  std::unique_ptr<SmtpMailer> mailer_;
+  PgAlarmStore alarm_store_;
+  std::unique_ptr<AlarmService> alarms_;
+  std::atomic<AlarmService*> running_alarms_{nullptr};  // alarms_ once started, for /metrics
 
   // The scheduling core (docs/scheduling.md). The schedule thread, the feeder and the heartbeat
   // use a small pool of their own, so a scan holding the scheduling lock never waits for a

@@ -110,6 +110,13 @@ std::string metrics_text(const NodeMetrics& metrics) {
   f.counter("cronwheel_follow_up_fires_total", "Fires results led to",
             {{label("type", "child"), count(r.child_fires)}, {label("type", "retry"), count(r.retry_fires)}});
 
+  const auto& a = metrics.alarms;
+  f.counter("cronwheel_alarms_total",
+            "Alarms this node sent (one per job per quiet period, covering every run since), by outcome: "
+            "sent (the mail server accepted it), failed (given up after every try, or no mail server)",
+            {{label("outcome", "sent"), count(a.sent)}, {label("outcome", "failed"), count(a.failed)}});
+  f.counter("cronwheel_alarm_retries_total", "Tries of an alarm after a failed one", count(a.retried));
+
   return prometheus::TextSerializer().Serialize(f.families());
 }
 

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "admin/alarm/alarm_service.h"
 #include "admin/complete/completion.h"
 #include "admin/scheduler/scheduler.h"
 
@@ -15,6 +16,7 @@ struct NodeMetrics {
   std::string node_id;
   std::optional<Scheduler::Stats> scheduler;
   Completion::Counters results;
+  AlarmService::Counters alarms;
 };
 
 // The Prometheus text exposition format (0.0.4) of `metrics`, written by prometheus-cpp's

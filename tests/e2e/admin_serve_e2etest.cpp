@@ -134,7 +134,7 @@ TEST(AdminServe, KeepsItsSecretsOffItsCommandLineAndEnvironment) {
   TestDatabase db;
   AdminProcess::Options options = serving(db.url(), {"--access-token", "admin-token-in-argv"});
   options.admin_password = "bootstrap-secret-password";
-  options.env = {"CRONWHEEL_ACCESS_TOKEN=admin-token-in-env"};
+  options.env = {"CRONWHEEL_ACCESS_TOKEN=admin-token-in-env", "CRONWHEEL_SMTP_PASSWORD=smtp-secret-in-env"};
   AdminProcess admin(options);
   ASSERT_GT(admin.wait_until_listening(30s), 0) << admin.process().out() << admin.process().err();
 
@@ -145,6 +145,7 @@ TEST(AdminServe, KeepsItsSecretsOffItsCommandLineAndEnvironment) {
   const auto environ = proc_file(admin.process().pid(), "environ");  // readable here when root
   EXPECT_EQ(environ.find("admin-token-in-env"), std::string::npos);
   EXPECT_EQ(environ.find("bootstrap-secret-password"), std::string::npos);
+  EXPECT_EQ(environ.find("smtp-secret-in-env"), std::string::npos);
   if (::geteuid() != 0) {
     EXPECT_TRUE(environ.empty()) << "a non-dumpable process's environ is root's only";
   }
@@ -200,6 +201,23 @@ TEST(AdminServe, RejectsAMalformedListenAddress) {
   auto r = Process::run({AdminProcess::binary(), "--listen", "localhost", "--db-url", db.url()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE((r.out + r.err).find("listen address 'localhost'"), std::string::npos) << r.out << r.err;
+}
+
+TEST(AdminServe, RejectsAMalformedSmtpUrlBeforeTouchingTheSchema) {
+  TestDatabase db;
+  auto r = Process::run({AdminProcess::binary(), "--listen", "127.0.0.1:0", "--db-url", db.url(), "--smtp-url",
+                         "http://mail.example.com/"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE((r.out + r.err).find("http://mail.example.com/"), std::string::npos) << r.out << r.err;
+  pqxx::connection c(db.url());
+  pqxx::nontransaction tx(c);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_tables WHERE tablename = 'job_info'")[0].as<int>(), 0);
+}
+
+TEST(AdminServe, SaysWhichSmtpPasswordFileItCannotRead) {
+  auto r = Process::run({AdminProcess::binary(), "--smtp-password-file", "/nonexistent/smtp-password"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--smtp-password-file: cannot read /nonexistent/smtp-password"), std::string::npos) << r.err;
 }
 
 TEST(AdminMigrate, AppliesAndExits) {

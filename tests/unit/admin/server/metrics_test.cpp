@@ -45,6 +45,9 @@ NodeMetrics scheduling_node() {
   m.results.lost = 1;
   m.results.child_fires = 6;
   m.results.retry_fires = 2;
+  m.alarms.sent = 11;
+  m.alarms.failed = 3;
+  m.alarms.retried = 5;
   return m;
 }
 
@@ -71,6 +74,9 @@ TEST(Metrics, SchedulerCountersAndGaugesAreExposedUnderTheirNames) {
   EXPECT_EQ(sample(text, "cronwheel_results_lost_total"), 1);
   EXPECT_EQ(sample(text, "cronwheel_follow_up_fires_total{type=\"child\"}"), 6);
   EXPECT_EQ(sample(text, "cronwheel_follow_up_fires_total{type=\"retry\"}"), 2);
+  EXPECT_EQ(sample(text, "cronwheel_alarms_total{outcome=\"sent\"}"), 11);
+  EXPECT_EQ(sample(text, "cronwheel_alarms_total{outcome=\"failed\"}"), 3);
+  EXPECT_EQ(sample(text, "cronwheel_alarm_retries_total"), 5);
 }
 
 TEST(Metrics, EveryFamilyHasHelpAndTypeAndEverySampleLineIsWellFormed) {
