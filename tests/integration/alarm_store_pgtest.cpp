@@ -13,6 +13,7 @@
 #include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_store_support.h"
 #include "tests/support/alarm_contract_tests.h"
+#include "tests/support/migrated_database.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::testing {
@@ -20,7 +21,7 @@ namespace {
 
 class PgAlarmFixture {
  public:
-  PgAlarmFixture() : migrated_(migrate(db_)), database_(options(db_), &admin::PgAlarmStore::prepare), store_(database_) {
+  PgAlarmFixture() : migrated_(migrate_schema(db_)), database_(pool_options(db_, 2), &admin::PgAlarmStore::prepare), store_(database_) {
     group_ = database_.transact([](pqxx::work& tx) {
       return tx.exec1("INSERT INTO job_group (app_name, title) VALUES ('alarm-app', 'Alarms') RETURNING id")[0]
           .as<std::int64_t>();
@@ -71,17 +72,6 @@ class PgAlarmFixture {
   }
 
  private:
-  static bool migrate(const TestDatabase& db) {
-    pqxx::connection c(db.url());
-    admin::Migrator().migrate(c);
-    return true;
-  }
-  static admin::Database::Options options(const TestDatabase& db) {
-    admin::Database::Options o;
-    o.url = db.url();
-    o.pool_size = 2;
-    return o;
-  }
 
   TestDatabase db_;
   bool migrated_;
@@ -132,10 +122,7 @@ TEST_F(PgAlarmStoreTest, TwoNodesClaimingTogetherClaimEachRunOnce) {
     auto jb = job();
     for (int r = 0; r < 3; ++r) all.push_back(run(jb, admin::FireState::kFailed).id);
   }
-  admin::Database::Options o;
-  o.url = f_.test_database().url();
-  o.pool_size = 1;
-  admin::Database second_db(o, &admin::PgAlarmStore::prepare);
+  admin::Database second_db(pool_options(f_.test_database(), 1), &admin::PgAlarmStore::prepare);
   admin::PgAlarmStore second(second_db);
   std::vector<admin::AlarmClaim> a, b;
   auto r = request();
@@ -196,10 +183,7 @@ TEST(AlarmMigration, RunsThatEndedBeforeItAreNotAlarmed) {
             "VALUES (1, 1, 'failed', 'SCHEDULE', 99000, 'n', now())");
     tx.commit();
   }
-  admin::Database::Options o;
-  o.url = db.url();
-  o.pool_size = 1;
-  admin::Database database(o, &admin::PgAlarmStore::prepare);
+  admin::Database database(pool_options(db, 1), &admin::PgAlarmStore::prepare);
   admin::PgAlarmStore store(database);
   auto claims = store.claim(request());
   ASSERT_EQ(claims.size(), 1u);

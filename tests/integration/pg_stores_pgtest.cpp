@@ -12,11 +12,11 @@
 
 #include "admin/pg/database.h"
 #include "admin/model/fire.h"
-#include "admin/pg/migrator.h"
 #include "admin/pg/pg_store_support.h"
 #include "admin/pg/pg_stores.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/store_contract_tests.h"
+#include "tests/support/migrated_database.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::testing {
@@ -30,7 +30,7 @@ using admin::Conflict;
 class PgStoreFixture {
  public:
   explicit PgStoreFixture(std::size_t pool_size = 4)
-      : migrated_(migrate(db_)), database_(options(db_, pool_size), &admin::PgStores::prepare), stores_(database_, clock_) {}
+      : migrated_(migrate_schema(db_)), database_(pool_options(db_, pool_size), &admin::PgStores::prepare), stores_(database_, clock_) {}
 
   admin::Stores stores() { return stores_.stores(); }
   FakeClock& clock() { return clock_; }
@@ -88,17 +88,6 @@ class PgStoreFixture {
   }
 
  private:
-  static bool migrate(const TestDatabase& db) {
-    pqxx::connection c(db.url());
-    admin::Migrator().migrate(c);
-    return true;
-  }
-  static admin::Database::Options options(const TestDatabase& db, std::size_t pool_size) {
-    admin::Database::Options o;
-    o.url = db.url();
-    o.pool_size = pool_size;
-    return o;
-  }
 
   TestDatabase db_;
   bool migrated_;

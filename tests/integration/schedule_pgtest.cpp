@@ -21,7 +21,6 @@
 #include "admin/scheduler/fire_takeover.h"
 #include "admin/scheduler/pending_feeder.h"
 #include "admin/pg/database.h"
-#include "admin/pg/migrator.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_store_support.h"
@@ -30,6 +29,7 @@
 #include "common/timer/recurring_task.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"
+#include "tests/support/migrated_database.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::testing {
@@ -57,7 +57,7 @@ void prepare(pqxx::connection& c) {
 class ScheduleDb {
  public:
   explicit ScheduleDb(std::size_t pool = 6)
-      : migrated_(migrate(db_)), database_(options(db_, pool), &prepare), stores_(database_, clock_),
+      : migrated_(migrate_schema(db_)), database_(pool_options(db_, pool), &prepare), stores_(database_, clock_),
         schedule_(database_), nodes_(database_) {
     admin::Group g;
     g.app_name = "sched-test";
@@ -107,17 +107,6 @@ class ScheduleDb {
   FakeClock& clock() { return clock_; }
 
  private:
-  static bool migrate(const TestDatabase& db) {
-    pqxx::connection c(db.url());
-    admin::Migrator().migrate(c);
-    return true;
-  }
-  static admin::Database::Options options(const TestDatabase& db, std::size_t pool) {
-    admin::Database::Options o;
-    o.url = db.url();
-    o.pool_size = pool;
-    return o;
-  }
 
   TestDatabase db_;
   bool migrated_;

@@ -7,7 +7,6 @@
 #include <pqxx/pqxx>
 
 #include "admin/pg/database.h"
-#include "admin/pg/migrator.h"
 #include "admin/pg/pg_completion_store.h"
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_store_support.h"
@@ -15,6 +14,7 @@
 #include "admin/pg/pg_trigger_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/scheduling_contract_tests.h"
+#include "tests/support/migrated_database.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::testing {
@@ -34,7 +34,7 @@ void prepare_all(pqxx::connection& c) {
 class PgSchedulingFixture {
  public:
   PgSchedulingFixture()
-      : migrated_(migrate(db_)), database_(options(db_), &prepare_all), stores_(database_, clock_), schedule_(database_),
+      : migrated_(migrate_schema(db_)), database_(pool_options(db_, 4), &prepare_all), stores_(database_, clock_), schedule_(database_),
         trigger_(database_), completion_(database_) {}
 
   admin::ScheduleStore& schedule() { return schedule_; }
@@ -103,17 +103,6 @@ class PgSchedulingFixture {
 
  private:
   static admin::Actor system() { return admin::Actor{std::nullopt, "system", ""}; }
-  static bool migrate(const TestDatabase& db) {
-    pqxx::connection c(db.url());
-    admin::Migrator().migrate(c);
-    return true;
-  }
-  static admin::Database::Options options(const TestDatabase& db) {
-    admin::Database::Options o;
-    o.url = db.url();
-    o.pool_size = 4;
-    return o;
-  }
 
   TestDatabase db_;
   bool migrated_;

@@ -15,7 +15,6 @@
 
 #include "admin/model/fire.h"
 #include "admin/pg/database.h"
-#include "admin/pg/migrator.h"
 #include "admin/pg/pg_completion_store.h"
 #include "admin/pg/pg_store_support.h"
 #include "admin/pg/pg_stores.h"
@@ -23,6 +22,7 @@
 #include "admin/trigger/trigger_service.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"
+#include "tests/support/migrated_database.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::testing {
@@ -48,7 +48,7 @@ class TriggerPgTest : public ::testing::Test {
   admin::FollowUpPlanner failure_plan(admin::RunEnd end = admin::RunEnd::kTriggerFailed) {
     return admin::follow_ups_of(end, clock_.now_ms(), kNode);
   }
-  TriggerPgTest() : migrated_(migrate(db_)), database_(options(db_), &prepare_all), stores_(database_, clock_), store_(database_) {
+  TriggerPgTest() : migrated_(migrate_schema(db_)), database_(pool_options(db_, 8), &prepare_all), stores_(database_, clock_), store_(database_) {
     admin::Group g;
     g.app_name = "demo-app";
     g.title = "Demo";
@@ -102,17 +102,6 @@ class TriggerPgTest : public ::testing::Test {
     return c;
   }
 
-  static bool migrate(const TestDatabase& db) {
-    pqxx::connection c(db.url());
-    admin::Migrator().migrate(c);
-    return true;
-  }
-  static admin::Database::Options options(const TestDatabase& db) {
-    admin::Database::Options o;
-    o.url = db.url();
-    o.pool_size = 8;
-    return o;
-  }
 
   TestDatabase db_;
   bool migrated_;
