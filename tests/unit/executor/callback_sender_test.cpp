@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -277,19 +278,36 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
 // Runs `body` in a child process, then kills it with SIGKILL once it said it is done (a byte on a
 // pipe), while it is still alive: nothing of the child's runs after its body, no destructor, no
 // flush. Returns whether the child got that far.
-bool run_then_sigkill(const std::function<void()>& body) {
+//
+// The fork happens while this process has no thread but the test's own: a child forked beside
+// running threads inherits whatever locks they held at that instant (the allocator's, a logger's,
+// a server's), and its body may then wait on one forever. So `after_fork` (say, starting the
+// admin the child sends to) runs in the parent only after the fork, and what it returns reaches
+// `body` through a pipe.
+bool run_then_sigkill(const std::function<void(const std::string&)>& body,
+                      const std::function<std::string()>& after_fork = [] { return std::string(); }) {
   int ready[2];
+  int given[2];
   if (::pipe(ready) != 0) return false;
+  if (::pipe(given) != 0) return false;
   pid_t child = ::fork();
   if (child < 0) return false;
   if (child == 0) {
     ::close(ready[0]);
-    body();
+    ::close(given[1]);
+    std::string text;
+    char c = 0;
+    while (::read(given[0], &c, 1) == 1 && c != '\n') text += c;
+    body(text);
     char done = 1;
     (void)!::write(ready[1], &done, 1);
     for (;;) ::pause();
   }
   ::close(ready[1]);
+  ::close(given[0]);
+  const std::string text = after_fork() + "\n";
+  (void)!::write(given[1], text.data(), text.size());
+  ::close(given[1]);
   char done = 0;
   bool got = ::read(ready[0], &done, 1) == 1;
   ::close(ready[0]);
@@ -304,7 +322,7 @@ TEST(CallbackSenderTest, ResultsOnlyInMemoryWhenTheProcessIsKilledAreSentByTheNe
   admin.stop();  // nobody answers: the results could only have been queued in memory
   TempDir spool;
   const auto url = admin.url();
-  ASSERT_TRUE(run_then_sigkill([&] {
+  ASSERT_TRUE(run_then_sigkill([&](const std::string&) {
     Retries retries;
     auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer);
     for (int id = 1; id <= 20; ++id) dying->push(result(id));
@@ -321,16 +339,18 @@ TEST(CallbackSenderTest, ResultsOnlyInMemoryWhenTheProcessIsKilledAreSentByTheNe
 }
 
 TEST(CallbackSenderTest, ResultsAcceptedBeforeTheProcessIsKilledAreNotSentAgain) {
-  FakeAdmin admin;
   TempDir spool;
-  const auto url = admin.url();
-  ASSERT_TRUE(run_then_sigkill([&] {
-    Retries retries;
-    auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer);
-    dying->start();
-    for (int id = 1; id <= 10; ++id) dying->push(result(id));
-    eventually([&] { return dying->queued() == 0; });
-  }));
+  std::optional<FakeAdmin> running;  // started after the fork (run_then_sigkill says why)
+  ASSERT_TRUE(run_then_sigkill(
+      [&](const std::string& url) {
+        Retries retries;
+        auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer);
+        dying->start();
+        for (int id = 1; id <= 10; ++id) dying->push(result(id));
+        eventually([&] { return dying->queued() == 0; });
+      },
+      [&] { return running.emplace().url(); }));
+  FakeAdmin& admin = *running;
   ASSERT_TRUE(has_callbacks(admin, 10));
 
   Retries retries;
