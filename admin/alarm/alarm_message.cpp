@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include <date/date.h>
+#include <nlohmann/json.hpp>
 
 namespace cronwheel::admin {
 
@@ -138,6 +139,78 @@ AlarmText render_alarm(const AlarmClaim& claim, const AlarmTextOptions& options)
   }
   b += "\n";
   return text;
+}
+
+namespace {
+
+std::string dumped(const nlohmann::json& json) {
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json optional_ms(const std::optional<std::int64_t>& ms) { return ms ? nlohmann::json(*ms) : nullptr; }
+
+}  // namespace
+
+std::string alarm_webhook_body(const AlarmClaim& claim, const AlarmText& text, const AlarmTextOptions& options) {
+  const Job& job = claim.job;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const JobLog& run : claim.runs) {
+    runs.push_back({
+        {"id", run.id},
+        {"state", to_string(run.state)},
+        {"outcome", run_outcome(run)},
+        {"triggerType", to_string(run.trigger_type)},
+        {"scheduledTime", run.scheduled_time},
+        {"triggerTime", optional_ms(run.trigger_time)},
+        {"handleTime", optional_ms(run.handle_time)},
+        {"triggerCode", run.trigger_code},
+        {"triggerMsg", clean(run.trigger_msg, kMaxMessage, true)},
+        {"handleCode", run.handle_code},
+        {"handleMsg", clean(run.handle_msg, kMaxMessage, true)},
+        {"executorAddress", one_line(run.executor_address, 255)},
+        {"shardIndex", run.shard_index},
+        {"shardTotal", run.shard_total},
+        {"url", options.console_url.empty() ? nlohmann::json(nullptr)
+                                            : nlohmann::json(options.console_url + "runs/" + std::to_string(run.id))},
+    });
+  }
+  return dumped({
+      {"event", "alarm"},
+      {"subject", text.subject},
+      {"text", text.body},
+      {"job",
+       {{"id", job.id},
+        {"jobGroup", job.job_group},
+        {"jobDesc", one_line(job.job_desc, 255)},
+        {"executorHandler", one_line(job.executor_handler, 255)}}},
+      {"runsTotal", std::max<std::int64_t>(claim.runs_total, static_cast<std::int64_t>(claim.runs.size()))},
+      {"runs", std::move(runs)},
+      {"previousAlarmAt", claim.previous_alarm_at},
+      {"node", options.node_id},
+      {"sentAt", claim.claimed_at},
+  });
+}
+
+AlarmText render_test_alarm(std::string_view channel_name, const AlarmTextOptions& options, std::int64_t now) {
+  AlarmText text;
+  const std::string name = one_line(channel_name, 100);
+  text.subject = "[cronwheel] test alarm of channel \"" + name + "\"";
+  text.body = "This is a test of the alarm channel \"" + name + "\", asked for by an operator. No job failed.\n";
+  if (!options.console_url.empty()) text.body += "\nConsole: " + options.console_url + "\n";
+  text.body += "\nSent by cronwheel admin node " + one_line(options.node_id, 255) + " at " + utc(now) + ".\n";
+  return text;
+}
+
+std::string test_webhook_body(std::string_view channel_name, const AlarmText& text, const AlarmTextOptions& options,
+                              std::int64_t now) {
+  return dumped({
+      {"event", "test"},
+      {"subject", text.subject},
+      {"text", text.body},
+      {"channel", one_line(channel_name, 100)},
+      {"node", options.node_id},
+      {"sentAt", now},
+  });
 }
 
 }  // namespace cronwheel::admin

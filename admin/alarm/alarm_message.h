@@ -3,6 +3,7 @@
 // What an alarm says (docs/alarms.md): pure functions of a claim, so the wording is tested with
 // fixed runs and every channel sends the same text.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,23 @@ AlarmText render_alarm(const AlarmClaim& claim, const AlarmTextOptions& options)
 // What happened to a run that ended badly, in a few words ("failed with code 500",
 // "result lost", "trigger failed", "skipped by the misfire strategy").
 std::string_view run_outcome(const JobLog& run);
+
+// The JSON document a webhook channel receives for `claim` (docs/alarms.md "Webhooks"):
+//   {"event":"alarm","subject","text",                  // `text`, as the mail says it
+//    "job":{"id","jobGroup","jobDesc","executorHandler"},
+//    "runsTotal", "runs":[{"id","state","outcome","triggerType","scheduledTime","triggerTime",
+//      "handleTime","triggerCode","triggerMsg","handleCode","handleMsg","executorAddress",
+//      "shardIndex","shardTotal","url"}],             // url: the run in the console, or null
+//    "previousAlarmAt", "node", "sentAt"}             // times in epoch ms; previousAlarmAt 0: none
+// Messages are cut as render_alarm cuts them; invalid UTF-8 becomes U+FFFD.
+std::string alarm_webhook_body(const AlarmClaim& claim, const AlarmText& text, const AlarmTextOptions& options);
+
+// A channel's test alarm ("send a test alarm"): says which channel it tests, from which node
+// and when (`now`, epoch ms), and that nothing failed.
+AlarmText render_test_alarm(std::string_view channel_name, const AlarmTextOptions& options, std::int64_t now);
+// Its webhook form: {"event":"test","subject","text","channel","node","sentAt"}.
+std::string test_webhook_body(std::string_view channel_name, const AlarmText& text, const AlarmTextOptions& options,
+                              std::int64_t now);
 
 // A job's alarm addresses: Job::alarm_email split at commas, trimmed, empty items and repeats
 // dropped, in order.

@@ -33,9 +33,10 @@ AlarmService::Options checked(AlarmService::Options o) {
 
 }  // namespace
 
-AlarmService::AlarmService(AlarmStore& store, Mailer* mailer, common::RecurringTasks& tasks, Options options)
+AlarmService::AlarmService(AlarmStore& store, const AlarmDelivery& delivery, common::RecurringTasks& tasks,
+                           Options options)
     : store_(store),
-      mailer_(mailer),
+      delivery_(delivery),
       clock_(tasks.clock()),
       options_(checked(std::move(options))),
       task_(tasks, {"alarms", options_.interval}, [this](std::stop_token stop) { pass(std::move(stop)); }) {}
@@ -46,21 +47,16 @@ AlarmService::Counters AlarmService::counters() const noexcept { return {sent_.l
 
 int AlarmService::pass_once(std::stop_token stop) {
   int sent = 0;
-  // Retries that are due, in the order they failed.
-  const std::int64_t now = clock_.now_ms();
-  std::vector<Waiting> due;
-  auto keep = std::stable_partition(waiting_.begin(), waiting_.end(),
-                                    [now](const Waiting& w) { return w.next_try_at > now; });
-  std::move(keep, waiting_.end(), std::back_inserter(due));
-  waiting_.erase(keep, waiting_.end());
-  waiting_count_ = waiting_.size();
-  for (auto& alarm : due) {
+  // Alarms with a retry due, in the order they failed; the others wait on.
+  std::vector<Alarm> waiting = std::move(waiting_);
+  waiting_.clear();
+  for (auto& alarm : waiting) {
     if (stop.stop_requested()) {
       waiting_.push_back(std::move(alarm));
       continue;
     }
-    ++retried_;
-    if (attempt(std::move(alarm))) ++sent;
+    if (attempt(alarm, stop)) ++sent;
+    if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
   }
   waiting_count_ = waiting_.size();
   if (stop.stop_requested()) return sent;
@@ -73,60 +69,78 @@ int AlarmService::pass_once(std::stop_token stop) {
   request.runs_listed = options_.runs_listed;
   const AlarmTextOptions text_options{options_.console_url, options_.node_id};
   for (auto& claim : store_.claim(request)) {
-    Waiting alarm;
-    const AlarmText text = render_alarm(claim, text_options);
-    alarm.mail.from = options_.from;
-    alarm.mail.to = alarm_recipients(claim.job.alarm_email);
-    alarm.mail.subject = text.subject;
-    alarm.mail.body = text.body;
+    Alarm alarm;
+    alarm.text = render_alarm(claim, text_options);
+    alarm.webhook_body = alarm_webhook_body(claim, alarm.text, text_options);
+    for (auto& to : destinations(claim)) alarm.left.push_back({std::move(to), 0, 0});
+    if (alarm.left.empty()) {  // its addresses or channels went away after the claim
+      spdlog::warn("alarms: job {} has nowhere to send its alarm any more; recorded failed", claim.job.id);
+      alarm.gave_up = true;
+    }
     alarm.claim = std::move(claim);
-    if (attempt(std::move(alarm))) ++sent;
+    if (attempt(alarm, stop)) ++sent;
+    if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
   }
+  waiting_count_ = waiting_.size();
   return sent;
 }
 
-bool AlarmService::attempt(Waiting alarm) {
+bool AlarmService::attempt(Alarm& alarm, std::stop_token stop) {
   const AlarmClaim& claim = alarm.claim;
-  std::string error;
-  if (mailer_ == nullptr) {
-    error = "no SMTP server is configured (--smtp-url)";
-    alarm.attempts = options_.send_attempts;  // nothing to retry
-  } else {
-    ++alarm.attempts;
+  const std::int64_t now = clock_.now_ms();
+  std::vector<Destination> left;
+  for (auto& destination : alarm.left) {
+    if (destination.next_try_at > now || stop.stop_requested()) {
+      left.push_back(std::move(destination));
+      continue;
+    }
+    if (destination.attempts > 0) ++retried_;
+    ++destination.attempts;
+    std::string error;
+    bool retry = true;
     try {
-      mailer_->send(alarm.mail);
+      delivery_.deliver(destination.to, alarm.text, alarm.webhook_body);
+    } catch (const AlarmDelivery::NotConfigured& e) {
+      error = e.what();
+      retry = false;
+      if (!warned_not_configured_) {
+        warned_not_configured_ = true;
+        spdlog::warn("alarms: job {} alarm to its {}: {}; such alarms, now and later, are recorded failed",
+                     claim.job.id, destination.to.name, error);
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
+    if (error.empty()) {
+      spdlog::info("alarms: job {} alarm sent to its {} ({} run(s), first {})", claim.job.id, destination.to.name,
+                   claim.runs_total, claim.runs.empty() ? 0 : claim.runs.front().id);
+      continue;
+    }
+    if (retry && destination.attempts < options_.send_attempts) {
+      auto delay = options_.retry_delay;
+      for (int i = 1; i < destination.attempts; ++i) delay *= 2;
+      destination.next_try_at = now + delay.count();
+      spdlog::warn("alarms: job {} alarm not sent to its {} (try {} of {}): {}; trying again in {} ms", claim.job.id,
+                   destination.to.name, destination.attempts, options_.send_attempts, error, delay.count());
+      left.push_back(std::move(destination));
+      continue;
+    }
+    alarm.gave_up = true;
+    if (retry) {
+      spdlog::error("alarms: job {} alarm about {} run(s) to its {} given up after {} tries: {}", claim.job.id,
+                    claim.runs_total, destination.to.name, destination.attempts, error);
+    }
   }
-  if (error.empty()) {
-    store_.finish(claim.job.id, claim.claimed_at, AlarmOutcome::kSent, clock_.now_ms());
-    ++sent_;
-    spdlog::info("alarms: job {} alarm sent to {} ({} run(s), first {})", claim.job.id, claim.job.alarm_email,
-                 claim.runs_total, claim.runs.empty() ? 0 : claim.runs.front().id);
-    return true;
-  }
-  if (alarm.attempts < options_.send_attempts) {
-    auto delay = options_.retry_delay;
-    for (int i = 1; i < alarm.attempts; ++i) delay *= 2;
-    alarm.next_try_at = clock_.now_ms() + delay.count();
-    spdlog::warn("alarms: job {} alarm not sent (try {} of {}): {}; trying again in {} ms", claim.job.id,
-                 alarm.attempts, options_.send_attempts, error, delay.count());
-    waiting_.push_back(std::move(alarm));
-    waiting_count_ = waiting_.size();
+  alarm.left = std::move(left);
+  if (!alarm.left.empty()) return false;
+  const auto outcome = alarm.gave_up ? AlarmOutcome::kFailed : AlarmOutcome::kSent;
+  store_.finish(claim.job.id, claim.claimed_at, outcome, clock_.now_ms());
+  if (alarm.gave_up) {
+    ++failed_;
     return false;
   }
-  store_.finish(claim.job.id, claim.claimed_at, AlarmOutcome::kFailed, clock_.now_ms());
-  ++failed_;
-  if (mailer_ != nullptr) {
-    spdlog::error("alarms: job {} alarm about {} run(s) given up after {} tries: {}", claim.job.id, claim.runs_total,
-                  alarm.attempts, error);
-  } else if (!warned_no_mailer_) {
-    warned_no_mailer_ = true;
-    spdlog::warn("alarms: job {} has alarm addresses but {}: its alarms, and every later one, are recorded failed",
-                 claim.job.id, error);
-  }
-  return false;
+  ++sent_;
+  return true;
 }
 
 void AlarmService::pass(std::stop_token stop) noexcept {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "admin/alarm/alarm_delivery.h"
 #include "admin/alarm/alarm_message.h"
-#include "admin/alarm/mailer.h"
 #include "admin/model/alarm_store.h"
 #include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
@@ -17,21 +17,24 @@ namespace cronwheel::admin {
 
 // Sends the alarms of runs that ended badly (docs/alarms.md), every `interval`:
 //
-//  1. Alarms whose send failed earlier and whose retry is due are sent again. An alarm gets
-//     `send_attempts` tries, `retry_delay` apart, doubling; after the last failed try its runs
-//     are recorded failed (alarm_status 3) and counted in `failed`.
+//  1. Destinations whose send failed earlier and whose retry is due are tried again. Each
+//     destination of an alarm gets `send_attempts` tries, `retry_delay` apart, doubling.
 //  2. New claims are made (AlarmStore::claim: at most one alarm per job per `quiet` period,
-//     with every run since in it) and each is sent: one message per job, to the job's
-//     alarmEmail addresses, then recorded sent (alarm_status 2).
+//     with every run since in it) and each is sent: one message per job to each of its
+//     destinations (admin/alarm/alarm_delivery.h: the job's alarmEmail addresses, the channels
+//     of its group and of itself).
+// An alarm is done when every destination took it or ran out of tries: its runs are then
+// recorded sent (alarm_status 2, counted in `sent`) when all took it, failed otherwise (3,
+// counted in `failed`).
 //
-// Once: the store hands a run to one node only; this node records the outcome when the mailer
-// answers. A node that dies between its claim and that record leaves the runs claimed, and
+// Once: the store hands a run to one node only; this node records the outcome when its
+// destinations have answered. A node that dies between its claim and that record leaves the runs claimed, and
 // after `stale` another node claims and sends them again: an alarm is sent once, or twice when
 // its node died while sending. So `stale` must be longer than all of an alarm's tries: the
 // constructor checks it.
 //
-// Without a mailer (no SMTP server configured) every claimed alarm is recorded failed at once;
-// the first one is logged as a warning that says so.
+// Without a mailer (no SMTP server configured) mail destinations fail at once, without retries;
+// the first time is logged as a warning that says so.
 //
 // Threading: the passes are a common::RecurringTask on the node's timer, running on a lane of
 // their own, which owns the store calls, the sends and the retries waiting in memory. The
@@ -50,20 +53,19 @@ class AlarmService {
     int runs_listed = 20;  // per message; the rest are counted
     int send_attempts = 4;
     std::chrono::milliseconds retry_delay{10'000};
-    std::string from = "cronwheel@localhost";  // the mails' From address
-    std::string console_url;                   // links to runs (AlarmTextOptions)
+    std::string console_url;  // links to runs (AlarmTextOptions)
   };
 
   struct Counters {
-    std::uint64_t sent = 0;     // alarms the mailer accepted
-    std::uint64_t failed = 0;   // alarms given up (every try failed, or no mailer)
-    std::uint64_t retried = 0;  // tries after a failed one
+    std::uint64_t sent = 0;     // alarms every destination took
+    std::uint64_t failed = 0;   // alarms a destination never took (every try failed, or no mailer)
+    std::uint64_t retried = 0;  // tries of a destination after a failed one
   };
 
-  // `mailer` may be null (no e-mail configured); it and `store` must outlive the service, as
-  // must `tasks` (the node's timer and clock). Throws std::invalid_argument for non-positive
-  // durations or counts, or a `stale` shorter than an alarm's tries take.
-  AlarmService(AlarmStore& store, Mailer* mailer, common::RecurringTasks& tasks, Options options);
+  // `store`, `delivery` and `tasks` (the node's timer and clock) must outlive the service.
+  // Throws std::invalid_argument for non-positive durations or counts, or a `stale` shorter
+  // than an alarm's tries take.
+  AlarmService(AlarmStore& store, const AlarmDelivery& delivery, common::RecurringTasks& tasks, Options options);
   ~AlarmService();  // stop()
 
   AlarmService(const AlarmService&) = delete;
@@ -78,29 +80,36 @@ class AlarmService {
   int pass_once(std::stop_token stop = {});
 
   Counters counters() const noexcept;
-  // Alarms waiting for a retry.
+  // Alarms waiting for a retry of one of their destinations.
   std::size_t waiting() const noexcept { return waiting_count_.load(); }
 
  private:
-  struct Waiting {
-    AlarmClaim claim;
-    Mail mail;
+  struct Destination {
+    AlarmDestination to;
     int attempts = 0;
     std::int64_t next_try_at = 0;  // epoch ms
   };
+  struct Alarm {
+    AlarmClaim claim;
+    AlarmText text;
+    std::string webhook_body;
+    std::vector<Destination> left;  // not taken yet, with tries left
+    bool gave_up = false;           // a destination ran out of tries
+  };
 
-  // Tries to send; records the outcome or queues the next try. True when sent.
-  bool attempt(Waiting alarm);
+  // Tries the destinations of `alarm` that are due; records the alarm once none is left. True
+  // when it was recorded sent.
+  bool attempt(Alarm& alarm, std::stop_token stop);
   void pass(std::stop_token stop) noexcept;
 
   AlarmStore& store_;
-  Mailer* mailer_;
+  const AlarmDelivery& delivery_;
   common::Clock& clock_;
   const Options options_;
-  std::vector<Waiting> waiting_;  // the lane's
+  std::vector<Alarm> waiting_;  // the lane's
   std::atomic<std::size_t> waiting_count_{0};
   std::atomic<std::uint64_t> sent_{0}, failed_{0}, retried_{0};
-  bool warned_no_mailer_ = false;  // the lane's
+  bool warned_not_configured_ = false;  // the lane's
   common::RecurringTask task_;     // last: its lane uses the members above
 };
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "admin/alarm/curl_handle.h"
 #include "admin/auth/secrets.h"
 
 namespace cronwheel::admin {
@@ -28,14 +29,6 @@ constexpr std::size_t kEncodedWordInputBytes = 42;
 constexpr std::size_t kBase64LineLength = 76;
 // How much of the server's last answer and of the last command a MailError quotes.
 constexpr std::size_t kMaxQuotedBytes = 512;
-
-// libcurl's global state, set up once and for the whole process, before the first handle.
-void init_curl() {
-  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (rc != CURLE_OK) {
-    throw std::runtime_error(std::string("cannot initialize libcurl: ") + curl_easy_strerror(rc));
-  }
-}
 
 bool is_ascii_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -503,13 +496,6 @@ std::string normalized_server(const std::string& url) {
   return scheme + "://" + lower_host + ":" + std::to_string(port_number);
 }
 
-struct CurlDeleter {
-  void operator()(CURL* curl) const noexcept { curl_easy_cleanup(curl); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* list) const noexcept { curl_slist_free_all(list); }
-};
-
 }  // namespace
 
 SmtpMailer::SmtpMailer(Options options) : options_(std::move(options)) {
@@ -543,17 +529,14 @@ void SmtpMailer::send(const Mail& mail) {
     throw MailError(std::to_string(mail.to.size()) + " recipients, more than " +
                     std::to_string(kMaxRecipients) + " (refused before connecting)");
   }
-  std::unique_ptr<curl_slist, SlistDeleter> recipients;
+  CurlList recipients;
   for (const auto& address : mail.to) {
     check_address("recipient", address);
-    curl_slist* appended = curl_slist_append(recipients.get(), address.c_str());
-    if (appended == nullptr) throw std::bad_alloc();
-    recipients.release();
-    recipients.reset(appended);
+    append(recipients, address.c_str());
   }
   std::string message = build_message(mail);
 
-  std::unique_ptr<CURL, CurlDeleter> handle(curl_easy_init());
+  CurlHandle handle(curl_easy_init());
   if (!handle) throw MailError("cannot create a libcurl handle");
   CURL* curl = handle.get();
   char error_buffer[CURL_ERROR_SIZE] = {};

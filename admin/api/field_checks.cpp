@@ -131,6 +131,24 @@ void check_http_urls(std::string_view field, const std::vector<std::string>& url
   }
 }
 
+std::string checked_email_list(std::string_view field, std::string_view text, std::size_t max_chars) {
+  // Bounded before it is split: the joined list is checked exactly below, this only keeps a huge
+  // value from being looked at.
+  if (text.size() > 4 * max_chars) {
+    throw invalid(field, std::string(field) + ": at most " + std::to_string(max_chars) + " characters");
+  }
+  std::string joined;
+  for (const auto& item : split_list(text)) {
+    if (!is_email_address(item)) {
+      throw invalid(field, std::string(field) + ": '" + item + "' is not an email address");
+    }
+    if (!joined.empty()) joined += ',';
+    joined += item;
+  }
+  check_text(field, joined, max_chars, false);
+  return joined;
+}
+
 std::vector<std::string> split_list(std::string_view text) {
   std::vector<std::string> out;
   std::size_t start = 0;

@@ -43,6 +43,11 @@ bool is_http_url(std::string_view text);
 // dot-separated labels of letters, digits and inner hyphens after it (at most 253).
 bool is_email_address(std::string_view text) noexcept;
 
+// A comma-separated list of e-mail addresses ("ops@example.com, oncall@example.com"), each
+// checked by is_email_address, joined without spaces ("ops@example.com,oncall@example.com") and
+// at most `max_chars` characters. The text is bounded before it is split.
+std::string checked_email_list(std::string_view field, std::string_view text, std::size_t max_chars);
+
 // Each entry must be an http(s) URL (field "addressList", message naming the index):
 // "addressList[1]: expected an http(s) URL such as http://10.0.0.5:9999/, got 'ftp://x'".
 void check_http_urls(std::string_view field, const std::vector<std::string>& urls);

@@ -53,25 +53,6 @@ E checked_enum(std::string_view field, const std::string& value) {
   return *parsed;
 }
 
-// "ops@example.com, oncall@example.com" → "ops@example.com,oncall@example.com".
-std::string checked_alarm_email(const std::string& text) {
-  // Bounded before it is split: the joined list is checked exactly below, this only keeps a huge
-  // value from being looked at.
-  if (text.size() > 4 * kMaxAlarmEmail) {
-    throw invalid("alarmEmail", "alarmEmail: at most " + std::to_string(kMaxAlarmEmail) + " characters");
-  }
-  std::string joined;
-  for (const auto& item : split_list(text)) {
-    if (!is_email_address(item)) {
-      throw invalid("alarmEmail", "alarmEmail: '" + item + "' is not an email address");
-    }
-    if (!joined.empty()) joined += ',';
-    joined += item;
-  }
-  check_text("alarmEmail", joined, kMaxAlarmEmail, false);
-  return joined;
-}
-
 std::int64_t child_id_from_text(const std::string& item) {
   std::int64_t id = 0;
   auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
@@ -126,7 +107,7 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
     job.author = trimmed(*author);
     check_text("author", job.author, kMaxAuthor, false);
   }
-  if (auto email = body.optional_string("alarmEmail")) job.alarm_email = checked_alarm_email(*email);
+  if (auto email = body.optional_string("alarmEmail")) job.alarm_email = checked_email_list("alarmEmail", *email, kMaxAlarmEmail);
 
   auto type = body.optional_string("scheduleType");
   auto conf = body.optional_string("scheduleConf");

@@ -19,6 +19,7 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
   add_tokens_routes(router_, services_);
   add_audit_routes(router_, stores_.audit);
   add_resource_routes(router_, stores_, clock, options_.resources);
+  if (options_.alarm_channels.store != nullptr) add_alarm_channel_routes(router_, options_.alarm_channels, clock);
 }
 
 RestApi::~RestApi() = default;

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "admin/api/alarm_channels_api.h"
 #include "admin/api/api_router.h"
 #include "admin/api/auth_api.h"
 #include "admin/api/resource_routes.h"
@@ -15,7 +16,8 @@ namespace cronwheel::admin {
 
 // The REST API under /api/v1, assembled on the admin's HTTP server: the credential checks
 // (session cookie, bearer token), the login rate limiter, and every route module
-// (auth, users, tokens, audit, and the resources: groups, jobs, scripts, logs, cron).
+// (auth, users, tokens, audit, alarm channels, and the resources: groups, jobs, scripts, logs,
+// cron).
 //
 // Construct it before the server starts (routes are registered in the constructor); it must
 // outlive the server's handlers, i.e. be destroyed after the server stopped.
@@ -26,6 +28,8 @@ class RestApi {
     PasswordHasher::Options passwords;
     LoginRateLimiter::Options login_limits;
     ResourceOptions resources;
+    // alarm-channels, when its store is set (admin/api/alarm_channels_api.h).
+    AlarmChannelRoutes alarm_channels;
   };
 
   // `clock` is the API's time for everything (sessions, login limits, audit, fires); it must

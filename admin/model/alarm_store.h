@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "admin/model/alarm_channel_store.h"
 #include "admin/model/records.h"
 #include "admin/model/store_errors.h"
 
@@ -17,7 +18,8 @@ namespace cronwheel::admin {
 // A run calls for an alarm when it ended `failed` or `lost` with no retry left
 // (executor_fail_retry_count 0), or was `cancelled` by its job's misfire strategy (an
 // operator's cancel is decided "no alarm" when it happens), and its job has recipients
-// (Job::alarm_email not empty). JobLog::alarm_status: 0 undecided, 1 no alarm needed, 2 sent,
+// (Job::alarm_email not empty, or an alarm channel takes its group's or its own alarms).
+// JobLog::alarm_status: 0 undecided, 1 no alarm needed, 2 sent,
 // 3 failed, -1 claimed (being sent).
 inline constexpr int kAlarmUndecided = 0;
 inline constexpr int kAlarmNotNeeded = 1;
@@ -32,6 +34,7 @@ struct AlarmClaim {
   std::int64_t previous_alarm_at = 0;   // when the job's previous alarm was claimed; 0: never
   std::int64_t runs_total = 0;          // runs claimed, all of them
   std::vector<JobLog> runs;             // the oldest of them (by id), at most runs_listed
+  std::vector<AlarmChannel> channels;   // the channels of the job's group or of the job, by id
 
   friend bool operator==(const AlarmClaim&, const AlarmClaim&) = default;
 };
@@ -52,7 +55,7 @@ class AlarmStore {
 
   // In one transaction:
   //  1. undecided runs (and claims older than stale_ms) that ended badly but call for no alarm
-  //     (a retry follows; the job has no recipients) are decided: alarm_status 1;
+  //     (a retry follows; the job has no recipients and no channel) are decided: alarm_status 1;
   //  2. for at most max_jobs jobs whose last alarm was claimed at least quiet_ms ago (or never),
   //     every run that calls for an alarm and is undecided, or claimed more than stale_ms ago,
   //     is claimed: alarm_status -1, alarm_time now; the job's last alarm is now.

@@ -167,4 +167,18 @@ nlohmann::json to_json(const NodeStatus& status) {
 
 nlohmann::json to_json(const ScanMark& mark) { return {{"nodeId", mark.node_id}, {"at", mark.at}}; }
 
+nlohmann::json to_json(const AlarmChannel& channel) {
+  return {
+      {"id", channel.id},
+      {"name", channel.name},
+      {"kind", to_string(channel.kind)},
+      {"target", channel.target},
+      {"secretSet", !channel.secret.empty()},
+      {"groups", channel.groups},
+      {"jobs", channel.jobs},
+      {"createdAt", channel.created_at},
+      {"updatedAt", channel.updated_at},
+  };
+}
+
 }  // namespace cronwheel::admin

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/model/alarm_channel_store.h"
 #include "admin/model/records.h"
 
 namespace cronwheel::admin {
@@ -58,5 +59,9 @@ nlohmann::json to_json(const NodeStatus& status);
 
 // {"nodeId","at"}
 nlohmann::json to_json(const ScanMark& mark);
+
+// {"id","name","kind","target","secretSet","groups":[ids...],"jobs":[ids...],"createdAt",
+//  "updatedAt"} (never the secret)
+nlohmann::json to_json(const AlarmChannel& channel);
 
 }  // namespace cronwheel::admin

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "admin/model/record_json.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -18,10 +19,30 @@ std::string open_alarm(const std::string& stale_before) {
          " AND (l.alarm_status = 0 OR l.alarm_time < " + stale_before + ")";
 }
 
+// The job `j` has somewhere to send alarms: its own addresses, or a channel of it or its group.
+const std::string kJobHasRecipients =
+    "(j.alarm_email <> '' OR EXISTS (SELECT 1 FROM alarm_channel c WHERE j.id = ANY (c.jobs) OR j.job_group = ANY "
+    "(c.groups)))";
+
 // Of those, the runs that call for an alarm: no retry follows, and the job has recipients.
 const std::string kCallsForAlarm =
     " AND (l.state = 'cancelled' OR l.executor_fail_retry_count = 0)"
-    " AND EXISTS (SELECT 1 FROM job_info j WHERE j.id = l.job_id AND j.alarm_email <> '')";
+    " AND EXISTS (SELECT 1 FROM job_info j WHERE j.id = l.job_id AND " + kJobHasRecipients + ")";
+
+void check_exist(pqxx::work& tx, const char* statement, const std::vector<std::int64_t>& ids, const char* field,
+                 const char* what) {
+  if (ids.empty()) return;
+  std::vector<std::int64_t> found;
+  for (const auto& row : tx.exec_prepared(statement, bigint_array(ids))) found.push_back(row[0].as<std::int64_t>());
+  for (auto id : ids) {
+    if (std::find(found.begin(), found.end(), id) == found.end()) {
+      throw Conflict(std::string(field) + ": " + what + " " + std::to_string(id) + " does not exist", field);
+    }
+  }
+}
+
+// A channel as the audit log keeps it: its JSON form (never the secret).
+nlohmann::json audited(const AlarmChannel& channel) { return to_json(channel); }
 
 }  // namespace
 
@@ -30,7 +51,7 @@ void PgAlarmStore::prepare(pqxx::connection& c) {
   c.prepare("alarm_not_needed",
             "UPDATE job_log l SET alarm_status = 1, alarm_time = $1 WHERE " + open_alarm("$2") +
                 " AND ((l.state <> 'cancelled' AND l.executor_fail_retry_count > 0)"
-                "      OR NOT EXISTS (SELECT 1 FROM job_info j WHERE j.id = l.job_id AND j.alarm_email <> ''))");
+                "      OR NOT EXISTS (SELECT 1 FROM job_info j WHERE j.id = l.job_id AND " + kJobHasRecipients + "))");
   // Jobs with runs to alarm about and out of their quiet period (every job has its job_alarm
   // row, 0007_alarms.sql). $1 stale_before, $2 quiet_before, $3 limit.
   c.prepare("alarm_jobs",
@@ -48,6 +69,23 @@ void PgAlarmStore::prepare(pqxx::connection& c) {
   c.prepare("alarm_mark_jobs", "UPDATE job_alarm SET last_sent_at = $2 WHERE job_id = ANY ($1::bigint[])");
   c.prepare("alarm_runs", "SELECT " + kLogColumns + " FROM job_log WHERE id = ANY ($1::bigint[]) ORDER BY job_id, id");
   c.prepare("alarm_job_rows", "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id");
+  // The channels of the claimed jobs, with the job each is for. $1 jobs.
+  c.prepare("alarm_job_channels",
+            "SELECT j.id AS for_job, " + kChannelColumns + " FROM job_info j JOIN alarm_channel c ON j.id = ANY (c.jobs)"
+            " OR j.job_group = ANY (c.groups) WHERE j.id = ANY ($1::bigint[]) ORDER BY j.id, c.id");
+  c.prepare("alarm_channel_list", "SELECT " + kChannelColumns + " FROM alarm_channel c ORDER BY c.id");
+  c.prepare("alarm_channel_get", "SELECT " + kChannelColumns + " FROM alarm_channel c WHERE c.id = $1");
+  c.prepare("alarm_channel_lock", "SELECT " + kChannelColumns + " FROM alarm_channel c WHERE c.id = $1 FOR UPDATE");
+  c.prepare("alarm_channel_groups_exist", "SELECT id FROM job_group WHERE id = ANY ($1::bigint[])");
+  c.prepare("alarm_channel_jobs_exist", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[])");
+  // $1 name, $2 kind, $3 target, $4 secret, $5 groups, $6 jobs, $7 now.
+  c.prepare("alarm_channel_insert",
+            "INSERT INTO alarm_channel (name, kind, target, secret, groups, jobs, created_at, updated_at) "
+            "VALUES ($1, $2, $3, $4, $5::bigint[], $6::bigint[], " + ts("$7") + ", " + ts("$7") + ") RETURNING id");
+  c.prepare("alarm_channel_update",
+            "UPDATE alarm_channel SET name = $2, kind = $3, target = $4, secret = $5, groups = $6::bigint[], "
+            "jobs = $7::bigint[], updated_at = " + ts("$8") + " WHERE id = $1");
+  c.prepare("alarm_channel_delete", "DELETE FROM alarm_channel WHERE id = $1");
   // $1 job, $2 claimed_at, $3 outcome, $4 now.
   c.prepare("alarm_finish",
             "UPDATE job_log l SET alarm_status = $3, alarm_time = $4 WHERE l.job_id = $1 AND "
@@ -97,6 +135,9 @@ std::vector<AlarmClaim> PgAlarmStore::claim(const ClaimRequest& r) {
       JobLog run = log_from(row);
       claims[run.job_id].runs.push_back(std::move(run));
     }
+    for (const auto& row : tx.exec_prepared("alarm_job_channels", bigint_array(claimed_jobs))) {
+      claims[row["for_job"].as<std::int64_t>()].channels.push_back(channel_from(row));
+    }
     std::vector<AlarmClaim> out;
     for (const auto& row : tx.exec_prepared("alarm_job_rows", bigint_array(claimed_jobs))) {
       Job job = job_from(row);
@@ -112,6 +153,61 @@ int PgAlarmStore::finish(std::int64_t job_id, std::int64_t claimed_at, AlarmOutc
   const int status = outcome == AlarmOutcome::kSent ? kAlarmSent : kAlarmFailed;
   return db_.transact([&](pqxx::work& tx) {
     return static_cast<int>(tx.exec_prepared("alarm_finish", job_id, claimed_at, status, now).affected_rows());
+  });
+}
+
+std::vector<AlarmChannel> PgAlarmStore::list_channels() {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return all_of<AlarmChannel>(tx.exec_prepared("alarm_channel_list"), channel_from);
+  });
+}
+
+std::optional<AlarmChannel> PgAlarmStore::get_channel(std::int64_t id) {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return first_of<AlarmChannel>(tx.exec_prepared("alarm_channel_get", id), channel_from);
+  });
+}
+
+AlarmChannel PgAlarmStore::create_channel(const AlarmChannel& ch, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      check_exist(tx, "alarm_channel_groups_exist", ch.groups, "groups", "group");
+      check_exist(tx, "alarm_channel_jobs_exist", ch.jobs, "jobs", "job");
+      const auto id = tx.exec_prepared1("alarm_channel_insert", ch.name, text(ch.kind), ch.target, ch.secret,
+                                        bigint_array(ch.groups), bigint_array(ch.jobs), now)[0]
+                          .as<std::int64_t>();
+      AlarmChannel created = channel_from(tx.exec_prepared1("alarm_channel_get", id));
+      write_audit(tx, now, actor, "alarm_channel.create", "alarm_channel", id, std::nullopt, audited(created));
+      return created;
+    });
+  });
+}
+
+AlarmChannel PgAlarmStore::update_channel(const AlarmChannel& ch, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before = first_of<AlarmChannel>(tx.exec_prepared("alarm_channel_lock", ch.id), channel_from);
+      if (!before) throw NotFound("alarm channel " + std::to_string(ch.id) + " does not exist");
+      check_exist(tx, "alarm_channel_groups_exist", ch.groups, "groups", "group");
+      check_exist(tx, "alarm_channel_jobs_exist", ch.jobs, "jobs", "job");
+      tx.exec_prepared("alarm_channel_update", ch.id, ch.name, text(ch.kind), ch.target, ch.secret,
+                       bigint_array(ch.groups), bigint_array(ch.jobs), now);
+      AlarmChannel updated = channel_from(tx.exec_prepared1("alarm_channel_get", ch.id));
+      write_audit(tx, now, actor, "alarm_channel.update", "alarm_channel", ch.id, audited(*before), audited(updated));
+      return updated;
+    });
+  });
+}
+
+void PgAlarmStore::remove_channel(std::int64_t id, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  db_.transact([&](pqxx::work& tx) {
+    auto before = first_of<AlarmChannel>(tx.exec_prepared("alarm_channel_lock", id), channel_from);
+    if (!before) throw NotFound("alarm channel " + std::to_string(id) + " does not exist");
+    tx.exec_prepared("alarm_channel_delete", id);
+    write_audit(tx, now, actor, "alarm_channel.delete", "alarm_channel", id, audited(*before), std::nullopt);
   });
 }
 

@@ -5,25 +5,37 @@
 // job_alarm row of each job, which a claim holds locked (FOR UPDATE SKIP LOCKED) so that two
 // nodes never claim the same job at once. Statements are prepared on each new connection: call
 // PgAlarmStore::prepare from the Database's Preparer. Thread-safe.
+//
+// It keeps the alarm channels too (admin/model/alarm_channel_store.h, table alarm_channel): a
+// claim reads the channels of the jobs it claims in its own transaction.
 
 #include <pqxx/pqxx>
 
 #include "admin/model/alarm_store.h"
 #include "admin/pg/database.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::admin {
 
-class PgAlarmStore final : public AlarmStore {
+class PgAlarmStore final : public AlarmStore, public AlarmChannelStore {
  public:
-  explicit PgAlarmStore(Database& db) : db_(db) {}
+  // `clock` stamps the channels' changes and their audit entries.
+  PgAlarmStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
 
   static void prepare(pqxx::connection& connection);
 
   std::vector<AlarmClaim> claim(const ClaimRequest& request) override;
   int finish(std::int64_t job_id, std::int64_t claimed_at, AlarmOutcome outcome, std::int64_t now) override;
 
+  std::vector<AlarmChannel> list_channels() override;
+  std::optional<AlarmChannel> get_channel(std::int64_t id) override;
+  AlarmChannel create_channel(const AlarmChannel& channel, const Actor& actor) override;
+  AlarmChannel update_channel(const AlarmChannel& channel, const Actor& actor) override;
+  void remove_channel(std::int64_t id, const Actor& actor) override;
+
  private:
   Database& db_;
+  common::Clock& clock_;
 };
 
 }  // namespace cronwheel::admin

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstring>
+#include <stdexcept>
 
 namespace cronwheel::admin::pg {
 
@@ -66,6 +67,28 @@ std::vector<T> json_array(const pqxx::field& f) {
 }
 
 }  // namespace
+
+const std::string kChannelColumns =
+    "c.id, c.name, c.kind, c.target, c.secret, "
+    "array_to_json(ARRAY(SELECT g.id FROM job_group g WHERE g.id = ANY (c.groups) ORDER BY g.id))::text AS groups, "
+    "array_to_json(ARRAY(SELECT j.id FROM job_info j WHERE j.id = ANY (c.jobs) ORDER BY j.id))::text AS jobs, " +
+    ms("c.created_at", "created_at") + ", " + ms("c.updated_at", "updated_at");
+
+AlarmChannel channel_from(const pqxx::row& r) {
+  AlarmChannel c;
+  c.id = r["id"].as<std::int64_t>();
+  c.name = r["name"].as<std::string>();
+  const auto kind = parse_alarm_channel_kind(r["kind"].c_str());
+  if (!kind) throw std::runtime_error(std::string("alarm_channel.kind: unknown value '") + r["kind"].c_str() + "'");
+  c.kind = *kind;
+  c.target = r["target"].as<std::string>();
+  c.secret = r["secret"].as<std::string>();
+  c.groups = json_array<std::int64_t>(r["groups"]);
+  c.jobs = json_array<std::int64_t>(r["jobs"]);
+  c.created_at = r["created_at"].as<std::int64_t>();
+  c.updated_at = r["updated_at"].as<std::int64_t>();
+  return c;
+}
 
 Group group_from(const pqxx::row& r) {
   Group g;
@@ -277,6 +300,10 @@ struct Rule {
 // Every named rule of the schema a store call can break, with the API field it concerns.
 constexpr std::array kRules = {
     Rule{"job_group_app_name_key", Kind::kConflict, "appName", "app name is taken by another group"},
+    Rule{"alarm_channel_name_key", Kind::kConflict, "name", "name is taken by another alarm channel"},
+    Rule{"alarm_channel_name_check", Kind::kConflict, "name", "name must not be blank"},
+    Rule{"alarm_channel_kind_check", Kind::kConflict, "kind", "kind must be email or webhook"},
+    Rule{"alarm_channel_target_check", Kind::kConflict, "target", "target must not be empty"},
     Rule{"job_group_app_name_format", Kind::kConflict, "appName",
          "app name must be 4-64 letters, digits, '.', '_' or '-', starting with a letter or digit"},
     Rule{"job_group_title_check", Kind::kConflict, "title", "title must not be blank"},

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
+#include "admin/model/alarm_channel_store.h"
 #include "admin/model/records.h"
 #include "admin/model/stores.h"
 
@@ -33,6 +34,8 @@ extern const std::string kVersionColumns;
 extern const std::string kUserColumns;
 extern const std::string kTokenColumns;
 extern const std::string kAuditColumns;
+// alarm_channel read as `c`; its groups and jobs only the ones that still exist.
+extern const std::string kChannelColumns;
 
 Group group_from(const pqxx::row& row);
 Job job_from(const pqxx::row& row);
@@ -41,6 +44,7 @@ ScriptVersion version_from(const pqxx::row& row);
 User user_from(const pqxx::row& row);
 ApiToken token_from(const pqxx::row& row);
 AuditEntry audit_from(const pqxx::row& row);
+AlarmChannel channel_from(const pqxx::row& row);
 
 // Enumerations as the columns spell them (their CHECK constraints allow these spellings only).
 template <class E>

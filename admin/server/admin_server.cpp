@@ -119,7 +119,7 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
       stores_(database_),
       executor_client_(common::SystemClock::instance(), executor_client_options(config)),
       http_(server_options(config)),
-      alarm_store_(database_),
+      alarm_store_(database_, common::SystemClock::instance()),
       scheduling_database_(scheduling_database_options(config),
                            [](pqxx::connection& c) {
                              PgScheduleStore::prepare(c);
@@ -133,7 +133,6 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
   http_.bind();
   node_id_ = config_.node_id.empty() ? host_name() + ":" + std::to_string(http_.port()) : config_.node_id;
   health_ = std::make_unique<HealthCheck>(config_.db_url, node_id_, version_);
-  add_routes();
   // Checked now, before the schema is touched: a malformed --smtp-url stops the node at once.
   if (!config_.smtp_url.empty()) {
     SmtpMailer::Options mail;
@@ -146,6 +145,10 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
     mail.ca_file = config_.smtp_ca_file;
     mailer_ = std::make_unique<SmtpMailer>(std::move(mail));
   }
+  webhooks_ = std::make_unique<CurlWebhookSender>(common::SystemClock::instance(), CurlWebhookSender::Options{});
+  delivery_ = std::make_unique<AlarmDelivery>(mailer_.get(), webhooks_.get(),
+                                              config_.alarm_from.empty() ? "cronwheel@" + host_name() : config_.alarm_from);
+  add_routes();
 }
 
 AdminServer::~AdminServer() { stop(); }
@@ -156,6 +159,12 @@ void AdminServer::start() {
   executors_->start();
   start_scheduler();
   start_alarms();
+}
+
+std::string AdminServer::console_url() const {
+  std::string url = config_.console_url.empty() ? own_address() : config_.console_url;
+  if (url.back() != '/') url += '/';
+  return url;
 }
 
 std::string AdminServer::own_address() const {
@@ -172,10 +181,8 @@ void AdminServer::start_alarms() {
   AlarmService::Options options;
   options.node_id = node_id_;
   options.quiet = std::chrono::seconds(config_.alarm_quiet_s);
-  options.from = config_.alarm_from.empty() ? "cronwheel@" + host_name() : config_.alarm_from;
-  options.console_url = config_.console_url.empty() ? own_address() : config_.console_url;
-  if (options.console_url.back() != '/') options.console_url += '/';
-  alarms_ = std::make_unique<AlarmService>(alarm_store_, mailer_.get(), recurring_, std::move(options));
+  options.console_url = console_url();
+  alarms_ = std::make_unique<AlarmService>(alarm_store_, *delivery_, recurring_, std::move(options));
   alarms_->start();
   running_alarms_.store(alarms_.get());
 }
@@ -252,6 +259,9 @@ void AdminServer::add_routes() {
   api.resources.executors = &executor_client_;
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
+  api.alarm_channels.store = &alarm_store_;
+  api.alarm_channels.delivery = delivery_.get();
+  api.alarm_channels.text = {console_url(), node_id_};
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), common::SystemClock::instance(), std::move(api));
 
   ExecutorSide::Options executors;

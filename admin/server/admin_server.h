@@ -6,7 +6,9 @@
 #include <string>
 
 #include "admin/admin_config.h"
+#include "admin/alarm/alarm_delivery.h"
 #include "admin/alarm/alarm_service.h"
+#include "admin/alarm/curl_webhook_sender.h"
 #include "admin/alarm/smtp_mailer.h"
 #include "admin/api/rest_api.h"
 #include "admin/server/executor_side.h"
@@ -64,6 +66,8 @@ class AdminServer {
   void start_alarms();
   // This node's own address, http://host:port/.
   std::string own_address() const;
+  // The console's address as alarms link to it (--console-url, else own_address()), ending '/'.
+  std::string console_url() const;
 
   // Declared in dependency order: members are destroyed in reverse, after stop() has waited
   // for every handler, so nothing a handler uses goes away under it.
@@ -88,9 +92,12 @@ class AdminServer {
   std::unique_ptr<RestApi> api_;
   std::unique_ptr<ExecutorSide> executors_;  // /api/registry, /api/callback and their monitors
 
-  // Alarms: the mail server (null when none is configured), the runs to alarm about, and the
-  // service that sends them, made by start().
+  // Alarms: the mail server (null when none is configured), the webhook client, both behind one
+  // delivery (the alarm service's and the API's test alarms), the runs to alarm about and the
+  // channels, and the service that sends them, made by start().
   std::unique_ptr<SmtpMailer> mailer_;
+  std::unique_ptr<CurlWebhookSender> webhooks_;
+  std::unique_ptr<AlarmDelivery> delivery_;
   PgAlarmStore alarm_store_;
   std::unique_ptr<AlarmService> alarms_;
   std::atomic<AlarmService*> running_alarms_{nullptr};  // alarms_ once started, for /metrics

@@ -13,6 +13,7 @@
 #include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_store_support.h"
 #include "tests/support/alarm_contract_tests.h"
+#include "tests/support/fake_clock.h"
 #include "tests/support/migrated_database.h"
 #include "tests/support/test_database.h"
 
@@ -21,14 +22,24 @@ namespace {
 
 class PgAlarmFixture {
  public:
-  PgAlarmFixture() : migrated_(migrate_schema(db_)), database_(pool_options(db_, 2), &admin::PgAlarmStore::prepare), store_(database_) {
+  PgAlarmFixture()
+      : migrated_(migrate_schema(db_)), database_(pool_options(db_, 2), &prepare), store_(database_, clock_) {
     group_ = database_.transact([](pqxx::work& tx) {
       return tx.exec1("INSERT INTO job_group (app_name, title) VALUES ('alarm-app', 'Alarms') RETURNING id")[0]
           .as<std::int64_t>();
     });
   }
 
+  static void prepare(pqxx::connection& c) {
+    admin::PgAlarmStore::prepare(c);
+    admin::pg::prepare_audit(c);
+  }
+
   admin::AlarmStore& alarms() { return store_; }
+  admin::AlarmChannelStore& channels() { return store_; }
+  void remove_job(std::int64_t id) {
+    database_.transact([&](pqxx::work& tx) { tx.exec_params("DELETE FROM job_info WHERE id = $1", id); });
+  }
   admin::Database& database() { return database_; }
   const TestDatabase& test_database() const { return db_; }
 
@@ -74,6 +85,7 @@ class PgAlarmFixture {
  private:
 
   TestDatabase db_;
+  FakeClock clock_{1'800'000'000'000};
   bool migrated_;
   admin::Database database_;
   admin::PgAlarmStore store_;
@@ -123,7 +135,7 @@ TEST_F(PgAlarmStoreTest, TwoNodesClaimingTogetherClaimEachRunOnce) {
     for (int r = 0; r < 3; ++r) all.push_back(run(jb, admin::FireState::kFailed).id);
   }
   admin::Database second_db(pool_options(f_.test_database(), 1), &admin::PgAlarmStore::prepare);
-  admin::PgAlarmStore second(second_db);
+  admin::PgAlarmStore second(second_db, common::SystemClock::instance());
   std::vector<admin::AlarmClaim> a, b;
   auto r = request();
   r.max_jobs = 3;
@@ -184,7 +196,7 @@ TEST(AlarmMigration, RunsThatEndedBeforeItAreNotAlarmed) {
     tx.commit();
   }
   admin::Database database(pool_options(db, 1), &admin::PgAlarmStore::prepare);
-  admin::PgAlarmStore store(database);
+  admin::PgAlarmStore store(database, common::SystemClock::instance());
   auto claims = store.claim(request());
   ASSERT_EQ(claims.size(), 1u);
   EXPECT_EQ(claims[0].runs_total, 1);

@@ -9,9 +9,11 @@
 //   struct F {
 //     F();                                   // fresh, empty stores
 //     admin::AlarmStore& alarms();
+//     admin::AlarmChannelStore& channels();  // the same store's channels
 //     admin::Job put_job(admin::Job);        // creates it in a group of the fixture's; with its id
 //     admin::JobLog put_log(admin::JobLog);  // every column as given (alarm_status too); with its id
 //     int alarm_status(std::int64_t run_id);
+//     void remove_job(std::int64_t job_id);  // deletes the job (and its runs)
 //     // As a node that claimed (-1) or decided the run at `alarm_time`.
 //     void set_alarm(std::int64_t run_id, int status, std::int64_t alarm_time);
 //   };
@@ -77,6 +79,16 @@ class AlarmContract : public ::testing::Test {
     }
     l.alarm_status = alarm_status;
     return f_.put_log(l);
+  }
+  AlarmChannel channel(const std::string& name, std::vector<std::int64_t> groups, std::vector<std::int64_t> jobs) {
+    AlarmChannel c;
+    c.name = name;
+    c.kind = AlarmChannelKind::kWebhook;
+    c.target = "https://hooks.example.com/" + name;
+    c.secret = "s3cret-" + name;
+    c.groups = std::move(groups);
+    c.jobs = std::move(jobs);
+    return f_.channels().create_channel(c, Actor{std::nullopt, "system", ""});
   }
   static std::vector<std::int64_t> ids(const std::vector<JobLog>& runs) {
     std::vector<std::int64_t> out;
@@ -228,7 +240,105 @@ TYPED_TEST_P(AlarmContract, MaxJobsBoundsAClaimAndTheRestComeNext) {
   EXPECT_EQ(second[0].job.id, c.id);
 }
 
+TYPED_TEST_P(AlarmContract, ChannelsAreCreatedReadUpdatedAndRemoved) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto created = this->channel("payments", {j.job_group}, {j.id});
+  EXPECT_GT(created.id, 0);
+  EXPECT_EQ(created.name, "payments");
+  EXPECT_EQ(created.kind, AlarmChannelKind::kWebhook);
+  EXPECT_EQ(created.secret, "s3cret-payments");
+  EXPECT_EQ(created.groups, std::vector<std::int64_t>{j.job_group});
+  EXPECT_EQ(created.jobs, std::vector<std::int64_t>{j.id});
+  EXPECT_EQ(f.channels().get_channel(created.id), created);
+
+  auto second = this->channel("ops", {}, {});
+  auto changed = created;
+  changed.name = "payments-mail";
+  changed.kind = AlarmChannelKind::kEmail;
+  changed.target = "pay@example.com, oncall@example.com";
+  changed.secret = "";
+  changed.jobs = {};
+  auto updated = f.channels().update_channel(changed, Actor{std::nullopt, "system", ""});
+  EXPECT_EQ(updated.name, "payments-mail");
+  EXPECT_EQ(updated.kind, AlarmChannelKind::kEmail);
+  EXPECT_EQ(updated.target, "pay@example.com, oncall@example.com");
+  EXPECT_TRUE(updated.jobs.empty());
+  EXPECT_EQ(updated.created_at, created.created_at);
+  auto all = f.channels().list_channels();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0], updated);
+  EXPECT_EQ(all[1], second);
+
+  f.channels().remove_channel(created.id, Actor{std::nullopt, "system", ""});
+  EXPECT_FALSE(f.channels().get_channel(created.id));
+  EXPECT_THROW(f.channels().remove_channel(created.id, Actor{std::nullopt, "system", ""}), NotFound);
+  EXPECT_THROW(f.channels().update_channel(changed, Actor{std::nullopt, "system", ""}), NotFound);
+}
+
+TYPED_TEST_P(AlarmContract, AChannelNeedsAFreeNameAndGroupsAndJobsThatExist) {
+  auto& f = this->f_;
+  auto j = this->job();
+  this->channel("payments", {}, {});
+  auto conflict_field = [&](const std::string& name, std::vector<std::int64_t> groups, std::vector<std::int64_t> jobs) {
+    try {
+      this->channel(name, std::move(groups), std::move(jobs));
+    } catch (const Conflict& e) {
+      return e.field();
+    }
+    return std::string("(created)");
+  };
+  EXPECT_EQ(conflict_field("payments", {}, {}), "name");
+  EXPECT_EQ(conflict_field("other", {j.job_group + 1000}, {}), "groups");
+  EXPECT_EQ(conflict_field("other", {}, {j.id, j.id + 1000}), "jobs");
+  EXPECT_EQ(f.channels().list_channels().size(), 1u);
+}
+
+TYPED_TEST_P(AlarmContract, AJobWithoutAddressesAlarmsThroughTheChannelsOfItsGroupOrItself) {
+  auto& f = this->f_;
+  auto by_group = this->job("");
+  auto by_job = this->job("");
+  auto nobody = this->job("");
+  auto group_channel = this->channel("team", {by_group.job_group}, {});
+  this->run(by_group, FireState::kFailed);
+  auto lonely = this->run(nobody, FireState::kFailed);
+  auto claims = f.alarms().claim(request());
+  // by_group and nobody share the fixture's group, so the group's channel takes both.
+  ASSERT_EQ(claims.size(), 2u);
+  for (const auto& claim : claims) {
+    ASSERT_EQ(claim.channels.size(), 1u);
+    EXPECT_EQ(claim.channels[0].name, "team");
+    EXPECT_EQ(claim.channels[0].secret, "s3cret-team");
+  }
+  EXPECT_EQ(f.alarm_status(lonely.id), kAlarmClaimed);
+
+  // Without the group's channel, only a channel naming the job itself takes its alarms.
+  f.channels().remove_channel(group_channel.id, Actor{std::nullopt, "system", ""});
+  this->channel("just-one", {}, {by_job.id});
+  auto mine = this->run(by_job, FireState::kFailed);
+  auto unwatched = this->run(nobody, FireState::kFailed);
+  auto later = f.alarms().claim(request(kNow + kQuiet));
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].job.id, by_job.id);
+  ASSERT_EQ(later[0].channels.size(), 1u);
+  EXPECT_EQ(later[0].channels[0].name, "just-one");
+  EXPECT_EQ(f.alarm_status(mine.id), kAlarmClaimed);
+  EXPECT_EQ(f.alarm_status(unwatched.id), kAlarmNotNeeded);
+}
+
+TYPED_TEST_P(AlarmContract, AChannelForgetsAJobThatWasDeleted) {
+  auto& f = this->f_;
+  auto kept = this->job();
+  auto gone = this->job();
+  auto c = this->channel("jobs", {}, {kept.id, gone.id});
+  f.remove_job(gone.id);
+  EXPECT_EQ(f.channels().get_channel(c.id)->jobs, std::vector<std::int64_t>{kept.id});
+}
+
 REGISTER_TYPED_TEST_SUITE_P(AlarmContract, AFailedRunWithNoRetryLeftIsClaimedWithItsJob,
+                            ChannelsAreCreatedReadUpdatedAndRemoved, AChannelNeedsAFreeNameAndGroupsAndJobsThatExist,
+                            AJobWithoutAddressesAlarmsThroughTheChannelsOfItsGroupOrItself,
+                            AChannelForgetsAJobThatWasDeleted,
                             LostRunsAndRunsCancelledAsMisfiresCallForAnAlarm,
                             RunsThatCallForNoAlarmAreDecidedSoAndNeverClaimed,
                             AJobIsClaimedAtMostOncePerQuietPeriodThenWithEverythingSince,

@@ -18,16 +18,21 @@ namespace cronwheel::testing {
 // holds both to them): jobs and runs are put in as given; claim() and finish() move the runs'
 // alarm_status as the PostgreSQL statements do. A claim is atomic here, so "another node is
 // claiming this job right now" never happens. fail_with(...) makes every call throw
-// StoreUnavailable until cleared.
+// StoreUnavailable until cleared. It keeps alarm channels as PgAlarmStore does (the groups that
+// exist are those of the jobs put in); it writes no audit entries.
 //
 // Thread-safe.
-class FakeAlarmStore final : public admin::AlarmStore {
+class FakeAlarmStore final : public admin::AlarmStore, public admin::AlarmChannelStore {
  public:
   admin::Job put_job(admin::Job job) {
     std::lock_guard lock(mutex_);
     if (job.id == 0) job.id = next_job_id_++;
     jobs_[job.id] = job;
     return job;
+  }
+  void remove_job(std::int64_t id) {
+    std::lock_guard lock(mutex_);
+    jobs_.erase(id);
   }
   admin::JobLog put_log(admin::JobLog log) {
     std::lock_guard lock(mutex_);
@@ -80,6 +85,7 @@ class FakeAlarmStore final : public admin::AlarmStore {
       claim.claimed_at = r.now;
       auto last = last_sent_.find(job_id);
       claim.previous_alarm_at = last == last_sent_.end() ? 0 : last->second;
+      claim.channels = channels_of(claim.job);
       for (auto& [id, run] : runs_) {
         if (run.log.job_id != job_id || !open(run, stale_before) || !calls_for_alarm(run)) continue;
         run.log.alarm_status = admin::kAlarmClaimed;
@@ -109,7 +115,88 @@ class FakeAlarmStore final : public admin::AlarmStore {
     return n;
   }
 
+  std::vector<admin::AlarmChannel> list_channels() override {
+    std::lock_guard lock(mutex_);
+    enter();
+    std::vector<admin::AlarmChannel> out;
+    for (const auto& [id, channel] : channels_) out.push_back(read(channel));
+    return out;
+  }
+  std::optional<admin::AlarmChannel> get_channel(std::int64_t id) override {
+    std::lock_guard lock(mutex_);
+    enter();
+    auto it = channels_.find(id);
+    if (it == channels_.end()) return std::nullopt;
+    return read(it->second);
+  }
+  admin::AlarmChannel create_channel(const admin::AlarmChannel& channel, const admin::Actor&) override {
+    std::lock_guard lock(mutex_);
+    enter();
+    check(channel);
+    admin::AlarmChannel stored = channel;
+    stored.id = next_channel_id_++;
+    stored.created_at = stored.updated_at = ++channel_clock_;
+    channels_[stored.id] = stored;
+    return read(stored);
+  }
+  admin::AlarmChannel update_channel(const admin::AlarmChannel& channel, const admin::Actor&) override {
+    std::lock_guard lock(mutex_);
+    enter();
+    auto it = channels_.find(channel.id);
+    if (it == channels_.end()) throw admin::NotFound("alarm channel " + std::to_string(channel.id) + " does not exist");
+    check(channel);
+    admin::AlarmChannel stored = channel;
+    stored.created_at = it->second.created_at;
+    stored.updated_at = ++channel_clock_;
+    it->second = stored;
+    return read(stored);
+  }
+  void remove_channel(std::int64_t id, const admin::Actor&) override {
+    std::lock_guard lock(mutex_);
+    enter();
+    if (channels_.erase(id) == 0) throw admin::NotFound("alarm channel " + std::to_string(id) + " does not exist");
+  }
+
  private:
+  // As read back: the groups and jobs that still exist, ascending.
+  admin::AlarmChannel read(admin::AlarmChannel channel) const {
+    std::set<std::int64_t> groups, jobs;
+    for (auto g : channel.groups) {
+      if (group_exists(g)) groups.insert(g);
+    }
+    for (auto j : channel.jobs) {
+      if (jobs_.count(j) != 0) jobs.insert(j);
+    }
+    channel.groups.assign(groups.begin(), groups.end());
+    channel.jobs.assign(jobs.begin(), jobs.end());
+    return channel;
+  }
+  bool group_exists(std::int64_t group) const {
+    return std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& j) { return j.second.job_group == group; });
+  }
+  void check(const admin::AlarmChannel& channel) const {
+    for (const auto& [id, other] : channels_) {
+      if (id != channel.id && other.name == channel.name) {
+        throw admin::Conflict("name is taken by another alarm channel", "name");
+      }
+    }
+    for (auto g : channel.groups) {
+      if (!group_exists(g)) throw admin::Conflict("groups: group " + std::to_string(g) + " does not exist", "groups");
+    }
+    for (auto j : channel.jobs) {
+      if (jobs_.count(j) == 0) throw admin::Conflict("jobs: job " + std::to_string(j) + " does not exist", "jobs");
+    }
+  }
+  std::vector<admin::AlarmChannel> channels_of(const admin::Job& job) const {
+    std::vector<admin::AlarmChannel> out;
+    for (const auto& [id, channel] : channels_) {
+      const bool mine = std::find(channel.jobs.begin(), channel.jobs.end(), job.id) != channel.jobs.end() ||
+                        std::find(channel.groups.begin(), channel.groups.end(), job.job_group) != channel.groups.end();
+      if (mine) out.push_back(read(channel));
+    }
+    return out;
+  }
+
   struct Run {
     admin::JobLog log;
     std::int64_t alarm_time = 0;
@@ -125,7 +212,8 @@ class FakeAlarmStore final : public admin::AlarmStore {
   }
   bool calls_for_alarm(const Run& run) const {
     auto job = jobs_.find(run.log.job_id);
-    const bool recipients = job != jobs_.end() && !job->second.alarm_email.empty();
+    const bool recipients =
+        job != jobs_.end() && (!job->second.alarm_email.empty() || !channels_of(job->second).empty());
     const bool retry_follows = run.log.state != admin::FireState::kCancelled && run.log.executor_fail_retry_count > 0;
     return recipients && !retry_follows;
   }
@@ -139,6 +227,9 @@ class FakeAlarmStore final : public admin::AlarmStore {
   std::map<std::int64_t, std::int64_t> last_sent_;  // job → last alarm claimed
   std::int64_t next_job_id_ = 1;
   std::int64_t next_log_id_ = 1;
+  std::map<std::int64_t, admin::AlarmChannel> channels_;
+  std::int64_t next_channel_id_ = 1;
+  std::int64_t channel_clock_ = 0;
   std::optional<std::string> error_;
   int claims_ = 0;
 };

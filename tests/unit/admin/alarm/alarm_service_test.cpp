@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/timer/hierarchical_wheel_timer.h"
 #include "common/timer/recurring_task.h"
 #include "tests/support/fake_alarm_store.h"
@@ -52,6 +54,38 @@ class FakeMailer final : public Mailer {
   int calls_ = 0;
 };
 
+// Records what it is asked to post; fails the next `failures` posts.
+class FakeWebhooks final : public WebhookSender {
+ public:
+  void post(const WebhookRequest& request) override {
+    std::lock_guard lock(mutex_);
+    ++calls_;
+    if (failures_ > 0) {
+      --failures_;
+      throw WebhookError("webhook https://hooks.example.com:443 answered HTTP 503");
+    }
+    posted_.push_back(request);
+  }
+  void fail_next(int n) {
+    std::lock_guard lock(mutex_);
+    failures_ = n;
+  }
+  std::vector<WebhookRequest> posted() {
+    std::lock_guard lock(mutex_);
+    return posted_;
+  }
+  int calls() {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<WebhookRequest> posted_;
+  int failures_ = 0;
+  int calls_ = 0;
+};
+
 AlarmService::Options options() {
   AlarmService::Options o;
   o.node_id = "admin-1";
@@ -60,7 +94,6 @@ AlarmService::Options options() {
   o.stale = 600s;
   o.send_attempts = 3;
   o.retry_delay = 10s;
-  o.from = "cronwheel@example.com";
   o.console_url = "https://cron.example.com/";
   return o;
 }
@@ -95,12 +128,26 @@ class AlarmServiceTest : public ::testing::Test {
     tasks_.wait_idle();
   }
 
+  AlarmChannel channel(const std::string& name, AlarmChannelKind kind, const std::string& target,
+                       std::vector<std::int64_t> groups, std::vector<std::int64_t> jobs) {
+    AlarmChannel c;
+    c.name = name;
+    c.kind = kind;
+    c.target = target;
+    if (kind == AlarmChannelKind::kWebhook) c.secret = "key-" + name;
+    c.groups = std::move(groups);
+    c.jobs = std::move(jobs);
+    return store_.create_channel(c, Actor{std::nullopt, "system", ""});
+  }
+
   FakeClock clock_;
   FakeAlarmStore store_;
   FakeMailer mailer_;
+  FakeWebhooks webhooks_;
+  AlarmDelivery delivery_{&mailer_, &webhooks_, "cronwheel@example.com"};
   common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
   common::RecurringTasks tasks_{timer_, clock_};
-  AlarmService service_{store_, &mailer_, tasks_, options()};
+  AlarmService service_{store_, delivery_, tasks_, options()};
 };
 
 TEST_F(AlarmServiceTest, SendsOneMailPerJobToItsAddressesAndRecordsItSent) {
@@ -182,7 +229,8 @@ TEST_F(AlarmServiceTest, ASendThatFailsOnceGoesOutOnTheRetry) {
 }
 
 TEST_F(AlarmServiceTest, WithoutAMailerAlarmsAreRecordedFailedAtOnce) {
-  AlarmService no_mail(store_, nullptr, tasks_, options());
+  AlarmDelivery without_mail(nullptr, &webhooks_, "cronwheel@example.com");
+  AlarmService no_mail(store_, without_mail, tasks_, options());
   auto j = job();
   auto r = fail(j);
   EXPECT_EQ(no_mail.pass_once(), 0);
@@ -194,12 +242,79 @@ TEST_F(AlarmServiceTest, WithoutAMailerAlarmsAreRecordedFailedAtOnce) {
 TEST_F(AlarmServiceTest, AClaimMustOutlastEveryTryOfItsAlarm) {
   auto o = options();
   o.stale = 40s;  // tries: 10 s + 20 s, each up to an interval late, plus a pass
-  EXPECT_THROW(AlarmService(store_, &mailer_, tasks_, o), std::invalid_argument);
+  EXPECT_THROW(AlarmService(store_, delivery_, tasks_, o), std::invalid_argument);
   o.stale = 46s;
-  EXPECT_NO_THROW(AlarmService(store_, &mailer_, tasks_, o));
+  EXPECT_NO_THROW(AlarmService(store_, delivery_, tasks_, o));
   o = options();
   o.send_attempts = 0;
-  EXPECT_THROW(AlarmService(store_, &mailer_, tasks_, o), std::invalid_argument);
+  EXPECT_THROW(AlarmService(store_, delivery_, tasks_, o), std::invalid_argument);
+}
+
+TEST_F(AlarmServiceTest, TheChannelsOfTheJobAndItsGroupGetTheAlarmToo) {
+  auto j = job("ops@example.com");
+  auto r = fail(j);
+  channel("team-mail", AlarmChannelKind::kEmail, "team@example.com, lead@example.com", {j.job_group}, {});
+  channel("hook", AlarmChannelKind::kWebhook, "https://hooks.example.com/cron", {}, {j.id});
+  auto other = job("");
+  channel("elsewhere", AlarmChannelKind::kWebhook, "https://other.example.com/", {}, {other.id});
+  EXPECT_EQ(service_.pass_once(), 1);
+
+  auto mails = mailer_.sent();
+  ASSERT_EQ(mails.size(), 2u);
+  EXPECT_EQ(mails[0].to, (std::vector<std::string>{"ops@example.com"}));
+  EXPECT_EQ(mails[1].to, (std::vector<std::string>{"team@example.com", "lead@example.com"}));
+  EXPECT_EQ(mails[1].subject, mails[0].subject);
+  auto posts = webhooks_.posted();
+  ASSERT_EQ(posts.size(), 1u);
+  EXPECT_EQ(posts[0].url, "https://hooks.example.com/cron");
+  EXPECT_EQ(posts[0].secret, "key-hook");
+  auto body = nlohmann::json::parse(posts[0].body);
+  EXPECT_EQ(body["event"], "alarm");
+  EXPECT_EQ(body["job"]["id"], j.id);
+  EXPECT_EQ(body["subject"], mails[0].subject);
+  ASSERT_EQ(body["runs"].size(), 1u);
+  EXPECT_EQ(body["runs"][0]["id"], r.id);
+  EXPECT_EQ(body["runs"][0]["handleMsg"], "disk full");
+  EXPECT_EQ(body["runs"][0]["url"], "https://cron.example.com/runs/" + std::to_string(r.id));
+  EXPECT_EQ(store_.alarm_status(r.id), kAlarmSent);
+  EXPECT_EQ(service_.counters().sent, 1u);
+}
+
+// One destination failing does not send the alarm again to the others: only it is retried, and
+// the runs are recorded once every destination is done.
+TEST_F(AlarmServiceTest, OnlyTheDestinationThatFailedIsTriedAgain) {
+  auto j = job("ops@example.com");
+  auto r = fail(j);
+  channel("hook", AlarmChannelKind::kWebhook, "https://hooks.example.com/cron", {j.job_group}, {});
+  webhooks_.fail_next(1);
+  EXPECT_EQ(service_.pass_once(), 0);
+  EXPECT_EQ(mailer_.calls(), 1);
+  EXPECT_EQ(webhooks_.calls(), 1);
+  EXPECT_EQ(store_.alarm_status(r.id), kAlarmClaimed);
+  EXPECT_EQ(service_.waiting(), 1u);
+  clock_.advance(10s);
+  EXPECT_EQ(service_.pass_once(), 1);
+  EXPECT_EQ(mailer_.calls(), 1);
+  EXPECT_EQ(webhooks_.posted().size(), 1u);
+  EXPECT_EQ(store_.alarm_status(r.id), kAlarmSent);
+  EXPECT_EQ(service_.counters().retried, 1u);
+}
+
+TEST_F(AlarmServiceTest, AnAlarmOneDestinationNeverTookIsRecordedFailed) {
+  auto j = job("ops@example.com");
+  auto r = fail(j);
+  channel("hook", AlarmChannelKind::kWebhook, "https://hooks.example.com/cron", {}, {j.id});
+  webhooks_.fail_next(100);
+  service_.pass_once();
+  clock_.advance(10s);
+  service_.pass_once();
+  clock_.advance(20s);
+  service_.pass_once();
+  EXPECT_EQ(webhooks_.calls(), 3);
+  EXPECT_EQ(mailer_.sent().size(), 1u);
+  EXPECT_EQ(store_.alarm_status(r.id), kAlarmFailed);
+  EXPECT_EQ(service_.counters().failed, 1u);
+  EXPECT_EQ(service_.counters().sent, 0u);
 }
 
 TEST_F(AlarmServiceTest, StartedItPassesEveryIntervalAndOutlivesAnUnreachableStore) {

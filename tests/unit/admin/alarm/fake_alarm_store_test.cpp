@@ -10,6 +10,8 @@ namespace {
 class FakeAlarmFixture {
  public:
   admin::AlarmStore& alarms() { return store_; }
+  admin::AlarmChannelStore& channels() { return store_; }
+  void remove_job(std::int64_t id) { store_.remove_job(id); }
   admin::Job put_job(admin::Job job) {
     job.job_group = 1;
     return store_.put_job(std::move(job));

@@ -17,6 +17,7 @@
 #include "admin/api/rest_api.h"
 #include "admin/model/record_json.h"
 #include "common/http/http_server.h"
+#include "tests/support/fake_alarm_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_stores.h"
 
@@ -62,6 +63,7 @@ class OpenApiDocument : public ::testing::Test {
 
     RestApi::Options options;
     options.passwords.strength = PasswordHasher::Strength::kMinimum;
+    options.alarm_channels.store = &alarm_store_;
     api_ = std::make_unique<RestApi>(server_, fake_.stores(), clock_, options);
     for (const auto& route : api_->router().routes()) routed_[route.method + " " + route.path] = route;
   }
@@ -99,6 +101,7 @@ class OpenApiDocument : public ::testing::Test {
   std::map<std::string, Operation> documented_;
   testing::FakeClock clock_;
   testing::FakeStores fake_{clock_};
+  testing::FakeAlarmStore alarm_store_;
   common::http::HttpServer server_{common::http::HttpServerOptions{}};
   std::unique_ptr<RestApi> api_;
   std::map<std::string, ApiRouter::Route> routed_;
