@@ -554,7 +554,8 @@ void SmtpMailer::send(const Mail& mail) {
   if (!options_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_file.c_str());
   if (server_.starts_with("smtp://")) {
     long use_ssl = CURLUSESSL_TRY;
-    if (options_.starttls == Options::StartTls::kRequired) use_ssl = CURLUSESSL_ALL;
+    // A password goes over TLS only, unless kNever says plain text on purpose.
+    if (options_.starttls == Options::StartTls::kRequired || !options_.username.empty()) use_ssl = CURLUSESSL_ALL;
     if (options_.starttls == Options::StartTls::kNever) use_ssl = CURLUSESSL_NONE;
     curl_easy_setopt(curl, CURLOPT_USE_SSL, use_ssl);
   }

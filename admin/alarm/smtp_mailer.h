@@ -16,8 +16,9 @@ namespace cronwheel::admin {
 //   and the system's CAs otherwise. Nothing turns verification off.
 // - smtps:// uses TLS from the first byte. smtp:// upgrades with STARTTLS as `starttls` says;
 //   with kIfOffered a server that offers STARTTLS must then pass verification (no fallback to
-//   plain text), but one that does not offer it gets the message, and the password, in plain
-//   text: use kRequired or smtps:// with a password outside a trusted network.
+//   plain text), and one that does not offer it gets the message in plain text, but never a
+//   password: with a username, kIfOffered requires STARTTLS as kRequired does. Only kNever
+//   sends a password in plain text, on purpose.
 // - The password is only ever given to libcurl for AUTH: it is in no URL, log line or MailError.
 //
 // What it sends (RFC 5322 and MIME, CRLF line ends): Date (UTC), From, To (the recipients,
@@ -59,7 +60,7 @@ class SmtpMailer final : public Mailer {
     std::string url = {};
     // For smtp:// only: whether to upgrade with STARTTLS. smtps:// always uses TLS.
     enum class StartTls {
-      kIfOffered,  // when the server offers it (then its certificate must verify)
+      kIfOffered,  // when the server offers it (then its certificate must verify); always with AUTH
       kRequired,   // fail with a TLS error when the server does not offer it
       kNever,      // plain text throughout
     };

@@ -321,6 +321,24 @@ TEST(SmtpMailerE2E, RequiredStartTlsFailsAgainstAServerWithoutIt) {
   EXPECT_TRUE(sink.messages().empty());
 }
 
+// A server that does not offer STARTTLS never gets the password by default: if-offered means
+// "required" once there is a password to send. Only "never" sends it in plain text.
+TEST(SmtpMailerE2E, APasswordIsNeverSentWithoutTlsUnlessStartTlsIsNever) {
+  SmtpSink sink({.auth = "alarms:s3cret-pass"});
+  auto options = options_for(sink);
+  options.username = "alarms";
+  options.password = "s3cret-pass";
+  SmtpMailer if_offered(options);
+  std::string error = failure_of(if_offered, alarm_mail());
+  EXPECT_THAT(error, AllOf(HasSubstr("TLS with " + sink.url() + " failed"), HasSubstr("STARTTLS")));
+  EXPECT_TRUE(sink.messages().empty());
+
+  options.starttls = SmtpMailer::Options::StartTls::kNever;
+  SmtpMailer plain(options);
+  plain.send(alarm_mail());
+  ASSERT_TRUE(sink.wait_for_messages(1));
+}
+
 TEST(SmtpMailerE2E, UntrustedCertificateIsATlsError) {
   // The sink offers STARTTLS with a self-signed certificate the mailer was not told to trust:
   // the mailer must neither accept it nor fall back to plain text.
