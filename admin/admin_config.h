@@ -57,6 +57,10 @@ struct AdminConfig {
     return pre_read_count > 0 ? pre_read_count : (fast_pool_max + slow_pool_max) * 20;
   }
 
+  // Runs (job_log rows) scheduled more than this many days ago are deleted by every node in
+  // small batches (docs/operations.md "Retention"); 0 keeps them all.
+  int run_retention_days = 30;
+
   // REST API sessions: how long a console login lasts, and whether the cookie is marked
   // Secure (set it when the console is served over HTTPS, e.g. behind a TLS proxy).
   int session_hours = 12;

@@ -222,6 +222,11 @@ int main(int argc, char** argv) {
     cmd->add_flag("--secure-cookie", config.secure_cookie,
                   "Mark the session cookie Secure (the console is served over HTTPS)")
         ->envname("CRONWHEEL_SECURE_COOKIE");
+    cmd->add_option("--run-retention-days", config.run_retention_days,
+                    "Days runs are kept (by scheduled time); older finished runs are deleted. 0 keeps all")
+        ->envname("CRONWHEEL_RUN_RETENTION_DAYS")
+        ->check(CLI::Range(0, 36'500))
+        ->capture_default_str();
     cmd->add_option("--smtp-url", config.smtp_url,
                     "SMTP server for alarm mail: smtp://host[:port] or smtps://host[:port] (empty: no mail)")
         ->envname("CRONWHEEL_SMTP_URL");

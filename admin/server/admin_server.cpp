@@ -115,11 +115,13 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
                   ExecutorSide::prepare(c);
                   PgTriggerStore::prepare(c);
                   PgAlarmStore::prepare(c);
+                  PgRetentionStore::prepare(c);
                 }),
       stores_(database_),
       executor_client_(common::SystemClock::instance(), executor_client_options(config)),
       http_(server_options(config)),
       alarm_store_(database_, common::SystemClock::instance()),
+      retention_store_(database_),
       scheduling_database_(scheduling_database_options(config),
                            [](pqxx::connection& c) {
                              PgScheduleStore::prepare(c);
@@ -159,6 +161,21 @@ void AdminServer::start() {
   executors_->start();
   start_scheduler();
   start_alarms();
+  start_retention();
+}
+
+void AdminServer::start_retention() {
+  if (config_.run_retention_days == 0) {
+    spdlog::info("run retention: off (--run-retention-days 0): runs are kept for ever");
+    return;
+  }
+  RunRetention::Options options;
+  options.keep = std::chrono::hours(24) * config_.run_retention_days;
+  // Soon after start, so a node restarted now and then still keeps the table trimmed.
+  options.first_delay = std::chrono::seconds(10);
+  retention_ = std::make_unique<RunRetention>(retention_store_, recurring_, options);
+  retention_->start();
+  running_retention_.store(retention_.get());
 }
 
 std::string AdminServer::console_url() const {
@@ -229,6 +246,7 @@ void AdminServer::stop() noexcept {
   running_scheduler_.store(nullptr);
   if (scheduler_) scheduler_->stop();
   if (alarms_) alarms_->stop();
+  if (retention_) retention_->stop();
   http_.stop();
   if (executors_) executors_->stop();
   timer_.stop();  // every recurring task has stopped
@@ -248,6 +266,7 @@ void AdminServer::add_routes() {
     if (Scheduler* scheduler = running_scheduler_.load()) metrics.scheduler = scheduler->stats();
     metrics.results = executors_->completion().counters();
     if (AlarmService* alarms = running_alarms_.load()) metrics.alarms = alarms->counters();
+    if (RunRetention* retention = running_retention_.load()) metrics.runs_deleted = retention->counters().deleted;
     res.set_content(metrics_text(metrics), kMetricsContentType);
   });
 

@@ -9,6 +9,7 @@
 #include "admin/alarm/alarm_delivery.h"
 #include "admin/alarm/alarm_service.h"
 #include "admin/alarm/curl_webhook_sender.h"
+#include "admin/housekeeping/run_retention.h"
 #include "admin/alarm/smtp_mailer.h"
 #include "admin/api/rest_api.h"
 #include "admin/server/executor_side.h"
@@ -17,6 +18,7 @@
 #include "admin/server/health_check.h"
 #include "admin/pg/database.h"
 #include "admin/pg/pg_alarm_store.h"
+#include "admin/pg/pg_retention_store.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_stores.h"
@@ -64,6 +66,8 @@ class AdminServer {
   void start_scheduler();
   // Builds and starts the alarm service (docs/alarms.md).
   void start_alarms();
+  // Builds and starts the deletion of old runs, unless --run-retention-days is 0.
+  void start_retention();
   // This node's own address, http://host:port/.
   std::string own_address() const;
   // The console's address as alarms link to it (--console-url, else own_address()), ending '/'.
@@ -101,6 +105,11 @@ class AdminServer {
   PgAlarmStore alarm_store_;
   std::unique_ptr<AlarmService> alarms_;
   std::atomic<AlarmService*> running_alarms_{nullptr};  // alarms_ once started, for /metrics
+
+  // Deletes old runs (--run-retention-days; none when 0), made by start().
+  PgRetentionStore retention_store_;
+  std::unique_ptr<RunRetention> retention_;
+  std::atomic<RunRetention*> running_retention_{nullptr};  // for /metrics
 
   // The scheduling core (docs/scheduling.md). The schedule thread, the feeder and the heartbeat
   // use a small pool of their own, so a scan holding the scheduling lock never waits for a

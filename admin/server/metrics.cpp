@@ -113,9 +113,11 @@ std::string metrics_text(const NodeMetrics& metrics) {
   const auto& a = metrics.alarms;
   f.counter("cronwheel_alarms_total",
             "Alarms this node sent (one per job per quiet period, covering every run since), by outcome: "
-            "sent (the mail server accepted it), failed (given up after every try, or no mail server)",
+            "sent (every destination took it), failed (a destination never did: every try failed, or no mail server)",
             {{label("outcome", "sent"), count(a.sent)}, {label("outcome", "failed"), count(a.failed)}});
-  f.counter("cronwheel_alarm_retries_total", "Tries of an alarm after a failed one", count(a.retried));
+  f.counter("cronwheel_alarm_retries_total", "Tries of an alarm destination after a failed one", count(a.retried));
+  f.counter("cronwheel_runs_deleted_total", "Runs this node deleted as older than --run-retention-days",
+            count(metrics.runs_deleted));
 
   return prometheus::TextSerializer().Serialize(f.families());
 }

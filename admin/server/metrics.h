@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,7 @@ struct NodeMetrics {
   std::optional<Scheduler::Stats> scheduler;
   Completion::Counters results;
   AlarmService::Counters alarms;
+  std::uint64_t runs_deleted = 0;  // by run retention
 };
 
 // The Prometheus text exposition format (0.0.4) of `metrics`, written by prometheus-cpp's

@@ -2,7 +2,8 @@
 # Where each room of admin/ may reach (admin/CMakeLists.txt, docs/architecture.md):
 #   model/   nothing of admin/ but itself; no libpqxx, no cpp-httplib, no common/http
 #   pg/      model/ and itself; no business rooms
-#   the rest (alarm, api, auth, cli, complete, registry, route, scheduler, trigger): no pg/, no server/,
+#   the rest (alarm, api, auth, cli, complete, housekeeping, registry, route, scheduler, trigger):
+#            no pg/, no server/,
 #            no libpqxx
 #   server/ and main.cpp: anything (the composition root)
 # Prints every include that breaks a rule and fails when there is one.
@@ -27,7 +28,7 @@ breaks model 'pqxx|httplib|common/http/' 'libpqxx, cpp-httplib or common/http'
 found=$(grep -rnE '^#include "admin/' pg --include='*.h' --include='*.cpp' | grep -vE '"admin/(model|pg)/')
 [ -n "$found" ] && { printf 'pg/ may include only model/ and pg/:\n%s\n' "$found"; status=1; }
 
-for room in alarm api auth cli complete registry route scheduler trigger; do
+for room in alarm api auth cli complete housekeeping registry route scheduler trigger; do
   [ -d "$room" ] || continue
   breaks "$room" 'admin/pg/|admin/server/|pqxx' 'the PostgreSQL adapter or the composition root'
 done
