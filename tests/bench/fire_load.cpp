@@ -97,6 +97,7 @@ struct Settings {
   int outage_at = -1;         // steady: the database refuses the admins this many s into the window,
   int outage_for = 10;        // for this many s
   int idle_jobs = 0;          // hourly jobs written straight into the database beside the N measured
+  int old_runs = 0;           // finished runs 40 days old, written before the admins start
 };
 
 std::int64_t now_ms() {
@@ -410,6 +411,7 @@ void in_parallel(const std::vector<Api>& apis, int threads, int count,
 
 struct Snapshot {
   std::int64_t at_ms = 0;
+  std::int64_t old_runs = 0;  // --old-runs rows not deleted yet
   std::vector<std::uint64_t> admin_ticks;
   std::uint64_t db_ticks = 0;
   double own_cpu_s = 0;
@@ -498,6 +500,7 @@ class FireLoad {
     stats_ = std::make_unique<DbStats>(server_url_, database_);
     if (!stats_->note().empty()) notes_.push_back(stats_->note());
 
+    if (s_.old_runs > 0) add_old_runs();
     for (int i = 0; i < s_.admins; ++i) admins_.push_back(std::make_unique<Admin>(s_, db_url_, i));
     for (auto& a : admins_) {
       if (a->wait_until_listening(90s) == 0) fail("admin " + a->node_id() + " did not start:\n" + a->tail());
@@ -625,6 +628,47 @@ class FireLoad {
     std::fflush(stdout);
   }
 
+  // --old-runs: N succeeded runs scheduled 40 days ago, one a second, of one job in a group of
+  // its own, written before the admins start (the schema by `cronwheel-admin migrate`), 100,000 a
+  // transaction. The admins' run retention (default 30 days, first pass 10 s after the start)
+  // deletes them while the jobs are made and fire; the snapshots count what is left, so the
+  // report says whether the deletion overlapped the window. Never counted as measured runs.
+  void add_old_runs() {
+    const auto started = std::chrono::steady_clock::now();
+    Process migrate({s_.admin_bin, "migrate", "--db-url", db_url_});
+    if (migrate.wait_for_exit(120s) != 0) fail("cronwheel-admin migrate failed:\n" + migrate.err());
+    pqxx::connection c(db_url_);
+    {
+      pqxx::work tx(c);
+      old_group_ = tx.exec1("INSERT INTO job_group (app_name, title) VALUES ('fire-load-old', 'old runs') RETURNING id")[0]
+                       .as<std::int64_t>();
+      old_job_ = tx.exec_params1("INSERT INTO job_info (job_group, job_desc, schedule_type, executor_handler) "
+                                 "VALUES ($1, 'old runs', 'NONE', 'fire') RETURNING id",
+                                 old_group_)[0]
+                     .as<std::int64_t>();
+      tx.commit();
+    }
+    const std::int64_t first = now_ms() - 40LL * 24 * 3600 * 1000;
+    constexpr int kChunk = 100'000;
+    for (int from = 0; from < s_.old_runs; from += kChunk) {
+      const int to = std::min(s_.old_runs, from + kChunk) - 1;
+      pqxx::work tx(c);
+      tx.exec_params(
+          "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
+          "                     executor_handler, trigger_time, trigger_code, handle_time, handle_code, alarm_status) "
+          "SELECT $1, $2, 'succeeded', 'SCHEDULE', t, 'old-node', 'http://127.0.0.1:1/', 'fire',"
+          "       timestamptz 'epoch' + t * interval '1 millisecond', 200,"
+          "       timestamptz 'epoch' + (t + 50) * interval '1 millisecond', 200, 1 "
+          "FROM (SELECT $3::bigint + i::bigint * 1000 AS t FROM generate_series($4::int, $5::int) AS i) s",
+          old_group_, old_job_, first, from, to);
+      tx.commit();
+    }
+    pqxx::nontransaction(c).exec("VACUUM (ANALYZE)");
+    old_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("  %d old runs written in %.0f s\n", s_.old_runs, old_s_);
+    std::fflush(stdout);
+  }
+
   // The scans' one write statement (PgScheduleStore's sched_write) between the window's two
   // snapshots: calls, statement time and rows (fires and misfire records inserted).
   struct ScanWrites {
@@ -657,6 +701,10 @@ class FireLoad {
     s.db_ticks = tree_cpu_ticks(s_.pg_pid);
     s.own_cpu_s = own_cpu_seconds();
     s.db = stats_->read();
+    if (s_.old_runs > 0) {
+      pqxx::nontransaction tx(bench_db());
+      s.old_runs = tx.exec_params1("SELECT count(*) FROM job_log WHERE job_group = $1", old_group_)[0].as<std::int64_t>();
+    }
     return s;
   }
 
@@ -1012,6 +1060,9 @@ class FireLoad {
     out["scan_write_ms"] = scans.calls > 0 ? json(std::round(scans.exec_ms / scans.calls * 10) / 10) : json(nullptr);
     out["scan_write_rows"] = scans.calls > 0 ? json(std::round(scans.rows / scans.calls)) : json(nullptr);
     out["idle_jobs"] = s_.idle_jobs;
+    out["old_runs"] = s_.old_runs;
+    out["old_runs_left_at_window_start"] = before_.old_runs;
+    out["old_runs_left_at_window_end"] = after_.old_runs;
 
     std::printf("fire_load %s: %s, %d jobs, %d admin(s), %d fake executor(s), %s\n", s_.label.c_str(), s_.mode.c_str(),
                 s_.jobs, s_.admins, s_.executors, s_.admin_bin.c_str());
@@ -1053,6 +1104,10 @@ class FireLoad {
       std::printf("  scans' writes (jobs advanced, fires inserted) during the window: %.0f, %.1f ms of statement time "
                   "and %.0f fires each on average\n",
                   scans.calls, scans.exec_ms / scans.calls, scans.rows / scans.calls);
+    }
+    if (s_.old_runs > 0) {
+      std::printf("  old runs (--old-runs %d) not yet deleted: %lld at the window's start, %lld at its end\n",
+                  s_.old_runs, static_cast<long long>(before_.old_runs), static_cast<long long>(after_.old_runs));
     }
     if (s_.top_statements > 0 && stats_->has_statements() && fires_measured > 0) {
       std::vector<std::pair<double, std::int64_t>> order;
@@ -1157,6 +1212,9 @@ class FireLoad {
   std::int64_t group_id_ = 0;
   std::vector<std::int64_t> job_ids_, first_fire_;
   double idle_s_ = 0;
+  double old_s_ = 0;
+  std::int64_t old_group_ = 0;
+  std::int64_t old_job_ = 0;
   std::unordered_map<std::int64_t, std::size_t> index_of_;
   int burst_second_ = 0;
   std::int64_t planned_burst_ms_ = 0;
@@ -1211,6 +1269,10 @@ int main(int argc, char** argv) {
   app.add_option("--outage-for", s.outage_for, "Seconds the database outage lasts")
       ->check(CLI::Range(1, 600))
       ->capture_default_str();
+  app.add_option("--old-runs", s.old_runs,
+                 "Finished runs 40 days old written before the admins start, for their run retention to delete "
+                 "during the run (compare with --admin-arg='--run-retention-days 0')")
+      ->check(CLI::Range(0, 50'000'000));
   app.add_option("--idle-jobs", s.idle_jobs,
                  "Also M enabled hourly jobs, written straight into the database (about M / 3600 fires a second "
                  "beside the measured jobs', not measured themselves)")
