@@ -97,6 +97,12 @@ export const routes: RouteRecordRaw[] = [
         meta: { title: 'shell.menu.users', menu: '/users', admin: true },
       },
       {
+        path: 'alarm-channels',
+        name: 'alarm-channels',
+        component: () => import('@/pages/alarms/AlarmChannelListPage.vue'),
+        meta: { title: 'shell.menu.alarms', menu: '/alarm-channels', admin: true },
+      },
+      {
         path: 'tokens',
         name: 'tokens',
         component: () => import('@/pages/tokens/TokenListPage.vue'),

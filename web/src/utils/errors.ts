@@ -25,15 +25,16 @@ export function showError(e: unknown): void {
 /**
  * Per-field error messages for a form (bind `:error="fieldErrors.name"` on el-form-item).
  * `apply(e)` puts a 400 naming one of `fields` under it and answers true; any other error is
- * shown as a message (answers false).
+ * shown as a message (answers false). `statuses` widens what goes under a field, for forms whose
+ * API also names the field of a 409 (a name taken, a group that no longer exists).
  */
-export function useFieldErrors<F extends string>(fields: readonly F[]) {
+export function useFieldErrors<F extends string>(fields: readonly F[], statuses: readonly number[] = [400]) {
   const fieldErrors = reactive<Partial<Record<string, string>>>({}) as Partial<Record<F, string>>
   function clear(): void {
     for (const f of fields) delete fieldErrors[f]
   }
   function apply(e: unknown): boolean {
-    if (isApiError(e) && e.status === 400 && e.field && (fields as readonly string[]).includes(e.field)) {
+    if (isApiError(e) && statuses.includes(e.status) && e.field && (fields as readonly string[]).includes(e.field)) {
       ;(fieldErrors as Record<string, string>)[e.field] = e.message
       return true
     }

@@ -6,6 +6,7 @@ export default {
     runs: 'Runs',
     groups: 'Executor groups',
     users: 'Users',
+    alarms: 'Alarm channels',
     tokens: 'API tokens',
     audit: 'Audit log',
   },

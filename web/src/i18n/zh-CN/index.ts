@@ -12,6 +12,7 @@ import shell from './shell'
 import tokens from './tokens'
 import users from './users'
 import audit from './audit'
+import alarms from './alarms'
 
 export default {
   common,
@@ -26,5 +27,6 @@ export default {
   users,
   tokens,
   audit,
+  alarms,
   dashboard,
 }

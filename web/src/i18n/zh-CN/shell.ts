@@ -8,6 +8,7 @@ const messages: typeof en = {
     runs: '调度日志',
     groups: '执行器管理',
     users: '用户管理',
+    alarms: '告警通道',
     tokens: 'API 令牌',
     audit: '审计日志',
   },
