@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string_view>
 #include <thread>
 
@@ -26,6 +27,7 @@
 #include "admin/server/health_check.h"
 #include "admin/pg/connection_string.h"
 #include "admin/pg/migrator.h"
+#include "common/cli/config_sources.h"
 #include "common/util/clock.h"
 #include "common/util/log_format.h"
 #include "common/util/process_secrets.h"
@@ -85,19 +87,6 @@ int serve(AdminConfig config) {
   return 0;
 }
 
-// A secret kept in a file: its first line, without the line end. At most 4 KiB.
-std::string read_secret_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::string text(4097, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > 4096) throw std::runtime_error(path + " is longer than 4096 bytes: not a password file");
-  text = text.substr(0, text.find_first_of("\r\n"));
-  if (text.empty()) throw std::runtime_error(path + " is empty");
-  return text;
-}
-
 // The database URL (which may hold a password), the access token and the bootstrap password,
 // in every form they are read from: once read, they are kept from other processes of this
 // user (see process_secrets.h). Called before any thread starts.
@@ -122,7 +111,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   AdminConfig config;
-  auto add_server_options = [&config](CLI::App* cmd) {
+  std::string config_path;
+  auto add_server_options = [&config, &config_path](CLI::App* cmd) {
+    cmd->add_option("--config", config_path,
+                    "Settings file (TOML or INI, keys named as the options: db-url = \"...\"); flags and the "
+                    "environment override it")
+        ->envname("CRONWHEEL_CONFIG");
     cmd->add_option("--db-url", config.db_url, "PostgreSQL connection URL")
         ->envname("CRONWHEEL_DB_URL")
         ->capture_default_str();
@@ -142,7 +136,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--node-id", config.node_id, "This node's name (default <hostname>:<port>)")
         ->envname("CRONWHEEL_NODE_ID");
     cmd->add_option("--web-dir", config.web_dir,
-                    "The web console's files (default: ../web or ../share/cronwheel/web beside bin/)")
+                    "The web console's built files, served at every path the API, /healthz and /metrics do not use (default: "
+                    "../web or ../share/cronwheel/web beside the binary's directory)")
         ->envname("CRONWHEEL_WEB_DIR");
     cmd->add_option("--http-threads", config.http_threads, "HTTP worker threads")
         ->envname("CRONWHEEL_HTTP_THREADS")
@@ -154,7 +149,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(16, 1'000'000))
         ->capture_default_str();
     cmd->add_option("--http-max-connections-per-address", config.http_max_connections_per_address,
-                    "Open HTTP connections per client address at most (raise it behind a proxy)")
+                    "Open HTTP connections per client address at most (behind a reverse proxy every client has its address: "
+                    "raise it there)")
         ->envname("CRONWHEEL_HTTP_MAX_CONNECTIONS_PER_ADDRESS")
         ->check(CLI::Range(1, 1'000'000))
         ->capture_default_str();
@@ -163,7 +159,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 512))
         ->capture_default_str();
     cmd->add_option("--access-token", config.access_token,
-                    "XXL-JOB-ACCESS-TOKEN for executors whose group sets none")
+                    "XXL-JOB-ACCESS-TOKEN for executors whose group sets none. Prefer the environment or its _FILE: a "
+                    "command line is visible to every local user")
         ->envname("CRONWHEEL_ACCESS_TOKEN");
     cmd->add_option("--registry-refresh-ms", config.registry_refresh_ms,
                     "How often executor registrations are refreshed into automatic groups, in ms")
@@ -193,7 +190,8 @@ int main(int argc, char** argv) {
         ->envname("CRONWHEEL_SLOW_POOL_MAX")
         ->check(CLI::Range(1, 10'000))
         ->capture_default_str();
-    cmd->add_option("--fast-pool-queue", config.fast_pool_queue, "Fires the fast pool queues when all its threads are busy")
+    cmd->add_option("--fast-pool-queue", config.fast_pool_queue, "Fires the fast pool queues when all its threads are busy; beyond it a fire stays pending and goes out "
+                    "late, never fails")
         ->envname("CRONWHEEL_FAST_POOL_QUEUE")
         ->check(CLI::Range(0, 1'000'000))
         ->capture_default_str();
@@ -253,15 +251,18 @@ int main(int argc, char** argv) {
                     "The console's address as operators reach it, for links in alarms (default: this node's)")
         ->envname("CRONWHEEL_CONSOLE_URL");
   };
-  // Serving is the default: the server flags are accepted with or without `serve`.
+  // Serving is the default: the options are the top level's, and `serve` and `migrate` take
+  // them after their name too (fallthrough). Each option exists once: two copies bound to one
+  // variable let one copy's environment variable overwrite the other's flag.
   add_server_options(&app);
   add_serve_options(&app);
-  auto* serve_cmd = app.add_subcommand("serve", "Run an admin node (the default)");
-  add_server_options(serve_cmd);
-  add_serve_options(serve_cmd);
-
-  auto* migrate_cmd = app.add_subcommand("migrate", "Apply pending schema migrations and exit");
-  add_server_options(migrate_cmd);
+  // docs/configuration.md's table of these options (scripts/gen-config-docs.sh); not in --help.
+  bool print_options = false;
+  app.add_flag("--print-option-table", print_options)->group("");
+  app.add_subcommand("serve", "Run an admin node (the default)")->fallthrough();
+  auto* migrate_cmd =
+      app.add_subcommand("migrate", "Apply pending schema migrations and exit (takes --db-url, --db-wait, --config)")
+          ->fallthrough();
 
   auto* cron_cmd = app.add_subcommand("cron", "Cron expression tools");
   cron_cmd->require_subcommand(1);
@@ -286,9 +287,21 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  const std::set<std::string> secrets = {"--db-url", "--access-token"};
+  if (print_options) {
+    cronwheel::common::print_option_table(app, secrets, std::cout);
+    return 0;
+  }
   if (*next_cmd) {
     if (*next_cmd->get_option("--from")) next.from_ms = from_ms;
     return run_cron_next(next, common::SystemClock::instance().now_ms(), std::cout, std::cerr);
+  }
+
+  try {
+    cronwheel::common::apply_config_sources(app, {config_path, secrets});
+  } catch (const cronwheel::common::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
   }
 
   if (config.lease_ms < 2 * config.heartbeat_ms) {
@@ -297,16 +310,21 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Only from the environment (or a file): see AdminConfig::admin_password and smtp_password.
-  if (const char* password = std::getenv("CRONWHEEL_ADMIN_PASSWORD")) config.admin_password = password;
-  if (const char* password = std::getenv("CRONWHEEL_SMTP_PASSWORD")) config.smtp_password = password;
-  if (!config.smtp_password_file.empty()) {
-    try {
-      config.smtp_password = read_secret_file(config.smtp_password_file);
-    } catch (const std::exception& e) {
-      std::cerr << "--smtp-password-file: " << e.what() << "\n";
-      return 2;
+  // Only from the environment or a file: see AdminConfig::admin_password and smtp_password.
+  try {
+    if (const char* password = std::getenv("CRONWHEEL_ADMIN_PASSWORD")) {
+      config.admin_password = password;
+    } else if (const char* file = std::getenv("CRONWHEEL_ADMIN_PASSWORD_FILE"); file != nullptr && *file != '\0') {
+      config.admin_password = cronwheel::common::read_secret_file(file, "CRONWHEEL_ADMIN_PASSWORD_FILE");
     }
+    if (const char* password = std::getenv("CRONWHEEL_SMTP_PASSWORD")) {
+      config.smtp_password = password;
+    } else if (!config.smtp_password_file.empty()) {
+      config.smtp_password = cronwheel::common::read_secret_file(config.smtp_password_file, "--smtp-password-file");
+    }
+  } catch (const cronwheel::common::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
   }
   hide_secrets(argc, argv);
 

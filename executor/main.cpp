@@ -24,6 +24,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -34,6 +35,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/cli/config_sources.h"
 #include "common/util/log_format.h"
 #include "cronwheel/executor.h"
 #include "executor/src/builtin_handlers.h"
@@ -229,19 +231,25 @@ int main(int argc, char** argv) {
   CLI::App app{"cronwheel-executor: runs cron jobs for a cronwheel (or XXL-JOB 2.4) admin"};
   app.set_version_flag("--version", kVersion);
   Flags flags;
-  app.add_option("--admin", flags.admin, "Admin base URL(s), comma-separated: http://host:port/")
-      ->envname("CRONWHEEL_ADMIN_ADDRESSES")
-      ->required();
-  app.add_option("--app-name", flags.app_name, "Executor group app name (registryKey), 4-64 characters")
-      ->envname("CRONWHEEL_APP_NAME")
-      ->required();
+  std::string config_path;
+  app.add_option("--config", config_path,
+                 "Settings file (TOML or INI, keys named as the options: app-name = \"...\"); flags and the "
+                 "environment override it")
+      ->envname("CRONWHEEL_CONFIG");
+  // Required, from any source (checked once the configuration file was read).
+  app.add_option("--admin", flags.admin, "Admin base URL(s), comma-separated: http://host:port/ (required)")
+      ->envname("CRONWHEEL_ADMIN_ADDRESSES");
+  app.add_option("--app-name", flags.app_name, "Executor group app name (registryKey), 4-64 characters (required)")
+      ->envname("CRONWHEEL_APP_NAME");
   app.add_option("--listen", flags.listen, "HTTP listen address host:port (port 0: any free port)")
       ->envname("CRONWHEEL_EXECUTOR_LISTEN")
       ->capture_default_str();
   app.add_option("--address", flags.address,
-                 "URL the admin calls this executor at (default http://<first non-loopback IPv4>:<port>/)")
+                 "URL the admin calls this executor at (default http://<first non-loopback IPv4>:<port>/; set it behind NAT "
+                 "or in containers)")
       ->envname("CRONWHEEL_EXECUTOR_ADDRESS");
-  app.add_option("--access-token", flags.access_token, "Shared secret with the admin (XXL-JOB-ACCESS-TOKEN)")
+  app.add_option("--access-token", flags.access_token, "Shared secret with the admin (XXL-JOB-ACCESS-TOKEN): required on its calls, sent with ours. Prefer the "
+                 "environment or its _FILE: a command line is visible to every local user")
       ->envname("CRONWHEEL_ACCESS_TOKEN");
   app.add_option("--log-dir", flags.log_dir, "Run logs, script files and undelivered results")
       ->envname("CRONWHEEL_LOG_DIR")
@@ -257,24 +265,31 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app.add_option("--max-undelivered-results", flags.max_undelivered_results,
-                 "At most this many results wait for an admin; at the limit new runs are refused")
+                 "At most this many results wait for an admin (in memory and in --log-dir); at the limit /run is refused "
+                 "(the admin retries it like a failed trigger)")
       ->envname("CRONWHEEL_MAX_UNDELIVERED_RESULTS")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
       ->capture_default_str();
   app.add_flag("--allow-scripts,!--no-scripts", flags.allow_scripts,
-               "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed)")
+               "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed). A script job runs "
+               "whatever code the admin sends")
       ->envname("CRONWHEEL_ALLOW_SCRIPTS");
   app.add_option("--run-as", flags.run_as,
-                 "User that script jobs and the shell handler run as (needs root; default: "
-                 "this process's user)")
+                 "User that script jobs and the shell handler run as, with its groups, from its home directory (needs root "
+                 "or CAP_SETUID, CAP_SETGID and CAP_KILL; default: this process's user)")
       ->envname("CRONWHEEL_RUN_AS");
   app.add_option("--http-allow-hosts", flags.http_allow_hosts,
-                 "Hosts the http handler may call, comma-separated host or host:port (default: none)")
+                 "Hosts the http handler may call, comma-separated host (any port) or host:port, exact names (default: none, "
+                 "every http run fails)")
       ->envname("CRONWHEEL_HTTP_ALLOW_HOSTS");
   app.add_option("--log-level", flags.log_level, "trace, debug, info, warn or error")
       ->envname("CRONWHEEL_LOG_LEVEL")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
       ->capture_default_str();
+
+  // docs/configuration.md's table of these options (scripts/gen-config-docs.sh); not in --help.
+  bool print_options = false;
+  app.add_flag("--print-option-table", print_options)->group("");
 
   try {
     app.parse(argc, argv);
@@ -287,6 +302,26 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "cronwheel-executor: " << e.what() << "\n";
     return 2;
+  }
+
+  const std::set<std::string> secrets = {"--access-token"};
+  if (print_options) {
+    cronwheel::common::print_option_table(app, secrets, std::cout);
+    return 0;
+  }
+  try {
+    cronwheel::common::apply_config_sources(app, {config_path, secrets});
+  } catch (const cronwheel::common::ConfigError& e) {
+    std::cerr << "cronwheel-executor: " << e.what() << "\n";
+    return 2;
+  }
+  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--admin", &flags.admin},
+                                    std::pair<const char*, const std::string*>{"--app-name", &flags.app_name}}) {
+    if (value->empty()) {
+      std::cerr << "cronwheel-executor: " << name << " is required (a flag, its environment variable or a key of "
+                << "--config)\n";
+      return 2;
+    }
   }
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));

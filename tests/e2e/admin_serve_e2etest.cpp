@@ -33,10 +33,10 @@ AdminProcess::Options serving(const std::string& db_url, std::vector<std::string
   return {.db_url = db_url, .args = std::move(args), .admin_password = ""};
 }
 
-nlohmann::json healthz(int port, int* status) {
+nlohmann::json healthz(int port, int* status = nullptr) {
   common::http::HttpClient client("http://127.0.0.1:" + std::to_string(port) + "/");
   auto r = client.get("/healthz");
-  *status = r.status;
+  if (status != nullptr) *status = r.status;
   return r.body.empty() ? nlohmann::json() : nlohmann::json::parse(r.body);
 }
 
@@ -218,6 +218,68 @@ TEST(AdminServe, SaysWhichSmtpPasswordFileItCannotRead) {
   auto r = Process::run({AdminProcess::binary(), "--smtp-password-file", "/nonexistent/smtp-password"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--smtp-password-file: cannot read /nonexistent/smtp-password"), std::string::npos) << r.err;
+}
+
+// docs/configuration.md: flags > environment > configuration file > defaults, secrets from files.
+TEST(AdminServe, TakesItsSettingsFromAConfigFileUnlessTheEnvironmentOrAFlagSaysOtherwise) {
+  TestDatabase db;
+  testing::TempDir dir;
+  const auto config = (dir.path() / "admin.toml").string();
+  std::ofstream(config) << "# cronwheel-admin\nnode-id = \"node-from-file\"\nrun-retention-days = 7\n"
+                           "alarm-quiet-s = 60\nsecure-cookie = false\n";
+  {
+    AdminProcess admin(serving(db.url(), {"--config", config}));
+    const int port = admin.wait_until_listening(30s);
+    ASSERT_GT(port, 0) << admin.process().err();
+    EXPECT_EQ(healthz(port)["node"], "node-from-file");
+    EXPECT_EQ(admin.stop(10s), 0);
+  }
+  {
+    auto options = serving(db.url(), {"--config", config});
+    options.env.push_back("CRONWHEEL_NODE_ID=node-from-env");
+    AdminProcess admin(options);
+    const int port = admin.wait_until_listening(30s);
+    ASSERT_GT(port, 0) << admin.process().err();
+    EXPECT_EQ(healthz(port)["node"], "node-from-env");
+    EXPECT_EQ(admin.stop(10s), 0);
+  }
+  {
+    auto options = serving(db.url(), {"--config", config, "--node-id", "node-from-flag"});
+    options.env.push_back("CRONWHEEL_NODE_ID=node-from-env");
+    AdminProcess admin(options);
+    const int port = admin.wait_until_listening(30s);
+    ASSERT_GT(port, 0) << admin.process().err();
+    EXPECT_EQ(healthz(port)["node"], "node-from-flag");
+    EXPECT_EQ(admin.stop(10s), 0);
+  }
+}
+
+TEST(AdminServe, RefusesAConfigFileWithAMisspeltKeyOrABadValue) {
+  testing::TempDir dir;
+  const auto misspelt = (dir.path() / "misspelt.toml").string();
+  std::ofstream(misspelt) << "run-retention-day = 7\n";
+  auto r = Process::run({AdminProcess::binary(), "--config", misspelt});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("misspelt.toml: run-retention-day: no such setting"), std::string::npos) << r.err;
+  const auto bad = (dir.path() / "bad.toml").string();
+  std::ofstream(bad) << "db-pool-size = 0\n";
+  r = Process::run({AdminProcess::binary(), "--config", bad});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.toml: db-pool-size"), std::string::npos) << r.err;
+}
+
+TEST(AdminMigrate, ReadsTheDatabaseUrlFromTheFileItsVariableNames) {
+  TestDatabase db;
+  testing::TempDir dir;
+  const auto secret = (dir.path() / "db-url").string();
+  std::ofstream(secret) << db.url() << "\n";
+  const auto config = (dir.path() / "admin.toml").string();
+  // One file for serve and migrate: migrate takes what it needs of it.
+  std::ofstream(config) << "listen = \"127.0.0.1:0\"\ndb-wait = 5\n";
+  auto r = Process::run({"/usr/bin/env", "CRONWHEEL_DB_URL_FILE=" + secret, AdminProcess::binary(), "migrate",
+                         "--config", config});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("schema at version"), std::string::npos) << r.out;
 }
 
 TEST(AdminMigrate, AppliesAndExits) {
