@@ -252,6 +252,15 @@ TEST(AdminServe, TakesItsSettingsFromAConfigFileUnlessTheEnvironmentOrAFlagSaysO
     EXPECT_EQ(healthz(port)["node"], "node-from-flag");
     EXPECT_EQ(admin.stop(10s), 0);
   }
+  {  // the same after `serve`
+    auto options = serving(db.url(), {"serve", "--node-id", "node-from-flag"});
+    options.env.push_back("CRONWHEEL_NODE_ID=node-from-env");
+    AdminProcess admin(options);
+    const int port = admin.wait_until_listening(30s);
+    ASSERT_GT(port, 0) << admin.process().err();
+    EXPECT_EQ(healthz(port)["node"], "node-from-flag");
+    EXPECT_EQ(admin.stop(10s), 0);
+  }
 }
 
 TEST(AdminServe, RefusesAConfigFileWithAMisspeltKeyOrABadValue) {
