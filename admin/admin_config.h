@@ -18,6 +18,7 @@ struct AdminConfig {
   int db_wait_seconds = 60;             // how long start-up waits for the database
   int db_pool_size = 8;                 // PostgreSQL connections the node's work shares
   std::string log_level = "info";
+  std::string log_format = "text";  // text or json (one JSON object a line, for log shippers)
   // The web console's built files (server/console_files.h); empty: build/web beside the binary's
   // bin/, or <prefix>/share/cronwheel/web for an installed one.
   std::string web_dir;

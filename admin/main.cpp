@@ -128,6 +128,11 @@ int main(int argc, char** argv) {
         ->envname("CRONWHEEL_LOG_LEVEL")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
         ->capture_default_str();
+    cmd->add_option("--log-format", config.log_format,
+                    "text, or json: one JSON object a line (time, level, msg), for log shippers")
+        ->envname("CRONWHEEL_LOG_FORMAT")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
   };
   auto add_serve_options = [&config](CLI::App* cmd) {
     cmd->add_option("--listen", config.listen, "HTTP listen address host:port (port 0: any free port)")
@@ -329,6 +334,7 @@ int main(int argc, char** argv) {
   hide_secrets(argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
+  cronwheel::common::use_log_format(config.log_format);
   try {
     if (*migrate_cmd) return migrate(config);
     return serve(config);

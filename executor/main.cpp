@@ -65,6 +65,7 @@ struct Flags {
   std::string run_as;
   std::string http_allow_hosts;
   std::string log_level = "info";
+  std::string log_format = "text";
 };
 
 // A flag value that cannot work: exit 2.
@@ -286,6 +287,11 @@ int main(int argc, char** argv) {
       ->envname("CRONWHEEL_LOG_LEVEL")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
       ->capture_default_str();
+  app.add_option("--log-format", flags.log_format,
+                 "text, or json: one JSON object a line (time, level, msg), for log shippers")
+      ->envname("CRONWHEEL_LOG_FORMAT")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
 
   // docs/configuration.md's table of these options (scripts/gen-config-docs.sh); not in --help.
   bool print_options = false;
@@ -325,6 +331,7 @@ int main(int argc, char** argv) {
   }
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  cronwheel::common::use_log_format(flags.log_format);
   hide_secrets(argc, argv);
   try {
     return serve(flags);

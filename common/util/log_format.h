@@ -21,4 +21,15 @@ std::unique_ptr<spdlog::formatter> escaping_log_formatter();
 // Gives spdlog's default logger (and every logger made after) escaping_log_formatter().
 void use_escaping_log_format();
 
+// The log format for log shippers (--log-format json): one JSON object a line,
+//   {"time":"2026-11-27T16:55:00.123Z","level":"info","msg":"..."}
+// time in UTC with milliseconds, level as spdlog names it (trace, debug, info, warning, error,
+// critical), msg with quotes, backslashes and every control character escaped (\n, \u001b, C1
+// controls as \u0085) and invalid UTF-8 replaced by U+FFFD, so every line is valid JSON.
+std::unique_ptr<spdlog::formatter> json_log_formatter();
+
+// Gives spdlog's default logger json_log_formatter() ("json") or escaping_log_formatter()
+// ("text"); std::invalid_argument for anything else.
+void use_log_format(std::string_view format);
+
 }  // namespace cronwheel::common

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>
 
@@ -39,6 +40,36 @@ TEST(LogFormat, EveryLogLineStaysOneLine) {
   EXPECT_EQ(line.find('\n'), line.size() - 1) << line;
   EXPECT_NE(line.find("[warning] registry: app\\n[2026-01-01"), std::string::npos) << line;
 }
+
+std::string json_line(const std::string& message, spdlog::level::level_enum level = spdlog::level::info) {
+  std::ostringstream out;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+  spdlog::logger logger("test", sink);
+  logger.set_formatter(common::json_log_formatter());
+  logger.log(level, "{}", message);
+  return out.str();
+}
+
+TEST(LogFormat, JsonLinesAreOneValidObjectEach) {
+  const std::string line = json_line("registry: \"app\" \\ registered\n{\"forged\":1}", spdlog::level::warn);
+  ASSERT_EQ(line.find('\n'), line.size() - 1) << line;
+  auto json = nlohmann::json::parse(line);
+  EXPECT_EQ(json["level"], "warning");
+  EXPECT_EQ(json["msg"], "registry: \"app\" \\ registered\n{\"forged\":1}");
+  const std::string time = json["time"];
+  ASSERT_EQ(time.size(), 24u) << time;  // 2026-11-27T16:55:00.123Z
+  EXPECT_EQ(time[10], 'T');
+  EXPECT_EQ(time.back(), 'Z');
+}
+
+TEST(LogFormat, JsonEscapesControlsAndReplacesInvalidUtf8) {
+  const std::string line = json_line(std::string("a\x1b[31m\x7f \xc2\x85 \xff\xfe 调度 \xe2\x82", 23));
+  EXPECT_NE(line.find("a\\u001b[31m\\u007f \\u0085 \\ufffd\\ufffd 调度 \\ufffd\\ufffd\"}"), std::string::npos) << line;
+  auto json = nlohmann::json::parse(line);  // valid JSON, valid UTF-8
+  EXPECT_EQ(json["msg"], "a\x1b[31m\x7f \xc2\x85 \xef\xbf\xbd\xef\xbf\xbd 调度 \xef\xbf\xbd\xef\xbf\xbd");
+}
+
+TEST(LogFormat, UnknownFormatsAreRefused) { EXPECT_THROW(common::use_log_format("xml"), std::invalid_argument); }
 
 }  // namespace
 }  // namespace cronwheel
