@@ -47,11 +47,13 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
   const std::int64_t window = options_.window_ms;
   ScanDecision decided;
   try {
+    const auto scan_started = clock_.steady_now();
     auto result = store_.scan(node_id_, now + window, options_.pre_read_count,
                               [&](const std::vector<DueJob>& due) {
                                 decided = decide_fires(due, now, window);
                                 return decided;
                               });
+    scan_seconds_.observe(std::chrono::duration<double>(clock_.steady_now() - scan_started).count());
     outcome.ok = true;
     outcome.jobs_read = result.jobs_read;
     outcome.fires = result.fires.size();
@@ -109,7 +111,7 @@ void ScheduleThread::run(std::stop_token stop) {
 
 ScheduleThread::Stats ScheduleThread::stats() const {
   return {scans_.load(std::memory_order_relaxed), failed_scans_.load(std::memory_order_relaxed),
-          fires_.load(std::memory_order_relaxed)};
+          fires_.load(std::memory_order_relaxed), scan_seconds_.snapshot()};
 }
 
 }  // namespace cronwheel::admin

@@ -32,6 +32,7 @@
 #include "admin/scheduler/fire_decision.h"
 #include "admin/model/schedule_store.h"
 #include "common/util/clock.h"
+#include "common/util/histogram.h"
 
 namespace cronwheel::admin {
 
@@ -54,6 +55,7 @@ class ScheduleThread {
     std::uint64_t scans = 0;
     std::uint64_t failed_scans = 0;
     std::uint64_t fires = 0;
+    common::Histogram::Snapshot scan_seconds;  // each scan's transaction, lock to commit
   };
 
   ScheduleThread(ScheduleStore& store, common::Clock& clock, std::string node_id, Sink sink, Options options);
@@ -89,6 +91,7 @@ class ScheduleThread {
   bool failing_ = false;         // the last scan failed (log the streak once)
 
   std::atomic<std::uint64_t> scans_{0}, failed_scans_{0}, fires_{0};
+  common::Histogram scan_seconds_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
   std::jthread thread_;
 };
 

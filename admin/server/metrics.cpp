@@ -1,6 +1,7 @@
 #include "admin/server/metrics.h"
 
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,24 @@ class Families {
     add(std::move(name), std::move(help), MetricType::Gauge, std::move(samples));
   }
   void gauge(std::string name, std::string help, double value) { gauge(std::move(name), std::move(help), {{{}, value}}); }
+
+  // One sample per label (or one unlabelled: an empty label name).
+  void histogram(std::string name, std::string help,
+                 std::vector<std::pair<ClientMetric::Label, common::Histogram::Snapshot>> samples) {
+    MetricFamily f{std::move(name), std::move(help), MetricType::Histogram, {}};
+    for (auto& [label, snapshot] : samples) {
+      ClientMetric m;
+      if (!label.name.empty()) m.label.push_back(std::move(label));
+      m.histogram.sample_count = snapshot.count;
+      m.histogram.sample_sum = snapshot.sum;
+      for (std::size_t i = 0; i < snapshot.upper_bounds.size(); ++i) {
+        m.histogram.bucket.push_back({snapshot.cumulative[i], snapshot.upper_bounds[i]});
+      }
+      m.histogram.bucket.push_back({snapshot.count, std::numeric_limits<double>::infinity()});
+      f.metric.push_back(std::move(m));
+    }
+    out_.push_back(std::move(f));
+  }
 
   const std::vector<MetricFamily>& families() const { return out_; }
 
@@ -90,6 +109,16 @@ std::string metrics_text(const NodeMetrics& metrics) {
                {label("outcome", "failed"), s.pools.failed},
                {label("outcome", "dropped"), s.pools.dropped},
                {label("outcome", "deferred"), s.pools.deferred}});
+    f.histogram("cronwheel_fire_lateness_seconds",
+                "Seconds from each fire's scheduled instant to the start of its send by this node",
+                {{{}, s.pools.lateness}});
+    f.histogram("cronwheel_send_duration_seconds",
+                "Seconds a send took, from its start to the executor's answer recorded, by outcome",
+                {{label("outcome", "triggered"), s.pools.send_triggered},
+                 {label("outcome", "failed"), s.pools.send_failed}});
+    f.histogram("cronwheel_scan_duration_seconds",
+                "Seconds each scan of due jobs held the scheduling lock (its transaction, lock to commit)",
+                {{{}, s.schedule.scan_seconds}});
     f.counter("cronwheel_heartbeats_total", "Lease renewals of this node", s.heartbeat.beats);
     f.counter("cronwheel_heartbeats_failed_total", "Lease renewals that failed", s.heartbeat.failed_beats);
     f.counter("cronwheel_fires_taken_over_total", "Pending and sending fires taken over from dead nodes",

@@ -156,8 +156,11 @@ void TriggerPools::send(const PendingFire& fire) noexcept {
     hooks_.finished(fire.log_id);
     return;
   }
+  lateness_.observe(static_cast<double>(clock_.now_ms() - fire.scheduled_time) / 1000.0);
   const SendOutcome outcome = prepared ? sender_.deliver(prepared->fire) : sender_.send(fire);
   count(outcome.kind);
+  if (outcome.kind == SendOutcome::Kind::kTriggered) send_triggered_.observe(static_cast<double>(outcome.took.count()) / 1000.0);
+  if (outcome.kind == SendOutcome::Kind::kFailed) send_failed_.observe(static_cast<double>(outcome.took.count()) / 1000.0);
   note_duration(fire.job_id, outcome.took);
   hooks_.finished(fire.log_id);
 }
@@ -212,6 +215,9 @@ TriggerPools::Stats TriggerPools::stats() const {
   s.slow_threads = slow_pool_->threads();
   s.fast_queued = fast_pool_->queued();
   s.slow_queued = slow_pool_->queued();
+  s.lateness = lateness_.snapshot();
+  s.send_triggered = send_triggered_.snapshot();
+  s.send_failed = send_failed_.snapshot();
   return s;
 }
 

@@ -40,6 +40,7 @@
 #include "admin/model/fire.h"
 #include "admin/trigger/trigger_pool.h"
 #include "common/util/clock.h"
+#include "common/util/histogram.h"
 
 namespace cronwheel::admin {
 
@@ -68,6 +69,10 @@ class TriggerPools {
     std::uint64_t deferred = 0;   // fires left pending because may_send said no
     std::size_t fast_threads = 0, slow_threads = 0;
     std::size_t fast_queued = 0, slow_queued = 0;
+    // Seconds from each fire's scheduled instant to the start of its send (its lateness), and
+    // how long sends took (start to recorded answer) by outcome.
+    common::Histogram::Snapshot lateness;
+    common::Histogram::Snapshot send_triggered, send_failed;
   };
 
   TriggerPools(Options options, FireSender& sender, common::Clock& clock, Hooks hooks);
@@ -121,6 +126,9 @@ class TriggerPools {
   std::atomic<bool> shut_down_{false};
   std::atomic<bool> full_{false};  // the last dispatch() had fires refused
   std::atomic<std::uint64_t> fast_{0}, slow_{0}, deferred_full_{0}, triggered_{0}, failed_{0}, dropped_{0}, deferred_{0};
+  common::Histogram lateness_{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+  common::Histogram send_triggered_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  common::Histogram send_failed_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
   // Fires prepared and handed to a pool, by log id, until a pool thread takes them.
   std::mutex prepared_mutex_;

@@ -39,6 +39,12 @@ NodeMetrics scheduling_node() {
   s.heartbeat.beats = 40;
   s.heartbeat.taken_over = 9;
   s.ring_held = 250;
+  common::Histogram lateness{0.1, 1};
+  for (double seconds : {0.05, 0.5, 3.0}) lateness.observe(seconds);
+  s.pools.lateness = lateness.snapshot();
+  common::Histogram scans{0.01};
+  scans.observe(0.002);
+  s.schedule.scan_seconds = scans.snapshot();
   m.scheduler = s;
   m.results.recorded = 3'970;
   m.results.duplicates = 4;
@@ -79,11 +85,23 @@ TEST(Metrics, SchedulerCountersAndGaugesAreExposedUnderTheirNames) {
   EXPECT_EQ(sample(text, "cronwheel_alarm_retries_total"), 5);
 }
 
+TEST(Metrics, LatenessAndDurationsAreHistograms) {
+  const auto text = metrics_text(scheduling_node());
+  EXPECT_NE(text.find("# TYPE cronwheel_fire_lateness_seconds histogram"), std::string::npos) << text;
+  EXPECT_EQ(sample(text, "cronwheel_fire_lateness_seconds_bucket{le=\"0.1\"}"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_fire_lateness_seconds_bucket{le=\"1\"}"), 2);
+  EXPECT_EQ(sample(text, "cronwheel_fire_lateness_seconds_bucket{le=\"+Inf\"}"), 3);
+  EXPECT_EQ(sample(text, "cronwheel_fire_lateness_seconds_count"), 3);
+  EXPECT_DOUBLE_EQ(sample(text, "cronwheel_fire_lateness_seconds_sum"), 3.55);
+  EXPECT_EQ(sample(text, "cronwheel_scan_duration_seconds_bucket{le=\"0.01\"}"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_send_duration_seconds_count{outcome=\"failed\"}"), 0);
+}
+
 TEST(Metrics, EveryFamilyHasHelpAndTypeAndEverySampleLineIsWellFormed) {
   const auto text = metrics_text(scheduling_node());
   static const std::regex help(R"(# HELP cronwheel_[a-z_]+ .+)");
-  static const std::regex type(R"(# TYPE cronwheel_[a-z_]+ (counter|gauge))");
-  static const std::regex line(R"(cronwheel_[a-z_]+(\{[a-z_]+="[^"]*"\})? [0-9.e+]+)");
+  static const std::regex type(R"(# TYPE cronwheel_[a-z_]+ (counter|gauge|histogram))");
+  static const std::regex line(R"(cronwheel_[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+)");
   int helps = 0, types = 0, samples = 0;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) {
