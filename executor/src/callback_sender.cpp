@@ -280,10 +280,17 @@ struct CallbackSender::Impl {
         }
         Batch batch = take_batch_locked(options.max_batch);
         lock.unlock();
-        bool done = send(batch.results) || spool.write(batch.results).has_value();
-        if (done) settled(batch);
+        bool done = send(batch.results);
         lock.lock();
+        // Spooled with the lock held, and in_flight cleared in the same step, so that backlog()
+        // never counts a result both in flight and spooled (and refuses a run it should take).
+        if (!done) done = spool.write(batch.results).has_value();
         in_flight = 0;
+        if (done) {
+          lock.unlock();
+          settled(batch);
+          lock.lock();
+        }
         if (!done) {
           // Neither an admin nor the disk took it: keep it first in line and try again at the
           // next retry instead of spinning.
@@ -428,7 +435,11 @@ std::size_t CallbackSender::queued() const {
 
 std::size_t CallbackSender::spooled() const { return impl_->spool.total(); }
 
-std::size_t CallbackSender::backlog() const { return queued() + spooled(); }
+std::size_t CallbackSender::backlog() const {
+  // Under the mutex: the background thread spools a batch and clears in_flight under it too.
+  std::lock_guard lock(impl_->mutex);
+  return impl_->queue.size() + impl_->in_flight + impl_->spool.total();
+}
 
 bool CallbackSender::has_result(std::int64_t log_id) const {
   {

@@ -93,7 +93,8 @@ class CallbackSender {
   // wrote or last read (files of other live senders are not counted). For tests and metrics.
   std::size_t queued() const;
   std::size_t spooled() const;
-  // queued() + spooled(): the results no admin has accepted yet.
+  // queued() + spooled(), read as one (a result moving from memory to the spool is counted
+  // once): the results no admin has accepted yet.
   std::size_t backlog() const;
 
   // Whether this sender still holds a result for the run `log_id` (queued, being sent, or in a
