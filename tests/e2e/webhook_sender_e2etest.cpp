@@ -62,7 +62,7 @@ TEST_F(WebhookSenderE2e, RedirectsAreNotFollowed) {
   httplib::Server redirecting;
   redirecting.Post("/", [&](const httplib::Request&, httplib::Response& res) { res.set_redirect(receiver_.url()); });
   const int port = redirecting.bind_to_any_port("127.0.0.1");
-  std::thread serving([&] { redirecting.listen_after_bind(); });
+  std::thread serving = testing::serve_in_background(redirecting);
   EXPECT_THROW(sender_.post({"http://127.0.0.1:" + std::to_string(port) + "/", "", "{}"}), WebhookError);
   redirecting.stop();
   serving.join();
@@ -92,7 +92,7 @@ TEST_F(WebhookSenderE2e, AReceiverThatNeverAnswersTimesOut) {
     res.set_content("late", "text/plain");
   });
   const int port = slow.bind_to_any_port("127.0.0.1");
-  std::thread serving([&] { slow.listen_after_bind(); });
+  std::thread serving = testing::serve_in_background(slow);
   CurlWebhookSender impatient(clock_, {.connect_timeout = 1s, .timeout = 1s});
   try {
     impatient.post({"http://127.0.0.1:" + std::to_string(port) + "/", "", "{}"});

@@ -12,6 +12,23 @@
 
 namespace cronwheel::testing {
 
+// Runs `server` (bound already) on a thread of its own and returns once it accepts connections.
+// cpp-httplib's stop() does nothing to a server whose listen has not started yet, so stopping
+// one that was just started would leave its thread in accept() for ever: wait for it first.
+inline std::thread serve_in_background(httplib::Server& server) {
+  std::thread thread([&server] { server.listen_after_bind(); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!server.is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      server.stop();
+      thread.detach();
+      throw std::runtime_error("test HTTP server did not start listening within 30 s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return thread;
+}
+
 // A real HTTP server on 127.0.0.1 (a port of the OS's choosing) that takes webhook POSTs on any
 // path and keeps every request: path, the signature headers and the body. fail_next(n) answers
 // the next n requests 503. Stopped and joined by the destructor.
@@ -45,7 +62,7 @@ class WebhookReceiver {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ <= 0) throw std::runtime_error("webhook receiver: cannot bind 127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    thread_ = serve_in_background(server_);
   }
   ~WebhookReceiver() {
     server_.stop();
