@@ -42,8 +42,18 @@ std::unique_ptr<pqxx::connection> Database::connect() {
 }
 
 Database::Lease Database::acquire() {
+  const auto started = std::chrono::steady_clock::now();
+  // Observes the call's duration however it ends; declared before the lock, so it runs after
+  // the lock is released.
+  struct Measure {
+    common::Histogram& wait_seconds;
+    std::chrono::steady_clock::time_point started;
+    ~Measure() {
+      wait_seconds.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    }
+  } measure{wait_seconds_, started};
   std::unique_lock lock(mutex_);
-  const auto deadline = std::chrono::steady_clock::now() + options_.acquire_timeout;
+  const auto deadline = started + options_.acquire_timeout;
   for (;;) {
     if (!idle_.empty()) {
       auto connection = std::move(idle_.back());
@@ -53,6 +63,7 @@ Database::Lease Database::acquire() {
     if (open_ < options_.pool_size) {
       const auto now = std::chrono::steady_clock::now();
       if (now < next_connect_attempt_) {
+        unreachable_.fetch_add(1, std::memory_order_relaxed);
         throw StoreUnavailable("database unreachable; next connection attempt in " +
                                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                      next_connect_attempt_ - now)
@@ -73,12 +84,14 @@ Database::Lease Database::acquire() {
         backoff_ = backoff_.count() == 0 ? kFirstBackoff : std::min(backoff_ * 2, kMaxBackoff);
         next_connect_attempt_ = std::chrono::steady_clock::now() + backoff_;
         available_.notify_one();
+        unreachable_.fetch_add(1, std::memory_order_relaxed);
         spdlog::warn("cannot connect to the database (retrying in {} ms): {}", backoff_.count(), e.what());
         throw StoreUnavailable(std::string("cannot connect to the database: ") + e.what());
       }
     }
     if (available_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
         open_ >= options_.pool_size) {
+      timeouts_.fetch_add(1, std::memory_order_relaxed);
       throw StoreUnavailable("no database connection free within " +
                                 std::to_string(options_.acquire_timeout.count()) + " ms");
     }
@@ -102,6 +115,20 @@ void Database::give_back(std::unique_ptr<pqxx::connection> connection, bool disc
 std::size_t Database::open_connections() const {
   std::lock_guard lock(mutex_);
   return open_;
+}
+
+DatabasePoolStats Database::pool_stats() const {
+  DatabasePoolStats stats;
+  stats.size = options_.pool_size;
+  {
+    std::lock_guard lock(mutex_);
+    stats.idle = idle_.size();
+    stats.in_use = open_ - idle_.size();
+  }
+  stats.wait_seconds = wait_seconds_.snapshot();
+  stats.timeouts = timeouts_.load(std::memory_order_relaxed);
+  stats.unreachable = unreachable_.load(std::memory_order_relaxed);
+  return stats;
 }
 
 }  // namespace cronwheel::admin

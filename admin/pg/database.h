@@ -1,7 +1,9 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -14,6 +16,8 @@
 #include <pqxx/pqxx>
 
 #include "admin/model/store_errors.h"
+#include "admin/pg/database_pool_stats.h"
+#include "common/util/histogram.h"
 
 namespace cronwheel::admin {
 
@@ -33,6 +37,9 @@ namespace cronwheel::admin {
 //    max_attempts times. It never retries a commit whose outcome is unknown
 //    (pqxx::in_doubt_error): that propagates.
 //  - Transactions are short: never hold one across an HTTP call.
+//  - Every acquire() is measured for the metrics (pool_stats()): how long it took and, when it
+//    failed, why. That costs one more clock read and a few relaxed atomic adds per call, no lock
+//    of its own.
 class Database {
  public:
   struct Options {
@@ -127,6 +134,10 @@ class Database {
   // Connections open now (idle and leased), for metrics.
   std::size_t open_connections() const;
 
+  // The pool now and its acquisitions since it was made (database_pool_stats.h), for metrics.
+  // Takes the pool's lock briefly; any thread.
+  DatabasePoolStats pool_stats() const;
+
  private:
   std::unique_ptr<pqxx::connection> connect();
   void give_back(std::unique_ptr<pqxx::connection> connection, bool discard) noexcept;
@@ -140,6 +151,11 @@ class Database {
   std::size_t open_ = 0;  // idle + leased + being opened
   std::chrono::steady_clock::time_point next_connect_attempt_{};
   std::chrono::milliseconds backoff_{0};
+
+  // acquire()'s measures (DatabasePoolStats). The buckets reach past acquire_timeout's default
+  // (5 s) plus a connect timeout (5 s); the first ones tell a free connection from a short wait.
+  common::Histogram wait_seconds_{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  std::atomic<std::uint64_t> timeouts_{0}, unreachable_{0};
 };
 
 }  // namespace cronwheel::admin

@@ -267,6 +267,7 @@ void AdminServer::add_routes() {
     metrics.results = executors_->completion().counters();
     if (AlarmService* alarms = running_alarms_.load()) metrics.alarms = alarms->counters();
     if (RunRetention* retention = running_retention_.load()) metrics.runs_deleted = retention->counters().deleted;
+    metrics.db_pools = {{"main", database_.pool_stats()}, {"scheduling", scheduling_database_.pool_stats()}};
     res.set_content(metrics_text(metrics), kMetricsContentType);
   });
 

@@ -20,6 +20,11 @@ using prometheus::MetricType;
 class Families {
  public:
   using Samples = std::vector<std::pair<ClientMetric::Label, double>>;
+  // Samples with any number of labels.
+  struct Series {
+    std::vector<ClientMetric::Label> labels;
+    double value = 0;
+  };
 
   void counter(std::string name, std::string help, Samples samples) {
     add(std::move(name), std::move(help), MetricType::Counter, std::move(samples));
@@ -30,6 +35,13 @@ class Families {
     add(std::move(name), std::move(help), MetricType::Gauge, std::move(samples));
   }
   void gauge(std::string name, std::string help, double value) { gauge(std::move(name), std::move(help), {{{}, value}}); }
+
+  void counter_series(std::string name, std::string help, std::vector<Series> series) {
+    add(std::move(name), std::move(help), MetricType::Counter, std::move(series));
+  }
+  void gauge_series(std::string name, std::string help, std::vector<Series> series) {
+    add(std::move(name), std::move(help), MetricType::Gauge, std::move(series));
+  }
 
   // One sample per label (or one unlabelled: an empty label name).
   void histogram(std::string name, std::string help,
@@ -53,10 +65,18 @@ class Families {
 
  private:
   void add(std::string name, std::string help, MetricType type, Samples samples) {
-    MetricFamily f{std::move(name), std::move(help), type, {}};
+    std::vector<Series> series;
     for (auto& [label, value] : samples) {
+      series.push_back({{}, value});
+      if (!label.name.empty()) series.back().labels.push_back(std::move(label));
+    }
+    add(std::move(name), std::move(help), type, std::move(series));
+  }
+  void add(std::string name, std::string help, MetricType type, std::vector<Series> series) {
+    MetricFamily f{std::move(name), std::move(help), type, {}};
+    for (auto& [labels, value] : series) {
       ClientMetric m;
-      if (!label.name.empty()) m.label.push_back(std::move(label));
+      m.label = std::move(labels);
       (type == MetricType::Counter ? m.counter.value : m.gauge.value) = value;
       f.metric.push_back(std::move(m));
     }
@@ -147,6 +167,33 @@ std::string metrics_text(const NodeMetrics& metrics) {
   f.counter("cronwheel_alarm_retries_total", "Tries of an alarm destination after a failed one", count(a.retried));
   f.counter("cronwheel_runs_deleted_total", "Runs this node deleted as older than --run-retention-days",
             count(metrics.runs_deleted));
+
+  // The connection pools: a caller (an HTTP request, a send, a result, a scan) waits here when
+  // every connection is busy.
+  std::vector<std::pair<ClientMetric::Label, common::Histogram::Snapshot>> waits;
+  Families::Samples sizes;
+  std::vector<Families::Series> connections, failures;
+  for (const auto& [pool, stats] : metrics.db_pools) {
+    waits.push_back({label("pool", pool), stats.wait_seconds});
+    sizes.push_back({label("pool", pool), static_cast<double>(stats.size)});
+    connections.push_back({{label("pool", pool), label("state", "in_use")}, static_cast<double>(stats.in_use)});
+    connections.push_back({{label("pool", pool), label("state", "idle")}, static_cast<double>(stats.idle)});
+    failures.push_back({{label("pool", pool), label("reason", "timeout")}, static_cast<double>(stats.timeouts)});
+    failures.push_back({{label("pool", pool), label("reason", "unreachable")}, static_cast<double>(stats.unreachable)});
+  }
+  f.histogram("cronwheel_db_pool_wait_seconds",
+              "Seconds each take of a database connection waited, by pool: every take, those that found a free "
+              "connection at once too (the count is the rate of takes), failed ones included",
+              std::move(waits));
+  f.gauge_series("cronwheel_db_pool_connections",
+                 "Open database connections by pool and state: in_use (leased to a caller, or being opened for "
+                 "one), idle",
+                 std::move(connections));
+  f.gauge("cronwheel_db_pool_size", "The most database connections each pool opens", std::move(sizes));
+  f.counter_series("cronwheel_db_pool_acquisitions_failed_total",
+                   "Takes of a database connection that failed, by pool and reason: timeout (none came free "
+                   "in time), unreachable (a new connection could not be opened, or not yet tried again)",
+                   std::move(failures));
 
   return prometheus::TextSerializer().Serialize(f.families());
 }

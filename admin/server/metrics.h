@@ -3,9 +3,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "admin/alarm/alarm_service.h"
 #include "admin/complete/completion.h"
+#include "admin/pg/database_pool_stats.h"
 #include "admin/scheduler/scheduler.h"
 
 namespace cronwheel::admin {
@@ -19,6 +22,9 @@ struct NodeMetrics {
   Completion::Counters results;
   AlarmService::Counters alarms;
   std::uint64_t runs_deleted = 0;  // by run retention
+  // The node's PostgreSQL connection pools by name ("main": the API, results and sends;
+  // "scheduling": the scheduling core's own), the `pool` label of cronwheel_db_pool_*.
+  std::vector<std::pair<std::string, DatabasePoolStats>> db_pools;
 };
 
 // The Prometheus text exposition format (0.0.4) of `metrics`, written by prometheus-cpp's

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <pqxx/pqxx>
@@ -134,6 +136,74 @@ TEST_F(DatabaseTest, AReturnedConnectionWakesAWaiter) {
   held.reset();
   waiter.join();
   EXPECT_TRUE(got);
+}
+
+// Observations above `seconds` in a wait histogram.
+std::uint64_t waits_over(const common::Histogram::Snapshot& waits, double seconds) {
+  const auto bound = std::find(waits.upper_bounds.begin(), waits.upper_bounds.end(), seconds);
+  EXPECT_NE(bound, waits.upper_bounds.end()) << "no bucket bound " << seconds;
+  return waits.count - waits.cumulative[static_cast<std::size_t>(bound - waits.upper_bounds.begin())];
+}
+
+TEST_F(DatabaseTest, PoolStatsCountEveryTakeAndTheConnectionsInUse) {
+  Database database(options_for(db_, 2));
+  auto empty = database.pool_stats();
+  EXPECT_EQ(empty.size, 2u);
+  EXPECT_EQ(empty.in_use + empty.idle, 0u);
+  EXPECT_EQ(empty.wait_seconds.count, 0u);
+  {
+    auto lease = database.acquire();
+    auto held = database.pool_stats();
+    EXPECT_EQ(held.in_use, 1u);
+    EXPECT_EQ(held.idle, 0u);
+  }
+  EXPECT_EQ(count_rows(database), 0);  // a third take, of the idle connection
+  auto after = database.pool_stats();
+  EXPECT_EQ(after.in_use, 0u);
+  EXPECT_EQ(after.idle, 1u);
+  EXPECT_EQ(after.wait_seconds.count, 2u) << "takes that did not wait count too";
+  EXPECT_EQ(after.timeouts + after.unreachable, 0u);
+}
+
+TEST_F(DatabaseTest, ATakeThatTimesOutIsCountedWithItsWait) {
+  Database database(options_for(db_, 1));  // acquire_timeout 500 ms
+  auto held = database.acquire();
+  EXPECT_THROW(database.acquire(), StoreUnavailable);
+  auto stats = database.pool_stats();
+  EXPECT_EQ(stats.timeouts, 1u);
+  EXPECT_EQ(stats.unreachable, 0u);
+  EXPECT_EQ(stats.in_use, 1u);
+  EXPECT_EQ(stats.wait_seconds.count, 2u);
+  EXPECT_EQ(waits_over(stats.wait_seconds, 0.25), 1u) << "the failed take waited its 500 ms";
+  EXPECT_GE(stats.wait_seconds.sum, 0.4);
+}
+
+TEST_F(DatabaseTest, AWaitForAConnectionGivenBackIsMeasured) {
+  auto o = options_for(db_, 1);
+  o.acquire_timeout = 10s;
+  Database database(o);
+  std::optional<Database::Lease> held(database.acquire());
+  std::thread waiter([&] { auto lease = database.acquire(); });
+  std::this_thread::sleep_for(300ms);  // the waiter waits this long at least (not a wait for a result)
+  held.reset();
+  waiter.join();
+  auto stats = database.pool_stats();
+  EXPECT_EQ(stats.wait_seconds.count, 2u);
+  EXPECT_EQ(waits_over(stats.wait_seconds, 0.25), 1u);
+  EXPECT_EQ(stats.timeouts, 0u);
+}
+
+TEST(Database, UnreachableTakesAreCountedAsFailed) {
+  Database::Options o;
+  o.url = "postgresql://cronwheel@127.0.0.1:9/nothing";
+  Database database(o);
+  EXPECT_THROW(database.acquire(), StoreUnavailable);  // the attempt
+  EXPECT_THROW(database.acquire(), StoreUnavailable);  // within its backoff
+  auto stats = database.pool_stats();
+  EXPECT_EQ(stats.unreachable, 2u);
+  EXPECT_EQ(stats.timeouts, 0u);
+  EXPECT_EQ(stats.wait_seconds.count, 2u);
+  EXPECT_EQ(stats.in_use + stats.idle, 0u);
 }
 
 TEST(Database, UnreachableServerFailsFastAndBacksOff) {

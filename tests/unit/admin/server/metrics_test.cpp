@@ -132,6 +132,39 @@ TEST(Metrics, ANodeThatDoesNotScheduleSaysSoAndShowsNoSchedulerCounters) {
   EXPECT_EQ(sample(text, "cronwheel_results_total{outcome=\"recorded\"}"), 3);
 }
 
+TEST(Metrics, DatabasePoolsReportWaitsConnectionsAndFailuresByPool) {
+  NodeMetrics m;
+  m.node_id = "admin-1";
+  DatabasePoolStats main;
+  main.size = 8;
+  main.in_use = 6;
+  main.idle = 1;
+  main.timeouts = 4;
+  main.unreachable = 2;
+  common::Histogram waits{0.001, 0.1};
+  for (double seconds : {0.0, 0.0, 0.05, 0.3}) waits.observe(seconds);
+  main.wait_seconds = waits.snapshot();
+  DatabasePoolStats scheduling;
+  scheduling.size = 4;
+  scheduling.wait_seconds = common::Histogram{0.001}.snapshot();
+  m.db_pools = {{"main", main}, {"scheduling", scheduling}};
+  const auto text = metrics_text(m);
+
+  EXPECT_NE(text.find("# TYPE cronwheel_db_pool_wait_seconds histogram"), std::string::npos) << text;
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_wait_seconds_bucket{pool="main",le="0.001"})"), 2) << "zero waits count";
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_wait_seconds_bucket{pool="main",le="0.1"})"), 3);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_wait_seconds_count{pool="main"})"), 4);
+  EXPECT_DOUBLE_EQ(sample(text, R"(cronwheel_db_pool_wait_seconds_sum{pool="main"})"), 0.35);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_wait_seconds_count{pool="scheduling"})"), 0);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_connections{pool="main",state="in_use"})"), 6);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_connections{pool="main",state="idle"})"), 1);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_size{pool="main"})"), 8);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_size{pool="scheduling"})"), 4);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_acquisitions_failed_total{pool="main",reason="timeout"})"), 4);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_acquisitions_failed_total{pool="main",reason="unreachable"})"), 2);
+  EXPECT_EQ(sample(text, R"(cronwheel_db_pool_acquisitions_failed_total{pool="scheduling",reason="timeout"})"), 0);
+}
+
 TEST(Metrics, NodeIdsAreEscapedInLabels) {
   NodeMetrics m;
   m.node_id = "host \"a\"\\1";
