@@ -117,12 +117,8 @@ void add_alarm_channel_routes(ApiRouter& router, const AlarmChannelRoutes& route
 
   router.add("GET", "alarm-channels", Access::kAdmin, [&store](ApiRouter::RouteContext&, const httplib::Request& req) {
     auto page = page_query(req);
-    auto all = store.list_channels();
-    const auto total = static_cast<std::int64_t>(all.size());
-    const auto begin = std::min(page.offset, total);
-    const auto end = std::min(begin + page.limit, total);
-    std::vector<AlarmChannel> items(all.begin() + begin, all.begin() + end);
-    return ApiResponse{200, page_json(items, total, [](const AlarmChannel& c) { return to_json(c); })};
+    return ApiResponse{200, sliced_page_json(store.list_channels(), page,
+                                             [](const AlarmChannel& c) { return to_json(c); })};
   }, paged({}));
 
   router.add("POST", "alarm-channels", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const httplib::Request& req) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -115,6 +116,19 @@ template <class T, class ToJson>
 nlohmann::json page_json(const std::vector<T>& items, std::int64_t total, ToJson to_json) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& item : items) list.push_back(to_json(item));
+  return {{"items", std::move(list)}, {"total", total}};
+}
+
+// page_json() for a list read whole into memory: the items of `all` from page.offset, at most
+// page.limit of them (none past the end), and total all.size(). page.offset and page.limit
+// as page_query() checked them.
+template <class T, class ToJson>
+nlohmann::json sliced_page_json(const std::vector<T>& all, const PageRequest& page, ToJson to_json) {
+  const auto total = static_cast<std::int64_t>(all.size());
+  const auto begin = std::min(page.offset, total);
+  const auto end = std::min(begin + page.limit, total);
+  nlohmann::json list = nlohmann::json::array();
+  for (auto i = begin; i < end; ++i) list.push_back(to_json(all[static_cast<std::size_t>(i)]));
   return {{"items", std::move(list)}, {"total", total}};
 }
 

@@ -2,7 +2,6 @@
 // add_script_routes in resource_routes.h). The store keeps the newest
 // ScriptStore::kVersionsKept versions.
 
-#include <algorithm>
 #include <string>
 
 #include "admin/api/api_errors.h"
@@ -33,11 +32,8 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&)
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                auto page = page_query(req);
                auto versions = stores.scripts.versions(job.id);  // newest first, at most 30
-               const auto total = static_cast<std::int64_t>(versions.size());
-               const auto begin = std::min(page.offset, total);
-               const auto end = std::min(begin + page.limit, total);
-               std::vector<ScriptVersion> items(versions.begin() + begin, versions.begin() + end);
-               return ApiResponse{200, page_json(items, total, [](const ScriptVersion& v) { return to_json(v); })};
+               return ApiResponse{200,
+                                  sliced_page_json(versions, page, [](const ScriptVersion& v) { return to_json(v); })};
              },
              paged({}));
 

@@ -1,7 +1,5 @@
 #include "admin/api/tokens_api.h"
 
-#include <algorithm>
-
 #include "admin/api/api_errors.h"
 #include "admin/api/field_checks.h"
 #include "admin/api/json_body.h"
@@ -47,11 +45,7 @@ ApiResponse create_token(AuthServices& s, ApiRouter::RouteContext& ctx, const ht
 ApiResponse list_tokens(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
   auto page = page_query(req);
   auto all = s.stores.tokens.list(ctx.request.who().user.id);
-  const auto total = static_cast<std::int64_t>(all.size());
-  const auto begin = std::min(page.offset, total);
-  const auto end = std::min(begin + page.limit, total);
-  std::vector<ApiToken> items(all.begin() + begin, all.begin() + end);
-  return {200, page_json(items, total, [](const ApiToken& t) { return to_json(t); })};
+  return {200, sliced_page_json(all, page, [](const ApiToken& t) { return to_json(t); })};
 }
 
 ApiResponse revoke_token(AuthServices& s, ApiRouter::RouteContext& ctx) {

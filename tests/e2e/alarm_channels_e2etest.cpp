@@ -190,5 +190,30 @@ TEST_F(AlarmChannelsE2e, OnlyAdminsManageChannelsAndEveryMistakeIsNamed) {
   EXPECT_EQ(admin_->get("alarm-channels", who_).body["total"], 0);
 }
 
+
+TEST_F(AlarmChannelsE2e, TheListPagesByOffsetAndLimit) {
+  for (const char* name : {"first", "second", "third"}) {
+    auto made = admin_->post("alarm-channels", who_,
+                             {{"name", name}, {"kind", "email"}, {"target", std::string(name) + "@example.com"}});
+    ASSERT_EQ(made.status, 201) << made.text;
+  }
+  auto page = admin_->get("alarm-channels?offset=1&limit=1", who_);
+  ASSERT_EQ(page.status, 200) << page.text;
+  EXPECT_EQ(page.body["total"], 3);
+  ASSERT_EQ(page.body["items"].size(), 1u);
+  EXPECT_EQ(page.body["items"][0]["name"], "second");  // by id
+  auto last = admin_->get("alarm-channels?offset=2&limit=5", who_);
+  ASSERT_EQ(last.body["items"].size(), 1u) << last.text;
+  EXPECT_EQ(last.body["items"][0]["name"], "third");
+  auto past = admin_->get("alarm-channels?offset=7", who_);
+  ASSERT_EQ(past.status, 200) << past.text;
+  EXPECT_EQ(past.body["total"], 3);
+  EXPECT_TRUE(past.body["items"].empty());
+
+  auto bad = admin_->get("alarm-channels?limit=0", who_);
+  EXPECT_EQ(bad.status, 400) << bad.text;
+  EXPECT_EQ(bad.body["error"].value("field", ""), "limit");
+}
+
 }  // namespace
 }  // namespace cronwheel

@@ -127,6 +127,34 @@ TEST_F(TokensApiTest, UsersSeeAndRevokeOnlyTheirOwnTokens) {
   EXPECT_EQ(call("GET", "auth/me", "", bearer(created.json["token"])).status, 200);
 }
 
+TEST_F(TokensApiTest, TheListPagesByOffsetAndLimit) {
+  auto alice = alice_login();
+  for (const char* name : {"one", "two", "three"}) {
+    ASSERT_EQ(call("POST", "tokens", json{{"name", name}}.dump(), alice.changing()).status, 201);
+  }
+  auto all = call("GET", "tokens", "", alice.reading());
+  ASSERT_EQ(all.status, 200) << all.body;
+  ASSERT_EQ(all.json["items"].size(), 3u);
+
+  auto page = call("GET", "tokens?offset=1&limit=1", "", alice.reading());
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.json["total"], 3);
+  ASSERT_EQ(page.json["items"].size(), 1u);
+  EXPECT_EQ(page.json["items"][0]["id"], all.json["items"][1]["id"]);
+  auto last = call("GET", "tokens?offset=2&limit=5", "", alice.reading());
+  EXPECT_EQ(last.json["total"], 3);
+  ASSERT_EQ(last.json["items"].size(), 1u);
+  EXPECT_EQ(last.json["items"][0]["id"], all.json["items"][2]["id"]);
+  auto past = call("GET", "tokens?offset=7", "", alice.reading());
+  ASSERT_EQ(past.status, 200) << past.body;
+  EXPECT_EQ(past.json["total"], 3);
+  EXPECT_TRUE(past.json["items"].empty());
+
+  EXPECT_EQ(call("GET", "tokens?offset=-1", "", alice.reading()).error_field(), "offset");
+  EXPECT_EQ(call("GET", "tokens?limit=0", "", alice.reading()).error_field(), "limit");
+  EXPECT_EQ(call("GET", "tokens?limit=1001", "", alice.reading()).error_field(), "limit");
+}
+
 TEST_F(TokensApiTest, NamesAreRequiredShortAndUniquePerUser) {
   auto alice = alice_login();
   auto post = [&](const std::string& body) { return call("POST", "tokens", body, alice.changing()); };
