@@ -227,40 +227,27 @@ TEST(AdminServe, TakesItsSettingsFromAConfigFileUnlessTheEnvironmentOrAFlagSaysO
   const auto config = (dir.path() / "admin.toml").string();
   std::ofstream(config) << "# cronwheel-admin\nnode-id = \"node-from-file\"\nrun-retention-days = 7\n"
                            "alarm-quiet-s = 60\nsecure-cookie = false\n";
-  {
-    AdminProcess admin(serving(db.url(), {"--config", config}));
-    const int port = admin.wait_until_listening(30s);
-    ASSERT_GT(port, 0) << admin.process().err();
-    EXPECT_EQ(healthz(port)["node"], "node-from-file");
-    EXPECT_EQ(admin.stop(10s), 0);
-  }
-  {
-    auto options = serving(db.url(), {"--config", config});
-    options.env.push_back("CRONWHEEL_NODE_ID=node-from-env");
+  // The node id an admin answers in /healthz when started with these arguments and environment.
+  auto node_id_when_started = [&](std::vector<std::string> args, std::vector<std::string> env) -> nlohmann::json {
+    auto options = serving(db.url(), args);
+    options.env.insert(options.env.end(), env.begin(), env.end());
     AdminProcess admin(options);
     const int port = admin.wait_until_listening(30s);
-    ASSERT_GT(port, 0) << admin.process().err();
-    EXPECT_EQ(healthz(port)["node"], "node-from-env");
-    EXPECT_EQ(admin.stop(10s), 0);
-  }
-  {
-    auto options = serving(db.url(), {"--config", config, "--node-id", "node-from-flag"});
-    options.env.push_back("CRONWHEEL_NODE_ID=node-from-env");
-    AdminProcess admin(options);
-    const int port = admin.wait_until_listening(30s);
-    ASSERT_GT(port, 0) << admin.process().err();
-    EXPECT_EQ(healthz(port)["node"], "node-from-flag");
-    EXPECT_EQ(admin.stop(10s), 0);
-  }
-  {  // the same after `serve`
-    auto options = serving(db.url(), {"serve", "--node-id", "node-from-flag"});
-    options.env.push_back("CRONWHEEL_NODE_ID=node-from-env");
-    AdminProcess admin(options);
-    const int port = admin.wait_until_listening(30s);
-    ASSERT_GT(port, 0) << admin.process().err();
-    EXPECT_EQ(healthz(port)["node"], "node-from-flag");
-    EXPECT_EQ(admin.stop(10s), 0);
-  }
+    if (port <= 0) {
+      ADD_FAILURE() << "started with " << nlohmann::json(args) << " " << nlohmann::json(env)
+                    << ", it did not listen: " << admin.process().err();
+      return nullptr;
+    }
+    auto node = healthz(port)["node"];
+    EXPECT_EQ(admin.stop(10s), 0) << nlohmann::json(args) << " " << nlohmann::json(env);
+    return node;
+  };
+  const std::vector<std::string> env_node = {"CRONWHEEL_NODE_ID=node-from-env"};
+  EXPECT_EQ(node_id_when_started({"--config", config}, {}), "node-from-file");
+  EXPECT_EQ(node_id_when_started({"--config", config}, env_node), "node-from-env");
+  EXPECT_EQ(node_id_when_started({"--config", config, "--node-id", "node-from-flag"}, env_node), "node-from-flag");
+  // The same after `serve`.
+  EXPECT_EQ(node_id_when_started({"serve", "--node-id", "node-from-flag"}, env_node), "node-from-flag");
 }
 
 TEST(AdminServe, RefusesAConfigFileWithAMisspeltKeyOrABadValue) {
