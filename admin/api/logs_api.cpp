@@ -135,7 +135,7 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     return ApiResponse{200, to_json(visible_log(stores.logs, ctx.request.who(), ctx.path_int("id")))};
   });
 
-  router.add("DELETE", "logs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("DELETE", "logs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
     if (log.trigger_type != TriggerType::kManual && log.trigger_type != TriggerType::kApi) {
       throw conflict("log " + std::to_string(log.id) + " is a " + std::string(to_string(log.trigger_type)) +
@@ -145,6 +145,7 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     if (log.state != FireState::kPending || !stores.logs.cancel_pending(log.id, ctx.request.actor)) {
       throw conflict("log " + std::to_string(log.id) + " has already fired; only a pending fire can be cancelled");
     }
+    if (options.finished_runs != nullptr) options.finished_runs->add(log.job_group, FireState::kCancelled);
     return ApiResponse{204, nullptr};
   });
 

@@ -6,6 +6,7 @@
 
 #include "admin/api/api_router.h"
 #include "admin/model/executor_client.h"
+#include "admin/model/finished_runs.h"
 #include "admin/model/stores.h"
 #include "common/util/clock.h"
 
@@ -39,6 +40,9 @@ struct ResourceOptions {
 
   // A registration older than this is no executor online (RegistryMonitor's dead timeout).
   std::chrono::milliseconds executor_dead_after{90'000};
+
+  // When set, the fires operators cancel (DELETE logs/{id}) are counted there, by group.
+  FinishedRuns* finished_runs = nullptr;
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.

@@ -172,6 +172,9 @@ Completion::Outcome Completion::count(const RunResult& result, const CompletionS
     case CompletionStore::Status::kRecorded: {
       recorded_.fetch_add(1, std::memory_order_relaxed);
       if (result.state == FireState::kLost) lost_.fetch_add(1, std::memory_order_relaxed);
+      if (options_.finished_runs != nullptr && recorded.run) {
+        options_.finished_runs->add(recorded.run->job_group, recorded.run->state);
+      }
       std::int64_t children = 0, retries = 0;
       for (const auto& fire : recorded.fires) (fire.trigger_type == TriggerType::kRetry ? retries : children) += 1;
       child_fires_.fetch_add(children, std::memory_order_relaxed);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "admin/model/completion_store.h"
+#include "admin/model/finished_runs.h"
 #include "admin/model/run_end.h"
 #include "admin/model/records.h"
 #include "common/protocol/messages.h"
@@ -43,6 +44,9 @@ class Completion {
     // When set, called after a result gave a FIX_DELAY job its next time, so the schedule
     // thread can scan at once rather than at the end of its idle sleep (up to the 5 s window).
     std::function<void()> next_time_set;
+    // When set, every run this node's results and verdicts end is counted there (succeeded,
+    // failed, lost), by its group. Must outlive the object.
+    FinishedRuns* finished_runs = nullptr;
   };
 
   enum class Outcome {

@@ -61,6 +61,7 @@ class ScheduleStore {
     std::size_t jobs_read = 0;       // jobs the pre-read returned
     std::vector<PendingFire> fires;  // fires inserted, committed, in due order
     std::size_t misfire_records = 0;  // records of skipped fires inserted (ScanDecision::skipped)
+    std::vector<std::int64_t> misfire_groups;  // the job group of each of those records, one each
   };
   // Called with the jobs read, inside the scan's transaction; must be pure (no I/O, no
   // blocking): the transaction holds the scheduling lock, and a retried transaction calls it
@@ -82,7 +83,7 @@ class ScheduleStore {
   //     kMisfireSkipped, are no retry, no child and a FIX_DELAY job's next time, which is the
   //     advance written with it);
   //  5. commit.
-  // Returns the fires inserted (only those may be sent) and how many records.
+  // Returns the fires inserted (only those may be sent) and how many records, with their groups.
   virtual ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) = 0;
 
   // The pending fires `node` owns that are due at or before `due_before`, oldest first, at most

@@ -60,7 +60,7 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             " JOIN advanced a ON a.id = f.job_id"
             " ORDER BY f.ord"
             " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING"
-            " RETURNING id, job_id, scheduled_time, state");
+            " RETURNING id, job_id, scheduled_time, state, job_group");
   // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending'; each fire's job by id
   // (a subquery, so no join order can read job_info any other way).
   c.prepare("sched_pending",
@@ -166,6 +166,7 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
         result.fires.push_back(pending_from(r));
       } else {
         ++result.misfire_records;
+        result.misfire_groups.push_back(r["job_group"].as<std::int64_t>());
       }
     }
     std::sort(result.fires.begin(), result.fires.end(), due_order);

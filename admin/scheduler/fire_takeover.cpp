@@ -34,9 +34,10 @@ ScheduleStore::Delivery delivery_of(DeliveryCheck::Kind kind) {
 }  // namespace
 
 FireTakeover::FireTakeover(ScheduleStore& store, ExecutorClient& executors, common::Clock& clock,
-                           std::string node_id, std::string default_access_token, std::int64_t window_ms)
+                           std::string node_id, std::string default_access_token, std::int64_t window_ms,
+                           FinishedRuns* finished_runs)
     : store_(store), executors_(executors), clock_(clock), node_id_(std::move(node_id)),
-      default_access_token_(std::move(default_access_token)), window_ms_(window_ms) {}
+      default_access_token_(std::move(default_access_token)), window_ms_(window_ms), finished_runs_(finished_runs) {}
 
 FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dead_nodes) {
   Report report;
@@ -84,7 +85,10 @@ void FireTakeover::take_pending(const std::vector<PendingFireRow>& pending, cons
   for (auto& skipped : verdict.cancel) skipped.message = why + skipped.message;
   try {
     const auto plan = follow_ups_of(RunEnd::kMisfireSkipped, now, node_id_);
-    report.cancelled = store_.cancel_pending(verdict.cancel, node_id_, plan).size();
+    report.cancelled =
+        count_finished(finished_runs_, FireState::kCancelled, plan, [&](const FollowUpPlanner& counted) {
+          return store_.cancel_pending(verdict.cancel, node_id_, counted);
+        }).size();
   } catch (const std::exception& e) {
     // Sending the rest now could send a FIRE_ONCE_NOW job's newest late fire while its older
     // ones stay pending; the feeder applies the rule to all of them at its next pass.

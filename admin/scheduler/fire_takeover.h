@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "admin/model/finished_runs.h"
 #include "admin/model/fire.h"
 #include "admin/model/schedule_store.h"
 #include "admin/model/executor_client.h"
@@ -46,8 +47,10 @@ class FireTakeover {
     std::vector<PendingFire> to_send;  // this node's pending fires from the takeover, due order
   };
 
+  // `finished_runs`, when not null, counts the fires the misfire rule cancels, by group; it
+  // must outlive the object.
   FireTakeover(ScheduleStore& store, ExecutorClient& executors, common::Clock& clock, std::string node_id,
-               std::string default_access_token, std::int64_t window_ms);
+               std::string default_access_token, std::int64_t window_ms, FinishedRuns* finished_runs = nullptr);
 
   // Takes over the fires of `dead_nodes` (never this node). Sending fires taken over earlier
   // whose resolution could not be written (the database failed) are tried again first: they
@@ -71,6 +74,7 @@ class FireTakeover {
   const std::string node_id_;
   const std::string default_access_token_;
   const std::int64_t window_ms_;
+  FinishedRuns* const finished_runs_;
   std::vector<SendingFire> unresolved_;
 };
 

@@ -26,7 +26,8 @@ NodeHeartbeat::NodeHeartbeat(NodeStore& nodes, ScheduleStore& store, ExecutorCli
       self_(std::move(self)),
       sink_(std::move(sink)),
       options_(checked(options)),
-      takeover_(store, executors, clock_, self_.node_id, std::move(default_access_token), options.window_ms),
+      takeover_(store, executors, clock_, self_.node_id, std::move(default_access_token), options.window_ms,
+                options.finished_runs),
       renewal_(tasks, {"lease renewal", options_.interval, options_.interval}, [this](std::stop_token) { renew(); }),
       takeover_task_(tasks, {"takeover of dead nodes' fires", options_.interval, options_.interval + options_.interval / 2},
                      [this](std::stop_token) {

@@ -60,6 +60,9 @@ class NodeHeartbeat {
     std::chrono::milliseconds interval{3'000};
     std::chrono::milliseconds lease{15'000};
     std::int64_t window_ms = kPreReadWindowMs;
+    // When set, the fires taken over that the misfire rule cancels are counted there
+    // (FireTakeover). Must outlive the heartbeat.
+    FinishedRuns* finished_runs = nullptr;
   };
   using Sink = std::function<void(const std::vector<PendingFire>& fires)>;
   struct Stats {

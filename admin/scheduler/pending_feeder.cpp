@@ -27,8 +27,11 @@ std::size_t PendingFeeder::feed_once() noexcept {
     if (!verdict.cancel.empty()) {
       // Before any push: a FIRE_ONCE_NOW job's newest late fire goes out only once its older
       // ones are cancelled, so none of them can be taken for the newest at a later pass.
-      const auto moved =
-          store_.cancel_pending(verdict.cancel, node_id_, follow_ups_of(RunEnd::kMisfireSkipped, now, node_id_));
+      const auto moved = count_finished(options_.finished_runs, FireState::kCancelled,
+                                        follow_ups_of(RunEnd::kMisfireSkipped, now, node_id_),
+                                        [&](const FollowUpPlanner& plan) {
+                                          return store_.cancel_pending(verdict.cancel, node_id_, plan);
+                                        });
       spdlog::info("scheduler: cancelled {} late pending fires by their jobs' misfire strategies ({} late fires of "
                    "DO_NOTHING jobs, {} older late fires of FIRE_ONCE_NOW jobs coalesced into their newest){}",
                    moved.size(), verdict.skipped, verdict.coalesced,

@@ -27,6 +27,7 @@
 #include <functional>
 #include <string>
 
+#include "admin/model/finished_runs.h"
 #include "admin/model/fire.h"
 #include "admin/scheduler/fire_decision.h"
 #include "admin/model/schedule_store.h"
@@ -41,6 +42,9 @@ class PendingFeeder {
     std::int64_t window_ms = kPreReadWindowMs;
     int limit = 10'000;  // fires read per pass
     std::chrono::milliseconds interval{1'000};
+    // When set, the fires the misfire rule cancels are counted there, by group. Must outlive
+    // the feeder.
+    FinishedRuns* finished_runs = nullptr;
   };
   // True when the fire was new to the ring.
   using Push = std::function<bool(const PendingFire& fire)>;

@@ -60,6 +60,9 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
     outcome.full = result.jobs_read >= static_cast<std::size_t>(options_.pre_read_count);
     scans_.fetch_add(1, std::memory_order_relaxed);
     fires_.fetch_add(result.fires.size(), std::memory_order_relaxed);
+    if (options_.finished_runs != nullptr) {
+      for (auto group : result.misfire_groups) options_.finished_runs->add(group, FireState::kCancelled);
+    }
     if (result.misfire_records > 0) {
       spdlog::info("scheduler: {} job(s) missed fires by more than the misfire threshold; each has a cancelled "
                    "MISFIRE run saying how many its misfire strategy skipped or coalesced",

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "admin/model/finished_runs.h"
 #include "admin/model/fire.h"
 #include "admin/scheduler/fire_decision.h"
 #include "admin/model/schedule_store.h"
@@ -41,6 +42,9 @@ class ScheduleThread {
   struct Options {
     std::int64_t window_ms = kPreReadWindowMs;
     int pre_read_count = 10'000;  // (fast + slow pool threads) * 20, as XXL-JOB sizes it
+    // When set, each record of skipped fires a scan writes (a cancelled MISFIRE run) is counted
+    // there, by its group. Must outlive the thread.
+    FinishedRuns* finished_runs = nullptr;
   };
   using Sink = std::function<void(const std::vector<PendingFire>& fires)>;
 

@@ -219,6 +219,7 @@ void AdminServer::start_scheduler() {
   // another node may take this node's sending fires over (lease - heartbeat after the claim).
   sending.send_deadline = std::min<std::chrono::milliseconds>(sending.send_deadline, (lease - heartbeat) * 2 / 3);
   sending.lease_margin = std::min<std::chrono::milliseconds>(sending.lease_margin, heartbeat);
+  sending.finished_runs = &finished_runs_;
   trigger_service_ = std::make_unique<TriggerService>(trigger_store_, executor_client_,
                                                       common::SystemClock::instance(), std::move(sending));
 
@@ -231,6 +232,9 @@ void AdminServer::start_scheduler() {
   options.heartbeat.interval = heartbeat;
   options.heartbeat.lease = lease;
   options.default_access_token = config_.access_token;
+  options.schedule.finished_runs = &finished_runs_;
+  options.feeder.finished_runs = &finished_runs_;
+  options.heartbeat.finished_runs = &finished_runs_;
   scheduler_ = std::make_unique<Scheduler>(schedule_store_, node_store_, *trigger_service_, executor_client_,
                                            common::SystemClock::instance(), recurring_, std::move(self),
                                            std::move(options));
@@ -265,6 +269,7 @@ void AdminServer::add_routes() {
     metrics.node_id = node_id_;
     if (Scheduler* scheduler = running_scheduler_.load()) metrics.scheduler = scheduler->stats();
     metrics.results = executors_->completion().counters();
+    metrics.runs_finished = finished_runs_.counts();
     if (AlarmService* alarms = running_alarms_.load()) metrics.alarms = alarms->counters();
     if (RunRetention* retention = running_retention_.load()) metrics.runs_deleted = retention->counters().deleted;
     metrics.db_pools = {{"main", database_.pool_stats()}, {"scheduling", scheduling_database_.pool_stats()}};
@@ -277,6 +282,7 @@ void AdminServer::add_routes() {
   api.resources.node_id = node_id_;
   api.resources.access_token = config_.access_token;
   api.resources.executors = &executor_client_;
+  api.resources.finished_runs = &finished_runs_;
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   api.alarm_channels.store = &alarm_store_;
@@ -293,6 +299,7 @@ void AdminServer::add_routes() {
   executors.lost.access_token = config_.access_token;
   executors.lost.interval = std::chrono::milliseconds(config_.lost_check_ms);
   executors.lost.ask_after = std::chrono::milliseconds(config_.lost_ask_after_ms);
+  executors.finished_runs = &finished_runs_;
   executors.next_time_set = [this] {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();
   };

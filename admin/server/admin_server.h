@@ -10,6 +10,7 @@
 #include "admin/alarm/alarm_service.h"
 #include "admin/alarm/curl_webhook_sender.h"
 #include "admin/housekeeping/run_retention.h"
+#include "admin/model/finished_runs.h"
 #include "admin/alarm/smtp_mailer.h"
 #include "admin/api/rest_api.h"
 #include "admin/server/executor_side.h"
@@ -79,6 +80,9 @@ class AdminServer {
   std::string version_;
   std::string host_;
   std::string node_id_;  // settled in the constructor (the port is bound there), then constant
+  // Runs this node ended, by group and state (/metrics): counted by the completion, the
+  // sends, the scheduling core and the API, which all hold a pointer to it.
+  FinishedRuns finished_runs_;
   // The node's one timer for its in-memory deadlines, and the recurring tasks on it: the lease
   // renewal, the takeover of dead nodes' fires, the pending-fire feeder, the registry refresh
   // and the lost-result check. Each task runs on a lane of its own; the timer keeps deadlines

@@ -21,7 +21,7 @@ ExecutorSide::ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, com
     : registry_store_(db),
       tokens_(groups, logs, std::move(options.access_token)),
       completion_store_(db),
-      completion_(completion_store_, clock, Completion::Options{options.node_id, options.next_time_set}),
+      completion_(completion_store_, clock, Completion::Options{options.node_id, options.next_time_set, options.finished_runs}),
       registry_monitor_(registry_store_, on_clock(tasks, clock), options.registry),
       lost_monitor_(completion_store_, completion_, tasks, options.lost) {
   // A new executor is in its group's list within a moment rather than at the next refresh.

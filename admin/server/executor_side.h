@@ -41,6 +41,8 @@ class ExecutorSide {
     LostResultMonitor::Options lost;
     // Called when a FIX_DELAY job got its next time from a result (Completion::Options).
     std::function<void()> next_time_set;
+    // Where the runs results end are counted (Completion::Options); none when null.
+    FinishedRuns* finished_runs = nullptr;
   };
 
   // `groups` and `logs` tell which access token each group's executors must send

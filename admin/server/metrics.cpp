@@ -158,6 +158,18 @@ std::string metrics_text(const NodeMetrics& metrics) {
             count(r.lost));
   f.counter("cronwheel_follow_up_fires_total", "Fires results led to",
             {{label("type", "child"), count(r.child_fires)}, {label("type", "retry"), count(r.retry_fires)}});
+  // Labelled by group id: bounded by the groups admins create (never a series per job), and
+  // /metrics, open to anyone, names no group.
+  std::vector<Families::Series> finished;
+  for (const auto& c : metrics.runs_finished) {
+    finished.push_back({{label("group", std::to_string(c.group)), label("outcome", std::string(to_string(c.state)))},
+                        static_cast<double>(c.runs)});
+  }
+  f.counter_series("cronwheel_runs_finished_total",
+                   "Runs this node moved to a final state, by executor group id and outcome (the run's state): "
+                   "succeeded, failed (by its executor, or no executor took it), lost, cancelled (skipped as a "
+                   "misfire, or by an operator)",
+                   std::move(finished));
 
   const auto& a = metrics.alarms;
   f.counter("cronwheel_alarms_total",

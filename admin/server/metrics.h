@@ -8,6 +8,7 @@
 
 #include "admin/alarm/alarm_service.h"
 #include "admin/complete/completion.h"
+#include "admin/model/finished_runs.h"
 #include "admin/pg/database_pool_stats.h"
 #include "admin/scheduler/scheduler.h"
 
@@ -20,6 +21,7 @@ struct NodeMetrics {
   std::string node_id;
   std::optional<Scheduler::Stats> scheduler;
   Completion::Counters results;
+  std::vector<FinishedRuns::Count> runs_finished;  // runs this node ended, by group and state
   AlarmService::Counters alarms;
   std::uint64_t runs_deleted = 0;  // by run retention
   // The node's PostgreSQL connection pools by name ("main": the API, results and sends;

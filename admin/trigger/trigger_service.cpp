@@ -265,6 +265,9 @@ SendOutcome::Kind TriggerService::fail_pending(const TriggerStore::LoadedFire& f
   auto failed = record(
       [&] { return store_.record_failed(failure, follow_ups_of(RunEnd::kTriggerFailed, failure.now, options_.node_id)); });
   spdlog::info("trigger: fire {} of job {} failed: {}", fire.log.id, fire.job.id, reason);
+  if (failed.recorded == TriggerStore::Recorded::kRecorded && options_.finished_runs != nullptr) {
+    options_.finished_runs->add(fire.log.job_group, FireState::kFailed);
+  }
   return failed.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed : SendOutcome::Kind::kDropped;
 }
 
@@ -428,6 +431,9 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   auto result = record([&] { return store_.record_failed(failure, follow_ups_of(RunEnd::kTriggerFailed, failure.now, node)); });
   spdlog::info("trigger: run {} of job {} failed at {}: {}{}", shard.log_id, job.id, shard.address, answer_msg(answer),
                result.fires.empty() ? "" : ", retry " + std::to_string(result.fires.front().id) + " scheduled");
+  if (result.recorded == TriggerStore::Recorded::kRecorded && options_.finished_runs != nullptr) {
+    options_.finished_runs->add(log.job_group, FireState::kFailed);  // a broadcast's shards share it
+  }
   return result.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed : SendOutcome::Kind::kDropped;
 }
 

@@ -14,6 +14,7 @@
 #include "admin/route/route_table.h"
 #include "admin/model/fire.h"
 #include "admin/model/executor_client.h"
+#include "admin/model/finished_runs.h"
 #include "admin/model/trigger_store.h"
 #include "common/util/clock.h"
 
@@ -82,6 +83,9 @@ class TriggerService final : public FireSender {
     std::chrono::milliseconds record_backoff{200};
     // Random picks of RANDOM, ROUND and LEAST_FREQUENTLY_USED.
     RandomIndex random = default_random_index();
+    // When set, every run this service fails (no executor took it) is counted there, by its
+    // group. Must outlive the service.
+    FinishedRuns* finished_runs = nullptr;
   };
 
   // Everything given must outlive the service.

@@ -167,6 +167,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       l.trigger_msg = skip.message;
       logs_[l.id] = l;
       ++result.misfire_records;
+      result.misfire_groups.push_back(l.job_group);
     }
     std::sort(result.fires.begin(), result.fires.end(), due_order);
     return result;

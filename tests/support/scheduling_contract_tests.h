@@ -881,6 +881,7 @@ TYPED_TEST_P(SchedulingContract, ScanWritesRecordsOfSkippedFiresAsCancelledMisfi
     return d;
   });
   EXPECT_EQ(out.misfire_records, 1u);  // moved's job was not advanced; taken's record collides
+  EXPECT_EQ(out.misfire_groups, std::vector<std::int64_t>{missed.job_group});
   ASSERT_EQ(out.fires.size(), 2u);     // only pending fires are returned, to be sent
   for (const auto& fire : out.fires) EXPECT_EQ(f.log(Port::kSchedule, fire.log_id).state, FireState::kPending);
 

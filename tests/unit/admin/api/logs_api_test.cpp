@@ -362,6 +362,8 @@ TEST_F(LogsApi, CancelTakesBackAPendingTriggeredFire) {
   auto r = del(path(scheduled));
   EXPECT_EQ(r.status, 409);
   EXPECT_NE(r.message().find("SCHEDULE fire"), std::string::npos) << r.message();
+  EXPECT_EQ(finished_runs_.counts(), (std::vector<FinishedRuns::Count>{{group_.id, FireState::kCancelled, 1}}))
+      << "one run cancelled, of the job's group";
 }
 
 // A FIX_DELAY job waits for its fire's end (kAwaitingCompletion); cancelling that fire ends it,

@@ -82,6 +82,7 @@ class ResourceApiTest : public ::testing::Test {
     options.node_id = "node-under-test";
     options.access_token = "admin-default-token";
     options.executors = &executors_;
+    options.finished_runs = &finished_runs_;
     options.automatic_group_changed = [this] { ++automatic_group_changes_; };
     add_resource_routes(*router_, stores_, clock_, options);
     server_->start();
@@ -90,6 +91,7 @@ class ResourceApiTest : public ::testing::Test {
   void TearDown() override { server_->stop(); }
 
   std::atomic<int> automatic_group_changes_{0};  // calls of ResourceOptions::automatic_group_changed
+  FinishedRuns finished_runs_;                   // ResourceOptions::finished_runs
 
   User add_user(const std::string& name, const std::string& role, std::vector<std::int64_t> groups) {
     User u;

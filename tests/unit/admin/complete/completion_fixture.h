@@ -106,8 +106,9 @@ class CompletionFixture : public ::testing::Test {
   testing::FakeRegistryStore registry_{stores_, clock_};
   testing::FakeCompletionStore store_{stores_, registry_};
   std::atomic<int> next_time_set_{0};  // calls of Completion::Options::next_time_set
+  FinishedRuns finished_;              // Completion::Options::finished_runs
   Completion completion_{store_, clock_, Completion::Options{kNode,
-                                                     [this] { ++next_time_set_; }}};
+                                                     [this] { ++next_time_set_; }, &finished_}};
   std::int64_t group_ = 0;
   std::int64_t runs_made_ = 0;
 };

@@ -88,6 +88,23 @@ TEST_F(CompletionTest, RepeatedCallbackIsIgnoredAndCounted) {
   EXPECT_EQ(completion_.counters().recorded, 1);
 }
 
+TEST_F(CompletionTest, EachRecordedResultCountsOnceAsARunOfItsGroupFinished) {
+  auto job = make_job("counted");
+  auto ok = make_run(job);
+  auto bad = make_run(job);
+  auto batched = make_run(job);
+  auto never_sent = make_run(job, FireState::kPending);
+
+  completion_.report(callback(ok.id, 200));
+  completion_.report(callback(ok.id, 500));  // a repeated callback
+  completion_.report(callback(bad.id, 500));
+  completion_.report(callback(never_sent.id, 200));
+  completion_.report_all({callback(batched.id, 502), callback(batched.id, 200), callback(987654, 200)});
+
+  EXPECT_EQ(finished_.counts(), (std::vector<FinishedRuns::Count>{{group_, FireState::kSucceeded, 1},
+                                                                  {group_, FireState::kFailed, 2}}));
+}
+
 TEST_F(CompletionTest, ConcurrentDuplicateCallbacksRecordExactlyOnce) {
   auto child = make_job("child");
   auto run = make_run(make_job("parent", {child.id}));
@@ -103,6 +120,7 @@ TEST_F(CompletionTest, ConcurrentDuplicateCallbacksRecordExactlyOnce) {
   EXPECT_EQ(recorded.load(), 1);
   EXPECT_EQ(runs_of(child.id).size(), 1u);
   EXPECT_EQ(completion_.counters().duplicates, 7);
+  EXPECT_EQ(finished_.counts(), (std::vector<FinishedRuns::Count>{{group_, FireState::kSucceeded, 1}}));
 }
 
 TEST_F(CompletionTest, FailureWithRetriesLeftFiresOneRetryAfterTheRetryInterval) {

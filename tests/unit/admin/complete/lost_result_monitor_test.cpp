@@ -68,6 +68,7 @@ TEST_F(LostResultTest, RunOfAnUnregisteredExecutorIsLostAfterTenMinutes) {
   ASSERT_TRUE(after.handle_time);
   EXPECT_GE(*after.handle_time, *run.trigger_time + 10 * 60'000);
   EXPECT_EQ(completion_.counters().lost, 1);
+  EXPECT_EQ(finished_.counts(), (std::vector<FinishedRuns::Count>{{group_, FireState::kLost, 1}}));
 }
 
 TEST_F(LostResultTest, RunOfARegisteredExecutorIsNeverLost) {

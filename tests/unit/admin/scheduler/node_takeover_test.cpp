@@ -44,6 +44,7 @@ class NodeTakeoverTest : public ::testing::Test {
     self.node_id = "me";
     self.address = "http://127.0.0.1:8080/";
     self.version = "test";
+    options.finished_runs = &finished_;
     return std::make_unique<NodeHeartbeat>(
         nodes_, store_, executors_, tasks_, self, "admin-token",
         [this](const std::vector<PendingFire>& fires) {
@@ -95,6 +96,7 @@ class NodeTakeoverTest : public ::testing::Test {
   FakeNodeStore nodes_{clock_};
   FakeScheduleStore store_;
   FakeExecutorClient executors_;
+  FinishedRuns finished_;
   Job do_nothing_, fire_once_;
   mutable std::mutex mutex_;
   std::vector<PendingFire> sent_;
@@ -168,6 +170,7 @@ TEST_F(NodeTakeoverTest, LateFiresOfAFireOnceNowJobGoOutOnceAsTheNewest) {
   }
   EXPECT_EQ(store_.log(newest.id).state, FireState::kPending);
   EXPECT_EQ(beat->stats().taken_over, 3u);
+  EXPECT_EQ(finished_.counts(), (std::vector<FinishedRuns::Count>{{5, FireState::kCancelled, 2}}));
 }
 
 TEST_F(NodeTakeoverTest, WhenTheCancellationFailsNothingTakenOverIsSentAndTheFiresStayThisNodes) {
@@ -177,11 +180,12 @@ TEST_F(NodeTakeoverTest, WhenTheCancellationFailsNothingTakenOverIsSentAndTheFir
   auto newest = log(fire_once_, FireState::kPending, kStart - 10'000);
   auto on_time = log(do_nothing_, FireState::kPending, kStart + 1'000);
   store_.fail_with("database down", "cancel_pending");
-  FireTakeover takeover(store_, executors_, clock_, "me", "", kPreReadWindowMs);
+  FireTakeover takeover(store_, executors_, clock_, "me", "", kPreReadWindowMs, &finished_);
   auto report = takeover.take_over({"dead"});
   EXPECT_TRUE(report.to_send.empty());
   EXPECT_EQ(report.pending, 3u);
   EXPECT_EQ(report.cancelled, 0u);
+  EXPECT_TRUE(finished_.counts().empty());
   for (const auto& l : {older, newest, on_time}) {
     EXPECT_EQ(store_.log(l.id).state, FireState::kPending);
     EXPECT_EQ(store_.log(l.id).admin_node, std::optional<std::string>("me"));

@@ -67,12 +67,14 @@ class ScheduleThreadTest : public ::testing::Test {
   ScheduleThread make(std::string node = "node-a", int pre_read = 100) {
     ScheduleThread::Options options;
     options.pre_read_count = pre_read;
+    options.finished_runs = &finished_;
     return ScheduleThread(store_, clock_, std::move(node), sink_.function(), options);
   }
 
   FakeClock clock_{kStart};
   FakeScheduleStore store_;
   Sink sink_;
+  FinishedRuns finished_;
 };
 
 TEST_F(ScheduleThreadTest, ScanWritesEachFireAsAPendingRowOfThisNodeThenHandsItOn) {
@@ -139,12 +141,16 @@ TEST_F(ScheduleThreadTest, ScanAfterAnOutageRecordsEachJobsSkippedFiresOnceAndHa
             0u)
       << written[catching_up.id][0].trigger_msg;
   for (const auto& fire : sink_.fires()) EXPECT_EQ(store_.log(fire.log_id).state, FireState::kPending);
+  // Each record is a run of the job's group cancelled by its misfire strategy.
+  const std::vector<FinishedRuns::Count> counted{{skipping.job_group, FireState::kCancelled, 2}};
+  EXPECT_EQ(finished_.counts(), counted);
 
   for (int second = 11; second <= 13; ++second) {
     clock_.set_wall_ms(kStart + second * 1000);
     EXPECT_TRUE(thread.scan_once().ok);
   }
   EXPECT_EQ(records(), written);
+  EXPECT_EQ(finished_.counts(), counted);
 }
 
 TEST_F(ScheduleThreadTest, FailedScanHandsNothingOnAndIsCounted) {
@@ -403,13 +409,14 @@ class FeederMisfireTest : public ::testing::Test {
                            pushed_.push_back(fire);
                            return ring_.insert(fire.log_id).second;
                          },
-                         {});
+                         {.finished_runs = &finished_});
   }
 
   FakeClock clock_{kRestart};
   common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
   common::RecurringTasks tasks_{timer_, clock_};
   FakeScheduleStore store_;
+  FinishedRuns finished_;
   Job do_nothing_, fire_once_;
   std::vector<PendingFire> pushed_;
   std::set<std::int64_t> ring_;
@@ -441,6 +448,7 @@ TEST_F(FeederMisfireTest, RestartedNodesOwnLateFireOfADoNothingJobIsCancelledNot
   f.feed_once();
   EXPECT_TRUE(pushed_.empty());
   EXPECT_EQ(store_.calls("cancel_pending"), 1);  // nothing left to cancel
+  EXPECT_EQ(finished_.counts(), (std::vector<FinishedRuns::Count>{{5, FireState::kCancelled, 1}}));
 }
 
 TEST_F(FeederMisfireTest, RestartedNodesOwnLateFiresOfAFireOnceNowJobGoOutOnce) {

@@ -165,6 +165,24 @@ TEST(Metrics, DatabasePoolsReportWaitsConnectionsAndFailuresByPool) {
   EXPECT_EQ(sample(text, R"(cronwheel_db_pool_acquisitions_failed_total{pool="scheduling",reason="timeout"})"), 0);
 }
 
+TEST(Metrics, RunsFinishedAreCountedByGroupIdAndOutcome) {
+  NodeMetrics m;
+  m.node_id = "admin-1";
+  m.runs_finished = {{3, FireState::kSucceeded, 120},
+                     {3, FireState::kFailed, 4},
+                     {3, FireState::kLost, 1},
+                     {12, FireState::kCancelled, 2}};
+  const auto text = metrics_text(m);
+
+  EXPECT_NE(text.find("# TYPE cronwheel_runs_finished_total counter"), std::string::npos) << text;
+  EXPECT_EQ(sample(text, R"(cronwheel_runs_finished_total{group="3",outcome="succeeded"})"), 120);
+  EXPECT_EQ(sample(text, R"(cronwheel_runs_finished_total{group="3",outcome="failed"})"), 4);
+  EXPECT_EQ(sample(text, R"(cronwheel_runs_finished_total{group="3",outcome="lost"})"), 1);
+  EXPECT_EQ(sample(text, R"(cronwheel_runs_finished_total{group="12",outcome="cancelled"})"), 2);
+  EXPECT_EQ(sample(text, R"(cronwheel_runs_finished_total{group="12",outcome="succeeded"})"), -1)
+      << "only what was counted";
+}
+
 TEST(Metrics, NodeIdsAreEscapedInLabels) {
   NodeMetrics m;
   m.node_id = "host \"a\"\\1";

@@ -62,6 +62,7 @@ class TriggerServiceTest : public ::testing::Test {
       o.access_token = "admin-token";
       o.record_backoff = 0ms;
       o.random = [](std::size_t) { return std::size_t{0}; };
+      o.finished_runs = &finished_;
       service_ = std::make_unique<admin::TriggerService>(store_, client_, clock_, o);
     }
     return *service_;
@@ -98,6 +99,7 @@ class TriggerServiceTest : public ::testing::Test {
   FakeExecutorClient client_;
   admin::Group group_;
   admin::Job job_;
+  admin::FinishedRuns finished_;
   std::unique_ptr<admin::TriggerService> service_;
 };
 
@@ -243,6 +245,18 @@ TEST_F(TriggerServiceTest, FireWithoutAddressIsRetriedToo) {
   set_group([](admin::Group& g) { g.address_list = {}; });
   send(pending([](admin::JobLog& l) { l.executor_fail_retry_count = 1; }));
   EXPECT_EQ(retries().size(), 1u);
+}
+
+TEST_F(TriggerServiceTest, EveryFireNoExecutorTookCountsAsAFailedRunOfItsGroup) {
+  EXPECT_EQ(send(pending()).kind, Kind::kTriggered);
+  client_.answer("run", kA, Result::fail("refused"));
+  EXPECT_EQ(send(pending()).kind, Kind::kFailed);
+  EXPECT_EQ(send(pending([](admin::JobLog& l) { l.admin_node = "node-2"; })).kind, Kind::kDropped);
+  set_group([](admin::Group& g) { g.address_list = {}; });
+  EXPECT_EQ(send(pending()).kind, Kind::kFailed);
+
+  EXPECT_EQ(finished_.counts(),
+            (std::vector<admin::FinishedRuns::Count>{{group_.id, admin::FireState::kFailed, 2}}));
 }
 
 TEST_F(TriggerServiceTest, FireNoLongerPendingIsDroppedUntouched) {
