@@ -72,6 +72,21 @@ FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dea
   return report;
 }
 
+FireTakeover::Report FireTakeover::recover_earlier_process() {
+  Report report;
+  const ScheduleStore::Takeover taken = store_.take_over({node_id_}, node_id_);
+  if (!taken.sending.empty()) {
+    spdlog::warn("scheduler: node {} restarted while an earlier process of it was sending {} fires; asking their "
+                 "executors whether they have them",
+                 node_id_, taken.sending.size());
+  }
+  for (const auto& fire : taken.sending) {
+    if (!resolve(fire, report)) unresolved_.push_back(fire);
+  }
+  std::sort(report.to_send.begin(), report.to_send.end(), due_order);
+  return report;
+}
+
 void FireTakeover::take_pending(const std::vector<PendingFireRow>& pending, const std::vector<std::string>& dead,
                                 Report& report) {
   const std::int64_t now = clock_.now_ms();

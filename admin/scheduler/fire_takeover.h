@@ -58,6 +58,15 @@ class FireTakeover {
   // transaction.
   Report take_over(const std::vector<std::string>& dead_nodes);
 
+  // Resolves the sending fires this node's id holds from an earlier process of the same node: one
+  // that died and was restarted (same --node-id, as a restart keeps hostname:port) before its
+  // lease expired, so no other node took its fires over. Each is resolved as a dead node's
+  // (delivered, sent again, or unconfirmed); its pending fires need nothing, they are this
+  // node's and the feeder sends them. Call it before this process sends anything: every sending
+  // fire under its id is then the earlier process's. Throws what the store throws (nothing is
+  // resolved then); a resolution that cannot be written is tried again at the next take_over().
+  Report recover_earlier_process();
+
   // Sending fires taken over and not resolved yet (to be tried again at the next call).
   std::size_t unresolved() const noexcept { return unresolved_.size(); }
 

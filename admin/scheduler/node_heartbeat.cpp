@@ -31,7 +31,7 @@ NodeHeartbeat::NodeHeartbeat(NodeStore& nodes, ScheduleStore& store, ExecutorCli
       renewal_(tasks, {"lease renewal", options_.interval, options_.interval}, [this](std::stop_token) { renew(); }),
       takeover_task_(tasks, {"takeover of dead nodes' fires", options_.interval, options_.interval + options_.interval / 2},
                      [this](std::stop_token) {
-                       if (lease_valid()) take_over();
+                       if (lease_held()) take_over();
                      }) {}
 
 NodeHeartbeat::~NodeHeartbeat() { stop(); }
@@ -93,6 +93,19 @@ bool NodeHeartbeat::may_judge_others() noexcept {
 }
 
 void NodeHeartbeat::take_over() noexcept {
+  if (!recovered_.load()) {
+    try {
+      auto report = takeover_.recover_earlier_process();
+      taken_over_.fetch_add(report.delivered + report.resent + report.unknown, std::memory_order_relaxed);
+      if (!report.to_send.empty()) sink_(report.to_send);
+      recovered_.store(true);
+    } catch (const std::exception& e) {
+      spdlog::error("scheduler: node {} could not look for fires an earlier process of it was sending; it sends "
+                    "nothing until it could: {}",
+                    self_.node_id, e.what());
+      return;
+    }
+  }
   try {
     // Sending fires this node took over earlier and could not resolve yet are its own: those
     // are tried again in any case.
@@ -117,7 +130,9 @@ bool NodeHeartbeat::beat_once() noexcept {
   return true;
 }
 
-bool NodeHeartbeat::lease_valid() const noexcept {
+bool NodeHeartbeat::lease_valid() const noexcept { return recovered_.load() && lease_held(); }
+
+bool NodeHeartbeat::lease_held() const noexcept {
   const auto at = renewed_at_.load();
   if (at == kNever) return false;
   const auto renewed = common::Clock::SteadyTime(std::chrono::steady_clock::duration(at));

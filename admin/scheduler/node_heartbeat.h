@@ -28,6 +28,12 @@
 // trigger pools ask it before each send, so a node that cannot renew stops sending before others
 // may take its fires over.
 //
+// A node restarted under the same id before its lease expired finds the fires its earlier process
+// was sending still under its id, and no other node takes them over (the lease never lapsed).
+// So its first takeover, before anything else, resolves them (FireTakeover::
+// recover_earlier_process), and lease_valid() stays false until that worked: until then this
+// process has sent nothing, so every sending fire under its id was the earlier process's.
+//
 // Thread-safe: start(), stop(), release() and lease_valid() from any thread; beat_once() from
 // one thread at a time, and only before start() or after stop() (the lanes own the renewal and
 // the takeover while they run).
@@ -94,11 +100,15 @@ class NodeHeartbeat {
   // thread. Returns whether the lease was renewed. Never throws.
   bool beat_once() noexcept;
 
+  // The lease is held and the fires an earlier process of this node was sending are resolved:
+  // this node may send.
   bool lease_valid() const noexcept;
 
   Stats stats() const;
 
  private:
+  // The lease alone, without the recovery of the earlier process's fires.
+  bool lease_held() const noexcept;
   bool renew() noexcept;
   void take_over() noexcept;
   // Whether this node has renewed for a whole lease since it last failed to (see above).
@@ -121,6 +131,8 @@ class NodeHeartbeat {
   static constexpr std::int64_t kAlways = std::numeric_limits<std::int64_t>::max();
   std::atomic<std::int64_t> renewing_since_{kAlways};
   bool waiting_after_outage_ = false;  // said so in the log (takeover lane only)
+  // The sending fires of an earlier process of this node are resolved (recover_earlier_process).
+  std::atomic<bool> recovered_{false};
   std::atomic<std::uint64_t> beats_{0}, failed_beats_{0}, taken_over_{0};
   // Last: their lanes use the members above.
   common::RecurringTask renewal_;

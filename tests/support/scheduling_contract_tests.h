@@ -1015,6 +1015,26 @@ TYPED_TEST_P(SchedulingContract, TakeOverTakesEveryPendingAndSendingFireOfTheDea
   EXPECT_TRUE(again.sending.empty());
 }
 
+// A node restarted under its own id takes over what its earlier process held (FireTakeover::
+// recover_earlier_process): the same statement with the caller among the dead.
+TYPED_TEST_P(SchedulingContract, TakeOverOfTheCallersOwnIdGivesItsSendingFiresToResolve) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto pending = this->log(j, FireState::kPending, kT, kNode);
+  auto sending = this->log(j, FireState::kSending, kT + 1'000, kNode);
+  auto theirs = this->log(j, FireState::kSending, kT + 2'000, kOther);
+
+  auto out = f.schedule().take_over({kNode}, kNode);
+  EXPECT_EQ(this->ids_of(out.pending), std::vector<std::int64_t>{pending.id});
+  ASSERT_EQ(out.sending.size(), 1u);
+  EXPECT_EQ(out.sending[0].fire, (PendingFire{sending.id, j.id, kT + 1'000}));
+  EXPECT_EQ(out.sending[0].dead_node, kNode);
+  EXPECT_EQ(f.log(Port::kSchedule, sending.id).state, FireState::kSending);
+  EXPECT_EQ(f.log(Port::kSchedule, sending.id).admin_node, kNode);
+  EXPECT_EQ(f.log(Port::kSchedule, pending.id).state, FireState::kPending);
+  EXPECT_EQ(f.log(Port::kSchedule, theirs.id), theirs);
+}
+
 TYPED_TEST_P(SchedulingContract, ResolveSendingMovesATakenOverFireAsTheExecutorSaid) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1201,6 +1221,7 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             CancelPendingCancelsOnlyThisNodesPendingFiresAndWritesTheirFollowUps,
                             CancelPendingKeepsWhatTheRowSaidBefore,
                             TakeOverTakesEveryPendingAndSendingFireOfTheDeadNodes,
+                            TakeOverOfTheCallersOwnIdGivesItsSendingFiresToResolve,
                             ResolveSendingMovesATakenOverFireAsTheExecutorSaid,
                             ResolveSendingIsGuardedByStateAndOwnerAndEndsNoRun);
 

@@ -309,6 +309,41 @@ TEST_F(NodeTakeoverTest, NodeNeverTakesOverItsOwnFiresEvenWhenListedAsDead) {
   EXPECT_EQ(store_.calls("take_over"), 1);  // nobody else was dead the second time
 }
 
+// Restarted under the same id before its lease expired (as a service manager restarts a crashed
+// node): no other node takes the earlier process's fires over, so the node itself resolves the
+// ones that were being sent, before it sends anything. Its pending fires stay for the feeder.
+TEST_F(NodeTakeoverTest, RestartedNodeResolvesTheFiresItsEarlierProcessWasSending) {
+  nodes_.put({"me", "", "", kStart - 60'000, kStart - 1'000, kStart + 10'000});  // lease still running
+  executors_.answer_log(kExecutor, FakeExecutorClient::no_such_log());
+  auto was_sending = log(fire_once_, FireState::kSending, kStart - 2'000, TriggerType::kSchedule, "me");
+  auto was_pending = log(fire_once_, FireState::kPending, kStart + 1'000, TriggerType::kSchedule, "me");
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_TRUE(beat->lease_valid());
+  const JobLog row = store_.log(was_sending.id);
+  EXPECT_EQ(row.state, FireState::kPending);
+  EXPECT_NE(row.trigger_msg.find("has no such run, so me sends it again"), std::string::npos) << row.trigger_msg;
+  EXPECT_EQ(sent(), (std::vector<PendingFire>{fire_of(was_sending)}));
+  EXPECT_EQ(store_.log(was_pending.id).state, FireState::kPending);
+  EXPECT_EQ(store_.log(was_pending.id).admin_node, std::optional<std::string>("me"));
+  // Once: what this process claims later is its own business.
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(executors_.calls("log").size(), 1u);
+}
+
+TEST_F(NodeTakeoverTest, NodeSendsNothingUntilItCouldLookForItsEarlierProcessesFires) {
+  auto was_sending = log(fire_once_, FireState::kSending, kStart - 2'000, TriggerType::kSchedule, "me");
+  store_.fail_with("database down", "take_over");
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());  // the lease is renewed...
+  EXPECT_FALSE(beat->lease_valid());  // ...but the node may not send yet
+  EXPECT_EQ(store_.log(was_sending.id).state, FireState::kSending);
+  store_.fail_with(std::nullopt);
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_TRUE(beat->lease_valid());
+  EXPECT_EQ(store_.log(was_sending.id).state, FireState::kTriggered);  // the executor has it
+}
+
 TEST_F(NodeTakeoverTest, ReleaseEndsTheLeaseAtOnceSoOthersTakeOver) {
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
