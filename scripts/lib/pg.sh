@@ -64,6 +64,13 @@ pg_running() {
   [ -f "$1/postmaster.pid" ] && pg_as_owner "$PG_BIN/pg_ctl" -D "$1" status >/dev/null 2>&1
 }
 
+# pg_restart_immediate DIR: stops the cluster in DIR as a crash would (immediate mode: no
+# checkpoint, every connection cut) and starts it again with the same options; it replays its WAL.
+pg_restart_immediate() {
+  local dir=$1
+  pg_as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -m immediate -w -t 60 restart >/dev/null
+}
+
 # pg_stop DIR: stops the cluster in DIR if it runs.
 pg_stop() {
   local dir=$1

@@ -56,6 +56,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tests/bench/fake_executor.h"
+#include "tests/support/api_session.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
 
@@ -66,7 +67,9 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using cronwheel::bench::FakeExecutor;
 using cronwheel::bench::Receipt;
+using cronwheel::testing::Api;
 using cronwheel::testing::Process;
+using cronwheel::testing::in_parallel;
 
 constexpr const char* kPassword = "fire-load-password";
 constexpr const char* kToken = "fire-load-token";
@@ -320,92 +323,6 @@ class Admin {
   bool killed_ = false;
 };
 
-struct Reply {
-  int status = 0;
-  json body;
-  std::string text;
-};
-
-// A session of the console's kind (cookie + CSRF token), shared by threads that each keep their
-// own keep-alive connection.
-class Api {
- public:
-  explicit Api(int port) : port_(port) {}
-
-  void login() {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_connection_timeout(5);
-    c.set_read_timeout(30);
-    auto r = c.Post("/api/v1/auth/login", json{{"username", "admin"}, {"password", kPassword}}.dump(), "application/json");
-    if (!r || r->status != 200) fail("login failed: " + (r ? r->body : httplib::to_string(r.error())));
-    for (const auto& [name, value] : r->headers) {
-      if (name == "Set-Cookie" && value.rfind("cronwheel_session=", 0) == 0) cookie_ = value.substr(0, value.find(';'));
-    }
-    csrf_ = json::parse(r->body).value("csrfToken", "");
-    if (cookie_.empty()) fail("login answered no session cookie");
-  }
-
-  // One POST on the calling thread's own connection; retried a few times when there is no answer
-  // or a 5xx (every call made here is safe to repeat: a job created twice stays stopped, unused).
-  Reply post(httplib::Client& client, const std::string& path, const json& body) const {
-    httplib::Headers headers{{"Cookie", cookie_}, {"X-CSRF-Token", csrf_}};
-    Reply reply;
-    for (int attempt = 1; attempt <= 5; ++attempt) {
-      auto r = client.Post("/api/v1/" + path, headers, body.dump(), "application/json");
-      if (r) {
-        reply.status = r->status;
-        reply.text = r->body;
-        reply.body = json::parse(r->body, nullptr, false);
-        if (r->status < 500) return reply;
-      } else {
-        reply.text = httplib::to_string(r.error());
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
-    }
-    return reply;
-  }
-
-  std::unique_ptr<httplib::Client> client() const {
-    auto c = std::make_unique<httplib::Client>("127.0.0.1", port_);
-    c->set_connection_timeout(5);
-    c->set_read_timeout(60);
-    c->set_keep_alive(true);
-    return c;
-  }
-
- private:
-  int port_;
-  std::string cookie_;
-  std::string csrf_;
-};
-
-// Runs `count` calls of `call(client, i)` on `threads` threads, each with its own connection to
-// one of the admins (round robin). Throws the first failure.
-void in_parallel(const std::vector<Api>& apis, int threads, int count,
-                 const std::function<void(const Api&, httplib::Client&, int)>& call) {
-  std::atomic<int> next{0};
-  std::mutex error_mutex;
-  std::string error;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      const Api& api = apis[static_cast<std::size_t>(t) % apis.size()];
-      auto client = api.client();
-      for (int i = next++; i < count; i = next++) {
-        try {
-          call(api, *client, i);
-        } catch (const std::exception& e) {
-          std::lock_guard lock(error_mutex);
-          if (error.empty()) error = e.what();
-          next = count;
-        }
-      }
-    });
-  }
-  for (auto& t : pool) t.join();
-  if (!error.empty()) fail(error);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Measurement.
 
@@ -518,7 +435,7 @@ class FireLoad {
     }
     for (auto& a : admins_) {
       apis_.emplace_back(a->port());
-      apis_.back().login();
+      apis_.back().login("admin", kPassword);
     }
   }
 
