@@ -1,8 +1,10 @@
 #include "admin/scheduler/fire_takeover.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <iterator>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -65,9 +67,7 @@ FireTakeover::Report FireTakeover::take_over(const std::vector<std::string>& dea
     sending.insert(sending.end(), taken.sending.begin(), taken.sending.end());
   }
 
-  for (const auto& fire : sending) {
-    if (!resolve(fire, report)) unresolved_.push_back(fire);
-  }
+  resolve_all(sending, report);
   std::sort(report.to_send.begin(), report.to_send.end(), due_order);
   return report;
 }
@@ -80,9 +80,7 @@ FireTakeover::Report FireTakeover::recover_earlier_process() {
                  "executors whether they have them",
                  node_id_, taken.sending.size());
   }
-  for (const auto& fire : taken.sending) {
-    if (!resolve(fire, report)) unresolved_.push_back(fire);
-  }
+  resolve_all(taken.sending, report);
   std::sort(report.to_send.begin(), report.to_send.end(), due_order);
   return report;
 }
@@ -114,12 +112,34 @@ void FireTakeover::take_pending(const std::vector<PendingFireRow>& pending, cons
   report.to_send = std::move(verdict.send);
 }
 
-bool FireTakeover::resolve(const SendingFire& fire, Report& report) {
-  const std::string& token = fire.access_token ? *fire.access_token : default_access_token_;
-  // The run is sent with its scheduled time as logDateTime (TriggerService), which names the
-  // executor's log file: ask with the same.
-  const auto check = check_delivery(executors_, fire.executor_address, token, fire.fire.log_id,
-                                    fire.fire.scheduled_time);
+void FireTakeover::resolve_all(const std::vector<SendingFire>& sending, Report& report) {
+  if (sending.empty()) return;
+  // The executors are asked concurrently: a node that dies under load was sending up to a
+  // second's fires (claimed ahead of their instant), and asked one after another they would
+  // come back pending only once they are later than the misfire threshold.
+  std::vector<DeliveryCheck> checks(sending.size());
+  std::atomic<std::size_t> next{0};
+  auto ask = [&] {
+    for (std::size_t i = next++; i < sending.size(); i = next++) {
+      const SendingFire& fire = sending[i];
+      const std::string& token = fire.access_token ? *fire.access_token : default_access_token_;
+      // The run is sent with its scheduled time as logDateTime (TriggerService), which names
+      // the executor's log file: ask with the same.
+      checks[i] = check_delivery(executors_, fire.executor_address, token, fire.fire.log_id, fire.fire.scheduled_time);
+    }
+  };
+  {
+    std::vector<std::jthread> askers;
+    const std::size_t threads = std::min(kConcurrentChecks, sending.size()) - 1;  // besides this one
+    for (std::size_t t = 0; t < threads; ++t) askers.emplace_back(ask);
+    ask();
+  }
+  for (std::size_t i = 0; i < sending.size(); ++i) {
+    if (!resolve(sending[i], checks[i], report)) unresolved_.push_back(sending[i]);
+  }
+}
+
+bool FireTakeover::resolve(const SendingFire& fire, const DeliveryCheck& check, Report& report) {
   const auto delivery = delivery_of(check.kind);
 
   std::string message;

@@ -20,6 +20,7 @@
 //  - it does not answer, or answers a failure: sending → triggered, not confirmed (trigger code
 //    500, "delivery unknown: ..."), never sent again, since it may be running; it waits for its
 //    result, and the lost-result check asks the executor about it.
+// The executors are asked concurrently (up to 16 calls at once), the answers recorded one by one.
 //
 // Not thread-safe: one caller at a time (NodeHeartbeat's takeover, a common::RecurringTask
 // that runs on a lane of its own, so the lease renewal never waits for it).
@@ -32,6 +33,7 @@
 #include "admin/model/fire.h"
 #include "admin/model/schedule_store.h"
 #include "admin/model/executor_client.h"
+#include "admin/trigger/delivery_check.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -74,8 +76,13 @@ class FireTakeover {
   // Applies the misfire rule to the pending fires just taken over: cancels what it cancels,
   // then fills report.to_send (nothing when the cancellation failed).
   void take_pending(const std::vector<PendingFireRow>& pending, const std::vector<std::string>& dead, Report& report);
+  // Asks the executors about `sending` (at most kConcurrentChecks at once), then records each
+  // answer; what could not be recorded goes to unresolved_.
+  void resolve_all(const std::vector<SendingFire>& sending, Report& report);
   // False when the resolution could not be written.
-  bool resolve(const SendingFire& fire, Report& report);
+  bool resolve(const SendingFire& fire, const DeliveryCheck& check, Report& report);
+
+  static constexpr std::size_t kConcurrentChecks = 16;
 
   ScheduleStore& store_;
   ExecutorClient& executors_;

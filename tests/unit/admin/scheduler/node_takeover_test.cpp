@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <vector>
@@ -270,6 +271,30 @@ TEST_F(NodeTakeoverTest, SendingFireWhoseResultCameFirstIsLeftAsItIs) {
   auto beat = heartbeat();
   ASSERT_TRUE(beat->beat_once());
   EXPECT_EQ(store_.log(sending.id).state, FireState::kSucceeded);
+}
+
+// A node that dies under load was sending up to a second's fires: its executors are asked about
+// them at the same time, not one after another (each answer may take a while).
+TEST_F(NodeTakeoverTest, ExecutorsAreAskedAboutManySendingFiresConcurrently) {
+  constexpr int kFires = 8;
+  std::vector<JobLog> sending;
+  for (int i = 0; i < kFires; ++i) sending.push_back(log(fire_once_, FireState::kSending, kStart - 1'000 - i));
+  std::mutex m;
+  std::condition_variable all_asking;
+  int asking = 0, most = 0;
+  executors_.on_call([&](const FakeExecutorClient::Call&) -> std::optional<ExecutorClient::Result> {
+    std::unique_lock lock(m);
+    most = std::max(most, ++asking);
+    all_asking.notify_all();
+    // Answers once every fire is being asked about (or after a bound, so a failure is quick).
+    all_asking.wait_for(lock, 2s, [&] { return most == kFires; });
+    --asking;
+    return std::nullopt;
+  });
+  auto beat = heartbeat();
+  ASSERT_TRUE(beat->beat_once());
+  EXPECT_EQ(most, kFires);
+  for (const auto& l : sending) EXPECT_EQ(store_.log(l.id).state, FireState::kTriggered) << l.id;
 }
 
 TEST_F(NodeTakeoverTest, RecoveryThatCannotBeRecordedIsTriedAgainAtTheNextHeartbeat) {
