@@ -71,6 +71,29 @@ pg_restart_immediate() {
   pg_as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -m immediate -w -t 60 restart >/dev/null
 }
 
+# pg_init_standby DIR PRIMARY_PORT: makes DIR a streaming replica of the cluster on
+# 127.0.0.1:PRIMARY_PORT (pg_basebackup -R: it follows the primary once started with pg_start).
+pg_init_standby() {
+  local dir=$1 primary_port=$2
+  mkdir -p "$dir"
+  [ "$(id -u)" -ne 0 ] || chown postgres: "$dir"
+  chmod 700 "$dir"
+  pg_as_owner "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U cronwheel -D "$dir" -R -X stream \
+    -c fast >"$dir.basebackup.log" 2>&1 || {
+    cat "$dir.basebackup.log" >&2
+    return 1
+  }
+  rm -f "$dir.basebackup.log"
+}
+
+# pg_failover PRIMARY_DIR STANDBY_DIR: the primary crashes (immediate stop: what it had not sent
+# its standby yet is lost with it) and the standby is promoted to primary.
+pg_failover() {
+  local primary=$1 standby=$2
+  pg_as_owner "$PG_BIN/pg_ctl" -D "$primary" -m immediate -w -t 60 stop >/dev/null
+  pg_as_owner "$PG_BIN/pg_ctl" -D "$standby" -w -t 60 promote >/dev/null
+}
+
 # pg_stop DIR: stops the cluster in DIR if it runs.
 pg_stop() {
   local dir=$1

@@ -13,6 +13,9 @@
 //                  same port and log directory (its result journal)
 //   admin-stop     SIGSTOP an admin for its lease + 2 s (the others take its fires over), then
 //                  SIGCONT: it must not send what it no longer owns
+//   pg-failover    (only when asked for; tests/chaos/failover.sh) the primary PostgreSQL crashes
+//                  and its streaming standby is promoted; the admins' multi-host URL
+//                  (target_session_attrs=read-write) finds the new primary
 //
 // Then it waits for every run of the window to end and checks, per (job, scheduled second) of
 // the window:
@@ -74,7 +77,8 @@ constexpr int kMaxHandlerMs = 300;
 
 struct Settings {
   std::string db_url;
-  std::string pg_restart_cmd;  // a shell command that restarts PostgreSQL in immediate mode
+  std::string pg_restart_cmd;   // a shell command that restarts PostgreSQL in immediate mode
+  std::string pg_failover_cmd;  // a shell command that fails the primary over to its standby
   std::string admin_bin = std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-admin";
   std::string executor_bin = std::string(CRONWHEEL_BIN_DIR) + "/chaos_soak_executor";
   std::string work_dir;
@@ -237,7 +241,7 @@ struct Receipts {
   std::map<std::int64_t, int> starts;                 // log id -> start receipts
   std::map<std::int64_t, std::int64_t> start_job;     // log id -> job id of its start receipt
   std::map<std::int64_t, std::int64_t> started_at;    // log id -> when its handler started (epoch ms)
-  std::set<std::int64_t> ends;                        // log ids that ended in the handler
+  std::map<std::int64_t, std::int64_t> ended_at;      // log ids that ended in the handler -> when
 };
 
 class Soak {
@@ -388,10 +392,11 @@ class Soak {
         e.kill();
         std::this_thread::sleep_for(1s);
         e.start();
-      } else if (kind == "pg-restart") {
+      } else if (kind == "pg-restart" || kind == "pg-failover") {
         f.target = "postgresql";
-        const int code = std::system(s_.pg_restart_cmd.c_str());
-        if (code != 0) fail("the PostgreSQL restart command failed (" + std::to_string(code) + "): " + s_.pg_restart_cmd);
+        const std::string& cmd = kind == "pg-restart" ? s_.pg_restart_cmd : s_.pg_failover_cmd;
+        const int code = std::system(cmd.c_str());
+        if (code != 0) fail("the " + kind + " command failed (" + std::to_string(code) + "): " + cmd);
       }
       f.to_ms = now_ms();
       std::printf("  %5.1f s  %-13s %-11s back after %.1f s\n", since_s(from_, f.from_ms), f.kind.c_str(),
@@ -471,7 +476,9 @@ class Soak {
           r.start_job[log_id] = job;
           r.started_at[log_id] = at;
         } else if (kind == "E") {
-          r.ends.insert(log_id);
+          std::int64_t pid = 0, at = 0;
+          words >> pid >> at;
+          r.ended_at[log_id] = at;
         }
       }
     }
@@ -513,6 +520,18 @@ class Soak {
     return false;
   }
 
+  // Whether the run's executor was killed within a second after its handler's end: the result
+  // may not have reached the executor's journal yet (the handler's last receipt line comes just
+  // before the executor takes its result), so the run ends `lost` without anything being wrong.
+  bool killed_right_after(const Row& row, std::int64_t ended_ms) const {
+    for (const auto& f : faults_) {
+      if (f.kind == "executor-kill" && f.address == row.address && f.from_ms >= ended_ms && f.from_ms <= ended_ms + 1000) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   int check(bool drained, int stop_problems) {
     const auto rows = read_rows();
     const auto receipts = read_receipts();
@@ -521,10 +540,12 @@ class Soak {
 
     std::map<std::string, std::int64_t> states;
     std::int64_t missing = 0, duplicated = 0, not_final = 0, ran_twice = 0, wrong_job = 0, result_lost = 0,
-                 succeeded_without_run = 0, explained = 0, unexplained = 0;
+                 succeeded_without_run = 0, explained = 0, unexplained = 0, ended_then_killed = 0;
+    // A few examples of each kind of finding.
     std::vector<std::string> samples;
-    auto sample = [&](const std::string& what) {
-      if (samples.size() < 20) samples.push_back(what);
+    std::map<std::string, int> sampled;
+    auto sample = [&](const std::string& kind, const std::string& what) {
+      if (++sampled[kind] <= 4) samples.push_back(what);
     };
     std::vector<std::int64_t> lateness;
     for (std::int64_t job : job_ids_) {
@@ -532,12 +553,12 @@ class Soak {
         auto it = by_fire.find({job, second});
         if (it == by_fire.end()) {
           ++missing;
-          sample("no run of job " + std::to_string(job) + " at " + std::to_string(second * 1000));
+          sample("missing", "no run of job " + std::to_string(job) + " at " + std::to_string(second * 1000));
           continue;
         }
         if (it->second.size() > 1) {
           duplicated += static_cast<std::int64_t>(it->second.size()) - 1;
-          sample(std::to_string(it->second.size()) + " runs of job " + std::to_string(job) + " at " +
+          sample("duplicated", std::to_string(it->second.size()) + " runs of job " + std::to_string(job) + " at " +
                  std::to_string(second * 1000));
         }
         for (const Row* row : it->second) {
@@ -545,32 +566,35 @@ class Soak {
           const auto starts = receipts.starts.find(row->id);
           const int started = starts == receipts.starts.end() ? 0 : starts->second;
           if (started > 0) lateness.push_back(receipts.started_at.at(row->id) - row->scheduled_ms);
-          const bool ended = receipts.ends.count(row->id) > 0;
+          const auto end = receipts.ended_at.find(row->id);
+          const bool ended = end != receipts.ended_at.end();
           if (started > 1) {
             ++ran_twice;
-            sample("run " + std::to_string(row->id) + " started " + std::to_string(started) + " times");
+            sample("ran twice", "run " + std::to_string(row->id) + " started " + std::to_string(started) + " times");
           }
           if (started > 0 && receipts.start_job.at(row->id) != row->job_id) {
             ++wrong_job;
-            sample("run " + std::to_string(row->id) + " ran for job " + std::to_string(receipts.start_job.at(row->id)));
+            sample("wrong job", "run " + std::to_string(row->id) + " ran for job " + std::to_string(receipts.start_job.at(row->id)));
           }
           if (row->state == "pending" || row->state == "sending" || row->state == "triggered") {
             ++not_final;
-            sample("run " + std::to_string(row->id) + " still " + row->state);
+            sample("not final", "run " + std::to_string(row->id) + " still " + row->state);
           } else if (row->state == "succeeded") {
             if (started == 0 || !ended) {
               ++succeeded_without_run;
-              sample("run " + std::to_string(row->id) + " succeeded without " + (started ? "ending" : "starting") +
+              sample("succeeded without run", "run " + std::to_string(row->id) + " succeeded without " + (started ? "ending" : "starting") +
                      " at an executor");
             }
+          } else if (ended && killed_right_after(*row, end->second)) {
+            ++ended_then_killed;
           } else if (ended) {
             ++result_lost;
-            sample("run " + std::to_string(row->id) + " ended at its executor but is " + row->state + ": " + row->message);
+            sample("result lost", "run " + std::to_string(row->id) + " ended at its executor but is " + row->state + ": " + row->message);
           } else if ((row->state == "failed" || row->state == "lost") && explained_by_executor_fault(*row)) {
             ++explained;
           } else {
             ++unexplained;
-            sample("run " + std::to_string(row->id) + " of job " + std::to_string(row->job_id) + " at " +
+            sample("unexplained", "run " + std::to_string(row->id) + " of job " + std::to_string(row->job_id) + " at " +
                    std::to_string(row->scheduled_ms) + " (" + std::to_string(row->scheduled_ms - from_) + " ms in) is " +
                    row->state + " on " + row->address + ": " + row->message);
           }
@@ -588,7 +612,9 @@ class Soak {
     for (const auto& [state, n] : states) std::printf(" %s %lld", state.c_str(), static_cast<long long>(n));
     std::printf("\nscheduled instant to handler start, ms: p50 %lld, p99 %lld, max %lld\n", static_cast<long long>(pct(0.5)),
                 static_cast<long long>(pct(0.99)), static_cast<long long>(lateness.empty() ? 0 : lateness.back()));
-    std::printf("failed or lost with an executor killed under them: %lld\n", static_cast<long long>(explained));
+    std::printf("failed or lost with an executor killed under them: %lld (and %lld that ended in the handler "
+                "just before their executor was killed)\n",
+                static_cast<long long>(explained), static_cast<long long>(ended_then_killed));
     struct Check {
       const char* what;
       std::int64_t count;
@@ -618,7 +644,7 @@ class Soak {
     json out = {{"admins", s_.admins}, {"executors", s_.executors}, {"jobs", s_.jobs}, {"seconds", s_.seconds},
                 {"expected", expected}, {"rows", rows.size()}, {"states", states},
                 {"late_p50_ms", pct(0.5)}, {"late_p99_ms", pct(0.99)},
-                {"late_max_ms", lateness.empty() ? 0 : lateness.back()}, {"explained_by_executor_kill", explained},
+                {"late_max_ms", lateness.empty() ? 0 : lateness.back()}, {"explained_by_executor_kill", explained}, {"ended_then_killed", ended_then_killed},
                 {"faults", faults}, {"ok", ok}};
     for (const auto& c : checks) out["checks"][c.what] = c.count;
     std::printf("CHAOS_SOAK_JSON %s\n", out.dump().c_str());
@@ -650,6 +676,7 @@ int main(int argc, char** argv) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--db-url", s.db_url, "PostgreSQL URL of an empty database (its cluster is restarted)")->required();
   app.add_option("--pg-restart-cmd", s.pg_restart_cmd, "Shell command restarting PostgreSQL in immediate mode");
+  app.add_option("--pg-failover-cmd", s.pg_failover_cmd, "Shell command failing PostgreSQL over to its standby");
   app.add_option("--work-dir", s.work_dir, "Directory for executors' logs, receipts and outputs")->required();
   app.add_option("--admin-bin", s.admin_bin, "cronwheel-admin to run");
   app.add_option("--executor-bin", s.executor_bin, "chaos_soak_executor to run");
@@ -659,15 +686,19 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", s.seconds, "Window of scheduled seconds checked")->check(CLI::Range(20, 7200));
   app.add_option("--warmup", s.warmup, "Seconds before the window")->check(CLI::Range(2, 120));
   app.add_option("--fault-every", s.fault_every, "Seconds between faults")->check(CLI::Range(5, 600));
-  app.add_option("--faults", s.faults, "Faults, in turn: admin-kill pg-restart executor-kill admin-stop")
+  app.add_option("--faults", s.faults, "Faults, in turn: admin-kill pg-restart executor-kill admin-stop (pg-failover)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->check(CLI::IsMember({"admin-kill", "pg-restart", "executor-kill", "admin-stop"}));
+      ->check(CLI::IsMember({"admin-kill", "pg-restart", "executor-kill", "admin-stop", "pg-failover"}));
   app.add_option("--lease-ms", s.lease_ms, "The admins' lease")->check(CLI::Range(1000, 60000));
   app.add_option("--drain", s.drain, "Seconds the runs of the window get to end after it")->check(CLI::Range(10, 600));
   CLI11_PARSE(app, argc, argv);
   const bool restarts_pg = std::find(s.faults.begin(), s.faults.end(), "pg-restart") != s.faults.end();
   if (restarts_pg && s.pg_restart_cmd.empty()) {
     std::cerr << "chaos_soak: the pg-restart fault needs --pg-restart-cmd\n";
+    return 2;
+  }
+  if (std::find(s.faults.begin(), s.faults.end(), "pg-failover") != s.faults.end() && s.pg_failover_cmd.empty()) {
+    std::cerr << "chaos_soak: the pg-failover fault needs --pg-failover-cmd\n";
     return 2;
   }
   if ((std::find(s.faults.begin(), s.faults.end(), "admin-kill") != s.faults.end() ||

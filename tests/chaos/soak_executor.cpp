@@ -5,7 +5,7 @@
 //
 // Handler "soak": appends "S <logId> <jobId> <pid> <epoch ms>" to FILE when the run starts, sleeps the
 // job's parameter in milliseconds (stopping early when the run is stopped), then appends
-// "E <logId> <pid>" and returns success. Each line is one write(2) on a file opened O_APPEND, so
+// "E <logId> <pid> <epoch ms>" and returns success. Each line is one write(2) on a file opened O_APPEND, so
 // lines of concurrent runs never interleave, and a line written is kept when the process is
 // killed the next instant. A run whose "E" line exists ended successfully in the handler: its
 // result must reach the run table as succeeded, however the executor dies afterwards (the
@@ -60,7 +60,9 @@ void soak(JobContext& ctx) {
     wake.wait_for(lock, ctx.stop_token(), std::chrono::milliseconds(ms), [] { return false; });
     if (ctx.stop_requested()) return;  // reported killed by the executor, no "E": not a success
   }
-  append("E " + std::to_string(ctx.log_id()) + " " + pid);
+  const auto end = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  append("E " + std::to_string(ctx.log_id()) + " " + pid + " " + std::to_string(end.count()));
 }
 
 std::vector<std::string> split(const std::string& list) {
