@@ -86,11 +86,22 @@ pg_init_standby() {
   rm -f "$dir.basebackup.log"
 }
 
-# pg_failover PRIMARY_DIR STANDBY_DIR: the primary crashes (immediate stop: what it had not sent
-# its standby yet is lost with it) and the standby is promoted to primary.
+# pg_failover PRIMARY_DIR STANDBY_DIR [LAG_MS]: the primary crashes (immediate stop: what it had
+# not sent its standby yet is lost with it) and the standby is promoted to primary. With LAG_MS,
+# the standby's WAL receiver is paused (SIGSTOP) that long before the crash, as a standby that far
+# behind on a slow network: under asynchronous replication the primary's commits of that time
+# are lost; under synchronous replication none returned.
 pg_failover() {
-  local primary=$1 standby=$2
+  local primary=$1 standby=$2 lag=${3:-0} receiver=""
+  if [ "$lag" -gt 0 ]; then
+    receiver=$(pgrep -P "$(head -n 1 "$standby/postmaster.pid")" -f 'walreceiver' | head -n 1)
+    [ -n "$receiver" ] || { echo "no WAL receiver under the standby in $standby" >&2; return 1; }
+    kill -STOP "$receiver"
+    sleep "$(awk "BEGIN { print $lag / 1000 }")"
+  fi
   pg_as_owner "$PG_BIN/pg_ctl" -D "$primary" -m immediate -w -t 60 stop >/dev/null
+  # What the paused receiver had not read is in flight on the network: it never arrives.
+  [ -z "$receiver" ] || kill -KILL "$receiver" 2>/dev/null || true
   pg_as_owner "$PG_BIN/pg_ctl" -D "$standby" -w -t 60 promote >/dev/null
 }
 

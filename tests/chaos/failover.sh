@@ -12,21 +12,27 @@
 #               the standby has it on disk, so the promoted standby has everything (the default)
 #     --async   asynchronous replication, PostgreSQL's default: what the primary had not sent
 #               when it crashed is lost; the checks say what that cost
+#     --lag MS  the standby's WAL receiver is paused MS milliseconds before the crash (default
+#               0), as a standby that far behind: what asynchronous replication then loses, and
+#               that synchronous replication loses nothing, are measured rather than assumed
 #   CHAOS_SOAK_KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 
 mode=sync
+lag=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sync) mode=sync; shift ;;
     --async) mode=async; shift ;;
+    --lag) lag=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2 ;;
   esac
 done
+[[ $lag =~ ^[0-9]+$ ]] || { echo "--lag takes milliseconds, not '$lag'" >&2; exit 2; }
 bin=${CHAOS_SOAK_BIN:-$root/build/bin/chaos_soak}
 [ -x "$bin" ] || { echo "no $bin: build the chaos_soak target first" >&2; exit 2; }
 
@@ -59,12 +65,12 @@ if [ "$mode" = sync ]; then
 fi
 echo "PostgreSQL primary on 127.0.0.1:$primary, standby on 127.0.0.1:$standby:" \
   "$(psql_primary -c "SELECT state || ', ' || sync_state FROM pg_stat_replication")" \
-  "($mode replication); $(nproc) cores; $(date -u '+%F %T UTC')"
+  "($mode replication, standby paused ${lag} ms before the crash); $(nproc) cores; $(date -u '+%F %T UTC')"
 
 status=0
 "$bin" --db-url "postgresql://cronwheel@127.0.0.1:$primary,127.0.0.1:$standby/postgres?target_session_attrs=read-write" \
   --work-dir "$work/soak" \
-  --pg-failover-cmd "bash -c '. \"$root/scripts/lib/pg.sh\" && pg_failover \"$work/primary\" \"$work/standby\"'" \
+  --pg-failover-cmd "bash -c '. \"$root/scripts/lib/pg.sh\" && pg_failover \"$work/primary\" \"$work/standby\" $lag'" \
   --admins 2 --executors 2 --jobs 100 --seconds 40 --faults pg-failover --fault-every 40 \
   "${extra[@]}" || status=$?
 exit "$status"
