@@ -94,7 +94,15 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
               small);
 
   server.post(std::string(kRunPath),
-              route<TriggerParam, std::string>(access_token, [&dispatcher, shared_hooks](const TriggerParam& p) {
+              route<TriggerParam, std::string>(access_token, [&dispatcher, &logs, shared_hooks](const TriggerParam& p) {
+                if (dispatcher.is_active(p.log_id) ||
+                    (shared_hooks->result_pending && shared_hooks->result_pending(p.log_id)) ||
+                    logs.exists(p.log_date_time, p.log_id)) {
+                  spdlog::warn("executor: job {} run {} received again: not run again", p.job_id, p.log_id);
+                  auto answer = ReturnT<std::string>::success();
+                  answer.msg = "run " + std::to_string(p.log_id) + " was received already: not run again";
+                  return answer;
+                }
                 if (shared_hooks->refuse_runs) {
                   if (auto reason = shared_hooks->refuse_runs()) {
                     spdlog::warn("executor: job {} run {} refused: {}", p.job_id, p.log_id, *reason);

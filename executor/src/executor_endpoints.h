@@ -32,6 +32,10 @@ common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info);
 // admin: `result_pending`), else "unknown" — no result for it will come from this process — and
 // when the process started (executorStartTime), so an admin can tell a restart.
 // /run is refused (code 500 with the reason) while `refuse_runs` gives a reason.
+// /run of a run this executor received already (queued or running, its result held for an admin,
+// or its log written) is answered success and not run again: an admin paused past its lease may
+// post a run after another node, having found it not delivered, sent it again; whoever records
+// the answer then waits for the one result. (A run whose log has expired is run again.)
 //
 // `dispatcher`, `logs` and what the hooks use must outlive the server's handlers (stop the
 // server first).

@@ -199,7 +199,11 @@ JobDispatcher::Answer JobDispatcher::submit(std::shared_ptr<JobRun> run, const s
 
   if (JobThread* thread = live_thread(trigger.job_id)) {
     if (thread->has_log_id(trigger.log_id)) {
-      return Answer::fail("repeate trigger job, logId:" + std::to_string(trigger.log_id));
+      // Received twice at once (the endpoint's check raced): not run again, as the endpoint
+      // answers a run it has already.
+      Answer answer;
+      answer.msg = "run " + std::to_string(trigger.log_id) + " was received already: not run again";
+      return answer;
     }
     if (thread->binding() != binding) {
       spdlog::info("executor: job {}: {}", trigger.job_id, change_reason);

@@ -247,6 +247,11 @@ std::string RunLogStore::day_name(std::int64_t epoch_ms) {
   return text;
 }
 
+bool RunLogStore::exists(std::int64_t log_date_time_ms, std::int64_t log_id) const {
+  std::error_code ec;
+  return fs::exists(path_for(log_date_time_ms, log_id), ec);
+}
+
 std::filesystem::path RunLogStore::path_for(std::int64_t log_date_time_ms,
                                             std::int64_t log_id) const {
   return dir_ / day_name(log_date_time_ms) / (std::to_string(log_id) + ".log");

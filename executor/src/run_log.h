@@ -97,6 +97,8 @@ class RunLogStore {
   int remove_expired(std::int64_t now_ms) const;
 
   std::filesystem::path path_for(std::int64_t log_date_time_ms, std::int64_t log_id) const;
+  // Whether the run's log exists (it started here, and its log has not expired).
+  bool exists(std::int64_t log_date_time_ms, std::int64_t log_id) const;
   const std::filesystem::path& dir() const noexcept { return dir_; }
 
   // "2024-03-09" for any time of that UTC day.

@@ -289,16 +289,17 @@ TEST_F(JobDispatcherTest, SerialExecutionRunsQueuedTriggersInOrder) {
   }
 }
 
-TEST_F(JobDispatcherTest, RepeatedLogIdIsRefusedWhileQueuedOrRunning) {
+TEST_F(JobDispatcherTest, RepeatedLogIdIsNotRunAgainWhileQueuedOrRunning) {
   ASSERT_TRUE(dispatcher().run(trigger(1, 10, "block")).is_success());
   ASSERT_TRUE(signals_.wait_started(10));
   ASSERT_TRUE(dispatcher().run(trigger(1, 11, "block")).is_success());
   auto running = dispatcher().run(trigger(1, 10, "block"));
-  EXPECT_EQ(running.code, kFailCode);
-  EXPECT_EQ(running.msg, "repeate trigger job, logId:10");
+  EXPECT_TRUE(running.is_success());
+  EXPECT_EQ(running.msg, "run 10 was received already: not run again");
   auto queued = dispatcher().run(trigger(1, 11, "block", "COVER_EARLY"));
-  EXPECT_EQ(queued.msg, "repeate trigger job, logId:11");
-  // Refused before anything else: COVER_EARLY did not stop the running run.
+  EXPECT_TRUE(queued.is_success());
+  EXPECT_EQ(queued.msg, "run 11 was received already: not run again");
+  // Answered before anything else: COVER_EARLY did not stop the running run.
   EXPECT_EQ(results_.count(10), 0);
   signals_.release();
   ASSERT_TRUE(results_.wait_for(11));
