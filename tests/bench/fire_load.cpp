@@ -59,6 +59,7 @@
 #include "tests/support/api_session.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
+#include "tests/support/wall_time.h"
 
 namespace {
 
@@ -70,6 +71,8 @@ using cronwheel::bench::Receipt;
 using cronwheel::testing::Api;
 using cronwheel::testing::Process;
 using cronwheel::testing::in_parallel;
+using cronwheel::testing::now_ms;
+using cronwheel::testing::sleep_until_ms;
 
 constexpr const char* kPassword = "fire-load-password";
 constexpr const char* kToken = "fire-load-token";
@@ -102,19 +105,6 @@ struct Settings {
   int idle_jobs = 0;          // hourly jobs written straight into the database beside the N measured
   int old_runs = 0;           // finished runs 40 days old, written before the admins start
 };
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-void sleep_until_ms(std::int64_t at) {
-  while (true) {
-    const std::int64_t left = at - now_ms();
-    if (left <= 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<std::int64_t>(left, 200)));
-  }
-}
 
 [[noreturn]] void fail(const std::string& why) { throw std::runtime_error(why); }
 

@@ -26,6 +26,7 @@
 #include "tests/support/eventually.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
+#include "tests/support/wall_time.h"
 
 namespace cronwheel {
 namespace {
@@ -38,6 +39,7 @@ using testing::ApiCredentials;
 using testing::Process;
 using testing::eventually;
 using testing::TestDatabase;
+using testing::free_port;
 
 constexpr auto kBound = 30s;
 constexpr const char* kToken = "e2e-crash-token";
@@ -72,23 +74,6 @@ class BlackHole {
   int fd_ = -1;
   int port_ = 0;
 };
-
-// A port free on 127.0.0.1 now (the OS's pick), for an executor that must come back at the same
-// address after a restart.
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port;
-}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
