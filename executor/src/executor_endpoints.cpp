@@ -95,8 +95,9 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
 
   server.post(std::string(kRunPath),
               route<TriggerParam, std::string>(access_token, [&dispatcher, &logs, shared_hooks](const TriggerParam& p) {
-                if (dispatcher.is_active(p.log_id) ||
-                    (shared_hooks->result_pending && shared_hooks->result_pending(p.log_id)) ||
+                // Queued or running: the dispatcher answers the same under its lock (the job's
+                // thread knows its runs); here, a run that has ended or whose result waits.
+                if ((shared_hooks->result_pending && shared_hooks->result_pending(p.log_id)) ||
                     logs.exists(p.log_date_time, p.log_id)) {
                   spdlog::warn("executor: job {} run {} received again: not run again", p.job_id, p.log_id);
                   auto answer = ReturnT<std::string>::success();
