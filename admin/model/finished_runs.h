@@ -1,7 +1,7 @@
 #pragma once
 
 // Runs that reached a final state on this node, by executor group and state, since the node
-// started: GET /metrics' cronwheel_runs_finished_total{group,result}.
+// started: GET /metrics' cronwheel_runs_finished_total{group,outcome}.
 //
 // A run is counted by the node whose transaction moved it to its final state, once that
 // transaction committed; every such transition is guarded (of two nodes or two attempts exactly
