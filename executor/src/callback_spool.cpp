@@ -117,9 +117,15 @@ CallbackSpool::CallbackSpool(fs::path dir, std::size_t results_per_line)
     : dir_(std::move(dir)), results_per_line_(results_per_line), name_salt_(random_salt()) {}
 
 void CallbackSpool::create_dir() const {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) spdlog::error("callback spool: cannot create {}: {}", dir_.string(), ec.message());
+  if (!create_private_directory(dir_)) {
+    spdlog::error("callback spool: cannot create {}: {}", dir_.string(), errno_text(errno));
+    return;
+  }
+  // Earlier versions made it 0755.
+  if (!make_private(dir_, kPrivateDirectoryMode)) {
+    spdlog::warn("callback spool: cannot make {} private (mode 0700): {}", dir_.string(),
+                 errno_text(errno));
+  }
 }
 
 std::string CallbackSpool::next_name() {
@@ -141,14 +147,13 @@ std::optional<std::string> CallbackSpool::write(const Results& results) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::string name = next_name();
     fs::path path = path_of(name);
-    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFileMode));
     if (!fd) {
       int error = errno;
       if (error == EEXIST) continue;
       if (error == ENOENT && !created_dir) {
         created_dir = true;
-        std::error_code ec;
-        fs::create_directories(dir_, ec);
+        create_private_directory(dir_);
         continue;
       }
       spdlog::error("callback spool: cannot create {}: {}", path.string(), errno_text(error));

@@ -22,7 +22,8 @@ namespace cronwheel::executor {
 // Files: <dir>/callback-<epoch ms>-<pid>-<seq>-<random>.spool, unique across processes and
 // restarts; list() returns them oldest first (names start with the time). Other files in the
 // directory are left alone. Each line is one JSON callback body (a bare array, as sent on the
-// wire) of at most `results_per_line` results. A file is written once, fsync'ed (and its
+// wire) of at most `results_per_line` results. Files have mode 0600 and the directory 0700
+// (file_io.h): they hold results no script may read. A file is written once, fsync'ed (and its
 // directory after it) before write() returns, and never appended to later.
 //
 // Locks: whoever reads or writes a file holds an exclusive flock(2) on it, so several senders
@@ -48,7 +49,8 @@ class CallbackSpool {
 
   const std::filesystem::path& dir() const noexcept { return dir_; }
 
-  // Creates the directory if needed; logs a failure (write() tries again).
+  // Creates the directory if needed, and gives it mode 0700 (file_io.h) if it has another; logs
+  // a failure (write() tries again).
   void create_dir() const;
 
   // Writes `results` to a new file, durably, and counts them. Returns its name, or nullopt

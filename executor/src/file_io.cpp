@@ -11,6 +11,34 @@ namespace cronwheel::executor {
 
 std::string errno_text(int error) { return std::error_code(error, std::system_category()).message(); }
 
+bool create_private_directory(const std::filesystem::path& dir) {
+  if (::mkdir(dir.c_str(), kPrivateDirectoryMode) == 0) return true;
+  if (errno == EEXIST) return true;
+  if (errno != ENOENT || !dir.has_parent_path()) return false;
+  std::error_code ec;
+  std::filesystem::create_directories(dir.parent_path(), ec);
+  if (ec) {
+    errno = ec.value();
+    return false;
+  }
+  return ::mkdir(dir.c_str(), kPrivateDirectoryMode) == 0 || errno == EEXIST;
+}
+
+bool make_private(const std::filesystem::path& path, mode_t mode) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode)) {
+    errno = ELOOP;
+    return false;
+  }
+  if (st.st_uid != ::geteuid()) {
+    errno = EPERM;
+    return false;
+  }
+  if ((st.st_mode & 07777) == mode) return true;
+  return ::chmod(path.c_str(), mode) == 0;
+}
+
 bool flock_retrying(int fd, int operation) {
   for (;;) {
     if (::flock(fd, operation) == 0) return true;

@@ -30,8 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 using SteadyClock = std::chrono::steady_clock;
 
-// Environment variables a script never sees: the executor's own secrets.
-constexpr std::string_view kHiddenVariables[] = {"CRONWHEEL_ACCESS_TOKEN"};
+// Environment variables a script never sees: the executor's own settings, among them its
+// secrets and the files they were read from (CRONWHEEL_ACCESS_TOKEN, CRONWHEEL_ACCESS_TOKEN_FILE).
+constexpr std::string_view kHiddenPrefix = "CRONWHEEL_";
 // Variables naming the user, set anew for a script run as another user.
 constexpr std::string_view kUserVariables[] = {"HOME", "USER", "LOGNAME"};
 // How often the group is looked at while waiting for its last processes: membership of a
@@ -61,13 +62,13 @@ bool names_any(std::string_view variable, const std::string_view (&list)[N]) {
                      [&](std::string_view name) { return names(variable, name); });
 }
 
-// This process's environment without the hidden variables, and, for a script run as a user,
+// This process's environment without the CRONWHEEL_ variables, and, for a script run as a user,
 // with HOME, USER and LOGNAME of that user.
 std::vector<std::string> script_environment(const RunAsUser* run_as) {
   std::vector<std::string> result;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view variable(*entry);
-    if (names_any(variable, kHiddenVariables)) continue;
+    if (variable.starts_with(kHiddenPrefix)) continue;
     if (run_as != nullptr && names_any(variable, kUserVariables)) continue;
     result.emplace_back(variable);
   }

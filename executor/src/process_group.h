@@ -21,7 +21,7 @@ namespace cronwheel::executor {
 //  - Start: fork and exec (posix_spawn cannot change the user) in a new process group whose id
 //    is the child's pid; stdin from /dev/null; stdout and stderr on one pipe; every signal at
 //    its default disposition and unblocked; no descriptor of this process other than 0-2; this
-//    process's environment minus CRONWHEEL_ACCESS_TOKEN (and, with `run_as`, HOME, USER and
+//    process's environment minus every CRONWHEEL_* variable (and, with `run_as`, HOME, USER and
 //    LOGNAME of that user, whose groups and ids it takes before exec). A failure before exec is
 //    reported back through a close-on-exec pipe: kFailedToStart naming the step.
 //  - Output: the pipe's bytes go to `log` line by line as they arrive (lines longer than

@@ -193,11 +193,11 @@ bool ResultJournal::open_segment_locked() {
   }
   std::string name = instance_ + "-" + std::to_string(next_file_++) + std::string(kFileSuffix);
   fs::path path = options_.dir / name;
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
+  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC;
+  UniqueFd fd(::open(path.c_str(), flags, kPrivateFileMode));
   if (!fd && errno == ENOENT) {
-    std::error_code ec;
-    fs::create_directories(options_.dir, ec);
-    fd = UniqueFd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
+    create_private_directory(options_.dir);
+    fd = UniqueFd(::open(path.c_str(), flags, kPrivateFileMode));
   }
   if (!fd) {
     if (!failing_) spdlog::error("result journal: cannot create {}: {}", path.string(), errno_text(errno));

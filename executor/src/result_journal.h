@@ -27,10 +27,11 @@ namespace cronwheel::executor {
 // acknowledged (plus, after a crash, at most the batch whose acknowledgement was being written:
 // a repeated result, which the admin ignores).
 //
-// Files: <dir>/results-<epoch ms>-<pid>-<random>-<n>.journal. A process writes only its own
-// files (its "instance" is the name without -<n>) and holds an exclusive flock(2) on each for as
-// long as it has it open, so executors may share a directory and orphans() returns only the files
-// of processes that are gone. Other files in the directory are left alone.
+// Files: <dir>/results-<epoch ms>-<pid>-<random>-<n>.journal, of mode 0600 (in a directory created
+// with mode 0700: file_io.h). A process writes only its own files (its "instance" is the name
+// without -<n>) and holds an exclusive flock(2) on each for as long as it has it open, so
+// executors may share a directory and orphans() returns only the files of processes that are
+// gone. Other files in the directory are left alone.
 //
 // Lines: "r <seq> <callback JSON>\t<checksum>" for a result and "a <seq>[-<seq>][,...]\t<checksum>"
 // for acknowledged results, where the checksum is the FNV-1a 32-bit hash of what precedes the tab,

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <system_error>
 
+#include "executor/src/file_io.h"
+
 namespace cronwheel::executor {
 namespace {
 
@@ -18,7 +20,7 @@ namespace fs = std::filesystem;
 // Who may read a script file, and so the directory holding it.
 struct ScriptAccess {
   mode_t file_mode = 0600;
-  mode_t dir_mode = 0;      // 0: the directory is left as created
+  mode_t dir_mode = 0700;
   gid_t group = 0;
   bool set_group = false;   // give file and directory to `group`
 };
@@ -44,18 +46,17 @@ bool up_to_date(const fs::path& file, const std::string& content, const ScriptAc
 }
 
 void prepare_directory(const fs::path& dir, const ScriptAccess& access) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    throw std::system_error(ec, "cannot create script directory " + dir.string());
-  }
-  if (!access.set_group) return;
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) {
+  if (!create_private_directory(dir)) {
     throw std::system_error(errno, std::generic_category(),
+                            "cannot create script directory " + dir.string());
+  }
+  struct stat st {};
+  const int error = ::stat(dir.c_str(), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+  if (error != 0) {
+    throw std::system_error(error, std::generic_category(),
                             "cannot use script directory " + dir.string());
   }
-  if (st.st_gid != access.group &&
+  if (access.set_group && st.st_gid != access.group &&
       ::chown(dir.c_str(), static_cast<uid_t>(-1), access.group) != 0) {
     throw std::system_error(errno, std::generic_category(),
                             "cannot give script directory " + dir.string() + " to group " +

@@ -14,7 +14,8 @@ namespace cronwheel::executor {
 // (`run_as` not null nor this process's own user), mode 0640 and that user's primary group; its
 // owner is always this process's user, so the script cannot change its own file. The directory
 // of such files is given to that group with mode 0750: the user can read the files in it, other
-// users cannot even list it.
+// users cannot even list it; otherwise the directory has mode 0700. (An existing directory is
+// given that mode too: earlier versions left it 0755.)
 
 // Creates `dir` (and its parents) for script files, with the group and mode above when `run_as`
 // is another user. Throws std::system_error naming the path.

@@ -152,7 +152,7 @@ class GroupEnding {
 // How the interpreter (and run_process's command) starts: forked and exec'd (posix_spawn
 // cannot change the user), in a new process group whose id is its pid, with stdin from
 // /dev/null, every signal at its default disposition and unblocked, no descriptor of this
-// process other than 0-2, and this process's environment minus CRONWHEEL_ACCESS_TOKEN. Its
+// process other than 0-2, and this process's environment minus every CRONWHEEL_* variable. Its
 // stdout and stderr share one pipe whose output goes to `log` line by line as it arrives (lines
 // longer than kMaxOutputLineBytes are split; a last line without '\n' is written when the
 // script ends). With `run_as` it starts in that user's home directory ("/" when that cannot be

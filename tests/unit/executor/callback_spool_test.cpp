@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -84,6 +85,32 @@ TEST(CallbackSpoolTest, CreatesItsDirectoryWhenWritingIntoAMissingOne) {
   CallbackSpool spool(root.path() / "logs" / "callbacks", 100);
   ASSERT_TRUE(spool.write(results_between(1, 1)));
   EXPECT_EQ(spool.list().size(), 1U);
+}
+
+mode_t mode_of(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+TEST(CallbackSpoolTest, FilesAndTheirDirectoryAreTheExecutorUsersAlone) {
+  testing::TempDir root;
+  const mode_t old_umask = ::umask(0);  // the modes must not depend on the umask
+  CallbackSpool spool(root.path() / "callbacklog", 100);
+  auto name = spool.write(results_between(1, 1));
+  ::umask(old_umask);
+  ASSERT_TRUE(name);
+  EXPECT_EQ(mode_of(root.path() / "callbacklog"), 0700u);
+  EXPECT_EQ(mode_of(root.path() / "callbacklog" / *name), 0600u);
+}
+
+TEST(CallbackSpoolTest, CreateDirMakesADirectoryLeftOpenByAnEarlierVersionPrivate) {
+  testing::TempDir root;
+  fs::create_directories(root.path() / "callbacklog");
+  ::chmod((root.path() / "callbacklog").c_str(), 0755);
+  CallbackSpool spool(root.path() / "callbacklog", 100);
+  spool.create_dir();
+  EXPECT_EQ(mode_of(root.path() / "callbacklog"), 0700u);
 }
 
 TEST(CallbackSpoolTest, ListsOnlySpoolFilesOldestFirst) {

@@ -1,5 +1,7 @@
 #include "executor/src/result_journal.h"
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -68,6 +70,21 @@ TEST(ResultJournalTest, WhatADeadProcessDidNotAcknowledgeIsItsOrphanInOrder) {
   EXPECT_EQ(orphans[0].results[0], make_result(3));  // whole, message escapes included
   EXPECT_TRUE(next.remove(orphans[0]));
   EXPECT_TRUE(journal_files(dir.path()).empty());
+}
+
+TEST(ResultJournalTest, FilesAndTheDirectoryItCreatesAreTheExecutorUsersAlone) {
+  TempDir root;
+  const mode_t old_umask = ::umask(0);  // the modes must not depend on the umask
+  ResultJournal journal({root.path() / "callbacklog"});
+  journal.append(make_result(1));
+  ::umask(old_umask);
+  struct stat st {};
+  ASSERT_EQ(::stat((root.path() / "callbacklog").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  auto files = journal_files(root.path() / "callbacklog");
+  ASSERT_EQ(files.size(), 1U);
+  ASSERT_EQ(::stat(files[0].c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
 TEST(ResultJournalTest, ALiveJournalIsNoOrphanNotEvenToItself) {

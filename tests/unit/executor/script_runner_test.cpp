@@ -339,21 +339,39 @@ TEST_F(ScriptRunnerTest, StdinIsEmpty) {
   EXPECT_EQ(log_.lines(), std::vector<std::string>{"eof"});
 }
 
-TEST_F(ScriptRunnerTest, ScriptInheritsTheEnvironmentButNotTheAccessTokenNorOtherDescriptors) {
+TEST_F(ScriptRunnerTest, ScriptInheritsTheEnvironmentButNoCronwheelVariableNorOtherDescriptors) {
   ::setenv("CRONWHEEL_ACCESS_TOKEN", "secret", 1);
-  ::setenv("CRONWHEEL_SCRIPT_TEST_VISIBLE", "visible", 1);
+  ::setenv("CRONWHEEL_ACCESS_TOKEN_FILE", "/run/credentials/access-token", 1);
+  ::setenv("CRONWHEEL_ADMIN_ADDRESSES", "http://admin:8080/", 1);
+  ::setenv("SCRIPT_TEST_VISIBLE", "visible", 1);
   int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, on purpose
   ASSERT_GE(leaked, 3);
   auto outcome = run(spec("echo \"token=${CRONWHEEL_ACCESS_TOKEN-unset}\"\n"
-                          "echo \"other=$CRONWHEEL_SCRIPT_TEST_VISIBLE\"\n"
+                          "echo \"cronwheel=$(env | grep -c '^CRONWHEEL_')\"\n"
+                          "echo \"other=$SCRIPT_TEST_VISIBLE\"\n"
                           "if [ -e /proc/$$/fd/" + std::to_string(leaked) +
                           " ]; then echo fd=open; else echo fd=closed; fi\n"));
   ::close(leaked);
   ::unsetenv("CRONWHEEL_ACCESS_TOKEN");
-  ::unsetenv("CRONWHEEL_SCRIPT_TEST_VISIBLE");
+  ::unsetenv("CRONWHEEL_ACCESS_TOKEN_FILE");
+  ::unsetenv("CRONWHEEL_ADMIN_ADDRESSES");
+  ::unsetenv("SCRIPT_TEST_VISIBLE");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
   EXPECT_EQ(log_.lines(),
-            (std::vector<std::string>{"token=unset", "other=visible", "fd=closed"}));
+            (std::vector<std::string>{"token=unset", "cronwheel=0", "other=visible", "fd=closed"}));
+}
+
+TEST_F(ScriptRunnerTest, ScriptFilesAndTheirDirectoryAreTheExecutorUsersAlone) {
+  const fs::path dir = dir_.path() / "gluesource";
+  fs::create_directories(dir);
+  ::chmod(dir.c_str(), 0755);  // as an earlier version left it
+  auto outcome = run(spec("echo hi\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  ASSERT_EQ(::stat((dir / "77_1700000000000.sh").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
 TEST_F(ScriptRunnerTest, SignalsIgnoredByTheExecutorHaveTheirDefaultActionInTheScript) {
