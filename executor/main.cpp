@@ -12,8 +12,10 @@
 // Scripts are code the admin sends; they do not get the executor's secrets. Once the flags are
 // read the access token is erased from the process's environment block and command line (what
 // /proc/<pid>/environ and /proc/<pid>/cmdline show), and the process makes itself non-dumpable,
-// so a script of the same user can neither read its memory nor its /proc entries. --run-as
-// runs scripts as another user.
+// so a script of the same user can neither read its memory nor its /proc entries; scripts get no
+// CRONWHEEL_* variable. A secret given as a file (CRONWHEEL_ACCESS_TOKEN_FILE) is read once, here;
+// only --run-as (scripts as another user, who cannot read that file) keeps scripts from reading it
+// themselves, and without it a warning says so at start.
 
 #include <signal.h>
 
@@ -61,6 +63,9 @@ struct Flags {
   int callback_retry_seconds =
       static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(ExecutorOptions{}.callback_retry_interval).count());
   std::size_t max_undelivered_results = ExecutorOptions{}.max_undelivered_results;
+  std::size_t max_run_log_bytes = ExecutorOptions{}.max_run_log_bytes;
+  std::size_t max_queued_runs_per_job = ExecutorOptions{}.max_queued_runs_per_job;
+  std::size_t max_job_threads = ExecutorOptions{}.max_job_threads;
   bool allow_scripts = true;  // the standalone executor exists to run scripts
   std::string run_as;
   std::string http_allow_hosts;
@@ -122,6 +127,9 @@ std::string in_flag_terms(std::string message) {
       {"ExecutorOptions.log_retention_days", "--log-retention-days"},
       {"ExecutorOptions.callback_retry_interval", "--callback-retry-seconds"},
       {"ExecutorOptions.run_as", "--run-as"},
+      {"ExecutorOptions.max_run_log_bytes", "--max-run-log-bytes"},
+      {"ExecutorOptions.max_queued_runs_per_job", "--max-queued-runs-per-job"},
+      {"ExecutorOptions.max_job_threads", "--max-job-threads"},
   };
   for (const auto& [option, flag] : kNames) {
     if (message.starts_with(option)) return std::string(flag) + message.substr(option.size());
@@ -141,6 +149,9 @@ ExecutorOptions executor_options(const Flags& flags) {
   options.log_retention_days = flags.log_retention_days;
   options.callback_retry_interval = std::chrono::seconds(flags.callback_retry_seconds);
   options.max_undelivered_results = flags.max_undelivered_results;
+  options.max_run_log_bytes = flags.max_run_log_bytes;
+  options.max_queued_runs_per_job = flags.max_queued_runs_per_job;
+  options.max_job_threads = flags.max_job_threads;
   options.allow_scripts = flags.allow_scripts;
   options.run_as = flags.run_as;
   return options;
@@ -271,13 +282,32 @@ int main(int argc, char** argv) {
       ->envname("CRONWHEEL_MAX_UNDELIVERED_RESULTS")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
       ->capture_default_str();
+  app.add_option("--max-run-log-bytes", flags.max_run_log_bytes,
+                 "A run's log stops at this size (a number of bytes, or with a unit: 16MiB, 512KiB): one line says it "
+                 "was truncated, the rest of the run's output is dropped, and its result says so")
+      ->envname("CRONWHEEL_MAX_RUN_LOG_BYTES")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 40))
+      ->capture_default_str();
+  app.add_option("--max-queued-runs-per-job", flags.max_queued_runs_per_job,
+                 "Runs that may wait for one job's thread; beyond, /run is refused with the reason (the run's result)")
+      ->envname("CRONWHEEL_MAX_QUEUED_RUNS_PER_JOB")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+      ->capture_default_str();
+  app.add_option("--max-job-threads", flags.max_job_threads,
+                 "Jobs with runs executing or queued at once (one thread each); beyond, an idle job thread is ended or "
+                 "/run is refused with the reason")
+      ->envname("CRONWHEEL_MAX_JOB_THREADS")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))
+      ->capture_default_str();
   app.add_flag("--allow-scripts,!--no-scripts", flags.allow_scripts,
                "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed). A script job runs "
                "whatever code the admin sends")
       ->envname("CRONWHEEL_ALLOW_SCRIPTS");
   app.add_option("--run-as", flags.run_as,
                  "User that script jobs and the shell handler run as, with its groups, from its home directory (needs root "
-                 "or CAP_SETUID, CAP_SETGID and CAP_KILL; default: this process's user)")
+                 "or CAP_SETUID, CAP_SETGID and CAP_KILL; default: this process's user, which lets scripts read its files: "
+                 "a warning says so at start)")
       ->envname("CRONWHEEL_RUN_AS");
   app.add_option("--http-allow-hosts", flags.http_allow_hosts,
                  "Hosts the http handler may call, comma-separated host (any port) or host:port, exact names (default: none, "

@@ -4,6 +4,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "common/util/clock.h"
 #include "executor/src/callback_sender.h"
 #include "executor/src/executor_endpoints.h"
+#include "executor/src/file_io.h"
 #include "executor/src/job_dispatcher.h"
 #include "executor/src/registry_client.h"
 #include "executor/src/run_as.h"
@@ -55,6 +57,8 @@ constexpr auto kRetentionInterval = 24h;
 // to go (a process in uninterruptible sleep ends only once its I/O returns); after that it logs
 // what is left and returns.
 constexpr auto kProcessGroupExtraWait = 30s;
+// A run log cap below this would leave no room for a run's own opening and closing lines.
+constexpr std::size_t kMinRunLogBytes = 4096;
 
 bool is_http_url(const std::string& url) {
   for (std::string_view scheme : {"http://", "https://"}) {
@@ -98,6 +102,42 @@ void validate(const ExecutorOptions& o) {
   if (o.callback_retry_interval <= 0ms) invalid("callback_retry_interval", "must be positive");
   if (o.shutdown_timeout < 0ms) invalid("shutdown_timeout", "is negative");
   if (o.max_undelivered_results < 1) invalid("max_undelivered_results", "must be at least 1");
+  if (o.max_run_log_bytes < kMinRunLogBytes) {
+    invalid("max_run_log_bytes", std::to_string(o.max_run_log_bytes) + " is below " +
+                                     std::to_string(kMinRunLogBytes));
+  }
+  if (o.max_queued_runs_per_job < 1) invalid("max_queued_runs_per_job", "must be at least 1");
+  if (o.max_job_threads < 1) invalid("max_job_threads", "must be at least 1");
+}
+
+// Makes `log_dir` (created if missing) what ExecutorOptions::log_dir says: mode 0700, or 0710
+// and `script_group` when a run_as user must reach the script directory in it. Throws
+// std::system_error naming the path when it cannot.
+void secure_log_dir(const fs::path& log_dir, std::optional<gid_t> script_group) {
+  auto fail = [&](const std::string& what) {
+    return std::system_error(errno, std::generic_category(), what + " " + log_dir.string());
+  };
+  if (!create_private_directory(log_dir)) throw fail("cannot create log directory");
+  struct stat st {};
+  if (::stat(log_dir.c_str(), &st) != 0) throw fail("cannot use log directory");
+  if (st.st_uid != ::geteuid() || (st.st_mode & S_ISVTX) != 0) {
+    // Not ours to change: another user's, or shared (sticky, as /tmp is). What the executor
+    // creates in it is private all the same.
+    if ((st.st_mode & 07) != 0) {
+      spdlog::warn("executor: log directory {} has mode {:o} and is not this user's own, so it is "
+                   "left so: other users can list it (what is in it stays private)",
+                   log_dir.string(), st.st_mode & 07777);
+    }
+    return;
+  }
+  if (script_group && st.st_gid != *script_group &&
+      ::chown(log_dir.c_str(), static_cast<uid_t>(-1), *script_group) != 0) {
+    throw fail("cannot give group " + std::to_string(*script_group) + " the log directory");
+  }
+  const mode_t mode = script_group ? 0710 : kPrivateDirectoryMode;
+  if ((st.st_mode & 07777) != mode && ::chmod(log_dir.c_str(), mode) != 0) {
+    throw fail("cannot set the mode of log directory");
+  }
 }
 
 // The run_as user, looked up and tried (see ExecutorOptions::run_as); null when not set.
@@ -250,15 +290,21 @@ struct Executor::Impl {
 
 void Executor::Impl::start() {
   const fs::path log_dir(options.log_dir);
-  fs::create_directories(log_dir);
+  const bool scripts_as_another_user = options.allow_scripts && run_as && !run_as->is_this_process;
+  secure_log_dir(log_dir, scripts_as_another_user ? std::optional<gid_t>(run_as->gid) : std::nullopt);
+  if (options.allow_scripts) {
+    prepare_script_directory(log_dir / kScriptDir, run_as.get());
+  } else if (std::error_code ec; fs::is_directory(fs::symlink_status(log_dir / kScriptDir, ec))) {
+    make_private(log_dir / kScriptDir, kPrivateDirectoryMode);  // scripts of an earlier start
+  }
   if (options.allow_scripts && run_as) {
     // Found now rather than at a script's first run: the user must reach its script files.
-    prepare_script_directory(log_dir / kScriptDir, run_as.get());
     if (auto problem = run_as_problem(*run_as, log_dir / kScriptDir)) {
       throw std::system_error(std::make_error_code(std::errc::permission_denied), *problem);
     }
   }
-  logs = std::make_shared<RunLogStore>(log_dir, options.log_retention_days);
+  logs = std::make_shared<RunLogStore>(log_dir, options.log_retention_days, options.max_run_log_bytes);
+  logs->make_day_directories_private();
 
   common::HierarchicalWheelOptions wheel;
   wheel.tick = std::chrono::milliseconds(100);  // 100 ms late is nothing at these periods
@@ -281,6 +327,8 @@ void Executor::Impl::start() {
   dispatcher_options.run_as = run_as;
   dispatcher_options.idle_timeout = options.idle_job_thread_timeout;
   dispatcher_options.stop_report_grace = kStopReportGrace;
+  dispatcher_options.max_queued_runs_per_job = options.max_queued_runs_per_job;
+  dispatcher_options.max_job_threads = options.max_job_threads;
   DispatcherHooks hooks;
   hooks.open_log = [store = logs](const common::protocol::TriggerParam& t) {
     return store->open(t.log_date_time, t.log_id);
@@ -320,6 +368,7 @@ void Executor::Impl::start() {
   endpoint_hooks.started_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
+  endpoint_hooks.now_ms = [&clock = clock] { return clock.now_ms(); };
   endpoint_hooks.result_pending = [sender = callbacks.get()](std::int64_t log_id) {
     return sender->has_result(log_id);
   };
@@ -365,11 +414,17 @@ void Executor::Impl::start() {
   if (run_as) {
     spdlog::info("executor: script jobs and handler commands run as user {} (uid {}, gid {})",
                  run_as->name, run_as->uid, run_as->gid);
-  } else if (options.allow_scripts && ::geteuid() == 0) {
+  }
+  if (options.allow_scripts && ::geteuid() == 0 && (!run_as || run_as->is_this_process)) {
     spdlog::warn("executor: script jobs and handler commands run as root: they can read this "
                  "executor's secrets (its access token, memory and files) and do anything on "
                  "this machine; set --run-as (ExecutorOptions.run_as) to run them as an "
                  "unprivileged user");
+  } else if (options.allow_scripts && (!run_as || run_as->is_this_process)) {
+    spdlog::warn("executor: script jobs and handler commands run as this executor's own user: "
+                 "they can read its files (run logs, results waiting for an admin, an access "
+                 "token file) and signal it; set --run-as (ExecutorOptions.run_as) to run them "
+                 "as another, unprivileged user");
   }
 }
 

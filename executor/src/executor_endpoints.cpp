@@ -1,5 +1,6 @@
 #include "executor/src/executor_endpoints.h"
 
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -56,6 +57,13 @@ common::http::HttpServer::Handler route(std::string access_token,
   };
 }
 
+std::int64_t now_ms(const EndpointHooks& hooks) {
+  if (hooks.now_ms) return hooks.now_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info) {
@@ -95,6 +103,11 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
 
   server.post(std::string(kRunPath),
               route<TriggerParam, std::string>(access_token, [&dispatcher, &logs, shared_hooks](const TriggerParam& p) {
+                // Before anything else: the time names the log's directory.
+                if (auto problem = RunLogStore::log_date_time_problem(p.log_date_time, now_ms(*shared_hooks))) {
+                  spdlog::warn("executor: job {} run {} refused: logDateTime {}", p.job_id, p.log_id, *problem);
+                  return ReturnT<std::string>::fail("logDateTime " + *problem + "; run refused");
+                }
                 // Queued or running: the dispatcher answers the same under its lock (the job's
                 // thread knows its runs); here, a run that has ended or whose result waits.
                 if ((shared_hooks->result_pending && shared_hooks->result_pending(p.log_id)) ||
@@ -130,6 +143,9 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
   server.post(std::string(kLogPath),
               route<LogParam, LogResult>(
                   std::move(access_token), [&dispatcher, &logs, shared_hooks](const LogParam& p) {
+                    if (auto problem = RunLogStore::log_date_time_problem(p.log_date_time, now_ms(*shared_hooks))) {
+                      return ReturnT<LogResult>::fail("logDateTim " + *problem);
+                    }
                     // Judged before the log is read: a run that ends meanwhile is still "active"
                     // or already "result-pending", never "unknown".
                     const bool active = dispatcher.is_active(p.log_id);

@@ -31,6 +31,8 @@ common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info);
 // is read): "active" (queued or running here), "result-pending" (its result is held for an
 // admin: `result_pending`), else "unknown" — no result for it will come from this process — and
 // when the process started (executorStartTime), so an admin can tell a restart.
+// /run and /log refuse a logDateTime (/log: logDateTim) that RunLogStore::log_date_time_problem()
+// refuses, before anything else, naming the field: such a time would name a log directory.
 // /run is refused (code 500 with the reason) while `refuse_runs` gives a reason.
 // /run of a run this executor received already (queued or running, its result held for an admin,
 // or its log written) is answered success and not run again: an admin paused past its lease may
@@ -43,6 +45,7 @@ struct EndpointHooks {
   std::function<std::optional<std::string>()> refuse_runs;  // may be empty: never refuse
   std::function<bool(std::int64_t log_id)> result_pending;   // may be empty: never pending
   std::int64_t started_at_ms = 0;                            // epoch ms
+  std::function<std::int64_t()> now_ms;  // the clock logDateTime is judged by; empty: the system's
 };
 void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
                             const RunLogStore& logs, std::string access_token,

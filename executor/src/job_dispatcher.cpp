@@ -28,6 +28,7 @@ constexpr std::string_view kScriptChangedReason =
     "change job source or glue type, and terminate the old job thread.";
 constexpr std::string_view kKillReason = "scheduling center kill job.";
 constexpr std::string_view kShutdownReason = "executor is stopping";
+constexpr std::string_view kMakeRoomReason = "idle job thread ended to make room (max-job-threads)";
 
 // The wheel behind every deadline of the dispatcher. A timeout fires at the first tick boundary at
 // or after its deadline, so up to one tick late and never early. executorTimeout counts in whole
@@ -214,15 +215,49 @@ JobDispatcher::Answer JobDispatcher::submit(std::shared_ptr<JobRun> run, const s
     } else if (strategy == BlockStrategy::kCoverEarly) {
       if (thread->busy()) withdrawn = thread->stop_runs(std::string(kCoverEarlyReason), false);
     }
-    if (thread->submit(run)) return Answer::success();
-    // The thread ended (idle) since live_thread() looked: it had nothing, start a new one.
-    live_thread(trigger.job_id);
+    // A full queue means nothing was withdrawn above: stopping runs empties the queue.
+    switch (thread->submit(run, options_.max_queued_runs_per_job)) {
+      case JobThread::Submitted::kQueued:
+        return Answer::success();
+      case JobThread::Submitted::kQueueFull:
+        return Answer::fail("job " + std::to_string(trigger.job_id) + " has " +
+                            std::to_string(options_.max_queued_runs_per_job) +
+                            " runs queued already (max-queued-runs-per-job); run refused");
+      case JobThread::Submitted::kRetired:
+        // The thread ended (idle) since live_thread() looked: it had nothing, start a new one.
+        live_thread(trigger.job_id);
+        break;
+    }
+  }
+  if (!make_room_for_a_thread()) {
+    return Answer::fail(std::to_string(options_.max_job_threads) +
+                        " jobs have runs executing or queued on this executor already "
+                        "(max-job-threads); run of job " + std::to_string(trigger.job_id) +
+                        " refused");
   }
   const std::int32_t job_id = trigger.job_id;
   auto fresh = std::make_unique<JobThread>(job_id, binding, services_);
-  fresh->submit(std::move(run));  // a new thread always accepts
+  fresh->submit(std::move(run), options_.max_queued_runs_per_job);  // a new thread accepts
   threads_[job_id] = std::move(fresh);
   return Answer::success();
+}
+
+bool JobDispatcher::make_room_for_a_thread() {
+  std::size_t alive = 0;
+  auto idle = threads_.end();
+  for (auto it = threads_.begin(); it != threads_.end(); ++it) {
+    if (it->second->retired()) continue;
+    ++alive;
+    if (idle == threads_.end() && !it->second->busy()) idle = it;
+  }
+  if (alive < options_.max_job_threads) return true;
+  if (idle == threads_.end()) return false;
+  // An idle thread has nothing to stop: it ends as soon as it wakes, and the reap after its end
+  // joins it. Out of threads_, it is given nothing more.
+  idle->second->stop_runs(std::string(kMakeRoomReason), true).settle();
+  retired_.push_back(std::move(idle->second));
+  threads_.erase(idle);
+  return true;
 }
 
 JobDispatcher::Answer JobDispatcher::kill(std::int32_t job_id) {

@@ -50,6 +50,10 @@ struct DispatcherOptions {
   std::shared_ptr<const RunAsUser> run_as;  // who scripts run as; null: this process's user
   std::chrono::milliseconds idle_timeout{90'000};
   std::chrono::milliseconds stop_report_grace{5'000};
+  // Runs waiting on one job's thread (not counting the executing one); at least 1.
+  std::size_t max_queued_runs_per_job = 64;
+  // Job threads alive at once; at least 1.
+  std::size_t max_job_threads = 64;
 };
 
 // How the dispatcher reaches the rest of the executor; injected so that job threads and
@@ -84,6 +88,14 @@ struct DispatcherHooks {
 //  - Block strategies on a busy thread: SERIAL_EXECUTION queues; DISCARD_LATER refuses;
 //    COVER_EARLY stops the executing and queued runs and queues the new one. An unknown or
 //    missing strategy is SERIAL_EXECUTION.
+//  - Bounds: a run that would make more than max_queued_runs_per_job runs wait on its job's
+//    thread is refused ("job 7 has 64 runs queued already (max-queued-runs-per-job); run
+//    refused"). A job without a thread gets one only while fewer than max_job_threads are
+//    alive; at the limit an idle thread of another job (nothing executing or queued) is ended
+//    to make room, and without one the run is refused ("64 jobs have runs executing or queued
+//    on this executor already (max-job-threads); run of job 7 refused"). A refused run leaves
+//    nothing behind: no thread, no queue entry, no log, no result (the admin records the
+//    refusal as the trigger's failure).
 //  - Success is answered once the run is queued; its result goes to hooks.report.
 // Runs of a job never overlap: a stopped run whose body has not returned yet holds the job's
 // thread, and the next run starts when it returns (its result is reported at the latest
@@ -136,6 +148,9 @@ class JobDispatcher {
                                    common::protocol::GlueType glue, std::string& binding,
                                    std::string& change_reason, Answer& refusal) const;
   void reap() noexcept;
+  // Under mutex_: whether a new job thread may start, after ending an idle one if the limit
+  // requires it (see run()).
+  bool make_room_for_a_thread();
 
   const DispatcherOptions options_;
   const DispatcherHooks hooks_;

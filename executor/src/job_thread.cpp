@@ -40,6 +40,15 @@ void append_quietly(RunLogWriter& log, std::string_view message) noexcept {
   }
 }
 
+void append_closing_quietly(RunLogWriter& log, std::string_view message) noexcept {
+  try {
+    log.append_closing(log_line(message));
+  } catch (const std::exception& e) {
+    spdlog::warn("executor: cannot write a run log line: {}", e.what());
+  } catch (...) {
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -260,13 +269,20 @@ void JobThread::State::execute(const std::shared_ptr<JobRun>& run) noexcept {
     stopped = run->stopped;
     final_result = stopped ? run->stop_result : std::move(result);
   }
+  // First, where cutting a long message cannot take it away.
+  if (auto cap = log->truncated_at()) {
+    final_result.msg = "log truncated at " + std::to_string(*cap) + " bytes (max-run-log-bytes)" +
+                       (final_result.msg.empty() ? "" : "; ") + final_result.msg;
+  }
+  // Bounded before it goes into the closing lines, which the log's cap does not bound.
+  final_result.msg = truncate_handle_msg(std::move(final_result.msg));
   // The end lines go in before the result is reported, so an admin reading the log after the
-  // callback sees all of it.
-  if (stopped) append_quietly(*log, "----------- stopped: " + final_result.msg);
-  append_quietly(*log, stopped ? "----------- cronwheel job execute end(stopped) -----------"
-                               : "----------- cronwheel job execute end(finish) -----------");
-  append_quietly(*log, "----------- Result: handleCode=" + std::to_string(final_result.code) +
-                           ", handleMsg = " + final_result.msg);
+  // callback sees all of it; past the log's cap too.
+  if (stopped) append_closing_quietly(*log, "----------- stopped: " + final_result.msg);
+  append_closing_quietly(*log, stopped ? "----------- cronwheel job execute end(stopped) -----------"
+                                       : "----------- cronwheel job execute end(finish) -----------");
+  append_closing_quietly(*log, "----------- Result: handleCode=" + std::to_string(final_result.code) +
+                                   ", handleMsg = " + final_result.msg);
   log.reset();
   if (services->finish_log) {
     try {
@@ -328,15 +344,17 @@ JobThread::~JobThread() = default;  // joins unless abandoned
 
 std::int32_t JobThread::job_id() const noexcept { return state_->job_id; }
 
-bool JobThread::submit(std::shared_ptr<JobRun> run) {
+JobThread::Submitted JobThread::submit(std::shared_ptr<JobRun> run, std::size_t max_queued) {
   std::lock_guard lock(state_->mutex);
-  if (state_->retired || state_->shutdown) return false;
+  if (state_->retired || state_->shutdown) return Submitted::kRetired;
+  if (state_->queue.size() >= max_queued) return Submitted::kQueueFull;
   state_->log_ids.insert(run->trigger.log_id);
   state_->queue.push_back(std::move(run));
   state_->end_when_idle = false;
   state_->wake.request_stop();
-  return true;
+  return Submitted::kQueued;
 }
+
 
 bool JobThread::busy() const {
   std::lock_guard lock(state_->mutex);

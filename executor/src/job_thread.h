@@ -166,8 +166,13 @@ class JobThread {
 
   std::int32_t job_id() const noexcept;
 
-  // Queues `run`; false (nothing done) when the thread has retired or is shutting down.
-  bool submit(std::shared_ptr<JobRun> run);
+  enum class Submitted {
+    kQueued,
+    kRetired,    // the thread has retired or is shutting down: nothing done
+    kQueueFull,  // `max_queued` runs wait already: nothing done
+  };
+  // Queues `run` unless `max_queued` runs (not counting the executing one) wait already.
+  Submitted submit(std::shared_ptr<JobRun> run, std::size_t max_queued);
 
   // A run is executing (even one already stopped and reported) or queued.
   bool busy() const;

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -16,6 +18,8 @@
 #include <utility>
 
 #include <spdlog/spdlog.h>
+
+#include "executor/src/file_io.h"
 
 namespace cronwheel::executor {
 namespace {
@@ -52,21 +56,51 @@ class FileDescriptor {
 
 class FileRunLogWriter final : public RunLogWriter {
  public:
-  FileRunLogWriter(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {}
+  // `size`: what the file holds already; `cap`: the most it may hold before the truncation note.
+  FileRunLogWriter(int fd, fs::path path, std::size_t size, std::size_t cap)
+      : fd_(fd), path_(std::move(path)), size_(size), cap_(cap) {}
   ~FileRunLogWriter() override { ::close(fd_); }
 
   void append(std::string_view text) override {
+    std::string line = as_line(text);
+    std::lock_guard lock(mutex_);
+    if (truncated_) return;
+    if (line.size() > cap_ || size_ > cap_ - line.size()) {
+      truncated_ = true;
+      write_locked(as_line("----------- log truncated at " + std::to_string(cap_) +
+                           " bytes (max-run-log-bytes): the rest of this run's output is dropped"));
+      return;
+    }
+    write_locked(line);
+  }
+
+  void append_closing(std::string_view text) override {
+    std::string line = as_line(text);
+    std::lock_guard lock(mutex_);
+    write_locked(line);
+  }
+
+  std::optional<std::size_t> truncated_at() const override {
+    std::lock_guard lock(mutex_);
+    if (!truncated_) return std::nullopt;
+    return cap_;
+  }
+
+ private:
+  static std::string as_line(std::string_view text) {
     std::string line;
     line.reserve(text.size() + 1);
     line.append(text);
     if (line.empty() || line.back() != '\n') line.push_back('\n');
+    return line;
+  }
 
-    std::lock_guard lock(mutex_);
+  // Under mutex_, so this writer's lines stay whole.
+  void write_locked(const std::string& line) {
     const char* data = line.data();
     std::size_t left = line.size();
     // A regular file takes the whole write at once unless the disk fills up or a signal
-    // interrupts it; the loop finishes such a short write (still under the mutex, so this
-    // writer's lines stay whole).
+    // interrupts it; the loop finishes such a short write.
     while (left > 0) {
       ssize_t written = ::write(fd_, data, left);
       if (written < 0 && errno == EINTR) continue;
@@ -80,14 +114,18 @@ class FileRunLogWriter final : public RunLogWriter {
       }
       data += written;
       left -= static_cast<std::size_t>(written);
+      size_ += static_cast<std::size_t>(written);
     }
   }
 
- private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   int fd_;
   fs::path path_;
-  bool failed_ = false;  // guarded by mutex_: report the first failure only
+  // Guarded by mutex_:
+  std::size_t size_;
+  const std::size_t cap_;
+  bool truncated_ = false;  // the cap was reached: append() drops everything
+  bool failed_ = false;     // report the first failure only
 };
 
 // Reads a file line by line from an offset, through a buffer, without ever holding a whole
@@ -234,10 +272,29 @@ struct RunLogStore::PositionCache {
   std::uint64_t clock = 0;
 };
 
-RunLogStore::RunLogStore(std::filesystem::path dir, int retention_days)
+RunLogStore::RunLogStore(std::filesystem::path dir, int retention_days, std::size_t max_log_bytes)
     : dir_(std::move(dir)),
       retention_days_(std::max(retention_days, 0)),
+      max_log_bytes_(max_log_bytes),
       positions_(std::make_shared<PositionCache>()) {}
+
+std::optional<std::string> RunLogStore::log_date_time_problem(std::int64_t log_date_time_ms,
+                                                              std::int64_t now_ms) {
+  const std::int64_t ahead_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(kMaxLogDateTimeAhead).count();
+  const std::int64_t latest = now_ms > INT64_MAX - ahead_ms ? INT64_MAX : now_ms + ahead_ms;
+  if (log_date_time_ms >= kMinLogDateTimeMs && log_date_time_ms <= latest) return std::nullopt;
+  // The year, where std::chrono can name it (its years are -32767..32767).
+  std::string when;
+  constexpr std::int64_t kNameable = 20'000LL * 366 * 86'400'000;
+  if (log_date_time_ms > -kNameable && log_date_time_ms < kNameable) {
+    when = " (year " + std::to_string(static_cast<int>(
+                           std::chrono::year_month_day(utc_day(log_date_time_ms)).year())) + ")";
+  }
+  return "is " + std::to_string(log_date_time_ms) + when +
+         ": a run's time (epoch milliseconds) must lie between 2000-01-01 and one day past this "
+         "executor's clock (" + std::to_string(now_ms) + ")";
+}
 
 std::string RunLogStore::day_name(std::int64_t epoch_ms) {
   std::chrono::year_month_day date(utc_day(epoch_ms));
@@ -265,12 +322,19 @@ std::filesystem::path RunLogStore::end_marker_for(std::int64_t log_date_time_ms,
 std::unique_ptr<RunLogWriter> RunLogStore::open(std::int64_t log_date_time_ms,
                                                 std::int64_t log_id) const {
   fs::path path = path_for(log_date_time_ms, log_id);
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) throw path_error(ec.value(), "cannot create run log directory", path.parent_path());
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (!create_private_directory(path.parent_path())) {
+    throw path_error(errno, "cannot create run log directory", path.parent_path());
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, kPrivateFileMode);
   if (fd < 0) throw path_error(errno, "cannot open run log", path);
-  return std::make_unique<FileRunLogWriter>(fd, std::move(path));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw path_error(error, "cannot stat run log", path);
+  }
+  return std::make_unique<FileRunLogWriter>(fd, std::move(path), static_cast<std::size_t>(st.st_size),
+                                            max_log_bytes_);
 }
 
 LogPage RunLogStore::read(std::int64_t log_date_time_ms, std::int64_t log_id, int from_line,
@@ -375,9 +439,8 @@ bool RunLogStore::mark_finished(std::int64_t log_date_time_ms,
     // No log file (it could not be created), or a file system that cannot keep the mark: a
     // marker file beside it, as earlier versions always wrote.
     fs::path marker = end_marker_for(log_date_time_ms, log_id);
-    std::error_code ec;
-    fs::create_directories(marker.parent_path(), ec);
-    int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    create_private_directory(marker.parent_path());
+    int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, kPrivateFileMode);
     if (fd < 0) {
       spdlog::error("cannot mark run log {} finished: {}", marker.string(), std::strerror(errno));
       return false;
@@ -398,6 +461,24 @@ bool RunLogStore::is_finished(std::int64_t log_date_time_ms,
   } catch (const std::exception&) {
     return false;
   }
+}
+
+int RunLogStore::make_day_directories_private() const {
+  int failed = 0;
+  std::error_code ec;
+  fs::directory_iterator entries(dir_, ec);
+  if (ec) return 0;  // no directory: nothing to change
+  for (const auto& entry : entries) {
+    if (!parse_day_name(entry.path().filename().string())) continue;
+    std::error_code status_ec;
+    if (!fs::is_directory(entry.symlink_status(status_ec)) || status_ec) continue;
+    if (!make_private(entry.path(), kPrivateDirectoryMode)) {
+      spdlog::warn("cannot make run log directory {} private (mode 0700): {}", entry.path().string(),
+                   std::strerror(errno));
+      ++failed;
+    }
+  }
+  return failed;
 }
 
 int RunLogStore::remove_expired(std::int64_t now_ms) const {

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,11 +20,20 @@ namespace cronwheel::executor {
 // empty line).
 //
 // append() does not throw: a failed write (disk full, ...) is reported to the process log once
-// per writer and the text is dropped, so logging can never fail a run.
+// per writer and the text is dropped, so logging can never fail a run. A writer may cap the size
+// of its log (RunLogStore does): the append that would take the file past the cap is replaced by
+// one line saying that the log was truncated and at what size, and every later append() is
+// dropped (append_closing() is not).
 class RunLogWriter {
  public:
   virtual ~RunLogWriter() = default;
   virtual void append(std::string_view text) = 0;
+  // Appends like append(), also once the log reached its size cap: for the executor's own
+  // closing lines of a run (a few lines of bounded length), so that a truncated log still ends
+  // with the run's result.
+  virtual void append_closing(std::string_view text) { append(text); }
+  // The size cap at which append() started dropping text; nullopt while nothing was dropped.
+  virtual std::optional<std::size_t> truncated_at() const { return std::nullopt; }
 };
 
 // A page of a run's log, for the admin's POST /log.
@@ -49,18 +60,39 @@ struct LogPage {
 // system does not keep the bit, the mark is an empty file {logId}.end beside it, as earlier
 // versions always wrote; both are read.
 //
+// Logs are private to the executor's user: day directories are created with mode 0700, log files
+// with mode 0600 (file_io.h). A log is capped at max_log_bytes (see RunLogWriter): a run writing
+// more goes on, its further output dropped.
+//
+// logDateTime names a directory, so a run's time must lie in [kMinLogDateTimeMs, now +
+// kMaxLogDateTimeAhead] (log_date_time_problem()): the executor refuses other times on /run and
+// /log, and a day directory name is always yyyy-MM-dd that retention can remove.
+//
 // Thread-safe. Copies share the read position cache (see read()).
 class RunLogStore {
  public:
   // A page never holds more than this many bytes of log text, however long the lines: the
   // admin reads a big log in several calls.
   static constexpr std::size_t kMaxPageBytes = 256 * 1024;
+  static constexpr std::size_t kDefaultMaxLogBytes = std::size_t{16} << 20;
+  // 2000-01-01T00:00:00Z: no admin schedules runs before it.
+  static constexpr std::int64_t kMinLogDateTimeMs = 946'684'800'000;
+  // A run's time may be ahead of this executor's clock by clock skew, never by days; a
+  // directory dated in the future would escape retention until that day.
+  static constexpr std::chrono::hours kMaxLogDateTimeAhead{24};
 
-  // retention_days 0 keeps everything.
-  RunLogStore(std::filesystem::path dir, int retention_days);
+  // retention_days 0 keeps everything; max_log_bytes bounds each run's log file.
+  RunLogStore(std::filesystem::path dir, int retention_days,
+              std::size_t max_log_bytes = kDefaultMaxLogBytes);
 
-  // Opens (creating directories, appending to an existing file) the log of one run. Throws
-  // std::system_error naming the path when it cannot.
+  // Why `log_date_time_ms` cannot be a run's time when this executor's clock says `now_ms` (a
+  // phrase to follow the field's name: "is 253402300800000 (year 10000): ..."), or nullopt
+  // when it can.
+  static std::optional<std::string> log_date_time_problem(std::int64_t log_date_time_ms,
+                                                          std::int64_t now_ms);
+
+  // Opens (creating its day directory, appending to an existing file) the log of one run; its
+  // size so far counts toward the cap. Throws std::system_error naming the path when it cannot.
   std::unique_ptr<RunLogWriter> open(std::int64_t log_date_time_ms, std::int64_t log_id) const;
 
   // Lines from `from_line` on (1-based; values below 1 read from 1), as many whole lines as fit
@@ -88,6 +120,10 @@ class RunLogStore {
   bool mark_finished(std::int64_t log_date_time_ms, std::int64_t log_id) const noexcept;
   bool is_finished(std::int64_t log_date_time_ms, std::int64_t log_id) const noexcept;
 
+  // Gives the day directories that exist the mode 0700 (earlier versions made them 0755), where
+  // they are this process's user's; returns how many could not be changed (each logged).
+  int make_day_directories_private() const;
+
   // Removes the day directories whose date is more than retention_days before `now_ms`'s UTC
   // date (with retention 30, on 2024-03-31 a directory 2024-03-01 stays and 2024-02-29 goes).
   // Only real directories (not symlinks) named exactly yyyy-MM-dd with a valid date are
@@ -111,6 +147,7 @@ class RunLogStore {
 
   std::filesystem::path dir_;
   int retention_days_;
+  std::size_t max_log_bytes_;
   std::shared_ptr<PositionCache> positions_;
 };
 

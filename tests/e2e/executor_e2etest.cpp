@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -273,6 +274,10 @@ TEST_F(ExecutorE2eTest, BadFlagsExitWithCode2AndAOneLineReason) {
       {"--admin", admin, "--app-name", "demo-app", "--callback-retry-seconds", "0"},
       {"--admin", admin, "--app-name", "demo-app", "--log-level", "chatty"},
       {"--admin", admin, "--app-name", "demo-app", "--http-allow-hosts", "http://internal/"},
+      {"--admin", admin, "--app-name", "demo-app", "--max-run-log-bytes", "100"},
+      {"--admin", admin, "--app-name", "demo-app", "--max-run-log-bytes", "lots"},
+      {"--admin", admin, "--app-name", "demo-app", "--max-queued-runs-per-job", "0"},
+      {"--admin", admin, "--app-name", "demo-app", "--max-job-threads", "0"},
       {"--admin", admin, "--app-name", "demo-app", "--no-such-flag"},
   };
   for (const auto& args : cases) {
@@ -748,6 +753,204 @@ TEST_F(ExecutorE2eTest, EveryResultArrivesExactlyOnceAcrossAnAdminOutageAndAnExe
     const std::int64_t i = c.log_id - 1000;
     EXPECT_EQ(c.handle_code, i % 3 == 2 ? kFailCode : kSuccessCode) << c.log_id;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds and privacy against a hostile admin or user (each bounded in count and time)
+
+// The run log directory of a run's time: its UTC day.
+std::string utc_day_name(std::int64_t epoch_ms) {
+  const std::chrono::year_month_day day(std::chrono::floor<std::chrono::days>(
+      std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(epoch_ms))));
+  char text[16];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(day.year()),
+                static_cast<unsigned>(day.month()), static_cast<unsigned>(day.day()));
+  return text;
+}
+
+TEST_F(ExecutorE2eTest, ByDefaultAJobQueuesAtMost64RunsAndAt64BusyJobsAnotherJobIsRefused) {
+  start_executor();
+  // One job: one run executing, 64 waiting, the next refused, saying why.
+  ASSERT_TRUE(run(bean(1, 1000, "sleep", "600")).is_success());
+  for (std::int64_t log_id = 1001; log_id <= 1064; ++log_id) {
+    ASSERT_TRUE(run(bean(1, log_id, "sleep", "600")).is_success()) << log_id;
+  }
+  auto refused = run(bean(1, 1065, "sleep", "600"));
+  EXPECT_EQ(refused.code, 500);
+  EXPECT_EQ(refused.msg, "job 1 has 64 runs queued already (max-queued-runs-per-job); run refused");
+
+  // 63 more jobs with a run each make 64 busy job threads; a 65th job is refused.
+  for (int job = 2; job <= 64; ++job) {
+    ASSERT_TRUE(run(bean(job, 2000 + job, "sleep", "600")).is_success()) << job;
+  }
+  auto another = run(bean(65, 2065, "sleep", "0"));
+  EXPECT_EQ(another.code, 500);
+  EXPECT_EQ(another.msg,
+            "64 jobs have runs executing or queued on this executor already (max-job-threads); run of "
+            "job 65 refused");
+
+  // Refused runs left nothing: no log, no result, and each is run once there is room.
+  EXPECT_TRUE(post("kill", testing::job_id_body(2)).is_success());
+  EXPECT_EQ(result_of(2002).handle_msg, "scheduling center kill job. [job running, killed]");
+  EXPECT_TRUE(eventually([&] { return run(bean(65, 2065, "sleep", "0")).is_success(); }));
+  EXPECT_EQ(result_of(2065).handle_code, kSuccessCode);
+  EXPECT_TRUE(post("kill", testing::job_id_body(1)).is_success());
+  EXPECT_EQ(result_of(1064).handle_msg,
+            "scheduling center kill job. [job not executed, in the job queue, killed.]");
+  for (int job = 3; job <= 64; ++job) EXPECT_TRUE(post("kill", testing::job_id_body(job)).is_success());
+  ASSERT_TRUE(run(bean(1, 1065, "echo", "now")).is_success());
+  EXPECT_EQ(result_of(1065).handle_code, kSuccessCode);
+  int results_of_1065 = 0;
+  for (const auto& c : admin_.callbacks()) results_of_1065 += c.log_id == 1065 ? 1 : 0;
+  EXPECT_EQ(results_of_1065, 1);
+}
+
+TEST_F(ExecutorE2eTest, AScriptsLogStopsAtTheCapAndTheRunGoesOn) {
+  start_executor({"--max-run-log-bytes", "1MiB"});
+  // 5 MB of output in lines of 1000 bytes, then a last word after the flood.
+  auto t = script(1, 1101, "GLUE_SHELL",
+                  "#!/bin/bash\n"
+                  "head -c 5000000 /dev/zero | tr '\\0' x | fold -w 999\n"
+                  "echo still-running\n"
+                  "exit 3\n");
+  ASSERT_TRUE(run(t).is_success());
+  auto result = result_of(1101);
+  EXPECT_EQ(result.handle_code, kFailCode);
+  EXPECT_EQ(result.handle_msg, "log truncated at 1048576 bytes (max-run-log-bytes); exit code 3");
+  const fs::path file = dir_ / "logs" / utc_day_name(t.log_date_time) / "1101.log";
+  EXPECT_LE(fs::file_size(file), 1048576u + 1024u);
+  const std::string whole = read_file(file);
+  const std::string log = whole.substr(whole.size() > 2000 ? whole.size() - 2000 : 0);  // its end
+  EXPECT_TRUE(contains(log, "----------- log truncated at 1048576 bytes (max-run-log-bytes): the rest of this "
+                            "run's output is dropped\n"))
+      << log;
+  EXPECT_FALSE(contains(log, "still-running")) << "dropped after the cap";
+  EXPECT_TRUE(contains(log, "handleMsg = log truncated at 1048576 bytes")) << "the closing lines go in";
+}
+
+TEST_F(ExecutorE2eTest, ScriptsGetNoCronwheelVariableAndCannotFollowTheTokenFile) {
+  const std::string token = "tok-file-e2e-secret";
+  const fs::path token_file = dir_ / "access-token";
+  std::ofstream(token_file) << token << "\n";
+  ::chmod(token_file.c_str(), 0600);
+  FakeAdmin admin_with_token(FakeAdmin::Options{token, 0});
+  auto args = default_args();
+  args[1] = admin_with_token.url();
+  executor_ = std::make_unique<ExecutorProcess>(
+      args, std::vector<std::string>{"CRONWHEEL_ACCESS_TOKEN_FILE=" + token_file.string(),
+                                     "CRONWHEEL_HTTP_ALLOW_HOSTS=internal"});
+  port_ = executor_->wait_until_listening();
+  ASSERT_GT(port_, 0) << executor_->output();
+  HttpClientOptions options;
+  options.access_token = token;
+  client_ = std::make_unique<HttpClient>(address(), options);
+  // The token was read from the file: the admin takes the executor's calls.
+  ASSERT_TRUE(admin_with_token.wait_until([](const FakeAdmin& a) { return !a.registrations().empty(); }, kBound));
+  // Scripts as the executor's own user (or root) are warned about.
+  EXPECT_TRUE(contains(executor_->output(), ::geteuid() == 0 ? "run as root" : "run as this executor's own user"))
+      << executor_->output();
+
+  const std::string hunt =
+      "#!/bin/bash\n"
+      "env | grep CRONWHEEL_\n"
+      "cat \"$CRONWHEEL_ACCESS_TOKEN_FILE\"\n"
+      "echo hunt-over\n";
+  auto glue = script(1, 1201, "GLUE_SHELL", hunt);
+  ASSERT_TRUE(run(glue).is_success());
+  auto shell = bean(2, 1202, "shell", hunt);
+  ASSERT_TRUE(run(shell).is_success());
+  for (const auto& trigger : {glue, shell}) {
+    admin_with_token.wait_for_result(trigger.log_id, kBound);
+    const std::string log = finished_log(trigger);
+    EXPECT_TRUE(contains(log, "hunt-over")) << log;
+    // The log shows the script's source too: what env would print is NAME=value.
+    EXPECT_FALSE(contains(log, "CRONWHEEL_ACCESS_TOKEN_FILE=")) << log;
+    EXPECT_FALSE(contains(log, "CRONWHEEL_HTTP_ALLOW_HOSTS=")) << log;
+    EXPECT_FALSE(contains(log, token)) << log;
+  }
+}
+
+TEST_F(ExecutorE2eTest, ARunsTimeFarOutOfRangeIsRefusedNamingTheFieldAndCreatesNoDirectory) {
+  start_executor();
+  auto t = bean(1, 1301, "echo", "x");
+  t.log_date_time = -279'000'000'000'000;  // would be the directory -6872-...
+  auto refused = run(t);
+  EXPECT_EQ(refused.code, 500);
+  EXPECT_TRUE(contains(refused.msg, "logDateTime is -279000000000000 (year -6872)")) << refused.msg;
+  auto log = post_xxl_job<LogResult>(*client_, "log", testing::log_body(t.log_date_time, t.log_id, 1));
+  EXPECT_EQ(log.code, 500);
+  EXPECT_TRUE(contains(log.msg, "logDateTim is -279000000000000")) << log.msg;
+  for (const auto& entry : fs::directory_iterator(dir_ / "logs")) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("-")) << entry.path();
+  }
+  EXPECT_TRUE(admin_.callbacks().empty());
+}
+
+// Modes, and (as root) that a script run as another user reads none of the executor's files.
+TEST_F(ExecutorE2eTest, LogsResultsAndTheTokenAreUnreadableToScriptsRunAsAnotherUser) {
+  const bool as_root = ::geteuid() == 0 && ::getpwnam("nobody") != nullptr;
+  const std::string token = "tok-runas-e2e-secret";
+  const fs::path token_file = dir_ / "access-token";
+  std::ofstream(token_file) << token << "\n";
+  ::chmod(token_file.c_str(), 0600);
+  // The test's directory must let nobody reach the log directory's scripts, as /var/log does.
+  ::chmod(dir_.c_str(), 0755);
+  FakeAdmin admin_with_token(FakeAdmin::Options{token, 0});
+  auto args = default_args();
+  args[1] = admin_with_token.url();
+  args.insert(args.end(), {"--callback-retry-seconds", "1"});
+  if (as_root) args.insert(args.end(), {"--run-as", "nobody"});
+  executor_ = std::make_unique<ExecutorProcess>(
+      args, std::vector<std::string>{"CRONWHEEL_ACCESS_TOKEN_FILE=" + token_file.string()});
+  port_ = executor_->wait_until_listening();
+  ASSERT_GT(port_, 0) << executor_->output();
+  HttpClientOptions options;
+  options.access_token = token;
+  client_ = std::make_unique<HttpClient>(address(), options);
+
+  auto first = script(1, 1401, "GLUE_SHELL", "#!/bin/bash\necho first-run-secret\n");
+  ASSERT_TRUE(run(first).is_success());
+  admin_with_token.wait_for_result(1401, kBound);
+  const fs::path logs = dir_ / "logs";
+  const std::string day = utc_day_name(first.log_date_time);
+  const fs::path first_log = logs / day / "1401.log";
+
+  auto mode = [](const fs::path& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 0777;
+  };
+  EXPECT_EQ(mode(logs), as_root ? 0710u : 0700u);
+  EXPECT_EQ(mode(logs / day), 0700u);
+  EXPECT_EQ(mode(first_log), 0600u);
+  EXPECT_EQ(mode(logs / "callbacklog"), 0700u);
+  EXPECT_EQ(mode(logs / "gluesource"), as_root ? 0750u : 0700u);
+  for (const auto& entry : fs::directory_iterator(logs / "callbacklog")) {
+    EXPECT_EQ(mode(entry.path()), 0600u) << entry.path();
+  }
+  if (!as_root) GTEST_SKIP() << "the modes hold; reading them as another user needs root and the user nobody";
+
+  // The admin is away: the next result waits in the journal, where a script could look.
+  admin_with_token.set_refusing(true);
+  auto thief = script(2, 1402, "GLUE_SHELL",
+                      "#!/bin/bash\n"
+                      "echo \"id=$(id -u)\"\n"
+                      "cat '" + first_log.string() + "' && echo read-the-log\n"
+                      "ls '" + (logs / day).string() + "' && echo listed-the-day\n"
+                      "cat '" + (logs / "callbacklog").string() + "'/* && echo read-the-results\n"
+                      "ls '" + logs.string() + "' && echo listed-the-logs\n"
+                      "cat '" + token_file.string() + "' && echo read-the-token\n"
+                      "echo hunt-over\n");
+  ASSERT_TRUE(run(thief).is_success());
+  const std::string log = finished_log(thief);
+  EXPECT_TRUE(contains(log, "id=" + std::to_string(::getpwnam("nobody")->pw_uid) + "\n")) << log;
+  EXPECT_TRUE(contains(log, "hunt-over")) << log;
+  for (const std::string& leak : std::vector<std::string>{"first-run-secret", "read-the-log", "listed-the-day", "read-the-results",
+                                 "listed-the-logs", "read-the-token", token}) {
+    EXPECT_FALSE(contains(log, leak)) << leak << " in\n" << log;
+  }
+  admin_with_token.set_refusing(false);
+  EXPECT_TRUE(admin_with_token.wait_for_result(1402, kBound));
 }
 
 }  // namespace

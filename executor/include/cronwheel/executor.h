@@ -69,8 +69,30 @@ struct ExecutorOptions {
   std::string address;
 
   // Run logs ({log_dir}/yyyy-MM-dd/{logId}.log), script files and undelivered results live here.
+  // They are this process's user's alone: files of mode 0600 in directories of mode 0700, made so
+  // at start() where an earlier version left them open. The one exception is the script
+  // directory, which a run_as user reads through its group: log_dir then has mode 0710 and that
+  // user's primary group. A log_dir that is not this user's, or is sticky (a shared directory
+  // such as /tmp), keeps its mode.
+  // A run's logDateTime names its day directory: /run and /log refuse times before 2000-01-01 or
+  // more than a day past this machine's clock, naming the field.
   std::string log_dir = "cronwheel-logs";
   int log_retention_days = 30;  // day directories older than this are removed; 0 keeps all
+  // A run's log stops growing at this size: one line says it was truncated and at what size,
+  // the rest of the run's output is dropped (the run goes on) and its result (handleMsg) starts
+  // with "log truncated at N bytes (max-run-log-bytes)". At least 4096.
+  std::size_t max_run_log_bytes = std::size_t{16} << 20;
+
+  // What one admin, or a user of it, can make this executor hold at once. At the limits /run is
+  // refused with the reason as its msg, which the admin records as the trigger's result; a
+  // refused run leaves nothing behind. Runs waiting for their job's thread (not counting the one
+  // executing): "job 7 has 64 runs queued already (max-queued-runs-per-job); run refused".
+  std::size_t max_queued_runs_per_job = 64;
+  // Job threads (one per job with a run executing or queued) alive at once. At the limit an
+  // idle job thread is ended to make room; without one, the first run of another job is refused
+  // ("64 jobs have runs executing or queued on this executor already (max-job-threads); run of
+  // job 7 refused").
+  std::size_t max_job_threads = 64;
 
   // Whether GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL jobs may run. Off by default in the
   // library: a script job runs arbitrary code sent by the admin.
@@ -82,8 +104,9 @@ struct ExecutorOptions {
   // CAP_SETUID, CAP_SETGID and CAP_KILL; the constructor checks that it works. Empty: they run
   // as this process's user, and can then read what it can: its files and, unless this process
   // made itself non-dumpable (prctl(PR_SET_DUMPABLE, 0), as the standalone executor does), its
-  // memory and /proc/<pid>/environ. Scripts never get CRONWHEEL_ACCESS_TOKEN in their
-  // environment either way.
+  // memory and /proc/<pid>/environ, and start() logs a warning for scripts. Scripts never get
+  // a CRONWHEEL_* variable in their environment either way (not the access token, nor the file
+  // it was read from), but only another user keeps them from reading such a file itself.
   std::string run_as;
 
   std::size_t http_threads = 16;

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -25,6 +27,7 @@
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 #include "cronwheel/executor.h"
+#include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
 #include "tests/support/fake_admin.h"
 #include "tests/support/xxl_job_requests.h"
@@ -927,6 +930,15 @@ TEST_F(ExecutorTest, InvalidOptionsAreRefusedNamingTheOption) {
   o.callback_retry_interval = std::chrono::milliseconds::zero();
   expect_invalid(o, "callback_retry_interval");
   o = options();
+  o.max_run_log_bytes = 100;
+  expect_invalid(o, "max_run_log_bytes");
+  o = options();
+  o.max_queued_runs_per_job = 0;
+  expect_invalid(o, "max_queued_runs_per_job");
+  o = options();
+  o.max_job_threads = 0;
+  expect_invalid(o, "max_job_threads");
+  o = options();
   o.run_as = "no-such-user-cronwheel";
   expect_invalid(o, "ExecutorOptions.run_as: no user 'no-such-user-cronwheel' on this machine");
 }
@@ -959,6 +971,85 @@ TEST_F(ExecutorTest, StartFailsClearlyWhenThePortIsTaken) {
   o.listen_port = executor_->port();
   Executor second(o);
   EXPECT_THROW(second.start(), std::system_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds and privacy
+
+TEST_F(ExecutorTest, ARunsTimeOutOfRangeIsRefusedNamingTheFieldAndCreatesNothing) {
+  start();
+  for (std::int64_t when : {std::int64_t{-279'000'000'000'000}, std::int64_t{0},
+                            std::int64_t{253'402'300'800'000}, kLogDateTime + 2 * 86'400'000}) {
+    Trigger t;
+    t.log_date_time = when;
+    auto answer = run(t);
+    EXPECT_EQ(answer.code, kFailCode) << when;
+    EXPECT_TRUE(answer.msg.starts_with("logDateTime is " + std::to_string(when))) << answer.msg;
+    EXPECT_TRUE(answer.msg.ends_with("; run refused")) << answer.msg;
+
+    auto log = post_xxl_job<LogResult>(*client_, "log",
+                                       "{\"logDateTim\":" + std::to_string(when) +
+                                           ",\"logId\":42,\"fromLineNum\":1}");
+    EXPECT_EQ(log.code, kFailCode) << when;
+    EXPECT_TRUE(log.msg.starts_with("logDateTim is " + std::to_string(when))) << log.msg;
+  }
+  // Nothing but what start() makes: no day directory, no result.
+  std::vector<std::string> entries;
+  for (const auto& entry : fs::directory_iterator(log_dir_)) entries.push_back(entry.path().filename().string());
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, (std::vector<std::string>{"callbacklog", "gluesource"}));
+  // The same run with its real time is run.
+  ASSERT_TRUE(run(Trigger{}).is_success());
+  EXPECT_EQ(result_of(42).handle_code, kSuccessCode);
+  EXPECT_EQ(admin_.callbacks().size(), 1u);
+}
+
+TEST_F(ExecutorTest, ARunsLogStopsAtItsCapAndItsResultSaysSo) {
+  auto o = options();
+  o.max_run_log_bytes = 64 * 1024;
+  start(o);
+  Trigger t;
+  t.handler = "big";  // 40 lines of 10 000 bytes
+  ASSERT_TRUE(run(t).is_success());
+  auto result = result_of(42);
+  EXPECT_EQ(result.handle_code, kSuccessCode) << "the run itself goes on";
+  EXPECT_EQ(result.handle_msg, "log truncated at 65536 bytes (max-run-log-bytes)");
+  const fs::path file = log_dir_ / RunLogStore::day_name(kLogDateTime) / "42.log";
+  const std::string text = read_file(file);
+  EXPECT_LE(text.size(), 65536u + 1024u) << "the cap, its note and the closing lines";
+  EXPECT_NE(text.find("----------- log truncated at 65536 bytes (max-run-log-bytes)"), std::string::npos);
+  EXPECT_NE(text.find("handleMsg = log truncated at 65536 bytes"), std::string::npos) << "closing lines go in";
+  // A run under the cap says nothing of it.
+  Trigger small;
+  small.log_id = 43;
+  ASSERT_TRUE(run(small).is_success());
+  EXPECT_EQ(result_of(43).handle_msg, "");
+}
+
+TEST_F(ExecutorTest, StartMakesTheLogDirectoryAndWhatEarlierVersionsLeftOpenPrivate) {
+  // As an earlier version left them: directories 0755, files 0644.
+  const std::string day = RunLogStore::day_name(kLogDateTime);
+  for (const auto& dir : {log_dir_, log_dir_ / day, log_dir_ / "callbacklog", log_dir_ / "gluesource"}) {
+    fs::create_directories(dir);
+    ::chmod(dir.c_str(), 0755);
+  }
+  std::ofstream(log_dir_ / day / "1.log") << "an old run\n";
+  start();
+  auto mode = [](const fs::path& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(log_dir_), 0700u);
+  EXPECT_EQ(mode(log_dir_ / day), 0700u);
+  EXPECT_EQ(mode(log_dir_ / "callbacklog"), 0700u);
+  EXPECT_EQ(mode(log_dir_ / "gluesource"), 0700u);
+  EXPECT_EQ(read_file(log_dir_ / day / "1.log"), "an old run\n");
+
+  // What it writes from now on is private too.
+  ASSERT_TRUE(run(Trigger{}).is_success());
+  EXPECT_EQ(result_of(42).handle_code, kSuccessCode);
+  EXPECT_EQ(mode(log_dir_ / day / "42.log") & 0777, 0600u);
 }
 
 }  // namespace

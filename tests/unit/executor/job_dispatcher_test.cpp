@@ -437,5 +437,82 @@ TEST_F(JobDispatcherTest, StopAbandonsAHandlerThatDoesNotReturnAndReportsEveryRu
   EXPECT_EQ(results_.all().size(), 2u);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Bounds: runs queued per job, job threads alive
+
+TEST_F(JobDispatcherTest, ARunBeyondTheJobsQueueLimitIsRefusedAndLeavesNothingBehind) {
+  options_.max_queued_runs_per_job = 3;
+  ASSERT_TRUE(dispatcher().run(trigger(7, 10, "block")).is_success());
+  ASSERT_TRUE(signals_.wait_started(10));
+  for (std::int64_t log_id = 11; log_id <= 13; ++log_id) {
+    ASSERT_TRUE(dispatcher().run(trigger(7, log_id, "block")).is_success()) << log_id;
+  }
+  auto refused = dispatcher().run(trigger(7, 14, "block"));
+  EXPECT_FALSE(refused.is_success());
+  EXPECT_EQ(refused.msg, "job 7 has 3 runs queued already (max-queued-runs-per-job); run refused");
+  EXPECT_FALSE(dispatcher().is_active(14));
+  // Another job has a queue of its own.
+  ASSERT_TRUE(dispatcher().run(trigger(8, 20, "echo")).is_success());
+  ASSERT_TRUE(results_.wait_for(20));
+
+  signals_.release();
+  for (std::int64_t log_id = 10; log_id <= 13; ++log_id) ASSERT_TRUE(results_.wait_for(log_id)) << log_id;
+  EXPECT_EQ(results_.count(14), 0) << "a refused run gets no result: its refusal is the answer";
+  EXPECT_TRUE(log_of(14).empty());
+  EXPECT_FALSE(finished(14));
+  // Nothing of it remains: the same run sent again once there is room is run.
+  ASSERT_TRUE(dispatcher().run(trigger(7, 14, "echo")).is_success());
+  auto result = results_.wait_for(14);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code, kSuccessCode);
+}
+
+TEST_F(JobDispatcherTest, TheQueueLimitDoesNotRefuseWhatReplacesTheQueue) {
+  options_.max_queued_runs_per_job = 1;
+  ASSERT_TRUE(dispatcher().run(trigger(7, 10, "block")).is_success());
+  ASSERT_TRUE(signals_.wait_started(10));
+  ASSERT_TRUE(dispatcher().run(trigger(7, 11, "block")).is_success());
+  // COVER_EARLY withdraws the queued run before queueing its own.
+  ASSERT_TRUE(dispatcher().run(trigger(7, 12, "block", "COVER_EARLY")).is_success());
+  auto covered = results_.wait_for(11);
+  ASSERT_TRUE(covered);
+  EXPECT_NE(covered->handle_msg.find("Cover Early"), std::string::npos) << covered->handle_msg;
+  signals_.release();
+  ASSERT_TRUE(results_.wait_for(12));
+}
+
+TEST_F(JobDispatcherTest, AtTheThreadLimitAnIdleJobThreadMakesRoomAndBusyOnesRefuseANewJob) {
+  options_.max_job_threads = 2;
+  ASSERT_TRUE(dispatcher().run(trigger(1, 10, "echo")).is_success());
+  ASSERT_TRUE(results_.wait_for(10));  // job 1's thread is now idle
+  ASSERT_TRUE(dispatcher().run(trigger(2, 20, "block")).is_success());
+  ASSERT_TRUE(signals_.wait_started(20));
+  EXPECT_EQ(dispatcher().thread_count(), 2u);
+
+  // Job 3 takes the idle thread's place.
+  ASSERT_TRUE(dispatcher().run(trigger(3, 30, "block")).is_success());
+  ASSERT_TRUE(signals_.wait_started(30));
+  EXPECT_EQ(dispatcher().thread_count(), 2u);
+
+  // Both threads are busy: job 4 is refused, and leaves nothing behind.
+  auto refused = dispatcher().run(trigger(4, 40, "echo"));
+  EXPECT_FALSE(refused.is_success());
+  EXPECT_EQ(refused.msg,
+            "2 jobs have runs executing or queued on this executor already (max-job-threads); run of job 4 refused");
+  EXPECT_EQ(dispatcher().thread_count(), 2u);
+  EXPECT_FALSE(dispatcher().is_active(40));
+  // The busy jobs still take runs of their own.
+  ASSERT_TRUE(dispatcher().run(trigger(2, 21, "echo")).is_success());
+
+  signals_.release();
+  for (std::int64_t log_id : {20, 21, 30}) ASSERT_TRUE(results_.wait_for(log_id)) << log_id;
+  EXPECT_EQ(results_.count(40), 0);
+  EXPECT_TRUE(log_of(40).empty());
+  // Now idle, the threads make room for job 4.
+  ASSERT_TRUE(dispatcher().run(trigger(4, 40, "echo")).is_success());
+  ASSERT_TRUE(results_.wait_for(40));
+  EXPECT_LE(dispatcher().thread_count(), 2u);
+}
+
 }  // namespace
 }  // namespace cronwheel::executor

@@ -4,9 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -428,6 +431,109 @@ TEST(RunLogStore, RetentionZeroKeepsEverythingAndAMissingDirectoryIsNoError) {
 
   RunLogStore missing(dir.path() / "never-created", 1);
   EXPECT_EQ(missing.remove_expired(kLastMsOfMarch9), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Privacy, size cap, the range of a run's time
+
+mode_t mode_of(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+TEST(RunLogStore, LogsAndTheirDayDirectoriesAreTheExecutorUsersAlone) {
+  TempDir dir;
+  const mode_t old_umask = ::umask(0);  // the modes must not depend on the umask
+  RunLogStore store(dir.path() / "logs", 30);
+  store.open(kLastMsOfMarch9, 1)->append("secret output");
+  store.mark_finished(kLastMsOfMarch9, 1);
+  ::umask(old_umask);
+  EXPECT_EQ(mode_of(dir.path() / "logs" / "2024-03-09"), 0700u);
+  EXPECT_EQ(mode_of(store.path_for(kLastMsOfMarch9, 1)), 0600u | S_ISVTX);  // the finished mark
+}
+
+TEST(RunLogStore, DayDirectoriesLeftOpenByAnEarlierVersionAreMadePrivate) {
+  TempDir dir;
+  const fs::path logs = dir.path() / "logs";
+  fs::create_directories(logs / "2024-03-09");
+  fs::create_directories(logs / "not-a-day");
+  write_raw(logs / "2024-03-09" / "1.log", "old\n");
+  ::chmod((logs / "2024-03-09").c_str(), 0755);
+  ::chmod((logs / "not-a-day").c_str(), 0755);
+  RunLogStore store(logs, 30);
+  EXPECT_EQ(store.make_day_directories_private(), 0);
+  EXPECT_EQ(mode_of(logs / "2024-03-09"), 0700u);
+  EXPECT_EQ(mode_of(logs / "not-a-day"), 0755u) << "not the store's";
+  EXPECT_EQ(read_file(logs / "2024-03-09" / "1.log"), "old\n");
+}
+
+TEST(RunLogStore, ALogStopsAtItsCapWithOneLineSayingSoAndClosingLinesStillGoIn) {
+  TempDir dir;
+  RunLogStore store(dir.path(), 30, 100);
+  auto log = store.open(kLastMsOfMarch9, 1);
+  log->append(std::string(59, 'a'));  // 60 bytes with its newline
+  log->append(std::string(39, 'b'));  // 100: exactly the cap
+  EXPECT_EQ(log->truncated_at(), std::nullopt);
+  log->append("c");                   // would pass the cap
+  log->append("d");
+  EXPECT_EQ(log->truncated_at(), std::optional<std::size_t>(100));
+  log->append_closing("the end");
+  log->append("e");
+  log.reset();
+  EXPECT_EQ(read_file(store.path_for(kLastMsOfMarch9, 1)),
+            std::string(59, 'a') + "\n" + std::string(39, 'b') + "\n" +
+                "----------- log truncated at 100 bytes (max-run-log-bytes): the rest of this run's "
+                "output is dropped\n"
+                "the end\n");
+}
+
+TEST(RunLogStore, WhatALogHoldsAlreadyCountsTowardItsCap) {
+  TempDir dir;
+  RunLogStore store(dir.path(), 30, 100);
+  store.open(kLastMsOfMarch9, 1)->append(std::string(89, 'a'));
+  auto again = store.open(kLastMsOfMarch9, 1);
+  again->append(std::string(9, 'b'));  // 90 + 10: 100
+  EXPECT_EQ(again->truncated_at(), std::nullopt);
+  again->append("c");
+  EXPECT_EQ(again->truncated_at(), std::optional<std::size_t>(100));
+  // A single line larger than the cap is not written in part.
+  auto other = store.open(kLastMsOfMarch9, 2);
+  other->append(std::string(200, 'x'));
+  EXPECT_EQ(other->truncated_at(), std::optional<std::size_t>(100));
+  other.reset();
+  EXPECT_EQ(read_file(store.path_for(kLastMsOfMarch9, 2)).find("xx"), std::string::npos);
+}
+
+TEST(RunLogStore, ARunsTimeMustLieBetween2000AndADayPastTheClock) {
+  constexpr std::int64_t kNow = 1'710'028'799'999;  // 2024-03-09
+  constexpr std::int64_t kDay = 86'400'000;
+  struct Case {
+    std::int64_t log_date_time;
+    bool accepted;
+  };
+  const Case cases[] = {
+      {kNow, true},
+      {RunLogStore::kMinLogDateTimeMs, true},      // 2000-01-01T00:00:00Z
+      {RunLogStore::kMinLogDateTimeMs - 1, false},  // 1999
+      {kNow + kDay, true},
+      {kNow + kDay + 1, false},
+      {0, false},
+      {-1, false},
+      {-279'000'000'000'000, false},  // year -6872: a directory -6872-...
+      {253'402'300'800'000, false},   // year 10000
+      {INT64_MAX, false},
+      {INT64_MIN, false},
+  };
+  for (const auto& c : cases) {
+    auto problem = RunLogStore::log_date_time_problem(c.log_date_time, kNow);
+    EXPECT_EQ(!problem.has_value(), c.accepted) << c.log_date_time << ": " << problem.value_or("");
+  }
+  EXPECT_EQ(RunLogStore::log_date_time_problem(253'402'300'800'000, kNow).value_or(""),
+            "is 253402300800000 (year 10000): a run's time (epoch milliseconds) must lie between "
+            "2000-01-01 and one day past this executor's clock (1710028799999)");
+  EXPECT_EQ(RunLogStore::log_date_time_problem(INT64_MAX, INT64_MAX - 5), std::nullopt)
+      << "no overflow near the end of time";
 }
 
 }  // namespace
