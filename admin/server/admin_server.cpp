@@ -313,13 +313,8 @@ void AdminServer::add_routes() {
 void AdminServer::add_console_route() {
   std::filesystem::path directory = config_.web_dir;
   if (directory.empty()) directory = ConsoleFiles::default_directory().value_or("web");
+  // Loads the files now and logs what it serves, or why nothing (console_files.h).
   console_ = std::make_unique<ConsoleFiles>(std::move(directory));
-  if (console_->installed()) {
-    spdlog::info("serving the web console from {}", console_->directory().string());
-  } else {
-    spdlog::warn("no web console in {} (no index.html): build it with scripts/build-console.sh, or set --web-dir",
-                 console_->directory().string());
-  }
   // Requests carry no body worth taking: a GET's is refused unread.
   http_.fallback_get(
       [this](const httplib::Request& req, httplib::Response& res) {

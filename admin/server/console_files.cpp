@@ -1,22 +1,93 @@
 #include "admin/server/console_files.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
-#include <fstream>
-#include <iterator>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 namespace cronwheel::admin {
+namespace console_files {
+
+// A regular file as the directory listed it.
+struct ListedFile {
+  std::string path;  // relative to the directory, '/'-separated
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+
+  bool operator==(const ListedFile&) const = default;
+};
+
+struct Listing {
+  bool found = false;  // the directory exists and opens
+  std::uint64_t device = 0;  // the directory's own, so that a link moved to another build is seen
+  std::uint64_t inode = 0;
+  std::vector<ListedFile> files;  // the loadable ones (see the header), sorted by path
+  std::uint64_t total_bytes = 0;
+  std::string refusal;  // why nothing of the directory may be served; empty when it may be
+  // Left out, for the log line: dotfiles, symbolic links, special files (not compared).
+  std::size_t skipped = 0;
+  std::string skipped_example;
+
+  bool same_as(const Listing& other) const {
+    return found == other.found && device == other.device && inode == other.inode && files == other.files &&
+           refusal == other.refusal;
+  }
+};
+
+// One representation of a file: its bytes and their tag.
+struct Representation {
+  std::string bytes;
+  std::string etag;
+};
+
+struct File {
+  std::string_view content_type;
+  bool immutable = false;  // under assets/: its name carries its content's hash
+  bool is_index = false;
+  Representation plain;
+  std::optional<Representation> gzip;
+};
+
+struct Loaded {
+  Listing listing;  // what the directory held when these files were read
+  std::map<std::string, File, std::less<>> files;  // by path relative to the directory
+  const File* index = nullptr;  // files["index.html"], when there is one
+  std::size_t gzip_copies = 0;
+};
+
+}  // namespace console_files
+
 namespace {
 
 namespace fs = std::filesystem;
+using console_files::File;
+using console_files::ListedFile;
+using console_files::Listing;
+using console_files::Loaded;
+using console_files::Representation;
 
 constexpr std::string_view kIndex = "index.html";
+constexpr std::string_view kGzipSuffix = ".gz";
+constexpr std::string_view kAssets = "assets";
+constexpr int kMaxDepth = 32;
 constexpr std::string_view kImmutable = "public, max-age=31536000, immutable";
 constexpr std::string_view kRevalidate = "no-cache";
 // The console's own code only: no inline scripts, nothing from elsewhere. Inline styles are
@@ -30,7 +101,7 @@ struct ContentType {
   std::string_view extension;
   std::string_view type;
 };
-constexpr std::array<ContentType, 20> kContentTypes{{
+constexpr std::array<ContentType, 21> kContentTypes{{
     {".html", "text/html; charset=utf-8"},
     {".js", "text/javascript; charset=utf-8"},
     {".mjs", "text/javascript; charset=utf-8"},
@@ -51,6 +122,7 @@ constexpr std::array<ContentType, 20> kContentTypes{{
     {".txt", "text/plain; charset=utf-8"},
     {".wasm", "application/wasm"},
     {".xml", "application/xml"},
+    {".gz", "application/gzip"},
 }};
 
 std::string_view content_type_for(std::string_view name) {
@@ -69,8 +141,13 @@ std::string_view content_type_for(std::string_view name) {
   return "application/octet-stream";
 }
 
-// The path's segments when every one is a plain file name: no empty, "." or ".." segments, no
-// backslash or NUL (req.path is percent-decoded, so "%2e%2e" arrives as ".."). nullopt otherwise.
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// The path's segments when every one may name a console file: no empty, "." or ".." segment,
+// none starting with '.', no backslash or NUL (req.path is percent-decoded, so "%2e%2e" arrives
+// as ".."). A trailing '/' is allowed ("/jobs/"). nullopt otherwise.
 std::optional<std::vector<std::string_view>> safe_segments(std::string_view path) {
   std::vector<std::string_view> segments;
   if (path.empty() || path.front() != '/') return std::nullopt;
@@ -80,42 +157,15 @@ std::optional<std::vector<std::string_view>> safe_segments(std::string_view path
     if (end == std::string_view::npos) end = path.size();
     const std::string_view segment = path.substr(start, end - start);
     if (segment.empty()) {
-      if (end == path.size()) break;  // a trailing '/' ("/jobs/")
+      if (end == path.size()) break;
       return std::nullopt;
     }
-    if (segment == "." || segment == "..") return std::nullopt;
-    for (char c : segment) {
-      if (c == '\\' || c == '\0') return std::nullopt;
-    }
+    if (segment.front() == '.') return std::nullopt;
+    if (segment.find_first_of(std::string_view("\\\0", 2)) != std::string_view::npos) return std::nullopt;
     segments.push_back(segment);
     start = end + 1;
   }
   return segments;
-}
-
-struct FileInfo {
-  std::uintmax_t size = 0;
-  std::int64_t mtime_ns = 0;
-};
-
-// Information about a regular file (symbolic links followed), or nullopt.
-std::optional<FileInfo> regular_file(const fs::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return FileInfo{static_cast<std::uintmax_t>(st.st_size),
-                  static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
-}
-
-std::optional<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string content;
-  content.resize(max_bytes + 1);
-  in.read(content.data(), static_cast<std::streamsize>(content.size()));
-  const auto got = static_cast<std::size_t>(in.gcount());
-  if (got > max_bytes || in.bad()) return std::nullopt;
-  content.resize(got);
-  return content;
 }
 
 // True when an Accept-Encoding header value accepts gzip (a "gzip" token without q=0).
@@ -142,11 +192,8 @@ bool accepts_gzip(std::string_view header) {
   return false;
 }
 
-std::string etag_for(const FileInfo& info, bool gzip) {
-  return "\"" + std::to_string(info.size) + "-" + std::to_string(info.mtime_ns) + (gzip ? "-gz" : "") + "\"";
-}
-
-// True when the If-None-Match header value lists `etag` (or is "*").
+// True when the If-None-Match header value lists `etag` (or is "*"); weak comparison, as
+// If-None-Match asks.
 bool etag_listed(std::string_view header, std::string_view etag) {
   std::size_t start = 0;
   while (start < header.size()) {
@@ -162,6 +209,266 @@ bool etag_listed(std::string_view header, std::string_view etag) {
   return false;
 }
 
+// A strong tag for `bytes`: equal bytes, equal tags, on every node running this build.
+std::string etag_for(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::uint64_t hash = std::hash<std::string_view>{}(bytes);
+  std::string tag = "\"";
+  for (int shift = 60; shift >= 0; shift -= 4) tag += kHex[(hash >> shift) & 0xf];
+  tag += "-" + std::to_string(bytes.size()) + "\"";
+  return tag;
+}
+
+// True when `gz` can be `plain`'s gzip copy: gzip's magic and deflate, smaller, and its trailer
+// (ISIZE, the uncompressed size modulo 2^32) gives plain's size. Not a full check (that would
+// mean inflating it), but a copy left over from another build of the file is caught by its size
+// almost always; hashed file names catch the rest.
+bool gzip_copy_of(std::string_view gz, std::string_view plain) {
+  constexpr std::size_t kHeaderAndTrailer = 18;
+  if (gz.size() < kHeaderAndTrailer || gz.size() >= plain.size()) return false;
+  if (static_cast<unsigned char>(gz[0]) != 0x1f || static_cast<unsigned char>(gz[1]) != 0x8b || gz[2] != 8) {
+    return false;
+  }
+  std::uint32_t size = 0;
+  for (int i = 0; i < 4; ++i) {
+    size |= static_cast<std::uint32_t>(static_cast<unsigned char>(gz[gz.size() - 4 + i])) << (8 * i);
+  }
+  return size == static_cast<std::uint32_t>(plain.size());
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) noexcept : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const noexcept { return fd_; }
+  int release() noexcept { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+std::string errno_text(int error) { return std::error_code(error, std::generic_category()).message(); }
+
+std::int64_t mtime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+// Walks the directory with file descriptors only (openat, O_NOFOLLOW), so that nothing a
+// symbolic link points to is ever looked at or read, and lists its loadable files; with
+// `contents`, reads them too. Stops at the first reason to refuse the directory.
+class Walk {
+ public:
+  Walk(const ConsoleFiles::Limits& limits, std::map<std::string, std::string, std::less<>>* contents)
+      : limits_(limits), contents_(contents) {}
+
+  Listing run(const fs::path& directory) {
+    Fd root(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (root.get() < 0) {
+      if (errno != ENOENT) listing_.refusal = "cannot open it: " + errno_text(errno);
+      return std::move(listing_);
+    }
+    struct stat st {};
+    if (::fstat(root.get(), &st) != 0) {
+      listing_.refusal = "cannot look at it: " + errno_text(errno);
+      return std::move(listing_);
+    }
+    listing_.found = true;
+    listing_.device = st.st_dev;
+    listing_.inode = st.st_ino;
+    walk(root.release(), "", 0);
+    std::sort(listing_.files.begin(), listing_.files.end(),
+              [](const ListedFile& a, const ListedFile& b) { return a.path < b.path; });
+    if (listing_.refusal.empty() && listing_.total_bytes > limits_.max_total_bytes) {
+      listing_.refusal = "its files hold " + std::to_string(listing_.total_bytes) + " bytes, more than the limit of " +
+                         std::to_string(limits_.max_total_bytes);
+    }
+    return std::move(listing_);
+  }
+
+ private:
+  void skip(const std::string& path) {
+    if (listing_.skipped++ == 0) listing_.skipped_example = path;
+  }
+
+  // Takes `fd` (a directory); false once the directory is refused.
+  bool walk(int fd, const std::string& prefix, int depth) {
+    DIR* dir = ::fdopendir(fd);
+    if (dir == nullptr) {
+      const int error = errno;
+      ::close(fd);
+      listing_.refusal = "cannot list " + (prefix.empty() ? std::string(".") : prefix) + ": " + errno_text(error);
+      return false;
+    }
+    const bool ok = walk_entries(dir, prefix, depth);
+    ::closedir(dir);
+    return ok;
+  }
+
+  bool walk_entries(DIR* dir, const std::string& prefix, int depth) {
+    const int fd = ::dirfd(dir);
+    for (;;) {
+      errno = 0;
+      const dirent* entry = ::readdir(dir);
+      if (entry == nullptr) {
+        if (errno == 0) return true;
+        listing_.refusal = "cannot list " + (prefix.empty() ? std::string(".") : prefix) + ": " + errno_text(errno);
+        return false;
+      }
+      const std::string_view name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      if (++entries_ > limits_.max_entries) {
+        listing_.refusal = "it holds more than " + std::to_string(limits_.max_entries) + " entries";
+        return false;
+      }
+      const std::string path = prefix + std::string(name);
+      if (name.front() == '.') {
+        skip(path);
+        continue;
+      }
+      struct stat st {};
+      if (::fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) continue;  // removed since listed
+        listing_.refusal = "cannot look at " + path + ": " + errno_text(errno);
+        return false;
+      }
+      if (S_ISDIR(st.st_mode)) {
+        if (depth + 1 > kMaxDepth) {
+          listing_.refusal = "its directories nest deeper than " + std::to_string(kMaxDepth);
+          return false;
+        }
+        const int child = ::openat(fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (child < 0) {
+          if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR) continue;  // replaced since listed
+          listing_.refusal = "cannot open " + path + ": " + errno_text(errno);
+          return false;
+        }
+        if (!walk(child, path + "/", depth + 1)) return false;
+      } else if (S_ISREG(st.st_mode)) {
+        if (!take_file(fd, entry->d_name, path, st)) return false;
+      } else {
+        skip(path);  // a symbolic link, FIFO, socket or device
+      }
+    }
+  }
+
+  // Lists a regular file; with contents_, reads it (its size as read is what is listed).
+  bool take_file(int dir_fd, const char* name, const std::string& path, struct stat st) {
+    if (contents_ != nullptr) {
+      // O_NONBLOCK: should the file have become a FIFO since fstatat, opening it does not wait.
+      Fd file(::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+      if (file.get() < 0) {
+        if (errno == ENOENT || errno == ELOOP) return true;  // removed or replaced since listed
+        listing_.refusal = "cannot open " + path + ": " + errno_text(errno);
+        return false;
+      }
+      if (::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) return true;
+      std::string bytes;
+      if (!read_all(file.get(), path, static_cast<std::uint64_t>(st.st_size), bytes)) return false;
+      st.st_size = static_cast<off_t>(bytes.size());
+      contents_->emplace(path, std::move(bytes));
+    }
+    listing_.files.push_back({path, static_cast<std::uint64_t>(st.st_size), mtime_ns(st),
+                              static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)});
+    listing_.total_bytes += static_cast<std::uint64_t>(st.st_size);
+    return true;
+  }
+
+  // Reads the whole file, which fstat said holds `size` bytes: never past the directory's limit.
+  bool read_all(int fd, const std::string& path, std::uint64_t size, std::string& bytes) {
+    const std::uint64_t room =
+        limits_.max_total_bytes > listing_.total_bytes ? limits_.max_total_bytes - listing_.total_bytes : 0;
+    if (size > room) {
+      listing_.refusal = "its files hold more than the limit of " + std::to_string(limits_.max_total_bytes) + " bytes";
+      return false;
+    }
+    // One byte more than announced, to see a file still growing; never more than the room left.
+    bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(size + 1, room)));
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        listing_.refusal = "cannot read " + path + ": " + errno_text(errno);
+        return false;
+      }
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    if (got > size && got == room) {
+      listing_.refusal = "its files hold more than the limit of " + std::to_string(limits_.max_total_bytes) + " bytes";
+      return false;
+    }
+    bytes.resize(got);
+    return true;
+  }
+
+  const ConsoleFiles::Limits& limits_;
+  std::map<std::string, std::string, std::less<>>* contents_;
+  Listing listing_;
+  std::size_t entries_ = 0;
+};
+
+// The files `contents` holds, with each FILE.gz attached to its FILE.
+std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::string, std::less<>> contents,
+                                 const fs::path& directory) {
+  auto loaded = std::make_shared<Loaded>();
+  for (auto& [path, bytes] : contents) {
+    if (ends_with(path, kGzipSuffix) && contents.count(std::string_view(path).substr(0, path.size() - kGzipSuffix.size()))) {
+      continue;  // a copy, taken with its file below
+    }
+    File file;
+    file.content_type = content_type_for(path);
+    file.immutable = path.rfind(kAssets, 0) == 0 && path.size() > kAssets.size() && path[kAssets.size()] == '/';
+    file.is_index = path == kIndex;
+    file.plain.etag = etag_for(bytes);
+    file.plain.bytes = std::move(bytes);
+    loaded->files.emplace(path, std::move(file));
+  }
+  for (auto& [path, file] : loaded->files) {
+    auto copy = contents.find(path + std::string(kGzipSuffix));
+    if (copy == contents.end()) continue;
+    if (!gzip_copy_of(copy->second, file.plain.bytes)) {
+      spdlog::warn("web console: not sending {}{} (not a gzip copy of {}: another build's, or not smaller)",
+                   (directory / path).string(), kGzipSuffix, path);
+      continue;
+    }
+    file.gzip = Representation{std::move(copy->second), {}};
+    file.gzip->etag = etag_for(file.gzip->bytes);
+    ++loaded->gzip_copies;
+  }
+  if (auto index = loaded->files.find(kIndex); index != loaded->files.end()) loaded->index = &index->second;
+  loaded->listing = std::move(listing);
+  return loaded;
+}
+
+std::uint64_t bytes_held(const Loaded& loaded) {
+  std::uint64_t total = 0;
+  for (const auto& [path, file] : loaded.files) {
+    total += file.plain.bytes.size() + (file.gzip ? file.gzip->bytes.size() : 0);
+  }
+  return total;
+}
+
+// After the handler, cpp-httplib compresses a body of a text type for a client accepting gzip
+// or br (a gzip copy too: encoded twice) and cuts the ranges asked out of the body. Neither is
+// wanted here, and the response cannot refuse them: the request can. The request is
+// cpp-httplib's own non-const object, handed to handlers as const (common/http sets its body
+// the same way).
+void keep_httplib_from_encoding_again(const httplib::Request& req) {
+  auto& own = const_cast<httplib::Request&>(req);
+  own.headers.erase("Accept-Encoding");
+  own.ranges.clear();
+}
+
+bool names_a_regular_file(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 fs::path own_binary_directory() {
   std::error_code error;
   const fs::path binary = fs::read_symlink("/proc/self/exe", error);
@@ -171,20 +478,25 @@ fs::path own_binary_directory() {
 
 }  // namespace
 
-ConsoleFiles::ConsoleFiles(std::filesystem::path directory, std::size_t max_file_bytes)
-    : directory_(std::move(directory)), max_file_bytes_(max_file_bytes) {}
+ConsoleFiles::ConsoleFiles(std::filesystem::path directory, Limits limits, const common::Clock& clock)
+    : directory_(std::move(directory)), limits_(limits), clock_(clock), files_(std::make_shared<Loaded>()) {
+  recheck();
+  next_check_ = clock_.steady_now() + limits_.recheck_interval;
+}
+
+ConsoleFiles::~ConsoleFiles() = default;
 
 std::optional<std::filesystem::path> ConsoleFiles::default_directory() {
   const fs::path binary_directory = own_binary_directory();
   if (binary_directory.empty()) return std::nullopt;
   for (const fs::path& candidate :
        {binary_directory.parent_path() / "web", binary_directory.parent_path() / "share" / "cronwheel" / "web"}) {
-    if (regular_file(candidate / kIndex)) return candidate.lexically_normal();
+    if (names_a_regular_file(candidate / kIndex)) return candidate.lexically_normal();
   }
   return std::nullopt;
 }
 
-bool ConsoleFiles::installed() const { return regular_file(directory_ / kIndex).has_value(); }
+bool ConsoleFiles::installed() const { return current()->index != nullptr; }
 
 bool ConsoleFiles::owns(std::string_view path) noexcept {
   auto under = [path](std::string_view prefix) {
@@ -194,56 +506,112 @@ bool ConsoleFiles::owns(std::string_view path) noexcept {
   return !(under("/api") || under("/healthz") || under("/metrics"));
 }
 
+std::shared_ptr<const Loaded> ConsoleFiles::current() const {
+  const auto now = clock_.steady_now();
+  {
+    std::lock_guard lock(mutex_);
+    if (now < next_check_) return files_;
+    next_check_ = now + limits_.recheck_interval;
+  }
+  recheck();
+  std::lock_guard lock(mutex_);
+  return files_;
+}
+
+void ConsoleFiles::recheck() const {
+  std::unique_lock running(recheck_mutex_, std::try_to_lock);
+  if (!running.owns_lock()) return;
+
+  const std::string where = directory_.string();
+  Listing listing = Walk(limits_, nullptr).run(directory_);
+  if (seen_ && listing.same_as(*seen_)) return;
+
+  bool serving;
+  {
+    std::lock_guard lock(mutex_);
+    serving = files_->index != nullptr;
+  }
+  const char* kept = serving ? "; still serving the files loaded before" : "";
+  if (!listing.refusal.empty()) {
+    spdlog::error("not serving the web console from {}: {}{}", where, listing.refusal, kept);
+    seen_ = std::make_unique<Listing>(std::move(listing));
+    return;
+  }
+  const bool has_index = std::any_of(listing.files.begin(), listing.files.end(),
+                                     [](const ListedFile& file) { return file.path == kIndex; });
+  if (!has_index) {
+    spdlog::warn("no web console in {} (no index.html): build it with scripts/build-console.sh, or set --web-dir{}",
+                 where, kept);
+    seen_ = std::make_unique<Listing>(std::move(listing));
+    return;
+  }
+
+  std::map<std::string, std::string, std::less<>> contents;
+  Listing read = Walk(limits_, &contents).run(directory_);
+  if (!read.refusal.empty()) {
+    spdlog::error("not serving the web console from {}: {}{}", where, read.refusal, kept);
+    seen_ = std::make_unique<Listing>(std::move(read));
+    return;
+  }
+  if (!read.same_as(listing)) {
+    // Being written (a build in progress): left for the next check, which lists it again.
+    spdlog::debug("the web console in {} changed while being loaded; loading it again later", where);
+    return;
+  }
+  seen_ = std::make_unique<Listing>(read);
+  std::shared_ptr<const Loaded> loaded = assemble(std::move(read), std::move(contents), directory_);
+  spdlog::info("serving the web console from {}: {} files, {} of them with a gzip copy, {} bytes in memory{}", where,
+               loaded->files.size(), loaded->gzip_copies, bytes_held(*loaded),
+               loaded->listing.skipped == 0
+                   ? std::string()
+                   : fmt::format(" ({} entries left out: dotfiles, symbolic links, special files; e.g. {})",
+                                 loaded->listing.skipped, loaded->listing.skipped_example));
+  std::lock_guard lock(mutex_);
+  files_ = std::move(loaded);
+}
+
 void ConsoleFiles::serve(const httplib::Request& req, httplib::Response& res) const {
+  const bool gzip_accepted = accepts_gzip(req.get_header_value("Accept-Encoding"));
+  keep_httplib_from_encoding_again(req);
   res.status = 404;
   const auto segments = safe_segments(req.path);
   if (!segments) return;
+  const std::shared_ptr<const Loaded> loaded = current();
+  if (loaded->index == nullptr) return;  // not a console
 
-  fs::path file = directory_;
-  for (std::string_view segment : *segments) file /= fs::path(std::string(segment));
-  std::optional<FileInfo> info = segments->empty() ? std::nullopt : regular_file(file);
-  bool immutable = info && segments->size() > 1 && segments->front() == "assets";
-  if (!info) {
+  std::string path;
+  for (std::string_view segment : *segments) {
+    if (!path.empty()) path += '/';
+    path += segment;
+  }
+  const File* file = nullptr;
+  if (auto found = loaded->files.find(path); found != loaded->files.end()) {
+    file = &found->second;
+  } else {
     // A client route (no extension in its last segment) is the console's page; a missing file
     // is not found, rather than index.html under a script's or an image's name.
     if (!segments->empty() && segments->back().find('.') != std::string_view::npos) return;
-    file = directory_ / kIndex;
-    info = regular_file(file);
-    immutable = false;
-    if (!info) return;
+    file = loaded->index;
   }
-  const std::string name = file.filename().string();
 
-  bool gzip = false;
-  if (accepts_gzip(req.get_header_value("Accept-Encoding"))) {
-    fs::path compressed = file;
-    compressed += ".gz";
-    if (auto compressed_info = regular_file(compressed)) {
-      file = std::move(compressed);
-      info = compressed_info;
-      gzip = true;
-    }
-  }
-  if (info->size > max_file_bytes_) return;
-
-  const std::string etag = etag_for(*info, gzip);
-  res.set_header("Cache-Control", std::string(immutable ? kImmutable : kRevalidate));
-  res.set_header("ETag", etag);
+  const bool gzip = gzip_accepted && file->gzip;
+  const Representation& sent = gzip ? *file->gzip : file->plain;
+  res.set_header("Cache-Control", std::string(file->immutable ? kImmutable : kRevalidate));
+  res.set_header("ETag", sent.etag);
   res.set_header("Vary", "Accept-Encoding");
-  res.set_header("X-Content-Type-Options", "nosniff");
-  if (name == kIndex) {
+  // Once: the server may set it on every answer already.
+  if (!res.has_header("X-Content-Type-Options")) res.set_header("X-Content-Type-Options", "nosniff");
+  if (file->is_index) {
     res.set_header("Content-Security-Policy", std::string(kContentSecurityPolicy));
     res.set_header("Referrer-Policy", "same-origin");
   }
-  if (etag_listed(req.get_header_value("If-None-Match"), etag)) {
+  if (etag_listed(req.get_header_value("If-None-Match"), sent.etag)) {
     res.status = 304;
     return;
   }
-  std::optional<std::string> content = read_file(file, max_file_bytes_);
-  if (!content) return;
   if (gzip) res.set_header("Content-Encoding", "gzip");
   res.status = 200;
-  res.set_content(std::move(*content), std::string(content_type_for(name)));
+  res.set_content(sent.bytes, std::string(file->content_type));
 }
 
 }  // namespace cronwheel::admin

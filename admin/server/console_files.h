@@ -1,39 +1,102 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
-#include <string>
 #include <string_view>
 
 #include <httplib.h>
 
+#include "common/util/clock.h"
+
 namespace cronwheel::admin {
 
-// The web console's built files (web/, `npm run build`), served by the admin from a directory.
-// No Node.js at run time: the console is index.html, hashed assets under assets/, and whatever
-// else the build put beside them.
+namespace console_files {  // ConsoleFiles' inner parts, defined in console_files.cpp
+struct Listing;  // what the directory held at one look
+struct Loaded;   // one load of the directory: the files and their answers
+}  // namespace console_files
+
+// What ConsoleFiles takes in, and how often it looks at its directory again.
+struct ConsoleFilesLimits {
+  // A built console is a few MiB.
+  std::size_t max_total_bytes = 64 * 1024 * 1024;
+  std::size_t max_entries = 10'000;
+  std::chrono::milliseconds recheck_interval{1'000};
+};
+
+// The web console's built files (web/, `npm run build`: index.html, hashed assets under
+// assets/, a few files beside them), held in memory and served by the admin: no Node.js at run
+// time, and no disk read while answering a request.
 //
-// What a GET (or HEAD) of a path answers:
-//  - a file of the directory: the file, with its content type; files under assets/ carry a
-//    content hash in their names and are cached for a year ("immutable"), every other file is
-//    revalidated on each use ("no-cache", with an ETag); when the client accepts gzip and the
-//    build left FILE.gz beside FILE, that is sent instead (Content-Encoding: gzip);
-//  - any other path without a file extension: index.html, for the console's client-side routes
-//    (/jobs/42 is a page of the console, not a file);
-//  - paths under /api/, /healthz and /metrics are never the console's: the caller answers
-//    them (a JSON 404 for a path no route serves), so the console shadows nothing;
-//  - a missing file with an extension (/assets/gone.js), a path with "." or ".." segments, and
-//    files that are not regular files or are larger than max_file_bytes: 404.
-// Files are read from disk on each request, so a rebuilt console is served without a restart.
+// What is loaded from `directory` (which may itself be a symbolic link, e.g. to a release):
+//  - regular files only, found without following symbolic links: a link, a FIFO or a device
+//    inside the directory is not served, nor anything under a linked directory;
+//  - nothing whose name starts with '.', file or directory (.env, .git/, .DS_Store);
+//  - FILE.gz beside FILE is FILE's gzip copy (the console's build writes one for each text file
+//    over 1 KiB), sent to clients that accept gzip, and never a file of its own. It is taken
+//    when it starts like gzip, is smaller than FILE, and its trailer gives FILE's size; it is
+//    ignored otherwise (with a warning). Nothing is compressed at run time: a file without a
+//    copy is sent as it is;
+//  - bounded: at most Limits::max_total_bytes of files in all, Limits::max_entries directory
+//    entries looked at, directories nested at most 32 deep; a directory over any of these is
+//    refused whole, with an error log line saying which. (While a reload reads the directory,
+//    the files it replaces are held too: twice the limit at most.)
+// A directory without index.html is not a console: nothing of it is served.
 //
-// Thread-safe: serve() only reads the directory.
+// What a GET or HEAD of a path answers (req.path is percent-decoded: "/%2eenv" is "/.env"):
+//  - a loaded file: 200 with it; files under assets/ carry a content hash in their names and
+//    are cached for a year ("public, max-age=31536000, immutable"), every other file is
+//    revalidated on each use ("no-cache");
+//  - any other path whose last segment has no '.': index.html, for the console's client-side
+//    routes (/jobs/42 is a page of the console, not a file);
+//  - 404 with an empty body (the caller writes its error) for a missing file with an extension
+//    (/assets/gone.js), and for every path with an empty, ".", ".." or dot-prefixed segment,
+//    a backslash or a NUL, whatever the directory holds (never index.html under such a name);
+//  - paths under /api, /healthz and /metrics are never the console's (owns()): the caller
+//    answers them, so the console shadows neither the REST API, nor the executors' endpoints
+//    (/api/registry, /api/callback), nor the health check and the metrics.
+// Every file answer carries Content-Type, a strong ETag (a hash of the bytes of the
+// representation sent: the gzip copy has its own), Vary: Accept-Encoding and
+// X-Content-Type-Options: nosniff; index.html also a Content-Security-Policy. A request whose
+// If-None-Match lists that ETag (or "*") is answered 304, with those headers and no body. Range
+// is ignored, as HTTP allows: the whole file is sent.
+//
+// serve() takes Accept-Encoding and the parsed ranges out of `req` once read (so `req` must not
+// be a const object; cpp-httplib hands handlers its own non-const request). After the handler,
+// cpp-httplib would otherwise compress a text body again for a client accepting gzip or br
+// (over the gzip copy: encoded twice; and brotli at its top level costs ~0.7 s for a 500 KB
+// chunk) and cut every range asked out of the body, in memory.
+//
+// A rebuilt console is picked up without a restart: at most once per Limits::recheck_interval
+// (a second), one request lists the directory again (names, sizes, modification times, inodes:
+// nothing is read) and, when the listing differs from the one last loaded, loads the directory
+// again. The new files replace the old ones only when the listing did not change while they
+// were read and they include index.html (a directory being emptied or written keeps the old
+// files served); a build caught half-written anyway differs from its end, so its end is taken
+// at the first check after it. A refused directory keeps the old files too. Why not watch
+// index.html alone: the build writes its files in no set
+// order, so a load started by a new index.html may miss assets written after it, and would
+// never look again. Why not load once at start: the admin may start before the console is
+// built (its log line says to build it then), and whoever rebuilds the console expects the
+// next page load to show it.
+//
+// Thread-safe. A request answered during a reload is answered wholly from the files it started
+// with.
 class ConsoleFiles {
  public:
-  static constexpr std::size_t kMaxFileBytes = 32 * 1024 * 1024;
+  using Limits = ConsoleFilesLimits;
 
-  // `directory` holds index.html. Nothing is checked here: see installed().
-  explicit ConsoleFiles(std::filesystem::path directory, std::size_t max_file_bytes = kMaxFileBytes);
+  // Loads `directory` now, logging what it serves or why it serves nothing. Time for the
+  // rechecks comes from `clock`, which must outlive this object.
+  explicit ConsoleFiles(std::filesystem::path directory, Limits limits = {},
+                        const common::Clock& clock = common::SystemClock::instance());
+  ~ConsoleFiles();
+
+  ConsoleFiles(const ConsoleFiles&) = delete;
+  ConsoleFiles& operator=(const ConsoleFiles&) = delete;
 
   // The directory for --web-dir's default: the first of <dir of the admin binary>/../web (a
   // build directory: build/bin/cronwheel-admin and build/web) and
@@ -42,7 +105,7 @@ class ConsoleFiles {
   static std::optional<std::filesystem::path> default_directory();
 
   const std::filesystem::path& directory() const noexcept { return directory_; }
-  // True when the directory has an index.html.
+  // True when the files being served include index.html (after a recheck, when one is due).
   bool installed() const;
 
   // False for paths the console must not answer (/api/..., /healthz, /metrics): the caller
@@ -51,11 +114,27 @@ class ConsoleFiles {
 
   // Answers `req` (GET or HEAD, req.path decoded, owns(req.path) true) into `res`. Sets a 404
   // status with an empty body when there is nothing to send; the caller writes its error.
+  // Removes Accept-Encoding and the ranges from `req` (see above).
   void serve(const httplib::Request& req, httplib::Response& res) const;
 
  private:
-  std::filesystem::path directory_;
-  std::size_t max_file_bytes_;
+  // The files being served, after a recheck of the directory when one is due.
+  std::shared_ptr<const console_files::Loaded> current() const;
+  // Lists the directory and loads it again when it changed (see the class comment). One at a
+  // time; a call while another runs returns at once.
+  void recheck() const;
+
+  const std::filesystem::path directory_;
+  const Limits limits_;
+  const common::Clock& clock_;
+
+  mutable std::mutex mutex_;  // guards files_ and next_check_
+  mutable std::shared_ptr<const console_files::Loaded> files_;  // never null
+  mutable common::Clock::SteadyTime next_check_{};
+
+  mutable std::mutex recheck_mutex_;  // held by the one recheck running; guards seen_
+  // The listing last loaded or refused: a directory still listing the same is not read again.
+  mutable std::unique_ptr<console_files::Listing> seen_;
 };
 
 }  // namespace cronwheel::admin
