@@ -6,12 +6,16 @@
 // rest is here. A load answered after a newer one was started is dropped, so a slow answer never
 // overwrites a newer list.
 //
+// A route may start loading its list's first page before the page's code is in
+// (list-prefetch.ts); the first load then takes that answer.
+//
 // Keyset lists (GET jobs, GET logs: openapi.yaml KeyedPage) also move to the next or previous
 // page by the cursors of the page shown (`after` / `before` in the query) instead of an offset,
 // which the admin reads without counting the rows before it. Any other jump is by offset.
 import { computed, ref, shallowRef, watch, type ComputedRef, type Ref } from 'vue'
 import { useRouter, type LocationQuery, type Router } from 'vue-router'
 import { compactQuery, queryInt, queryString } from '@/utils/query'
+import { takePrefetchedList } from './list-prefetch'
 
 export const DEFAULT_PAGE_SIZE = 20
 
@@ -37,7 +41,9 @@ export interface PageAnswer<T> {
 /** The filters as query values; empty values are left out of the URL. */
 export type QueryValues = Record<string, string | number | undefined | null>
 
-export interface PagedListOptions<F extends object, T> {
+/** How a list reads its place from the URL and loads a page: what a route's `meta.list` names
+ * for list-prefetch.ts, and the core of PagedListOptions. */
+export interface ListQuery<F extends object, T> {
   /** The filters a URL query names; absent or malformed values read as "no filter". A list
    * without filters leaves this and toQuery out. */
   fromQuery?: (query: LocationQuery) => F
@@ -47,15 +53,24 @@ export interface PagedListOptions<F extends object, T> {
   fetch: (filters: F, page: PageRequest) => Promise<PageAnswer<T>>
   /** Pages by the answer's cursors when moving one page forward or back. */
   keyset?: boolean
+}
+
+/** The page a URL query names, loaded as `list` loads pages. */
+export function loadFromQuery<F extends object, T>(list: ListQuery<F, T>, query: LocationQuery): Promise<PageAnswer<T>> {
+  const pos = readPosition(query, list.fromQuery ?? (() => ({}) as F), list.keyset ?? false)
+  return list.fetch(pos.filters, pageRequest(pos))
+}
+
+export interface PagedListOptions<F extends object, T> extends ListQuery<F, T> {
   /** Called with every page shown. */
   onLoaded?: (items: T[]) => void
   /** The router whose current query holds the list's state (default: the app's). */
   router?: Router
 }
 
-/** What a list's table and pager show of it, whatever its filters and rows (PagedTable). */
-export interface PagedListView {
-  items: Readonly<Ref<object[]>>
+/** What a list's table and pager show of it, whatever its filters (PagedTable, ListTable). */
+export interface PagedListView<T = object> {
+  items: Readonly<Ref<T[]>>
   loading: Readonly<Ref<boolean>>
   error: Readonly<Ref<unknown>>
   filtered: ComputedRef<boolean>
@@ -134,22 +149,36 @@ export function usePagedList<F extends object, T>(options: PagedListOptions<F, T
   const loading = ref(false)
   const error = shallowRef<unknown>(null)
 
+  function show(res: PageAnswer<T>) {
+    items.value = res.items ?? []
+    total.value = res.total
+    totalExact.value = res.totalExact ?? true
+    nextCursor.value = res.nextCursor ?? null
+    prevCursor.value = res.prevCursor ?? null
+    error.value = null
+    options.onLoaded?.(items.value)
+  }
+
   let seq = 0
-  /** Loads the page the URL names. Quiet: no loading mark, and a failure leaves the list as it is. */
-  async function load(opts: { quiet?: boolean } = {}) {
+  /**
+   * Loads the page the URL names. Quiet: no loading mark, and a failure leaves the list as it is.
+   * `fullPath`: the URL it is loaded for, whose page the router may have started loading already
+   * (list-prefetch.ts); an answer already in is shown at once, before the page first renders.
+   */
+  async function load(opts: { quiet?: boolean; fullPath?: string } = {}) {
     const mine = ++seq
+    const early = opts.fullPath === undefined ? null : takePrefetchedList<T>(opts.fullPath)
+    if (early?.settled?.ok) {
+      show(early.settled.value)
+      loading.value = false
+      return
+    }
     if (!opts.quiet) loading.value = true
     const pos = applied
     try {
-      const res = await options.fetch(pos.filters, pageRequest(pos))
+      const res = await (early ? early.answer : options.fetch(pos.filters, pageRequest(pos)))
       if (mine !== seq) return
-      items.value = res.items ?? []
-      total.value = res.total
-      totalExact.value = res.totalExact ?? true
-      nextCursor.value = res.nextCursor ?? null
-      prevCursor.value = res.prevCursor ?? null
-      error.value = null
-      options.onLoaded?.(items.value)
+      show(res)
     } catch (e) {
       if (mine === seq && !opts.quiet) error.value = e
     } finally {
@@ -189,7 +218,7 @@ export function usePagedList<F extends object, T>(options: PagedListOptions<F, T
       // moves by offset.
       nextCursor.value = null
       prevCursor.value = null
-      void load()
+      void load({ fullPath: route.fullPath })
     },
     { immediate: true },
   )

@@ -1,5 +1,9 @@
 import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router'
 import { restoreSession, session } from '@/stores/session'
+import { loadFromQuery, type ListQuery } from '@/composables/usePagedList'
+import { dropPrefetchedList, prefetchList } from '@/composables/list-prefetch'
+import { jobListQuery } from '@/pages/jobs/job-list-query'
+import { runListQuery } from '@/pages/runs/run-list-query'
 
 declare module 'vue-router' {
   interface RouteMeta {
@@ -11,6 +15,8 @@ declare module 'vue-router' {
     admin?: boolean
     /** The menu entry to highlight. */
     menu?: string
+    /** The page's paged list: its first page is loaded while the page's code downloads. */
+    list?: ListQuery<any, unknown>
   }
 }
 
@@ -36,7 +42,7 @@ export const routes: RouteRecordRaw[] = [
         path: 'jobs',
         name: 'jobs',
         component: () => import('@/pages/jobs/JobListPage.vue'),
-        meta: { title: 'shell.menu.jobs', menu: '/jobs' },
+        meta: { title: 'shell.menu.jobs', menu: '/jobs', list: jobListQuery },
       },
       {
         path: 'jobs/new',
@@ -62,7 +68,7 @@ export const routes: RouteRecordRaw[] = [
         path: 'runs',
         name: 'runs',
         component: () => import('@/pages/runs/RunListPage.vue'),
-        meta: { title: 'shell.menu.runs', menu: '/runs' },
+        meta: { title: 'shell.menu.runs', menu: '/runs', list: runListQuery },
       },
       {
         path: 'runs/:id(\\d+)',
@@ -133,6 +139,7 @@ export const router = createRouter({
 })
 
 router.beforeEach(async (to) => {
+  dropPrefetchedList()
   if (to.meta.public) {
     // Already logged in: the login page sends on to where the user was going.
     if (to.name === 'login') {
@@ -151,5 +158,7 @@ router.beforeEach(async (to) => {
     return true
   }
   if (!session.user) return { name: 'login', query: { redirect: to.fullPath } }
+  const list = to.meta.list
+  if (list && !(to.meta.admin && session.user.role !== 'admin')) prefetchList(to.fullPath, () => loadFromQuery(list, to.query))
   return true
 })

@@ -87,13 +87,18 @@ export function formatInZone(ms: number, zone: string, opts: FormatOptions = {})
   return s
 }
 
-/** The browser's zone ("UTC" when it cannot tell). */
+let browserZone: string | undefined
+
+/** The browser's zone ("UTC" when it cannot tell), read once: asking Intl costs a formatter. */
 export function browserTimeZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
-  } catch {
-    return 'UTC'
+  if (browserZone === undefined) {
+    try {
+      browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
+    } catch {
+      browserZone = 'UTC'
+    }
   }
+  return browserZone
 }
 
 /** The browser's time zone and its offset now, as pages name it: "Europe/Paris (UTC+01:00)". */

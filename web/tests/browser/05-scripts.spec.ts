@@ -14,7 +14,7 @@ test.describe('scripts', () => {
     await page.goto('/jobs')
     await page.getByLabel('Search jobs').fill(job.jobDesc)
     await page.getByRole('button', { name: 'Search' }).click()
-    await page.getByRole('button', { name: `Edit the script of "${job.jobDesc}"` }).click()
+    await page.getByRole('link', { name: `Edit the script of "${job.jobDesc}"` }).click()
     await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}/script$`))
     await expect(page.getByRole('heading', { name: new RegExp(`${job.jobDesc}$`), level: 1 })).toBeVisible()
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import {
+  ALARM_WATCH_MS,
+  alarmKind,
+  alarmPending,
+  alarmNotable,
   firstLine,
   formatLateness,
   isRunActive,
@@ -66,5 +70,20 @@ describe('run formatting', () => {
     expect(firstLine('\n  Trigger: ok \nmore')).toBe('Trigger: ok')
     expect(firstLine('a'.repeat(100), 10)).toBe('aaaaaaaaa…')
     expect(firstLine(undefined)).toBe('')
+  })
+
+  it('names where a run’s alarm stands, and marks only the ones that went out or failed', () => {
+    expect([0, 1, -1, 2, 3, undefined, 9].map(alarmKind)).toEqual(['undecided', 'none', 'sending', 'sent', 'failed', 'undecided', null])
+    expect([0, 1, -1, 2, 3, 9].map(alarmNotable)).toEqual([false, false, true, true, true, false])
+  })
+
+  it('keeps watching a badly ended run’s alarm until it is decided, for a while', () => {
+    const failed = { state: 'failed' as const, alarmStatus: 0, handleTime: 1_000_000 }
+    expect(alarmPending(failed, 1_000_000 + 5000)).toBe(true)
+    expect(alarmPending({ ...failed, alarmStatus: -1 }, 1_000_000 + 5000)).toBe(true)
+    expect(alarmPending({ ...failed, alarmStatus: 2 }, 1_000_000 + 5000)).toBe(false)
+    expect(alarmPending({ ...failed, alarmStatus: 1 }, 1_000_000 + 5000)).toBe(false)
+    expect(alarmPending(failed, 1_000_000 + ALARM_WATCH_MS)).toBe(false)
+    expect(alarmPending({ ...failed, state: 'succeeded' }, 1_000_000 + 5000)).toBe(false)
   })
 })

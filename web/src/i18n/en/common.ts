@@ -31,6 +31,8 @@ export default {
   seconds: '{n} s',
   total: '{n} in all',
   totalAtLeast: 'more than {n}',
+  perPage: '{n}/page',
+  pageSize: 'Rows per page',
   errors: {
     forbiddenTitle: 'Not allowed',
     forbidden: 'Your account may not see this page.',

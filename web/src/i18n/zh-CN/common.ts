@@ -33,6 +33,8 @@ const messages: typeof en = {
   seconds: '{n} 秒',
   total: '共 {n} 条',
   totalAtLeast: '超过 {n} 条',
+  perPage: '{n} 条/页',
+  pageSize: '每页行数',
   errors: {
     forbiddenTitle: '无权访问',
     forbidden: '你的账号无权查看此页面。',

@@ -101,3 +101,48 @@ export function firstLine(message: string | undefined, max = 80): string {
   const trimmed = line.trim()
   return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed
 }
+
+export type AlarmKind = 'undecided' | 'none' | 'sending' | 'sent' | 'failed'
+
+/**
+ * Where the run's alarm stands (JobLog.alarmStatus, docs/alarms.md): 0 undecided, 1 none
+ * needed, -1 being sent, 2 sent, 3 failed. Null for a value this console does not know.
+ */
+export function alarmKind(status: number | undefined): AlarmKind | null {
+  switch (status ?? 0) {
+    case 0:
+      return 'undecided'
+    case 1:
+      return 'none'
+    case -1:
+      return 'sending'
+    case 2:
+      return 'sent'
+    case 3:
+      return 'failed'
+    default:
+      return null
+  }
+}
+
+/** Alarms worth a mark in a list: one went out, is going out, or could not be delivered. */
+export function alarmNotable(status: number | undefined): boolean {
+  const kind = alarmKind(status)
+  return kind === 'sent' || kind === 'failed' || kind === 'sending'
+}
+
+/** How long after a bad end the run page keeps asking whether its alarm went out. */
+export const ALARM_WATCH_MS = 15 * 60_000
+
+/**
+ * Whether a run that ended badly may still have its alarm decided or sent (admins decide every
+ * few seconds, and retry a failing destination for over a minute): the run page refreshes until
+ * it is, for a while after the end.
+ */
+export function alarmPending(run: Pick<JobLog, 'state' | 'alarmStatus' | 'handleTime' | 'triggerTime'>, now: number): boolean {
+  if (run.state !== 'failed' && run.state !== 'lost') return false
+  const kind = alarmKind(run.alarmStatus)
+  if (kind !== 'undecided' && kind !== 'sending') return false
+  const end = run.handleTime ?? run.triggerTime ?? 0
+  return now - end < ALARM_WATCH_MS
+}
