@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { auditChanges, cellText, changedKeys, jsonEqual, prettyJson } from '@/pages/audit/audit-diff'
+import { auditChanges, cellText, changedKeys, fieldText, isInstant, jsonEqual, prettyJson } from '@/pages/audit/audit-diff'
 
 describe('audit changes', () => {
   it('compares JSON values deeply, ignoring key order', () => {
@@ -31,5 +31,17 @@ describe('audit changes', () => {
     expect(cellText(null)).toBe('null')
     expect(prettyJson({ b: 1, a: { d: 1, c: 2 } })).toBe('{\n  "a": {\n    "c": 2,\n    "d": 1\n  },\n  "b": 1\n}')
     expect(prettyJson(null)).toBe('')
+  })
+
+  it('shows epoch-millisecond fields as times, and leaves other numbers and unset times alone', () => {
+    const fmt = (ms: number) => `time ${ms}`
+    expect(isInstant('triggerNextTime', 1795780860000)).toBe(true)
+    expect(isInstant('createdAt', 1795780860000)).toBe(true)
+    expect(isInstant('leaseUntil', 1795780860000)).toBe(true)
+    expect(fieldText('updatedAt', 1795780860000, fmt)).toBe('time 1795780860000')
+    expect(fieldText('triggerNextTime', 0, fmt)).toBe('0')
+    expect(fieldText('executorTimeout', 1795780860000, fmt)).toBe('1795780860000')
+    expect(fieldText('expiresAt', null, fmt)).toBe('null')
+    expect(fieldText('jobDesc', 'report', fmt)).toBe('report')
   })
 })

@@ -58,3 +58,18 @@ export function prettyJson(v: unknown): string {
     Array.isArray(x) ? x.map(sort) : isObject(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort(x[k])])) : x
   return JSON.stringify(sort(v), null, 2)
 }
+
+/** Fields that hold an instant as epoch milliseconds (createdAt, triggerNextTime, leaseUntil…). */
+const INSTANT_FIELD = /(Time|At|Until)$/
+/** 2001-09-09 onwards: smaller numbers in such a field are not instants (0 means unset). */
+const MIN_INSTANT_MS = 1e12
+
+/** Whether a field's value is an instant to show as a time rather than a number. */
+export function isInstant(key: string, value: unknown): value is number {
+  return INSTANT_FIELD.test(key) && typeof value === 'number' && Number.isInteger(value) && value >= MIN_INSTANT_MS
+}
+
+/** A field's value for a table cell: instants through `formatTime`, the rest as cellText does. */
+export function fieldText(key: string, value: unknown, formatTime: (ms: number) => string): string {
+  return isInstant(key, value) ? formatTime(value) : cellText(value)
+}
