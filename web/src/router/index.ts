@@ -78,6 +78,12 @@ export const routes: RouteRecordRaw[] = [
         meta: { title: 'runs.detailTitle', menu: '/runs' },
       },
       {
+        path: 'cluster',
+        name: 'cluster',
+        component: () => import('@/pages/cluster/ClusterPage.vue'),
+        meta: { title: 'shell.menu.cluster', menu: '/cluster' },
+      },
+      {
         path: 'groups',
         name: 'groups',
         component: () => import('@/pages/groups/GroupListPage.vue'),

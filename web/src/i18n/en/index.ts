@@ -13,6 +13,7 @@ import tokens from './tokens'
 import users from './users'
 import audit from './audit'
 import alarms from './alarms'
+import cluster from './cluster'
 
 export default {
   common,
@@ -28,5 +29,6 @@ export default {
   tokens,
   audit,
   alarms,
+  cluster,
   dashboard,
 }

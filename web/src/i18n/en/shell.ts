@@ -9,6 +9,7 @@ export default {
     alarms: 'Alarm channels',
     tokens: 'API tokens',
     audit: 'Audit log',
+    cluster: 'Cluster',
   },
   openMenu: 'Open menu',
   collapseMenu: 'Collapse menu',

@@ -11,6 +11,7 @@ const messages: typeof en = {
     alarms: '告警通道',
     tokens: 'API 令牌',
     audit: '审计日志',
+    cluster: '集群',
   },
   openMenu: '打开菜单',
   collapseMenu: '收起菜单',
