@@ -139,7 +139,9 @@ export const routes: RouteRecordRaw[] = [
 export const router = createRouter({
   history: createWebHistory('/'),
   routes,
-  scrollBehavior(_to, _from, saved) {
+  scrollBehavior(_to, from, saved) {
+    // The first page is at the top already: scrolling would only lay the page out early.
+    if (from.matched.length === 0) return false
     return saved ?? { top: 0 }
   },
 })
