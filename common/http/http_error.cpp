@@ -13,6 +13,8 @@ HttpError::HttpError(int status, std::string code, std::string message, std::str
     : std::runtime_error(message),
       info_{status, std::move(code), std::move(message), std::move(field)} {}
 
+HttpError::HttpError(ErrorInfo info) : std::runtime_error(info.message), info_(std::move(info)) {}
+
 ErrorResponse rest_error(const ErrorInfo& info) {
   nlohmann::json error = {{"code", info.code}, {"message", info.message}};
   if (!info.field.empty()) error["field"] = info.field;

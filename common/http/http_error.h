@@ -13,6 +13,8 @@ struct ErrorInfo {
   std::string code;     // machine-readable: "bad_request", "not_found", "internal", ...
   std::string message;  // human-readable
   std::string field;    // the offending input field, when there is one
+  // More than 0: sent as Retry-After (seconds), for 429 and 503 answers that say when to come back.
+  int retry_after_seconds = 0;
 };
 
 // Error codes HttpServer itself produces.
@@ -25,6 +27,7 @@ inline constexpr const char* kInternalCode = "internal";                   // 50
 class HttpError : public std::runtime_error {
  public:
   HttpError(int status, std::string code, std::string message, std::string field = {});
+  explicit HttpError(ErrorInfo info);
   const ErrorInfo& info() const noexcept { return info_; }
 
  private:

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,8 @@ constexpr std::size_t kReservedDescriptors = 256;
 struct ServingContext {
   Connection* connection = nullptr;
   ConnectionStream* stream = nullptr;
+  // Set: answer this instead of running the route's handler (a lane refused the request).
+  const ErrorInfo* refusal = nullptr;
   // cpp-httplib refused the request itself: what follows on the connection cannot be trusted.
   bool close_after = false;
 };
@@ -80,6 +83,15 @@ std::string code_for(int status) {
   }
 }
 
+// On every answer: a browser must take a JSON error (or anything else) for what its
+// Content-Type says, never sniff it into a script or a page.
+constexpr const char* kNoSniffHeader = "X-Content-Type-Options";
+
+void reset_headers(httplib::Response& res) {
+  res.headers.clear();
+  res.set_header(kNoSniffHeader, "nosniff");
+}
+
 // The route index that stands for fallback_get's handler (RouteTable's are 0, 1, 2...).
 constexpr std::size_t kFallbackRoute = std::numeric_limits<std::size_t>::max();
 
@@ -104,6 +116,8 @@ class HttpServer::Impl final : public httplib::Server {
 
   void add_route(const std::string& method, const std::string& pattern, ParamHandler handler,
                  RouteOptions route_options);
+  void add_lane(const std::string& name, LaneOptions lane_options);
+  std::vector<LaneStats> lanes() const;
   void set_fallback(ParamHandler handler, RouteOptions route_options);
   void bind_listener();
   void start_serving();
@@ -114,21 +128,48 @@ class HttpServer::Impl final : public httplib::Server {
   void write_error(httplib::Response& res, const ErrorInfo& error) const;
 
  private:
+  // A lane's threads and what is in it (see LaneOptions).
+  struct Lane {
+    std::string name;
+    LaneOptions options;
+    ErrorInfo busy;
+    std::unique_ptr<WorkerPool> pool;  // from start() to stop()
+    mutable std::mutex mutex;
+    std::size_t inside = 0;  // waiting or running
+    std::unordered_map<std::string, std::size_t> per_address;
+    std::atomic<std::uint64_t> refused_full{0};
+    std::atomic<std::uint64_t> refused_late{0};
+
+    // Takes a place for a request from `address`; false when the lane or the address's share
+    // of it is full.
+    bool enter(const std::string& address);
+    void leave(const std::string& address);
+  };
+
   struct RouteEntry {
     ParamHandler handler;
     std::size_t max_body_bytes;
+    Lane* lane = nullptr;  // nullptr: the server's workers
   };
 
   ParamHandler wrap(ParamHandler handler) const;
   ConnectionReactor::Admission admit(const RequestHead& head) const;
   std::string render_refusal(const ConnectionReactor::Admission& refusal) const;
-  void serve(Connection* connection);
+  RouteEntry make_entry(ParamHandler handler, const RouteOptions& route_options) const;
+  const RouteEntry& entry_of(const Connection& connection) const;
+  // Hands a complete request to a lane's thread or a worker.
+  void dispatch(Connection* connection);
+  // Serves the request on `connection` (answering `refusal` instead of running its handler
+  // when set) and gives the connection back to the reactor.
+  void serve_and_return(Connection* connection, const ErrorInfo* refusal = nullptr);
+  void serve(Connection* connection, const ErrorInfo* refusal);
   ErrorInfo error_for_status(const httplib::Request& req, int status) const;
   HandlerResponse on_error(const httplib::Request& req, httplib::Response& res) const;
 
   const HttpServerOptions options_;
   RouteTable table_;
   std::vector<RouteEntry> routes_;  // by RouteTable index
+  std::vector<std::unique_ptr<Lane>> lanes_;
   std::optional<RouteEntry> fallback_;  // fallback_get's, matched as kFallbackRoute
   std::atomic<int> port_{0};
   std::atomic<bool> stopping_{false};
@@ -149,8 +190,19 @@ HttpServer::Impl::Impl(HttpServerOptions options) : options_(std::move(options))
     Connection& connection = *tl_serving->connection;
     // process_request's Request is a non-const local; the hook is only handed a const view.
     const_cast<httplib::Request&>(req).body = tl_serving->stream->take_body();
-    const RouteEntry& route = connection.match.route == kFallbackRoute ? *fallback_ : routes_[connection.match.route];
-    route.handler(req, res, connection.match.params);
+    if (tl_serving->refusal != nullptr) {
+      write_error(res, *tl_serving->refusal);
+      return HandlerResponse::Handled;
+    }
+    entry_of(connection).handler(req, res, connection.match.params);
+    // cpp-httplib would go on to answer byte ranges of any answer (a thousand ranges of a small
+    // body make an answer a thousand times its size) and to compress it (brotli at its top level
+    // costs a core most of a second for half a megabyte), for anyone who asks. Answers are sent
+    // whole and as the handler made them: a handler that wants either reads the request's
+    // headers itself, before this.
+    auto& served = const_cast<httplib::Request&>(req);
+    served.ranges.clear();
+    served.headers.erase("Accept-Encoding");
     return HandlerResponse::Handled;
   });
   set_error_handler(HandlerWithResponse(
@@ -165,9 +217,10 @@ HttpServer::Impl::Impl(HttpServerOptions options) : options_(std::move(options))
         } catch (...) {
           spdlog::error("{}: {} {}: unhandled non-standard exception", options_.name, req.method, req.path);
         }
-        res.headers.clear();
+        reset_headers(res);
         write_error(res, {500, kInternalCode, "internal server error", ""});
       });
+  set_default_headers({{kNoSniffHeader, "nosniff"}});
   set_logger([this](const httplib::Request& req, const httplib::Response& res) {
     spdlog::debug("{}: {} {} -> {}", options_.name, req.method, req.path, res.status);
   });
@@ -186,14 +239,112 @@ void HttpServer::Impl::add_route(const std::string& method, const std::string& p
   }
   std::lock_guard lock(lifecycle_mutex_);
   if (state_ != State::kIdle) throw std::logic_error("HttpServer: routes must be added before start()");
+  auto entry = make_entry(std::move(handler), route_options);
   table_.add(method, pattern);
-  routes_.push_back({wrap(std::move(handler)), route_options.max_body_bytes.value_or(options_.max_body_bytes)});
+  routes_.push_back(std::move(entry));
 }
 
 void HttpServer::Impl::set_fallback(ParamHandler handler, RouteOptions route_options) {
   std::lock_guard lock(lifecycle_mutex_);
   if (state_ != State::kIdle) throw std::logic_error("HttpServer: routes must be added before start()");
-  fallback_ = RouteEntry{wrap(std::move(handler)), route_options.max_body_bytes.value_or(options_.max_body_bytes)};
+  fallback_ = make_entry(std::move(handler), route_options);
+}
+
+HttpServer::Impl::RouteEntry HttpServer::Impl::make_entry(ParamHandler handler, const RouteOptions& route_options) const {
+  RouteEntry entry{wrap(std::move(handler)), route_options.max_body_bytes.value_or(options_.max_body_bytes), nullptr};
+  if (!route_options.lane.empty()) {
+    auto it = std::find_if(lanes_.begin(), lanes_.end(), [&](const auto& lane) { return lane->name == route_options.lane; });
+    if (it == lanes_.end()) throw std::invalid_argument("HttpServer: no lane named " + route_options.lane);
+    entry.lane = it->get();
+  }
+  return entry;
+}
+
+const HttpServer::Impl::RouteEntry& HttpServer::Impl::entry_of(const Connection& connection) const {
+  return connection.match.route == kFallbackRoute ? *fallback_ : routes_[connection.match.route];
+}
+
+void HttpServer::Impl::add_lane(const std::string& name, LaneOptions lane_options) {
+  std::lock_guard lock(lifecycle_mutex_);
+  if (state_ != State::kIdle) throw std::logic_error("HttpServer: lanes must be added before start()");
+  if (name.empty()) throw std::invalid_argument("HttpServer: a lane needs a name");
+  for (const auto& lane : lanes_) {
+    if (lane->name == name) throw std::logic_error("HttpServer: lane " + name + " added twice");
+  }
+  auto lane = std::make_unique<Lane>();
+  lane->name = name;
+  lane_options.threads = std::max<std::size_t>(lane_options.threads, 1);
+  lane_options.max_per_address = std::max<std::size_t>(lane_options.max_per_address, 1);
+  lane_options.retry_after = std::max(lane_options.retry_after, std::chrono::seconds(1));
+  lane->busy = {503, "busy", lane_options.busy_message, "", static_cast<int>(lane_options.retry_after.count())};
+  lane->options = std::move(lane_options);
+  lanes_.push_back(std::move(lane));
+}
+
+bool HttpServer::Impl::Lane::enter(const std::string& address) {
+  std::lock_guard lock(mutex);
+  if (inside >= options.threads + options.max_waiting) return false;
+  auto& mine = per_address[address];
+  if (mine >= options.max_per_address) return false;
+  ++mine;
+  ++inside;
+  return true;
+}
+
+void HttpServer::Impl::Lane::leave(const std::string& address) {
+  std::lock_guard lock(mutex);
+  --inside;
+  auto it = per_address.find(address);
+  if (it != per_address.end() && --it->second == 0) per_address.erase(it);
+}
+
+std::vector<HttpServer::LaneStats> HttpServer::Impl::lanes() const {
+  std::vector<LaneStats> out;
+  for (const auto& lane : lanes_) {
+    LaneStats stats;
+    stats.name = lane->name;
+    {
+      std::lock_guard lock(lane->mutex);
+      stats.inside = lane->inside;
+    }
+    stats.refused_full = lane->refused_full.load();
+    stats.refused_late = lane->refused_late.load();
+    out.push_back(std::move(stats));
+  }
+  return out;
+}
+
+void HttpServer::Impl::dispatch(Connection* connection) {
+  Lane* lane = entry_of(*connection).lane;
+  if (lane == nullptr) {
+    pool_->enqueue([this, connection] { serve_and_return(connection); });
+    return;
+  }
+  // The lane's own bookkeeping uses a copy: the connection is not ours after give_back().
+  std::string address = connection->peer_ip;
+  if (!lane->enter(address)) {
+    ++lane->refused_full;
+    // A refusal costs no more than any small answer: a worker writes it.
+    pool_->enqueue([this, connection, lane] { serve_and_return(connection, &lane->busy); });
+    return;
+  }
+  const auto queued_at = std::chrono::steady_clock::now();
+  lane->pool->enqueue([this, connection, lane, address = std::move(address), queued_at] {
+    const bool late = std::chrono::steady_clock::now() - queued_at > lane->options.max_wait;
+    if (late) ++lane->refused_late;
+    serve(connection, late ? &lane->busy : nullptr);  // catches everything
+    // Leave before the answer goes back: a client that sends its next request at once must
+    // find the place free.
+    lane->leave(address);
+    ConnectionReactor::send_what_fits(*connection);
+    reactor_->give_back(connection);
+  });
+}
+
+void HttpServer::Impl::serve_and_return(Connection* connection, const ErrorInfo* refusal) {
+  serve(connection, refusal);
+  ConnectionReactor::send_what_fits(*connection);
+  reactor_->give_back(connection);
 }
 
 HttpServer::ParamHandler HttpServer::Impl::wrap(ParamHandler handler) const {
@@ -201,7 +352,7 @@ HttpServer::ParamHandler HttpServer::Impl::wrap(ParamHandler handler) const {
                                                const PathParams& params) {
     // A handler that throws may have set headers or a partial body already.
     auto answer = [&](const ErrorInfo& error) {
-      res.headers.clear();
+      reset_headers(res);
       write_error(res, error);
     };
     try {
@@ -247,6 +398,7 @@ std::string HttpServer::Impl::render_refusal(const ConnectionReactor::Admission&
   text += "Content-Type: ";
   text += protocol::kJsonContentType;
   text += "\r\nContent-Length: " + std::to_string(out.body.size()) + "\r\nConnection: close\r\n";
+  text += std::string(kNoSniffHeader) + ": nosniff\r\n";
   if (!refusal.allow.empty()) {
     text += "Allow: ";
     for (std::size_t i = 0; i < refusal.allow.size(); ++i) text += (i > 0 ? ", " : "") + refusal.allow[i];
@@ -257,9 +409,9 @@ std::string HttpServer::Impl::render_refusal(const ConnectionReactor::Admission&
   return text;
 }
 
-void HttpServer::Impl::serve(Connection* connection) {
+void HttpServer::Impl::serve(Connection* connection, const ErrorInfo* refusal) {
   ConnectionStream stream(*connection);
-  ServingContext context{connection, &stream};
+  ServingContext context{connection, &stream, refusal};
   tl_serving = &context;
   const bool last = connection->requests_served + 1 >= std::max<std::size_t>(options_.keep_alive_max_count, 1) ||
                     options_.keep_alive_timeout <= std::chrono::milliseconds::zero() || stopping_;
@@ -311,19 +463,15 @@ void HttpServer::Impl::start_serving() {
   reactor_options.head_limits.max_target_bytes = options_.max_target_bytes;
 
   pool_ = std::make_unique<WorkerPool>(options_.worker_threads, options_.name);
+  for (auto& lane : lanes_) lane->pool = std::make_unique<WorkerPool>(lane->options.threads, lane->name);
   try {
     reactor_ = std::make_unique<ConnectionReactor>(
         reactor_options, listen_fd, [this](const RequestHead& head) { return admit(head); },
-        [this](Connection* connection) {
-          pool_->enqueue([this, connection] {
-            serve(connection);
-            ConnectionReactor::send_what_fits(*connection);
-            reactor_->give_back(connection);
-          });
-        },
+        [this](Connection* connection) { dispatch(connection); },
         [this](const ConnectionReactor::Admission& refusal) { return render_refusal(refusal); });
   } catch (...) {
     ::close(listen_fd);
+    for (auto& lane : lanes_) lane->pool.reset();
     pool_.reset();
     throw;
   }
@@ -341,6 +489,7 @@ void HttpServer::Impl::stop_serving() noexcept {
   if (state_ == State::kRunning) {
     stopping_ = true;
     reactor_->stop();  // waits for the requests being served and sends their answers
+    for (auto& lane : lanes_) lane->pool->shutdown();
     pool_->shutdown();
     spdlog::info("{}: stopped listening on port {}", options_.name, port_.load());
   }
@@ -381,6 +530,7 @@ httplib::Server::HandlerResponse HttpServer::Impl::on_error(const httplib::Reque
 void HttpServer::Impl::write_error(httplib::Response& res, const ErrorInfo& error) const {
   ErrorResponse out = options_.error_formatter ? options_.error_formatter(error) : rest_error(error);
   write_json(res, std::move(out.body), out.status);
+  if (error.retry_after_seconds > 0) res.set_header("Retry-After", std::to_string(error.retry_after_seconds));
 }
 
 HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -419,6 +569,12 @@ void HttpServer::del(const std::string& pattern, Handler handler, RouteOptions r
 void HttpServer::fallback_get(Handler handler, RouteOptions route_options) {
   impl_->set_fallback(without_params(std::move(handler)), route_options);
 }
+
+void HttpServer::add_lane(const std::string& name, LaneOptions lane_options) {
+  impl_->add_lane(name, std::move(lane_options));
+}
+
+std::vector<HttpServer::LaneStats> HttpServer::lane_stats() const { return impl_->lanes(); }
 
 void HttpServer::bind() { impl_->bind_listener(); }
 

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <httplib.h>
 
@@ -59,10 +61,32 @@ struct HttpServerOptions {
   std::string name = "http";
 };
 
+// A lane: threads of their own for routes whose handlers wait long (on a password hash, on an
+// executor's answer), so that those waits never hold the workers that answer everything else
+// (the health check, executors, other users). A lane bounds what it takes in and never queues
+// without limit:
+//  - at most `threads + max_waiting` requests are in the lane at once (waiting or running), and
+//    at most `max_per_address` of them from one client address: one more is answered
+//    503 + Retry-After at once, by a server worker, without running its handler;
+//  - a request that waited longer than `max_wait` for a lane thread is answered the same way
+//    when its turn comes, without running its handler (its client has likely given up, and
+//    running it would only make the next ones later).
+// The 503's body is the server's error shape with code "busy" and `busy_message`.
+struct LaneOptions {
+  std::size_t threads = 2;
+  std::size_t max_waiting = 16;
+  std::size_t max_per_address = 4;
+  std::chrono::milliseconds max_wait{5'000};
+  std::chrono::seconds retry_after{1};
+  std::string busy_message = "the server is busy; try again";
+};
+
 // Per-route settings.
 struct RouteOptions {
   // Largest request body the route takes; unset: HttpServerOptions::max_body_bytes.
   std::optional<std::size_t> max_body_bytes;
+  // The lane (HttpServer::add_lane) whose threads run the handler; empty: the server's workers.
+  std::string lane = {};
 };
 
 // An HTTP/1.1 server with the behaviour both components need built in:
@@ -82,6 +106,8 @@ struct RouteOptions {
 //      HttpError                → its status, code and message;
 //      protocol::ProtocolError  → 400, its message (it only describes the client's input);
 //      anything else            → 500 "internal server error"; what() is logged, never sent;
+//  - lanes (LaneOptions): routes whose handlers wait long run on threads of their own, bounded,
+//    answering 503 + Retry-After beyond their bounds;
 //  - stop() that returns promptly even while clients hold connections open: connections waiting
 //    for a request are closed at once, and handlers that are running finish and get their answer
 //    sent (stop() waits for them).
@@ -115,6 +141,10 @@ class HttpServer {
   // earlier fallback; before start().
   void fallback_get(Handler handler, RouteOptions route_options = {});
 
+  // Declares a lane that routes name in RouteOptions::lane (see LaneOptions). Before the routes
+  // that use it and before start(); throws std::logic_error for a name given twice.
+  void add_lane(const std::string& name, LaneOptions lane_options);
+
   // Binds the listening socket now, so port() is known before start() (a server on port 0
   // learns its port here); connections wait in the backlog until start(). Optional: start()
   // binds when this was not called. Throws like start(); a no-op when already bound.
@@ -137,6 +167,15 @@ class HttpServer {
 
   // Connections now open and served, and how many were evicted, refused or timed out.
   ConnectionReactor::Stats connection_stats() const;
+
+  // Each lane's requests now in it and the requests it refused since start.
+  struct LaneStats {
+    std::string name;
+    std::size_t inside = 0;         // waiting or running
+    std::uint64_t refused_full = 0;  // the lane (or the client's share of it) was full
+    std::uint64_t refused_late = 0;  // waited longer than max_wait
+  };
+  std::vector<LaneStats> lane_stats() const;
 
   // Answers `error` in this server's shape (sets status, body and Content-Type).
   void write_error(httplib::Response& res, const ErrorInfo& error) const;

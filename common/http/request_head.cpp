@@ -177,6 +177,9 @@ std::variant<RequestHead, HeadError> parse_request_head(std::string_view head, c
   }
   if (has_transfer_encoding) {
     if (out.content_length) return error(400, "Content-Length and Transfer-Encoding together are not accepted");
+    // An empty Transfer-Encoding: where does this request end? A proxy in front may think
+    // otherwise than we would, and take what follows for part of it (request smuggling).
+    if (!chunked && !other_coding) return error(400, "Transfer-Encoding names no coding");
     if (other_coding) return error(501, "Transfer-Encoding not supported");
     if (chunked) {
       return error(411, "chunked request bodies are not accepted: send the body with a Content-Length");

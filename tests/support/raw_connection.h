@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -18,8 +19,18 @@ namespace cronwheel::testing {
 // pipelining, slow clients).
 class RawConnection {
  public:
-  explicit RawConnection(int port) {
+  // `source_ip`: connect from this loopback address (127.0.0.2, ...: Linux answers all of
+  // 127/8), so one test can be several clients to per-address limits; empty: the OS's choice.
+  explicit RawConnection(int port, const std::string& source_ip = {}) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (!source_ip.empty()) {
+      sockaddr_in source{};
+      source.sin_family = AF_INET;
+      if (::inet_pton(AF_INET, source_ip.c_str(), &source.sin_addr) != 1 ||
+          ::bind(fd_, reinterpret_cast<sockaddr*>(&source), sizeof(source)) != 0) {
+        return;  // not connected
+      }
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -49,6 +60,14 @@ class RawConnection {
       if (n <= 0) return out;
       out.append(buffer, static_cast<std::size_t>(n));
     }
+  }
+  // The status of the answer to one request sent whole, read until the peer closes (send
+  // "Connection: close"); 0 when none came within `timeout`.
+  int status_of(const std::string& request, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+    if (!connected_ || !try_send(request)) return 0;
+    const std::string answer = read_all(timeout);
+    if (answer.rfind("HTTP/1.1 ", 0) != 0 || answer.size() < 12) return 0;
+    return std::atoi(answer.c_str() + 9);
   }
   // Reads until `text` has arrived (true), the peer closes or `timeout` passes (false).
   bool read_until(const std::string& text, std::string& out,

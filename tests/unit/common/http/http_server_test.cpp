@@ -649,5 +649,197 @@ TEST(HttpServer, ManyConcurrentClientsAllGetAnswers) {
   server.stop();
 }
 
+// A lane with one thread whose handler blocks on `release` (opening `entered` first) and counts
+// its calls.
+struct BlockedLane {
+  testing::Gate entered;
+  testing::Gate release;
+  std::atomic<int> calls{0};
+
+  void add_to(HttpServer& server, common::http::LaneOptions lane) {
+    lane.busy_message = "too many slow calls; try again";
+    server.add_lane("slow", lane);
+    common::http::RouteOptions on_lane;
+    on_lane.lane = "slow";
+    server.post("/slow", [this](const httplib::Request&, httplib::Response& res) {
+      ++calls;
+      entered.open();
+      release.wait();
+      common::http::write_json(res, R"({"done":true})");
+    }, on_lane);
+  }
+};
+
+std::future<common::http::HttpResult> post_async(const HttpServer& server, const std::string& path) {
+  return std::async(std::launch::async, [&server, path] {
+    HttpClient client(base_url(server));
+    return client.post_json(path, "{}");
+  });
+}
+
+// Waits (bounded) until the lane holds `count` requests.
+bool lane_holds(const HttpServer& server, std::size_t count) {
+  for (int i = 0; i < 1000; ++i) {
+    if (server.lane_stats().at(0).inside == count) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+TEST(HttpServerLanes, AWaitingLaneHandlerHoldsNoWorker) {
+  auto options = testing::loopback_options();
+  options.worker_threads = 1;
+  HttpServer server(options);
+  add_echo(server);
+  BlockedLane slow;
+  slow.add_to(server, {.threads = 1});
+  server.start();
+  auto blocked = post_async(server, "/slow");
+  ASSERT_TRUE(slow.entered.wait());
+
+  // The only worker is free: the lane's handler waits on a thread of its own.
+  HttpClientOptions quick;
+  quick.read_timeout = 5s;
+  HttpClient client(base_url(server), quick);
+  auto echoed = client.post_json("/echo", R"({"a":1})");
+  EXPECT_TRUE(echoed.ok()) << echoed.error;
+  EXPECT_EQ(echoed.body, R"({"a":1})");
+
+  slow.release.open();
+  auto done = blocked.get();
+  EXPECT_TRUE(done.ok()) << done.error;
+  EXPECT_EQ(done.body, R"({"done":true})");
+  server.stop();
+}
+
+TEST(HttpServerLanes, AFullLaneAnswers503WithRetryAfterWithoutRunningTheHandler) {
+  HttpServer server(testing::loopback_options());
+  BlockedLane slow;
+  slow.add_to(server, {.threads = 1, .max_waiting = 1, .max_per_address = 10, .retry_after = 3s});
+  server.start();
+  auto running = post_async(server, "/slow");
+  ASSERT_TRUE(slow.entered.wait());
+  auto waiting = post_async(server, "/slow");
+  ASSERT_TRUE(lane_holds(server, 2));
+
+  httplib::Client raw("127.0.0.1", server.port());
+  auto refused = raw.Post("/slow", "{}", "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "3");
+  auto error = json::parse(refused->body).at("error");
+  EXPECT_EQ(error.at("code"), "busy");
+  EXPECT_EQ(error.at("message"), "too many slow calls; try again");
+  EXPECT_EQ(server.lane_stats().at(0).refused_full, 1u);
+
+  slow.release.open();
+  EXPECT_TRUE(running.get().ok());
+  EXPECT_TRUE(waiting.get().ok());
+  EXPECT_EQ(slow.calls, 2);  // never the refused one
+  EXPECT_TRUE(lane_holds(server, 0));
+  server.stop();
+}
+
+TEST(HttpServerLanes, OneAddressTakesAtMostItsShareOfALane) {
+  HttpServer server(testing::loopback_options());
+  BlockedLane slow;
+  slow.add_to(server, {.threads = 1, .max_waiting = 8, .max_per_address = 2});
+  server.start();
+  auto running = post_async(server, "/slow");
+  ASSERT_TRUE(slow.entered.wait());
+  auto waiting = post_async(server, "/slow");
+  ASSERT_TRUE(lane_holds(server, 2));
+
+  httplib::Client raw("127.0.0.1", server.port());
+  auto refused = raw.Post("/slow", "{}", "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+
+  slow.release.open();
+  EXPECT_TRUE(running.get().ok());
+  EXPECT_TRUE(waiting.get().ok());
+  // Places are given back: the address may use its share again.
+  EXPECT_TRUE(raw.Post("/slow", "{}", "application/json"));
+  EXPECT_EQ(slow.calls, 3);
+  server.stop();
+}
+
+TEST(HttpServerLanes, ARequestThatWaitedLongerThanMaxWaitIsRefusedUnrun) {
+  HttpServer server(testing::loopback_options());
+  BlockedLane slow;
+  slow.release.open();
+  // Every request waits some time for a lane thread, so with no wait allowed each is late.
+  slow.add_to(server, {.threads = 1, .max_wait = 0ms});
+  server.start();
+  httplib::Client raw("127.0.0.1", server.port());
+  auto refused = raw.Post("/slow", "{}", "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+  EXPECT_EQ(slow.calls, 0);
+  EXPECT_EQ(server.lane_stats().at(0).refused_late, 1u);
+  server.stop();
+}
+
+TEST(HttpServer, EveryAnswerForbidsContentSniffing) {
+  HttpServer server(testing::loopback_options());
+  add_echo(server);
+  server.post("/throws", [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("X-Partial", "1");
+    throw HttpError(409, "conflict", "no");
+  });
+  server.start();
+  httplib::Client raw("127.0.0.1", server.port());
+  for (const char* path : {"/echo", "/throws", "/missing"}) {
+    auto answer = raw.Post(path, "{}", "application/json");
+    ASSERT_TRUE(answer) << path;
+    EXPECT_EQ(answer->get_header_value("X-Content-Type-Options"), "nosniff") << path;
+  }
+  server.stop();
+}
+
+TEST(HttpServer, AnswersGoWholeAndAsTheHandlerMadeThemWhateverTheClientAsks) {
+  HttpServer server(testing::loopback_options());
+  const std::string text(10'000, 'x');
+  server.get("/text", [&text](const httplib::Request&, httplib::Response& res) { res.set_content(text, "text/plain"); });
+  server.start();
+  RawConnection connection(server.port());
+  ASSERT_TRUE(connection.connected());
+  std::string ranges = "bytes=0-0";
+  for (int i = 1; i < 500; ++i) ranges += ",0-" + std::to_string(i);
+  connection.send("GET /text HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br, gzip, deflate\r\nRange: " + ranges +
+                  "\r\nConnection: close\r\n\r\n");
+  const auto answer = connection.read_all();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 ", 0), 0u) << answer.substr(0, 200);
+  EXPECT_EQ(answer.find("Content-Encoding"), std::string::npos) << answer.substr(0, 400);
+  EXPECT_NE(answer.find("Content-Length: 10000\r\n"), std::string::npos) << answer.substr(0, 400);
+  EXPECT_LT(answer.size(), 10'600u) << "the body once, not a range per request";
+  server.stop();
+}
+
+TEST(HttpServer, AnErrorThatSaysWhenToComeBackCarriesRetryAfter) {
+  HttpServer server(testing::loopback_options());
+  server.post("/later", [](const httplib::Request&, httplib::Response&) {
+    throw HttpError(common::http::ErrorInfo{503, "busy", "come back later", "", 7});
+  });
+  server.start();
+  httplib::Client raw("127.0.0.1", server.port());
+  auto answer = raw.Post("/later", "{}", "application/json");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 503);
+  EXPECT_EQ(answer->get_header_value("Retry-After"), "7");
+  server.stop();
+}
+
+TEST(HttpServerLanes, ARouteOnAnUnknownLaneIsRefusedWhenAdded) {
+  HttpServer server(testing::loopback_options());
+  common::http::RouteOptions on_lane;
+  on_lane.lane = "nowhere";
+  EXPECT_THROW(server.post("/x", [](const httplib::Request&, httplib::Response&) {}, on_lane),
+               std::invalid_argument);
+  server.add_lane("here", {});
+  EXPECT_THROW(server.add_lane("here", {}), std::logic_error);
+}
+
 }  // namespace
 }  // namespace cronwheel

@@ -104,6 +104,9 @@ TEST(RequestHead, TransferEncodingsAreRefused) {
   EXPECT_EQ(refusal("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"), 501);
   // Both framings at once is how requests are smuggled past proxies.
   EXPECT_EQ(refusal("POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"), 400);
+  // No coding at all: a proxy may see a body where this server would see the next request.
+  EXPECT_EQ(refusal("POST / HTTP/1.1\r\nTransfer-Encoding:\r\n\r\n"), 400);
+  EXPECT_EQ(refusal("POST / HTTP/1.1\r\nTransfer-Encoding: , \r\n\r\n"), 400);
 }
 
 TEST(RequestHead, LimitsAreEnforcedBeforeParsing) {
