@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <variant>
 
 #include "admin/api/api_errors.h"
@@ -70,12 +71,41 @@ std::string truncate_chars(std::string_view text, std::size_t max_chars) {
   return std::string(text);
 }
 
+std::optional<std::string> deceptive_character(std::string_view text) {
+  auto named = [](char32_t c, const char* what) {
+    char code[16];
+    std::snprintf(code, sizeof(code), "U+%04X", static_cast<unsigned>(c));
+    return std::string(code) + " (" + what + ")";
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    char32_t c = length == 1 ? lead : length == 2 ? (lead & 0x1F) : length == 3 ? (lead & 0x0F) : (lead & 0x07);
+    for (std::size_t k = 1; k < length && i + k < text.size(); ++k) {
+      c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    }
+    i += length;
+    if (c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F)) return named(c, "a control character");
+    if (c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) {
+      return named(c, "a bidirectional control");
+    }
+    if ((c >= 0x200B && c <= 0x200D) || (c >= 0x2060 && c <= 0x2064) || c == 0xFEFF) {
+      return named(c, "an invisible character");
+    }
+    if (c == 0x2028 || c == 0x2029) return named(c, "a line or paragraph separator");
+  }
+  return std::nullopt;
+}
+
 void check_text(std::string_view field, std::string_view value, std::size_t max_chars, bool required) {
   const std::string name(field);
   if (required && value.empty()) throw invalid(field, name + ": must not be empty");
   const auto count = char_count(value);
   if (count > max_chars) {
     throw invalid(field, name + ": at most " + std::to_string(max_chars) + " characters, got " + std::to_string(count));
+  }
+  if (auto character = deceptive_character(value)) {
+    throw invalid(field, name + ": must not contain " + *character);
   }
 }
 
@@ -149,14 +179,14 @@ std::string checked_email_list(std::string_view field, std::string_view text, st
   return joined;
 }
 
-std::vector<std::string> split_list(std::string_view text) {
+std::vector<std::string> split_list(std::string_view text, bool keep_empty) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= text.size()) {
     auto comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
     auto item = trimmed(text.substr(start, comma - start));
-    if (!item.empty()) out.push_back(std::move(item));
+    if (keep_empty || !item.empty()) out.push_back(std::move(item));
     start = comma + 1;
   }
   return out;

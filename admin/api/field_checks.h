@@ -29,8 +29,17 @@ std::string trimmed(std::string_view text);
 // `text` cut to at most `max_chars` characters, never inside a UTF-8 sequence.
 std::string truncate_chars(std::string_view text, std::size_t max_chars);
 
+// The first character of UTF-8 `text` that makes a one-line name or label lie about itself when
+// shown, named ("U+202E (a bidirectional control)"): control characters (C0, DEL, C1),
+// bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), zero-width and
+// invisible characters (U+200B-U+200D, U+2060-U+2064, U+FEFF) and line or paragraph separators
+// (U+2028, U+2029); nullopt when there is none. Such characters let one name pass for another in
+// the console and the audit log (right-to-left overrides, invisible differences).
+std::optional<std::string> deceptive_character(std::string_view text);
+
 // Throws unless `value` (already trimmed when that matters) has at most `max_chars`
-// characters; with `required`, also unless it is non-empty.
+// characters and no deceptive_character(); with `required`, also unless it is non-empty. For
+// one-line names and labels.
 void check_text(std::string_view field, std::string_view value, std::size_t max_chars, bool required);
 
 // Throws unless min <= value <= max; returns the value narrowed to int.
@@ -53,8 +62,9 @@ std::string checked_email_list(std::string_view field, std::string_view text, st
 void check_http_urls(std::string_view field, const std::vector<std::string>& urls);
 
 // Splits XXL-JOB's comma-separated lists ("a, b,,c" → a, b, c): entries trimmed, empty ones
-// dropped.
-std::vector<std::string> split_list(std::string_view text);
+// dropped unless `keep_empty` (then "a,,c" → a, "", c: for lists where an empty entry is an
+// error worth naming).
+std::vector<std::string> split_list(std::string_view text, bool keep_empty = false);
 
 // Refuses, as "<field>: is read-only", a body field that the object's JSON form `answered`
 // has but that is not among `writable` (ids, computed times, ...). Other unknown fields are

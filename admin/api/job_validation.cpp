@@ -9,6 +9,7 @@
 #include "admin/api/api_errors.h"
 #include "admin/api/field_checks.h"
 #include "admin/api/json_body.h"
+#include "admin/model/child_jobs.h"
 #include "admin/model/schedule.h"
 #include "admin/model/record_json.h"
 #include "common/protocol/job_enums.h"
@@ -66,7 +67,20 @@ std::vector<std::int64_t> read_child_ids(JsonBody& body) {
   std::vector<std::int64_t> ids;
   const auto& json = body.json();
   if (auto it = json.find("childJobId"); it != json.end() && it->is_string()) {
-    for (const auto& item : split_list(*body.optional_string("childJobId"))) ids.push_back(child_id_from_text(item));
+    // XXL-JOB's form: "1,2". Blank means none. As XXL-JOB reads it (Java's split), trailing
+    // commas are nothing, and an empty item between two ids ("1,,2") is a mistake.
+    const auto text = *body.optional_string("childJobId");
+    auto items = split_list(text, /*keep_empty=*/true);
+    while (!items.empty() && items.back().empty()) items.pop_back();
+    {
+      for (const auto& item : items) {
+        if (item.empty()) {
+          throw invalid("childJobId", "childJobId: an empty item in '" + truncate_chars(text, 60) +
+                                          "'; expected job ids separated by single commas");
+        }
+        ids.push_back(child_id_from_text(item));
+      }
+    }
   } else {
     ids = body.optional_int_list("childJobId").value_or(std::vector<std::int64_t>{});
   }
@@ -181,6 +195,22 @@ void validate_job(const Job& job) {
   }
 }
 
+void check_child_cycle(const Job& job, std::int64_t self_id, JobStore& jobs, const Principal& who) {
+  const auto cycle =
+      find_child_cycle(self_id, job.child_job_ids, [&jobs](const std::vector<std::int64_t>& ids) { return jobs.children_of(ids); });
+  if (cycle.empty()) return;
+  const std::string consequence = " (each one's success would fire the next, forever)";
+  // A cycle through jobs the caller cannot see is refused all the same, without naming them.
+  for (auto id : cycle) {
+    if (who.user.is_admin()) break;
+    auto on_it = jobs.get(id);
+    if (id != self_id && (!on_it || !who.may_access_group(on_it->job_group))) {
+      throw invalid("childJobId", "childJobId: would make a cycle of child jobs through jobs of other groups" + consequence);
+    }
+  }
+  throw invalid("childJobId", "childJobId: would make a cycle of child jobs: " + describe_child_cycle(cycle) + consequence);
+}
+
 void check_job_references(const Job& job, std::optional<std::int64_t> self_id, GroupStore& groups,
                           JobStore& jobs, const Principal& who) {
   auto group = groups.get(job.job_group);
@@ -201,12 +231,15 @@ void check_job_references(const Job& job, std::optional<std::int64_t> self_id, G
     for (auto id : job.child_job_ids) {
       if (std::find(existing.begin(), existing.end(), id) == existing.end()) throw missing(id);
     }
-    return;
+  } else {
+    for (auto id : job.child_job_ids) {
+      auto child = jobs.get(id);
+      if (!child || !who.may_access_group(child->job_group)) throw missing(id);
+    }
   }
-  for (auto id : job.child_job_ids) {
-    auto child = jobs.get(id);
-    if (!child || !who.may_access_group(child->job_group)) throw missing(id);
-  }
+  // A new job closes no cycle: no job names it as a child yet.
+  if (self_id) check_child_cycle(job, *self_id, jobs, who);
 }
+
 
 }  // namespace cronwheel::admin

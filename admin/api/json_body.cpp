@@ -88,7 +88,7 @@ JsonBody::JsonBody(std::string_view text) {
   try {
     json_ = common::protocol::parse_json(text, kLimits);
   } catch (const common::protocol::ProtocolError& e) {
-    throw invalid("", e.what());
+    throw invalid(e.field(), e.what());
   }
   if (!json_.is_object()) throw invalid("", "the body must be a JSON object, got " + type_name(json_));
 }

@@ -29,7 +29,8 @@ namespace cronwheel::admin {
 // (anything but NUL).
 class JsonBody {
  public:
-  static constexpr common::protocol::JsonLimits kLimits{16, 10'000};
+  // Strict: a key given twice and a leading byte order mark are refused (JsonLimits::strict).
+  static constexpr common::protocol::JsonLimits kLimits{16, 10'000, true};
 
   // Throws HttpError 400 for malformed JSON or a body that is not an object; an empty body
   // reads as {}.

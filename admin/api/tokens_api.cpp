@@ -19,6 +19,7 @@ std::string checked_name(const std::string& name) {
   if (blank || characters > kMaxTokenName) {
     throw invalid("name", "name: 1 to " + std::to_string(kMaxTokenName) + " characters, not only spaces");
   }
+  if (auto character = deceptive_character(name)) throw invalid("name", "name: must not contain " + *character);
   return name;
 }
 

@@ -92,6 +92,9 @@ struct JobLog {
   int shard_total = 1;
   int executor_fail_retry_count = 0;
   std::optional<std::int64_t> parent_log_id;
+  // Child-job steps that led to this run: 0 for its job's own fires, the parent run's + 1 for a
+  // child job's fire, the run's own for a retry (admin/model/child_jobs.h).
+  int chain_depth = 0;
   std::optional<std::int64_t> trigger_time;
   int trigger_code = 0;
   std::string trigger_msg;

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "admin/model/child_jobs.h"
+
 namespace cronwheel::admin {
 
 namespace {
@@ -28,6 +30,7 @@ std::string_view to_string(RunEnd end) {
     case RunEnd::kTriggerFailed: return "trigger failed";
     case RunEnd::kMisfireSkipped: return "misfire skipped";
     case RunEnd::kCancelled: return "cancelled";
+    case RunEnd::kKilled: return "killed";
   }
   return "unknown";
 }
@@ -49,6 +52,11 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
       fire.executor_param = child.executor_param;
       fire.executor_fail_retry_count = child.executor_fail_retry_count;
       fire.parent_log_id = run.id;  // the run whose success fired it
+      fire.chain_depth = run.chain_depth + 1;
+      if (fire.chain_depth > kMaxChildChainDepth) {
+        fire.state = FireState::kCancelled;
+        fire.trigger_msg = child_chain_cut_message(job.id, child.id);
+      }
       out.fires.push_back(std::move(fire));
     }
   } else if ((end == RunEnd::kFailed || end == RunEnd::kLost || end == RunEnd::kTriggerFailed) &&
@@ -68,6 +76,7 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
     fire.shard_total = run.shard_total;
     fire.executor_fail_retry_count = run.executor_fail_retry_count - 1;
     fire.parent_log_id = run.id;
+    fire.chain_depth = run.chain_depth;
     out.fires.push_back(std::move(fire));
   }
   if (job.schedule_type == ScheduleType::kFixDelay) {

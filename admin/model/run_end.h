@@ -25,12 +25,14 @@ enum class RunEnd {
   kMisfireSkipped,   // never sent: cancelled as a misfire (too late for its job's misfire
                      // strategy, or coalesced into a newer fire by FIRE_ONCE_NOW)
   kCancelled,        // never sent: an operator cancelled it while it was pending
+  kKilled,           // an operator killed it while it ran (it ends failed)
 };
 std::string_view to_string(RunEnd end);
 
 // What a finished run leads to.
 struct FollowUps {
-  // New fires (PARENT, RETRY), inserted as given: state pending, owner, due time and all.
+  // New fires (PARENT, RETRY), inserted as given: state (pending; cancelled for a child-job
+  // chain cut), owner, due time, trigger_msg and all.
   std::vector<JobLog> fires;
   // The job's new trigger_next_time (FIX_DELAY). Written only while the job still runs
   // (trigger_status = 1) and still awaits this run (trigger_next_time = kAwaitingCompletion):
@@ -42,12 +44,14 @@ struct FollowUps {
 // `children` are the job's existing child jobs (the job itself left out). New fires are owned
 // by `node_id`. The rules:
 //  - kSucceeded: one PARENT fire per child job, due now, with the child's handler, parameter
-//    and retry count; parent_log_id = the run.
+//    and retry count; parent_log_id = the run, one chain step deeper than the run. A fire
+//    deeper than kMaxChildChainDepth (child_jobs.h) is written cancelled instead, its
+//    trigger_msg saying why: the chain ends there.
 //  - kFailed, kLost, kTriggerFailed, with retries left (run.executor_fail_retry_count > 0):
 //    one RETRY fire due now + the job's retry interval, with the job's current handler and
-//    the run's parameter and shard, one retry fewer, routed again (as XXL-JOB).
+//    the run's parameter, shard and chain depth, one retry fewer, routed again (as XXL-JOB).
 //  - kMisfireSkipped: none (the job's misfire strategy chose not to run it; its next fires come
-//    anyway); kCancelled: none, and no child fires (someone chose not to run it).
+//    anyway); kCancelled, kKilled: none: no retry and no child fires (someone chose to stop it).
 // (A fire whose delivery is unknown has not ended: it stays `triggered`, see
 // TriggerStore::record_unconfirmed.)
 //  - Every end of a FIX_DELAY job's run: its next time is now + its delay (a configuration that
@@ -60,6 +64,12 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
 // transaction, with the run as it is now, its job and the job's existing children (by id, the
 // job itself left out). Must not block or call out.
 using FollowUpPlanner = std::function<FollowUps(const JobLog& run, const Job& job, const std::vector<Job>& children)>;
+
+// Called after a transaction committed fires this node owns that no scan decided: an operator's
+// trigger, retries, child jobs. Those already due are sent at once (Scheduler::send_soon)
+// rather than when the feeder next reads them. Rows that are not pending (a chain cut) are
+// ignored. Must not block or throw.
+using FiresWritten = std::function<void(const std::vector<JobLog>& fires)>;
 
 // The planner for runs that all ended the same way at the same time on one node.
 FollowUpPlanner follow_ups_of(RunEnd end, std::int64_t now, std::string node_id);

@@ -24,6 +24,7 @@
 
 #include "admin/model/records.h"
 #include "admin/model/store_errors.h"
+#include "common/protocol/job_enums.h"
 
 namespace cronwheel::admin {
 
@@ -76,8 +77,12 @@ class JobStore {
   virtual std::optional<Job> get(std::int64_t id) = 0;
   // The subset of `ids` that exist.
   virtual std::vector<std::int64_t> existing(const std::vector<std::int64_t>& ids) = 0;
+  // The child job ids (childJobId, as stored) of each of `ids` that exists.
+  virtual std::map<std::int64_t, std::vector<std::int64_t>> children_of(const std::vector<std::int64_t>& ids) = 0;
   // Creates the job (id, times assigned by the store). Throws Conflict("...", "jobGroup") when
-  // the group does not exist.
+  // the group does not exist. A script job created with a source gets that source as the first
+  // version of its history too (first_script_version_remark), in the same transaction, so it
+  // can be compared and restored after later edits.
   virtual Job create(const Job& job, const Actor& actor) = 0;
   // Replaces every field the API may change. trigger_status, trigger_next_time and
   // trigger_last_time are written as given: the caller computes them (a changed schedule of a
@@ -143,6 +148,14 @@ class LogStore {
   };
   virtual std::int64_t clear(const ClearRequest& request, const Actor& actor) = 0;
 };
+
+// The remark of the version JobStore::create writes for a new job's script; nullopt when the
+// job has none to keep (a BEAN job, or an empty source).
+inline std::optional<std::string> first_script_version_remark(const Job& job) {
+  if (!common::protocol::is_script(job.glue_type) || job.glue_source.empty()) return std::nullopt;
+  const bool blank = job.glue_remark.find_first_not_of(" \t\r\n") == std::string::npos;
+  return blank ? std::string("the script the job was created with") : job.glue_remark;
+}
 
 class ScriptStore {
  public:

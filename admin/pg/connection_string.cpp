@@ -1,5 +1,7 @@
 #include "admin/pg/connection_string.h"
 
+#include <libpq-fe.h>
+
 #include <cctype>
 
 namespace cronwheel::admin {
@@ -57,6 +59,19 @@ std::string with_connection_parameter(const std::string& connection_string, std:
   }
   std::string setting = std::string(key) + "=" + quote_value(value);
   return connection_string.empty() ? setting : connection_string + " " + setting;
+}
+
+std::optional<std::string> connection_string_problem(const std::string& connection_string) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(connection_string.c_str(), &error);
+  if (options != nullptr) {
+    PQconninfoFree(options);
+    return std::nullopt;
+  }
+  std::string message = error != nullptr ? error : "libpq cannot read it";
+  if (error != nullptr) PQfreemem(error);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return message;
 }
 
 }  // namespace cronwheel::admin

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,5 +12,10 @@ namespace cronwheel::admin {
 // (the value quoted when it has spaces).
 std::string with_connection_parameter(const std::string& connection_string, std::string_view key,
                                       std::string_view value);
+
+// What libpq finds wrong with a connection string before connecting (PQconninfoParse: an
+// unknown parameter, a malformed URL), as libpq says it; nullopt when it can be used. The message
+// names the offending part, never the string's other values (a password).
+std::optional<std::string> connection_string_problem(const std::string& connection_string);
 
 }  // namespace cronwheel::admin

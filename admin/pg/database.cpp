@@ -31,12 +31,13 @@ Database::Lease::~Lease() {
 std::unique_ptr<pqxx::connection> Database::connect() {
   std::string url = with_connection_parameter(options_.url, "connect_timeout",
                                               std::to_string(kConnectTimeoutSeconds));
-  if (options_.statement_timeout.count() > 0) {
-    // A server-side setting in the connection string survives libpq's reconnects.
-    url = with_connection_parameter(url, "options",
-                                    "-c statement_timeout=" + std::to_string(options_.statement_timeout.count()));
-  }
   auto connection = std::make_unique<pqxx::connection>(url);
+  // Set on the session rather than in the connection string: a URL with options of its own
+  // (options=-c search_path=...) would otherwise lose it. libpqxx sets it again on reconnects.
+  // An operator's own statement_timeout in the string wins.
+  if (options_.statement_timeout.count() > 0 && options_.url.find("statement_timeout") == std::string::npos) {
+    connection->set_variable("statement_timeout", std::to_string(options_.statement_timeout.count()));
+  }
   if (prepare_) prepare_(*connection);
   return connection;
 }

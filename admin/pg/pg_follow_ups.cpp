@@ -16,8 +16,9 @@ void prepare_follow_ups(pqxx::connection& c) {
             "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id FOR KEY SHARE");
   c.prepare("follow_up_insert_fire",
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
-            "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
-            "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
+            "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, "
+            "chain_depth, trigger_msg) "
+            "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15) RETURNING " + kLogColumns);
   // By the job's id alone: guarded as written, job_info_due (trigger_status = 1) could be
   // chosen and read every job awaiting a result (pg_guard.h).
   c.prepare("follow_up_fix_delay",
@@ -62,7 +63,7 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
       out[i].fires.push_back(log_from(tx.exec_prepared1(
           "follow_up_insert_fire", f.job_group, f.job_id, text(f.trigger_type), f.scheduled_time, f.admin_node,
           f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
-          f.executor_fail_retry_count, f.parent_log_id)));
+          f.executor_fail_retry_count, f.parent_log_id, text(f.state), f.chain_depth, f.trigger_msg)));
     }
     if (follow.fix_delay_next_time) {
       out[i].next_time_set =

@@ -32,7 +32,7 @@ const std::string kJobColumns =
 
 const std::string kLogColumns =
     "id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler, "
-    "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, " +
+    "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, chain_depth, " +
     ms("trigger_time", "trigger_time") + ", trigger_code, trigger_msg, " + ms("handle_time", "handle_time") +
     ", handle_code, handle_msg, alarm_status";
 
@@ -175,6 +175,7 @@ JobLog log_from(const pqxx::row& r) {
   l.shard_total = r["shard_total"].as<int>();
   l.executor_fail_retry_count = r["executor_fail_retry_count"].as<int>();
   l.parent_log_id = optional_of<std::int64_t>(r["parent_log_id"]);
+  l.chain_depth = r["chain_depth"].as<int>();
   l.trigger_time = optional_of<std::int64_t>(r["trigger_time"]);
   l.trigger_code = r["trigger_code"].as<int>();
   l.trigger_msg = r["trigger_msg"].as<std::string>();
@@ -343,6 +344,7 @@ constexpr std::array kRules = {
     Rule{"job_logglue_job_id_fkey", Kind::kNotFound, "", "job does not exist"},
     Rule{"job_logglue_glue_remark_check", Kind::kConflict, "glueRemark", "a script version needs a remark"},
     Rule{"app_user_username_key", Kind::kConflict, "username", "username is taken"},
+    Rule{"app_user_username_lower", Kind::kConflict, "username", "username is taken (in other letter case)"},
     Rule{"app_user_username_format", Kind::kConflict, "username",
          "username must be 1-64 letters, digits, '.', '_', '@' or '-'"},
     Rule{"app_user_password_hash_check", Kind::kConflict, "password", "password hash is not an argon2 hash"},

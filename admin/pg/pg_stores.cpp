@@ -37,6 +37,10 @@ void prepare_jobs(pqxx::connection& c) {
   c.prepare("job_get", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1");
   c.prepare("job_lock", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1 FOR UPDATE");
   c.prepare("job_existing", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id");
+  c.prepare("job_children",
+            "SELECT j.id, c.child FROM job_info j"
+            " LEFT JOIN LATERAL unnest(j.child_job_ids) WITH ORDINALITY AS c(child, n) ON true"
+            " WHERE j.id = ANY ($1::bigint[]) ORDER BY j.id, c.n");
   c.prepare("job_insert",
             "INSERT INTO job_info (job_group, job_desc, author, alarm_email, schedule_type, schedule_conf, timezone, "
             "misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, "
@@ -222,6 +226,18 @@ std::vector<std::int64_t> PgJobStore::existing(const std::vector<std::int64_t>& 
   });
 }
 
+std::map<std::int64_t, std::vector<std::int64_t>> PgJobStore::children_of(const std::vector<std::int64_t>& ids) {
+  if (ids.empty()) return {};
+  return db_.read([&](pqxx::read_transaction& tx) {
+    std::map<std::int64_t, std::vector<std::int64_t>> out;
+    for (const auto& row : tx.exec_prepared("job_children", bigint_array(ids))) {
+      auto& children = out[row["id"].as<std::int64_t>()];
+      if (!row["child"].is_null()) children.push_back(row["child"].as<std::int64_t>());
+    }
+    return out;
+  });
+}
+
 Job PgJobStore::create(const Job& j, const Actor& actor) {
   const auto now = clock_.now_ms();
   return mapped([&] {
@@ -231,6 +247,9 @@ Job PgJobStore::create(const Job& j, const Actor& actor) {
           text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param, text(j.executor_block_strategy),
           j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type), j.glue_source, j.glue_remark,
           now, bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time));
+      if (auto remark = first_script_version_remark(created)) {
+        tx.exec_prepared("version_insert", created.id, text(created.glue_type), created.glue_source, *remark, now);
+      }
       write_audit(tx, now, actor, "job.create", "job", created.id, std::nullopt, to_json(created));
       return created;
     });

@@ -62,6 +62,7 @@ class PgJobStore final : public JobStore {
   Page<Job> list(const Filter& filter) override;
   std::optional<Job> get(std::int64_t id) override;
   std::vector<std::int64_t> existing(const std::vector<std::int64_t>& ids) override;
+  std::map<std::int64_t, std::vector<std::int64_t>> children_of(const std::vector<std::int64_t>& ids) override;
   Job create(const Job& job, const Actor& actor) override;
   Job update(const Job& job, const Actor& actor) override;
   void remove(std::int64_t id, const Actor& actor) override;

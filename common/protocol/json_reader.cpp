@@ -1,7 +1,9 @@
 #include "common/protocol/json_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace cronwheel::common::protocol {
 namespace {
@@ -99,8 +101,31 @@ nlohmann::json parse_json(std::string_view text, const JsonLimits& limits) {
     throw ProtocolError("", "empty body, expected JSON");
   }
   check_json_shape(text, limits);
+  if (limits.strict && text.substr(0, 3) == "\xEF\xBB\xBF") {
+    throw ProtocolError("", "the body starts with a byte order mark; send UTF-8 JSON without one");
+  }
   try {
-    return nlohmann::json::parse(text);
+    if (!limits.strict) return nlohmann::json::parse(text);
+    // Keys seen in each object being parsed, innermost last.
+    std::vector<std::vector<std::string>> open_objects;
+    auto unique_keys = [&open_objects](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      using Event = nlohmann::json::parse_event_t;
+      if (event == Event::object_start) {
+        open_objects.emplace_back();
+      } else if (event == Event::object_end) {
+        if (!open_objects.empty()) open_objects.pop_back();
+      } else if (event == Event::key && !open_objects.empty()) {
+        auto& keys = open_objects.back();
+        const auto& key = parsed.get_ref<const std::string&>();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+          const std::string shown = key.size() <= 64 ? key : key.substr(0, 64) + "...";
+          throw ProtocolError(shown, "given twice");
+        }
+        keys.push_back(key);
+      }
+      return true;
+    };
+    return nlohmann::json::parse(text, unique_keys);
   } catch (const nlohmann::json::out_of_range&) {
     // "1e400": nlohmann reports a number beyond double's range this way.
     throw ProtocolError("", "malformed JSON: a number is out of range");

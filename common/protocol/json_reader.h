@@ -27,6 +27,10 @@ namespace cronwheel::common::protocol {
 struct JsonLimits {
   std::size_t max_depth = 32;
   std::size_t max_values = 200'000;
+  // Refuse what JSON parsers disagree on instead of choosing silently: a key given twice in one
+  // object (some parsers keep the first, this one the last, so a proxy or an audit reader may
+  // see another value than the one applied) and a leading byte order mark.
+  bool strict = false;
 };
 
 // Throws ProtocolError (empty field) when `text` nests deeper than limits.max_depth or holds
@@ -35,7 +39,9 @@ struct JsonLimits {
 void check_json_shape(std::string_view text, const JsonLimits& limits);
 
 // Parses a message body. Empty or malformed text, text beyond `limits` and numbers beyond
-// double's range (1e400) throw ProtocolError with an empty field.
+// double's range (1e400) throw ProtocolError with an empty field; with limits.strict, a key given
+// twice throws ProtocolError naming it ("name: given twice"), and a leading byte order mark
+// throws too.
 nlohmann::json parse_json(std::string_view text, const JsonLimits& limits = {});
 
 // Serializes compactly. Invalid UTF-8 inside strings (a script's log output can contain

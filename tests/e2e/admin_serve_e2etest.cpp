@@ -196,6 +196,19 @@ TEST(AdminServe, GivesUpWhenTheDatabaseNeverAnswers) {
   EXPECT_NE(admin.out().find("connect"), std::string::npos) << admin.out() << admin.err();
 }
 
+TEST(AdminServe, ADatabaseUrlLibpqCannotReadIsAConfigurationErrorAtOnce) {
+  // Not "not reachable yet" for --db-wait seconds: it never will be.
+  const auto started = std::chrono::steady_clock::now();
+  auto r = Process::run({AdminProcess::binary(), "--listen", "127.0.0.1:0", "--db-url",
+                         "postgresql://cronwheel:hunter2@127.0.0.1:9/cronwheel?sslmode=disable&statment_timeout=1",
+                         "--db-wait", "60"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
+  EXPECT_NE(r.err.find("--db-url: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("statment_timeout"), std::string::npos) << r.err;
+  EXPECT_EQ((r.out + r.err).find("hunter2"), std::string::npos) << "never the password";
+}
+
 TEST(AdminServe, RejectsAMalformedListenAddress) {
   TestDatabase db;
   auto r = Process::run({AdminProcess::binary(), "--listen", "localhost", "--db-url", db.url()});

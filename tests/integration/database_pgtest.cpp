@@ -8,6 +8,7 @@
 
 #include <pqxx/pqxx>
 
+#include "admin/pg/connection_string.h"
 #include "admin/pg/database.h"
 #include "tests/support/test_database.h"
 
@@ -269,6 +270,23 @@ TEST_F(DatabaseTest, StatementTimeoutEndsAStuckQuery) {
   EXPECT_THROW(database.read([](pqxx::read_transaction& tx) { return tx.exec("SELECT pg_sleep(5)").size(); }),
                pqxx::sql_error);
   EXPECT_LT(std::chrono::steady_clock::now() - begin, 4s);
+}
+
+TEST_F(DatabaseTest, StatementTimeoutHoldsWhenTheUrlHasOptionsOfItsOwn) {
+  auto o = options_for(db_);
+  o.url = with_connection_parameter(o.url, "options", "-c application_name=cw-test");
+  o.statement_timeout = 200ms;
+  Database database(o);
+  const auto setting = database.read(
+      [](pqxx::read_transaction& tx) { return tx.exec1("SHOW statement_timeout")[0].as<std::string>(); });
+  EXPECT_EQ(setting, "200ms");
+  // An operator's own setting in the string wins.
+  auto own = options_for(db_);
+  own.url = with_connection_parameter(own.url, "options", "-c statement_timeout=7s");
+  own.statement_timeout = 200ms;
+  Database theirs(own);
+  EXPECT_EQ(theirs.read([](pqxx::read_transaction& tx) { return tx.exec1("SHOW statement_timeout")[0].as<std::string>(); }),
+            "7s");
 }
 
 }  // namespace

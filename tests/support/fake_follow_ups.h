@@ -17,7 +17,7 @@ struct FakeWrittenFollowUps {
 };
 
 // What admin/pg/pg_follow_ups.h does, over a fake's maps: reads the run's job and its existing
-// children, asks `plan` once, inserts its fires (pending, new ids) and writes the FIX_DELAY next
+// children, asks `plan` once, inserts its fires (as planned: pending, or cancelled; new ids) and writes the FIX_DELAY next
 // time under the same guard. Call with the fake's mutex held.
 inline FakeWrittenFollowUps write_fake_follow_ups(std::map<std::int64_t, admin::Job>& jobs,
                                                   std::map<std::int64_t, admin::JobLog>& logs, std::int64_t& next_log,
@@ -35,7 +35,6 @@ inline FakeWrittenFollowUps write_fake_follow_ups(std::map<std::int64_t, admin::
   std::sort(children.begin(), children.end(), [](const admin::Job& a, const admin::Job& b) { return a.id < b.id; });
   const admin::FollowUps follow = plan(run, job->second, children);
   for (admin::JobLog fire : follow.fires) {
-    fire.state = admin::FireState::kPending;
     fire.id = next_log++;
     logs[fire.id] = fire;
     out.fires.push_back(fire);

@@ -438,6 +438,14 @@ class Jobs final : public JobStore {
     }
     return out;
   }
+  std::map<std::int64_t, std::vector<std::int64_t>> children_of(const std::vector<std::int64_t>& ids) override {
+    std::lock_guard lock(s_.mutex);
+    std::map<std::int64_t, std::vector<std::int64_t>> out;
+    for (auto id : ids) {
+      if (auto it = s_.jobs.find(id); it != s_.jobs.end()) out.emplace(id, it->second.child_job_ids);
+    }
+    return out;
+  }
   Job create(const Job& job, const Actor& actor) override {
     std::lock_guard lock(s_.mutex);
     Job j = job;
@@ -447,6 +455,10 @@ class Jobs final : public JobStore {
     j.id = s_.next_job++;
     j.created_at = j.updated_at = j.glue_updated_at = s_.now();
     s_.jobs[j.id] = j;
+    if (auto remark = first_script_version_remark(j)) {
+      ScriptVersion v{s_.next_version++, j.id, j.glue_type, j.glue_source, *remark, s_.now()};
+      s_.versions[v.id] = v;
+    }
     s_.audit_change(actor, "job.create", "job", j.id, std::nullopt, to_json(j));
     return j;
   }
@@ -680,8 +692,15 @@ class Users final : public UserStore {
   User create(const User& user, const Actor& actor) override {
     std::lock_guard lock(s_.mutex);
     check_user(user);
+    auto lower = [](std::string text) {
+      for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return text;
+    };
     for (const auto& [id, u] : s_.users) {
       if (u.username == user.username) throw Conflict("username " + user.username + " is taken", "username");
+      if (lower(u.username) == lower(user.username)) {
+        throw Conflict("username is taken (in other letter case)", "username");
+      }
     }
     User u = user;
     u.groups = sorted_unique(u.groups);

@@ -507,6 +507,20 @@ TYPED_TEST_P(StoreContract, JobExistingReturnsTheIdsThatExist) {
   EXPECT_TRUE(this->s().jobs.existing({}).empty());
 }
 
+TYPED_TEST_P(StoreContract, JobChildrenOfAnswersEachExistingJobsStoredChildrenInOrder) {
+  Group g = this->group("billing-app");
+  Job leaf = this->job(g.id);
+  Job other = this->job(g.id);
+  Job parent = make_job(g.id, "parent");
+  parent.child_job_ids = {other.id, leaf.id};
+  parent = this->s().jobs.create(parent, this->system());
+  auto children = this->s().jobs.children_of({parent.id, leaf.id, 999});
+  EXPECT_EQ(children.size(), 2u) << "999 does not exist";
+  EXPECT_EQ(children[parent.id], (std::vector<std::int64_t>{other.id, leaf.id}));
+  EXPECT_TRUE(children[leaf.id].empty());
+  EXPECT_TRUE(this->s().jobs.children_of({}).empty());
+}
+
 TYPED_TEST_P(StoreContract, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited) {
   Group g = this->group("billing-app");
   Job j = this->job(g.id);
@@ -840,6 +854,32 @@ TYPED_TEST_P(StoreContract, ClearKeepsTheNewestLogsOfAJob) {
 // ---------------------------------------------------------------------------------------------
 // Script versions
 
+TYPED_TEST_P(StoreContract, AScriptJobsFirstSourceIsTheFirstVersionOfItsHistory) {
+  Group g = this->group("billing-app");
+  Job j = make_job(g.id);
+  j.glue_type = GlueType::kGlueShell;
+  j.glue_source = "echo created";
+  j = this->s().jobs.create(j, this->system());
+  auto versions = this->s().scripts.versions(j.id);
+  ASSERT_EQ(versions.size(), 1u);
+  EXPECT_EQ(versions[0].glue_source, "echo created");
+  EXPECT_EQ(versions[0].glue_type, GlueType::kGlueShell);
+  EXPECT_EQ(versions[0].glue_remark, "the script the job was created with");
+  this->s().scripts.save_version(j.id, "echo edited", "edit", this->admin_actor());
+  versions = this->s().scripts.versions(j.id);
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[1].glue_source, "echo created") << "still there to compare and restore";
+
+  Job with_remark = make_job(g.id);
+  with_remark.glue_type = GlueType::kGluePython;
+  with_remark.glue_source = "print(1)";
+  with_remark.glue_remark = "imported";
+  with_remark = this->s().jobs.create(with_remark, this->system());
+  EXPECT_EQ(this->s().scripts.versions(with_remark.id).at(0).glue_remark, "imported");
+  Job bean = this->s().jobs.create(make_job(g.id), this->system());
+  EXPECT_TRUE(this->s().scripts.versions(bean.id).empty());
+}
+
 TYPED_TEST_P(StoreContract, SaveVersionUpdatesTheJobAddsToHistoryAndIsAudited) {
   Group g = this->group("billing-app");
   Job j = make_job(g.id);
@@ -935,6 +975,8 @@ TYPED_TEST_P(StoreContract, UserCreateRefusesTakenNamesMissingGroupsAndBadValues
     return std::string("no conflict");
   };
   EXPECT_EQ(field_of(make_user("alice")), "username");
+  EXPECT_EQ(field_of(make_user("ALICE")), "username") << "a name is taken in any letter case";
+  EXPECT_EQ(field_of(make_user("Alice")), "username");
   EXPECT_EQ(field_of(make_user("bob", "normal", {a.id, 4242})), "groups");
   EXPECT_EQ(field_of(make_user("bob smith")), "username");
   EXPECT_EQ(field_of(make_user("bob", "root")), "role");
@@ -1601,13 +1643,14 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             JobSchemaRulesAreConflictsNamingTheField,
                             JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited,
                             JobUpdateRefusesMissingJobsGroupsAndItselfAsChild, JobListFiltersNewestFirstAndPages,
-                            JobExistingReturnsTheIdsThatExist, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,
+                            JobExistingReturnsTheIdsThatExist, JobChildrenOfAnswersEachExistingJobsStoredChildrenInOrder, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,
                             JobStartAndStopAreAuditedUnderTheirAction, JobWithoutAScheduleCannotStart,
                             LogListIsNewestFirstAndFiltersByStatusJobGroupAndTime,
                             JobAndLogListsPageByKeyBothWays,
                             CreateFireWritesAPendingRowOfTheJobsGroupAndIsAudited,
                             CancelPendingCancelsOnlyAPendingFire, ClearDeletesFinishedLogsBeforeATime,
-                            ClearKeepsTheNewestLogsOfAJob, SaveVersionUpdatesTheJobAddsToHistoryAndIsAudited,
+                            ClearKeepsTheNewestLogsOfAJob, AScriptJobsFirstSourceIsTheFirstVersionOfItsHistory,
+                            SaveVersionUpdatesTheJobAddsToHistoryAndIsAudited,
                             SaveVersionKeepsTheNewestThirty, SaveVersionRefusesABlankRemarkAndAMissingJob,
                             UserCreateKeepsGroupsSortedAndAuditsWithoutTheHash,
                             UserCreateRefusesTakenNamesMissingGroupsAndBadValues,

@@ -132,6 +132,31 @@ TEST(JobValidation, JobDescIsRequiredAndAtMost255Characters) {
   EXPECT_EQ(create_problem_with("jobDesc", umlauts).status, 0);
 }
 
+TEST(JobValidation, NamesRefuseCharactersThatMakeThemLieWhenShown) {
+  // "backup\u202Egpj.exe" would show as "backupexe.jpg"; invisible and separator characters let
+  // two names that look alike differ.
+  expect_problem(create_problem_with("jobDesc", "backup\u202Egpj.exe"), "jobDesc",
+                 "jobDesc: must not contain U+202E (a bidirectional control)");
+  expect_problem(create_problem_with("author", "al\u200Bice"), "author",
+                 "author: must not contain U+200B (an invisible character)");
+  expect_problem(create_problem_with("jobDesc", "one\u2028two"), "jobDesc",
+                 "jobDesc: must not contain U+2028 (a line or paragraph separator)");
+  expect_problem(create_problem_with("glueRemark", "v2\uFEFF"), "glueRemark",
+                 "glueRemark: must not contain U+FEFF (an invisible character)");
+  // Any script is fine: right-to-left text itself, emoji, CJK.
+  EXPECT_EQ(create_problem_with("jobDesc", "\u05D2\u05D9\u05D1\u05D5\u05D9 \u6BCF\u65E5 \U0001F4BE").status, 0);
+}
+
+TEST(JobValidation, AKeyGivenTwiceOrALeadingByteOrderMarkIsRefused) {
+  auto twice = problem_of([] {
+    read_job_body(R"({"jobGroup":1,"jobDesc":"a","jobDesc":"b","executorHandler":"h"})", Job{}, JobBodyKind::kCreate);
+  });
+  expect_problem(twice, "jobDesc", "jobDesc: given twice");
+  auto bom = problem_of([] { read_job_body("\xEF\xBB\xBF{\"jobGroup\":1}", Job{}, JobBodyKind::kCreate); });
+  EXPECT_EQ(bom.status, 400);
+  EXPECT_EQ(bom.message, "the body starts with a byte order mark; send UTF-8 JSON without one");
+}
+
 TEST(JobValidation, AuthorIsAtMost64Characters) {
   expect_problem(create_problem_with("author", std::string(65, 'a')), "author", "author: at most 64 characters, got 65");
 }
@@ -234,6 +259,10 @@ TEST(JobValidation, ChildJobIdAcceptsXxlJobsCommaSeparatedString) {
   EXPECT_TRUE(read_job_body(body.dump(), Job{}, JobBodyKind::kCreate).child_job_ids.empty());
   expect_problem(create_problem_with("childJobId", "3,x"), "childJobId",
                  "childJobId: expected job ids separated by commas, got 'x'");
+  expect_problem(create_problem_with("childJobId", "1,,2"), "childJobId",
+                 "childJobId: an empty item in '1,,2'; expected job ids separated by single commas");
+  expect_problem(create_problem_with("childJobId", ",1"), "childJobId",
+                 "childJobId: an empty item in ',1'; expected job ids separated by single commas");
   expect_problem(create_problem_with("childJobId", {0}), "childJobId", "childJobId: 0 is not a job id");
   expect_problem(create_problem_with("childJobId", {3, 3}), "childJobId", "childJobId: job 3 is listed twice");
 }
@@ -348,6 +377,50 @@ TEST_F(JobReferences, ChildJobsMustExistBeVisibleAndNotTheJobItself) {
                  "childJobId: job " + std::to_string(job_b_) + " does not exist");
   job.child_job_ids = {job_a_};
   EXPECT_EQ(check(job, std::nullopt, alice_).status, 0);
+}
+
+TEST_F(JobReferences, AChildJobCycleIsRefusedNamingIt) {
+  const Actor system{std::nullopt, "system", ""};
+  Job job = *stores_.jobs.get(job_a_);
+  Job c = job;
+  c.id = 0;
+  const auto job_c = stores_.jobs.create(c, system).id;
+  // a → c already; giving c the child a closes a → c → a.
+  job.child_job_ids = {job_c};
+  stores_.jobs.update(job, system);
+  Job edit = *stores_.jobs.get(job_c);
+  edit.child_job_ids = {job_a_};
+  expect_problem(check(edit, job_c, admin_), "childJobId",
+                 "childJobId: would make a cycle of child jobs: " + std::to_string(job_c) + " \u2192 " +
+                     std::to_string(job_a_) + " \u2192 " + std::to_string(job_c) +
+                     " (each one's success would fire the next, forever)");
+  // The same for a normal user who sees both jobs.
+  EXPECT_EQ(check(edit, job_c, alice_).field, "childJobId");
+  // A chain that does not come back is fine, and a new job closes no cycle.
+  edit.child_job_ids = {};
+  EXPECT_EQ(check(edit, job_c, admin_).status, 0);
+  Job fresh = *stores_.jobs.get(job_c);
+  fresh.child_job_ids = {job_a_};
+  EXPECT_EQ(check(fresh, std::nullopt, admin_).status, 0);
+}
+
+TEST_F(JobReferences, ACycleThroughAnotherGroupsJobsIsRefusedWithoutNamingThem) {
+  const Actor system{std::nullopt, "system", ""};
+  // b (team b) → a (team a); alice gives a the child b? She cannot see b. Give a a child in her
+  // group that leads to b instead: a → a2, with a2 → b → a stored by the admin.
+  Job a2 = *stores_.jobs.get(job_a_);
+  a2.id = 0;
+  a2.child_job_ids = {job_b_};
+  const auto job_a2 = stores_.jobs.create(a2, system).id;
+  Job b = *stores_.jobs.get(job_b_);
+  b.child_job_ids = {job_a_};
+  stores_.jobs.update(b, system);
+  Job edit = *stores_.jobs.get(job_a_);
+  edit.child_job_ids = {job_a2};
+  auto refused = check(edit, job_a_, alice_);
+  expect_problem(refused, "childJobId",
+                 "childJobId: would make a cycle of child jobs through jobs of other groups (each one's success "
+                 "would fire the next, forever)");
 }
 
 }  // namespace

@@ -36,14 +36,16 @@ TEST_F(ScriptsApi, SavingAVersionUpdatesTheJobAndTheHistory) {
 
   auto versions = get(path("/script/versions"));
   ASSERT_EQ(versions.status, 200) << versions.text;
-  EXPECT_EQ(versions.body["total"], 2);
+  EXPECT_EQ(versions.body["total"], 3);
   EXPECT_EQ(versions.body["items"][0]["glueSource"], "echo v2");  // newest first
   EXPECT_EQ(versions.body["items"][1]["glueRemark"], "first cut");
   EXPECT_EQ(versions.body["items"][0]["glueType"], "GLUE_SHELL");
+  // The script the job was created with is the oldest version.
+  EXPECT_EQ(versions.body["items"][2]["glueSource"], "echo v0");
 
   auto paged = get(path("/script/versions?offset=1&limit=5"));
-  EXPECT_EQ(paged.body["total"], 2);
-  ASSERT_EQ(paged.body["items"].size(), 1u);
+  EXPECT_EQ(paged.body["total"], 3);
+  ASSERT_EQ(paged.body["items"].size(), 2u);
   EXPECT_EQ(paged.body["items"][0]["glueSource"], "echo v1");
 }
 
@@ -89,7 +91,7 @@ TEST_F(ScriptsApi, RestoreSavesTheOldSourceAsTheNewestVersion) {
   EXPECT_EQ(r.body["glueSource"], "echo v1");
   EXPECT_EQ(r.body["glueRemark"], "restored version " + std::to_string(v1) + ": first");
   auto versions = get(path("/script/versions"));
-  EXPECT_EQ(versions.body["total"], 3);
+  EXPECT_EQ(versions.body["total"], 4);
   EXPECT_EQ(versions.body["items"][0]["glueSource"], "echo v1");
 }
 

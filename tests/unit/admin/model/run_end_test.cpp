@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "admin/model/child_jobs.h"
 #include "admin/model/records.h"
 
 namespace cronwheel::admin {
@@ -94,6 +95,37 @@ TEST(PlanRunEnd, OnlySuccessFiresTheChildJobs) {
       EXPECT_NE(fire.trigger_type, TriggerType::kParent) << to_string(end);
     }
   }
+}
+
+TEST(PlanRunEnd, AChildFireIsOneChainStepDeeperAndARetryKeepsTheRunsDepth) {
+  auto run = run_of(1);
+  run.chain_depth = 3;
+  auto children = plan_follow_ups(RunEnd::kSucceeded, run, job_of(), {child_of()}, kNow, "node-a");
+  ASSERT_EQ(children.fires.size(), 1u);
+  EXPECT_EQ(children.fires[0].chain_depth, 4);
+  EXPECT_EQ(children.fires[0].state, FireState::kPending);
+  auto retry = plan_follow_ups(RunEnd::kFailed, run, job_of(), {child_of()}, kNow, "node-a");
+  ASSERT_EQ(retry.fires.size(), 1u);
+  EXPECT_EQ(retry.fires[0].chain_depth, 3);
+}
+
+TEST(PlanRunEnd, AChildChainEndsAtTheDepthLimitWithACancelledRowSayingWhy) {
+  auto run = run_of(0);
+  run.chain_depth = kMaxChildChainDepth - 1;
+  auto last = plan_follow_ups(RunEnd::kSucceeded, run, job_of(), {child_of()}, kNow, "node-a");
+  ASSERT_EQ(last.fires.size(), 1u);
+  EXPECT_EQ(last.fires[0].state, FireState::kPending) << "the last step allowed still runs";
+
+  run.chain_depth = kMaxChildChainDepth;
+  auto cut = plan_follow_ups(RunEnd::kSucceeded, run, job_of(), {child_of()}, kNow, "node-a");
+  ASSERT_EQ(cut.fires.size(), 1u);
+  const JobLog& row = cut.fires[0];
+  EXPECT_EQ(row.state, FireState::kCancelled);
+  EXPECT_EQ(row.job_id, 8);
+  EXPECT_EQ(row.parent_log_id, 100);
+  EXPECT_EQ(row.chain_depth, kMaxChildChainDepth + 1);
+  EXPECT_NE(row.trigger_msg.find("not fired: child job 8 of job 7"), std::string::npos) << row.trigger_msg;
+  EXPECT_NE(row.trigger_msg.find("cycle"), std::string::npos) << row.trigger_msg;
 }
 
 TEST(PlanRunEnd, EveryEndOfAFixDelayRunSetsItsNextTime) {

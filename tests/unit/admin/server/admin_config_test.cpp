@@ -24,6 +24,12 @@ TEST(ListenAddress, RejectsWhatIsNotHostColonPortAndSaysWhy) {
 }
 
 TEST(ConnectionParameter, IsAddedToUrlsAndKeyValueStrings) {
+  EXPECT_EQ(connection_string_problem("postgresql://u:secret@h:5432/db?sslmode=disable"), std::nullopt);
+  EXPECT_EQ(connection_string_problem("host=h dbname=db"), std::nullopt);
+  auto problem = connection_string_problem("postgresql://u:secret@h:5432/db?nosuchparameter=1");
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("nosuchparameter"), std::string::npos) << *problem;
+  EXPECT_EQ(problem->find("secret"), std::string::npos) << "never the password: " << *problem;
   EXPECT_EQ(with_connection_parameter("postgresql://u@h:5432/db", "connect_timeout", "3"),
             "postgresql://u@h:5432/db?connect_timeout=3");
   EXPECT_EQ(with_connection_parameter("postgres://u@h/db?sslmode=disable", "connect_timeout", "3"),

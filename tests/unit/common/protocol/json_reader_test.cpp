@@ -51,6 +51,24 @@ TEST(JsonReader, NumbersBeyondDoubleAreAProtocolErrorNotACrash) {
   EXPECT_EQ(protocol_error_of([] { parse_json("-1e999"); }), "malformed JSON: a number is out of range");
 }
 
+TEST(JsonReader, StrictParsingRefusesAKeyGivenTwiceNamingIt) {
+  const JsonLimits strict{32, 1000, true};
+  EXPECT_EQ(protocol_error_of([&] { parse_json(R"({"role":"normal","role":"admin"})", strict); }), "role: given twice");
+  // In a nested object too; the same key in two sibling objects is fine.
+  EXPECT_EQ(protocol_error_of([&] { parse_json(R"({"a":{"x":1,"x":2}})", strict); }), "x: given twice");
+  EXPECT_NO_THROW(parse_json(R"([{"x":1},{"x":2}])", strict));
+  EXPECT_NO_THROW(parse_json(R"({"a":{"x":1},"b":{"x":2},"x":3})", strict));
+  // Not strict (the wire protocol, as XXL-JOB's Gson reads it): the last one wins.
+  EXPECT_EQ(parse_json(R"({"role":"normal","role":"admin"})")["role"], "admin");
+}
+
+TEST(JsonReader, StrictParsingRefusesALeadingByteOrderMark) {
+  const JsonLimits strict{32, 1000, true};
+  EXPECT_EQ(protocol_error_of([&] { parse_json("\xEF\xBB\xBF{\"a\":1}", strict); }),
+            "the body starts with a byte order mark; send UTF-8 JSON without one");
+  EXPECT_NO_THROW(parse_json("{\"a\":1}", strict));
+}
+
 TEST(JsonReader, DumpReplacesInvalidUtf8InsteadOfThrowing) {
   json value = {{"logContent", std::string("ok \xff\xfe end")}};
   std::string out;
