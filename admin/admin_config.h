@@ -35,6 +35,10 @@ struct AdminConfig {
   int lost_check_ms = 60'000;
   int lost_ask_after_ms = 60'000;
 
+  // Live executor registrations one app name takes; one more new address is refused (a group's
+  // token cannot flood routing with addresses that lead nowhere).
+  int max_executors_per_group = 512;
+
   // Connections to one executor open at once (kept alive and reused); calls beyond them wait
   // for one.
   int executor_connections = 64;

@@ -181,6 +181,11 @@ int main(int argc, char** argv) {
         ->envname("CRONWHEEL_LOST_ASK_AFTER_MS")
         ->check(CLI::Range(100, 86'400'000))
         ->capture_default_str();
+    cmd->add_option("--max-executors-per-group", config.max_executors_per_group,
+                    "Live executor registrations one app name takes; one more new address is refused")
+        ->envname("CRONWHEEL_MAX_EXECUTORS_PER_GROUP")
+        ->check(CLI::Range(1, 100'000))
+        ->capture_default_str();
     cmd->add_option("--executor-connections", config.executor_connections,
                     "Connections to one executor open at once, kept alive; calls beyond them wait for one")
         ->envname("CRONWHEEL_EXECUTOR_CONNECTIONS")
@@ -306,6 +311,13 @@ int main(int argc, char** argv) {
     cronwheel::common::apply_config_sources(app, {config_path, secrets});
   } catch (const cronwheel::common::ConfigError& e) {
     std::cerr << e.what() << "\n";
+    return 2;
+  }
+
+  // A connection string libpq cannot read never becomes reachable: say so now, not after the
+  // wait for the database.
+  if (auto problem = connection_string_problem(config.db_url)) {
+    std::cerr << "--db-url: " << *problem << "\n";
     return 2;
   }
 

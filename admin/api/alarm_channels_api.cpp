@@ -162,7 +162,8 @@ void add_alarm_channel_routes(ApiRouter& router, const AlarmChannelRoutes& route
                  throw common::http::HttpError(502, kBadGateway, std::string("the test alarm was not delivered: ") + e.what());
                }
                return ApiResponse{200, nlohmann::json{{"delivered", true}, {"channel", channel.id}}};
-             });
+             },
+             {}, {.lane = kExecutorCallLane});  // waits on the receiver
 }
 
 }  // namespace cronwheel::admin

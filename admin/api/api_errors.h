@@ -18,6 +18,7 @@ inline constexpr const char* kTooLarge = "payload_too_large";       // 413
 inline constexpr const char* kRateLimited = "rate_limited";         // 429
 inline constexpr const char* kBadGateway = "bad_gateway";           // 502: an executor failed
 inline constexpr const char* kUnavailable = "unavailable";          // 503
+inline constexpr const char* kBusy = "busy";                        // 503: bounded capacity in use
 
 inline common::http::HttpError invalid(std::string_view field, std::string message) {
   return {400, kInvalid, std::move(message), std::string(field)};
@@ -30,6 +31,11 @@ inline common::http::HttpError not_found(std::string message) { return {404, kNo
 inline common::http::HttpError conflict(std::string message, std::string field = {}) {
   return {409, kConflict, std::move(message), std::move(field)};
 }
-inline common::http::HttpError rate_limited(std::string message) { return {429, kRateLimited, std::move(message)}; }
+inline common::http::HttpError rate_limited(std::string message, int retry_after_seconds = 0) {
+  return common::http::HttpError({429, kRateLimited, std::move(message), "", retry_after_seconds});
+}
+inline common::http::HttpError busy(std::string message, int retry_after_seconds) {
+  return common::http::HttpError({503, kBusy, std::move(message), "", retry_after_seconds});
+}
 
 }  // namespace cronwheel::admin

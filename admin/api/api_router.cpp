@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -64,8 +65,33 @@ const std::string& ApiRouter::RouteContext::path_string(const std::string& name)
   return *value;
 }
 
-ApiRouter::ApiRouter(common::http::HttpServer& server, Authenticator& authenticator)
-    : server_(server), authenticator_(authenticator) {}
+common::http::LaneOptions ApiLanes::password_lane_defaults() {
+  common::http::LaneOptions lane;
+  lane.threads = std::max(1u, std::thread::hardware_concurrency() / 2);
+  lane.max_waiting = 8;
+  lane.max_per_address = 2;
+  lane.max_wait = std::chrono::seconds(5);
+  lane.retry_after = std::chrono::seconds(2);
+  lane.busy_message = "too many password checks are waiting; try again in a few seconds";
+  return lane;
+}
+
+common::http::LaneOptions ApiLanes::executor_call_lane_defaults() {
+  common::http::LaneOptions lane;
+  lane.threads = 16;
+  lane.max_waiting = 32;
+  lane.max_per_address = 8;
+  lane.max_wait = std::chrono::seconds(10);
+  lane.retry_after = std::chrono::seconds(5);
+  lane.busy_message = "too many calls to executors are waiting for their answers; try again in a few seconds";
+  return lane;
+}
+
+ApiRouter::ApiRouter(common::http::HttpServer& server, Authenticator& authenticator, ApiLanes lanes)
+    : server_(server), authenticator_(authenticator) {
+  server_.add_lane(kPasswordLane, std::move(lanes.passwords));
+  server_.add_lane(kExecutorCallLane, std::move(lanes.executor_calls));
+}
 
 void ApiRouter::add(const std::string& method, const std::string& path, Access access, Handler handler,
                     std::vector<std::string> query, common::http::RouteOptions route_options) {

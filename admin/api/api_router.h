@@ -29,6 +29,26 @@ struct ApiResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+// The lanes (common/http/http_server.h LaneOptions) that ApiRouter declares on its server, for
+// routes whose handlers wait long: they run on threads of their own, bounded, and answer
+// 503 + Retry-After beyond their bounds, so the workers that answer /healthz, executors and
+// everyone else are never held by them.
+inline constexpr const char* kPasswordLane = "passwords";           // hash or verify a password
+inline constexpr const char* kExecutorCallLane = "executor-calls";  // wait on an executor or alarm receiver
+
+struct ApiLanes {
+  // argon2id costs tens of milliseconds of a core and 64 MiB per check: half the cores at most
+  // (at least one), so that a burst of anonymous logins leaves CPU for everything else and
+  // memory bounded; a few may wait, for at most 5 s, two from any one address.
+  common::http::LaneOptions passwords = password_lane_defaults();
+  // Executors answer within their client's timeouts (seconds); a slow one holds a lane thread
+  // that long. How many one group may hold is bounded separately (ExecutorCallLimiter).
+  common::http::LaneOptions executor_calls = executor_call_lane_defaults();
+
+  static common::http::LaneOptions password_lane_defaults();
+  static common::http::LaneOptions executor_call_lane_defaults();
+};
+
 // Who may call a route.
 enum class Access {
   kPublic,  // anyone (login)
@@ -71,10 +91,12 @@ class ApiRouter {
     std::vector<std::string> query;  // the query parameters it reads
   };
 
-  ApiRouter(common::http::HttpServer& server, Authenticator& authenticator);
+  // Declares `lanes` on `server` (kPasswordLane, kExecutorCallLane), for the routes to name.
+  ApiRouter(common::http::HttpServer& server, Authenticator& authenticator, ApiLanes lanes = {});
 
   // `route_options.max_body_bytes` defaults to kDefaultMaxBodyBytes: most of the API takes a few
-  // fields; routes that carry script sources raise it.
+  // fields; routes that carry script sources raise it. `route_options.lane`: kPasswordLane or
+  // kExecutorCallLane for the routes that wait long (above), empty for the others.
   void add(const std::string& method, const std::string& path, Access access, Handler handler,
            std::vector<std::string> query = {}, common::http::RouteOptions route_options = {});
 

@@ -23,14 +23,9 @@ std::string attempted_username(const std::string& name) {
   return out;
 }
 
-ApiResponse too_many_attempts(std::chrono::seconds wait) {
-  // Built here rather than thrown: the answer needs its Retry-After header. The body is the
-  // API's one error shape all the same.
-  auto error = common::http::rest_error(
-      {429, kRateLimited, "too many failed logins; try again in " + std::to_string(wait.count()) + " s", ""});
-  ApiResponse response(error.status, nlohmann::json::parse(error.body));
-  response.headers.emplace_back("Retry-After", std::to_string(wait.count()));
-  return response;
+[[noreturn]] void too_many_attempts(std::chrono::seconds wait) {
+  throw rate_limited("too many failed logins; try again in " + std::to_string(wait.count()) + " s",
+                     static_cast<int>(wait.count()));
 }
 
 AuditEntry login_audit(const std::string& action, const std::optional<User>& user, const std::string& username,
@@ -63,17 +58,18 @@ ApiResponse login(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::
   // else the name as typed, made safe.
   const auto account = user ? user->username : attempted_username(username);
   const auto& address = ctx.request.actor.remote_addr;
-  if (auto wait = s.login_limiter.retry_after(account, address)) return too_many_attempts(*wait);
+  // Counted as a failure from here until the password proves right.
+  const auto attempt = s.login_limiter.begin_attempt(account, address);
+  if (!attempt.admitted()) too_many_attempts(*attempt.retry_after);
 
   // An unknown name is checked against a decoy hash, so it costs the same time as a wrong
   // password and the answer's timing does not tell which names exist.
   const bool ok = s.passwords.verify(user ? user->password_hash : s.passwords.decoy_hash(), password) && user;
   if (!ok) {
-    s.login_limiter.record_failure(account, address);
     s.stores.audit.record(login_audit("auth.login_failed", user, account, ctx.request.actor, s.clock.now_ms()));
     throw unauthorized("wrong username or password");
   }
-  s.login_limiter.record_success(account, address);
+  s.login_limiter.attempt_succeeded(account, address, attempt.started);
 
   // Expired sessions are swept here: logins are what adds sessions, so the table stays about
   // as large as the sessions alive.
@@ -111,14 +107,14 @@ ApiResponse change_password(AuthServices& s, ApiRouter::RouteContext& ctx, const
   const auto& who = ctx.request.who();
   const auto& address = ctx.request.actor.remote_addr;
   // Someone holding a stolen session must not get to guess the password here instead.
-  if (auto wait = s.login_limiter.retry_after(who.user.username, address)) return too_many_attempts(*wait);
+  const auto attempt = s.login_limiter.begin_attempt(who.user.username, address);
+  if (!attempt.admitted()) too_many_attempts(*attempt.retry_after);
   auto user = s.stores.users.get(who.user.id);
   if (!user) throw unauthorized();
   if (!s.passwords.verify(user->password_hash, current)) {
-    s.login_limiter.record_failure(who.user.username, address);
     throw invalid("currentPassword", "currentPassword: does not match your password");
   }
-  s.login_limiter.record_success(who.user.username, address);
+  s.login_limiter.attempt_succeeded(who.user.username, address, attempt.started);
   // The store also revokes every API token of the user and ends their other sessions: whoever
   // held the old password, or anything made with it, is out.
   s.stores.users.set_password(user->id, s.passwords.hash(next), CredentialAuthenticator::session_store_hash(who),
@@ -160,13 +156,15 @@ void check_new_password(std::string_view field, const std::string& password) {
 
 void add_auth_routes(ApiRouter& router, AuthServices& services) {
   router.add("POST", "auth/login", Access::kPublic,
-             [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) { return login(services, ctx, req); });
+             [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) { return login(services, ctx, req); },
+             {}, {.lane = kPasswordLane});
   router.add("POST", "auth/logout", Access::kUser,
              [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) { return logout(services, ctx); });
   router.add("PUT", "auth/password", Access::kUser,
              [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                return change_password(services, ctx, req);
-             });
+             },
+             {}, {.lane = kPasswordLane});
   router.add("GET", "auth/me", Access::kUser,
              [](ApiRouter::RouteContext& ctx, const httplib::Request&) { return me(ctx); });
 }

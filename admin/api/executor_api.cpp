@@ -1,6 +1,11 @@
 #include "admin/api/executor_api.h"
 
+#include <chrono>
 #include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <functional>
 #include <utility>
 #include <variant>
@@ -78,6 +83,30 @@ constexpr std::size_t kMaxCallbackBytes = 5 * 1024 * 1024;
 
 }  // namespace
 
+namespace {
+
+// Says whether a refusal for an app name is the first within a minute, so a flood of refused
+// registrations costs one log line a minute per app name. Remembers at most kMaxNames names.
+class RefusalLog {
+ public:
+  bool first_in_a_minute(const std::string& name) {
+    constexpr std::size_t kMaxNames = 1000;
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard lock(mutex_);
+    if (last_.size() >= kMaxNames && last_.count(name) == 0) last_.clear();
+    auto [it, fresh] = last_.emplace(name, now);
+    if (!fresh && now - it->second < std::chrono::minutes(1)) return false;
+    it->second = now;
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point> last_;
+};
+
+}  // namespace
+
 std::string registration_problem(const protocol::RegistryParam& p) {
   if (p.registry_group != protocol::kRegistryGroupExecutor && p.registry_group != protocol::kRegistryGroupAdmin) {
     return "registryGroup: must be EXECUTOR or ADMIN";
@@ -92,17 +121,36 @@ std::string registration_problem(const protocol::RegistryParam& p) {
 }
 
 void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
-                         ExecutorTokens& tokens, std::function<void()> registrations_changed) {
-  const common::http::RouteOptions registration_route{kMaxRegistrationBytes};
-  auto registration = [&registry, &tokens](const httplib::Request& req, bool remove) {
+                         ExecutorTokens& tokens, ExecutorRouteOptions options) {
+  const common::http::RouteOptions registration_route{.max_body_bytes = kMaxRegistrationBytes};
+  auto refusals = std::make_shared<RefusalLog>();
+  auto registration = [&registry, &tokens, options, refusals](const httplib::Request& req, bool remove) {
     auto param = protocol::parse<protocol::RegistryParam>(req.body);
     if (auto problem = registration_problem(param); !problem.empty()) return std::pair{Answer::fail(problem), false};
     if (!common::http::access_token_matches(req, tokens.for_app(param.registry_key))) {
       spdlog::warn("{} from {}: wrong access token for {}", req.path, req.remote_addr, param.registry_key);
       return std::pair{kWrongToken, false};
     }
-    const bool changed = remove ? registry.remove(param.registry_group, param.registry_key, param.registry_value)
-                                : registry.upsert(param.registry_group, param.registry_key, param.registry_value);
+    bool changed = false;
+    if (remove) {
+      changed = registry.remove(param.registry_group, param.registry_key, param.registry_value);
+    } else {
+      const auto registered = registry.register_capped(param.registry_group, param.registry_key, param.registry_value,
+                                                       options.max_executors_per_group, options.dead_after_ms);
+      if (registered == RegistryStore::Registered::kFull) {
+        const std::string why = param.registry_key + " has " + std::to_string(options.max_executors_per_group) +
+                                " executors registered, the most a group takes; " + param.registry_value +
+                                " is not registered";
+        if (refusals->first_in_a_minute(param.registry_key)) {
+          spdlog::warn("registry: {} (from {}; further refusals for it are not logged for a minute)", why,
+                       req.remote_addr);
+        }
+        if (options.refused_full) options.refused_full(param.registry_key);
+        return std::pair{Answer::fail(why), false};
+      }
+      changed = registered == RegistryStore::Registered::kNew;
+      if (options.registered) options.registered(param.registry_value);
+    }
     if (changed) {
       spdlog::info("registry: {} {} at {} {}", param.registry_group, param.registry_key, param.registry_value,
                    remove ? "removed" : "registered");
@@ -112,6 +160,7 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
     return std::pair{Answer::success(), changed};
   };
 
+  const auto& registrations_changed = options.registrations_changed;
   server.post(any_context(protocol::kRegistryPath),
               endpoint([registration, registrations_changed](const httplib::Request& req) {
                 auto [result, changed] = registration(req, false);
@@ -159,7 +208,7 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
                 }
                 return Answer::success();
               }),
-              common::http::RouteOptions{kMaxCallbackBytes});
+              common::http::RouteOptions{.max_body_bytes = kMaxCallbackBytes});
 }
 
 }  // namespace cronwheel::admin

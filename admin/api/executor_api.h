@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -35,10 +37,25 @@ namespace cronwheel::admin {
 // A callback for an unknown or already finished run is ignored and the batch still answered
 // 200, as XXL-JOB does, so an executor never resends it forever.
 //
-// `registrations_changed`, when set, is called after a registration that is new (not a
-// heartbeat) or a removal, so automatic groups' address lists can be refreshed at once.
+//
+// An app name takes at most `max_executors_per_group` live registrations: one more new address
+// is refused ("... has N executors registered, the most a group takes ...", logged at most once a
+// minute per app name) while renewing one it has always works, so a group's token cannot flood
+// routing with addresses that lead nowhere.
+struct ExecutorRouteOptions {
+  // Called after a registration that is new (not a heartbeat) or a removal, so automatic
+  // groups' address lists can be refreshed at once.
+  std::function<void()> registrations_changed;
+  // Called with the address of every registration taken, new or renewed: the executor is alive.
+  std::function<void(const std::string& address)> registered;
+  // Called with the app name of every registration refused for the cap.
+  std::function<void(const std::string& app_name)> refused_full;
+  std::size_t max_executors_per_group = 512;
+  // A registration older than this is no executor (RegistryMonitor's dead_after).
+  std::int64_t dead_after_ms = 90'000;
+};
 void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
-                         ExecutorTokens& tokens, std::function<void()> registrations_changed = {});
+                         ExecutorTokens& tokens, ExecutorRouteOptions options = {});
 
 // The registration's problem as a ReturnT message ("registryValue: not an http:// or https://
 // URL"), or empty when the store can hold it: each field non-empty, at most 255

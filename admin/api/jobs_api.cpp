@@ -154,7 +154,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     validate_job(job);
     check_job_references(job, std::nullopt, stores.groups, stores.jobs, ctx.request.who());
     return ApiResponse{201, to_json(stores.jobs.create(job, ctx.request.actor))};
-  }, {}, common::http::RouteOptions{kMaxJobBodyBytes});
+  }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
   router.add("GET", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     return ApiResponse{200, to_json(visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id")))};
@@ -176,7 +176,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                  job.trigger_next_time = first_fire_time(job, clock.now_ms());
                }
                return ApiResponse{200, to_json(stores.jobs.update(job, ctx.request.actor))};
-             }, {}, common::http::RouteOptions{kMaxJobBodyBytes});
+             }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
   router.add("DELETE", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
@@ -219,8 +219,10 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                auto group = stores.groups.get(job.job_group);
                if (!group) throw not_found("group " + std::to_string(job.job_group) + " does not exist");
                auto fire = read_trigger_body(req.body, job, *group, clock.now_ms(), options.node_id);
-               return ApiResponse{201, to_json(stores.logs.create_fire(fire, ctx.request.actor))};
-             }, {}, common::http::RouteOptions{4 * kMaxExecutorParamBytes});
+               auto created = stores.logs.create_fire(fire, ctx.request.actor);
+               if (options.fires_written) options.fires_written({created});
+               return ApiResponse{201, to_json(created)};
+             }, {}, common::http::RouteOptions{.max_body_bytes = 4 * kMaxExecutorParamBytes});
 
   router.add("GET", "jobs/{id}/next-fires", Access::kUser,
              [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {

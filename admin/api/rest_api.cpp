@@ -12,7 +12,7 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
       passwords_(options_.passwords),
       login_limiter_(clock, options_.login_limits),
       authenticator_(stores_.sessions, stores_.tokens, clock, options_.sessions),
-      router_(server, authenticator_),
+      router_(server, authenticator_, options_.lanes),
       services_{stores_, authenticator_, passwords_, login_limiter_, clock} {
   add_auth_routes(router_, services_);
   add_users_routes(router_, services_);

@@ -27,6 +27,7 @@ class RestApi {
     CredentialAuthenticator::Options sessions;
     PasswordHasher::Options passwords;
     LoginRateLimiter::Options login_limits;
+    ApiLanes lanes;
     ResourceOptions resources;
     // alarm-channels, when its store is set (admin/api/alarm_channels_api.h).
     AlarmChannelRoutes alarm_channels;

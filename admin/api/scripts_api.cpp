@@ -46,7 +46,7 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&)
     check_text("glueRemark", remark, kMaxGlueRemark, true);
     require_script_job(job);
     return ApiResponse{200, to_json(stores.scripts.save_version(job.id, source, remark, ctx.request.actor))};
-  }, {}, common::http::RouteOptions{kMaxJobBodyBytes});
+  }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
   router.add("POST", "jobs/{id}/script/versions/{versionId}/restore", Access::kUser,
              [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {

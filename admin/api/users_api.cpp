@@ -121,13 +121,15 @@ void add_users_routes(ApiRouter& router, AuthServices& services) {
   router.add("GET", "users/{id}", Access::kAdmin, [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     return ApiResponse(200, to_json(existing_user(services.stores.users, ctx.path_int("id"))));
   });
+  // Both may hash a password.
   router.add("POST", "users", Access::kAdmin, [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
     return create_user(services, ctx, req);
-  });
+  }, {}, {.lane = kPasswordLane});
   router.add("PUT", "users/{id}", Access::kAdmin,
              [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                return update_user(services, ctx, req);
-             });
+             },
+             {}, {.lane = kPasswordLane});
   router.add("DELETE", "users/{id}", Access::kAdmin,
              [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) { return delete_user(services, ctx); });
 }

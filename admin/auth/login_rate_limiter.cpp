@@ -66,6 +66,11 @@ std::optional<std::chrono::seconds> LoginRateLimiter::retry_after(std::string_vi
   const auto acct = bounded(account);
   const auto addr = bounded(address);
   std::lock_guard lock(mutex_);
+  return wait_locked(acct, addr, now);
+}
+
+std::optional<std::chrono::seconds> LoginRateLimiter::wait_locked(const std::string& acct, const std::string& addr,
+                                                                  Time now) {
   Time until = now;
   const Failures* on_account = live(accounts_, acct, now);
   if (const Failures* pair = live(pairs_, pair_key(addr, acct), now)) {
@@ -81,6 +86,43 @@ std::optional<std::chrono::seconds> LoginRateLimiter::retry_after(std::string_vi
   // Round up: a client that waits exactly Retry-After seconds must not be refused again.
   auto seconds = std::chrono::ceil<std::chrono::seconds>(until - now);
   return std::max(seconds, std::chrono::seconds(1));
+}
+
+LoginRateLimiter::Attempt LoginRateLimiter::begin_attempt(std::string_view account, std::string_view address) {
+  const Time now = clock_.steady_now();
+  const auto acct = bounded(account);
+  const auto addr = bounded(address);
+  std::lock_guard lock(mutex_);
+  Attempt attempt;
+  attempt.retry_after = wait_locked(acct, addr, now);
+  if (attempt.admitted()) {
+    record_locked(acct, addr, now);
+    attempt.started = now;
+  }
+  return attempt;
+}
+
+void LoginRateLimiter::attempt_succeeded(std::string_view account, std::string_view address, Time started) {
+  const auto acct = bounded(account);
+  const auto addr = bounded(address);
+  std::lock_guard lock(mutex_);
+  pairs_.keys.erase(pair_key(addr, acct));
+  take_back(addresses_, addr, started);
+  take_back(accounts_, acct, started);
+}
+
+void LoginRateLimiter::take_back(Table& table, const std::string& key, Time at) {
+  auto it = table.keys.find(key);
+  if (it == table.keys.end()) return;
+  auto& failures = it->second;
+  // Newest first: the attempt is usually among the last few.
+  for (auto f = failures.rbegin(); f != failures.rend(); ++f) {
+    if (*f == at) {
+      failures.erase(std::next(f).base());
+      break;
+    }
+  }
+  if (failures.empty()) table.keys.erase(it);
 }
 
 void LoginRateLimiter::add(Table& table, const std::string& key, Time now) {
@@ -115,6 +157,10 @@ void LoginRateLimiter::record_failure(std::string_view account, std::string_view
   const auto acct = bounded(account);
   const auto addr = bounded(address);
   std::lock_guard lock(mutex_);
+  record_locked(acct, addr, now);
+}
+
+void LoginRateLimiter::record_locked(const std::string& acct, const std::string& addr, Time now) {
   add(pairs_, pair_key(addr, acct), now);
   add(addresses_, addr, now);
   add(accounts_, acct, now);

@@ -52,6 +52,11 @@ namespace cronwheel::admin {
 // `max_keys` keys, each key at most as many failures as reach its cap; when a table is full,
 // keys whose failures all left the window go first, then the key whose newest failure is oldest.
 //
+// An attempt counts as a failure from the moment it starts (begin_attempt), and is taken back
+// only when it proves the password (attempt_succeeded): a burst of concurrent attempts is
+// limited as it arrives, not once the first password checks have finished, so it cannot pass
+// the limits whole.
+//
 // Time comes from the injected Clock's steady time. Thread-safe.
 class LoginRateLimiter {
  public:
@@ -79,6 +84,21 @@ class LoginRateLimiter {
   // to whole seconds (at least 1); std::nullopt when it may go ahead now.
   std::optional<std::chrono::seconds> retry_after(std::string_view account, std::string_view address);
 
+  using Time = common::Clock::SteadyTime;
+
+  // What begin_attempt() decided: wait (nothing was counted), or go ahead, the attempt counted
+  // as a failure at `started` until attempt_succeeded() takes it back.
+  struct Attempt {
+    std::optional<std::chrono::seconds> retry_after;
+    Time started{};
+    bool admitted() const noexcept { return !retry_after; }
+  };
+  // retry_after() and, when it lets the attempt go ahead, record_failure(), as one step.
+  Attempt begin_attempt(std::string_view account, std::string_view address);
+  // The attempt begun at `started` proved the password: it stops counting against the address
+  // and the account, and the (address, account) pair is cleared (see above).
+  void attempt_succeeded(std::string_view account, std::string_view address, Time started);
+
   void record_failure(std::string_view account, std::string_view address);
   // Clears the (address, account) pair only; see above.
   void record_success(std::string_view account, std::string_view address);
@@ -89,7 +109,6 @@ class LoginRateLimiter {
   const Options& options() const noexcept { return options_; }
 
  private:
-  using Time = common::Clock::SteadyTime;
   // Failure times of one key, oldest first; never more than its table's `keep`.
   using Failures = std::deque<Time>;
 
@@ -109,6 +128,10 @@ class LoginRateLimiter {
   const Failures* live(Table& table, const std::string& key, Time now);
   void add(Table& table, const std::string& key, Time now);
   static void forget_expired(const Table& table, Failures& failures, Time now);
+  // Drops one failure recorded at `at` under `key`, if it is still remembered.
+  static void take_back(Table& table, const std::string& key, Time at);
+  std::optional<std::chrono::seconds> wait_locked(const std::string& account, const std::string& address, Time now);
+  void record_locked(const std::string& account, const std::string& address, Time now);
   Table make_table(std::size_t free, std::chrono::milliseconds cap, std::chrono::milliseconds window) const;
 
   common::Clock& clock_;

@@ -4,6 +4,7 @@
 // faked by tests/support/fake_registry_store.h. Thread-safe; each method is one short
 // transaction; StoreUnavailable when the store cannot be reached.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,6 +24,13 @@ class RegistryStore {
   // Records a registration or refreshes its time (registry_group is "EXECUTOR"). True when the
   // registration is new (no row for it existed), false when it was a heartbeat.
   virtual bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
+  // upsert(), for executors registering themselves: a registration new to `key` is taken only
+  // while the key has fewer than `max_live` registrations made within the last
+  // `dead_after_ms` (kFull otherwise, nothing written); renewing one that exists always works.
+  // Registrations of one key are counted one at a time, so the cap holds across nodes.
+  enum class Registered { kNew, kRenewed, kFull };
+  virtual Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
+                                     std::size_t max_live, std::int64_t dead_after_ms) = 0;
   // Removes a registration; false when there was none.
   virtual bool remove(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
   // The addresses registered for an app name within the last `dead_after_ms`, sorted.

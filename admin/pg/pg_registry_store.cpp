@@ -35,6 +35,18 @@ void PgRegistryStore::prepare(pqxx::connection& c) {
             "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at) "
             "VALUES ($1, $2, $3, now()) ON CONFLICT (registry_group, registry_key, registry_value) "
             "DO UPDATE SET updated_at = now() RETURNING (xmax = 0) AS inserted");
+  // Registrations of one key wait for each other here, so the count below stays true until the
+  // insert commits (on every node).
+  c.prepare("registry_lock_key",
+            "SELECT pg_advisory_xact_lock(hashtextextended('job_registry:' || $1::text || ':' || $2::text, 0))");
+  c.prepare("registry_insert_capped",
+            "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at) "
+            "SELECT $1::text, $2::text, $3::text, now() WHERE EXISTS (SELECT 1 FROM job_registry WHERE "
+            "registry_group = $1::text AND registry_key = $2::text AND registry_value = $3::text) OR "
+            "(SELECT count(*) FROM job_registry WHERE registry_group = $1::text AND registry_key = $2::text AND " +
+                alive("$5") + ") < $4::bigint "
+            "ON CONFLICT (registry_group, registry_key, registry_value) "
+            "DO UPDATE SET updated_at = now() RETURNING (xmax = 0) AS inserted");
   c.prepare("registry_remove",
             "DELETE FROM job_registry WHERE registry_group = $1 AND registry_key = $2 AND registry_value = $3");
   c.prepare("registry_live_addresses",
@@ -66,6 +78,21 @@ bool PgRegistryStore::upsert(std::string_view registry_group, std::string_view k
       // the two arms of the upsert are told apart without a second query; a db test checks it.
       return tx.exec_prepared1("registry_upsert", std::string(registry_group), std::string(key), std::string(value))[0]
           .as<bool>();
+    });
+  });
+}
+
+RegistryStore::Registered PgRegistryStore::register_capped(std::string_view registry_group, std::string_view key,
+                                                            std::string_view value, std::size_t max_live,
+                                                            std::int64_t dead_after_ms) {
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      const std::string group(registry_group), k(key);
+      tx.exec_prepared("registry_lock_key", group, k);
+      auto rows = tx.exec_prepared("registry_insert_capped", group, k, std::string(value),
+                                   static_cast<std::int64_t>(max_live), dead_after_ms);
+      if (rows.empty()) return Registered::kFull;
+      return rows[0][0].as<bool>() ? Registered::kNew : Registered::kRenewed;
     });
   });
 }

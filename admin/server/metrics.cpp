@@ -207,6 +207,29 @@ std::string metrics_text(const NodeMetrics& metrics) {
                    "in time), unreachable (a new connection could not be opened, or not yet tried again)",
                    std::move(failures));
 
+  f.counter("cronwheel_registrations_refused_total",
+            "Executor registrations refused because their group had --max-executors-per-group live ones",
+            static_cast<double>(metrics.registrations_refused));
+  f.gauge("cronwheel_executors_suspect",
+          "Executor addresses a /run could not reach, routed around until they register again (or 30 s pass)",
+          static_cast<double>(metrics.suspect_executors));
+
+  // Lanes: requests that wait long (password checks, calls to executors) run apart from the
+  // workers that answer everything else, bounded; refusals are 503s their clients saw.
+  Families::Samples inside;
+  std::vector<Families::Series> refused;
+  for (const auto& lane : metrics.http_lanes) {
+    inside.push_back({label("lane", lane.name), static_cast<double>(lane.inside)});
+    refused.push_back({{label("lane", lane.name), label("reason", "full")}, static_cast<double>(lane.refused_full)});
+    refused.push_back({{label("lane", lane.name), label("reason", "late")}, static_cast<double>(lane.refused_late)});
+  }
+  f.gauge("cronwheel_http_lane_requests", "HTTP requests in each lane now, waiting or being answered",
+          std::move(inside));
+  f.counter_series("cronwheel_http_lane_refused_total",
+                   "HTTP requests a lane answered 503 without running them, by lane and reason: full (the lane, or "
+                   "the client address's share of it, was full), late (waited longer than the lane allows)",
+                   std::move(refused));
+
   return prometheus::TextSerializer().Serialize(f.families());
 }
 

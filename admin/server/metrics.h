@@ -11,6 +11,7 @@
 #include "admin/model/finished_runs.h"
 #include "admin/pg/database_pool_stats.h"
 #include "admin/scheduler/scheduler.h"
+#include "common/http/http_server.h"
 
 namespace cronwheel::admin {
 
@@ -27,6 +28,11 @@ struct NodeMetrics {
   // The node's PostgreSQL connection pools by name ("main": the API, results and sends;
   // "scheduling": the scheduling core's own), the `pool` label of cronwheel_db_pool_*.
   std::vector<std::pair<std::string, DatabasePoolStats>> db_pools;
+  // The HTTP server's lanes (api_router.h: passwords, executor-calls), the `lane` label of
+  // cronwheel_http_lane_*.
+  std::vector<common::http::HttpServer::LaneStats> http_lanes;
+  std::uint64_t registrations_refused = 0;  // for the per-group cap
+  std::size_t suspect_executors = 0;        // addresses a /run did not reach, routed around
 };
 
 // The Prometheus text exposition format (0.0.4) of `metrics`, written by prometheus-cpp's

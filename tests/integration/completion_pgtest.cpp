@@ -440,6 +440,34 @@ TEST_F(RegistryPg, UpsertRenewsAndSaysWhetherItWasNewAndRemoveWhetherThereWasOne
   EXPECT_TRUE(registry_.upsert("EXECUTOR", "demo-app", kExecutor)) << "new again after its removal";
 }
 
+TEST_F(RegistryPg, ACappedRegistrationIsRefusedBeyondTheGroupsLiveExecutorsButRenewsAlways) {
+  using Registered = RegistryStore::Registered;
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", 2, 90'000), Registered::kFull);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", 2, 90'000), Registered::kRenewed);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "other-app", "http://c/", 2, 90'000), Registered::kNew);
+  EXPECT_EQ(count("SELECT count(*) FROM job_registry WHERE registry_key = 'capped-app'"), 2);
+  // A dead registration leaves room; a dead one of the same address comes back to life.
+  exec("UPDATE job_registry SET updated_at = now() - interval '5 minutes' WHERE registry_value = 'http://b/'");
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", 2, 90'000), Registered::kRenewed);
+}
+
+TEST_F(RegistryPg, CappedRegistrationsAtOnceFromManyThreadsStayWithinTheCap) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i) {
+        registry_.register_capped("EXECUTOR", "crowded-app",
+                                  "http://10.0." + std::to_string(t) + "." + std::to_string(i) + ":9999/", 10, 90'000);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(count("SELECT count(*) FROM job_registry WHERE registry_key = 'crowded-app'"), 10);
+}
+
 TEST_F(RegistryPg, LiveListsEveryRegistrationByKeyThenValue) {
   registry_.upsert("EXECUTOR", "zeta-app", "http://a/");
   registry_.upsert("EXECUTOR", "alpha-app", "http://c/");

@@ -48,6 +48,21 @@ class FakeRegistryStore final : public admin::RegistryStore {
     return created;
   }
 
+  Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
+                             std::size_t max_live, std::int64_t dead_after_ms) override {
+    {
+      std::lock_guard lock(mutex_);
+      if (entries_.count(Key{std::string(registry_group), std::string(key), std::string(value)}) == 0) {
+        std::size_t live = 0;
+        for (const auto& [k, e] : entries_) {
+          live += e.registry_group == registry_group && e.registry_key == key && alive(e, dead_after_ms) ? 1 : 0;
+        }
+        if (live >= max_live) return Registered::kFull;
+      }
+    }
+    return upsert(registry_group, key, value) ? Registered::kNew : Registered::kRenewed;
+  }
+
   bool remove(std::string_view registry_group, std::string_view key, std::string_view value) override {
     std::lock_guard lock(mutex_);
     return entries_.erase(Key{std::string(registry_group), std::string(key), std::string(value)}) > 0;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
+
 #include <atomic>
 #include <memory>
 #include <string>
@@ -31,7 +33,15 @@ class ExecutorRoutesTest : public CompletionFixture {
     o.worker_threads = 4;
     o.name = "admin-test";
     server_ = std::make_unique<common::http::HttpServer>(o);
-    add_executor_routes(*server_, registry_, completion_, tokens_, [this] { ++registrations_changed_; });
+    ExecutorRouteOptions routes;
+    routes.registrations_changed = [this] { ++registrations_changed_; };
+    routes.registered = [this](const std::string& address) {
+      std::lock_guard lock(mutex_);
+      registered_.push_back(address);
+    };
+    routes.refused_full = [this](const std::string&) { ++refused_full_; };
+    routes.max_executors_per_group = kMaxExecutors;
+    add_executor_routes(*server_, registry_, completion_, tokens_, routes);
     server_->start();
   }
   ~ExecutorRoutesTest() override { server_->stop(); }
@@ -57,7 +67,11 @@ class ExecutorRoutesTest : public CompletionFixture {
   static json ok() { return {{"code", 200}, {"msg", nullptr}, {"content", nullptr}}; }
   static json fail(const std::string& msg) { return {{"code", 500}, {"msg", msg}, {"content", nullptr}}; }
 
+  static constexpr std::size_t kMaxExecutors = 3;
   std::atomic<int> registrations_changed_{0};
+  std::atomic<int> refused_full_{0};
+  std::mutex mutex_;
+  std::vector<std::string> registered_;
   ExecutorTokens tokens_{stores_.groups(), stores_.logs(), kToken};
   std::unique_ptr<common::http::HttpServer> server_;
 };
@@ -94,6 +108,27 @@ TEST_F(ExecutorRoutesTest, NewRegistrationsAndRemovalsAreAnnouncedButHeartbeatsA
   EXPECT_EQ(registrations_changed_, 3) << "removing what is not there changes nothing";
   post("/api/registry", registration("not a url").dump());
   EXPECT_EQ(registrations_changed_, 3);
+}
+
+TEST_F(ExecutorRoutesTest, AGroupTakesAtMostItsCapOfExecutorsAndKeepsRenewingThem) {
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(post("/api/registry", registration("http://10.0.0." + std::to_string(i) + ":9999/").dump()).body, ok());
+  }
+  auto refused = post("/api/registry", registration("http://10.0.0.4:9999/").dump());
+  EXPECT_EQ(refused.status, 200);
+  EXPECT_EQ(refused.body["code"], 500);
+  EXPECT_EQ(refused.body["msg"], "demo-app has 3 executors registered, the most a group takes; "
+                                 "http://10.0.0.4:9999/ is not registered");
+  EXPECT_EQ(refused_full_, 1);
+  EXPECT_EQ(registry_.live_addresses("demo-app", 90'000).size(), 3u);
+  // Those it has renew as ever; another group is not held back by this one's cap.
+  EXPECT_EQ(post("/api/registry", registration("http://10.0.0.2:9999/").dump()).body, ok());
+  EXPECT_EQ(post("/api/registry", registration("http://10.0.0.4:9999/", "other-app").dump()).body, ok());
+  // A dead registration leaves room.
+  clock_.advance(std::chrono::seconds(91));
+  EXPECT_EQ(post("/api/registry", registration("http://10.0.0.4:9999/").dump()).body, ok());
+  std::lock_guard lock(mutex_);
+  EXPECT_EQ(registered_.size(), 6u) << "every registration taken is announced, renewals too";
 }
 
 TEST_F(ExecutorRoutesTest, EndpointsAnswerUnderAContextPath) {

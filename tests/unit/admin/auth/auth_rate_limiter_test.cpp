@@ -184,5 +184,56 @@ TEST_F(LoginRateLimiterTest, ExpiredKeysAreForgotten) {
   EXPECT_EQ(limiter_.tracked_keys(), 0u);
 }
 
+TEST_F(LoginRateLimiterTest, AttemptsCountFromTheirStartSoABurstIsLimitedAsItArrives) {
+  // 64 logins arrive together, none finished yet: the pair's 5 free ones and the one that starts
+  // the wait go ahead, as they would one after the other; the rest wait.
+  int admitted = 0;
+  for (int i = 0; i < 64; ++i) admitted += limiter_.begin_attempt("alice", kAttacker).admitted() ? 1 : 0;
+  EXPECT_EQ(admitted, 6);
+  auto refused = limiter_.begin_attempt("alice", kAttacker);
+  EXPECT_FALSE(refused.admitted());
+  EXPECT_EQ(refused.retry_after, Wait(1s));
+}
+
+TEST_F(LoginRateLimiterTest, ABurstOfUnknownNamesFromOneAddressPassesOnlyTheAddressesFreeAttempts) {
+  int admitted = 0;
+  for (int i = 0; i < 64; ++i) {
+    admitted += limiter_.begin_attempt("nobody-" + std::to_string(i), kAttacker).admitted() ? 1 : 0;
+  }
+  EXPECT_EQ(admitted, 21);
+}
+
+TEST_F(LoginRateLimiterTest, ASucceededAttemptNoLongerCounts) {
+  // Many people behind one address log in correctly: their attempts never add up.
+  for (int i = 0; i < 100; ++i) {
+    const auto user = "user-" + std::to_string(i);
+    auto attempt = limiter_.begin_attempt(user, kHome);
+    ASSERT_TRUE(attempt.admitted()) << i;
+    limiter_.attempt_succeeded(user, kHome, attempt.started);
+    clock_.advance(1ms);
+  }
+  EXPECT_EQ(limiter_.tracked_keys(), 0u);
+}
+
+TEST_F(LoginRateLimiterTest, AnAttemptNeverTakenBackStaysAFailure) {
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(limiter_.begin_attempt("alice", kHome).admitted());
+  auto right = limiter_.begin_attempt("alice", kHome);
+  EXPECT_FALSE(right.admitted()) << "six unfinished or failed attempts started the wait";
+}
+
+TEST_F(LoginRateLimiterTest, ASuccessTakesBackOnlyItsOwnAttempt) {
+  // Four failures from the address on other names, then alice's attempt that succeeds.
+  for (int i = 0; i < 4; ++i) limiter_.begin_attempt("guess-" + std::to_string(i), kHome);
+  clock_.advance(1ms);
+  auto mine = limiter_.begin_attempt("alice", kHome);
+  ASSERT_TRUE(mine.admitted());
+  limiter_.attempt_succeeded("alice", kHome, mine.started);
+  // The address keeps its four failures: 16 more go free and one starts the wait, then it waits.
+  for (int i = 0; i < 17; ++i) {
+    ASSERT_TRUE(limiter_.begin_attempt("other-" + std::to_string(i), kHome).admitted()) << i;
+  }
+  EXPECT_FALSE(limiter_.begin_attempt("other-x", kHome).admitted());
+}
+
 }  // namespace
 }  // namespace cronwheel::admin

@@ -128,6 +128,9 @@ TEST_F(RegistryMonitorTest, StopCancelsTheNextRefreshAndIsIdempotent) {
 class UnavailableRegistry final : public RegistryStore {
  public:
   bool upsert(std::string_view, std::string_view, std::string_view) override { return false; }
+  Registered register_capped(std::string_view, std::string_view, std::string_view, std::size_t, std::int64_t) override {
+    return Registered::kRenewed;
+  }
   bool remove(std::string_view, std::string_view, std::string_view) override { return false; }
   std::vector<std::string> live_addresses(std::string_view, std::int64_t) override { return {}; }
   std::vector<RegistryEntry> live(std::int64_t) override { return {}; }

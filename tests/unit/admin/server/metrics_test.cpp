@@ -165,6 +165,17 @@ TEST(Metrics, DatabasePoolsReportWaitsConnectionsAndFailuresByPool) {
   EXPECT_EQ(sample(text, R"(cronwheel_db_pool_acquisitions_failed_total{pool="scheduling",reason="timeout"})"), 0);
 }
 
+TEST(Metrics, HttpLanesReportRequestsInsideAndRefusalsByReason) {
+  NodeMetrics m;
+  m.node_id = "admin-1";
+  m.http_lanes = {{"passwords", 3, 40, 2}, {"executor-calls", 0, 0, 0}};
+  const auto text = metrics_text(m);
+  EXPECT_EQ(sample(text, R"(cronwheel_http_lane_requests{lane="passwords"})"), 3);
+  EXPECT_EQ(sample(text, R"(cronwheel_http_lane_refused_total{lane="passwords",reason="full"})"), 40);
+  EXPECT_EQ(sample(text, R"(cronwheel_http_lane_refused_total{lane="passwords",reason="late"})"), 2);
+  EXPECT_EQ(sample(text, R"(cronwheel_http_lane_refused_total{lane="executor-calls",reason="full"})"), 0);
+}
+
 TEST(Metrics, RunsFinishedAreCountedByGroupIdAndOutcome) {
   NodeMetrics m;
   m.node_id = "admin-1";
