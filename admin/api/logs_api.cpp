@@ -25,7 +25,7 @@ namespace protocol = common::protocol;
 // The executor that ran `log`, or a 409 when the fire has not reached one.
 const std::string& executor_of(const JobLog& log) {
   if (log.state == FireState::kPending || log.state == FireState::kCancelled || log.executor_address.empty()) {
-    throw conflict("log " + std::to_string(log.id) + " has no executor yet (state " + std::string(to_string(log.state)) + ")");
+    throw conflict("run " + std::to_string(log.id) + " has no executor yet (state " + std::string(to_string(log.state)) + ")");
   }
   return log.executor_address;
 }
@@ -138,12 +138,12 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   router.add("DELETE", "logs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request&) {
     auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
     if (log.trigger_type != TriggerType::kManual && log.trigger_type != TriggerType::kApi) {
-      throw conflict("log " + std::to_string(log.id) + " is a " + std::string(to_string(log.trigger_type)) +
+      throw conflict("run " + std::to_string(log.id) + " is a " + std::string(to_string(log.trigger_type)) +
                      " fire; only fires asked for through trigger can be cancelled (stop the job to skip its "
                      "schedule)");
     }
     if (log.state != FireState::kPending || !stores.logs.cancel_pending(log.id, ctx.request.actor)) {
-      throw conflict("log " + std::to_string(log.id) + " has already fired; only a pending fire can be cancelled");
+      throw conflict("run " + std::to_string(log.id) + " has already fired; only a pending fire can be cancelled");
     }
     if (options.finished_runs != nullptr) options.finished_runs->add(log.job_group, FireState::kCancelled);
     return ApiResponse{204, nullptr};
@@ -156,6 +156,7 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                check_int_range("fromLine", from_line, 1, INT_MAX);
                const auto& address = executor_of(log);
                auto group = stores.groups.get(log.job_group);
+               const auto permit = options.executor_calls->acquire(log.job_group);
 
                protocol::LogParam param;
                param.log_date_time = log_date_time(log);
@@ -165,38 +166,54 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                if (log.state == FireState::kSending && !has_log(answer, param.from_line_num)) {
                  // Claimed, possibly ahead of its second: the executor may not have the run yet,
                  // and says so either by failing or by the end of a log it has no line of.
-                 throw conflict("log " + std::to_string(log.id) + " is being sent to executor " + address +
+                 throw conflict("run " + std::to_string(log.id) + " is being sent to executor " + address +
                                 ", which has no log of it yet" +
                                 (answer.msg.empty() ? std::string() : ": " + answer.msg));
                }
                if (!answer.is_success()) executor_failed(address, "return the log", answer.msg);
                if (!answer.content) executor_failed(address, "return the log", "the answer has no content");
+               // A finished run's log has ended once no new line comes, whatever the executor says
+               // (an XXL-JOB executor may say isEnd false for it forever).
+               const bool no_new_lines = answer.content->to_line_num < param.from_line_num;
+               const bool is_end = answer.content->is_end || (is_finished(log.state) && no_new_lines);
                return ApiResponse{200,
                                   {{"fromLine", answer.content->from_line_num},
                                    {"toLine", answer.content->to_line_num},
                                    {"content", answer.content->log_content},
-                                   {"isEnd", answer.content->is_end}}};
+                                   {"isEnd", is_end}}};
              },
-             {"fromLine"});
+             {"fromLine"}, {.lane = kExecutorCallLane});
 
   router.add("POST", "logs/{id}/kill", Access::kUser,
              [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                if (log.state != FireState::kTriggered) {
-                 throw conflict("log " + std::to_string(log.id) + " is not running (state " + std::string(to_string(log.state)) + ")");
+                 throw conflict("run " + std::to_string(log.id) + " is not running (state " + std::string(to_string(log.state)) + ")");
                }
                const auto& address = executor_of(log);
                if (log.job_id > INT32_MAX) {
                  throw conflict("job id " + std::to_string(log.job_id) + " does not fit XXL-JOB's kill call");
                }
                auto group = stores.groups.get(log.job_group);
+               const auto permit = options.executor_calls->acquire(log.job_group);
                auto answer = executors_of(options).kill(address, executor_token(group ? &*group : nullptr, options),
                                                         static_cast<std::int32_t>(log.job_id));
-               if (!answer.is_success()) executor_failed(address, "kill the run", answer.msg);
+               // An executor that answered and refused (it has no such run: its result is on the
+               // way) leaves the run as it is. One that ended it, or that could not be told, ends
+               // it here and now, as XXL-JOB records a kill: failed, without retries or child
+               // fires; the executor's own result, when it comes, finds the run ended already.
+               if (!answer.is_success() && answer.code != kNotReachedCode &&
+                   answer.code != protocol::kTimeoutCode) {
+                 executor_failed(address, "kill the run", answer.msg);
+               }
+               if (!options.kill_run) throw std::logic_error("ResourceOptions::kill_run is not set");
+               options.kill_run(log.id, "killed by " + ctx.request.actor.username +
+                                            (answer.is_success() ? std::string("; the executor ended it")
+                                                                 : "; executor " + address + " could not be told (" +
+                                                                       truncate_chars(answer.msg, 200) +
+                                                                       "): the run may still be going on there"));
 
-               // The kill changes no row (the executor reports the run's end through its
-               // callback), so it is recorded here.
                AuditEntry entry;
                entry.at = clock.now_ms();
                entry.user_id = ctx.request.actor.user_id;
@@ -208,7 +225,8 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                entry.remote_addr = ctx.request.actor.remote_addr;
                stores.audit.record(entry);
                return ApiResponse{204, nullptr};
-             });
+             },
+             {}, {.lane = kExecutorCallLane});
 }
 
 }  // namespace cronwheel::admin

@@ -25,7 +25,7 @@ Job visible_job(JobStore& jobs, const Principal& who, std::int64_t id) {
 
 JobLog visible_log(LogStore& logs, const Principal& who, std::int64_t id) {
   auto log = logs.get(id);
-  if (!log || !who.may_access_group(log->job_group)) throw not_found("no such log: " + std::to_string(id));
+  if (!log || !who.may_access_group(log->job_group)) throw not_found("no such run: " + std::to_string(id));
   return std::move(*log);
 }
 

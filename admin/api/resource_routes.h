@@ -2,11 +2,14 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "admin/api/api_router.h"
+#include "admin/api/executor_call_limiter.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/finished_runs.h"
+#include "admin/model/run_end.h"
 #include "admin/model/stores.h"
 #include "common/util/clock.h"
 
@@ -35,14 +38,26 @@ struct ResourceOptions {
   std::function<void()> automatic_group_changed;
 
   // Reads a run's log from its executor and kills runs (logs/{id}/content, logs/{id}/kill);
-  // required by add_log_routes. The node's one client, bounded by its own timeouts.
+  // required by add_log_routes. The node's one client, bounded by its own timeouts. Those routes
+  // run on the executor-call lane, and each group's calls in flight are bounded by
+  // `executor_calls` (shared by every copy of these options).
   ExecutorClient* executors = nullptr;
+  std::shared_ptr<ExecutorCallLimiter> executor_calls = std::make_shared<ExecutorCallLimiter>();
 
   // A registration older than this is no executor online (RegistryMonitor's dead timeout).
   std::chrono::milliseconds executor_dead_after{90'000};
 
   // When set, the fires operators cancel (DELETE logs/{id}) are counted there, by group.
   FinishedRuns* finished_runs = nullptr;
+
+  // Ends a running run as killed by an operator (Completion::mark_killed), with the message its
+  // row gets: POST logs/{id}/kill records the kill at once with it. True when the run was still
+  // running and is now ended. Required by add_log_routes.
+  std::function<bool(std::int64_t run_id, const std::string& message)> kill_run = {};
+
+  // When set, called with each fire POST jobs/{id}/trigger wrote, once committed, so it is sent
+  // at once.
+  FiresWritten fires_written = {};
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.

@@ -107,10 +107,13 @@ std::vector<Completion::Outcome> Completion::report_all(
     });
   }
   bool next_time_set = false;
+  std::vector<JobLog> fires;
   for (std::size_t k = 0; k < results.size(); ++k) {
     out[positions[k]] = count(results[k], recorded[k]);
     next_time_set = next_time_set || recorded[k].next_time_set;
+    fires.insert(fires.end(), recorded[k].fires.begin(), recorded[k].fires.end());
   }
+  if (!fires.empty() && options_.fires_written) options_.fires_written(fires);
   for (std::size_t i = 0; i < callbacks.size(); ++i) {
     if (callbacks[i].log_id > 0) continue;
     unknown_.fetch_add(1, std::memory_order_relaxed);
@@ -145,10 +148,22 @@ Completion::Outcome Completion::mark_forgotten(const JobLog& run, std::int64_t t
   return record(result);
 }
 
+Completion::Outcome Completion::mark_killed(std::int64_t run_id, std::string message) {
+  RunResult result;
+  result.log_id = run_id;
+  result.state = FireState::kFailed;
+  result.handle_time = clock_.now_ms();
+  result.handle_code = common::protocol::kFailCode;
+  result.handle_msg = bounded_message(message);
+  result.killed = true;
+  return record(result);
+}
+
 FollowUps Completion::plan(const JobLog& run, const Job& job, const std::vector<Job>& children,
-                           std::int64_t now) const {
+                           std::int64_t now, bool killed) const {
   const RunEnd end = run.state == FireState::kSucceeded ? RunEnd::kSucceeded
                      : run.state == FireState::kLost    ? RunEnd::kLost
+                     : killed                           ? RunEnd::kKilled
                                                         : RunEnd::kFailed;
   return plan_follow_ups(end, run, job, children, now, options_.node_id);
 }
@@ -160,9 +175,10 @@ Completion::Outcome Completion::record(const RunResult& result) {
     return Outcome::kUnknownLog;
   }
   auto recorded = store_.record(result, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {
-    return plan(run, job, children, result.handle_time);
+    return plan(run, job, children, result.handle_time, result.killed);
   });
   const Outcome outcome = count(result, recorded);
+  if (!recorded.fires.empty() && options_.fires_written) options_.fires_written(recorded.fires);
   if (recorded.next_time_set && options_.next_time_set) options_.next_time_set();
   return outcome;
 }

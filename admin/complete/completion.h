@@ -47,6 +47,8 @@ class Completion {
     // When set, every run this node's results and verdicts end is counted there (succeeded,
     // failed, lost), by its group. Must outlive the object.
     FinishedRuns* finished_runs = nullptr;
+    // When set, called with the fires each result or batch led to, once committed.
+    FiresWritten fires_written = {};
   };
 
   enum class Outcome {
@@ -90,6 +92,10 @@ class Completion {
   // trace of it (RunResult::lost_forgotten): it becomes `lost`, code 500, with
   // forgotten_message(), and is retried like a failure. Throws like report().
   Outcome mark_forgotten(const JobLog& run, std::int64_t triggered_before, std::int64_t executor_start_time);
+  // An operator's kill of `run_id`, recorded at once (POST logs/{id}/kill): it ends failed,
+  // code 500, with `message`, and neither retried nor followed by child jobs (RunEnd::kKilled).
+  // kRecorded when it was still running. Throws like report().
+  Outcome mark_killed(std::int64_t run_id, std::string message);
 
   Counters counters() const noexcept;
 
@@ -99,7 +105,8 @@ class Completion {
   // The verdict `lost` on `run`, at now, with `message` (cut to kMaxHandleMsgBytes).
   RunResult lost_result(const JobLog& run, std::int64_t triggered_before, std::string_view message) const;
   // The follow-ups of a run that has just ended as its state says, at `now`.
-  FollowUps plan(const JobLog& run, const Job& job, const std::vector<Job>& children, std::int64_t now) const;
+  FollowUps plan(const JobLog& run, const Job& job, const std::vector<Job>& children, std::int64_t now,
+                 bool killed = false) const;
   // Counts (and logs) how recording `result` came out.
   Outcome count(const RunResult& result, const CompletionStore::Recorded& recorded);
 

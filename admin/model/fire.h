@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/util/floor_division.h"
+
 namespace cronwheel::admin {
 
 // A fire this node owns and has still to send: a job_log row in state `pending`
@@ -22,6 +24,16 @@ struct PendingFire {
 // The order fires go out in: due time, then the order they were decided in.
 inline bool due_order(const PendingFire& a, const PendingFire& b) {
   return a.scheduled_time != b.scheduled_time ? a.scheduled_time < b.scheduled_time : a.log_id < b.log_id;
+}
+
+// When a fire handed on for the instant `not_before_ms` (SecondRing's due time) is posted: at
+// that instant, or at once when its own second has already passed (a fire handed on late,
+// with a later second's) — never before its scheduled time. The trigger pools wait for it, and
+// it is the run's trigger time, so that a run never looks triggered after its result came.
+inline std::int64_t post_time(const PendingFire& fire, std::int64_t not_before_ms) {
+  constexpr std::int64_t kSecond = 1000;
+  const std::int64_t own_second = util::floor_div(fire.scheduled_time + kSecond - 1, kSecond);
+  return std::min(not_before_ms, own_second * kSecond);
 }
 
 // What sending a fire came to.

@@ -115,6 +115,15 @@ class TriggerStore {
   // later attempt.
   virtual bool release_claim(std::int64_t log_id, std::string_view node_id, const std::string& note) = 0;
 
+  // A claimed row's executor was not reached (kNotReachedCode: the run provably never got
+  // there): the row, still `sending` for this node at executor `from`, is pointed at executor
+  // `to` before /run goes there, `note` appended to its trigger message. Guarded by
+  // state = 'sending' AND admin_node = node_id AND executor_address = from; false (nothing
+  // written) otherwise. A node that takes this one's fires over then asks the executor the row
+  // names, the one the run was really sent to.
+  virtual bool move_claim(std::int64_t log_id, std::string_view node_id, const std::string& from,
+                          const std::string& to, const std::string& note) = 0;
+
   // Trigger messages are appended to what the row has (a line break between): a note written
   // by an earlier attempt or by the node that took the fire over is kept.
   //

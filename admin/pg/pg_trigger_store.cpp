@@ -81,6 +81,11 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
                 " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " RETURNING id");
+  c.prepare("trigger_move",
+            "WITH " + guard_cte("$1::bigint AS run_id, 'sending'::text AS run_state, $2::text AS run_owner") +
+                " UPDATE job_log SET executor_address = $4, trigger_msg = " + appended_trigger_msg("$5") +
+                " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
+                " AND executor_address = $3 RETURNING id");
   // sending → triggered for runs of one node ($1, with their messages $3 and trigger codes $4:
   // 200, or 500 for a delivery not confirmed); or, when a run's result came first, the
   // trigger's code (200: it was delivered) and message only (a failed trigger has code 500, so
@@ -236,6 +241,13 @@ std::vector<TriggerStore::Claimed> PgTriggerStore::claim_all(const std::vector<C
 bool PgTriggerStore::release_claim(std::int64_t log_id, std::string_view node_id, const std::string& note) {
   return db_.transact([&](pqxx::work& tx) {
     return !tx.exec_prepared("trigger_release", log_id, std::string(node_id), note).empty();
+  });
+}
+
+bool PgTriggerStore::move_claim(std::int64_t log_id, std::string_view node_id, const std::string& from,
+                                const std::string& to, const std::string& note) {
+  return db_.transact([&](pqxx::work& tx) {
+    return !tx.exec_prepared("trigger_move", log_id, std::string(node_id), from, to, note).empty();
   });
 }
 

@@ -45,6 +45,8 @@ class PgTriggerStore final : public TriggerStore {
                                                           std::string_view node_id) override;
   std::vector<Claimed> claim_all(const std::vector<Claim>& claims) override;
   bool release_claim(std::int64_t log_id, std::string_view node_id, const std::string& note) override;
+  bool move_claim(std::int64_t log_id, std::string_view node_id, const std::string& from, const std::string& to,
+                  const std::string& note) override;
   Recorded record_triggered(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;
   std::vector<Recorded> record_triggered_all(const std::vector<Accepted>& accepted) override;
   Recorded record_unconfirmed(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;

@@ -66,6 +66,13 @@ void Scheduler::stop() noexcept {
 
 void Scheduler::wake() { schedule_->wake(); }
 
+void Scheduler::send_soon(const std::vector<JobLog>& fires) {
+  for (const auto& fire : fires) {
+    if (fire.state != FireState::kPending || fire.admin_node != node_id_) continue;
+    ring_->push_due_now({fire.id, fire.job_id, fire.scheduled_time});
+  }
+}
+
 bool Scheduler::lease_valid() const noexcept { return heartbeat_->lease_valid(); }
 
 Scheduler::Stats Scheduler::stats() const {

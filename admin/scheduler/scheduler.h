@@ -77,6 +77,11 @@ class Scheduler {
   // Makes the schedule thread scan again now (a job's next time became sooner than its sleep).
   void wake();
 
+  // Fires this node just wrote outside a scan (FiresWritten): the pending ones already due go
+  // to the trigger pools at once, the others into the ring for their second, instead of waiting
+  // for the feeder to read them. Thread-safe; ignored before start() and after stop().
+  void send_soon(const std::vector<JobLog>& fires);
+
   const std::string& node_id() const noexcept { return node_id_; }
   bool lease_valid() const noexcept;
   Stats stats() const;

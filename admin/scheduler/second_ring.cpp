@@ -48,7 +48,9 @@ std::vector<PendingFire> SecondRing::stop() noexcept {
   }
   std::lock_guard lock(mutex_);
   stopped_ = true;
-  std::vector<PendingFire> left;
+  std::vector<PendingFire> left = std::move(due_now_);
+  due_now_.clear();
+  for (const auto& fire : left) known_.erase(fire.log_id);
   for (auto& slot : slots_) {
     for (auto& entry : slot) {
       known_.erase(entry.fire.log_id);
@@ -70,6 +72,17 @@ bool SecondRing::push(const PendingFire& fire) {
   const std::int64_t second = std::max(second_of(fire.scheduled_time), processed_ + 1);
   slots_[static_cast<std::size_t>(floor_mod(second, kSlots))].push_back({fire, second});
   ++held_;
+  return true;
+}
+
+bool SecondRing::push_due_now(const PendingFire& fire) {
+  if (fire.scheduled_time > clock_.now_ms()) return push(fire);
+  std::lock_guard lock(mutex_);
+  if (stopped_) return false;
+  if (!known_.insert(fire.log_id).second) return false;
+  due_now_.push_back(fire);
+  ++held_;
+  sleep_.request_stop();
   return true;
 }
 
@@ -107,28 +120,40 @@ std::vector<PendingFire> SecondRing::take_through(std::int64_t through) {
   return out;
 }
 
+void SecondRing::hand_off(std::vector<PendingFire> due, std::int64_t due_ms) {
+  if (due.empty()) return;
+  try {
+    hand_off_(due, due_ms);
+  } catch (const std::exception& e) {
+    // The fires stay pending in the database; forgetting them lets the feeder bring them back.
+    spdlog::error("scheduler: handing {} fires to the trigger pools failed: {}", due.size(), e.what());
+    std::lock_guard lock(mutex_);
+    for (const auto& f : due) known_.erase(f.log_id);
+  }
+}
+
 void SecondRing::run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     std::vector<PendingFire> due;
+    std::vector<PendingFire> due_now;
     // The coming boundary when within `lead` of it, else the last one passed.
     const std::int64_t through = floor_div(clock_.now_ms() + lead_ms_, kMillisPerSecond);
+    std::stop_source sleep;
     {
       std::lock_guard lock(mutex_);
       due = take_through(through);
+      due_now.swap(due_now_);
+      held_ -= due_now.size();
+      sleep_ = sleep;
     }
-    if (!due.empty()) {
-      try {
-        hand_off_(due, through * kMillisPerSecond);
-      } catch (const std::exception& e) {
-        // The fires stay pending in the database; forgetting them lets the feeder bring them back.
-        spdlog::error("scheduler: handing {} fires to the trigger pools failed: {}", due.size(), e.what());
-        std::lock_guard lock(mutex_);
-        for (const auto& f : due) known_.erase(f.log_id);
-      }
-    }
+    hand_off(std::move(due), through * kMillisPerSecond);
+    std::sort(due_now.begin(), due_now.end(), due_order);
+    hand_off(std::move(due_now), clock_.now_ms());
     // The next wall-second boundary, measured afresh each time so waits never accumulate drift.
+    // push_due_now() ends the wait early (its request lands on `sleep`, even before the wait).
     const std::int64_t wait = kMillisPerSecond - floor_mod(clock_.now_ms() + lead_ms_, kMillisPerSecond);
-    clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(wait), stop);
+    std::stop_callback forward(stop, [&sleep] { sleep.request_stop(); });
+    clock_.sleep_until(clock_.steady_now() + std::chrono::milliseconds(wait), sleep.get_token());
   }
 }
 

@@ -9,7 +9,9 @@
 // Clock and takes every second from the last one it processed up to the coming boundary:
 // normally one slot, after a late wake-up all the missed ones, so a late tick loses nothing.
 // Fires are handed on in due order, in one batch per wake-up, outside the ring's lock, with the
-// boundary they are due at.
+// boundary they are due at. A fire already due when it is pushed with push_due_now() (one an
+// operator or a run's end has just asked for) does not wait for the coming boundary: the ring
+// thread is woken and hands it on at once, due at the instant it is handed on.
 //
 // De-duplication: a log id is held at most once, and once handed on it is remembered until the
 // trigger pools report it finished(), so the feeder re-reading a pending row that is already
@@ -62,6 +64,10 @@ class SecondRing {
   // the ring has stopped.
   bool push(const PendingFire& fire);
 
+  // push(), but a fire already due (scheduled at or before now) is handed on at once rather
+  // than at the coming second boundary. A fire not yet due is held as push() holds it.
+  bool push_due_now(const PendingFire& fire);
+
   // The trigger pools are done with a fire handed on (sent, failed, dropped or left pending):
   // its log id may be pushed again.
   void finished(std::int64_t log_id);
@@ -81,6 +87,7 @@ class SecondRing {
   void run(std::stop_token stop);
   // Takes every held fire whose second is at or before `through`; call with mutex_ held.
   std::vector<PendingFire> take_through(std::int64_t through);
+  void hand_off(std::vector<PendingFire> due, std::int64_t due_ms);
 
   common::Clock& clock_;
   HandOff hand_off_;
@@ -91,6 +98,8 @@ class SecondRing {
   std::unordered_set<std::int64_t> known_;
   std::size_t held_ = 0;
   std::int64_t processed_ = 0;  // the last second handed on
+  std::vector<PendingFire> due_now_;  // push_due_now()'s, for the ring thread's next turn
+  std::stop_source sleep_;  // the ring thread's current wait; push_due_now() ends it
   bool stopped_ = false;
   std::jthread thread_;
 };

@@ -220,6 +220,8 @@ void AdminServer::start_scheduler() {
   sending.send_deadline = std::min<std::chrono::milliseconds>(sending.send_deadline, (lease - heartbeat) * 2 / 3);
   sending.lease_margin = std::min<std::chrono::milliseconds>(sending.lease_margin, heartbeat);
   sending.finished_runs = &finished_runs_;
+  sending.fires_written = fires_written();
+  sending.suspects = &suspects_;
   trigger_service_ = std::make_unique<TriggerService>(trigger_store_, executor_client_,
                                                       common::SystemClock::instance(), std::move(sending));
 
@@ -258,6 +260,12 @@ void AdminServer::stop() noexcept {
 
 int AdminServer::port() const noexcept { return http_.port(); }
 
+FiresWritten AdminServer::fires_written() {
+  return [this](const std::vector<JobLog>& fires) {
+    if (Scheduler* scheduler = running_scheduler_.load()) scheduler->send_soon(fires);
+  };
+}
+
 void AdminServer::add_routes() {
   http_.get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     auto result = health_->check();
@@ -273,6 +281,9 @@ void AdminServer::add_routes() {
     if (AlarmService* alarms = running_alarms_.load()) metrics.alarms = alarms->counters();
     if (RunRetention* retention = running_retention_.load()) metrics.runs_deleted = retention->counters().deleted;
     metrics.db_pools = {{"main", database_.pool_stats()}, {"scheduling", scheduling_database_.pool_stats()}};
+    metrics.http_lanes = http_.lane_stats();
+    metrics.registrations_refused = executors_->registrations_refused();
+    metrics.suspect_executors = suspects_.size();
     res.set_content(metrics_text(metrics), kMetricsContentType);
   });
 
@@ -283,6 +294,11 @@ void AdminServer::add_routes() {
   api.resources.access_token = config_.access_token;
   api.resources.executors = &executor_client_;
   api.resources.finished_runs = &finished_runs_;
+  api.resources.fires_written = fires_written();
+  // executors_ is made just below; kills come once the server serves.
+  api.resources.kill_run = [this](std::int64_t run_id, const std::string& message) {
+    return executors_->completion().mark_killed(run_id, message) == Completion::Outcome::kRecorded;
+  };
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   api.alarm_channels.store = &alarm_store_;
@@ -300,6 +316,9 @@ void AdminServer::add_routes() {
   executors.lost.interval = std::chrono::milliseconds(config_.lost_check_ms);
   executors.lost.ask_after = std::chrono::milliseconds(config_.lost_ask_after_ms);
   executors.finished_runs = &finished_runs_;
+  executors.fires_written = fires_written();
+  executors.suspects = &suspects_;
+  executors.max_executors_per_group = static_cast<std::size_t>(config_.max_executors_per_group);
   executors.next_time_set = [this] {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->wake();
   };

@@ -61,6 +61,9 @@ class AdminServer {
 
  private:
   void add_routes();
+  // Where fires written outside a scan (trigger, retries, child jobs) go to be sent at once:
+  // the running scheduler, when there is one.
+  FiresWritten fires_written();
   // The web console at every GET path no other route serves (after add_routes' own).
   void add_console_route();
   // Builds and starts the scheduling core (sending, scheduling, heartbeat) for node_id_.
@@ -94,6 +97,9 @@ class AdminServer {
   // The node's one way to reach executors: trigger sends, takeover checks, the console's log
   // reads and kills.
   HttpExecutorClient executor_client_;
+  // Executors a /run did not reach, routed around until they register again (the trigger
+  // service marks them, registrations clear them).
+  SuspectAddresses suspects_{common::SystemClock::instance()};
   common::http::HttpServer http_;
   std::unique_ptr<HealthCheck> health_;
   std::unique_ptr<ConsoleFiles> console_;  // GET of every path no route serves

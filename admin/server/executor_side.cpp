@@ -21,11 +21,19 @@ ExecutorSide::ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, com
     : registry_store_(db),
       tokens_(groups, logs, std::move(options.access_token)),
       completion_store_(db),
-      completion_(completion_store_, clock, Completion::Options{options.node_id, options.next_time_set, options.finished_runs}),
+      completion_(completion_store_, clock, Completion::Options{options.node_id, options.next_time_set, options.finished_runs, options.fires_written}),
       registry_monitor_(registry_store_, on_clock(tasks, clock), options.registry),
       lost_monitor_(completion_store_, completion_, tasks, options.lost) {
   // A new executor is in its group's list within a moment rather than at the next refresh.
-  add_executor_routes(http, registry_store_, completion_, tokens_, [this] { registry_monitor_.wake(); });
+  ExecutorRouteOptions routes;
+  routes.registrations_changed = [this] { registry_monitor_.wake(); };
+  if (options.suspects != nullptr) {
+    routes.registered = [suspects = options.suspects](const std::string& address) { suspects->cleared(address); };
+  }
+  routes.refused_full = [this](const std::string&) { ++registrations_refused_; };
+  routes.max_executors_per_group = options.max_executors_per_group;
+  routes.dead_after_ms = options.registry.dead_after.count();
+  add_executor_routes(http, registry_store_, completion_, tokens_, std::move(routes));
 }
 
 ExecutorSide::~ExecutorSide() { stop(); }

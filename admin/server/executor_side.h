@@ -1,5 +1,8 @@
 #pragma once
 
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -10,6 +13,7 @@
 #include "admin/auth/executor_tokens.h"
 #include "admin/model/registry_store.h"
 #include "admin/registry/registry_monitor.h"
+#include "admin/route/suspect_addresses.h"
 #include "admin/pg/database.h"
 #include "admin/pg/pg_completion_store.h"
 #include "admin/pg/pg_registry_store.h"
@@ -41,6 +45,12 @@ class ExecutorSide {
     LostResultMonitor::Options lost;
     // Called when a FIX_DELAY job got its next time from a result (Completion::Options).
     std::function<void()> next_time_set;
+    // Called with the fires results led to (Completion::Options).
+    FiresWritten fires_written = {};
+    // The most live registrations one app name takes (ExecutorRouteOptions).
+    std::size_t max_executors_per_group = 512;
+    // When set, an executor that registers is no longer suspect there; must outlive the object.
+    SuspectAddresses* suspects = nullptr;
     // Where the runs results end are counted (Completion::Options); none when null.
     FinishedRuns* finished_runs = nullptr;
   };
@@ -69,6 +79,8 @@ class ExecutorSide {
   RegistryStore& registry() noexcept { return registry_store_; }
   CompletionStore& completion_store() noexcept { return completion_store_; }
   Completion& completion() noexcept { return completion_; }
+  // Registrations refused since start because their group had its most executors.
+  std::uint64_t registrations_refused() const noexcept { return registrations_refused_.load(); }
 
  private:
   PgRegistryStore registry_store_;
@@ -77,6 +89,7 @@ class ExecutorSide {
   Completion completion_;
   RegistryMonitor registry_monitor_;
   LostResultMonitor lost_monitor_;
+  std::atomic<std::uint64_t> registrations_refused_{0};
 };
 
 }  // namespace cronwheel::admin

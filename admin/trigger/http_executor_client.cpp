@@ -155,8 +155,10 @@ protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const 
   try {
     client = checkout(key);
   } catch (const std::invalid_argument& e) {
-    return Answer::fail("executor address '" + address + "' is not usable: " + e.what());
+    return Answer::fail("executor address '" + address + "' is not usable: " + e.what(), kNotReachedCode);
   } catch (const std::exception& e) {
+    // This node's own connections to the executor are all busy: the executor is fine, only
+    // busy with this node, so it is not one to route around.
     return Answer::fail("executor " + address + ": " + e.what());
   }
 
@@ -181,7 +183,7 @@ protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const 
     if (first) msg += " (sent again on a new connection after: " + first->error + ")";
     client.reset();
     give_back(key, nullptr);
-    return Answer::fail(std::move(msg), may_have_arrived ? protocol::kTimeoutCode : protocol::kFailCode);
+    return Answer::fail(std::move(msg), may_have_arrived ? protocol::kTimeoutCode : kNotReachedCode);
   }
   give_back(key, std::move(client));
 

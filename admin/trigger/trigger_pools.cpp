@@ -4,14 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/util/floor_division.h"
-
 namespace cronwheel::admin {
 
 namespace {
 
 constexpr std::int64_t kMillisPerMinute = 60'000;
-constexpr std::int64_t kMillisPerSecond = 1'000;
 
 }  // namespace
 
@@ -76,7 +73,7 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     const std::int64_t id = p.fire.log_id;
     {
       std::lock_guard lock(prepared_mutex_);
-      prepared_[id] = Prepared{p, post_at(p.fire, not_before_ms)};
+      prepared_[id] = Prepared{p, post_time(p.fire, not_before_ms)};
     }
     TriggerPool& pool = to_slow[i] ? *slow_pool_ : *fast_pool_;
     if (pool.submit(p.fire)) {
@@ -93,12 +90,6 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     hooks_.finished(id);
   }
   if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
-}
-
-std::int64_t TriggerPools::post_at(const PendingFire& fire, std::int64_t not_before_ms) {
-  // A fire of a second already past (handed on late, with the next second's) goes at once.
-  const std::int64_t own_second = util::floor_div(fire.scheduled_time + kMillisPerSecond - 1, kMillisPerSecond);
-  return std::min(not_before_ms, own_second * kMillisPerSecond);
 }
 
 void TriggerPools::dispatch(const std::vector<PendingFire>& fires) { dispatch(fires, clock_.now_ms()); }

@@ -109,7 +109,6 @@ class TriggerPools {
     PreparedFire fire;
     std::int64_t post_at = 0;  // epoch ms: not posted before
   };
-  static std::int64_t post_at(const PendingFire& fire, std::int64_t not_before_ms);
   std::optional<Prepared> take_prepared(std::int64_t log_id);
   void note_duration(std::int64_t job_id, std::chrono::milliseconds took);
 

@@ -315,12 +315,7 @@ SendOutcome::Kind TriggerService::send_loaded(const TriggerStore::LoadedFire& fi
     claim.shard_index = log.shard_index;
     claim.shard_total = log.shard_total;
   } else {
-    RouteResult route;
-    try {
-      route = routes_.route(job.executor_route_strategy, RouteRequest{job.id, target.usable, target.token});
-    } catch (const std::exception& e) {
-      route = RouteResult::failed(std::string("routing failed: ") + e.what());
-    }
+    RouteResult route = route_among(fire, target, target.usable);
     if (!route.ok) return fail_pending(fire, target, route.message.empty() ? "routing found no executor" : route.message);
     target.message.routing(route.message);
     claim.addresses = std::move(route.addresses);
@@ -357,9 +352,37 @@ SendOutcome::Kind TriggerService::send_loaded(const TriggerStore::LoadedFire& fi
   return triggered > 0 ? SendOutcome::Kind::kTriggered : SendOutcome::Kind::kDropped;
 }
 
+RouteResult TriggerService::route_among(const TriggerStore::LoadedFire& fire, const Target& target,
+                                       std::vector<std::string> addresses) {
+  const auto strategy = fire.job.executor_route_strategy;
+  // A broadcast's shards are every address, suspect or not: each shard is its executor's.
+  if (options_.suspects != nullptr && strategy != RouteStrategy::kShardingBroadcast) {
+    addresses = options_.suspects->usable(addresses);
+  }
+  try {
+    return routes_.route(strategy, RouteRequest{fire.job.id, std::move(addresses), target.token});
+  } catch (const std::exception& e) {
+    return RouteResult::failed(std::string("routing failed: ") + e.what());
+  }
+}
+
+std::optional<std::string> TriggerService::next_address(const TriggerStore::LoadedFire& fire, const Target& target,
+                                                        const std::vector<std::string>& tried) {
+  std::vector<std::string> left;
+  for (const auto& address : target.usable) {
+    if (std::find(tried.begin(), tried.end(), address) == tried.end()) left.push_back(address);
+  }
+  if (left.empty()) return std::nullopt;
+  auto route = route_among(fire, target, std::move(left));
+  if (!route.ok || route.addresses.size() != 1) return std::nullopt;
+  return route.addresses.front();
+}
+
 SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, const Target& target,
-                                       const TriggerStore::Shard& shard, common::Clock::SteadyTime by,
+                                       const TriggerStore::Shard& claimed_shard, common::Clock::SteadyTime by,
                                        Recording when) {
+  // The shard as it is finally sent: its address changes when an executor is not reached.
+  TriggerStore::Shard shard = claimed_shard;
   const std::string& node = options_.node_id;
   const JobLog& log = fire.log;
   const Job& job = fire.job;
@@ -380,13 +403,34 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   if (shard.shard_total > 1) {
     facts.emplace_back("Shard", std::to_string(shard.shard_index) + " of " + std::to_string(shard.shard_total));
   }
-  facts.emplace_back("Address", shard.address);
   ExecutorClient::Result answer;
-  try {
-    answer = client_.run(shard.address, target.token, trigger_param(fire, shard, target.handler, target.param));
-  } catch (const std::exception& e) {  // the client promises not to throw; a fake might
-    answer = ExecutorClient::Result::fail(e.what());
+  std::vector<std::string> tried;
+  for (;;) {
+    try {
+      answer = client_.run(shard.address, target.token, trigger_param(fire, shard, target.handler, target.param));
+    } catch (const std::exception& e) {  // the client promises not to throw; a fake might
+      answer = ExecutorClient::Result::fail(e.what());
+    }
+    if (answer.code != kNotReachedCode || shard.shard_total > 1) break;
+    // Provably not delivered: the next address, if the group has one left and there is time.
+    if (options_.suspects != nullptr) options_.suspects->mark(shard.address);
+    tried.push_back(shard.address);
+    auto next = next_address(fire, target, tried);
+    if (!next || clock_.steady_now() >= by) break;
+    const std::string note = "Not reached: " + shard.address + " (" + answer_msg(answer) + "); sent to " + *next;
+    bool moved = false;
+    try {
+      moved = record([&] { return store_.move_claim(shard.log_id, node, shard.address, *next, note); });
+    } catch (const std::exception& e) {
+      spdlog::warn("trigger: run {} of job {} cannot move to {}: {}", shard.log_id, job.id, *next, e.what());
+    }
+    if (!moved) break;  // no longer this node's sending row at that address: recorded as it is
+    spdlog::info("trigger: run {} of job {}: {} not reached ({}), sending to {}", shard.log_id, job.id, shard.address,
+                 answer_msg(answer), *next);
+    facts.emplace_back("Not reached", shard.address + ": " + answer_msg(answer));
+    shard.address = *next;
   }
+  facts.emplace_back("Address", shard.address);
   facts.emplace_back("Code", std::to_string(answer.code));
   facts.emplace_back("Msg", answer_msg(answer));
 
@@ -434,6 +478,7 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   if (result.recorded == TriggerStore::Recorded::kRecorded && options_.finished_runs != nullptr) {
     options_.finished_runs->add(log.job_group, FireState::kFailed);  // a broadcast's shards share it
   }
+  if (!result.fires.empty() && options_.fires_written) options_.fires_written(result.fires);
   return result.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed : SendOutcome::Kind::kDropped;
 }
 
@@ -469,7 +514,7 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
       end_all(everyone, SendOutcome::Kind::kDropped);
       return out;
     }
-    const std::int64_t trigger_time = std::max(clock_.now_ms(), not_before_ms);
+    const std::int64_t now = clock_.now_ms();
     std::vector<std::size_t> claiming;
     std::vector<TriggerStore::Claim> claims;
     std::vector<std::shared_ptr<PreparedSend>> sends;
@@ -487,19 +532,15 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
         out[i].ended = SendOutcome{fail_pending(fire, target, target.failure), {}};
         continue;
       }
-      RouteResult route;
-      try {
-        route = routes_.route(fire.job.executor_route_strategy, RouteRequest{fire.job.id, target.usable, target.token});
-      } catch (const std::exception& e) {
-        route = RouteResult::failed(std::string("routing failed: ") + e.what());
-      }
+      RouteResult route = route_among(fire, target, target.usable);
       if (!route.ok || route.addresses.size() != 1) {
         out[i].ended = SendOutcome{
             fail_pending(fire, target, route.message.empty() ? "routing found no executor" : route.message), {}};
         continue;
       }
       target.message.routing(route.message);
-      auto claim = claim_for(fire, target, trigger_time);
+      // The time it is posted (post_time), as the trigger pools will post it.
+      auto claim = claim_for(fire, target, std::max(now, post_time(fires[i], not_before_ms)));
       claim.addresses = std::move(route.addresses);
       claims.push_back(std::move(claim));
       claiming.push_back(i);

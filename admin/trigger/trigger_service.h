@@ -8,10 +8,12 @@
 #include <thread>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "admin/route/route_table.h"
+#include "admin/route/suspect_addresses.h"
 #include "admin/model/fire.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/finished_runs.h"
@@ -28,8 +30,9 @@ namespace cronwheel::admin {
 //     operator's override on a MANUAL or API fire) when not empty, else the group's
 //     address_list (entered by hand for a manual group, kept equal to the live registrations
 //     for an automatic one). None: the fire fails, "no executor address for group <appName>";
-//  3. route with the job's strategy (FAILOVER and BUSYOVER beat the executors first); a route
-//     that finds no executor fails the fire with every answer;
+//  3. route with the job's strategy (FAILOVER and BUSYOVER beat the executors first) among the
+//     addresses not suspect (Options::suspects; all of them when every one is); a route that
+//     finds no executor fails the fire with every answer;
 //  4. claim it (pending → sending, with the executor, handler, parameters and shard); a
 //     SHARDING_BROADCAST fire becomes one row per address in that same transaction. A claim
 //     that matches nothing means the fire was taken over or cancelled: kDropped;
@@ -38,6 +41,10 @@ namespace cronwheel::admin {
 //     reason; a failure with retries left gets a RETRY fire (TriggerStore::record_failed).
 //     A row whose POST would start later than send_deadline after the claim is not sent: it
 //     goes back to pending (see Options::send_deadline).
+//     A /run that provably did not reach its executor (kNotReachedCode: connection refused, not
+//     made) marks that address suspect and goes to the next address the job's strategy gives
+//     among those not tried (the row moved there first: TriggerStore::move_claim), for every
+//     fire but a broadcast's shard; the fire fails only when no address of its group took it.
 //
 // A row that is already one shard of a broadcast (shard_total > 1: a retry of one shard, or a
 // shard put back to pending after its node died) is sent as that shard only, not expanded
@@ -86,6 +93,11 @@ class TriggerService final : public FireSender {
     // When set, every run this service fails (no executor took it) is counted there, by its
     // group. Must outlive the service.
     FinishedRuns* finished_runs = nullptr;
+    // When set, called with the retry a failed send led to, once committed.
+    FiresWritten fires_written = {};
+    // When set, executors a /run did not reach are marked there and routed around until they
+    // register again; must outlive the service.
+    SuspectAddresses* suspects = nullptr;
   };
 
   // Everything given must outlive the service.
@@ -122,6 +134,12 @@ class TriggerService final : public FireSender {
   SendOutcome::Kind fail_pending(const TriggerStore::LoadedFire& fire, const Target& target, const std::string& reason);
   SendOutcome::Kind send_loaded(const TriggerStore::LoadedFire& fire);
   // When an accepted answer is written: before post() returns, or by the recorder thread.
+  // The route among `addresses` with the fire's strategy; nullopt when it finds none.
+  RouteResult route_among(const TriggerStore::LoadedFire& fire, const Target& target,
+                          std::vector<std::string> addresses);
+  // Where a /run that did not reach `tried.back()` goes next, if anywhere.
+  std::optional<std::string> next_address(const TriggerStore::LoadedFire& fire, const Target& target,
+                                          const std::vector<std::string>& tried);
   enum class Recording { kNow, kLater };
   // POSTs one claimed row and records the answer (or releases it when `by` has passed).
   SendOutcome::Kind post(const TriggerStore::LoadedFire& fire, const Target& target, const TriggerStore::Shard& shard,

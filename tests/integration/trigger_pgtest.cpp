@@ -624,12 +624,13 @@ TEST_F(TriggerPgTest, FiresPreparedAheadAreClaimedTogetherAndPostedOnce) {
   o.node_id = kNode;
   admin::TriggerService service(store_, client, clock_, o);
   std::vector<admin::PendingFire> fires;
+  // Fires of the coming second, handed on ahead of it: each is posted, and triggered, at `due`.
+  const std::int64_t due = (clock_.now_ms() / 1000 + 1) * 1000;
   for (int i = 0; i < 50; ++i) {
-    auto l = pending(kNode, 0, 1'700'000'000'000 + i * 1000);
+    auto l = pending(kNode, 0, due - 50 + i);
     fires.push_back({l.id, l.job_id, l.scheduled_time});
   }
   exec("UPDATE job_log SET admin_node = '" + kOther + "' WHERE id = " + std::to_string(fires[7].log_id));
-  const std::int64_t due = clock_.now_ms() + 300;
 
   auto prepared = service.prepare(fires, due);
 

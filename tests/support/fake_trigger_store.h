@@ -164,6 +164,20 @@ class FakeTriggerStore final : public admin::TriggerStore {
     return true;
   }
 
+  bool move_claim(std::int64_t log_id, std::string_view node_id, const std::string& from, const std::string& to,
+                  const std::string& note) override {
+    run_hook("move_claim");
+    std::lock_guard lock(mutex_);
+    auto it = logs_.find(log_id);
+    if (it == logs_.end() || it->second.state != admin::FireState::kSending || it->second.admin_node != node_id ||
+        it->second.executor_address != from) {
+      return false;
+    }
+    it->second.executor_address = to;
+    append(it->second.trigger_msg, note);
+    return true;
+  }
+
   Recorded record_triggered(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override {
     run_hook("record_triggered");
     return triggered(log_id, node_id, trigger_msg, 200);

@@ -605,6 +605,25 @@ TYPED_TEST_P(SchedulingContract, ReleaseClaimPutsThisNodesSendingRowBackToPendin
   EXPECT_FALSE(f.trigger().release_claim(fire.id, kNode, "again"));
 }
 
+TYPED_TEST_P(SchedulingContract, MoveClaimPointsThisNodesSendingRowAtAnotherExecutor) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, FireState::kPending, kT);
+  ASSERT_FALSE(f.trigger().claim(this->claim_of(fire.id)).shards.empty());
+  const std::string next = "http://10.9.9.9:9999/";
+
+  EXPECT_FALSE(f.trigger().move_claim(fire.id, kOther, kAddress, next, "moved")) << "another node's";
+  EXPECT_FALSE(f.trigger().move_claim(fire.id, kNode, next, kAddress, "moved")) << "not at that executor";
+  EXPECT_TRUE(f.trigger().move_claim(fire.id, kNode, kAddress, next, "not reached; sent to the next"));
+  auto row = f.log(Port::kTrigger, fire.id);
+  EXPECT_EQ(row.state, FireState::kSending);
+  EXPECT_EQ(row.executor_address, next);
+  EXPECT_EQ(row.trigger_msg, "not reached; sent to the next");
+
+  ASSERT_TRUE(f.trigger().release_claim(fire.id, kNode, "late"));
+  EXPECT_FALSE(f.trigger().move_claim(fire.id, kNode, next, kAddress, "moved")) << "pending, not sending";
+}
+
 TYPED_TEST_P(SchedulingContract, RecordTriggeredMovesSendingToTriggeredAndKeepsEarlierNotes) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1208,6 +1227,7 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             ClaimOfAManualBroadcastInsertsEveryShard,
                             ClaimOfABroadcastLeavesTheClaimedRowsNotesOnThatRow,
                             ReleaseClaimPutsThisNodesSendingRowBackToPendingWithTheNote,
+                            MoveClaimPointsThisNodesSendingRowAtAnotherExecutor,
                             RecordTriggeredMovesSendingToTriggeredAndKeepsEarlierNotes,
                             RecordTriggeredAfterTheResultKeepsTheResultsState, RecordUnconfirmedLeavesTheRunTriggeredWithCode500,
                             RecordFailedFromSendingWritesARetryWithTheJobsHandler,

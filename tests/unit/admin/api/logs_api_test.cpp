@@ -219,7 +219,7 @@ TEST_F(LogsApi, ContentOfARunBeingSentThatTheExecutorDoesNotHaveYetIsAConflict) 
   auto sending = put_log(FireState::kSending, 1'000, executor.url());
   auto r = get(path(sending, "/content"));
   EXPECT_EQ(r.status, 409);
-  EXPECT_EQ(r.message(), "log " + std::to_string(sending.id) + " is being sent to executor " + executor.url() +
+  EXPECT_EQ(r.message(), "run " + std::to_string(sending.id) + " is being sent to executor " + executor.url() +
                              ", which has no log of it yet: log file not found");
   auto triggered = put_log(FireState::kTriggered, 2'000, executor.url());
   EXPECT_EQ(get(path(triggered, "/content")).status, 502);  // it has the run: a real failure
@@ -238,7 +238,7 @@ TEST_F(LogsApi, ContentOfARunBeingSentThatTheExecutorAnswersAsNoLogFileIsAConfli
   auto r = get(path(sending, "/content"));
   EXPECT_EQ(r.status, 409);
   EXPECT_EQ(r.message(),
-            "log " + std::to_string(sending.id) + " is being sent to executor " + executor.url() +
+            "run " + std::to_string(sending.id) + " is being sent to executor " + executor.url() +
                 ", which has no log of it yet");
   // A run it has is shown, though its answer was not recorded yet (a quick run may be over).
   executor.answer({{"code", 200},
@@ -254,7 +254,7 @@ TEST_F(LogsApi, ContentOfARunWithoutExecutorIsAConflict) {
   auto log = put_log(FireState::kPending, 1'000);
   auto r = get(path(log, "/content"));
   EXPECT_EQ(r.status, 409);
-  EXPECT_EQ(r.message(), "log " + std::to_string(log.id) + " has no executor yet (state pending)");
+  EXPECT_EQ(r.message(), "run " + std::to_string(log.id) + " has no executor yet (state pending)");
   EXPECT_EQ(get(path(log, "/content?fromLine=0")).field(), "fromLine");
 }
 
@@ -293,13 +293,65 @@ TEST_F(LogsApi, KillAsksTheExecutorAndIsAudited) {
   EXPECT_EQ(audit.entity_type, "log");
   EXPECT_EQ(audit.entity_id, log.id);
   EXPECT_EQ(audit.username, "admin");
+  // Recorded at once, not when (if ever) the executor's callback comes.
+  auto row = *stores_.logs.get(log.id);
+  EXPECT_EQ(row.state, FireState::kFailed);
+  EXPECT_EQ(row.handle_code, 500);
+  EXPECT_EQ(row.handle_msg, "killed by admin; the executor ended it");
+  EXPECT_EQ(row.handle_time, clock_.now_ms());
+}
+
+TEST_F(LogsApi, KillWithTheExecutorUnreachableEndsTheRunAtOnceWithoutARetry) {
+  const std::string gone = "http://127.0.0.1:1/";  // nothing listens: connection refused
+  JobLog running;
+  running.job_group = job_.job_group;
+  running.job_id = job_.id;
+  running.state = FireState::kTriggered;
+  running.scheduled_time = 1'000;
+  running.trigger_time = 1'010;
+  running.admin_node = "node-under-test";
+  running.executor_address = gone;
+  running.executor_fail_retry_count = 2;
+  running = fake_.put_log(running);
+  auto r = post(path(running, "/kill"));
+  ASSERT_EQ(r.status, 204) << r.text;
+  auto row = *stores_.logs.get(running.id);
+  EXPECT_EQ(row.state, FireState::kFailed);
+  EXPECT_NE(row.handle_msg.find("killed by admin; executor " + gone + " could not be told ("), std::string::npos)
+      << row.handle_msg;
+  EXPECT_NE(row.handle_msg.find("the run may still be going on there"), std::string::npos) << row.handle_msg;
+  LogStore::Filter all;
+  all.job_id = job_.id;
+  EXPECT_EQ(stores_.logs.list(all).total, 1) << "a killed run is not retried";
+  // Killing it again finds it ended.
+  EXPECT_EQ(post(path(running, "/kill")).status, 409);
+}
+
+TEST_F(LogsApi, AFinishedRunsLogEndsWhenNoNewLinesCome) {
+  FakeExecutor executor;
+  // An XXL-JOB executor may say isEnd false for a finished run's log forever.
+  executor.answer({{"code", 200},
+                   {"msg", nullptr},
+                   {"content", {{"fromLineNum", 3}, {"toLineNum", 2}, {"logContent", ""}, {"isEnd", false}}}});
+  auto done = put_log(FireState::kSucceeded, 1'000, executor.url());
+  auto r = get(path(done, "/content?fromLine=3"));
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["isEnd"], true);
+  // A running run's log goes on as the executor says.
+  auto running = put_log(FireState::kTriggered, 2'000, executor.url());
+  EXPECT_EQ(get(path(running, "/content?fromLine=3")).body["isEnd"], false);
+  // New lines of a finished run are still read to their end first.
+  executor.answer({{"code", 200},
+                   {"msg", nullptr},
+                   {"content", {{"fromLineNum", 3}, {"toLineNum", 4}, {"logContent", "a\nb\n"}, {"isEnd", false}}}});
+  EXPECT_EQ(get(path(done, "/content?fromLine=3")).body["isEnd"], false);
 }
 
 TEST_F(LogsApi, KillOfARunThatIsNotRunningIsAConflict) {
   auto done = put_log(FireState::kSucceeded, 1'000, "http://10.0.0.5:9999/");
   auto r = post(path(done, "/kill"));
   EXPECT_EQ(r.status, 409);
-  EXPECT_EQ(r.message(), "log " + std::to_string(done.id) + " is not running (state succeeded)");
+  EXPECT_EQ(r.message(), "run " + std::to_string(done.id) + " is not running (state succeeded)");
   EXPECT_EQ(post(path(put_log(FireState::kPending, 2'000), "/kill")).status, 409);
 }
 
@@ -354,7 +406,7 @@ TEST_F(LogsApi, CancelTakesBackAPendingTriggeredFire) {
 
   auto again = del("logs/" + std::to_string(id));
   EXPECT_EQ(again.status, 409);
-  EXPECT_EQ(again.message(), "log " + std::to_string(id) + " has already fired; only a pending fire can be cancelled");
+  EXPECT_EQ(again.message(), "run " + std::to_string(id) + " has already fired; only a pending fire can be cancelled");
 
   auto fired = put_log(FireState::kTriggered, 1'000, "http://10.0.0.5:9999/", TriggerType::kManual);
   EXPECT_EQ(del(path(fired)).status, 409);

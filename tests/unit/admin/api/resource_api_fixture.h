@@ -14,10 +14,13 @@
 
 #include "admin/api/api_router.h"
 #include "admin/api/resource_routes.h"
+#include "admin/complete/completion.h"
 #include "admin/trigger/http_executor_client.h"
 #include "admin/model/records.h"
 #include "common/http/http_server.h"
 #include "tests/support/fake_clock.h"
+#include "tests/support/fake_completion_store.h"
+#include "tests/support/fake_registry_store.h"
 #include "tests/support/fake_stores.h"
 
 namespace cronwheel::admin {
@@ -84,6 +87,9 @@ class ResourceApiTest : public ::testing::Test {
     options.executors = &executors_;
     options.finished_runs = &finished_runs_;
     options.automatic_group_changed = [this] { ++automatic_group_changes_; };
+    options.kill_run = [this](std::int64_t run_id, const std::string& message) {
+      return completion_.mark_killed(run_id, message) == Completion::Outcome::kRecorded;
+    };
     add_resource_routes(*router_, stores_, clock_, options);
     server_->start();
   }
@@ -167,6 +173,10 @@ class ResourceApiTest : public ::testing::Test {
   testing::FakeClock clock_{kStartMs};
   testing::FakeStores fake_{clock_};
   Stores stores_ = fake_.stores();
+  // Where the kill route ends runs, as the admin node's results do.
+  testing::FakeRegistryStore registry_{fake_, clock_};
+  testing::FakeCompletionStore completion_store_{fake_, registry_};
+  Completion completion_{completion_store_, clock_, Completion::Options{"node-under-test"}};
   UserNameAuthenticator auth_{stores_.users};
   // The node's real client: logs/{id}/content and kill reach executors served on 127.0.0.1.
   HttpExecutorClient executors_{common::SystemClock::instance(),

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <vector>
 
@@ -22,9 +23,12 @@ class Recorder {
  public:
   SecondRing::HandOff hand_off() {
     return [this](std::vector<PendingFire> fires, std::int64_t due_ms) {
-      std::lock_guard lock(mutex_);
-      batches_.push_back(std::move(fires));
-      due_.push_back(due_ms);
+      {
+        std::lock_guard lock(mutex_);
+        batches_.push_back(std::move(fires));
+        due_.push_back(due_ms);
+      }
+      changed_.notify_all();
     };
   }
   // The instant each batch was handed on for.
@@ -35,6 +39,15 @@ class Recorder {
   std::vector<std::vector<PendingFire>> batches() const {
     std::lock_guard lock(mutex_);
     return batches_;
+  }
+  // Waits (for real time, bounded: a safety net) until `count` fires were handed on.
+  bool wait_for_ids(std::size_t count) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, 10s, [&] {
+      std::size_t n = 0;
+      for (const auto& b : batches_) n += b.size();
+      return n >= count;
+    });
   }
   std::vector<std::int64_t> ids() const {
     std::lock_guard lock(mutex_);
@@ -47,6 +60,7 @@ class Recorder {
 
  private:
   mutable std::mutex mutex_;
+  std::condition_variable changed_;
   std::vector<std::vector<PendingFire>> batches_;
   std::vector<std::int64_t> due_;
 };
@@ -70,6 +84,38 @@ class SecondRingTest : public ::testing::Test {
   Recorder handed_;
   SecondRing ring_{clock_, handed_.hand_off()};
 };
+
+TEST_F(SecondRingTest, AFireAlreadyDueIsHandedOnAtOnceNotAtTheComingSecond) {
+  start();
+  advance(300ms);  // the ring sleeps until kStart + 1000
+  ASSERT_TRUE(ring_.push_due_now(fire(1, kStart + 250)));
+  ASSERT_TRUE(handed_.wait_for_ids(1));
+  EXPECT_EQ(handed_.ids(), std::vector<std::int64_t>{1});
+  EXPECT_EQ(handed_.due(), std::vector<std::int64_t>{kStart + 300}) << "due now: no time passed";
+  EXPECT_FALSE(ring_.push_due_now(fire(1, kStart + 250))) << "handed on and not finished";
+  EXPECT_FALSE(ring_.push(fire(1, kStart + 250)));
+  EXPECT_EQ(ring_.held(), 0u);
+}
+
+TEST_F(SecondRingTest, AFireNotYetDueWaitsForItsSecondEvenWhenPushedAsDueNow) {
+  start();
+  ASSERT_TRUE(ring_.push_due_now(fire(2, kStart + 1500)));
+  advance(1000ms);
+  EXPECT_TRUE(handed_.ids().empty());
+  advance(1000ms);
+  EXPECT_EQ(handed_.ids(), std::vector<std::int64_t>{2});
+  EXPECT_EQ(handed_.due(), std::vector<std::int64_t>{kStart + 2000});
+}
+
+TEST_F(SecondRingTest, StopAnswersTheDueNowFiresNotYetHandedOn) {
+  // Before start: nothing runs the ring, so the fire is still held.
+  ASSERT_TRUE(ring_.push_due_now(fire(3, kStart)));
+  EXPECT_EQ(ring_.held(), 1u);
+  auto left = ring_.stop();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].log_id, 3);
+  EXPECT_EQ(ring_.known(), 0u);
+}
 
 TEST_F(SecondRingTest, FireGoesOutAtItsSecondAndNotBefore) {
   ASSERT_TRUE(ring_.push(fire(1, kStart + 2000)));

@@ -63,6 +63,7 @@ class TriggerServiceTest : public ::testing::Test {
       o.record_backoff = 0ms;
       o.random = [](std::size_t) { return std::size_t{0}; };
       o.finished_runs = &finished_;
+      o.suspects = &suspects_;
       service_ = std::make_unique<admin::TriggerService>(store_, client_, clock_, o);
     }
     return *service_;
@@ -100,6 +101,7 @@ class TriggerServiceTest : public ::testing::Test {
   admin::Group group_;
   admin::Job job_;
   admin::FinishedRuns finished_;
+  admin::SuspectAddresses suspects_{clock_};
   std::unique_ptr<admin::TriggerService> service_;
 };
 
@@ -625,11 +627,66 @@ TEST(SplitAddresses, TrimsAndDropsEmptyEntries) {
 }
 
 
+// A fire whose second has passed goes out at once, even when handed on with a later instant
+// (a manual trigger the ring handed on before the coming second): its trigger time is now, so
+// its result can never come before it.
+TEST_F(TriggerServiceTest, AFireOfAPastSecondIsClaimedWithTheTimeItIsPostedAt) {
+  auto late = pending([&](admin::JobLog& l) { l.scheduled_time = clock_.now_ms() - 1500; });
+  const std::int64_t coming_second = (clock_.now_ms() / 1000 + 1) * 1000;
+  auto prepared = service().prepare({{late.id, late.job_id, late.scheduled_time}}, coming_second);
+  ASSERT_EQ(prepared.size(), 1u);
+  EXPECT_EQ(row(late.id).trigger_time, clock_.now_ms());
+}
+
+// An executor that refuses the connection provably never got the run: the next address takes it.
+TEST_F(TriggerServiceTest, ARunNotDeliveredForARefusedConnectionGoesToTheNextAddress) {
+  client_.answer("run", kA, Result::fail("connection refused", admin::kNotReachedCode));
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  auto runs = client_.calls("run");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].address, kA);
+  EXPECT_EQ(runs[1].address, kB);
+  auto l = row(fire.id);
+  EXPECT_EQ(l.state, admin::FireState::kTriggered);
+  EXPECT_EQ(l.executor_address, kB) << "the row names the executor that has the run";
+  EXPECT_TRUE(contains(l.trigger_msg, "Not reached: " + std::string(kA))) << l.trigger_msg;
+  EXPECT_TRUE(suspects_.suspect(kA));
+
+  // The next fire is routed around the suspect at once (FIRST would pick kA).
+  auto next = pending();
+  EXPECT_EQ(send(next).kind, Kind::kTriggered);
+  EXPECT_EQ(client_.calls("run").back().address, kB);
+  EXPECT_EQ(client_.calls("run").size(), 3u);
+  // Until it registers again.
+  suspects_.cleared(kA);
+  client_.answer("run", kA, Result::success());
+  send(pending());
+  EXPECT_EQ(client_.calls("run").back().address, kA);
+}
+
+TEST_F(TriggerServiceTest, ARunFailsOnlyWhenNoAddressOfItsGroupTakesIt) {
+  client_.answer("run", kA, Result::fail("connection refused", admin::kNotReachedCode));
+  client_.answer("run", kB, Result::fail("connection refused", admin::kNotReachedCode));
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  EXPECT_EQ(client_.calls("run").size(), 2u);
+  EXPECT_EQ(row(fire.id).state, admin::FireState::kFailed);
+}
+
+TEST_F(TriggerServiceTest, AnExecutorThatAnsweredARefusalIsNotFailedOver) {
+  client_.answer("run", kA, Result::fail("job handler not found"));
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kFailed);
+  EXPECT_EQ(client_.calls("run").size(), 1u) << "it was reached: its answer stands";
+  EXPECT_FALSE(suspects_.suspect(kA));
+}
+
 // Prepared ahead of the instant: load and claim for the lot, then only the POST.
 TEST_F(TriggerServiceTest, PreparedFiresAreClaimedAheadAndPostedWhenDelivered) {
-  auto a = pending();
-  auto b = pending();
   const std::int64_t due = clock_.now_ms() + 300;
+  auto a = pending([&](admin::JobLog& l) { l.scheduled_time = due; });
+  auto b = pending([&](admin::JobLog& l) { l.scheduled_time = due; });
   std::vector<std::string> calls;
   store_.before_call([&](std::string_view method) { calls.emplace_back(method); });
 
