@@ -53,7 +53,7 @@ struct DispatcherOptions {
   // Runs waiting on one job's thread (not counting the executing one); at least 1.
   std::size_t max_queued_runs_per_job = 64;
   // Job threads alive at once; at least 1.
-  std::size_t max_job_threads = 64;
+  std::size_t max_job_threads = 512;
 };
 
 // How the dispatcher reaches the rest of the executor; injected so that job threads and
@@ -92,7 +92,7 @@ struct DispatcherHooks {
 //    thread is refused ("job 7 has 64 runs queued already (max-queued-runs-per-job); run
 //    refused"). A job without a thread gets one only while fewer than max_job_threads are
 //    alive; at the limit an idle thread of another job (nothing executing or queued) is ended
-//    to make room, and without one the run is refused ("64 jobs have runs executing or queued
+//    to make room, and without one the run is refused ("512 jobs have runs executing or queued
 //    on this executor already (max-job-threads); run of job 7 refused"). A refused run leaves
 //    nothing behind: no thread, no queue entry, no log, no result (the admin records the
 //    refusal as the trigger's failure).

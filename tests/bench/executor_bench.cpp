@@ -321,6 +321,8 @@ int main(int argc, char** argv) {
     options.log_dir = dir.string();
     // A keep-alive connection holds a server worker: one each, and a few to spare.
     options.http_threads = static_cast<std::size_t>(max_connections) + 4;
+    // Runs as fast as one connection can send them, queued for one job: measured, not refused.
+    options.max_queued_runs_per_job = 1'000'000;
     Executor executor(options);
     executor.handle("mark", [&starts](JobContext& ctx) { starts.record(ctx.log_id()); });
     executor.handle("trivial", [&ran](JobContext&) { ++ran; });

@@ -80,6 +80,10 @@ int main(int argc, char** argv) {
   ExecutorOptions options;
   options.app_name = "chaos-soak";
   options.listen_host = "127.0.0.1";
+  // The long soak keeps hundreds of jobs busy on one executor at once; the limits that bound a
+  // careless user's triggers would refuse them.
+  options.max_job_threads = 4096;
+  options.max_queued_runs_per_job = 1024;
   std::string receipts;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];

@@ -768,8 +768,10 @@ std::string utc_day_name(std::int64_t epoch_ms) {
   return text;
 }
 
-TEST_F(ExecutorE2eTest, ByDefaultAJobQueuesAtMost64RunsAndAt64BusyJobsAnotherJobIsRefused) {
-  start_executor();
+TEST_F(ExecutorE2eTest, ByDefaultAJobQueuesAtMost64RunsAndAtTheJobThreadLimitAnotherJobIsRefused) {
+  // The default per-job queue; a job thread limit of 64 (the default, 512, works the same way
+  // with more threads).
+  start_executor({"--max-job-threads", "64"});
   // One job: one run executing, 64 waiting, the next refused, saying why.
   ASSERT_TRUE(run(bean(1, 1000, "sleep", "600")).is_success());
   for (std::int64_t log_id = 1001; log_id <= 1064; ++log_id) {

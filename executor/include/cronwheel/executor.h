@@ -90,9 +90,11 @@ struct ExecutorOptions {
   std::size_t max_queued_runs_per_job = 64;
   // Job threads (one per job with a run executing or queued) alive at once. At the limit an
   // idle job thread is ended to make room; without one, the first run of another job is refused
-  // ("64 jobs have runs executing or queued on this executor already (max-job-threads); run of
-  // job 7 refused").
-  std::size_t max_job_threads = 64;
+  // ("512 jobs have runs executing or queued on this executor already (max-job-threads); run of
+  // job 7 refused"). XXL-JOB's executors have no such limit, and an executor serving a few
+  // hundred jobs a second keeps a few hundred of them busy at once on a loaded machine: the
+  // default leaves room for that, and bounds the rest.
+  std::size_t max_job_threads = 512;
 
   // Whether GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL jobs may run. Off by default in the
   // library: a script job runs arbitrary code sent by the admin.
