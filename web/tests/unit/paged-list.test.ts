@@ -10,6 +10,7 @@ import {
   type PageAnswer,
   type PageRequest,
 } from '@/composables/usePagedList'
+import { prefetchList, takePrefetchedList } from '@/composables/list-prefetch'
 
 type Filters = { text: string; group?: number }
 const fromQuery = (q: LocationQuery): Filters => ({ text: queryString(q, 'text'), group: queryInt(q, 'group', undefined) })
@@ -272,5 +273,61 @@ describe('usePagedList', () => {
     const api = fakeApi()
     mount(router, api.fetch, true)
     expect(api.calls[0].page).toEqual({ limit: 20, after: '500.5' })
+  })
+})
+
+describe('a list page started by its route', () => {
+  it('shows the answer already in at once, without asking again', async () => {
+    const api = fakeApi()
+    prefetchList('/list?text=a', () => Promise.resolve({ items: ['early'], total: 1 }))
+    await settle()
+    const router = await memoryRouter('/list?text=a')
+    const list = mount(router, api.fetch)
+    // Set before any await: the page's first render shows the rows.
+    expect(list.items.value).toEqual(['early'])
+    expect(list.loading.value).toBe(false)
+    await settle()
+    expect(api.calls).toHaveLength(0)
+  })
+
+  it('waits for an answer still on its way instead of asking again', async () => {
+    const api = fakeApi()
+    let answer: (a: PageAnswer<string>) => void = () => {}
+    prefetchList('/list?text=b', () => new Promise((resolve) => (answer = resolve)))
+    const router = await memoryRouter('/list?text=b')
+    const list = mount(router, api.fetch)
+    expect(list.loading.value).toBe(true)
+    answer({ items: ['later'], total: 1 })
+    await settle()
+    expect(list.items.value).toEqual(['later'])
+    expect(api.calls).toHaveLength(0)
+  })
+
+  it('asks itself when the answer was started for another address, and takes an answer once', async () => {
+    const api = fakeApi()
+    prefetchList('/list?text=other', () => Promise.resolve({ items: ['wrong'], total: 1 }))
+    await settle()
+    const router = await memoryRouter('/list?text=c')
+    const list = mount(router, api.fetch)
+    expect(api.calls).toHaveLength(1)
+    api.calls[0]!.resolve({ items: ['own'], total: 1 })
+    await settle()
+    expect(list.items.value).toEqual(['own'])
+
+    prefetchList('/list?text=d', () => Promise.resolve({ items: ['once'], total: 1 }))
+    await settle()
+    expect(takePrefetchedList('/list?text=d')?.settled).toEqual({ ok: true, value: { items: ['once'], total: 1 } })
+    expect(takePrefetchedList('/list?text=d')).toBeNull()
+  })
+
+  it('shows the failure of an answer started for it', async () => {
+    const api = fakeApi()
+    prefetchList('/list?text=e', () => Promise.reject(new Error('down')))
+    await settle()
+    const router = await memoryRouter('/list?text=e')
+    const list = mount(router, api.fetch)
+    await settle()
+    expect((list.error.value as Error).message).toBe('down')
+    expect(api.calls).toHaveLength(0)
   })
 })
