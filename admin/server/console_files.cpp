@@ -453,17 +453,6 @@ std::uint64_t bytes_held(const Loaded& loaded) {
   return total;
 }
 
-// After the handler, cpp-httplib compresses a body of a text type for a client accepting gzip
-// or br (a gzip copy too: encoded twice) and cuts the ranges asked out of the body. Neither is
-// wanted here, and the response cannot refuse them: the request can. The request is
-// cpp-httplib's own non-const object, handed to handlers as const (common/http sets its body
-// the same way).
-void keep_httplib_from_encoding_again(const httplib::Request& req) {
-  auto& own = const_cast<httplib::Request&>(req);
-  own.headers.erase("Accept-Encoding");
-  own.ranges.clear();
-}
-
 bool names_a_regular_file(const fs::path& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -572,7 +561,6 @@ void ConsoleFiles::recheck() const {
 
 void ConsoleFiles::serve(const httplib::Request& req, httplib::Response& res) const {
   const bool gzip_accepted = accepts_gzip(req.get_header_value("Accept-Encoding"));
-  keep_httplib_from_encoding_again(req);
   res.status = 404;
   const auto segments = safe_segments(req.path);
   if (!segments) return;

@@ -64,11 +64,8 @@ struct ConsoleFilesLimits {
 // If-None-Match lists that ETag (or "*") is answered 304, with those headers and no body. Range
 // is ignored, as HTTP allows: the whole file is sent.
 //
-// serve() takes Accept-Encoding and the parsed ranges out of `req` once read (so `req` must not
-// be a const object; cpp-httplib hands handlers its own non-const request). After the handler,
-// cpp-httplib would otherwise compress a text body again for a client accepting gzip or br
-// (over the gzip copy: encoded twice; and brotli at its top level costs ~0.7 s for a 500 KB
-// chunk) and cut every range asked out of the body, in memory.
+// The answer goes out as it is made: common/http's HttpServer neither compresses it again (over
+// the gzip copy) nor cuts ranges out of it.
 //
 // A rebuilt console is picked up without a restart: at most once per Limits::recheck_interval
 // (a second), one request lists the directory again (names, sizes, modification times, inodes:
@@ -114,7 +111,6 @@ class ConsoleFiles {
 
   // Answers `req` (GET or HEAD, req.path decoded, owns(req.path) true) into `res`. Sets a 404
   // status with an empty body when there is nothing to send; the caller writes its error.
-  // Removes Accept-Encoding and the ranges from `req` (see above).
   void serve(const httplib::Request& req, httplib::Response& res) const;
 
  private:
