@@ -36,15 +36,15 @@ std::size_t utf8_chars(std::string_view text) {
   return n;
 }
 
-std::string field_problem(const char* field, std::string_view value) {
-  if (value.empty()) return std::string(field) + ": must not be empty";
+std::string field_problem(const std::string& field, std::string_view value) {
+  if (value.empty()) return field + ": must not be empty";
   for (unsigned char c : value) {
     // A line break in a registryKey would forge lines in the admin's log; NUL would be cut
     // short by the database.
-    if (c < 0x20 || c == 0x7f) return std::string(field) + ": must not contain control characters";
+    if (c < 0x20 || c == 0x7f) return field + ": must not contain control characters";
   }
   if (utf8_chars(value) > kMaxRegistryChars) {
-    return std::string(field) + ": at most " + std::to_string(kMaxRegistryChars) + " characters";
+    return field + ": at most " + std::to_string(kMaxRegistryChars) + " characters";
   }
   return {};
 }
@@ -78,7 +78,7 @@ std::string any_context(std::string_view path) { return "/**/" + std::string(pat
 
 // Registrations and results are small: a registration is three short strings, and an executor
 // sends at most a few thousand results at once.
-constexpr std::size_t kMaxRegistrationBytes = 4 * 1024;
+constexpr std::size_t kMaxRegistrationBytes = 32 * 1024;  // with up to 256 handler names
 constexpr std::size_t kMaxCallbackBytes = 5 * 1024 * 1024;
 
 }  // namespace
@@ -117,6 +117,11 @@ std::string registration_problem(const protocol::RegistryParam& p) {
   if (const auto* why = std::get_if<std::string>(&url); why != nullptr) {
     return "registryValue: " + *why;
   }
+  for (std::size_t i = 0; i < p.handlers.size(); ++i) {
+    if (auto problem = field_problem("handlers[" + std::to_string(i) + "]", p.handlers[i]); !problem.empty()) {
+      return problem;
+    }
+  }
   return {};
 }
 
@@ -135,8 +140,9 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
     if (remove) {
       changed = registry.remove(param.registry_group, param.registry_key, param.registry_value);
     } else {
-      const auto registered = registry.register_capped(param.registry_group, param.registry_key, param.registry_value,
-                                                       options.max_executors_per_group, options.dead_after_ms);
+      const auto registered =
+          registry.register_capped(param.registry_group, param.registry_key, param.registry_value, param.handlers,
+                                   options.max_executors_per_group, options.dead_after_ms);
       if (registered == RegistryStore::Registered::kFull) {
         const std::string why = param.registry_key + " has " + std::to_string(options.max_executors_per_group) +
                                 " executors registered, the most a group takes; " + param.registry_value +

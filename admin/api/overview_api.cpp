@@ -132,6 +132,12 @@ void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock,
              },
              paged({}));
 
+  router.add("GET", "groups/{id}/handlers", Access::kUser,
+             [stores, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+               const auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
+               return ApiResponse{200, {{"handlers", stores.overview.handlers(group.app_name, dead_after)}}};
+             });
+
   router.add("GET", "dashboard", Access::kUser,
              [stores, &clock, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
                const std::string zone_name =

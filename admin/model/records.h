@@ -130,6 +130,9 @@ struct RegistryEntry {
   std::string registry_key;    // app name
   std::string registry_value;  // executor URL
   std::int64_t updated_at = 0;
+  // The BEAN handlers a cronwheel executor said it runs at its last registration; empty for
+  // XXL-JOB's executors, which do not say.
+  std::vector<std::string> handlers = {};
 
   friend bool operator==(const RegistryEntry&, const RegistryEntry&) = default;
 };

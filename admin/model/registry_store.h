@@ -27,10 +27,12 @@ class RegistryStore {
   // upsert(), for executors registering themselves: a registration new to `key` is taken only
   // while the key has fewer than `max_live` registrations made within the last
   // `dead_after_ms` (kFull otherwise, nothing written); renewing one that exists always works.
-  // Registrations of one key are counted one at a time, so the cap holds across nodes.
+  // Registrations of one key are counted one at a time, so the cap holds across nodes. The
+  // registration's handler names become `handlers` (RegistryEntry::handlers), new or renewed.
   enum class Registered { kNew, kRenewed, kFull };
   virtual Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
-                                     std::size_t max_live, std::int64_t dead_after_ms) = 0;
+                                     const std::vector<std::string>& handlers, std::size_t max_live,
+                                     std::int64_t dead_after_ms) = 0;
   // Removes a registration; false when there was none.
   virtual bool remove(std::string_view registry_group, std::string_view key, std::string_view value) = 0;
   // The addresses registered for an app name within the last `dead_after_ms`, sorted.

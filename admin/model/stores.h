@@ -271,6 +271,9 @@ class OverviewStore {
   virtual Page<RegistryEntry> registrations(std::string_view app_name, std::int64_t dead_after_ms,
                                             const PageRequest& page) = 0;
 
+  // The handler names (RegistryEntry::handlers) of those registrations, each once, in byte order.
+  virtual std::vector<std::string> handlers(std::string_view app_name, std::int64_t dead_after_ms) = 0;
+
   struct DashboardQuery {
     GroupScope scope;  // jobs, runs and executors of these groups only; nodes are not scoped
     // n + 1 ascending instants (epoch ms) bounding n days; at most 367.

@@ -42,6 +42,10 @@ void PgOverviewStore::prepare(pqxx::connection& c) {
             "SELECT id, registry_group, registry_key, registry_value, " + ms("updated_at", "updated_at") +
                 ", count(*) OVER () AS total FROM job_registry WHERE registry_group = 'EXECUTOR' AND registry_key = $1"
                 " AND " + alive("updated_at", "$2") + " ORDER BY registry_value COLLATE \"C\" LIMIT $3 OFFSET $4");
+  // At most 512 executors of 256 names each: a small set, made distinct in the database.
+  c.prepare("overview_handlers",
+            "SELECT DISTINCT h COLLATE \"C\" AS h FROM job_registry, unnest(handlers) AS h WHERE "
+            "registry_group = 'EXECUTOR' AND registry_key = $1 AND " + alive("updated_at", "$2") + " ORDER BY 1");
   c.prepare("overview_registrations_count",
             "SELECT count(*) FROM job_registry WHERE registry_group = 'EXECUTOR' AND registry_key = $1 AND " +
                 alive("updated_at", "$2"));
@@ -123,6 +127,14 @@ Page<RegistryEntry> PgOverviewStore::registrations(std::string_view app_name, st
       return tx.exec_prepared1("overview_registrations_count", app, dead_after_ms)[0].as<std::int64_t>();
     });
     return out;
+  });
+}
+
+std::vector<std::string> PgOverviewStore::handlers(std::string_view app_name, std::int64_t dead_after_ms) {
+  const std::string app(app_name);
+  return db_.read([&](pqxx::read_transaction& tx) {
+    return all_of<std::string>(tx.exec_prepared("overview_handlers", app, dead_after_ms),
+                               [](const pqxx::row& r) { return r[0].as<std::string>(); });
   });
 }
 

@@ -23,6 +23,7 @@ class PgOverviewStore final : public OverviewStore {
   static void prepare(pqxx::connection& connection);
 
   NodesOverview nodes() override;
+  std::vector<std::string> handlers(std::string_view app_name, std::int64_t dead_after_ms) override;
   Page<RegistryEntry> registrations(std::string_view app_name, std::int64_t dead_after_ms,
                                     const PageRequest& page) override;
   Dashboard dashboard(const DashboardQuery& query) override;

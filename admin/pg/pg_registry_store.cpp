@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -15,8 +17,8 @@ std::string alive(const std::string& param) {
   return "updated_at > now() - " + param + "::bigint * interval '1 millisecond'";
 }
 
-const std::string kEntryColumns =
-    "id, registry_group, registry_key, registry_value, " + ms("updated_at", "updated_at");
+const std::string kEntryColumns = "id, registry_group, registry_key, registry_value, " +
+                                   ms("updated_at", "updated_at") + ", array_to_json(handlers)::text AS handlers";
 
 RegistryEntry entry_from(const pqxx::row& r) {
   RegistryEntry e;
@@ -25,6 +27,7 @@ RegistryEntry entry_from(const pqxx::row& r) {
   e.registry_key = r["registry_key"].as<std::string>();
   e.registry_value = r["registry_value"].as<std::string>();
   e.updated_at = r["updated_at"].as<std::int64_t>();
+  e.handlers = nlohmann::json::parse(r["handlers"].as<std::string>()).get<std::vector<std::string>>();
   return e;
 }
 
@@ -40,13 +43,13 @@ void PgRegistryStore::prepare(pqxx::connection& c) {
   c.prepare("registry_lock_key",
             "SELECT pg_advisory_xact_lock(hashtextextended('job_registry:' || $1::text || ':' || $2::text, 0))");
   c.prepare("registry_insert_capped",
-            "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at) "
-            "SELECT $1::text, $2::text, $3::text, now() WHERE EXISTS (SELECT 1 FROM job_registry WHERE "
+            "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at, handlers) "
+            "SELECT $1::text, $2::text, $3::text, now(), $6::text[] WHERE EXISTS (SELECT 1 FROM job_registry WHERE "
             "registry_group = $1::text AND registry_key = $2::text AND registry_value = $3::text) OR "
             "(SELECT count(*) FROM job_registry WHERE registry_group = $1::text AND registry_key = $2::text AND " +
                 alive("$5") + ") < $4::bigint "
             "ON CONFLICT (registry_group, registry_key, registry_value) "
-            "DO UPDATE SET updated_at = now() RETURNING (xmax = 0) AS inserted");
+            "DO UPDATE SET updated_at = now(), handlers = EXCLUDED.handlers RETURNING (xmax = 0) AS inserted");
   c.prepare("registry_remove",
             "DELETE FROM job_registry WHERE registry_group = $1 AND registry_key = $2 AND registry_value = $3");
   c.prepare("registry_live_addresses",
@@ -83,14 +86,15 @@ bool PgRegistryStore::upsert(std::string_view registry_group, std::string_view k
 }
 
 RegistryStore::Registered PgRegistryStore::register_capped(std::string_view registry_group, std::string_view key,
-                                                            std::string_view value, std::size_t max_live,
-                                                            std::int64_t dead_after_ms) {
+                                                            std::string_view value,
+                                                            const std::vector<std::string>& handlers,
+                                                            std::size_t max_live, std::int64_t dead_after_ms) {
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
       const std::string group(registry_group), k(key);
       tx.exec_prepared("registry_lock_key", group, k);
       auto rows = tx.exec_prepared("registry_insert_capped", group, k, std::string(value),
-                                   static_cast<std::int64_t>(max_live), dead_after_ms);
+                                   static_cast<std::int64_t>(max_live), dead_after_ms, text_array(handlers));
       if (rows.empty()) return Registered::kFull;
       return rows[0][0].as<bool>() ? Registered::kNew : Registered::kRenewed;
     });

@@ -25,7 +25,8 @@ class PgRegistryStore final : public RegistryStore {
 
   bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) override;
   Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
-                             std::size_t max_live, std::int64_t dead_after_ms) override;
+                             const std::vector<std::string>& handlers, std::size_t max_live,
+                             std::int64_t dead_after_ms) override;
   bool remove(std::string_view registry_group, std::string_view key, std::string_view value) override;
   std::vector<std::string> live_addresses(std::string_view app_name, std::int64_t dead_after_ms) override;
   std::vector<RegistryEntry> live(std::int64_t dead_after_ms) override;

@@ -158,6 +158,7 @@ void to_json(nlohmann::json& out, const RegistryParam& value) {
       {"registryKey", value.registry_key},
       {"registryValue", value.registry_value},
   };
+  if (!value.handlers.empty()) out["handlers"] = value.handlers;
 }
 
 void from_json(const nlohmann::json& in, RegistryParam& out) {
@@ -166,6 +167,17 @@ void from_json(const nlohmann::json& in, RegistryParam& out) {
   result.registry_group = reader.get_string("registryGroup");
   result.registry_key = reader.get_string("registryKey");
   result.registry_value = reader.get_string("registryValue");
+  if (auto handlers = reader.find("handlers"); handlers.value != nullptr) {
+    if (!handlers.value->is_array()) throw ProtocolError("handlers", "expected an array of strings");
+    if (handlers.value->size() > kMaxRegistryHandlers) {
+      throw ProtocolError("handlers", "at most " + std::to_string(kMaxRegistryHandlers) + " names");
+    }
+    for (std::size_t i = 0; i < handlers.value->size(); ++i) {
+      const auto& name = (*handlers.value)[i];
+      if (!name.is_string()) throw ProtocolError("handlers[" + std::to_string(i) + "]", "expected a string");
+      result.handlers.push_back(name.get<std::string>());
+    }
+  }
   out = std::move(result);
 }
 

@@ -105,10 +105,15 @@ struct CallbackBatch {
 };
 
 // POST {admin}/api/registry and api/registryRemove, executor → admin.
+inline constexpr std::size_t kMaxRegistryHandlers = 256;
 struct RegistryParam {
   std::string registry_group;  // registryGroup: kRegistryGroupExecutor
   std::string registry_key;    // registryKey: the executor's appName
   std::string registry_value;  // registryValue: the executor's address, "http://ip:port/"
+  // handlers: cronwheel's own: the names of the BEAN handlers the executor runs, so the console
+  // can suggest them. Written only when not empty; XXL-JOB's admins (Gson) ignore it, and its
+  // executors never send it. At most kMaxRegistryHandlers names are read.
+  std::vector<std::string> handlers;
 
   friend bool operator==(const RegistryParam&, const RegistryParam&) = default;
 };

@@ -86,6 +86,14 @@ std::optional<HandlerRegistry::Entry> HandlerRegistry::find(const std::string& n
   return it->second;
 }
 
+std::vector<std::string> HandlerRegistry::names() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  out.reserve(handlers_.size());
+  for (const auto& [name, entry] : handlers_) out.push_back(name);
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // JobDispatcher
 

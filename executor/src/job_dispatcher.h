@@ -37,6 +37,8 @@ class HandlerRegistry {
 
   void set(std::string name, Handler handler);
   std::optional<Entry> find(const std::string& name) const;
+  // Every registered name, sorted.
+  std::vector<std::string> names() const;
 
  private:
   mutable std::mutex mutex_;

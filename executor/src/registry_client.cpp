@@ -25,15 +25,26 @@ struct RegistryClient::Impl {
     for (const auto& address : options.admin_addresses) {
       admins.emplace_back(address, options.http);  // throws std::invalid_argument for a bad URL
     }
+  }
+
+  // The registration as it is now: the handlers may have changed since the last one.
+  std::string body(bool with_handlers) const {
     common::protocol::RegistryParam param;
     param.registry_group = std::string(common::protocol::kRegistryGroupExecutor);
     param.registry_key = options.app_name;
     param.registry_value = options.address;
-    body = common::protocol::to_json_string(param);
+    if (with_handlers && options.handler_names) {
+      param.handlers = options.handler_names();
+      if (param.handlers.size() > common::protocol::kMaxRegistryHandlers) {
+        param.handlers.resize(common::protocol::kMaxRegistryHandlers);
+      }
+    }
+    return common::protocol::to_json_string(param);
   }
 
   // POSTs the registration body to `path` on the admins in order until one accepts it.
   bool call(std::string_view path, std::string_view what) {
+    const std::string body = this->body(path == common::protocol::kRegistryPath);
     std::string failures;
     for (auto& admin : admins) {
       auto answer = common::http::post_xxl_job<std::string>(admin, path, body);
@@ -61,7 +72,6 @@ struct RegistryClient::Impl {
 
   Options options;
   common::RecurringTasks& tasks;
-  std::string body;
   std::vector<common::http::HttpClient> admins;  // the heartbeat's while it runs; then stop()'s
   std::mutex state_mutex;                        // serializes start() and stop()
   bool started = false;

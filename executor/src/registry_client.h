@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ class RegistryClient {
     std::string address;  // this executor's URL
     std::chrono::milliseconds interval{std::chrono::seconds(30)};
     common::http::HttpClientOptions http;
+    // When set, asked at each registration for the names of the BEAN handlers this executor runs
+    // (RegistryParam::handlers: the admin's console suggests them); at most 256 are sent.
+    std::function<std::vector<std::string>()> handler_names = {};
   };
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)

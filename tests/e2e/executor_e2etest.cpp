@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -243,6 +244,11 @@ TEST_F(ExecutorE2eTest, RegistersWithTheAdminAndAnswersBeat) {
   EXPECT_EQ(registration.registry_group, "EXECUTOR");
   EXPECT_EQ(registration.registry_key, kAppName);
   EXPECT_EQ(registration.registry_value, address());
+  // Its built-in handlers, for the console's suggestions.
+  for (const char* name : {"echo", "fail", "http", "sharding", "shell", "sleep"}) {
+    EXPECT_NE(std::find(registration.handlers.begin(), registration.handlers.end(), name), registration.handlers.end())
+        << name;
+  }
   EXPECT_TRUE(contains(executor_->output(), "advertised to the admin as " + address()))
       << executor_->output();
   // XXL-JOB 2.4 sends the JSON string "" as /beat's body.

@@ -442,16 +442,23 @@ TEST_F(RegistryPg, UpsertRenewsAndSaysWhetherItWasNewAndRemoveWhetherThereWasOne
 
 TEST_F(RegistryPg, ACappedRegistrationIsRefusedBeyondTheGroupsLiveExecutorsButRenewsAlways) {
   using Registered = RegistryStore::Registered;
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", 2, 90'000), Registered::kNew);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", 2, 90'000), Registered::kNew);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", 2, 90'000), Registered::kFull);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", 2, 90'000), Registered::kRenewed);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "other-app", "http://c/", 2, 90'000), Registered::kNew);
+  const std::vector<std::string> none;
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", {"echo"}, 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", none, 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", none, 2, 90'000), Registered::kFull);
+  auto live = registry_.live(90'000);
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_EQ(live[0].handlers, std::vector<std::string>{"echo"});
+  // A renewal replaces the handler names with the ones it says.
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", {"echo", "shell"}, 2, 90'000),
+            Registered::kRenewed);
+  EXPECT_EQ(registry_.live(90'000)[0].handlers, (std::vector<std::string>{"echo", "shell"}));
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "other-app", "http://c/", none, 2, 90'000), Registered::kNew);
   EXPECT_EQ(count("SELECT count(*) FROM job_registry WHERE registry_key = 'capped-app'"), 2);
   // A dead registration leaves room; a dead one of the same address comes back to life.
   exec("UPDATE job_registry SET updated_at = now() - interval '5 minutes' WHERE registry_value = 'http://b/'");
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", 2, 90'000), Registered::kNew);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", 2, 90'000), Registered::kRenewed);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", none, 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", none, 2, 90'000), Registered::kRenewed);
 }
 
 TEST_F(RegistryPg, CappedRegistrationsAtOnceFromManyThreadsStayWithinTheCap) {
@@ -460,7 +467,8 @@ TEST_F(RegistryPg, CappedRegistrationsAtOnceFromManyThreadsStayWithinTheCap) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 5; ++i) {
         registry_.register_capped("EXECUTOR", "crowded-app",
-                                  "http://10.0." + std::to_string(t) + "." + std::to_string(i) + ":9999/", 10, 90'000);
+                                  "http://10.0." + std::to_string(t) + "." + std::to_string(i) + ":9999/", {}, 10,
+                                  90'000);
       }
     });
   }

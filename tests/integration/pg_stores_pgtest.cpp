@@ -64,11 +64,12 @@ class PgStoreFixture {
                      n.node_id, n.address, n.version, n.started_at, n.heartbeat_at, alive);
     });
   }
-  void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms) {
+  void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms,
+                        const std::vector<std::string>& handlers = {}) {
     database_.transact([&](pqxx::work& tx) {
-      tx.exec_params("INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at) "
-                     "VALUES ('EXECUTOR', $1, $2, now() - $3::bigint * interval '1 millisecond')",
-                     app, address, age_ms);
+      tx.exec_params("INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at, handlers) "
+                     "VALUES ('EXECUTOR', $1, $2, now() - $3::bigint * interval '1 millisecond', $4::text[])",
+                     app, address, age_ms, admin::pg::text_array(handlers));
     });
   }
   void put_last_scan(const admin::ScanMark& mark) {

@@ -49,7 +49,8 @@ class FakeRegistryStore final : public admin::RegistryStore {
   }
 
   Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
-                             std::size_t max_live, std::int64_t dead_after_ms) override {
+                             const std::vector<std::string>& handlers, std::size_t max_live,
+                             std::int64_t dead_after_ms) override {
     {
       std::lock_guard lock(mutex_);
       if (entries_.count(Key{std::string(registry_group), std::string(key), std::string(value)}) == 0) {
@@ -60,7 +61,10 @@ class FakeRegistryStore final : public admin::RegistryStore {
         if (live >= max_live) return Registered::kFull;
       }
     }
-    return upsert(registry_group, key, value) ? Registered::kNew : Registered::kRenewed;
+    const bool created = upsert(registry_group, key, value);
+    std::lock_guard lock(mutex_);
+    entries_.at(Key{std::string(registry_group), std::string(key), std::string(value)}).handlers = handlers;
+    return created ? Registered::kNew : Registered::kRenewed;
   }
 
   bool remove(std::string_view registry_group, std::string_view key, std::string_view value) override {

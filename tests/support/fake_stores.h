@@ -889,6 +889,17 @@ class Overview final : public OverviewStore {
     return page_of(std::move(live), page);
   }
 
+  std::vector<std::string> handlers(std::string_view app_name, std::int64_t dead_after_ms) override {
+    std::lock_guard lock(s_.mutex);
+    std::set<std::string> names;
+    for (const auto& e : s_.registrations) {
+      if (e.registry_group == "EXECUTOR" && e.registry_key == app_name && alive(e, dead_after_ms)) {
+        names.insert(e.handlers.begin(), e.handlers.end());
+      }
+    }
+    return {names.begin(), names.end()};
+  }
+
   Dashboard dashboard(const DashboardQuery& q) override {
     if (q.day_starts.empty()) throw std::invalid_argument("dashboard: day_starts needs at least one instant");
     std::lock_guard lock(s_.mutex);

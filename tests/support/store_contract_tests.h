@@ -16,7 +16,8 @@
 //     // or expired (lease_until = heartbeat_at, in the past).
 //     void put_node(const admin::AdminNode&, bool alive);
 //     // An EXECUTOR registration of `app` at `address`, renewed `age_ms` ago (database clock).
-//     void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms);
+//     void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms,
+//                           const std::vector<std::string>& handlers = {});
 //     void put_last_scan(const admin::ScanMark&);  // as the schedule thread's scan writes it
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, StoreContract, F);
@@ -1449,6 +1450,17 @@ TYPED_TEST_P(StoreContract, OverviewNodesSayWhichAreAliveAndWhoScannedLast) {
   EXPECT_EQ(this->s().overview.nodes().last_scan, (ScanMark{"node-a", now - 700}));
 }
 
+TYPED_TEST_P(StoreContract, OverviewHandlersAreTheAppsLiveExecutorsHandlersEachOnceSorted) {
+  this->f_.put_registration("billing-app", "http://10.0.0.1:9999/", 1'000, {"shell", "echo"});
+  this->f_.put_registration("billing-app", "http://10.0.0.2:9999/", 1'000, {"reportHandler", "echo"});
+  this->f_.put_registration("billing-app", "http://10.0.0.3:9999/", 200'000, {"oldHandler"});  // dead
+  this->f_.put_registration("billing-app", "http://10.0.0.4:9999/", 1'000);  // an XXL-JOB executor
+  this->f_.put_registration("other-app", "http://10.0.0.5:9999/", 1'000, {"otherHandler"});
+  EXPECT_EQ(this->s().overview.handlers("billing-app", 90'000),
+            (std::vector<std::string>{"echo", "reportHandler", "shell"}));
+  EXPECT_TRUE(this->s().overview.handlers("nobody-app", 90'000).empty());
+}
+
 TYPED_TEST_P(StoreContract, OverviewRegistrationsAreTheAppsLiveOnesByAddressPaged) {
   this->f_.put_registration("billing-app", "http://10.0.0.3:9999/", 1'000);
   this->f_.put_registration("billing-app", "http://10.0.0.1:9999/", 20'000);
@@ -1667,6 +1679,7 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             SessionNeedsAUserAndAFutureExpiry, AuditRecordStampsTimeAndIdAndListFiltersNewestFirst,
                             OverviewNodesSayWhichAreAliveAndWhoScannedLast,
                             OverviewRegistrationsAreTheAppsLiveOnesByAddressPaged,
+                            OverviewHandlersAreTheAppsLiveExecutorsHandlersEachOnceSorted,
                             DashboardCountsFinishedRunsOnceAndKeepsThemWhenRunsAreDeleted,
                             DashboardCutsDaysAtQuarterHours, DashboardOfAScopeCountsOnlyItsGroupsButEveryNode,
                             DashboardLatestFailuresAreTheNewestScheduledWithTheirJob);

@@ -204,6 +204,12 @@ TEST_F(ExecutorTest, RegistersWithTheAdminAndAnswersBeat) {
   EXPECT_EQ(registration.registry_group, "EXECUTOR");
   EXPECT_EQ(registration.registry_key, "cronwheel-test");
   EXPECT_EQ(registration.registry_value, executor_->address());
+  // The handlers registered with handle(), sorted, for the console's suggestions.
+  EXPECT_TRUE(std::is_sorted(registration.handlers.begin(), registration.handlers.end()));
+  for (const char* name : {"big", "chatty", "fails", "throws"}) {
+    EXPECT_NE(std::find(registration.handlers.begin(), registration.handlers.end(), name), registration.handlers.end())
+        << name;
+  }
   // XXL-JOB 2.4 sends the JSON string "" as /beat's body.
   EXPECT_TRUE(post("beat", "\"\"").is_success());
 }

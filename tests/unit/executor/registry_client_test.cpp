@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
+
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 #include "common/timer/hierarchical_wheel_timer.h"
@@ -84,6 +86,32 @@ TEST(RegistryClientTest, RegistersAtStartWithTheAppNameAddressAndToken) {
   ASSERT_TRUE(has_registrations(admin, 1));
   EXPECT_EQ(admin.registrations()[0], expected_param());
   EXPECT_EQ(admin.rejected_tokens(), 0);
+}
+
+TEST(RegistryClientTest, EachRegistrationSaysTheHandlersRunHereAsTheyAreThen) {
+  FakeAdmin admin;
+  auto options = options_for({admin.url()});
+  std::vector<std::string> handlers{"echo"};
+  std::mutex mutex;
+  options.handler_names = [&] {
+    std::lock_guard lock(mutex);
+    return handlers;
+  };
+  Periodic periodic;
+  RegistryClient client(options, periodic.tasks);
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+  EXPECT_EQ(admin.registrations()[0].handlers, std::vector<std::string>{"echo"});
+  {
+    std::lock_guard lock(mutex);
+    handlers.push_back("reportHandler");
+  }
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(admin, 2));
+  EXPECT_EQ(admin.registrations()[1].handlers, (std::vector<std::string>{"echo", "reportHandler"}));
+  client.stop();
+  ASSERT_EQ(admin.removals().size(), 1u);
+  EXPECT_TRUE(admin.removals()[0].handlers.empty()) << "a removal says nothing of handlers";
 }
 
 TEST(RegistryClientTest, AWrongTokenIsRefusedAndRetried) {

@@ -131,6 +131,19 @@ TEST_F(ExecutorRoutesTest, AGroupTakesAtMostItsCapOfExecutorsAndKeepsRenewingThe
   EXPECT_EQ(registered_.size(), 6u) << "every registration taken is announced, renewals too";
 }
 
+TEST_F(ExecutorRoutesTest, ARegistrationKeepsTheHandlersItSaysAndRefusesNamesThatCannotBeOnes) {
+  auto with = registration();
+  with["handlers"] = {"echo", "reportHandler"};
+  EXPECT_EQ(post("/api/registry", with.dump()).body, ok());
+  auto live = registry_.live(90'000);
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].handlers, (std::vector<std::string>{"echo", "reportHandler"}));
+  with["handlers"] = {"echo", "bad\nname"};
+  EXPECT_EQ(post("/api/registry", with.dump()).body, fail("handlers[1]: must not contain control characters"));
+  with["handlers"] = {std::string(256, 'h')};
+  EXPECT_EQ(post("/api/registry", with.dump()).body, fail("handlers[0]: at most 255 characters"));
+}
+
 TEST_F(ExecutorRoutesTest, EndpointsAnswerUnderAContextPath) {
   EXPECT_EQ(post("/xxl-job-admin/api/registry", registration().dump()).body, ok());
   EXPECT_EQ(registry_.live_addresses("demo-app", 90'000).size(), 1u);

@@ -100,6 +100,16 @@ TEST_F(OverviewApi, GroupExecutorsAreItsAppsLiveRegistrations) {
   EXPECT_EQ(get(path + "?address=x", "alice").field(), "address");
 }
 
+TEST_F(OverviewApi, AGroupsHandlersAreWhatItsLiveExecutorsSaidTheyRun) {
+  fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.7:9999/", kStartMs - 2'000, {"shell", "echo"}});
+  fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.8:9999/", kStartMs - 2'000, {"reportHandler"}});
+  fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.6:9999/", kStartMs - 91'000, {"old"}});  // dead
+  auto r = get("groups/" + std::to_string(mine_.id) + "/handlers", "alice");
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body, (json{{"handlers", {"echo", "reportHandler", "shell"}}}));
+  EXPECT_EQ(get("groups/" + std::to_string(theirs_.id) + "/handlers", "alice").status, 404);
+}
+
 TEST_F(OverviewApi, AnotherGroupsExecutorsAreAnsweredLikeAMissingGroup) {
   fake_.put_registration({0, "EXECUTOR", "billing", "http://10.0.0.9:9999/", kStartMs - 1'000});
   auto theirs = get("groups/" + std::to_string(theirs_.id) + "/executors", "alice");

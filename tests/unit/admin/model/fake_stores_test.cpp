@@ -18,8 +18,9 @@ class FakeStoreFixture {
     node.lease_until = alive ? clock_.now_ms() + 3'600'000 : node.heartbeat_at;
     stores_.put_node(node);
   }
-  void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms) {
-    stores_.put_registration({0, "EXECUTOR", app, address, clock_.now_ms() - age_ms});
+  void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms,
+                        const std::vector<std::string>& handlers = {}) {
+    stores_.put_registration({0, "EXECUTOR", app, address, clock_.now_ms() - age_ms, handlers});
   }
   void put_last_scan(const admin::ScanMark& mark) { stores_.put_last_scan(mark); }
 

@@ -128,7 +128,8 @@ TEST_F(RegistryMonitorTest, StopCancelsTheNextRefreshAndIsIdempotent) {
 class UnavailableRegistry final : public RegistryStore {
  public:
   bool upsert(std::string_view, std::string_view, std::string_view) override { return false; }
-  Registered register_capped(std::string_view, std::string_view, std::string_view, std::size_t, std::int64_t) override {
+  Registered register_capped(std::string_view, std::string_view, std::string_view, const std::vector<std::string>&,
+                             std::size_t, std::int64_t) override {
     return Registered::kRenewed;
   }
   bool remove(std::string_view, std::string_view, std::string_view) override { return false; }

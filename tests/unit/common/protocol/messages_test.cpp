@@ -243,6 +243,23 @@ TEST(Messages, SmallMessagesRoundTrip) {
   EXPECT_EQ(json::parse(to_json_string(KillParam{43})), json::parse(R"({"jobId":43})"));
 }
 
+TEST(Messages, ARegistrationCarriesItsHandlersOnlyWhenThereAreSome) {
+  RegistryParam with{"EXECUTOR", "app", "http://h:1/", {"echo", "reportHandler"}};
+  expect_round_trip(with);
+  EXPECT_EQ(json::parse(to_json_string(with))["handlers"], (json{"echo", "reportHandler"}));
+  // XXL-JOB's executors send none: read as none.
+  EXPECT_TRUE(parse<RegistryParam>(R"({"registryGroup":"EXECUTOR","registryKey":"a","registryValue":"http://h:1/"})")
+                  .handlers.empty());
+  EXPECT_EQ(protocol_error_of([] { parse<RegistryParam>(R"({"registryKey":"a","handlers":"echo"})"); }),
+            "handlers: expected an array of strings");
+  EXPECT_EQ(protocol_error_of([] { parse<RegistryParam>(R"({"registryKey":"a","handlers":["echo",7]})"); }),
+            "handlers[1]: expected a string");
+  json many = json::array();
+  for (int i = 0; i < 257; ++i) many.push_back("h" + std::to_string(i));
+  const std::string body = json{{"registryKey", "a"}, {"handlers", many}}.dump();
+  EXPECT_EQ(protocol_error_of([&] { parse<RegistryParam>(body); }), "handlers: at most 256 names");
+}
+
 TEST(Messages, ExtremeValuesRoundTrip) {
   TriggerParam param;
   param.job_id = 2147483647;
