@@ -103,4 +103,42 @@ test.describe('jobs', () => {
     }).toPass({ timeout: 15_000, intervals: [1_000] })
     await expect(succeeded.first()).toContainText(EXECUTOR_ADDRESS)
   })
+
+  test('the JobHandler field suggests the handlers the group’s executor runs, and takes one it does not', async ({ page, api }) => {
+    await api.ensureGroup()
+    const name = unique('Suggested handler')
+
+    await logIn(page)
+    await page.goto('/')
+    await page.getByRole('menuitem', { name: 'Jobs' }).click()
+    await page.getByRole('button', { name: 'New job' }).click()
+    await page.getByRole('combobox', { name: 'Executor group' }).click()
+    await page.getByRole('option', { name: `(${APP_NAME})` }).click()
+    await page.getByLabel('Description').fill(name)
+
+    // The test executor's built-in handlers, as it registered them.
+    const handler = page.getByRole('textbox', { name: 'JobHandler' })
+    await handler.click()
+    for (const builtIn of ['echo', 'shell', 'sleep', 'http', 'fail', 'sharding']) {
+      await expect(page.getByRole('option', { name: builtIn, exact: true })).toBeVisible()
+    }
+    await expect(page.getByText('Suggested: the handlers the group’s online executors run')).toBeVisible()
+
+    // Typing narrows them down; choosing one fills the field.
+    await handler.pressSequentially('sl')
+    await expect(page.getByRole('option', { name: 'sleep', exact: true })).toBeVisible()
+    await expect(page.getByRole('option', { name: 'echo', exact: true })).toBeHidden()
+    await page.getByRole('option', { name: 'sleep', exact: true }).click()
+    await expect(handler).toHaveValue('sleep')
+
+    // A handler no executor runs yet is still taken, without a word against it.
+    await handler.fill('notOnlineYet')
+    await expect(page.getByRole('option')).toHaveCount(0)
+    await page.getByRole('button', { name: 'Create' }).click()
+    await expect(page.getByText('Saved')).toBeVisible()
+    await expect(page.getByRole('heading', { name: new RegExp(`^Job #\\d+: ${name}$`) })).toBeVisible()
+    await expect(handler).toHaveValue('notOnlineYet')
+    const id = Number(/\/jobs\/(\d+)$/.exec(page.url())![1])
+    await api.del(`jobs/${id}`)
+  })
 })

@@ -49,6 +49,7 @@ export default {
     alarmEmailHelp: 'Addresses to tell when a run fails, comma-separated',
     executorHandler: 'JobHandler',
     executorHandlerHelp: 'The name a BEAN handler is registered under in the executor',
+    executorHandlerSuggested: 'The name a BEAN handler is registered under in the executor. Suggested: the handlers the group’s online executors run',
     executorParam: 'Parameters',
     executorRouteStrategy: 'Route strategy',
     executorBlockStrategy: 'Block strategy',

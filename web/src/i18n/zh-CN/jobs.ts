@@ -51,6 +51,7 @@ const messages: typeof en = {
     alarmEmailHelp: '运行失败时通知的邮箱，多个用逗号分隔',
     executorHandler: 'JobHandler',
     executorHandlerHelp: 'BEAN 模式下处理器在执行器中注册的名称',
+    executorHandlerSuggested: 'BEAN 模式下处理器在执行器中注册的名称。提示：该执行器组在线执行器运行的处理器',
     executorParam: '任务参数',
     executorRouteStrategy: '路由策略',
     executorBlockStrategy: '阻塞处理策略',
