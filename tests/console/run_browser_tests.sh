@@ -93,7 +93,8 @@ database_created=1
 wait_listening() {
   local pid=$1 log=$2 seconds=$3 port="" i
   for i in $(seq 1 $((seconds * 10))); do
-    port=$(sed -nE 's#.*listening on http://127\.0\.0\.1:([0-9]+)/.*#\1#p' "$log" | head -n 1)
+    # (The log may not exist yet: the process opens it as it starts.)
+    port=$(sed -nE 's#.*listening on http://127\.0\.0\.1:([0-9]+)/.*#\1#p' "$log" 2>/dev/null | head -n 1)
     if [ -n "$port" ]; then
       echo "$port"
       return 0
