@@ -229,10 +229,19 @@ TEST_F(HostileClientsE2e, HugeAndDeeplyNestedJsonBodiesKeepTheAdminsMemoryBounde
     return out;
   };
   for (const auto& r : eight("api/v1/auth/login", nested_5mb, false)) EXPECT_EQ(r.status, 413) << r.error;
+  // Logins run on the password lane, which takes two at a time from one address: the others of
+  // the eight are turned away (503) before being read at all, which is bounded too.
+  int nested_refused = 0;
   for (const auto& r : eight("api/v1/auth/login", nested_60kb, false)) {
+    if (r.status == 503) {
+      EXPECT_NE(r.body.find("\"busy\""), std::string::npos) << r.body;
+      continue;
+    }
     EXPECT_EQ(r.status, 400) << r.error;
     EXPECT_NE(r.body.find("nested deeper than"), std::string::npos) << r.body;
+    ++nested_refused;
   }
+  EXPECT_GE(nested_refused, 1) << "at least the lane's share was read and refused for its nesting";
   for (const auto& r : eight("api/callback", flat_5mb, true)) {
     EXPECT_NE(r.body.find("more than 200000 values"), std::string::npos) << r.status << " " << r.error << r.body.substr(0, 200);
   }
