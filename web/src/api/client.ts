@@ -28,17 +28,26 @@ function storage(): Storage | undefined {
   }
 }
 
-let csrfToken: string | null = storage()?.getItem(CSRF_KEY) ?? null
+// The token, or undefined until sessionStorage was read. The first touch of sessionStorage in a
+// page is a synchronous trip to the browser (~10 ms on a busy machine), and a page's first load
+// does not need it: GET /auth/me answers the token before any request that changes state. So it
+// is read only when asked for before that, and written after the task that learnt it.
+let csrfToken: string | null | undefined
 
 export function setCsrfToken(token: string | null | undefined): void {
-  csrfToken = token ?? null
-  const s = storage()
-  if (!s) return
-  if (csrfToken) s.setItem(CSRF_KEY, csrfToken)
-  else s.removeItem(CSRF_KEY)
+  const value = token ?? null
+  csrfToken = value
+  setTimeout(() => {
+    if (csrfToken !== value) return // a later call writes its own
+    const s = storage()
+    if (!s) return
+    if (value) s.setItem(CSRF_KEY, value)
+    else s.removeItem(CSRF_KEY)
+  })
 }
 
 export function getCsrfToken(): string | null {
+  if (csrfToken === undefined) csrfToken = storage()?.getItem(CSRF_KEY) ?? null
   return csrfToken
 }
 
@@ -64,7 +73,8 @@ function notifyUnauthorized(url: string): void {
 }
 
 function withCsrf(method: string, headers: Headers): void {
-  if (!SAFE_METHODS.has(method.toUpperCase()) && csrfToken) headers.set('X-CSRF-Token', csrfToken)
+  const token = SAFE_METHODS.has(method.toUpperCase()) ? null : getCsrfToken()
+  if (token) headers.set('X-CSRF-Token', token)
 }
 
 const csrfMiddleware: Middleware = {
