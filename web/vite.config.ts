@@ -36,11 +36,59 @@ function gzipAssets(minBytes = 1024): Plugin {
   }
 }
 
-// Vue, its router and i18n change rarely: one long-lived vendor chunk. Element Plus is left to
-// Rollup's own splitting, so each route loads only the components it uses (a manual chunk
-// would pull in the whole library: its modules would all be assigned to it).
-function manualChunks(id: string): string | undefined {
-  if (/node_modules\/(@vue|vue|vue-router|vue-i18n|@intlify)\//.test(id)) return 'vue'
+// Chunks. A first visit's page load used to fetch some 45 files, most of them a few KiB of
+// Element Plus split by which pages share them (el-popper, vnode, refs, ...): over HTTP/1.1's six
+// connections per host that is rounds of requests, each waiting for the admin, before the first
+// page can render. So (measured: docs/benchmarks.md):
+//  - `vue`: Vue, its router and i18n, and every other package the entry (main.ts) loads
+//    statically, such as the pieces of Element Plus that App.vue's config provider needs;
+//  - `ui`: the Element Plus components that the shell, the login page and the common pages show
+//    (UI_COMPONENTS), with what they import (Rollup adds a manual chunk's dependencies to it):
+//    one file, and its CSS one file, loaded with the first route and cached for all the others;
+//  - everything else, every page among it, is split by Rollup as before: a route loads its own
+//    chunk, and the components only some pages use (tables, date pickers, dialogs, message
+//    boxes, ...) stay apart until a page needs them.
+const UI_COMPONENTS = [
+  'alert', 'badge', 'button', 'card', 'col', 'collapse-transition', 'collection', 'container',
+  'dropdown', 'drawer', 'focus-trap', 'form', 'icon', 'input', 'loading', 'menu', 'message',
+  'overlay', 'pagination', 'popper', 'result', 'roving-focus-group', 'row', 'scrollbar', 'select',
+  'switch', 'tag', 'tooltip',
+]
+const UI_MODULE = new RegExp(`/node_modules/element-plus/es/components/(${UI_COMPONENTS.join('|')})/`)
+const VUE_MODULE = /\/node_modules\/(@vue|vue|vue-router|vue-i18n|@intlify)\//
+const DAYJS_MAIN = /\/node_modules\/dayjs\/dayjs\.min\.js$/
+// Element Plus's index re-exports the whole library: the entry's graph must not go through it
+// (App.vue imports its component from the component's own module), or every component would
+// count as loaded by the entry.
+const ELEMENT_PLUS_INDEX = /\/node_modules\/element-plus\/es\/index\.mjs$/
+
+interface ModuleGraph {
+  getModuleIds(): IterableIterator<string>
+  getModuleInfo(id: string): { isEntry: boolean; importedIds: readonly string[] } | null
+}
+
+// The modules the entry imports statically, directly or not (computed once per build).
+let entryModules: Set<string> | null = null
+function staticallyFromEntry(graph: ModuleGraph): Set<string> {
+  if (entryModules) return entryModules
+  const seen = new Set<string>()
+  const todo = [...graph.getModuleIds()].filter((id) => graph.getModuleInfo(id)?.isEntry)
+  for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+    if (seen.has(id)) continue
+    if (ELEMENT_PLUS_INDEX.test(id)) {
+      throw new Error(`the console's entry imports Element Plus's index (${id}): import the component's own module`)
+    }
+    seen.add(id)
+    todo.push(...(graph.getModuleInfo(id)?.importedIds ?? []))
+  }
+  entryModules = seen
+  return seen
+}
+
+function manualChunks(id: string, graph: ModuleGraph): string | undefined {
+  if (VUE_MODULE.test(id)) return 'vue'
+  if (id.includes('/node_modules/') && staticallyFromEntry(graph).has(id)) return 'vue'
+  if (UI_MODULE.test(id)) return 'ui'
   return undefined
 }
 
@@ -60,6 +108,8 @@ export default defineConfig({
       dirs: [],
     }),
     gzipAssets(),
+    // A new graph on every build (`vite build --watch` runs several in one process).
+    { name: 'cronwheel-chunks', buildStart: () => void (entryModules = null) },
   ],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
@@ -78,6 +128,11 @@ export default defineConfig({
     chunkSizeWarningLimit: 1024,
     rollupOptions: {
       output: { manualChunks },
+      // dayjs is CommonJS, so Rollup keeps every import of it for its side effects; Element Plus's
+      // index imports it, and the component resolver imports that index in every page, so each
+      // route fetched dayjs for nothing. Its main file has no side effects (its locales and
+      // plugins do, and are left as they are): only the pages that use it (date pickers) load it.
+      treeshake: { moduleSideEffects: (id: string) => !DAYJS_MAIN.test(id) },
     },
   },
   server: {

@@ -71,7 +71,11 @@ test.describe('job list', () => {
     // The list's rows were asked for before the page's own code: the router starts them as
     // soon as it knows who is logged in.
     const started = await page.evaluate(() =>
-      performance.getEntriesByType('resource').map((e) => ({ name: new URL(e.name).pathname, start: e.startTime })),
+      (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((e) => ({
+        name: new URL(e.name).pathname,
+        start: e.startTime,
+        end: e.responseEnd,
+      })),
     )
     const rowsAsked = started.find((e) => e.name === '/api/v1/jobs')
     const pageCode = started.find((e) => /\/assets\/JobListPage-[\w-]+\.js$/.test(e.name))
@@ -81,6 +85,14 @@ test.describe('job list', () => {
     // those of dialogs nobody opened.
     const scripts = started.filter((e) => e.name.endsWith('.js')).map((e) => e.name)
     expect(scripts.filter((s) => /TriggerDialog|el-date-picker|el-input-number|el-message-box|el-table/.test(s))).toEqual([])
+    // Few of them: the components every page shows come in one file (ui), not one file each.
+    expect(scripts.length, scripts.join(' ')).toBeLessThanOrEqual(16)
+    // Who is logged in was asked once, by the page's own head, while its scripts downloaded.
+    const meAsked = started.filter((e) => e.name === '/api/v1/auth/me')
+    const mainPath = await page.evaluate(() => new URL(document.querySelector<HTMLScriptElement>('script[type="module"]')!.src).pathname)
+    const mainScript = started.find((e) => e.name === mainPath)!
+    expect(meAsked, 'GET /api/v1/auth/me').toHaveLength(1)
+    expect(meAsked[0]!.start).toBeLessThan(mainScript.end)
 
     // From the dashboard by the menu: first with the list's code still to download, then with
     // it cached, as an operator going back and forth.
