@@ -40,20 +40,13 @@ using testing::ApiCredentials;
 using testing::eventually;
 using testing::RawConnection;
 using testing::TestDatabase;
+using testing::status_kb;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kToken = "capacity-e2e-token";
 // What "still answers" means: well within a second for one small request. Before lanes, the
 // health check took 3.7-15 s under these loads.
 constexpr auto kAnswerBound = 1s;
-
-long status_kb(pid_t pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-  }
-  return -1;
-}
 
 std::string http_request(const std::string& method, const std::string& path, const std::string& body,
                          const std::vector<std::string>& headers = {}) {

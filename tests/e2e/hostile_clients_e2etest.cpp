@@ -42,21 +42,13 @@ using testing::eventually;
 using testing::Process;
 using testing::RawConnection;
 using testing::TestDatabase;
+using testing::status_kb;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kToken = "hostile-e2e-token";
 constexpr const char* kAppName = "hostile-e2e";
 // What "still answers" means: well within a second for one request on an idle machine.
 constexpr auto kAnswerBound = 1s;
-
-// Kilobytes of a process's /proc/<pid>/status field ("VmRSS", "VmHWM"); -1 when unreadable.
-long status_kb(pid_t pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-  }
-  return -1;
-}
 
 // The test opens hundreds of sockets; make sure its own file limit allows them.
 void raise_file_limit() {

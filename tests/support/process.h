@@ -23,6 +23,15 @@ namespace cronwheel::testing {
 // A child process started by a test: the real binary, with its output captured to files.
 // The destructor kills it (SIGKILL) if it still runs, so a failing test never leaves a
 // server behind.
+// Kilobytes of a process's /proc/<pid>/status field ("VmRSS", "VmHWM"); -1 when unreadable.
+inline long status_kb(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+
 class Process {
  public:
   // Starts `argv[0]` with `argv` and the current environment plus `env` ("NAME=value").
