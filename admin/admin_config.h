@@ -1,11 +1,16 @@
 #pragma once
 
+#include <optional>
 #include <string>
+
+namespace CLI {
+class App;
+}
 
 namespace cronwheel::admin {
 
-// Settings of one admin node. Every flag has an environment variable (see main.cpp and the
-// README's configuration table).
+// Settings of one admin node. Every flag has an environment variable (add_admin_options below,
+// and docs/configuration.md's table generated from it).
 struct AdminConfig {
   std::string db_url = "postgresql://cronwheel@127.0.0.1:5432/cronwheel";
   std::string listen = "0.0.0.0:8080";  // host:port; port 0 picks a free one
@@ -95,5 +100,20 @@ struct AdminConfig {
   // process's arguments are visible to every local user.
   std::string admin_password;
 };
+
+// Adds every setting of a node to `app` as a flag with its environment variable, its check and
+// its default, bound to `config`; `--config` (a settings file) to `config_path`. The command's
+// parse fills them, then common::apply_config_sources() what the file says.
+void add_admin_options(CLI::App& app, AdminConfig& config, std::string& config_path);
+
+// What is wrong with settings that each pass their own option's check (the lease against the
+// heartbeat), as a message naming the options; nullopt when they go together.
+std::optional<std::string> admin_config_problem(const AdminConfig& config);
+
+// The passwords taken only from the environment or files, never flags (a process's arguments
+// are visible to every local user): admin_password from CRONWHEEL_ADMIN_PASSWORD or
+// CRONWHEEL_ADMIN_PASSWORD_FILE, smtp_password from CRONWHEEL_SMTP_PASSWORD or
+// smtp_password_file. Throws common::ConfigError when a named file cannot be read.
+void read_admin_secrets(AdminConfig& config);
 
 }  // namespace cronwheel::admin

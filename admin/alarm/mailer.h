@@ -1,6 +1,6 @@
 #pragma once
 
-// Port: sends one e-mail. Implemented by SmtpMailer (admin/alarm/smtp_mailer.h), used by the
+// Port: sends one e-mail. Implemented by SmtpMailer (admin/outbound/smtp_mailer.h), used by the
 // alarm service to send alarm mails; a fake replaces it in tests.
 
 #include <stdexcept>

@@ -1,7 +1,7 @@
 #pragma once
 
 // Port: posts one alarm to a webhook. Implemented by CurlWebhookSender
-// (admin/alarm/curl_webhook_sender.h); a fake replaces it in tests.
+// (admin/outbound/curl_webhook_sender.h); a fake replaces it in tests.
 
 #include <stdexcept>
 #include <string>

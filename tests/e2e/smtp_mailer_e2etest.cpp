@@ -1,7 +1,7 @@
 // SmtpMailer against a real SMTP server (tests/support/smtp_sink.py): what arrives, STARTTLS,
 // implicit TLS, AUTH, and how every kind of failure is reported.
 
-#include "admin/alarm/smtp_mailer.h"
+#include "admin/outbound/smtp_mailer.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -1,7 +1,7 @@
 // CurlWebhookSender against a real HTTP receiver on loopback (tests/support/webhook_receiver.h):
 // what it sends, how a receiver checks the signature, and how each failure is reported.
 
-#include "admin/alarm/curl_webhook_sender.h"
+#include "admin/outbound/curl_webhook_sender.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>

@@ -1,4 +1,4 @@
-#include "admin/trigger/http_executor_client.h"
+#include "admin/outbound/http_executor_client.h"
 
 #include <exception>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "admin/alarm/curl_handle.h"
+#include "admin/outbound/curl_handle.h"
 
 #include <new>
 #include <stdexcept>

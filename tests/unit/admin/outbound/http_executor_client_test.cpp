@@ -2,7 +2,7 @@
 // records what arrives and on which connection), a raw socket one that closes connections at
 // chosen points of a request, and the real executor library. Real sockets, ports chosen by the
 // OS; waits are bounded by gates, latches and polls with a deadline, never sleeps.
-#include "admin/trigger/http_executor_client.h"
+#include "admin/outbound/http_executor_client.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

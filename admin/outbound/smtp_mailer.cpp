@@ -1,4 +1,4 @@
-#include "admin/alarm/smtp_mailer.h"
+#include "admin/outbound/smtp_mailer.h"
 
 #include <curl/curl.h>
 
@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "admin/alarm/curl_handle.h"
 #include "admin/auth/secrets.h"
+#include "admin/outbound/curl_handle.h"
 
 namespace cronwheel::admin {
 namespace {

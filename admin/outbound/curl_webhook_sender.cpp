@@ -1,12 +1,12 @@
-#include "admin/alarm/curl_webhook_sender.h"
+#include "admin/outbound/curl_webhook_sender.h"
 
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <variant>
 
-#include "admin/alarm/curl_handle.h"
 #include "admin/alarm/webhook_signature.h"
+#include "admin/outbound/curl_handle.h"
 #include "common/http/url.h"
 
 namespace cronwheel::admin {
