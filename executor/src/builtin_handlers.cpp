@@ -4,9 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <stdexcept>
 #include <stop_token>
 #include <system_error>
@@ -333,7 +331,7 @@ void run_http(JobContext& ctx, const HttpAllowList& allow_hosts) {
   }
 }
 
-void run_sleep(JobContext& ctx) {
+void run_sleep(JobContext& ctx, common::Clock& clock) {
   std::chrono::milliseconds duration;
   try {
     duration = parse_sleep_seconds(ctx.params());
@@ -343,15 +341,10 @@ void run_sleep(JobContext& ctx) {
   }
   const std::string seconds(trim(ctx.params()));
   ctx.log("sleeping " + seconds + " s");
-  const auto started = std::chrono::steady_clock::now();
-  std::mutex mutex;
-  std::condition_variable_any woken;
-  std::unique_lock lock(mutex);
-  // Nothing but the stop token wakes it: the predicate stays false until then.
-  woken.wait_for(lock, ctx.stop_token(), duration, [] { return false; });
-  if (ctx.stop_requested()) {
-    const auto slept = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - started);
+  const auto started = clock.steady_now();
+  if (!clock.sleep_until(started + duration, ctx.stop_token())) {
+    const auto slept =
+        std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     ctx.log("sleep stopped after " + std::to_string(slept.count()) + " ms");
     ctx.fail("sleep stopped after " + std::to_string(slept.count()) + " ms");
     return;
@@ -504,8 +497,8 @@ Handler echo_handler() {
   };
 }
 
-Handler sleep_handler() {
-  return [](JobContext& ctx) { run_sleep(ctx); };
+Handler sleep_handler(common::Clock& clock) {
+  return [&clock](JobContext& ctx) { run_sleep(ctx, clock); };
 }
 
 Handler fail_handler() {
@@ -529,7 +522,7 @@ void add_builtin_handlers(Executor& executor, const BuiltinHandlerOptions& optio
   executor.handle("shell", shell_handler(options.allow_shell));
   executor.handle("http", http_handler(options.http_allow_hosts));
   executor.handle("echo", echo_handler());
-  executor.handle("sleep", sleep_handler());
+  executor.handle("sleep", sleep_handler(common::SystemClock::instance()));
   executor.handle("fail", fail_handler());
   executor.handle("sharding", sharding_handler());
 }

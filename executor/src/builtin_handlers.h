@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/util/clock.h"
 #include "cronwheel/executor.h"
 
 // The handlers every standalone cronwheel-executor has (an embedding service may add them too):
@@ -18,8 +19,9 @@
 //             headers and the start of the body go to the run log, bounded. Redirects are not
 //             followed (a redirect could lead off the allow-list).
 //   echo      logs its parameter and shard and succeeds with the parameter as its message.
-//   sleep     the parameter is a number of seconds (fractions allowed); returns promptly when the
-//             run is stopped.
+//   sleep     the parameter is a number of seconds (fractions allowed) on the clock it is given
+//             (add_builtin_handlers: the system's, as Executor's); returns promptly when the run is
+//             stopped.
 //   fail      fails with the parameter as its message.
 //   sharding  logs "shard <index> of <total>" (the index counts from 0) and succeeds with it.
 //
@@ -89,7 +91,7 @@ void add_builtin_handlers(Executor& executor, const BuiltinHandlerOptions& optio
 Handler shell_handler(bool allowed);
 Handler http_handler(HttpAllowList allow_hosts);
 Handler echo_handler();
-Handler sleep_handler();
+Handler sleep_handler(common::Clock& clock);  // `clock` must outlive the handler
 Handler fail_handler();
 Handler sharding_handler();
 

@@ -26,6 +26,7 @@ using common::http::HttpClient;
 using common::http::HttpClientOptions;
 using common::protocol::CallbackBatch;
 using common::protocol::HandleCallbackParam;
+// The flush at stop() bounds real HTTP requests, so it counts the OS's time (see the header).
 using SteadyClock = std::chrono::steady_clock;
 using Results = std::vector<HandleCallbackParam>;
 
@@ -52,11 +53,12 @@ struct Wake {
 }  // namespace
 
 struct CallbackSender::Impl {
-  Impl(Options opts, common::Timer& timer_ref)
+  Impl(Options opts, common::Timer& timer_ref, const common::Clock& clock)
       : options(std::move(opts)),
         timer(timer_ref),
-        spool(options.spool_dir, options.max_batch),
-        journal({options.spool_dir, options.journal_truncate_bytes, options.journal_segment_bytes}) {
+        spool(options.spool_dir, options.max_batch, clock),
+        journal({options.spool_dir, options.journal_truncate_bytes, options.journal_segment_bytes},
+                clock) {
     if (options.admin_addresses.empty()) {
       throw std::invalid_argument("callback sender: no admin address");
     }
@@ -355,8 +357,8 @@ struct CallbackSender::Impl {
   std::jthread worker;
 };
 
-CallbackSender::CallbackSender(Options options, common::Timer& timer)
-    : impl_(std::make_unique<Impl>(std::move(options), timer)) {}
+CallbackSender::CallbackSender(Options options, common::Timer& timer, const common::Clock& clock)
+    : impl_(std::make_unique<Impl>(std::move(options), timer, clock)) {}
 
 CallbackSender::~CallbackSender() {
   try {

@@ -11,6 +11,7 @@
 #include "common/http/http_client.h"
 #include "common/protocol/messages.h"
 #include "common/timer/timer.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::executor {
 
@@ -43,8 +44,9 @@ namespace cronwheel::executor {
 // start() and stop() may be called from any thread.
 //
 // Time: the next retry is a timeout on the injected Timer (the executor's periodic wheel), which
-// wakes the background thread; a push or stop() wakes it at once. stop()'s flush_timeout is real
-// time: it bounds real HTTP requests.
+// wakes the background thread; a push or stop() wakes it at once. The injected Clock (the timer's)
+// names the spool and journal files. stop()'s flush_timeout is the OS's steady time, not the
+// clock's: it bounds real HTTP requests, whose timeouts the OS keeps.
 class CallbackSender {
  public:
   struct Options {
@@ -62,7 +64,8 @@ class CallbackSender {
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
   // URL, spool_dir is empty, retry_interval is not positive or max_batch is 0. Does no I/O.
   // `timer` must outlive the sender's stop(); a retry due after it finds nothing to wake.
-  CallbackSender(Options options, common::Timer& timer);
+  // `clock` (the one `timer` runs on) must outlive the sender.
+  CallbackSender(Options options, common::Timer& timer, const common::Clock& clock);
   ~CallbackSender();  // stop(0): whatever is still queued is spooled
 
   CallbackSender(const CallbackSender&) = delete;

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <system_error>
@@ -113,8 +113,11 @@ std::uint64_t random_salt() {
 
 }  // namespace
 
-CallbackSpool::CallbackSpool(fs::path dir, std::size_t results_per_line)
-    : dir_(std::move(dir)), results_per_line_(results_per_line), name_salt_(random_salt()) {}
+CallbackSpool::CallbackSpool(fs::path dir, std::size_t results_per_line, const common::Clock& clock)
+    : dir_(std::move(dir)),
+      results_per_line_(results_per_line),
+      clock_(clock),
+      name_salt_(random_salt()) {}
 
 void CallbackSpool::create_dir() const {
   if (!create_private_directory(dir_)) {
@@ -130,9 +133,7 @@ void CallbackSpool::create_dir() const {
 
 std::string CallbackSpool::next_name() {
   static std::atomic<std::uint64_t> sequence{0};  // unique among the spools of this process
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count();
+  const std::int64_t ms = clock_.now_ms();
   char name[128];
   std::snprintf(name, sizeof name, "%s%016lld-%ld-%llu-%016llx%s",
                 std::string(kFilePrefix).c_str(), static_cast<long long>(ms),

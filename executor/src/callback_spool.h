@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/protocol/messages.h"
+#include "common/util/clock.h"
 #include "executor/src/unique_fd.h"
 
 namespace cronwheel::executor {
@@ -20,7 +21,8 @@ namespace cronwheel::executor {
 // locks and their durability. What to spool and when to re-send it is CallbackSender's business.
 //
 // Files: <dir>/callback-<epoch ms>-<pid>-<seq>-<random>.spool, unique across processes and
-// restarts; list() returns them oldest first (names start with the time). Other files in the
+// restarts; the time is the injected clock's wall time when the file was written, and list()
+// returns them oldest first (names start with the time). Other files in the
 // directory are left alone. Each line is one JSON callback body (a bare array, as sent on the
 // wire) of at most `results_per_line` results. Files have mode 0600 and the directory 0700
 // (file_io.h): they hold results no script may read. A file is written once, fsync'ed (and its
@@ -44,8 +46,8 @@ class CallbackSpool {
   static constexpr std::string_view kFilePrefix = "callback-";
   static constexpr std::string_view kFileSuffix = ".spool";
 
-  // Does no I/O.
-  CallbackSpool(std::filesystem::path dir, std::size_t results_per_line);
+  // Does no I/O. `clock` names the files (see Files) and must outlive the spool.
+  CallbackSpool(std::filesystem::path dir, std::size_t results_per_line, const common::Clock& clock);
 
   const std::filesystem::path& dir() const noexcept { return dir_; }
 
@@ -90,6 +92,7 @@ class CallbackSpool {
 
   const std::filesystem::path dir_;
   const std::size_t results_per_line_;
+  const common::Clock& clock_;
   const std::uint64_t name_salt_;
 
   mutable std::mutex mutex_;                  // guards what follows

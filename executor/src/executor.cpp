@@ -27,6 +27,7 @@
 #include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
 #include "executor/src/callback_sender.h"
+#include "executor/src/executor_core.h"
 #include "executor/src/executor_endpoints.h"
 #include "executor/src/file_io.h"
 #include "executor/src/job_dispatcher.h"
@@ -215,6 +216,8 @@ class ProcessGroups {
     return active_;
   }
   // Refuses further groups and waits until none is left or `deadline`; returns how many are left.
+  // The OS's steady time, not the executor's clock: what is waited for is processes dying after
+  // the script runner's SIGKILL, which the OS times (as it times that grace).
   std::size_t close_and_wait(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     closed_ = true;
@@ -248,9 +251,9 @@ ScriptOutcome with_lease(ProcessGroups& groups, Start&& start) {
 // executor as constructed. The members below are created by start() and used by the HTTP
 // workers, job threads and background threads until stop() has stopped them; they are
 // destroyed in reverse order of declaration, each after everything that refers to it.
-struct Executor::Impl {
-  Impl(ExecutorOptions o, std::shared_ptr<const RunAsUser> user)
-      : options(std::move(o)), run_as(std::move(user)) {}
+struct ExecutorCore::Impl {
+  Impl(ExecutorOptions o, std::shared_ptr<const RunAsUser> user, common::Clock& c)
+      : options(std::move(o)), run_as(std::move(user)), clock(c) {}
 
   void start();
   void stop() noexcept;
@@ -258,9 +261,8 @@ struct Executor::Impl {
 
   const ExecutorOptions options;
   const std::shared_ptr<const RunAsUser> run_as;  // options.run_as, looked up; null when empty
-  // The one clock of the executor's threads: deadlines, job threads, registry and callback
-  // intervals, log retention.
-  common::Clock& clock = common::SystemClock::instance();
+  // The one clock of the executor's threads and stamps (executor_core.h says what it times).
+  common::Clock& clock;
   const std::shared_ptr<HandlerRegistry> handlers = std::make_shared<HandlerRegistry>();
 
   std::mutex lifecycle_mutex;  // serializes start() and stop()
@@ -288,7 +290,7 @@ struct Executor::Impl {
   std::string address;  // written by start() only
 };
 
-void Executor::Impl::start() {
+void ExecutorCore::Impl::start() {
   const fs::path log_dir(options.log_dir);
   const bool scripts_as_another_user = options.allow_scripts && run_as && !run_as->is_this_process;
   secure_log_dir(log_dir, scripts_as_another_user ? std::optional<gid_t>(run_as->gid) : std::nullopt);
@@ -318,7 +320,7 @@ void Executor::Impl::start() {
   callback_options.access_token = options.access_token;
   callback_options.spool_dir = log_dir / kCallbackSpoolDir;
   callback_options.retry_interval = options.callback_retry_interval;
-  callbacks = std::make_unique<CallbackSender>(std::move(callback_options), *periodic_timer);
+  callbacks = std::make_unique<CallbackSender>(std::move(callback_options), *periodic_timer, clock);
   callbacks->start();  // re-sends what an earlier process left in the spool
 
   DispatcherOptions dispatcher_options;
@@ -365,9 +367,7 @@ void Executor::Impl::start() {
   server_options.max_connections_per_address = 1024;
   server = std::make_unique<common::http::HttpServer>(server_options);
   EndpointHooks endpoint_hooks;
-  endpoint_hooks.started_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                     std::chrono::system_clock::now().time_since_epoch())
-                                     .count();
+  endpoint_hooks.started_at_ms = clock.now_ms();
   endpoint_hooks.now_ms = [&clock = clock] { return clock.now_ms(); };
   endpoint_hooks.result_pending = [sender = callbacks.get()](std::int64_t log_id) {
     return sender->has_result(log_id);
@@ -429,8 +429,8 @@ void Executor::Impl::start() {
   }
 }
 
-void Executor::Impl::stop() noexcept {
-  const auto started = std::chrono::steady_clock::now();
+void ExecutorCore::Impl::stop() noexcept {
+  const auto started = clock.steady_now();
   // Stop accepting calls first (running calls finish), then leave the admin's address list.
   if (server) server->stop();
   if (registry) registry->stop();
@@ -451,8 +451,7 @@ void Executor::Impl::stop() noexcept {
     }
   }
   if (callbacks) {
-    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - started);
+    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     const auto flush =
         std::max<std::chrono::milliseconds>(options.shutdown_timeout - spent, kMinCallbackFlush);
     callbacks->stop(flush);
@@ -461,7 +460,7 @@ void Executor::Impl::stop() noexcept {
   if (periodic_timer) periodic_timer->stop();  // every recurring task has stopped
 }
 
-void Executor::Impl::reset() noexcept {
+void ExecutorCore::Impl::reset() noexcept {
   stop();
   retention.reset();
   registry.reset();
@@ -476,21 +475,21 @@ void Executor::Impl::reset() noexcept {
   address.clear();
 }
 
-Executor::Executor(ExecutorOptions options) {
+ExecutorCore::ExecutorCore(ExecutorOptions options, common::Clock& clock) {
   validate(options);
   auto user = run_as_user(options);
-  impl_ = std::make_unique<Impl>(std::move(options), std::move(user));
+  impl_ = std::make_unique<Impl>(std::move(options), std::move(user), clock);
 }
 
-Executor::~Executor() { stop(); }
+ExecutorCore::~ExecutorCore() { stop(); }
 
-void Executor::handle(std::string name, Handler handler) {
+void ExecutorCore::handle(std::string name, Handler handler) {
   if (name.empty()) throw std::invalid_argument("Executor::handle: the handler name is empty");
   if (!handler) throw std::invalid_argument("Executor::handle: the handler for '" + name + "' is empty");
   impl_->handlers->set(std::move(name), std::move(handler));
 }
 
-void Executor::start() {
+void ExecutorCore::start() {
   std::lock_guard lock(impl_->lifecycle_mutex);
   if (impl_->state == Impl::State::kRunning) {
     throw std::logic_error("Executor::start: already started");
@@ -507,8 +506,7 @@ void Executor::start() {
   impl_->state = Impl::State::kRunning;
 }
 
-void Executor::stop() {
-  if (!impl_) return;
+void ExecutorCore::stop() {
   std::lock_guard lock(impl_->lifecycle_mutex);
   if (impl_->state != Impl::State::kRunning) return;  // never started, or stopped already
   spdlog::info("executor: stopping");
@@ -517,10 +515,41 @@ void Executor::stop() {
   spdlog::info("executor: stopped");
 }
 
-int Executor::port() const { return impl_->port.load(); }
+void ExecutorCore::wait_periodic_idle() const {
+  // Under the lifecycle mutex, so stop() cannot tear the tasks down meanwhile; their runs never
+  // take it.
+  std::lock_guard lock(impl_->lifecycle_mutex);
+  if (impl_->state == Impl::State::kRunning) impl_->periodic->wait_idle();
+}
 
-const std::string& Executor::address() const {
+int ExecutorCore::port() const { return impl_->port.load(); }
+
+const std::string& ExecutorCore::address() const {
   return impl_->address.empty() ? impl_->options.address : impl_->address;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Executor: an ExecutorCore on the system's clock.
+
+struct Executor::Impl {
+  explicit Impl(ExecutorOptions options) : core(std::move(options), common::SystemClock::instance()) {}
+  ExecutorCore core;
+};
+
+Executor::Executor(ExecutorOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+Executor::~Executor() = default;  // ExecutorCore's destructor stops
+
+void Executor::handle(std::string name, Handler handler) {
+  impl_->core.handle(std::move(name), std::move(handler));
+}
+
+void Executor::start() { impl_->core.start(); }
+
+void Executor::stop() { impl_->core.stop(); }
+
+int Executor::port() const { return impl_->core.port(); }
+
+const std::string& Executor::address() const { return impl_->core.address(); }
 
 }  // namespace cronwheel::executor

@@ -134,9 +134,9 @@ std::optional<RunBody> JobDispatcher::make_body(const TriggerParam& trigger, Glu
     }
     binding = "BEAN " + trigger.executor_handler + " #" + std::to_string(entry->generation);
     change_reason = kHandlerChangedReason;
-    return RunBody([handler = entry->handler, commands = hooks_.run_command](
+    return RunBody([handler = entry->handler, commands = hooks_.run_command, &clock = services_->clock](
                        const TriggerParam& t, RunLogWriter& log, std::stop_token stop) {
-      return run_handler(*handler, t, log, std::move(stop), commands);
+      return run_handler(*handler, t, log, clock, std::move(stop), commands);
     });
   }
   if (glue == GlueType::kGlueGroovy) {
@@ -338,7 +338,7 @@ void JobDispatcher::stop(std::chrono::milliseconds timeout) {
   }
   const std::string reason(kShutdownReason);
   for (auto& thread : all) thread->shut_down(reason);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = services_->clock.steady_now() + timeout;
   for (auto& thread : all) {
     if (!thread->wait_retired(deadline)) thread->abandon();
   }

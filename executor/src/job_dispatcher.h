@@ -108,7 +108,8 @@ class JobDispatcher {
  public:
   using Answer = common::protocol::ReturnT<std::string>;
 
-  // `clock` must outlive the dispatcher.
+  // `clock` (deadlines, idle job threads, stop()'s wait, run log stamps) must outlive the
+  // dispatcher and every job thread its stop() abandons.
   JobDispatcher(DispatcherOptions options, DispatcherHooks hooks,
                 std::shared_ptr<const HandlerRegistry> handlers, common::Clock& clock);
   ~JobDispatcher();
@@ -132,7 +133,7 @@ class JobDispatcher {
   std::size_t pending_deadlines() const;
 
   // Refuses further triggers, stops every executing run and reports every queued one as not
-  // executed ("executor is stopping"), waits up to `timeout` (real time) for the job threads to
+  // executed ("executor is stopping"), waits up to `timeout` (on the clock) for the job threads to
   // end, reports the runs still executing after that as stopped and abandons their threads
   // (they end whenever their handlers return, reporting nothing more). After stop() returns no
   // result reaches hooks.report any more. Idempotent.

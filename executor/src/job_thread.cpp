@@ -2,13 +2,14 @@
 
 #include <pthread.h>
 
-#include <condition_variable>
 #include <deque>
 #include <exception>
 #include <unordered_set>
 #include <utility>
 
 #include <spdlog/spdlog.h>
+
+#include "executor/src/clock_condition.h"
 
 namespace cronwheel::executor {
 
@@ -31,18 +32,19 @@ HandleCallbackParam to_callback(const TriggerParam& trigger, RunResult result) {
           truncate_handle_msg(std::move(result.msg))};
 }
 
-void append_quietly(RunLogWriter& log, std::string_view message) noexcept {
+void append_quietly(RunLogWriter& log, const common::Clock& clock, std::string_view message) noexcept {
   try {
-    log.append(log_line(message));
+    log.append(log_line(clock.now_ms(), message));
   } catch (const std::exception& e) {
     spdlog::warn("executor: cannot write a run log line: {}", e.what());
   } catch (...) {
   }
 }
 
-void append_closing_quietly(RunLogWriter& log, std::string_view message) noexcept {
+void append_closing_quietly(RunLogWriter& log, const common::Clock& clock,
+                            std::string_view message) noexcept {
   try {
-    log.append_closing(log_line(message));
+    log.append_closing(log_line(clock.now_ms(), message));
   } catch (const std::exception& e) {
     spdlog::warn("executor: cannot write a run log line: {}", e.what());
   } catch (...) {
@@ -147,6 +149,7 @@ struct JobThread::State {
   State(std::int32_t id, std::string initial_binding, std::shared_ptr<const JobServices> s)
       : job_id(id),
         services(std::move(s)),
+        changed(services->clock),
         binding(std::move(initial_binding)),
         idle_deadline(services->clock.steady_now() + services->idle_timeout) {}
 
@@ -157,13 +160,14 @@ struct JobThread::State {
   const std::shared_ptr<const JobServices> services;
 
   mutable std::mutex mutex;  // guards what follows
-  mutable std::condition_variable retired_cv;
+  // Notified when a run is queued, the thread is told to end, and when it has ended. Its waits
+  // (the idle wait, wait_retired) are on the services' clock.
+  mutable ClockCondition changed;
   std::string binding;
   std::deque<std::shared_ptr<JobRun>> queue;
   std::shared_ptr<JobRun> current;  // executing (set from dequeue until its body returned)
   std::unordered_set<std::int64_t> log_ids;  // of `queue` and `current`
   common::Clock::SteadyTime idle_deadline;
-  std::stop_source wake;  // interrupts the idle wait; replaced before each wait
   bool end_when_idle = false;
   bool shutdown = false;
   bool retired = false;
@@ -175,15 +179,13 @@ void JobThread::State::loop() noexcept {
   std::unique_lock lock(mutex);
   for (;;) {
     if (queue.empty()) {
-      // After shutdown nothing but this state is touched: the clock and the dispatcher may be
-      // gone when an abandoned thread gets here.
-      if (shutdown || end_when_idle || services->clock.steady_now() >= idle_deadline) break;
-      wake = std::stop_source();
-      const auto token = wake.get_token();
-      const auto deadline = idle_deadline;
-      lock.unlock();
-      services->clock.sleep_until(deadline, token);
-      lock.lock();
+      // After shutdown the dispatcher may be gone when an abandoned thread gets here: nothing
+      // but this state and the clock (which outlives every job thread: JobServices) is touched.
+      // The predicate holds then, so the wait returns at once.
+      const bool woken = changed.wait_until(lock, idle_deadline, [this] {
+        return shutdown || end_when_idle || !queue.empty();
+      });
+      if (!woken || queue.empty()) break;  // idle for idle_timeout, or told to end
       continue;
     }
     auto run = std::move(queue.front());
@@ -199,7 +201,7 @@ void JobThread::State::loop() noexcept {
   retired = true;
   const bool tell_owner = !shutdown;
   lock.unlock();
-  retired_cv.notify_all();
+  changed.notify_all();
   if (!tell_owner) return;  // an abandoned thread may get here after the process log is gone
   spdlog::debug("executor: job thread of job {} ended", job_id);
   if (services->on_thread_ended) {
@@ -225,11 +227,12 @@ void JobThread::State::execute(const std::shared_ptr<JobRun>& run) noexcept {
   }
   if (!log) log = std::make_unique<DiscardingLog>();
 
-  append_quietly(*log, "----------- cronwheel job execute start -----------");
-  append_quietly(*log, "----------- Param: " + trigger.executor_params);
+  const common::Clock& clock = services->clock;
+  append_quietly(*log, clock, "----------- cronwheel job execute start -----------");
+  append_quietly(*log, clock, "----------- Param: " + trigger.executor_params);
   if (trigger.broadcast_total > 1) {
-    append_quietly(*log, "----------- Shard: " + std::to_string(trigger.broadcast_index) + "/" +
-                             std::to_string(trigger.broadcast_total));
+    append_quietly(*log, clock, "----------- Shard: " + std::to_string(trigger.broadcast_index) +
+                                    "/" + std::to_string(trigger.broadcast_total));
   }
 
   if (trigger.executor_timeout > 0) {
@@ -278,11 +281,13 @@ void JobThread::State::execute(const std::shared_ptr<JobRun>& run) noexcept {
   final_result.msg = truncate_handle_msg(std::move(final_result.msg));
   // The end lines go in before the result is reported, so an admin reading the log after the
   // callback sees all of it; past the log's cap too.
-  if (stopped) append_closing_quietly(*log, "----------- stopped: " + final_result.msg);
-  append_closing_quietly(*log, stopped ? "----------- cronwheel job execute end(stopped) -----------"
-                                       : "----------- cronwheel job execute end(finish) -----------");
-  append_closing_quietly(*log, "----------- Result: handleCode=" + std::to_string(final_result.code) +
-                                   ", handleMsg = " + final_result.msg);
+  if (stopped) append_closing_quietly(*log, clock, "----------- stopped: " + final_result.msg);
+  append_closing_quietly(*log, clock,
+                         stopped ? "----------- cronwheel job execute end(stopped) -----------"
+                                 : "----------- cronwheel job execute end(finish) -----------");
+  append_closing_quietly(*log, clock,
+                         "----------- Result: handleCode=" + std::to_string(final_result.code) +
+                             ", handleMsg = " + final_result.msg);
   log.reset();
   if (services->finish_log) {
     try {
@@ -351,7 +356,7 @@ JobThread::Submitted JobThread::submit(std::shared_ptr<JobRun> run, std::size_t 
   state_->log_ids.insert(run->trigger.log_id);
   state_->queue.push_back(std::move(run));
   state_->end_when_idle = false;
-  state_->wake.request_stop();
+  state_->changed.notify_all();
   return Submitted::kQueued;
 }
 
@@ -394,7 +399,7 @@ WithdrawnRuns JobThread::stop_runs(const std::string& reason, bool end_thread) {
   withdrawn.executing_ = state_->current;
   if (end_thread) {
     state_->end_when_idle = true;
-    state_->wake.request_stop();
+    state_->changed.notify_all();
   }
   return withdrawn;
 }
@@ -407,9 +412,9 @@ void JobThread::shut_down(const std::string& reason) {
   stop_runs(reason, true).settle();
 }
 
-bool JobThread::wait_retired(std::chrono::steady_clock::time_point deadline) const {
+bool JobThread::wait_retired(common::Clock::SteadyTime deadline) const {
   std::unique_lock lock(state_->mutex);
-  return state_->retired_cv.wait_until(lock, deadline, [this] { return state_->retired; });
+  return state_->changed.wait_until(lock, deadline, [this] { return state_->retired; });
 }
 
 void JobThread::abandon() noexcept {

@@ -73,6 +73,9 @@ struct JobRun {
 // abandoned handler may return after the executor is gone); `results` is closed at shutdown;
 // on_thread_ended is never called after shutdown.
 struct JobServices {
+  // The time of the job threads' idle waits, of wait_retired(), of the deadlines below and of the
+  // run log lines' stamps. Must outlive every job thread, abandoned ones included (an abandoned
+  // run still stamps its closing log lines when its body returns).
   common::Clock& clock;
   // Runs the deadlines of runs (executorTimeout, the report deadline of a stopped run) and the
   // clean-up of ended job threads, on `clock`. Tasks run one at a time on the timer's thread and
@@ -193,8 +196,9 @@ class JobThread {
   // locks held.
   void shut_down(const std::string& reason);
 
-  // Waits until the thread has ended or `deadline` passes (real time). True when it ended.
-  bool wait_retired(std::chrono::steady_clock::time_point deadline) const;
+  // Waits until the thread has ended or the services' clock reaches `deadline`. True when it
+  // ended.
+  bool wait_retired(common::Clock::SteadyTime deadline) const;
 
   // After shut_down(), for a thread whose body did not return in time: reports the executing run
   // now (with its stop result) and detaches the thread, which finishes on its own whenever the

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
@@ -174,7 +173,8 @@ std::uint32_t fnv1a32(std::string_view data) noexcept {
   return hash;
 }
 
-ResultJournal::ResultJournal(Options options) : options_(std::move(options)) {}
+ResultJournal::ResultJournal(Options options, const common::Clock& clock)
+    : options_(std::move(options)), clock_(clock) {}
 
 ResultJournal::~ResultJournal() { close(); }
 
@@ -182,9 +182,7 @@ bool ResultJournal::open_segment_locked() {
   if (instance_.empty()) {
     std::random_device device;
     auto salt = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
-                  .count();
+    const std::int64_t ms = clock_.now_ms();
     char name[96];
     std::snprintf(name, sizeof name, "%s%016lld-%ld-%016llx", std::string(kFilePrefix).c_str(),
                   static_cast<long long>(ms), static_cast<long>(::getpid()),

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/protocol/messages.h"
+#include "common/util/clock.h"
 #include "executor/src/unique_fd.h"
 
 namespace cronwheel::executor {
@@ -27,7 +28,8 @@ namespace cronwheel::executor {
 // acknowledged (plus, after a crash, at most the batch whose acknowledgement was being written:
 // a repeated result, which the admin ignores).
 //
-// Files: <dir>/results-<epoch ms>-<pid>-<random>-<n>.journal, of mode 0600 (in a directory created
+// Files: <dir>/results-<epoch ms>-<pid>-<random>-<n>.journal (the time: the injected clock's wall
+// time at the first append), of mode 0600 (in a directory created
 // with mode 0700: file_io.h). A process writes only its own files (its "instance" is the name
 // without -<n>) and holds an exclusive flock(2) on each for as long as it has it open, so
 // executors may share a directory and orphans() returns only the files of processes that are
@@ -59,8 +61,9 @@ class ResultJournal {
     std::size_t segment_bytes = std::size_t{8} << 20;
   };
 
-  // Does no I/O: the first append creates the directory if needed and the first file.
-  explicit ResultJournal(Options options);
+  // Does no I/O: the first append creates the directory if needed and the first file. `clock`
+  // names the files (see Files) and must outlive the journal.
+  ResultJournal(Options options, const common::Clock& clock);
   ~ResultJournal();  // close()
 
   ResultJournal(const ResultJournal&) = delete;
@@ -114,6 +117,7 @@ class ResultJournal {
   void drop_acknowledged_locked();
 
   const Options options_;
+  const common::Clock& clock_;
 
   mutable std::mutex mutex_;               // guards what follows
   std::string instance_;                   // set when the first file is opened

@@ -3,8 +3,8 @@
 #include <time.h>
 
 #include <array>
-#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <utility>
 
@@ -25,11 +25,11 @@ std::string truncate_handle_msg(std::string msg) {
   return msg;
 }
 
-std::string log_line(std::string_view message) {
-  using namespace std::chrono;
-  const auto now = system_clock::now();
-  const std::time_t seconds = system_clock::to_time_t(now);
-  const auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+std::string log_line(std::int64_t now_ms, std::string_view message) {
+  // Floored, so a time before 1970 still gets milliseconds in [0, 999].
+  std::int64_t millis = now_ms % 1000;
+  if (millis < 0) millis += 1000;
+  const auto seconds = static_cast<std::time_t>((now_ms - millis) / 1000);
   std::tm local{};
   ::localtime_r(&seconds, &local);
   std::array<char, 32> stamp{};
@@ -43,16 +43,17 @@ std::string log_line(std::string_view message) {
 }
 
 RunContext::RunContext(const common::protocol::TriggerParam& trigger, RunLogWriter& log,
-                       std::stop_token stop, CommandRunner commands)
+                       const common::Clock& clock, std::stop_token stop, CommandRunner commands)
     : trigger_(trigger),
       // XXL-JOB sends broadcastTotal 1 for a job that is not broadcast; an admin leaving it out
       // still means one shard.
       shard_total_(trigger.broadcast_total > 0 ? trigger.broadcast_total : 1),
       log_(log),
+      clock_(clock),
       stop_(std::move(stop)),
       commands_(std::move(commands)) {}
 
-void RunContext::log(std::string_view message) { log_.append(log_line(message)); }
+void RunContext::log(std::string_view message) { log_.append(log_line(clock_.now_ms(), message)); }
 
 void RunContext::succeed(std::string_view message) {
   std::lock_guard lock(mutex_);
@@ -77,11 +78,11 @@ ScriptOutcome RunContext::run_command(const std::vector<std::string>& argv) {
 }
 
 RunResult run_handler(const Handler& handler, const common::protocol::TriggerParam& trigger,
-                      RunLogWriter& log, std::stop_token stop,
+                      RunLogWriter& log, const common::Clock& clock, std::stop_token stop,
                       const CommandRunner& commands) noexcept {
   std::string error;
   try {
-    RunContext context(trigger, log, std::move(stop), commands);
+    RunContext context(trigger, log, clock, std::move(stop), commands);
     try {
       handler(context);
       return context.result();
@@ -91,7 +92,7 @@ RunResult run_handler(const Handler& handler, const common::protocol::TriggerPar
     } catch (...) {
       error = "unknown exception";
     }
-    log.append(log_line("----------- handler exception: " + error));
+    log.append(log_line(clock.now_ms(), "----------- handler exception: " + error));
   } catch (...) {
     // Only reachable when the run log itself throws (it should not) or memory runs out.
     if (error.empty()) error = "unknown exception";

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <stop_token>
@@ -10,6 +11,7 @@
 
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
+#include "common/util/clock.h"
 #include "cronwheel/executor.h"
 #include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
@@ -31,8 +33,9 @@ struct RunResult {
 inline constexpr std::size_t kMaxHandleMsgBytes = 50'000;
 std::string truncate_handle_msg(std::string msg);
 
-// One run-log line: "yyyy-MM-dd HH:mm:ss.SSS <message>" in local time.
-std::string log_line(std::string_view message);
+// One run-log line: "yyyy-MM-dd HH:mm:ss.SSS <message>", stamped with `now_ms` (epoch
+// milliseconds, the executor's clock) in local time.
+std::string log_line(std::int64_t now_ms, std::string_view message);
 
 // Runs a command as a supervised process group of a run (run_process: output to `log`, ended by
 // `stop`), on behalf of the executor, which counts the groups it starts so that its stop() can
@@ -47,10 +50,10 @@ using CommandRunner = std::function<ScriptOutcome(const std::vector<std::string>
 // the accessors return data fixed at construction.
 class RunContext final : public JobContext {
  public:
-  // `trigger` and `log` must outlive the context. `commands` is what run_command() uses (empty:
-  // run_command() fails to start anything).
+  // `trigger`, `log` and `clock` (which stamps log()'s lines) must outlive the context.
+  // `commands` is what run_command() uses (empty: run_command() fails to start anything).
   RunContext(const common::protocol::TriggerParam& trigger, RunLogWriter& log,
-             std::stop_token stop, CommandRunner commands = {});
+             const common::Clock& clock, std::stop_token stop, CommandRunner commands = {});
 
   std::int64_t job_id() const override { return trigger_.job_id; }
   std::int64_t log_id() const override { return trigger_.log_id; }
@@ -77,6 +80,7 @@ class RunContext final : public JobContext {
   const common::protocol::TriggerParam& trigger_;
   const int shard_total_;
   RunLogWriter& log_;
+  const common::Clock& clock_;
   const std::stop_token stop_;
   const CommandRunner commands_;
 
@@ -86,10 +90,10 @@ class RunContext final : public JobContext {
 
 // Calls `handler` with a RunContext and returns the result it set. An exception escaping the
 // handler is a failure carrying its message (what(), or "unknown exception" for one that is not
-// a std::exception), also written to the run log. Never throws. `commands` is handed to the
-// RunContext (see RunContext::run_command).
+// a std::exception), also written to the run log. Never throws. `clock` and `commands` are handed
+// to the RunContext.
 RunResult run_handler(const Handler& handler, const common::protocol::TriggerParam& trigger,
-                      RunLogWriter& log, std::stop_token stop,
+                      RunLogWriter& log, const common::Clock& clock, std::stop_token stop,
                       const CommandRunner& commands = {}) noexcept;
 
 }  // namespace cronwheel::executor

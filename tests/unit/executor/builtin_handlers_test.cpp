@@ -24,6 +24,7 @@
 #include "common/protocol/constants.h"
 #include "executor/src/run_context.h"
 #include "executor/src/script_runner.h"
+#include "tests/support/fake_clock.h"
 #include "tests/unit/executor/job_test_support.h"
 
 namespace cronwheel::executor {
@@ -72,7 +73,7 @@ class HandlerRun {
     trigger_.broadcast_index = shard_index;
     trigger_.broadcast_total = shard_total;
     context_ = std::make_unique<RunContext>(
-        trigger_, log_, stop_.get_token(),
+        trigger_, log_, clock_, stop_.get_token(),
         [](const std::vector<std::string>& argv, RunLogWriter& log, std::stop_token stop) {
           return run_process(argv, log, std::move(stop));
         });
@@ -97,8 +98,11 @@ class HandlerRun {
   }
   void stop() { stop_.request_stop(); }
   const MemoryLog& log() const { return log_; }
+  // The clock of the run's log stamps, and the one to give the sleep handler.
+  testing::FakeClock& clock() { return clock_; }
 
  private:
+  testing::FakeClock clock_;
   common::protocol::TriggerParam trigger_;
   MemoryLog log_;
   std::stop_source stop_;
@@ -183,32 +187,34 @@ TEST(ShardingHandlerTest, AJobThatIsNotBroadcastIsShardZeroOfOne) {
   EXPECT_EQ(run.call(sharding_handler()).msg, "shard 0 of 1");
 }
 
-TEST(SleepHandlerTest, SleepsTheGivenSecondsAndSucceeds) {
-  HandlerRun run("0.05");
-  const auto before = std::chrono::steady_clock::now();
-  auto result = run.call(sleep_handler());
-  EXPECT_GE(std::chrono::steady_clock::now() - before, 50ms);
-  EXPECT_EQ(result.code, kSuccessCode) << result.msg;
-  EXPECT_TRUE(contains(run.log().text(), "slept 0.05 s")) << run.log().text();
+TEST(SleepHandlerTest, SleepsTheGivenSecondsOnItsClockAndSucceeds) {
+  HandlerRun run("90.5");
+  auto result = run.start(sleep_handler(run.clock()));
+  ASSERT_TRUE(run.log().wait_for("sleeping 90.5 s"));
+  run.clock().wait_for_sleepers(1);
+  run.clock().advance(90'499ms);
+  EXPECT_EQ(result.wait_for(0ms), std::future_status::timeout) << "a millisecond early";
+  run.clock().advance(1ms);
+  ASSERT_EQ(result.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(result.get(), (RunResult{kSuccessCode, "slept 90.5 s"}));
+  EXPECT_TRUE(contains(run.log().text(), "slept 90.5 s")) << run.log().text();
 }
 
-TEST(SleepHandlerTest, ReturnsPromptlyWhenTheRunIsStopped) {
+TEST(SleepHandlerTest, ReturnsAtOnceWhenTheRunIsStoppedSayingHowLongItSlept) {
   HandlerRun run("3600");
-  auto result = run.start(sleep_handler());
+  auto result = run.start(sleep_handler(run.clock()));
   ASSERT_TRUE(run.log().wait_for("sleeping 3600 s"));
-  const auto stopped_at = std::chrono::steady_clock::now();
-  run.stop();
+  run.clock().wait_for_sleepers(1);
+  run.clock().advance(1500ms);
+  run.stop();  // no time passes: only the stop can end the sleep
   ASSERT_EQ(result.wait_for(kBound), std::future_status::ready);
-  EXPECT_LT(std::chrono::steady_clock::now() - stopped_at, 5s);
-  auto r = result.get();
-  EXPECT_EQ(r.code, kFailCode);
-  EXPECT_TRUE(contains(r.msg, "stopped")) << r.msg;
+  EXPECT_EQ(result.get(), (RunResult{kFailCode, "sleep stopped after 1500 ms"}));
 }
 
 TEST(SleepHandlerTest, ParamsThatAreNotSecondsFailSayingWhatIsExpected) {
   for (std::string params : {"", "abc", "-1", "5s", "nan", "inf", "1e9"}) {
     HandlerRun run(params);
-    auto result = run.call(sleep_handler());
+    auto result = run.call(sleep_handler(run.clock()));
     EXPECT_EQ(result.code, kFailCode) << params;
     EXPECT_TRUE(contains(result.msg, "number of seconds")) << params << ": " << result.msg;
   }

@@ -133,7 +133,7 @@ TEST(CallbackSenderTest, SendsTheXxlJob24BodyWithTheAccessToken) {
   TempDir spool;
   auto options = options_for({admin.url()}, spool.path());
   options.access_token = "s3cret";
-  CallbackSender sender(options, retries.timer);
+  CallbackSender sender(options, retries.timer, retries.clock);
   sender.start();
 
   auto pushed = result(42, 500, "boom: \"quoted\"\nsecond line");
@@ -171,7 +171,7 @@ TEST(CallbackSenderTest, ResultRefusedForAWrongTokenStaysSpooled) {
   TempDir spool;
   auto options = options_for({admin.url()}, spool.path());
   options.access_token = "wrong";
-  CallbackSender sender(options, retries.timer);
+  CallbackSender sender(options, retries.timer, retries.clock);
   sender.start();
   sender.push(result(1));
 
@@ -185,7 +185,7 @@ TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
   Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
 
   // Four threads push 250 results each; the sender then finds 1000 queued.
   std::vector<std::thread> pushers;
@@ -208,7 +208,7 @@ TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
   Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
 
   std::vector<std::thread> pushers;
@@ -231,7 +231,7 @@ TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   for (int id = 1; id <= 5; ++id) sender.push(result(id));
 
@@ -254,7 +254,7 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
   admin.stop();
   TempDir spool;
   {
-    CallbackSender first(options_for({admin.url()}, spool.path()), retries.timer);
+    CallbackSender first(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
     first.start();
     for (int id = 1; id <= 3; ++id) first.push(result(id));
     ASSERT_TRUE(eventually([&] { return first.spooled() == 3; }));
@@ -263,7 +263,7 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
   }
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
-  CallbackSender second(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender second(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   second.start();
   EXPECT_EQ(second.spooled(), 6U);
   admin.start();
@@ -324,14 +324,14 @@ TEST(CallbackSenderTest, ResultsOnlyInMemoryWhenTheProcessIsKilledAreSentByTheNe
   const auto url = admin.url();
   ASSERT_TRUE(run_then_sigkill([&](const std::string&) {
     Retries retries;
-    auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer);
+    auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer, retries.clock);
     for (int id = 1; id <= 20; ++id) dying->push(result(id));
   }));
   EXPECT_TRUE(spool_files(spool.path()).empty());  // nothing was spooled: only the journal has them
 
   admin.start();
   Retries retries;
-  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   next.start();
   ASSERT_TRUE(has_callbacks(admin, 20));
   EXPECT_TRUE(eventually([&] { return next.spooled() == 0 && spool_files(spool.path()).empty(); }));
@@ -344,7 +344,7 @@ TEST(CallbackSenderTest, ResultsAcceptedBeforeTheProcessIsKilledAreNotSentAgain)
   ASSERT_TRUE(run_then_sigkill(
       [&](const std::string& url) {
         Retries retries;
-        auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer);
+        auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer, retries.clock);
         dying->start();
         for (int id = 1; id <= 10; ++id) dying->push(result(id));
         eventually([&] { return dying->queued() == 0; });
@@ -354,7 +354,7 @@ TEST(CallbackSenderTest, ResultsAcceptedBeforeTheProcessIsKilledAreNotSentAgain)
   ASSERT_TRUE(has_callbacks(admin, 10));
 
   Retries retries;
-  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   next.start();
   // The next sender re-sends what it found before anything new: once 99 is in, a repeat of
   // 1..10 would be too.
@@ -370,7 +370,7 @@ TEST(CallbackSenderTest, HasResultFromPushUntilAnAdminAcceptedIt) {
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.push(result(5));
   EXPECT_TRUE(sender.has_result(5));  // queued
   EXPECT_FALSE(sender.has_result(6));
@@ -390,7 +390,7 @@ TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
   FakeAdmin admin;
   TempDir spool;
   {
-    CallbackSender idle(options_for({admin.url()}, spool.path()), retries.timer);
+    CallbackSender idle(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
     idle.push(result(1));
     idle.push(result(2));
     EXPECT_EQ(idle.queued(), 2U);
@@ -398,7 +398,7 @@ TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
   EXPECT_TRUE(admin.callbacks().empty());
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   ASSERT_TRUE(has_callbacks(admin, 2));
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -411,7 +411,7 @@ TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstRefuses) {
   FakeAdmin second;
   first.set_refusing(true);
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   sender.push(result(7));
 
@@ -427,7 +427,7 @@ TEST(CallbackSenderTest, UsesTheSecondAdminWhenTheFirstIsDown) {
   FakeAdmin second;
   first.stop();
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   sender.push(result(7));
 
@@ -441,7 +441,7 @@ TEST(CallbackSenderTest, SendsOnlyToTheFirstAdminWhileItAccepts) {
   FakeAdmin first;
   FakeAdmin second;
   TempDir spool;
-  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({first.url(), second.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   for (int id = 1; id <= 3; ++id) sender.push(result(id));
 
@@ -472,7 +472,7 @@ TEST(CallbackSenderTest, SkipsUnreadableSpoolLinesAndDeliversTheRest) {
   // Not a spool file: left alone.
   write_file(spool.path() / "notes.txt", "keep me");
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   EXPECT_EQ(sender.spooled(), 4U);
   admin.start();
@@ -551,7 +551,7 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
   auto original = spool.path() / "callback-0000000000000001-1-0-0.spool";
   write_file(original, content);
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   ASSERT_TRUE(eventually(
       [&] { return admin.refused() >= 1 && !fs::exists(original) && sender.spooled() == 150; }));
@@ -589,7 +589,7 @@ TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
 
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   sender.push(result(8));
   // The first pass over the spool comes before the first queued result.
@@ -608,7 +608,7 @@ TEST(CallbackSenderTest, StopDeliversWhatIsQueuedWhenAnAdminAccepts) {
   Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   for (int id = 1; id <= 250; ++id) sender.push(result(id));
   sender.stop(20s);
@@ -626,7 +626,7 @@ TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
   FakeAdmin admin;
   admin.stop();
   TempDir spool;
-  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   for (int id = 1; id <= 20; ++id) sender.push(result(id));
 
@@ -640,7 +640,7 @@ TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
 
   // And they are not lost.
   admin.start();
-  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   next.start();
   ASSERT_TRUE(has_callbacks(admin, 20));
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -652,7 +652,7 @@ TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
   FakeAdmin admin;
   TempDir spool;
   {
-    CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer);
+    CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
     sender.start();
     sender.stop(1s);
     sender.push(result(9));
@@ -663,7 +663,7 @@ TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
   EXPECT_TRUE(admin.callbacks().empty());
   EXPECT_EQ(spool_files(spool.path()).size(), 1U);
 
-  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer);
+  CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   next.start();
   ASSERT_TRUE(admin.wait_for_result(9).has_value());
   EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
@@ -676,7 +676,7 @@ TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
   admin.stop();
   TempDir root;
   auto dir = root.path() / "logs" / "callbacks";
-  CallbackSender sender(options_for({admin.url()}, dir), retries.timer);
+  CallbackSender sender(options_for({admin.url()}, dir), retries.timer, retries.clock);
   sender.start();
   sender.push(result(1));
   ASSERT_TRUE(eventually([&] { return sender.spooled() == 1; }));
@@ -686,18 +686,18 @@ TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
 TEST(CallbackSenderTest, RejectsOptionsThatCannotWork) {
   Retries retries;
   TempDir spool;
-  EXPECT_THROW(CallbackSender(options_for({}, spool.path()), retries.timer), std::invalid_argument);
-  EXPECT_THROW(CallbackSender(options_for({"ftp://admin/"}, spool.path()), retries.timer), std::invalid_argument);
-  EXPECT_THROW(CallbackSender(options_for({"http://127.0.0.1:1/"}, ""), retries.timer), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({}, spool.path()), retries.timer, retries.clock), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"ftp://admin/"}, spool.path()), retries.timer, retries.clock), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(options_for({"http://127.0.0.1:1/"}, ""), retries.timer, retries.clock), std::invalid_argument);
   auto no_batch = options_for({"http://127.0.0.1:1/"}, spool.path());
   no_batch.max_batch = 0;
-  EXPECT_THROW(CallbackSender(no_batch, retries.timer), std::invalid_argument);
+  EXPECT_THROW(CallbackSender(no_batch, retries.timer, retries.clock), std::invalid_argument);
 }
 
 TEST(CallbackSenderTest, StartTwiceOrAfterStopThrows) {
   Retries retries;
   TempDir spool;
-  CallbackSender sender(options_for({"http://127.0.0.1:1/"}, spool.path()), retries.timer);
+  CallbackSender sender(options_for({"http://127.0.0.1:1/"}, spool.path()), retries.timer, retries.clock);
   sender.start();
   EXPECT_THROW(sender.start(), std::logic_error);
   sender.stop(0ms);

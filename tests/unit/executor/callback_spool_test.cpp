@@ -15,9 +15,10 @@
 #include <gtest/gtest.h>
 
 #include "common/protocol/messages.h"
+#include "tests/support/fake_clock.h"
 #include "tests/support/temp_dir.h"
 
-// The spool files alone: a real directory per test, no network.
+// The spool files alone: a real directory per test, a fake clock (it names the files), no network.
 namespace cronwheel::executor {
 namespace {
 
@@ -65,7 +66,8 @@ std::optional<Results> read_back(CallbackSpool& spool, const std::string& name) 
 
 TEST(CallbackSpoolTest, WritesOneCallbackBodyPerLineAndReadsItBack) {
   testing::TempDir dir;
-  CallbackSpool spool(dir.path(), 100);
+  testing::FakeClock clock;
+  CallbackSpool spool(dir.path(), 100, clock);
   const auto written = results_between(1, 250);
   auto name = spool.write(written);
   ASSERT_TRUE(name);
@@ -82,7 +84,8 @@ TEST(CallbackSpoolTest, WritesOneCallbackBodyPerLineAndReadsItBack) {
 
 TEST(CallbackSpoolTest, CreatesItsDirectoryWhenWritingIntoAMissingOne) {
   testing::TempDir root;
-  CallbackSpool spool(root.path() / "logs" / "callbacks", 100);
+  testing::FakeClock clock;
+  CallbackSpool spool(root.path() / "logs" / "callbacks", 100, clock);
   ASSERT_TRUE(spool.write(results_between(1, 1)));
   EXPECT_EQ(spool.list().size(), 1U);
 }
@@ -95,8 +98,9 @@ mode_t mode_of(const fs::path& path) {
 
 TEST(CallbackSpoolTest, FilesAndTheirDirectoryAreTheExecutorUsersAlone) {
   testing::TempDir root;
+  testing::FakeClock clock;
   const mode_t old_umask = ::umask(0);  // the modes must not depend on the umask
-  CallbackSpool spool(root.path() / "callbacklog", 100);
+  CallbackSpool spool(root.path() / "callbacklog", 100, clock);
   auto name = spool.write(results_between(1, 1));
   ::umask(old_umask);
   ASSERT_TRUE(name);
@@ -106,55 +110,60 @@ TEST(CallbackSpoolTest, FilesAndTheirDirectoryAreTheExecutorUsersAlone) {
 
 TEST(CallbackSpoolTest, CreateDirMakesADirectoryLeftOpenByAnEarlierVersionPrivate) {
   testing::TempDir root;
+  testing::FakeClock clock;
   fs::create_directories(root.path() / "callbacklog");
   ::chmod((root.path() / "callbacklog").c_str(), 0755);
-  CallbackSpool spool(root.path() / "callbacklog", 100);
+  CallbackSpool spool(root.path() / "callbacklog", 100, clock);
   spool.create_dir();
   EXPECT_EQ(mode_of(root.path() / "callbacklog"), 0700u);
 }
 
 TEST(CallbackSpoolTest, ListsOnlySpoolFilesOldestFirst) {
   testing::TempDir dir;
+  testing::FakeClock clock;
   write_text(dir.path() / "callback-0000000000000002-1-0-0.spool", line_of(results_between(2, 2)));
   write_text(dir.path() / "callback-0000000000000001-1-0-0.spool", line_of(results_between(1, 1)));
   write_text(dir.path() / "notes.txt", "keep me");
   write_text(dir.path() / "callback-.spool", "");  // nothing between prefix and suffix
-  CallbackSpool spool(dir.path(), 100);
+  CallbackSpool spool(dir.path(), 100, clock);
   EXPECT_EQ(spool.list(), (std::vector<std::string>{"callback-0000000000000001-1-0-0.spool",
                                                     "callback-0000000000000002-1-0-0.spool"}));
 }
 
 TEST(CallbackSpoolTest, SkipsUnreadableLinesAndKeepsTheRest) {
   testing::TempDir dir;
+  testing::FakeClock clock;
   const std::string name = "callback-0000000000000001-1-0-0.spool";
   // Written by a process that crashed in the middle of its last line.
   write_text(dir.path() / name, line_of(results_between(1, 1)) + "not json at all\n" +
                                     line_of(results_between(2, 3)) + "{\"logId\":4}\n" + "\n" +
                                     "[{\"logId\":5,\"logDateTim\":17000000");
-  CallbackSpool spool(dir.path(), 100);
+  CallbackSpool spool(dir.path(), 100, clock);
   EXPECT_EQ(read_back(spool, name), results_between(1, 3));
   EXPECT_EQ(spool.total(), 3U);
 }
 
 TEST(CallbackSpoolTest, AcceptsALastLineWithoutItsNewlineWhenItIsComplete) {
   testing::TempDir dir;
+  testing::FakeClock clock;
   const std::string name = "callback-0000000000000001-1-0-0.spool";
   std::string content = line_of(results_between(1, 2));
   content.pop_back();
   write_text(dir.path() / name, content);
-  CallbackSpool spool(dir.path(), 100);
+  CallbackSpool spool(dir.path(), 100, clock);
   EXPECT_EQ(read_back(spool, name), results_between(1, 2));
 }
 
 TEST(CallbackSpoolTest, AFileLockedByAnotherSenderIsLeftToIt) {
   testing::TempDir dir;
+  testing::FakeClock clock;
   const std::string name = "callback-0000000000000001-1-0-0.spool";
   write_text(dir.path() / name, line_of(results_between(7, 7)));
   int other = ::open((dir.path() / name).c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(other, 0);
   ASSERT_EQ(::flock(other, LOCK_EX), 0);
 
-  CallbackSpool spool(dir.path(), 100);
+  CallbackSpool spool(dir.path(), 100, clock);
   bool gone = true;
   EXPECT_FALSE(spool.lock(name, gone));
   EXPECT_FALSE(gone);
@@ -167,7 +176,8 @@ TEST(CallbackSpoolTest, AFileLockedByAnotherSenderIsLeftToIt) {
 
 TEST(CallbackSpoolTest, AMissingFileIsGone) {
   testing::TempDir dir;
-  CallbackSpool spool(dir.path(), 100);
+  testing::FakeClock clock;
+  CallbackSpool spool(dir.path(), 100, clock);
   bool gone = false;
   EXPECT_FALSE(spool.lock("callback-0000000000000001-1-0-0.spool", gone));
   EXPECT_TRUE(gone);
@@ -175,7 +185,8 @@ TEST(CallbackSpoolTest, AMissingFileIsGone) {
 
 TEST(CallbackSpoolTest, RemovingAFileForgetsItsCount) {
   testing::TempDir dir;
-  CallbackSpool spool(dir.path(), 100);
+  testing::FakeClock clock;
+  CallbackSpool spool(dir.path(), 100, clock);
   auto first = spool.write(results_between(1, 3));
   auto second = spool.write(results_between(4, 5));
   ASSERT_TRUE(first && second);
@@ -189,12 +200,13 @@ TEST(CallbackSpoolTest, RemovingAFileForgetsItsCount) {
 
 TEST(CallbackSpoolTest, RecountCountsWhatIsOnDiskAndKeepOnlyForgetsTheRest) {
   testing::TempDir dir;
+  testing::FakeClock clock;
   {
-    CallbackSpool earlier(dir.path(), 100);
+    CallbackSpool earlier(dir.path(), 100, clock);
     ASSERT_TRUE(earlier.write(results_between(1, 4)));
     ASSERT_TRUE(earlier.write(results_between(5, 6)));
   }
-  CallbackSpool spool(dir.path(), 100);
+  CallbackSpool spool(dir.path(), 100, clock);
   EXPECT_EQ(spool.total(), 0U);
   spool.recount();
   EXPECT_EQ(spool.total(), 6U);

@@ -11,16 +11,19 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/fake_clock.h"
 #include "tests/support/temp_dir.h"
 
-// A real directory per test. A journal object that goes away with results unacknowledged leaves
-// its files exactly as a killed process does (every append is a write(2) already made; closing
-// only releases the locks), so "the process died" is the object going out of scope.
+// A real directory per test, and a fake clock (it names the files). A journal object that goes
+// away with results unacknowledged leaves its files exactly as a killed process does (every append
+// is a write(2) already made; closing only releases the locks), so "the process died" is the
+// object going out of scope.
 namespace cronwheel::executor {
 namespace {
 
 namespace fs = std::filesystem;
 using common::protocol::HandleCallbackParam;
+using testing::FakeClock;
 using testing::TempDir;
 
 HandleCallbackParam make_result(std::int64_t log_id) {
@@ -55,15 +58,16 @@ std::uintmax_t journal_bytes(const fs::path& dir) {
 
 TEST(ResultJournalTest, WhatADeadProcessDidNotAcknowledgeIsItsOrphanInOrder) {
   TempDir dir;
+  FakeClock clock;
   {
-    ResultJournal dead({dir.path()});
+    ResultJournal dead({dir.path()}, clock);
     std::vector<std::uint64_t> seqs;
     for (int id = 1; id <= 6; ++id) seqs.push_back(dead.append(make_result(id)));
     EXPECT_EQ(seqs, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6}));
     dead.acknowledge({seqs[0], seqs[1], seqs[3]});
     EXPECT_EQ(dead.unacknowledged(), 3U);
   }
-  ResultJournal next({dir.path()});
+  ResultJournal next({dir.path()}, clock);
   auto orphans = next.orphans();
   ASSERT_EQ(orphans.size(), 1U);
   EXPECT_EQ(log_ids(orphans[0].results), (std::vector<std::int64_t>{3, 5, 6}));
@@ -74,8 +78,9 @@ TEST(ResultJournalTest, WhatADeadProcessDidNotAcknowledgeIsItsOrphanInOrder) {
 
 TEST(ResultJournalTest, FilesAndTheDirectoryItCreatesAreTheExecutorUsersAlone) {
   TempDir root;
+  FakeClock clock;
   const mode_t old_umask = ::umask(0);  // the modes must not depend on the umask
-  ResultJournal journal({root.path() / "callbacklog"});
+  ResultJournal journal({root.path() / "callbacklog"}, clock);
   journal.append(make_result(1));
   ::umask(old_umask);
   struct stat st {};
@@ -89,9 +94,10 @@ TEST(ResultJournalTest, FilesAndTheDirectoryItCreatesAreTheExecutorUsersAlone) {
 
 TEST(ResultJournalTest, ALiveJournalIsNoOrphanNotEvenToItself) {
   TempDir dir;
-  ResultJournal live({dir.path()});
+  FakeClock clock;
+  ResultJournal live({dir.path()}, clock);
   live.append(make_result(1));
-  ResultJournal other({dir.path()});
+  ResultJournal other({dir.path()}, clock);
   EXPECT_TRUE(other.orphans().empty());
   EXPECT_TRUE(live.orphans().empty());
   EXPECT_EQ(journal_files(dir.path()).size(), 1U);
@@ -99,7 +105,8 @@ TEST(ResultJournalTest, ALiveJournalIsNoOrphanNotEvenToItself) {
 
 TEST(ResultJournalTest, ACleanCloseWithEverythingAcknowledgedLeavesNothing) {
   TempDir dir;
-  ResultJournal journal({dir.path()});
+  FakeClock clock;
+  ResultJournal journal({dir.path()}, clock);
   auto a = journal.append(make_result(1));
   auto b = journal.append(make_result(2));
   journal.acknowledge({a, b, b, 0, 999});  // repeats, 0 and unknown numbers are ignored
@@ -111,7 +118,8 @@ TEST(ResultJournalTest, ACleanCloseWithEverythingAcknowledgedLeavesNothing) {
 
 TEST(ResultJournalTest, StaysSmallWhileResultsAreAcknowledged) {
   TempDir dir;
-  ResultJournal journal({dir.path(), /*truncate_bytes=*/4096, /*segment_bytes=*/16384});
+  FakeClock clock;
+  ResultJournal journal({dir.path(), /*truncate_bytes=*/4096, /*segment_bytes=*/16384}, clock);
   // The first result stays unacknowledged for a while: the journal moves on to new files and
   // drops the old ones once it is acknowledged.
   auto first = journal.append(make_result(0));
@@ -126,15 +134,16 @@ TEST(ResultJournalTest, StaysSmallWhileResultsAreAcknowledged) {
 
 TEST(ResultJournalTest, ResultsOfRotatedFilesAreStillFoundAfterADeath) {
   TempDir dir;
+  FakeClock clock;
   {
-    ResultJournal dead({dir.path(), 4096, 4096});
+    ResultJournal dead({dir.path(), 4096, 4096}, clock);
     for (int id = 1; id <= 300; ++id) {
       auto seq = dead.append(make_result(id));
       if (id % 3 != 0) dead.acknowledge({seq});  // every third one is still unacknowledged
     }
     EXPECT_GT(journal_files(dir.path()).size(), 1U);
   }
-  ResultJournal next({dir.path()});
+  ResultJournal next({dir.path()}, clock);
   auto orphans = next.orphans();
   ASSERT_EQ(orphans.size(), 1U);
   std::vector<std::int64_t> expected;
@@ -144,9 +153,10 @@ TEST(ResultJournalTest, ResultsOfRotatedFilesAreStillFoundAfterADeath) {
 
 TEST(ResultJournalTest, DamagedOrTornLinesAreSkippedAndHideNothing) {
   TempDir dir;
+  FakeClock clock;
   std::string name;
   {
-    ResultJournal dead({dir.path()});
+    ResultJournal dead({dir.path()}, clock);
     dead.append(make_result(1));
     dead.append(make_result(2));
     name = journal_files(dir.path()).at(0).string();
@@ -167,7 +177,7 @@ TEST(ResultJournalTest, DamagedOrTornLinesAreSkippedAndHideNothing) {
       << second_line << second_line.substr(0, 20);
   out.close();
 
-  ResultJournal next({dir.path()});
+  ResultJournal next({dir.path()}, clock);
   auto orphans = next.orphans();
   ASSERT_EQ(orphans.size(), 1U);
   EXPECT_EQ(log_ids(orphans[0].results), (std::vector<std::int64_t>{2}));
@@ -175,9 +185,10 @@ TEST(ResultJournalTest, DamagedOrTornLinesAreSkippedAndHideNothing) {
 
 TEST(ResultJournalTest, FilesThatAreNotJournalsAreLeftAlone) {
   TempDir dir;
+  FakeClock clock;
   std::ofstream(dir.path() / "callback-1.spool") << "[]\n";
   std::ofstream(dir.path() / "results-x.journal") << "garbage\n";  // no file number
-  ResultJournal journal({dir.path()});
+  ResultJournal journal({dir.path()}, clock);
   EXPECT_TRUE(journal.orphans().empty());
   EXPECT_TRUE(fs::exists(dir.path() / "callback-1.spool"));
   EXPECT_TRUE(fs::exists(dir.path() / "results-x.journal"));
