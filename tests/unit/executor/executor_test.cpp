@@ -1,6 +1,12 @@
-// The Executor as an admin sees it: a real Executor on 127.0.0.1 (port chosen by the OS), a
-// FakeAdmin recording registrations and callbacks, and requests sent with the exact bodies an
-// XXL-JOB 2.4 admin sends (Gson field order and escaping). No sleeps: tests wait on conditions.
+// The executor as an admin sees it: an ExecutorCore (the Executor, on an injected clock) on
+// 127.0.0.1 (port chosen by the OS), a FakeAdmin recording registrations and callbacks, and
+// requests sent with the exact bodies an XXL-JOB 2.4 admin sends (Gson field order and escaping).
+//
+// Time is a FakeClock's, moved by hand: executorTimeout, the heartbeat, the callbacks' retries,
+// the logDateTime check, executorStartTime and log stamps follow it, and a test waits for the
+// executor to have reacted to it with wait_until_idle(). What the OS times stays real (HTTP,
+// script processes and their TERM-to-KILL grace). No sleeps: tests wait on conditions.
+// executor_lifecycle_test.cpp runs the public Executor on the system clock.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -27,9 +33,11 @@
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 #include "cronwheel/executor.h"
+#include "executor/src/executor_core.h"
 #include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
 #include "tests/support/fake_admin.h"
+#include "tests/support/fake_clock.h"
 #include "tests/support/xxl_job_requests.h"
 #include "tests/unit/executor/job_test_support.h"
 
@@ -51,12 +59,18 @@ using test::eventually;
 using test::kBound;
 using test::Signals;
 using cronwheel::testing::FakeAdmin;
+using cronwheel::testing::FakeClock;
 
-// The trigger time as the admin sends it: now (a time older than the log retention would have
-// its day directory removed by the executor's retention cleanup).
-const std::int64_t kLogDateTime = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count();
+// Where the executor's clock starts (2023-11-14 22:13:20 UTC), and the trigger time the admin
+// sends: now (a time older than the log retention would have its day directory removed by the
+// executor's retention cleanup, one past tomorrow is refused).
+constexpr std::int64_t kStartMs = 1'700'000'000'000;
+constexpr std::int64_t kLogDateTime = kStartMs;
+
+// Threads of an ExecutorCore that sleep on its clock whatever it does: the periodic timer's worker
+// (heartbeat, retention, callback retries) and the deadline timer's. Each idle job thread is one
+// more. Everything else waits on conditions or on the network.
+constexpr std::size_t kTimerThreads = 2;
 
 // POST /run's body as XXL-JOB 2.4's admin writes it, with this file's defaults.
 struct Trigger : testing::TriggerBody {
@@ -96,6 +110,22 @@ pid_t read_pid(const fs::path& path) {
   return pid;
 }
 
+// The log ids of the results in the spool files under `log_dir`.
+std::multiset<std::int64_t> spooled_log_ids(const fs::path& log_dir) {
+  std::multiset<std::int64_t> ids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(log_dir / "callbacklog", ec)) {
+    if (entry.path().extension() != ".spool") continue;
+    std::istringstream lines(read_file(entry.path()));
+    for (std::string line; std::getline(lines, line);) {
+      for (const auto& r : common::protocol::parse<common::protocol::CallbackBatch>(line).callbacks) {
+        ids.insert(r.log_id);
+      }
+    }
+  }
+  return ids;
+}
+
 class ExecutorTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -124,7 +154,7 @@ class ExecutorTest : public ::testing::Test {
     return o;
   }
 
-  void add_handlers(Executor& executor) {
+  void add_handlers(ExecutorCore& executor) {
     executor.handle("demoJobHandler", [this](JobContext& ctx) {
       ctx.log("params=" + ctx.params() + " shard=" + std::to_string(ctx.shard_index()) + "/" +
               std::to_string(ctx.shard_total()));
@@ -157,7 +187,7 @@ class ExecutorTest : public ::testing::Test {
   void start(ExecutorOptions o) {
     HttpClientOptions client_options;
     client_options.access_token = o.access_token;
-    executor_ = std::make_unique<Executor>(std::move(o));
+    executor_ = std::make_unique<ExecutorCore>(std::move(o), clock_);
     add_handlers(*executor_);
     executor_->start();
     client_ = std::make_unique<HttpClient>(executor_->address(), client_options);
@@ -175,6 +205,14 @@ class ExecutorTest : public ::testing::Test {
     return result.value_or(HandleCallbackParam{});
   }
 
+  // Waits until the executor has done all it can without time passing, with `idle_job_threads`
+  // job threads waiting for work: the periodic work is done (its next deadlines are on the
+  // clock) and every thread that sleeps on the clock is asleep.
+  void wait_until_idle(std::size_t idle_job_threads) {
+    executor_->wait_periodic_idle();
+    clock_.wait_for_sleepers(kTimerThreads + idle_job_threads);
+  }
+
   // Every callback the admin accepted names a different run.
   void expect_no_duplicate_callbacks() {
     std::map<std::int64_t, int> count;
@@ -189,7 +227,8 @@ class ExecutorTest : public ::testing::Test {
   std::map<std::int64_t, std::string> seen_params_;
   std::map<std::int64_t, std::pair<int, int>> seen_shards_;
   std::vector<std::int64_t> run_order_;
-  std::unique_ptr<Executor> executor_;
+  FakeClock clock_{kStartMs};  // outlives the executor
+  std::unique_ptr<ExecutorCore> executor_;
   std::unique_ptr<HttpClient> client_;
 };
 
@@ -212,6 +251,22 @@ TEST_F(ExecutorTest, RegistersWithTheAdminAndAnswersBeat) {
   }
   // XXL-JOB 2.4 sends the JSON string "" as /beat's body.
   EXPECT_TRUE(post("beat", "\"\"").is_success());
+}
+
+TEST_F(ExecutorTest, RegistersAgainEveryRegistryIntervalOfItsClock) {
+  auto o = options();
+  o.registry_interval = 30s;
+  start(o);
+  ASSERT_TRUE(admin_.wait_until([](const FakeAdmin& a) { return a.registrations().size() == 1; }));
+  wait_until_idle(0);
+  clock_.advance(30s - 1ms);
+  wait_until_idle(0);
+  EXPECT_EQ(admin_.registrations().size(), 1u) << "not before the interval";
+  clock_.advance(1ms);
+  EXPECT_TRUE(admin_.wait_until([](const FakeAdmin& a) { return a.registrations().size() == 2; }));
+  wait_until_idle(0);
+  clock_.advance(30s);
+  EXPECT_TRUE(admin_.wait_until([](const FakeAdmin& a) { return a.registrations().size() == 3; }));
 }
 
 TEST_F(ExecutorTest, BeanHandlerGetsParamsAndShardAndItsResultIsCalledBack) {
@@ -277,7 +332,7 @@ TEST_F(ExecutorTest, ARunReceivedAgainIsNotRunAgain) {
   again = run(done);
   EXPECT_TRUE(again.is_success());
   EXPECT_EQ(again.msg, "run 42 was received already: not run again");
-  std::this_thread::sleep_for(300ms);  // a second run would have started by now
+  wait_until_idle(1);  // a second run would have been queued before that answer, and run by now
   {
     std::lock_guard lock(seen_mutex_);
     EXPECT_EQ(run_order_, (std::vector<std::int64_t>{100, 42}));
@@ -361,7 +416,8 @@ TEST_F(ExecutorTest, DiscardLaterRefusesWhileTheJobRunsAndAcceptsOnceItIsIdle) {
 
   signals_.release();
   EXPECT_EQ(result_of(100).handle_code, kSuccessCode);
-  ASSERT_TRUE(eventually([&] { return post("idleBeat", job_body(1)).is_success(); }));
+  wait_until_idle(1);
+  ASSERT_TRUE(post("idleBeat", job_body(1)).is_success());
   later.log_id = 102;
   ASSERT_TRUE(run(later).is_success());
   EXPECT_EQ(result_of(102).handle_code, kSuccessCode);
@@ -446,13 +502,19 @@ TEST_F(ExecutorTest, TimeoutReports502AndStopsAHandlerHonouringItsToken) {
   start();
   Trigger t;
   t.handler = "block";
-  t.timeout = 1;
+  t.timeout = 3;
   ASSERT_TRUE(run(t).is_success());
+  ASSERT_TRUE(signals_.wait_started(42));  // its deadline is on the timer from here on
+  clock_.advance(3s - 1ms);
+  wait_until_idle(0);
+  EXPECT_FALSE(admin_.wait_for_result(42, 0ms)) << "not before executorTimeout";
+  clock_.advance(1ms);
   auto result = result_of(42);
   EXPECT_EQ(result.handle_code, kTimeoutCode);
-  EXPECT_NE(result.handle_msg.find("job execute timeout"), std::string::npos) << result.handle_msg;
+  EXPECT_EQ(result.handle_msg, "job execute timeout (executorTimeout 3 s)");
   // The handler saw its stop token and returned: the job is idle again.
-  EXPECT_TRUE(eventually([&] { return post("idleBeat", job_body(1)).is_success(); }));
+  wait_until_idle(1);
+  EXPECT_TRUE(post("idleBeat", job_body(1)).is_success());
 }
 
 TEST_F(ExecutorTest, KillStopsTheRunningHandlerAndItsQueue) {
@@ -491,7 +553,8 @@ TEST_F(ExecutorTest, IdleBeatIsBusyWhileTheJobRunsOrHasQueueAndIdleAfterwards) {
   EXPECT_TRUE(post("idleBeat", job_body(2)).is_success()) << "another job is idle";
   signals_.release();
   result_of(42);
-  EXPECT_TRUE(eventually([&] { return post("idleBeat", job_body(1)).is_success(); }));
+  wait_until_idle(1);
+  EXPECT_TRUE(post("idleBeat", job_body(1)).is_success());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -576,14 +639,15 @@ TEST_F(ScriptTest, TimeoutEndsTheScriptAndEveryProcessItStarted) {
   t.params = marker("timeout").string();
   t.timeout = 1;
   ASSERT_TRUE(run(t).is_success());
+  // Executing (and its deadline on the timer) once it has written its child's pid.
+  ASSERT_TRUE(eventually([&] { return read_pid(marker("timeout.child")) > 0; }));
+  clock_.advance(1s);
   auto result = result_of(42);
   EXPECT_EQ(result.handle_code, kTimeoutCode) << result.handle_msg;
-  const pid_t shell = read_pid(marker("timeout.pid"));
-  const pid_t child = read_pid(marker("timeout.child"));
-  ASSERT_GT(shell, 0);
-  ASSERT_GT(child, 0);
-  EXPECT_TRUE(eventually([&] { return process_gone(shell); }));
-  EXPECT_TRUE(eventually([&] { return process_gone(child); }));
+  // Reported when its body returned, which the script runner does once the whole process group
+  // is gone (the report grace of a stopped run never passes on this clock).
+  EXPECT_TRUE(process_gone(read_pid(marker("timeout.pid"))));
+  EXPECT_TRUE(process_gone(read_pid(marker("timeout.child"))));
 }
 
 TEST_F(ScriptTest, KillEndsTheRunningScriptAndEveryProcessItStarted) {
@@ -605,23 +669,25 @@ TEST_F(ScriptTest, KillEndsTheRunningScriptAndEveryProcessItStarted) {
   auto result = result_of(42);
   EXPECT_EQ(result.handle_code, kFailCode);
   EXPECT_EQ(result.handle_msg, "scheduling center kill job. [job running, killed]");
-  EXPECT_TRUE(eventually([&] { return process_gone(shell); }));
-  EXPECT_TRUE(eventually([&] { return process_gone(child); }));
+  // The runner's KILL (after its grace, on the OS's clock) ended the group before the result.
+  EXPECT_TRUE(process_gone(shell));
+  EXPECT_TRUE(process_gone(child));
 }
 
 TEST_F(ScriptTest, NewGlueVersionReplacesTheJobThread) {
   start();
-  auto v1 = script("#!/bin/bash\nsleep 300\n", 100);
+  auto v1 = script("#!/bin/bash\necho $$ > \"$1\"\nsleep 300\n", 100);
+  v1.params = marker("v1.pid").string();
   ASSERT_TRUE(run(v1).is_success());
+  ASSERT_TRUE(eventually([&] { return read_pid(marker("v1.pid")) > 0; }));  // v1 is executing
   auto v2 = script("#!/bin/bash\necho v2\n", 101);
   v2.glue_updatetime = kLogDateTime + 60'000;
-  // Give v1 a moment to be executing rather than queued: either way it must be reported once.
-  ASSERT_TRUE(eventually([&] { return !post("idleBeat", job_body(1)).is_success(); }));
   ASSERT_TRUE(run(v2).is_success());
   auto old_run = result_of(100);
   EXPECT_EQ(old_run.handle_code, kFailCode);
-  EXPECT_EQ(old_run.handle_msg.rfind("change job source or glue type, and terminate the old job thread.", 0), 0u)
-      << old_run.handle_msg;
+  EXPECT_EQ(old_run.handle_msg,
+            "change job source or glue type, and terminate the old job thread. [job running, killed]");
+  EXPECT_TRUE(process_gone(read_pid(marker("v1.pid"))));
   EXPECT_EQ(result_of(101).handle_code, kSuccessCode);
 }
 
@@ -821,12 +887,8 @@ TEST_F(ExecutorTest, ResultsSurviveAnAdminOutageAndExecutorRestarts) {
   t.log_id = 101;
   t.handler = "fails";
   ASSERT_TRUE(run(t).is_success());
-  // Both runs are over (their logs are complete) before the executor goes away.
-  ASSERT_TRUE(eventually([&] {
-    auto a = post_xxl_job<LogResult>(*client_, "log", log_body(100, 1));
-    auto b = post_xxl_job<LogResult>(*client_, "log", log_body(101, 1));
-    return a.content && a.content->is_end && b.content && b.content->is_end;
-  }));
+  // Both runs are over (their job threads wait for work) before the executor goes away.
+  wait_until_idle(2);
   executor_->stop();
 
   // Restarted while the admin is still down: nothing can be delivered, nothing is lost.
@@ -843,17 +905,15 @@ TEST_F(ExecutorTest, ResultsSurviveAnAdminOutageAndExecutorRestarts) {
 }
 
 TEST_F(ExecutorTest, LogSaysWhetherThisProcessStillHoldsTheRunOrItsResult) {
-  const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  clock_.advance(250ms);  // the executor starts at kStartMs + 250
   admin_.set_refusing(true);  // up but refusing: stopping it would free its port for the executor to take
   auto o = options();
-  o.callback_retry_interval = 100ms;  // the spool is offered again soon after the admin is back
+  o.callback_retry_interval = 45s;
   start(std::move(o));
   auto state_of = [&](std::int64_t log_id) {
     auto answer = post_xxl_job<LogResult>(*client_, "log", log_body(log_id, 1));
     EXPECT_TRUE(answer.is_success()) << answer.msg;
-    EXPECT_GE(answer.content ? answer.content->executor_start_time : 0, before);
+    EXPECT_EQ(answer.content ? answer.content->executor_start_time : 0, kStartMs + 250);
     return answer.content ? answer.content->run_state : std::string("no answer");
   };
   Trigger t;
@@ -864,10 +924,18 @@ TEST_F(ExecutorTest, LogSaysWhetherThisProcessStillHoldsTheRunOrItsResult) {
   EXPECT_EQ(state_of(7), "active");
   signals_.release();
   // Over, and its result held while no admin takes it (queued, then spooled).
-  ASSERT_TRUE(eventually([&] { return state_of(7) == "result-pending"; }));
+  wait_until_idle(1);
+  EXPECT_EQ(state_of(7), "result-pending");
   EXPECT_EQ(state_of(8), "unknown");  // never seen
+  // Spooled: the sender has put its first retry on the clock (before it took its first result).
+  ASSERT_TRUE(eventually([&] { return spooled_log_ids(log_dir_) == std::multiset<std::int64_t>{7}; }));
+  EXPECT_EQ(state_of(7), "result-pending");
 
   admin_.set_refusing(false);
+  clock_.advance(45s - 1ms);  // the first retry is 45 s after the start
+  wait_until_idle(1);
+  EXPECT_FALSE(admin_.wait_for_result(7, 0ms)) << "not before the retry interval";
+  clock_.advance(1ms);
   EXPECT_EQ(result_of(7).handle_code, kSuccessCode);
   // Accepted by the admin: this process holds nothing of it any more.
   ASSERT_TRUE(eventually([&] { return state_of(7) == "unknown"; }));
@@ -877,7 +945,7 @@ TEST_F(ExecutorTest, RunsAreRefusedWhileTooManyResultsWaitForAnAdmin) {
   admin_.set_refusing(true);  // up but refusing: stopping it would free its port for the executor to take
   auto o = options();
   o.max_undelivered_results = 2;
-  o.callback_retry_interval = 100ms;
+  o.callback_retry_interval = 10s;
   start(std::move(o));
   Trigger t;
   for (std::int64_t id = 1; id <= 2; ++id) {
@@ -885,20 +953,18 @@ TEST_F(ExecutorTest, RunsAreRefusedWhileTooManyResultsWaitForAnAdmin) {
     t.log_id = id;
     ASSERT_TRUE(run(t).is_success());
   }
-  ASSERT_TRUE(eventually([&] {
-    auto a = post_xxl_job<LogResult>(*client_, "log", log_body(1, 1));
-    auto b = post_xxl_job<LogResult>(*client_, "log", log_body(2, 1));
-    return a.content && a.content->run_state == "result-pending" && b.content &&
-           b.content->run_state == "result-pending";
-  }));
+  wait_until_idle(2);  // both runs over: both results wait for an admin
   t.job_id = 3;
   t.log_id = 3;
   auto refused = run(t);
   EXPECT_FALSE(refused.is_success());
   EXPECT_NE(refused.msg.find("2 results no admin has accepted yet (limit 2)"), std::string::npos) << refused.msg;
 
-  // Once the admin took them, runs are accepted again.
+  // Once the admin took them, runs are accepted again. They go at the first retry after they
+  // were spooled.
+  ASSERT_TRUE(eventually([&] { return spooled_log_ids(log_dir_) == std::multiset<std::int64_t>{1, 2}; }));
   admin_.set_refusing(false);
+  clock_.advance(10s);
   result_of(1);
   result_of(2);
   ASSERT_TRUE(eventually([&] { return run(t).is_success(); }));
