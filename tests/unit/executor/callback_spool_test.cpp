@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -128,6 +129,20 @@ TEST(CallbackSpoolTest, ListsOnlySpoolFilesOldestFirst) {
   CallbackSpool spool(dir.path(), 100, clock);
   EXPECT_EQ(spool.list(), (std::vector<std::string>{"callback-0000000000000001-1-0-0.spool",
                                                     "callback-0000000000000002-1-0-0.spool"}));
+}
+
+TEST(CallbackSpoolTest, NamesFilesAfterTheClocksTimeSoTheyListOldestFirst) {
+  testing::TempDir dir;
+  testing::FakeClock clock(1'700'000'000'000);
+  CallbackSpool spool(dir.path(), 100, clock);
+  auto first = spool.write(results_between(1, 1));
+  clock.advance(std::chrono::milliseconds(1));
+  auto second = spool.write(results_between(2, 2));
+  ASSERT_TRUE(first && second);
+  const std::string pid = std::to_string(::getpid());
+  EXPECT_TRUE(first->starts_with("callback-0001700000000000-" + pid + "-")) << *first;
+  EXPECT_TRUE(second->starts_with("callback-0001700000000001-" + pid + "-")) << *second;
+  EXPECT_EQ(spool.list(), (std::vector<std::string>{*first, *second}));
 }
 
 TEST(CallbackSpoolTest, SkipsUnreadableLinesAndKeepsTheRest) {

@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
 #include <functional>
 #include <map>
 #include <memory>
@@ -195,6 +198,37 @@ TEST_F(JobDispatcherTest, RunsTheHandlerAndWritesStartAndEndLinesBeforeReporting
   EXPECT_NE(lines[1].find("Param: p10"), std::string::npos);
   EXPECT_NE(lines[2].find("echo p10"), std::string::npos);
   EXPECT_NE(lines.back().find("handleCode=200"), std::string::npos);
+}
+
+// "yyyy-MM-dd HH:mm:ss.SSS " in local time, as a run log line stamped at `ms` begins.
+std::string local_stamp(std::int64_t ms) {
+  const auto seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm local{};
+  ::localtime_r(&seconds, &local);
+  char text[96];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02d %02d:%02d:%02d.%03d ", local.tm_year + 1900,
+                local.tm_mon + 1, local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec,
+                static_cast<int>(ms % 1000));
+  return text;
+}
+
+TEST_F(JobDispatcherTest, LogLinesAreStampedWithTheClocksTime) {
+  handlers_->set("logs", [](JobContext& ctx) { ctx.log("from the handler"); });
+  handlers_->set("throws", [](JobContext&) { throw std::runtime_error("out of paper"); });
+  clock_.advance(1234ms);
+  ASSERT_TRUE(dispatcher().run(trigger(1, 10, "logs")).is_success());
+  ASSERT_TRUE(dispatcher().run(trigger(2, 11, "throws")).is_success());
+  ASSERT_TRUE(results_.wait_for(10));
+  ASSERT_TRUE(results_.wait_for(11));
+  const std::string stamp = local_stamp(clock_.now_ms());
+  ASSERT_EQ(clock_.now_ms(), 1'700'000'001'234);
+  for (std::int64_t log_id : {10, 11}) {
+    auto lines = log_of(log_id);
+    ASSERT_GE(lines.size(), 4u);
+    for (const auto& line : lines) EXPECT_TRUE(line.starts_with(stamp)) << line;
+  }
+  EXPECT_EQ(log_of(10)[2], stamp + "from the handler");
+  EXPECT_EQ(log_of(11)[2], stamp + "----------- handler exception: out of paper");
 }
 
 TEST_F(JobDispatcherTest, IdleJobThreadEndsAfterTheIdleTimeout) {

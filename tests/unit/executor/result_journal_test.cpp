@@ -1,7 +1,9 @@
 #include "executor/src/result_journal.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -181,6 +183,22 @@ TEST(ResultJournalTest, DamagedOrTornLinesAreSkippedAndHideNothing) {
   auto orphans = next.orphans();
   ASSERT_EQ(orphans.size(), 1U);
   EXPECT_EQ(log_ids(orphans[0].results), (std::vector<std::int64_t>{2}));
+}
+
+TEST(ResultJournalTest, FilesAreNamedAfterTheClocksTimeAtTheFirstAppend) {
+  TempDir dir;
+  FakeClock clock(1'700'000'000'123);
+  ResultJournal journal({dir.path()}, clock);
+  EXPECT_TRUE(journal_files(dir.path()).empty()) << "nothing before the first append";
+  clock.advance(std::chrono::milliseconds(5));
+  journal.append(make_result(1));
+  clock.advance(std::chrono::milliseconds(5));
+  journal.append(make_result(2));
+  auto files = journal_files(dir.path());
+  ASSERT_EQ(files.size(), 1U);
+  const std::string name = files[0].filename().string();
+  EXPECT_TRUE(name.starts_with("results-0001700000000128-" + std::to_string(::getpid()) + "-")) << name;
+  EXPECT_TRUE(name.ends_with("-0.journal")) << name;
 }
 
 TEST(ResultJournalTest, FilesThatAreNotJournalsAreLeftAlone) {
