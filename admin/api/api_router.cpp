@@ -12,6 +12,7 @@
 #include "admin/auth/secrets.h"
 #include "admin/model/store_errors.h"
 #include "admin/model/stores.h"
+#include "common/util/utf8.h"
 
 namespace cronwheel::admin {
 
@@ -28,7 +29,7 @@ Credentials credentials_of(const httplib::Request& req) {
 
 // Query values reach SQL and JSON answers: they must be UTF-8, without control characters.
 void check_query_text(const std::string& name, const std::string& value) {
-  if (!is_valid_utf8(value)) throw invalid(name, name + ": not valid UTF-8");
+  if (!common::utf8::is_valid(value)) throw invalid(name, name + ": not valid UTF-8");
   for (unsigned char c : value) {
     if (c < 0x20 || c == 0x7f) throw invalid(name, name + ": must not contain control characters");
   }
@@ -120,7 +121,7 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
       }
       for (const auto& [name, value] : req.params) {
         if (std::find(query.begin(), query.end(), name) == query.end()) {
-          const std::string shown = is_valid_utf8(name) && name.size() <= 64 ? name : std::string("(a parameter)");
+          const std::string shown = common::utf8::is_valid(name) && name.size() <= 64 ? name : std::string("(a parameter)");
           throw invalid(shown, shown + ": unknown query parameter" +
                                    (query.empty() ? std::string(" (this operation takes none)") : std::string()));
         }

@@ -19,6 +19,7 @@
 #include "common/protocol/constants.h"
 #include "common/protocol/protocol_error.h"
 #include "common/protocol/return_t.h"
+#include "common/util/utf8.h"
 
 namespace cronwheel::admin {
 
@@ -30,12 +31,6 @@ using Answer = protocol::ReturnT<std::string>;
 // job_registry's columns are varchar(255): characters, not bytes.
 constexpr std::size_t kMaxRegistryChars = 255;
 
-std::size_t utf8_chars(std::string_view text) {
-  std::size_t n = 0;
-  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
 std::string field_problem(const std::string& field, std::string_view value) {
   if (value.empty()) return field + ": must not be empty";
   for (unsigned char c : value) {
@@ -43,7 +38,7 @@ std::string field_problem(const std::string& field, std::string_view value) {
     // short by the database.
     if (c < 0x20 || c == 0x7f) return field + ": must not contain control characters";
   }
-  if (utf8_chars(value) > kMaxRegistryChars) {
+  if (common::utf8::char_count(value) > kMaxRegistryChars) {
     return field + ": at most " + std::to_string(kMaxRegistryChars) + " characters";
   }
   return {};

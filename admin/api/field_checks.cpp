@@ -8,51 +8,9 @@
 #include "admin/api/api_errors.h"
 #include "admin/api/json_body.h"
 #include "common/http/url.h"
+#include "common/util/utf8.h"
 
 namespace cronwheel::admin {
-
-std::size_t char_count(std::string_view utf8) noexcept {
-  std::size_t count = 0;
-  for (unsigned char c : utf8) {
-    if ((c & 0xC0) != 0x80) ++count;  // every byte but continuation bytes starts a character
-  }
-  return count;
-}
-
-bool is_valid_utf8(std::string_view text) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    const unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    std::size_t length = 0;
-    std::uint32_t code = 0;
-    if ((c & 0xE0) == 0xC0) {
-      length = 2;
-      code = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      length = 3;
-      code = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      length = 4;
-      code = c & 0x07;
-    } else {
-      return false;
-    }
-    if (static_cast<std::size_t>(end - p) < length) return false;
-    for (std::size_t i = 1; i < length; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      code = (code << 6) | (p[i] & 0x3F);
-    }
-    static constexpr std::uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kMinimum[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
-    p += length;
-  }
-  return true;
-}
 
 std::string trimmed(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n";
@@ -63,12 +21,7 @@ std::string trimmed(std::string_view text) {
 }
 
 std::string truncate_chars(std::string_view text, std::size_t max_chars) {
-  std::size_t chars = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool starts_char = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
-    if (starts_char && chars++ == max_chars) return std::string(text.substr(0, i));
-  }
-  return std::string(text);
+  return std::string(text.substr(0, common::utf8::char_prefix_length(text, max_chars)));
 }
 
 std::optional<std::string> deceptive_character(std::string_view text) {
@@ -78,12 +31,13 @@ std::optional<std::string> deceptive_character(std::string_view text) {
     return std::string(code) + " (" + what + ")";
   };
   for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    char32_t c = length == 1 ? lead : length == 2 ? (lead & 0x1F) : length == 3 ? (lead & 0x0F) : (lead & 0x07);
-    for (std::size_t k = 1; k < length && i + k < text.size(); ++k) {
-      c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    // Text that is not UTF-8 is refused elsewhere: here a stray byte is skipped.
+    const std::size_t length = common::utf8::sequence_length(text, i);
+    if (length == 0) {
+      ++i;
+      continue;
     }
+    const char32_t c = common::utf8::decode(text, i, length);
     i += length;
     if (c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F)) return named(c, "a control character");
     if (c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) {
@@ -100,7 +54,7 @@ std::optional<std::string> deceptive_character(std::string_view text) {
 void check_text(std::string_view field, std::string_view value, std::size_t max_chars, bool required) {
   const std::string name(field);
   if (required && value.empty()) throw invalid(field, name + ": must not be empty");
-  const auto count = char_count(value);
+  const auto count = common::utf8::char_count(value);
   if (count > max_chars) {
     throw invalid(field, name + ": at most " + std::to_string(max_chars) + " characters, got " + std::to_string(count));
   }

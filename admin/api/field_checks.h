@@ -16,13 +16,6 @@
 // e.g. "title: at most 64 characters, got 70".
 namespace cronwheel::admin {
 
-// Characters (Unicode code points) in UTF-8 text, the unit of PostgreSQL's varchar(n).
-std::size_t char_count(std::string_view utf8) noexcept;
-
-// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF), as PostgreSQL and JSON require.
-bool is_valid_utf8(std::string_view text) noexcept;
-
 // `text` without leading and trailing spaces, tabs and line breaks.
 std::string trimmed(std::string_view text);
 

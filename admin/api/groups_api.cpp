@@ -11,6 +11,7 @@
 #include "admin/api/resource_access.h"
 #include "admin/api/resource_routes.h"
 #include "admin/model/record_json.h"
+#include "common/util/utf8.h"
 
 namespace cronwheel::admin {
 
@@ -25,7 +26,7 @@ constexpr std::size_t kMaxAddresses = 1000;
 void check_app_name(const std::string& name) {
   if (name.size() < kMinAppName || name.size() > kMaxAppName) {
     throw invalid("appName", "appName: " + std::to_string(kMinAppName) + " to " + std::to_string(kMaxAppName) +
-                                 " characters, got " + std::to_string(char_count(name)));
+                                 " characters, got " + std::to_string(common::utf8::char_count(name)));
   }
   auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
   const bool format = alnum(name.front()) && std::all_of(name.begin(), name.end(), [&](char c) {

@@ -14,6 +14,7 @@
 #include "admin/scheduler/fire_decision.h"
 #include "admin/model/record_json.h"
 #include "common/cron/cron_expression.h"
+#include "common/util/utf8.h"
 
 namespace cronwheel::admin {
 
@@ -189,7 +190,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     JsonBody(req.body).finish();
     Job copy = job;
     copy.id = 0;
-    copy.job_desc = truncate_chars(job.job_desc, kMaxJobDesc - char_count(kCopySuffix)) + kCopySuffix;
+    copy.job_desc = truncate_chars(job.job_desc, kMaxJobDesc - common::utf8::char_count(kCopySuffix)) + kCopySuffix;
     copy.trigger_status = 0;
     copy.trigger_last_time = 0;
     copy.trigger_next_time = 0;

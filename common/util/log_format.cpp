@@ -10,6 +10,8 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
+#include "common/util/utf8.h"
+
 namespace cronwheel::common {
 namespace {
 
@@ -56,32 +58,6 @@ class EscapedMessage final : public spdlog::custom_flag_formatter {
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
 };
 
-// The length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlong forms, no
-// surrogates, nothing past U+10FFFF), or 0.
-std::size_t utf8_length(const unsigned char* bytes, std::size_t size, std::size_t i) {
-  const unsigned char c = bytes[i];
-  std::size_t n = 0;
-  unsigned char low = 0x80, high = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) n = 2;
-  else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    if (c == 0xe0) low = 0xa0;
-    if (c == 0xed) high = 0x9f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    if (c == 0xf0) low = 0x90;
-    if (c == 0xf4) high = 0x8f;
-  } else {
-    return 0;
-  }
-  if (i + n > size) return 0;
-  if (bytes[i + 1] < low || bytes[i + 1] > high) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return 0;
-  }
-  return n;
-}
-
 // `text` as the inside of a JSON string.
 void json_escape_into(std::string_view text, spdlog::memory_buf_t& out) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
@@ -102,7 +78,7 @@ void json_escape_into(std::string_view text, spdlog::memory_buf_t& out) {
     } else if (c < 0x80) {
       out.push_back(static_cast<char>(c));
       ++i;
-    } else if (const std::size_t n = utf8_length(bytes, text.size(), i); n == 0) {
+    } else if (const std::size_t n = utf8::sequence_length(text, i); n == 0) {
       constexpr std::string_view kReplacement = "\\ufffd";
       out.append(kReplacement.data(), kReplacement.data() + kReplacement.size());
       ++i;

@@ -1,19 +1,20 @@
-// Fuzz target: the URL and address parsers: common/http/url.h parse_http_url and the field
-// checks of admin/api/field_checks.h (is_email_address, is_valid_utf8, split_list, trimmed,
-// truncate_chars, check_http_urls). The input is one field value.
+// Fuzz target: the URL and address parsers: common/http/url.h parse_http_url, the field checks
+// of admin/api/field_checks.h (is_email_address, split_list, trimmed, truncate_chars,
+// check_http_urls) and common/util/utf8.h. The input is one field value.
 //
 // Properties:
 //  - parse_http_url never throws; a URL it accepts has the documented shape (http/https, a
 //    lower-case host, a port 0-65535, a path that is empty or starts with '/'), and the URL
 //    rebuilt from its parts parses to the same parts; is_http_url and check_http_urls agree;
-//  - is_valid_utf8 agrees with a table-driven reference (Unicode's well-formed byte
-//    sequences); truncate_chars cuts a prefix of at most the given characters and never
-//    inside a character;
+//  - utf8::is_valid agrees with a table-driven reference (Unicode's well-formed byte
+//    sequences); truncate_chars and utf8::prefix_length cut a prefix of at most the given
+//    characters or bytes and never inside a character;
 //  - an accepted email address has one '@', a 1-64 byte local part, a 1-253 byte domain of
 //    dot-separated 1-63 byte labels, printable ASCII only; letter case does not matter;
 //  - split_list gives non-empty trimmed entries without commas, and splitting them joined
 //    again gives them back.
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "admin/api/field_checks.h"
 #include "common/http/http_error.h"
 #include "common/http/url.h"
+#include "common/util/utf8.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -104,15 +106,21 @@ bool reference_utf8(std::string_view text) {
 }
 
 void check_utf8(std::string_view text, std::size_t max_chars) {
-  const bool valid = admin::is_valid_utf8(text);
-  FUZZ_CHECK(valid == reference_utf8(text), "is_valid_utf8 agrees with Unicode's table 3-7");
-  const std::size_t chars = admin::char_count(text);
+  namespace utf8 = common::utf8;
+  const bool valid = utf8::is_valid(text);
+  FUZZ_CHECK(valid == reference_utf8(text), "utf8::is_valid agrees with Unicode's table 3-7");
+  const std::size_t chars = utf8::char_count(text);
   FUZZ_CHECK(chars <= text.size(), "char_count counts at most one character a byte");
   const std::string cut = admin::truncate_chars(text, max_chars);
   FUZZ_CHECK(text.substr(0, cut.size()) == cut, "truncate_chars cuts a prefix");
-  FUZZ_CHECK(admin::char_count(cut) <= max_chars, "truncate_chars keeps at most max_chars characters");
+  FUZZ_CHECK(utf8::char_count(cut) <= max_chars, "truncate_chars keeps at most max_chars characters");
   if (chars <= max_chars) FUZZ_CHECK(cut == text, "truncate_chars keeps text that fits");
-  if (valid) FUZZ_CHECK(admin::is_valid_utf8(cut), "truncate_chars never cuts inside a character");
+  if (valid) FUZZ_CHECK(utf8::is_valid(cut), "truncate_chars never cuts inside a character");
+  const std::size_t max_bytes = max_chars;  // the same budget, as bytes
+  const std::size_t kept = utf8::prefix_length(text, max_bytes);
+  FUZZ_CHECK(kept <= std::min(max_bytes, text.size()), "prefix_length keeps at most max_bytes");
+  FUZZ_CHECK(kept + 3 >= std::min(max_bytes, text.size()), "prefix_length drops at most one character's tail");
+  if (valid) FUZZ_CHECK(utf8::is_valid(text.substr(0, kept)), "prefix_length never cuts inside a character");
 }
 
 void check_email(std::string_view text) {
