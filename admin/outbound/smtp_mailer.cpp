@@ -16,61 +16,18 @@
 #include <string_view>
 
 #include "admin/auth/secrets.h"
+#include "admin/outbound/mail_text.h"
 #include "admin/outbound/curl_handle.h"
 
 namespace cronwheel::admin {
 namespace {
 
-constexpr std::size_t kMaxLocalPartBytes = 64;
 constexpr std::size_t kMaxHeloNameBytes = 253;
-// Input bytes per RFC 2047 encoded word: 42 bytes are 56 base64 characters, so that
-// "Subject: =?UTF-8?B?...?=" stays within the recommended 78 characters a line.
-constexpr std::size_t kEncodedWordInputBytes = 42;
-constexpr std::size_t kBase64LineLength = 76;
 // How much of the server's last answer and of the last command a MailError quotes.
 constexpr std::size_t kMaxQuotedBytes = 512;
 
 bool is_ascii_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// Labels of letters, digits and inner '-', of 1 to 63 characters, joined by single dots.
-bool is_domain(std::string_view s) {
-  if (s.empty() || s.front() == '.' || s.back() == '.') return false;
-  std::size_t label_start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == '.') {
-      std::string_view label = s.substr(label_start, i - label_start);
-      if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
-      label_start = i + 1;
-    } else if (!is_ascii_alnum(s[i]) && s[i] != '-') {
-      return false;
-    }
-  }
-  return true;
-}
-
-// RFC 5322 atext plus single inner dots (a dot-atom).
-bool is_dot_atom(std::string_view s) {
-  static constexpr std::string_view kSpecials = "!#$%&'*+-/=?^_`{|}~";
-  if (s.empty() || s.front() == '.' || s.back() == '.') return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '.') {
-      if (s[i + 1] == '.') return false;
-    } else if (!is_ascii_alnum(c) && kSpecials.find(c) == std::string_view::npos) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool is_plain_address(std::string_view address) {
-  if (address.size() > SmtpMailer::kMaxAddressBytes) return false;
-  auto at = address.rfind('@');
-  if (at == std::string_view::npos) return false;
-  std::string_view local = address.substr(0, at);
-  return local.size() <= kMaxLocalPartBytes && is_dot_atom(local) && is_domain(address.substr(at + 1));
 }
 
 // `text` fit to quote in a one-line message: control and non-ASCII bytes as \xNN, cut at `max`.
@@ -91,198 +48,11 @@ std::string quote(std::string_view text, std::size_t max = 80) {
 }
 
 void check_address(std::string_view what, std::string_view address) {
-  if (!is_plain_address(address)) {
+  if (!mail_text::is_plain_address(address)) {
     throw MailError("invalid " + std::string(what) + " address \"" + quote(address) +
                     "\" (refused before connecting): only a bare local@domain of printable ASCII, "
                     "at most 254 bytes");
   }
-}
-
-// The length of the well-formed UTF-8 sequence at s[i], or 0 when there is none.
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  if (c < 0x80) return 1;
-  std::size_t n;
-  unsigned char low = 0x80;
-  unsigned char high = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    if (c == 0xe0) low = 0xa0;
-    if (c == 0xed) high = 0x9f;  // no surrogates
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    if (c == 0xf0) low = 0x90;
-    if (c == 0xf4) high = 0x8f;  // at most U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
-  }
-  return n;
-}
-
-constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
-
-// Header text: invalid UTF-8 becomes U+FFFD; C0 controls (CR, LF and tab among them), DEL, C1
-// controls and U+2028/U+2029 become spaces.
-std::string clean_header_text(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t n = utf8_sequence_length(s, i);
-    if (n == 0) {
-      out += kReplacementCharacter;
-      ++i;
-      continue;
-    }
-    std::string_view ch = s.substr(i, n);
-    unsigned char c0 = static_cast<unsigned char>(ch[0]);
-    bool control = (n == 1 && (c0 < 0x20 || c0 == 0x7f)) ||
-                   (n == 2 && c0 == 0xc2 && static_cast<unsigned char>(ch[1]) < 0xa0) ||
-                   ch == "\xE2\x80\xA8" || ch == "\xE2\x80\xA9";
-    if (control) {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-    i += n;
-  }
-  return out;
-}
-
-// Body text: invalid UTF-8 becomes U+FFFD; CRLF and a lone CR become '\n'.
-std::string clean_body_text(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    if (s[i] == '\r') {
-      out += '\n';
-      i += (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-      continue;
-    }
-    std::size_t n = utf8_sequence_length(s, i);
-    if (n == 0) {
-      out += kReplacementCharacter;
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
-}
-
-// The longest prefix of valid UTF-8 `s` of at most `max` bytes that ends on a character boundary.
-std::string_view utf8_prefix(std::string_view s, std::size_t max) {
-  if (s.size() <= max) return s;
-  std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
-  return s.substr(0, cut);
-}
-
-std::string base64(std::string_view in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= in.size(); i += 3) {
-    std::uint32_t v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8 |
-                      static_cast<unsigned char>(in[i + 2]);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (std::size_t rest = in.size() - i; rest > 0) {
-    std::uint32_t v = static_cast<unsigned char>(in[i]) << 16;
-    if (rest == 2) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-std::string subject_header_value(std::string_view subject) {
-  std::string clean = clean_header_text(subject);
-  std::string_view text = utf8_prefix(clean, SmtpMailer::kMaxSubjectBytes);
-  bool plain = text.size() <= SmtpMailer::kMaxPlainSubjectBytes &&
-               text.find("=?") == std::string_view::npos &&
-               std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
-  if (plain) return std::string(text);
-  // Whole characters per encoded word (RFC 2047 section 5), folded onto continuation lines.
-  std::string out;
-  while (!text.empty()) {
-    std::string_view piece = utf8_prefix(text, kEncodedWordInputBytes);
-    if (!out.empty()) out += "\r\n ";
-    out += "=?UTF-8?B?" + base64(piece) + "?=";
-    text.remove_prefix(piece.size());
-  }
-  return out;
-}
-
-// RFC 5322 date-time in UTC, e.g. "Tue, 05 Mar 2024 09:07:03 +0000", whatever the locale.
-std::string rfc5322_date(std::chrono::system_clock::time_point now) {
-  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%s, %02d %s %04d %02d:%02d:%02d +0000", kDays[tm.tm_wday], tm.tm_mday,
-                kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  return buffer;
-}
-
-std::string body_text(std::string_view body) {
-  std::string clean = clean_body_text(body);
-  if (clean.size() > SmtpMailer::kMaxBodyBytes) {
-    std::size_t original = clean.size();
-    clean.resize(utf8_prefix(clean, SmtpMailer::kMaxBodyBytes).size());
-    clean += "\n\n[Message truncated: it had " + std::to_string(original) + " bytes, the first " +
-             std::to_string(clean.size()) + " are shown.]\n";
-  }
-  std::string crlf;
-  crlf.reserve(clean.size() + clean.size() / 32);
-  for (char c : clean) {
-    if (c == '\n') crlf += '\r';
-    crlf += c;
-  }
-  return crlf;
-}
-
-// The message as sent after DATA (libcurl adds the dot-stuffing and the final ".").
-std::string build_message(const Mail& mail) {
-  std::string to;
-  for (const auto& address : mail.to) {
-    if (!to.empty()) to += ", ";
-    to += address;
-  }
-  std::string domain = mail.from.substr(mail.from.rfind('@') + 1);
-  std::string message;
-  message += "Date: " + rfc5322_date(std::chrono::system_clock::now()) + "\r\n";
-  message += "From: " + mail.from + "\r\n";
-  message += "To: " + to + "\r\n";
-  message += "Subject: " + subject_header_value(mail.subject) + "\r\n";
-  message += "Message-ID: <" + random_secret(18) + "@" + domain + ">\r\n";
-  message += "MIME-Version: 1.0\r\n";
-  message += "Content-Type: text/plain; charset=UTF-8\r\n";
-  message += "Content-Transfer-Encoding: base64\r\n";
-  message += "\r\n";
-  std::string encoded = base64(body_text(mail.body));
-  for (std::size_t i = 0; i < encoded.size(); i += kBase64LineLength) {
-    message.append(encoded, i, kBase64LineLength);
-    message += "\r\n";
-  }
-  return message;
 }
 
 struct Upload {
@@ -534,7 +304,7 @@ void SmtpMailer::send(const Mail& mail) {
     check_address("recipient", address);
     append(recipients, address.c_str());
   }
-  std::string message = build_message(mail);
+  std::string message = mail_text::message_text(mail, std::chrono::system_clock::now(), random_secret(18));
 
   CurlHandle handle(curl_easy_init());
   if (!handle) throw MailError("cannot create a libcurl handle");

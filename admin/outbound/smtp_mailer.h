@@ -5,6 +5,7 @@
 #include <string>
 
 #include "admin/alarm/mailer.h"
+#include "admin/outbound/mail_text.h"
 
 namespace cronwheel::admin {
 
@@ -21,23 +22,9 @@ namespace cronwheel::admin {
 //   sends a password in plain text, on purpose.
 // - The password is only ever given to libcurl for AUTH: it is in no URL, log line or MailError.
 //
-// What it sends (RFC 5322 and MIME, CRLF line ends): Date (UTC), From, To (the recipients,
-// comma-separated), Subject, Message-ID (<random@domain of From>), MIME-Version,
-// Content-Type: text/plain; charset=UTF-8, Content-Transfer-Encoding: base64, and the body in
-// base64 lines of 76 characters. Every field of a Mail is treated as hostile:
-// - Addresses must be a bare local@domain of printable ASCII, at most 254 bytes: a dot-atom
-//   local part (letters, digits, !#$%&'*+-/=?^_`{|}~ and single inner dots, at most 64 bytes)
-//   and a domain of dot-separated labels of letters, digits and inner '-' (1 to 63 each).
-//   Anything else (spaces, "Name <a@b>", ',', ';', '"', control or non-ASCII characters) is
-//   refused with a MailError before connecting, as are an empty recipient list and more than
-//   kMaxRecipients.
-// - The subject's invalid UTF-8 becomes U+FFFD and its control characters (C0, DEL, C1, the
-//   Unicode line and paragraph separators; CR and LF among them) become spaces, so it cannot
-//   start another header. It is then cut to kMaxSubjectBytes on a character boundary, and sent
-//   as RFC 2047 encoded words (=?UTF-8?B?...?=, several folded ones when long) unless it is
-//   printable ASCII without "=?" of at most kMaxPlainSubjectBytes.
-// - The body's invalid UTF-8 becomes U+FFFD and its line ends become CRLF. A body longer than
-//   kMaxBodyBytes is cut on a character boundary and ends with a line saying so.
+// What it sends is mail_text::message_text() (mail_text.h): every field of a Mail is treated as
+// hostile there. Addresses that are not mail_text::is_plain_address, an empty recipient list and
+// more than kMaxRecipients are refused with a MailError before connecting.
 //
 // MailError's text names the stage that failed, e.g. "cannot connect to smtp://host:port: ...",
 // "TLS with smtp://host:port failed: ...", "authentication as "user" refused by ...",
@@ -48,10 +35,10 @@ namespace cronwheel::admin {
 class SmtpMailer final : public Mailer {
  public:
   static constexpr std::size_t kMaxRecipients = 100;
-  static constexpr std::size_t kMaxAddressBytes = 254;
-  static constexpr std::size_t kMaxSubjectBytes = 1'000;
-  static constexpr std::size_t kMaxPlainSubjectBytes = 900;
-  static constexpr std::size_t kMaxBodyBytes = 1 << 20;
+  static constexpr std::size_t kMaxAddressBytes = mail_text::kMaxAddressBytes;
+  static constexpr std::size_t kMaxSubjectBytes = mail_text::kMaxSubjectBytes;
+  static constexpr std::size_t kMaxPlainSubjectBytes = mail_text::kMaxPlainSubjectBytes;
+  static constexpr std::size_t kMaxBodyBytes = mail_text::kMaxBodyBytes;
 
   struct Options {
     // smtp://host[:port] (port 25 by default; plain or STARTTLS) or smtps://host[:port] (465 by
