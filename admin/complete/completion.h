@@ -40,10 +40,10 @@ class Completion {
  public:
   struct Options {
     // This node's id: the owner of the fires a result leads to (its feeder sends them).
-    std::string node_id;
+    std::string node_id = {};
     // When set, called after a result gave a FIX_DELAY job its next time, so the schedule
     // thread can scan at once rather than at the end of its idle sleep (up to the 5 s window).
-    std::function<void()> next_time_set;
+    std::function<void()> next_time_set = {};
     // When set, every run this node's results and verdicts end is counted there (succeeded,
     // failed, lost), by its group. Must outlive the object.
     FinishedRuns* finished_runs = nullptr;

@@ -84,7 +84,7 @@ struct LaneOptions {
 // Per-route settings.
 struct RouteOptions {
   // Largest request body the route takes; unset: HttpServerOptions::max_body_bytes.
-  std::optional<std::size_t> max_body_bytes;
+  std::optional<std::size_t> max_body_bytes = {};
   // The lane (HttpServer::add_lane) whose threads run the handler; empty: the server's workers.
   std::string lane = {};
 };

@@ -72,7 +72,7 @@ struct LogResult {
   // cronwheel executors only (optional: XXL-JOB's executors do not send them, its admin ignores
   // them): what the answering executor process knows of the run, whatever its log file says.
   // Written only when set.
-  std::string run_state;                 // runState: one of kRunState*, "" when not told
+  std::string run_state = {};            // runState: one of kRunState*, "" when not told
   std::int64_t executor_start_time = 0;  // executorStartTime: when the answering process
                                          // started (epoch ms), 0 when not told
 
@@ -113,7 +113,7 @@ struct RegistryParam {
   // handlers: cronwheel's own: the names of the BEAN handlers the executor runs, so the console
   // can suggest them. Written only when not empty; XXL-JOB's admins (Gson) ignore it, and its
   // executors never send it. At most kMaxRegistryHandlers names are read.
-  std::vector<std::string> handlers;
+  std::vector<std::string> handlers = {};
 
   friend bool operator==(const RegistryParam&, const RegistryParam&) = default;
 };
