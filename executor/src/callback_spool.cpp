@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -132,12 +131,13 @@ void CallbackSpool::create_dir() const {
 }
 
 std::string CallbackSpool::next_name() {
-  static std::atomic<std::uint64_t> sequence{0};  // unique among the spools of this process
   const std::int64_t ms = clock_.now_ms();
+  // The sequence is this spool's and fixed-width, so files it writes within one millisecond sort
+  // in the order they were written (the salt tells this spool's names from another's).
   char name[128];
-  std::snprintf(name, sizeof name, "%s%016lld-%ld-%llu-%016llx%s",
+  std::snprintf(name, sizeof name, "%s%016lld-%ld-%020llu-%016llx%s",
                 std::string(kFilePrefix).c_str(), static_cast<long long>(ms),
-                static_cast<long>(::getpid()), static_cast<unsigned long long>(sequence++),
+                static_cast<long>(::getpid()), static_cast<unsigned long long>(next_sequence_++),
                 static_cast<unsigned long long>(name_salt_), std::string(kFileSuffix).c_str());
   return name;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -22,7 +23,8 @@ namespace cronwheel::executor {
 //
 // Files: <dir>/callback-<epoch ms>-<pid>-<seq>-<random>.spool, unique across processes and
 // restarts; the time is the injected clock's wall time when the file was written, and list()
-// returns them oldest first (names start with the time). Other files in the
+// returns them oldest first (names start with the time; the files one spool writes within a
+// millisecond follow their 20-digit sequence number). Other files in the
 // directory are left alone. Each line is one JSON callback body (a bare array, as sent on the
 // wire) of at most `results_per_line` results. Files have mode 0600 and the directory 0700
 // (file_io.h): they hold results no script may read. A file is written once, fsync'ed (and its
@@ -94,6 +96,7 @@ class CallbackSpool {
   const std::size_t results_per_line_;
   const common::Clock& clock_;
   const std::uint64_t name_salt_;
+  std::atomic<std::uint64_t> next_sequence_{0};  // of the next file name
 
   mutable std::mutex mutex_;                  // guards what follows
   std::map<std::string, std::vector<std::int64_t>> counts_;  // file name -> its log ids, sorted

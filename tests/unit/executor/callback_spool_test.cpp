@@ -145,6 +145,19 @@ TEST(CallbackSpoolTest, NamesFilesAfterTheClocksTimeSoTheyListOldestFirst) {
   EXPECT_EQ(spool.list(), (std::vector<std::string>{*first, *second}));
 }
 
+TEST(CallbackSpoolTest, FilesWrittenInTheSameMillisecondListInTheOrderTheyWereWritten) {
+  testing::TempDir dir;
+  testing::FakeClock clock;  // never moves: every name carries the same time
+  CallbackSpool spool(dir.path(), 100, clock);
+  std::vector<std::string> written;
+  for (std::int64_t id = 1; id <= 12; ++id) {  // past the ninth and the tenth
+    auto name = spool.write(results_between(id, id));
+    ASSERT_TRUE(name);
+    written.push_back(*name);
+  }
+  EXPECT_EQ(spool.list(), written);
+}
+
 TEST(CallbackSpoolTest, SkipsUnreadableLinesAndKeepsTheRest) {
   testing::TempDir dir;
   testing::FakeClock clock;
