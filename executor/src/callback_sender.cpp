@@ -277,7 +277,10 @@ struct CallbackSender::Impl {
           continue;
         }
         if (queue.empty() || held) {
+          waiting = true;
+          idle.notify_all();
           wake->changed.wait(lock);  // a push, the retry's timeout or stop()
+          waiting = false;
           continue;
         }
         Batch batch = take_batch_locked(options.max_batch);
@@ -306,6 +309,9 @@ struct CallbackSender::Impl {
       // Only allocation failures get here; stop() spools what is left in the queue.
       spdlog::critical("callback sender thread failed: {}", e.what());
     }
+    std::lock_guard lock(mutex);
+    worker_done = true;
+    idle.notify_all();
   }
 
   // Ends the background thread's wait (stop()). Taking the mutex first means the thread is
@@ -349,6 +355,9 @@ struct CallbackSender::Impl {
   std::size_t in_flight = 0;  // results taken from the queue and not yet sent or spooled
   std::unordered_multiset<std::int64_t> pending_ids;  // log ids of the queued and in-flight results
   bool held = false;          // the last batch could not be sent nor spooled: wait for the retry
+  bool waiting = false;       // the background thread waits for a push, a retry or stop()
+  bool worker_done = false;   // the background thread has ended
+  std::condition_variable idle;  // notified when `waiting` or `worker_done` is set
   bool started = false;
   bool stopped = false;  // pushes go straight to the spool
   SteadyClock::time_point flush_deadline;
@@ -441,6 +450,14 @@ std::size_t CallbackSender::backlog() const {
   // Under the mutex: the background thread spools a batch and clears in_flight under it too.
   std::lock_guard lock(impl_->mutex);
   return impl_->queue.size() + impl_->in_flight + impl_->spool.total();
+}
+
+void CallbackSender::wait_idle() const {
+  std::unique_lock lock(impl_->mutex);
+  impl_->idle.wait(lock, [impl = impl_.get()] {
+    if (!impl->started || impl->worker_done || impl->stopped) return true;
+    return impl->waiting && !impl->wake->resend_due && (impl->queue.empty() || impl->held);
+  });
 }
 
 bool CallbackSender::has_result(std::int64_t log_id) const {

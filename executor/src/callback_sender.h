@@ -100,6 +100,12 @@ class CallbackSender {
   // once): the results no admin has accepted yet.
   std::size_t backlog() const;
 
+  // For tests that drive the retries by hand: blocks until the background thread has done all it
+  // can before the next push, retry or stop(), that is until it waits with nothing queued (or
+  // with a batch neither an admin nor the disk took), no re-send due, and its next retry on the
+  // timer. Returns at once before start(), after stop() or once the thread has failed.
+  void wait_idle() const;
+
   // Whether this sender still holds a result for the run `log_id` (queued, being sent, or in a
   // spool file it wrote or read), i.e. the admin will get it from this sender. A result pushed
   // is held from the end of push() until an admin accepted it.

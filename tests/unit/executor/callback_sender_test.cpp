@@ -29,14 +29,13 @@
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"
 #include "common/timer/hierarchical_wheel_timer.h"
-#include "tests/support/eventually.h"
 #include "tests/support/fake_admin.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/temp_dir.h"
 
 // Real sockets on 127.0.0.1 (the fake admin picks its port), a real spool directory per test and
 // the retries' timer on a fake clock, driven by hand: the tests move time to the next retry
-// themselves, and every wait is on a condition with a generous bound.
+// themselves, and wait for the sender with wait_idle() or for the admin's callbacks.
 namespace cronwheel::executor {
 namespace {
 
@@ -50,12 +49,6 @@ using namespace std::chrono_literals;
 
 constexpr std::int64_t kLogDateTime = 1700000000000;
 constexpr auto kRetryInterval = 30s;
-
-// For state without a notification of its own (the sender's counters, files on disk): checks
-// `condition` every few milliseconds until it holds or `timeout` passes.
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout = 20s) {
-  return cronwheel::testing::eventually(condition, timeout, 2ms);
-}
 
 HandleCallbackParam result(std::int64_t log_id, int code = 200, std::string msg = "") {
   HandleCallbackParam r;
@@ -110,17 +103,18 @@ struct Retries {
   FakeClock clock;
   common::HierarchicalWheelTimer timer{clock, {}, {.manual = true}};
 
-  // Once the sender has put its next retry on the timer, moves time by `d` and hands over what
-  // came due.
-  void advance(std::chrono::milliseconds d) {
-    EXPECT_TRUE(eventually([&] { return timer.pending_timeouts() >= 1; })) << "no retry on the timer";
+  // Once `sender` has done what it can (and so put its next retry on the timer), moves time by
+  // `d` and hands over what came due.
+  void advance(const CallbackSender& sender, std::chrono::milliseconds d) {
+    sender.wait_idle();
+    EXPECT_GE(timer.pending_timeouts(), 1U) << "no retry on the timer";
     clock.advance(d);
     timer.process_until(clock.steady_now());
   }
 };
 
 // Moves time to the sender's next retry.
-void next_retry(Retries& retries) { retries.advance(kRetryInterval); }
+void next_retry(Retries& retries, const CallbackSender& sender) { retries.advance(sender, kRetryInterval); }
 
 void write_file(const fs::path& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
@@ -175,7 +169,9 @@ TEST(CallbackSenderTest, ResultRefusedForAWrongTokenStaysSpooled) {
   sender.start();
   sender.push(result(1));
 
-  EXPECT_TRUE(eventually([&] { return sender.spooled() == 1 && sender.queued() == 0; }));
+  sender.wait_idle();
+  EXPECT_EQ(sender.spooled(), 1U);
+  EXPECT_EQ(sender.queued(), 0U);
   EXPECT_GE(admin.rejected_tokens(), 1);
   EXPECT_TRUE(admin.callbacks().empty());
   EXPECT_FALSE(spool_files(spool.path()).empty());
@@ -201,7 +197,8 @@ TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
   ASSERT_TRUE(has_callbacks(admin, 1000));
   EXPECT_EQ(admin.callback_bodies().size(), 10U);  // 1000 results, 100 per request
   expect_each_delivered_once(admin, 1, 1000);
-  EXPECT_TRUE(eventually([&] { return sender.queued() == 0; }));
+  sender.wait_idle();
+  EXPECT_EQ(sender.queued(), 0U);
 }
 
 TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
@@ -222,7 +219,8 @@ TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
   ASSERT_TRUE(has_callbacks(admin, 800));
   expect_each_delivered_once(admin, 1, 800);
   EXPECT_LE(admin.callback_bodies().size(), 800U);
-  EXPECT_TRUE(eventually([&] { return sender.queued() == 0; }));
+  sender.wait_idle();
+  EXPECT_EQ(sender.queued(), 0U);
   EXPECT_EQ(sender.spooled(), 0U);
 }
 
@@ -235,16 +233,20 @@ TEST(CallbackSenderTest, SpoolsWhileTheAdminIsDownAndDeliversOnceItIsBack) {
   sender.start();
   for (int id = 1; id <= 5; ++id) sender.push(result(id));
 
-  ASSERT_TRUE(eventually([&] { return sender.spooled() == 5 && sender.queued() == 0; }));
+  sender.wait_idle();
+  EXPECT_EQ(sender.spooled(), 5U);
+  EXPECT_EQ(sender.queued(), 0U);
   EXPECT_FALSE(spool_files(spool.path()).empty());
 
   admin.start();
-  retries.advance(kRetryInterval - 1s);
+  retries.advance(sender, kRetryInterval - 1s);
+  sender.wait_idle();
   EXPECT_TRUE(admin.callbacks().empty());  // not before the retry interval
-  retries.advance(1s);
+  retries.advance(sender, 1s);
   ASSERT_TRUE(has_callbacks(admin, 5));
-  EXPECT_TRUE(
-      eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  sender.wait_idle();
+  EXPECT_EQ(sender.spooled(), 0U);
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   expect_each_delivered_once(admin, 1, 5);
 }
 
@@ -257,7 +259,8 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
     CallbackSender first(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
     first.start();
     for (int id = 1; id <= 3; ++id) first.push(result(id));
-    ASSERT_TRUE(eventually([&] { return first.spooled() == 3; }));
+    first.wait_idle();
+    ASSERT_EQ(first.spooled(), 3U);
     for (int id = 4; id <= 6; ++id) first.push(result(id));
     // Destroyed with results possibly still queued: they are spooled, not lost.
   }
@@ -267,11 +270,12 @@ TEST(CallbackSenderTest, ResultsSurviveARestartOfTheSenderWhileTheAdminIsDown) {
   second.start();
   EXPECT_EQ(second.spooled(), 6U);
   admin.start();
-  next_retry(retries);
+  next_retry(retries, second);
 
   ASSERT_TRUE(has_callbacks(admin, 6));
-  EXPECT_TRUE(
-      eventually([&] { return second.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  second.wait_idle();
+  EXPECT_EQ(second.spooled(), 0U);
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   expect_each_delivered_once(admin, 1, 6);
 }
 
@@ -334,7 +338,9 @@ TEST(CallbackSenderTest, ResultsOnlyInMemoryWhenTheProcessIsKilledAreSentByTheNe
   CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   next.start();
   ASSERT_TRUE(has_callbacks(admin, 20));
-  EXPECT_TRUE(eventually([&] { return next.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  next.wait_idle();
+  EXPECT_EQ(next.spooled(), 0U);
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   expect_each_delivered_once(admin, 1, 20);
 }
 
@@ -347,7 +353,7 @@ TEST(CallbackSenderTest, ResultsAcceptedBeforeTheProcessIsKilledAreNotSentAgain)
         auto* dying = new CallbackSender(options_for({url}, spool.path()), retries.timer, retries.clock);
         dying->start();
         for (int id = 1; id <= 10; ++id) dying->push(result(id));
-        eventually([&] { return dying->queued() == 0; });
+        dying->wait_idle();  // every result accepted, and acknowledged in the journal
       },
       [&] { return running.emplace().url(); }));
   FakeAdmin& admin = *running;
@@ -375,13 +381,15 @@ TEST(CallbackSenderTest, HasResultFromPushUntilAnAdminAcceptedIt) {
   EXPECT_TRUE(sender.has_result(5));  // queued
   EXPECT_FALSE(sender.has_result(6));
   sender.start();
-  ASSERT_TRUE(eventually([&] { return sender.spooled() == 1; }));
+  sender.wait_idle();
+  ASSERT_EQ(sender.spooled(), 1U);
   EXPECT_TRUE(sender.has_result(5));  // spooled
   EXPECT_EQ(sender.backlog(), 1U);
   admin.start();
-  next_retry(retries);
+  next_retry(retries, sender);
   ASSERT_TRUE(has_callbacks(admin, 1));
-  EXPECT_TRUE(eventually([&] { return !sender.has_result(5); }));
+  sender.wait_idle();
+  EXPECT_FALSE(sender.has_result(5));
   EXPECT_EQ(sender.backlog(), 0U);
 }
 
@@ -401,7 +409,8 @@ TEST(CallbackSenderTest, ResultsPushedToASenderNeverStartedAreSpooled) {
   CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
   ASSERT_TRUE(has_callbacks(admin, 2));
-  EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
+  sender.wait_idle();
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   expect_each_delivered_once(admin, 1, 2);
 }
 
@@ -476,11 +485,12 @@ TEST(CallbackSenderTest, SkipsUnreadableSpoolLinesAndDeliversTheRest) {
   sender.start();
   EXPECT_EQ(sender.spooled(), 4U);
   admin.start();
-  next_retry(retries);
+  next_retry(retries, sender);
 
   ASSERT_TRUE(has_callbacks(admin, 4));
-  EXPECT_TRUE(
-      eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  sender.wait_idle();
+  EXPECT_EQ(sender.spooled(), 0U);
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   auto seen = deliveries(admin);
   EXPECT_EQ(seen, (std::map<std::int64_t, int>{{1, 1}, {2, 1}, {3, 1}, {6, 1}}));
   EXPECT_TRUE(fs::exists(spool.path() / "notes.txt"));
@@ -553,8 +563,9 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
 
   CallbackSender sender(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   sender.start();
-  ASSERT_TRUE(eventually(
-      [&] { return admin.refused() >= 1 && !fs::exists(original) && sender.spooled() == 150; }));
+  sender.wait_idle();
+  EXPECT_GE(admin.refused(), 1);
+  EXPECT_FALSE(fs::exists(original));
   EXPECT_EQ(admin.accepted().size(), 100U);
   // The 150 results not yet accepted now live in a file of their own.
   auto files = spool_files(spool.path());
@@ -568,9 +579,10 @@ TEST(CallbackSenderTest, KeepsTheUnacceptedRestOfASpoolFileAndSendsItOnce) {
   EXPECT_EQ(sender.spooled(), 150U);
 
   admin.allow(1000);
-  next_retry(retries);
-  ASSERT_TRUE(
-      eventually([&] { return sender.spooled() == 0 && spool_files(spool.path()).empty(); }));
+  next_retry(retries, sender);
+  sender.wait_idle();
+  EXPECT_EQ(sender.spooled(), 0U);
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   std::map<std::int64_t, int> seen;
   for (const auto& c : admin.accepted()) ++seen[c.log_id];
   EXPECT_EQ(seen.size(), 250U);
@@ -598,9 +610,10 @@ TEST(CallbackSenderTest, LeavesASpoolFileLockedByAnotherSenderAlone) {
   EXPECT_TRUE(fs::exists(path));
 
   ::close(fd);  // that sender is gone: this one takes the file over at its next retry
-  next_retry(retries);
+  next_retry(retries, sender);
   ASSERT_TRUE(admin.wait_for_result(7).has_value());
-  EXPECT_TRUE(eventually([&] { return !fs::exists(path); }));
+  sender.wait_idle();
+  EXPECT_FALSE(fs::exists(path));
   expect_each_delivered_once(admin, 7, 8);
 }
 
@@ -643,7 +656,8 @@ TEST(CallbackSenderTest, StopWithTheAdminDownSpoolsWithinItsTimeout) {
   CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   next.start();
   ASSERT_TRUE(has_callbacks(admin, 20));
-  EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
+  next.wait_idle();
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   expect_each_delivered_once(admin, 1, 20);
 }
 
@@ -666,7 +680,8 @@ TEST(CallbackSenderTest, PushAfterStopIsSpooledForTheNextSender) {
   CallbackSender next(options_for({admin.url()}, spool.path()), retries.timer, retries.clock);
   next.start();
   ASSERT_TRUE(admin.wait_for_result(9).has_value());
-  EXPECT_TRUE(eventually([&] { return spool_files(spool.path()).empty(); }));
+  next.wait_idle();
+  EXPECT_TRUE(spool_files(spool.path()).empty());
   expect_each_delivered_once(admin, 9, 9);
 }
 
@@ -679,7 +694,8 @@ TEST(CallbackSenderTest, CreatesTheSpoolDirectoryWhenMissing) {
   CallbackSender sender(options_for({admin.url()}, dir), retries.timer, retries.clock);
   sender.start();
   sender.push(result(1));
-  ASSERT_TRUE(eventually([&] { return sender.spooled() == 1; }));
+  sender.wait_idle();
+  EXPECT_EQ(sender.spooled(), 1U);
   EXPECT_EQ(spool_files(dir).size(), 1U);
 }
 
