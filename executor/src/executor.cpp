@@ -515,11 +515,12 @@ void ExecutorCore::stop() {
   spdlog::info("executor: stopped");
 }
 
-void ExecutorCore::wait_periodic_idle() const {
-  // Under the lifecycle mutex, so stop() cannot tear the tasks down meanwhile; their runs never
-  // take it.
+void ExecutorCore::wait_idle() const {
+  // Under the lifecycle mutex, so stop() cannot tear them down meanwhile; neither takes it.
   std::lock_guard lock(impl_->lifecycle_mutex);
-  if (impl_->state == Impl::State::kRunning) impl_->periodic->wait_idle();
+  if (impl_->state != Impl::State::kRunning) return;
+  impl_->periodic->wait_idle();
+  impl_->callbacks->wait_idle();
 }
 
 int ExecutorCore::port() const { return impl_->port.load(); }

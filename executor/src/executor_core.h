@@ -38,11 +38,15 @@ class ExecutorCore {
   int port() const;
   const std::string& address() const;
 
-  // For tests that move the clock by hand: blocks until the periodic work (the registration
-  // heartbeat, the run log retention) has no run requested or under way, so each has put its
-  // next deadline on the clock (common::RecurringTasks::wait_idle). Returns at once unless
-  // started and not stopped.
-  void wait_periodic_idle() const;
+  // For tests that move the clock by hand: blocks until the background work has done all it can
+  // without time passing: the periodic work (the registration heartbeat, the run log retention)
+  // has no run requested or under way (common::RecurringTasks::wait_idle), and the results'
+  // sender has sent or spooled everything pushed to it (CallbackSender::wait_idle); their next
+  // deadlines are on the clock then. Job threads and timers are not waited for: they sleep on
+  // the clock when idle, which a FakeClock tells (wait_for_sleepers), so wait for that first:
+  // a job thread pushes its run's result before it sleeps. Returns at once unless started and
+  // not stopped.
+  void wait_idle() const;
 
  private:
   struct Impl;

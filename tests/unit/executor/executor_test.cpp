@@ -206,11 +206,12 @@ class ExecutorTest : public ::testing::Test {
   }
 
   // Waits until the executor has done all it can without time passing, with `idle_job_threads`
-  // job threads waiting for work: the periodic work is done (its next deadlines are on the
-  // clock) and every thread that sleeps on the clock is asleep.
+  // job threads waiting for work: every thread that sleeps on the clock is asleep (so every run
+  // that ended has pushed its result), the results pushed are sent or spooled, and the periodic
+  // work is done (ExecutorCore::wait_idle). Its next deadlines are on the clock then.
   void wait_until_idle(std::size_t idle_job_threads) {
-    executor_->wait_periodic_idle();
     clock_.wait_for_sleepers(kTimerThreads + idle_job_threads);
+    executor_->wait_idle();
   }
 
   // Every callback the admin accepted names a different run.
@@ -923,13 +924,11 @@ TEST_F(ExecutorTest, LogSaysWhetherThisProcessStillHoldsTheRunOrItsResult) {
   ASSERT_TRUE(signals_.wait_started(7));
   EXPECT_EQ(state_of(7), "active");
   signals_.release();
-  // Over, and its result held while no admin takes it (queued, then spooled).
+  // Over, and its result held while no admin takes it: spooled.
   wait_until_idle(1);
+  EXPECT_EQ(spooled_log_ids(log_dir_), std::multiset<std::int64_t>{7});
   EXPECT_EQ(state_of(7), "result-pending");
   EXPECT_EQ(state_of(8), "unknown");  // never seen
-  // Spooled: the sender has put its first retry on the clock (before it took its first result).
-  ASSERT_TRUE(eventually([&] { return spooled_log_ids(log_dir_) == std::multiset<std::int64_t>{7}; }));
-  EXPECT_EQ(state_of(7), "result-pending");
 
   admin_.set_refusing(false);
   clock_.advance(45s - 1ms);  // the first retry is 45 s after the start
@@ -938,7 +937,8 @@ TEST_F(ExecutorTest, LogSaysWhetherThisProcessStillHoldsTheRunOrItsResult) {
   clock_.advance(1ms);
   EXPECT_EQ(result_of(7).handle_code, kSuccessCode);
   // Accepted by the admin: this process holds nothing of it any more.
-  ASSERT_TRUE(eventually([&] { return state_of(7) == "unknown"; }));
+  wait_until_idle(1);
+  EXPECT_EQ(state_of(7), "unknown");
 }
 
 TEST_F(ExecutorTest, RunsAreRefusedWhileTooManyResultsWaitForAnAdmin) {
@@ -960,14 +960,14 @@ TEST_F(ExecutorTest, RunsAreRefusedWhileTooManyResultsWaitForAnAdmin) {
   EXPECT_FALSE(refused.is_success());
   EXPECT_NE(refused.msg.find("2 results no admin has accepted yet (limit 2)"), std::string::npos) << refused.msg;
 
-  // Once the admin took them, runs are accepted again. They go at the first retry after they
-  // were spooled.
-  ASSERT_TRUE(eventually([&] { return spooled_log_ids(log_dir_) == std::multiset<std::int64_t>{1, 2}; }));
+  // Once the admin took them (at the first retry: they are spooled), runs are accepted again.
+  EXPECT_EQ(spooled_log_ids(log_dir_), (std::multiset<std::int64_t>{1, 2}));
   admin_.set_refusing(false);
   clock_.advance(10s);
   result_of(1);
   result_of(2);
-  ASSERT_TRUE(eventually([&] { return run(t).is_success(); }));
+  wait_until_idle(2);
+  ASSERT_TRUE(run(t).is_success());
   EXPECT_EQ(result_of(3).handle_code, kSuccessCode);
 }
 
