@@ -15,11 +15,11 @@ constexpr std::int64_t kMillisPerMinute = 60'000;
 TriggerPools::TriggerPools(Options options, FireSender& sender, common::Clock& clock, Hooks hooks)
     : options_(options), sender_(sender), clock_(clock), hooks_(std::move(hooks)) {
   auto run = [this](const PendingFire& fire) { send(fire); };
-  fast_pool_ = std::make_unique<TriggerPool>(
-      TriggerPool::Options{"trigger-fast", options_.fast_max_threads, options_.fast_queue_capacity, options_.idle_timeout},
+  fast_pool_ = std::make_unique<FireThreadPool>(
+      FireThreadPool::Options{"trigger-fast", options_.fast_max_threads, options_.fast_queue_capacity, options_.idle_timeout},
       run);
-  slow_pool_ = std::make_unique<TriggerPool>(
-      TriggerPool::Options{"trigger-slow", options_.slow_max_threads, options_.slow_queue_capacity, options_.idle_timeout},
+  slow_pool_ = std::make_unique<FireThreadPool>(
+      FireThreadPool::Options{"trigger-slow", options_.slow_max_threads, options_.slow_queue_capacity, options_.idle_timeout},
       run);
 }
 
@@ -75,7 +75,7 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
       std::lock_guard lock(prepared_mutex_);
       prepared_[id] = Prepared{p, post_time(p.fire, not_before_ms)};
     }
-    TriggerPool& pool = to_slow[i] ? *slow_pool_ : *fast_pool_;
+    FireThreadPool& pool = to_slow[i] ? *slow_pool_ : *fast_pool_;
     if (pool.submit(p.fire)) {
       (to_slow[i] ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
       continue;

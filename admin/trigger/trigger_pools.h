@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "admin/model/fire.h"
-#include "admin/trigger/trigger_pool.h"
+#include "admin/trigger/fire_thread_pool.h"
 #include "common/util/clock.h"
 #include "common/util/histogram.h"
 
@@ -133,8 +133,8 @@ class TriggerPools {
   std::mutex prepared_mutex_;
   std::unordered_map<std::int64_t, Prepared> prepared_;
   std::stop_source stop_;  // shutdown: ends the waits for instants
-  std::unique_ptr<TriggerPool> fast_pool_;
-  std::unique_ptr<TriggerPool> slow_pool_;
+  std::unique_ptr<FireThreadPool> fast_pool_;
+  std::unique_ptr<FireThreadPool> slow_pool_;
 };
 
 }  // namespace cronwheel::admin

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "admin/route/route_table.h"
-#include "admin/route/suspect_addresses.h"
-#include "admin/model/fire.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/finished_runs.h"
+#include "admin/model/fire.h"
 #include "admin/model/trigger_store.h"
+#include "admin/route/routing.h"
+#include "admin/route/suspect_addresses.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -120,7 +120,7 @@ class TriggerService final : public FireSender {
   // Returns once every accepted answer deliver() queued so far is written (or given up).
   void flush() noexcept override;
 
-  RouteTable& routes() noexcept { return routes_; }
+  Routing& routes() noexcept { return routes_; }
 
   struct Target;  // where a loaded fire may go, and with what
 
@@ -155,7 +155,7 @@ class TriggerService final : public FireSender {
   ExecutorClient& client_;
   common::Clock& clock_;
   const Options options_;
-  RouteTable routes_;
+  Routing routes_;
 
   // Accepted answers of delivered fires, waiting for the recorder thread.
   struct QueuedAccepted {

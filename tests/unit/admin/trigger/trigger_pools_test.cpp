@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "admin/trigger/trigger_pool.h"
+#include "admin/trigger/fire_thread_pool.h"
 #include "admin/trigger/trigger_pools.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_clock.h"
@@ -412,11 +412,11 @@ TEST_F(TriggerPoolsTest, ShutdownLetsRunningSendsFinishAndLeavesQueuedFiresPendi
   EXPECT_EQ(store_.log(late.log_id).state, FireState::kPending);
 }
 
-TEST(TriggerPool, IdleThreadsEnd) {
+TEST(FireThreadPool, IdleThreadsEnd) {
   std::mutex mutex;
   std::condition_variable cv;
   int ran = 0;
-  TriggerPool pool({"test", 4, 10, 20ms}, [&](const PendingFire&) {
+  FireThreadPool pool({"test", 4, 10, 20ms}, [&](const PendingFire&) {
     std::lock_guard lock(mutex);
     ++ran;
     cv.notify_all();

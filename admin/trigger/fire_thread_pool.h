@@ -27,7 +27,7 @@
 
 namespace cronwheel::admin {
 
-class TriggerPool {
+class FireThreadPool {
  public:
   struct Options {
     std::string name = "trigger";  // thread names: <name>-<n>, cut to the OS's 15 characters
@@ -37,11 +37,11 @@ class TriggerPool {
   };
   using Run = std::function<void(const PendingFire&)>;
 
-  TriggerPool(Options options, Run run);
-  ~TriggerPool();  // shutdown()
+  FireThreadPool(Options options, Run run);
+  ~FireThreadPool();  // shutdown()
 
-  TriggerPool(const TriggerPool&) = delete;
-  TriggerPool& operator=(const TriggerPool&) = delete;
+  FireThreadPool(const FireThreadPool&) = delete;
+  FireThreadPool& operator=(const FireThreadPool&) = delete;
 
   // Runs `fire` on a pool thread soon; false when the pool is at its maximum with a full queue,
   // or shut down.

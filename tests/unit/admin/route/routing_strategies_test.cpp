@@ -1,4 +1,4 @@
-#include "admin/route/executor_routers.h"
+#include "admin/route/routing_strategies.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "admin/route/route_table.h"
+#include "admin/route/routing.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_executor_client.h"
 
@@ -61,7 +61,7 @@ admin::RandomIndex seeded(std::uint64_t seed) {
 TEST(ExecutorRouters, EveryStrategyFailsOnAnEmptyList) {
   FakeClock clock;
   FakeExecutorClient client;
-  admin::RouteTable table(client, clock, FixedRandom{}.source());
+  admin::Routing table(client, clock, FixedRandom{}.source());
   using common::protocol::RouteStrategy;
   for (auto name : {RouteStrategy::kFirst, RouteStrategy::kLast, RouteStrategy::kRound, RouteStrategy::kRandom,
                     RouteStrategy::kConsistentHash, RouteStrategy::kLeastFrequentlyUsed,
@@ -280,10 +280,10 @@ TEST(ExecutorRouters, ShardingBroadcastChoosesEveryAddressInOrder) {
   EXPECT_EQ(result.addresses, kThree);
 }
 
-TEST(RouteTable, RoutesByStrategy) {
+TEST(Routing, RoutesByStrategy) {
   FakeClock clock;
   FakeExecutorClient client;
-  admin::RouteTable table(client, clock, FixedRandom{0}.source());
+  admin::Routing table(client, clock, FixedRandom{0}.source());
   using common::protocol::RouteStrategy;
   EXPECT_EQ(table.route(RouteStrategy::kFirst, request(1)).addresses.at(0), kThree[0]);
   EXPECT_EQ(table.route(RouteStrategy::kLast, request(1)).addresses.at(0), kThree[2]);

@@ -1,14 +1,14 @@
-#include "admin/trigger/trigger_pool.h"
+#include "admin/trigger/fire_thread_pool.h"
 
 #include <pthread.h>
 
 namespace cronwheel::admin {
 
-TriggerPool::TriggerPool(Options options, Run run) : options_(std::move(options)), run_(std::move(run)) {}
+FireThreadPool::FireThreadPool(Options options, Run run) : options_(std::move(options)), run_(std::move(run)) {}
 
-TriggerPool::~TriggerPool() { shutdown(); }
+FireThreadPool::~FireThreadPool() { shutdown(); }
 
-bool TriggerPool::submit(const PendingFire& fire) {
+bool FireThreadPool::submit(const PendingFire& fire) {
   std::list<std::thread> ended;
   {
     std::lock_guard lock(mutex_);
@@ -35,7 +35,7 @@ bool TriggerPool::submit(const PendingFire& fire) {
   return true;
 }
 
-void TriggerPool::work(std::list<std::thread>::iterator self, int number, PendingFire first) {
+void FireThreadPool::work(std::list<std::thread>::iterator self, int number, PendingFire first) {
   const std::string name = options_.name + "-" + std::to_string(number);
   pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
   std::unique_lock lock(mutex_);
@@ -64,7 +64,7 @@ void TriggerPool::work(std::list<std::thread>::iterator self, int number, Pendin
   exited_.notify_all();
 }
 
-std::vector<PendingFire> TriggerPool::close() noexcept {
+std::vector<PendingFire> FireThreadPool::close() noexcept {
   std::lock_guard lock(mutex_);
   shut_down_ = true;
   std::vector<PendingFire> never_started(queue_.begin(), queue_.end());
@@ -73,7 +73,7 @@ std::vector<PendingFire> TriggerPool::close() noexcept {
   return never_started;
 }
 
-void TriggerPool::join() noexcept {
+void FireThreadPool::join() noexcept {
   std::list<std::thread> ended;
   {
     std::unique_lock lock(mutex_);
@@ -83,23 +83,23 @@ void TriggerPool::join() noexcept {
   for (auto& t : ended) t.join();
 }
 
-std::vector<PendingFire> TriggerPool::shutdown() noexcept {
+std::vector<PendingFire> FireThreadPool::shutdown() noexcept {
   auto never_started = close();
   join();
   return never_started;
 }
 
-std::size_t TriggerPool::threads() const {
+std::size_t FireThreadPool::threads() const {
   std::lock_guard lock(mutex_);
   return workers_.size();
 }
 
-std::size_t TriggerPool::queued() const {
+std::size_t FireThreadPool::queued() const {
   std::lock_guard lock(mutex_);
   return queue_.size();
 }
 
-std::size_t TriggerPool::room() const {
+std::size_t FireThreadPool::room() const {
   std::lock_guard lock(mutex_);
   if (shut_down_) return 0;
   const std::size_t capacity = options_.max_threads + options_.queue_capacity;
@@ -107,12 +107,12 @@ std::size_t TriggerPool::room() const {
   return taken >= capacity ? 0 : capacity - taken;
 }
 
-std::size_t TriggerPool::running() const {
+std::size_t FireThreadPool::running() const {
   std::lock_guard lock(mutex_);
   return running_;
 }
 
-bool TriggerPool::wait_for_threads_at_most(std::size_t n, std::chrono::milliseconds timeout) {
+bool FireThreadPool::wait_for_threads_at_most(std::size_t n, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   return exited_.wait_for(lock, timeout, [&] { return workers_.size() <= n; });
 }

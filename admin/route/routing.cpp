@@ -1,4 +1,4 @@
-#include "admin/route/route_table.h"
+#include "admin/route/routing.h"
 
 #include <string>
 
@@ -6,7 +6,7 @@ namespace cronwheel::admin {
 
 using common::protocol::RouteStrategy;
 
-RouteTable::RouteTable(ExecutorClient& client, common::Clock& clock, RandomIndex random) {
+Routing::Routing(ExecutorClient& client, common::Clock& clock, RandomIndex random) {
   auto at = [this](RouteStrategy s) -> std::unique_ptr<ExecutorRouter>& { return routers_[static_cast<std::size_t>(s)]; };
   at(RouteStrategy::kFirst) = std::make_unique<FirstRouter>();
   at(RouteStrategy::kLast) = std::make_unique<LastRouter>();
@@ -20,9 +20,9 @@ RouteTable::RouteTable(ExecutorClient& client, common::Clock& clock, RandomIndex
   at(RouteStrategy::kShardingBroadcast) = std::make_unique<ShardingBroadcastRouter>();
 }
 
-ExecutorRouter& RouteTable::router(RouteStrategy strategy) { return *routers_.at(static_cast<std::size_t>(strategy)); }
+ExecutorRouter& Routing::router(RouteStrategy strategy) { return *routers_.at(static_cast<std::size_t>(strategy)); }
 
-RouteResult RouteTable::route(RouteStrategy strategy, const RouteRequest& request) {
+RouteResult Routing::route(RouteStrategy strategy, const RouteRequest& request) {
   return router(strategy).route(request);
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
 // The ten routing strategies of XXL-JOB 2.4, each with XXL-JOB's semantics (its
-// ExecutorRouteStrategyEnum and ExecutorRoute* classes), as ExecutorRouters. RouteTable
-// (route_table.h) holds one of each for an admin node.
+// ExecutorRouteStrategyEnum and ExecutorRoute* classes), as ExecutorRouters. Routing
+// (routing.h) holds one of each for an admin node.
 //
 // Per-job state (ROUND, LEAST_FREQUENTLY_USED, LEAST_RECENTLY_USED) is cleared once a day, as
 // XXL-JOB's route caches are, so it stays bounded by the jobs routed in a day and a counter
@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "admin/route/executor_router.h"
 #include "admin/model/executor_client.h"
+#include "admin/route/executor_router.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {

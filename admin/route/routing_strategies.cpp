@@ -1,4 +1,4 @@
-#include "admin/route/executor_routers.h"
+#include "admin/route/routing_strategies.h"
 
 #include <algorithm>
 #include <exception>
