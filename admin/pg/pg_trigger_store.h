@@ -52,14 +52,13 @@ class PgTriggerStore final : public TriggerStore {
   Recorded record_unconfirmed(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;
   Failed record_failed(const Failure& failure, const FollowUpPlanner& plan) override;
 
-  // Batches written by each group so far, and the calls in them.
+  // Batches the loads and the claims were written in so far, and the calls in them.
   struct BatchStats {
     std::size_t batches = 0;
     std::size_t calls = 0;
   };
   BatchStats load_stats() const { return {loads_.batches(), loads_.requests()}; }
   BatchStats claim_stats() const { return {claims_.batches(), claims_.requests()}; }
-  BatchStats triggered_stats() const { return {triggered_.batches(), triggered_.requests()}; }
 
  private:
   struct Load {

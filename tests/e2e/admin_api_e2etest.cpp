@@ -16,6 +16,7 @@
 #include "common/cron/cron_expression.h"
 #include "tests/support/admin_process.h"
 #include "tests/support/test_database.h"
+#include "tests/support/wall_time.h"
 
 namespace cronwheel {
 namespace {
@@ -23,6 +24,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::AdminProcess;
+using testing::now_ms;
 using testing::ApiCredentials;
 using testing::ApiReply;
 using testing::TestDatabase;
@@ -55,11 +57,6 @@ class AdminApi : public ::testing::Test {
   }
   ApiCredentials login(const std::string& username, const std::string& password) {
     return admin_->login(username, password);
-  }
-
-  static std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
   }
 
   TestDatabase db_;

@@ -27,6 +27,7 @@
 #include "tests/support/eventually.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
+#include "tests/support/wall_time.h"
 
 namespace cronwheel {
 namespace {
@@ -45,10 +46,7 @@ constexpr auto kBound = 30s;
 constexpr const char* kToken = "e2e-shared-token";
 constexpr const char* kAppName = "e2e-executors";
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using testing::now_ms;
 
 class AdminExecutorE2e : public ::testing::Test {
  protected:

@@ -43,6 +43,7 @@
 #include "tests/support/eventually.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
+#include "tests/support/wall_time.h"
 
 namespace cronwheel {
 namespace {
@@ -74,10 +75,7 @@ const std::vector<std::string> kRouteStrategies = {
     "FIRST", "LAST", "ROUND", "RANDOM", "CONSISTENT_HASH", "LEAST_FREQUENTLY_USED", "LEAST_RECENTLY_USED",
     "FAILOVER", "BUSYOVER", "SHARDING_BROADCAST"};
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using testing::now_ms;
 
 // The last `n` characters of a process's output: enough to see why it failed, short enough to read.
 std::string tail(const std::string& text, std::size_t n = 4000) {

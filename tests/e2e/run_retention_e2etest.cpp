@@ -13,6 +13,7 @@
 #include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"
 #include "tests/support/test_database.h"
+#include "tests/support/wall_time.h"
 
 namespace cronwheel {
 namespace {
@@ -22,10 +23,7 @@ using nlohmann::json;
 using testing::AdminProcess;
 using testing::TestDatabase;
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using testing::now_ms;
 
 TEST(RunRetentionE2e, FinishedRunsOlderThanTheRetentionAreDeletedAndTheRestKept) {
   TestDatabase db;
