@@ -1,8 +1,9 @@
-// Executor start and stop beyond the protocol: the address it advertises, and stop() with the
-// processes of script runs, which must not return while a process of a script job (or of the
-// built-in shell handler) is alive, even when shutdown_timeout is shorter than the script
+// The public Executor on the system clock, with the OS: the address it advertises, and stop()
+// with the processes of script runs, which must not return while a process of a script job (or
+// of the built-in shell handler) is alive, even when shutdown_timeout is shorter than the script
 // runner's TERM-to-KILL grace; otherwise the standalone executor exits right after stop() and a
-// script ignoring SIGTERM outlives it.
+// script ignoring SIGTERM outlives it. (executor_test.cpp drives the same executor, an
+// ExecutorCore, on a fake clock.)
 #include <gtest/gtest.h>
 
 #include <signal.h>
