@@ -3,16 +3,42 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
-#include <filesystem>
 #include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
 #include <exception>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
+#include "admin/alarm/alarm_delivery.h"
+#include "admin/alarm/alarm_service.h"
+#include "admin/api/rest_api.h"
 #include "admin/auth/bootstrap_admin.h"
+#include "admin/housekeeping/run_retention.h"
+#include "admin/model/finished_runs.h"
+#include "admin/outbound/curl_webhook_sender.h"
+#include "admin/outbound/http_executor_client.h"
+#include "admin/outbound/smtp_mailer.h"
+#include "admin/pg/database.h"
+#include "admin/pg/pg_alarm_store.h"
+#include "admin/pg/pg_node_store.h"
+#include "admin/pg/pg_retention_store.h"
+#include "admin/pg/pg_schedule_store.h"
+#include "admin/pg/pg_stores.h"
+#include "admin/pg/pg_trigger_store.h"
+#include "admin/scheduler/scheduler.h"
+#include "admin/server/console_files.h"
+#include "admin/server/executor_side.h"
+#include "admin/server/health_check.h"
 #include "admin/server/metrics.h"
+#include "admin/trigger/trigger_service.h"
+#include "common/http/http_server.h"
+#include "common/timer/hierarchical_wheel_timer.h"
+#include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -103,7 +129,94 @@ std::string host_name() {
 
 }  // namespace
 
-AdminServer::AdminServer(const AdminConfig& config, std::string version)
+class AdminServer::Impl {
+ public:
+  Impl(const AdminConfig& config, std::string version);
+  ~Impl();
+
+  void start();
+  void stop() noexcept;
+
+  const std::string& host() const noexcept { return host_; }
+  int port() const noexcept;
+  const std::string& node_id() const noexcept { return node_id_; }
+
+ private:
+  void add_routes();
+  // Where fires written outside a scan (trigger, retries, child jobs) go to be sent at once:
+  // the running scheduler, when there is one.
+  FiresWritten fires_written();
+  // The web console at every GET path no other route serves (after add_routes' own).
+  void add_console_route();
+  // Builds and starts the scheduling core (sending, scheduling, heartbeat) for node_id_.
+  void start_scheduler();
+  // Builds and starts the alarm service (docs/alarms.md).
+  void start_alarms();
+  // Builds and starts the deletion of old runs, unless --run-retention-days is 0.
+  void start_retention();
+  // This node's own address, http://host:port/.
+  std::string own_address() const;
+  // The console's address as alarms link to it (--console-url, else own_address()), ending '/'.
+  std::string console_url() const;
+
+  // Declared in dependency order: members are destroyed in reverse, after stop() has waited
+  // for every handler, so nothing a handler uses goes away under it.
+  AdminConfig config_;
+  std::string version_;
+  std::string host_;
+  std::string node_id_;  // settled in the constructor (the port is bound there), then constant
+  // Runs this node ended, by group and state (/metrics): counted by the completion, the
+  // sends, the scheduling core and the API, which all hold a pointer to it.
+  FinishedRuns finished_runs_;
+  // The node's one timer for its in-memory deadlines, and the recurring tasks on it: the lease
+  // renewal, the takeover of dead nodes' fires, the pending-fire feeder, the registry refresh
+  // and the lost-result check. Each task runs on a lane of its own; the timer keeps deadlines
+  // only (admin_server.cpp says why this timer). Declared before every room that uses them.
+  common::HierarchicalWheelTimer timer_;
+  common::RecurringTasks recurring_;
+  Database database_;
+  PgStores stores_;
+  // The node's one way to reach executors: trigger sends, takeover checks, the console's log
+  // reads and kills.
+  HttpExecutorClient executor_client_;
+  // Executors a /run did not reach, routed around until they register again (the trigger
+  // service marks them, registrations clear them).
+  SuspectAddresses suspects_{common::SystemClock::instance()};
+  common::http::HttpServer http_;
+  std::unique_ptr<HealthCheck> health_;
+  std::unique_ptr<ConsoleFiles> console_;  // GET of every path no route serves
+  std::unique_ptr<RestApi> api_;
+  std::unique_ptr<ExecutorSide> executors_;  // /api/registry, /api/callback and their monitors
+
+  // Alarms: the mail server (null when none is configured), the webhook client, both behind one
+  // delivery (the alarm service's and the API's test alarms), the runs to alarm about and the
+  // channels, and the service that sends them, made by start().
+  std::unique_ptr<SmtpMailer> mailer_;
+  std::unique_ptr<CurlWebhookSender> webhooks_;
+  std::unique_ptr<AlarmDelivery> delivery_;
+  PgAlarmStore alarm_store_;
+  std::unique_ptr<AlarmService> alarms_;
+  std::atomic<AlarmService*> running_alarms_{nullptr};  // alarms_ once started, for /metrics
+
+  // Deletes old runs (--run-retention-days; none when 0), made by start().
+  PgRetentionStore retention_store_;
+  std::unique_ptr<RunRetention> retention_;
+  std::atomic<RunRetention*> running_retention_{nullptr};  // for /metrics
+
+  // The scheduling core (docs/scheduling.md). The schedule thread, the feeder and the heartbeat
+  // use a small pool of their own, so a scan holding the scheduling lock never waits for a
+  // connection behind hundreds of trigger threads; sending uses the node's pool.
+  Database scheduling_database_;
+  PgScheduleStore schedule_store_;
+  PgNodeStore node_store_;
+  PgTriggerStore trigger_store_;
+  std::unique_ptr<TriggerService> trigger_service_;
+  std::unique_ptr<Scheduler> scheduler_;  // made by start(), once the node id is known
+  // scheduler_ while it runs, for HTTP handlers (results waking the schedule thread).
+  std::atomic<Scheduler*> running_scheduler_{nullptr};
+};
+
+AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
     : config_(config),
       version_(std::move(version)),
       host_(parse_listen_address(config.listen).first),
@@ -153,9 +266,9 @@ AdminServer::AdminServer(const AdminConfig& config, std::string version)
   add_routes();
 }
 
-AdminServer::~AdminServer() { stop(); }
+AdminServer::Impl::~Impl() { stop(); }
 
-void AdminServer::start() {
+void AdminServer::Impl::start() {
   bootstrap_admin(stores_.users(), api_->passwords(), config_.admin_password);
   http_.start();
   executors_->start();
@@ -164,7 +277,7 @@ void AdminServer::start() {
   start_retention();
 }
 
-void AdminServer::start_retention() {
+void AdminServer::Impl::start_retention() {
   if (config_.run_retention_days == 0) {
     spdlog::info("run retention: off (--run-retention-days 0): runs are kept for ever");
     return;
@@ -178,18 +291,18 @@ void AdminServer::start_retention() {
   running_retention_.store(retention_.get());
 }
 
-std::string AdminServer::console_url() const {
+std::string AdminServer::Impl::console_url() const {
   std::string url = config_.console_url.empty() ? own_address() : config_.console_url;
   if (url.back() != '/') url += '/';
   return url;
 }
 
-std::string AdminServer::own_address() const {
+std::string AdminServer::Impl::own_address() const {
   return "http://" + (host_ == "0.0.0.0" || host_ == "::" ? host_name() : host_) + ":" + std::to_string(http_.port()) +
          "/";
 }
 
-void AdminServer::start_alarms() {
+void AdminServer::Impl::start_alarms() {
   if (mailer_) {
     spdlog::info("alarms: mail goes through {}", mailer_->server());
   } else {
@@ -204,7 +317,7 @@ void AdminServer::start_alarms() {
   running_alarms_.store(alarms_.get());
 }
 
-void AdminServer::start_scheduler() {
+void AdminServer::Impl::start_scheduler() {
   AdminNode self;
   self.node_id = node_id_;
   self.address = own_address();
@@ -245,7 +358,7 @@ void AdminServer::start_scheduler() {
   running_scheduler_.store(scheduler_.get());
 }
 
-void AdminServer::stop() noexcept {
+void AdminServer::Impl::stop() noexcept {
   // The scheduling core first, while the HTTP server still takes the results of the runs it
   // sent: it stops deciding, hands back what it held (pending rows for the other nodes), lets
   // the sends in progress finish and releases this node's lease.
@@ -258,15 +371,15 @@ void AdminServer::stop() noexcept {
   timer_.stop();  // every recurring task has stopped
 }
 
-int AdminServer::port() const noexcept { return http_.port(); }
+int AdminServer::Impl::port() const noexcept { return http_.port(); }
 
-FiresWritten AdminServer::fires_written() {
+FiresWritten AdminServer::Impl::fires_written() {
   return [this](const std::vector<JobLog>& fires) {
     if (Scheduler* scheduler = running_scheduler_.load()) scheduler->send_soon(fires);
   };
 }
 
-void AdminServer::add_routes() {
+void AdminServer::Impl::add_routes() {
   http_.get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     auto result = health_->check();
     common::http::write_json(res, result.body.dump(), result.healthy ? 200 : 503);
@@ -329,7 +442,7 @@ void AdminServer::add_routes() {
   add_console_route();
 }
 
-void AdminServer::add_console_route() {
+void AdminServer::Impl::add_console_route() {
   std::filesystem::path directory = config_.web_dir;
   if (directory.empty()) directory = ConsoleFiles::default_directory().value_or("web");
   // Loads the files now and logs what it serves, or why nothing (console_files.h).
@@ -349,5 +462,20 @@ void AdminServer::add_console_route() {
       },
       {.max_body_bytes = 0});
 }
+
+AdminServer::AdminServer(const AdminConfig& config, std::string version)
+    : impl_(std::make_unique<Impl>(config, std::move(version))) {}
+
+AdminServer::~AdminServer() = default;
+
+void AdminServer::start() { impl_->start(); }
+
+void AdminServer::stop() noexcept { impl_->stop(); }
+
+const std::string& AdminServer::host() const noexcept { return impl_->host(); }
+
+int AdminServer::port() const noexcept { return impl_->port(); }
+
+const std::string& AdminServer::node_id() const noexcept { return impl_->node_id(); }
 
 }  // namespace cronwheel::admin
