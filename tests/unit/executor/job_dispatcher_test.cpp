@@ -521,7 +521,9 @@ TEST_F(JobDispatcherTest, TheQueueLimitDoesNotRefuseWhatReplacesTheQueue) {
 TEST_F(JobDispatcherTest, AtTheThreadLimitAnIdleJobThreadMakesRoomAndBusyOnesRefuseANewJob) {
   options_.max_job_threads = 2;
   ASSERT_TRUE(dispatcher().run(trigger(1, 10, "echo")).is_success());
-  ASSERT_TRUE(results_.wait_for(10));  // job 1's thread is now idle
+  ASSERT_TRUE(results_.wait_for(10));
+  // Job 1's thread is idle once it waits for work (it reports a run before it lets go of it).
+  clock_.wait_for_sleepers(2);  // the deadline timer, and that thread
   ASSERT_TRUE(dispatcher().run(trigger(2, 20, "block")).is_success());
   ASSERT_TRUE(signals_.wait_started(20));
   EXPECT_EQ(dispatcher().thread_count(), 2u);
