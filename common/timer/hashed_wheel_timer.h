@@ -1,23 +1,18 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <stop_token>
-#include <thread>
 #include <vector>
 
 #include "common/timer/timeout_node.h"
 #include "common/timer/timer.h"
+#include "common/timer/wheel_bucket.h"
+#include "common/timer/wheel_timer_base.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::common {
-
-namespace detail {
-class WheelCore;
-struct WheelInspector;  // defined by the tests
-}  // namespace detail
 
 struct WheelOptions {
   // Granularity: a timeout fires at the first tick boundary at or after its deadline, so up to
@@ -113,7 +108,7 @@ struct WheelOptions {
 // once instead of at the next tick; handles are reference counted and outlive the timer;
 // expiry goes through an executor; a deadline exactly on a tick boundary fires at that
 // boundary (Netty waits one more tick).
-class HashedWheelTimer final : public Timer {
+class HashedWheelTimer final : public detail::WheelTimerBase {
  public:
   // Throws std::invalid_argument for a non-positive tick, a zero or huge wheel, or a zero
   // transfer bound. Starts the worker thread unless options.manual.
@@ -121,13 +116,6 @@ class HashedWheelTimer final : public Timer {
   // stop(), discarding what it returns. Must not run on the timer's own worker thread.
   ~HashedWheelTimer() override;
 
-  TimerHandle schedule(TimerTask task, std::chrono::nanoseconds delay) override;
-  std::vector<TimerHandle> stop() override;
-  std::size_t process_until(Clock::SteadyTime now) override;
-  std::size_t pending_timeouts() const override;
-  std::uint64_t failed_callbacks() const override;
-
-  std::chrono::nanoseconds tick() const noexcept { return std::chrono::nanoseconds(tick_ns_); }
   std::size_t wheel_size() const noexcept { return buckets_.size(); }
 
  private:
@@ -140,32 +128,19 @@ class HashedWheelTimer final : public Timer {
     detail::TimeoutNode* node;         // holds the bucket's reference
     std::int64_t remaining_rounds;     // turns to wait before expiring
   };
-  struct Bucket {
-    std::vector<Entry> entries;
-    std::uint32_t tombstones = 0;      // entries with node == nullptr
-    std::uint32_t peak = 0;            // largest size since the last visit
-  };
+  using Bucket = detail::WheelBucket<Entry>;
 
-  // End of tick k: the time after which tick k may be processed.
-  Clock::SteadyTime tick_end(std::int64_t k) const noexcept;
   // Processes every tick that ended by `now`; see process_until().
-  std::size_t advance(Clock::SteadyTime now);
+  std::size_t advance(Clock::SteadyTime now) override;
   // Takes the submission and cancellation lists, places submissions, unlinks cancelled.
   void collect();
-  // Appends `node` to its bucket. False when the bucket cannot grow (out of memory): the
-  // node is left where it was.
-  bool place(detail::TimeoutNode* node) noexcept;
-  // Turns the entry of a cancelled `node` into a tombstone. The bucket's reference becomes
-  // the caller's.
-  void remove_cancelled(detail::TimeoutNode& node) noexcept;
-  // Starts fetching the entry remove_cancelled() will write for `node`.
-  void prefetch_entry(const detail::TimeoutNode& node) const noexcept;
-  // Drops the tombstones of `bucket`, keeping the order of the rest.
-  static void compact(Bucket& bucket) noexcept;
+  // Appends `node` to its bucket: kInBucket, or kFailed when the bucket cannot grow.
+  Placed place(detail::TimeoutNode* node) noexcept;
   // Expires the current tick's bucket, handing its due timeouts to the executor. Returns how
   // many it handed over.
   std::size_t expire_current_tick() noexcept;
   void run_worker(std::stop_token stop);
+  void surrender(std::vector<TimerHandle>& unprocessed) override;
 
   // What the wheel holds, for tests (through detail::WheelInspector). Only from the thread
   // that processes time (a manual timer's process_until caller), or after stop().
@@ -177,22 +152,11 @@ class HashedWheelTimer final : public Timer {
   };
   Footprint footprint() const noexcept;
 
-  Clock& clock_;
-  const Clock::SteadyTime start_;
-  const std::int64_t tick_ns_;
   const std::size_t max_transfers_;
-  const TimerExecutor executor_;
-  detail::RefPtr<detail::WheelCore> core_;
-
   // Owned by the worker (or the process_until caller): the wheel and its cursor.
   std::vector<Bucket> buckets_;
   std::uint64_t mask_;
-  std::int64_t tick_ = 0;                          // next tick to process
-  detail::TimeoutNode* backlog_head_ = nullptr;    // taken from the core, not yet placed
-  detail::TimeoutNode* backlog_tail_ = nullptr;
-
-  detail::StepOwner steps_;
-  std::jthread worker_;  // last: starts after everything above is ready
+  std::int64_t tick_ = 0;  // next tick to process
 };
 
 }  // namespace cronwheel::common

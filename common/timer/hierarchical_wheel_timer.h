@@ -1,24 +1,21 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stop_token>
-#include <thread>
 #include <vector>
 
+#include "common/timer/indexed_heap.h"
 #include "common/timer/timeout_node.h"
 #include "common/timer/timer.h"
+#include "common/timer/wheel_bucket.h"
+#include "common/timer/wheel_core.h"
+#include "common/timer/wheel_timer_base.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::common {
-
-namespace detail {
-class HierarchicalWheelCore;
-struct HierarchicalWheelInspector;  // defined by the tests
-}  // namespace detail
 
 struct HierarchicalWheelOptions {
   // Granularity of the lowest wheel: a timeout fires at the first tick boundary at or after
@@ -68,7 +65,7 @@ struct HierarchicalWheelOptions {
 //    next tick. A bucket emptied by cancellations leaves the delay queue at the worker's next
 //    step (so a bucket whose timeouts were all cancelled while the worker slept towards it
 //    wakes it once, for nothing).
-//  - A schedule() due before the bucket the worker sleeps towards wakes it (as HeapTimer).
+//  - A schedule() due before the bucket the worker sleeps towards wakes it.
 //  - Timeouts due at different ticks run in deadline order, also when the worker catches up
 //    late. Within one tick, in the order they were placed in the wheel-0 bucket: schedule
 //    order for timeouts that went straight there, but one that came down from a higher wheel
@@ -115,7 +112,7 @@ struct HierarchicalWheelOptions {
 //    here schedule() and cancel() go through lists (see Threads); buckets are arrays with
 //    tombstones, not linked lists; cancel() destroys the task at once; handles are reference
 //    counted and outlive the timer; expiry goes through an executor.
-class HierarchicalWheelTimer final : public Timer {
+class HierarchicalWheelTimer final : public detail::WheelTimerBase {
  public:
   // Throws std::invalid_argument for a non-positive tick, a wheel size outside [2, 65536] or
   // a zero max_queued_operations. Starts the worker thread unless options.manual.
@@ -124,25 +121,18 @@ class HierarchicalWheelTimer final : public Timer {
   // stop(), discarding what it returns. Must not run on the timer's own worker thread.
   ~HierarchicalWheelTimer() override;
 
-  TimerHandle schedule(TimerTask task, std::chrono::nanoseconds delay) override;
-  std::vector<TimerHandle> stop() override;
-  std::size_t process_until(Clock::SteadyTime now) override;
-  std::size_t pending_timeouts() const override;
-  std::uint64_t failed_callbacks() const override;
-
-  std::chrono::nanoseconds tick() const noexcept { return std::chrono::nanoseconds(tick_ns_); }
   std::size_t wheel_size() const noexcept { return std::size_t{1} << bits_; }
 
  private:
-  friend struct detail::HierarchicalWheelInspector;
+  friend struct detail::WheelInspector;
 
-  // One slot of one wheel. entries[i] == nullptr marks a cancelled entry (a tombstone).
-  struct Bucket {
-    std::vector<detail::TimeoutNode*> entries;  // each holds the bucket's reference
-    std::int64_t expiry = 0;                     // in ticks; meaningful while queued
-    std::uint32_t queue_index = kNotQueued;      // position in queue_
-    std::uint32_t tombstones = 0;
-    std::uint32_t peak = 0;                      // largest size since it was last emptied
+  static constexpr std::uint32_t kNotQueued = static_cast<std::uint32_t>(-1);
+
+  // One slot of one wheel: its entries (a null one is a tombstone) and its place in the delay
+  // queue.
+  struct Bucket : detail::WheelBucket<detail::TimeoutNode*> {
+    std::int64_t expiry = 0;                 // in ticks; meaningful while queued
+    std::uint32_t queue_index = kNotQueued;  // position in queue_
   };
   // An element of the delay queue: the bucket's expiry copied so comparisons stay in the
   // array.
@@ -150,15 +140,13 @@ class HierarchicalWheelTimer final : public Timer {
     std::int64_t expiry;
     std::uint32_t bucket;  // level << bits_ | slot
   };
-  enum class Placed { kInBucket, kDue, kFailed };
-
-  static constexpr std::uint32_t kNotQueued = static_cast<std::uint32_t>(-1);
-
-  // The tick at which a timeout due at `deadline` fires (ceil), and the time of tick `k`.
-  std::int64_t due_tick(Clock::SteadyTime deadline) const noexcept;
-  Clock::SteadyTime tick_time(std::int64_t k) const noexcept;
-  // The last tick boundary at or before `now`.
-  std::int64_t ticks_at(Clock::SteadyTime now) const noexcept;
+  // The delay queue's order: by expiry, the higher wheel first at equal expiry; each bucket
+  // keeps its position.
+  struct QueueOrder {
+    HierarchicalWheelTimer* timer;
+    bool earlier(const Queued& a, const Queued& b) const noexcept;
+    void placed(const Queued& q, std::size_t index) const noexcept;
+  };
 
   Bucket& bucket(std::uint32_t id) noexcept;
   // Puts `node` (pending, in no bucket) in the lowest wheel that holds tick `e`, creating the
@@ -166,31 +154,18 @@ class HierarchicalWheelTimer final : public Timer {
   // kDue or kFailed (out of memory).
   Placed place(detail::TimeoutNode* node, std::int64_t e) noexcept;
 
-  class Expirer;
-  std::size_t advance(Clock::SteadyTime now);
-  // Takes the submission and cancellation lists: retires cancelled entries, places
-  // submissions (and the backlog); those already due go to `out`.
-  void collect(Expirer& out);
-  // Places `node` or, when that fails, appends it to the backlog; hands it over when due.
-  void place_or_defer(detail::TimeoutNode* node, Expirer& out) noexcept;
-  void remove_cancelled(detail::TimeoutNode& node) noexcept;
-  static void compact(Bucket& bucket) noexcept;
+  std::size_t advance(Clock::SteadyTime now) override;
+  // Places `node` (hands it over when due); when that fails, it waits in the backlog.
+  void place_or_defer(detail::TimeoutNode* node, detail::ExpiryBatch& out) noexcept;
   // Empties a due bucket, just taken off the queue, at c_ == its expiry.
-  void flush(std::uint32_t id, Expirer& out) noexcept;
+  void flush(std::uint32_t id, detail::ExpiryBatch& out) noexcept;
   // When the worker must wake next for what it holds (not counting the lists).
   Clock::SteadyTime next_wake() const noexcept;
   void run_worker(std::stop_token stop);
+  void surrender(std::vector<TimerHandle>& unprocessed) override;
 
-  // The delay queue: a binary min-heap on (expiry, higher wheel first).
-  bool earlier(const Queued& a, const Queued& b) const noexcept;
-  void queue_set(std::size_t i, const Queued& q) noexcept;
-  void queue_push(std::uint32_t id) noexcept;
-  void queue_remove(std::size_t i) noexcept;
-  void sift_up(std::size_t i) noexcept;
-  void sift_down(std::size_t i) noexcept;
-
-  // What the wheels hold, for tests (through detail::HierarchicalWheelInspector). Only from
-  // the thread that processes time, or after stop().
+  // What the wheels hold, for tests (through detail::WheelInspector). Only from the thread
+  // that processes time, or after stop().
   struct Footprint {
     std::vector<std::size_t> live_per_wheel;  // live entries in each wheel created so far
     std::size_t tombstones = 0;
@@ -200,24 +175,14 @@ class HierarchicalWheelTimer final : public Timer {
   };
   Footprint footprint() const;
 
-  Clock& clock_;
-  const Clock::SteadyTime start_;
-  const std::int64_t tick_ns_;
   const unsigned bits_;             // log2(wheel_size)
   const std::uint64_t mask_;        // wheel_size - 1
   const unsigned max_levels_;       // wheels needed to hold any tick up to 2^63
-  const TimerExecutor executor_;
-  detail::RefPtr<detail::HierarchicalWheelCore> core_;
 
   // Owned by the worker (or the process_until caller).
-  std::int64_t c_ = 0;                                 // the current tick
-  std::vector<std::unique_ptr<Bucket[]>> wheels_;      // wheels_[level][slot]
-  std::vector<Queued> queue_;                          // only non-empty buckets
-  detail::TimeoutNode* backlog_head_ = nullptr;        // could not be placed (out of memory)
-  detail::TimeoutNode* backlog_tail_ = nullptr;
-
-  detail::StepOwner steps_;
-  std::jthread worker_;  // last: starts after everything above is ready
+  std::int64_t c_ = 0;                                      // the current tick
+  std::vector<std::unique_ptr<Bucket[]>> wheels_;           // wheels_[level][slot]
+  detail::IndexedHeap<Queued, QueueOrder> queue_{{this}};   // only non-empty buckets
 };
 
 }  // namespace cronwheel::common

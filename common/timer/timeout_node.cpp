@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <new>
+#include <string>
 
 namespace cronwheel::common::detail {
 
@@ -13,7 +14,14 @@ void TimeoutNode::destroy() noexcept {
   owner->pool_.deallocate(this);
 }
 
-RefPtr<TimeoutNode> TimerCore::make_node(Clock::SteadyTime deadline, TimerTask&& task) {
+RefPtr<TimeoutNode> TimerCore::admit_locked(std::size_t pending, Clock::SteadyTime deadline,
+                                             TimerTask&& task) {
+  if (closed_) throw TimerRejectedError(TimerRejectedError::Reason::kStopped, "timer is stopped");
+  if (max_pending_ != 0 && pending >= max_pending_) {
+    throw TimerRejectedError(TimerRejectedError::Reason::kTooManyPending,
+                             "too many pending timeouts (" + std::to_string(pending + 1) +
+                                 "), max is " + std::to_string(max_pending_));
+  }
   void* slot = pool_.allocate();
   return RefPtr<TimeoutNode>::adopt(
       new (slot) TimeoutNode(RefPtr<TimerCore>(this), deadline, std::move(task)));
@@ -56,18 +64,6 @@ void hand_over(TimeoutNode* node, const TimerExecutor& executor) noexcept {
     }
   }
   node->release();
-}
-
-void DueList::dispatch(const TimerExecutor& executor) noexcept {
-  TimeoutNode* node = head_;
-  head_ = tail_ = nullptr;
-  size_ = 0;
-  while (node != nullptr) {
-    TimeoutNode* next = node->next;
-    node->next = nullptr;
-    hand_over(node, executor);
-    node = next;
-  }
 }
 
 Clock::SteadyTime deadline_after(Clock::SteadyTime now, std::chrono::nanoseconds delay) noexcept {

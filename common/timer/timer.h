@@ -97,10 +97,9 @@ class TimerHandle {
 
   // Exactly one of "cancel() returned kCancelled" and "the task was handed to the executor"
   // happens: a single compare-and-swap on the timeout's state decides. On kCancelled the task
-  // is destroyed here, on the calling thread, and the timer is told to forget the timeout: the
+  // is destroyed here, on the calling thread, and the timer is told to forget the timeout: a
   // wheel appends it to its cancellation list (O(1), a short mutex) and turns its bucket entry
-  // into a tombstone at its next step, without walking any bucket; the heap removes it at once
-  // (O(log n) under its mutex).
+  // into a tombstone at its next step, without walking any bucket.
   // Never blocks on a running task. A timeout that stop() returned is still pending: cancel()
   // returns kCancelled without touching the stopped (or destroyed) timer.
   CancelResult cancel() const;
@@ -124,9 +123,9 @@ class TimerHandle {
 };
 
 // A one-shot timer: run a task once after a delay. HashedWheelTimer (O(1) per operation, tick
-// granularity, ticks while idle), HierarchicalWheelTimer (O(1) schedule and cancel, a delay
-// queue of buckets: sleeps until the next one is due) and HeapTimer (O(log n), exact)
-// implement it.
+// granularity, ticks while idle) and HierarchicalWheelTimer (O(1) schedule and cancel, a delay
+// queue of buckets: sleeps until the next one is due) implement it; so does the binary-heap
+// timer the benchmarks measure them against (in tests/bench: O(log n), exact).
 //
 // Thread safety: schedule(), TimerHandle::cancel(), pending_timeouts() and failed_callbacks()
 // may be called from any thread, including from a task. stop() from any thread except from a

@@ -14,17 +14,6 @@
 #include "tests/support/fake_clock.h"
 #include "tests/unit/common/timer/timer_test_support.h"
 
-namespace cronwheel::common::detail {
-
-// Lets these tests look at what the wheel holds.
-struct WheelInspector {
-  static HashedWheelTimer::Footprint footprint(const HashedWheelTimer& timer) {
-    return timer.footprint();
-  }
-};
-
-}  // namespace cronwheel::common::detail
-
 namespace cronwheel::timer_test {
 namespace {
 
@@ -35,19 +24,7 @@ using common::detail::WheelInspector;
 using common::TimerOptions;
 using common::WheelOptions;
 
-class HashedWheelTimerTest : public ::testing::Test {
- protected:
-  std::size_t process(HashedWheelTimer& timer) {
-    return timer.process_until(clock_.steady_now());
-  }
-  std::size_t step(HashedWheelTimer& timer, std::chrono::nanoseconds d) {
-    clock_.advance(d);
-    return process(timer);
-  }
-
-  testing::FakeClock clock_;
-  FireLog log_{clock_};
-};
+class HashedWheelTimerTest : public ManualTimerTest {};
 
 TEST_F(HashedWheelTimerTest, FiresInTheTickAfterItsDeadline) {
   HashedWheelTimer timer(clock_, {.tick = 100ms}, {.manual = true});

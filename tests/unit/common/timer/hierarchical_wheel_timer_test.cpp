@@ -17,17 +17,6 @@
 #include "tests/support/fake_clock.h"
 #include "tests/unit/common/timer/timer_test_support.h"
 
-namespace cronwheel::common::detail {
-
-// Lets these tests look at what the wheels hold.
-struct HierarchicalWheelInspector {
-  static HierarchicalWheelTimer::Footprint footprint(const HierarchicalWheelTimer& timer) {
-    return timer.footprint();
-  }
-};
-
-}  // namespace cronwheel::common::detail
-
 namespace cronwheel::timer_test {
 namespace {
 
@@ -37,7 +26,7 @@ using common::HierarchicalWheelOptions;
 using common::HierarchicalWheelTimer;
 using common::TimerHandle;
 using common::TimerOptions;
-using common::detail::HierarchicalWheelInspector;
+using common::detail::WheelInspector;
 
 constexpr Clock::SteadyTime at(std::chrono::nanoseconds since_start) {
   return Clock::SteadyTime{} + since_start;
@@ -80,28 +69,18 @@ class SleepRecordingClock final : public Clock {
 constexpr HierarchicalWheelOptions kSmallWheels{.tick = std::chrono::milliseconds(100),
                                                 .wheel_size = 8};
 
-class HierarchicalWheelTimerTest : public ::testing::Test {
+class HierarchicalWheelTimerTest : public ManualTimerTest {
  protected:
-  std::size_t process(HierarchicalWheelTimer& timer) {
-    return timer.process_until(clock_.steady_now());
-  }
-  std::size_t step(HierarchicalWheelTimer& timer, std::chrono::nanoseconds d) {
-    clock_.advance(d);
-    return process(timer);
-  }
   std::size_t step_to(HierarchicalWheelTimer& timer, std::chrono::nanoseconds since_start) {
     clock_.advance(at(since_start) - clock_.steady_now());
     return process(timer);
   }
   static std::vector<std::size_t> live_per_wheel(const HierarchicalWheelTimer& timer) {
-    return HierarchicalWheelInspector::footprint(timer).live_per_wheel;
+    return WheelInspector::footprint(timer).live_per_wheel;
   }
   static std::size_t queued_buckets(const HierarchicalWheelTimer& timer) {
-    return HierarchicalWheelInspector::footprint(timer).queued_buckets;
+    return WheelInspector::footprint(timer).queued_buckets;
   }
-
-  testing::FakeClock clock_;
-  FireLog log_{clock_};
 };
 
 using Wheels = std::vector<std::size_t>;
@@ -274,14 +253,14 @@ TEST_F(HierarchicalWheelTimerTest, CancelledEntriesAreTombstonesUntilTheyOutnumb
   process(timer);
   handles[1].cancel();
   process(timer);
-  auto held = HierarchicalWheelInspector::footprint(timer);
+  auto held = WheelInspector::footprint(timer);
   EXPECT_EQ(held.live_per_wheel, (Wheels{3}));
   EXPECT_EQ(held.tombstones, 1u);
   // The last entry goes at once; the first makes two tombstones for one live entry.
   handles[0].cancel();
   handles[3].cancel();
   process(timer);
-  held = HierarchicalWheelInspector::footprint(timer);
+  held = WheelInspector::footprint(timer);
   EXPECT_EQ(held.live_per_wheel, (Wheels{1}));
   EXPECT_EQ(held.tombstones, 0u);
   // The compaction moved the survivor; a later cancel still finds it.
@@ -414,12 +393,12 @@ TEST_F(HierarchicalWheelWorkerTest, QueuedCallsWakeTheWorkerOnceTheyReachTheLimi
   EXPECT_EQ(handles[1].cancel(), CancelResult::kCancelled);
   clock_.settle();
   EXPECT_EQ(clock_.sleeps().size(), sleeps);
-  EXPECT_EQ(HierarchicalWheelInspector::footprint(timer).live_per_wheel.back(), 1u);
+  EXPECT_EQ(WheelInspector::footprint(timer).live_per_wheel.back(), 1u);
   // ...until the fourth call since the worker's last step.
   handles.push_back(timer.schedule(log_.task(3), 2h));
   clock_.settle();
   EXPECT_EQ(clock_.sleeps().size(), sleeps + 1);
-  const auto held = HierarchicalWheelInspector::footprint(timer);
+  const auto held = WheelInspector::footprint(timer);
   EXPECT_EQ(held.live_per_wheel.back(), 3u);
   EXPECT_EQ(timer.pending_timeouts(), 3u);
 }

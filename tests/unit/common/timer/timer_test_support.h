@@ -1,7 +1,10 @@
 #pragma once
 
-// Helpers for the timer tests: a record of which tasks ran when, a small thread pool to use
-// as an executor, and the timer types the shared tests run against.
+// Helpers for the timer tests: a look at what a wheel holds, a record of which tasks ran when,
+// a fixture for a manual timer, a small thread pool to use as an executor, and the wheels as
+// timer types for the shared suites (timer_contract_tests.h, timer_system_clock_tests.h).
+
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -16,10 +19,24 @@
 #include <vector>
 
 #include "common/timer/hashed_wheel_timer.h"
-#include "common/timer/heap_timer.h"
 #include "common/timer/hierarchical_wheel_timer.h"
 #include "common/timer/timer.h"
 #include "common/util/clock.h"
+#include "tests/support/fake_clock.h"
+
+namespace cronwheel::common::detail {
+
+// Lets the tests look at what a wheel holds.
+struct WheelInspector {
+  static HashedWheelTimer::Footprint footprint(const HashedWheelTimer& timer) {
+    return timer.footprint();
+  }
+  static HierarchicalWheelTimer::Footprint footprint(const HierarchicalWheelTimer& timer) {
+    return timer.footprint();
+  }
+};
+
+}  // namespace cronwheel::common::detail
 
 namespace cronwheel::timer_test {
 
@@ -77,6 +94,19 @@ class FireLog {
   std::vector<Event> events_;
 };
 
+// A fixture for tests of one manual timer on a FakeClock: move time, then process it.
+class ManualTimerTest : public ::testing::Test {
+ protected:
+  std::size_t process(common::Timer& timer) { return timer.process_until(clock_.steady_now()); }
+  std::size_t step(common::Timer& timer, std::chrono::nanoseconds d) {
+    clock_.advance(d);
+    return process(timer);
+  }
+
+  testing::FakeClock clock_;
+  FireLog log_{clock_};
+};
+
 // A fixed pool of threads draining a FIFO queue; the destructor runs what is queued, then
 // joins.
 class ThreadPool {
@@ -129,11 +159,19 @@ class ThreadPool {
   std::vector<std::thread> threads_;
 };
 
-// The implementations the shared contract tests run against.
+// A timer type for the shared suites:
+//   struct T {
+//     static constexpr const char* kName;  // in the tests' names
+//     // How late a task may run after its deadline when time moves in steps of `step`.
+//     static constexpr std::chrono::nanoseconds max_lateness(std::chrono::nanoseconds step);
+//     static std::unique_ptr<common::Timer> make(common::Clock&, common::TimerOptions);
+//     // With a worker that sleeps for an hour or more when nothing is due within a day.
+//     static std::unique_ptr<common::Timer> make_sleepy(common::Clock&);
+//   };
 struct WheelTimerType {
+  static constexpr const char* kName = "Wheel";
   // 16 buckets of 100 ms: one turn is 1.6 s, so delays beyond it exercise remaining_rounds.
   static constexpr std::chrono::nanoseconds kTick = 100ms;
-  // How late a task may run after its deadline when time moves in steps of `step`.
   static constexpr std::chrono::nanoseconds max_lateness(std::chrono::nanoseconds step) {
     return kTick + step;
   }
@@ -142,9 +180,14 @@ struct WheelTimerType {
     return std::make_unique<common::HashedWheelTimer>(
         clock, common::WheelOptions{.tick = kTick, .wheel_size = 16}, std::move(options));
   }
+  // The hashed wheel's worker wakes every tick.
+  static std::unique_ptr<common::Timer> make_sleepy(common::Clock& clock) {
+    return std::make_unique<common::HashedWheelTimer>(clock, common::WheelOptions{.tick = 1h});
+  }
 };
 
 struct HierarchicalWheelTimerType {
+  static constexpr const char* kName = "Hierarchical";
   // Wheels of 8 buckets over 100 ms ticks: 0.8 s, 6.4 s, 51.2 s. The shared tests' delays (up
   // to ~3 s) sit in the first two wheels and move down once; their hours-long ones go higher.
   static constexpr std::chrono::nanoseconds kTick = 100ms;
@@ -157,15 +200,17 @@ struct HierarchicalWheelTimerType {
         clock, common::HierarchicalWheelOptions{.tick = kTick, .wheel_size = 8},
         std::move(options));
   }
+  // Its defaults: the worker sleeps until the bucket of the earliest timeout.
+  static std::unique_ptr<common::Timer> make_sleepy(common::Clock& clock) {
+    return std::make_unique<common::HierarchicalWheelTimer>(clock);
+  }
 };
 
-struct HeapTimerType {
-  static constexpr std::chrono::nanoseconds max_lateness(std::chrono::nanoseconds step) {
-    return step;
-  }
-  static std::unique_ptr<common::Timer> make(common::Clock& clock,
-                                             common::TimerOptions options) {
-    return std::make_unique<common::HeapTimer>(clock, std::move(options));
+// Names the instances of a shared suite after their timer type.
+struct TimerTypeNames {
+  template <typename T>
+  static std::string GetName(int) {
+    return T::kName;
   }
 };
 

@@ -1,5 +1,5 @@
-// The wheel when a bucket array cannot grow: the timeout waits in the backlog and is placed at
-// a later tick, never lost and never early. Allocation failures are injected by replacing the
+// The wheels when a bucket array cannot grow: the timeout waits in the backlog and is placed at
+// a later step, never lost and never early. Allocation failures are injected by replacing the
 // global operator new for this binary; the injection is off unless a test turns it on, and
 // then only on the test's own thread.
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/timer/hashed_wheel_timer.h"
+#include "common/timer/hierarchical_wheel_timer.h"
 #include "tests/support/fake_clock.h"
 #include "tests/unit/common/timer/timer_test_support.h"
 
@@ -81,6 +82,27 @@ TEST(HashedWheelTimerOutOfMemory, LateTimeoutWaitsInTheBacklogAndStopStillReturn
   ASSERT_EQ(unprocessed.size(), 1u);
   EXPECT_EQ(unprocessed[0].deadline(), handle.deadline());
   EXPECT_EQ(handle.cancel(), common::CancelResult::kCancelled);
+}
+
+TEST(HierarchicalWheelTimerOutOfMemory, TimeoutsWhoseBucketCannotGrowArePlacedLaterInOrder) {
+  testing::FakeClock clock;
+  FireLog log(clock);
+  common::HierarchicalWheelTimer timer(clock, {.tick = 100ms, .wheel_size = 8}, {.manual = true});
+  timer.schedule(log.task(1), 250ms);
+  timer.schedule(log.task(2), 250ms);
+  {
+    // Their bucket is empty and has no array yet: placing the first needs memory, and the
+    // second waits behind it.
+    FailAllocations failing;
+    EXPECT_EQ(timer.process_until(clock.steady_now()), 0u);
+  }
+  EXPECT_EQ(timer.pending_timeouts(), 2u);
+  clock.advance(200ms);
+  EXPECT_EQ(timer.process_until(clock.steady_now()), 0u);  // placed now, due at 300 ms
+  clock.advance(100ms);
+  EXPECT_EQ(timer.process_until(clock.steady_now()), 2u);
+  EXPECT_EQ(log.ids(), (std::vector<int>{1, 2}));
+  EXPECT_EQ(log.events()[0].at, common::Clock::SteadyTime{} + 300ms);
 }
 
 }  // namespace

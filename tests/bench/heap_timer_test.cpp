@@ -1,18 +1,54 @@
-// What is particular to the heap: exact deadlines and waking the worker for an earlier one.
+// The benchmarks' HeapTimer: the Timer contract and the system-clock suite the wheels pass
+// too, then what is particular to the heap: exact deadlines and waking the worker for an
+// earlier one.
+
+#include "tests/bench/heap_timer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
+#include <utility>
 #include <vector>
 
-#include "common/timer/heap_timer.h"
 #include "tests/support/fake_clock.h"
+#include "tests/unit/common/timer/timer_contract_tests.h"
+#include "tests/unit/common/timer/timer_system_clock_tests.h"
 #include "tests/unit/common/timer/timer_test_support.h"
 
 namespace cronwheel::timer_test {
+
+// A timer type for the shared suites (timer_test_support.h).
+struct HeapTimerType {
+  static constexpr const char* kName = "Heap";
+  // Exact: late only by how far the clock moved past the deadline in one step.
+  static constexpr std::chrono::nanoseconds max_lateness(std::chrono::nanoseconds step) {
+    return step;
+  }
+  static std::unique_ptr<common::Timer> make(common::Clock& clock,
+                                             common::TimerOptions options) {
+    return std::make_unique<bench::HeapTimer>(clock, std::move(options));
+  }
+  // The heap's worker sleeps until the earliest deadline.
+  static std::unique_ptr<common::Timer> make_sleepy(common::Clock& clock) {
+    return std::make_unique<bench::HeapTimer>(clock);
+  }
+};
+
+namespace contract {
+INSTANTIATE_TYPED_TEST_SUITE_P(Heap, TimerContract, ::testing::Types<HeapTimerType>,
+                               TimerTypeNames);
+}  // namespace contract
+
+namespace system_clock {
+INSTANTIATE_TYPED_TEST_SUITE_P(Heap, TimerOnSystemClock, ::testing::Types<HeapTimerType>,
+                               TimerTypeNames);
+}  // namespace system_clock
+
 namespace {
 
-using common::HeapTimer;
+using bench::HeapTimer;
 
 TEST(HeapTimerTest, FiresExactlyAtItsDeadline) {
   testing::FakeClock clock;
