@@ -31,6 +31,7 @@
 #include "common/protocol/job_enums.h"
 #include "common/protocol/json_reader.h"
 #include "common/protocol/protocol_error.h"
+#include "common/util/utf8.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -155,15 +156,15 @@ bool known(E value) {
 
 void check_job(const admin::Job& job) {
   namespace protocol = common::protocol;
-  FUZZ_CHECK(!job.job_desc.empty() && admin::char_count(job.job_desc) <= admin::kMaxJobDesc,
+  FUZZ_CHECK(!job.job_desc.empty() && common::utf8::char_count(job.job_desc) <= admin::kMaxJobDesc,
              "jobDesc is 1-255 characters");
   FUZZ_CHECK(admin::trimmed(job.job_desc) == job.job_desc, "jobDesc is trimmed");
-  FUZZ_CHECK(admin::char_count(job.author) <= admin::kMaxAuthor, "author is at most 64 characters");
-  FUZZ_CHECK(admin::char_count(job.alarm_email) <= admin::kMaxAlarmEmail, "alarmEmail is at most 255 characters");
+  FUZZ_CHECK(common::utf8::char_count(job.author) <= admin::kMaxAuthor, "author is at most 64 characters");
+  FUZZ_CHECK(common::utf8::char_count(job.alarm_email) <= admin::kMaxAlarmEmail, "alarmEmail is at most 255 characters");
   for (const auto& address : admin::split_list(job.alarm_email)) {
     FUZZ_CHECK(admin::is_email_address(address), "alarmEmail holds email addresses only");
   }
-  FUZZ_CHECK(!job.timezone.empty() && admin::char_count(job.timezone) <= admin::kMaxTimezone,
+  FUZZ_CHECK(!job.timezone.empty() && common::utf8::char_count(job.timezone) <= admin::kMaxTimezone,
              "timezone is 1-64 characters");
   FUZZ_CHECK(known<protocol::ScheduleType>(job.schedule_type), "scheduleType is known");
   FUZZ_CHECK(known<protocol::MisfireStrategy>(job.misfire_strategy), "misfireStrategy is known");
@@ -176,7 +177,7 @@ void check_job(const admin::Job& job) {
   FUZZ_CHECK(job.retry_interval >= 0, "retryInterval is not negative");
   FUZZ_CHECK(job.executor_param.size() <= admin::kMaxExecutorParamBytes, "executorParam is at most 64 KiB");
   FUZZ_CHECK(job.glue_source.size() <= admin::kMaxGlueSourceBytes, "glueSource is at most 1 MiB");
-  FUZZ_CHECK(admin::char_count(job.glue_remark) <= admin::kMaxGlueRemark, "glueRemark is at most 128 characters");
+  FUZZ_CHECK(common::utf8::char_count(job.glue_remark) <= admin::kMaxGlueRemark, "glueRemark is at most 128 characters");
   std::vector<std::int64_t> ids = job.child_job_ids;
   std::sort(ids.begin(), ids.end());
   FUZZ_CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end(), "childJobId lists each job once");
