@@ -115,24 +115,24 @@ AlarmChannel read_channel_body(std::string_view body_text, AlarmChannel channel,
 void add_alarm_channel_routes(ApiRouter& router, const AlarmChannelRoutes& routes, common::Clock& clock) {
   AlarmChannelStore& store = *routes.store;
 
-  router.add("GET", "alarm-channels", Access::kAdmin, [&store](ApiRouter::RouteContext&, const httplib::Request& req) {
+  router.add("GET", "alarm-channels", Access::kAdmin, [&store](ApiRouter::RouteContext&, const common::http::Request& req) {
     auto page = page_query(req);
     return ApiResponse{200, sliced_page_json(store.list_channels(), page,
                                              [](const AlarmChannel& c) { return to_json(c); })};
   }, paged({}));
 
-  router.add("POST", "alarm-channels", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "alarm-channels", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     bool secret_changed = false;
     auto channel = read_channel_body(req.body, AlarmChannel{}, ChannelBodyKind::kCreate, secret_changed);
     auto created = store.create_channel(channel, ctx.request.actor);
     return no_store(ApiResponse{201, answered(created, secret_changed)});
   });
 
-  router.add("GET", "alarm-channels/{id}", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("GET", "alarm-channels/{id}", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     return ApiResponse{200, to_json(visible(store, ctx.path_int("id")))};
   });
 
-  router.add("PUT", "alarm-channels/{id}", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("PUT", "alarm-channels/{id}", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     bool secret_changed = false;
     auto channel = read_channel_body(req.body, visible(store, ctx.path_int("id")), ChannelBodyKind::kUpdate,
                                      secret_changed);
@@ -140,14 +140,14 @@ void add_alarm_channel_routes(ApiRouter& router, const AlarmChannelRoutes& route
     return no_store(ApiResponse{200, answered(updated, secret_changed)});
   });
 
-  router.add("DELETE", "alarm-channels/{id}", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("DELETE", "alarm-channels/{id}", Access::kAdmin, [&store](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     store.remove_channel(visible(store, ctx.path_int("id")).id, ctx.request.actor);
     return ApiResponse{204, nullptr};
   });
 
   router.add("POST", "alarm-channels/{id}/test", Access::kAdmin,
              [&store, &clock, delivery = routes.delivery, text_options = routes.text](ApiRouter::RouteContext& ctx,
-                                                                                      const httplib::Request&) {
+                                                                                      const common::http::Request&) {
                const auto channel = visible(store, ctx.path_int("id"));
                const auto now = clock.now_ms();
                const auto text = render_test_alarm(channel.name, text_options, now);

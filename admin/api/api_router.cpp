@@ -19,7 +19,7 @@ namespace cronwheel::admin {
 namespace {
 
 // What Authenticator judges: the request's Authorization and Cookie headers, as sent.
-Credentials credentials_of(const httplib::Request& req) {
+Credentials credentials_of(const common::http::Request& req) {
   Credentials credentials;
   if (req.has_header("Authorization")) credentials.authorization = req.get_header_value("Authorization");
   const auto cookies = req.get_header_value_count("Cookie");
@@ -37,7 +37,7 @@ void check_query_text(const std::string& name, const std::string& value) {
 
 bool changes_state(const std::string& method) { return method != "GET" && method != "HEAD"; }
 
-void write(httplib::Response& res, const ApiResponse& response) {
+void write(common::http::Response& res, const ApiResponse& response) {
   for (const auto& [name, value] : response.headers) res.set_header(name, value);
   if (response.body.is_null()) {
     res.status = response.status;
@@ -100,7 +100,7 @@ void ApiRouter::add(const std::string& method, const std::string& path, Access a
   routes_.push_back({method, path, access, query});
 
   auto wrapped = [this, method, access, query, handler = std::move(handler)](
-                     const httplib::Request& req, httplib::Response& res, const common::http::PathParams& params) {
+                     const common::http::Request& req, common::http::Response& res, const common::http::PathParams& params) {
     RouteContext ctx;
     ctx.params = &params;
     ctx.request.actor.remote_addr = req.remote_addr;
@@ -170,7 +170,7 @@ PageKey parse_page_cursor(const std::string& value, const std::string& name) {
   return PageKey{number(text.substr(0, dot)), number(text.substr(dot + 1))};
 }
 
-PageRequest keyed_page_query(const httplib::Request& request) {
+PageRequest keyed_page_query(const common::http::Request& request) {
   PageRequest page = page_query(request);
   if (page.offset > kMaxListOffset) {
     throw invalid("offset", "offset: at most " + std::to_string(kMaxListOffset) +
@@ -187,7 +187,7 @@ PageRequest keyed_page_query(const httplib::Request& request) {
   return page;
 }
 
-PageRequest page_query(const httplib::Request& request) {
+PageRequest page_query(const common::http::Request& request) {
   PageRequest page;
   if (auto offset = query_int(request.get_param_value("offset"), "offset")) {
     if (*offset < 0) throw invalid("offset", "offset: must be 0 or more");

@@ -82,7 +82,7 @@ class ApiRouter {
     std::int64_t path_int(const std::string& name) const;
     const std::string& path_string(const std::string& name) const;
   };
-  using Handler = std::function<ApiResponse(RouteContext&, const httplib::Request&)>;
+  using Handler = std::function<ApiResponse(RouteContext&, const common::http::Request&)>;
 
   struct Route {
     std::string method;  // GET, POST, PUT, DELETE
@@ -119,14 +119,14 @@ std::vector<std::string> keyed_paged(std::vector<std::string> query);
 
 // Reads `offset`/`limit` query parameters: offset >= 0 (default 0), limit 1..1000 (default
 // 20); 400 naming the parameter otherwise.
-PageRequest page_query(const httplib::Request& request);
+PageRequest page_query(const common::http::Request& request);
 
 // The deepest offset a keyed list accepts; further pages are read by key.
 inline constexpr std::int64_t kMaxListOffset = 10'000;
 
 // page_query() plus `after`/`before`: a page key as a list answered it in nextCursor or
 // prevCursor, one of them at most and not with an offset; offset at most kMaxListOffset.
-PageRequest keyed_page_query(const httplib::Request& request);
+PageRequest keyed_page_query(const common::http::Request& request);
 
 // A page key as the API writes it ("<time>.<id>") and reads it back; 400 naming `name` for
 // anything else.

@@ -8,7 +8,7 @@ namespace cronwheel::admin {
 
 namespace {
 
-ApiResponse list_audit(AuditStore& audit, const httplib::Request& req) {
+ApiResponse list_audit(AuditStore& audit, const common::http::Request& req) {
   auto page = page_query(req);
   AuditStore::Filter filter;
   filter.page = page;
@@ -27,7 +27,7 @@ ApiResponse list_audit(AuditStore& audit, const httplib::Request& req) {
 
 void add_audit_routes(ApiRouter& router, AuditStore& audit) {
   router.add("GET", "audit", Access::kAdmin,
-             [&audit](ApiRouter::RouteContext&, const httplib::Request& req) { return list_audit(audit, req); },
+             [&audit](ApiRouter::RouteContext&, const common::http::Request& req) { return list_audit(audit, req); },
              paged({"userId", "entityType", "entityId", "from", "to"}));
 }
 

@@ -43,7 +43,7 @@ AuditEntry login_audit(const std::string& action, const std::optional<User>& use
   return entry;
 }
 
-ApiResponse login(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+ApiResponse login(AuthServices& s, ApiRouter::RouteContext& ctx, const common::http::Request& req) {
   JsonBody body(req.body);
   const auto username = body.required_string("username");
   const auto password = body.required_string("password");
@@ -97,7 +97,7 @@ ApiResponse logout(AuthServices& s, ApiRouter::RouteContext& ctx) {
   return response;
 }
 
-ApiResponse change_password(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+ApiResponse change_password(AuthServices& s, ApiRouter::RouteContext& ctx, const common::http::Request& req) {
   JsonBody body(req.body);
   const auto current = body.required_string("currentPassword");
   const auto next = body.required_string("newPassword");
@@ -156,17 +156,17 @@ void check_new_password(std::string_view field, const std::string& password) {
 
 void add_auth_routes(ApiRouter& router, AuthServices& services) {
   router.add("POST", "auth/login", Access::kPublic,
-             [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) { return login(services, ctx, req); },
+             [&services](ApiRouter::RouteContext& ctx, const common::http::Request& req) { return login(services, ctx, req); },
              {}, {.lane = kPasswordLane});
   router.add("POST", "auth/logout", Access::kUser,
-             [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) { return logout(services, ctx); });
+             [&services](ApiRouter::RouteContext& ctx, const common::http::Request&) { return logout(services, ctx); });
   router.add("PUT", "auth/password", Access::kUser,
-             [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [&services](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                return change_password(services, ctx, req);
              },
              {}, {.lane = kPasswordLane});
   router.add("GET", "auth/me", Access::kUser,
-             [](ApiRouter::RouteContext& ctx, const httplib::Request&) { return me(ctx); });
+             [](ApiRouter::RouteContext& ctx, const common::http::Request&) { return me(ctx); });
 }
 
 }  // namespace cronwheel::admin

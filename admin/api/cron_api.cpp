@@ -19,7 +19,7 @@ constexpr int kDefaultCount = 5;
 void add_cron_routes(ApiRouter& router, common::Clock& clock) {
   // expr (required), tz (default UTC), from (epoch ms, default now), count (1-100, default 5)
   // → {"times":[epoch_ms,...]}; fewer times when the expression ends. Errors name `expr` or `tz`.
-  router.add("GET", "cron/next", Access::kUser, [&clock](ApiRouter::RouteContext&, const httplib::Request& req) {
+  router.add("GET", "cron/next", Access::kUser, [&clock](ApiRouter::RouteContext&, const common::http::Request& req) {
     const auto expr = req.get_param_value("expr");
     if (trimmed(expr).empty()) throw invalid("expr", "expr: is required (a Quartz cron expression)");
     const auto tz = req.has_param("tz") ? req.get_param_value("tz") : std::string("UTC");

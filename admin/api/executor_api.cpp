@@ -44,14 +44,14 @@ std::string field_problem(const std::string& field, std::string_view value) {
   return {};
 }
 
-void answer(httplib::Response& res, const Answer& result) {
+void answer(common::http::Response& res, const Answer& result) {
   common::http::write_json(res, protocol::to_json_string(result), 200);
 }
 
 // Wraps an endpoint: `body`, every failure answered as a ReturnT 500. The access token is each
 // endpoint's to check (it depends on the group the body names).
-common::http::HttpServer::Handler endpoint(std::function<Answer(const httplib::Request&)> body) {
-  return [body = std::move(body)](const httplib::Request& req, httplib::Response& res) {
+common::http::HttpServer::Handler endpoint(std::function<Answer(const common::http::Request&)> body) {
+  return [body = std::move(body)](const common::http::Request& req, common::http::Response& res) {
     try {
       answer(res, body(req));
     } catch (const protocol::ProtocolError& e) {
@@ -124,7 +124,7 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
                          ExecutorTokens& tokens, ExecutorRouteOptions options) {
   const common::http::RouteOptions registration_route{.max_body_bytes = kMaxRegistrationBytes};
   auto refusals = std::make_shared<RefusalLog>();
-  auto registration = [&registry, &tokens, options, refusals](const httplib::Request& req, bool remove) {
+  auto registration = [&registry, &tokens, options, refusals](const common::http::Request& req, bool remove) {
     auto param = protocol::parse<protocol::RegistryParam>(req.body);
     if (auto problem = registration_problem(param); !problem.empty()) return std::pair{Answer::fail(problem), false};
     if (!common::http::access_token_matches(req, tokens.for_app(param.registry_key))) {
@@ -163,7 +163,7 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
 
   const auto& registrations_changed = options.registrations_changed;
   server.post(any_context(protocol::kRegistryPath),
-              endpoint([registration, registrations_changed](const httplib::Request& req) {
+              endpoint([registration, registrations_changed](const common::http::Request& req) {
                 auto [result, changed] = registration(req, false);
                 if (changed && registrations_changed) registrations_changed();
                 return result;
@@ -171,7 +171,7 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
               registration_route);
 
   server.post(any_context(protocol::kRegistryRemovePath),
-              endpoint([registration, registrations_changed](const httplib::Request& req) {
+              endpoint([registration, registrations_changed](const common::http::Request& req) {
                 auto [result, changed] = registration(req, true);
                 if (changed && registrations_changed) registrations_changed();
                 return result;
@@ -179,7 +179,7 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
               registration_route);
 
   server.post(any_context(protocol::kCallbackPath),
-              endpoint([&completion, &tokens](const httplib::Request& req) {
+              endpoint([&completion, &tokens](const common::http::Request& req) {
                 auto batch = protocol::parse<protocol::CallbackBatch>(req.body);
                 std::vector<std::int64_t> ids;
                 ids.reserve(batch.callbacks.size());

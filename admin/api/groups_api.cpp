@@ -110,7 +110,7 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& o
     if (hook && group.address_type == 0) hook();
   };
 
-  router.add("GET", "groups", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("GET", "groups", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto page = page_query(req);
     GroupStore::Filter filter;
     filter.scope = scope_of(ctx.request.who());
@@ -120,7 +120,7 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& o
     return ApiResponse{200, page_json(result.items, result.total, [](const Group& g) { return to_json(g); })};
   }, paged({"text"}));
 
-  router.add("POST", "groups", Access::kAdmin, [stores, changed](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "groups", Access::kAdmin, [stores, changed](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto group = read_group_body(req.body, Group{}, GroupBodyKind::kCreate);
     if (stores.groups.find_by_app_name(group.app_name)) {
       throw conflict("appName: a group named '" + group.app_name + "' already exists", "appName");
@@ -130,11 +130,11 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& o
     return ApiResponse{201, to_json(created)};
   });
 
-  router.add("GET", "groups/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("GET", "groups/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     return ApiResponse{200, to_json(visible_group(stores.groups, ctx.request.who(), ctx.path_int("id")))};
   });
 
-  router.add("PUT", "groups/{id}", Access::kAdmin, [stores, changed](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("PUT", "groups/{id}", Access::kAdmin, [stores, changed](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto current = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
     auto group = read_group_body(req.body, current, GroupBodyKind::kUpdate);
     auto updated = stores.groups.update(group, ctx.request.actor);
@@ -142,7 +142,7 @@ void add_group_routes(ApiRouter& router, Stores stores, const ResourceOptions& o
     return ApiResponse{200, to_json(updated)};
   });
 
-  router.add("DELETE", "groups/{id}", Access::kAdmin, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("DELETE", "groups/{id}", Access::kAdmin, [stores](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
     // The store refuses (Conflict → 409) while jobs still belong to the group.
     stores.groups.remove(group.id, ctx.request.actor);

@@ -63,7 +63,7 @@ std::int64_t first_fire_time(const Job& job, std::int64_t now) {
   return *next;
 }
 
-int preview_count(const httplib::Request& req) {
+int preview_count(const common::http::Request& req) {
   auto count = query_int(req.get_param_value("count"), "count").value_or(kDefaultPreviewCount);
   return check_int_range("count", count, 1, kMaxPreviewCount);
 }
@@ -137,7 +137,7 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
 }  // namespace
 
 void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options) {
-  router.add("GET", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("GET", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     JobStore::Filter filter;
     filter.page = keyed_page_query(req);
     filter.scope = scope_of(ctx.request.who());
@@ -150,19 +150,19 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     return ApiResponse{200, keyed_page_json(result, [](const Job& j) { return to_json(j); })};
   }, keyed_paged({"jobGroup", "triggerStatus", "text"}));
 
-  router.add("POST", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = read_job_body(req.body, Job{}, JobBodyKind::kCreate);
     validate_job(job);
     check_job_references(job, std::nullopt, stores.groups, stores.jobs, ctx.request.who());
     return ApiResponse{201, to_json(stores.jobs.create(job, ctx.request.actor))};
   }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
-  router.add("GET", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("GET", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     return ApiResponse{200, to_json(visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id")))};
   });
 
   router.add("PUT", "jobs/{id}", Access::kUser,
-             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto current = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                auto job = read_job_body(req.body, current, JobBodyKind::kUpdate);
                validate_job(job);
@@ -179,13 +179,13 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                return ApiResponse{200, to_json(stores.jobs.update(job, ctx.request.actor))};
              }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
-  router.add("DELETE", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("DELETE", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     stores.jobs.remove(job.id, ctx.request.actor);  // with its logs and script history
     return ApiResponse{204, nullptr};
   });
 
-  router.add("POST", "jobs/{id}/copy", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "jobs/{id}/copy", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     JsonBody(req.body).finish();
     Job copy = job;
@@ -198,7 +198,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   });
 
   router.add("POST", "jobs/{id}/start", Access::kUser,
-             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                if (job.trigger_status == 1) return ApiResponse{200, to_json(job)};  // already running
@@ -207,7 +207,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                                                                              ctx.request.actor))};
              });
 
-  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     JsonBody(req.body).finish();
     if (job.trigger_status == 0) return ApiResponse{200, to_json(job)};  // already stopped
@@ -215,7 +215,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   });
 
   router.add("POST", "jobs/{id}/trigger", Access::kUser,
-             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                auto group = stores.groups.get(job.job_group);
                if (!group) throw not_found("group " + std::to_string(job.job_group) + " does not exist");
@@ -226,7 +226,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
              }, {}, common::http::RouteOptions{.max_body_bytes = 4 * kMaxExecutorParamBytes});
 
   router.add("GET", "jobs/{id}/next-fires", Access::kUser,
-             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                const int count = preview_count(req);
                const auto now = clock.now_ms();

@@ -51,11 +51,11 @@ bool has_log(const protocol::ReturnT<protocol::LogResult>& answer, std::int32_t 
   throw http::HttpError(502, kBadGateway, "executor " + address + " did not " + what + ": " + msg);
 }
 
-std::optional<std::int64_t> job_group_param(const httplib::Request& req) {
+std::optional<std::int64_t> job_group_param(const common::http::Request& req) {
   return query_int(req.get_param_value("jobGroup"), "jobGroup");
 }
 
-LogStore::Filter::Status status_param(const httplib::Request& req) {
+LogStore::Filter::Status status_param(const common::http::Request& req) {
   using Status = LogStore::Filter::Status;
   const auto status = req.get_param_value("status");
   if (status.empty()) return Status::kAll;
@@ -110,7 +110,7 @@ LogStore::ClearRequest read_clear_body(const std::string& text, const Stores& st
 }  // namespace
 
 void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options) {
-  router.add("GET", "logs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("GET", "logs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     LogStore::Filter filter;
     filter.page = keyed_page_query(req);
     filter.scope = scope_of(ctx.request.who());
@@ -126,16 +126,16 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     return ApiResponse{200, keyed_page_json(result, [](const JobLog& l) { return to_json(l); })};
   }, keyed_paged({"jobGroup", "jobId", "status", "from", "to"}));
 
-  router.add("POST", "logs/clear", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "logs/clear", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto request = read_clear_body(req.body, stores, ctx.request.who());
     return ApiResponse{200, {{"deleted", stores.logs.clear(request, ctx.request.actor)}}};
   });
 
-  router.add("GET", "logs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("GET", "logs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     return ApiResponse{200, to_json(visible_log(stores.logs, ctx.request.who(), ctx.path_int("id")))};
   });
 
-  router.add("DELETE", "logs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("DELETE", "logs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
     if (log.trigger_type != TriggerType::kManual && log.trigger_type != TriggerType::kApi) {
       throw conflict("run " + std::to_string(log.id) + " is a " + std::string(to_string(log.trigger_type)) +
@@ -150,7 +150,7 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   });
 
   router.add("GET", "logs/{id}/content", Access::kUser,
-             [stores, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
                auto from_line = query_int(req.get_param_value("fromLine"), "fromLine").value_or(1);
                check_int_range("fromLine", from_line, 1, INT_MAX);
@@ -185,7 +185,7 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
              {"fromLine"}, {.lane = kExecutorCallLane});
 
   router.add("POST", "logs/{id}/kill", Access::kUser,
-             [stores, &clock, options](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto log = visible_log(stores.logs, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                if (log.state != FireState::kTriggered) {

@@ -112,7 +112,7 @@ nlohmann::json failure_json(const FailedRun& f) {
 
 void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options) {
   // Nodes are the cluster's, not a group's: any user may see them.
-  router.add("GET", "nodes", Access::kUser, [stores](ApiRouter::RouteContext&, const httplib::Request&) {
+  router.add("GET", "nodes", Access::kUser, [stores](ApiRouter::RouteContext&, const common::http::Request&) {
     const auto overview = stores.overview.nodes();
     auto body = page_json(overview.nodes, static_cast<std::int64_t>(overview.nodes.size()),
                           [](const NodeStatus& s) { return to_json(s); });
@@ -122,7 +122,7 @@ void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock,
 
   const auto dead_after = options.executor_dead_after.count();
   router.add("GET", "groups/{id}/executors", Access::kUser,
-             [stores, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, dead_after](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                const auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
                const auto page = page_query(req);
                auto result = stores.overview.registrations(group.app_name, dead_after, page);
@@ -133,13 +133,13 @@ void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock,
              paged({}));
 
   router.add("GET", "groups/{id}/handlers", Access::kUser,
-             [stores, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+             [stores, dead_after](ApiRouter::RouteContext& ctx, const common::http::Request&) {
                const auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
                return ApiResponse{200, {{"handlers", stores.overview.handlers(group.app_name, dead_after)}}};
              });
 
   router.add("GET", "dashboard", Access::kUser,
-             [stores, &clock, dead_after](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores, &clock, dead_after](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                const std::string zone_name =
                    req.has_param("timezone") ? req.get_param_value("timezone") : std::string("UTC");
                const date::time_zone* zone = zone_param(zone_name);

@@ -28,7 +28,7 @@ void require_script_job(const Job& job) {
 
 void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&) {
   router.add("GET", "jobs/{id}/script/versions", Access::kUser,
-             [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                auto page = page_query(req);
                auto versions = stores.scripts.versions(job.id);  // newest first, at most 30
@@ -37,7 +37,7 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&)
              },
              paged({}));
 
-  router.add("POST", "jobs/{id}/script", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "jobs/{id}/script", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     JsonBody body(req.body);
     auto source = checked_glue_source(body.required_string("glueSource"));
@@ -49,7 +49,7 @@ void add_script_routes(ApiRouter& router, Stores stores, const ResourceOptions&)
   }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
   router.add("POST", "jobs/{id}/script/versions/{versionId}/restore", Access::kUser,
-             [stores](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                const auto version_id = ctx.path_int("versionId");
                JsonBody(req.body).finish();

@@ -23,7 +23,7 @@ std::string checked_name(const std::string& name) {
   return name;
 }
 
-ApiResponse create_token(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+ApiResponse create_token(AuthServices& s, ApiRouter::RouteContext& ctx, const common::http::Request& req) {
   JsonBody body(req.body);
   auto name = checked_name(body.required_string("name"));
   auto days = body.optional_int("expiresInDays");
@@ -43,7 +43,7 @@ ApiResponse create_token(AuthServices& s, ApiRouter::RouteContext& ctx, const ht
   return response;
 }
 
-ApiResponse list_tokens(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+ApiResponse list_tokens(AuthServices& s, ApiRouter::RouteContext& ctx, const common::http::Request& req) {
   auto page = page_query(req);
   auto all = s.stores.tokens.list(ctx.request.who().user.id);
   return {200, sliced_page_json(all, page, [](const ApiToken& t) { return to_json(t); })};
@@ -60,15 +60,15 @@ ApiResponse revoke_token(AuthServices& s, ApiRouter::RouteContext& ctx) {
 }  // namespace
 
 void add_tokens_routes(ApiRouter& router, AuthServices& services) {
-  router.add("POST", "tokens", Access::kUser, [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "tokens", Access::kUser, [&services](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     return create_token(services, ctx, req);
   });
   router.add(
       "GET", "tokens", Access::kUser,
-      [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) { return list_tokens(services, ctx, req); },
+      [&services](ApiRouter::RouteContext& ctx, const common::http::Request& req) { return list_tokens(services, ctx, req); },
       paged({}));
   router.add("DELETE", "tokens/{id}", Access::kUser,
-             [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) { return revoke_token(services, ctx); });
+             [&services](ApiRouter::RouteContext& ctx, const common::http::Request&) { return revoke_token(services, ctx); });
 }
 
 }  // namespace cronwheel::admin

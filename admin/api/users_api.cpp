@@ -38,13 +38,13 @@ User existing_user(UserStore& users, std::int64_t id) {
   return *user;
 }
 
-ApiResponse list_users(AuthServices& s, const httplib::Request& req) {
+ApiResponse list_users(AuthServices& s, const common::http::Request& req) {
   auto page = page_query(req);
   auto result = s.stores.users.list(page);
   return {200, page_json(result.items, result.total, [](const User& u) { return to_json(u); })};
 }
 
-ApiResponse create_user(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+ApiResponse create_user(AuthServices& s, ApiRouter::RouteContext& ctx, const common::http::Request& req) {
   JsonBody body(req.body);
   User user;
   user.username = body.required_string("username");
@@ -63,7 +63,7 @@ ApiResponse create_user(AuthServices& s, ApiRouter::RouteContext& ctx, const htt
   return {201, to_json(s.stores.users.create(user, ctx.request.actor))};
 }
 
-ApiResponse update_user(AuthServices& s, ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+ApiResponse update_user(AuthServices& s, ApiRouter::RouteContext& ctx, const common::http::Request& req) {
   const auto id = ctx.path_int("id");
   JsonBody body(req.body);
   auto username = body.optional_string("username");
@@ -116,22 +116,22 @@ ApiResponse delete_user(AuthServices& s, ApiRouter::RouteContext& ctx) {
 
 void add_users_routes(ApiRouter& router, AuthServices& services) {
   router.add("GET", "users", Access::kAdmin,
-             [&services](ApiRouter::RouteContext&, const httplib::Request& req) { return list_users(services, req); },
+             [&services](ApiRouter::RouteContext&, const common::http::Request& req) { return list_users(services, req); },
              paged({}));
-  router.add("GET", "users/{id}", Access::kAdmin, [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) {
+  router.add("GET", "users/{id}", Access::kAdmin, [&services](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     return ApiResponse(200, to_json(existing_user(services.stores.users, ctx.path_int("id"))));
   });
   // Both may hash a password.
-  router.add("POST", "users", Access::kAdmin, [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+  router.add("POST", "users", Access::kAdmin, [&services](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     return create_user(services, ctx, req);
   }, {}, {.lane = kPasswordLane});
   router.add("PUT", "users/{id}", Access::kAdmin,
-             [&services](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+             [&services](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                return update_user(services, ctx, req);
              },
              {}, {.lane = kPasswordLane});
   router.add("DELETE", "users/{id}", Access::kAdmin,
-             [&services](ApiRouter::RouteContext& ctx, const httplib::Request&) { return delete_user(services, ctx); });
+             [&services](ApiRouter::RouteContext& ctx, const common::http::Request&) { return delete_user(services, ctx); });
 }
 
 }  // namespace cronwheel::admin

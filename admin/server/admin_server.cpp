@@ -380,12 +380,12 @@ FiresWritten AdminServer::Impl::fires_written() {
 }
 
 void AdminServer::Impl::add_routes() {
-  http_.get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+  http_.get("/healthz", [this](const common::http::Request&, common::http::Response& res) {
     auto result = health_->check();
     common::http::write_json(res, result.body.dump(), result.healthy ? 200 : 503);
   });
   // Like /healthz, for monitoring systems: no login. Counts only, nothing about jobs or users.
-  http_.get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+  http_.get("/metrics", [this](const common::http::Request&, common::http::Response& res) {
     NodeMetrics metrics;
     metrics.node_id = node_id_;
     if (Scheduler* scheduler = running_scheduler_.load()) metrics.scheduler = scheduler->stats();
@@ -449,7 +449,7 @@ void AdminServer::Impl::add_console_route() {
   console_ = std::make_unique<ConsoleFiles>(std::move(directory));
   // Requests carry no body worth taking: a GET's is refused unread.
   http_.fallback_get(
-      [this](const httplib::Request& req, httplib::Response& res) {
+      [this](const common::http::Request& req, common::http::Response& res) {
         if (ConsoleFiles::owns(req.path)) {
           console_->serve(req, res);
           if (res.status != 404) return;

@@ -559,7 +559,7 @@ void ConsoleFiles::recheck() const {
   files_ = std::move(loaded);
 }
 
-void ConsoleFiles::serve(const httplib::Request& req, httplib::Response& res) const {
+void ConsoleFiles::serve(const common::http::Request& req, common::http::Response& res) const {
   const bool gzip_accepted = accepts_gzip(req.get_header_value("Accept-Encoding"));
   res.status = 404;
   const auto segments = safe_segments(req.path);

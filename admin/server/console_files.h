@@ -8,8 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include <httplib.h>
-
+#include "common/http/message.h"
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
@@ -111,7 +110,7 @@ class ConsoleFiles {
 
   // Answers `req` (GET or HEAD, req.path decoded, owns(req.path) true) into `res`. Sets a 404
   // status with an empty body when there is nothing to send; the caller writes its error.
-  void serve(const httplib::Request& req, httplib::Response& res) const;
+  void serve(const common::http::Request& req, common::http::Response& res) const;
 
  private:
   // The files being served, after a recheck of the directory when one is due.

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <httplib.h>
 #include <spdlog/spdlog.h>
 
 #include "common/http/connection_stream.h"
@@ -87,9 +88,33 @@ std::string code_for(int status) {
 // Content-Type says, never sniff it into a script or a page.
 constexpr const char* kNoSniffHeader = "X-Content-Type-Options";
 
-void reset_headers(httplib::Response& res) {
+void reset_headers(Response& res) {
   res.headers.clear();
   res.set_header(kNoSniffHeader, "nosniff");
+}
+
+// The request as handlers see it, from cpp-httplib's reading of it and the body the reactor
+// received.
+Request to_request(const httplib::Request& req, std::string body) {
+  Request request;
+  request.method = req.method;
+  request.target = req.target;
+  request.path = req.path;
+  request.params.insert(req.params.begin(), req.params.end());
+  request.headers.insert(req.headers.begin(), req.headers.end());
+  request.body = std::move(body);
+  request.remote_addr = req.remote_addr;
+  request.remote_port = req.remote_port;
+  return request;
+}
+
+// Puts an answer into cpp-httplib's, which sends it: its headers replace those of the same name
+// cpp-httplib set by default.
+void deliver(Response&& answer, httplib::Response& res) {
+  res.status = answer.status;
+  for (const auto& [name, value] : answer.headers) res.headers.erase(name);
+  for (auto& [name, value] : answer.headers) res.headers.emplace(name, std::move(value));
+  res.body = std::move(answer.body);
 }
 
 // The route index that stands for fallback_get's handler (RouteTable's are 0, 1, 2...).
@@ -125,7 +150,7 @@ class HttpServer::Impl final : public httplib::Server {
   int bound_port() const noexcept { return port_.load(); }
   const HttpServerOptions& opts() const noexcept { return options_; }
   ConnectionReactor::Stats stats() const;
-  void write_error(httplib::Response& res, const ErrorInfo& error) const;
+  void write_error(Response& res, const ErrorInfo& error) const;
 
  private:
   // A lane's threads and what is in it (see LaneOptions).
@@ -188,13 +213,13 @@ HttpServer::Impl::Impl(HttpServerOptions options) : options_(std::move(options))
   set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (tl_serving == nullptr) return HandlerResponse::Unhandled;
     Connection& connection = *tl_serving->connection;
-    // process_request's Request is a non-const local; the hook is only handed a const view.
-    const_cast<httplib::Request&>(req).body = tl_serving->stream->take_body();
+    Response answer;
     if (tl_serving->refusal != nullptr) {
-      write_error(res, *tl_serving->refusal);
-      return HandlerResponse::Handled;
+      write_error(answer, *tl_serving->refusal);
+    } else {
+      entry_of(connection).handler(to_request(req, tl_serving->stream->take_body()), answer, connection.match.params);
     }
-    entry_of(connection).handler(req, res, connection.match.params);
+    deliver(std::move(answer), res);
     // cpp-httplib would go on to answer byte ranges of any answer (a thousand ranges of a small
     // body make an answer a thousand times its size) and to compress it (brotli at its top level
     // costs a core most of a second for half a megabyte), for anyone who asks. Answers are sent
@@ -217,8 +242,11 @@ HttpServer::Impl::Impl(HttpServerOptions options) : options_(std::move(options))
         } catch (...) {
           spdlog::error("{}: {} {}: unhandled non-standard exception", options_.name, req.method, req.path);
         }
-        reset_headers(res);
-        write_error(res, {500, kInternalCode, "internal server error", ""});
+        res.headers.clear();
+        Response answer;
+        reset_headers(answer);
+        write_error(answer, {500, kInternalCode, "internal server error", ""});
+        deliver(std::move(answer), res);
       });
   set_default_headers({{kNoSniffHeader, "nosniff"}});
   set_logger([this](const httplib::Request& req, const httplib::Response& res) {
@@ -348,8 +376,7 @@ void HttpServer::Impl::serve_and_return(Connection* connection, const ErrorInfo*
 }
 
 HttpServer::ParamHandler HttpServer::Impl::wrap(ParamHandler handler) const {
-  return [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
-                                               const PathParams& params) {
+  return [this, handler = std::move(handler)](const Request& req, Response& res, const PathParams& params) {
     // A handler that throws may have set headers or a partial body already.
     auto answer = [&](const ErrorInfo& error) {
       reset_headers(res);
@@ -523,11 +550,13 @@ httplib::Server::HandlerResponse HttpServer::Impl::on_error(const httplib::Reque
     tl_serving->close_after = true;
     res.set_header("Connection", "close");
   }
-  write_error(res, error_for_status(req, res.status));
+  Response answer;
+  write_error(answer, error_for_status(req, res.status));
+  deliver(std::move(answer), res);
   return HandlerResponse::Handled;
 }
 
-void HttpServer::Impl::write_error(httplib::Response& res, const ErrorInfo& error) const {
+void HttpServer::Impl::write_error(Response& res, const ErrorInfo& error) const {
   ErrorResponse out = options_.error_formatter ? options_.error_formatter(error) : rest_error(error);
   write_json(res, std::move(out.body), out.status);
   if (error.retry_after_seconds > 0) res.set_header("Retry-After", std::to_string(error.retry_after_seconds));
@@ -544,7 +573,7 @@ void HttpServer::route(const std::string& method, const std::string& pattern, Pa
 
 namespace {
 HttpServer::ParamHandler without_params(HttpServer::Handler handler) {
-  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res, const PathParams&) {
+  return [handler = std::move(handler)](const Request& req, Response& res, const PathParams&) {
     handler(req, res);
   };
 }
@@ -588,16 +617,16 @@ const HttpServerOptions& HttpServer::options() const noexcept { return impl_->op
 
 ConnectionReactor::Stats HttpServer::connection_stats() const { return impl_->stats(); }
 
-void HttpServer::write_error(httplib::Response& res, const ErrorInfo& error) const {
+void HttpServer::write_error(Response& res, const ErrorInfo& error) const {
   impl_->write_error(res, error);
 }
 
-void write_json(httplib::Response& res, std::string body, int status) {
+void write_json(Response& res, std::string body, int status) {
   res.status = status;
   res.set_content(std::move(body), std::string(protocol::kJsonContentType));
 }
 
-bool access_token_matches(const httplib::Request& req, std::string_view expected) {
+bool access_token_matches(const Request& req, std::string_view expected) {
   if (expected.empty()) return true;
   const std::string header(protocol::kAccessTokenHeader);
   if (!req.has_header(header)) return false;

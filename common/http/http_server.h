@@ -10,10 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include <httplib.h>
-
 #include "common/http/connection_reactor.h"
 #include "common/http/http_error.h"
+#include "common/http/message.h"
 #include "common/http/route_table.h"
 
 namespace cronwheel::common::http {
@@ -111,15 +110,16 @@ struct RouteOptions {
 //  - stop() that returns promptly even while clients hold connections open: connections waiting
 //    for a request are closed at once, and handlers that are running finish and get their answer
 //    sent (stop() waits for them).
-// Parsing of the request itself (headers, query, body into httplib::Request) is cpp-httplib's.
+// Handlers see the request and make the answer as the plain values of message.h. Behind them,
+// cpp-httplib reads the request line, headers and query and writes the answer.
 //
 // Threading: register routes before start(); handlers then run concurrently on the worker
 // threads. start(), stop() and port() may be called from any thread. A stopped server cannot be
 // started again.
 class HttpServer {
  public:
-  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
-  using ParamHandler = std::function<void(const httplib::Request&, httplib::Response&, const PathParams&)>;
+  using Handler = std::function<void(const Request&, Response&)>;
+  using ParamHandler = std::function<void(const Request&, Response&, const PathParams&)>;
 
   explicit HttpServer(HttpServerOptions options = {});
   ~HttpServer();  // stop()
@@ -178,7 +178,7 @@ class HttpServer {
   std::vector<LaneStats> lane_stats() const;
 
   // Answers `error` in this server's shape (sets status, body and Content-Type).
-  void write_error(httplib::Response& res, const ErrorInfo& error) const;
+  void write_error(Response& res, const ErrorInfo& error) const;
 
  private:
   class Impl;
@@ -186,10 +186,10 @@ class HttpServer {
 };
 
 // Sets a JSON body and status.
-void write_json(httplib::Response& res, std::string body, int status = 200);
+void write_json(Response& res, std::string body, int status = 200);
 
 // True when `expected` is empty (no token configured) or the request carries exactly `expected`
 // in the XXL-JOB-ACCESS-TOKEN header. Constant time in the token's content.
-bool access_token_matches(const httplib::Request& req, std::string_view expected);
+bool access_token_matches(const Request& req, std::string_view expected);
 
 }  // namespace cronwheel::common::http

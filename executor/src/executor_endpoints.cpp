@@ -27,7 +27,7 @@ namespace {
 constexpr std::string_view kWrongToken = "The access token is wrong.";
 
 template <class T>
-void answer(httplib::Response& res, const ReturnT<T>& result) {
+void answer(common::http::Response& res, const ReturnT<T>& result) {
   common::http::write_json(res, common::protocol::to_json_string(result));
 }
 
@@ -37,8 +37,8 @@ void answer(httplib::Response& res, const ReturnT<T>& result) {
 template <class Param, class Result>
 common::http::HttpServer::Handler route(std::string access_token,
                                         std::function<ReturnT<Result>(const Param&)> call) {
-  return [token = std::move(access_token), call = std::move(call)](const httplib::Request& req,
-                                                                   httplib::Response& res) {
+  return [token = std::move(access_token), call = std::move(call)](const common::http::Request& req,
+                                                                   common::http::Response& res) {
     if (!common::http::access_token_matches(req, token)) {
       spdlog::warn("executor: {} from {} refused: wrong or missing access token", req.path,
                    req.remote_addr);
@@ -86,7 +86,7 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
 
   // /beat carries no meaningful body (XXL-JOB 2.4 sends the JSON string ""): only the token.
   server.post(std::string(kBeatPath),
-              [token = access_token](const httplib::Request& req, httplib::Response& res) {
+              [token = access_token](const common::http::Request& req, common::http::Response& res) {
                 if (!common::http::access_token_matches(req, token)) {
                   answer(res, ReturnT<std::string>::fail(std::string(kWrongToken)));
                   return;

@@ -71,14 +71,14 @@ class CountingAdmin {
     o.error_formatter = cronwheel::common::http::xxl_job_error;
     o.name = "bench-admin";
     server_ = std::make_unique<cronwheel::common::http::HttpServer>(o);
-    auto ok = [](const httplib::Request&, httplib::Response& res) {
+    auto ok = [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       cronwheel::common::http::write_json(
           res, cronwheel::common::protocol::to_json_string(
                    cronwheel::common::protocol::ReturnT<std::string>::success()));
     };
     server_->post("/api/registry", ok);
     server_->post("/api/registryRemove", ok);
-    server_->post("/api/callback", [this, ok](const httplib::Request& req, httplib::Response& res) {
+    server_->post("/api/callback", [this, ok](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
       auto batch = cronwheel::common::protocol::parse<cronwheel::common::protocol::CallbackBatch>(req.body);
       {
         std::lock_guard lock(mutex_);

@@ -22,7 +22,7 @@ std::int64_t now_us() {
       .count();
 }
 
-void answer_success(httplib::Response& res) {
+void answer_success(cronwheel::common::http::Response& res) {
   http::write_json(res, protocol::to_json_string(protocol::ReturnT<std::string>::success()));
 }
 
@@ -40,12 +40,12 @@ FakeExecutor::FakeExecutor(Options options) : options_(std::move(options)) {
   o.max_connections_per_address = 16'384;
   server_ = std::make_unique<http::HttpServer>(o);
 
-  auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
+  auto authorized = [this](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     if (http::access_token_matches(req, options_.access_token)) return true;
     http::write_json(res, protocol::to_json_string(protocol::ReturnT<std::string>::fail("The access token is wrong.")));
     return false;
   };
-  server_->post(std::string(protocol::kRunPath), [this, authorized](const httplib::Request& req, httplib::Response& res) {
+  server_->post(std::string(protocol::kRunPath), [this, authorized](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     const std::int64_t received = now_us();
     if (!authorized(req, res)) return;
     const auto trigger = protocol::parse<protocol::TriggerParam>(req.body);
@@ -65,14 +65,14 @@ FakeExecutor::FakeExecutor(Options options) : options_(std::move(options)) {
     }
     queue_changed_.notify_one();
   });
-  auto idle = [authorized](const httplib::Request& req, httplib::Response& res) {
+  auto idle = [authorized](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     if (authorized(req, res)) answer_success(res);
   };
   server_->post(std::string(protocol::kBeatPath), idle);
   server_->post(std::string(protocol::kIdleBeatPath), idle);
   server_->post(std::string(protocol::kKillPath), idle);
   // The admin's delivery check asks /log whether a run arrived: say so truthfully.
-  server_->post(std::string(protocol::kLogPath), [this, authorized](const httplib::Request& req, httplib::Response& res) {
+  server_->post(std::string(protocol::kLogPath), [this, authorized](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     if (!authorized(req, res)) return;
     const auto param = protocol::parse<protocol::LogParam>(req.body);
     bool known = false;

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 

@@ -72,7 +72,9 @@ class AdminCapacityE2e : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (admin_) EXPECT_EQ(admin_->stop(), 0) << admin_->process().err();
+    if (admin_) {
+      EXPECT_EQ(admin_->stop(), 0) << admin_->process().err();
+    }
   }
 
   // One round of what must keep working: the health check, an executor's registration and a
@@ -161,15 +163,15 @@ TEST_F(AdminCapacityE2e, AnonymousLoginBurstsLeaveHealthChecksExecutorsAndUsersA
 class SlowLogExecutor {
  public:
   SlowLogExecutor() : server_(options()) {
-    server_.post("/run", [](const httplib::Request&, httplib::Response& res) {
+    server_.post("/run", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       common::http::write_json(res, R"({"code":200,"msg":null})");
     });
     for (const char* path : {"/beat", "/idleBeat", "/kill"}) {
-      server_.post(path, [](const httplib::Request&, httplib::Response& res) {
+      server_.post(path, [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
         common::http::write_json(res, R"({"code":200,"msg":null})");
       });
     }
-    server_.post("/log", [this](const httplib::Request&, httplib::Response& res) {
+    server_.post("/log", [this](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       ++log_calls_;
       {
         std::unique_lock lock(mutex_);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <httplib.h>
 #include <unistd.h>
 
 #include <chrono>

@@ -485,7 +485,7 @@ TEST_F(ExecutorE2eTest, BuiltInHandlersRunAndReportTheirResults) {
   server_options.worker_threads = 2;
   common::http::HttpServer target(server_options);
   std::atomic<int> target_calls{0};
-  target.get("/ping", [&](const httplib::Request&, httplib::Response& res) {
+  target.get("/ping", [&](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
     ++target_calls;
     res.set_content("pong", "text/plain");
   });

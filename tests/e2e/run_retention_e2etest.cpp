@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 

@@ -129,7 +129,7 @@ class FakeAdmin {
   }
 
  private:
-  bool authorized(const httplib::Request& req, httplib::Response& res) {
+  bool authorized(const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     if (common::http::access_token_matches(req, options_.access_token)) return true;
     {
       std::lock_guard lock(mutex_);
@@ -142,11 +142,11 @@ class FakeAdmin {
     return false;
   }
 
-  static void answer(httplib::Response& res, const common::protocol::ReturnT<std::string>& r) {
+  static void answer(cronwheel::common::http::Response& res, const common::protocol::ReturnT<std::string>& r) {
     common::http::write_json(res, common::protocol::to_json_string(r));
   }
 
-  bool refuse(httplib::Response& res) {
+  bool refuse(cronwheel::common::http::Response& res) {
     {
       std::lock_guard lock(mutex_);
       if (!refusing_) return false;
@@ -158,7 +158,7 @@ class FakeAdmin {
     return true;
   }
 
-  void registry(const httplib::Request& req, httplib::Response& res, bool remove) {
+  void registry(const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res, bool remove) {
     if (!authorized(req, res) || refuse(res)) return;
     auto param = common::protocol::parse<common::protocol::RegistryParam>(req.body);
     {
@@ -170,7 +170,7 @@ class FakeAdmin {
     answer(res, common::protocol::ReturnT<std::string>::success());
   }
 
-  void callback(const httplib::Request& req, httplib::Response& res) {
+  void callback(const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     {
       std::lock_guard lock(mutex_);
       callback_bodies_.push_back(req.body);

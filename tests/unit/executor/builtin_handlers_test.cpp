@@ -392,26 +392,26 @@ class HttpHandlerTest : public ::testing::Test {
     o.host = "127.0.0.1";
     o.worker_threads = 4;
     server_ = std::make_unique<common::http::HttpServer>(o);
-    server_->get("/ok", [this](const httplib::Request&, httplib::Response& res) {
+    server_->get("/ok", [this](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       ++requests_;
       res.set_header("X-Probe", "yes");
       res.set_content("all good", "text/plain");
     });
-    server_->get("/broken", [this](const httplib::Request&, httplib::Response& res) {
+    server_->get("/broken", [this](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       ++requests_;
       res.status = 503;
       res.set_content("down for maintenance", "text/plain");
     });
-    server_->get("/moved", [this](const httplib::Request&, httplib::Response& res) {
+    server_->get("/moved", [this](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       ++requests_;
       res.status = 302;
       res.set_header("Location", "http://169.254.169.254/latest/meta-data/");
     });
-    server_->get("/big", [this](const httplib::Request&, httplib::Response& res) {
+    server_->get("/big", [this](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       ++requests_;
       res.set_content(std::string(100'000, 'x'), "text/plain");
     });
-    server_->post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
+    server_->post("/hook", [this](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
       ++requests_;
       std::lock_guard lock(mutex_);
       posted_body_ = req.body;
@@ -419,7 +419,7 @@ class HttpHandlerTest : public ::testing::Test {
       res.set_content("accepted", "text/plain");
     });
     // Answers only once released (or after kBound), to test cancellation.
-    server_->get("/hang", [this](const httplib::Request&, httplib::Response& res) {
+    server_->get("/hang", [this](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       ++requests_;
       std::unique_lock lock(mutex_);
       hanging_ = true;

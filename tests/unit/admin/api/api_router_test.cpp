@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <nlohmann/json.hpp>
 
@@ -49,7 +50,7 @@ class ApiRouterTest : public ::testing::Test {
     router_->add("GET", "jobs/{id}", Access::kUser, [](ApiRouter::RouteContext& ctx, const auto&) {
       return ApiResponse{200, {{"id", ctx.path_int("id")}, {"by", ctx.request.actor.username}}};
     });
-    router_->add("PUT", "jobs/{id}", Access::kUser, [](ApiRouter::RouteContext& ctx, const httplib::Request& req) {
+    router_->add("PUT", "jobs/{id}", Access::kUser, [](ApiRouter::RouteContext& ctx, const cronwheel::common::http::Request& req) {
       JsonBody body(req.body);
       auto desc = body.required_string("jobDesc");
       auto timeout = body.optional_int("executorTimeout");
@@ -66,7 +67,7 @@ class ApiRouterTest : public ::testing::Test {
     });
     router_->add(
         "GET", "page", Access::kPublic,
-        [](auto&, const httplib::Request& req) {
+        [](auto&, const cronwheel::common::http::Request& req) {
           auto p = page_query(req);
           return ApiResponse{200, {{"offset", p.offset}, {"limit", p.limit}}};
         },

@@ -27,7 +27,7 @@ class FakeExecutor {
     o.error_formatter = common::http::xxl_job_error;
     server_ = std::make_unique<common::http::HttpServer>(o);
     for (const char* path : {"/log", "/kill"}) {
-      server_->post(path, [this, path](const httplib::Request& req, httplib::Response& res) {
+      server_->post(path, [this, path](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
         std::lock_guard lock(mutex_);
         calls_.push_back({path, json::parse(req.body, nullptr, false), req.get_header_value("XXL-JOB-ACCESS-TOKEN")});
         common::http::write_json(res, answer_.dump(), 200);

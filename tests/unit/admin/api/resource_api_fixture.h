@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "admin/api/api_router.h"

@@ -84,7 +84,7 @@ class ScriptedExecutor {
     o.name = "scripted-exec";
     server_ = std::make_unique<common::http::HttpServer>(o);
     for (auto path : {"/beat", "/idleBeat", "/run", "/kill", "/log"}) {
-      server_->post(path, [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); });
+      server_->post(path, [this](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) { handle(req, res); });
     }
     server_->start();
   }
@@ -123,7 +123,7 @@ class ScriptedExecutor {
   }
 
  private:
-  void handle(const httplib::Request& req, httplib::Response& res) {
+  void handle(const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     bool hold = false;
     std::latch* arrived = nullptr;
     int status = 0;

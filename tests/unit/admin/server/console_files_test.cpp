@@ -1,6 +1,7 @@
 #include "admin/server/console_files.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -36,8 +37,8 @@ std::string gzip_shaped(std::size_t plain_size, const std::string& deflated = "D
   return out;
 }
 
-httplib::Request get(std::string path, std::string accept_encoding = "") {
-  httplib::Request req;
+cronwheel::common::http::Request get(std::string path, std::string accept_encoding = "") {
+  cronwheel::common::http::Request req;
   req.method = "GET";
   req.path = std::move(path);
   if (!accept_encoding.empty()) req.set_header("Accept-Encoding", accept_encoding);
@@ -45,7 +46,7 @@ httplib::Request get(std::string path, std::string accept_encoding = "") {
 }
 
 // The bytes an answer sends.
-std::string body_of(const httplib::Response& res) { return res.body; }
+std::string body_of(const cronwheel::common::http::Response& res) { return res.body; }
 
 const std::string kIndexHtml = "<!doctype html><title>cronwheel</title>";
 const std::string kAppJs = "console.log('the console'); /* padding so that a copy can be smaller */";
@@ -65,8 +66,8 @@ class ConsoleFilesTest : public ::testing::Test {
     return *files_;
   }
 
-  httplib::Response serve(const httplib::Request& req) {
-    httplib::Response res;
+  cronwheel::common::http::Response serve(const cronwheel::common::http::Request& req) {
+    cronwheel::common::http::Response res;
     files().serve(req, res);
     return res;
   }
@@ -111,7 +112,7 @@ TEST_F(ConsoleFilesTest, HashedAssetsAreImmutableWithTheirContentType) {
   EXPECT_EQ(icon.get_header_value("X-Content-Type-Options"), "nosniff");
 
   // Said once when the server says it on every answer.
-  httplib::Response preset;
+  cronwheel::common::http::Response preset;
   preset.set_header("X-Content-Type-Options", "nosniff");
   files().serve(get("/favicon.svg"), preset);
   EXPECT_EQ(preset.get_header_value_count("X-Content-Type-Options"), 1u);
@@ -221,7 +222,7 @@ TEST_F(ConsoleFilesTest, TheDirectoryItselfMayBeALinkToABuild) {
   const fs::path current = releases.path() / "current";
   fs::create_directory_symlink(dir_.path(), current);
   ConsoleFiles linked(current, {}, clock_);
-  httplib::Response res;
+  cronwheel::common::http::Response res;
   linked.serve(get("/assets/index-3f2a1b.js"), res);
   EXPECT_EQ(res.status, 200);
   EXPECT_EQ(body_of(res), kAppJs);
@@ -300,7 +301,7 @@ TEST_F(ConsoleFilesTest, EtagsFollowTheBytesNotTheFiles) {
   write(other.path() / "favicon.svg", "<svg></svg>");
   ConsoleFiles copy(other.path(), {}, clock_);
   auto tag_of = [](const ConsoleFiles& files, const std::string& path) {
-    httplib::Response res;
+    cronwheel::common::http::Response res;
     files.serve(get(path), res);
     return res.get_header_value("ETag");
   };
@@ -390,7 +391,7 @@ class ConsoleFilesOverHttpTest : public ConsoleFilesTest {
     options.host = "127.0.0.1";
     options.worker_threads = 2;
     server_ = std::make_unique<common::http::HttpServer>(options);
-    server_->fallback_get([this](const httplib::Request& req, httplib::Response& res) {
+    server_->fallback_get([this](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
       if (ConsoleFiles::owns(req.path)) {
         files().serve(req, res);
         if (res.status != 404) return;

@@ -31,7 +31,7 @@ using Clock = std::chrono::steady_clock;
 std::string base_url(const HttpServer& server) { return "http://127.0.0.1:" + std::to_string(server.port()) + "/"; }
 
 void add_echo(HttpServer& server, RouteOptions route = {}) {
-  server.post("/echo", [](const httplib::Request& req, httplib::Response& res) { common::http::write_json(res, req.body); },
+  server.post("/echo", [](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) { common::http::write_json(res, req.body); },
               route);
 }
 
@@ -166,7 +166,7 @@ TEST(ConnectionLimits, WithNoConnectionWaitingANewOneIsAnswered503) {
   HttpServer server(options);
   testing::Gate gate;
   std::atomic<int> entered{0};
-  server.post("/block", [&](const httplib::Request&, httplib::Response& res) {
+  server.post("/block", [&](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
     ++entered;
     gate.wait();
     common::http::write_json(res, "{}");
@@ -199,7 +199,7 @@ TEST(ConnectionLimits, EachRouteHasItsOwnBodyLimit) {
   HttpServer server(options);
   RouteOptions small;
   small.max_body_bytes = 100;
-  server.post("/small", [](const httplib::Request& req, httplib::Response& res) { common::http::write_json(res, req.body); },
+  server.post("/small", [](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) { common::http::write_json(res, req.body); },
               small);
   add_echo(server);
   server.start();

@@ -46,7 +46,7 @@ TEST(HttpClient, ClosedPortIsAConnectErrorNotAnException) {
 TEST(HttpClient, ReadTimeoutIsATimeoutErrorWithinBound) {
   HttpServer server(testing::loopback_options());
   testing::Gate release;
-  server.post("/slow", [&](const httplib::Request&, httplib::Response& res) {
+  server.post("/slow", [&](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
     release.wait();
     res.set_content("{}", "application/json");
   });
@@ -69,7 +69,7 @@ TEST(HttpClient, ReadTimeoutIsATimeoutErrorWithinBound) {
 TEST(HttpClient, SendsTheAccessTokenOnEveryRequest) {
   HttpServer server(testing::loopback_options());
   std::vector<std::string> tokens;
-  server.post("/beat", [&](const httplib::Request& req, httplib::Response& res) {
+  server.post("/beat", [&](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     tokens.push_back(req.has_header("XXL-JOB-ACCESS-TOKEN")
                          ? req.get_header_value("XXL-JOB-ACCESS-TOKEN")
                          : "<none>");
@@ -90,8 +90,8 @@ TEST(HttpClient, SendsTheAccessTokenOnEveryRequest) {
 TEST(HttpClient, BaseUrlPathPrefixIsPrepended) {
   HttpServer server(testing::loopback_options());
   int hits = 0;
-  server.post("/xxl-job-admin/api/callback", [&](const httplib::Request& req,
-                                                 httplib::Response& res) {
+  server.post("/xxl-job-admin/api/callback", [&](const cronwheel::common::http::Request& req,
+                                                 cronwheel::common::http::Response& res) {
     ++hits;
     EXPECT_EQ(req.get_header_value("Content-Type"), "application/json");
     res.set_content(R"({"code":200})", "application/json");
@@ -109,7 +109,7 @@ TEST(HttpClient, BaseUrlPathPrefixIsPrepended) {
 
 TEST(HttpClient, ErrorStatusIsAnAnswerNotATransportError) {
   HttpServer server(testing::loopback_options());
-  server.post("/fail", [](const httplib::Request&, httplib::Response& res) {
+  server.post("/fail", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
     res.status = 503;
     res.set_content(R"({"busy":true})", "application/json");
   });
@@ -127,11 +127,11 @@ TEST(HttpClient, ErrorStatusIsAnAnswerNotATransportError) {
 TEST(HttpClient, AnAnswerLargerThanTheLimitIsRefusedAndTheConnectionNotReused) {
   HttpServer server(testing::loopback_options());
   std::atomic<int> answered{0};
-  server.post("/big", [&](const httplib::Request& req, httplib::Response& res) {
+  server.post("/big", [&](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     ++answered;
     res.set_content(std::string(std::stoul(req.body), 'x'), "text/plain");
   });
-  server.get("/big", [&](const httplib::Request&, httplib::Response& res) {
+  server.get("/big", [&](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
     ++answered;
     res.set_content(std::string(70'000, 'y'), "text/plain");
   });
@@ -161,7 +161,7 @@ TEST(HttpClient, AnAnswerLargerThanTheLimitIsRefusedAndTheConnectionNotReused) {
 
 TEST(HttpClient, GetRequest) {
   HttpServer server(testing::loopback_options());
-  server.get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+  server.get("/healthz", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
     res.set_content("ok", "text/plain");
   });
   server.start();

@@ -19,22 +19,22 @@ using namespace common::protocol;
 class XxlJobCall : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_.post("/log", [](const httplib::Request& req, httplib::Response& res) {
+    server_.post("/log", [](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
       auto param = parse<LogParam>(req.body);
       LogResult result{param.from_line_num, param.from_line_num + 1, "a\nb\n", true};
       common::http::write_json(res, to_json_string(ReturnT<LogResult>::success(result)));
     });
-    server_.post("/run", [](const httplib::Request&, httplib::Response& res) {
+    server_.post("/run", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       common::http::write_json(res, R"({"code":500,"msg":"block strategy effect：Discard Later"})");
     });
-    server_.post("/refused", [](const httplib::Request&, httplib::Response& res) {
+    server_.post("/refused", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       common::http::write_json(res, R"({"code":500,"msg":"The access token is wrong."})", 401);
     });
-    server_.post("/proxy", [](const httplib::Request&, httplib::Response& res) {
+    server_.post("/proxy", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       res.status = 502;
       res.set_content("<html><body>502 Bad Gateway</body></html>", "text/html");
     });
-    server_.post("/garbage", [](const httplib::Request&, httplib::Response& res) {
+    server_.post("/garbage", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
       common::http::write_json(res, R"({"status":"ok"})");
     });
     server_.start();
