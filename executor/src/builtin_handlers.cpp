@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/http/url.h"
+#include "common/util/utf8.h"
 #include "executor/src/run_context.h"
 #include "executor/src/run_log.h"
 #include "executor/src/script_runner.h"
@@ -303,7 +304,7 @@ void run_http(JobContext& ctx, const HttpAllowList& allow_hosts) {
   }
   if (!head.empty()) ctx.log("http: response head:\n" + head);
   if (!body.empty()) {
-    std::string shown = body.substr(0, utf8_prefix_length(body, body.size()));
+    std::string shown = body.substr(0, common::utf8::prefix_length(body, body.size()));
     ctx.log("http: response body (" +
             (body_bytes > shown.size() ? "first " + std::to_string(shown.size()) + " of " : "") +
             std::to_string(body_bytes) + " bytes):\n" + shown);

@@ -19,6 +19,7 @@
 #include <system_error>
 #include <utility>
 
+#include "common/util/utf8.h"
 #include "executor/src/child_process.h"
 #include "executor/src/unique_fd.h"
 
@@ -214,7 +215,7 @@ class OutputLines {
       // Overlong (possibly unfinished) lines leave in pieces of at most the limit.
       while (end - pos > kMaxOutputLineBytes) {
         std::string_view rest(pending_.data() + pos, end - pos);
-        std::size_t piece = utf8_prefix_length(rest, kMaxOutputLineBytes);
+        std::size_t piece = common::utf8::prefix_length(rest, kMaxOutputLineBytes);
         if (piece == 0) piece = kMaxOutputLineBytes;
         lines.append(rest.substr(0, piece));
         lines.push_back('\n');

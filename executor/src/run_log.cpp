@@ -19,6 +19,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/util/utf8.h"
 #include "executor/src/file_io.h"
 
 namespace cronwheel::executor {
@@ -218,18 +219,6 @@ std::chrono::sys_days utc_day(std::int64_t epoch_ms) {
 
 }  // namespace
 
-std::size_t utf8_prefix_length(std::string_view text, std::size_t limit) noexcept {
-  if (limit >= text.size()) return text.size();
-  auto bits = [&](std::size_t i) { return static_cast<unsigned char>(text[i]) & 0xC0; };
-  if (bits(limit) != 0x80) return limit;  // text[limit] starts a character
-  // text[limit] continues a sequence whose lead byte (11xxxxxx) is at most 3 bytes back.
-  for (std::size_t back = 1; back <= 3 && back <= limit; ++back) {
-    if (bits(limit - back) == 0xC0) return limit - back;
-    if (bits(limit - back) != 0x80) break;  // not UTF-8
-  }
-  return limit;
-}
-
 // Where recent pages ended, per file: {line number, offset of that line's first byte}. Log
 // files only grow, so such a position stays right as long as the file is the same one (same
 // device and inode) and no shorter than the offset.
@@ -392,7 +381,7 @@ LogPage RunLogStore::read(std::int64_t log_date_time_ms, std::int64_t log_id, in
           note_room = std::strlen(kCutNotePrefix) + std::to_string(line.length).size() +
                       std::strlen(kCutNoteSuffix);
         }
-        std::size_t keep = utf8_prefix_length(line.text, room - 1 - note_room);
+        std::size_t keep = common::utf8::prefix_length(line.text, room - 1 - note_room);
         std::string note;
         if (note_room > 0) {
           note = kCutNotePrefix + std::to_string(line.length - keep) + kCutNoteSuffix;

@@ -155,9 +155,5 @@ class RunLogStore {
 // this, so every line fits in a page.
 inline constexpr std::size_t kMaxOutputLineBytes = 64 * 1024;
 
-// The length of the longest prefix of `text` of at most `limit` bytes that does not end inside
-// a UTF-8 sequence, for cutting lines. Text that is not UTF-8 is cut at `limit` (at most 3
-// bytes are given back, and only to a UTF-8 lead byte).
-std::size_t utf8_prefix_length(std::string_view text, std::size_t limit) noexcept;
 
 }  // namespace cronwheel::executor

@@ -327,17 +327,6 @@ TEST(RunLogStore, CutNeverSplitsAUtf8Character) {
   }
 }
 
-TEST(Utf8PrefixLength, BacksOffOnlyToTheStartOfACutCharacter) {
-  EXPECT_EQ(utf8_prefix_length("abc", 10), 3u);
-  EXPECT_EQ(utf8_prefix_length("abcdef", 4), 4u);
-  EXPECT_EQ(utf8_prefix_length("a\xE2\x82\xAC" "b", 2), 1u);
-  EXPECT_EQ(utf8_prefix_length("a\xE2\x82\xAC" "b", 3), 1u);
-  EXPECT_EQ(utf8_prefix_length("a\xE2\x82\xAC" "b", 4), 4u);
-  EXPECT_EQ(utf8_prefix_length("\xF0\x9F\x98\x80", 3), 0u);
-  // Not UTF-8: stray continuation bytes after ASCII are cut where asked.
-  EXPECT_EQ(utf8_prefix_length("ab\x80\x80\x80\x80", 4), 4u);
-}
-
 TEST(RunLogStore, ConcurrentAppendsFromEightThreadsLandWhole) {
   TempDir dir;
   RunLogStore store(dir.path(), 30);
