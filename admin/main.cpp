@@ -106,18 +106,7 @@ int main(int argc, char** argv) {
   next_cmd->add_option("--from", from_ms, "Start instant, epoch milliseconds (default: now)");
   next_cmd->add_option("--count", next.count, "How many fire times")->capture_default_str();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
-  }
+  if (auto status = cronwheel::common::parse_command_line(app, argc, argv, std::cerr)) return *status;
 
   const std::set<std::string> secrets = {"--db-url", "--access-token"};
   if (print_options) {

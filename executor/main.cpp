@@ -327,17 +327,8 @@ int main(int argc, char** argv) {
   bool print_options = false;
   app.add_flag("--print-option-table", print_options)->group("");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "cronwheel-executor: " << e.what() << "\n";
-    return 2;
+  if (auto status = cronwheel::common::parse_command_line(app, argc, argv, std::cerr, "cronwheel-executor: ")) {
+    return *status;
   }
 
   const std::set<std::string> secrets = {"--access-token"};

@@ -47,6 +47,23 @@ void set_from(CLI::Option& option, std::vector<std::string> inputs, const std::s
 
 }  // namespace
 
+std::optional<int> parse_command_line(CLI::App& command, int argc, char** argv, std::ostream& err,
+                                      std::string_view prefix) {
+  try {
+    command.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return command.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return command.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return command.exit(e);
+  } catch (const CLI::ParseError& e) {
+    err << prefix << e.what() << "\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
 std::string read_secret_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(what + ": cannot read " + path + ": " + std::strerror(errno));

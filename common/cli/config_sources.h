@@ -15,10 +15,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <ostream>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace cronwheel::common {
 
@@ -36,6 +38,12 @@ struct ConfigSources {
   std::string config_path;        // the configuration file; empty: none
   std::set<std::string> secrets;  // long option names ("--db-url") that also read <ENVNAME>_FILE
 };
+
+// Parses argv into `command` and the environment variables its options name. nullopt when the
+// program goes on; otherwise the status it exits with: 0 once --help or --version is printed
+// (CLI11 prints them), 2 for a usage error, said on `err` as "<prefix><what was wrong>".
+std::optional<int> parse_command_line(CLI::App& command, int argc, char** argv, std::ostream& err,
+                                      std::string_view prefix = {});
 
 // Call after `command` (the command that was run) parsed its command line and environment.
 // Fills every option neither set, as said above; throws ConfigError for an unreadable file, a

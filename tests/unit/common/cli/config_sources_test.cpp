@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -119,6 +121,49 @@ TEST_F(ConfigSourcesTest, TheOptionTableListsEveryOptionWithItsSources) {
   EXPECT_NE(table.find("| `--pool` | `CW_TEST_POOL` | `pool` | `8` | threads |"), std::string::npos) << table;
   EXPECT_NE(table.find("`CW_TEST_TOKEN`, `CW_TEST_TOKEN_FILE`"), std::string::npos) << table;
   EXPECT_EQ(table.find("--config"), std::string::npos) << table;
+}
+
+// argv for parse_command_line: CLI11 takes char**, and the strings must outlive the parse.
+struct Argv {
+  explicit Argv(std::vector<std::string> args) : strings(std::move(args)) {
+    for (auto& s : strings) pointers.push_back(s.data());
+  }
+  int argc() const { return static_cast<int>(pointers.size()); }
+  char** argv() { return pointers.data(); }
+  std::vector<std::string> strings;
+  std::vector<char*> pointers;
+};
+
+TEST(ParseCommandLine, GoesOnAfterAGoodLineAndStopsAfterHelpOrAUsageError) {
+  auto command = [](int& port) {
+    auto app = std::make_unique<CLI::App>("test");
+    app->add_option("--port", port)->check(CLI::Range(1, 65535));
+    return app;
+  };
+  int port = 0;
+  std::ostringstream err;
+
+  auto app = command(port);
+  Argv good({"prog", "--port", "8080"});
+  EXPECT_EQ(parse_command_line(*app, good.argc(), good.argv(), err, "prog: "), std::nullopt);
+  EXPECT_EQ(port, 8080);
+  EXPECT_EQ(err.str(), "");
+
+  app = command(port);
+  Argv help({"prog", "--help"});
+  EXPECT_EQ(parse_command_line(*app, help.argc(), help.argv(), err, "prog: "), 0);
+  EXPECT_EQ(err.str(), "");
+
+  app = command(port);
+  Argv bad({"prog", "--port", "70000"});
+  EXPECT_EQ(parse_command_line(*app, bad.argc(), bad.argv(), err, "prog: "), 2);
+  EXPECT_EQ(err.str().rfind("prog: --port: ", 0), 0u) << err.str();
+
+  app = command(port);
+  err.str("");
+  Argv unknown({"prog", "--nope"});
+  EXPECT_EQ(parse_command_line(*app, unknown.argc(), unknown.argv(), err), 2);
+  EXPECT_NE(err.str().find("--nope"), std::string::npos) << err.str();
 }
 
 }  // namespace
