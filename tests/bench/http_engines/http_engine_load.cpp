@@ -7,8 +7,9 @@
 //      head that never ends, one more byte a second each) and 32 clients looping GET /slow
 //      (from 127.0.0.5); meanwhile a client on 127.0.0.1 opens a connection for GET /healthz
 //      every 100 ms for --hostile-seconds: p50/p99/max latency and how many failed (no 200
-//      within 3 s). After the window: the server's peak RSS (VmHWM) and its open descriptors,
-//      threads, and how many slowloris connections it still holds 12 s after they came;
+//      within 3 s). Halfway through, the server's open descriptors and threads; after the
+//      window, its peak RSS (VmHWM) and how many slowloris connections it still holds 12 s
+//      after they came;
 //  (c) a full address: 256 idle connections from 127.0.0.6 (the per-address cap), then one
 //      GET /healthz from 127.0.0.6: answered or not.
 // Prints one JSON object per server on a line of its own, starting "RESULT ".
@@ -354,9 +355,16 @@ json hostile(ServerProcess& server, std::chrono::seconds window) {
   std::this_thread::sleep_for(200ms);
   std::vector<double> latencies;
   long failed = 0;
-  const auto window_end = Clock::now() + window;
-  for (auto next = Clock::now(); next < window_end; next += 100ms) {
+  const auto window_start = Clock::now();
+  const auto window_end = window_start + window;
+  bool sampled = false;
+  for (auto next = window_start; next < window_end; next += 100ms) {
     std::this_thread::sleep_until(next);
+    if (!sampled && next >= window_start + window / 2) {  // everything connected, nothing timed out yet
+      sampled = true;
+      out["open_descriptors"] = server.open_descriptors();
+      out["threads"] = server.status("Threads");
+    }
     const auto started = Clock::now();
     if (healthz("127.0.0.1", port) == 200) {
       latencies.push_back(ms_since(started));
@@ -369,8 +377,6 @@ json hostile(ServerProcess& server, std::chrono::seconds window) {
   out["healthz_p50_ms"] = percentile(latencies, 0.50);
   out["healthz_p99_ms"] = percentile(latencies, 0.99);
   out["healthz_max_ms"] = latencies.empty() ? 0.0 : *std::max_element(latencies.begin(), latencies.end());
-  out["open_descriptors"] = server.open_descriptors();
-  out["threads"] = server.status("Threads");
 
   std::this_thread::sleep_until(slowloris_opened + 12s);
   out["slowloris_open_after_12s"] = std::count_if(slowloris.begin(), slowloris.end(), still_open);
