@@ -19,6 +19,7 @@ packages=(
   libsodium-dev              # password hashing (argon2id), random tokens
   prometheus-cpp-dev         # GET /metrics in Prometheus' text format
   libcurl4-openssl-dev       # SMTP alarm mail
+  libbrotli-dev              # checks the web console's brotli copies before sending them
   libgtest-dev libgmock-dev  # tests
   libyaml-cpp-dev            # tests: reads openapi.yaml to check it against the routes
   python3-aiosmtpd openssl   # tests: the SMTP sink and its certificate

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include <brotli/decode.h>
 #include <spdlog/spdlog.h>
 
 namespace cronwheel::admin {
@@ -64,6 +65,7 @@ struct File {
   bool is_index = false;
   Representation plain;
   std::optional<Representation> gzip;
+  std::optional<Representation> brotli;
 };
 
 struct Loaded {
@@ -71,6 +73,7 @@ struct Loaded {
   std::map<std::string, File, std::less<>> files;  // by path relative to the directory
   const File* index = nullptr;  // files["index.html"], when there is one
   std::size_t gzip_copies = 0;
+  std::size_t brotli_copies = 0;
 };
 
 }  // namespace console_files
@@ -86,6 +89,7 @@ using console_files::Representation;
 
 constexpr std::string_view kIndex = "index.html";
 constexpr std::string_view kGzipSuffix = ".gz";
+constexpr std::string_view kBrotliSuffix = ".br";
 constexpr std::string_view kAssets = "assets";
 constexpr int kMaxDepth = 32;
 constexpr std::string_view kImmutable = "public, max-age=31536000, immutable";
@@ -168,8 +172,9 @@ std::optional<std::vector<std::string_view>> safe_segments(std::string_view path
   return segments;
 }
 
-// True when an Accept-Encoding header value accepts gzip (a "gzip" token without q=0).
-bool accepts_gzip(std::string_view header) {
+// True when an Accept-Encoding header value accepts `coding` (or its alias): its token without
+// q=0.
+bool accepts(std::string_view header, std::string_view coding_wanted, std::string_view alias = {}) {
   std::size_t start = 0;
   while (start < header.size()) {
     std::size_t end = header.find(',', start);
@@ -180,7 +185,7 @@ bool accepts_gzip(std::string_view header) {
     const std::size_t semicolon = item.find(';');
     std::string_view coding = item.substr(0, semicolon);
     while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.remove_suffix(1);
-    if (coding != "gzip" && coding != "x-gzip") continue;
+    if (coding != coding_wanted && (alias.empty() || coding != alias)) continue;
     if (semicolon == std::string_view::npos) return true;
     // "gzip;q=0" (any number of zeros) refuses it.
     std::string compact;
@@ -234,6 +239,20 @@ bool gzip_copy_of(std::string_view gz, std::string_view plain) {
     size |= static_cast<std::uint32_t>(static_cast<unsigned char>(gz[gz.size() - 4 + i])) << (8 * i);
   }
   return size == static_cast<std::uint32_t>(plain.size());
+}
+
+// True when `br` is `plain`'s brotli copy: smaller, and it decompresses to exactly `plain`
+// (brotli has no magic number to look at, and decompressing the console's copies once when they
+// are loaded costs milliseconds).
+bool brotli_copy_of(std::string_view br, std::string_view plain) {
+  if (br.empty() || br.size() >= plain.size()) return false;
+  std::string out(plain.size() + 1, '\0');  // one byte more: a longer original does not fit
+  std::size_t out_size = out.size();
+  if (BrotliDecoderDecompress(br.size(), reinterpret_cast<const std::uint8_t*>(br.data()), &out_size,
+                              reinterpret_cast<std::uint8_t*>(out.data())) != BROTLI_DECODER_RESULT_SUCCESS) {
+    return false;
+  }
+  return std::string_view(out.data(), out_size) == plain;
 }
 
 class Fd {
@@ -412,14 +431,16 @@ class Walk {
   std::size_t entries_ = 0;
 };
 
-// The files `contents` holds, with each FILE.gz attached to its FILE.
+// The files `contents` holds, with each FILE.gz and FILE.br attached to its FILE.
 std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::string, std::less<>> contents,
                                  const fs::path& directory) {
   auto loaded = std::make_shared<Loaded>();
   for (auto& [path, bytes] : contents) {
-    if (ends_with(path, kGzipSuffix) && contents.count(std::string_view(path).substr(0, path.size() - kGzipSuffix.size()))) {
-      continue;  // a copy, taken with its file below
-    }
+    const bool copy = (ends_with(path, kGzipSuffix) &&
+                       contents.count(std::string_view(path).substr(0, path.size() - kGzipSuffix.size()))) ||
+                      (ends_with(path, kBrotliSuffix) &&
+                       contents.count(std::string_view(path).substr(0, path.size() - kBrotliSuffix.size())));
+    if (copy) continue;  // taken with its file below
     File file;
     file.content_type = content_type_for(path);
     file.immutable = path.rfind(kAssets, 0) == 0 && path.size() > kAssets.size() && path[kAssets.size()] == '/';
@@ -440,6 +461,18 @@ std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::str
     file.gzip->etag = etag_for(file.gzip->bytes);
     ++loaded->gzip_copies;
   }
+  for (auto& [path, file] : loaded->files) {
+    auto copy = contents.find(path + std::string(kBrotliSuffix));
+    if (copy == contents.end()) continue;
+    if (!brotli_copy_of(copy->second, file.plain.bytes)) {
+      spdlog::warn("web console: not sending {}{} (not a brotli copy of {}: another build's, or not smaller)",
+                   (directory / path).string(), kBrotliSuffix, path);
+      continue;
+    }
+    file.brotli = Representation{std::move(copy->second), {}};
+    file.brotli->etag = etag_for(file.brotli->bytes);
+    ++loaded->brotli_copies;
+  }
   if (auto index = loaded->files.find(kIndex); index != loaded->files.end()) loaded->index = &index->second;
   loaded->listing = std::move(listing);
   return loaded;
@@ -448,7 +481,8 @@ std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::str
 std::uint64_t bytes_held(const Loaded& loaded) {
   std::uint64_t total = 0;
   for (const auto& [path, file] : loaded.files) {
-    total += file.plain.bytes.size() + (file.gzip ? file.gzip->bytes.size() : 0);
+    total += file.plain.bytes.size() + (file.gzip ? file.gzip->bytes.size() : 0) +
+             (file.brotli ? file.brotli->bytes.size() : 0);
   }
   return total;
 }
@@ -549,8 +583,9 @@ void ConsoleFiles::recheck() const {
   }
   seen_ = std::make_unique<Listing>(read);
   std::shared_ptr<const Loaded> loaded = assemble(std::move(read), std::move(contents), directory_);
-  spdlog::info("serving the web console from {}: {} files, {} of them with a gzip copy, {} bytes in memory{}", where,
-               loaded->files.size(), loaded->gzip_copies, bytes_held(*loaded),
+  spdlog::info("serving the web console from {}: {} files, {} of them with a gzip copy and {} with a brotli copy, "
+               "{} bytes in memory{}",
+               where, loaded->files.size(), loaded->gzip_copies, loaded->brotli_copies, bytes_held(*loaded),
                loaded->listing.skipped == 0
                    ? std::string()
                    : fmt::format(" ({} entries left out: dotfiles, symbolic links, special files; e.g. {})",
@@ -560,7 +595,7 @@ void ConsoleFiles::recheck() const {
 }
 
 void ConsoleFiles::serve(const common::http::Request& req, common::http::Response& res) const {
-  const bool gzip_accepted = accepts_gzip(req.get_header_value("Accept-Encoding"));
+  const std::string accept_encoding = req.get_header_value("Accept-Encoding");
   res.status = 404;
   const auto segments = safe_segments(req.path);
   if (!segments) return;
@@ -582,10 +617,18 @@ void ConsoleFiles::serve(const common::http::Request& req, common::http::Respons
     file = loaded->index;
   }
 
-  const bool gzip = gzip_accepted && file->gzip;
-  const Representation& sent = gzip ? *file->gzip : file->plain;
+  // The smallest representation the client takes: brotli, gzip, or the file itself.
+  const char* encoding = nullptr;
+  const Representation* sent = &file->plain;
+  if (file->brotli && accepts(accept_encoding, "br")) {
+    encoding = "br";
+    sent = &*file->brotli;
+  } else if (file->gzip && accepts(accept_encoding, "gzip", "x-gzip")) {
+    encoding = "gzip";
+    sent = &*file->gzip;
+  }
   res.set_header("Cache-Control", std::string(file->immutable ? kImmutable : kRevalidate));
-  res.set_header("ETag", sent.etag);
+  res.set_header("ETag", sent->etag);
   res.set_header("Vary", "Accept-Encoding");
   // Once: the server may set it on every answer already.
   if (!res.has_header("X-Content-Type-Options")) res.set_header("X-Content-Type-Options", "nosniff");
@@ -593,13 +636,13 @@ void ConsoleFiles::serve(const common::http::Request& req, common::http::Respons
     res.set_header("Content-Security-Policy", std::string(kContentSecurityPolicy));
     res.set_header("Referrer-Policy", "same-origin");
   }
-  if (etag_listed(req.get_header_value("If-None-Match"), sent.etag)) {
+  if (etag_listed(req.get_header_value("If-None-Match"), sent->etag)) {
     res.status = 304;
     return;
   }
-  if (gzip) res.set_header("Content-Encoding", "gzip");
+  if (encoding != nullptr) res.set_header("Content-Encoding", encoding);
   res.status = 200;
-  res.set_content(sent.bytes, std::string(file->content_type));
+  res.set_content(sent->bytes, std::string(file->content_type));
 }
 
 }  // namespace cronwheel::admin

@@ -1,12 +1,12 @@
 // What a first visit downloads: the login page in a fresh browser, then the dashboard after
-// logging in, counted as the bytes that crossed the wire (the admin sends the gzip copies the
-// build leaves beside its files). The figures go to the test's output (and docs/benchmarks.md);
+// logging in, counted as the bytes that crossed the wire (the admin sends the brotli copies the
+// build leaves beside its files to a browser that takes brotli, as Chromium does). The figures go to the test's output (and docs/benchmarks.md);
 // the test fails when the login page's download grows past a budget, so the console stays
 // quick to open.
 import type { Page, Response } from '@playwright/test'
 import { ADMIN, expect, test } from './support'
 
-// Gzipped bytes of everything the login page loads (index.html, scripts, styles, icon).
+// Compressed bytes of everything the login page loads (index.html, scripts, styles, icon).
 const LOGIN_BUDGET_BYTES = 400 * 1024
 
 // Counts the non-API responses `page` gets from now on; settle() waits for their sizes.
@@ -49,7 +49,7 @@ test('the console opens with a small download', async ({ page }) => {
   const kib = (n: number) => (n / 1024).toFixed(1)
   console.log(
     `console download: login page ${kib(login.bytes)} KiB in ${login.files} files; ` +
-      `then the dashboard ${kib(dashboard.bytes)} KiB in ${dashboard.files} files (gzipped, as sent)`,
+      `then the dashboard ${kib(dashboard.bytes)} KiB in ${dashboard.files} files (compressed, as sent)`,
   )
   expect(login.bytes).toBeGreaterThan(0)
   expect(login.bytes).toBeLessThan(LOGIN_BUDGET_BYTES)

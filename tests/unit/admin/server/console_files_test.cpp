@@ -1,5 +1,6 @@
 #include "admin/server/console_files.h"
 
+#include <brotli/encode.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
@@ -34,6 +35,17 @@ std::string gzip_shaped(std::size_t plain_size, const std::string& deflated = "D
   out += deflated;
   out += std::string(4, '\0');  // CRC-32, not checked
   for (int i = 0; i < 4; ++i) out += static_cast<char>((plain_size >> (8 * i)) & 0xff);
+  return out;
+}
+
+// A real brotli copy of `plain` (ConsoleFiles decompresses a FILE.br to check it).
+std::string brotli_of(const std::string& plain) {
+  std::string out(BrotliEncoderMaxCompressedSize(plain.size()), '\0');
+  std::size_t size = out.size();
+  EXPECT_TRUE(BrotliEncoderCompress(BROTLI_MAX_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, plain.size(),
+                                    reinterpret_cast<const std::uint8_t*>(plain.data()), &size,
+                                    reinterpret_cast<std::uint8_t*>(out.data())));
+  out.resize(size);
   return out;
 }
 
@@ -162,6 +174,53 @@ TEST_F(ConsoleFilesTest, AGzipFileThatIsNotACopyOfItsFileIsNeverSent) {
   EXPECT_EQ(archive.status, 200);
   EXPECT_EQ(archive.get_header_value("Content-Type"), "application/gzip");
   EXPECT_FALSE(archive.has_header("Content-Encoding"));
+}
+
+TEST_F(ConsoleFilesTest, BrotliCopyGoesToClientsThatAcceptBrotliTheGzipCopyToThoseThatTakeOnlyGzip) {
+  const std::string script = "const console = 'the console';\n" + std::string(400, ' ') + "export { console };\n";
+  const std::string br = brotli_of(script);
+  ASSERT_LT(br.size(), script.size());
+  write(dir_.path() / "assets" / "app-dddddd.js", script);
+  write(dir_.path() / "assets" / "app-dddddd.js.br", br);
+  write(dir_.path() / "assets" / "app-dddddd.js.gz", gzip_shaped(script.size()));
+  files_.reset();
+  for (const char* accepted : {"br", "gzip, deflate, br", "br;q=1.0, gzip;q=0.8"}) {
+    auto res = serve(get("/assets/app-dddddd.js", accepted));
+    EXPECT_EQ(body_of(res), br) << accepted;
+    EXPECT_EQ(res.get_header_value("Content-Encoding"), "br") << accepted;
+    EXPECT_EQ(res.get_header_value("Vary"), "Accept-Encoding");
+  }
+  for (const char* gzip_only : {"gzip", "gzip, br;q=0", "deflate, gzip, brx"}) {
+    auto res = serve(get("/assets/app-dddddd.js", gzip_only));
+    EXPECT_EQ(res.get_header_value("Content-Encoding"), "gzip") << gzip_only;
+    EXPECT_EQ(body_of(res), gzip_shaped(script.size())) << gzip_only;
+  }
+  auto plain = serve(get("/assets/app-dddddd.js"));
+  EXPECT_EQ(body_of(plain), script);
+  // Each representation has a tag of its own.
+  EXPECT_NE(serve(get("/assets/app-dddddd.js", "br")).get_header_value("ETag"),
+            serve(get("/assets/app-dddddd.js", "gzip")).get_header_value("ETag"));
+  EXPECT_NE(plain.get_header_value("ETag"), serve(get("/assets/app-dddddd.js", "br")).get_header_value("ETag"));
+  // The copy is not a file of its own.
+  EXPECT_EQ(serve(get("/assets/app-dddddd.js.br", "br")).status, 404);
+}
+
+TEST_F(ConsoleFilesTest, ABrotliFileThatIsNotACopyOfItsFileIsNeverSent) {
+  const std::string script = "let x = 1;\n" + std::string(300, '/') + "\n";
+  write(dir_.path() / "assets" / "stale-eeeeee.js", script);
+  write(dir_.path() / "assets" / "stale-eeeeee.js.br", brotli_of(script + "// another build\n"));
+  write(dir_.path() / "assets" / "junk-ffffff.js", script);
+  write(dir_.path() / "assets" / "junk-ffffff.js.br", "not brotli, whatever it says");
+  write(dir_.path() / "assets" / "short-111111.js", script);
+  write(dir_.path() / "assets" / "short-111111.js.br", brotli_of(script.substr(0, 20)));  // a prefix of it
+  files_.reset();
+  for (const char* path : {"/assets/stale-eeeeee.js", "/assets/junk-ffffff.js", "/assets/short-111111.js"}) {
+    auto res = serve(get(path, "br"));
+    EXPECT_EQ(res.status, 200) << path;
+    EXPECT_EQ(body_of(res), script) << path;
+    EXPECT_FALSE(res.has_header("Content-Encoding")) << path;
+    EXPECT_EQ(serve(get(std::string(path) + ".br", "br")).status, 404) << path;
+  }
 }
 
 TEST_F(ConsoleFilesTest, MissingFilesWithAnExtensionAreNotFoundRatherThanIndexHtml) {
