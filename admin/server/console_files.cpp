@@ -255,6 +255,21 @@ bool brotli_copy_of(std::string_view br, std::string_view plain) {
   return std::string_view(out.data(), out_size) == plain;
 }
 
+// The compressed copies a file may have beside it, in the order they are preferred: the
+// smallest first.
+struct CopyKind {
+  std::string_view suffix;  // FILE<suffix> beside FILE
+  std::string_view coding;  // its Accept-Encoding token and Content-Encoding
+  std::string_view alias;   // another token for it, or empty
+  bool (*is_copy_of)(std::string_view copy, std::string_view plain);
+  std::optional<Representation> File::*slot;
+  std::size_t Loaded::*count;
+};
+constexpr CopyKind kCopyKinds[] = {
+    {kBrotliSuffix, "br", "", brotli_copy_of, &File::brotli, &Loaded::brotli_copies},
+    {kGzipSuffix, "gzip", "x-gzip", gzip_copy_of, &File::gzip, &Loaded::gzip_copies},
+};
+
 class Fd {
  public:
   explicit Fd(int fd) noexcept : fd_(fd) {}
@@ -436,10 +451,10 @@ std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::str
                                  const fs::path& directory) {
   auto loaded = std::make_shared<Loaded>();
   for (auto& [path, bytes] : contents) {
-    const bool copy = (ends_with(path, kGzipSuffix) &&
-                       contents.count(std::string_view(path).substr(0, path.size() - kGzipSuffix.size()))) ||
-                      (ends_with(path, kBrotliSuffix) &&
-                       contents.count(std::string_view(path).substr(0, path.size() - kBrotliSuffix.size())));
+    const bool copy = std::any_of(std::begin(kCopyKinds), std::end(kCopyKinds), [&](const CopyKind& kind) {
+      return ends_with(path, kind.suffix) &&
+             contents.count(std::string_view(path).substr(0, path.size() - kind.suffix.size())) != 0;
+    });
     if (copy) continue;  // taken with its file below
     File file;
     file.content_type = content_type_for(path);
@@ -450,28 +465,19 @@ std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::str
     loaded->files.emplace(path, std::move(file));
   }
   for (auto& [path, file] : loaded->files) {
-    auto copy = contents.find(path + std::string(kGzipSuffix));
-    if (copy == contents.end()) continue;
-    if (!gzip_copy_of(copy->second, file.plain.bytes)) {
-      spdlog::warn("web console: not sending {}{} (not a gzip copy of {}: another build's, or not smaller)",
-                   (directory / path).string(), kGzipSuffix, path);
-      continue;
+    for (const CopyKind& kind : kCopyKinds) {
+      auto copy = contents.find(path + std::string(kind.suffix));
+      if (copy == contents.end()) continue;
+      if (!kind.is_copy_of(copy->second, file.plain.bytes)) {
+        spdlog::warn("web console: not sending {}{} (not a {} copy of {}: another build's, or not smaller)",
+                     (directory / path).string(), kind.suffix, kind.coding, path);
+        continue;
+      }
+      auto& slot = file.*kind.slot;
+      slot = Representation{std::move(copy->second), {}};
+      slot->etag = etag_for(slot->bytes);
+      ++((*loaded).*kind.count);
     }
-    file.gzip = Representation{std::move(copy->second), {}};
-    file.gzip->etag = etag_for(file.gzip->bytes);
-    ++loaded->gzip_copies;
-  }
-  for (auto& [path, file] : loaded->files) {
-    auto copy = contents.find(path + std::string(kBrotliSuffix));
-    if (copy == contents.end()) continue;
-    if (!brotli_copy_of(copy->second, file.plain.bytes)) {
-      spdlog::warn("web console: not sending {}{} (not a brotli copy of {}: another build's, or not smaller)",
-                   (directory / path).string(), kBrotliSuffix, path);
-      continue;
-    }
-    file.brotli = Representation{std::move(copy->second), {}};
-    file.brotli->etag = etag_for(file.brotli->bytes);
-    ++loaded->brotli_copies;
   }
   if (auto index = loaded->files.find(kIndex); index != loaded->files.end()) loaded->index = &index->second;
   loaded->listing = std::move(listing);
@@ -481,8 +487,10 @@ std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::str
 std::uint64_t bytes_held(const Loaded& loaded) {
   std::uint64_t total = 0;
   for (const auto& [path, file] : loaded.files) {
-    total += file.plain.bytes.size() + (file.gzip ? file.gzip->bytes.size() : 0) +
-             (file.brotli ? file.brotli->bytes.size() : 0);
+    total += file.plain.bytes.size();
+    for (const CopyKind& kind : kCopyKinds) {
+      if (const auto& copy = file.*kind.slot) total += copy->bytes.size();
+    }
   }
   return total;
 }
@@ -618,14 +626,15 @@ void ConsoleFiles::serve(const common::http::Request& req, common::http::Respons
   }
 
   // The smallest representation the client takes: brotli, gzip, or the file itself.
-  const char* encoding = nullptr;
+  std::string_view encoding;
   const Representation* sent = &file->plain;
-  if (file->brotli && accepts(accept_encoding, "br")) {
-    encoding = "br";
-    sent = &*file->brotli;
-  } else if (file->gzip && accepts(accept_encoding, "gzip", "x-gzip")) {
-    encoding = "gzip";
-    sent = &*file->gzip;
+  for (const CopyKind& kind : kCopyKinds) {
+    const auto& copy = file->*kind.slot;
+    if (copy && accepts(accept_encoding, kind.coding, kind.alias)) {
+      encoding = kind.coding;
+      sent = &*copy;
+      break;
+    }
   }
   res.set_header("Cache-Control", std::string(file->immutable ? kImmutable : kRevalidate));
   res.set_header("ETag", sent->etag);
@@ -640,7 +649,7 @@ void ConsoleFiles::serve(const common::http::Request& req, common::http::Respons
     res.status = 304;
     return;
   }
-  if (encoding != nullptr) res.set_header("Content-Encoding", encoding);
+  if (!encoding.empty()) res.set_header("Content-Encoding", std::string(encoding));
   res.status = 200;
   res.set_content(sent->bytes, std::string(file->content_type));
 }
