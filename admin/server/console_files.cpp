@@ -451,9 +451,9 @@ std::shared_ptr<Loaded> assemble(Listing listing, std::map<std::string, std::str
                                  const fs::path& directory) {
   auto loaded = std::make_shared<Loaded>();
   for (auto& [path, bytes] : contents) {
+    const std::string_view name = path;  // a structured binding is not captured by clang 14
     const bool copy = std::any_of(std::begin(kCopyKinds), std::end(kCopyKinds), [&](const CopyKind& kind) {
-      return ends_with(path, kind.suffix) &&
-             contents.count(std::string_view(path).substr(0, path.size() - kind.suffix.size())) != 0;
+      return ends_with(name, kind.suffix) && contents.count(name.substr(0, name.size() - kind.suffix.size())) != 0;
     });
     if (copy) continue;  // taken with its file below
     File file;
