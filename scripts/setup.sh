@@ -10,7 +10,8 @@ packages=(
   g++ cmake make pkg-config
   # libraries (see the Dependencies section of the README)
   libpqxx-dev                # PostgreSQL client
-  libcpp-httplib-dev         # HTTP server and client
+  libboost1.81-dev           # HTTP server: Boost.Beast on Boost.Asio (header only)
+  libcpp-httplib-dev         # HTTP client (blocking calls)
   nlohmann-json3-dev         # JSON
   libhowardhinnant-date-dev  # time zones (date/tz over the system tzdata)
   tzdata

@@ -1,23 +1,39 @@
 #include "common/http/http_server.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <limits>
+#include <list>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include <httplib.h>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/serializer.hpp>
+#include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
-#include "common/http/connection_stream.h"
+#include "common/http/request_parser.h"
 #include "common/http/worker_pool.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/protocol_error.h"
@@ -25,46 +41,30 @@
 namespace cronwheel::common::http {
 namespace {
 
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+using SteadyClock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
 // Descriptors kept free of connections for everything else the process opens (database
 // connections, log files, outgoing HTTP).
 constexpr std::size_t kReservedDescriptors = 256;
+// Bytes asked of the socket per read: a whole small request at once, and a bound on what a
+// connection buffers beyond the request it is on.
+constexpr std::size_t kReadChunk = 16 * 1024;
+// After an answer that ends the connection, what the client still sends is read and dropped
+// for this long (at most kLingerMaxBytes), so that closing with unread bytes does not reset the
+// connection before the client has read the answer.
+constexpr auto kLingerTime = 2s;
+constexpr std::size_t kLingerMaxBytes = 16 * 1024 * 1024;
+// Accepting pauses this long when the process is out of descriptors.
+constexpr auto kAcceptPause = 100ms;
 
-// What the request hooks (pre-routing, error handler) need of the request being served.
-// cpp-httplib runs them on the worker serving the connection, inside process_request, so a
-// thread-local pointer set around it reaches them.
-struct ServingContext {
-  Connection* connection = nullptr;
-  ConnectionStream* stream = nullptr;
-  // Set: answer this instead of running the route's handler (a lane refused the request).
-  const ErrorInfo* refusal = nullptr;
-  // cpp-httplib refused the request itself: what follows on the connection cannot be trusted.
-  bool close_after = false;
-};
-
-thread_local ServingContext* tl_serving = nullptr;
-
-const char* reason_phrase(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return "Payload Too Large";
-    case 414: return "URI Too Long";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Error";
-  }
-}
+// On every answer: a browser must take a JSON error (or anything else) for what its
+// Content-Type says, never sniff it into a script or a page.
+constexpr const char* kNoSniffHeader = "X-Content-Type-Options";
 
 std::string code_for(int status) {
   switch (status) {
@@ -84,37 +84,9 @@ std::string code_for(int status) {
   }
 }
 
-// On every answer: a browser must take a JSON error (or anything else) for what its
-// Content-Type says, never sniff it into a script or a page.
-constexpr const char* kNoSniffHeader = "X-Content-Type-Options";
-
 void reset_headers(Response& res) {
   res.headers.clear();
   res.set_header(kNoSniffHeader, "nosniff");
-}
-
-// The request as handlers see it, from cpp-httplib's reading of it and the body the reactor
-// received.
-Request to_request(const httplib::Request& req, std::string body) {
-  Request request;
-  request.method = req.method;
-  request.target = req.target;
-  request.path = req.path;
-  request.params.insert(req.params.begin(), req.params.end());
-  request.headers.insert(req.headers.begin(), req.headers.end());
-  request.body = std::move(body);
-  request.remote_addr = req.remote_addr;
-  request.remote_port = req.remote_port;
-  return request;
-}
-
-// Puts an answer into cpp-httplib's, which sends it: its headers replace those of the same name
-// cpp-httplib set by default.
-void deliver(Response&& answer, httplib::Response& res) {
-  res.status = answer.status;
-  for (const auto& [name, value] : answer.headers) res.headers.erase(name);
-  for (auto& [name, value] : answer.headers) res.headers.emplace(name, std::move(value));
-  res.body = std::move(answer.body);
 }
 
 // The route index that stands for fallback_get's handler (RouteTable's are 0, 1, 2...).
@@ -132,12 +104,22 @@ std::size_t connection_room(std::size_t wanted, const std::string& name) {
   return room;
 }
 
+// A refusal the connection side answers itself, before any handler: the status, the message
+// and, for 405, the methods the path takes.
+struct Refusal {
+  int status = 0;
+  std::string message;
+  std::vector<std::string> allow;
+};
+
+using Answer = bhttp::response<bhttp::string_body>;
+
 }  // namespace
 
-class HttpServer::Impl final : public httplib::Server {
+class HttpServer::Impl {
  public:
   explicit Impl(HttpServerOptions options);
-  ~Impl() override;
+  ~Impl();
 
   void add_route(const std::string& method, const std::string& pattern, ParamHandler handler,
                  RouteOptions route_options);
@@ -149,10 +131,13 @@ class HttpServer::Impl final : public httplib::Server {
   void stop_serving() noexcept;
   int bound_port() const noexcept { return port_.load(); }
   const HttpServerOptions& opts() const noexcept { return options_; }
-  ConnectionReactor::Stats stats() const;
+  ConnectionStats stats() const;
   void write_error(Response& res, const ErrorInfo& error) const;
 
  private:
+  class Session;
+  friend class Session;
+
   // A lane's threads and what is in it (see LaneOptions).
   struct Lane {
     std::string name;
@@ -177,85 +162,460 @@ class HttpServer::Impl final : public httplib::Server {
     Lane* lane = nullptr;  // nullptr: the server's workers
   };
 
+  // Connections of one client address, and those of them waiting for a request (oldest first).
+  struct AddressSlot {
+    std::size_t connections = 0;
+    std::list<Session*> waiting;
+  };
+
+  // What admit() decides for a head: a route to serve it, or a refusal.
+  struct Admission {
+    Refusal refusal;  // status 0: serve
+    std::size_t max_body_bytes = 0;
+    RouteTable::Match match;
+  };
+
   ParamHandler wrap(ParamHandler handler) const;
-  ConnectionReactor::Admission admit(const RequestHead& head) const;
-  std::string render_refusal(const ConnectionReactor::Admission& refusal) const;
+  Admission admit(const RequestHead& head) const;
+  std::string render_refusal(const Refusal& refusal) const;
   RouteEntry make_entry(ParamHandler handler, const RouteOptions& route_options) const;
-  const RouteEntry& entry_of(const Connection& connection) const;
-  // Hands a complete request to a lane's thread or a worker.
-  void dispatch(Connection* connection);
-  // Serves the request on `connection` (answering `refusal` instead of running its handler
-  // when set) and gives the connection back to the reactor.
-  void serve_and_return(Connection* connection, const ErrorInfo* refusal = nullptr);
-  void serve(Connection* connection, const ErrorInfo* refusal);
-  ErrorInfo error_for_status(const httplib::Request& req, int status) const;
-  HandlerResponse on_error(const httplib::Request& req, httplib::Response& res) const;
+  const RouteEntry& entry_of(const RouteTable::Match& match) const;
+
+  // Runs the request's handler on its lane or a worker, and sends the answer back to the
+  // connection. From the I/O thread.
+  void dispatch(std::shared_ptr<Session> session, Request request, RouteTable::Match match, bool close_after);
+  // The answer to `request`: its handler's, or `refusal` without running it. Never throws.
+  Answer serve(const Request& request, const RouteTable::Match& match, const ErrorInfo* refusal) const;
+
+  // The I/O thread's side (every member below up to the counters is touched on it only).
+  void accept_next();
+  void on_accepted(tcp::socket socket);
+  bool evict_oldest(std::list<Session*>& waiting);
+  void close_all_but_serving();
 
   const HttpServerOptions options_;
+  HeadLimits head_limits_;
+  std::size_t max_connections_ = 0;
   RouteTable table_;
   std::vector<RouteEntry> routes_;  // by RouteTable index
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::optional<RouteEntry> fallback_;  // fallback_get's, matched as kFallbackRoute
   std::atomic<int> port_{0};
   std::atomic<bool> stopping_{false};
-  int listen_fd_ = -1;  // bound by bind_listener(), not yet served; under lifecycle_mutex_
+
+  net::io_context io_{1};
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> keep_running_;
+  tcp::acceptor acceptor_{io_};
+  net::steady_timer accept_pause_{io_};
+  std::thread io_thread_;
+
+  std::unordered_set<Session*> sessions_;
+  std::unordered_map<std::string, AddressSlot> addresses_;
+  std::list<Session*> waiting_;  // every connection waiting for a request, oldest first
+
+  std::atomic<std::size_t> open_{0};
+  std::atomic<std::size_t> serving_{0};
+  std::atomic<std::uint64_t> evicted_{0};
+  std::atomic<std::uint64_t> refused_{0};
+  std::atomic<std::uint64_t> timed_out_{0};
 
   enum class State { kIdle, kRunning, kStopped };
-  mutable std::mutex lifecycle_mutex_;  // serializes start/stop
+  mutable std::mutex lifecycle_mutex_;  // serializes bind/start/stop
   State state_ = State::kIdle;
   std::unique_ptr<WorkerPool> pool_;
-  std::unique_ptr<ConnectionReactor> reactor_;
 };
 
-HttpServer::Impl::Impl(HttpServerOptions options) : options_(std::move(options)) {
-  // Every request is dispatched here, before cpp-httplib's own routing: the reactor matched
-  // the route when the head arrived, and the body is already in the connection's buffer.
-  set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (tl_serving == nullptr) return HandlerResponse::Unhandled;
-    Connection& connection = *tl_serving->connection;
-    Response answer;
-    if (tl_serving->refusal != nullptr) {
-      write_error(answer, *tl_serving->refusal);
-    } else {
-      entry_of(connection).handler(to_request(req, tl_serving->stream->take_body()), answer, connection.match.params);
+// One client connection, from accept to close. Every member is touched on the I/O thread only,
+// except while a worker serves the request (phase kServing): then nothing touches the session
+// but the worker's answer, posted back to the I/O thread. Kept alive by the asynchronous
+// operation (or the worker's task) that holds it.
+class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Impl& server, tcp::socket socket, std::string peer_ip, int peer_port);
+
+  // Counts the connection in (before room is made for it, so its address stays counted).
+  void enter();
+  // Starts reading its first request, or refuses it when `refusal` says so.
+  void start(const Refusal* refusal);
+  // Closes at once; pending operations end without effect. Idempotent.
+  void close();
+  // From the I/O thread: the worker's answer to the request being served.
+  void send_answer(Answer answer, bool close_after);
+
+  enum class Phase { kReceiving, kServing, kSending, kLingering, kClosed };
+  Phase phase() const noexcept { return phase_; }
+  const std::string& peer_ip() const noexcept { return peer_ip_; }
+
+  // Impl's bookkeeping: waiting for a request, in the waiting lists at these positions.
+  AddressSlot* slot = nullptr;
+  bool waiting = false;
+  std::list<Session*>::iterator waiting_pos;
+  std::list<Session*>::iterator address_pos;
+
+ private:
+  void set_waiting(bool on);
+  void new_request();
+  void read_more();
+  void on_read(const beast::error_code& failure, std::size_t bytes);
+  // Feeds what is buffered to the parser; acts on a complete head, a complete request or an
+  // error. False when the connection is no longer receiving.
+  bool parse_buffered();
+  bool on_head();
+  void hand_over();
+  void refuse(const Refusal& refusal);
+  void write_raw(std::shared_ptr<const std::string> text, bool then_linger);
+  void write_next();
+  void after_sent();
+  void linger();
+  void linger_read();
+  void set_deadline(SteadyClock::time_point deadline);
+  void clear_deadline();
+  void on_deadline();
+
+  Impl& server_;
+  tcp::socket socket_;
+  net::steady_timer timer_;
+  std::string peer_ip_;
+  int peer_port_ = 0;
+  Phase phase_ = Phase::kReceiving;
+  SteadyClock::time_point deadline_ = SteadyClock::time_point::max();
+
+  beast::flat_buffer buffer_;
+  std::optional<RequestParser> parser_;
+  std::optional<RequestHead> head_;  // set once the head passed the checks
+  RouteTable::Match match_;
+  bool request_begun_ = false;  // a byte of the current request arrived
+  SteadyClock::time_point request_started_{};
+  std::size_t requests_served_ = 0;
+
+  std::optional<Answer> answer_;
+  std::optional<bhttp::serializer<false, bhttp::string_body>> serializer_;
+  bool close_after_ = false;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> serving_guard_;
+  std::size_t lingered_bytes_ = 0;
+  std::array<char, 4096> linger_scratch_{};
+};
+
+// --- Session ---------------------------------------------------------------------------------
+
+HttpServer::Impl::Session::Session(Impl& server, tcp::socket socket, std::string peer_ip, int peer_port)
+    : server_(server),
+      socket_(std::move(socket)),
+      timer_(server.io_),
+      peer_ip_(std::move(peer_ip)),
+      peer_port_(peer_port) {}
+
+void HttpServer::Impl::Session::enter() {
+  server_.sessions_.insert(this);
+  slot = &server_.addresses_[peer_ip_];
+  ++slot->connections;
+  ++server_.open_;
+}
+
+void HttpServer::Impl::Session::start(const Refusal* refusal) {
+  if (refusal != nullptr) {
+    refuse(*refusal);
+    return;
+  }
+  set_deadline(SteadyClock::now() + server_.options_.head_timeout);
+  new_request();
+}
+
+void HttpServer::Impl::Session::set_waiting(bool on) {
+  if (on == waiting) return;
+  if (on) {
+    waiting_pos = server_.waiting_.insert(server_.waiting_.end(), this);
+    address_pos = slot->waiting.insert(slot->waiting.end(), this);
+  } else {
+    server_.waiting_.erase(waiting_pos);
+    slot->waiting.erase(address_pos);
+  }
+  waiting = on;
+}
+
+void HttpServer::Impl::Session::close() {
+  if (phase_ == Phase::kClosed) return;
+  if (phase_ == Phase::kServing) --server_.serving_;
+  phase_ = Phase::kClosed;
+  set_waiting(false);
+  beast::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  timer_.cancel();
+  serving_guard_.reset();
+  if (--slot->connections == 0) server_.addresses_.erase(peer_ip_);
+  slot = nullptr;
+  server_.sessions_.erase(this);
+  --server_.open_;
+}
+
+// Readies the parser for the next request on the connection; the deadline is the caller's.
+void HttpServer::Impl::Session::new_request() {
+  phase_ = Phase::kReceiving;
+  parser_.emplace();
+  prepare_parser(*parser_, server_.head_limits_);
+  head_.reset();
+  match_ = {};
+  request_begun_ = buffer_.size() > 0;
+  if (request_begun_) request_started_ = SteadyClock::now();
+  set_waiting(true);
+  if (parse_buffered()) read_more();
+}
+
+void HttpServer::Impl::Session::read_more() {
+  auto self = shared_from_this();
+  socket_.async_read_some(buffer_.prepare(kReadChunk), [self](const beast::error_code& failure, std::size_t bytes) {
+    self->on_read(failure, bytes);
+  });
+}
+
+void HttpServer::Impl::Session::on_read(const beast::error_code& failure, std::size_t bytes) {
+  if (phase_ != Phase::kReceiving) return;
+  if (failure) {  // the client closed or the connection broke: what it sent is no whole request
+    close();
+    return;
+  }
+  buffer_.commit(bytes);
+  const auto now = SteadyClock::now();
+  const auto& options = server_.options_;
+  if (!request_begun_) {
+    request_begun_ = true;
+    request_started_ = now;
+    set_deadline(now + options.head_timeout);
+  } else if (head_) {
+    set_deadline(std::min(request_started_ + options.request_timeout, now + options.read_timeout));
+  }
+  if (parse_buffered()) read_more();
+}
+
+bool HttpServer::Impl::Session::parse_buffered() {
+  while (phase_ == Phase::kReceiving) {
+    if (!head_ && parser_->is_header_done()) {
+      if (!on_head()) return false;
+      continue;
     }
-    deliver(std::move(answer), res);
-    // cpp-httplib would go on to answer byte ranges of any answer (a thousand ranges of a small
-    // body make an answer a thousand times its size) and to compress it (brotli at its top level
-    // costs a core most of a second for half a megabyte), for anyone who asks. Answers are sent
-    // whole and as the handler made them: a handler that wants either reads the request's
-    // headers itself, before this.
-    auto& served = const_cast<httplib::Request&>(req);
-    served.ranges.clear();
-    served.headers.erase("Accept-Encoding");
-    return HandlerResponse::Handled;
+    if (parser_->is_done()) {
+      hand_over();
+      return false;
+    }
+    if (buffer_.size() == 0) return true;
+    beast::error_code failure;
+    const std::size_t used = parser_->put(buffer_.data(), failure);
+    if (failure == bhttp::error::need_more) return true;
+    if (failure) {
+      const auto data = buffer_.cdata();
+      HeadError refused =
+          parse_failure(failure, std::string_view(static_cast<const char*>(data.data()), data.size()), server_.head_limits_);
+      refuse({refused.status, std::move(refused.message), {}});
+      return false;
+    }
+    buffer_.consume(used);
+    if (used == 0 && !parser_->is_header_done() && !parser_->is_done()) return true;
+  }
+  return false;
+}
+
+// The head has arrived: refuses it, or readies the body (with "100 Continue" when the client
+// waits for it).
+bool HttpServer::Impl::Session::on_head() {
+  auto checked = check_head(*parser_, server_.head_limits_);
+  if (auto* error = std::get_if<HeadError>(&checked)) {
+    refuse({error->status, std::move(error->message), {}});
+    return false;
+  }
+  RequestHead head = std::move(std::get<RequestHead>(checked));
+  Admission admission = server_.admit(head);
+  if (admission.refusal.status != 0) {
+    refuse(admission.refusal);
+    return false;
+  }
+  const std::uint64_t length = head.content_length.value_or(0);
+  if (length > admission.max_body_bytes) {
+    refuse({413, "request body exceeds the limit of " + std::to_string(admission.max_body_bytes) + " bytes", {}});
+    return false;
+  }
+  match_ = std::move(admission.match);
+  const bool expect_continue = head.expect_continue && length > 0 && buffer_.size() < length;
+  head_ = std::move(head);
+  parser_->eager(true);
+  const auto now = SteadyClock::now();
+  set_deadline(std::min(request_started_ + server_.options_.request_timeout, now + server_.options_.read_timeout));
+  if (expect_continue) {
+    static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    auto self = shared_from_this();
+    net::async_write(socket_, net::buffer(kContinue), [self](const beast::error_code& failure, std::size_t) {
+      if (self->phase_ != Phase::kReceiving) return;
+      if (failure) {
+        self->close();
+        return;
+      }
+      if (self->parse_buffered()) self->read_more();
+    });
+    return false;  // reading resumes once the interim answer is out
+  }
+  return true;
+}
+
+// The request is complete: a worker (or the route's lane) gets it.
+void HttpServer::Impl::Session::hand_over() {
+  set_waiting(false);
+  clear_deadline();
+  phase_ = Phase::kServing;
+  ++server_.serving_;
+  serving_guard_.emplace(server_.io_.get_executor());
+
+  auto message = parser_->release();
+  parser_.reset();
+  Request request;
+  request.method = std::move(head_->method);
+  request.target = std::move(head_->target);
+  request.path = std::move(head_->path);
+  if (const auto query = request.target.find('?'); query != std::string::npos) {
+    request.params = parse_query(std::string_view(request.target).substr(query + 1));
+  }
+  for (const auto& field : message) request.headers.emplace(field.name_string(), field.value());
+  request.body = std::move(message.body());
+  request.remote_addr = peer_ip_;
+  request.remote_port = peer_port_;
+  const auto& options = server_.options_;
+  const bool close_after = !message.keep_alive() ||
+                           requests_served_ + 1 >= std::max<std::size_t>(options.keep_alive_max_count, 1) ||
+                           options.keep_alive_timeout <= std::chrono::milliseconds::zero();
+  server_.dispatch(shared_from_this(), std::move(request), std::move(match_), close_after);
+}
+
+void HttpServer::Impl::Session::send_answer(Answer answer, bool close_after) {
+  if (phase_ != Phase::kServing) return;
+  --server_.serving_;
+  serving_guard_.reset();
+  ++requests_served_;
+  phase_ = Phase::kSending;
+  close_after_ = close_after || server_.stopping_;
+  answer_.emplace(std::move(answer));
+  answer_->keep_alive(!close_after_);
+  serializer_.emplace(*answer_);
+  write_next();
+}
+
+void HttpServer::Impl::Session::write_next() {
+  set_deadline(SteadyClock::now() + server_.options_.write_timeout);
+  auto self = shared_from_this();
+  bhttp::async_write_some(socket_, *serializer_, [self](const beast::error_code& failure, std::size_t) {
+    if (self->phase_ != Phase::kSending) return;
+    if (failure) {
+      self->close();
+      return;
+    }
+    if (!self->serializer_->is_done()) {
+      self->write_next();
+      return;
+    }
+    self->serializer_.reset();
+    self->answer_.reset();
+    self->after_sent();
   });
-  set_error_handler(HandlerWithResponse(
-      [this](const httplib::Request& req, httplib::Response& res) { return on_error(req, res); }));
-  // Routes are wrapped (see wrap()); this catches whatever escapes elsewhere in routing.
-  set_exception_handler(
-      [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
-        try {
-          if (error) std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-          spdlog::error("{}: {} {}: unhandled exception: {}", options_.name, req.method, req.path, e.what());
-        } catch (...) {
-          spdlog::error("{}: {} {}: unhandled non-standard exception", options_.name, req.method, req.path);
-        }
-        res.headers.clear();
-        Response answer;
-        reset_headers(answer);
-        write_error(answer, {500, kInternalCode, "internal server error", ""});
-        deliver(std::move(answer), res);
-      });
-  set_default_headers({{kNoSniffHeader, "nosniff"}});
-  set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    spdlog::debug("{}: {} {} -> {}", options_.name, req.method, req.path, res.status);
+}
+
+void HttpServer::Impl::Session::after_sent() {
+  if (close_after_ || server_.stopping_) {
+    linger();
+    return;
+  }
+  const auto now = SteadyClock::now();
+  set_deadline(buffer_.size() > 0 ? now + server_.options_.head_timeout : now + server_.options_.keep_alive_timeout);
+  new_request();
+}
+
+// Answers `refusal` and ends the connection: what follows on it cannot be trusted to start a
+// new request.
+void HttpServer::Impl::Session::refuse(const Refusal& refusal) {
+  set_waiting(false);
+  phase_ = Phase::kSending;
+  write_raw(std::make_shared<const std::string>(server_.render_refusal(refusal)), true);
+}
+
+void HttpServer::Impl::Session::write_raw(std::shared_ptr<const std::string> text, bool then_linger) {
+  set_deadline(SteadyClock::now() + server_.options_.write_timeout);
+  auto self = shared_from_this();
+  net::async_write(socket_, net::buffer(*text), [self, text, then_linger](const beast::error_code& failure, std::size_t) {
+    if (self->phase_ != Phase::kSending) return;
+    if (failure || !then_linger) {
+      self->close();
+      return;
+    }
+    self->linger();
   });
-  // Only used for the Keep-Alive response header; the reactor enforces them.
-  set_keep_alive_max_count(std::max<std::size_t>(options_.keep_alive_max_count, 1));
-  set_keep_alive_timeout(static_cast<time_t>(
-      std::chrono::ceil<std::chrono::seconds>(options_.keep_alive_timeout).count()));
+}
+
+// The answer is complete: FIN after it, then drop what the client still sends for a moment.
+void HttpServer::Impl::Session::linger() {
+  if (server_.stopping_) {
+    close();
+    return;
+  }
+  set_waiting(false);
+  phase_ = Phase::kLingering;
+  beast::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  lingered_bytes_ = 0;
+  set_deadline(SteadyClock::now() + kLingerTime);
+  linger_read();
+}
+
+void HttpServer::Impl::Session::linger_read() {
+  auto self = shared_from_this();
+  socket_.async_read_some(net::buffer(linger_scratch_), [self](const beast::error_code& failure, std::size_t bytes) {
+    if (self->phase_ != Phase::kLingering) return;
+    self->lingered_bytes_ += bytes;
+    if (failure || self->lingered_bytes_ > kLingerMaxBytes) {
+      self->close();
+      return;
+    }
+    self->linger_read();
+  });
+}
+
+void HttpServer::Impl::Session::set_deadline(SteadyClock::time_point deadline) {
+  deadline_ = deadline;
+  timer_.expires_at(deadline);
+  auto self = shared_from_this();
+  timer_.async_wait([self](const beast::error_code& failure) {
+    if (failure != net::error::operation_aborted) self->on_deadline();
+  });
+}
+
+void HttpServer::Impl::Session::clear_deadline() {
+  deadline_ = SteadyClock::time_point::max();
+  timer_.cancel();
+}
+
+void HttpServer::Impl::Session::on_deadline() {
+  // A wait that completed just as the deadline moved on.
+  if (SteadyClock::now() < deadline_) return;
+  switch (phase_) {
+    case Phase::kReceiving:
+      if (request_begun_) {
+        ++server_.timed_out_;
+        refuse({408, "the request did not arrive in time", {}});
+      } else {
+        close();  // a connection that sent nothing, or idle between requests
+      }
+      break;
+    case Phase::kSending:
+    case Phase::kLingering:
+      close();
+      break;
+    case Phase::kServing:
+    case Phase::kClosed:
+      break;
+  }
+}
+
+// --- Impl ------------------------------------------------------------------------------------
+
+HttpServer::Impl::Impl(HttpServerOptions options) : options_(std::move(options)) {
+  head_limits_.max_head_bytes = options_.max_head_bytes;
+  head_limits_.max_target_bytes = options_.max_target_bytes;
 }
 
 HttpServer::Impl::~Impl() { stop_serving(); }
@@ -288,8 +648,8 @@ HttpServer::Impl::RouteEntry HttpServer::Impl::make_entry(ParamHandler handler, 
   return entry;
 }
 
-const HttpServer::Impl::RouteEntry& HttpServer::Impl::entry_of(const Connection& connection) const {
-  return connection.match.route == kFallbackRoute ? *fallback_ : routes_[connection.match.route];
+const HttpServer::Impl::RouteEntry& HttpServer::Impl::entry_of(const RouteTable::Match& match) const {
+  return match.route == kFallbackRoute ? *fallback_ : routes_[match.route];
 }
 
 void HttpServer::Impl::add_lane(const std::string& name, LaneOptions lane_options) {
@@ -342,37 +702,75 @@ std::vector<HttpServer::LaneStats> HttpServer::Impl::lanes() const {
   return out;
 }
 
-void HttpServer::Impl::dispatch(Connection* connection) {
-  Lane* lane = entry_of(*connection).lane;
+void HttpServer::Impl::dispatch(std::shared_ptr<Session> session, Request request, RouteTable::Match match,
+                                bool close_after) {
+  // The answer goes back to the I/O thread, which sends it.
+  auto reply = [this, session, close_after](Answer answer) {
+    net::post(io_, [session, close_after, answer = std::move(answer)]() mutable {
+      session->send_answer(std::move(answer), close_after);
+    });
+  };
+  Lane* lane = entry_of(match).lane;
   if (lane == nullptr) {
-    pool_->enqueue([this, connection] { serve_and_return(connection); });
+    pool_->enqueue([this, reply, request = std::move(request), match = std::move(match)] {
+      reply(serve(request, match, nullptr));
+    });
     return;
   }
-  // The lane's own bookkeeping uses a copy: the connection is not ours after give_back().
-  std::string address = connection->peer_ip;
-  if (!lane->enter(address)) {
+  if (!lane->enter(request.remote_addr)) {
     ++lane->refused_full;
     // A refusal costs no more than any small answer: a worker writes it.
-    pool_->enqueue([this, connection, lane] { serve_and_return(connection, &lane->busy); });
+    pool_->enqueue([this, reply, lane, request = std::move(request), match = std::move(match)] {
+      reply(serve(request, match, &lane->busy));
+    });
     return;
   }
-  const auto queued_at = std::chrono::steady_clock::now();
-  lane->pool->enqueue([this, connection, lane, address = std::move(address), queued_at] {
-    const bool late = std::chrono::steady_clock::now() - queued_at > lane->options.max_wait;
+  const auto queued_at = SteadyClock::now();
+  lane->pool->enqueue([this, reply, lane, request = std::move(request), match = std::move(match), queued_at] {
+    const bool late = SteadyClock::now() - queued_at > lane->options.max_wait;
     if (late) ++lane->refused_late;
-    serve(connection, late ? &lane->busy : nullptr);  // catches everything
+    Answer answer = serve(request, match, late ? &lane->busy : nullptr);
     // Leave before the answer goes back: a client that sends its next request at once must
     // find the place free.
-    lane->leave(address);
-    ConnectionReactor::send_what_fits(*connection);
-    reactor_->give_back(connection);
+    lane->leave(request.remote_addr);
+    reply(std::move(answer));
   });
 }
 
-void HttpServer::Impl::serve_and_return(Connection* connection, const ErrorInfo* refusal) {
-  serve(connection, refusal);
-  ConnectionReactor::send_what_fits(*connection);
-  reactor_->give_back(connection);
+Answer HttpServer::Impl::serve(const Request& request, const RouteTable::Match& match, const ErrorInfo* refusal) const {
+  Response res;
+  if (refusal != nullptr) {
+    reset_headers(res);
+    write_error(res, *refusal);
+  } else {
+    entry_of(match).handler(request, res, match.params);  // wrapped: answers every exception
+  }
+  Answer answer;
+  try {
+    answer.version(11);
+    answer.result(static_cast<unsigned>(res.status));
+    for (auto& [name, value] : res.headers) {
+      if (!beast::iequals(name, "Content-Length") && !beast::iequals(name, "Connection")) answer.insert(name, value);
+    }
+    if (!res.has_header(kNoSniffHeader)) answer.set(kNoSniffHeader, "nosniff");
+    const std::size_t size = res.body.size();
+    // A HEAD request gets the headers a GET would, without the body.
+    if (request.method != "HEAD") answer.body() = std::move(res.body);
+    answer.content_length(size);
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {} {}: the answer could not be made: {}", options_.name, request.method, request.path, e.what());
+    Response error;
+    reset_headers(error);
+    write_error(error, {500, kInternalCode, "internal server error", ""});
+    answer = {};
+    answer.version(11);
+    answer.result(bhttp::status::internal_server_error);
+    answer.set(bhttp::field::content_type, protocol::kJsonContentType);
+    answer.set(kNoSniffHeader, "nosniff");
+    answer.body() = std::move(error.body);
+    answer.prepare_payload();
+  }
+  return answer;
 }
 
 HttpServer::ParamHandler HttpServer::Impl::wrap(ParamHandler handler) const {
@@ -398,8 +796,8 @@ HttpServer::ParamHandler HttpServer::Impl::wrap(ParamHandler handler) const {
   };
 }
 
-ConnectionReactor::Admission HttpServer::Impl::admit(const RequestHead& head) const {
-  ConnectionReactor::Admission admission;
+HttpServer::Impl::Admission HttpServer::Impl::admit(const RequestHead& head) const {
+  Admission admission;
   auto result = table_.match(head.method, head.path);
   if (result.match) {
     admission.max_body_bytes = routes_[result.match->route].max_body_bytes;
@@ -408,152 +806,186 @@ ConnectionReactor::Admission HttpServer::Impl::admit(const RequestHead& head) co
     admission.max_body_bytes = fallback_->max_body_bytes;
     admission.match = RouteTable::Match{kFallbackRoute, {}};
   } else if (!result.allowed_methods.empty()) {
-    admission.status = 405;
-    admission.message = "method not allowed: " + head.method + " " + head.path;
-    admission.allow = std::move(result.allowed_methods);
+    admission.refusal = {405, "method not allowed: " + head.method + " " + head.path, std::move(result.allowed_methods)};
   } else {
-    admission.status = 404;
-    admission.message = "not found: " + head.method + " " + head.path;
+    admission.refusal = {404, "not found: " + head.method + " " + head.path, {}};
   }
   return admission;
 }
 
-std::string HttpServer::Impl::render_refusal(const ConnectionReactor::Admission& refusal) const {
+std::string HttpServer::Impl::render_refusal(const Refusal& refusal) const {
   ErrorInfo info{refusal.status, code_for(refusal.status), refusal.message, ""};
   ErrorResponse out = options_.error_formatter ? options_.error_formatter(info) : rest_error(info);
-  std::string text = "HTTP/1.1 " + std::to_string(out.status) + " " + reason_phrase(out.status) + "\r\n";
-  text += "Content-Type: ";
-  text += protocol::kJsonContentType;
-  text += "\r\nContent-Length: " + std::to_string(out.body.size()) + "\r\nConnection: close\r\n";
-  text += std::string(kNoSniffHeader) + ": nosniff\r\n";
+  Answer answer;
+  answer.version(11);
+  answer.result(static_cast<unsigned>(out.status));
+  answer.set(bhttp::field::content_type, protocol::kJsonContentType);
+  answer.set(kNoSniffHeader, "nosniff");
   if (!refusal.allow.empty()) {
-    text += "Allow: ";
-    for (std::size_t i = 0; i < refusal.allow.size(); ++i) text += (i > 0 ? ", " : "") + refusal.allow[i];
-    text += "\r\n";
+    std::string allow;
+    for (const auto& method : refusal.allow) allow += (allow.empty() ? "" : ", ") + method;
+    answer.set(bhttp::field::allow, allow);
   }
-  text += "\r\n";
-  text += out.body;
-  return text;
+  answer.keep_alive(false);
+  answer.body() = std::move(out.body);
+  answer.prepare_payload();
+  std::ostringstream text;
+  text << answer;
+  return std::move(text).str();
 }
 
-void HttpServer::Impl::serve(Connection* connection, const ErrorInfo* refusal) {
-  ConnectionStream stream(*connection);
-  ServingContext context{connection, &stream, refusal};
-  tl_serving = &context;
-  const bool last = connection->requests_served + 1 >= std::max<std::size_t>(options_.keep_alive_max_count, 1) ||
-                    options_.keep_alive_timeout <= std::chrono::milliseconds::zero() || stopping_;
-  bool connection_closed = false;
-  bool ok = false;
-  try {
-    ok = process_request(stream, last, connection_closed, nullptr);
-  } catch (const std::exception& e) {
-    spdlog::error("{}: request failed: {}", options_.name, e.what());
-  } catch (...) {
-    spdlog::error("{}: request failed with a non-standard exception", options_.name);
+void HttpServer::Impl::accept_next() {
+  acceptor_.async_accept([this](const beast::error_code& failure, tcp::socket socket) {
+    if (stopping_ || failure == net::error::operation_aborted) return;
+    if (failure) {
+      if (failure == std::errc::too_many_files_open || failure == std::errc::too_many_files_open_in_system ||
+          failure == std::errc::no_buffer_space || failure == std::errc::not_enough_memory) {
+        spdlog::warn("{}: cannot accept connections ({}); pausing {} ms", options_.name, failure.message(),
+                     kAcceptPause.count());
+        accept_pause_.expires_after(kAcceptPause);
+        accept_pause_.async_wait([this](const beast::error_code& waited) {
+          if (!waited && !stopping_) accept_next();
+        });
+        return;
+      }
+      accept_next();
+      return;
+    }
+    on_accepted(std::move(socket));
+    accept_next();
+  });
+}
+
+void HttpServer::Impl::on_accepted(tcp::socket socket) {
+  beast::error_code failure;
+  socket.set_option(tcp::no_delay(true), failure);
+  const tcp::endpoint peer = socket.remote_endpoint(failure);
+  if (failure) return;  // gone already
+  auto address = peer.address();
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    address = net::ip::make_address_v4(net::ip::v4_mapped, address.to_v6());
   }
-  tl_serving = nullptr;
-  connection->close_after_output = !ok || connection_closed || last || context.close_after;
+  auto session = std::make_shared<Session>(*this, std::move(socket), address.to_string(), peer.port());
+  session->enter();
+  bool room = true;
+  if (session->slot->connections > options_.max_connections_per_address) room = evict_oldest(session->slot->waiting);
+  if (room && sessions_.size() > max_connections_) room = evict_oldest(waiting_);
+  if (!room) {
+    ++refused_;
+    const Refusal busy{503, "too many connections; try again shortly", {}};
+    session->start(&busy);
+    return;
+  }
+  session->start(nullptr);
+}
+
+bool HttpServer::Impl::evict_oldest(std::list<Session*>& waiting) {
+  if (waiting.empty()) return false;
+  // Closed before it is counted, so a reader who sees the count sees the connection gone too.
+  waiting.front()->close();
+  ++evicted_;
+  return true;
+}
+
+void HttpServer::Impl::close_all_but_serving() {
+  std::vector<Session*> open(sessions_.begin(), sessions_.end());
+  for (Session* session : open) {
+    // Requests being served finish and their answers go out (each bounded by write_timeout);
+    // the connections close after them.
+    if (session->phase() != Session::Phase::kServing && session->phase() != Session::Phase::kSending) session->close();
+  }
 }
 
 void HttpServer::Impl::bind_listener() {
   std::lock_guard lock(lifecycle_mutex_);
   if (state_ != State::kIdle) throw std::logic_error("HttpServer::bind: already started or stopped");
-  if (listen_fd_ >= 0) return;
-  int bound = 0;
-  listen_fd_ = open_listener(options_.host, options_.port, bound);
-  port_ = bound;
+  if (acceptor_.is_open()) return;
+  const std::string where = "cannot listen on " + options_.host + ":" + std::to_string(options_.port);
+  beast::error_code failure;
+  tcp::resolver resolver(io_);
+  const auto endpoints =
+      resolver.resolve(options_.host, std::to_string(options_.port),
+                       tcp::resolver::passive | tcp::resolver::numeric_service, failure);
+  if (failure) throw std::system_error(failure, where);
+  failure = std::make_error_code(std::errc::address_not_available);
+  for (const auto& entry : endpoints) {
+    const tcp::endpoint endpoint = entry.endpoint();
+    beast::error_code attempt;
+    acceptor_.open(endpoint.protocol(), attempt);
+    if (attempt) {
+      failure = attempt;
+      continue;
+    }
+    // SO_REUSEADDR lets a restart bind while old connections sit in TIME_WAIT. Not
+    // SO_REUSEPORT: with it a second server would bind a port in use and share its connections.
+    acceptor_.set_option(tcp::acceptor::reuse_address(true), attempt);
+    if (!attempt) acceptor_.bind(endpoint, attempt);
+    if (!attempt) acceptor_.listen(tcp::acceptor::max_listen_connections, attempt);
+    if (!attempt) {
+      port_ = acceptor_.local_endpoint().port();
+      return;
+    }
+    failure = attempt;
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+  }
+  throw std::system_error(failure, where);
 }
 
 void HttpServer::Impl::start_serving() {
+  {
+    std::lock_guard lock(lifecycle_mutex_);
+    if (state_ != State::kIdle) throw std::logic_error("HttpServer::start: already started");
+  }
+  bind_listener();
   std::lock_guard lock(lifecycle_mutex_);
   if (state_ != State::kIdle) throw std::logic_error("HttpServer::start: already started");
-
-  int listen_fd = listen_fd_;
-  listen_fd_ = -1;
-  if (listen_fd < 0) {
-    int bound = 0;
-    listen_fd = open_listener(options_.host, options_.port, bound);
-    port_ = bound;
-  }
-
-  ConnectionReactor::Options reactor_options;
-  reactor_options.name = options_.name;
-  reactor_options.head_timeout = options_.head_timeout;
-  reactor_options.request_timeout = options_.request_timeout;
-  reactor_options.read_timeout = options_.read_timeout;
-  reactor_options.write_timeout = options_.write_timeout;
-  reactor_options.keep_alive_timeout = options_.keep_alive_timeout;
-  reactor_options.keep_alive_max_count = options_.keep_alive_max_count;
-  reactor_options.max_connections = connection_room(std::max<std::size_t>(options_.max_connections, 1), options_.name);
-  reactor_options.max_connections_per_address = std::max<std::size_t>(options_.max_connections_per_address, 1);
-  reactor_options.head_limits.max_head_bytes = options_.max_head_bytes;
-  reactor_options.head_limits.max_target_bytes = options_.max_target_bytes;
-
+  max_connections_ = connection_room(std::max<std::size_t>(options_.max_connections, 1), options_.name);
   pool_ = std::make_unique<WorkerPool>(options_.worker_threads, options_.name);
   for (auto& lane : lanes_) lane->pool = std::make_unique<WorkerPool>(lane->options.threads, lane->name);
-  try {
-    reactor_ = std::make_unique<ConnectionReactor>(
-        reactor_options, listen_fd, [this](const RequestHead& head) { return admit(head); },
-        [this](Connection* connection) { dispatch(connection); },
-        [this](const ConnectionReactor::Admission& refusal) { return render_refusal(refusal); });
-  } catch (...) {
-    ::close(listen_fd);
-    for (auto& lane : lanes_) lane->pool.reset();
-    pool_.reset();
-    throw;
-  }
-  reactor_->start();
+  keep_running_.emplace(io_.get_executor());
+  accept_next();
+  io_thread_ = std::thread([this] {
+    const std::string thread_name = (options_.name + "-io").substr(0, 15);
+    ::pthread_setname_np(::pthread_self(), thread_name.c_str());
+    for (;;) {
+      try {
+        io_.run();
+        return;
+      } catch (const std::exception& e) {
+        spdlog::error("{}: connection handling failed: {}", options_.name, e.what());
+      }
+    }
+  });
   state_ = State::kRunning;
   spdlog::info("{}: listening on {}:{}", options_.name, options_.host, port_.load());
 }
 
 void HttpServer::Impl::stop_serving() noexcept {
   std::lock_guard lock(lifecycle_mutex_);
-  if (listen_fd_ >= 0) {
-    ::close(listen_fd_);
-    listen_fd_ = -1;
-  }
   if (state_ == State::kRunning) {
     stopping_ = true;
-    reactor_->stop();  // waits for the requests being served and sends their answers
+    net::post(io_, [this] {
+      beast::error_code ignored;
+      acceptor_.close(ignored);
+      accept_pause_.cancel();
+      close_all_but_serving();
+    });
+    // The I/O thread runs until the requests being served have been answered.
+    keep_running_.reset();
+    io_thread_.join();
     for (auto& lane : lanes_) lane->pool->shutdown();
     pool_->shutdown();
     spdlog::info("{}: stopped listening on port {}", options_.name, port_.load());
+  } else if (acceptor_.is_open()) {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
   }
   state_ = State::kStopped;
 }
 
-ConnectionReactor::Stats HttpServer::Impl::stats() const {
-  std::lock_guard lock(lifecycle_mutex_);
-  return reactor_ ? reactor_->stats() : ConnectionReactor::Stats{};
-}
-
-ErrorInfo HttpServer::Impl::error_for_status(const httplib::Request& req, int status) const {
-  switch (status) {
-    case 400:
-      return {400, kBadRequestCode, "malformed HTTP request", ""};
-    case 404:
-      return {404, kNotFoundCode, "not found: " + req.method + " " + req.path, ""};
-    case 500:
-      return {500, kInternalCode, "internal server error", ""};
-    default:
-      return {status, code_for(status), "HTTP error " + std::to_string(status), ""};
-  }
-}
-
-httplib::Server::HandlerResponse HttpServer::Impl::on_error(const httplib::Request& req,
-                                                            httplib::Response& res) const {
-  if (!res.body.empty()) return HandlerResponse::Unhandled;  // a handler answered already
-  if (res.status != 404 && tl_serving != nullptr) {
-    // cpp-httplib rejected the request itself (a line it could not parse): what follows on the
-    // connection cannot be trusted to start a new request.
-    tl_serving->close_after = true;
-    res.set_header("Connection", "close");
-  }
-  Response answer;
-  write_error(answer, error_for_status(req, res.status));
-  deliver(std::move(answer), res);
-  return HandlerResponse::Handled;
+HttpServer::ConnectionStats HttpServer::Impl::stats() const {
+  return {open_.load(), serving_.load(), evicted_.load(), refused_.load(), timed_out_.load()};
 }
 
 void HttpServer::Impl::write_error(Response& res, const ErrorInfo& error) const {
@@ -615,7 +1047,7 @@ int HttpServer::port() const noexcept { return impl_->bound_port(); }
 
 const HttpServerOptions& HttpServer::options() const noexcept { return impl_->opts(); }
 
-ConnectionReactor::Stats HttpServer::connection_stats() const { return impl_->stats(); }
+HttpServer::ConnectionStats HttpServer::connection_stats() const { return impl_->stats(); }
 
 void HttpServer::write_error(Response& res, const ErrorInfo& error) const {
   impl_->write_error(res, error);

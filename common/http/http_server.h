@@ -10,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/http/connection_reactor.h"
 #include "common/http/http_error.h"
 #include "common/http/message.h"
 #include "common/http/route_table.h"
@@ -22,7 +21,7 @@ struct HttpServerOptions {
   int port = 0;  // 0: the OS picks a free port; port() reports it after start()
 
   // Threads that run handlers. A worker only ever gets a request that has fully arrived, so
-  // slow or idle clients never hold one (see connection_reactor.h).
+  // slow or idle clients never hold one.
   std::size_t worker_threads = 16;
 
   // The request line and headers must arrive within head_timeout of the request's first byte
@@ -89,29 +88,43 @@ struct RouteOptions {
 };
 
 // An HTTP/1.1 server with the behaviour both components need built in:
-//  - one connection thread that receives every request whole and sends every answer
-//    (connection_reactor.h), and a fixed pool of workers that run handlers on complete
-//    requests: hundreds of slow, idle or trickling clients cost sockets and buffered bytes,
-//    never a worker, so the health check, executors and users keep being answered;
-//  - deadlines for the request head, the whole request and every pause; limits on the head,
-//    the target, each route's body (413 before the body is read) and connections per client
-//    address; TCP_NODELAY on every connection (without it a keep-alive POST waits ~40 ms for a
-//    delayed ACK);
+//  - Boost.Beast's parser on Boost.Asio: one I/O thread accepts every connection, receives every
+//    request whole (head and body) and sends every answer, asynchronously; a fixed pool of
+//    workers runs handlers on complete requests only. Hundreds of slow, idle or trickling
+//    clients cost sockets and buffered bytes, never a worker, so the health check, executors and
+//    users keep being answered;
+//  - deadlines: the request head within head_timeout of its first byte (of accepting the
+//    connection, for its first request), the whole request within request_timeout with no pause
+//    longer than read_timeout (408 at either), an idle kept-alive connection closed after
+//    keep_alive_timeout, an answer the client does not take for write_timeout abandoned;
+//  - limits on the head (431), the target (414), the number of headers, and each route's body
+//    (413 on the declared Content-Length, before the body is read); chunked request bodies are
+//    refused (411); TCP_NODELAY on every connection (without it a keep-alive POST waits ~40 ms
+//    for a delayed ACK);
+//  - at most max_connections_per_address connections per client address and max_connections
+//    in all: one over either limit makes room by closing the oldest connection of that address
+//    (or of all) that is waiting for a request; with none waiting, the newcomer is answered 503.
+//    So a client holding hundreds of idle or slow connections loses its oldest ones, and anyone
+//    connecting afresh gets in;
 //  - routing by path patterns matched segment by segment (route_table.h), never by regular
 //    expressions on the client's path;
 //  - every error answered as JSON in the component's shape (options.error_formatter): unknown
-//    routes (404), wrong methods (405), oversized bodies (413), malformed requests (400), and
-//    handler exceptions:
+//    routes (404), wrong methods (405, naming the allowed ones), oversized bodies (413),
+//    malformed requests (400), and handler exceptions:
 //      HttpError                → its status, code and message;
 //      protocol::ProtocolError  → 400, its message (it only describes the client's input);
 //      anything else            → 500 "internal server error"; what() is logged, never sent;
+//    a refusal the server answers before any handler ends the connection (what follows on it
+//    cannot be trusted to start a request), reading and dropping what the client still sends
+//    for a moment so the answer is not lost to a reset;
 //  - lanes (LaneOptions): routes whose handlers wait long run on threads of their own, bounded,
 //    answering 503 + Retry-After beyond their bounds;
+//  - answers go whole and as the handler made them (no byte ranges, no compression on the fly),
+//    each with X-Content-Type-Options: nosniff; a HEAD request gets a GET's headers only;
 //  - stop() that returns promptly even while clients hold connections open: connections waiting
 //    for a request are closed at once, and handlers that are running finish and get their answer
 //    sent (stop() waits for them).
-// Handlers see the request and make the answer as the plain values of message.h. Behind them,
-// cpp-httplib reads the request line, headers and query and writes the answer.
+// Handlers see the request and make the answer as the plain values of message.h.
 //
 // Threading: register routes before start(); handlers then run concurrently on the worker
 // threads. start(), stop() and port() may be called from any thread. A stopped server cannot be
@@ -166,7 +179,14 @@ class HttpServer {
   const HttpServerOptions& options() const noexcept;
 
   // Connections now open and served, and how many were evicted, refused or timed out.
-  ConnectionReactor::Stats connection_stats() const;
+  struct ConnectionStats {
+    std::size_t open = 0;          // connections now
+    std::size_t serving = 0;       // of which with a worker or waiting for one
+    std::uint64_t evicted = 0;     // closed to make room for a newer one
+    std::uint64_t refused = 0;     // answered 503: no room
+    std::uint64_t timed_out = 0;   // a request that did not arrive in time (answered 408)
+  };
+  ConnectionStats connection_stats() const;
 
   // Each lane's requests now in it and the requests it refused since start.
   struct LaneStats {

@@ -16,7 +16,46 @@ std::string nth_value(const Map& map, std::string_view name, std::size_t index) 
   return first->second;
 }
 
+int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string decode_query_component(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+QueryParams parse_query(std::string_view query) {
+  QueryParams params;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view part = query.substr(0, amp);
+    const auto eq = part.find('=');
+    if (eq != 0 && !part.empty()) {
+      params.emplace(decode_query_component(part.substr(0, eq)),
+                     eq == std::string_view::npos ? std::string() : decode_query_component(part.substr(eq + 1)));
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return params;
+}
 
 bool HeaderNameLess::operator()(std::string_view a, std::string_view b) const noexcept {
   return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),

@@ -20,6 +20,11 @@ using Headers = std::multimap<std::string, std::string, HeaderNameLess>;
 // Query parameters, decoded, in the order sent; a name may repeat.
 using QueryParams = std::multimap<std::string, std::string, std::less<>>;
 
+// A query string ("a=1&b=x%20y+z", without the '?') as parameters: each '&'-separated part
+// split at its first '=' (no '=': an empty value), '+' read as a space and %XX escapes
+// decoded; parts with an empty name are skipped.
+QueryParams parse_query(std::string_view query);
+
 // A whole request: the server has read its head and its body (within the route's limits) before
 // a handler sees it.
 struct Request {

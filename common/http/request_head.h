@@ -9,10 +9,10 @@
 
 namespace cronwheel::common::http {
 
-// The request line and header block of an HTTP/1.x request, read by HttpServer's connection
-// loop before any worker sees the request: enough to decide where the request goes, how much
-// body follows and whether to refuse it, nothing more (cpp-httplib parses the whole request
-// again on the worker). Pure functions of their input: no I/O, no allocation beyond the result.
+// What HttpServer accepts of a request's line and headers before the request goes anywhere:
+// Boost.Beast's parser reads the bytes (request_parser.h), and the checks here decide whether
+// to serve the request, with which status to refuse it, and how much body follows. Only these
+// heads reach a handler.
 
 struct HeadLimits {
   std::size_t max_head_bytes = 16 * 1024;   // request line + headers + blank line
@@ -27,6 +27,7 @@ struct RequestHead {
   int minor_version = 1;  // HTTP/1.<minor>
   std::optional<std::uint64_t> content_length;
   bool expect_continue = false;  // "Expect: 100-continue"
+  std::size_t head_bytes = 0;    // of the input, up to and including the blank line
 };
 
 // Why a head cannot be served, as the HTTP status and message to answer.
@@ -35,28 +36,24 @@ struct HeadError {
   std::string message;
 };
 
-// Where the header block in `buffer` ends: the number of bytes up to and including the empty
-// line that closes it ("\r\n\r\n", or bare "\n" line ends, which cpp-httplib accepts too), or 0
-// while it has not arrived. `scanned` carries progress between calls on a growing buffer (start
-// it at 0; the bytes before it are not looked at again), so a head trickling in byte by byte
-// costs linear time in total.
-std::size_t find_head_end(std::string_view buffer, std::size_t& scanned) noexcept;
-
-// Reads a complete head (as find_head_end delimited it). Refuses, with the status to answer:
-//  - 400: a malformed request line or header line, a target that is not a path ("/..."),
-//    control characters or spaces in the target, a decoded path holding control characters
-//    (%00, %0A...), an invalid or conflicting Content-Length, Content-Length together with
-//    Transfer-Encoding, obsolete line folding;
+// Reads the head at the start of `bytes` (what follows it, a body or the next request, is left
+// alone), exactly as HttpServer reads a connection's. Refuses, with the status to answer:
+//  - 400: a malformed request line or header line (bare LF line ends included), a target that
+//    is not a path ("/..."), control characters, spaces or non-ASCII bytes in the target, a
+//    decoded path holding control characters (%00, %0A...), a method longer than 16 bytes, an
+//    invalid or conflicting Content-Length, Content-Length together with Transfer-Encoding, a
+//    Transfer-Encoding naming no coding, and a head that `bytes` does not hold whole;
 //  - 411: Transfer-Encoding: chunked (request bodies must declare their length: every client
 //    of cronwheel's endpoints does, XXL-JOB's included);
 //  - 414: a target longer than max_target_bytes;
 //  - 431: a head longer than max_head_bytes or with more than max_header_count headers;
 //  - 501: any other Transfer-Encoding; 505: a version other than HTTP/1.0 or HTTP/1.1.
-std::variant<RequestHead, HeadError> parse_request_head(std::string_view head,
-                                                       const HeadLimits& limits = {});
+// An obsolete folded header line (RFC 9112 section 5.2) is joined to the one before with a
+// space, as the RFC allows. Never throws.
+std::variant<RequestHead, HeadError> parse_request_head(std::string_view bytes, const HeadLimits& limits = {});
 
 // `text` with each %XX escape replaced by its byte; a '%' not followed by two hex digits is
-// kept as is (as cpp-httplib decodes paths). '+' stays '+'.
+// kept as is. '+' stays '+'.
 std::string percent_decode(std::string_view text);
 
 }  // namespace cronwheel::common::http

@@ -12,7 +12,7 @@
 namespace cronwheel::common::http {
 
 // HttpServer's handler threads: a fixed set of workers running tasks in arrival order, one
-// complete request per task (the connection reactor only hands over requests that have fully
+// complete request per task (the server's I/O thread only hands over requests that have fully
 // arrived, so a task never waits for a client).
 //
 // Thread-safe. shutdown() lets the workers finish every queued task, then joins them.

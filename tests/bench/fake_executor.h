@@ -23,7 +23,7 @@ struct Receipt {
 };
 
 // An executor that does nothing but answer, for load benchmarks of the admin: an HttpServer of
-// common/http on 127.0.0.1 (TCP_NODELAY, a reactor and a few workers) that speaks XXL-JOB 2.4's
+// common/http on 127.0.0.1 (TCP_NODELAY, one I/O thread and a few workers) that speaks XXL-JOB 2.4's
 // executor side. /run is answered success at once, after noting the receipt time; the run's
 // result (success) is then called back to the admin the way the real executor's CallbackSender
 // does it: one background thread, everything queued at the time in one request of at most
