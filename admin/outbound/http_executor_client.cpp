@@ -1,11 +1,12 @@
 #include "admin/outbound/http_executor_client.h"
 
-#include <exception>
 #include <optional>
-#include <stdexcept>
+#include <string_view>
+#include <variant>
 
 #include <spdlog/spdlog.h>
 
+#include "common/http/url.h"
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
@@ -17,14 +18,19 @@ using common::http::HttpClient;
 using common::http::HttpResult;
 using common::http::TransportError;
 
-HttpExecutorClient::HttpExecutorClient(common::Clock& clock) : HttpExecutorClient(clock, Options{}) {}
-
-HttpExecutorClient::HttpExecutorClient(common::Clock& clock, Options options)
-    : clock_(clock), options_(options) {}
-
-HttpExecutorClient::~HttpExecutorClient() = default;
-
 namespace {
+
+common::http::AsyncHttpClientOptions client_options(const HttpExecutorClient::Options& options) {
+  common::http::AsyncHttpClientOptions out;
+  out.connect_timeout = options.connect_timeout;
+  out.read_timeout = options.read_timeout;
+  out.write_timeout = options.write_timeout;
+  out.max_connections_per_origin = options.max_connections_per_address;
+  out.connection_wait = options.connection_wait;
+  out.max_idle_time = options.max_idle_time;
+  out.name = "executor-client";
+  return out;
+}
 
 // The request went out on a kept-alive connection and the executor closed or reset it before the
 // request was written whole or before answering anything: the connection was stale (closed as
@@ -34,159 +40,87 @@ bool failed_on_stale_connection(const HttpResult& result) {
          !result.answer_head_received;
 }
 
+bool is_https(std::string_view address) {
+  return address.size() >= 8 && (address.substr(0, 8) == "https://" || address.substr(0, 8) == "HTTPS://");
+}
+
 }  // namespace
 
-std::unique_ptr<HttpClient> HttpExecutorClient::open(const Key& key) const {
-  common::http::HttpClientOptions options;
-  options.connect_timeout = options_.connect_timeout;
-  options.read_timeout = options_.read_timeout;
-  options.write_timeout = options_.write_timeout;
-  options.access_token = key.second;
-  options.keep_alive = true;
-  return std::make_unique<HttpClient>(key.first, options);  // throws std::invalid_argument for a bad URL
-}
+HttpExecutorClient::HttpExecutorClient(common::Clock& clock) : HttpExecutorClient(clock, Options{}) {}
 
-std::unique_ptr<HttpClient> HttpExecutorClient::checkout(const Key& key) {
-  std::vector<Idle> expired;
-  std::unique_ptr<HttpClient> client;
-  bool open_new = false;
-  {
-    std::unique_lock lock(mutex_);
-    auto now = clock_.steady_now();
-    if (now - last_sweep_ >= options_.max_idle_time) sweep(now, expired);
-    Pool& pool = pools_[key];
-    const auto deadline = std::chrono::steady_clock::now() + options_.connection_wait;
-    for (;;) {
-      // The most recently used first: the likeliest to be alive, and the others age out.
-      while (!pool.idle.empty() && !client) {
-        Idle candidate = std::move(pool.idle.back());
-        pool.idle.pop_back();
-        if (now - candidate.since < options_.max_idle_time) {
-          client = std::move(candidate.client);
-        } else {
-          expired.push_back(std::move(candidate));
-        }
-      }
-      if (client) break;
-      if (pool.busy + pool.idle.size() < options_.max_connections_per_address) {
-        open_new = true;
-        break;
-      }
-      ++pool.waiting;
-      const bool freed = pool.freed.wait_until(lock, deadline, [&] {
-        return !pool.idle.empty() || pool.busy + pool.idle.size() < options_.max_connections_per_address;
-      });
-      --pool.waiting;
-      if (!freed) {
-        throw std::runtime_error("no connection to it came free within " +
-                                 std::to_string(options_.connection_wait.count()) + " ms (" +
-                                 std::to_string(pool.busy) + " in use)");
-      }
-      now = clock_.steady_now();
-    }
-    ++pool.busy;
+HttpExecutorClient::HttpExecutorClient(common::Clock& clock, Options options)
+    : options_(options), client_(client_options(options_), clock) {}
+
+HttpExecutorClient::~HttpExecutorClient() = default;
+
+std::size_t HttpExecutorClient::idle_connections() const { return client_.stats().idle; }
+
+std::size_t HttpExecutorClient::busy_connections() const { return client_.stats().busy; }
+
+std::size_t HttpExecutorClient::waiting_calls() const { return client_.stats().waiting; }
+
+std::size_t HttpExecutorClient::pools() const { return client_.stats().origins; }
+
+HttpResult HttpExecutorClient::post(const std::string& address, const std::string& access_token,
+                                    std::string_view path, std::string_view body) {
+  if (is_https(address)) {
+    common::http::HttpClientOptions options;
+    options.connect_timeout = options_.connect_timeout;
+    options.read_timeout = options_.read_timeout;
+    options.write_timeout = options_.write_timeout;
+    options.access_token = access_token;
+    options.keep_alive = false;
+    return HttpClient(address, options).post_json(path, body);
   }
-  expired.clear();  // closes their connections, outside the lock
-  if (!open_new) return client;
-  try {
-    return open(key);
-  } catch (...) {
-    give_back(key, nullptr);
-    throw;
-  }
-}
-
-void HttpExecutorClient::give_back(const Key& key, std::unique_ptr<HttpClient> client) {
-  std::lock_guard lock(mutex_);
-  auto it = pools_.find(key);
-  if (it == pools_.end()) return;  // not checked out from here; `client` closes as it goes
-  Pool& pool = it->second;
-  --pool.busy;
-  if (client) pool.idle.push_back({std::move(client), clock_.steady_now()});
-  pool.freed.notify_one();
-  if (pool.idle.empty() && pool.busy == 0 && pool.waiting == 0) pools_.erase(it);
-}
-
-void HttpExecutorClient::sweep(common::Clock::SteadyTime now, std::vector<Idle>& expired) {
-  last_sweep_ = now;
-  for (auto it = pools_.begin(); it != pools_.end();) {
-    auto& idle = it->second.idle;
-    // Oldest first: the expired ones form a prefix.
-    std::size_t stale = 0;
-    while (stale < idle.size() && now - idle[stale].since >= options_.max_idle_time) ++stale;
-    for (std::size_t i = 0; i < stale; ++i) expired.push_back(std::move(idle[i]));
-    idle.erase(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(stale));
-    const bool unused = idle.empty() && it->second.busy == 0 && it->second.waiting == 0;
-    it = unused ? pools_.erase(it) : std::next(it);
-  }
-}
-
-template <class Count>
-std::size_t HttpExecutorClient::total(Count count) const {
-  std::lock_guard lock(mutex_);
-  std::size_t n = 0;
-  for (const auto& [key, pool] : pools_) n += count(pool);
-  return n;
-}
-
-std::size_t HttpExecutorClient::idle_connections() const {
-  return total([](const Pool& p) { return p.idle.size(); });
-}
-
-std::size_t HttpExecutorClient::busy_connections() const {
-  return total([](const Pool& p) { return p.busy; });
-}
-
-std::size_t HttpExecutorClient::waiting_calls() const {
-  return total([](const Pool& p) { return p.waiting; });
-}
-
-std::size_t HttpExecutorClient::pools() const {
-  std::lock_guard lock(mutex_);
-  return pools_.size();
+  common::http::AsyncHttpRequest request;
+  request.base_url = address;
+  request.path = std::string(path);
+  request.body = std::string(body);
+  if (!access_token.empty()) request.headers.emplace_back(protocol::kAccessTokenHeader, access_token);
+  return client_.send_and_wait(std::move(request));
 }
 
 template <class T>
 protocol::ReturnT<T> HttpExecutorClient::call(const std::string& address, const std::string& access_token,
                                               std::string_view path, std::string_view body) {
   using Answer = protocol::ReturnT<T>;
-  const Key key{address, access_token};
-  std::unique_ptr<HttpClient> client;
-  try {
-    client = checkout(key);
-  } catch (const std::invalid_argument& e) {
-    return Answer::fail("executor address '" + address + "' is not usable: " + e.what(), kNotReachedCode);
-  } catch (const std::exception& e) {
+  auto parsed = common::http::parse_base_url(address);
+  if (auto* why = std::get_if<std::string>(&parsed)) {
+    return Answer::fail("executor address '" + address + "' is not usable: invalid base URL '" + address +
+                            "': " + *why,
+                        kNotReachedCode);
+  }
+  if (access_token.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+    return Answer::fail("executor address '" + address +
+                            "' is not usable: the access token must not contain CR, LF or NUL characters",
+                        kNotReachedCode);
+  }
+  const std::string url = std::get<common::http::BaseUrl>(parsed).url.origin() +
+                          std::get<common::http::BaseUrl>(parsed).target(path);
+
+  HttpResult result = post(address, access_token, path, body);
+  if (result.transport_error == TransportError::kNoConnection) {
     // This node's own connections to the executor are all busy: the executor is fine, only
     // busy with this node, so it is not one to route around.
-    return Answer::fail("executor " + address + ": " + e.what());
+    return Answer::fail(result.error);
   }
-
-  const std::string url = client->url(path);
-  HttpResult result = client->post_json(path, body);
   std::optional<HttpResult> first;
   if (failed_on_stale_connection(result)) {
-    // Once more, at once, on a new connection (see the class comment). The address was usable a
-    // moment ago, so open() does not throw.
+    // Once more, at once, on a new connection (see the class comment): the stale one was closed,
+    // so the pool opens a new one unless a connection was given back meanwhile.
     spdlog::debug("executor client: {}; sending it again on a new connection", result.error);
     first = std::move(result);
-    client = open(key);
-    result = client->post_json(path, body);
+    result = post(address, access_token, path, body);
   }
   if (result.transport_error != TransportError::kNone) {
-    // The connection is in an unknown state: `client` is closed, not given back. 500 when the
-    // executor cannot have the request, 502 when it may (the first attempt counts too: a request
-    // written whole before the executor closed the connection is taken as unread only when the
-    // executor then answers on a new one).
+    // 500 when the executor cannot have the request, 502 when it may (the first attempt counts
+    // too: a request written whole before the executor closed the connection is taken as unread
+    // only when the executor then answers on a new one).
     const bool may_have_arrived = result.request_written || (first && first->request_written);
     std::string msg = result.error;
     if (first) msg += " (sent again on a new connection after: " + first->error + ")";
-    client.reset();
-    give_back(key, nullptr);
     return Answer::fail(std::move(msg), may_have_arrived ? protocol::kTimeoutCode : kNotReachedCode);
   }
-  give_back(key, std::move(client));
-
   return common::http::read_xxl_job_answer<T>(result, url);
 }
 

@@ -18,23 +18,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct BaseUrl {
-  std::string origin;  // "http://host:port", what cpp-httplib's Client takes
-  std::string prefix;  // "" or "/xxl-job-admin": no trailing slash
-};
-
-[[noreturn]] void invalid_url(std::string_view url, std::string_view why) {
-  throw std::invalid_argument("invalid base URL '" + std::string(url) + "': " + std::string(why));
-}
-
-BaseUrl parse_base_url(std::string_view url) {
-  auto parsed = parse_http_url(url);
-  if (auto* why = std::get_if<std::string>(&parsed)) invalid_url(url, *why);
-  const auto& base = std::get<HttpUrl>(parsed);
-  if (url.find_first_of("?#") != std::string_view::npos) invalid_url(url, "query and fragment are not supported");
-  std::string_view path = base.path;
-  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  return {base.origin(), std::string(path)};
+BaseUrl base_url_or_throw(std::string_view url) {
+  auto parsed = parse_base_url(url);
+  if (auto* why = std::get_if<std::string>(&parsed)) {
+    throw std::invalid_argument("invalid base URL '" + std::string(url) + "': " + *why);
+  }
+  return std::move(std::get<BaseUrl>(parsed));
 }
 
 }  // namespace
@@ -51,6 +40,8 @@ std::string_view to_string(TransportError error) noexcept {
       return "connection";
     case TransportError::kTooLarge:
       return "too large";
+    case TransportError::kNoConnection:
+      return "no connection";
     case TransportError::kOther:
       return "other";
   }
@@ -59,8 +50,8 @@ std::string_view to_string(TransportError error) noexcept {
 
 struct HttpClient::Impl {
   Impl(std::string_view base, HttpClientOptions opts)
-      : base_url(base), parsed(parse_base_url(base)), options(std::move(opts)),
-        client(parsed.origin) {
+      : base_url(base), parsed(base_url_or_throw(base)), options(std::move(opts)),
+        client(parsed.url.origin()) {
     client.set_connection_timeout(options.connect_timeout);
     client.set_read_timeout(options.read_timeout);
     client.set_write_timeout(options.write_timeout);
@@ -79,10 +70,7 @@ struct HttpClient::Impl {
     }
   }
 
-  std::string target(std::string_view path) const {
-    path.remove_prefix(std::min(path.find_first_not_of('/'), path.size()));
-    return parsed.prefix + "/" + std::string(path);
-  }
+  std::string target(std::string_view path) const { return parsed.target(path); }
 
   // Sends `method` `path` (with a JSON body when given), reading at most max_answer_bytes of
   // the answer.
@@ -199,7 +187,7 @@ struct HttpClient::Impl {
     return out;
   }
 
-  std::string url(std::string_view path) const { return parsed.origin + target(path); }
+  std::string url(std::string_view path) const { return parsed.url.origin() + target(path); }
 
   std::string base_url;
   BaseUrl parsed;

@@ -16,6 +16,8 @@ enum class TransportError {
   kConnection,  // the server closed or reset the connection while the request was being sent or
                 // before the answer was complete (HttpResult::request_written says which)
   kTooLarge,    // the answer's body was larger than max_answer_bytes (not read further)
+  kNoConnection,  // AsyncHttpClient: every connection it may open to the server stayed in use
+                  // for connection_wait; nothing was sent
   kOther,       // anything else (TLS failure, ...)
 };
 

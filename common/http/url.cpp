@@ -90,4 +90,20 @@ std::variant<HttpUrl, std::string> parse_http_url(std::string_view text) {
   return url;
 }
 
+std::string BaseUrl::target(std::string_view path) const {
+  path.remove_prefix(std::min(path.find_first_not_of('/'), path.size()));
+  return prefix + "/" + std::string(path);
+}
+
+std::variant<BaseUrl, std::string> parse_base_url(std::string_view text) {
+  auto parsed = parse_http_url(text);
+  if (auto* why = std::get_if<std::string>(&parsed)) return std::move(*why);
+  if (text.find_first_of("?#") != std::string_view::npos) return std::string("query and fragment are not supported");
+  BaseUrl base{std::move(std::get<HttpUrl>(parsed)), {}};
+  std::string_view path = base.url.path;
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  base.prefix = std::string(path);
+  return base;
+}
+
 }  // namespace cronwheel::common::http

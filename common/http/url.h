@@ -31,4 +31,18 @@ inline constexpr std::size_t kMaxUrlBytes = 2048;
 // Linear in the length of `text`; never throws.
 std::variant<HttpUrl, std::string> parse_http_url(std::string_view text);
 
+// The base URL the HTTP clients send requests relative to: "http://host[:port][/prefix][/]",
+// without a query or fragment.
+struct BaseUrl {
+  HttpUrl url;
+  std::string prefix;  // the path without trailing '/': "" or "/xxl-job-admin"
+
+  // The request target of `path` under the prefix: with "/xxl-job-admin", "api/callback" and
+  // "/api/callback" both give "/xxl-job-admin/api/callback".
+  std::string target(std::string_view path) const;
+};
+
+// parse_http_url, refusing a query or fragment too; or why not.
+std::variant<BaseUrl, std::string> parse_base_url(std::string_view text);
+
 }  // namespace cronwheel::common::http
