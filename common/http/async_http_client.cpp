@@ -1,7 +1,5 @@
 #include "common/http/async_http_client.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <deque>
 #include <future>
@@ -27,6 +25,7 @@
 #include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/http/io_thread.h"
 #include "common/http/url.h"
 #include "common/protocol/constants.h"
 
@@ -61,18 +60,7 @@ class AsyncHttpClient::Impl {
  public:
   Impl(AsyncHttpClientOptions options, Clock& clock) : options_(std::move(options)), clock_(clock) {
     keep_running_.emplace(io_.get_executor());
-    thread_ = std::thread([this] {
-      const std::string thread_name = (options_.name + "-io").substr(0, 15);
-      ::pthread_setname_np(::pthread_self(), thread_name.c_str());
-      for (;;) {
-        try {
-          io_.run();
-          return;
-        } catch (const std::exception& e) {
-          spdlog::error("{}: {}", options_.name, e.what());
-        }
-      }
-    });
+    thread_ = start_io_thread(io_, options_.name);
   }
 
   ~Impl() {

@@ -1,6 +1,5 @@
 #include "common/http/http_server.h"
 
-#include <pthread.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -33,6 +32,7 @@
 #include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/http/io_thread.h"
 #include "common/http/request_parser.h"
 #include "common/http/worker_pool.h"
 #include "common/protocol/constants.h"
@@ -260,7 +260,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // Feeds what is buffered to the parser; acts on a complete head, a complete request or an
   // error. False when the connection is no longer receiving.
   bool parse_buffered();
-  bool on_head();
+  bool on_head(std::size_t head_bytes);
   void hand_over();
   void refuse(const Refusal& refusal);
   void write_raw(std::shared_ptr<const std::string> text, bool then_linger);
@@ -283,6 +283,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<RequestParser> parser_;
   std::optional<RequestHead> head_;  // set once the head passed the checks
+  std::size_t head_bytes_ = 0;       // of the current request's head, once it arrived
   RouteTable::Match match_;
   bool request_begun_ = false;  // a byte of the current request arrived
   SteadyClock::time_point request_started_{};
@@ -391,7 +392,7 @@ void HttpServer::Impl::Session::on_read(const beast::error_code& failure, std::s
 bool HttpServer::Impl::Session::parse_buffered() {
   while (phase_ == Phase::kReceiving) {
     if (!head_ && parser_->is_header_done()) {
-      if (!on_head()) return false;
+      if (!on_head(head_bytes_)) return false;
       continue;
     }
     if (parser_->is_done()) {
@@ -410,6 +411,7 @@ bool HttpServer::Impl::Session::parse_buffered() {
       return false;
     }
     buffer_.consume(used);
+    if (!head_ && parser_->is_header_done()) head_bytes_ = used;  // the put that took the head whole
     if (used == 0 && !parser_->is_header_done() && !parser_->is_done()) return true;
   }
   return false;
@@ -417,8 +419,8 @@ bool HttpServer::Impl::Session::parse_buffered() {
 
 // The head has arrived: refuses it, or readies the body (with "100 Continue" when the client
 // waits for it).
-bool HttpServer::Impl::Session::on_head() {
-  auto checked = check_head(*parser_, server_.head_limits_);
+bool HttpServer::Impl::Session::on_head(std::size_t head_bytes) {
+  auto checked = check_head(*parser_, head_bytes, server_.head_limits_);
   if (auto* error = std::get_if<HeadError>(&checked)) {
     refuse({error->status, std::move(error->message), {}});
     return false;
@@ -945,18 +947,7 @@ void HttpServer::Impl::start_serving() {
   for (auto& lane : lanes_) lane->pool = std::make_unique<WorkerPool>(lane->options.threads, lane->name);
   keep_running_.emplace(io_.get_executor());
   accept_next();
-  io_thread_ = std::thread([this] {
-    const std::string thread_name = (options_.name + "-io").substr(0, 15);
-    ::pthread_setname_np(::pthread_self(), thread_name.c_str());
-    for (;;) {
-      try {
-        io_.run();
-        return;
-      } catch (const std::exception& e) {
-        spdlog::error("{}: connection handling failed: {}", options_.name, e.what());
-      }
-    }
-  });
+  io_thread_ = start_io_thread(io_, options_.name);
   state_ = State::kRunning;
   spdlog::info("{}: listening on {}:{}", options_.name, options_.host, port_.load());
 }

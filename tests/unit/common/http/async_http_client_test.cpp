@@ -37,15 +37,6 @@ AsyncHttpRequest json_post(std::string base_url, std::string path, std::string b
   return request;
 }
 
-// A loopback port nothing listens on: bound by a server that has since stopped.
-int unused_port() {
-  HttpServer server(testing::loopback_options());
-  server.start();
-  int port = server.port();
-  server.stop();
-  return port;
-}
-
 TEST(AsyncHttpClient, PostsToThePathUnderTheBaseUrlsPrefixWithItsHeaders) {
   HttpServer server(testing::loopback_options());
   server.post("/prefix/api/echo", [](const Request& req, Response& res) {
@@ -168,7 +159,7 @@ TEST(AsyncHttpClient, ARequestWaitingForAConnectionTakesTheOneGivenBack) {
 
 TEST(AsyncHttpClient, ClosedPortIsAConnectErrorThatWasNeverSent) {
   AsyncHttpClient client;
-  const std::string base = "http://127.0.0.1:" + std::to_string(unused_port());
+  const std::string base = "http://127.0.0.1:" + std::to_string(testing::unused_loopback_port());
   HttpResult result = client.send_and_wait(json_post(base, "/run"));
   EXPECT_EQ(result.transport_error, TransportError::kConnect);
   EXPECT_FALSE(result.request_written);

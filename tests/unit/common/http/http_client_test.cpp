@@ -23,14 +23,7 @@ std::string origin(const HttpServer& server) {
   return "http://127.0.0.1:" + std::to_string(server.port());
 }
 
-// A loopback port nothing listens on: bound by a server that has since stopped.
-int closed_port() {
-  HttpServer server(testing::loopback_options());
-  server.start();
-  int port = server.port();
-  server.stop();
-  return port;
-}
+int closed_port() { return testing::unused_loopback_port(); }
 
 TEST(HttpClient, ClosedPortIsAConnectErrorNotAnException) {
   HttpClient client("http://127.0.0.1:" + std::to_string(closed_port()) + "/");

@@ -19,6 +19,15 @@ inline common::http::HttpServerOptions loopback_options() {
   return options;
 }
 
+// A loopback port nothing listens on: bound by a server that has since stopped.
+inline int unused_loopback_port() {
+  common::http::HttpServer server(loopback_options());
+  server.start();
+  const int port = server.port();
+  server.stop();
+  return port;
+}
+
 // A one-shot gate a handler can block on until the test opens it.
 class Gate {
  public:
