@@ -88,7 +88,8 @@ JsonBody::JsonBody(std::string_view text) {
   try {
     json_ = common::protocol::parse_json(text, kLimits);
   } catch (const common::protocol::ProtocolError& e) {
-    throw invalid(e.field(), e.what());
+    // From field() and problem(), not what(): a C string ends at the first NUL.
+    throw invalid(e.field(), e.field().empty() ? e.problem() : e.field() + ": " + e.problem());
   }
   if (!json_.is_object()) throw invalid("", "the body must be a JSON object, got " + type_name(json_));
 }

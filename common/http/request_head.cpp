@@ -99,9 +99,12 @@ HeadError parse_failure(const boost::beast::error_code& failure, std::string_vie
   return error(400, "malformed HTTP request: " + failure.message());
 }
 
-std::variant<RequestHead, HeadError> check_head(const RequestParser& parser, const HeadLimits& limits) {
+std::variant<RequestHead, HeadError> check_head(const RequestParser& parser, std::size_t head_bytes,
+                                                const HeadLimits& limits) {
+  if (head_bytes > limits.max_head_bytes) return error(431, head_too_large(limits));
   const auto& message = parser.get();
   RequestHead out;
+  out.head_bytes = head_bytes;
   const std::string_view method = message.method_string();
   if (method.size() > kMaxMethodBytes) return error(400, "malformed request method");
   if (message.version() != 10 && message.version() != 11) {
@@ -147,9 +150,7 @@ std::variant<RequestHead, HeadError> parse_request_head(std::string_view bytes, 
     return error(400, "the request head is incomplete");
   }
   if (failure) return parse_failure(failure, bytes, limits);
-  auto checked = check_head(parser, limits);
-  if (auto* head = std::get_if<RequestHead>(&checked)) head->head_bytes = used;
-  return checked;
+  return check_head(parser, used, limits);
 }
 
 std::string percent_decode(std::string_view text) {

@@ -25,8 +25,10 @@ void prepare_parser(RequestParser& parser, const HeadLimits& limits);
 // (its first line tells an unsupported HTTP version from a malformed one).
 HeadError parse_failure(const boost::beast::error_code& error, std::string_view received, const HeadLimits& limits);
 
-// Checks the head `parser` has read whole (is_header_done()); head_bytes of the result is 0,
-// for the caller to fill in.
-std::variant<RequestHead, HeadError> check_head(const RequestParser& parser, const HeadLimits& limits);
+// Checks the head `parser` has read whole (is_header_done()), `head_bytes` long (what the put
+// that completed it consumed: Beast takes a head whole or not at all). Beast's header_limit
+// only stops a head still arriving; a longer one that arrives at once is refused here.
+std::variant<RequestHead, HeadError> check_head(const RequestParser& parser, std::size_t head_bytes,
+                                                const HeadLimits& limits);
 
 }  // namespace cronwheel::common::http

@@ -118,7 +118,21 @@ nlohmann::json parse_json(std::string_view text, const JsonLimits& limits) {
         auto& keys = open_objects.back();
         const auto& key = parsed.get_ref<const std::string&>();
         if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
-          const std::string shown = key.size() <= 64 ? key : key.substr(0, 64) + "...";
+          // Shown as JSON writes it: a NUL or line break in a key must not cut or split the
+          // message it lands in.
+          std::string shown;
+          for (const char c : key.substr(0, 64)) {
+            const auto u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7f) {
+              static constexpr char kHex[] = "0123456789abcdef";
+              shown += "\\u00";
+              shown += kHex[u >> 4];
+              shown += kHex[u & 15];
+            } else {
+              shown += c;
+            }
+          }
+          if (key.size() > 64) shown += "...";
           throw ProtocolError(shown, "given twice");
         }
         keys.push_back(key);

@@ -124,6 +124,18 @@ TEST(RequestHead, LimitsAreEnforcedBeforeParsing) {
   EXPECT_EQ(refusal("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\n\r\n", limits), 0);
 }
 
+TEST(RequestHead, AHeadOverTheLimitArrivingWholeIs431) {
+  HeadLimits limits;
+  limits.max_head_bytes = 256;
+  auto head_of = [](std::size_t size) {
+    const std::string start = "GET /x HTTP/1.1\r\nA: ";
+    return start + std::string(size - start.size() - 4, 'a') + "\r\n\r\n";
+  };
+  EXPECT_EQ(refusal(head_of(260), limits), 431);
+  EXPECT_EQ(refusal(head_of(257), limits), 431);
+  EXPECT_EQ(parsed(head_of(256), limits).head_bytes, 256u);
+}
+
 TEST(RequestHead, PercentDecodingKeepsInvalidEscapes) {
   EXPECT_EQ(percent_decode("a%20b%2fc"), "a b/c");
   EXPECT_EQ(percent_decode("100%"), "100%");

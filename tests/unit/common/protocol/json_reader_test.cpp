@@ -56,6 +56,9 @@ TEST(JsonReader, StrictParsingRefusesAKeyGivenTwiceNamingIt) {
   EXPECT_EQ(protocol_error_of([&] { parse_json(R"({"role":"normal","role":"admin"})", strict); }), "role: given twice");
   // In a nested object too; the same key in two sibling objects is fine.
   EXPECT_EQ(protocol_error_of([&] { parse_json(R"({"a":{"x":1,"x":2}})", strict); }), "x: given twice");
+  // A control character in the key is shown escaped: a NUL would end the message there.
+  EXPECT_EQ(protocol_error_of([&] { parse_json(R"({"a\u0000b":1,"a\u0000b":2})", strict); }),
+            "a\\u0000b: given twice");
   EXPECT_NO_THROW(parse_json(R"([{"x":1},{"x":2}])", strict));
   EXPECT_NO_THROW(parse_json(R"({"a":{"x":1},"b":{"x":2},"x":3})", strict));
   // Not strict (the wire protocol, as XXL-JOB's Gson reads it): the last one wins.
