@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Today's HttpServer, Boost.Beast and libmicrohttpd, measured RUNS times (docs/benchmarks.md):
+# common/http's HttpServer (on Boost.Beast and Asio since the engine comparison chose them), a
+# minimal Boost.Beast server and libmicrohttpd, measured RUNS times (docs/benchmarks.md):
 # each run times the compile of each server's translation unit (touch, then cw-build of that
 # target: compile_timer.sh records the compiler's own time) and then runs http_engine_load
 # against the three with the build lock held, so that no build runs beside the load. Prints the
@@ -26,11 +27,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-servers=(baseline:http_engine_httplib:httplib_server.cpp beast:http_engine_beast:beast_server.cpp
+servers=(baseline:http_engine_cronwheel:cronwheel_server.cpp beast:http_engine_beast:beast_server.cpp
          mhd:http_engine_mhd:mhd_server.cpp)
 compile_log=$build/tests/bench/http_engines/compile_times.txt
 out=$(mktemp -d /tmp/http_engines.XXXXXX)
-cw-build http_engine_httplib http_engine_beast http_engine_mhd http_engine_load > "$out/build.log"
+cw-build http_engine_cronwheel http_engine_beast http_engine_mhd http_engine_load > "$out/build.log"
 
 for run in $(seq 1 "$runs"); do
   for server in "${servers[@]}"; do
@@ -41,12 +42,11 @@ for run in $(seq 1 "$runs"); do
     seconds=$(awk -v s="$source" 'index($1, s ".o") { t = $2 } END { print t }' "$compile_log")
     echo "COMPILE $name $seconds" | tee -a "$out/results.txt"
   done
-  # What the baseline's one file does not show: the files of common/http that a move to another
-  # engine would remove, compiled with their build commands (output discarded), lock held.
+  # What the baseline's one file does not show: the files of common/http's server, compiled with
+  # their build commands (output discarded), lock held.
   flock "$lock" python3 - "$build/compile_commands.json" <<'PYTHON' | tee -a "$out/results.txt"
 import json, re, shlex, subprocess, sys, time
-files = ("connection_reactor.cpp", "connection_stream.cpp", "http_server.cpp", "request_head.cpp",
-         "worker_pool.cpp")
+files = ("http_server.cpp", "request_head.cpp", "worker_pool.cpp")
 total = 0.0
 for entry in json.load(open(sys.argv[1])):
     if not re.search(r"/common/http/(%s)$" % "|".join(map(re.escape, files)), entry["file"]):
@@ -127,7 +127,7 @@ for label, path, fmt in rows:
 row("compile of the server's translation unit, s", [statistics.median(compile_s[n]) for n in names], "{:.1f}")
 if server_files_s:
     blank = " | ".join("" for _ in names[1:])
-    print(f"| compile of common/http's server files (reactor, stream, server, head, pool), s | "
+    print(f"| compile of common/http's server files (server, head, pool), s | "
           f"{statistics.median(server_files_s):.1f} | {blank} | {blank} |")
 print(f"\nmedians of {len(loads[names[0]])} runs; raw lines in {sys.argv[1]}")
 PYTHON

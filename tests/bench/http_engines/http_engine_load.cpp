@@ -1,4 +1,4 @@
-// Loads each of the HTTP engine servers (httplib_server, beast_server, mhd_server) in turn, in
+// Loads each of the HTTP engine servers (cronwheel_server, beast_server, mhd_server) in turn, in
 // one run, on 127.0.0.1, each load bounded in time:
 //  (a) keep-alive: 1 and then 16 connections, each sending POST /run (a ~300-byte trigger body)
 //      back to back for --seconds after a 0.5 s warm-up: answers per second, p50/p99 latency;
@@ -14,7 +14,7 @@
 //      GET /healthz from 127.0.0.6: answered or not.
 // Prints one JSON object per server on a line of its own, starting "RESULT ".
 //
-//   cd build/bin && ./http_engine_load --server baseline=./http_engine_httplib
+//   cd build/bin && ./http_engine_load --server baseline=./http_engine_cronwheel
 //       --server beast=./http_engine_beast --server mhd=./http_engine_mhd [--seconds 5]
 //       [--hostile-seconds 10]
 //

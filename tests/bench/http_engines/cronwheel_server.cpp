@@ -1,8 +1,8 @@
-// The baseline of http_engine_load: bench_service's routes on today's common::http::HttpServer
-// (its epoll reactor and worker pool over cpp-httplib's parsing), with HttpServerOptions'
-// defaults and /slow on a lane.
+// The baseline of http_engine_load: bench_service's routes on common::http::HttpServer (Boost.Beast
+// on Asio since this comparison chose them; before, an epoll loop of ours in front of
+// cpp-httplib), with HttpServerOptions' defaults and /slow on a lane.
 //
-//   http_engine_httplib [port]     prints "listening on 127.0.0.1:<port>", stops on SIGTERM
+//   http_engine_cronwheel [port]     prints "listening on 127.0.0.1:<port>", stops on SIGTERM
 #include <string>
 #include <utility>
 
