@@ -6,7 +6,8 @@
 #  2. the sanitizer build (build-asan/, clang): the unit tests under AddressSanitizer and
 #     UndefinedBehaviorSanitizer, then each fuzz target (label fuzz) for
 #     CRONWHEEL_FUZZ_SECONDS seconds (default 20; 0 replays the seed corpora only).
-#     CRONWHEEL_TEST_SANITIZERS=0 skips this stage.
+#     CRONWHEEL_TEST_SANITIZERS=0 skips this stage. Its build compiles while stage 1's tests run,
+#     at the lowest CPU priority (below).
 # Extra arguments go to every ctest run, e.g. `scripts/test.sh -L unit` or
 # `scripts/test.sh -R Cron`.
 set -euo pipefail
@@ -32,13 +33,44 @@ cmake --build "$build" -j "$jobs"
 console_build "$build"
 stage_done "build"
 
+sanitizers=${CRONWHEEL_TEST_SANITIZERS:-1}
+asan_pid=""
+asan_log=""
+
 . scripts/lib/pg.sh
 pgdir=$(mktemp -d /tmp/cronwheel-test-pg.XXXXXX)
 cleanup() {
+  if [ -n "$asan_pid" ]; then
+    kill -TERM -- "-$asan_pid" 2>/dev/null || true
+    wait "$asan_pid" 2>/dev/null || true
+  fi
+  [ -z "$asan_log" ] || rm -f "$asan_log"
   pg_stop "$pgdir/data"
   rm -rf "$pgdir"
 }
 trap cleanup EXIT
+
+# The sanitizer build compiles while the tests below run. The tests spend much of their time
+# waiting (on the processes they start, on deadlines, on the network), and the build, at nice
+# 19, takes only the CPU they leave: a test that wants a core gets it (a nice-19 process weighs
+# 15 against a normal one's 1024), so the tests run as on an otherwise idle machine. One clang
+# build for both uses: every object carries ASan, UBSan and libFuzzer's coverage; the unit tests
+# link the sanitizers, the fuzz targets libFuzzer too. Only the unit test binaries and the fuzz
+# targets are built. The code under test is built at -O1 with line tables only (quick to build,
+# and stack traces still name file:line); the tests' own code at -O0. In a process group of its
+# own (job control on while it starts), so that a failure or an interrupt stops all of it.
+if [ "$sanitizers" != 0 ]; then
+  asan_log=$(mktemp /tmp/cronwheel-asan-build.XXXXXX)
+  asan_started=$SECONDS
+  set -m
+  CW_ROOT=$root CW_ASAN_BUILD=$asan_build CW_JOBS=$jobs nice -n 19 bash -c '
+    cmake -S "$CW_ROOT" -B "$CW_ASAN_BUILD" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug \
+      "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" -DCRONWHEEL_BUILD_BENCHMARKS=OFF \
+      -DCRONWHEEL_SANITIZE=ON -DCRONWHEEL_FUZZ=ON >/dev/null &&
+    cmake --build "$CW_ASAN_BUILD" -j "$CW_JOBS" --target unit_tests fuzz_targets' >"$asan_log" 2>&1 &
+  asan_pid=$!
+  set +m
+fi
 chmod 755 "$pgdir"
 pg_init "$pgdir/data"
 # Durability is not under test here; speed is welcome.
@@ -49,19 +81,19 @@ export CRONWHEEL_TEST_DB_URL="postgresql://cronwheel@127.0.0.1:$port/postgres"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "$@"
 stage_done "tests"
 
-if [ "${CRONWHEEL_TEST_SANITIZERS:-1}" = 0 ]; then
+if [ "$sanitizers" = 0 ]; then
   exit 0
 fi
 
-# One clang build for both: every object carries ASan, UBSan and libFuzzer's coverage; the
-# unit tests link the sanitizers, the fuzz targets libFuzzer too. Only the unit test binaries
-# and the fuzz targets are built. The code under test is built at -O1 with line tables only
-# (quick to build, and stack traces still name file:line); the tests' own code at -O0.
-cmake -S "$root" -B "$asan_build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug \
-  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" -DCRONWHEEL_BUILD_BENCHMARKS=OFF \
-  -DCRONWHEEL_SANITIZE=ON -DCRONWHEEL_FUZZ=ON >/dev/null
-cmake --build "$asan_build" -j "$jobs" --target unit_tests fuzz_targets
-stage_done "sanitizer build"
+if ! wait "$asan_pid"; then
+  asan_pid=""
+  tail -n 60 "$asan_log"
+  echo "the sanitizer build failed (above: the end of its output)" >&2
+  exit 1
+fi
+asan_pid=""
+echo "== sanitizer build: $((SECONDS - asan_started)) s from its start beside the tests, $((SECONDS - stage_start)) s after them"
+stage_start=$SECONDS
 
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/bin/llvm-symbolizer-14}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}

@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +115,10 @@ struct Verdict {
   std::map<std::string, std::size_t> by_node;  // succeeded rows per admin node
   std::vector<std::string> missing, duplicated, not_succeeded, unexpected;
   std::vector<std::int64_t> delays;  // trigger_time - scheduled_time of sent rows, ms
+  // Fires that went out more than the misfire threshold late (a node killed while holding them,
+  // or a machine so loaded the takeover came late) and that FIRE_ONCE_NOW rightly coalesced into
+  // a newer fire of the same job that ran: accounted for, not lost.
+  std::size_t coalesced = 0;
 
   bool exactly_once() const {
     return missing.empty() && duplicated.empty() && not_succeeded.empty() && unexpected.empty();
@@ -128,7 +133,7 @@ struct Verdict {
   // One compact paragraph: counts per state and node, then the first few of each problem.
   std::string summary() {
     std::ostringstream s;
-    s << expected << " fires expected, " << rows << " rows; states:";
+    s << expected << " fires expected, " << rows << " rows, " << coalesced << " coalesced; states:";
     for (const auto& [state, n] : states) s << " " << state << "=" << n;
     s << "; succeeded per node:";
     for (const auto& [node, n] : by_node) s << " " << node << "=" << n;
@@ -148,6 +153,15 @@ struct Verdict {
   }
 };
 
+// The run a fire was coalesced into by FIRE_ONCE_NOW ("... (run 123, scheduled 4000 ms after
+// this one), so this one is coalesced into it"), or 0 when `r` is no such fire.
+std::int64_t coalesced_into(const FireRow& r) {
+  if (r.state != "cancelled" || r.message.find("coalesced into it") == std::string::npos) return 0;
+  const auto at = r.message.find("(run ");
+  if (at == std::string::npos) return 0;
+  return std::atoll(r.message.c_str() + at + 5);
+}
+
 std::string describe(const FireRow& r) {
   std::ostringstream s;
   s << "log " << r.id << " job " << r.job_id << " at " << r.scheduled_time << " shard " << r.shard_index << "/"
@@ -164,14 +178,17 @@ std::string describe(const FireRow& r) {
 // Checks the scheduled rows against the jobs' schedules over [from, to] (epoch ms, inclusive):
 // each job, for each second of its run inside the range, has exactly one row per shard (a
 // SHARDING_BROADCAST job one per executor: shard 0 and 1 of `executors`, on different
-// executors, every other job shard 0 of 1), and every one succeeded. Rows of the range outside a
-// job's run, off a second, or of a trigger type other than SCHEDULE/MISFIRE are unexpected.
+// executors, every other job shard 0 of 1), and every one succeeded, or was coalesced by
+// FIRE_ONCE_NOW into a newer fire of its job that succeeded. Rows of the range outside a job's
+// run, off a second, or of a trigger type other than SCHEDULE/MISFIRE are unexpected.
 Verdict check_exactly_once(const std::vector<FireRow>& rows, const std::vector<ClusterJob>& jobs, std::int64_t from,
                            std::int64_t to, int executors) {
   Verdict v;
   std::map<std::int64_t, const ClusterJob*> by_id;
   for (const auto& j : jobs) by_id[j.id] = &j;
   std::map<std::tuple<std::int64_t, std::int64_t, int>, std::vector<const FireRow*>> fires;
+  std::map<std::int64_t, const FireRow*> by_log;
+  for (const auto& r : rows) by_log[r.id] = &r;
   for (const auto& r : rows) {
     if (r.scheduled_time < from || r.scheduled_time > to) continue;
     ++v.rows;
@@ -207,6 +224,16 @@ Verdict check_exactly_once(const std::vector<FireRow>& rows, const std::vector<C
           v.duplicated.push_back(key + ": logs" + ids);
         }
         for (const auto* r : it->second) {
+          if (const std::int64_t kept_id = coalesced_into(*r); kept_id != 0) {
+            const auto kept = by_log.find(kept_id);
+            if (kept != by_log.end() && kept->second->job_id == r->job_id &&
+                kept->second->scheduled_time > r->scheduled_time && kept->second->state == "succeeded") {
+              ++v.coalesced;
+            } else {
+              v.not_succeeded.push_back(describe(*r) + " (coalesced into a run that did not succeed)");
+            }
+            continue;
+          }
           addresses.insert(r->executor_address);
           if (r->state != "succeeded" || r->shard_total != shards) {
             v.not_succeeded.push_back(describe(*r));
@@ -587,13 +614,15 @@ TEST_F(ClusterE2e, TwoAdminsFireEveryJobEverySecondExactlyOnceAndStillDoAfterOne
   EXPECT_TRUE(all.exactly_once()) << "whole run: " << all.summary();
   EXPECT_GE(all.expected, static_cast<std::size_t>(kJobCount + kJobCount / 10) * (kRunMs / 1000));
 
-  // The executors ran each row once: one start in the run logs per row, none for anything else.
+  // The executors ran each row once: one start in the run logs per row (none for a fire
+  // coalesced into another, which was never sent), none for anything else.
   std::map<std::int64_t, int> starts = runs_started();
   std::vector<std::string> not_once;
   for (const auto& r : rows) {
     auto it = starts.find(r.id);
     const int n = it == starts.end() ? 0 : it->second;
-    if (n != 1) not_once.push_back(describe(r) + ": started " + std::to_string(n) + " times");
+    const int expected_starts = coalesced_into(r) != 0 ? 0 : 1;
+    if (n != expected_starts) not_once.push_back(describe(r) + ": started " + std::to_string(n) + " times");
     if (it != starts.end()) starts.erase(it);
   }
   for (const auto& [id, n] : starts) {
@@ -622,6 +651,12 @@ TEST_F(ClusterE2e, TwoAdminsFireEveryJobEverySecondExactlyOnceAndStillDoAfterOne
   for (const auto& [id, state_at_kill] : orphaned) {
     auto it = by_id.find(id);
     ASSERT_NE(it, by_id.end()) << "log " << id;
+    if (const std::int64_t kept = coalesced_into(*it->second); kept != 0) {
+      // Taken over later than the misfire threshold (a loaded machine): FIRE_ONCE_NOW sent only
+      // the newest of the job's late fires. That one ran (the exactly-once check above).
+      EXPECT_EQ(state_at_kill, "pending") << describe(*it->second);
+      continue;
+    }
     EXPECT_EQ(it->second->state, "succeeded") << state_at_kill << " at the kill: " << describe(*it->second);
     if (state_at_kill == "pending") {
       EXPECT_EQ(it->second->admin_node, survivor) << "pending at the kill: " << describe(*it->second);
