@@ -23,7 +23,7 @@ namespace protocol = common::protocol;
 // The fields a request may write; every other field of the job's JSON form is read-only.
 const std::set<std::string, std::less<>>& writable_fields() {
   static const std::set<std::string, std::less<>> fields{
-      "jobGroup",        "jobDesc",          "author",
+      "jobGroup",        "name",             "jobDesc",          "author",
       "alarmEmail",      "scheduleType",     "scheduleConf",
       "timezone",        "misfireStrategy",  "executorRouteStrategy",
       "executorHandler", "executorParam",    "executorBlockStrategy",
@@ -52,6 +52,20 @@ E checked_enum(std::string_view field, const std::string& value) {
                              protocol::enum_choices<E>());
   }
   return *parsed;
+}
+
+// A job's name: 1-100 lower-case letters, digits, '.', '_' or '-', starting with a letter or a
+// digit (the schema's job_info_name_format).
+const std::string& checked_job_name(const std::string& name) {
+  constexpr std::size_t kMaxJobNameChars = 100;
+  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
+  const bool starts_well = !name.empty() && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9'));
+  if (!starts_well || name.size() > kMaxJobNameChars || !std::all_of(name.begin(), name.end(), allowed)) {
+    const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+    throw invalid("name", "name: must be 1-100 lower-case letters, digits, '.', '_' or '-', starting with a letter or "
+                          "digit" + (printable ? ", got '" + truncate_chars(name, 120) + "'" : std::string()));
+  }
+  return name;
 }
 
 std::int64_t child_id_from_text(const std::string& item) {
@@ -113,6 +127,8 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
   } else if (auto group = body.optional_int("jobGroup")) {
     job.job_group = *group;
   }
+  // Optional: a new job given none is named "job-<id>"; an edit without one keeps the name.
+  if (auto name = body.optional_string("name")) job.name = checked_job_name(*name);
   if (kind == JobBodyKind::kCreate || body.has("jobDesc")) {
     job.job_desc = trimmed(body.required_string("jobDesc"));
     check_text("jobDesc", job.job_desc, kMaxJobDesc, true);

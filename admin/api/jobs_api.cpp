@@ -190,6 +190,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     JsonBody(req.body).finish();
     Job copy = job;
     copy.id = 0;
+    copy.name = "";  // names are unique in a group: the copy is named after its id
     copy.job_desc = truncate_chars(job.job_desc, kMaxJobDesc - common::utf8::char_count(kCopySuffix)) + kCopySuffix;
     copy.trigger_status = 0;
     copy.trigger_last_time = 0;

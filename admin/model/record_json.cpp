@@ -36,6 +36,7 @@ nlohmann::json to_json(const Job& job) {
   return {
       {"id", job.id},
       {"jobGroup", job.job_group},
+      {"name", job.name},
       {"jobDesc", job.job_desc},
       {"author", job.author},
       {"alarmEmail", job.alarm_email},

@@ -46,6 +46,9 @@ struct Group {
 struct Job {
   std::int64_t id = 0;
   std::int64_t job_group = 0;
+  // Unique within the group: lower-case letters, digits, '.', '_', '-', starting with a letter
+  // or digit, at most kMaxJobNameChars. Empty when creating: the store names the job "job-<id>".
+  std::string name;
   std::string job_desc;
   std::string author;
   std::string alarm_email;

@@ -80,11 +80,13 @@ class JobStore {
   // The child job ids (childJobId, as stored) of each of `ids` that exists.
   virtual std::map<std::int64_t, std::vector<std::int64_t>> children_of(const std::vector<std::int64_t>& ids) = 0;
   // Creates the job (id, times assigned by the store). Throws Conflict("...", "jobGroup") when
-  // the group does not exist. A script job created with a source gets that source as the first
+  // the group does not exist, Conflict("...", "name") when another job of the group has the
+  // name; a job given no name (empty) is named "job-<id>". A script job created with a source gets that source as the first
   // version of its history too (first_script_version_remark), in the same transaction, so it
   // can be compared and restored after later edits.
   virtual Job create(const Job& job, const Actor& actor) = 0;
-  // Replaces every field the API may change. trigger_status, trigger_next_time and
+  // Replaces every field the API may change (an empty name keeps the job's name; a name another
+  // job of the group has throws Conflict("...", "name")). trigger_status, trigger_next_time and
   // trigger_last_time are written as given: the caller computes them (a changed schedule of a
   // running job gets a new next time).
   virtual Job update(const Job& job, const Actor& actor) = 0;

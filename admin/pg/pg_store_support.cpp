@@ -23,7 +23,7 @@ const std::string kGroupColumns =
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kJobColumns =
-    "id, job_group, job_desc, author, alarm_email, schedule_type, schedule_conf, timezone, misfire_strategy, "
+    "id, job_group, name, job_desc, author, alarm_email, schedule_type, schedule_conf, timezone, misfire_strategy, "
     "executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, "
     "executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, " +
     ms("glue_updated_at", "glue_updated_at") +
@@ -132,6 +132,7 @@ Job job_from(const pqxx::row& r) {
   Job j;
   j.id = r["id"].as<std::int64_t>();
   j.job_group = r["job_group"].as<std::int64_t>();
+  j.name = r["name"].as<std::string>();
   j.job_desc = r["job_desc"].as<std::string>();
   j.author = r["author"].as<std::string>();
   j.alarm_email = r["alarm_email"].as<std::string>();
@@ -311,6 +312,9 @@ constexpr std::array kRules = {
     Rule{"job_group_address_type_check", Kind::kConflict, "addressType", "addressType must be 0 or 1"},
     Rule{"job_info_job_group_fkey", Kind::kConflict, "jobGroup", "group does not exist"},
     Rule{"job_info_job_desc_check", Kind::kConflict, "jobDesc", "jobDesc must not be blank"},
+    Rule{"job_info_group_name_key", Kind::kConflict, "name", "name is taken by another job of the group"},
+    Rule{"job_info_name_format", Kind::kConflict, "name",
+         "name must be 1-100 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"},
     Rule{"job_info_schedule_type_check", Kind::kConflict, "scheduleType", "unknown schedule type"},
     Rule{"job_info_misfire_strategy_check", Kind::kConflict, "misfireStrategy", "unknown misfire strategy"},
     Rule{"job_info_executor_route_strategy_check", Kind::kConflict, "executorRouteStrategy", "unknown route strategy"},

@@ -46,8 +46,8 @@ void prepare_jobs(pqxx::connection& c) {
             "misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, "
             "executor_timeout, executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, "
             "glue_updated_at, child_job_ids, trigger_status, trigger_last_time, trigger_next_time, created_at, "
-            "updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, " +
-                ts("$19") + ", $20::bigint[], $21, $22, $23, " + ts("$19") + ", " + ts("$19") + ") RETURNING " +
+            "updated_at, name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, " +
+                ts("$19") + ", $20::bigint[], $21, $22, $23, " + ts("$19") + ", " + ts("$19") + ", $24) RETURNING " +
                 kJobColumns);
   c.prepare("job_update",
             "UPDATE job_info SET job_group = $2, job_desc = $3, author = $4, alarm_email = $5, schedule_type = $6, "
@@ -55,7 +55,7 @@ void prepare_jobs(pqxx::connection& c) {
             "executor_handler = $11, executor_param = $12, executor_block_strategy = $13, executor_timeout = $14, "
             "executor_fail_retry_count = $15, retry_interval = $16, glue_type = $17, child_job_ids = $18::bigint[], "
             "trigger_status = $19, trigger_last_time = $20, trigger_next_time = $21, updated_at = " +
-                ts("$22") + " WHERE id = $1 RETURNING " + kJobColumns);
+                ts("$22") + ", name = CASE WHEN $23 = '' THEN name ELSE $23 END WHERE id = $1 RETURNING " + kJobColumns);
   c.prepare("job_set_status", "UPDATE job_info SET trigger_status = $2, trigger_next_time = $3, updated_at = " +
                                   ts("$4") + " WHERE id = $1 RETURNING " + kJobColumns);
   c.prepare("job_delete", "DELETE FROM job_info WHERE id = $1");
@@ -246,7 +246,8 @@ Job PgJobStore::create(const Job& j, const Actor& actor) {
           "job_insert", j.job_group, j.job_desc, j.author, j.alarm_email, text(j.schedule_type), j.schedule_conf, j.timezone,
           text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param, text(j.executor_block_strategy),
           j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type), j.glue_source, j.glue_remark,
-          now, bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time));
+          now, bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time,
+          j.name));  // '' is named after the id (migration 0012's trigger)
       if (auto remark = first_script_version_remark(created)) {
         tx.exec_prepared("version_insert", created.id, text(created.glue_type), created.glue_source, *remark, now);
       }
@@ -266,7 +267,7 @@ Job PgJobStore::update(const Job& j, const Actor& actor) {
           "job_update", j.id, j.job_group, j.job_desc, j.author, j.alarm_email, text(j.schedule_type), j.schedule_conf,
           j.timezone, text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param,
           text(j.executor_block_strategy), j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type),
-          bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time, now));
+          bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time, now, j.name));
       write_audit(tx, now, actor, "job.update", "job", j.id, to_json(*before), to_json(updated));
       return updated;
     });

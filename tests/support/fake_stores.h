@@ -27,6 +27,7 @@
 #include <cctype>
 #include <cstdint>
 #include <map>
+#include <regex>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -453,6 +454,8 @@ class Jobs final : public JobStore {
     check_job(j);
     require_group(j.job_group);
     j.id = s_.next_job++;
+    if (j.name.empty()) j.name = "job-" + std::to_string(j.id);
+    check_job_name(j);
     j.created_at = j.updated_at = j.glue_updated_at = s_.now();
     s_.jobs[j.id] = j;
     if (auto remark = first_script_version_remark(j)) {
@@ -473,8 +476,10 @@ class Jobs final : public JobStore {
     j.glue_remark = before.glue_remark;
     j.glue_updated_at = before.glue_updated_at;
     j.created_at = before.created_at;
+    if (j.name.empty()) j.name = before.name;
     check_job(j);
     require_group(j.job_group);
+    check_job_name(j);
     j.updated_at = s_.now();
     it->second = j;
     s_.audit_change(actor, "job.update", "job", j.id, to_json(before), to_json(j));
@@ -510,6 +515,19 @@ class Jobs final : public JobStore {
  private:
   void require_group(std::int64_t group) const {
     if (s_.groups.count(group) == 0) throw Conflict("group " + std::to_string(group) + " does not exist", "jobGroup");
+  }
+  // As the schema's job_info_name_format and job_info_group_name_key.
+  void check_job_name(const Job& j) const {
+    static const std::regex format("[a-z0-9][a-z0-9._-]{0,99}");
+    if (!std::regex_match(j.name, format)) {
+      throw Conflict("name must be 1-100 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit",
+                     "name");
+    }
+    for (const auto& [id, other] : s_.jobs) {
+      if (id != j.id && other.job_group == j.job_group && other.name == j.name) {
+        throw Conflict("name is taken by another job of the group", "name");
+      }
+    }
   }
   State& s_;
 };

@@ -180,6 +180,7 @@ TYPED_TEST_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChi
   // A job with a child: its success fires the child.
   Job with_child = this->job();
   with_child.id = 0;
+  with_child.name.clear();
   with_child.child_job_ids = {child.id};
   with_child = f.put_job(with_child);
   auto run = this->log(with_child, FireState::kTriggered);
@@ -1160,6 +1161,7 @@ TYPED_TEST_P(SchedulingContract, EveryPlannerIsAskedWithTheRunAsItIsNowAndItsJob
   auto child = this->job(ScheduleType::kCron, kT, MisfireStrategy::kDoNothing, 0);
   Job spec = this->job();
   spec.id = 0;
+  spec.name.clear();
   spec.child_job_ids = {child.id};
   auto j = f.put_job(spec);
   std::vector<JobLog> runs;

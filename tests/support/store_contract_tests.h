@@ -353,6 +353,7 @@ TYPED_TEST_P(StoreContract, JobCreateKeepsEveryFieldAndIsAudited) {
   Job created = this->s().jobs.create(j, actor);
   EXPECT_GT(created.id, other.id);
   j.id = created.id;
+  j.name = "job-" + std::to_string(created.id);  // given none
   j.created_at = j.updated_at = j.glue_updated_at = this->clock().now_ms();
   EXPECT_EQ(created, j);
   EXPECT_EQ(this->s().jobs.get(created.id), j);
@@ -394,7 +395,48 @@ TYPED_TEST_P(StoreContract, JobSchemaRulesAreConflictsNamingTheField) {
   EXPECT_EQ(field_of([](Job& j) { j.executor_fail_retry_count = 101; }), "executorFailRetryCount");
   EXPECT_EQ(field_of([](Job& j) { j.retry_interval = -5; }), "retryInterval");
   EXPECT_EQ(field_of([](Job& j) { j.trigger_status = 2; }), "triggerStatus");
+  EXPECT_EQ(field_of([](Job& j) { j.name = "Not-Lower"; }), "name");
+  EXPECT_EQ(field_of([](Job& j) { j.name = "-dash"; }), "name");
+  EXPECT_EQ(field_of([](Job& j) { j.name = std::string(101, 'a'); }), "name");
   EXPECT_EQ(this->s().jobs.list({}).total, 0);
+}
+
+TYPED_TEST_P(StoreContract, JobNamesAreUniqueWithinAGroupAndAnEmptyOneIsNamedAfterTheId) {
+  Group g = this->group("billing-app");
+  Group h = this->group("ledger-app");
+  Job named = make_job(g.id);
+  named.name = "settle.invoices_v2";
+  named = this->s().jobs.create(named, this->system());
+  EXPECT_EQ(named.name, "settle.invoices_v2");
+  Job unnamed = this->s().jobs.create(make_job(g.id), this->system());
+  EXPECT_EQ(unnamed.name, "job-" + std::to_string(unnamed.id));
+
+  auto conflict_of = [&](auto call) {
+    try {
+      call();
+    } catch (const Conflict& e) {
+      return e.field();
+    }
+    return std::string("no conflict");
+  };
+  Job again = make_job(g.id);
+  again.name = "settle.invoices_v2";
+  EXPECT_EQ(conflict_of([&] { this->s().jobs.create(again, this->system()); }), "name");
+  again.job_group = h.id;  // another group: fine
+  Job elsewhere = this->s().jobs.create(again, this->system());
+  EXPECT_EQ(elsewhere.name, "settle.invoices_v2");
+
+  Job rename = unnamed;
+  rename.name = "settle.invoices_v2";
+  EXPECT_EQ(conflict_of([&] { this->s().jobs.update(rename, this->system()); }), "name");
+  Job keep = unnamed;
+  keep.name = "";  // an update without a name keeps it
+  keep.job_desc = "renamed description";
+  EXPECT_EQ(this->s().jobs.update(keep, this->system()).name, unnamed.name);
+  Job move = elsewhere;
+  move.job_group = g.id;  // its name is taken there
+  EXPECT_EQ(conflict_of([&] { this->s().jobs.update(move, this->system()); }), "name");
+  EXPECT_EQ(this->s().jobs.get(elsewhere.id)->job_group, h.id);
 }
 
 TYPED_TEST_P(StoreContract, JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited) {
@@ -1653,6 +1695,7 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             GroupWithJobsIsNotRemoved, GroupListOrdersByAppNameFiltersAndPages,
                             JobCreateKeepsEveryFieldAndIsAudited, JobInAMissingGroupIsAConflictOnJobGroup,
                             JobSchemaRulesAreConflictsNamingTheField,
+                            JobNamesAreUniqueWithinAGroupAndAnEmptyOneIsNamedAfterTheId,
                             JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited,
                             JobUpdateRefusesMissingJobsGroupsAndItselfAsChild, JobListFiltersNewestFirstAndPages,
                             JobExistingReturnsTheIdsThatExist, JobChildrenOfAnswersEachExistingJobsStoredChildrenInOrder, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,

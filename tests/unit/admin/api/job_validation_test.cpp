@@ -384,6 +384,7 @@ TEST_F(JobReferences, AChildJobCycleIsRefusedNamingIt) {
   Job job = *stores_.jobs.get(job_a_);
   Job c = job;
   c.id = 0;
+  c.name.clear();
   const auto job_c = stores_.jobs.create(c, system).id;
   // a → c already; giving c the child a closes a → c → a.
   job.child_job_ids = {job_c};
@@ -410,6 +411,7 @@ TEST_F(JobReferences, ACycleThroughAnotherGroupsJobsIsRefusedWithoutNamingThem) 
   // group that leads to b instead: a → a2, with a2 → b → a stored by the admin.
   Job a2 = *stores_.jobs.get(job_a_);
   a2.id = 0;
+  a2.name.clear();
   a2.child_job_ids = {job_b_};
   const auto job_a2 = stores_.jobs.create(a2, system).id;
   Job b = *stores_.jobs.get(job_b_);

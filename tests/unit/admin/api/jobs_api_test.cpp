@@ -238,6 +238,65 @@ TEST_F(JobsApi, CopyCreatesAStoppedJob) {
   EXPECT_EQ(r.body["jobDesc"], std::string(248, 'd') + " (copy)");
 }
 
+TEST_F(JobsApi, AJobGivenNoNameIsNamedAfterItsIdAndAnEditWithoutOneKeepsIt) {
+  auto r = post("jobs", cron_job_body());
+  ASSERT_EQ(r.status, 201) << r.text;
+  const auto id = r.body["id"].get<std::int64_t>();
+  EXPECT_EQ(r.body["name"], "job-" + std::to_string(id));
+
+  auto renamed = put("jobs/" + std::to_string(id), {{"name", "morning-report.v2"}});
+  ASSERT_EQ(renamed.status, 200) << renamed.text;
+  EXPECT_EQ(renamed.body["name"], "morning-report.v2");
+  auto edited = put("jobs/" + std::to_string(id), {{"jobDesc", "the morning report"}});
+  ASSERT_EQ(edited.status, 200) << edited.text;
+  EXPECT_EQ(edited.body["name"], "morning-report.v2");
+  EXPECT_EQ(get("jobs/" + std::to_string(id)).body["name"], "morning-report.v2");
+
+  // A copy cannot share the name: it is named after its own id.
+  auto copy = post("jobs/" + std::to_string(id) + "/copy");
+  ASSERT_EQ(copy.status, 201) << copy.text;
+  EXPECT_EQ(copy.body["name"], "job-" + std::to_string(copy.body["id"].get<std::int64_t>()));
+}
+
+TEST_F(JobsApi, ANameIsUniqueWithinItsGroupOnly) {
+  auto body = cron_job_body();
+  body["name"] = "nightly_export";
+  ASSERT_EQ(post("jobs", body).status, 201);
+  auto twice = post("jobs", body);
+  EXPECT_EQ(twice.status, 409) << twice.text;
+  EXPECT_EQ(twice.field(), "name");
+
+  auto other = add_group("billing");
+  body["jobGroup"] = other.id;
+  auto elsewhere = post("jobs", body);
+  ASSERT_EQ(elsewhere.status, 201) << elsewhere.text;
+  // Nor may an edit take a name another job of the group has, or move a job into a group where
+  // its name is taken.
+  auto second = post("jobs", cron_job_body());
+  ASSERT_EQ(second.status, 201);
+  const std::string second_path = "jobs/" + std::to_string(second.body["id"].get<std::int64_t>());
+  EXPECT_EQ(put(second_path, {{"name", "nightly_export"}}).status, 409);
+  auto moved = put("jobs/" + std::to_string(elsewhere.body["id"].get<std::int64_t>()), {{"jobGroup", group_.id}});
+  EXPECT_EQ(moved.status, 409) << moved.text;
+  EXPECT_EQ(moved.field(), "name");
+}
+
+TEST_F(JobsApi, ANameOutsideTheFormatIsRefusedNamingTheRule) {
+  for (const std::string& name : std::vector<std::string>{"", "Upper", "-leading-dash", "has space", "caf\u00e9", std::string(101, 'a'), "a/b"}) {
+    auto body = cron_job_body();
+    body["name"] = name;
+    auto r = post("jobs", body);
+    EXPECT_EQ(r.status, 400) << name << ": " << r.text;
+    EXPECT_EQ(r.field(), "name") << name;
+    EXPECT_NE(r.body["error"]["message"].get<std::string>().find("lower-case letters, digits"), std::string::npos) << r.text;
+  }
+  auto body = cron_job_body();
+  body["name"] = std::string(100, 'a');
+  EXPECT_EQ(post("jobs", body).status, 201);
+  body["name"] = 42;
+  EXPECT_EQ(post("jobs", body).status, 400);
+}
+
 TEST_F(JobsApi, DeleteRemovesTheJobAndItsLogs) {
   auto job = add_job(group_.id);
   ASSERT_EQ(post(path(job, "/trigger")).status, 201);

@@ -98,6 +98,7 @@ TEST_F(ScriptsApi, RestoreSavesTheOldSourceAsTheNewestVersion) {
 TEST_F(ScriptsApi, RestoreOfAnotherJobsVersionIs404) {
   Job other = script_job_;
   other.id = 0;
+  other.name.clear();
   other = stores_.jobs.create(other, system_);
   stores_.scripts.save_version(other.id, "echo other", "other", system_);
   const auto foreign = stores_.scripts.versions(other.id).front().id;

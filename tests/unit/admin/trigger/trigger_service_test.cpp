@@ -728,6 +728,7 @@ TEST_F(TriggerServiceTest, PrepareSettlesWhatCannotGoAndLeavesWhatMustAskExecuto
   auto nowhere = pending([](admin::JobLog& l) { l.executor_address = "http://10.9.9.9:9999/"; });
   admin::Job failover = job_;
   failover.id = 0;
+  failover.name.clear();
   failover.executor_route_strategy = admin::RouteStrategy::kFailover;
   failover = store_.put_job(failover);
   auto asks = pending([&](admin::JobLog& l) { l.job_id = failover.id; });
