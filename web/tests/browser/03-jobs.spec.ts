@@ -63,6 +63,38 @@ test.describe('jobs', () => {
     await expect(page.getByRole('region', { name: 'Next 5 fire times' }).getByRole('row', { name: /09:30:00 UTC-0[45]:00/ })).toHaveCount(5)
   })
 
+  test('a job is named after its id until it is given a name of its own, which the form checks', async ({
+    page,
+    api,
+    expectedFailures,
+  }) => {
+    // The second job's taken name is refused by the server on purpose.
+    expectedFailures.add(409, /^\/api\/v1\/jobs\/\d+$/)
+    const job = await api.createJob({ jobDesc: unique('Named job'), scheduleType: 'NONE', executorHandler: 'echo' })
+    const other = await api.createJob({ jobDesc: unique('Other job'), scheduleType: 'NONE', executorHandler: 'echo' })
+    const name = unique('nightly-export').toLowerCase().replace(/[^a-z0-9._-]/g, '-')
+    await api.put(`jobs/${other.id}`, { name })
+
+    await logIn(page)
+    await page.goto(`/jobs/${job.id}`)
+    const field = page.getByLabel('Name', { exact: true })
+    await expect(field).toHaveValue(`job-${job.id}`)
+
+    await field.fill('Nightly Export')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await expect(page.getByText(/Lower-case letters, digits/)).toBeVisible()
+
+    await field.fill(name)
+    await page.getByRole('button', { name: 'Save' }).click()
+    await expect(page.getByText(/name is taken by another job of the group/)).toBeVisible()
+
+    await field.fill(`${name}.v2`)
+    await page.getByRole('button', { name: 'Save' }).click()
+    await expect(page.getByText('Saved')).toBeVisible()
+    await page.reload()
+    await expect(page.getByLabel('Name', { exact: true })).toHaveValue(`${name}.v2`)
+  })
+
   test('starting a job from the list schedules it, and its runs appear', async ({ page, api }) => {
     const job = await api.createJob({
       jobDesc: unique('Every two seconds'),

@@ -44,6 +44,7 @@ export default {
   fields: {
     jobGroup: 'Executor group',
     jobDesc: 'Description',
+    name: 'Name',
     author: 'Author',
     alarmEmail: 'Alarm e-mail',
     alarmEmailHelp: 'Addresses to tell when a run fails, comma-separated',
@@ -103,6 +104,8 @@ export default {
     GLUE_POWERSHELL: 'GLUE (PowerShell)',
   },
   defaultRemark: 'First version',
+  nameRule: "Lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100",
+  namePlaceholder: 'job-<id> when left empty',
   scriptElsewhere: 'The script of a GLUE job is changed in its own editor, with a remark per version.',
   openScript: 'Open the script editor',
   trigger: {

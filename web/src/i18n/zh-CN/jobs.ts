@@ -46,6 +46,7 @@ const messages: typeof en = {
   fields: {
     jobGroup: '执行器分组',
     jobDesc: '任务描述',
+    name: '名称',
     author: '负责人',
     alarmEmail: '报警邮件',
     alarmEmailHelp: '运行失败时通知的邮箱，多个用逗号分隔',
@@ -105,6 +106,8 @@ const messages: typeof en = {
     GLUE_POWERSHELL: 'GLUE（PowerShell）',
   },
   defaultRemark: '初始版本',
+  nameRule: "小写字母、数字、'.'、'_' 和 '-'，以字母或数字开头，最多 100 个字符",
+  namePlaceholder: '留空则为 job-<id>',
   scriptElsewhere: 'GLUE 任务的脚本在其专用编辑器中修改，每个版本需填写备注。',
   openScript: '打开脚本编辑器',
   trigger: {
