@@ -146,9 +146,18 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
       filter.trigger_status = check_int_range("triggerStatus", *status, 0, 1);
     }
     filter.text = req.get_param_value("text");
+    if (req.has_param("name")) filter.name = req.get_param_value("name");
+    // A job's identity across installations: (its group's app name, its name).
+    if (req.has_param("appName")) {
+      auto group = stores.groups.find_by_app_name(req.get_param_value("appName"));
+      if (!group || (filter.job_group && *filter.job_group != group->id)) {
+        return ApiResponse{200, keyed_page_json(Page<Job>{}, [](const Job& j) { return to_json(j); })};
+      }
+      filter.job_group = group->id;  // the scope still applies: another user's group lists nothing
+    }
     auto result = stores.jobs.list(filter);
     return ApiResponse{200, keyed_page_json(result, [](const Job& j) { return to_json(j); })};
-  }, keyed_paged({"jobGroup", "triggerStatus", "text"}));
+  }, keyed_paged({"jobGroup", "appName", "name", "triggerStatus", "text"}));
 
   router.add("POST", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = read_job_body(req.body, Job{}, JobBodyKind::kCreate);

@@ -71,6 +71,7 @@ class JobStore {
     std::optional<std::int64_t> job_group;
     std::optional<int> trigger_status;
     std::string text;  // matches description, handler or author, case-insensitive substring
+    std::optional<std::string> name;  // exactly this name
     PageRequest page;
   };
   virtual Page<Job> list(const Filter& filter) = 0;

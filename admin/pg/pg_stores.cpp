@@ -202,6 +202,7 @@ Page<Job> PgJobStore::list(const Filter& f) {
   list.groups = groups_to_list(f.scope, f.job_group);
   list.page = f.page;
   if (f.trigger_status) list.conditions.push_back("trigger_status = " + list.params.add(*f.trigger_status));
+  if (f.name) list.conditions.push_back("name = " + list.params.add(*f.name, "text"));
   if (!f.text.empty()) {
     // job_info_text holds the three fields lower-cased (sql/0006_lists_at_scale.sql); a text of
     // one or two characters, too short for trigrams, is looked up among each job's substrings

@@ -437,6 +437,17 @@ TYPED_TEST_P(StoreContract, JobNamesAreUniqueWithinAGroupAndAnEmptyOneIsNamedAft
   move.job_group = g.id;  // its name is taken there
   EXPECT_EQ(conflict_of([&] { this->s().jobs.update(move, this->system()); }), "name");
   EXPECT_EQ(this->s().jobs.get(elsewhere.id)->job_group, h.id);
+
+  // Listed by exact name, in a group or in all.
+  JobStore::Filter by_name;
+  by_name.name = "settle.invoices_v2";
+  EXPECT_EQ(this->s().jobs.list(by_name).items.size(), 2u);
+  by_name.job_group = g.id;
+  auto one = this->s().jobs.list(by_name).items;
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].id, named.id);
+  by_name.name = "settle.invoices";  // a prefix is not the name
+  EXPECT_TRUE(this->s().jobs.list(by_name).items.empty());
 }
 
 TYPED_TEST_P(StoreContract, JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited) {

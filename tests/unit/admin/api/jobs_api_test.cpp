@@ -281,6 +281,25 @@ TEST_F(JobsApi, ANameIsUniqueWithinItsGroupOnly) {
   EXPECT_EQ(moved.field(), "name");
 }
 
+TEST_F(JobsApi, AJobIsFoundByItsGroupsAppNameAndItsName) {
+  auto body = cron_job_body();
+  body["name"] = "morning-report";
+  const auto id = post("jobs", body).body["id"].get<std::int64_t>();
+  auto other = add_group("billing");
+  body["jobGroup"] = other.id;
+  post("jobs", body);  // the same name in another group
+
+  auto found = get("jobs?appName=" + group_.app_name + "&name=morning-report");
+  ASSERT_EQ(found.status, 200) << found.text;
+  ASSERT_EQ(found.body["items"].size(), 1u) << found.text;
+  EXPECT_EQ(found.body["items"][0]["id"], id);
+  EXPECT_EQ(get("jobs?name=morning-report").body["items"].size(), 2u);
+  EXPECT_EQ(get("jobs?appName=" + group_.app_name + "&name=evening-report").body["items"].size(), 0u);
+  EXPECT_EQ(get("jobs?appName=no-such-app&name=morning-report").body["items"].size(), 0u);
+  // appName and a different jobGroup: nothing can match.
+  EXPECT_EQ(get("jobs?appName=" + group_.app_name + "&jobGroup=" + std::to_string(other.id)).body["items"].size(), 0u);
+}
+
 TEST_F(JobsApi, ANameOutsideTheFormatIsRefusedNamingTheRule) {
   for (const std::string& name : std::vector<std::string>{"", "Upper", "-leading-dash", "has space", "caf\u00e9", std::string(101, 'a'), "a/b"}) {
     auto body = cron_job_body();
