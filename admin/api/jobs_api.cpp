@@ -217,6 +217,44 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                                                                              ctx.request.actor))};
              });
 
+  // A whole group at once ("stop everything during a release"): pause stops every running job
+  // of the group and marks it; resume starts exactly the marked ones again, each from its
+  // schedule's next time after now, and answers the ones it could not start (a schedule with
+  // no time left), which stay stopped.
+  router.add("POST", "groups/{id}/pause", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+    auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
+    JsonBody(req.body).finish();
+    return ApiResponse{200, nlohmann::json{{"paused", stores.jobs.pause_group(group.id, ctx.request.actor)}}};
+  });
+
+  router.add("POST", "groups/{id}/resume", Access::kUser,
+             [stores, &clock](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+               auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
+               JsonBody(req.body).finish();
+               const auto now = clock.now_ms();
+               std::map<std::int64_t, std::int64_t> next_times;
+               nlohmann::json not_resumed = nlohmann::json::array();
+               JobStore::Filter filter;
+               filter.job_group = group.id;
+               filter.trigger_status = 0;
+               filter.page.limit = 500;
+               for (;;) {
+                 auto page = stores.jobs.list(filter);
+                 for (const auto& job : page.items) {
+                   if (!job.paused_with_group) continue;
+                   try {
+                     next_times[job.id] = first_fire_time(job, now);
+                   } catch (const common::http::HttpError& e) {
+                     not_resumed.push_back({{"id", job.id}, {"name", job.name}, {"reason", e.info().message}});
+                   }
+                 }
+                 if (!page.next) break;
+                 filter.page.after = page.next;
+               }
+               auto resumed = stores.jobs.resume_group(group.id, next_times, ctx.request.actor);
+               return ApiResponse{200, nlohmann::json{{"resumed", resumed}, {"notResumed", not_resumed}}};
+             });
+
   router.add("POST", "jobs/{id}/stop", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     JsonBody(req.body).finish();

@@ -59,6 +59,7 @@ nlohmann::json to_json(const Job& job) {
       {"triggerStatus", job.trigger_status},
       {"triggerLastTime", job.trigger_last_time},
       {"triggerNextTime", job.trigger_next_time},
+      {"pausedWithGroup", job.paused_with_group},
       {"createdAt", job.created_at},
       {"updatedAt", job.updated_at},
   };

@@ -71,6 +71,9 @@ struct Job {
   int trigger_status = 0;
   std::int64_t trigger_last_time = 0;
   std::int64_t trigger_next_time = 0;
+  // Stopped by its group's pause: the group's resume starts it again. Starting or stopping the
+  // job by itself clears it.
+  bool paused_with_group = false;
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
 

@@ -93,10 +93,19 @@ class JobStore {
   virtual Job update(const Job& job, const Actor& actor) = 0;
   // Deletes the job, its logs and its script history.
   virtual void remove(std::int64_t id, const Actor& actor) = 0;
-  // Start (status 1, next time given) or stop (status 0, next time 0). `action` names the
-  // audit action ("job.start", "job.stop").
+  // Start (status 1, next time given) or stop (status 0, next time 0), clearing the job's
+  // paused_with_group. `action` names the audit action ("job.start", "job.stop").
   virtual Job set_trigger_status(std::int64_t id, int status, std::int64_t next_time,
                                  std::string_view action, const Actor& actor) = 0;
+  // Stops every running job of `group` at once and marks it paused_with_group; answers their
+  // ids, ascending. One audit entry, "group.pause" on the group, lists them.
+  virtual std::vector<std::int64_t> pause_group(std::int64_t group, const Actor& actor) = 0;
+  // Starts each job of `next_times` (id → its next fire time) that is still stopped and
+  // paused_with_group in `group`, and clears the mark of every job of the group (those without
+  // a next time stay stopped); answers the started ids, ascending. One audit entry,
+  // "group.resume" on the group, lists them.
+  virtual std::vector<std::int64_t> resume_group(std::int64_t group, const std::map<std::int64_t, std::int64_t>& next_times,
+                                                 const Actor& actor) = 0;
 };
 
 class LogStore {

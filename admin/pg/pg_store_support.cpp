@@ -27,7 +27,8 @@ const std::string kJobColumns =
     "executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, "
     "executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, " +
     ms("glue_updated_at", "glue_updated_at") +
-    ", array_to_json(child_job_ids)::text AS child_job_ids, trigger_status, trigger_last_time, trigger_next_time, " +
+    ", array_to_json(child_job_ids)::text AS child_job_ids, trigger_status, trigger_last_time, trigger_next_time, "
+    "paused_with_group, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kLogColumns =
@@ -155,6 +156,7 @@ Job job_from(const pqxx::row& r) {
   j.trigger_status = r["trigger_status"].as<int>();
   j.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
   j.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+  j.paused_with_group = r["paused_with_group"].as<bool>();
   j.created_at = r["created_at"].as<std::int64_t>();
   j.updated_at = r["updated_at"].as<std::int64_t>();
   return j;

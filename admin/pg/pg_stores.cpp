@@ -56,7 +56,14 @@ void prepare_jobs(pqxx::connection& c) {
             "executor_fail_retry_count = $15, retry_interval = $16, glue_type = $17, child_job_ids = $18::bigint[], "
             "trigger_status = $19, trigger_last_time = $20, trigger_next_time = $21, updated_at = " +
                 ts("$22") + ", name = CASE WHEN $23 = '' THEN name ELSE $23 END WHERE id = $1 RETURNING " + kJobColumns);
-  c.prepare("job_set_status", "UPDATE job_info SET trigger_status = $2, trigger_next_time = $3, updated_at = " +
+  c.prepare("job_pause_group",
+            "UPDATE job_info SET trigger_status = 0, trigger_next_time = 0, paused_with_group = true, updated_at = " +
+                ts("$2") + " WHERE job_group = $1 AND trigger_status = 1 RETURNING id");
+  c.prepare("job_resume_one",
+            "UPDATE job_info SET trigger_status = 1, trigger_next_time = $3, paused_with_group = false, updated_at = " +
+                ts("$4") + " WHERE id = $1 AND job_group = $2 AND trigger_status = 0 AND paused_with_group RETURNING id");
+  c.prepare("job_clear_paused", "UPDATE job_info SET paused_with_group = false WHERE job_group = $1 AND paused_with_group");
+  c.prepare("job_set_status", "UPDATE job_info SET paused_with_group = false, trigger_status = $2, trigger_next_time = $3, updated_at = " +
                                   ts("$4") + " WHERE id = $1 RETURNING " + kJobColumns);
   c.prepare("job_delete", "DELETE FROM job_info WHERE id = $1");
   c.prepare("job_group_of", "SELECT job_group FROM job_info WHERE id = $1 FOR KEY SHARE");
@@ -297,6 +304,35 @@ Job PgJobStore::set_trigger_status(std::int64_t id, int status, std::int64_t nex
       Job updated = job_from(tx.exec_prepared1("job_set_status", id, status, next_time, now));
       write_audit(tx, now, actor, action, "job", id, to_json(*before), to_json(updated));
       return updated;
+    });
+  });
+}
+
+std::vector<std::int64_t> PgJobStore::pause_group(std::int64_t group, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      std::vector<std::int64_t> paused;
+      for (const auto& row : tx.exec_prepared("job_pause_group", group, now)) paused.push_back(row[0].as<std::int64_t>());
+      std::sort(paused.begin(), paused.end());
+      write_audit(tx, now, actor, "group.pause", "group", group, std::nullopt, nlohmann::json{{"jobs", paused}});
+      return paused;
+    });
+  });
+}
+
+std::vector<std::int64_t> PgJobStore::resume_group(std::int64_t group, const std::map<std::int64_t, std::int64_t>& next_times,
+                                                   const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      std::vector<std::int64_t> resumed;
+      for (const auto& [id, next] : next_times) {  // ascending ids: one lock order for every resume
+        if (!tx.exec_prepared("job_resume_one", id, group, next, now).empty()) resumed.push_back(id);
+      }
+      tx.exec_prepared("job_clear_paused", group);
+      write_audit(tx, now, actor, "group.resume", "group", group, std::nullopt, nlohmann::json{{"jobs", resumed}});
+      return resumed;
     });
   });
 }

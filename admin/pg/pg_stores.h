@@ -68,6 +68,9 @@ class PgJobStore final : public JobStore {
   void remove(std::int64_t id, const Actor& actor) override;
   Job set_trigger_status(std::int64_t id, int status, std::int64_t next_time, std::string_view action,
                          const Actor& actor) override;
+  std::vector<std::int64_t> pause_group(std::int64_t group, const Actor& actor) override;
+  std::vector<std::int64_t> resume_group(std::int64_t group, const std::map<std::int64_t, std::int64_t>& next_times,
+                                         const Actor& actor) override;
 
  private:
   Database& db_;

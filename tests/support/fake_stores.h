@@ -506,11 +506,44 @@ class Jobs final : public JobStore {
     Job j = before;
     j.trigger_status = status;
     j.trigger_next_time = next_time;
+    j.paused_with_group = false;
     check_job(j);
     j.updated_at = s_.now();
     it->second = j;
     s_.audit_change(actor, std::string(action), "job", id, to_json(before), to_json(j));
     return j;
+  }
+  std::vector<std::int64_t> pause_group(std::int64_t group, const Actor& actor) override {
+    std::lock_guard lock(s_.mutex);
+    std::vector<std::int64_t> paused;
+    for (auto& [id, j] : s_.jobs) {
+      if (j.job_group != group || j.trigger_status != 1) continue;
+      j.trigger_status = 0;
+      j.trigger_next_time = 0;
+      j.paused_with_group = true;
+      j.updated_at = s_.now();
+      paused.push_back(id);
+    }
+    s_.audit_change(actor, "group.pause", "group", group, std::nullopt, nlohmann::json{{"jobs", paused}});
+    return paused;
+  }
+  std::vector<std::int64_t> resume_group(std::int64_t group, const std::map<std::int64_t, std::int64_t>& next_times,
+                                         const Actor& actor) override {
+    std::lock_guard lock(s_.mutex);
+    std::vector<std::int64_t> resumed;
+    for (auto& [id, j] : s_.jobs) {
+      if (j.job_group != group) continue;
+      auto next = next_times.find(id);
+      if (j.paused_with_group && j.trigger_status == 0 && next != next_times.end()) {
+        j.trigger_status = 1;
+        j.trigger_next_time = next->second;
+        j.updated_at = s_.now();
+        resumed.push_back(id);
+      }
+      j.paused_with_group = false;
+    }
+    s_.audit_change(actor, "group.resume", "group", group, std::nullopt, nlohmann::json{{"jobs", resumed}});
+    return resumed;
   }
 
  private:

@@ -401,6 +401,44 @@ TYPED_TEST_P(StoreContract, JobSchemaRulesAreConflictsNamingTheField) {
   EXPECT_EQ(this->s().jobs.list({}).total, 0);
 }
 
+TYPED_TEST_P(StoreContract, GroupPauseStopsAndMarksItsRunningJobsAndResumeStartsOnlyThoseStillMarked) {
+  Group g = this->group("billing-app");
+  Group h = this->group("ledger-app");
+  auto running = [&](std::int64_t group) {
+    Job j = this->s().jobs.create(make_job(group), this->system());
+    return this->s().jobs.set_trigger_status(j.id, 1, 1'800'000'000'000, "job.start", this->system());
+  };
+  Job a = running(g.id);
+  Job b = running(g.id);
+  Job c = running(g.id);
+  Job idle = this->s().jobs.create(make_job(g.id), this->system());
+  Job other = running(h.id);
+
+  auto actor = this->admin_actor();
+  EXPECT_EQ(this->s().jobs.pause_group(g.id, actor), (std::vector<std::int64_t>{a.id, b.id, c.id}));
+  this->expect_last_audit("group.pause", "group", g.id, actor);
+  for (auto id : {a.id, b.id, c.id}) {
+    auto j = *this->s().jobs.get(id);
+    EXPECT_EQ(j.trigger_status, 0);
+    EXPECT_EQ(j.trigger_next_time, 0);
+    EXPECT_TRUE(j.paused_with_group);
+  }
+  EXPECT_FALSE(this->s().jobs.get(idle.id)->paused_with_group);
+  EXPECT_EQ(this->s().jobs.get(other.id)->trigger_status, 1);
+
+  // b is stopped by itself (its mark goes); c gets no next time (it stays stopped).
+  this->s().jobs.set_trigger_status(b.id, 0, 0, "job.stop", this->system());
+  EXPECT_FALSE(this->s().jobs.get(b.id)->paused_with_group);
+  const std::map<std::int64_t, std::int64_t> next{{a.id, 1'900'000'000'000}, {b.id, 1'900'000'000'000}};
+  EXPECT_EQ(this->s().jobs.resume_group(g.id, next, actor), (std::vector<std::int64_t>{a.id}));
+  this->expect_last_audit("group.resume", "group", g.id, actor);
+  EXPECT_EQ(this->s().jobs.get(a.id)->trigger_status, 1);
+  EXPECT_EQ(this->s().jobs.get(a.id)->trigger_next_time, 1'900'000'000'000);
+  EXPECT_EQ(this->s().jobs.get(b.id)->trigger_status, 0);
+  EXPECT_EQ(this->s().jobs.get(c.id)->trigger_status, 0);
+  for (auto id : {a.id, b.id, c.id}) EXPECT_FALSE(this->s().jobs.get(id)->paused_with_group);
+}
+
 TYPED_TEST_P(StoreContract, JobNamesAreUniqueWithinAGroupAndAnEmptyOneIsNamedAfterTheId) {
   Group g = this->group("billing-app");
   Group h = this->group("ledger-app");
@@ -1707,6 +1745,7 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             JobCreateKeepsEveryFieldAndIsAudited, JobInAMissingGroupIsAConflictOnJobGroup,
                             JobSchemaRulesAreConflictsNamingTheField,
                             JobNamesAreUniqueWithinAGroupAndAnEmptyOneIsNamedAfterTheId,
+                            GroupPauseStopsAndMarksItsRunningJobsAndResumeStartsOnlyThoseStillMarked,
                             JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited,
                             JobUpdateRefusesMissingJobsGroupsAndItselfAsChild, JobListFiltersNewestFirstAndPages,
                             JobExistingReturnsTheIdsThatExist, JobChildrenOfAnswersEachExistingJobsStoredChildrenInOrder, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,

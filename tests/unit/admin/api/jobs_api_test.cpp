@@ -316,6 +316,59 @@ TEST_F(JobsApi, ANameOutsideTheFormatIsRefusedNamingTheRule) {
   EXPECT_EQ(post("jobs", body).status, 400);
 }
 
+TEST_F(JobsApi, PausingAGroupStopsItsRunningJobsAndResumingStartsExactlyThoseAgain) {
+  auto running = add_job(group_.id, "running", ScheduleType::kFixRate, "60");
+  auto also_running = add_job(group_.id, "also running", ScheduleType::kFixRate, "30");
+  auto stopped = add_job(group_.id, "stopped before", ScheduleType::kFixRate, "60");
+  auto other_group = add_group("billing");
+  auto elsewhere = add_job(other_group.id, "elsewhere", ScheduleType::kFixRate, "60");
+  for (const auto& j : {running, also_running, elsewhere}) ASSERT_EQ(post(path(j, "/start")).status, 200);
+
+  auto paused = post("groups/" + std::to_string(group_.id) + "/pause");
+  ASSERT_EQ(paused.status, 200) << paused.text;
+  EXPECT_EQ(paused.body["paused"], json({running.id, also_running.id}));
+  EXPECT_EQ(last_audit().action, "group.pause");
+  auto after_pause = get(path(running));
+  EXPECT_EQ(after_pause.body["triggerStatus"], 0);
+  EXPECT_EQ(after_pause.body["triggerNextTime"], 0);
+  EXPECT_EQ(after_pause.body["pausedWithGroup"], true);
+  EXPECT_EQ(get(path(stopped)).body["pausedWithGroup"], false);
+  EXPECT_EQ(get(path(elsewhere)).body["triggerStatus"], 1) << "another group's jobs run on";
+
+  // A job started by hand meanwhile is no longer the pause's to resume.
+  ASSERT_EQ(post(path(also_running, "/start")).status, 200);
+  EXPECT_EQ(get(path(also_running)).body["pausedWithGroup"], false);
+
+  auto resumed = post("groups/" + std::to_string(group_.id) + "/resume");
+  ASSERT_EQ(resumed.status, 200) << resumed.text;
+  EXPECT_EQ(resumed.body["resumed"], json({running.id}));
+  EXPECT_EQ(resumed.body["notResumed"], json::array());
+  EXPECT_EQ(last_audit().action, "group.resume");
+  auto after_resume = get(path(running));
+  EXPECT_EQ(after_resume.body["triggerStatus"], 1);
+  EXPECT_GT(after_resume.body["triggerNextTime"].get<std::int64_t>(), 0);
+  EXPECT_EQ(after_resume.body["pausedWithGroup"], false);
+  EXPECT_EQ(get(path(stopped)).body["triggerStatus"], 0) << "stopped before the pause: stays stopped";
+  // Resuming again changes nothing.
+  EXPECT_EQ(post("groups/" + std::to_string(group_.id) + "/resume").body["resumed"], json::array());
+  EXPECT_EQ(post("groups/999/pause").status, 404);
+}
+
+TEST_F(JobsApi, APausedJobWhoseScheduleHasNoTimeLeftIsNamedAndStaysStopped) {
+  auto job = add_job(group_.id, "ends soon", ScheduleType::kCron, "0 0 0 1 1 ? 2099");
+  ASSERT_EQ(post(path(job, "/start")).status, 200);
+  ASSERT_EQ(post("groups/" + std::to_string(group_.id) + "/pause").status, 200);
+  // Its schedule is edited while paused to one that never fires again.
+  ASSERT_EQ(put(path(job), {{"scheduleConf", "0 0 0 1 1 ? 2000"}}).status, 200);
+  auto resumed = post("groups/" + std::to_string(group_.id) + "/resume");
+  ASSERT_EQ(resumed.status, 200) << resumed.text;
+  EXPECT_EQ(resumed.body["resumed"], json::array());
+  ASSERT_EQ(resumed.body["notResumed"].size(), 1u) << resumed.text;
+  EXPECT_EQ(resumed.body["notResumed"][0]["id"], job.id);
+  EXPECT_NE(resumed.body["notResumed"][0]["reason"].get<std::string>().find("no fire time"), std::string::npos);
+  EXPECT_EQ(get(path(job)).body["triggerStatus"], 0);
+}
+
 TEST_F(JobsApi, DeleteRemovesTheJobAndItsLogs) {
   auto job = add_job(group_.id);
   ASSERT_EQ(post(path(job, "/trigger")).status, 201);
