@@ -1,4 +1,4 @@
-import { APP_NAME, EXECUTOR_ADDRESS, escapeRegExp, expect, logIn, test } from './support'
+import { APP_NAME, EXECUTOR_ADDRESS, escapeRegExp, expect, logIn, test, unique } from './support'
 
 test.describe('executor groups', () => {
   test('an admin creates the group the executor registers with and sees the executor online', async ({ page }) => {
@@ -33,5 +33,28 @@ test.describe('executor groups', () => {
     await page.getByRole('button', { name: 'Search' }).click()
     await expect(page).toHaveURL(/[?&]text=browser/)
     await expect(row).toBeVisible()
+  })
+
+  test('pausing a group stops its running jobs, and resuming starts exactly those again', async ({ page, api }) => {
+    const appName = unique('pause-me').toLowerCase()
+    const group = await api.post<{ id: number }>('groups', { appName, title: 'Paused in a release', addressType: 0 })
+    const running = await api.createJob({ jobGroup: group.id, jobDesc: unique('Running'), scheduleType: 'FIX_RATE', scheduleConf: '3600', executorHandler: 'echo' })
+    const idle = await api.createJob({ jobGroup: group.id, jobDesc: unique('Idle'), scheduleType: 'FIX_RATE', scheduleConf: '3600', executorHandler: 'echo' })
+    await api.post(`jobs/${running.id}/start`)
+
+    await logIn(page)
+    await page.goto(`/groups?text=${appName}`)
+    await page.getByRole('button', { name: `Pause the running jobs of ${appName}` }).click()
+    await page.getByRole('button', { name: 'Pause', exact: true }).click()
+    await expect(page.getByText('Paused 1 running jobs')).toBeVisible()
+    const paused = await api.get(`jobs/${running.id}`)
+    expect(paused.triggerStatus).toBe(0)
+    expect(paused.pausedWithGroup).toBe(true)
+
+    await page.getByRole('button', { name: `Resume the paused jobs of ${appName}` }).click()
+    await expect(page.getByText('Resumed 1 jobs')).toBeVisible()
+    expect((await api.get(`jobs/${running.id}`)).triggerStatus).toBe(1)
+    expect((await api.get(`jobs/${idle.id}`)).triggerStatus).toBe(0)
+    await api.post(`jobs/${running.id}/stop`)
   })
 })

@@ -39,6 +39,15 @@ const messages: typeof en = {
   updated: '最后修改',
   deleteConfirm: '删除执行器分组“{name}”？此操作无法撤销。',
   deleteRefused: '无法删除：{message}',
+  pause: '暂停',
+  resume: '恢复',
+  pauseLabel: '暂停 {name} 中运行的任务',
+  resumeLabel: '恢复 {name} 中暂停的任务',
+  pauseTitle: '暂停分组',
+  pauseConfirm: '立即停止“{name}”中所有运行中的任务？恢复时只会重新启动这些任务，之前已停止的任务保持停止。',
+  paused: '已暂停 {count} 个运行中的任务',
+  resumed: '已恢复 {count} 个任务',
+  resumedExcept: '已恢复 {count} 个任务；以下任务保持停止：{names}',
   readOnly: '只有管理员可以修改执行器分组。',
 }
 export default messages
