@@ -70,7 +70,7 @@ class JobStore {
     GroupScope scope;
     std::optional<std::int64_t> job_group;
     std::optional<int> trigger_status;
-    std::string text;  // matches description, handler or author, case-insensitive substring
+    std::string text;  // matches name, description, handler or author, case-insensitive substring
     std::optional<std::string> name;  // exactly this name
     PageRequest page;
   };

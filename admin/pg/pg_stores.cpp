@@ -211,7 +211,8 @@ Page<Job> PgJobStore::list(const Filter& f) {
   if (f.trigger_status) list.conditions.push_back("trigger_status = " + list.params.add(*f.trigger_status));
   if (f.name) list.conditions.push_back("name = " + list.params.add(*f.name, "text"));
   if (!f.text.empty()) {
-    // job_info_text holds the three fields lower-cased (sql/0006_lists_at_scale.sql); a text of
+    // job_info_text holds the name and three fields lower-cased (sql/0006_lists_at_scale.sql,
+    // 0014_job_name_search.sql); a text of
     // one or two characters, too short for trigrams, is looked up among each job's substrings
     // of that length (the length test is decided when the statement is planned).
     const auto text = list.params.add(f.text, "text");

@@ -422,7 +422,10 @@ class Jobs final : public JobStore {
       if (f.job_group && j.job_group != *f.job_group) continue;
       if (f.trigger_status && j.trigger_status != *f.trigger_status) continue;
       if (f.name && j.name != *f.name) continue;
-      if (!(contains(j.job_desc, f.text) || contains(j.executor_handler, f.text) || contains(j.author, f.text))) continue;
+      if (!(contains(j.name, f.text) || contains(j.job_desc, f.text) || contains(j.executor_handler, f.text) ||
+            contains(j.author, f.text))) {
+        continue;
+      }
       all.push_back(j);
     }
     return keyed_page_of(std::move(all), f.page, [](const Job& j) { return PageKey{0, j.id}; });

@@ -581,6 +581,11 @@ TYPED_TEST_P(StoreContract, JobListFiltersNewestFirstAndPages) {
   EXPECT_EQ(ids_of(this->s().jobs.list(f).items), std::vector<std::int64_t>{j2.id});
   f.text = "5_%";
   EXPECT_EQ(this->s().jobs.list(f).total, 0);
+  Job renamed = *this->s().jobs.get(j3.id);
+  renamed.name = "ledger-close.eu";
+  this->s().jobs.update(renamed, this->system());
+  f.text = "LEDGER-CLOSE";  // the name too
+  EXPECT_EQ(ids_of(this->s().jobs.list(f).items), std::vector<std::int64_t>{j3.id});
   f = {};
   f.scope = std::vector<std::int64_t>{b.id};
   f.page = {1, 1};
