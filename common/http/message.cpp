@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "common/http/request_head.h"
+
 namespace cronwheel::common::http {
 namespace {
 
@@ -16,27 +18,11 @@ std::string nth_value(const Map& map, std::string_view name, std::size_t index) 
   return first->second;
 }
 
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
+// '+' is a space in a query (HTML forms' encoding), then %XX escapes as in a path.
 std::string decode_query_component(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
-      out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
+  std::string spaced(text);
+  std::replace(spaced.begin(), spaced.end(), '+', ' ');
+  return percent_decode(spaced);
 }
 
 }  // namespace
