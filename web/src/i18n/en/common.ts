@@ -33,6 +33,7 @@ export default {
   totalAtLeast: 'more than {n}',
   perPage: '{n}/page',
   pageSize: 'Rows per page',
+  selectPage: 'Select every row on this page',
   errors: {
     forbiddenTitle: 'Not allowed',
     forbidden: 'Your account may not see this page.',

@@ -35,6 +35,7 @@ const messages: typeof en = {
   totalAtLeast: '超过 {n} 条',
   perPage: '{n} 条/页',
   pageSize: '每页行数',
+  selectPage: '选择本页所有行',
   errors: {
     forbiddenTitle: '无权访问',
     forbidden: '你的账号无权查看此页面。',

@@ -1,9 +1,11 @@
-// Job actions shared by the list and the editor: start/stop, copy, delete (with confirmation).
+// Job actions shared by the list and the editor: start/stop, copy, delete (with confirmation),
+// and the list's bulk start, stop and delete of the selected jobs.
 import { api, call } from '@/api/client'
 import type { Job } from '@/api/types'
 import { i18n } from '@/i18n'
-import { showError } from '@/utils/errors'
+import { errorText, showError } from '@/utils/errors'
 import { confirmDelete } from '@/utils/confirm'
+import { BULK_CONCURRENCY, bulkOutcome, settleLimited, type BulkAction, type BulkOutcome } from './job-bulk'
 
 const t = i18n.global.t
 
@@ -44,4 +46,22 @@ export async function deleteJob(job: Job): Promise<boolean> {
     showError(e)
     return false
   }
+}
+
+function callFor(action: BulkAction, job: Job): Promise<unknown> {
+  const params = { params: { path: { id: job.id! } } }
+  switch (action) {
+    case 'start':
+      return call(api.POST('/jobs/{id}/start', params))
+    case 'stop':
+      return call(api.POST('/jobs/{id}/stop', params))
+    case 'delete':
+      return call(api.DELETE('/jobs/{id}', params))
+  }
+}
+
+/** Runs `action` on every job (BULK_CONCURRENCY at a time) and answers what happened. */
+export async function runBulk(action: BulkAction, jobs: readonly Job[]): Promise<BulkOutcome> {
+  const results = await settleLimited(jobs, BULK_CONCURRENCY, (job) => callFor(action, job))
+  return bulkOutcome(action, jobs, results, errorText)
 }
