@@ -1,0 +1,57 @@
+#include "cli/arguments.h"
+
+#include <string>
+#include <variant>
+
+#include "cli/job_ref.h"
+
+namespace cronwheel::cli {
+
+namespace {
+
+constexpr std::size_t kMaxTextBytes = 65536;
+
+}  // namespace
+
+const CLI::Validator& job_ref_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        auto ref = parse_job_ref(text);
+        if (auto* why = std::get_if<std::string>(&ref)) return "'" + text + "': " + *why;
+        return {};
+      },
+      "JOB", "job");
+  return check;
+}
+
+const CLI::Validator& app_name_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        if (auto why = app_name_problem(text)) return "'" + text + "': " + *why;
+        return {};
+      },
+      "APP", "app name");
+  return check;
+}
+
+const CLI::Validator& id_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        auto id = parse_id(text);
+        if (auto* why = std::get_if<std::string>(&id)) return "'" + text + "': " + *why;
+        return {};
+      },
+      "ID", "id");
+  return check;
+}
+
+const CLI::Validator& bounded_text_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        return text.size() > kMaxTextBytes ? "longer than 65536 bytes" : std::string();
+      },
+      "", "bounded text");
+  return check;
+}
+
+}  // namespace cronwheel::cli

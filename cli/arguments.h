@@ -1,0 +1,19 @@
+#pragma once
+
+// Checks of the command line's arguments, run by CLI11 while it parses, so that a bad value is a
+// usage error (exit status 2) before anything is sent.
+
+#include <CLI/CLI.hpp>
+
+namespace cronwheel::cli {
+
+// A job: its numeric id or APP/NAME (job_ref.h says exactly what is accepted).
+const CLI::Validator& job_ref_check();
+// A group's app name.
+const CLI::Validator& app_name_check();
+// A numeric id (runs).
+const CLI::Validator& id_check();
+// Any text, at most 64 KiB (a job's parameters are at most that).
+const CLI::Validator& bounded_text_check();
+
+}  // namespace cronwheel::cli

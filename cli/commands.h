@@ -1,0 +1,15 @@
+#pragma once
+
+// The commands of `cronwheel`, one file each; each function adds its commands to the command
+// line (command_line.h), and main.cpp calls every one of them in the order --help lists them.
+
+namespace cronwheel::cli {
+
+class CommandLine;
+
+void add_jobs_commands(CommandLine& command_line);     // jobs_command.cpp
+void add_groups_commands(CommandLine& command_line);   // groups_command.cpp
+void add_runs_commands(CommandLine& command_line);     // runs_command.cpp
+void add_version_command(CommandLine& command_line);   // version_command.cpp
+
+}  // namespace cronwheel::cli

@@ -1,0 +1,340 @@
+// cronwheel jobs list|get|start|stop|delete|trigger
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cli/api_client.h"
+#include "cli/arguments.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/job_ref.h"
+#include "cli/output.h"
+
+namespace cronwheel::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kDescriptionWidth = 48;
+constexpr std::size_t kScheduleWidth = 32;
+// Groups looked up one by one for a job list, beyond the first page of groups.
+constexpr std::size_t kMaxGroupLookups = 50;
+
+JobRef job_ref(const std::string& text) { return std::get<JobRef>(parse_job_ref(text)); }
+
+std::string schedule_of(const json& job) {
+  const std::string type = text_of(job, "scheduleType");
+  if (type.empty() || type == "NONE") return "-";
+  const std::string conf = text_of(job, "scheduleConf");
+  if (type == "FIX_RATE") return "every " + conf + " s";
+  if (type == "FIX_DELAY") return conf + " s after each run";
+  return conf;  // CRON
+}
+
+std::string status_of(const json& job) {
+  if (int_of(job, "triggerStatus") == 1) return "running";
+  if (job.is_object() && job.value("pausedWithGroup", false)) return "paused";
+  return "stopped";
+}
+
+// App names of the groups the jobs are in, by group id: the first page of groups, then each
+// group still missing (a few at most). Groups not found show as "#<id>".
+std::map<std::int64_t, std::string> app_names(ApiClient& api, const json& jobs) {
+  std::set<std::int64_t> wanted;
+  for (const json& job : jobs) wanted.insert(int_of(job, "jobGroup"));
+  std::map<std::int64_t, std::string> names;
+  if (wanted.empty()) return names;
+  const json page = api.get("groups?limit=1000");
+  for (const json& group : array_member(page, "items")) names[int_member(group, "id")] = string_member(group, "appName");
+  std::size_t lookups = 0;
+  for (std::int64_t id : wanted) {
+    if (names.count(id) != 0 || id <= 0 || ++lookups > kMaxGroupLookups) continue;
+    try {
+      names[id] = string_member(api.get("groups/" + std::to_string(id)), "appName");
+    } catch (const ApiError&) {
+      // Gone since the job was read, or not the user's: shown by id.
+    }
+  }
+  return names;
+}
+
+std::string job_label(const json& job, const std::map<std::int64_t, std::string>& apps) {
+  const auto group = int_of(job, "jobGroup");
+  auto app = apps.find(group);
+  return (app != apps.end() ? app->second : "#" + std::to_string(group)) + "/" + text_of(job, "name");
+}
+
+void note_partial_page(Context& ctx, const json& page, std::size_t shown, const char* what) {
+  const auto total = int_of(page, "total", -1);
+  if (total < 0 || static_cast<std::size_t>(total) <= shown) return;
+  const bool exact = !page.is_object() || page.value("totalExact", true);
+  ctx.err() << "(" << shown << " of " << (exact ? "" : "at least ") << total << " " << what
+            << " shown; --limit shows up to 1000)\n";
+}
+
+// ---- jobs list
+
+struct ListOptions {
+  std::string group;
+  std::string status;
+  std::string search;
+  int limit = 20;
+};
+
+int list_jobs(Context& ctx, const ListOptions& options) {
+  std::vector<std::pair<std::string, std::string>> query;
+  if (!options.group.empty()) query.emplace_back("appName", options.group);
+  if (options.status == "running") query.emplace_back("triggerStatus", "1");
+  if (options.status == "stopped") query.emplace_back("triggerStatus", "0");
+  if (!options.search.empty()) query.emplace_back("text", options.search);
+  query.emplace_back("limit", std::to_string(options.limit));
+  ApiClient& api = ctx.api();
+  const json page = api.get("jobs" + query_string(query));
+  const json& jobs = array_member(page, "items");
+  if (ctx.format() != OutputFormat::kTable) {
+    print_document(ctx.out(), ctx.format(), page);
+    return kExitOk;
+  }
+  if (jobs.empty()) {
+    ctx.err() << "No jobs.\n";
+    return kExitOk;
+  }
+  std::map<std::int64_t, std::string> apps;
+  if (!options.group.empty()) {
+    for (const json& job : jobs) apps[int_of(job, "jobGroup")] = options.group;
+  } else {
+    apps = app_names(api, jobs);
+  }
+  Table table({"ID", "JOB", "STATUS", "SCHEDULE", "NEXT FIRE", "DESCRIPTION"});
+  for (const json& job : jobs) {
+    table.add_row({std::to_string(int_member(job, "id")), cell_text(job_label(job, apps)), status_of(job),
+                   cell_text(schedule_of(job), kScheduleWidth), local_time(int_of(job, "triggerNextTime")),
+                   cell_text(text_of(job, "jobDesc"), kDescriptionWidth)});
+  }
+  table.print(ctx.out());
+  note_partial_page(ctx, page, jobs.size(), "jobs");
+  return kExitOk;
+}
+
+// ---- jobs get
+
+int get_job(Context& ctx, const std::string& text) {
+  return ctx.about(text, [&] {
+    ApiClient& api = ctx.api();
+    const auto id = resolve_job(api, job_ref(text));
+    const json job = api.get("jobs/" + std::to_string(id));
+    if (ctx.format() != OutputFormat::kTable) {
+      print_document(ctx.out(), ctx.format(), job);
+      return kExitOk;
+    }
+    const auto apps = app_names(api, json::array({job}));
+    const std::string glue = text_of(job, "glueType");
+    std::vector<std::pair<std::string, std::string>> fields{
+        {"ID", std::to_string(int_member(job, "id"))},
+        {"Job", job_label(job, apps)},
+        {"Description", text_of(job, "jobDesc")},
+        {"Author", text_of(job, "author")},
+        {"Status", status_of(job)},
+        {"Schedule", text_of(job, "scheduleType") + (schedule_of(job) == "-" ? "" : " " + text_of(job, "scheduleConf"))},
+        {"Time zone", text_of(job, "timezone")},
+        {"Next fire", local_time(int_of(job, "triggerNextTime"))},
+        {"Last fire", local_time(int_of(job, "triggerLastTime"))},
+        {"Misfire", text_of(job, "misfireStrategy")},
+        {"Route", text_of(job, "executorRouteStrategy")},
+        {"Block", text_of(job, "executorBlockStrategy")},
+        {glue == "BEAN" ? "Handler" : "Script", glue == "BEAN" ? text_of(job, "executorHandler")
+                                                               : glue + " (" + text_of(job, "glueRemark") + ")"},
+        {"Parameters", text_of(job, "executorParam")},
+        {"Timeout", std::to_string(int_of(job, "executorTimeout")) + " s"},
+        {"Retries", text_of(job, "executorFailRetryCount") + ", " + text_of(job, "retryInterval") + " s apart"},
+        {"Child jobs", text_of(job, "childJobId")},
+        {"Alarm e-mail", text_of(job, "alarmEmail")},
+        {"Updated", local_time(int_of(job, "updatedAt"))},
+    };
+    print_fields(ctx.out(), fields);
+    return kExitOk;
+  });
+}
+
+// ---- jobs start|stop|delete: each job its own call, every one tried
+
+struct BulkVerb {
+  const char* done;  // "started"
+  std::function<json(ApiClient&, std::int64_t)> call;
+};
+
+int for_each_job(Context& ctx, const std::vector<std::string>& texts, const BulkVerb& verb) {
+  ApiClient& api = ctx.api();
+  json answers = json::array();
+  int failures = 0;
+  for (const std::string& text : texts) {
+    try {
+      const JobRef ref = job_ref(text);
+      const auto id = resolve_job(api, ref);
+      json answer = verb.call(api, id);
+      if (ctx.format() == OutputFormat::kTable) {
+        ctx.out() << "job " << ref.text() << (ref.by_id() ? "" : " (" + std::to_string(id) + ")") << " " << verb.done;
+        if (answer.is_object() && int_of(answer, "triggerNextTime") > 0) {
+          ctx.out() << ", next fire " << local_time(int_of(answer, "triggerNextTime"));
+        }
+        ctx.out() << "\n";
+      }
+      answers.push_back(answer.is_null() ? json{{"id", id}} : std::move(answer));
+    } catch (const CliError& e) {
+      ctx.report(text, e);
+      ++failures;
+      // No answer from the server: the next jobs would only say the same.
+      if (e.names_its_subject()) break;
+    }
+  }
+  print_document(ctx.out(), ctx.format(), answers);
+  return failures == 0 ? kExitOk : kExitFailed;
+}
+
+// ---- jobs trigger
+
+struct TriggerOptions {
+  std::string job;
+  std::string param;
+  CLI::Option* param_option = nullptr;
+};
+
+int trigger_job(Context& ctx, const TriggerOptions& options) {
+  return ctx.about(options.job, [&] {
+    ApiClient& api = ctx.api();
+    const JobRef ref = job_ref(options.job);
+    const auto id = resolve_job(api, ref);
+    json body = json::object();
+    if (options.param_option->count() > 0) body["executorParam"] = options.param;
+    const json run = api.post("jobs/" + std::to_string(id) + "/trigger", body);
+    if (ctx.format() != OutputFormat::kTable) {
+      print_document(ctx.out(), ctx.format(), run);
+      return kExitOk;
+    }
+    ctx.out() << "job " << ref.text() << (ref.by_id() ? "" : " (" + std::to_string(id) + ")") << " triggered: run "
+              << int_member(run, "id") << "\n";
+    return kExitOk;
+  });
+}
+
+}  // namespace
+
+void add_jobs_commands(CommandLine& command_line) {
+  CLI::App* jobs = command_line.add_group("jobs", "List, inspect, start, stop, trigger and delete jobs");
+
+  {
+    auto options = std::make_shared<ListOptions>();
+    CLI::App* list = command_line.add_command(
+        *jobs, "list", "List jobs, newest first",
+        "Lists the jobs you may see: their id, APP/NAME (the group's app name and the job's name),\n"
+        "status (running, stopped, or paused with its group), schedule, next fire time (local\n"
+        "time) and description. -o json and -o yaml print the API's page as answered.\n\n"
+        "EXAMPLES\n"
+        "  cronwheel jobs list\n"
+        "  cronwheel jobs list --group billing --status running\n"
+        "  cronwheel jobs list --search invoice --limit 100 -o json\n",
+        [options](Context& ctx) { return list_jobs(ctx, *options); });
+    list->add_option("--group", options->group, "Only the jobs of the group with this app name")
+        ->type_name("APP")
+        ->check(app_name_check());
+    list->add_option("--status", options->status, "Only running or only stopped jobs")
+        ->type_name("STATUS")
+        ->check(CLI::IsMember({"running", "stopped"}));
+    list->add_option("--search", options->search, "Text in the name, description, handler or author")
+        ->type_name("TEXT")
+        ->check(bounded_text_check());
+    list->add_option("--limit", options->limit, "How many jobs at most (1-1000)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+  }
+
+  {
+    auto job = std::make_shared<std::string>();
+    CLI::App* get = command_line.add_command(
+        *jobs, "get", "Show one job",
+        "Shows every setting of the job. -o json and -o yaml print the job as the API answers it.\n\n"
+        "ARGUMENTS\n"
+        "  JOB  the job's numeric id, or APP/NAME: its group's app name and its name\n\n"
+        "EXAMPLES\n"
+        "  cronwheel jobs get 42\n"
+        "  cronwheel jobs get billing/nightly-invoices -o yaml\n",
+        [job](Context& ctx) { return get_job(ctx, *job); });
+    get->add_option("JOB", *job, "The job: its id or APP/NAME")->required()->check(job_ref_check());
+  }
+
+  struct Bulk {
+    const char* name;
+    const char* description;
+    const char* help;
+    BulkVerb verb;
+  };
+  const Bulk bulks[] = {
+      {"start", "Start scheduling jobs",
+       "Starts each job: it fires from its schedule's first time after now + 5 s. A job that\n"
+       "runs already stays as it is. Each job is its own call; a line is printed for each, and\n"
+       "the jobs after a failed one are still started.\n\n"
+       "ARGUMENTS\n"
+       "  JOB...  jobs, each its numeric id or APP/NAME\n\n"
+       "EXAMPLES\n"
+       "  cronwheel jobs start billing/nightly-invoices billing/reconcile\n"
+       "  cronwheel jobs start 42 43 44\n\n"
+       "A job that could not be started makes the exit status 1, after every job was tried.\n",
+       {"started", [](ApiClient& api, std::int64_t id) { return api.post("jobs/" + std::to_string(id) + "/start"); }}},
+      {"stop", "Stop scheduling jobs",
+       "Stops each job: it fires no more until started again (runs under way go on). Each job\n"
+       "is its own call; a line is printed for each, and the jobs after a failed one are still\n"
+       "stopped.\n\n"
+       "ARGUMENTS\n"
+       "  JOB...  jobs, each its numeric id or APP/NAME\n\n"
+       "EXAMPLES\n"
+       "  cronwheel jobs stop billing/nightly-invoices\n\n"
+       "A job that could not be stopped makes the exit status 1, after every job was tried.\n",
+       {"stopped", [](ApiClient& api, std::int64_t id) { return api.post("jobs/" + std::to_string(id) + "/stop"); }}},
+      {"delete", "Delete jobs, with their runs and script history",
+       "Deletes each job with its runs' records and its script versions; this cannot be undone.\n"
+       "Each job is its own call; a line is printed for each, and the jobs after a failed one\n"
+       "are still deleted.\n\n"
+       "ARGUMENTS\n"
+       "  JOB...  jobs, each its numeric id or APP/NAME\n\n"
+       "EXAMPLES\n"
+       "  cronwheel jobs delete billing/old-report 57\n\n"
+       "A job that could not be deleted makes the exit status 1, after every job was tried.\n",
+       {"deleted", [](ApiClient& api, std::int64_t id) { return api.remove("jobs/" + std::to_string(id)); }}},
+  };
+  for (const Bulk& bulk : bulks) {
+    auto texts = std::make_shared<std::vector<std::string>>();
+    CLI::App* command = command_line.add_command(*jobs, bulk.name, bulk.description, bulk.help,
+                                                 [texts, verb = bulk.verb](Context& ctx) {
+                                                   return for_each_job(ctx, *texts, verb);
+                                                 });
+    command->add_option("JOB", *texts, "Jobs: ids or APP/NAME")->required()->check(job_ref_check());
+  }
+
+  {
+    auto options = std::make_shared<TriggerOptions>();
+    CLI::App* trigger = command_line.add_command(
+        *jobs, "trigger", "Fire a job once, now",
+        "Asks for one run of the job now, whatever its status, and prints the run's id (follow\n"
+        "its log with `cronwheel runs logs -f ID`). --param gives this run its parameters instead\n"
+        "of the job's own.\n\n"
+        "ARGUMENTS\n"
+        "  JOB  the job's numeric id, or APP/NAME\n\n"
+        "EXAMPLES\n"
+        "  cronwheel jobs trigger billing/nightly-invoices\n"
+        "  cronwheel jobs trigger 42 --param 'region=eu'\n",
+        [options](Context& ctx) { return trigger_job(ctx, *options); });
+    trigger->add_option("JOB", options->job, "The job: its id or APP/NAME")->required()->check(job_ref_check());
+    options->param_option = trigger->add_option("--param", options->param, "Parameters for this run")
+                                ->type_name("P")
+                                ->check(bounded_text_check());
+  }
+}
+
+}  // namespace cronwheel::cli
