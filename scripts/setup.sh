@@ -21,6 +21,7 @@ packages=(
   prometheus-cpp-dev         # GET /metrics in Prometheus' text format
   libcurl4-openssl-dev       # SMTP alarm mail
   libbrotli-dev              # checks the web console's brotli copies before sending them
+  libmariadb-dev             # cronwheel import xxl-job reads XXL-JOB's MySQL/MariaDB database
   libgtest-dev libgmock-dev  # tests
   libyaml-cpp-dev            # tests: reads openapi.yaml to check it against the routes
   python3-aiosmtpd openssl   # tests: the SMTP sink and its certificate
@@ -31,6 +32,7 @@ packages=(
   clang-14 libclang-rt-14-dev llvm-14
   # servers and tools the scripts and tests run
   postgresql-15 curl procps util-linux
+  mariadb-server             # tests: stands in for XXL-JOB's database (a private one, scripts/lib/mariadb.sh)
   jq                         # demo.sh reads the REST API's answers
   # Debian packages (cpack -G DEB, docs/packaging.md): dpkg-shlibdeps and file find the
   # binaries' library dependencies

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything, builds, and runs all tests, in two stages (docs/testing.md):
 #  1. the normal build (build/, the web console in build/web): ctest labels unit (the console's
-#     own included), db, e2e and browser against a throwaway PostgreSQL cluster, which is
-#     stopped and removed whatever happens;
+#     own included), db, e2e and browser against a throwaway PostgreSQL cluster and a throwaway
+#     MariaDB server (XXL-JOB's database for the importer's tests), which are stopped and
+#     removed whatever happens;
 #  2. the sanitizer build (build-asan/, clang): the unit tests under AddressSanitizer and
 #     UndefinedBehaviorSanitizer, then each fuzz target (label fuzz) for
 #     CRONWHEEL_FUZZ_SECONDS seconds (default 20; 0 replays the seed corpora only).
@@ -38,7 +39,9 @@ asan_pid=""
 asan_log=""
 
 . scripts/lib/pg.sh
+. scripts/lib/mariadb.sh
 pgdir=$(mktemp -d /tmp/cronwheel-test-pg.XXXXXX)
+mariadbdir=$(mktemp -d /tmp/cronwheel-test-mariadb.XXXXXX)
 cleanup() {
   if [ -n "$asan_pid" ]; then
     kill -TERM -- "-$asan_pid" 2>/dev/null || true
@@ -47,6 +50,8 @@ cleanup() {
   [ -z "$asan_log" ] || rm -f "$asan_log"
   pg_stop "$pgdir/data"
   rm -rf "$pgdir"
+  mariadb_stop "$mariadbdir/server"
+  rm -rf "$mariadbdir"
 }
 trap cleanup EXIT
 
@@ -77,6 +82,17 @@ pg_init "$pgdir/data"
 port=$(pg_start_free "$pgdir/data" "-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
 echo "PostgreSQL for tests on 127.0.0.1:$port"
 export CRONWHEEL_TEST_DB_URL="postgresql://cronwheel@127.0.0.1:$port/postgres"
+
+# MariaDB for the tests of `cronwheel import xxl-job` (they load XXL-JOB's tables into databases
+# of their own): a user with a random password, as an XXL-JOB installation would have.
+chmod 755 "$mariadbdir"
+mariadb_init "$mariadbdir/server"
+mysql_port=$(mariadb_start_free "$mariadbdir/server")
+mysql_password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+mariadb_create_user "$mariadbdir/server" cronwheel "$mysql_password"
+mariadb_create_database "$mariadbdir/server" cronwheel
+echo "MariaDB for tests on 127.0.0.1:$mysql_port"
+export CRONWHEEL_TEST_MYSQL_URL="mysql://cronwheel:$mysql_password@127.0.0.1:$mysql_port/cronwheel"
 
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "$@"
 stage_done "tests"
