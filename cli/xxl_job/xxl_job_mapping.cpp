@@ -563,8 +563,9 @@ class Mapper {
     }
     if (!group_order_.empty()) {
       add(Kind::kNote, "groups",
-          "executor access tokens are not in the document: set each group's token (the executors' "
-          "xxl.job.accessToken) in the console or with PUT /api/v1/groups/{id}");
+          "executor access tokens are not in the document: give XXL-JOB's one token (the executors' "
+          "xxl.job.accessToken) to the admin as --access-token, or set each group's own in the console or with "
+          "PUT /api/v1/groups/{id}");
     }
   }
 
