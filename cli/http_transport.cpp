@@ -121,8 +121,10 @@ struct HttpTransport::Impl {
     auto result = client->send(req);
     if (too_large) {
       client->stop();  // the rest of the answer is still on the connection
+      const std::size_t mib = 1024 * 1024;
       throw unreachable("the answer from " + shown + " is larger than " +
-                        std::to_string(options.max_answer_bytes / (1024 * 1024)) + " MiB");
+                        (options.max_answer_bytes % mib == 0 ? std::to_string(options.max_answer_bytes / mib) + " MiB"
+                                                             : std::to_string(options.max_answer_bytes) + " bytes"));
     }
     if (result) {
       ApiAnswer answer;

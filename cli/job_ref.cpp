@@ -23,10 +23,9 @@ bool punct(char c) { return c == '.' || c == '_' || c == '-'; }
 std::optional<std::string> job_name_problem(std::string_view text) {
   if (text.empty()) return "the job name is empty";
   if (text.size() > kMaxJobName) return "a job name has at most 100 characters";
-  if (!lower_alnum(text.front())) return "a job name starts with a lower-case letter or a digit";
-  for (char c : text) {
-    if (!lower_alnum(c) && !punct(c)) return "a job name has only a-z, 0-9, '.', '_' and '-'";
-  }
+  bool ok = lower_alnum(text.front());
+  for (char c : text) ok = ok && (lower_alnum(c) || punct(c));
+  if (!ok) return "a job name has only a-z, 0-9, '.', '_' and '-', and starts with a letter or digit";
   return std::nullopt;
 }
 
@@ -49,10 +48,9 @@ std::variant<std::int64_t, std::string> parse_id(std::string_view text) {
 std::optional<std::string> app_name_problem(std::string_view text) {
   if (text.empty()) return "the app name is empty";
   if (text.size() > kMaxAppName) return "an app name has at most 64 characters";
-  if (!alnum(text.front())) return "an app name starts with a letter or a digit";
-  for (char c : text) {
-    if (!alnum(c) && !punct(c)) return "an app name has only letters, digits, '.', '_' and '-'";
-  }
+  bool ok = alnum(text.front());
+  for (char c : text) ok = ok && (alnum(c) || punct(c));
+  if (!ok) return "an app name has only letters, digits, '.', '_' and '-', and starts with a letter or digit";
   return std::nullopt;
 }
 

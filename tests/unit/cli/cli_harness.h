@@ -1,0 +1,150 @@
+#pragma once
+
+// Drives the `cronwheel` command line in-process: a scripted fake of the admin's API in place of
+// the network, an environment of the test's choosing, and waits that return at once.
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/api_client.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+
+namespace cronwheel::testing {
+
+// The admin's API as a table of answers: "METHOD target" (target as sent, under api/v1/, with
+// its query) to a queue of answers, the last of which repeats. Anything else is answered 404
+// not_found. Every request is recorded.
+class FakeApi {
+ public:
+  void answer(const std::string& method_and_target, int status, const nlohmann::json& body) {
+    answers_[method_and_target].push_back({status, body.is_null() ? std::string() : body.dump(), "application/json"});
+  }
+  void answer_text(const std::string& method_and_target, int status, std::string body) {
+    answers_[method_and_target].push_back({status, std::move(body), "text/plain"});
+  }
+  void error(const std::string& method_and_target, int status, const std::string& code, const std::string& message) {
+    answer(method_and_target, status, {{"error", {{"code", code}, {"message", message}}}});
+  }
+  // No answer at all for every request: what the transport throws then.
+  void unreachable(std::string message) { unreachable_ = std::move(message); }
+
+  cli::ApiAnswer send(const cli::ApiRequest& request) {
+    requests_.push_back(request);
+    if (unreachable_) throw cli::CliError(cli::kExitFailed, *unreachable_, true);
+    auto it = answers_.find(request.method + " " + request.target);
+    if (it == answers_.end() || it->second.empty()) {
+      return {404, R"({"error":{"code":"not_found","message":"no route in the fake: )" + request.method + " " +
+                       request.target + R"("}})",
+              "application/json"};
+    }
+    cli::ApiAnswer answer = it->second.front();
+    if (it->second.size() > 1) it->second.pop_front();
+    return answer;
+  }
+
+  const std::vector<cli::ApiRequest>& requests() const { return requests_; }
+  // "METHOD target" of each request, in order.
+  std::vector<std::string> calls() const {
+    std::vector<std::string> calls;
+    for (const auto& r : requests_) calls.push_back(r.method + " " + r.target);
+    return calls;
+  }
+
+ private:
+  std::map<std::string, std::deque<cli::ApiAnswer>> answers_;
+  std::vector<cli::ApiRequest> requests_;
+  std::optional<std::string> unreachable_;
+};
+
+class FakeTransport : public cli::Transport {
+ public:
+  explicit FakeTransport(FakeApi& api) : api_(api) {}
+  cli::ApiAnswer send(const cli::ApiRequest& request) override { return api_.send(request); }
+
+ private:
+  FakeApi& api_;
+};
+
+struct CliResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+class CliHarness {
+ public:
+  FakeApi api;
+  std::map<std::string, std::string> environment;
+  // The settings the transport was made for (the last run's).
+  std::optional<cli::Settings> settings;
+  std::vector<std::chrono::milliseconds> pauses;
+  // Pauses answered before the next one says "interrupted" (Ctrl-C); -1: never.
+  int pauses_before_interrupt = -1;
+
+  CliResult run(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    cli::Io io{out, err,
+               [this](const std::string& name) -> std::optional<std::string> {
+                 auto it = environment.find(name);
+                 if (it == environment.end()) return std::nullopt;
+                 return it->second;
+               },
+               [this](const cli::Settings& s, std::chrono::milliseconds) -> std::unique_ptr<cli::Transport> {
+                 settings = s;
+                 return std::make_unique<FakeTransport>(api);
+               },
+               [this](std::chrono::milliseconds d) {
+                 if (pauses_before_interrupt >= 0 && static_cast<int>(pauses.size()) >= pauses_before_interrupt) return false;
+                 pauses.push_back(d);
+                 return true;
+               }};
+    cli::CommandLine command_line(std::move(io));
+    cli::add_jobs_commands(command_line);
+    cli::add_groups_commands(command_line);
+    cli::add_runs_commands(command_line);
+    cli::add_version_command(command_line);
+    CliResult result;
+    result.status = command_line.run(std::move(args));
+    result.out = out.str();
+    result.err = err.str();
+    return result;
+  }
+};
+
+// A job as the API answers it.
+inline nlohmann::json job_json(std::int64_t id, std::int64_t group, const std::string& name, int trigger_status = 0) {
+  return {{"id", id},
+          {"jobGroup", group},
+          {"name", name},
+          {"jobDesc", "Job " + name},
+          {"author", "ops"},
+          {"scheduleType", "CRON"},
+          {"scheduleConf", "0 0 2 * * ?"},
+          {"timezone", "UTC"},
+          {"glueType", "BEAN"},
+          {"executorHandler", "demo"},
+          {"triggerStatus", trigger_status},
+          {"triggerNextTime", trigger_status == 1 ? 1767225600000 : 0},
+          {"pausedWithGroup", false}};
+}
+
+inline nlohmann::json page_of(const nlohmann::json& items) {
+  return {{"items", items},
+          {"total", items.size()},
+          {"totalExact", true},
+          {"nextCursor", nullptr},
+          {"prevCursor", nullptr}};
+}
+
+}  // namespace cronwheel::testing
