@@ -23,7 +23,7 @@ packages=(
   libbrotli-dev              # checks the web console's brotli copies before sending them
   libmariadb-dev             # cronwheel import xxl-job reads XXL-JOB's MySQL/MariaDB database
   libgtest-dev libgmock-dev  # tests
-  libyaml-cpp-dev            # tests: reads openapi.yaml to check it against the routes
+  libyaml-cpp-dev            # jobs files (YAML); the tests read openapi.yaml with it too
   python3-aiosmtpd openssl   # tests: the SMTP sink and its certificate
   libbenchmark-dev           # benchmarks
   # the sanitizer stage of test.sh (docs/testing.md): clang, its ASan/UBSan runtimes and

@@ -1,0 +1,337 @@
+#include "common/jobs_file/jobs_file.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace cronwheel::common::jobs_file {
+namespace {
+
+using json = nlohmann::json;
+
+const ScriptReader kNoScripts;
+
+// The problem parse_yaml reports for `text`; fails the test when it reports none.
+Problem problem_of(const std::string& text, const ScriptReader& read = kNoScripts) {
+  try {
+    parse_yaml(text, "jobs.yaml", read);
+  } catch (const JobsFileError& e) {
+    return e.problem();
+  }
+  ADD_FAILURE() << "no problem reported for:\n" << text;
+  return {};
+}
+
+TEST(JobsFile, ReadsGroupsJobsAndUsersIntoTheJsonForm) {
+  const auto parsed = parse_yaml(R"(apiVersion: cronwheel/v1
+groups:
+  - appName: billing
+    title: Billing
+    addressType: manual
+    addressList: [http://10.0.0.1:9999/]
+    jobs:
+      nightly:
+        jobDesc: Nightly
+        scheduleType: CRON
+        scheduleConf: "0 0 2 * * ?"
+        executorTimeout: 600
+        executorParam: 600
+        childJobs: [reconcile, other-app/notify]
+        running: true
+      reconcile:
+        jobDesc: Reconcile
+users:
+  - username: alice
+    groups: [billing]
+)",
+                                 "jobs.yaml", kNoScripts);
+  const json expected = json::parse(R"({
+    "apiVersion": "cronwheel/v1",
+    "groups": [{"appName": "billing", "title": "Billing", "addressType": "manual",
+                "addressList": ["http://10.0.0.1:9999/"],
+                "jobs": {"nightly": {"jobDesc": "Nightly", "scheduleType": "CRON", "scheduleConf": "0 0 2 * * ?",
+                                     "executorTimeout": 600, "executorParam": "600",
+                                     "childJobs": ["reconcile", "other-app/notify"], "running": true},
+                         "reconcile": {"jobDesc": "Reconcile"}}}],
+    "users": [{"username": "alice", "groups": ["billing"]}]})");
+  EXPECT_EQ(parsed.document, expected);
+}
+
+TEST(JobsFile, NullValuesAreLeftOut) {
+  const auto parsed = parse_yaml("groups:\n  - appName: billing\n    title:\n    jobs:\n      a:\n        jobDesc: A\n        author: ~\n",
+                                 "jobs.yaml", kNoScripts);
+  EXPECT_EQ(parsed.document["groups"][0], json::parse(R"({"appName":"billing","jobs":{"a":{"jobDesc":"A"}}})"));
+}
+
+TEST(JobsFile, UnknownKeyNamesFileLineAndPath) {
+  const auto p = problem_of("groups:\n  - appName: billing\n    jobs:\n      nightly:\n        jobDesc: x\n        schedule: CRON\n");
+  EXPECT_EQ(p.location.file, "jobs.yaml");
+  EXPECT_EQ(p.location.line, 6);
+  EXPECT_EQ(p.path, "groups[billing].jobs[nightly].schedule");
+  EXPECT_NE(p.message.find("unknown key 'schedule'"), std::string::npos) << p.message;
+  EXPECT_NE(p.message.find("scheduleType"), std::string::npos) << "the message lists the keys there are";
+  EXPECT_EQ(to_string(p).rfind("jobs.yaml:6:9: groups[billing].jobs[nightly].schedule: unknown key", 0), 0u) << to_string(p);
+}
+
+TEST(JobsFile, WrongTypesAreRefusedWithTheirLine) {
+  auto p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        executorTimeout: ten\n");
+  EXPECT_EQ(p.location.line, 6);
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].executorTimeout");
+  EXPECT_NE(p.message.find("whole number"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        running: yes\n");
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].running");
+  EXPECT_NE(p.message.find("true or false"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: [x]\n");
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].jobDesc");
+  EXPECT_NE(p.message.find("expected a string, got a list"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        executorTimeout: -1\n");
+  EXPECT_NE(p.message.find("from 0 to 2147483647"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        executorTimeout: 2147483648\n");
+  EXPECT_NE(p.message.find("from 0 to 2147483647"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        misfireStrategy: SOMETIMES\n");
+  EXPECT_NE(p.message.find("unknown value 'SOMETIMES', expected one of DO_NOTHING, FIRE_ONCE_NOW"), std::string::npos)
+      << p.message;
+}
+
+TEST(JobsFile, NamesAndReferencesAreChecked) {
+  auto p = problem_of("groups:\n  - appName: billing\n    jobs:\n      Nightly:\n        jobDesc: x\n");
+  EXPECT_EQ(p.path, "groups[billing].jobs[Nightly]");
+  EXPECT_NE(p.message.find("lower-case"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: bil\n    jobs: {}\n");
+  EXPECT_EQ(p.path, "groups[0].appName");
+
+  p = problem_of("groups:\n  - title: x\n");
+  EXPECT_EQ(p.path, "groups[0]");
+  EXPECT_NE(p.message.find("appName: missing"), std::string::npos);
+
+  p = problem_of("groups:\n  - appName: billing\n  - appName: billing\n");
+  EXPECT_EQ(p.location.line, 3);
+  EXPECT_NE(p.message.find("'billing' is listed twice"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        childJobs: [b, 'x/y', b]\n");
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].childJobs[1]");
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        childJobs: [b, b]\n");
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].childJobs[1]");
+  EXPECT_NE(p.message.find("listed twice"), std::string::npos);
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        author: x\n");
+  EXPECT_NE(p.message.find("jobDesc: missing"), std::string::npos);
+
+  p = problem_of("groups: []\nusers:\n  - username: a\n  - username: a\n");
+  EXPECT_EQ(p.path, "users[a].username");
+}
+
+TEST(JobsFile, DuplicateKeysAndSecondDocumentsAreRefused) {
+  auto p = problem_of("groups:\n  - appName: billing\n    title: a\n    title: b\n");
+  EXPECT_EQ(p.location.line, 4);
+  EXPECT_NE(p.message.find("'title' appears twice"), std::string::npos) << p.message;
+
+  p = problem_of("groups: []\n---\ngroups: []\n");
+  EXPECT_NE(p.message.find("one document per file"), std::string::npos) << p.message;
+
+  p = problem_of("");
+  EXPECT_NE(p.message.find("expected a map with the key groups"), std::string::npos) << p.message;
+
+  p = problem_of("apiVersion: cronwheel/v1\n");
+  EXPECT_NE(p.message.find("groups: missing"), std::string::npos) << p.message;
+
+  p = problem_of("apiVersion: cronwheel/v2\ngroups: []\n");
+  EXPECT_EQ(p.path, "apiVersion");
+
+  p = problem_of("groups: [\n");
+  EXPECT_GT(p.location.line, 0) << "a syntax error says where";
+}
+
+TEST(JobsFile, ScriptFilesAreReadThroughTheReader) {
+  const ScriptReader read = [](const std::string& path) -> std::string {
+    if (path == "scripts/a.sh") return "#!/bin/sh\necho a\n";
+    throw std::runtime_error("no such file");
+  };
+  const auto parsed = parse_yaml(
+      "groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        glueType: GLUE_SHELL\n"
+      "        scriptFile: scripts/a.sh\n",
+      "jobs.yaml", read);
+  const auto& job = parsed.document["groups"][0]["jobs"]["a"];
+  EXPECT_EQ(job["glueSource"], "#!/bin/sh\necho a\n");
+  EXPECT_FALSE(job.contains("scriptFile"));
+  EXPECT_EQ(locate(parsed, "groups[billing].jobs[a].glueSource")->line, 7) << "the source's problems point at scriptFile";
+
+  auto p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        scriptFile: gone.sh\n", read);
+  EXPECT_EQ(p.location.line, 6);
+  EXPECT_NE(p.message.find("cannot read 'gone.sh': no such file"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        glueSource: x\n        scriptFile: scripts/a.sh\n",
+                 read);
+  EXPECT_NE(p.message.find("not both"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        scriptFile: scripts/a.sh\n");
+  EXPECT_NE(p.message.find("only the cronwheel command reads script files"), std::string::npos) << p.message;
+
+  const ScriptReader binary = [](const std::string&) { return std::string("\xff\xfe", 2); };
+  p = problem_of("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n        scriptFile: a.bin\n", binary);
+  EXPECT_NE(p.message.find("not UTF-8"), std::string::npos) << p.message;
+}
+
+TEST(JobsFile, HostileDocumentsAreBounded) {
+  // Aliases that would expand to 10^9 values.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'j'; ++c) {
+    const char prev = static_cast<char>(c - 1);
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  }
+  auto p = problem_of(bomb);
+  EXPECT_NE(p.message.find("more than"), std::string::npos) << p.message;
+
+  p = problem_of(std::string(200, '[') + std::string(200, ']'));
+  EXPECT_FALSE(p.message.empty());
+
+  p = problem_of(std::string(kMaxDocumentBytes + 1, ' '));
+  EXPECT_NE(p.message.find("larger than 16 MiB"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: \"bill\\xffing\"\n");
+  EXPECT_FALSE(p.message.empty());
+}
+
+TEST(JobsFile, JsonFormIsCheckedStrictly) {
+  EXPECT_NO_THROW(check_json(json::parse(R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","executorParam":"600"}}}]})")));
+  try {
+    check_json(json::parse(R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","executorParam":600}}}]})"));
+    FAIL() << "a number for a string field is refused in JSON";
+  } catch (const JobsFileError& e) {
+    EXPECT_EQ(e.problem().path, "groups[billing].jobs[a].executorParam");
+    EXPECT_EQ(e.problem().location.line, 0);
+  }
+  try {
+    check_json(json::parse(R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","scriptFile":"a.sh"}}}]})"));
+    FAIL() << "scriptFile is the CLI's";
+  } catch (const JobsFileError& e) {
+    EXPECT_EQ(e.problem().path, "groups[billing].jobs[a].scriptFile");
+  }
+}
+
+TEST(JobsFile, MergeRefusesAGroupInTwoFiles) {
+  auto a = parse_yaml("groups:\n  - appName: billing\n", "a.yaml", kNoScripts);
+  auto b = parse_yaml("groups:\n  - appName: reports\n  - appName: billing\n", "b.yaml", kNoScripts);
+  try {
+    merge({a, b});
+    FAIL() << "billing is in both";
+  } catch (const JobsFileError& e) {
+    EXPECT_EQ(e.problem().location.file, "b.yaml");
+    EXPECT_EQ(e.problem().location.line, 3);
+    EXPECT_NE(e.problem().message.find("a.yaml"), std::string::npos) << e.what();
+  }
+  auto c = parse_yaml("groups:\n  - appName: reports\n    jobs:\n      x:\n        jobDesc: x\n", "c.yaml", kNoScripts);
+  const auto merged = merge({a, c});
+  EXPECT_EQ(merged.document["groups"].size(), 2u);
+  EXPECT_EQ(locate(merged, "groups[reports].jobs[x].scheduleConf")->file, "c.yaml");
+  EXPECT_EQ(locate(merged, "groups[reports].jobs[x].scheduleConf")->line, 4);
+}
+
+TEST(JobsFile, LocateFindsTheNearestKnownNode) {
+  const auto parsed = parse_yaml("groups:\n  - appName: billing\n    jobs:\n      a.b:\n        jobDesc: x\n", "f.yaml", kNoScripts);
+  EXPECT_EQ(locate(parsed, "groups[billing].jobs[a.b].jobDesc")->line, 5);
+  EXPECT_EQ(locate(parsed, "groups[billing].jobs[a.b].timezone")->line, 4);
+  EXPECT_EQ(locate(parsed, "groups[billing]")->line, 2);
+  EXPECT_EQ(locate(parsed, "nothing[here]")->line, 1) << "the document itself";
+}
+
+// Texts that are easy to write wrong as YAML.
+std::vector<std::string> awkward_texts() {
+  return {"",
+          "plain",
+          "0 0 2 * * ?",
+          "600",
+          "007",
+          "-5",
+          "true",
+          "null",
+          "~",
+          "yes",
+          "a: b",
+          "# not a comment",
+          "- not a list",
+          "'quoted'",
+          "\"dq\"",
+          " leading",
+          "trailing ",
+          "line\nline",
+          "line\nline\n",
+          "line\nline\n\n\n",
+          "#!/bin/sh\n  indented\n\n\tend\n",
+          "\n\nafter blank lines",
+          " starts with a space\nsecond\n",
+          "crlf\r\nline\r\n",
+          "control \x01 and \x7f",
+          "unicode: 计划任务 ✓",
+          "tab\tinside",
+          "back\\slash",
+          "line\n  \nwith a line of spaces\n",
+          "ends with spaces  \nnext  \n",
+          "next line \xc2\x85 char\nx"};
+}
+
+TEST(JobsFile, ToYamlReadsBackTheSameDocument) {
+  json jobs = json::object();
+  int i = 0;
+  for (const auto& text : awkward_texts()) {
+    jobs["job-" + std::to_string(i++)] = json{{"jobDesc", text.empty() ? "x" : text},
+                                              {"executorParam", text},
+                                              {"glueSource", text},
+                                              {"childJobs", json::array({"a", "other-app/b"})},
+                                              {"executorTimeout", 5},
+                                              {"running", true},
+                                              {"glueHistory", json::array({json{{"createdAt", 1700000000000}, {"glueSource", text}}})}};
+  }
+  jobs["1numeric"] = json{{"jobDesc", "x"}};
+  jobs["null"] = json{{"jobDesc", "x"}};
+  const json document{{"apiVersion", "cronwheel/v1"},
+                      {"groups", json::array({json{{"appName", "billing"}, {"title", "Billing: the team's"}, {"jobs", jobs}},
+                                              json{{"appName", "empty-group"}, {"addressList", json::array()}}})},
+                      {"users", json::array({json{{"username", "true"}, {"role", "normal"}, {"groups", json::array({"billing"})}}})}};
+  ASSERT_NO_THROW(check_json(document));
+  const auto yaml = to_yaml(document);
+  ParsedFile back;
+  ASSERT_NO_THROW(back = parse_yaml(yaml, "export.yaml", kNoScripts)) << yaml;
+  EXPECT_EQ(back.document, document) << yaml;
+}
+
+TEST(JobsFile, ToYamlWritesScriptsAsLiteralBlocks) {
+  const json document{{"groups", json::array({json{{"appName", "billing"},
+                                                   {"jobs", json{{"a", json{{"jobDesc", "x"}, {"glueSource", "#!/bin/sh\necho hi\n"}}}}}}})}};
+  const auto yaml = to_yaml(document);
+  EXPECT_NE(yaml.find("glueSource: |2\n          #!/bin/sh\n          echo hi\n"), std::string::npos) << yaml;
+}
+
+// Every YAML example in docs/ that has a `groups:` key is a valid jobs file.
+TEST(JobsFile, ExamplesInTheDocsAreValid) {
+  const ScriptReader any_script = [](const std::string&) { return std::string("#!/bin/sh\necho example\n"); };
+  int examples = 0;
+  for (const char* doc : {"docs/jobs-as-code.md", "docs/migrating-from-xxl-job.md", "docs/cli.md", "README.md"}) {
+    std::ifstream in(std::string(CRONWHEEL_SOURCE_DIR) + "/" + doc);
+    if (!in) continue;  // not every document has examples yet
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string content = text.str();
+    static const std::regex block("```yaml\n([\\s\\S]*?)```");
+    for (auto it = std::sregex_iterator(content.begin(), content.end(), block); it != std::sregex_iterator(); ++it) {
+      const std::string example = (*it)[1];
+      if (example.find("groups:") == std::string::npos) continue;
+      ++examples;
+      EXPECT_NO_THROW(parse_yaml(example, doc, any_script)) << doc << ":\n" << example;
+    }
+  }
+  EXPECT_GE(examples, 1);
+}
+
+}  // namespace
+}  // namespace cronwheel::common::jobs_file
