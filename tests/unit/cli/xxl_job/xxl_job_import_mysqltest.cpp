@@ -19,6 +19,7 @@
 
 #include "cli/xxl_job/mysql_url.h"
 #include "cli/xxl_job/xxl_job_import.h"
+#include "common/jobs_file/jobs_file.h"
 
 namespace cronwheel::cli::xxl_job {
 namespace {
@@ -263,6 +264,21 @@ TEST_F(XxlJobImportTest, ImportsTheFixtureFieldByField) {
       HasSubstr("note: users: 4 users are created without passwords"),
       HasSubstr("note: jobs: 7 jobs running in XXL-JOB are imported stopped"),
       HasSubstr("note: groups: executor access tokens are not in the document")));
+}
+
+TEST_F(XxlJobImportTest, DocumentIsAValidJobsFileThatSurvivesYaml) {
+  load_fixture();
+  for (bool keep_running : {false, true}) {
+    const ImportResult result = import(keep_running);
+    try {
+      common::jobs_file::check_json(result.document);
+      // What `import -o FILE` writes reads back as the same document.
+      const std::string yaml = common::jobs_file::to_yaml(result.document);
+      EXPECT_EQ(common::jobs_file::parse_yaml(yaml, "xxl-jobs.yaml", {}).document, result.document) << yaml;
+    } catch (const common::jobs_file::JobsFileError& error) {
+      ADD_FAILURE() << to_string(error.problem());
+    }
+  }
 }
 
 TEST_F(XxlJobImportTest, KeepRunningStartsOnlyJobsRunningInXxlJobThatNeedNoReview) {
