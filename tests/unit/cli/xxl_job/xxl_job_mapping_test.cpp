@@ -1,4 +1,5 @@
 #include "cli/xxl_job/xxl_job_mapping.h"
+#include "common/jobs_file/jobs_file.h"
 
 #include <functional>
 #include <string>
@@ -492,6 +493,40 @@ TEST(XxlJobMapping, FindingsQuoteValuesOnOneLine) {
   const auto result = map(tables);
   ASSERT_FALSE(result.findings.empty());
   EXPECT_EQ(result.findings[0].subject, "group 1 'a?b'");
+}
+
+TEST(XxlJobMapping, WhatItMapsIsAValidJobsFileEvenFromBadRows) {
+  XxlJobTables tables;
+  tables.groups = {group(1, "billing-app", 0, "http://10.1.2.3:9999/"), group(2, "reports.java", 1, ""),
+                   group(3, "ops"), group(4, "billing-app", 1, "http://x:1/")};
+  tables.groups[0].title = "";
+  std::vector<JobRow> rows;
+  auto add = [&](std::function<void(JobRow&)> change) {
+    JobRow row = job(static_cast<std::int64_t>(rows.size() + 1), "", rows.size() % 2 == 0 ? 1 : 2);
+    change(row);
+    rows.push_back(row);
+  };
+  add([](JobRow& r) { r.schedule_type = "CRON"; r.schedule_conf = "bad"; });
+  add([](JobRow& r) { r.schedule_type = "FIX_RATE"; r.schedule_conf = "-3"; });
+  add([](JobRow& r) { r.executor_route_strategy = "?"; r.executor_block_strategy = "?"; r.misfire_strategy = "?"; });
+  add([](JobRow& r) { r.glue_type = "GLUE_GROOVY"; r.trigger_status = 1; });
+  add([](JobRow& r) { r.glue_type = "?"; r.executor_timeout = -1; r.executor_fail_retry_count = 1000; });
+  add([](JobRow& r) { r.job_desc = " "; r.child_jobid = "1,2,3,5,6,77,x"; });
+  add([](JobRow& r) { r.child_jobid = "6"; r.author = " "; r.alarm_email = " "; });
+  add([](JobRow& r) { r.job_group = 3; });
+  add([](JobRow& r) { r.job_group = 4; r.glue_type = "GLUE_SHELL"; r.glue_source = "echo"; });
+  tables.jobs = rows;
+  tables.glue_versions = {version(1, 9, "GLUE_SHELL", "echo 0", "", "bad"),
+                          version(2, 9, "GLUE_PYTHON", "print()", "x", "2024-01-01 00:00:00")};
+  tables.users = {UserRow{1, "admin", 1, "1,2,3"}, UserRow{2, "u", 9, "3,4,x"}, UserRow{3, "bad name", 0, ""}};
+  for (bool keep_running : {false, true}) {
+    const auto result = map(tables, keep_running);
+    try {
+      common::jobs_file::check_json(result.document);
+    } catch (const common::jobs_file::JobsFileError& error) {
+      ADD_FAILURE() << to_string(error.problem()) << "\n" << result.document.dump(2);
+    }
+  }
 }
 
 TEST(XxlJobMapping, RefusesAnUnknownZone) {
