@@ -1,0 +1,396 @@
+// The real `cronwheel` binary, run as a process for each command, against a real cronwheel-admin
+// on a fresh PostgreSQL database and (for runs) the real cronwheel-executor running shell jobs:
+// what each command prints, its exit status (0 success, 1 failed operation, 2 bad usage), and
+// where the settings come from (flags, CRONWHEEL_URL / CRONWHEEL_TOKEN, the settings file).
+
+#include <gtest/gtest.h>
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/admin_process.h"
+#include "tests/support/eventually.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using nlohmann::json;
+using testing::AdminProcess;
+using testing::ApiCredentials;
+using testing::eventually;
+using testing::Process;
+using testing::TempDir;
+using testing::TestDatabase;
+
+// Long enough for a loaded 2-core machine; a test that needs it is failing anyway.
+constexpr auto kBound = 60s;
+constexpr const char* kExecutorToken = "cli-e2e-executor-token";
+constexpr const char* kApp = "cli-e2e";
+
+// A port on 127.0.0.1 that nothing listens on: bound, then closed without listening.
+int unused_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+struct Ran {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::ostream& operator<<(std::ostream& os, const Ran& r) {
+  return os << "status " << r.status << "\n--- stdout\n" << r.out << "--- stderr\n" << r.err;
+}
+
+class CliE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Nothing of the machine's own settings: no variables, no ~/.config/cronwheel/cli.toml.
+    for (const char* name : {"CRONWHEEL_URL", "CRONWHEEL_TOKEN", "CRONWHEEL_TOKEN_FILE"}) ::unsetenv(name);
+    ::setenv("HOME", home_.path().c_str(), 1);
+    ::setenv("XDG_CONFIG_HOME", (home_.path() / "config").c_str(), 1);
+
+    AdminProcess::Options options;
+    options.db_url = db_.url();
+    options.args = {"--node-id", "cli-e2e", "--access-token", kExecutorToken, "--registry-refresh-ms", "200"};
+    options.require_answers = true;
+    admin_ = std::make_unique<AdminProcess>(options);
+    ASSERT_GT(admin_->wait_until_listening(), 0) << admin_->process().out() << admin_->process().err();
+    url_ = "http://127.0.0.1:" + std::to_string(admin_->port());
+    session_ = admin_->login();
+
+    auto token = admin_->post("tokens", session_, {{"name", "cli-e2e"}});
+    ASSERT_EQ(token.status, 201) << token.text;
+    token_ = token.body["token"].get<std::string>();
+    auto group = admin_->post("groups", session_, {{"appName", kApp}, {"title", "CLI e2e"}, {"addressType", 0}});
+    ASSERT_EQ(group.status, 201) << group.text;
+    group_id_ = group.body["id"].get<std::int64_t>();
+  }
+
+  void TearDown() override {
+    if (executor_) {
+      executor_->signal(SIGTERM);
+      executor_->wait_for_exit(kBound);
+    }
+    if (admin_) {
+      EXPECT_EQ(admin_->stop(), 0) << admin_->process().out() << admin_->process().err();
+    }
+  }
+
+  static std::string binary() { return std::string(CRONWHEEL_BIN_DIR) + "/cronwheel"; }
+
+  // `cronwheel ARGS` with only `env` added to the (cleaned) environment.
+  Ran bare(std::vector<std::string> args, std::vector<std::string> env = {}, std::chrono::milliseconds bound = kBound) {
+    args.insert(args.begin(), binary());
+    Process process(args, env);
+    Ran ran;
+    ran.status = process.wait_for_exit(bound);
+    ran.out = process.out();
+    ran.err = process.err();
+    return ran;
+  }
+
+  // `cronwheel --url URL --token TOKEN ARGS`.
+  Ran run(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--url", url_, "--token", token_});
+    return bare(args);
+  }
+
+  std::int64_t make_job(const std::string& name, json fields = json::object()) {
+    json body = {{"jobGroup", group_id_}, {"name", name},           {"jobDesc", "CLI job " + name},
+                 {"scheduleType", "CRON"}, {"scheduleConf", "0 0 3 * * ?"}, {"executorHandler", "echo"}};
+    body.update(fields);
+    auto job = admin_->post("jobs", session_, body);
+    EXPECT_EQ(job.status, 201) << job.text;
+    return job.body.value("id", std::int64_t{0});
+  }
+
+  std::int64_t make_script_job(const std::string& name, const std::string& script) {
+    return make_job(name, {{"scheduleType", "NONE"},
+                           {"scheduleConf", ""},
+                           {"executorHandler", ""},  // scripts have none
+                           {"glueType", "GLUE_SHELL"},
+                           {"glueSource", script},
+                           {"glueRemark", "e2e"}});
+  }
+
+  json job(std::int64_t id) { return admin_->get("jobs/" + std::to_string(id), session_).body; }
+  json run_record(std::int64_t id) { return admin_->get("logs/" + std::to_string(id), session_).body; }
+
+  // Starts cronwheel-executor in the group and waits until the group lists it.
+  void start_executor() {
+    executor_ = std::make_unique<Process>(std::vector<std::string>{
+        std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor", "--admin", admin_->url(), "--app-name", kApp,
+        "--listen", "127.0.0.1:0", "--access-token", kExecutorToken, "--log-dir", (work_.path() / "logs").string()});
+    ASSERT_TRUE(eventually(
+        [&] {
+          auto group = admin_->get("groups/" + std::to_string(group_id_), session_);
+          return !group.body.value("addressList", std::vector<std::string>{}).empty() || !executor_->running();
+        },
+        kBound))
+        << executor_->out() << executor_->err();
+    ASSERT_TRUE(executor_->running()) << executor_->out() << executor_->err();
+  }
+
+  // The run id `jobs trigger` printed ("job X triggered: run N").
+  static std::int64_t triggered_run(const Ran& ran) {
+    static const std::regex printed(R"(triggered: run (\d+)\n$)");
+    std::smatch m;
+    if (!std::regex_search(ran.out, m, printed)) {
+      ADD_FAILURE() << "no run id in: " << ran;
+      return 0;
+    }
+    return std::stoll(m[1]);
+  }
+
+  TempDir home_{"cronwheel-cli-e2e-home"};
+  TempDir work_{"cronwheel-cli-e2e"};
+  TestDatabase db_;
+  std::unique_ptr<AdminProcess> admin_;
+  std::unique_ptr<Process> executor_;
+  std::string url_;
+  ApiCredentials session_;
+  std::string token_;
+  std::int64_t group_id_ = 0;
+};
+
+TEST_F(CliE2e, JobsListGetStartStopTriggerAndDelete) {
+  const auto nightly = make_job("nightly");
+  const auto reconcile = make_job("reconcile");
+
+  Ran r = run({"jobs", "list"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out.rfind("ID ", 0), 0u) << r;
+  EXPECT_NE(r.out.find("cli-e2e/nightly "), std::string::npos) << r;
+  EXPECT_NE(r.out.find("cli-e2e/reconcile "), std::string::npos) << r;
+
+  r = run({"jobs", "get", "cli-e2e/nightly"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("ID:            " + std::to_string(nightly) + "\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("Status:        stopped\n"), std::string::npos) << r;
+
+  r = run({"jobs", "get", std::to_string(nightly), "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(json::parse(r.out), job(nightly));
+
+  // Bulk: both by name, one by id; each its own call.
+  r = run({"jobs", "start", "cli-e2e/nightly", std::to_string(reconcile)});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("job cli-e2e/nightly (" + std::to_string(nightly) + ") started, next fire "), std::string::npos) << r;
+  EXPECT_NE(r.out.find("job " + std::to_string(reconcile) + " started"), std::string::npos) << r;
+  EXPECT_EQ(job(nightly)["triggerStatus"], 1);
+  EXPECT_EQ(job(reconcile)["triggerStatus"], 1);
+
+  r = run({"jobs", "list", "--status", "running", "-o", "yaml"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("name: nightly"), std::string::npos) << r;
+
+  // One of three does not exist: the others are still stopped, and the status is 1.
+  r = run({"jobs", "stop", "cli-e2e/nightly", "cli-e2e/absent", std::to_string(reconcile)});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "cronwheel: jobs stop cli-e2e/absent: no such job\n") << r;
+  EXPECT_EQ(job(nightly)["triggerStatus"], 0);
+  EXPECT_EQ(job(reconcile)["triggerStatus"], 0);
+
+  r = run({"jobs", "trigger", "cli-e2e/nightly", "--param", "from-cli"});
+  ASSERT_EQ(r.status, 0) << r;
+  const auto fire = triggered_run(r);
+  EXPECT_EQ(run_record(fire)["executorParam"], "from-cli");
+  EXPECT_EQ(run_record(fire)["jobId"], nightly);
+
+  r = run({"jobs", "delete", "cli-e2e/reconcile"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "job cli-e2e/reconcile (" + std::to_string(reconcile) + ") deleted\n");
+  EXPECT_EQ(admin_->get("jobs/" + std::to_string(reconcile), session_).status, 404);
+
+  // Exit status 1: what the server says, with the status.
+  r = run({"jobs", "get", std::to_string(reconcile)});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "cronwheel: jobs get " + std::to_string(reconcile) + ": no such job: " + std::to_string(reconcile) +
+                       " (HTTP 404)\n");
+  // Exit status 2: refused before anything is sent.
+  r = run({"jobs", "get", "Nightly"});
+  EXPECT_EQ(r.status, 2) << r;
+  r = run({"jobs", "list", "--limit", "5000"});
+  EXPECT_EQ(r.status, 2) << r;
+  EXPECT_EQ(r.err, "cronwheel: jobs list: --limit: Value 5000 not in range 1 to 1000\n");
+  r = run({"jobs", "list", "--no-such-flag"});
+  EXPECT_EQ(r.status, 2) << r;
+}
+
+TEST_F(CliE2e, GroupsListPauseAndResume) {
+  const auto running = make_job("running");
+  const auto stopped = make_job("stopped");
+  ASSERT_EQ(admin_->post("jobs/" + std::to_string(running) + "/start", session_).status, 200);
+
+  Ran r = run({"groups", "list"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("  cli-e2e  CLI e2e  automatic: none\n"), std::string::npos) << r;
+
+  r = run({"groups", "pause", kApp});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "group cli-e2e paused: 1 job stopped (ids " + std::to_string(running) + ")\n");
+  EXPECT_EQ(job(running)["triggerStatus"], 0);
+
+  r = run({"groups", "resume", kApp, "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(json::parse(r.out)["resumed"], json::array({running}));
+  EXPECT_EQ(job(running)["triggerStatus"], 1);
+  EXPECT_EQ(job(stopped)["triggerStatus"], 0);  // it was stopped before the pause
+
+  r = run({"groups", "pause", "no-such-app"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "cronwheel: groups pause no-such-app: no such group\n");
+}
+
+TEST_F(CliE2e, RunsLogsFollowsAShellJobToItsEnd) {
+  start_executor();
+  make_script_job("steps",
+                  "#!/bin/bash\n"
+                  "echo 'step one'\n"
+                  "sleep 1\n"
+                  "echo 'step two'\n"
+                  "sleep 1\n"
+                  "echo 'all done'\n");
+  Ran r = run({"jobs", "trigger", "cli-e2e/steps"});
+  ASSERT_EQ(r.status, 0) << r;
+  const auto id = triggered_run(r);
+
+  // Started while the fire is still pending: it waits for the run, follows it, and ends with it.
+  r = run({"runs", "logs", "-f", std::to_string(id)});
+  ASSERT_EQ(r.status, 0) << r;
+  const auto one = r.out.find("step one\n");
+  const auto two = r.out.find("step two\n");
+  const auto done = r.out.find("all done\n");
+  ASSERT_NE(one, std::string::npos) << r;
+  ASSERT_NE(two, std::string::npos) << r;
+  ASSERT_NE(done, std::string::npos) << r;
+  EXPECT_LT(one, two);
+  EXPECT_LT(two, done);
+  EXPECT_EQ(r.out.find("step one\n", one + 1), std::string::npos) << "a line printed twice: " << r;
+  // Followed to the end: the run has its result by the time the command is done... or very soon.
+  EXPECT_TRUE(eventually([&] { return run_record(id)["state"] == "succeeded"; })) << run_record(id).dump();
+
+  r = run({"runs", "logs", std::to_string(id)});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("step one\nstep two\nall done\n"), std::string::npos) << r;
+
+  r = run({"runs", "list", "--job", "cli-e2e/steps", "--state", "success"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("\n" + std::to_string(id) + " "), std::string::npos) << r;
+  EXPECT_NE(r.out.find(" succeeded "), std::string::npos) << r;
+
+  r = run({"runs", "get", std::to_string(id), "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(json::parse(r.out)["state"], "succeeded");
+}
+
+TEST_F(CliE2e, RunsKillEndsARunningScript) {
+  start_executor();
+  make_script_job("sleeper", "#!/bin/bash\necho 'sleeping'\nsleep 300\n");
+  Ran r = run({"jobs", "trigger", "cli-e2e/sleeper"});
+  ASSERT_EQ(r.status, 0) << r;
+  const auto id = triggered_run(r);
+  ASSERT_TRUE(eventually([&] {
+    const Ran logs = run({"runs", "logs", std::to_string(id)});
+    return logs.status == 0 && logs.out.find("sleeping\n") != std::string::npos;
+  }, kBound)) << run_record(id).dump();
+
+  r = run({"runs", "kill", std::to_string(id)});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "run " + std::to_string(id) + " killed\n");
+  EXPECT_TRUE(eventually([&] { return run_record(id)["state"] == "failed"; })) << run_record(id).dump();
+
+  r = run({"runs", "kill", std::to_string(id)});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("(HTTP 409)"), std::string::npos) << r;
+}
+
+TEST_F(CliE2e, SettingsComeFromFlagsTheEnvironmentAndTheSettingsFile) {
+  make_job("listed");
+  const std::string url_env = "CRONWHEEL_URL=" + url_;
+
+  // The environment.
+  Ran r = bare({"jobs", "list"}, {url_env, "CRONWHEEL_TOKEN=" + token_});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("cli-e2e/listed"), std::string::npos) << r;
+
+  // A token file named by the environment.
+  const fs::path token_file = work_.path() / "token";
+  std::ofstream(token_file) << token_ << "\n";
+  r = bare({"jobs", "list"}, {url_env, "CRONWHEEL_TOKEN_FILE=" + token_file.string()});
+  EXPECT_EQ(r.status, 0) << r;
+
+  // A flag beats the environment: the wrong token in the variable is not used.
+  r = bare({"jobs", "list", "--token", token_}, {url_env, "CRONWHEEL_TOKEN=wrong-token"});
+  EXPECT_EQ(r.status, 0) << r;
+  r = bare({"jobs", "list"}, {url_env, "CRONWHEEL_TOKEN=wrong-token"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("(HTTP 401)"), std::string::npos) << r;
+
+  // The default settings file, with a token file beside it.
+  fs::create_directories(home_.path() / "config" / "cronwheel");
+  std::ofstream(home_.path() / "config" / "cronwheel" / "token") << token_ << "\n";
+  std::ofstream(home_.path() / "config" / "cronwheel" / "cli.toml")
+      << "url = \"" << url_ << "\"\ntoken-file = \"token\"\n";
+  r = bare({"jobs", "list"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("cli-e2e/listed"), std::string::npos) << r;
+
+  // The environment beats the file: a URL nothing listens on is tried, and said.
+  const std::string dead = "http://127.0.0.1:" + std::to_string(unused_port());
+  r = bare({"jobs", "list"}, {"CRONWHEEL_URL=" + dead});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "cronwheel: cannot reach " + dead + ": connection refused\n") << r;
+
+  // --config names another file; a malformed one is an error naming it (bad usage).
+  const fs::path other = work_.path() / "other.toml";
+  std::ofstream(other) << "url = \"" << url_ << "\"\ntoken = \"" << token_ << "\"\n";
+  r = bare({"--config", other.string(), "jobs", "list"});
+  EXPECT_EQ(r.status, 0) << r;
+  std::ofstream(other) << "url = \n[[broken\n";
+  r = bare({"--config", other.string(), "jobs", "list"});
+  EXPECT_EQ(r.status, 2) << r;
+  EXPECT_NE(r.err.find(other.string()), std::string::npos) << r;
+}
+
+TEST_F(CliE2e, HelpAndVersionNeedNoServer) {
+  Ran r = bare({"jobs", "trigger", "--help"});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("EXAMPLES"), std::string::npos) << r;
+  r = bare({"--version"});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out.rfind("cronwheel ", 0), 0u) << r;
+  r = bare({"version"});
+  EXPECT_EQ(r.status, 0) << r;
+}
+
+}  // namespace
+}  // namespace cronwheel
