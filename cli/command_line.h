@@ -25,7 +25,8 @@
 
 namespace cronwheel::cli {
 
-// Waits `duration`; false when interrupted (Ctrl-C) before or during the wait.
+// Waits `duration`; false when interrupted (Ctrl-C) before or during the wait. A zero duration
+// only asks whether an interrupt came.
 using Pause = std::function<bool(std::chrono::milliseconds duration)>;
 // The transport to the admin the settings name; `timeout` bounds the connect and each wait for
 // answer bytes.

@@ -37,8 +37,9 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) { interrupted.store(true); }
 
-// Ctrl-C ends a wait (runs logs -f) at its next step instead of killing the process mid-line;
-// a second Ctrl-C kills it at once (SA_RESETHAND).
+// Once a command waits (runs logs -f), Ctrl-C ends the wait at its next step instead of killing
+// the process mid-line, and the command says so in its exit status; a second Ctrl-C kills it at
+// once (SA_RESETHAND). Commands that never wait keep the default: Ctrl-C ends them.
 void catch_interrupt() {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
@@ -48,6 +49,8 @@ void catch_interrupt() {
 }
 
 bool pause_unless_interrupted(std::chrono::milliseconds duration) {
+  static const bool caught = (catch_interrupt(), true);
+  (void)caught;
   constexpr auto kStep = std::chrono::milliseconds(50);
   const auto deadline = std::chrono::steady_clock::now() + duration;
   while (!interrupted.load()) {
@@ -65,7 +68,6 @@ int main(int argc, char** argv) {
   // The token given on the command line is kept from `ps` (the parsed copy above is used).
   constexpr std::string_view kSecretOptions[] = {"--token"};
   cronwheel::common::hide_option_values(argc, argv, kSecretOptions);
-  catch_interrupt();
 
   CommandLine command_line(Io{std::cout, std::cerr, process_environment(), http_transports(), pause_unless_interrupted});
   add_jobs_commands(command_line);

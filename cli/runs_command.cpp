@@ -144,6 +144,7 @@ int print_log(Context& ctx, const std::string& text, bool follow) {
     std::int64_t from = 1;
     bool ends_in_newline = true;
     for (;;) {
+      if (follow && !ctx.pause(0ms)) return static_cast<int>(kExitInterrupted);  // a log that never pauses
       json page;
       try {
         page = api.get("logs/" + std::to_string(id) + "/content?fromLine=" + std::to_string(from));

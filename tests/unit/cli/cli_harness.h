@@ -88,9 +88,12 @@ class CliHarness {
   std::map<std::string, std::string> environment;
   // The settings the transport was made for (the last run's).
   std::optional<cli::Settings> settings;
+  // The waits asked for (zero ones, which only ask whether Ctrl-C came, left out).
   std::vector<std::chrono::milliseconds> pauses;
-  // Pauses answered before the next one says "interrupted" (Ctrl-C); -1: never.
+  // Waits (zero ones too) answered before Ctrl-C comes, after which every wait says
+  // "interrupted"; -1: never.
   int pauses_before_interrupt = -1;
+  int waits = 0;
 
   CliResult run(std::vector<std::string> args) {
     std::ostringstream out, err;
@@ -105,8 +108,8 @@ class CliHarness {
                  return std::make_unique<FakeTransport>(api);
                },
                [this](std::chrono::milliseconds d) {
-                 if (pauses_before_interrupt >= 0 && static_cast<int>(pauses.size()) >= pauses_before_interrupt) return false;
-                 pauses.push_back(d);
+                 if (pauses_before_interrupt >= 0 && waits++ >= pauses_before_interrupt) return false;
+                 if (d.count() > 0) pauses.push_back(d);
                  return true;
                }};
     cli::CommandLine command_line(std::move(io));

@@ -445,6 +445,18 @@ TEST_F(CommandLineTest, RunsLogsFollowEndsOnCtrlC) {
   EXPECT_EQ(r.err, "");
 }
 
+TEST_F(CommandLineTest, RunsLogsFollowEndsOnCtrlCWhileLinesKeepComing) {
+  for (int from = 1; from <= 200; ++from) {
+    cli_.api.answer("GET api/v1/logs/5/content?fromLine=" + std::to_string(from), 200,
+                    content(from, from, "line " + std::to_string(from) + "\n", false));
+  }
+  cli_.pauses_before_interrupt = 3;  // Ctrl-C after the third page, which had new lines
+  const CliResult r = cli_.run({"runs", "logs", "-f", "5"});
+  EXPECT_EQ(r.status, 130);
+  EXPECT_EQ(r.out, "line 1\nline 2\nline 3\n");
+  EXPECT_EQ(cli_.api.calls().size(), 3u);
+}
+
 TEST_F(CommandLineTest, RunsLogsOfARunWithoutExecutorFailsUnlessItWillHaveOne) {
   cli_.api.error("GET api/v1/logs/5/content?fromLine=1", 409, "conflict", "run 5 has no executor yet (state cancelled)");
   cli_.api.answer("GET api/v1/logs/5", 200, {{"id", 5}, {"state", "cancelled"}});
