@@ -63,6 +63,7 @@ bool needs_quotes(const std::string& text) {
 void emit(YAML::Emitter& out, const json& value) {
   switch (value.type()) {
     case json::value_t::object:
+      if (value.empty()) out << YAML::Flow;  // {} on the key's line
       out << YAML::BeginMap;
       for (const auto& [key, member] : value.items()) {
         if (needs_quotes(key)) out << YAML::Key << YAML::DoubleQuoted << key;
@@ -73,6 +74,7 @@ void emit(YAML::Emitter& out, const json& value) {
       out << YAML::EndMap;
       break;
     case json::value_t::array:
+      if (value.empty()) out << YAML::Flow;  // [] on the key's line
       out << YAML::BeginSeq;
       for (const auto& element : value) emit(out, element);
       out << YAML::EndSeq;

@@ -31,17 +31,34 @@ std::int64_t run_id(const std::string& text) { return std::get<std::int64_t>(par
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find_first_of("\r\n")); }
 
-// What a run came to, in a few words: the handler's code and message once it ended, the
-// trigger's message when the trigger failed.
+// The last line of `text` with something on it: where XXL-JOB's trigger message, a report of
+// several lines, says how the trigger ended.
+std::string last_line(const std::string& text) {
+  std::size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  const std::size_t start = text.find_last_of("\r\n", end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+// What a run came to, in a few words: the handler's code and message once it ended, else how
+// its trigger failed.
 std::string result_of(const json& run) {
   const std::string state = text_of(run, "state");
   if (state == "succeeded" || state == "failed" || state == "lost") {
     const auto code = int_of(run, "handleCode");
     const std::string message = first_line(text_of(run, "handleMsg"));
     if (code != 0 || !message.empty()) return std::to_string(code) + (message.empty() ? "" : " " + message);
-    return first_line(text_of(run, "triggerMsg"));
+    return last_line(text_of(run, "triggerMsg"));
   }
   return {};
+}
+
+// "CODE MESSAGE", or "" when there is neither.
+std::string code_and_message(const json& run, const char* code_key, const char* message_key) {
+  const auto code = int_of(run, code_key);
+  const std::string message = text_of(run, message_key);
+  if (code == 0 && message.empty()) return {};
+  return std::to_string(code) + (message.empty() ? "" : " " + message);
 }
 
 // ---- runs list
@@ -114,9 +131,9 @@ int get_run(Context& ctx, const std::string& text) {
                                 {"Handler", text_of(run, "executorHandler")},
                                 {"Parameters", text_of(run, "executorParam")},
                                 {"Shard", text_of(run, "shardIndex") + " of " + text_of(run, "shardTotal")},
-                                {"Trigger result", text_of(run, "triggerCode") + " " + text_of(run, "triggerMsg")},
+                                {"Trigger result", code_and_message(run, "triggerCode", "triggerMsg")},
                                 {"Ended", local_time(int_of(run, "handleTime"))},
-                                {"Result", text_of(run, "handleCode") + " " + text_of(run, "handleMsg")},
+                                {"Result", code_and_message(run, "handleCode", "handleMsg")},
                                 {"Parent run", text_of(run, "parentLogId")},
                             });
     return kExitOk;

@@ -401,6 +401,22 @@ TEST_F(CommandLineTest, RunsListResolvesTheJobAndFiltersByState) {
             "900  7       failed  SCHEDULE  2026-01-01T00:00:00+00:00  http://10.0.0.5:9999/  500 exit code 4\n");
 }
 
+TEST_F(CommandLineTest, RunsListShowsHowAFailedTriggerEnded) {
+  cli_.api.answer("GET api/v1/logs?limit=20", 200,
+                  page_of(json::array({{{"id", 901},
+                                        {"jobId", 7},
+                                        {"state", "failed"},
+                                        {"triggerType", "MANUAL"},
+                                        {"triggerCode", 500},
+                                        {"triggerMsg", "Trigger type: MANUAL<br>Route strategy: FIRST\n"
+                                                       ">>>>>>>>>>> Trigger <<<<<<<<<<<\nFailed: no executor address\n"},
+                                        {"handleCode", 0},
+                                        {"handleMsg", ""}}})));
+  const CliResult r = cli_.run({"runs", "list"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  Failed: no executor address\n"), std::string::npos) << r.out;
+}
+
 TEST_F(CommandLineTest, RunsListOfAnUnknownJobNamesTheOption) {
   cli_.api.answer("GET api/v1/jobs?appName=billing&name=gone&limit=2", 200, page_of(json::array()));
   const CliResult r = cli_.run({"runs", "list", "--job", "billing/gone"});

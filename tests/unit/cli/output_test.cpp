@@ -123,6 +123,12 @@ TEST(Yaml, StringsThatWouldReadAsOtherTypesAreQuotedSoTheyReadBackAsStrings) {
   EXPECT_TRUE(read["nested"]["a"].IsMap());
 }
 
+TEST(Yaml, EmptyListsAndMapsStayOnTheirKeysLine) {
+  std::ostringstream out;
+  print_yaml(out, {{"a", json::array()}, {"b", json::object()}, {"c", {1}}});
+  EXPECT_EQ(out.str(), "a: []\nb: {}\nc:\n  - 1\n");
+}
+
 TEST(Json, IsTheDocumentIndented) {
   std::ostringstream out;
   print_json(out, {{"a", 1}});
