@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -137,6 +140,31 @@ TEST_F(CommandLineTest, VersionPrintsTheClientsVersionWithoutSettings) {
   EXPECT_EQ(r.out, std::string("cronwheel ") + CRONWHEEL_VERSION + "\n");
   r = cli_.run({"version", "-o", "json"});
   EXPECT_EQ(json::parse(r.out), (json{{"client", CRONWHEEL_VERSION}}));
+}
+
+TEST_F(CommandLineTest, ACommandAddedLikeTheOthersMayTakeItsOwnDashOAndExitStatus) {
+  // What `export -o FILE` and `apply --dry-run` (exit status 3) will do.
+  std::ostringstream out, err;
+  testing::FakeApi fake;
+  fake.answer_text("GET api/v1/export?appName=a%2Cb", 200, "groups: []\n");
+  CommandLine command_line(Io{out, err, [](const std::string&) { return std::optional<std::string>(); },
+                              [&fake](const Settings&, std::chrono::milliseconds) -> std::unique_ptr<Transport> {
+                                return std::make_unique<testing::FakeTransport>(fake);
+                              },
+                              [](std::chrono::milliseconds) { return true; }});
+  add_jobs_commands(command_line);
+  auto file = std::make_shared<std::string>();
+  CLI::App* command = command_line.add_command(command_line.app(), "export", "Export", "", [file](Context& ctx) {
+    ApiRequest request;
+    request.target = "export" + query_string({{"appName", "a,b"}});
+    request.accept = "application/yaml";
+    ctx.out() << *file << ": " << ctx.api().request(request).body;
+    return static_cast<int>(kExitChanges);
+  });
+  command->add_option("-o,--output", *file, "File to write");
+  EXPECT_EQ(command_line.run({"export", "-o", "jobs.yaml"}), 3) << err.str();
+  EXPECT_EQ(out.str(), "jobs.yaml: groups: []\n");
+  EXPECT_EQ(fake.requests().at(0).accept, "application/yaml");
 }
 
 // ---- settings reach the transport
