@@ -39,6 +39,11 @@ bool changes_state(const std::string& method) { return method != "GET" && method
 
 void write(common::http::Response& res, const ApiResponse& response) {
   for (const auto& [name, value] : response.headers) res.set_header(name, value);
+  if (!response.text_type.empty()) {
+    res.status = response.status;
+    res.set_content(response.text_body, response.text_type);
+    return;
+  }
   if (response.body.is_null()) {
     res.status = response.status;
     return;

@@ -24,9 +24,19 @@ struct ApiResponse {
   ApiResponse(int status_code = 200, nlohmann::json json_body = nullptr)
       : status(status_code), body(std::move(json_body)) {}
 
+  // A body that is not JSON (a YAML export): answered as is when `text_type` is set.
+  static ApiResponse text(int status_code, std::string content, std::string content_type) {
+    ApiResponse response(status_code);
+    response.text_body = std::move(content);
+    response.text_type = std::move(content_type);
+    return response;
+  }
+
   int status;
   nlohmann::json body;
   std::vector<std::pair<std::string, std::string>> headers;
+  std::string text_body;
+  std::string text_type;
 };
 
 // The lanes (common/http/http_server.h LaneOptions) that ApiRouter declares on its server, for

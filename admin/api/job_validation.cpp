@@ -11,6 +11,8 @@
 #include "admin/api/json_body.h"
 #include "admin/model/child_jobs.h"
 #include "admin/model/schedule.h"
+#include "admin/scheduler/fire_decision.h"
+#include "common/cron/cron_expression.h"
 #include "admin/model/record_json.h"
 #include "common/protocol/job_enums.h"
 
@@ -198,6 +200,33 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
   if (body.has("childJobId")) job.child_job_ids = read_child_ids(body);
   body.finish();
   return job;
+}
+
+bool schedule_changed(const Job& before, const Job& after) {
+  return before.schedule_type != after.schedule_type || before.schedule_conf != after.schedule_conf ||
+         before.timezone != after.timezone;
+}
+
+Schedule schedule_of(const Job& job) {
+  try {
+    return Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone);
+  } catch (const ScheduleError& e) {
+    // Only reachable for a row written around the API: report it, do not guess.
+    throw conflict("job " + std::to_string(job.id) + " has an invalid schedule: " + e.what(), e.field());
+  }
+}
+
+std::int64_t first_fire_time(const Job& job, std::int64_t now) {
+  if (job.schedule_type == ScheduleType::kNone) {
+    throw invalid("scheduleType",
+                  "scheduleType: NONE never fires by itself; give the job a schedule, or trigger it by hand");
+  }
+  auto next = schedule_of(job).next_after(now + kPreReadWindowMs);
+  if (!next) {
+    throw invalid("scheduleConf", "scheduleConf: '" + job.schedule_conf + "' has no fire time after " +
+                                      common::format_iso8601(now, job.timezone));
+  }
+  return *next;
 }
 
 void validate_job(const Job& job) {

@@ -6,6 +6,7 @@
 
 #include "admin/api/api_context.h"
 #include "admin/model/records.h"
+#include "admin/model/schedule.h"
 #include "admin/model/stores.h"
 
 // Validation of the job objects the REST API receives (POST jobs, PUT jobs/{id}). Every
@@ -46,6 +47,17 @@ void validate_job(const Job& job);
 // `who` may see it, and is not the job itself (`self_id`, absent on create).
 void check_job_references(const Job& job, std::optional<std::int64_t> self_id, GroupStore& groups,
                           JobStore& jobs, const Principal& who);
+
+// Whether the schedule (type, configuration or zone) differs.
+bool schedule_changed(const Job& before, const Job& after);
+
+// The schedule of a stored job; HttpError 409 when it is invalid (a row written around the API).
+Schedule schedule_of(const Job& job);
+
+// The first fire time of a job started at `now`, or a 400 naming why there is none. XXL-JOB
+// computes a started job's first fire time from now + the schedule thread's pre-read window,
+// so the thread never finds a job already overdue the moment it is started.
+std::int64_t first_fire_time(const Job& job, std::int64_t now);
 
 // Limits on job fields (characters; the columns' sizes in sql/0001_initial_schema.sql).
 inline constexpr std::size_t kMaxJobDesc = 255;

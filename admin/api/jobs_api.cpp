@@ -20,10 +20,6 @@ namespace cronwheel::admin {
 
 namespace {
 
-// XXL-JOB computes a started job's first fire time from now + the schedule thread's pre-read
-// window, so the thread never finds a job already overdue the moment it is started.
-constexpr std::int64_t kStartLeadMs = kPreReadWindowMs;
-
 constexpr int kMaxPreviewCount = 100;
 constexpr int kDefaultPreviewCount = 5;
 
@@ -34,34 +30,6 @@ constexpr const char* kCopySuffix = " (copy)";
 
 // A trigger's address list travels on the pending fire (job_log.executor_address, varchar(255)).
 constexpr std::size_t kMaxAddressListChars = 255;
-
-Schedule schedule_of(const Job& job) {
-  try {
-    return Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone);
-  } catch (const ScheduleError& e) {
-    // Only reachable for a row written around the API: report it, do not guess.
-    throw conflict("job " + std::to_string(job.id) + " has an invalid schedule: " + e.what(), e.field());
-  }
-}
-
-bool schedule_changed(const Job& before, const Job& after) {
-  return before.schedule_type != after.schedule_type || before.schedule_conf != after.schedule_conf ||
-         before.timezone != after.timezone;
-}
-
-// The first fire time of a job started at `now`, or a 400 naming why there is none.
-std::int64_t first_fire_time(const Job& job, std::int64_t now) {
-  if (job.schedule_type == ScheduleType::kNone) {
-    throw invalid("scheduleType",
-                  "scheduleType: NONE never fires by itself; give the job a schedule, or trigger it by hand");
-  }
-  auto next = schedule_of(job).next_after(now + kStartLeadMs);
-  if (!next) {
-    throw invalid("scheduleConf", "scheduleConf: '" + job.schedule_conf + "' has no fire time after " +
-                                      common::format_iso8601(now, job.timezone));
-  }
-  return *next;
-}
 
 int preview_count(const common::http::Request& req) {
   auto count = query_int(req.get_param_value("count"), "count").value_or(kDefaultPreviewCount);

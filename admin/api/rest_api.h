@@ -5,6 +5,7 @@
 #include "admin/api/alarm_channels_api.h"
 #include "admin/api/api_router.h"
 #include "admin/api/auth_api.h"
+#include "admin/api/jobs_files_api.h"
 #include "admin/api/resource_routes.h"
 #include "admin/auth/credential_authenticator.h"
 #include "admin/auth/login_rate_limiter.h"
@@ -31,6 +32,8 @@ class RestApi {
     ResourceOptions resources;
     // alarm-channels, when its store is set (admin/api/alarm_channels_api.h).
     AlarmChannelRoutes alarm_channels;
+    // apply and export, when its store is set (admin/api/jobs_files_api.h).
+    JobsFileRoutes jobs_files;
   };
 
   // `clock` is the API's time for everything (sessions, login limits, audit, fires); it must

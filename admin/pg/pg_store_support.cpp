@@ -395,17 +395,19 @@ void prepare_audit(pqxx::connection& c) {
   c.prepare("audit_insert",
             "INSERT INTO audit_log (at, user_id, username, action, entity_type, entity_id, before, after, remote_addr) "
             "VALUES (" + ts("$1") + ", (SELECT id FROM app_user WHERE id = $2), $3, $4, $5, $6, $7::jsonb, $8::jsonb, "
-            "$9::inet)");
+            "$9::inet) RETURNING id");
 }
 
-void write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, std::string_view action,
-                 std::string_view entity_type, std::optional<std::int64_t> entity_id,
-                 const std::optional<nlohmann::json>& before, const std::optional<nlohmann::json>& after) {
+std::int64_t write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, std::string_view action,
+                         std::string_view entity_type, std::optional<std::int64_t> entity_id,
+                         const std::optional<nlohmann::json>& before, const std::optional<nlohmann::json>& after) {
   auto text = [](const std::optional<nlohmann::json>& j) {
     return j ? std::optional<std::string>(j->dump()) : std::nullopt;
   };
-  tx.exec_prepared("audit_insert", now, actor.user_id, actor.username, std::string(action), std::string(entity_type),
-                   entity_id, text(before), text(after), inet_param(actor.remote_addr));
+  return tx
+      .exec_prepared1("audit_insert", now, actor.user_id, actor.username, std::string(action), std::string(entity_type),
+                      entity_id, text(before), text(after), inet_param(actor.remote_addr))[0]
+      .as<std::int64_t>();
 }
 
 }  // namespace cronwheel::admin::pg

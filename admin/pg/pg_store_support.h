@@ -107,10 +107,10 @@ auto mapped(F&& fn) -> decltype(fn()) {
   }
 }
 
-// Writes the audit row of a change in the change's transaction.
-void write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, std::string_view action,
-                 std::string_view entity_type, std::optional<std::int64_t> entity_id,
-                 const std::optional<nlohmann::json>& before, const std::optional<nlohmann::json>& after);
+// Writes the audit row of a change in the change's transaction; answers its id.
+std::int64_t write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, std::string_view action,
+                         std::string_view entity_type, std::optional<std::int64_t> entity_id,
+                         const std::optional<nlohmann::json>& before, const std::optional<nlohmann::json>& after);
 
 // Registers the statements write_audit and the audit store use.
 void prepare_audit(pqxx::connection& connection);

@@ -25,6 +25,7 @@
 #include "admin/outbound/smtp_mailer.h"
 #include "admin/pg/database.h"
 #include "admin/pg/pg_alarm_store.h"
+#include "admin/pg/pg_apply_store.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_retention_store.h"
 #include "admin/pg/pg_schedule_store.h"
@@ -198,6 +199,9 @@ class AdminServer::Impl {
   std::unique_ptr<AlarmService> alarms_;
   std::atomic<AlarmService*> running_alarms_{nullptr};  // alarms_ once started, for /metrics
 
+  // Jobs files: POST apply and GET export (docs/jobs-as-code.md).
+  PgApplyStore apply_store_;
+
   // Deletes old runs (--run-retention-days; none when 0), made by start().
   PgRetentionStore retention_store_;
   std::unique_ptr<RunRetention> retention_;
@@ -229,11 +233,13 @@ AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
                   PgTriggerStore::prepare(c);
                   PgAlarmStore::prepare(c);
                   PgRetentionStore::prepare(c);
+                  PgApplyStore::prepare(c);
                 }),
       stores_(database_),
       executor_client_(common::SystemClock::instance(), executor_client_options(config)),
       http_(server_options(config)),
       alarm_store_(database_, common::SystemClock::instance()),
+      apply_store_(database_, common::SystemClock::instance()),
       retention_store_(database_),
       scheduling_database_(scheduling_database_options(config),
                            [](pqxx::connection& c) {
@@ -415,6 +421,7 @@ void AdminServer::Impl::add_routes() {
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   api.alarm_channels.store = &alarm_store_;
+  api.jobs_files.store = &apply_store_;
   api.alarm_channels.delivery = delivery_.get();
   api.alarm_channels.text = {console_url(), node_id_};
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), common::SystemClock::instance(), std::move(api));

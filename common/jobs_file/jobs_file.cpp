@@ -512,11 +512,12 @@ bool plain_safe(const std::string& text) {
   const char first = text.front();
   const bool first_ok = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first == '_' || first == '/';
   if (!first_ok) return false;
+  // Single spaces between words are plain text too (no ": " or " #" can form without ':' or '#').
   const bool rest_ok = std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-           c == '.' || c == '/' || c == '@';
+           c == '.' || c == '/' || c == '@' || c == ' ';
   });
-  if (!rest_ok) return false;
+  if (!rest_ok || text.back() == ' ' || text.find("  ") != std::string::npos) return false;
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
   static const std::set<std::string> words{"true", "false", "null", "yes", "no", "on", "off", "y", "n", ".nan", ".inf"};

@@ -249,6 +249,10 @@ TEST(JobsFile, LocateFindsTheNearestKnownNode) {
 std::vector<std::string> awkward_texts() {
   return {"",
           "plain",
+          "two words",
+          "Two  spaces",
+          "true story",
+          "word ",
           "0 0 2 * * ?",
           "600",
           "007",

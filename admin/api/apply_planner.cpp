@@ -1,0 +1,541 @@
+#include "admin/api/apply_planner.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "admin/api/api_errors.h"
+#include "admin/api/field_checks.h"
+#include "admin/api/job_validation.h"
+#include "admin/model/child_jobs.h"
+#include "admin/model/record_json.h"
+
+namespace cronwheel::admin {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The job fields a file sets, in the API's names, compared one by one.
+const std::vector<std::string>& compared_fields() {
+  static const std::vector<std::string> fields{
+      "jobDesc",         "author",        "alarmEmail",            "scheduleType",          "scheduleConf",
+      "timezone",        "misfireStrategy", "executorRouteStrategy", "executorHandler",     "executorParam",
+      "executorBlockStrategy", "executorTimeout", "executorFailRetryCount", "retryInterval", "glueType",
+      "glueSource",      "glueRemark"};
+  return fields;
+}
+
+// Every key of the comparable form, in the order changes are reported.
+const std::vector<std::string>& report_order() {
+  static const std::vector<std::string> keys = [] {
+    auto all = compared_fields();
+    all.insert(all.end(), {"childJobs", "alarmChannels", "running"});
+    return all;
+  }();
+  return keys;
+}
+
+// Keys of a file's job that are not fields of POST jobs.
+const std::set<std::string>& file_only_keys() {
+  static const std::set<std::string> keys{"glueHistory", "childJobs", "alarmChannels", "running"};
+  return keys;
+}
+
+constexpr std::size_t kMaxGroupTitle = 64;
+constexpr std::size_t kMaxAddresses = 1000;
+
+std::string ref_text(const JobRef& ref) { return ref.app_name + "/" + ref.name; }
+
+// The ref as a file writes it, seen from a job of `app_name`.
+std::string ref_in_file(const JobRef& ref, const std::string& app_name) {
+  return ref.app_name == app_name ? ref.name : ref_text(ref);
+}
+
+JobRef parse_ref(const std::string& text, const std::string& app_name) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return {app_name, text};
+  return {text.substr(0, slash), text.substr(slash + 1)};
+}
+
+// Rethrows an API error of one job's or group's field under its path in the file.
+[[noreturn]] void rethrow_at(const std::string& path, const common::http::HttpError& e) {
+  const auto& error = e.info();
+  std::string field = error.field.empty() ? path : path + "." + error.field;
+  throw common::http::HttpError(
+      common::http::ErrorInfo{error.status, error.code, path + "." + error.message, field, error.retry_after_seconds});
+}
+
+json change(const std::string& field, const json& from, const json& to) {
+  json c{{"field", field}};
+  if (!from.is_null()) c["from"] = from;
+  if (!to.is_null()) c["to"] = to;
+  return c;
+}
+
+struct Index {
+  std::map<std::string, const Group*> groups_by_app;
+  std::map<std::int64_t, const Group*> groups_by_id;
+  std::map<std::int64_t, const JobIdentity*> identities;
+  std::map<JobRef, const JobIdentity*> by_ref;
+  std::map<std::int64_t, const Job*> jobs;  // the whole jobs the snapshot has
+  std::map<std::int64_t, std::vector<std::string>> channels_of_job;  // job id → channel names, sorted
+  std::map<std::string, const AlarmChannel*> channels_by_name;
+
+  explicit Index(const JobsSnapshot& s) {
+    for (const auto& g : s.groups) {
+      groups_by_app[g.app_name] = &g;
+      groups_by_id[g.id] = &g;
+    }
+    for (const auto& i : s.identities) {
+      identities[i.id] = &i;
+      if (auto g = groups_by_id.find(i.job_group); g != groups_by_id.end()) by_ref[{g->second->app_name, i.name}] = &i;
+    }
+    for (const auto& j : s.jobs) jobs[j.id] = &j;
+    for (const auto& c : s.channels) {
+      channels_by_name[c.name] = &c;
+      for (auto id : c.jobs) channels_of_job[id].push_back(c.name);
+    }
+    for (auto& [id, names] : channels_of_job) std::sort(names.begin(), names.end());
+  }
+
+  std::optional<JobRef> ref_of(std::int64_t id) const {
+    auto i = identities.find(id);
+    if (i == identities.end()) return std::nullopt;
+    auto g = groups_by_id.find(i->second->job_group);
+    if (g == groups_by_id.end()) return std::nullopt;
+    return JobRef{g->second->app_name, i->second->name};
+  }
+
+  // A job's children as the file would name them (ids that no longer exist left out).
+  json children_in_file(const Job& job, const std::string& app_name) const {
+    json out = json::array();
+    for (auto id : job.child_job_ids) {
+      if (auto ref = ref_of(id)) out.push_back(ref_in_file(*ref, app_name));
+    }
+    return out;
+  }
+
+  json channels_in_file(std::int64_t job_id) const {
+    auto it = channels_of_job.find(job_id);
+    return it == channels_of_job.end() ? json::array() : json(it->second);
+  }
+};
+
+// A file's job as the Job POST jobs would create (group and name set), checked.
+Job read_file_job(const json& entry, const std::string& name, std::int64_t group_id, const std::string& path) {
+  json body = json::object();
+  for (const auto& [key, value] : entry.items()) {
+    if (!file_only_keys().contains(key)) body[key] = value;
+  }
+  body["jobGroup"] = group_id;
+  body["name"] = name;
+  try {
+    Job job = read_job_body(body.dump(), Job{}, JobBodyKind::kCreate);
+    validate_job(job);
+    return job;
+  } catch (const common::http::HttpError& e) {
+    rethrow_at(path, e);
+  }
+}
+
+// The file's view of a job, to compare: the compared fields, children, channels, running.
+json comparable(const Job& job, const json& children, const json& channels) {
+  const json all = to_json(job);
+  json out = json::object();
+  for (const auto& field : compared_fields()) out[field] = all.at(field);
+  out["childJobs"] = children;
+  json sorted = channels;
+  std::sort(sorted.begin(), sorted.end());
+  out["alarmChannels"] = sorted;
+  out["running"] = job.trigger_status == 1;
+  return out;
+}
+
+const json& defaults() {
+  static const json d = comparable(Job{}, json::array(), json::array());
+  return d;
+}
+
+}  // namespace
+
+std::vector<std::string> app_names_of(const json& document) {
+  std::vector<std::string> names;
+  for (const auto& group : document.value("groups", json::array())) names.push_back(group.at("appName").get<std::string>());
+  return names;
+}
+
+ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const Principal& who, bool prune,
+                     std::int64_t now_ms) {
+  if (document.contains("users")) {
+    throw invalid("users", "users: applying users is not available; create them in the console or with POST users");
+  }
+  const Index index(snapshot);
+  const bool admin = who.user.is_admin();
+  ApplyPlan plan;
+  json report_groups = json::array();
+  json report_jobs = json::array();
+  json summary{{"create", 0}, {"update", 0}, {"unchanged", 0}, {"delete", 0}};
+  auto count = [&](const std::string& action) { summary[action] = summary[action].get<int>() + 1; };
+
+  // Every job the file names, to resolve children that the same file creates.
+  std::set<JobRef> in_file;
+  for (const auto& group : document.at("groups")) {
+    const auto app = group.at("appName").get<std::string>();
+    const json jobs = group.value("jobs", json::object());
+    for (const auto& [name, entry] : jobs.items()) in_file.insert({app, name});
+  }
+
+  // The final child graph over synthetic ids: existing jobs keep theirs, new ones count down
+  // from -1. Every job outside the file keeps its stored children.
+  std::map<JobRef, std::int64_t> graph_id;
+  std::map<std::int64_t, JobRef> graph_ref;
+  std::int64_t next_new_id = -1;
+  for (const auto& [ref, identity] : index.by_ref) {
+    graph_id[ref] = identity->id;
+    graph_ref[identity->id] = ref;
+  }
+  for (const auto& ref : in_file) {
+    if (!graph_id.contains(ref)) {
+      graph_id[ref] = next_new_id;
+      graph_ref[next_new_id--] = ref;
+    }
+  }
+  std::map<std::int64_t, std::vector<std::int64_t>> graph;
+  for (const auto& identity : snapshot.identities) graph[identity.id] = identity.children;
+
+  struct FileJob {
+    std::string path;
+    JobRef ref;
+    std::int64_t graph_id;
+  };
+  std::vector<FileJob> file_jobs;
+  std::set<std::int64_t> deleted;
+  // Channel memberships the file asks for, by channel name: the file's jobs.
+  std::map<std::string, std::vector<JobRef>> channel_members;
+  std::set<std::int64_t> file_job_ids;  // existing jobs the file names
+  bool channels_change = false;
+
+  for (std::size_t gi = 0; gi < document.at("groups").size(); ++gi) {
+    const json& entry = document.at("groups")[gi];
+    const auto app = entry.at("appName").get<std::string>();
+    const std::string group_path = "groups[" + app + "]";
+    auto found = index.groups_by_app.find(app);
+    const Group* current = found == index.groups_by_app.end() ? nullptr : found->second;
+    if (!admin && (current == nullptr || !who.may_access_group(current->id))) {
+      throw forbidden(group_path + ": " + app + " is not one of your groups; a file may name only yours");
+    }
+
+    // The group itself.
+    Group desired = current ? *current : Group{};
+    desired.app_name = app;
+    desired.title = entry.value("title", app);
+    desired.address_type = entry.value("addressType", std::string("automatic")) == "manual" ? 1 : 0;
+    try {
+      check_text("title", desired.title, kMaxGroupTitle, true);
+    } catch (const common::http::HttpError& e) {
+      rethrow_at(group_path, e);
+    }
+    std::vector<std::string> addresses = entry.value("addressList", std::vector<std::string>{});
+    if (desired.address_type == 0 && !addresses.empty()) {
+      throw invalid(group_path + ".addressList", group_path + ".addressList: only for addressType manual; an automatic "
+                                                              "group's addresses are its executors' registrations");
+    }
+    if (desired.address_type == 1) {
+      if (addresses.size() > kMaxAddresses) {
+        throw invalid(group_path + ".addressList", group_path + ".addressList: at most " + std::to_string(kMaxAddresses));
+      }
+      for (auto& a : addresses) a = trimmed(a);
+      try {
+        check_http_urls("addressList", addresses);
+      } catch (const common::http::HttpError& e) {
+        rethrow_at(group_path, e);
+      }
+      std::set<std::string> seen;
+      for (const auto& a : addresses) {
+        if (!seen.insert(a).second) throw invalid(group_path + ".addressList", group_path + ".addressList: '" + a + "' is listed twice");
+      }
+      desired.address_list = addresses;
+    } else if (!current) {
+      desired.address_list.clear();
+    }
+    json group_report{{"appName", app}, {"changes", json::array()}};
+    if (!current) {
+      if (!admin) throw forbidden(group_path + ": creating a group needs the admin role");
+      group_report["action"] = "create";
+      group_report["changes"].push_back(change("title", nullptr, desired.title));
+      group_report["changes"].push_back(change("addressType", nullptr, desired.address_type == 1 ? "manual" : "automatic"));
+      if (desired.address_type == 1) group_report["changes"].push_back(change("addressList", nullptr, desired.address_list));
+      plan.create_groups.push_back(desired);
+      count("create");
+    } else {
+      group_report["id"] = current->id;
+      if (desired.title != current->title) group_report["changes"].push_back(change("title", current->title, desired.title));
+      if (desired.address_type != current->address_type) {
+        group_report["changes"].push_back(change("addressType", current->address_type == 1 ? "manual" : "automatic",
+                                                  desired.address_type == 1 ? "manual" : "automatic"));
+      }
+      if (desired.address_type == 1 && desired.address_list != current->address_list) {
+        group_report["changes"].push_back(change("addressList", current->address_list, desired.address_list));
+      }
+      if (!group_report["changes"].empty()) {
+        if (!admin) throw forbidden(group_path + ": changing a group needs the admin role");
+        group_report["action"] = "update";
+        plan.update_groups.push_back(desired);
+        count("update");
+      } else {
+        group_report["action"] = "unchanged";
+        count("unchanged");
+      }
+    }
+    report_groups.push_back(std::move(group_report));
+
+    // Its jobs.
+    const json jobs = entry.value("jobs", json::object());
+    std::set<std::string> named;
+    for (const auto& [name, job_entry] : jobs.items()) {
+      named.insert(name);
+      const std::string path = group_path + ".jobs[" + name + "]";
+      const JobRef ref{app, name};
+      const JobIdentity* identity = nullptr;
+      if (auto it = index.by_ref.find(ref); it != index.by_ref.end()) identity = it->second;
+      const Job* stored = nullptr;
+      if (identity) {
+        auto it = index.jobs.find(identity->id);
+        if (it == index.jobs.end()) throw std::logic_error("apply snapshot without the job " + ref_text(ref));
+        stored = it->second;
+      }
+      Job job = read_file_job(job_entry, name, current ? current->id : 1, path);
+      if (!current) job.job_group = 0;
+
+      // Children, by name.
+      std::vector<JobRef> children;
+      json children_json = json::array();
+      const auto child_refs = job_entry.value("childJobs", std::vector<std::string>{});
+      for (std::size_t ci = 0; ci < child_refs.size(); ++ci) {
+        const std::string child_path = path + ".childJobs[" + std::to_string(ci) + "]";
+        const JobRef child = parse_ref(child_refs[ci], app);
+        if (child == ref) throw invalid(child_path, child_path + ": a job cannot be its own child");
+        bool visible = in_file.contains(child);
+        if (!visible) {
+          auto it = index.by_ref.find(child);
+          visible = it != index.by_ref.end() && who.may_access_group(it->second->job_group);
+        }
+        if (!visible) {
+          throw invalid(child_path, child_path + ": job " + ref_text(child) + " does not exist (nor is it in the file)");
+        }
+        children.push_back(child);
+        children_json.push_back(ref_in_file(child, app));
+      }
+
+      // Alarm channels, by name.
+      json channels_json = json::array();
+      for (const auto& channel : job_entry.value("alarmChannels", std::vector<std::string>{})) {
+        if (!index.channels_by_name.contains(channel)) {
+          throw invalid(path + ".alarmChannels", path + ".alarmChannels: no alarm channel is named '" + channel + "'");
+        }
+        channels_json.push_back(channel);
+        channel_members[channel].push_back(ref);
+      }
+
+      const bool running = job_entry.value("running", false);
+      json want = comparable(job, children_json, channels_json);
+      want["running"] = running;
+      PlannedJob planned{job, app, children, {}, false};
+      json job_report{{"appName", app}, {"name", name}, {"changes", json::array()}};
+      if (!stored) {
+        if (running) {
+          try {
+            planned.job.trigger_next_time = first_fire_time(job, now_ms);
+          } catch (const common::http::HttpError& e) {
+            rethrow_at(path, e);
+          }
+          planned.job.trigger_status = 1;
+        }
+        for (const auto& version : job_entry.value("glueHistory", json::array())) {
+          ScriptVersion v;
+          v.glue_type = job.glue_type;
+          v.glue_source = version.at("glueSource").get<std::string>();
+          v.glue_remark = version.value("glueRemark", std::string());
+          v.created_at = version.value("createdAt", now_ms);
+          planned.history.push_back(std::move(v));
+        }
+        job_report["action"] = "create";
+        for (const auto& field : report_order()) {
+          if (want.at(field) != defaults().at(field)) job_report["changes"].push_back(change(field, nullptr, want.at(field)));
+        }
+        if (!planned.history.empty()) {
+          job_report["changes"].push_back(change("glueHistory", nullptr, static_cast<int>(planned.history.size())));
+        }
+        const auto id = graph_id.at(ref);
+        graph[id].clear();
+        for (const auto& c : children) graph[id].push_back(graph_id.at(c));
+        file_jobs.push_back({path, ref, id});
+        plan.create_jobs.push_back(std::move(planned));
+        count("create");
+        if (!channels_json.empty()) channels_change = true;
+      } else {
+        file_job_ids.insert(stored->id);
+        job_report["id"] = stored->id;
+        const json have = comparable(*stored, index.children_in_file(*stored, app), index.channels_in_file(stored->id));
+        std::sort(want["alarmChannels"].begin(), want["alarmChannels"].end());
+        for (const auto& field : report_order()) {
+          if (want.at(field) != have.at(field)) job_report["changes"].push_back(change(field, have.at(field), want.at(field)));
+        }
+        if (want["alarmChannels"] != have["alarmChannels"]) {
+          if (!admin) throw forbidden(path + ".alarmChannels: which alarm channels take a job is for admins to change");
+          channels_change = true;
+        }
+        const bool fields_change = std::any_of(job_report["changes"].begin(), job_report["changes"].end(),
+                                               [](const json& c) { return c["field"] != "alarmChannels"; });
+        planned.job.id = stored->id;
+        planned.job.job_group = stored->job_group;
+        planned.job.paused_with_group = stored->paused_with_group;
+        planned.job.trigger_last_time = stored->trigger_last_time;
+        planned.job.glue_updated_at = stored->glue_updated_at;
+        planned.job.created_at = stored->created_at;
+        planned.script_changed = job.glue_source != stored->glue_source || job.glue_remark != stored->glue_remark;
+        if (running) {
+          planned.job.trigger_status = 1;
+          const bool started = stored->trigger_status != 1;
+          const bool rescheduled = job.schedule_type != stored->schedule_type || job.schedule_conf != stored->schedule_conf ||
+                                   job.timezone != stored->timezone;
+          try {
+            planned.job.trigger_next_time = (started || rescheduled) ? first_fire_time(job, now_ms) : stored->trigger_next_time;
+          } catch (const common::http::HttpError& e) {
+            rethrow_at(path, e);
+          }
+        } else {
+          planned.job.trigger_status = 0;
+          planned.job.trigger_next_time = 0;
+        }
+        const auto id = stored->id;
+        graph[id].clear();
+        for (const auto& c : children) graph[id].push_back(graph_id.at(c));
+        file_jobs.push_back({path, ref, id});
+        if (fields_change) {
+          job_report["action"] = "update";
+          plan.update_jobs.push_back(std::move(planned));
+          count("update");
+        } else {
+          job_report["action"] = job_report["changes"].empty() ? "unchanged" : "update";
+          count(job_report["changes"].empty() ? "unchanged" : "update");
+        }
+      }
+      report_jobs.push_back(std::move(job_report));
+    }
+
+    // Jobs of the group the file does not name.
+    if (current && prune) {
+      for (const auto& identity : snapshot.identities) {
+        if (identity.job_group != current->id || named.contains(identity.name)) continue;
+        deleted.insert(identity.id);
+        plan.delete_jobs.push_back(identity.id);
+        report_jobs.push_back(json{{"appName", app}, {"name", identity.name}, {"id", identity.id}, {"action", "delete"},
+                                   {"changes", json::array()}});
+        count("delete");
+        graph.erase(identity.id);
+        if (index.channels_of_job.contains(identity.id)) channels_change = true;
+      }
+    }
+  }
+
+  // A cycle of children through a job of the file fires forever: refuse it, naming it.
+  const ChildrenOf children_of = [&](const std::vector<std::int64_t>& ids) {
+    std::map<std::int64_t, std::vector<std::int64_t>> out;
+    for (auto id : ids) {
+      if (deleted.contains(id)) continue;
+      if (auto it = graph.find(id); it != graph.end()) {
+        for (auto child : it->second) {
+          if (!deleted.contains(child)) out[id].push_back(child);
+        }
+      }
+    }
+    return out;
+  };
+  for (const auto& file_job : file_jobs) {
+    const auto cycle = find_child_cycle(file_job.graph_id, graph[file_job.graph_id], children_of);
+    if (cycle.empty()) continue;
+    std::string described;
+    for (auto id : cycle) {
+      if (!described.empty()) described += " → ";
+      auto ref = graph_ref.find(id);
+      described += ref == graph_ref.end() ? "job " + std::to_string(id) : ref_text(ref->second);
+    }
+    throw invalid(file_job.path + ".childJobs", file_job.path + ".childJobs: would make a cycle of child jobs: " + described +
+                                                    " (each one's success would fire the next, forever)");
+  }
+
+  // Channels: each takes exactly the file's jobs that name it among the file's groups' jobs.
+  if (channels_change) {
+    std::set<std::int64_t> managed = file_job_ids;
+    managed.insert(deleted.begin(), deleted.end());
+    for (const auto& channel : snapshot.channels) {
+      PlannedChannelJobs planned{channel.id, {}, {}};
+      for (auto id : channel.jobs) {
+        if (!managed.contains(id)) planned.kept.push_back(id);
+      }
+      if (auto it = channel_members.find(channel.name); it != channel_members.end()) planned.named = it->second;
+      // Unchanged when the file's jobs that name it are exactly those that were on it.
+      std::set<std::int64_t> before(channel.jobs.begin(), channel.jobs.end());
+      std::set<std::int64_t> after(planned.kept.begin(), planned.kept.end());
+      bool has_new = false;
+      for (const auto& ref : planned.named) {
+        auto it = index.by_ref.find(ref);
+        if (it == index.by_ref.end()) {
+          has_new = true;
+        } else {
+          after.insert(it->second->id);
+        }
+      }
+      if (has_new || before != after) plan.channel_jobs.push_back(std::move(planned));
+    }
+  }
+
+  const bool changed = !plan.empty();
+  plan.report = json{{"changed", changed}, {"groups", std::move(report_groups)}, {"jobs", std::move(report_jobs)},
+                     {"users", json::array()}, {"summary", std::move(summary)}};
+  return plan;
+}
+
+json export_document(const JobsSnapshot& snapshot, const std::vector<std::string>& app_names, const Principal& who) {
+  const Index index(snapshot);
+  std::vector<const Group*> groups;
+  if (app_names.empty()) {
+    for (const auto& [app, group] : index.groups_by_app) {
+      if (who.may_access_group(group->id)) groups.push_back(group);
+    }
+  } else {
+    for (const auto& app : app_names) {
+      auto it = index.groups_by_app.find(app);
+      if (it == index.groups_by_app.end() || !who.may_access_group(it->second->id)) {
+        throw invalid("appName", "appName: no group is named '" + truncate_chars(app, 80) + "'");
+      }
+      groups.push_back(it->second);
+    }
+  }
+  json out{{"apiVersion", "cronwheel/v1"}, {"groups", json::array()}};
+  for (const auto* group : groups) {
+    json g{{"appName", group->app_name}};
+    if (group->title != group->app_name) g["title"] = group->title;
+    if (group->address_type == 1) {
+      g["addressType"] = "manual";
+      g["addressList"] = group->address_list;
+    }
+    json jobs = json::object();
+    for (const auto& job : snapshot.jobs) {
+      if (job.job_group != group->id) continue;
+      const json have = comparable(job, index.children_in_file(job, group->app_name), index.channels_in_file(job.id));
+      json entry = json::object();
+      for (const auto& [field, value] : have.items()) {
+        if (field == "jobDesc" || value != defaults().at(field)) entry[field] = value;
+      }
+      jobs[job.name] = std::move(entry);
+    }
+    if (!jobs.empty()) g["jobs"] = std::move(jobs);
+    out["groups"].push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace cronwheel::admin

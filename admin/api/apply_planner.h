@@ -1,0 +1,54 @@
+#pragma once
+
+// Jobs files on the server (docs/jobs-as-code.md): what an apply changes, and what an export
+// writes. Both are pure functions of the snapshot the store read (admin/model/apply_store.h),
+// so every rule is tested with tables of cases, without a database.
+//
+// plan_apply's rules:
+//  - The file describes each job whole: a key left out is the default, not "keep". A job is
+//    found by (appName, name); it is created, updated (the fields that differ), or unchanged.
+//    With `prune`, a job of the file's groups that the file does not name is deleted.
+//  - Each job is read and checked as POST jobs reads one (read_job_body, validate_job); a
+//    problem is a 400 whose field and message start with the job's path
+//    (`groups[billing].jobs[nightly].scheduleConf: ...`).
+//  - `running: true` starts a stopped job from its schedule's next time after now (as POST
+//    jobs/{id}/start does); a running job whose schedule changed gets its next time anew;
+//    `running: false` (or left out) stops it.
+//  - Child jobs are by name (`name`: same group, `appName/name`: another) and may name jobs the
+//    same file creates; one that does not exist, or that the caller may not see, is a 400. A
+//    cycle of child jobs through a job of the file is refused, naming it.
+//  - Alarm channels are by name; a channel takes exactly the file's jobs that name it, among
+//    the jobs of the file's groups.
+//  - A changed glueSource or glueRemark of a script job saves a new version of its history.
+//  - A group's title, address type and (for manual groups) address list are the file's; an
+//    automatic group's addresses are its executors' and stay as they are.
+//  - Permissions: a normal user may name only their own groups (403 naming the first other),
+//    may not create or change groups, and may not change which alarm channels take a job.
+//  - `users:` is refused for now (400): users are created in the console or with POST users.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/model/apply_store.h"
+#include "admin/model/authenticator.h"
+
+namespace cronwheel::admin {
+
+// `document` passed common::jobs_file's checks (check_json or parse_yaml).
+ApplyPlan plan_apply(const nlohmann::json& document, const JobsSnapshot& snapshot, const Principal& who, bool prune,
+                     std::int64_t now_ms);
+
+// The app names a document's groups name, in the file's order.
+std::vector<std::string> app_names_of(const nlohmann::json& document);
+
+// The jobs file of the snapshot's groups named by `app_names` (every group `who` may see when
+// empty): fields equal to a new job's defaults left out, scripts included, children and alarm
+// channels by name. plan_apply of it against the same snapshot changes nothing. A name that is
+// not a group `who` may see is a 400 naming it.
+nlohmann::json export_document(const JobsSnapshot& snapshot, const std::vector<std::string>& app_names,
+                               const Principal& who);
+
+}  // namespace cronwheel::admin

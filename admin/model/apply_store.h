@@ -1,0 +1,109 @@
+#pragma once
+
+// Port: applying a jobs file (docs/jobs-as-code.md) in one transaction, and reading what an
+// export writes. The plan is decided by a pure planner (admin/api/apply_planner.h) over the
+// snapshot the store reads; the store only reads and writes. Implemented by PgApplyStore
+// (admin/pg/pg_apply_store.h).
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/model/alarm_channel_store.h"
+#include "admin/model/records.h"
+
+namespace cronwheel::admin {
+
+// A job as files name it: its group's app name and its own name.
+struct JobRef {
+  std::string app_name;
+  std::string name;
+
+  friend auto operator<=>(const JobRef&, const JobRef&) = default;
+};
+
+// Every job's identity and child jobs: enough to name any job and to follow the child graph.
+struct JobIdentity {
+  std::int64_t id = 0;
+  std::int64_t job_group = 0;
+  std::string name;
+  std::vector<std::int64_t> children;
+};
+
+// The server's side of an apply or an export, read in one transaction.
+struct JobsSnapshot {
+  std::vector<Group> groups;              // every group
+  std::vector<Job> jobs;                  // every job of the groups asked for, whole
+  std::vector<JobIdentity> identities;    // every job
+  std::vector<AlarmChannel> channels;     // every alarm channel
+};
+
+// A job the plan creates or changes. Children and alarm channels are by name, resolved by the
+// store once every job of the plan has its id.
+struct PlannedJob {
+  Job job;               // id 0 for a new job; job_group 0 when the plan creates its group
+  std::string app_name;  // its group's
+  std::vector<JobRef> children;
+  // New jobs: the script's earlier versions, oldest first (ScriptVersion::created_at kept).
+  std::vector<ScriptVersion> history;
+  // Changed jobs: the script changed, so the new source is saved as a version of its history
+  // (with glue_remark), as POST jobs/{id}/script does.
+  bool script_changed = false;
+};
+
+// A channel's new list of jobs: those it keeps (ids outside the file's groups) and the file's.
+struct PlannedChannelJobs {
+  std::int64_t channel_id = 0;
+  std::vector<std::int64_t> kept;
+  std::vector<JobRef> named;
+};
+
+struct ApplyPlan {
+  std::vector<Group> create_groups;
+  std::vector<Group> update_groups;
+  std::vector<PlannedJob> create_jobs;
+  std::vector<PlannedJob> update_jobs;
+  std::vector<std::int64_t> delete_jobs;
+  std::vector<PlannedChannelJobs> channel_jobs;
+  // The answer: what changes, field by field (openapi.yaml ApplyPlan), kept as the audit entry.
+  nlohmann::json report;
+
+  bool empty() const {
+    return create_groups.empty() && update_groups.empty() && create_jobs.empty() && update_jobs.empty() &&
+           delete_jobs.empty() && channel_jobs.empty();
+  }
+};
+
+struct ApplyOutcome {
+  ApplyPlan plan;
+  std::map<std::string, std::int64_t> created_groups;  // app name → id
+  std::map<JobRef, std::int64_t> created_jobs;
+  std::optional<std::int64_t> audit_id;  // the "apply" entry, when something changed
+};
+
+class ApplyStore {
+ public:
+  virtual ~ApplyStore() = default;
+
+  // In one transaction: takes the apply lock (applies run one at a time, on every node), reads
+  // the snapshot (whole jobs of the groups named by `app_names`, locked against other writers
+  // until the end), calls `plan` on it, and, unless `dry_run` or the plan is empty, writes the
+  // plan: groups first, then jobs (children resolved by name, new jobs included), deletions,
+  // channels' job lists, and one audit entry (action "apply", entity "apply", after = the
+  // report). Whatever `plan` or a write throws leaves everything as it was. Throws Conflict
+  // when the database refuses a write (a name taken meanwhile).
+  virtual ApplyOutcome apply(const std::vector<std::string>& app_names,
+                             const std::function<ApplyPlan(const JobsSnapshot&)>& plan, bool dry_run,
+                             const Actor& actor) = 0;
+
+  // The snapshot of the groups named (all of them when empty), for an export; one read.
+  virtual JobsSnapshot snapshot(const std::vector<std::string>& app_names) = 0;
+};
+
+}  // namespace cronwheel::admin

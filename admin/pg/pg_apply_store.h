@@ -1,0 +1,33 @@
+#pragma once
+
+// ApplyStore (admin/model/apply_store.h) over PostgreSQL. An apply is one transaction that
+// holds job_lock's 'apply_lock' row and the rows of the file's groups and of their jobs (FOR
+// UPDATE) from its first read to its commit. Statements are prepared on each new connection:
+// call PgApplyStore::prepare from the Database's Preparer, after PgStores::prepare and
+// PgAlarmStore::prepare (it uses theirs). Thread-safe.
+
+#include <pqxx/pqxx>
+
+#include "admin/model/apply_store.h"
+#include "admin/pg/database.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+class PgApplyStore final : public ApplyStore {
+ public:
+  // `clock` stamps the changes and the audit entry.
+  PgApplyStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
+
+  static void prepare(pqxx::connection& connection);
+
+  ApplyOutcome apply(const std::vector<std::string>& app_names, const std::function<ApplyPlan(const JobsSnapshot&)>& plan,
+                     bool dry_run, const Actor& actor) override;
+  JobsSnapshot snapshot(const std::vector<std::string>& app_names) override;
+
+ private:
+  Database& db_;
+  common::Clock& clock_;
+};
+
+}  // namespace cronwheel::admin

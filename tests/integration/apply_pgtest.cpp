@@ -1,0 +1,265 @@
+// PgApplyStore with the real planner on a fresh PostgreSQL database: what an apply writes, that
+// it writes all or nothing, that two applies never interleave, and that an export applied back
+// changes nothing.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include <pqxx/pqxx>
+
+#include "admin/api/apply_planner.h"
+#include "admin/pg/database.h"
+#include "admin/pg/pg_alarm_store.h"
+#include "admin/pg/pg_apply_store.h"
+#include "admin/pg/pg_stores.h"
+#include "common/http/http_error.h"
+#include "common/jobs_file/jobs_file.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/migrated_database.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel::testing {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::int64_t kNow = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
+const admin::Actor kOperator{std::nullopt, "operator", "127.0.0.1"};
+
+admin::Principal admin_principal() {
+  admin::Principal p;
+  p.user.role = "admin";
+  return p;
+}
+
+class ApplyFixture : public ::testing::Test {
+ protected:
+  ApplyFixture()
+      : migrated_(migrate_schema(db_)),
+        database_(pool_options(db_, 4), &prepare),
+        stores_(database_, clock_),
+        store_(database_, clock_) {}
+
+  static void prepare(pqxx::connection& c) {
+    admin::PgStores::prepare(c);
+    admin::PgAlarmStore::prepare(c);
+    admin::PgApplyStore::prepare(c);
+  }
+
+  admin::ApplyOutcome apply(const std::string& yaml, bool dry_run = false, bool prune = false) {
+    const auto document = common::jobs_file::parse_yaml(yaml, "test.yaml", {}).document;
+    return store_.apply(
+        admin::app_names_of(document),
+        [&](const admin::JobsSnapshot& s) { return admin::plan_apply(document, s, admin_principal(), prune, kNow); },
+        dry_run, kOperator);
+  }
+
+  std::int64_t count(const std::string& sql) {
+    return database_.read([&](pqxx::read_transaction& tx) { return tx.exec1(sql)[0].as<std::int64_t>(); });
+  }
+  std::string text(const std::string& sql) {
+    return database_.read([&](pqxx::read_transaction& tx) { return tx.exec1(sql)[0].as<std::string>(); });
+  }
+
+  TestDatabase db_;
+  bool migrated_;
+  FakeClock clock_{kNow};
+  admin::Database database_;
+  admin::PgStores stores_;
+  admin::PgApplyStore store_;
+};
+
+const std::string kFile = R"(groups:
+  - appName: billing
+    title: Billing
+    jobs:
+      nightly:
+        jobDesc: Nightly invoices
+        scheduleType: CRON
+        scheduleConf: "0 0 2 * * ?"
+        timezone: Europe/Berlin
+        executorHandler: invoiceJob
+        childJobs: [reconcile, reports/weekly]
+        running: true
+      reconcile:
+        jobDesc: Reconcile
+        glueType: GLUE_SHELL
+        glueSource: "echo three\n"
+        glueRemark: third
+        glueHistory:
+          - {createdAt: 1700000000000, glueSource: "echo one\n", glueRemark: first}
+          - {createdAt: 1700000100000, glueSource: "echo two\n", glueRemark: second}
+  - appName: reports
+    title: Reports
+    addressType: manual
+    addressList: [http://10.0.0.5:9999/]
+    jobs:
+      weekly:
+        jobDesc: Weekly report
+        executorHandler: weekly
+)";
+
+TEST_F(ApplyFixture, CreatesGroupsJobsChildrenAndHistoryWithOneAuditEntry) {
+  const auto outcome = apply(kFile);
+  ASSERT_TRUE(outcome.audit_id.has_value());
+  EXPECT_EQ(count("SELECT count(*) FROM job_group"), 2);
+  EXPECT_EQ(count("SELECT count(*) FROM job_info"), 3);
+  const auto nightly = outcome.created_jobs.at({"billing", "nightly"});
+  const auto reconcile = outcome.created_jobs.at({"billing", "reconcile"});
+  const auto weekly = outcome.created_jobs.at({"reports", "weekly"});
+  EXPECT_EQ(text("SELECT child_job_ids::text FROM job_info WHERE id = " + std::to_string(nightly)),
+            "{" + std::to_string(reconcile) + "," + std::to_string(weekly) + "}");
+  EXPECT_EQ(count("SELECT trigger_status FROM job_info WHERE id = " + std::to_string(nightly)), 1);
+  EXPECT_GT(count("SELECT trigger_next_time FROM job_info WHERE id = " + std::to_string(nightly)), kNow);
+  // The history, oldest first, then the source the job has.
+  const auto versions = stores_.scripts().versions(reconcile);  // newest first
+  ASSERT_EQ(versions.size(), 3u);
+  EXPECT_EQ(versions[2].glue_source, "echo one\n");
+  EXPECT_EQ(versions[2].created_at, 1700000000000);
+  EXPECT_EQ(versions[1].glue_remark, "second");
+  EXPECT_EQ(versions[0].glue_source, "echo three\n");
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), 1) << "one entry for the whole apply";
+  EXPECT_EQ(text("SELECT action || ' ' || (after->'summary'->>'create') FROM audit_log"), "apply 5");
+}
+
+TEST_F(ApplyFixture, DryRunAndASecondApplyChangeNothing) {
+  EXPECT_TRUE(apply(kFile, /*dry_run=*/true).plan.report["changed"].get<bool>());
+  EXPECT_EQ(count("SELECT count(*) FROM job_info"), 0);
+  apply(kFile);
+  const auto audited = count("SELECT count(*) FROM audit_log");
+  const auto again = apply(kFile);
+  EXPECT_FALSE(again.plan.report["changed"].get<bool>()) << again.plan.report.dump(2);
+  EXPECT_FALSE(again.audit_id.has_value());
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), audited);
+}
+
+TEST_F(ApplyFixture, AnExportAppliedBackIsANoOp) {
+  apply(kFile);
+  database_.transact([](pqxx::work& tx) {
+    tx.exec("INSERT INTO alarm_channel (name, kind, target, jobs) SELECT 'ops', 'email', 'ops@example.com', "
+            "ARRAY[id] FROM job_info WHERE name = 'weekly'");
+  });
+  const auto exported = admin::export_document(store_.snapshot({}), {}, admin_principal());
+  EXPECT_EQ(exported["groups"][1]["jobs"]["weekly"]["alarmChannels"], json::parse(R"(["ops"])"));
+  const auto outcome = apply(common::jobs_file::to_yaml(exported), false, /*prune=*/true);
+  EXPECT_FALSE(outcome.plan.report["changed"].get<bool>()) << outcome.plan.report.dump(2);
+}
+
+TEST_F(ApplyFixture, AFailureHalfWayLeavesEverythingAsItWas) {
+  apply(kFile);
+  const auto audited = count("SELECT count(*) FROM audit_log");
+  // A job named like one created behind the planner's back: the insert fails after the group
+  // was already created and a job updated.
+  const auto document = common::jobs_file::parse_yaml(R"(groups:
+  - appName: newgroup
+    jobs:
+      first: {jobDesc: First, executorHandler: h}
+  - appName: billing
+    title: Billing renamed
+    jobs:
+      clash: {jobDesc: Clash, executorHandler: h}
+)",
+                                                      "t.yaml", {})
+                            .document;
+  EXPECT_THROW(store_.apply(
+                   admin::app_names_of(document),
+                   [&](const admin::JobsSnapshot& s) {
+                     auto plan = admin::plan_apply(document, s, admin_principal(), false, kNow);
+                     // What a concurrent POST jobs would have done between the read and the write.
+                     database_.transact([](pqxx::work& tx) {
+                       tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, name) "
+                               "SELECT id, 'x', 'h', 'clash' FROM job_group WHERE app_name = 'reports'");
+                     });
+                     plan.create_jobs.back().app_name = "reports";  // and it lands in the group that has it
+                     plan.create_jobs.back().job.job_group =
+                         s.groups[s.groups[0].app_name == "reports" ? 0 : 1].id;
+                     return plan;
+                   },
+                   false, kOperator),
+               std::exception);
+  EXPECT_EQ(count("SELECT count(*) FROM job_group WHERE app_name = 'newgroup'"), 0);
+  EXPECT_EQ(text("SELECT title FROM job_group WHERE app_name = 'billing'"), "Billing");
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), audited);
+}
+
+TEST_F(ApplyFixture, AProblemInTheFileWritesNothing) {
+  std::string bad = kFile;
+  bad.replace(bad.find("0 0 2 * * ?"), 11, "0 0 25 * * ?");
+  EXPECT_THROW(apply(bad), common::http::HttpError);
+  EXPECT_EQ(count("SELECT count(*) FROM job_group"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), 0);
+}
+
+TEST_F(ApplyFixture, TwoAppliesNeverInterleave) {
+  std::promise<void> first_planned;
+  std::promise<void> let_first_go;
+  auto first_go = let_first_go.get_future().share();
+  std::atomic<bool> first_done{false};
+  const auto first_doc = common::jobs_file::parse_yaml("groups:\n  - appName: billing\n    jobs:\n      a: {jobDesc: A, executorHandler: h}\n",
+                                                       "a.yaml", {})
+                             .document;
+  auto first = std::async(std::launch::async, [&] {
+    auto outcome = store_.apply({"billing"},
+                                [&](const admin::JobsSnapshot& s) {
+                                  auto plan = admin::plan_apply(first_doc, s, admin_principal(), false, kNow);
+                                  first_planned.set_value();
+                                  first_go.wait();
+                                  return plan;
+                                },
+                                false, kOperator);
+    first_done = true;
+    return outcome;
+  });
+  first_planned.get_future().wait();
+  // The second reads the server only once the first committed: it sees job a and updates it.
+  const auto second_doc = common::jobs_file::parse_yaml("groups:\n  - appName: billing\n    jobs:\n      a: {jobDesc: A2, executorHandler: h}\n",
+                                                        "b.yaml", {})
+                              .document;
+  auto second = std::async(std::launch::async, [&] {
+    return store_.apply({"billing"},
+                        [&](const admin::JobsSnapshot& s) {
+                          EXPECT_TRUE(first_done.load()) << "the second apply read before the first committed";
+                          return admin::plan_apply(second_doc, s, admin_principal(), false, kNow);
+                        },
+                        false, kOperator);
+  });
+  EXPECT_EQ(second.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout) << "it waits for the first";
+  let_first_go.set_value();
+  first.get();
+  const auto outcome = second.get();
+  ASSERT_EQ(outcome.plan.update_jobs.size(), 1u);
+  EXPECT_EQ(text("SELECT job_desc FROM job_info WHERE name = 'a'"), "A2");
+  EXPECT_EQ(count("SELECT count(*) FROM job_info"), 1);
+}
+
+TEST_F(ApplyFixture, PruneDeletesAndChannelsFollowTheFile) {
+  apply(kFile);
+  database_.transact([](pqxx::work& tx) {
+    tx.exec("INSERT INTO alarm_channel (name, kind, target, jobs) SELECT 'ops', 'email', 'ops@example.com', "
+            "array_agg(id ORDER BY id) FROM job_info");
+  });
+  const auto outcome = apply(R"(groups:
+  - appName: billing
+    title: Billing
+    jobs:
+      nightly:
+        jobDesc: Nightly invoices
+        scheduleType: CRON
+        scheduleConf: "0 0 2 * * ?"
+        timezone: Europe/Berlin
+        executorHandler: invoiceJob
+        childJobs: [reports/weekly]
+        running: true
+)",
+                             false, /*prune=*/true);
+  EXPECT_EQ(outcome.plan.delete_jobs.size(), 1u);
+  EXPECT_EQ(count("SELECT count(*) FROM job_info WHERE name = 'reconcile'"), 0);
+  // ops keeps reports/weekly (outside the file's groups), loses nightly (the file names none).
+  EXPECT_EQ(text("SELECT jobs::text FROM alarm_channel"),
+            "{" + std::to_string(count("SELECT id FROM job_info WHERE name = 'weekly'")) + "}");
+}
+
+}  // namespace
+}  // namespace cronwheel::testing
