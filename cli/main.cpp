@@ -3,6 +3,7 @@
 //   cronwheel jobs list|get|start|stop|delete|trigger
 //   cronwheel groups list|pause|resume
 //   cronwheel runs list|get|logs|kill
+//   cronwheel export, apply, import xxl-job
 //   cronwheel version
 //
 // Adding a command: write cli/<name>_command.cpp with a function
@@ -65,14 +66,18 @@ bool pause_unless_interrupted(std::chrono::milliseconds duration) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  // The token given on the command line is kept from `ps` (the parsed copy above is used).
-  constexpr std::string_view kSecretOptions[] = {"--token"};
+  // The token and the database URL (with its password) given on the command line are kept from
+  // `ps` (the parsed copy above is used).
+  constexpr std::string_view kSecretOptions[] = {"--token", "--mysql"};
   cronwheel::common::hide_option_values(argc, argv, kSecretOptions);
 
   CommandLine command_line(Io{std::cout, std::cerr, process_environment(), http_transports(), pause_unless_interrupted});
   add_jobs_commands(command_line);
   add_groups_commands(command_line);
   add_runs_commands(command_line);
+  add_export_command(command_line);
+  add_apply_command(command_line);
+  add_import_commands(command_line);
   add_version_command(command_line);
   return command_line.run(std::move(args));
 }
