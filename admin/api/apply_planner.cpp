@@ -5,6 +5,7 @@
 #include <set>
 
 #include "admin/api/api_errors.h"
+#include "admin/api/auth_api.h"
 #include "admin/api/field_checks.h"
 #include "admin/api/job_validation.h"
 #include "admin/model/child_jobs.h"
@@ -157,6 +158,87 @@ const json& defaults() {
   return d;
 }
 
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// The users of the file (admins only), onto `plan`; answers their report.
+template <class Count>
+json plan_users(const json& document, const JobsSnapshot& snapshot, const Index& index, const Principal& who,
+                ApplyPlan& plan, Count& count) {
+  json report = json::array();
+  if (!document.contains("users")) return report;
+  if (!who.user.is_admin()) throw forbidden("users: creating and changing users needs the admin role");
+  std::set<std::string> file_groups;
+  for (const auto& group : document.at("groups")) file_groups.insert(group.at("appName").get<std::string>());
+  std::map<std::string, const User*> by_name;
+  for (const auto& user : snapshot.users) by_name[lower(user.username)] = &user;
+  std::map<std::int64_t, std::string> roles;  // after the plan
+  for (const auto& user : snapshot.users) roles[user.id] = user.role;
+
+  for (const auto& entry : document.at("users")) {
+    const auto username = entry.at("username").get<std::string>();
+    const std::string path = "users[" + username + "]";
+    if (!is_valid_username(username)) {
+      throw invalid(path + ".username", path + ".username: 1 to 64 characters of letters, digits and . _ @ -");
+    }
+    PlannedUser planned;
+    planned.user.role = entry.value("role", std::string("normal"));
+    auto names = entry.value("groups", std::vector<std::string>{});
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (!index.groups_by_app.contains(names[i]) && !file_groups.contains(names[i])) {
+        throw invalid(path + ".groups", path + ".groups: no group is named '" + truncate_chars(names[i], 80) + "'");
+      }
+    }
+    planned.group_names = names;
+    json user_report{{"username", username}, {"changes", json::array()}};
+    auto found = by_name.find(lower(username));
+    if (found == by_name.end()) {
+      planned.user.username = username;
+      user_report["action"] = "create";
+      user_report["changes"].push_back(change("role", nullptr, planned.user.role));
+      user_report["changes"].push_back(change("groups", nullptr, names));
+      user_report["changes"].push_back(change("password", nullptr, "not set: cannot log in until an admin sets one"));
+      count("create");
+    } else {
+      const User& current = *found->second;
+      planned.user = current;
+      planned.user.role = entry.value("role", std::string("normal"));
+      std::vector<std::string> current_names;
+      for (auto id : current.groups) {
+        if (auto g = index.groups_by_id.find(id); g != index.groups_by_id.end()) current_names.push_back(g->second->app_name);
+      }
+      std::sort(current_names.begin(), current_names.end());
+      user_report["id"] = current.id;
+      if (planned.user.role != current.role) {
+        if (current.id == who.user.id) {
+          throw invalid(path + ".role", path + ".role: you cannot change your own role; another admin can");
+        }
+        user_report["changes"].push_back(change("role", current.role, planned.user.role));
+        roles[current.id] = planned.user.role;
+      }
+      if (names != current_names) user_report["changes"].push_back(change("groups", current_names, names));
+      user_report["action"] = user_report["changes"].empty() ? "unchanged" : "update";
+      count(user_report["action"].get<std::string>());
+      if (user_report["changes"].empty()) {
+        report.push_back(std::move(user_report));
+        continue;
+      }
+    }
+    plan.users.push_back(std::move(planned));
+    report.push_back(std::move(user_report));
+  }
+  const bool new_admin = std::any_of(plan.users.begin(), plan.users.end(),
+                                     [](const PlannedUser& u) { return u.user.id == 0 && u.user.role == "admin"; });
+  const bool an_admin_left =
+      new_admin || std::any_of(roles.begin(), roles.end(), [](const auto& r) { return r.second == "admin"; });
+  if (!an_admin_left) throw conflict("users: the file would leave no admin", "users");
+  return report;
+}
+
 }  // namespace
 
 std::vector<std::string> app_names_of(const json& document) {
@@ -167,9 +249,6 @@ std::vector<std::string> app_names_of(const json& document) {
 
 ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const Principal& who, bool prune,
                      std::int64_t now_ms) {
-  if (document.contains("users")) {
-    throw invalid("users", "users: applying users is not available; create them in the console or with POST users");
-  }
   const Index index(snapshot);
   const bool admin = who.user.is_admin();
   ApplyPlan plan;
@@ -492,9 +571,11 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
     }
   }
 
+  json report_users = plan_users(document, snapshot, index, who, plan, count);
+
   const bool changed = !plan.empty();
   plan.report = json{{"changed", changed}, {"groups", std::move(report_groups)}, {"jobs", std::move(report_jobs)},
-                     {"users", json::array()}, {"summary", std::move(summary)}};
+                     {"users", std::move(report_users)}, {"summary", std::move(summary)}};
   return plan;
 }
 

@@ -24,7 +24,10 @@
 //    automatic group's addresses are its executors' and stay as they are.
 //  - Permissions: a normal user may name only their own groups (403 naming the first other),
 //    may not create or change groups, and may not change which alarm channels take a job.
-//  - `users:` is refused for now (400): users are created in the console or with POST users.
+//  - Users (admins only): one the server lacks is created without a password (it cannot log in
+//    until an admin sets one); one it has gets the file's role and groups, its password left
+//    alone. Usernames match in any case. An admin cannot change their own role, and a plan
+//    that leaves no admin is refused (409).
 
 #include <cstdint>
 #include <string>

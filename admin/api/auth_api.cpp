@@ -62,9 +62,11 @@ ApiResponse login(AuthServices& s, ApiRouter::RouteContext& ctx, const common::h
   const auto attempt = s.login_limiter.begin_attempt(account, address);
   if (!attempt.admitted()) too_many_attempts(*attempt.retry_after);
 
-  // An unknown name is checked against a decoy hash, so it costs the same time as a wrong
-  // password and the answer's timing does not tell which names exist.
-  const bool ok = s.passwords.verify(user ? user->password_hash : s.passwords.decoy_hash(), password) && user;
+  // An unknown name, or a user without a password (made by a jobs file, until an admin sets
+  // one), is checked against a decoy hash, so it costs the same time as a wrong password and the
+  // answer's timing does not tell which names exist or have a password.
+  const bool has_password = user && !user->password_hash.empty();
+  const bool ok = s.passwords.verify(has_password ? user->password_hash : s.passwords.decoy_hash(), password) && has_password;
   if (!ok) {
     s.stores.audit.record(login_audit("auth.login_failed", user, account, ctx.request.actor, s.clock.now_ms()));
     throw unauthorized("wrong username or password");

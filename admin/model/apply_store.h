@@ -42,6 +42,7 @@ struct JobsSnapshot {
   std::vector<Job> jobs;                  // every job of the groups asked for, whole
   std::vector<JobIdentity> identities;    // every job
   std::vector<AlarmChannel> channels;     // every alarm channel
+  std::vector<User> users;                // every user (password hashes included: never answered)
 };
 
 // A job the plan creates or changes. Children and alarm channels are by name, resolved by the
@@ -64,6 +65,13 @@ struct PlannedChannelJobs {
   std::vector<JobRef> named;
 };
 
+// A user the plan creates (id 0: without a password, so it cannot log in until an admin sets
+// one) or whose role and groups it sets. Groups by app name: the plan may create them.
+struct PlannedUser {
+  User user;
+  std::vector<std::string> group_names;
+};
+
 struct ApplyPlan {
   std::vector<Group> create_groups;
   std::vector<Group> update_groups;
@@ -71,12 +79,13 @@ struct ApplyPlan {
   std::vector<PlannedJob> update_jobs;
   std::vector<std::int64_t> delete_jobs;
   std::vector<PlannedChannelJobs> channel_jobs;
+  std::vector<PlannedUser> users;
   // The answer: what changes, field by field (openapi.yaml ApplyPlan), kept as the audit entry.
   nlohmann::json report;
 
   bool empty() const {
     return create_groups.empty() && update_groups.empty() && create_jobs.empty() && update_jobs.empty() &&
-           delete_jobs.empty() && channel_jobs.empty();
+           delete_jobs.empty() && channel_jobs.empty() && users.empty();
   }
 };
 
@@ -95,7 +104,8 @@ class ApplyStore {
   // the snapshot (whole jobs of the groups named by `app_names`, locked against other writers
   // until the end), calls `plan` on it, and, unless `dry_run` or the plan is empty, writes the
   // plan: groups first, then jobs (children resolved by name, new jobs included), deletions,
-  // channels' job lists, and one audit entry (action "apply", entity "apply", after = the
+  // channels' job lists, users (refusing, with Conflict naming "role", a plan that would leave no
+  // admin), and one audit entry (action "apply", entity "apply", after = the
   // report). Whatever `plan` or a write throws leaves everything as it was. Throws Conflict
   // when the database refuses a write (a name taken meanwhile).
   virtual ApplyOutcome apply(const std::vector<std::string>& app_names,

@@ -118,6 +118,7 @@ nlohmann::json to_json(const User& user) {
       {"username", user.username},
       {"role", user.role},
       {"groups", user.groups},
+      {"passwordSet", !user.password_hash.empty()},
       {"createdAt", user.created_at},
       {"updatedAt", user.updated_at},
   };

@@ -40,7 +40,9 @@ nlohmann::json to_json(const ScriptVersion& version);
 // {"id","registryGroup","registryKey","registryValue","updatedAt"}
 nlohmann::json to_json(const RegistryEntry& entry);
 
-// {"id","username","role","groups":[ids...],"createdAt","updatedAt"} (never the password hash)
+// {"id","username","role","groups":[ids...],"passwordSet","createdAt","updatedAt"} (never the
+// password hash; passwordSet false: a user made by a jobs file, who cannot log in until an
+// admin sets a password)
 nlohmann::json to_json(const User& user);
 
 // {"id","userId","name","createdAt","lastUsedAt","revokedAt","expiresAt"} (never the hash;

@@ -32,6 +32,7 @@ JobsSnapshot read_snapshot(Tx& tx, const std::vector<std::string>& app_names, bo
                        job_from);
   s.identities = all_of<JobIdentity>(tx.exec_prepared("apply_identities"), identity_from);
   s.channels = all_of<AlarmChannel>(tx.exec_prepared("alarm_channel_list"), channel_from);
+  s.users = all_of<User>(tx.exec_prepared("apply_users"), user_from);
   return s;
 }
 
@@ -59,6 +60,12 @@ void PgApplyStore::prepare(pqxx::connection& c) {
   c.prepare("apply_job_children", "UPDATE job_info SET child_job_ids = $2::bigint[] WHERE id = $1");
   c.prepare("apply_version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
                                     "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");
+  c.prepare("apply_users", "SELECT " + kUserColumns + " FROM app_user u ORDER BY u.id");
+  // A user made by a file has no password ('', which no password verifies) until an admin sets one.
+  c.prepare("apply_user_insert", "INSERT INTO app_user (username, password_hash, role, created_at, updated_at) "
+                                 "VALUES ($1, '', $2, " + ts("$3") + ", " + ts("$3") + ") RETURNING id");
+  c.prepare("apply_user_role", "UPDATE app_user SET role = $2, updated_at = " + ts("$3") + " WHERE id = $1");
+  c.prepare("apply_admins", "SELECT count(*) FROM app_user WHERE role = 'admin'");
   c.prepare("apply_channel_jobs", "UPDATE alarm_channel SET jobs = $2::bigint[], updated_at = " + ts("$3") + " WHERE id = $1");
 }
 
@@ -146,6 +153,27 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
         auto ids = channel.kept;
         for (auto id : ids_of(channel.named)) ids.push_back(id);
         tx.exec_prepared("apply_channel_jobs", channel.channel_id, bigint_array(ids), now);
+      }
+      bool demotes = false;
+      for (const auto& planned : p.users) {
+        std::vector<std::int64_t> groups;
+        for (const auto& name : planned.group_names) groups.push_back(group_ids.at(name));
+        auto id = planned.user.id;
+        if (id == 0) {
+          id = tx.exec_prepared1("apply_user_insert", planned.user.username, planned.user.role, now)[0].as<std::int64_t>();
+        } else {
+          demotes = demotes || planned.user.role != "admin";
+          tx.exec_prepared("apply_user_role", id, planned.user.role, now);
+          tx.exec_prepared("user_groups_clear", id);
+        }
+        tx.exec_prepared("user_groups_add", id, bigint_array(groups));
+      }
+      if (demotes) {
+        // As UserStore does: hold the admins, so a demotion elsewhere cannot race this one.
+        tx.exec_prepared("user_admins_lock");
+        if (tx.exec_prepared1("apply_admins")[0].as<std::int64_t>() == 0) {
+          throw Conflict("the file would leave no admin", "role");
+        }
       }
       outcome.audit_id = write_audit(tx, now, actor, "apply", "apply", std::nullopt, std::nullopt, p.report);
       return outcome;

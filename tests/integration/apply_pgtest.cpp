@@ -261,5 +261,29 @@ TEST_F(ApplyFixture, PruneDeletesAndChannelsFollowTheFile) {
             "{" + std::to_string(count("SELECT id FROM job_info WHERE name = 'weekly'")) + "}");
 }
 
+TEST_F(ApplyFixture, UsersComeWithoutPasswordsAndTheirGroups) {
+  admin::User root;
+  root.username = "root";
+  root.role = "admin";
+  root.password_hash = "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA";
+  stores_.users().create(root, kOperator);
+  const auto outcome = apply(kFile + "users:\n  - {username: alice, groups: [billing, reports]}\n  - {username: Root, role: admin}\n");
+  ASSERT_TRUE(outcome.audit_id);
+  const auto alice = stores_.users().find_by_username("alice");
+  ASSERT_TRUE(alice);
+  EXPECT_TRUE(alice->password_hash.empty());
+  EXPECT_EQ(alice->groups.size(), 2u);
+  EXPECT_EQ(count("SELECT count(*) FROM app_user"), 2) << "Root is root";
+  // Demoting the only admin is refused, and nothing of the file is written.
+  EXPECT_THROW(store_.apply({}, [&](const admin::JobsSnapshot& s) {
+    auto plan = admin::plan_apply(json::parse(R"({"groups":[]})"), s, admin_principal(), false, kNow);
+    admin::PlannedUser demoted{*stores_.users().find_by_username("root"), {}};
+    demoted.user.role = "normal";
+    plan.users.push_back(demoted);
+    return plan;
+  }, false, kOperator), admin::Conflict);
+  EXPECT_EQ(text("SELECT role FROM app_user WHERE username = 'root'"), "admin");
+}
+
 }  // namespace
 }  // namespace cronwheel::testing

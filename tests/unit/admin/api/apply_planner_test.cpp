@@ -362,3 +362,60 @@ TEST(ApplyPlanner, ExportNamesOnlyGroupsTheCallerMaySee) {
 
 }  // namespace
 }  // namespace cronwheel::admin
+
+namespace cronwheel::admin {
+namespace {
+
+User a_user(std::int64_t id, const std::string& name, const std::string& role, std::vector<std::int64_t> groups = {}) {
+  User u;
+  u.id = id;
+  u.username = name;
+  u.role = role;
+  u.password_hash = "$argon2id$...";
+  u.groups = std::move(groups);
+  return u;
+}
+
+TEST(ApplyPlannerUsers, CreatesUnknownUsersWithoutPasswordAndSetsRolesAndGroups) {
+  Server server;
+  server.s.users = {a_user(1, "root", "admin"), a_user(5, "Alice", "normal", {1})};
+  const auto plan = plan_apply(file("groups:\n  - appName: payments\nusers:\n"
+                                    "  - {username: bob, groups: [payments, billing]}\n"
+                                    "  - {username: alice, role: normal, groups: [billing]}\n"
+                                    "  - {username: ALICE2, role: admin}\n"),
+                               server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.users.size(), 2u) << "alice is unchanged: usernames match in any case";
+  EXPECT_EQ(plan.users[0].user.id, 0);
+  EXPECT_EQ(plan.users[0].user.username, "bob");
+  EXPECT_EQ(plan.users[0].group_names, (std::vector<std::string>{"billing", "payments"})) << "payments is created by the file";
+  EXPECT_EQ(plan.report["users"][1]["action"], "unchanged");
+  EXPECT_EQ(plan.report["users"][2]["action"], "create");
+
+  const auto changed = plan_apply(file("groups: []\nusers:\n  - {username: alice, role: admin, groups: []}\n"),
+                                  server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(changed.users.size(), 1u);
+  EXPECT_EQ(changed.users[0].user.id, 5);
+  EXPECT_EQ(changed.users[0].user.password_hash, "$argon2id$...") << "the password is left alone";
+  EXPECT_EQ(changed.report["users"][0]["changes"],
+            json::parse(R"([{"field":"role","from":"normal","to":"admin"},{"field":"groups","from":["billing"],"to":[]}])"));
+}
+
+TEST(ApplyPlannerUsers, RefusesWhatUsersMayNotDo) {
+  Server server;
+  server.s.users = {a_user(1, "root", "admin"), a_user(2, "dev", "normal", {1})};
+  auto info = refusal(file("groups: []\nusers:\n  - {username: eve}\n"), server.snapshot(), normal_user({1}));
+  EXPECT_EQ(info.status, 403);
+  info = refusal(file("groups: []\nusers:\n  - {username: root, role: normal}\n"), server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "users[root].role") << "an admin cannot demote themselves";
+  Principal other_admin = admin_user();
+  other_admin.user.id = 99;
+  info = refusal(file("groups: []\nusers:\n  - {username: root, role: normal}\n"), server.snapshot(), other_admin);
+  EXPECT_EQ(info.status, 409) << "no admin would be left";
+  info = refusal(file("groups: []\nusers:\n  - {username: x, groups: [nowhere]}\n"), server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "users[x].groups");
+  info = refusal(file("groups: []\nusers:\n  - {username: \"bad name\"}\n"), server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "users[bad name].username");
+}
+
+}  // namespace
+}  // namespace cronwheel::admin

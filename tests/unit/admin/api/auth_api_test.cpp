@@ -34,6 +34,22 @@ TEST_F(AuthApiTest, LoginFailsAlikeForAnUnknownUserAndAWrongPassword) {
   EXPECT_TRUE(wrong.header("Set-Cookie").empty());
 }
 
+// A user a jobs file made has no password ('') until an admin sets one: nothing logs in as it,
+// not even an empty password, and the answer is the one for a wrong password.
+TEST_F(AuthApiTest, AUserWithoutAPasswordCannotLogIn) {
+  User imported;
+  imported.username = "imported";
+  imported.role = "admin";
+  fakes_.users().create(imported, Actor{std::nullopt, "system", ""});
+  for (const char* password : {"", "x", "not-the-password"}) {
+    auto r = try_login("imported", password);
+    EXPECT_NE(r.status, 200) << password;
+  }
+  auto r = try_login("imported", "not-the-password");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.error_message(), "wrong username or password");
+}
+
 TEST_F(AuthApiTest, LoginRejectsMalformedBodiesNamingTheField) {
   auto missing = call("POST", "auth/login", R"({"username":"admin"})");
   EXPECT_EQ(missing.status, 400);
