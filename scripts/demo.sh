@@ -145,21 +145,21 @@ if [ -z "$group_id" ]; then
   group_id=$(call POST groups '{"appName":"cronwheel-demo","title":"cronwheel demo"}' | jq -r .id)
   echo "created executor group cronwheel-demo (id $group_id)"
 fi
-demo_job() {  # demo_job DESCRIPTION JSON-FIELDS: creates and starts the job unless it exists
-  local desc=$1 fields=$2 id
+demo_job() {  # demo_job NAME DESCRIPTION JSON-FIELDS: creates and starts the job unless it exists
+  local name=$1 desc=$2 fields=$3 id
   id=$(call GET "jobs?jobGroup=$group_id&limit=1000" | jq -r --arg d "$desc" '.items[] | select(.jobDesc == $d) | .id')
   [ -n "$id" ] && return 0
-  id=$(call POST jobs "{\"jobGroup\":$group_id,\"jobDesc\":\"$desc\",\"author\":\"demo\",$fields}" | jq -r .id)
+  id=$(call POST jobs "{\"jobGroup\":$group_id,\"name\":\"$name\",\"jobDesc\":\"$desc\",\"author\":\"demo\",$fields}" | jq -r .id)
   call POST "jobs/$id/start" '{}' >/dev/null
   echo "created and started job $id: $desc"
 }
-demo_job "echo every 5 seconds" \
+demo_job echo "echo every 5 seconds" \
   '"scheduleType":"CRON","scheduleConf":"*/5 * * * * ?","executorHandler":"echo","executorParam":"hello from cronwheel"'
-demo_job "shell command every 10 seconds" \
+demo_job shell "shell command every 10 seconds" \
   '"scheduleType":"CRON","scheduleConf":"*/10 * * * * ?","executorHandler":"shell","executorParam":"date; uptime"'
-demo_job "sharding broadcast every 15 seconds" \
+demo_job sharding "sharding broadcast every 15 seconds" \
   '"scheduleType":"CRON","scheduleConf":"*/15 * * * * ?","executorHandler":"sharding","executorRouteStrategy":"SHARDING_BROADCAST"'
-demo_job "every 7 seconds after the last run ended" \
+demo_job fix-delay "every 7 seconds after the last run ended" \
   '"scheduleType":"FIX_DELAY","scheduleConf":"7","executorHandler":"sleep","executorParam":"1"'
 
 echo

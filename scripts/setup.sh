@@ -25,6 +25,7 @@ packages=(
   libgtest-dev libgmock-dev  # tests
   libyaml-cpp-dev            # jobs files (YAML); the tests read openapi.yaml with it too
   python3-aiosmtpd openssl   # tests: the SMTP sink and its certificate
+  python3-jsonschema         # tests: docs/jobs-file.schema.json against the docs' examples
   libbenchmark-dev           # benchmarks
   # the sanitizer stage of test.sh (docs/testing.md): clang, its ASan/UBSan runtimes and
   # libFuzzer (libclang-rt-14-dev: clang-14 only recommends it), llvm-symbolizer for file:line

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace cronwheel::common::jobs_file {
@@ -335,6 +336,36 @@ TEST(JobsFile, ExamplesInTheDocsAreValid) {
     }
   }
   EXPECT_GE(examples, 1);
+}
+
+// The keys the format takes at one level, as a problem about an unknown key there lists them.
+std::set<std::string> keys_taken(const std::string& yaml_with_zzz) {
+  const auto message = problem_of(yaml_with_zzz).message;
+  const auto list = message.substr(message.find("expected one of ") + 16);
+  std::set<std::string> keys;
+  std::stringstream in(list);
+  for (std::string key; std::getline(in, key, ',');) keys.insert(key.substr(key.find_first_not_of(' ')));
+  return keys;
+}
+
+std::set<std::string> schema_keys(const json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.at("properties").items()) keys.insert(key);
+  return keys;
+}
+
+// docs/jobs-file.schema.json names exactly the keys the format takes, at every level.
+TEST(JobsFile, TheJsonSchemaHasTheFormatsKeys) {
+  std::ifstream in(std::string(CRONWHEEL_SOURCE_DIR) + "/docs/jobs-file.schema.json");
+  ASSERT_TRUE(in);
+  const auto schema = json::parse(in);
+  const auto& defs = schema.at("$defs");
+  EXPECT_EQ(keys_taken("zzz: 1\ngroups: []\n"), schema_keys(schema));
+  EXPECT_EQ(keys_taken("groups:\n  - appName: billing\n    zzz: 1\n"), schema_keys(defs.at("group")));
+  EXPECT_EQ(keys_taken("groups:\n  - appName: billing\n    jobs:\n      a: {jobDesc: x, zzz: 1}\n"), schema_keys(defs.at("job")));
+  EXPECT_EQ(keys_taken("groups:\n  - appName: billing\n    jobs:\n      a: {jobDesc: x, glueHistory: [{zzz: 1}]}\n"),
+            schema_keys(defs.at("job").at("properties").at("glueHistory").at("items")));
+  EXPECT_EQ(keys_taken("groups: []\nusers:\n  - {username: a, zzz: 1}\n"), schema_keys(defs.at("user")));
 }
 
 }  // namespace
