@@ -56,6 +56,16 @@ export class Api {
     if (!r.ok()) throw new Error(`${method} ${path}: ${r.status()} ${await r.text()}`)
     return (r.status() === 204 ? undefined : await r.json()) as T
   }
+  /** `text` as the body, of `contentType` (a jobs file as YAML); throws unless 2xx. */
+  async sendText<T = any>(method: 'POST' | 'PUT', path: string, text: string, contentType: string): Promise<T> {
+    const r = await this.ctx.fetch(`/api/v1/${path}`, {
+      method,
+      data: text,
+      headers: { 'X-CSRF-Token': this.csrf, 'Content-Type': contentType },
+    })
+    if (!r.ok()) throw new Error(`${method} ${path}: ${r.status()} ${await r.text()}`)
+    return (await r.json()) as T
+  }
   get<T = any>(path: string) {
     return this.call<T>('GET', path)
   }
