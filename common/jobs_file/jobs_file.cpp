@@ -449,6 +449,8 @@ class YamlReader {
 
   json read(const YAML::Node& node, const std::string& pointer, const YAML::Mark& mark, int depth) {
     if (++nodes_ > kMaxNodes) fail(mark, pointer, "more than " + std::to_string(kMaxNodes) + " values");
+    // What the document becomes in memory, aliases expanded: its texts and each node's path.
+    count_bytes(pointer.size() + (node.IsScalar() ? node.Scalar().size() : 0), mark);
     if (depth > kMaxDepth) fail(mark, pointer, "nested more than " + std::to_string(kMaxDepth) + " levels deep");
     by_pointer_.emplace(pointer, location_of(mark, file_));
     switch (node.Type()) {
@@ -480,6 +482,7 @@ class YamlReader {
           if (!key.IsScalar()) fail(key.Mark(), pointer, "a key must be plain text");
           const auto& name = key.Scalar();
           if (!utf8::is_valid(name)) fail(key.Mark(), pointer, "a key is not valid UTF-8");
+          if (name.size() > kMaxKeyBytes) fail(key.Mark(), pointer, "a key longer than " + std::to_string(kMaxKeyBytes) + " bytes");
           const std::string child = pointer + "/" + pointer_token(name);
           if (out.contains(name)) fail(key.Mark(), child, "the key " + shown(name) + " appears twice");
           out[name] = read(entry.second, child, key.Mark(), depth + 1);
@@ -498,8 +501,16 @@ class YamlReader {
     throw JobsFileError(Problem{location_of(mark, file_), "", message});
   }
 
+  void count_bytes(std::size_t n, const YAML::Mark& mark) {
+    bytes_ += n;
+    if (bytes_ > kMaxExpandedBytes) {
+      fail(mark, "", "more than " + std::to_string(kMaxExpandedBytes / (1024 * 1024)) + " MiB once its aliases are expanded");
+    }
+  }
+
   std::string file_;
   std::size_t nodes_ = 0;
+  std::size_t bytes_ = 0;
   std::map<std::string, Location> by_pointer_;
 };
 
@@ -721,17 +732,36 @@ ParsedFile parse_yaml(std::string_view text, const std::string& file, const Scri
   if (text.size() > kMaxDocumentBytes) {
     throw JobsFileError(Problem{{file, 0, 0}, "", "larger than " + std::to_string(kMaxDocumentBytes / (1024 * 1024)) + " MiB"});
   }
-  std::vector<YAML::Node> documents;
+  // One document: a marker (--- or ...) after the first document's content starts another.
+  // Looked for in the text, not with YAML::LoadAll, which loops without end on some malformed
+  // texts (",0](").
+  {
+    bool content = false;
+    int line_number = 0;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      auto end = text.find('\n', start);
+      if (end == std::string_view::npos) end = text.size();
+      const auto line = text.substr(start, end - start);
+      ++line_number;
+      const bool marker = (line.starts_with("---") || line.starts_with("...")) &&
+                          (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+      if (marker && content) {
+        throw JobsFileError(Problem{{file, line_number, 1}, "", "one document per file (remove this --- or ... and what follows)"});
+      }
+      const auto first = line.find_first_not_of(" \t\r");
+      if (!marker && first != std::string_view::npos && line[first] != '#' && line[first] != '%') content = true;
+      start = end + 1;
+    }
+  }
+  YAML::Node document;
   try {
-    documents = YAML::LoadAll(std::string(text));
+    document = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     throw JobsFileError(Problem{location_of(e.mark, file), "", e.msg});
   }
-  if (documents.size() > 1) {
-    throw JobsFileError(Problem{location_of(documents[1].Mark(), file), "", "one document per file (remove the second ---)"});
-  }
   YamlReader reader(file);
-  const json raw = documents.empty() ? json(nullptr) : reader.read(documents[0], "", YAML::Mark(), 0);
+  const json raw = reader.read(document, "", YAML::Mark(), 0);
   const auto by_pointer = reader.take_locations();
   Checker checker(file, &by_pointer, /*lenient=*/true, &read_script);
   ParsedFile parsed;
@@ -786,7 +816,7 @@ std::optional<Location> locate(const ParsedFile& file, std::string_view path) {
   while (true) {
     if (auto it = file.locations.find(at); it != file.locations.end()) return it->second;
     if (at.empty()) return std::nullopt;
-    if (at.back() == ']') {
+    if (at.back() == ']' && at.rfind('[') != std::string::npos) {
       at.erase(at.rfind('['));
     } else if (auto dot = at.rfind('.'); dot != std::string::npos) {
       at.erase(dot);

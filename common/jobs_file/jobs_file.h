@@ -30,7 +30,10 @@
 namespace cronwheel::common::jobs_file {
 
 inline constexpr std::size_t kMaxDocumentBytes = 16 * 1024 * 1024;
-inline constexpr std::size_t kMaxNodes = 200'000;
+inline constexpr std::size_t kMaxNodes = 200'000;  // some 8,000 jobs
+// Texts and paths together, aliases expanded: an alias of a long text repeated is bounded too.
+inline constexpr std::size_t kMaxExpandedBytes = 4 * kMaxDocumentBytes;
+inline constexpr std::size_t kMaxKeyBytes = 200;
 inline constexpr int kMaxDepth = 32;
 inline constexpr std::string_view kApiVersion = "cronwheel/v1";
 

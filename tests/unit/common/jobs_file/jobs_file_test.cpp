@@ -138,6 +138,16 @@ TEST(JobsFile, DuplicateKeysAndSecondDocumentsAreRefused) {
 
   p = problem_of("groups: []\n---\ngroups: []\n");
   EXPECT_NE(p.message.find("one document per file"), std::string::npos) << p.message;
+  EXPECT_EQ(p.location.line, 2);
+  p = problem_of("groups: []\n...\n");
+  EXPECT_NE(p.message.find("one document per file"), std::string::npos) << p.message;
+  EXPECT_NO_THROW(parse_yaml("# jobs\n%YAML 1.2\n---\ngroups: []\n", "jobs.yaml", kNoScripts)) << "a leading --- is one document";
+  p = problem_of("groups: []\n---x: is not a marker\n");
+  EXPECT_EQ(p.path, "---x") << "a key, not a second document";
+
+  // Texts on which YAML::LoadAll never returns.
+  p = problem_of(",0](,0](");
+  EXPECT_FALSE(p.message.empty());
 
   p = problem_of("");
   EXPECT_NE(p.message.find("expected a map with the key groups"), std::string::npos) << p.message;
@@ -193,6 +203,18 @@ TEST(JobsFile, HostileDocumentsAreBounded) {
   auto p = problem_of(bomb);
   EXPECT_NE(p.message.find("more than"), std::string::npos) << p.message;
 
+  // Aliases of a long text: few values, much memory.
+  std::string wide = "a: &a \"" + std::string(60'000, 'x') + "\"\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n";
+  for (char c = 'c'; c <= 'h'; ++c) {
+    const char prev = static_cast<char>(c - 1);
+    wide += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  }
+  p = problem_of(wide);
+  EXPECT_NE(p.message.find("MiB once its aliases are expanded"), std::string::npos) << p.message;
+
+  p = problem_of("groups: []\n" + std::string(300, 'k') + ": 1\n");
+  EXPECT_NE(p.message.find("a key longer than 200 bytes"), std::string::npos) << p.message;
+
   p = problem_of(std::string(200, '[') + std::string(200, ']'));
   EXPECT_FALSE(p.message.empty());
 
@@ -244,6 +266,8 @@ TEST(JobsFile, LocateFindsTheNearestKnownNode) {
   EXPECT_EQ(locate(parsed, "groups[billing].jobs[a.b].timezone")->line, 4);
   EXPECT_EQ(locate(parsed, "groups[billing]")->line, 2);
   EXPECT_EQ(locate(parsed, "nothing[here]")->line, 1) << "the document itself";
+  // Any text at all: the path may come from a server's answer.
+  for (const char* odd : {"(]", "]", "[", "..", "a]b]", "groups[billing]]"}) EXPECT_TRUE(locate(parsed, odd)) << odd;
 }
 
 // Texts that are easy to write wrong as YAML.
