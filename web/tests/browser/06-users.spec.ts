@@ -76,4 +76,26 @@ test.describe('users', () => {
     await expect(page.getByText('Not allowed')).toBeVisible()
     await expect(page.getByText('Your account may not see this page.')).toBeVisible()
   })
+  test('a user a jobs file brought has no password until an admin sets one', async ({ page, api }) => {
+    await api.ensureGroup()
+    const username = unique('imported')
+    await api.sendText('POST', 'apply', `groups: []\nusers:\n  - {username: ${username}, groups: [${APP_NAME}]}\n`, 'application/yaml')
+    // Nothing logs in as it, not even an empty password.
+    const refused = await page.request.post('/api/v1/auth/login', { data: { username, password: '' } })
+    expect(refused.status()).not.toBe(200)
+
+    await logIn(page)
+    await page.goto('/users')
+    const row = page.getByRole('row').filter({ hasText: username })
+    await expect(row.getByText('no password')).toBeVisible()
+    await row.getByRole('button', { name: `Reset the password of ${username}` }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel(/^\*?Password$/).fill('imported-password-1')
+    await dialog.getByLabel('Repeat the password').fill('imported-password-1')
+    await dialog.getByRole('button', { name: /Save|Reset/ }).click()
+    await expect(row.getByText('no password')).toBeHidden()
+
+    const login = await page.request.post('/api/v1/auth/login', { data: { username, password: 'imported-password-1' } })
+    expect(login.status()).toBe(200)
+  })
 })

@@ -23,6 +23,8 @@ export default {
   allGroups: 'All groups',
   noGroups: 'No groups',
   you: 'you',
+  noPassword: 'no password',
+  noPasswordHelp: 'Imported from a jobs file: cannot log in until an admin sets a password (Reset password).',
   ownRole: 'You cannot change your own role.',
   resetPassword: 'Reset password',
   resetTitle: 'Reset the password of {name}',

@@ -25,6 +25,8 @@ const messages: typeof en = {
   allGroups: '全部分组',
   noGroups: '无分组',
   you: '你',
+  noPassword: '未设密码',
+  noPasswordHelp: '由作业文件导入：管理员设置密码（重置密码）之前无法登录。',
   ownRole: '不能修改自己的角色。',
   resetPassword: '重置密码',
   resetTitle: '重置 {name} 的密码',
