@@ -63,14 +63,14 @@ std::string code_and_message(const json& run, const char* code_key, const char* 
 
 // ---- runs list
 
-struct ListOptions {
+struct RunListOptions {
   std::string job;
   std::string group;
   std::string state;
   int limit = 20;
 };
 
-int list_runs(Context& ctx, const ListOptions& options) {
+int list_runs(Context& ctx, const RunListOptions& options) {
   ApiClient& api = ctx.api();
   std::vector<std::pair<std::string, std::string>> query;
   if (!options.job.empty()) {
@@ -212,7 +212,7 @@ void add_runs_commands(CommandLine& command_line) {
   CLI::App* runs = command_line.add_group("runs", "List runs, read and follow their logs, kill them");
 
   {
-    auto options = std::make_shared<ListOptions>();
+    auto options = std::make_shared<RunListOptions>();
     CLI::App* list = command_line.add_command(
         *runs, "list", "List runs, newest scheduled first",
         "Lists fires and runs: id, job id, state (pending, sending, triggered, succeeded, failed,\n"
