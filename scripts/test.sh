@@ -7,8 +7,8 @@
 #  2. the sanitizer build (build-asan/, clang): the unit tests under AddressSanitizer and
 #     UndefinedBehaviorSanitizer, then each fuzz target (label fuzz) for
 #     CRONWHEEL_FUZZ_SECONDS seconds (default 20; 0 replays the seed corpora only).
-#     CRONWHEEL_TEST_SANITIZERS=0 skips this stage. Its build compiles while stage 1's tests run,
-#     at the lowest CPU priority (below).
+#     CRONWHEEL_TEST_SANITIZERS=0 skips this stage. Its build compiles while stage 1 builds and
+#     runs its tests, at the lowest CPU priority (below).
 # Extra arguments go to every ctest run, e.g. `scripts/test.sh -L unit` or
 # `scripts/test.sh -R Cron`.
 set -euo pipefail
@@ -24,15 +24,6 @@ fuzz_seconds=${CRONWHEEL_FUZZ_SECONDS:-20}
 
 stage_start=$SECONDS
 stage_done() { echo "== $1: $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
-
-# Optimized as in production, with line tables only (-g1: backtraces name file:line, and the
-# build is a fifth quicker than with full debug information).
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" >/dev/null
-cmake --build "$build" -j "$jobs"
-. scripts/lib/console.sh
-console_build "$build"
-stage_done "build"
 
 sanitizers=${CRONWHEEL_TEST_SANITIZERS:-1}
 asan_pid=""
@@ -55,12 +46,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The sanitizer build compiles while the tests below run. The tests spend much of their time
-# waiting (on the processes they start, on deadlines, on the network), and the build, at nice
-# 19, takes only the CPU they leave: a test that wants a core gets it (a nice-19 process weighs
-# 15 against a normal one's 1024), so the tests run as on an otherwise idle machine. One clang
-# build for both uses: every object carries ASan, UBSan and libFuzzer's coverage; the unit tests
-# link the sanitizers, the fuzz targets libFuzzer too. Only the unit test binaries and the fuzz
+# The sanitizer build compiles while the normal build and the tests below run. The normal
+# build leaves CPU idle while it links and builds the console, and the tests spend much of
+# their time waiting (on the processes they start, on deadlines, on the network); the sanitizer
+# build, at nice 19, takes only the CPU they leave: a compiler or a test that wants a core gets
+# it (a nice-19 process weighs 15 against a normal one's 1024), so they run as on an otherwise
+# idle machine. One clang build for both uses: every object carries ASan, UBSan and libFuzzer's
+# coverage; the unit tests link the sanitizers, the fuzz targets libFuzzer too. Only the unit test binaries and the fuzz
 # targets are built. The code under test is built at -O1 with line tables only (quick to build,
 # and stack traces still name file:line); the tests' own code at -O0. In a process group of its
 # own (job control on while it starts), so that a failure or an interrupt stops all of it.
@@ -76,6 +68,16 @@ if [ "$sanitizers" != 0 ]; then
   asan_pid=$!
   set +m
 fi
+
+# Optimized as in production, with line tables only (-g1: backtraces name file:line, and the
+# build is a fifth quicker than with full debug information).
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" >/dev/null
+cmake --build "$build" -j "$jobs"
+. scripts/lib/console.sh
+console_build "$build"
+stage_done "build"
+
 chmod 755 "$pgdir"
 pg_init "$pgdir/data"
 # Durability is not under test here; speed is welcome.
@@ -108,7 +110,7 @@ if ! wait "$asan_pid"; then
   exit 1
 fi
 asan_pid=""
-echo "== sanitizer build: $((SECONDS - asan_started)) s from its start beside the tests, $((SECONDS - stage_start)) s after them"
+echo "== sanitizer build: $((SECONDS - asan_started)) s from its start beside the build, $((SECONDS - stage_start)) s after the tests"
 stage_start=$SECONDS
 
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/bin/llvm-symbolizer-14}
