@@ -5,7 +5,7 @@
 #     MariaDB server (XXL-JOB's database for the importer's tests), which are stopped and
 #     removed whatever happens;
 #  2. the sanitizer build (build-asan/, clang): the unit tests under AddressSanitizer and
-#     UndefinedBehaviorSanitizer, then each fuzz target (label fuzz) for
+#     UndefinedBehaviorSanitizer, and beside them each fuzz target (label fuzz) for
 #     CRONWHEEL_FUZZ_SECONDS seconds (default 20; 0 replays the seed corpora only).
 #     CRONWHEEL_TEST_SANITIZERS=0 skips this stage. Its build compiles while stage 1 builds and
 #     runs its tests, at the lowest CPU priority (below).
@@ -28,17 +28,22 @@ stage_done() { echo "== $1: $((SECONDS - stage_start)) s"; stage_start=$SECONDS;
 sanitizers=${CRONWHEEL_TEST_SANITIZERS:-1}
 asan_pid=""
 asan_log=""
+fuzz_pid=""
+fuzz_log=""
 
 . scripts/lib/pg.sh
 . scripts/lib/mariadb.sh
 pgdir=$(mktemp -d /tmp/cronwheel-test-pg.XXXXXX)
 mariadbdir=$(mktemp -d /tmp/cronwheel-test-mariadb.XXXXXX)
 cleanup() {
-  if [ -n "$asan_pid" ]; then
-    kill -TERM -- "-$asan_pid" 2>/dev/null || true
-    wait "$asan_pid" 2>/dev/null || true
-  fi
+  for pid in "$asan_pid" "$fuzz_pid"; do
+    if [ -n "$pid" ]; then
+      kill -TERM -- "-$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   [ -z "$asan_log" ] || rm -f "$asan_log"
+  [ -z "$fuzz_log" ] || rm -f "$fuzz_log"
   pg_stop "$pgdir/data"
   rm -rf "$pgdir"
   mariadb_stop "$mariadbdir/server"
@@ -52,10 +57,11 @@ trap cleanup EXIT
 # build, at nice 19, takes only the CPU they leave: a compiler or a test that wants a core gets
 # it (a nice-19 process weighs 15 against a normal one's 1024), so they run as on an otherwise
 # idle machine. One clang build for both uses: every object carries ASan, UBSan and libFuzzer's
-# coverage; the unit tests link the sanitizers, the fuzz targets libFuzzer too. Only the unit test binaries and the fuzz
-# targets are built. The code under test is built at -O1 with line tables only (quick to build,
-# and stack traces still name file:line); the tests' own code at -O0. In a process group of its
-# own (job control on while it starts), so that a failure or an interrupt stops all of it.
+# coverage; the unit tests link the sanitizers, the fuzz targets libFuzzer too. Only the unit
+# test binaries and the fuzz targets are built. The code under test is built at -O1 with line
+# tables only (quick to build, and stack traces still name file:line); the tests' own code at
+# -O0. In a process group of its own (job control on while it starts), so that a failure or an
+# interrupt stops all of it.
 if [ "$sanitizers" != 0 ]; then
   asan_log=$(mktemp /tmp/cronwheel-asan-build.XXXXXX)
   asan_started=$SECONDS
@@ -115,10 +121,22 @@ stage_start=$SECONDS
 
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/bin/llvm-symbolizer-14}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout 600 -L '^unit$' "$@"
-stage_done "unit tests under ASan and UBSan"
-
+# The fuzz targets run beside the unit tests: each fuzzes for a fixed time whatever else runs,
+# and the unit tests hold up on a busy machine (docs/testing.md), so the two stages take the
+# time of the longer one. The fuzzers' output is shown once both are done.
 fuzz_timeout=$((fuzz_seconds + 300))
+fuzz_log=$(mktemp /tmp/cronwheel-fuzz.XXXXXX)
+set -m
 CRONWHEEL_FUZZ_SECONDS=$fuzz_seconds \
-  ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout "$fuzz_timeout" -L '^fuzz$' "$@"
-stage_done "fuzz targets, ${fuzz_seconds} s each"
+  ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout "$fuzz_timeout" -L '^fuzz$' "$@" \
+  >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
+set +m
+ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout 600 -L '^unit$' "$@"
+stage_done "unit tests under ASan and UBSan (the fuzz targets beside them)"
+fuzz_status=0
+wait "$fuzz_pid" || fuzz_status=$?
+fuzz_pid=""
+cat "$fuzz_log"
+stage_done "fuzz targets, ${fuzz_seconds} s each, after the unit tests"
+[ "$fuzz_status" = 0 ] || exit "$fuzz_status"
