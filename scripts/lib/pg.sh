@@ -102,7 +102,23 @@ pg_failover() {
   pg_as_owner "$PG_BIN/pg_ctl" -D "$primary" -m immediate -w -t 60 stop >/dev/null
   # What the paused receiver had not read is in flight on the network: it never arrives.
   [ -z "$receiver" ] || kill -KILL "$receiver" 2>/dev/null || true
-  pg_as_owner "$PG_BIN/pg_ctl" -D "$standby" -w -t 60 promote >/dev/null
+  # A killed WAL receiver is a crash to the standby's postmaster: it restarts its processes, and
+  # a promote request that arrives while no startup process runs is lost (the signal file alone
+  # does not promote). So the request is repeated until the cluster is in production.
+  local deadline=$((SECONDS + 120)) attempt
+  while :; do
+    pg_as_owner "$PG_BIN/pg_ctl" -D "$standby" -W promote >/dev/null 2>&1 || true
+    for attempt in 1 2 3 4 5 6 7 8 9 10; do
+      if pg_as_owner "$PG_BIN/pg_controldata" -D "$standby" 2>/dev/null | grep -q '^Database cluster state: *in production'; then
+        return 0
+      fi
+      sleep 0.3
+    done
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "the standby in $standby was not promoted within 120 s" >&2
+      return 1
+    fi
+  done
 }
 
 # pg_stop DIR: stops the cluster in DIR if it runs.
