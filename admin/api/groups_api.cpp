@@ -1,7 +1,5 @@
 #include "admin/api/groups_api.h"
 
-#include <algorithm>
-
 #include <set>
 #include <string>
 
@@ -11,6 +9,7 @@
 #include "admin/api/resource_access.h"
 #include "admin/api/resource_routes.h"
 #include "admin/model/record_json.h"
+#include "common/jobs_file/jobs_file.h"
 #include "common/util/utf8.h"
 
 namespace cronwheel::admin {
@@ -28,11 +27,7 @@ void check_app_name(const std::string& name) {
     throw invalid("appName", "appName: " + std::to_string(kMinAppName) + " to " + std::to_string(kMaxAppName) +
                                  " characters, got " + std::to_string(common::utf8::char_count(name)));
   }
-  auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  const bool format = alnum(name.front()) && std::all_of(name.begin(), name.end(), [&](char c) {
-                        return alnum(c) || c == '.' || c == '_' || c == '-';
-                      });
-  if (!format) {
+  if (!common::jobs_file::is_app_name(name)) {
     throw invalid("appName", "appName: letters, digits, '.', '_' and '-' only, starting with a letter or digit, got '" +
                                  name + "'");
   }

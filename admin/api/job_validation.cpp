@@ -14,6 +14,7 @@
 #include "admin/scheduler/fire_decision.h"
 #include "common/cron/cron_expression.h"
 #include "admin/model/record_json.h"
+#include "common/jobs_file/jobs_file.h"
 #include "common/protocol/job_enums.h"
 
 namespace cronwheel::admin {
@@ -59,10 +60,7 @@ E checked_enum(std::string_view field, const std::string& value) {
 // A job's name: 1-100 lower-case letters, digits, '.', '_' or '-', starting with a letter or a
 // digit (the schema's job_info_name_format).
 const std::string& checked_job_name(const std::string& name) {
-  constexpr std::size_t kMaxJobNameChars = 100;
-  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
-  const bool starts_well = !name.empty() && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9'));
-  if (!starts_well || name.size() > kMaxJobNameChars || !std::all_of(name.begin(), name.end(), allowed)) {
+  if (!common::jobs_file::is_job_name(name)) {
     const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
     throw invalid("name", "name: must be 1-100 lower-case letters, digits, '.', '_' or '-', starting with a letter or "
                           "digit" + (printable ? ", got '" + truncate_chars(name, 120) + "'" : std::string()));
