@@ -4,6 +4,8 @@ import { loadFromQuery, type ListQuery } from '@/composables/usePagedList'
 import { dropPrefetchedList, prefetchList } from '@/composables/list-prefetch'
 import { jobListQuery } from '@/pages/jobs/job-list-query'
 import { runListQuery } from '@/pages/runs/run-list-query'
+import { workflowListQuery } from '@/pages/workflows/workflow-list-query'
+import { workflowRunListQuery } from '@/pages/workflows/workflow-run-list-query'
 
 declare module 'vue-router' {
   interface RouteMeta {
@@ -76,6 +78,38 @@ export const routes: RouteRecordRaw[] = [
         component: () => import('@/pages/runs/RunDetailPage.vue'),
         props: true,
         meta: { title: 'runs.detailTitle', menu: '/runs' },
+      },
+      {
+        path: 'workflows',
+        name: 'workflows',
+        component: () => import('@/pages/workflows/WorkflowListPage.vue'),
+        meta: { title: 'shell.menu.workflows', menu: '/workflows', list: workflowListQuery },
+      },
+      {
+        path: 'workflows/new',
+        name: 'workflow-new',
+        component: () => import('@/pages/workflows/WorkflowEditPage.vue'),
+        meta: { title: 'workflows.newTitle', menu: '/workflows' },
+      },
+      {
+        path: 'workflows/:id(\\d+)',
+        name: 'workflow-edit',
+        component: () => import('@/pages/workflows/WorkflowEditPage.vue'),
+        props: true,
+        meta: { title: 'workflows.editTitle', menu: '/workflows' },
+      },
+      {
+        path: 'workflow-runs',
+        name: 'workflow-runs',
+        component: () => import('@/pages/workflows/WorkflowRunListPage.vue'),
+        meta: { title: 'workflows.runList.title', menu: '/workflows', list: workflowRunListQuery },
+      },
+      {
+        path: 'workflow-runs/:id(\\d+)',
+        name: 'workflow-run',
+        component: () => import('@/pages/workflows/WorkflowRunPage.vue'),
+        props: true,
+        meta: { title: 'workflows.runView.title', menu: '/workflows' },
       },
       {
         path: 'cluster',

@@ -14,6 +14,7 @@ import users from './users'
 import audit from './audit'
 import alarms from './alarms'
 import cluster from './cluster'
+import workflows from './workflows'
 
 export default {
   common,
@@ -31,4 +32,5 @@ export default {
   alarms,
   cluster,
   dashboard,
+  workflows,
 }

@@ -4,6 +4,7 @@ export default {
     dashboard: 'Dashboard',
     jobs: 'Jobs',
     runs: 'Runs',
+    workflows: 'Workflows',
     groups: 'Executor groups',
     users: 'Users',
     alarms: 'Alarm channels',
