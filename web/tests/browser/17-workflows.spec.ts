@@ -1,0 +1,221 @@
+// Workflows in the console: a graph of jobs built in the editor by picking jobs and dragging
+// edges between their handles, saved, run from the list with its input parameters, and followed
+// live on the run's graph until every node has succeeded; a node's run opens with its log. An
+// edge that closes a cycle, and a template reading a parameter that does not exist, are explained
+// in place as the server's check finds them.
+import type { Locator, Page } from '@playwright/test'
+import { APP_NAME, expect, logIn, test, unique, type Api } from './support'
+
+async function deleteQuietly(api: Api, path: string) {
+  try {
+    await api.del(path)
+  } catch {
+    /* already gone */
+  }
+}
+
+/** The box of `handle` once the canvas stopped moving (it fits the graph after each change). */
+async function settledBox(handle: Locator) {
+  let last = await handle.boundingBox()
+  for (let i = 0; i < 40; i++) {
+    await handle.page().waitForTimeout(100)
+    const now = await handle.boundingBox()
+    if (last && now && Math.abs(now.x - last.x) < 0.5 && Math.abs(now.y - last.y) < 0.5) return now
+    last = now
+  }
+  throw new Error('the canvas does not stop moving')
+}
+
+/** Drags an edge from node `from`'s bottom handle to node `to`'s top handle, as a user does. */
+async function connect(page: Page, from: string, to: string) {
+  const canvas = page.getByRole('region', { name: 'Workflow graph' })
+  await canvas.evaluate((e) => e.scrollIntoView({ block: 'center' }))
+  const out = await settledBox(canvas.getByLabel(`Out of ${from}`, { exact: true }))
+  const into = await settledBox(canvas.getByLabel(`Into ${to}`, { exact: true }))
+  await page.mouse.move(out.x + out.width / 2, out.y + out.height / 2)
+  await page.mouse.down()
+  await page.mouse.move(out.x + out.width / 2 + 10, out.y + 30, { steps: 4 })
+  await page.mouse.move(into.x + into.width / 2, into.y + into.height / 2, { steps: 10 })
+  await page.mouse.up()
+  await expect(canvas.getByRole('group', { name: `Edge ${from} to ${to}` })).toBeVisible()
+}
+
+/** Adds the job `jobDesc` as a node through the editor's job search; answers nothing. */
+async function addJob(page: Page, jobDesc: string) {
+  await page.getByRole('combobox', { name: 'Add a job' }).click()
+  await page.keyboard.type(jobDesc)
+  await page.getByRole('option', { name: jobDesc }).click()
+}
+
+test.describe('workflows', () => {
+  const workflowsAfterwards: number[] = []
+  const jobsAfterwards: number[] = []
+  test.afterEach(async ({ api }) => {
+    for (const id of workflowsAfterwards.splice(0)) await deleteQuietly(api, `workflows/${id}`)
+    for (const id of jobsAfterwards.splice(0)) await deleteQuietly(api, `jobs/${id}`)
+  })
+
+  /** Echo jobs named `<letter>.<tag>` (their node keys: `<letter>_<tag>`), by letter. */
+  async function echoJobs(api: Api, letters: string[], tag: string) {
+    const jobs = new Map<string, { id: number; jobDesc: string; key: string }>()
+    for (const letter of letters) {
+      const job = await api.createJob({
+        name: `${letter}.${tag}`,
+        jobDesc: `Workflow step ${letter.toUpperCase()} ${tag}`,
+        executorHandler: 'echo',
+        executorParam: `step ${letter} of ${tag}`,
+      })
+      jobsAfterwards.push(job.id)
+      jobs.set(letter, { ...job, key: `${letter}_${tag}` })
+    }
+    return jobs
+  }
+
+  test('a diamond built in the editor runs from the list; every node turns green and node D’s run opens with its log', async ({
+    page,
+    api,
+  }) => {
+    const tag = Date.now().toString(36)
+    const jobs = await echoJobs(api, ['a', 'b', 'c', 'd'], tag)
+    const key = (letter: string) => jobs.get(letter)!.key
+    const name = unique('diamond').toLowerCase()
+
+    await logIn(page)
+    await page.goto('/workflows')
+    await expect(page.getByRole('heading', { name: 'Workflows', level: 1 })).toBeVisible()
+    await page.getByRole('button', { name: 'New workflow' }).click()
+    await expect(page.getByRole('heading', { name: 'New workflow', level: 1 })).toBeVisible()
+    await page.getByRole('combobox', { name: 'Executor group' }).click()
+    await page.getByRole('option', { name: `(${APP_NAME})` }).click()
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill(name)
+    await page.getByRole('textbox', { name: 'Description', exact: true }).fill('A diamond of echo jobs')
+
+    // Each job picked becomes a node keyed by its name made into a key.
+    for (const letter of ['a', 'b', 'c', 'd']) {
+      await addJob(page, jobs.get(letter)!.jobDesc)
+      await expect(page.getByRole('group', { name: `Node ${key(letter)}` })).toBeVisible()
+    }
+    await connect(page, key('a'), key('b'))
+    await connect(page, key('a'), key('c'))
+    await connect(page, key('b'), key('d'))
+    await connect(page, key('c'), key('d'))
+    await expect(page.getByText('No problems', { exact: true })).toBeVisible()
+
+    // The layout puts D below B and C, which are below A.
+    const top = async (letter: string) => (await page.getByRole('group', { name: `Node ${key(letter)}` }).boundingBox())!.y
+    expect(await top('b')).toBeGreaterThan(await top('a'))
+    expect(await top('c')).toBeGreaterThan(await top('a'))
+    expect(await top('d')).toBeGreaterThan(await top('b'))
+
+    await page.getByRole('button', { name: 'Create', exact: true }).click()
+    await expect(page).toHaveURL(/\/workflows\/\d+$/)
+    const id = Number(/\/workflows\/(\d+)$/.exec(page.url())![1])
+    workflowsAfterwards.push(id)
+
+    // Saved as drawn, by key, without positions.
+    const saved = await api.get(`workflows/${id}`)
+    expect(saved.name).toBe(name)
+    expect(saved.nodes.map((n: { key: string; jobId: number }) => [n.key, n.jobId])).toEqual(
+      ['a', 'b', 'c', 'd'].map((l) => [key(l), jobs.get(l)!.id]),
+    )
+    expect(saved.edges).toEqual([
+      { from: key('a'), to: key('b') },
+      { from: key('a'), to: key('c') },
+      { from: key('b'), to: key('d') },
+      { from: key('c'), to: key('d') },
+    ])
+    expect(JSON.stringify(saved.nodes)).not.toMatch(/position|"x"|"y"/)
+
+    // Run from the list.
+    await page.getByRole('menuitem', { name: 'Workflows' }).click()
+    await page.getByRole('textbox', { name: 'Search workflows' }).fill(name)
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByRole('button', { name: `Run the workflow "${name}"` }).click()
+    const dialog = page.getByRole('dialog', { name: `Run "${name}"` })
+    await expect(dialog.getByText('This workflow declares no input parameters.')).toBeVisible()
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click()
+    await expect(page.getByText(/^Workflow run #\d+ is created/)).toBeVisible()
+    await page.getByRole('link', { name: 'Open the run' }).click()
+    await expect(page).toHaveURL(/\/workflow-runs\/\d+$/)
+    const workflowRunId = Number(/\/workflow-runs\/(\d+)$/.exec(page.url())![1])
+    await expect(page.getByRole('heading', { level: 1 })).toContainText(name)
+
+    // The graph follows the run until every node has succeeded, and the run with it.
+    const graph = page.getByRole('region', { name: 'Graph of the run' })
+    for (const letter of ['a', 'b', 'c', 'd']) {
+      await expect(graph.getByRole('group', { name: `Node ${key(letter)}: Succeeded` })).toBeVisible({ timeout: 30_000 })
+    }
+    await expect(page.getByText('Updated every second while the run goes on.')).toBeHidden({ timeout: 10_000 })
+    await expect(page.getByRole('button', { name: 'Cancel the run' })).toHaveCount(0)
+    expect((await api.get(`workflow-runs/${workflowRunId}`)).state).toBe('succeeded')
+
+    // Node D: its details, then its run with the live log.
+    await graph.getByRole('group', { name: `Node ${key('d')}: Succeeded` }).click()
+    await expect(page).toHaveURL(new RegExp(`[?&]node=${key('d')}(&|$)`))
+    const details = page.getByRole('complementary', { name: `Node ${key('d')}` })
+    await expect(details).toContainText('Attempts')
+    await expect(details.getByLabel('Parameters as rendered')).toContainText(`step d of ${tag}`)
+    const runLink = details.getByRole('link', { name: /^Run #\d+ and its live log$/ })
+    const runId = Number(/#(\d+)/.exec((await runLink.textContent()) ?? '')![1])
+    await runLink.click()
+    await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`))
+    await expect(page.getByRole('log', { name: `Log of run ${runId}` })).toContainText(`step d of ${tag}`, { timeout: 15_000 })
+  })
+
+  test('an edge closing a cycle and a template reading an unknown parameter are explained in place', async ({ page, api }) => {
+    const tag = Date.now().toString(36)
+    const jobs = await echoJobs(api, ['a', 'b', 'c', 'd'], tag)
+    const key = (letter: string) => jobs.get(letter)!.key
+    const jobGroup = await api.ensureGroup()
+    const created = await api.post<{ id: number }>('workflows', {
+      jobGroup,
+      name: unique('cycle').toLowerCase(),
+      scheduleType: 'NONE',
+      nodes: ['a', 'b', 'c', 'd'].map((l) => ({ key: key(l), jobId: jobs.get(l)!.id })),
+      edges: [
+        { from: key('a'), to: key('b') },
+        { from: key('a'), to: key('c') },
+        { from: key('b'), to: key('d') },
+        { from: key('c'), to: key('d') },
+      ],
+    })
+    workflowsAfterwards.push(created.id)
+
+    await logIn(page)
+    await page.goto(`/workflows/${created.id}`)
+    await expect(page.getByRole('group', { name: `Node ${key('d')}` })).toBeVisible()
+    await expect(page.getByText('No problems', { exact: true })).toBeVisible()
+
+    // D → A closes a cycle: the server's check names it above the canvas.
+    await connect(page, key('d'), key('a'))
+    const problems = page.getByRole('alert').filter({ hasText: 'Problems of this workflow' })
+    await expect(problems).toContainText('cycle')
+    await expect(problems).toContainText(`${key('a')} → ${key('b')} → ${key('d')} → ${key('a')}`)
+
+    // Selected from the keyboard and deleted, the edge takes the problem with it.
+    const edge = page.getByRole('group', { name: `Edge ${key('d')} to ${key('a')}` })
+    await edge.focus()
+    await page.keyboard.press('Enter')
+    await expect(page.getByRole('complementary', { name: `Edge ${key('d')} → ${key('a')}` })).toBeVisible()
+    await page.keyboard.press('Delete')
+    await expect(edge).toHaveCount(0)
+    await expect(problems).toHaveCount(0)
+    await expect(page.getByText('No problems', { exact: true })).toBeVisible()
+
+    // A template reading a parameter the workflow does not declare: shown on the node.
+    await page.getByRole('group', { name: `Node ${key('b')}` }).click()
+    const panel = page.getByRole('complementary', { name: `Node ${key('b')}` })
+    await panel.getByRole('textbox', { name: 'Parameter template' }).fill('day=${params.day}')
+    const node = page.getByRole('group', { name: `Node ${key('b')}` })
+    await expect(node.getByRole('alert')).toContainText('no parameter day')
+    await expect(panel).toContainText('no parameter day')
+
+    // Declared, the problem goes.
+    await page.getByRole('button', { name: 'Add a parameter' }).click()
+    const param = page.getByRole('group', { name: 'Parameter 1' })
+    await param.getByRole('textbox', { name: 'Name' }).fill('day')
+    await param.getByRole('textbox', { name: 'Default' }).fill('monday')
+    await expect(node.getByRole('alert')).toHaveCount(0)
+    await expect(page.getByText('No problems', { exact: true })).toBeVisible()
+  })
+})
