@@ -5,6 +5,7 @@ import {
   graphFromWorkflow,
   graphToInput,
   keyFromName,
+  localProblems,
   placeProblems,
   withoutNode,
   type EditorGraph,
@@ -193,5 +194,27 @@ describe('placeProblems', () => {
   it('does not take nodes10 for nodes[1]', () => {
     const placed = placeProblems([{ field: 'nodes[1]x', message: 'm' }], diamond(), 0, settings)
     expect(placed.other).toHaveLength(1)
+  })
+})
+
+describe('localProblems', () => {
+  it('finds nothing in a valid name and parameters', () => {
+    expect(localProblems('nightly.etl', ['day', 'region_2'])).toEqual([])
+  })
+
+  it('asks for a name, and one the server takes', () => {
+    expect(localProblems('', [])).toEqual([{ field: 'name', kind: 'nameRequired' }])
+    expect(localProblems('Nightly ETL', [])).toEqual([{ field: 'name', kind: 'nameInvalid' }])
+    expect(localProblems('-x', [])).toEqual([{ field: 'name', kind: 'nameInvalid' }])
+    expect(localProblems('a'.repeat(101), [])).toEqual([{ field: 'name', kind: 'nameInvalid' }])
+    expect(localProblems('a'.repeat(100), [])).toEqual([])
+  })
+
+  it('names each parameter that is not a key or is declared twice, by its index', () => {
+    expect(localProblems('wf', ['day', '', '9lives', 'day'])).toEqual([
+      { field: 'params[1].name', kind: 'paramInvalid', name: '' },
+      { field: 'params[2].name', kind: 'paramInvalid', name: '9lives' },
+      { field: 'params[3].name', kind: 'paramTwice', name: 'day' },
+    ])
   })
 })

@@ -90,8 +90,16 @@ export default {
     add: 'Add a parameter',
     remove: 'Remove the parameter {name}',
     none: 'No input parameters. A node reads one as {syntax}.',
-    help: 'A run asks for each of them; one without a default must be given.',
+    help: 'A run asks for each of them; one without a default must be given, and a scheduled workflow needs a default for each.',
+    hasDefault: 'Has a default',
+    noDefault: 'No default: a run must give it',
     rowLabel: 'Parameter {n}',
+  },
+  local: {
+    nameRequired: 'The workflow needs a name',
+    nameInvalid: 'Lower-case letters, digits, dots, dashes and underscores, starting with a letter or digit; at most 100',
+    paramInvalid: '"{name}" is not a parameter name: a letter, then letters, digits, _ or -; at most 64',
+    paramTwice: 'The parameter {name} is declared twice',
   },
   graph: {
     canvas: 'Workflow graph',

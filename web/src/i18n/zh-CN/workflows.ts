@@ -92,8 +92,16 @@ const messages: typeof en = {
     add: '添加参数',
     remove: '删除参数 {name}',
     none: '没有输入参数。节点以 {syntax} 读取参数。',
-    help: '每次运行都会询问这些参数；没有默认值的必须给出。',
+    help: '每次运行都会询问这些参数；没有默认值的必须给出，定时调度的工作流每个参数都需要默认值。',
+    hasDefault: '有默认值',
+    noDefault: '无默认值：运行时必须给出',
     rowLabel: '参数 {n}',
+  },
+  local: {
+    nameRequired: '工作流需要名称',
+    nameInvalid: '小写字母、数字、点、短横线和下划线，以字母或数字开头；最多 100 个字符',
+    paramInvalid: '“{name}”不是参数名：一个字母开头，后接字母、数字、_ 或 -；最多 64 个字符',
+    paramTwice: '参数 {name} 声明了两次',
   },
   graph: {
     canvas: '工作流流程图',

@@ -171,5 +171,34 @@ export function placeProblems(
   return placed
 }
 
+/** A workflow's name: openapi.yaml's JobName (the server's is_job_name). */
+export const WORKFLOW_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/
+
+/** What the editor finds wrong before asking the server (see localProblems). */
+export interface LocalProblem {
+  field: string
+  kind: 'nameRequired' | 'nameInvalid' | 'paramInvalid' | 'paramTwice'
+  /** The parameter's name (paramInvalid, paramTwice). */
+  name?: string
+}
+
+/**
+ * The problems that make POST workflows/check refuse the whole body (400) instead of listing
+ * them: a missing or malformed name, a parameter name that is not a key or is declared twice.
+ * The editor shows these itself and asks the server only once there are none.
+ */
+export function localProblems(name: string, paramNames: readonly string[]): LocalProblem[] {
+  const out: LocalProblem[] = []
+  if (name === '') out.push({ field: 'name', kind: 'nameRequired' })
+  else if (!WORKFLOW_NAME.test(name)) out.push({ field: 'name', kind: 'nameInvalid' })
+  const seen = new Set<string>()
+  paramNames.forEach((p, i) => {
+    if (!NODE_KEY.test(p)) out.push({ field: `params[${i}].name`, kind: 'paramInvalid', name: p })
+    else if (seen.has(p)) out.push({ field: `params[${i}].name`, kind: 'paramTwice', name: p })
+    seen.add(p)
+  })
+  return out
+}
+
 /** The syntax a node's parameter template may use (shown beside the field; not translated). */
 export const TEMPLATE_SYNTAX = ['${params.NAME}', '${nodes.KEY.output}', '${nodes.KEY.output.field}'] as const
