@@ -17,13 +17,14 @@ constexpr std::array<std::pair<FireState, std::string_view>, 7> kStates{{
     {FireState::kCancelled, "cancelled"},
 }};
 
-constexpr std::array<std::pair<TriggerType, std::string_view>, 6> kTriggerTypes{{
+constexpr std::array<std::pair<TriggerType, std::string_view>, 7> kTriggerTypes{{
     {TriggerType::kSchedule, "SCHEDULE"},
     {TriggerType::kMisfire, "MISFIRE"},
     {TriggerType::kManual, "MANUAL"},
     {TriggerType::kParent, "PARENT"},
     {TriggerType::kRetry, "RETRY"},
     {TriggerType::kApi, "API"},
+    {TriggerType::kWorkflow, "WORKFLOW"},
 }};
 
 template <class E, std::size_t N>

@@ -32,11 +32,12 @@ enum class TriggerType {
   kParent,    // a parent job succeeded
   kRetry,     // a failed run with retries left
   kApi,       // the API, possibly delayed
+  kWorkflow,  // a workflow run started the node this run is (docs/workflows.md)
 };
 
 // "pending", "sending", ...: the run table's spelling, also the API's.
 std::string_view to_string(FireState state) noexcept;
-// "SCHEDULE", "MISFIRE", "MANUAL", "PARENT", "RETRY", "API".
+// "SCHEDULE", "MISFIRE", "MANUAL", "PARENT", "RETRY", "API", "WORKFLOW".
 std::string_view to_string(TriggerType type) noexcept;
 
 // The value spelled exactly so, or nullopt.

@@ -88,6 +88,9 @@ nlohmann::json to_json(const JobLog& log) {
       {"handleCode", log.handle_code},
       {"handleMsg", log.handle_msg},
       {"alarmStatus", log.alarm_status},
+      {"workflowRunId", optional_json(log.workflow_run_id)},
+      {"workflowNode", log.workflow_node.empty() ? nlohmann::json(nullptr) : nlohmann::json(log.workflow_node)},
+      {"output", optional_json(log.output)},
   };
 }
 

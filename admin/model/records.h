@@ -108,6 +108,12 @@ struct JobLog {
   int handle_code = 0;
   std::string handle_msg;
   int alarm_status = 0;
+  // A node's run (and the retries of it): the workflow run and the node it belongs to.
+  std::optional<std::int64_t> workflow_run_id;
+  std::string workflow_node;
+  // The structured output a cronwheel executor reported with the result (JSON text, at most
+  // kMaxNodeOutputBytes); what the nodes after it read (workflow_template.h).
+  std::optional<std::string> output;
 
   friend bool operator==(const JobLog&, const JobLog&) = default;
 };

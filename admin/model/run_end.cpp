@@ -35,10 +35,34 @@ std::string_view to_string(RunEnd end) {
   return "unknown";
 }
 
+namespace {
+
+// Why a node's run ended its node badly, for the run's page and the workflow's reason.
+std::string node_failure_message(RunEnd end, const JobLog& run) {
+  constexpr std::size_t kMaxQuoted = 300;
+  auto quoted = [&](const std::string& text) {
+    return text.size() <= kMaxQuoted ? text : text.substr(0, kMaxQuoted) + "…";
+  };
+  const std::string id = "run " + std::to_string(run.id);
+  switch (end) {
+    case RunEnd::kSucceeded: return "";
+    case RunEnd::kFailed: return id + " failed" + (run.handle_msg.empty() ? "" : ": " + quoted(run.handle_msg));
+    case RunEnd::kLost: return id + " lost its result: " + quoted(run.handle_msg);
+    case RunEnd::kTriggerFailed: return id + " could not be triggered: " + quoted(run.trigger_msg);
+    case RunEnd::kMisfireSkipped: return id + " was skipped as a misfire";
+    case RunEnd::kCancelled: return id + " was cancelled";
+    case RunEnd::kKilled: return id + " was killed";
+  }
+  return id + " ended";
+}
+
+}  // namespace
+
 FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const std::vector<Job>& children,
                           std::int64_t now, const std::string& node_id) {
   FollowUps out;
-  if (end == RunEnd::kSucceeded) {
+  const bool workflow_node = run.workflow_run_id.has_value();
+  if (end == RunEnd::kSucceeded && !workflow_node) {
     for (const Job& child : children) {
       if (child.id == job.id) continue;  // the store leaves it out; a job is never its own child
       JobLog fire;
@@ -77,7 +101,21 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
     fire.executor_fail_retry_count = run.executor_fail_retry_count - 1;
     fire.parent_log_id = run.id;
     fire.chain_depth = run.chain_depth;
+    fire.workflow_run_id = run.workflow_run_id;
+    fire.workflow_node = run.workflow_node;
     out.fires.push_back(std::move(fire));
+  }
+  if (workflow_node) {
+    if (out.fires.empty()) {
+      out.workflow_node_end = WorkflowNodeEnd{*run.workflow_run_id,
+                                              run.workflow_node,
+                                              run.id,
+                                              end == RunEnd::kSucceeded ? NodeState::kSucceeded : NodeState::kFailed,
+                                              node_failure_message(end, run),
+                                              now,
+                                              node_id};
+    }
+    return out;
   }
   if (job.schedule_type == ScheduleType::kFixDelay) {
     if (auto delay = fix_delay_ms(job)) {

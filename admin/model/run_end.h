@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "admin/model/records.h"
+#include "admin/model/workflow.h"
 
 namespace cronwheel::admin {
 
@@ -29,6 +30,20 @@ enum class RunEnd {
 };
 std::string_view to_string(RunEnd end);
 
+// A workflow node whose run (with its retries) is over: the store records the node's end and
+// asks the workflow's planner (workflow_plan.h) what follows, in the same transaction.
+struct WorkflowNodeEnd {
+  std::int64_t workflow_run_id = 0;
+  std::string node;
+  std::int64_t log_id = 0;                 // the run that ended it
+  NodeState state = NodeState::kFailed;    // kSucceeded or kFailed
+  std::string message;                     // why it failed; empty on success
+  std::int64_t now = 0;                    // epoch ms
+  std::string node_id;                     // the admin node: owner of the fires it starts
+
+  friend bool operator==(const WorkflowNodeEnd&, const WorkflowNodeEnd&) = default;
+};
+
 // What a finished run leads to.
 struct FollowUps {
   // New fires (PARENT, RETRY), inserted as given: state (pending; cancelled for a child-job
@@ -38,6 +53,8 @@ struct FollowUps {
   // (trigger_status = 1) and still awaits this run (trigger_next_time = kAwaitingCompletion):
   // a job stopped or rescheduled meanwhile keeps what it has.
   std::optional<std::int64_t> fix_delay_next_time;
+  // A workflow node's run with no retry to follow: its node ended.
+  std::optional<WorkflowNodeEnd> workflow_node_end;
 };
 
 // The follow-ups of `run`, which has just ended (`end`) at `now` (epoch ms), of job `job`;
@@ -56,6 +73,10 @@ struct FollowUps {
 // TriggerStore::record_unconfirmed.)
 //  - Every end of a FIX_DELAY job's run: its next time is now + its delay (a configuration that
 //    is not a positive number of seconds leaves it as it is, and is logged).
+//  - A workflow node's run (run.workflow_run_id) is the workflow's, not its job's schedule's: it
+//    fires no child jobs and leaves a FIX_DELAY job's next time alone; a retry stays the same
+//    node's (same workflow run and node). Without a retry to follow, its node ended:
+//    workflow_node_end, succeeded for kSucceeded, failed for every other end, with why.
 // Pure apart from that log line.
 FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const std::vector<Job>& children,
                           std::int64_t now, const std::string& node_id);

@@ -7,18 +7,20 @@
 #include "admin/model/fire.h"
 #include "admin/pg/pg_guard.h"
 #include "admin/pg/pg_store_support.h"
+#include "admin/pg/pg_workflow_store.h"
 
 namespace cronwheel::admin::pg {
 
 void prepare_follow_ups(pqxx::connection& c) {
+  PgWorkflowStore::prepare(c);  // a node's end takes its workflow run's next step
   c.prepare("follow_up_jobs", "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[])");
   c.prepare("follow_up_children",
             "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id FOR KEY SHARE");
   c.prepare("follow_up_insert_fire",
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, "
-            "chain_depth, trigger_msg) "
-            "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15) RETURNING " + kLogColumns);
+            "chain_depth, trigger_msg, workflow_run_id, workflow_node) "
+            "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17) RETURNING " + kLogColumns);
   // By the job's id alone: guarded as written, job_info_due (trigger_status = 1) could be
   // chosen and read every job awaiting a result (pg_guard.h).
   c.prepare("follow_up_fix_delay",
@@ -50,7 +52,18 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
 
   for (std::size_t i = 0; i < runs.size(); ++i) {
     auto job = jobs.find(runs[i].job_id);
-    if (job == jobs.end()) continue;  // deleted meanwhile: no follow-ups
+    if (job == jobs.end()) {
+      // Deleted meanwhile: no follow-ups — but a workflow's node still ends, without a retry.
+      if (!runs[i].workflow_run_id) continue;
+      JobLog last = runs[i];
+      last.executor_fail_retry_count = 0;
+      Job gone;
+      gone.id = last.job_id;
+      gone.job_group = last.job_group;
+      const FollowUps follow = plan(last, gone, {});
+      if (follow.workflow_node_end) out[i].fires = record_workflow_node_end(tx, *follow.workflow_node_end, runs[i]);
+      continue;
+    }
     std::set<std::int64_t> ids(job->second.child_job_ids.begin(), job->second.child_job_ids.end());
     ids.erase(job->first);  // a job is never its own child
     std::vector<Job> children;
@@ -60,10 +73,18 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
     }
     const FollowUps follow = plan(runs[i], job->second, children);
     for (const JobLog& f : follow.fires) {
-      out[i].fires.push_back(log_from(tx.exec_prepared1(
+      JobLog fire = log_from(tx.exec_prepared1(
           "follow_up_insert_fire", f.job_group, f.job_id, text(f.trigger_type), f.scheduled_time, f.admin_node,
           f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
-          f.executor_fail_retry_count, f.parent_log_id, text(f.state), f.chain_depth, f.trigger_msg)));
+          f.executor_fail_retry_count, f.parent_log_id, text(f.state), f.chain_depth, f.trigger_msg,
+          f.workflow_run_id, f.workflow_run_id ? std::optional<std::string>(f.workflow_node) : std::nullopt));
+      if (fire.workflow_run_id) fire = record_workflow_retry(tx, runs[i], std::move(fire));
+      out[i].fires.push_back(std::move(fire));
+    }
+    if (follow.workflow_node_end) {
+      for (JobLog& fire : record_workflow_node_end(tx, *follow.workflow_node_end, runs[i])) {
+        out[i].fires.push_back(std::move(fire));
+      }
     }
     if (follow.fix_delay_next_time) {
       out[i].next_time_set =

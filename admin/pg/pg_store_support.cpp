@@ -1,5 +1,7 @@
 #include "admin/pg/pg_store_support.h"
 
+#include <algorithm>
+
 #include <arpa/inet.h>
 
 #include <array>
@@ -35,7 +37,7 @@ const std::string kLogColumns =
     "id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler, "
     "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, chain_depth, " +
     ms("trigger_time", "trigger_time") + ", trigger_code, trigger_msg, " + ms("handle_time", "handle_time") +
-    ", handle_code, handle_msg, alarm_status";
+    ", handle_code, handle_msg, alarm_status, workflow_run_id, workflow_node, output";
 
 const std::string kVersionColumns =
     "id, job_id, glue_type, glue_source, glue_remark, " + ms("created_at", "created_at");
@@ -186,6 +188,9 @@ JobLog log_from(const pqxx::row& r) {
   l.handle_code = r["handle_code"].as<int>();
   l.handle_msg = r["handle_msg"].as<std::string>();
   l.alarm_status = r["alarm_status"].as<int>();
+  l.workflow_run_id = optional_of<std::int64_t>(r["workflow_run_id"]);
+  l.workflow_node = optional_of<std::string>(r["workflow_node"]).value_or("");
+  l.output = optional_of<std::string>(r["output"]);
   return l;
 }
 
@@ -368,6 +373,11 @@ constexpr std::array kRules = {
     Rule{"api_token_user_id_fkey", Kind::kNotFound, "", "user does not exist"},
     Rule{"api_token_expires_after_creation", Kind::kConflict, "expiresAt", "a token must expire after it is created"},
     Rule{"audit_log_action_check", Kind::kConflict, "action", "audit action must not be empty"},
+    Rule{"workflow_name_unique", Kind::kConflict, "name", "a workflow of this name exists in the group"},
+    Rule{"workflow_job_group_fkey", Kind::kConflict, "jobGroup", "the group does not exist, or still has workflows"},
+    Rule{"workflow_job_job_id_fkey", Kind::kConflict, "", "the job is a node of a workflow: take it out of the workflow first"},
+    Rule{"workflow_max_parallel_check", Kind::kConflict, "maxParallel", "maxParallel must be 1-100"},
+    Rule{"workflow_timeout_seconds_check", Kind::kConflict, "timeout", "timeout must not be negative"},
 };
 
 }  // namespace
@@ -389,6 +399,12 @@ void rethrow_mapped(const pqxx::sql_error& error) {
   if (best == nullptr) throw Conflict("the change conflicts with stored data");
   if (best->kind == Kind::kNotFound) throw NotFound(best->message);
   throw Conflict(best->message, best->field);
+}
+
+std::optional<std::vector<std::int64_t>> groups_to_list(const GroupScope& scope, std::optional<std::int64_t> group) {
+  if (!group) return scope;
+  if (scope && std::find(scope->begin(), scope->end(), *group) == scope->end()) return std::vector<std::int64_t>{};
+  return std::vector<std::int64_t>{*group};
 }
 
 void prepare_audit(pqxx::connection& c) {

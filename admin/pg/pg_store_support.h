@@ -62,6 +62,9 @@ std::string bigint_array(const std::vector<std::int64_t>& values);
 std::string text_array(const std::vector<std::string>& values);
 // A group scope as a nullable ::bigint[] parameter (NULL: no restriction).
 std::optional<std::string> scope_param(const GroupScope& scope);
+// The groups a list reads (KeysetList::groups): the scope, narrowed to `group` when one is asked
+// for (none of them when the scope does not hold it); none: every group.
+std::optional<std::vector<std::int64_t>> groups_to_list(const GroupScope& scope, std::optional<std::int64_t> group);
 // SQL for a job_log row's trigger message followed by `message` (an SQL expression) on a line
 // of its own: what an earlier attempt or a takeover wrote there is kept.
 std::string appended_trigger_msg(std::string_view message);

@@ -112,12 +112,6 @@ void prepare_scripts(pqxx::connection& c) {
 
 // The groups a list may show: the scope narrowed to the one group asked for (none of them
 // when that group is outside the scope); none at all: every group.
-std::optional<std::vector<std::int64_t>> groups_to_list(const GroupScope& scope, std::optional<std::int64_t> group) {
-  if (!group) return scope;
-  if (scope && std::find(scope->begin(), scope->end(), *group) == scope->end()) return std::vector<std::int64_t>{};
-  return std::vector<std::int64_t>{*group};
-}
-
 [[noreturn]] void no_job(std::int64_t id) { throw NotFound("job " + std::to_string(id) + " does not exist"); }
 
 }  // namespace

@@ -76,7 +76,7 @@ TEST(Migrator, ConcurrentStartsApplyEachMigrationOnce) {
   EXPECT_EQ(failures, 0);
   EXPECT_EQ(applied, latest);
   EXPECT_EQ(count(c, "SELECT count(*) FROM schema_migrations"), latest);
-  EXPECT_EQ(count(c, "SELECT count(*) FROM job_lock"), 2);  // the schedule lock and the apply lock, once each
+  EXPECT_EQ(count(c, "SELECT count(*) FROM job_lock"), 3);  // the schedule, apply and workflow scan locks, once each
 }
 
 TEST(Migrator, RefusesADatabaseWhoseAppliedMigrationWasEdited) {

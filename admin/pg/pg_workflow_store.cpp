@@ -1,0 +1,753 @@
+#include "admin/pg/pg_workflow_store.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "admin/model/workflow_json.h"
+#include "admin/model/workflow_plan.h"
+#include "admin/model/workflow_template.h"
+#include "admin/pg/pg_keyset_list.h"
+#include "admin/pg/pg_store_support.h"
+
+namespace cronwheel::admin {
+
+using namespace pg;
+
+namespace {
+
+const std::string kWorkflowColumns =
+    "id, job_group, name, description, author, alarm_email, schedule_type, schedule_conf, timezone, "
+    "misfire_strategy, overlap, max_parallel, timeout_seconds, params::text AS params, graph::text AS graph, "
+    "trigger_status, trigger_last_time, trigger_next_time, version, " +
+    ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
+
+// Read FROM workflow_run, unaliased (the keyset list's outer query names it so).
+const std::string kRunHead =
+    "id, workflow_id, (SELECT w.name FROM workflow w WHERE w.id = workflow_run.workflow_id) AS workflow_name, "
+    "job_group, state, trigger_type, scheduled_time, started_at, ended_at, deadline, params::text AS params, "
+    "reason, created_by, alarm_status";
+const std::string kRunColumns = kRunHead + ", graph::text AS graph";
+const std::string kRunListColumns = kRunHead + ", NULL::text AS graph";
+
+template <class T>
+std::optional<T> opt(const pqxx::field& f) {
+  if (f.is_null()) return std::nullopt;
+  return f.as<T>();
+}
+
+Workflow workflow_from(const pqxx::row& r) {
+  Workflow w;
+  w.id = r["id"].as<std::int64_t>();
+  w.job_group = r["job_group"].as<std::int64_t>();
+  w.name = r["name"].as<std::string>();
+  w.description = r["description"].as<std::string>();
+  w.author = r["author"].as<std::string>();
+  w.alarm_email = r["alarm_email"].as<std::string>();
+  w.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
+  w.schedule_conf = r["schedule_conf"].as<std::string>();
+  w.timezone = r["timezone"].as<std::string>();
+  w.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
+  w.overlap = parse_overlap_policy(r["overlap"].as<std::string>()).value_or(OverlapPolicy::kWait);
+  w.max_parallel = r["max_parallel"].as<int>();
+  w.timeout_seconds = r["timeout_seconds"].as<int>();
+  w.params = params_from_json(nlohmann::json::parse(r["params"].as<std::string>()));
+  w.graph = graph_from_json(nlohmann::json::parse(r["graph"].as<std::string>()));
+  w.trigger_status = r["trigger_status"].as<int>();
+  w.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
+  w.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+  w.version = r["version"].as<int>();
+  w.created_at = r["created_at"].as<std::int64_t>();
+  w.updated_at = r["updated_at"].as<std::int64_t>();
+  return w;
+}
+
+WorkflowRun run_from(const pqxx::row& r) {
+  WorkflowRun run;
+  run.id = r["id"].as<std::int64_t>();
+  run.workflow_id = r["workflow_id"].as<std::int64_t>();
+  run.workflow_name = opt<std::string>(r["workflow_name"]).value_or("");
+  run.job_group = r["job_group"].as<std::int64_t>();
+  run.state = parse_workflow_run_state(r["state"].as<std::string>()).value_or(WorkflowRunState::kFailed);
+  run.trigger_type = enum_of<TriggerType>(r["trigger_type"]);
+  run.scheduled_time = r["scheduled_time"].as<std::int64_t>();
+  run.started_at = opt<std::int64_t>(r["started_at"]);
+  run.ended_at = opt<std::int64_t>(r["ended_at"]);
+  run.deadline = opt<std::int64_t>(r["deadline"]);
+  run.params = r["params"].as<std::string>();
+  if (!r["graph"].is_null()) run.graph = graph_from_json(nlohmann::json::parse(r["graph"].as<std::string>()));
+  run.reason = r["reason"].as<std::string>();
+  run.created_by = r["created_by"].as<std::string>();
+  run.alarm_status = r["alarm_status"].as<int>();
+  return run;
+}
+
+struct NodeRow {
+  WorkflowRunNode node;
+  bool kill_requested = false;
+};
+
+NodeRow node_from(const pqxx::row& r) {
+  NodeRow row;
+  auto& n = row.node;
+  n.key = r["node_key"].as<std::string>();
+  n.job_id = r["job_id"].as<std::int64_t>();
+  n.state = parse_node_state(r["state"].as<std::string>()).value_or(NodeState::kFailed);
+  n.log_id = opt<std::int64_t>(r["log_id"]);
+  n.attempts = r["attempts"].as<int>();
+  n.param = r["param"].as<std::string>();
+  n.output = opt<std::string>(r["output"]);
+  n.message = r["message"].as<std::string>();
+  n.started_at = opt<std::int64_t>(r["started_at"]);
+  n.ended_at = opt<std::int64_t>(r["ended_at"]);
+  if (!r["run_state"].is_null()) n.run_state = enum_of<FireState>(r["run_state"]);
+  n.executor_address = opt<std::string>(r["executor_address"]).value_or("");
+  row.kill_requested = r["kill_requested"].as<bool>();
+  return row;
+}
+
+// The nodes of a run in the order of its graph (rows of nodes the graph does not have last).
+std::vector<NodeRow> read_nodes(pqxx::dbtransaction& tx, const WorkflowRun& run) {
+  std::map<std::string, NodeRow, std::less<>> by_key;
+  for (const auto& row : tx.exec_prepared("wfr_nodes", run.id)) {
+    NodeRow n = node_from(row);
+    by_key.emplace(n.node.key, std::move(n));
+  }
+  std::vector<NodeRow> out;
+  for (const auto& g : run.graph.nodes) {
+    auto it = by_key.find(g.key);
+    if (it == by_key.end()) continue;
+    out.push_back(std::move(it->second));
+    by_key.erase(it);
+  }
+  for (auto& [key, row] : by_key) out.push_back(std::move(row));
+  return out;
+}
+
+std::vector<PlanNode> plan_nodes(const std::vector<NodeRow>& rows) {
+  std::vector<PlanNode> out;
+  for (const auto& r : rows) {
+    PlanNode p;
+    p.key = r.node.key;
+    p.state = r.node.state;
+    p.message = r.node.message;
+    if (r.node.output) {
+      p.output = node_output_value(r.node.output, "");
+      p.has_output = true;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+nlohmann::json params_object(const std::string& text) {
+  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  return parsed.is_object() ? parsed : nlohmann::json::object();
+}
+
+struct NodeJob {
+  std::int64_t job_group = 0;
+  std::string handler;
+  std::string param;
+  int retries = 0;
+};
+
+std::string quoted_state(WorkflowRunState s) { return std::string(to_string(s)); }
+
+// What a change of a run does, in its transaction.
+class RunSteps {
+ public:
+  RunSteps(pqxx::work& tx, std::string node_id) : tx_(tx), node_id_(std::move(node_id)) {}
+
+  WorkflowStore::Changed& changed() { return changed_; }
+
+  // Applies the planner's step to a running run until no job is missing, then ends the run if
+  // the plan says so.
+  void step(WorkflowRun& run, std::int64_t now) {
+    const nlohmann::json params = params_object(run.params);
+    for (int pass = 0; pass < 4; ++pass) {
+      const auto rows = read_nodes(tx_, run);
+      WorkflowStep plan = plan_workflow_step(run.graph, params, plan_nodes(rows));
+      const bool job_missing = apply(run, plan, rows, now);
+      if (job_missing) continue;  // that node failed instead of starting: plan again
+      if (plan.run_end) end_run(run, *plan.run_end, plan.reason, now);
+      return;
+    }
+  }
+
+  // Stops a waiting or running run from outside (cancel, timeout).
+  void stop(WorkflowRun& run, WorkflowRunState end, const std::string& reason, std::int64_t now) {
+    const auto rows = read_nodes(tx_, run);
+    WorkflowStep plan = plan_workflow_stop(run.graph, plan_nodes(rows), end, reason);
+    apply(run, plan, rows, now);
+    end_run(run, end, reason, now);
+  }
+
+  // Creates a run of `wf` (its row locked by the caller) under its overlap policy. False when a
+  // scheduled run of that time exists already.
+  bool create(const Workflow& wf, std::int64_t scheduled_time, TriggerType type, const std::string& params_json,
+              std::int64_t now, const std::string& created_by) {
+    const auto counts = tx_.exec_prepared1("wfr_active", wf.id);
+    const auto running = counts["running"].as<std::int64_t>();
+    const auto waiting = counts["waiting"].as<std::int64_t>();
+    const std::int64_t limit = wf.overlap == OverlapPolicy::kParallel ? wf.max_parallel : 1;
+    const std::string oldest = counts["oldest"].is_null() ? "" : counts["oldest"].as<std::string>();
+    WorkflowRunState state = WorkflowRunState::kRunning;
+    std::string reason;
+    if (running >= limit || waiting > 0) {
+      const std::string busy = running == 1 ? "run " + oldest + " is still running"
+                                            : std::to_string(running) + " runs are still running";
+      if (wf.overlap == OverlapPolicy::kSkip) {
+        state = WorkflowRunState::kSkipped;
+        reason = "skipped: " + busy + " (overlap SKIP)";
+      } else if (waiting >= kMaxWaitingRuns) {
+        state = WorkflowRunState::kSkipped;
+        reason = "skipped: " + std::to_string(waiting) + " runs are waiting already (at most " +
+                 std::to_string(kMaxWaitingRuns) + ")";
+      } else {
+        state = WorkflowRunState::kWaiting;
+        reason = "waiting: " + busy;
+      }
+    }
+    const std::int64_t start = std::max(now, scheduled_time);
+    std::optional<std::int64_t> started_at, ended_at, deadline;
+    if (state == WorkflowRunState::kRunning) {
+      started_at = start;
+      if (wf.timeout_seconds > 0) deadline = start + std::int64_t{wf.timeout_seconds} * 1000;
+    }
+    if (state == WorkflowRunState::kSkipped) ended_at = now;
+    const auto graph = graph_json(wf.graph).dump();
+    const auto inserted = tx_.exec_prepared("wfr_insert", wf.id, wf.job_group, text(state), text(type), scheduled_time,
+                                            started_at, deadline, params_json, graph, reason, created_by, ended_at);
+    if (inserted.empty()) return false;
+    const auto id = inserted[0][0].as<std::int64_t>();
+    std::vector<std::string> keys;
+    std::vector<std::int64_t> jobs;
+    for (const auto& n : wf.graph.nodes) {
+      keys.push_back(n.key);
+      jobs.push_back(n.job_id);
+    }
+    tx_.exec_prepared("wfr_nodes_insert", id, text_array(keys), bigint_array(jobs));
+    WorkflowRun run = run_from(tx_.exec_prepared1("wfr_get", id));
+    if (state == WorkflowRunState::kRunning) step(run, start);
+    changed_.runs.push_back(run_from(tx_.exec_prepared1("wfr_get", id)));
+    return true;
+  }
+
+  // Marks the run ended and lets the runs of its workflow waiting for room start.
+  void end_run(WorkflowRun& run, WorkflowRunState end, const std::string& reason, std::int64_t now) {
+    if (tx_.exec_prepared("wfr_end", run.id, text(end), now, reason).affected_rows() == 0) return;
+    run.state = end;
+    run.ended_at = now;
+    run.reason = reason;
+    auto wf_row = tx_.exec_prepared("wf_lock", run.workflow_id);
+    if (wf_row.empty()) return;
+    const Workflow wf = workflow_from(wf_row[0]);
+    start_waiting(wf, now);
+  }
+
+  void start_waiting(const Workflow& wf, std::int64_t now) {
+    const auto counts = tx_.exec_prepared1("wfr_active", wf.id);
+    const std::int64_t limit = wf.overlap == OverlapPolicy::kParallel ? wf.max_parallel : 1;
+    const std::int64_t room = limit - counts["running"].as<std::int64_t>();
+    if (room <= 0 || counts["waiting"].as<std::int64_t>() == 0) return;
+    for (const auto& row : tx_.exec_prepared("wfr_next_waiting", wf.id, room)) {
+      const auto id = row[0].as<std::int64_t>();
+      std::optional<std::int64_t> deadline;
+      if (wf.timeout_seconds > 0) deadline = now + std::int64_t{wf.timeout_seconds} * 1000;
+      tx_.exec_prepared("wfr_start", id, now, deadline, "");
+      WorkflowRun next = run_from(tx_.exec_prepared1("wfr_get", id));
+      step(next, now);
+      changed_.runs.push_back(run_from(tx_.exec_prepared1("wfr_get", id)));
+    }
+  }
+
+ private:
+  // Writes a step's node changes; true when a node to start had no job any more (it failed).
+  bool apply(const WorkflowRun& run, const WorkflowStep& plan, const std::vector<NodeRow>& rows, std::int64_t now) {
+    for (const auto& f : plan.finish) {
+      tx_.exec_prepared("wfn_finish", run.id, f.key, text(f.state), f.message, now);
+    }
+    for (const auto& key : plan.kill) {
+      auto killed = tx_.exec_prepared("wfn_kill", run.id, key);
+      if (killed.empty() || killed[0][0].is_null()) continue;
+      const auto log_id = killed[0][0].as<std::int64_t>();
+      // A run not yet sent is simply not sent; one on its way or running is killed at its
+      // executor by whoever reads kill_candidates().
+      if (!tx_.exec_prepared("wfn_fire_cancel", log_id, "workflow run " + std::to_string(run.id) + " ended").empty()) {
+        tx_.exec_prepared("wfn_end", run.id, key, log_id, text(NodeState::kCancelled),
+                          "not run: the workflow run ended first", now, std::optional<std::string>());
+      }
+    }
+    if (plan.start.empty()) return false;
+    std::vector<std::int64_t> job_ids;
+    for (const auto& s : plan.start) job_ids.push_back(s.job_id);
+    std::map<std::int64_t, NodeJob> jobs;
+    for (const auto& row : tx_.exec_prepared("wfn_jobs", bigint_array(job_ids))) {
+      jobs[row["id"].as<std::int64_t>()] = NodeJob{row["job_group"].as<std::int64_t>(), row["executor_handler"].as<std::string>(),
+                                                   row["executor_param"].as<std::string>(),
+                                                   row["executor_fail_retry_count"].as<int>()};
+    }
+    // The run that ended last among the node's parents, for the run's page.
+    std::map<std::string, std::int64_t, std::less<>> log_of;
+    for (const auto& r : rows) {
+      if (r.node.log_id) log_of[r.node.key] = *r.node.log_id;
+    }
+    bool missing = false;
+    for (const auto& s : plan.start) {
+      auto job = jobs.find(s.job_id);
+      if (job == jobs.end()) {
+        tx_.exec_prepared("wfn_finish", run.id, s.key, text(NodeState::kFailed),
+                          "job " + std::to_string(s.job_id) + " no longer exists", now);
+        missing = true;
+        continue;
+      }
+      std::optional<std::int64_t> parent;
+      for (const auto& e : run.graph.edges) {
+        if (e.to != s.key) continue;
+        auto it = log_of.find(e.from);
+        if (it != log_of.end() && (!parent || it->second > *parent)) parent = it->second;
+      }
+      const std::string param = s.param.value_or(job->second.param);
+      JobLog fire = log_from(tx_.exec_prepared1("wfn_fire_insert", job->second.job_group, s.job_id, now, node_id_,
+                                                job->second.handler, param, job->second.retries, parent, run.id, s.key));
+      tx_.exec_prepared("wfn_start", run.id, s.key, fire.id, param, now);
+      changed_.fires.push_back(std::move(fire));
+    }
+    return missing;
+  }
+
+  pqxx::work& tx_;
+  std::string node_id_;
+  WorkflowStore::Changed changed_;
+};
+
+std::string node_output_text(const JobLog& run, std::string& message) {
+  std::string text = node_output_value(run.output, run.handle_msg).dump(-1, ' ', false,
+                                                                          nlohmann::json::error_handler_t::replace);
+  if (text.size() > kMaxNodeOutputBytes) {
+    message += (message.empty() ? "" : "; ") + std::string("its output (") + std::to_string(text.size()) +
+               " bytes) is over " + std::to_string(kMaxNodeOutputBytes) + " bytes and was dropped";
+    return "\"\"";
+  }
+  return text;
+}
+
+}  // namespace
+
+void PgWorkflowStore::prepare(pqxx::connection& c) {
+  c.prepare("wf_get", "SELECT " + kWorkflowColumns + " FROM workflow WHERE id = $1");
+  c.prepare("wf_lock", "SELECT " + kWorkflowColumns + " FROM workflow WHERE id = $1 FOR UPDATE");
+  c.prepare("wf_insert",
+            "INSERT INTO workflow (job_group, name, description, author, alarm_email, schedule_type, schedule_conf, "
+            "timezone, misfire_strategy, overlap, max_parallel, timeout_seconds, params, graph, created_at, updated_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, " + ts("$15") + ", " +
+                ts("$15") + ") RETURNING " + kWorkflowColumns);
+  c.prepare("wf_update",
+            "UPDATE workflow SET job_group = $2, name = $3, description = $4, author = $5, alarm_email = $6, "
+            "schedule_type = $7, schedule_conf = $8, timezone = $9, misfire_strategy = $10, overlap = $11, "
+            "max_parallel = $12, timeout_seconds = $13, params = $14::jsonb, graph = $15::jsonb, trigger_status = $16, "
+            "trigger_next_time = $17, version = version + 1, updated_at = " + ts("$18") +
+                " WHERE id = $1 AND version = $19 RETURNING " + kWorkflowColumns);
+  c.prepare("wf_status", "UPDATE workflow SET trigger_status = $2, trigger_next_time = $3, updated_at = " + ts("$4") +
+                             " WHERE id = $1 RETURNING " + kWorkflowColumns);
+  c.prepare("wf_delete", "DELETE FROM workflow WHERE id = $1");
+  c.prepare("wf_jobs_clear", "DELETE FROM workflow_job WHERE workflow_id = $1");
+  c.prepare("wf_jobs_insert",
+            "INSERT INTO workflow_job (workflow_id, job_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING");
+  c.prepare("wf_jobs_existing", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[]) FOR KEY SHARE");
+  c.prepare("wf_scan_lock", "SELECT lock_name FROM job_lock WHERE lock_name = 'workflow_schedule_lock' FOR UPDATE");
+  c.prepare("wf_due", "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, "
+                      "trigger_next_time FROM workflow WHERE trigger_status = 1 AND trigger_next_time <= $1 "
+                      "ORDER BY trigger_next_time, id LIMIT $2 FOR UPDATE");
+  c.prepare("wf_advance", "UPDATE workflow SET trigger_last_time = $2, trigger_next_time = $3, trigger_status = $4 "
+                          "WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $5 RETURNING " + kWorkflowColumns);
+
+  c.prepare("wfr_get", "SELECT " + kRunColumns + " FROM workflow_run WHERE id = $1");
+  c.prepare("wfr_lock", "SELECT " + kRunColumns + " FROM workflow_run WHERE id = $1 FOR UPDATE");
+  c.prepare("wfr_active", "SELECT count(*) FILTER (WHERE state = 'running') AS running, "
+                          "count(*) FILTER (WHERE state = 'waiting') AS waiting, "
+                          "min(id) FILTER (WHERE state = 'running') AS oldest "
+                          "FROM workflow_run WHERE workflow_id = $1 AND state IN ('waiting', 'running')");
+  c.prepare("wfr_any_active", "SELECT id FROM workflow_run WHERE workflow_id = $1 AND state IN ('waiting', 'running') LIMIT 1");
+  c.prepare("wfr_insert",
+            "INSERT INTO workflow_run (workflow_id, job_group, state, trigger_type, scheduled_time, started_at, deadline, "
+            "params, graph, reason, created_by, ended_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12) "
+            "ON CONFLICT (workflow_id, scheduled_time) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING RETURNING id");
+  c.prepare("wfr_nodes_insert", "INSERT INTO workflow_run_node (run_id, node_key, job_id, state) "
+                                "SELECT $1, k, j, 'waiting' FROM unnest($2::text[], $3::bigint[]) AS t(k, j)");
+  c.prepare("wfr_nodes",
+            "SELECT n.node_key, n.job_id, n.state, n.log_id, n.attempts, n.param, n.output, n.message, n.started_at, "
+            "n.ended_at, n.kill_requested, l.state AS run_state, l.executor_address "
+            "FROM workflow_run_node n LEFT JOIN job_log l ON l.id = n.log_id WHERE n.run_id = $1");
+  c.prepare("wfr_end", "UPDATE workflow_run SET state = $2, ended_at = $3, reason = $4 "
+                       "WHERE id = $1 AND state IN ('waiting', 'running')");
+  c.prepare("wfr_start", "UPDATE workflow_run SET state = 'running', started_at = $2, deadline = $3, ended_at = NULL, "
+                         "reason = $4, alarm_status = 0 WHERE id = $1");
+  c.prepare("wfr_next_waiting", "SELECT id FROM workflow_run WHERE workflow_id = $1 AND state = 'waiting' "
+                                "ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED");
+  c.prepare("wfr_timeouts", "SELECT id FROM workflow_run WHERE state = 'running' AND deadline IS NOT NULL "
+                            "AND deadline <= $1 ORDER BY deadline LIMIT $2");
+  c.prepare("wfr_reset_nodes",
+            "UPDATE workflow_run_node SET state = 'waiting', message = '', ended_at = NULL, output = NULL, "
+            "kill_requested = false WHERE run_id = $1 AND node_key = ANY ($2::text[])");
+  c.prepare("wfr_kill_candidates",
+            "SELECT " + kLogColumns + " FROM job_log WHERE id IN (SELECT log_id FROM workflow_run_node "
+            "WHERE kill_requested AND state = 'started') AND state = 'triggered' ORDER BY id LIMIT $1");
+
+  c.prepare("wfn_jobs", "SELECT id, job_group, executor_handler, executor_param, executor_fail_retry_count "
+                        "FROM job_info WHERE id = ANY ($1::bigint[]) FOR KEY SHARE");
+  c.prepare("wfn_fire_insert",
+            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
+            "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node) "
+            "VALUES ($1, $2, 'pending', 'WORKFLOW', $3, $4, $5, $6, $7, $8, $9, $10) RETURNING " + kLogColumns);
+  c.prepare("wfn_start", "UPDATE workflow_run_node SET state = 'started', log_id = $3, attempts = attempts + 1, "
+                         "param = $4, started_at = $5, ended_at = NULL, message = '', output = NULL, "
+                         "kill_requested = false WHERE run_id = $1 AND node_key = $2 AND state = 'waiting'");
+  c.prepare("wfn_finish", "UPDATE workflow_run_node SET state = $3, message = $4, ended_at = $5 "
+                          "WHERE run_id = $1 AND node_key = $2 AND state = 'waiting'");
+  c.prepare("wfn_end", "UPDATE workflow_run_node SET state = $4, message = $5, ended_at = $6, output = $7 "
+                       "WHERE run_id = $1 AND node_key = $2 AND log_id = $3 AND state = 'started'");
+  c.prepare("wfn_kill", "UPDATE workflow_run_node SET kill_requested = true "
+                        "WHERE run_id = $1 AND node_key = $2 AND state = 'started' RETURNING log_id");
+  c.prepare("wfn_fire_cancel", "UPDATE job_log SET state = 'cancelled', trigger_msg = " + appended_trigger_msg("$2") +
+                                   " WHERE id = $1 AND state = 'pending' RETURNING id");
+  c.prepare("wfn_retry",
+            "UPDATE workflow_run_node n SET log_id = $4, attempts = n.attempts + 1 FROM workflow_run r "
+            "WHERE n.run_id = $1 AND n.node_key = $2 AND n.log_id = $3 AND n.state = 'started' "
+            "AND NOT n.kill_requested AND r.id = n.run_id AND r.state = 'running'");
+  c.prepare("wfn_retry_cancel", "UPDATE job_log SET state = 'cancelled', trigger_msg = " + appended_trigger_msg("$2") +
+                                    " WHERE id = $1 AND state = 'pending' RETURNING " + kLogColumns);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workflows
+
+Page<Workflow> PgWorkflowStore::list(const Filter& f) {
+  KeysetList list;
+  list.table = "workflow";
+  list.columns = kWorkflowColumns;
+  list.groups = groups_to_list(f.scope, f.job_group);
+  list.page = f.page;
+  if (!f.name.empty()) list.conditions.push_back("name = " + list.params.add(f.name, "text"));
+  if (!f.text.empty()) {
+    const auto pattern = list.params.add(contains_pattern(f.text), "text");
+    list.conditions.push_back("(name ILIKE " + pattern + " OR description ILIKE " + pattern + ")");
+  }
+  return db_.read([&](pqxx::read_transaction& tx) { return page_from<Workflow>(read_keyset_page(tx, list), workflow_from); });
+}
+
+std::optional<Workflow> PgWorkflowStore::get(std::int64_t id) {
+  return db_.read([&](pqxx::read_transaction& tx) { return first_of<Workflow>(tx.exec_prepared("wf_get", id), workflow_from); });
+}
+
+namespace {
+
+std::vector<std::int64_t> job_ids_of(const WorkflowGraph& graph) {
+  std::set<std::int64_t> ids;
+  for (const auto& n : graph.nodes) ids.insert(n.job_id);
+  return {ids.begin(), ids.end()};
+}
+
+// The graph's jobs exist (locked against deletion until commit) and are recorded as the
+// workflow's, so none of them can be deleted while it names them.
+void record_jobs(pqxx::work& tx, std::int64_t workflow_id, const WorkflowGraph& graph) {
+  const auto ids = job_ids_of(graph);
+  std::set<std::int64_t> existing;
+  for (const auto& row : tx.exec_prepared("wf_jobs_existing", bigint_array(ids))) existing.insert(row[0].as<std::int64_t>());
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (!existing.count(graph.nodes[i].job_id)) {
+      throw Conflict("node " + graph.nodes[i].key + ": job " + std::to_string(graph.nodes[i].job_id) + " does not exist",
+                     "nodes[" + std::to_string(i) + "].jobId");
+    }
+  }
+  tx.exec_prepared("wf_jobs_clear", workflow_id);
+  tx.exec_prepared("wf_jobs_insert", workflow_id, bigint_array(ids));
+}
+
+}  // namespace
+
+Workflow PgWorkflowStore::create(const Workflow& w, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      Workflow created = workflow_from(tx.exec_prepared1(
+          "wf_insert", w.job_group, w.name, w.description, w.author, w.alarm_email, text(w.schedule_type), w.schedule_conf,
+          w.timezone, text(w.misfire_strategy), text(w.overlap), w.max_parallel, w.timeout_seconds,
+          params_json(w.params).dump(), graph_json(w.graph).dump(), now));
+      record_jobs(tx, created.id, created.graph);
+      write_audit(tx, now, actor, "workflow.create", "workflow", created.id, std::nullopt, to_json(created));
+      return created;
+    });
+  });
+}
+
+Workflow PgWorkflowStore::update(const Workflow& w, int trigger_status, std::int64_t next_time, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before_row = tx.exec_prepared("wf_lock", w.id);
+      if (before_row.empty()) throw NotFound("workflow " + std::to_string(w.id) + " does not exist");
+      const Workflow before = workflow_from(before_row[0]);
+      auto rows = tx.exec_prepared("wf_update", w.id, w.job_group, w.name, w.description, w.author, w.alarm_email,
+                                   text(w.schedule_type), w.schedule_conf, w.timezone, text(w.misfire_strategy),
+                                   text(w.overlap), w.max_parallel, w.timeout_seconds, params_json(w.params).dump(),
+                                   graph_json(w.graph).dump(), trigger_status, next_time, now, w.version);
+      if (rows.empty()) {
+        throw Conflict("workflow " + std::to_string(w.id) + " was changed meanwhile (version " +
+                           std::to_string(before.version) + ", not " + std::to_string(w.version) + "): read it again",
+                       "version");
+      }
+      Workflow after = workflow_from(rows[0]);
+      record_jobs(tx, after.id, after.graph);
+      write_audit(tx, now, actor, "workflow.update", "workflow", after.id, to_json(before), to_json(after));
+      return after;
+    });
+  });
+}
+
+void PgWorkflowStore::remove(std::int64_t id, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  mapped([&] {
+    db_.transact([&](pqxx::work& tx) {
+      auto row = tx.exec_prepared("wf_lock", id);
+      if (row.empty()) throw NotFound("workflow " + std::to_string(id) + " does not exist");
+      auto active = tx.exec_prepared("wfr_any_active", id);
+      if (!active.empty()) {
+        throw Conflict("run " + active[0][0].as<std::string>() + " of the workflow is waiting or running: cancel it first");
+      }
+      const Workflow before = workflow_from(row[0]);
+      tx.exec_prepared("wf_delete", id);
+      write_audit(tx, now, actor, "workflow.delete", "workflow", id, to_json(before), std::nullopt);
+    });
+  });
+}
+
+Workflow PgWorkflowStore::set_status(std::int64_t id, int status, std::int64_t next_time, const Actor& actor) {
+  const auto now = clock_.now_ms();
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto before_row = tx.exec_prepared("wf_lock", id);
+      if (before_row.empty()) throw NotFound("workflow " + std::to_string(id) + " does not exist");
+      const Workflow before = workflow_from(before_row[0]);
+      Workflow after = workflow_from(tx.exec_prepared1("wf_status", id, status, next_time, now));
+      write_audit(tx, now, actor, status == 1 ? "workflow.start" : "workflow.stop", "workflow", id, to_json(before),
+                  to_json(after));
+      return after;
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+WorkflowStore::Changed PgWorkflowStore::trigger(const TriggerRequest& r) {
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
+      auto row = tx.exec_prepared("wf_lock", r.workflow_id);
+      if (row.empty()) throw NotFound("workflow " + std::to_string(r.workflow_id) + " does not exist");
+      const Workflow wf = workflow_from(row[0]);
+      RunSteps steps(tx, r.node_id);
+      steps.create(wf, r.now, r.trigger_type, r.params_json, r.now, r.actor.username);
+      const WorkflowRun& run = steps.changed().runs.front();
+      write_audit(tx, r.now, r.actor, "workflow.trigger", "workflow", wf.id, std::nullopt,
+                  nlohmann::json{{"runId", run.id}, {"state", to_string(run.state)}, {"params", params_object(r.params_json)}});
+      return std::move(steps.changed());
+    });
+  });
+}
+
+WorkflowStore::Changed PgWorkflowStore::scan(std::string_view node, std::int64_t now, std::int64_t due_before, int limit,
+                                             const Decide& decide) {
+  return db_.transact([&](pqxx::work& tx) {
+    tx.exec_prepared("wf_scan_lock");
+    std::vector<DueJob> due;
+    for (const auto& row : tx.exec_prepared("wf_due", due_before, limit)) {
+      DueJob d;
+      d.id = row["id"].as<std::int64_t>();
+      d.schedule_type = enum_of<ScheduleType>(row["schedule_type"]);
+      d.schedule_conf = row["schedule_conf"].as<std::string>();
+      d.timezone = row["timezone"].as<std::string>();
+      d.misfire_strategy = enum_of<MisfireStrategy>(row["misfire_strategy"]);
+      d.trigger_last_time = row["trigger_last_time"].as<std::int64_t>();
+      d.trigger_next_time = row["trigger_next_time"].as<std::int64_t>();
+      due.push_back(d);
+    }
+    RunSteps steps(tx, std::string(node));
+    if (due.empty()) return std::move(steps.changed());
+    const ScanDecision decision = decide(due);
+    std::map<std::int64_t, Workflow> advanced;
+    for (const auto& a : decision.jobs) {
+      auto rows = tx.exec_prepared("wf_advance", a.job_id, a.last_time, a.next_time, a.trigger_status, a.read_next_time);
+      if (!rows.empty()) advanced.emplace(a.job_id, workflow_from(rows[0]));
+    }
+    for (const auto& fire : decision.fires) {
+      auto wf = advanced.find(fire.job_id);
+      if (wf == advanced.end()) continue;
+      nlohmann::json params = nlohmann::json::object();
+      for (const auto& p : wf->second.params) params[p.name] = p.default_value;
+      steps.create(wf->second, fire.scheduled_time, fire.trigger_type, params.dump(), now, "system");
+    }
+    return std::move(steps.changed());
+  });
+}
+
+Page<WorkflowRun> PgWorkflowStore::list_runs(const RunFilter& f) {
+  KeysetList list;
+  list.table = "workflow_run";
+  list.columns = kRunListColumns;
+  list.groups = groups_to_list(f.scope, f.job_group);
+  list.page = f.page;
+  if (f.workflow_id) list.conditions.push_back("workflow_id = " + list.params.add(*f.workflow_id));
+  if (f.state) list.conditions.push_back("state = " + list.params.add(std::string(to_string(*f.state)), "text"));
+  return db_.read([&](pqxx::read_transaction& tx) { return page_from<WorkflowRun>(read_keyset_page(tx, list), run_from); });
+}
+
+std::optional<WorkflowStore::RunDetail> PgWorkflowStore::get_run(std::int64_t id) {
+  return db_.read([&](pqxx::read_transaction& tx) -> std::optional<RunDetail> {
+    auto rows = tx.exec_prepared("wfr_get", id);
+    if (rows.empty()) return std::nullopt;
+    RunDetail d;
+    d.run = run_from(rows[0]);
+    for (auto& n : read_nodes(tx, d.run)) d.nodes.push_back(std::move(n.node));
+    return d;
+  });
+}
+
+WorkflowStore::RunChange PgWorkflowStore::cancel(std::int64_t run_id, std::int64_t now, std::string_view node,
+                                                 const Actor& actor) {
+  return db_.transact([&](pqxx::work& tx) {
+    RunChange out;
+    auto rows = tx.exec_prepared("wfr_lock", run_id);
+    if (rows.empty()) return out;
+    WorkflowRun run = run_from(rows[0]);
+    if (is_final(run.state)) {
+      out.status = RunChange::Status::kRefused;
+      out.reason = "run " + std::to_string(run_id) + " has ended (" + quoted_state(run.state) + ")";
+      return out;
+    }
+    RunSteps steps(tx, std::string(node));
+    steps.stop(run, WorkflowRunState::kCancelled, "cancelled by " + actor.username, now);
+    write_audit(tx, now, actor, "workflow_run.cancel", "workflow_run", run_id,
+                nlohmann::json{{"state", rows[0]["state"].as<std::string>()}}, nlohmann::json{{"state", "cancelled"}});
+    steps.changed().runs.insert(steps.changed().runs.begin(), run_from(tx.exec_prepared1("wfr_get", run_id)));
+    out.status = RunChange::Status::kChanged;
+    out.changed = std::move(steps.changed());
+    return out;
+  });
+}
+
+WorkflowStore::RunChange PgWorkflowStore::rerun(std::int64_t run_id, std::string_view from, std::int64_t now,
+                                                std::string_view node, const Actor& actor) {
+  return db_.transact([&](pqxx::work& tx) {
+    RunChange out;
+    auto rows = tx.exec_prepared("wfr_lock", run_id);
+    if (rows.empty()) return out;
+    WorkflowRun run = run_from(rows[0]);
+    out.status = RunChange::Status::kRefused;
+    if (run.state != WorkflowRunState::kFailed && run.state != WorkflowRunState::kTimedOut &&
+        run.state != WorkflowRunState::kCancelled) {
+      out.reason = "run " + std::to_string(run_id) + " is " + quoted_state(run.state) +
+                   ": only a failed, timed-out or cancelled run is run again";
+      return out;
+    }
+    const auto nodes = read_nodes(tx, run);
+    const RerunPlan plan = plan_rerun(run.graph, plan_nodes(nodes), from);
+    if (!plan.error.empty()) {
+      out.reason = plan.error;
+      return out;
+    }
+    auto wf_rows = tx.exec_prepared("wf_lock", run.workflow_id);
+    if (wf_rows.empty()) return RunChange{};
+    const Workflow wf = workflow_from(wf_rows[0]);
+    const auto counts = tx.exec_prepared1("wfr_active", wf.id);
+    const std::int64_t limit = wf.overlap == OverlapPolicy::kParallel ? wf.max_parallel : 1;
+    if (counts["running"].as<std::int64_t>() >= limit) {
+      out.reason = "run " + counts["oldest"].as<std::string>() + " of the workflow is running, and its overlap policy (" +
+                   std::string(to_string(wf.overlap)) + ") allows " + std::to_string(limit) + " at a time";
+      return out;
+    }
+    tx.exec_prepared("wfr_reset_nodes", run_id, text_array(plan.reset));
+    std::optional<std::int64_t> deadline;
+    if (wf.timeout_seconds > 0) deadline = now + std::int64_t{wf.timeout_seconds} * 1000;
+    tx.exec_prepared("wfr_start", run_id, run.started_at.value_or(now), deadline,
+                     "run again from node " + std::string(from) + " by " + actor.username);
+    run = run_from(tx.exec_prepared1("wfr_get", run_id));
+    RunSteps steps(tx, std::string(node));
+    steps.step(run, now);
+    write_audit(tx, now, actor, "workflow_run.rerun", "workflow_run", run_id, std::nullopt,
+                nlohmann::json{{"from", from}, {"nodes", plan.reset}});
+    steps.changed().runs.insert(steps.changed().runs.begin(), run_from(tx.exec_prepared1("wfr_get", run_id)));
+    out.status = RunChange::Status::kChanged;
+    out.changed = std::move(steps.changed());
+    return out;
+  });
+}
+
+WorkflowStore::Changed PgWorkflowStore::time_out(std::int64_t now, std::string_view node, int limit) {
+  const auto ids = db_.read([&](pqxx::read_transaction& tx) {
+    std::vector<std::int64_t> out;
+    for (const auto& row : tx.exec_prepared("wfr_timeouts", now, limit)) out.push_back(row[0].as<std::int64_t>());
+    return out;
+  });
+  Changed all;
+  for (auto id : ids) {
+    Changed one = db_.transact([&](pqxx::work& tx) {
+      RunSteps steps(tx, std::string(node));
+      auto rows = tx.exec_prepared("wfr_lock", id);
+      if (rows.empty()) return std::move(steps.changed());
+      WorkflowRun run = run_from(rows[0]);
+      if (run.state != WorkflowRunState::kRunning || !run.deadline || *run.deadline > now) return std::move(steps.changed());
+      const auto seconds = (*run.deadline - run.started_at.value_or(*run.deadline)) / 1000;
+      steps.stop(run, WorkflowRunState::kTimedOut, "timed out: still running " + std::to_string(seconds) + " s after it started", now);
+      steps.changed().runs.insert(steps.changed().runs.begin(), run_from(tx.exec_prepared1("wfr_get", id)));
+      return std::move(steps.changed());
+    });
+    all.fires.insert(all.fires.end(), one.fires.begin(), one.fires.end());
+    all.runs.insert(all.runs.end(), one.runs.begin(), one.runs.end());
+  }
+  return all;
+}
+
+std::vector<JobLog> PgWorkflowStore::kill_candidates(int limit) {
+  return db_.read([&](pqxx::read_transaction& tx) { return all_of<JobLog>(tx.exec_prepared("wfr_kill_candidates", limit), log_from); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ends of nodes' runs, inside other stores' transactions
+
+namespace pg {
+
+std::vector<JobLog> record_workflow_node_end(pqxx::work& tx, const WorkflowNodeEnd& end, const JobLog& run) {
+  auto rows = tx.exec_prepared("wfr_lock", end.workflow_run_id);
+  if (rows.empty()) return {};  // deleted with its workflow
+  WorkflowRun wf_run = run_from(rows[0]);
+  std::string message = end.message;
+  const std::string output = node_output_text(run, message);
+  if (tx.exec_prepared("wfn_end", end.workflow_run_id, end.node, end.log_id, text(end.state), message, end.now, output)
+          .affected_rows() == 0) {
+    return {};  // not the node's current run (a re-run started it again), or ended already
+  }
+  if (wf_run.state != WorkflowRunState::kRunning) return {};
+  RunSteps steps(tx, end.node_id);
+  steps.step(wf_run, end.now);
+  return std::move(steps.changed().fires);
+}
+
+JobLog record_workflow_retry(pqxx::work& tx, const JobLog& failed, JobLog retry) {
+  if (!failed.workflow_run_id) return retry;
+  tx.exec_prepared("wfr_lock", *failed.workflow_run_id);
+  if (tx.exec_prepared("wfn_retry", *failed.workflow_run_id, failed.workflow_node, failed.id, retry.id).affected_rows() > 0) {
+    return retry;
+  }
+  auto cancelled = tx.exec_prepared("wfn_retry_cancel", retry.id, "not retried: its workflow run has ended");
+  std::string message = "run " + std::to_string(failed.id) + " failed; no retry: its workflow run has ended";
+  const std::string output = node_output_text(failed, message);
+  tx.exec_prepared("wfn_end", *failed.workflow_run_id, failed.workflow_node, failed.id, text(NodeState::kFailed), message,
+                   retry.scheduled_time, output);
+  return cancelled.empty() ? retry : log_from(cancelled[0]);
+}
+
+}  // namespace pg
+}  // namespace cronwheel::admin

@@ -1,0 +1,65 @@
+#pragma once
+
+// WorkflowStore (admin/model/workflow_store.h) over PostgreSQL, and the step every store that
+// ends a node's run takes in its own transaction (record_workflow_node_end, called by
+// write_follow_ups). Lock order, everywhere: the workflow's row, then its runs' rows by id — or
+// a run's row alone — so changes of one workflow never wait on each other in a circle.
+// Statements are prepared on each new connection: call PgWorkflowStore::prepare from the
+// Database's Preparer, after PgStores::prepare (it uses the audit's). Thread-safe.
+
+#include <cstdint>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "admin/model/run_end.h"
+#include "admin/model/workflow_store.h"
+#include "admin/pg/database.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+class PgWorkflowStore final : public WorkflowStore {
+ public:
+  // `clock` stamps changes made for an actor and the audit entries.
+  PgWorkflowStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
+
+  static void prepare(pqxx::connection& connection);
+
+  Page<Workflow> list(const Filter& filter) override;
+  std::optional<Workflow> get(std::int64_t id) override;
+  Workflow create(const Workflow& workflow, const Actor& actor) override;
+  Workflow update(const Workflow& workflow, int trigger_status, std::int64_t next_time, const Actor& actor) override;
+  void remove(std::int64_t id, const Actor& actor) override;
+  Workflow set_status(std::int64_t id, int status, std::int64_t next_time, const Actor& actor) override;
+  Changed trigger(const TriggerRequest& request) override;
+  Changed scan(std::string_view node, std::int64_t now, std::int64_t due_before, int limit, const Decide& decide) override;
+  Page<WorkflowRun> list_runs(const RunFilter& filter) override;
+  std::optional<RunDetail> get_run(std::int64_t id) override;
+  RunChange cancel(std::int64_t run_id, std::int64_t now, std::string_view node, const Actor& actor) override;
+  RunChange rerun(std::int64_t run_id, std::string_view from, std::int64_t now, std::string_view node,
+                  const Actor& actor) override;
+  Changed time_out(std::int64_t now, std::string_view node, int limit) override;
+  std::vector<JobLog> kill_candidates(int limit) override;
+
+ private:
+  Database& db_;
+  common::Clock& clock_;
+};
+
+namespace pg {
+
+// Inside the transaction that has just ended `run`, a workflow node's run with no retry to follow
+// (FollowUps::workflow_node_end): records the node's end (guarded: the node is still started
+// with this run as its current one) with its output, and, while its workflow run is running,
+// takes the planner's next step. Answers the fires of the nodes it started.
+std::vector<JobLog> record_workflow_node_end(pqxx::work& tx, const WorkflowNodeEnd& end, const JobLog& run);
+
+// Inside the transaction that inserted `retry`, the retry of a workflow node's run `failed`: the
+// node's current run becomes the retry — unless the node is no longer to run (its workflow run
+// ended, or it is to be killed): then the retry is cancelled at once and the node ends failed.
+// Answers the retry as it now is.
+JobLog record_workflow_retry(pqxx::work& tx, const JobLog& failed, JobLog retry);
+
+}  // namespace pg
+}  // namespace cronwheel::admin
