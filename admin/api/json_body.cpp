@@ -55,7 +55,8 @@ enum class TextKind { kLine, kMultiline, kAny };
 
 TextKind text_kind(std::string_view field) {
   static constexpr std::array<std::string_view, 4> kAny = {"glueSource", "password", "currentPassword", "newPassword"};
-  static constexpr std::array<std::string_view, 1> kMultiline = {"executorParam"};
+  // executorParam, and a workflow node's parameter template (what becomes one).
+  static constexpr std::array<std::string_view, 2> kMultiline = {"executorParam", "params"};
   if (std::find(kAny.begin(), kAny.end(), field) != kAny.end()) return TextKind::kAny;
   if (std::find(kMultiline.begin(), kMultiline.end(), field) != kMultiline.end()) return TextKind::kMultiline;
   return TextKind::kLine;
@@ -102,6 +103,8 @@ const nlohmann::json* JsonBody::lookup(std::string_view field) {
   if (it == json_.end() || it->is_null()) return nullptr;
   return &*it;
 }
+
+const nlohmann::json* JsonBody::optional_value(std::string_view field) { return lookup(field); }
 
 std::string JsonBody::required_string(std::string_view field) {
   auto value = optional_string(field);

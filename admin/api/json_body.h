@@ -45,6 +45,9 @@ class JsonBody {
   std::optional<bool> optional_bool(std::string_view field);
   std::optional<std::vector<std::string>> optional_string_list(std::string_view field);
   std::optional<std::vector<std::int64_t>> optional_int_list(std::string_view field);
+  // Any JSON value, for the caller to check (nested objects and arrays); nullptr when absent or
+  // null. Counts as read.
+  const nlohmann::json* optional_value(std::string_view field);
 
   // Throws HttpError 400 naming the first field that was never read.
   void finish() const;

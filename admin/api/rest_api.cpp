@@ -21,6 +21,7 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
   add_resource_routes(router_, stores_, clock, options_.resources);
   if (options_.alarm_channels.store != nullptr) add_alarm_channel_routes(router_, options_.alarm_channels, clock);
   if (options_.jobs_files.store != nullptr) add_jobs_file_routes(router_, options_.jobs_files, clock);
+  if (options_.workflows.store != nullptr) add_workflow_routes(router_, stores_, options_.workflows, clock);
 }
 
 RestApi::~RestApi() = default;

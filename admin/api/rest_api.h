@@ -6,6 +6,7 @@
 #include "admin/api/api_router.h"
 #include "admin/api/auth_api.h"
 #include "admin/api/jobs_files_api.h"
+#include "admin/api/workflows_api.h"
 #include "admin/api/resource_routes.h"
 #include "admin/auth/credential_authenticator.h"
 #include "admin/auth/login_rate_limiter.h"
@@ -34,6 +35,8 @@ class RestApi {
     AlarmChannelRoutes alarm_channels;
     // apply and export, when its store is set (admin/api/jobs_files_api.h).
     JobsFileRoutes jobs_files;
+    // workflows and workflow-runs, when its store is set (admin/api/workflows_api.h).
+    WorkflowRoutes workflows;
   };
 
   // `clock` is the API's time for everything (sessions, login limits, audit, fires); it must

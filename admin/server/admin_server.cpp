@@ -26,6 +26,8 @@
 #include "admin/pg/database.h"
 #include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_apply_store.h"
+#include "admin/pg/pg_workflow_store.h"
+#include "admin/scheduler/workflow_runner.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_retention_store.h"
 #include "admin/pg/pg_schedule_store.h"
@@ -201,6 +203,10 @@ class AdminServer::Impl {
 
   // Jobs files: POST apply and GET export (docs/jobs-as-code.md).
   PgApplyStore apply_store_;
+  // Workflows (docs/workflows.md): their store, and the runner that schedules them, times their
+  // runs out and kills the node runs of ended runs, made by start_scheduler().
+  PgWorkflowStore workflow_store_;
+  std::unique_ptr<WorkflowRunner> workflow_runner_;
 
   // Deletes old runs (--run-retention-days; none when 0), made by start().
   PgRetentionStore retention_store_;
@@ -234,12 +240,14 @@ AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
                   PgAlarmStore::prepare(c);
                   PgRetentionStore::prepare(c);
                   PgApplyStore::prepare(c);
+                  PgWorkflowStore::prepare(c);
                 }),
       stores_(database_),
       executor_client_(common::SystemClock::instance(), executor_client_options(config)),
       http_(server_options(config)),
       alarm_store_(database_, common::SystemClock::instance()),
       apply_store_(database_, common::SystemClock::instance()),
+      workflow_store_(database_, common::SystemClock::instance()),
       retention_store_(database_),
       scheduling_database_(scheduling_database_options(config),
                            [](pqxx::connection& c) {
@@ -362,12 +370,34 @@ void AdminServer::Impl::start_scheduler() {
   scheduler_->start();
   // From now on a FIX_DELAY result wakes the schedule thread (ExecutorSide::Options).
   running_scheduler_.store(scheduler_.get());
+
+  // A node run whose workflow run ended with it to be killed: told to its executor, recorded
+  // killed whatever the executor says (it may be gone), as POST logs/{id}/kill does.
+  auto kill = [this](const JobLog& run) {
+    try {
+      auto group = stores_.stores().groups.get(run.job_group);
+      const std::string token = group && group->access_token ? *group->access_token : config_.access_token;
+      std::string told = "; its executor could not be told";
+      if (run.job_id <= INT32_MAX) {
+        auto answer = executor_client_.kill(run.executor_address, token, static_cast<std::int32_t>(run.job_id));
+        if (answer.is_success()) told = "; the executor ended it";
+      }
+      executors_->completion().mark_killed(run.id, "killed: workflow run " + std::to_string(run.workflow_run_id.value_or(0)) +
+                                                       " ended" + told);
+    } catch (const std::exception& e) {
+      spdlog::warn("workflow runner: killing run {}: {}", run.id, e.what());
+    }
+  };
+  workflow_runner_ = std::make_unique<WorkflowRunner>(workflow_store_, recurring_, node_id_, fires_written(),
+                                                      std::move(kill), WorkflowRunner::Options{});
+  workflow_runner_->start();
 }
 
 void AdminServer::Impl::stop() noexcept {
   // The scheduling core first, while the HTTP server still takes the results of the runs it
   // sent: it stops deciding, hands back what it held (pending rows for the other nodes), lets
   // the sends in progress finish and releases this node's lease.
+  if (workflow_runner_) workflow_runner_->stop();
   running_scheduler_.store(nullptr);
   if (scheduler_) scheduler_->stop();
   if (alarms_) alarms_->stop();
@@ -422,6 +452,9 @@ void AdminServer::Impl::add_routes() {
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   api.alarm_channels.store = &alarm_store_;
   api.jobs_files.store = &apply_store_;
+  api.workflows.store = &workflow_store_;
+  api.workflows.node_id = node_id_;
+  api.workflows.fires_written = fires_written();
   api.alarm_channels.delivery = delivery_.get();
   api.alarm_channels.text = {console_url(), node_id_};
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), common::SystemClock::instance(), std::move(api));

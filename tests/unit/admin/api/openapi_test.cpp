@@ -65,6 +65,7 @@ class OpenApiDocument : public ::testing::Test {
     options.passwords.strength = PasswordHasher::Strength::kMinimum;
     options.alarm_channels.store = &alarm_store_;
     options.jobs_files.store = &apply_store_;
+    options.workflows.store = &workflow_store_;
     api_ = std::make_unique<RestApi>(server_, fake_.stores(), clock_, options);
     for (const auto& route : api_->router().routes()) routed_[route.method + " " + route.path] = route;
   }
@@ -111,6 +112,23 @@ class OpenApiDocument : public ::testing::Test {
     }
     JobsSnapshot snapshot(const std::vector<std::string>&) override { throw std::logic_error("not used"); }
   } apply_store_;
+  struct UnusedWorkflowStore final : WorkflowStore {
+    [[noreturn]] static void unused() { throw std::logic_error("not used by the route table check"); }
+    Page<Workflow> list(const Filter&) override { unused(); }
+    std::optional<Workflow> get(std::int64_t) override { unused(); }
+    Workflow create(const Workflow&, const Actor&) override { unused(); }
+    Workflow update(const Workflow&, int, std::int64_t, const Actor&) override { unused(); }
+    void remove(std::int64_t, const Actor&) override { unused(); }
+    Workflow set_status(std::int64_t, int, std::int64_t, const Actor&) override { unused(); }
+    Changed trigger(const TriggerRequest&) override { unused(); }
+    Changed scan(std::string_view, std::int64_t, std::int64_t, int, const Decide&) override { unused(); }
+    Page<WorkflowRun> list_runs(const RunFilter&) override { unused(); }
+    std::optional<RunDetail> get_run(std::int64_t) override { unused(); }
+    RunChange cancel(std::int64_t, std::int64_t, std::string_view, const Actor&) override { unused(); }
+    RunChange rerun(std::int64_t, std::string_view, std::int64_t, std::string_view, const Actor&) override { unused(); }
+    Changed time_out(std::int64_t, std::string_view, int) override { unused(); }
+    std::vector<JobLog> kill_candidates(int) override { unused(); }
+  } workflow_store_;
   common::http::HttpServer server_{common::http::HttpServerOptions{}};
   std::unique_ptr<RestApi> api_;
   std::map<std::string, ApiRouter::Route> routed_;

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+
+#include "admin/api/api_router.h"
+#include "admin/model/run_end.h"
+#include "admin/model/stores.h"
+#include "admin/model/workflow_store.h"
+#include "common/util/clock.h"
+
+namespace cronwheel::admin {
+
+// Workflows (docs/workflows.md, openapi.yaml tag `workflows`): GET/POST workflows,
+// POST workflows/check, GET/PUT/DELETE workflows/{id}, POST workflows/{id}/start|stop|trigger;
+// GET workflow-runs, GET workflow-runs/{id}, POST workflow-runs/{id}/cancel|rerun.
+//
+// Permissions as for jobs (admin/api/resource_access.h): a workflow belongs to a group, and a
+// normal user sees and acts on the workflows of their groups only; each node's job must be one
+// the user can see (400 "does not exist" otherwise). Every change is audited by the store.
+struct WorkflowRoutes {
+  WorkflowStore* store = nullptr;  // required
+  // This node: the owner of the fires a trigger or a re-run writes.
+  std::string node_id = "admin";
+  // Called with the fires a change wrote, once committed, so they are sent at once.
+  FiresWritten fires_written = {};
+};
+
+// `routes.store`, `stores` and `clock` must outlive the server.
+void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes& routes, common::Clock& clock);
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,45 @@
+#include "admin/scheduler/workflow_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include "admin/scheduler/fire_decision.h"
+
+namespace cronwheel::admin {
+
+WorkflowRunner::WorkflowRunner(WorkflowStore& store, common::RecurringTasks& tasks, std::string node_id,
+                               FiresWritten fires_written, Kill kill, Options options)
+    : store_(store),
+      clock_(tasks.clock()),
+      node_id_(std::move(node_id)),
+      fires_written_(std::move(fires_written)),
+      kill_(std::move(kill)),
+      options_(options),
+      task_(tasks, {"workflow runner", options_.interval}, [this](std::stop_token stop) { pass(std::move(stop)); }) {}
+
+WorkflowRunner::~WorkflowRunner() { stop(); }
+
+void WorkflowRunner::pass_once() {
+  const auto now = clock_.now_ms();
+  auto scanned = store_.scan(node_id_, now, now + kPreReadWindowMs, options_.scan_limit,
+                             [now](const std::vector<DueJob>& due) { return decide_fires(due, now); });
+  if (fires_written_ && !scanned.fires.empty()) fires_written_(scanned.fires);
+  auto timed_out = store_.time_out(now, node_id_, options_.batch);
+  if (fires_written_ && !timed_out.fires.empty()) fires_written_(timed_out.fires);
+  for (const auto& run : timed_out.runs) {
+    spdlog::info("workflow run {} ({}) {}: {}", run.id, run.workflow_name, to_string(run.state), run.reason);
+  }
+  if (kill_) {
+    for (const JobLog& run : store_.kill_candidates(options_.batch)) kill_(run);
+  }
+}
+
+void WorkflowRunner::pass(std::stop_token stop) noexcept {
+  if (stop.stop_requested()) return;
+  try {
+    pass_once();
+  } catch (const std::exception& e) {
+    spdlog::warn("workflow runner: {}", e.what());
+  }
+}
+
+}  // namespace cronwheel::admin
