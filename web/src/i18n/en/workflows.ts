@@ -69,6 +69,7 @@ export default {
     updatedAt: 'Updated',
     version: 'Version',
   },
+  scheduleNone: 'Never fires by itself: run it by hand or through the API.',
   overlaps: {
     WAIT: 'Wait for it',
     SKIP: 'Skip the new run',

@@ -71,6 +71,7 @@ const messages: typeof en = {
     updatedAt: '更新时间',
     version: '版本',
   },
+  scheduleNone: '不会自动触发：手动或通过 API 运行。',
   overlaps: {
     WAIT: '等待',
     SKIP: '跳过新运行',
