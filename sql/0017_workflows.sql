@@ -67,6 +67,7 @@ CREATE TABLE workflow_run (
     created_by       varchar(64)  NOT NULL DEFAULT '',
     -- As job_log.alarm_status: 0 undecided, 1 no alarm, 2 sent, 3 failed, -1 being sent.
     alarm_status     smallint     NOT NULL DEFAULT 0,
+    alarm_claimed_at bigint,
     created_at       timestamptz  NOT NULL DEFAULT now()
 );
 CREATE UNIQUE INDEX workflow_run_scheduled ON workflow_run (workflow_id, scheduled_time)
@@ -75,7 +76,7 @@ CREATE INDEX workflow_run_by_workflow ON workflow_run (workflow_id, id DESC);
 CREATE INDEX workflow_run_by_group ON workflow_run (job_group, id DESC);
 CREATE INDEX workflow_run_active ON workflow_run (workflow_id, id) WHERE state IN ('waiting', 'running');
 CREATE INDEX workflow_run_deadline ON workflow_run (deadline) WHERE state = 'running' AND deadline IS NOT NULL;
-CREATE INDEX workflow_run_alarm ON workflow_run (id) WHERE alarm_status = 0 AND state IN ('failed', 'timed_out');
+CREATE INDEX workflow_run_alarm ON workflow_run (id) WHERE alarm_status IN (0, -1) AND state IN ('failed', 'timed_out');
 
 -- Each node of each run: waiting → started → succeeded | failed; waiting → cancelled (the run
 -- failed or was cancelled first). `log_id` is the run row of its current attempt.

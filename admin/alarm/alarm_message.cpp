@@ -151,6 +151,31 @@ nlohmann::json optional_ms(const std::optional<std::int64_t>& ms) { return ms ? 
 
 }  // namespace
 
+AlarmText render_workflow_alarm(const WorkflowStore::Alarm& alarm, const AlarmTextOptions& options) {
+  const WorkflowRun& run = alarm.run.run;
+  const std::string ended = run.state == WorkflowRunState::kTimedOut ? "timed out" : "failed";
+  AlarmText text;
+  text.subject = "[cronwheel] workflow " + one_line(alarm.workflow.name, 100) + ": run " + std::to_string(run.id) + " " + ended;
+  std::string& b = text.body;
+  b += "Workflow " + std::to_string(alarm.workflow.id) + " \"" + one_line(alarm.workflow.name, 100) + "\" (group " +
+       std::to_string(run.job_group) + "): run " + std::to_string(run.id) + " " + ended + ".\n";
+  if (!run.reason.empty()) b += "  reason     " + one_line(run.reason, kMaxMessage) + "\n";
+  b += "  scheduled  " + utc(run.scheduled_time) + " (" + std::string(to_string(run.trigger_type)) + ")\n";
+  if (run.started_at) b += "  started    " + utc(*run.started_at) + "\n";
+  if (run.ended_at) b += "  ended      " + utc(*run.ended_at) + "\n";
+  if (!options.console_url.empty()) b += "  " + options.console_url + "workflow-runs/" + std::to_string(run.id) + "\n";
+  for (const WorkflowRunNode& n : alarm.run.nodes) {
+    if (n.state == NodeState::kSucceeded || n.state == NodeState::kWaiting) continue;
+    b += "\nNode " + one_line(n.key, 64) + ": " + std::string(to_string(n.state));
+    if (n.log_id) b += ", run " + std::to_string(*n.log_id);
+    b += "\n";
+    if (!n.message.empty()) b += "  message\n" + indented(n.message) + "\n";
+    if (n.log_id && !options.console_url.empty()) b += "  " + options.console_url + "runs/" + std::to_string(*n.log_id) + "\n";
+  }
+  b += "\nSent by cronwheel admin node " + one_line(options.node_id, 255) + " at " + utc(alarm.claimed_at) + ".\n";
+  return text;
+}
+
 std::string alarm_webhook_body(const AlarmClaim& claim, const AlarmText& text, const AlarmTextOptions& options) {
   const Job& job = claim.job;
   nlohmann::json runs = nlohmann::json::array();
@@ -211,6 +236,39 @@ std::string test_webhook_body(std::string_view channel_name, const AlarmText& te
       {"node", options.node_id},
       {"sentAt", now},
   });
+}
+
+std::string workflow_alarm_webhook_body(const WorkflowStore::Alarm& alarm, const AlarmText& text,
+                                        const AlarmTextOptions& options) {
+  const WorkflowRun& run = alarm.run.run;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const WorkflowRunNode& n : alarm.run.nodes) {
+    if (n.state == NodeState::kSucceeded || n.state == NodeState::kWaiting) continue;
+    nodes.push_back({{"key", n.key},
+                     {"state", to_string(n.state)},
+                     {"runId", optional_ms(n.log_id)},
+                     {"message", clean(n.message, kMaxMessage, true)}});
+  }
+  const nlohmann::json body = {
+      {"event", "workflow_alarm"},
+      {"subject", text.subject},
+      {"text", text.body},
+      {"workflow", {{"id", alarm.workflow.id}, {"name", alarm.workflow.name}, {"jobGroup", alarm.workflow.job_group}}},
+      {"run",
+       {{"id", run.id},
+        {"state", to_string(run.state)},
+        {"reason", clean(run.reason, kMaxMessage, true)},
+        {"triggerType", to_string(run.trigger_type)},
+        {"scheduledTime", run.scheduled_time},
+        {"startedAt", optional_ms(run.started_at)},
+        {"endedAt", optional_ms(run.ended_at)},
+        {"url", options.console_url.empty() ? nlohmann::json(nullptr)
+                                            : nlohmann::json(options.console_url + "workflow-runs/" + std::to_string(run.id))},
+        {"nodes", std::move(nodes)}}},
+      {"node", options.node_id},
+      {"sentAt", alarm.claimed_at},
+  };
+  return dumped(body);
 }
 
 }  // namespace cronwheel::admin

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "admin/model/alarm_store.h"
+#include "admin/model/workflow_store.h"
 
 namespace cronwheel::admin {
 
@@ -47,6 +48,19 @@ std::string_view run_outcome(const JobLog& run);
 //    "previousAlarmAt", "node", "sentAt"}             // times in epoch ms; previousAlarmAt 0: none
 // Messages are cut as render_alarm cuts them; invalid UTF-8 becomes U+FFFD.
 std::string alarm_webhook_body(const AlarmClaim& claim, const AlarmText& text, const AlarmTextOptions& options);
+
+// The alarm of a workflow run that failed or timed out (docs/alarms.md, "Workflows"): the
+// subject names the workflow, the run and how it ended; the body gives the reason, every node
+// that did not succeed with its message and run, the times, and a link to the run in the
+// console. Cut and cleaned as render_alarm's.
+AlarmText render_workflow_alarm(const WorkflowStore::Alarm& alarm, const AlarmTextOptions& options);
+// Its webhook form: {"event":"workflow_alarm","subject","text",
+//   "workflow":{"id","name","jobGroup"},
+//   "run":{"id","state","reason","triggerType","scheduledTime","startedAt","endedAt","url",
+//          "nodes":[{"key","state","runId","message"}]},      // the nodes that did not succeed
+//   "node","sentAt"}
+std::string workflow_alarm_webhook_body(const WorkflowStore::Alarm& alarm, const AlarmText& text,
+                                        const AlarmTextOptions& options);
 
 // A channel's test alarm ("send a test alarm"): says which channel it tests, from which node
 // and when (`now`, epoch ms), and that nothing failed.

@@ -34,8 +34,9 @@ AlarmService::Options checked(AlarmService::Options o) {
 }  // namespace
 
 AlarmService::AlarmService(AlarmStore& store, const AlarmDelivery& delivery, common::RecurringTasks& tasks,
-                           Options options)
+                           Options options, WorkflowStore* workflows)
     : store_(store),
+      workflows_(workflows),
       delivery_(delivery),
       clock_(tasks.clock()),
       options_(checked(std::move(options))),
@@ -70,6 +71,12 @@ int AlarmService::pass_once(std::stop_token stop) {
   const AlarmTextOptions text_options{options_.console_url, options_.node_id};
   for (auto& claim : store_.claim(request)) {
     Alarm alarm;
+    alarm.what = "job " + std::to_string(claim.job.id);
+    alarm.sent_note = std::to_string(claim.runs_total) + " run(s), first " +
+                      std::to_string(claim.runs.empty() ? 0 : claim.runs.front().id);
+    alarm.finish = [this, job = claim.job.id, at = claim.claimed_at](AlarmOutcome outcome) {
+      store_.finish(job, at, outcome, clock_.now_ms());
+    };
     alarm.text = render_alarm(claim, text_options);
     alarm.webhook_body = alarm_webhook_body(claim, alarm.text, text_options);
     for (auto& to : destinations(claim)) alarm.left.push_back({std::move(to), 0, 0});
@@ -77,7 +84,34 @@ int AlarmService::pass_once(std::stop_token stop) {
       spdlog::warn("alarms: job {} has nowhere to send its alarm any more; recorded failed", claim.job.id);
       alarm.gave_up = true;
     }
-    alarm.claim = std::move(claim);
+    if (attempt(alarm, stop)) ++sent;
+    if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
+  }
+  waiting_count_ = waiting_.size();
+  if (workflows_ != nullptr && !stop.stop_requested()) sent += workflow_alarms(stop);
+  return sent;
+}
+
+int AlarmService::workflow_alarms(std::stop_token stop) {
+  int sent = 0;
+  const AlarmTextOptions text_options{options_.console_url, options_.node_id};
+  for (auto& claimed : workflows_->claim_alarms(clock_.now_ms(), options_.stale.count(), options_.max_jobs)) {
+    Alarm alarm;
+    alarm.what = "workflow run " + std::to_string(claimed.run.run.id);
+    alarm.sent_note = "workflow " + claimed.workflow.name;
+    alarm.finish = [this, run = claimed.run.run.id, at = claimed.claimed_at](AlarmOutcome outcome) {
+      workflows_->finish_alarm(run, at, outcome);
+    };
+    alarm.text = render_workflow_alarm(claimed, text_options);
+    alarm.webhook_body = workflow_alarm_webhook_body(claimed, alarm.text, text_options);
+    if (!claimed.workflow.alarm_email.empty()) {
+      AlarmDestination to;
+      to.name = "alarmEmail";
+      to.kind = AlarmChannelKind::kEmail;
+      to.target = claimed.workflow.alarm_email;
+      alarm.left.push_back({std::move(to), 0, 0});
+    }
+    for (const auto& channel : claimed.channels) alarm.left.push_back({AlarmDestination::of(channel), 0, 0});
     if (attempt(alarm, stop)) ++sent;
     if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
   }
@@ -86,7 +120,6 @@ int AlarmService::pass_once(std::stop_token stop) {
 }
 
 bool AlarmService::attempt(Alarm& alarm, std::stop_token stop) {
-  const AlarmClaim& claim = alarm.claim;
   const std::int64_t now = clock_.now_ms();
   std::vector<Destination> left;
   for (auto& destination : alarm.left) {
@@ -105,36 +138,35 @@ bool AlarmService::attempt(Alarm& alarm, std::stop_token stop) {
       retry = false;
       if (!warned_not_configured_) {
         warned_not_configured_ = true;
-        spdlog::warn("alarms: job {} alarm to its {}: {}; such alarms, now and later, are recorded failed",
-                     claim.job.id, destination.to.name, error);
+        spdlog::warn("alarms: {} alarm to its {}: {}; such alarms, now and later, are recorded failed", alarm.what,
+                     destination.to.name, error);
       }
     } catch (const std::exception& e) {
       error = e.what();
     }
     if (error.empty()) {
-      spdlog::info("alarms: job {} alarm sent to its {} ({} run(s), first {})", claim.job.id, destination.to.name,
-                   claim.runs_total, claim.runs.empty() ? 0 : claim.runs.front().id);
+      spdlog::info("alarms: {} alarm sent to its {} ({})", alarm.what, destination.to.name, alarm.sent_note);
       continue;
     }
     if (retry && destination.attempts < options_.send_attempts) {
       auto delay = options_.retry_delay;
       for (int i = 1; i < destination.attempts; ++i) delay *= 2;
       destination.next_try_at = now + delay.count();
-      spdlog::warn("alarms: job {} alarm not sent to its {} (try {} of {}): {}; trying again in {} ms", claim.job.id,
+      spdlog::warn("alarms: {} alarm not sent to its {} (try {} of {}): {}; trying again in {} ms", alarm.what,
                    destination.to.name, destination.attempts, options_.send_attempts, error, delay.count());
       left.push_back(std::move(destination));
       continue;
     }
     alarm.gave_up = true;
     if (retry) {
-      spdlog::error("alarms: job {} alarm about {} run(s) to its {} given up after {} tries: {}", claim.job.id,
-                    claim.runs_total, destination.to.name, destination.attempts, error);
+      spdlog::error("alarms: {} alarm ({}) to its {} given up after {} tries: {}", alarm.what, alarm.sent_note,
+                    destination.to.name, destination.attempts, error);
     }
   }
   alarm.left = std::move(left);
   if (!alarm.left.empty()) return false;
   const auto outcome = alarm.gave_up ? AlarmOutcome::kFailed : AlarmOutcome::kSent;
-  store_.finish(claim.job.id, claim.claimed_at, outcome, clock_.now_ms());
+  alarm.finish(outcome);
   if (alarm.gave_up) {
     ++failed_;
     return false;

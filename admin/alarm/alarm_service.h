@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include "admin/alarm/alarm_delivery.h"
 #include "admin/alarm/alarm_message.h"
 #include "admin/model/alarm_store.h"
+#include "admin/model/workflow_store.h"
 #include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
 
@@ -23,6 +26,9 @@ namespace cronwheel::admin {
 //     with every run since in it) and each is sent: one message per job to each of its
 //     destinations (admin/alarm/alarm_delivery.h: the job's alarmEmail addresses, the channels
 //     of its group and of itself).
+//  3. Workflow runs that failed or timed out are claimed (WorkflowStore::claim_alarms) and each
+//     is sent, one message per run, to its workflow's alarmEmail addresses and the channels of
+//     its group, with the same tries.
 // An alarm is done when every destination took it or ran out of tries: its runs are then
 // recorded sent (alarm_status 2, counted in `sent`) when all took it, failed otherwise (3,
 // counted in `failed`).
@@ -65,7 +71,11 @@ class AlarmService {
   // `store`, `delivery` and `tasks` (the node's timer and clock) must outlive the service.
   // Throws std::invalid_argument for non-positive durations or counts, or a `stale` shorter
   // than an alarm's tries take.
-  AlarmService(AlarmStore& store, const AlarmDelivery& delivery, common::RecurringTasks& tasks, Options options);
+  // `workflows`, when given, also has its failed and timed-out workflow runs alarmed, in the same
+  // passes, with the same destinations' tries (WorkflowStore::claim_alarms); it must outlive
+  // the service.
+  AlarmService(AlarmStore& store, const AlarmDelivery& delivery, common::RecurringTasks& tasks, Options options,
+               WorkflowStore* workflows = nullptr);
   ~AlarmService();  // stop()
 
   AlarmService(const AlarmService&) = delete;
@@ -90,7 +100,9 @@ class AlarmService {
     std::int64_t next_try_at = 0;  // epoch ms
   };
   struct Alarm {
-    AlarmClaim claim;
+    std::string what;  // for log lines: "job 7", "workflow run 12"
+    std::string sent_note;  // for the log line of a destination that took it
+    std::function<void(AlarmOutcome)> finish;  // records the outcome in the store
     AlarmText text;
     std::string webhook_body;
     std::vector<Destination> left;  // not taken yet, with tries left
@@ -102,7 +114,11 @@ class AlarmService {
   bool attempt(Alarm& alarm, std::stop_token stop);
   void pass(std::stop_token stop) noexcept;
 
+  // Claims workflow runs' alarms and sends them (the same tries as jobs').
+  int workflow_alarms(std::stop_token stop);
+
   AlarmStore& store_;
+  WorkflowStore* workflows_;
   const AlarmDelivery& delivery_;
   common::Clock& clock_;
   const Options options_;

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "admin/model/alarm_channel_store.h"
+#include "admin/model/alarm_store.h"
 #include "admin/model/records.h"
 #include "admin/model/scan.h"
 #include "admin/model/store_errors.h"
@@ -125,6 +127,24 @@ class WorkflowStore {
   // kill at their executors (Completion::mark_killed records it; the node then ends failed).
   // Pending ones never get here: the change that marked them cancelled their fires at once.
   virtual std::vector<JobLog> kill_candidates(int limit) = 0;
+
+  // A workflow run that ended badly (failed, timed out) and was claimed for its alarm
+  // (docs/alarms.md, "Workflows").
+  struct Alarm {
+    RunDetail run;
+    Workflow workflow;                   // as it is now: its alarm addresses
+    std::vector<AlarmChannel> channels;  // the channels taking its group's alarms
+    std::int64_t claimed_at = 0;
+  };
+  // In one transaction, at most `limit` runs, oldest first: runs that ended failed or timed out
+  // with their alarm undecided (or claimed more than `stale_ms` ago by a node that never
+  // finished it) are claimed (alarm_status -1, claimed at `now`) when their workflow has alarm
+  // addresses or a channel takes its group's alarms, and decided "no alarm" (1) otherwise.
+  // Runs another node is claiming at the same moment are skipped, not waited for.
+  virtual std::vector<Alarm> claim_alarms(std::int64_t now, std::int64_t stale_ms, int limit) = 0;
+  // Records the outcome of the alarm claimed at `claimed_at`: 2 sent, 3 failed. A claim taken
+  // over since is left to its new owner.
+  virtual void finish_alarm(std::int64_t run_id, std::int64_t claimed_at, AlarmOutcome outcome) = 0;
 };
 
 }  // namespace cronwheel::admin

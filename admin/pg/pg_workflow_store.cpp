@@ -396,6 +396,13 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
             "SELECT " + kLogColumns + " FROM job_log WHERE id IN (SELECT log_id FROM workflow_run_node "
             "WHERE kill_requested AND state = 'started') AND state = 'triggered' ORDER BY id LIMIT $1");
 
+  c.prepare("wfr_alarm_candidates",
+            "SELECT id FROM workflow_run WHERE state IN ('failed', 'timed_out') AND (alarm_status = 0 OR "
+            "(alarm_status = -1 AND alarm_claimed_at < $1)) ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED");
+  c.prepare("wfr_alarm_channels", "SELECT " + kChannelColumns + " FROM alarm_channel c WHERE $1 = ANY (c.groups) ORDER BY c.id");
+  c.prepare("wfr_alarm_decide", "UPDATE workflow_run SET alarm_status = $2, alarm_claimed_at = $3 WHERE id = $1");
+  c.prepare("wfr_alarm_finish", "UPDATE workflow_run SET alarm_status = $3 WHERE id = $1 AND alarm_status = -1 "
+                                "AND alarm_claimed_at = $2");
   c.prepare("wfn_jobs", "SELECT id, job_group, executor_handler, executor_param, executor_fail_retry_count "
                         "FROM job_info WHERE id = ANY ($1::bigint[]) FOR KEY SHARE");
   c.prepare("wfn_fire_insert",
@@ -712,6 +719,39 @@ WorkflowStore::Changed PgWorkflowStore::time_out(std::int64_t now, std::string_v
 
 std::vector<JobLog> PgWorkflowStore::kill_candidates(int limit) {
   return db_.read([&](pqxx::read_transaction& tx) { return all_of<JobLog>(tx.exec_prepared("wfr_kill_candidates", limit), log_from); });
+}
+
+std::vector<WorkflowStore::Alarm> PgWorkflowStore::claim_alarms(std::int64_t now, std::int64_t stale_ms, int limit) {
+  return db_.transact([&](pqxx::work& tx) {
+    std::vector<Alarm> out;
+    std::map<std::int64_t, std::optional<Workflow>> workflows;
+    for (const auto& row : tx.exec_prepared("wfr_alarm_candidates", now - stale_ms, limit)) {
+      const auto id = row[0].as<std::int64_t>();
+      RunDetail detail;
+      detail.run = run_from(tx.exec_prepared1("wfr_get", id));
+      auto wf = workflows.find(detail.run.workflow_id);
+      if (wf == workflows.end()) {
+        wf = workflows.emplace(detail.run.workflow_id,
+                               first_of<Workflow>(tx.exec_prepared("wf_get", detail.run.workflow_id), workflow_from))
+                 .first;
+      }
+      auto channels = all_of<AlarmChannel>(tx.exec_prepared("wfr_alarm_channels", detail.run.job_group), channel_from);
+      if (!wf->second || (wf->second->alarm_email.empty() && channels.empty())) {
+        tx.exec_prepared("wfr_alarm_decide", id, kAlarmNotNeeded, std::optional<std::int64_t>());
+        continue;
+      }
+      tx.exec_prepared("wfr_alarm_decide", id, kAlarmClaimed, now);
+      for (auto& n : read_nodes(tx, detail.run)) detail.nodes.push_back(std::move(n.node));
+      out.push_back({std::move(detail), *wf->second, std::move(channels), now});
+    }
+    return out;
+  });
+}
+
+void PgWorkflowStore::finish_alarm(std::int64_t run_id, std::int64_t claimed_at, AlarmOutcome outcome) {
+  db_.transact([&](pqxx::work& tx) {
+    tx.exec_prepared("wfr_alarm_finish", run_id, claimed_at, outcome == AlarmOutcome::kSent ? kAlarmSent : kAlarmFailed);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -326,7 +326,7 @@ void AdminServer::Impl::start_alarms() {
   options.node_id = node_id_;
   options.quiet = std::chrono::seconds(config_.alarm_quiet_s);
   options.console_url = console_url();
-  alarms_ = std::make_unique<AlarmService>(alarm_store_, *delivery_, recurring_, std::move(options));
+  alarms_ = std::make_unique<AlarmService>(alarm_store_, *delivery_, recurring_, std::move(options), &workflow_store_);
   alarms_->start();
   running_alarms_.store(alarms_.get());
 }

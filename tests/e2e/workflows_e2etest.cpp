@@ -20,6 +20,7 @@
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_database.h"
+#include "tests/support/webhook_receiver.h"
 
 namespace cronwheel {
 namespace {
@@ -32,6 +33,7 @@ using testing::eventually;
 using testing::Process;
 using testing::TempDir;
 using testing::TestDatabase;
+using testing::WebhookReceiver;
 
 // Long enough for a loaded 2-core machine; a test that needs it is failing anyway.
 constexpr auto kBound = 60s;
@@ -43,7 +45,8 @@ class WorkflowsE2e : public ::testing::Test {
   void SetUp() override {
     AdminProcess::Options options;
     options.db_url = db_.url();
-    options.args = {"--node-id", "workflows-e2e", "--access-token", kToken, "--registry-refresh-ms", "200"};
+    options.args = {"--node-id", "workflows-e2e", "--access-token", kToken, "--registry-refresh-ms", "200",
+                    "--console-url", "https://cron.example.com/"};
     options.require_answers = true;
     admin_ = std::make_unique<AdminProcess>(options);
     ASSERT_GT(admin_->wait_until_listening(), 0) << admin_->process().out() << admin_->process().err();
@@ -226,6 +229,36 @@ TEST_F(WorkflowsE2e, AParameterThatDoesNotResolveFailsItsNodeWithTheReasonWithou
   EXPECT_EQ(d["message"], "parameters: ${nodes.c.output.rows}: the output of node c has no field \"rows\"") << d;
   EXPECT_EQ(d["runId"], nullptr) << "never sent";
   EXPECT_EQ(runs_per_node(run["id"].get<std::int64_t>()), (std::map<std::string, int>{{"a", 1}, {"b", 1}, {"c", 1}}));
+}
+
+TEST_F(WorkflowsE2e, AFailedRunAlarmsItsGroupsChannelOnce) {
+  WebhookReceiver receiver;
+  auto channel = admin_->post("alarm-channels", who_,
+                              {{"name", "workflow-hook"}, {"kind", "webhook"}, {"target", receiver.url("/hook")},
+                               {"groups", json::array({group_})}});
+  ASSERT_EQ(channel.status, 201) << channel.text;
+  const auto wf = create(diamond("alarming", {{"a", job("a", "echo")}, {"b", job("b", "fail")}, {"c", job("c", "echo")},
+                                              {"d", job("d", "echo")}}));
+  const json run = ended(trigger(wf)["id"].get<std::int64_t>());
+  ASSERT_EQ(run["state"], "failed") << run.dump(2);
+  // The job `b` alarms for its run too (its group's channel takes its alarms): two requests.
+  ASSERT_TRUE(receiver.wait_for(2, kBound)) << admin_->process().err();
+  json workflow_alarm;
+  int workflow_alarms = 0;
+  for (const auto& r : receiver.requests()) {
+    const json body = json::parse(r.body);
+    if (body["event"] == "workflow_alarm") {
+      ++workflow_alarms;
+      workflow_alarm = body;
+    }
+  }
+  ASSERT_EQ(workflow_alarms, 1) << "one alarm per failed run";
+  EXPECT_EQ(workflow_alarm["workflow"]["name"], "alarming");
+  EXPECT_EQ(workflow_alarm["run"]["id"], run["id"]);
+  EXPECT_EQ(workflow_alarm["run"]["url"], "https://cron.example.com/workflow-runs/" + run["id"].dump());
+  ASSERT_EQ(workflow_alarm["run"]["nodes"].size(), 2u) << workflow_alarm.dump(2);  // b failed, d cancelled
+  EXPECT_EQ(workflow_alarm["run"]["nodes"][0]["key"], "b");
+  EXPECT_TRUE(eventually([&] { return admin_->get("workflow-runs/" + run["id"].dump(), who_).body["alarmStatus"] == 2; }, kBound));
 }
 
 TEST_F(WorkflowsE2e, RefusesACycleNamingItAndExplainsEveryProblem) {
