@@ -3,7 +3,7 @@
 // live on the run's graph until every node has succeeded; a node's run opens with its log. An
 // edge that closes a cycle, and a template reading a parameter that does not exist, are explained
 // in place as the server's check finds them.
-import type { Locator, Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import { APP_NAME, expect, logIn, test, unique, type Api } from './support'
 
 async function deleteQuietly(api: Api, path: string) {
@@ -14,28 +14,18 @@ async function deleteQuietly(api: Api, path: string) {
   }
 }
 
-/** The box of `handle` once the canvas stopped moving (it fits the graph after each change). */
-async function settledBox(handle: Locator) {
-  let last = await handle.boundingBox()
-  for (let i = 0; i < 40; i++) {
-    await handle.page().waitForTimeout(100)
-    const now = await handle.boundingBox()
-    if (last && now && Math.abs(now.x - last.x) < 0.5 && Math.abs(now.y - last.y) < 0.5) return now
-    last = now
-  }
-  throw new Error('the canvas does not stop moving')
-}
-
 /** Drags an edge from node `from`'s bottom handle to node `to`'s top handle, as a user does. */
 async function connect(page: Page, from: string, to: string) {
   const canvas = page.getByRole('region', { name: 'Workflow graph' })
   await canvas.evaluate((e) => e.scrollIntoView({ block: 'center' }))
-  const out = await settledBox(canvas.getByLabel(`Out of ${from}`, { exact: true }))
-  const into = await settledBox(canvas.getByLabel(`Into ${to}`, { exact: true }))
-  await page.mouse.move(out.x + out.width / 2, out.y + out.height / 2)
+  const out = canvas.getByLabel(`Out of ${from}`, { exact: true })
+  const into = canvas.getByLabel(`Into ${to}`, { exact: true })
+  // hover() waits until the handle stands still and is what the pointer would hit there.
+  await out.hover()
   await page.mouse.down()
-  await page.mouse.move(out.x + out.width / 2 + 10, out.y + 30, { steps: 4 })
-  await page.mouse.move(into.x + into.width / 2, into.y + into.height / 2, { steps: 10 })
+  const start = (await out.boundingBox())!
+  await page.mouse.move(start.x + start.width / 2 + 10, start.y + start.height / 2 + 30, { steps: 4 })
+  await into.hover()
   await page.mouse.up()
   // (Attached, not "visible": an edge straight down has no width, which Playwright reads as hidden.)
   await expect(canvas.getByRole('group', { name: `Edge ${from} to ${to}` })).toBeAttached()
