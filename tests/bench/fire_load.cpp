@@ -56,6 +56,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tests/bench/fake_executor.h"
+#include "tests/bench/load_support.h"
 #include "tests/support/api_session.h"
 #include "tests/support/process.h"
 #include "tests/support/test_database.h"
@@ -66,7 +67,17 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using nlohmann::json;
+using cronwheel::bench::AdminProcess;
+using cronwheel::bench::DbCounters;
+using cronwheel::bench::DbStats;
 using cronwheel::bench::FakeExecutor;
+using cronwheel::bench::clock_ticks;
+using cronwheel::bench::fixed;
+using cronwheel::bench::own_cpu_seconds;
+using cronwheel::bench::percentile;
+using cronwheel::bench::read_stat;
+using cronwheel::bench::rss_kb;
+using cronwheel::bench::tree_cpu_ticks;
 using cronwheel::bench::Receipt;
 using cronwheel::testing::Api;
 using cronwheel::testing::Process;
@@ -107,211 +118,6 @@ struct Settings {
 };
 
 [[noreturn]] void fail(const std::string& why) { throw std::runtime_error(why); }
-
-// ---------------------------------------------------------------------------------------------
-// Processes: CPU and memory from /proc.
-
-long clock_ticks() {
-  static const long ticks = ::sysconf(_SC_CLK_TCK);
-  return ticks;
-}
-
-struct ProcStat {
-  int ppid = 0;
-  std::uint64_t cpu_ticks = 0;  // utime + stime
-};
-
-std::optional<ProcStat> read_stat(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(in, text)) return std::nullopt;
-  const auto close = text.rfind(')');  // the command name may hold spaces and parentheses
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(text.substr(close + 2));
-  std::vector<std::string> f;
-  for (std::string s; rest >> s && f.size() < 14;) f.push_back(s);  // field 3 onwards
-  if (f.size() < 14) return std::nullopt;
-  ProcStat st;
-  st.ppid = std::stoi(f[1]);
-  st.cpu_ticks = std::stoull(f[11]) + std::stoull(f[12]);
-  return st;
-}
-
-std::uint64_t rss_kb(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6));
-  }
-  return 0;
-}
-
-// CPU ticks of `pid` and all its direct children (PostgreSQL: the postmaster and its backends).
-std::uint64_t tree_cpu_ticks(int pid) {
-  if (pid <= 0) return 0;
-  std::uint64_t total = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const int p = std::stoi(name);
-    auto st = read_stat(p);
-    if (st && (p == pid || st->ppid == pid)) total += st->cpu_ticks;
-  }
-  return total;
-}
-
-double own_cpu_seconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The database.
-
-// What the database did, cumulative, at one instant.
-struct DbCounters {
-  double statements = 0;  // pg_stat_statements calls in the bench database (BEGIN/COMMIT included)
-  double exec_ms = 0;     // their total execution time
-  double commits = 0;     // of them, COMMIT and ROLLBACK: transactions opened with BEGIN
-  double wal_bytes = 0;   // pg_current_wal_lsn(), whole cluster
-  double wal_syncs = 0;   // pg_stat_wal.wal_sync, whole cluster; backends report it up to 10 s late
-  // Per statement (pg_stat_statements queryid): calls, execution ms and the text.
-  struct Statement {
-    double calls = 0;
-    double exec_ms = 0;
-    double rows = 0;
-    std::string query;
-  };
-  std::map<std::int64_t, Statement> by_statement;
-};
-
-class DbStats {
- public:
-  DbStats(const std::string& server_url, std::string database) : conn_(server_url), database_(std::move(database)) {
-    try {
-      pqxx::nontransaction tx(conn_);
-      tx.exec("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-      tx.exec("SELECT 1 FROM pg_stat_statements LIMIT 1");
-      statements_ = true;
-    } catch (const std::exception& e) {
-      std::string why = e.what();
-      while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-      note_ = "pg_stat_statements unavailable (" + why.substr(0, why.find('\n')) +
-              "): statements per fire not measured; start PostgreSQL with "
-              "-c shared_preload_libraries=pg_stat_statements";
-    }
-  }
-
-  bool has_statements() const { return statements_; }
-  const std::string& note() const { return note_; }
-
-  DbCounters read() {
-    DbCounters c;
-    pqxx::nontransaction tx(conn_);
-    if (statements_) {
-      for (const auto& r : tx.exec_params(
-               "SELECT queryid, calls::float8, total_exec_time::float8, left(regexp_replace(query, '\\s+', ' ', 'g'), 160),"
-               " rows::float8"
-               " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)",
-               database_)) {
-        DbCounters::Statement st{r[1].as<double>(), r[2].as<double>(), r[4].as<double>(), r[3].as<std::string>("")};
-        c.statements += st.calls;
-        c.exec_ms += st.exec_ms;
-        std::string head = st.query.substr(0, 8);
-        std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return std::tolower(ch); });
-        if (head.rfind("commit", 0) == 0 || head.rfind("rollback", 0) == 0) c.commits += st.calls;
-        auto& slot = c.by_statement[r[0].as<std::int64_t>(0)];
-        slot.calls += st.calls;
-        slot.exec_ms += st.exec_ms;
-        slot.rows += st.rows;
-        slot.query = st.query;
-      }
-    }
-    auto w = tx.exec1("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8, wal_sync::float8 FROM pg_stat_wal");
-    c.wal_bytes = w[0].as<double>();
-    c.wal_syncs = w[1].as<double>();
-    return c;
-  }
-
- private:
-  pqxx::connection conn_;
-  std::string database_;
-  bool statements_ = false;
-  std::string note_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// The admins and their REST API.
-
-class Admin {
- public:
-  Admin(const Settings& s, const std::string& db_url, int index)
-      : node_id_("fire-load-" + std::to_string(index + 1)), process_(argv(s, db_url, node_id_), {std::string("CRONWHEEL_ADMIN_PASSWORD=") + kPassword}) {}
-
-  int wait_until_listening(std::chrono::seconds timeout) {
-    static const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::smatch m;
-      const std::string out = process_.out();
-      if (std::regex_search(out, m, listening)) return port_ = std::stoi(m[1]);
-      if (!process_.running()) return 0;
-      std::this_thread::sleep_for(20ms);
-    }
-    return 0;
-  }
-
-  // SIGTERM, at most `timeout`, then SIGKILL. Answers the exit code (128 + signal if killed).
-  int stop(std::chrono::seconds timeout) {
-    process_.signal(SIGTERM);
-    int code = process_.wait_for_exit(timeout);
-    if (code == -1) {
-      process_.signal(SIGKILL);
-      code = process_.wait_for_exit(10s);
-    }
-    return code;
-  }
-
-  std::string tail() const {
-    std::string text = process_.out() + process_.err();
-    return text.size() <= 3000 ? text : "..." + text.substr(text.size() - 3000);
-  }
-  std::size_t output_bytes() const { return process_.out().size() + process_.err().size(); }
-  std::string output() const { return process_.out() + process_.err(); }
-
-  // SIGKILL, as a crash: the admin stays down. Answers the CPU ticks it had used by then.
-  std::uint64_t kill() {
-    auto st = read_stat(process_.pid());
-    process_.signal(SIGKILL);
-    process_.wait_for_exit(10s);
-    killed_ = true;
-    return st ? st->cpu_ticks : 0;
-  }
-  bool killed() const { return killed_; }
-
-  int pid() const { return process_.pid(); }
-  int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
-  const std::string& node_id() const { return node_id_; }
-  bool running() { return process_.running(); }
-
- private:
-  static std::vector<std::string> argv(const Settings& s, const std::string& db_url, const std::string& node) {
-    std::vector<std::string> a{s.admin_bin, "--listen", "127.0.0.1:0", "--db-url", db_url, "--db-wait", "10",
-                               "--node-id", node, "--access-token", kToken};
-    for (const auto& extra : s.admin_args) {
-      std::istringstream words(extra);
-      for (std::string w; words >> w;) a.push_back(w);
-    }
-    return a;
-  }
-
-  std::string node_id_;
-  Process process_;
-  int port_ = 0;
-  bool killed_ = false;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Measurement.
@@ -359,18 +165,6 @@ class RssSampler {
   std::thread thread_;
 };
 
-double percentile(std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size()))) ;
-  return sorted[std::min(sorted.size() - 1, i == 0 ? 0 : i - 1)];
-}
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
-
 // ---------------------------------------------------------------------------------------------
 
 class FireLoad {
@@ -408,7 +202,10 @@ class FireLoad {
     if (!stats_->note().empty()) notes_.push_back(stats_->note());
 
     if (s_.old_runs > 0) add_old_runs();
-    for (int i = 0; i < s_.admins; ++i) admins_.push_back(std::make_unique<Admin>(s_, db_url_, i));
+    for (int i = 0; i < s_.admins; ++i) {
+      admins_.push_back(std::make_unique<AdminProcess>(AdminProcess::Options{
+          s_.admin_bin, db_url_, "fire-load-" + std::to_string(i + 1), kPassword, kToken, s_.admin_args}));
+    }
     for (auto& a : admins_) {
       if (a->wait_until_listening(90s) == 0) fail("admin " + a->node_id() + " did not start:\n" + a->tail());
     }
@@ -1098,7 +895,7 @@ class FireLoad {
   bool created_db_ = false;
   std::unique_ptr<DbStats> stats_;
   std::unique_ptr<pqxx::connection> bench_db_;
-  std::vector<std::unique_ptr<Admin>> admins_;
+  std::vector<std::unique_ptr<AdminProcess>> admins_;
   std::size_t killed_ = 0;  // which admin --kill-admin-at killed
   std::int64_t killed_at_ms_ = 0;
   std::uint64_t killed_ticks_ = 0;  // the killed admin's CPU ticks at its death
