@@ -12,26 +12,6 @@ constexpr std::string_view kApiPrefix = "api/v1/";
 // Deeper JSON than any answer of the API: refused before parsing, whose recursion it would feed.
 constexpr int kMaxJsonDepth = 64;
 
-// Whether `text` nests arrays and objects at most `max_depth` deep (strings skipped).
-bool nesting_within(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
 std::string status_text(int status) { return "HTTP " + std::to_string(status); }
 
 std::string type_error(const char* key, const char* expected) {
@@ -47,7 +27,7 @@ ApiError::ApiError(int http_status, std::string code, std::string api_message, s
 
 ApiError ApiError::from_answer(const ApiAnswer& answer, bool has_token) {
   json body;
-  if (nesting_within(answer.body, kMaxJsonDepth)) body = json::parse(answer.body, nullptr, false);
+  if (json_nesting_within(answer.body, kMaxJsonDepth)) body = json::parse(answer.body, nullptr, false);
   std::string code, message, field;
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
     const json& error = body["error"];
@@ -103,7 +83,7 @@ ApiAnswer ApiClient::request(ApiRequest request) {
 
 json ApiClient::json_of(const ApiAnswer& answer) const {
   if (answer.body.empty()) return nullptr;
-  if (!nesting_within(answer.body, kMaxJsonDepth)) throw unexpected_answer("JSON nested too deeply");
+  if (!json_nesting_within(answer.body, kMaxJsonDepth)) throw unexpected_answer("JSON nested too deeply");
   json body = json::parse(answer.body, nullptr, false);
   if (body.is_discarded()) throw unexpected_answer("not JSON");
   return body;
@@ -128,6 +108,25 @@ json ApiClient::remove(std::string_view path) {
   r.method = "DELETE";
   r.target = path;
   return json_of(request(std::move(r)));
+}
+
+bool json_nesting_within(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
 }
 
 const json& member(const json& object, const char* key) {

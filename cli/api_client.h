@@ -91,6 +91,10 @@ class ApiClient {
   bool has_token_;
 };
 
+// Whether `text` nests JSON arrays and objects at most `max_depth` deep (strings skipped): checked
+// before parsing JSON that anyone else wrote, whose depth the parser's work would follow.
+bool json_nesting_within(std::string_view text, int max_depth);
+
 // Checked reading of an answer: each throws unexpected_answer naming the field when `object` is
 // not an object or the field is missing or of another type.
 const nlohmann::json& member(const nlohmann::json& object, const char* key);

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "cli/job_ref.h"
+#include "cli/workflow_inputs.h"
 
 namespace cronwheel::cli {
 
@@ -21,6 +22,49 @@ const CLI::Validator& job_ref_check() {
         return {};
       },
       "JOB", "job");
+  return check;
+}
+
+const CLI::Validator& workflow_ref_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        auto ref = parse_workflow_ref(text);
+        if (auto* why = std::get_if<std::string>(&ref)) return "'" + text + "': " + *why;
+        return {};
+      },
+      "WF", "workflow");
+  return check;
+}
+
+const CLI::Validator& workflow_name_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        if (auto why = workflow_name_problem(text)) return "'" + text + "': " + *why;
+        return {};
+      },
+      "NAME", "workflow name");
+  return check;
+}
+
+const CLI::Validator& param_assignment_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        if (text.size() > kMaxTextBytes) return "longer than 65536 bytes";
+        auto parsed = parse_param_assignment(text);
+        if (auto* why = std::get_if<std::string>(&parsed)) return "'" + text + "': " + *why;
+        return {};
+      },
+      "NAME=VALUE", "workflow input");
+  return check;
+}
+
+const CLI::Validator& node_key_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        if (auto why = workflow_key_problem(text, "node key")) return "'" + text + "': " + *why;
+        return {};
+      },
+      "NODE", "node key");
   return check;
 }
 

@@ -9,6 +9,14 @@ namespace cronwheel::cli {
 
 // A job: its numeric id or APP/NAME (job_ref.h says exactly what is accepted).
 const CLI::Validator& job_ref_check();
+// A workflow: its numeric id or APP/NAME, as jobs are.
+const CLI::Validator& workflow_ref_check();
+// A workflow's name (as job names are).
+const CLI::Validator& workflow_name_check();
+// A workflow's input, NAME=VALUE (workflow_inputs.h).
+const CLI::Validator& param_assignment_check();
+// A workflow node's key.
+const CLI::Validator& node_key_check();
 // A group's app name.
 const CLI::Validator& app_name_check();
 // A numeric id (runs).

@@ -89,6 +89,7 @@ ApiClient& Context::api() {
 }
 
 bool Context::pause(std::chrono::milliseconds duration) { return command_line_.io_.pause(duration); }
+std::chrono::steady_clock::time_point Context::now() { return command_line_.io_.now(); }
 
 void Context::report(const std::string& subject, const CliError& error) {
   CliError copy = error;

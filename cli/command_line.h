@@ -32,6 +32,8 @@ using Pause = std::function<bool(std::chrono::milliseconds duration)>;
 // answer bytes.
 using TransportFactory =
     std::function<std::unique_ptr<Transport>(const Settings& settings, std::chrono::milliseconds timeout)>;
+// A monotonic clock: what a command waiting against a deadline reads (workflows trigger --wait).
+using SteadyNow = std::function<std::chrono::steady_clock::time_point()>;
 
 // What the command line talks to: the real process's streams, environment, network and clock,
 // or a test's.
@@ -41,6 +43,7 @@ struct Io {
   Environment environment;
   TransportFactory transports;
   Pause pause;
+  SteadyNow now = [] { return std::chrono::steady_clock::now(); };
 };
 
 // HttpTransport for the settings (http_transport.h).
@@ -62,6 +65,8 @@ class Context {
 
   // Waits between polls (runs logs -f); false once Ctrl-C was pressed.
   bool pause(std::chrono::milliseconds duration);
+  // Now, on the clock deadlines of waits are read on.
+  std::chrono::steady_clock::time_point now();
 
   // Says `error` on stderr as the line for this command acting on `subject`: for commands that
   // go on after one of their objects failed (jobs start A B C).

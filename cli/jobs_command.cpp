@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <ostream>
-#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,8 +22,6 @@ using nlohmann::json;
 
 constexpr std::size_t kDescriptionWidth = 48;
 constexpr std::size_t kScheduleWidth = 32;
-// Groups looked up one by one for a job list, beyond the first page of groups.
-constexpr std::size_t kMaxGroupLookups = 50;
 
 JobRef job_ref(const std::string& text) { return std::get<JobRef>(parse_job_ref(text)); }
 
@@ -43,39 +40,12 @@ std::string status_of(const json& job) {
   return "stopped";
 }
 
-// App names of the groups the jobs are in, by group id: the first page of groups, then each
-// group still missing (a few at most). Groups not found show as "#<id>".
-std::map<std::int64_t, std::string> app_names(ApiClient& api, const json& jobs) {
-  std::set<std::int64_t> wanted;
-  for (const json& job : jobs) wanted.insert(int_of(job, "jobGroup"));
-  std::map<std::int64_t, std::string> names;
-  if (wanted.empty()) return names;
-  const json page = api.get("groups?limit=1000");
-  for (const json& group : array_member(page, "items")) names[int_member(group, "id")] = string_member(group, "appName");
-  std::size_t lookups = 0;
-  for (std::int64_t id : wanted) {
-    if (names.count(id) != 0 || id <= 0 || ++lookups > kMaxGroupLookups) continue;
-    try {
-      names[id] = string_member(api.get("groups/" + std::to_string(id)), "appName");
-    } catch (const ApiError&) {
-      // Gone since the job was read, or not the user's: shown by id.
-    }
-  }
-  return names;
-}
-
 std::string job_label(const json& job, const std::map<std::int64_t, std::string>& apps) {
-  const auto group = int_of(job, "jobGroup");
-  auto app = apps.find(group);
-  return (app != apps.end() ? app->second : "#" + std::to_string(group)) + "/" + text_of(job, "name");
+  return app_slash_name(job, apps);
 }
 
 void note_partial_page(Context& ctx, const json& page, std::size_t shown, const char* what) {
-  const auto total = int_of(page, "total", -1);
-  if (total < 0 || static_cast<std::size_t>(total) <= shown) return;
-  const bool exact = !page.is_object() || page.value("totalExact", true);
-  ctx.err() << "(" << shown << " of " << (exact ? "" : "at least ") << total << " " << what
-            << " shown; --limit shows up to 1000)\n";
+  ctx.err() << partial_page_note(page, shown, what);
 }
 
 // ---- jobs list
@@ -109,7 +79,7 @@ int list_jobs(Context& ctx, const ListOptions& options) {
   if (!options.group.empty()) {
     for (const json& job : jobs) apps[int_of(job, "jobGroup")] = options.group;
   } else {
-    apps = app_names(api, jobs);
+    apps = group_app_names(api, jobs);
   }
   Table table({"ID", "JOB", "STATUS", "SCHEDULE", "NEXT FIRE", "DESCRIPTION"});
   for (const json& job : jobs) {
@@ -133,7 +103,7 @@ int get_job(Context& ctx, const std::string& text) {
       print_document(ctx.out(), ctx.format(), job);
       return kExitOk;
     }
-    const auto apps = app_names(api, json::array({job}));
+    const auto apps = group_app_names(api, json::array({job}));
     const std::string glue = text_of(job, "glueType");
     std::vector<std::pair<std::string, std::string>> fields{
         {"ID", std::to_string(int_member(job, "id"))},

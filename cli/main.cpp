@@ -3,6 +3,8 @@
 //   cronwheel jobs list|get|start|stop|delete|trigger
 //   cronwheel groups list|pause|resume
 //   cronwheel runs list|get|logs|kill
+//   cronwheel workflows list|get|start|stop|delete|trigger|check
+//   cronwheel workflow-runs list|get|cancel|rerun
 //   cronwheel export, apply, import xxl-job
 //   cronwheel version
 //
@@ -38,9 +40,9 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) { interrupted.store(true); }
 
-// Once a command waits (runs logs -f), Ctrl-C ends the wait at its next step instead of killing
-// the process mid-line, and the command says so in its exit status; a second Ctrl-C kills it at
-// once (SA_RESETHAND). Commands that never wait keep the default: Ctrl-C ends them.
+// Once a command waits (runs logs -f, workflows trigger --wait), Ctrl-C ends the wait at its next
+// step instead of killing the process mid-line, and the command says so in its exit status; a
+// second Ctrl-C kills it at once (SA_RESETHAND). Commands that never wait keep the default: Ctrl-C ends them.
 void catch_interrupt() {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
@@ -75,6 +77,8 @@ int main(int argc, char** argv) {
   add_jobs_commands(command_line);
   add_groups_commands(command_line);
   add_runs_commands(command_line);
+  add_workflows_commands(command_line);
+  add_workflow_runs_commands(command_line);
   add_export_command(command_line);
   add_apply_command(command_line);
   add_import_commands(command_line);

@@ -242,6 +242,15 @@ std::string text_of(const json& object, const char* key) {
   return it->dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+std::string partial_page_note(const json& page, std::size_t shown, const char* what) {
+  const auto total = int_of(page, "total", -1);
+  if (total < 0 || static_cast<std::uint64_t>(total) <= shown) return {};
+  const auto exact = page.find("totalExact");
+  const bool lower_bound = exact != page.end() && exact->is_boolean() && !exact->get<bool>();
+  return "(" + std::to_string(shown) + " of " + (lower_bound ? "at least " : "") + std::to_string(total) + " " + what +
+         " shown; --limit shows up to 1000)\n";
+}
+
 std::int64_t int_of(const json& object, const char* key, std::int64_t fallback) {
   if (!object.is_object()) return fallback;
   auto it = object.find(key);

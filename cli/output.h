@@ -64,6 +64,10 @@ void print_fields(std::ostream& out, const std::vector<std::pair<std::string, st
 // as JSON writes them; lists joined with ", "), or as an integer (`fallback` when missing or not
 // an integer).
 std::string text_of(const nlohmann::json& object, const char* key);
+// The note a list prints on stderr when its page holds fewer than the `total` matches: "(20 of 57
+// jobs shown; --limit shows up to 1000)\n", "at least 10000" when the total is a lower bound
+// (totalExact false); "" when the page holds them all. `what` is the objects' plural.
+std::string partial_page_note(const nlohmann::json& page, std::size_t shown, const char* what);
 std::int64_t int_of(const nlohmann::json& object, const char* key, std::int64_t fallback = 0);
 
 }  // namespace cronwheel::cli

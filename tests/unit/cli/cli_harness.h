@@ -1,7 +1,8 @@
 #pragma once
 
 // Drives the `cronwheel` command line in-process: a scripted fake of the admin's API in place of
-// the network, an environment of the test's choosing, and waits that return at once.
+// the network, an environment of the test's choosing, and waits that return at once, moving a
+// fake clock on by what they were asked to wait.
 
 #include <chrono>
 #include <deque>
@@ -94,6 +95,10 @@ class CliHarness {
   // "interrupted"; -1: never.
   int pauses_before_interrupt = -1;
   int waits = 0;
+  // The commands' steady clock: moved on by each wait answered, and by `clock_step` at each
+  // reading (the time requests take).
+  std::chrono::steady_clock::time_point clock{};
+  std::chrono::milliseconds clock_step{0};
 
   CliResult run(std::vector<std::string> args) {
     std::ostringstream out, err;
@@ -110,12 +115,16 @@ class CliHarness {
                [this](std::chrono::milliseconds d) {
                  if (pauses_before_interrupt >= 0 && waits++ >= pauses_before_interrupt) return false;
                  if (d.count() > 0) pauses.push_back(d);
+                 clock += d;
                  return true;
-               }};
+               },
+               [this] { return clock += clock_step; }};
     cli::CommandLine command_line(std::move(io));
     cli::add_jobs_commands(command_line);
     cli::add_groups_commands(command_line);
     cli::add_runs_commands(command_line);
+    cli::add_workflows_commands(command_line);
+    cli::add_workflow_runs_commands(command_line);
     cli::add_version_command(command_line);
     CliResult result;
     result.status = command_line.run(std::move(args));

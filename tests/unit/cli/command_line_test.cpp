@@ -94,7 +94,8 @@ TEST_F(CommandLineTest, AGroupOfCommandsAloneNamesItsCommands) {
   expect_usage_error({"jobs"},
                      "cronwheel: jobs: a command is required: list, get, start, stop, delete, trigger (see cronwheel "
                      "jobs --help)");
-  expect_usage_error({}, "cronwheel: a command is required: jobs, groups, runs, version (see cronwheel --help)");
+  expect_usage_error({}, "cronwheel: a command is required: jobs, groups, runs, workflows, workflow-runs, version (see "
+                         "cronwheel --help)");
 }
 
 TEST_F(CommandLineTest, TokenAndTokenFileTogetherAreBadUsage) {
@@ -118,7 +119,10 @@ TEST_F(CommandLineTest, EveryCommandHasAManPageLikeHelp) {
   const std::vector<std::vector<std::string>> commands = {
       {"jobs", "list"},    {"jobs", "get"},   {"jobs", "start"},  {"jobs", "stop"},   {"jobs", "delete"},
       {"jobs", "trigger"}, {"groups", "list"}, {"groups", "pause"}, {"groups", "resume"}, {"runs", "list"},
-      {"runs", "get"},     {"runs", "logs"},  {"runs", "kill"},   {"version"}};
+      {"runs", "get"},     {"runs", "logs"},  {"runs", "kill"},   {"version"},
+      {"workflows", "list"}, {"workflows", "get"}, {"workflows", "start"}, {"workflows", "stop"},
+      {"workflows", "delete"}, {"workflows", "trigger"}, {"workflows", "check"}, {"workflow-runs", "list"},
+      {"workflow-runs", "get"}, {"workflow-runs", "cancel"}, {"workflow-runs", "rerun"}};
   for (auto args : commands) {
     args.push_back("--help");
     CliHarness cli;

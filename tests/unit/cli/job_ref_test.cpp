@@ -67,6 +67,23 @@ TEST(JobRef, RefusesBadAppNamesAndJobNames) {
   parsed(std::string(64, 'a') + "/" + std::string(100, 'b'));
 }
 
+TEST(WorkflowRef, IsNamedAsAJobIsWithReasonsThatSayWorkflow) {
+  auto ref = parse_workflow_ref("billing/nightly-etl");
+  ASSERT_TRUE(std::holds_alternative<WorkflowRef>(ref));
+  EXPECT_EQ(std::get<WorkflowRef>(ref).app_name, "billing");
+  EXPECT_EQ(std::get<WorkflowRef>(ref).name, "nightly-etl");
+  EXPECT_EQ(std::get<WorkflowRef>(parse_workflow_ref("12")).id, 12);
+  EXPECT_EQ(std::get<std::string>(parse_workflow_ref("etl")),
+            "a workflow is its numeric id or APP/NAME (the group's app name and the workflow's name)");
+  EXPECT_EQ(std::get<std::string>(parse_workflow_ref("billing/")), "the workflow name is empty");
+  EXPECT_EQ(std::get<std::string>(parse_workflow_ref("billing/" + std::string(101, 'a'))),
+            "a workflow name has at most 100 characters");
+  EXPECT_EQ(std::get<std::string>(parse_workflow_ref("bad app/etl")),
+            "an app name has only letters, digits, '.', '_' and '-', and starts with a letter or digit");
+  EXPECT_FALSE(workflow_name_problem("etl.v2_x-1"));
+  EXPECT_TRUE(workflow_name_problem("Etl"));
+}
+
 TEST(ParseId, AcceptsPositiveWholeNumbersOnly) {
   EXPECT_EQ(std::get<std::int64_t>(parse_id("17")), 17);
   EXPECT_TRUE(std::holds_alternative<std::string>(parse_id("0")));
@@ -131,6 +148,47 @@ TEST_F(ResolveTest, NoGroupOfThatAppNameIsNoSuchGroup) {
   } catch (const CliError& e) {
     EXPECT_STREQ(e.what(), "no such group");
   }
+}
+
+TEST_F(ResolveTest, AWorkflowByNameIsLookedUpInItsGroup) {
+  fake_.answer("GET api/v1/groups?text=billing&offset=0&limit=1000", 200,
+               {{"items", {{{"id", 4}, {"appName", "billing-eu"}}, {{"id", 3}, {"appName", "billing"}}}}, {"total", 2}});
+  fake_.answer("GET api/v1/workflows?jobGroup=3&name=etl&limit=2", 200,
+               testing::page_of(json::array({{{"id", 12}, {"jobGroup", 3}, {"name", "etl"}}})));
+  EXPECT_EQ(resolve_workflow(api_, std::get<WorkflowRef>(parse_workflow_ref("billing/etl"))), 12);
+  EXPECT_EQ(resolve_workflow(api_, std::get<WorkflowRef>(parse_workflow_ref("13"))), 13);
+  EXPECT_EQ(fake_.calls().size(), 2u);  // the id needed none
+}
+
+TEST_F(ResolveTest, NoWorkflowOfThatNameIsNoSuchWorkflow) {
+  fake_.answer("GET api/v1/groups?text=billing&offset=0&limit=1000", 200,
+               {{"items", {{{"id", 3}, {"appName", "billing"}}}}, {"total", 1}});
+  fake_.answer("GET api/v1/workflows?jobGroup=3&name=etl&limit=2", 200, testing::page_of(json::array()));
+  try {
+    resolve_workflow(api_, std::get<WorkflowRef>(parse_workflow_ref("billing/etl")));
+    FAIL() << "resolved";
+  } catch (const CliError& e) {
+    EXPECT_STREQ(e.what(), "no such workflow");
+    EXPECT_EQ(e.status(), kExitFailed);
+  }
+}
+
+TEST_F(ResolveTest, AppNamesOfAListComeFromOnePageAndThenOneByOne) {
+  fake_.answer("GET api/v1/groups?limit=1000", 200,
+               testing::page_of(json::array({{{"id", 3}, {"appName", "billing"}}})));
+  fake_.answer("GET api/v1/groups/9", 200, {{"id", 9}, {"appName", "ledger"}});
+  fake_.error("GET api/v1/groups/10", 404, "not_found", "no such group");
+  const json objects = json::array({{{"jobGroup", 3}, {"name", "a"}},
+                                    {{"jobGroup", 9}, {"workflowName", "b"}},
+                                    {{"jobGroup", 10}, {"name", "c"}},
+                                    {{"jobGroup", 3}, {"name", "d"}}});
+  const auto apps = group_app_names(api_, objects);
+  EXPECT_EQ(app_slash_name(objects[0], apps), "billing/a");
+  EXPECT_EQ(app_slash_name(objects[1], apps, "workflowName"), "ledger/b");
+  EXPECT_EQ(app_slash_name(objects[2], apps), "#10/c");
+  EXPECT_EQ(fake_.calls().size(), 3u);
+  EXPECT_TRUE(group_app_names(api_, json::array()).empty());
+  EXPECT_EQ(fake_.calls().size(), 3u);  // nothing to name: no call
 }
 
 TEST(QueryString, PercentEncodesNamesAndValues) {

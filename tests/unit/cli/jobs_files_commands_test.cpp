@@ -105,6 +105,8 @@ class JobsFilesCommandsTest : public ::testing::Test {
     add_jobs_commands(command_line);
     add_groups_commands(command_line);
     add_runs_commands(command_line);
+    add_workflows_commands(command_line);
+    add_workflow_runs_commands(command_line);
     add_export_command(command_line);
     add_apply_command(command_line);
     add_import_commands(command_line);
