@@ -1,7 +1,8 @@
 // The real `cronwheel` binary, run as a process for each command, against a real cronwheel-admin
-// on a fresh PostgreSQL database and (for runs) the real cronwheel-executor running shell jobs:
-// what each command prints, its exit status (0 success, 1 failed operation, 2 bad usage), and
-// where the settings come from (flags, CRONWHEEL_URL / CRONWHEEL_TOKEN, the settings file).
+// on a fresh PostgreSQL database and (for runs and workflows) the real cronwheel-executor running
+// shell jobs and its built-in handlers: what each command prints, its exit status (0 success, 1
+// failed operation, 2 bad usage), and where the settings come from (flags, CRONWHEEL_URL /
+// CRONWHEEL_TOKEN, the settings file).
 
 #include <gtest/gtest.h>
 
@@ -157,6 +158,35 @@ class CliE2e : public ::testing::Test {
         kBound))
         << executor_->out() << executor_->err();
     ASSERT_TRUE(executor_->running()) << executor_->out() << executor_->err();
+  }
+
+  // A job that fires only when asked, running the executor's built-in `handler` (echo answers
+  // its parameters as its message, which is a workflow node's output; fail fails).
+  std::int64_t make_handler_job(const std::string& name, const std::string& handler) {
+    return make_job(name, {{"scheduleType", "NONE"}, {"scheduleConf", ""}, {"executorHandler", handler}});
+  }
+
+  std::int64_t make_workflow(const json& workflow) {
+    auto created = admin_->post("workflows", session_, workflow);
+    EXPECT_EQ(created.status, 201) << created.text;
+    return created.body.value("id", std::int64_t{0});
+  }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    const fs::path path = work_.path() / name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // The workflow run id `workflows trigger` printed ("workflow X triggered: run N").
+  static std::int64_t triggered_workflow_run(const Ran& ran) {
+    static const std::regex printed(R"(^workflow [^\n]* triggered: run (\d+)\n)");
+    std::smatch m;
+    if (!std::regex_search(ran.out, m, printed)) {
+      ADD_FAILURE() << "no workflow run id in: " << ran;
+      return 0;
+    }
+    return std::stoll(m[1]);
   }
 
   // The run id `jobs trigger` printed ("job X triggered: run N").
@@ -331,6 +361,124 @@ TEST_F(CliE2e, RunsKillEndsARunningScript) {
   r = run({"runs", "kill", std::to_string(id)});
   EXPECT_EQ(r.status, 1) << r;
   EXPECT_NE(r.err.find("(HTTP 409)"), std::string::npos) << r;
+}
+
+TEST_F(CliE2e, WorkflowsTriggerWaitFollowsTheNodesToTheRunsEnd) {
+  start_executor();
+  const auto a = make_handler_job("wf-a", "echo");
+  const auto b = make_handler_job("wf-b", "echo");
+  const auto wf = make_workflow({{"jobGroup", group_id_},
+                                 {"name", "pipeline"},
+                                 {"params", json::array({{{"name", "day"}, {"default", "monday"}}})},
+                                 {"nodes", json::array({{{"key", "a"}, {"jobId", a}, {"params", R"({"day":"${params.day}"})"}},
+                                                        {{"key", "b"}, {"jobId", b}, {"params", "after ${nodes.a.output.day}"}}})},
+                                 {"edges", json::array({{{"from", "a"}, {"to", "b"}}})}});
+  const std::string label = "cli-e2e/pipeline (" + std::to_string(wf) + ")";
+
+  Ran r = run({"workflows", "list"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n" + std::to_string(wf) + " +cli-e2e/pipeline +stopped "))) << r;
+
+  r = run({"workflows", "get", "cli-e2e/pipeline"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("Parameters:    day=monday\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\nb     " + std::to_string(b)), std::string::npos) << r;
+
+  // Followed to its end: each node's start (with its run) and end, then the run's; exit 0.
+  r = run({"workflows", "trigger", "cli-e2e/pipeline", "-p", "day=friday", "--wait", "--timeout", "60"});
+  ASSERT_EQ(r.status, 0) << r;
+  const auto id = triggered_workflow_run(r);
+  EXPECT_EQ(r.out.rfind("workflow " + label + " triggered: run " + std::to_string(id) + "\n", 0), 0u) << r;
+  const auto a_started = r.out.find("node a: started (run ");
+  const auto a_done = r.out.find("node a: succeeded\n");
+  const auto b_started = r.out.find("node b: started (run ");
+  const auto b_done = r.out.find("node b: succeeded\n");
+  ASSERT_NE(a_started, std::string::npos) << r;
+  ASSERT_NE(a_done, std::string::npos) << r;
+  ASSERT_NE(b_started, std::string::npos) << r;
+  ASSERT_NE(b_done, std::string::npos) << r;
+  EXPECT_LT(a_started, a_done);
+  EXPECT_LT(a_done, b_started);  // b starts after a is done
+  EXPECT_LT(b_started, b_done);
+  EXPECT_EQ(r.out.substr(r.out.size() - ("run " + std::to_string(id) + " succeeded\n").size()),
+            "run " + std::to_string(id) + " succeeded\n")
+      << r;
+  EXPECT_EQ(r.err, "") << r;
+
+  // Both nodes succeeded, each with its run; b got what a produced.
+  r = run({"workflow-runs", "get", std::to_string(id)});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("State:       succeeded\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("Inputs:      day=friday\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\nNODE  STATE      RUN ID  ATTEMPTS  MESSAGE\n"), std::string::npos) << r;
+  const std::regex node_line(R"(\n(a|b)     succeeded  (\d+) +1\b)");
+  int succeeded = 0;
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), node_line), end; it != end; ++it) {
+    ++succeeded;
+    EXPECT_EQ(run_record(std::stoll((*it)[2]))["state"], "succeeded") << (*it)[0];
+  }
+  EXPECT_EQ(succeeded, 2) << r;
+  r = run({"workflow-runs", "get", std::to_string(id), "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(json::parse(r.out)["nodes"][1]["param"], "after friday") << r;
+
+  r = run({"workflow-runs", "list", "--workflow", "cli-e2e/pipeline", "--state", "succeeded"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("^ID +WORKFLOW .*\n" + std::to_string(id) +
+                                                  " +cli-e2e/pipeline +succeeded +API +[^\n]*\n$")))
+      << r;
+
+  // A node that fails fails the run, and the wait says so with exit status 1; a re-run from it
+  // runs it again.
+  const auto broken = make_handler_job("wf-broken", "fail");
+  make_workflow({{"jobGroup", group_id_},
+                 {"name", "breaks"},
+                 {"nodes", json::array({{{"key", "a"}, {"jobId", a}}, {{"key", "x"}, {"jobId", broken}}})},
+                 {"edges", json::array({{{"from", "a"}, {"to", "x"}}})}});
+  r = run({"workflows", "trigger", "cli-e2e/breaks", "--wait"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.out.find("node a: succeeded\nnode x: started (run "), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\nnode x: failed"), std::string::npos) << r;
+  const auto failed = triggered_workflow_run(r);
+  EXPECT_NE(r.out.find("\nrun " + std::to_string(failed) + " failed"), std::string::npos) << r;
+  r = run({"workflow-runs", "rerun", std::to_string(failed), "--from", "x"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "workflow run " + std::to_string(failed) + " running again from node x\n");
+  r = run({"workflow-runs", "rerun", std::to_string(failed), "--from", "nope"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("cronwheel: workflow-runs rerun " + std::to_string(failed) + ": "), std::string::npos) << r;
+}
+
+TEST_F(CliE2e, WorkflowsCheckReportsACycleWithItsField) {
+  const auto a = make_handler_job("wf-a", "echo");
+  const auto b = make_handler_job("wf-b", "echo");
+  json workflow = {{"jobGroup", group_id_},
+                   {"name", "loop"},
+                   {"nodes", json::array({{{"key", "a"}, {"jobId", a}}, {{"key", "b"}, {"jobId", b}}})},
+                   {"edges", json::array({{{"from", "a"}, {"to", "b"}}, {{"from", "b"}, {"to", "a"}}})}};
+  const fs::path cyclic = write("loop.json", workflow.dump(2));
+  Ran r = run({"workflows", "check", "-f", cyclic.string()});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.out.rfind("FIELD  PROBLEM\n", 0), 0u) << r;
+  EXPECT_NE(r.out.find("\nedges  the edges form a cycle: a → b → a\n"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("cronwheel: workflows check " + cyclic.string() + ": "), std::string::npos) << r;
+  EXPECT_EQ(admin_->get("workflows", session_).body["total"], 0);  // nothing saved
+
+  // Without the edge back it has none; what `workflows get -o json` prints checks as it is.
+  workflow["edges"] = json::array({{{"from", "a"}, {"to", "b"}}});
+  make_workflow(workflow);
+  r = run({"workflows", "get", "cli-e2e/loop", "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  const fs::path saved = write("saved.json", r.out);
+  r = run({"workflows", "check", "-f", saved.string()});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, saved.string() + ": no problems\n");
+
+  // A field the server cannot read is a problem with its field too.
+  workflow["scheduleType"] = "FIX_DELAY";
+  r = run({"workflows", "check", "-f", write("delay.json", workflow.dump()).string(), "-o", "json"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(json::parse(r.out)["problems"][0]["field"], "scheduleType") << r;
 }
 
 TEST_F(CliE2e, SettingsComeFromFlagsTheEnvironmentAndTheSettingsFile) {
