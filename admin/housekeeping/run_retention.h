@@ -37,6 +37,7 @@ class RunRetention {
   struct Counters {
     std::uint64_t deleted = 0;  // runs deleted
     std::uint64_t passes = 0;   // passes finished (failed ones included)
+    std::uint64_t workflow_runs_deleted = 0;
   };
 
   // `store` and `tasks` (the node's timer and clock) must outlive the service. Throws
@@ -54,7 +55,7 @@ class RunRetention {
   // One pass, as the lane does it: returns the runs deleted. Throws what the store throws.
   std::int64_t pass_once(std::stop_token stop = {});
 
-  Counters counters() const noexcept { return {deleted_.load(), passes_.load()}; }
+  Counters counters() const noexcept { return {deleted_.load(), passes_.load(), workflow_runs_deleted_.load()}; }
 
  private:
   void pass(std::stop_token stop) noexcept;
@@ -62,7 +63,7 @@ class RunRetention {
   RetentionStore& store_;
   common::Clock& clock_;
   const Options options_;
-  std::atomic<std::uint64_t> deleted_{0}, passes_{0};
+  std::atomic<std::uint64_t> deleted_{0}, passes_{0}, workflow_runs_deleted_{0};
   common::RecurringTask task_;  // last: its lane uses the members above
 };
 

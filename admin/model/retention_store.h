@@ -22,6 +22,12 @@ class RetentionStore {
   // ended badly). Runs another node is deleting at the same moment are skipped, not waited for.
   // The run report (the dashboard's counts) is not touched.
   virtual std::int64_t delete_runs_before(std::int64_t before, int batch) = 0;
+
+  // The same for workflow runs (docs/workflows.md) scheduled before `before`, with their nodes'
+  // records: only runs that ended (succeeded, failed, cancelled, skipped, timed out), and not a
+  // run whose alarm is still to be decided or being sent. Their nodes' runs are runs like any
+  // other, deleted by delete_runs_before. Returns how many workflow runs it deleted.
+  virtual std::int64_t delete_workflow_runs_before(std::int64_t before, int batch) = 0;
 };
 
 }  // namespace cronwheel::admin

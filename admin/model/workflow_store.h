@@ -128,6 +128,9 @@ class WorkflowStore {
   // Pending ones never get here: the change that marked them cancelled their fires at once.
   virtual std::vector<JobLog> kill_candidates(int limit) = 0;
 
+  // How many workflow runs the database holds in each state (the states with none left out).
+  virtual std::vector<std::pair<WorkflowRunState, std::int64_t>> count_runs() = 0;
+
   // A workflow run that ended badly (failed, timed out) and was claimed for its alarm
   // (docs/alarms.md, "Workflows").
   struct Alarm {

@@ -11,6 +11,19 @@ void PgRetentionStore::prepare(pqxx::connection& c) {
             " AND state IN ('succeeded', 'failed', 'lost', 'cancelled')"
             " AND NOT (state IN ('failed', 'lost', 'cancelled') AND alarm_status IN (0, -1))"
             " ORDER BY scheduled_time, id LIMIT $2 FOR UPDATE SKIP LOCKED)");
+  // A workflow run's nodes go with it (ON DELETE CASCADE).
+  c.prepare("retention_delete_workflow_runs",
+            "DELETE FROM workflow_run WHERE id IN ("
+            " SELECT id FROM workflow_run WHERE scheduled_time < $1"
+            " AND state IN ('succeeded', 'failed', 'cancelled', 'skipped', 'timed_out')"
+            " AND NOT (state IN ('failed', 'timed_out') AND alarm_status IN (0, -1))"
+            " ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)");
+}
+
+std::int64_t PgRetentionStore::delete_workflow_runs_before(std::int64_t before, int batch) {
+  return db_.transact([&](pqxx::work& tx) {
+    return static_cast<std::int64_t>(tx.exec_prepared("retention_delete_workflow_runs", before, batch).affected_rows());
+  });
 }
 
 std::int64_t PgRetentionStore::delete_runs_before(std::int64_t before, int batch) {

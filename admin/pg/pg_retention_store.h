@@ -19,6 +19,7 @@ class PgRetentionStore final : public RetentionStore {
   static void prepare(pqxx::connection& connection);
 
   std::int64_t delete_runs_before(std::int64_t before, int batch) override;
+  std::int64_t delete_workflow_runs_before(std::int64_t before, int batch) override;
 
  private:
   Database& db_;

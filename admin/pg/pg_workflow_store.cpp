@@ -392,6 +392,7 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
   c.prepare("wfr_reset_nodes",
             "UPDATE workflow_run_node SET state = 'waiting', message = '', ended_at = NULL, output = NULL, "
             "kill_requested = false WHERE run_id = $1 AND node_key = ANY ($2::text[])");
+  c.prepare("wfr_count_by_state", "SELECT state, count(*) FROM workflow_run GROUP BY state ORDER BY state");
   c.prepare("wfr_kill_candidates",
             "SELECT " + kLogColumns + " FROM job_log WHERE id IN (SELECT log_id FROM workflow_run_node "
             "WHERE kill_requested AND state = 'started') AND state = 'triggered' ORDER BY id LIMIT $1");
@@ -715,6 +716,16 @@ WorkflowStore::Changed PgWorkflowStore::time_out(std::int64_t now, std::string_v
     all.runs.insert(all.runs.end(), one.runs.begin(), one.runs.end());
   }
   return all;
+}
+
+std::vector<std::pair<WorkflowRunState, std::int64_t>> PgWorkflowStore::count_runs() {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    std::vector<std::pair<WorkflowRunState, std::int64_t>> out;
+    for (const auto& row : tx.exec_prepared("wfr_count_by_state")) {
+      if (auto state = parse_workflow_run_state(row[0].as<std::string>())) out.emplace_back(*state, row[1].as<std::int64_t>());
+    }
+    return out;
+  });
 }
 
 std::vector<JobLog> PgWorkflowStore::kill_candidates(int limit) {

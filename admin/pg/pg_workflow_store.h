@@ -41,6 +41,7 @@ class PgWorkflowStore final : public WorkflowStore {
                   const Actor& actor) override;
   Changed time_out(std::int64_t now, std::string_view node, int limit) override;
   std::vector<JobLog> kill_candidates(int limit) override;
+  std::vector<std::pair<WorkflowRunState, std::int64_t>> count_runs() override;
   std::vector<Alarm> claim_alarms(std::int64_t now, std::int64_t stale_ms, int limit) override;
   void finish_alarm(std::int64_t run_id, std::int64_t claimed_at, AlarmOutcome outcome) override;
 

@@ -31,6 +31,17 @@ void WorkflowRunner::pass_once() {
   if (kill_) {
     for (const JobLog& run : store_.kill_candidates(options_.batch)) kill_(run);
   }
+  if (now - counted_at_ >= options_.count_every.count()) {
+    auto counts = store_.count_runs();
+    counted_at_ = now;
+    std::lock_guard lock(counts_mutex_);
+    counts_ = std::move(counts);
+  }
+}
+
+std::vector<std::pair<WorkflowRunState, std::int64_t>> WorkflowRunner::run_counts() const {
+  std::lock_guard lock(counts_mutex_);
+  return counts_;
 }
 
 void WorkflowRunner::pass(std::stop_token stop) noexcept {

@@ -17,6 +17,9 @@
 
 #include <chrono>
 #include <functional>
+#include <mutex>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "admin/model/run_end.h"
@@ -31,6 +34,8 @@ class WorkflowRunner {
     std::chrono::milliseconds interval{1000};
     int scan_limit = 500;  // workflows read per scan
     int batch = 100;       // timeouts and kills handled per pass
+    // How often the runs are counted by state for /metrics (a query over every run).
+    std::chrono::milliseconds count_every{15'000};
   };
   // Kills a node's run at its executor and records it killed (Completion::mark_killed); must not
   // throw.
@@ -51,6 +56,9 @@ class WorkflowRunner {
   // One pass, as the task makes it; throws what the store throws.
   void pass_once();
 
+  // The runs by state as last counted (count_every), for /metrics; empty before the first count.
+  std::vector<std::pair<WorkflowRunState, std::int64_t>> run_counts() const;
+
  private:
   void pass(std::stop_token stop) noexcept;
 
@@ -60,6 +68,9 @@ class WorkflowRunner {
   const FiresWritten fires_written_;
   const Kill kill_;
   const Options options_;
+  mutable std::mutex counts_mutex_;
+  std::vector<std::pair<WorkflowRunState, std::int64_t>> counts_;  // guarded by counts_mutex_
+  std::int64_t counted_at_ = 0;  // the lane's: when counts_ was last read (epoch ms)
   common::RecurringTask task_;  // last: its lane uses the members above
 };
 

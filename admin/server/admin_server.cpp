@@ -207,6 +207,7 @@ class AdminServer::Impl {
   // runs out and kills the node runs of ended runs, made by start_scheduler().
   PgWorkflowStore workflow_store_;
   std::unique_ptr<WorkflowRunner> workflow_runner_;
+  std::atomic<WorkflowRunner*> running_workflow_runner_{nullptr};  // for /metrics
 
   // Deletes old runs (--run-retention-days; none when 0), made by start().
   PgRetentionStore retention_store_;
@@ -221,6 +222,7 @@ class AdminServer::Impl {
   PgNodeStore node_store_;
   PgTriggerStore trigger_store_;
   std::unique_ptr<TriggerService> trigger_service_;
+  std::atomic<TriggerService*> running_trigger_service_{nullptr};  // for /metrics
   std::unique_ptr<Scheduler> scheduler_;  // made by start(), once the node id is known
   // scheduler_ while it runs, for HTTP handlers (results waking the schedule thread).
   std::atomic<Scheduler*> running_scheduler_{nullptr};
@@ -391,12 +393,16 @@ void AdminServer::Impl::start_scheduler() {
   workflow_runner_ = std::make_unique<WorkflowRunner>(workflow_store_, recurring_, node_id_, fires_written(),
                                                       std::move(kill), WorkflowRunner::Options{});
   workflow_runner_->start();
+  running_workflow_runner_.store(workflow_runner_.get());
+  running_trigger_service_.store(trigger_service_.get());
 }
 
 void AdminServer::Impl::stop() noexcept {
   // The scheduling core first, while the HTTP server still takes the results of the runs it
   // sent: it stops deciding, hands back what it held (pending rows for the other nodes), lets
   // the sends in progress finish and releases this node's lease.
+  running_workflow_runner_.store(nullptr);
+  running_trigger_service_.store(nullptr);
   if (workflow_runner_) workflow_runner_->stop();
   running_scheduler_.store(nullptr);
   if (scheduler_) scheduler_->stop();
@@ -428,7 +434,12 @@ void AdminServer::Impl::add_routes() {
     metrics.results = executors_->completion().counters();
     metrics.runs_finished = finished_runs_.counts();
     if (AlarmService* alarms = running_alarms_.load()) metrics.alarms = alarms->counters();
-    if (RunRetention* retention = running_retention_.load()) metrics.runs_deleted = retention->counters().deleted;
+    if (RunRetention* retention = running_retention_.load()) {
+      metrics.runs_deleted = retention->counters().deleted;
+      metrics.workflow_runs_deleted = retention->counters().workflow_runs_deleted;
+    }
+    if (WorkflowRunner* runner = running_workflow_runner_.load()) metrics.workflow_runs = runner->run_counts();
+    if (TriggerService* sending = running_trigger_service_.load()) metrics.workflow_handoff = sending->workflow_handoff();
     metrics.db_pools = {{"main", database_.pool_stats()}, {"scheduling", scheduling_database_.pool_stats()}};
     metrics.http_lanes = http_.lane_stats();
     metrics.registrations_refused = executors_->registrations_refused();

@@ -179,6 +179,24 @@ std::string metrics_text(const NodeMetrics& metrics) {
   f.counter("cronwheel_alarm_retries_total", "Tries of an alarm destination after a failed one", count(a.retried));
   f.counter("cronwheel_runs_deleted_total", "Runs this node deleted as older than --run-retention-days",
             count(metrics.runs_deleted));
+  f.counter("cronwheel_workflow_runs_deleted_total",
+            "Workflow runs this node deleted as older than --run-retention-days", count(metrics.workflow_runs_deleted));
+  {
+    Families::Samples by_state;
+    for (const auto& [state, n] : metrics.workflow_runs) {
+      by_state.push_back({label("state", std::string(to_string(state))), static_cast<double>(n)});
+    }
+    f.gauge("cronwheel_workflow_runs",
+            "Workflow runs in the database by state (waiting, running, succeeded, failed, cancelled, skipped, "
+            "timed_out), as counted every 15 s; the same on every node (the database's count)",
+            std::move(by_state));
+  }
+  if (metrics.workflow_handoff) {
+    f.histogram("cronwheel_workflow_handoff_seconds",
+                "Seconds from a workflow node's parent's end being recorded to the node's run accepted by its "
+                "executor, for the runs this node sent",
+                {{{}, *metrics.workflow_handoff}});
+  }
 
   // The connection pools: a caller (an HTTP request, a send, a result, a scan) waits here when
   // every connection is busy.

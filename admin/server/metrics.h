@@ -9,6 +9,7 @@
 #include "admin/alarm/alarm_service.h"
 #include "admin/complete/completion.h"
 #include "admin/model/finished_runs.h"
+#include "admin/model/workflow.h"
 #include "admin/pg/database_pool_stats.h"
 #include "admin/scheduler/scheduler.h"
 #include "common/http/http_server.h"
@@ -25,6 +26,11 @@ struct NodeMetrics {
   std::vector<FinishedRuns::Count> runs_finished;  // runs this node ended, by group and state
   AlarmService::Counters alarms;
   std::uint64_t runs_deleted = 0;  // by run retention
+  std::uint64_t workflow_runs_deleted = 0;  // by run retention
+  // Workflow runs in the database by state, as the workflow runner last counted them.
+  std::vector<std::pair<WorkflowRunState, std::int64_t>> workflow_runs;
+  // Hand-offs between workflow nodes this node sent (TriggerService::workflow_handoff).
+  std::optional<common::Histogram::Snapshot> workflow_handoff;
   // The node's PostgreSQL connection pools by name ("main": the API, results and sends;
   // "scheduling": the scheduling core's own), the `pool` label of cronwheel_db_pool_*.
   std::vector<std::pair<std::string, DatabasePoolStats>> db_pools;

@@ -435,6 +435,11 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   facts.emplace_back("Msg", answer_msg(answer));
 
   bool accepted = answer.is_success();
+  if (accepted && log.trigger_type == TriggerType::kWorkflow && log.parent_log_id) {
+    // A workflow node's fire is due the moment its parent's end was recorded: this is the
+    // hand-off, from that moment to the child accepted by its executor.
+    workflow_handoff_.observe(static_cast<double>(clock_.now_ms() - log.scheduled_time) / 1000.0);
+  }
   if (answer.code == protocol::kTimeoutCode) {
     // The request went out and no answer came: ask before anything is sent again.
     auto check = check_delivery(client_, shard.address, target.token, shard.log_id, log_date_time(log));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/histogram.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -105,6 +107,10 @@ class TriggerService final : public FireSender {
   // Writes the accepted answers still queued, then stops.
   ~TriggerService();
 
+  // Seconds from a workflow node's parent's end being recorded to the node's run accepted by its
+  // executor, for the runs this service sent (docs/workflows.md, "Metrics").
+  common::Histogram::Snapshot workflow_handoff() const { return workflow_handoff_.snapshot(); }
+
   TriggerService(const TriggerService&) = delete;
   TriggerService& operator=(const TriggerService&) = delete;
 
@@ -156,6 +162,7 @@ class TriggerService final : public FireSender {
   common::Clock& clock_;
   const Options options_;
   Routing routes_;
+  common::Histogram workflow_handoff_{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
   // Accepted answers of delivered fires, waiting for the recorder thread.
   struct QueuedAccepted {

@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/http/http_client.h"
 #include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"
 #include "tests/support/process.h"
@@ -39,6 +41,19 @@ using testing::WebhookReceiver;
 constexpr auto kBound = 60s;
 constexpr const char* kToken = "workflows-e2e-token";
 constexpr const char* kApp = "wf-e2e";
+
+// The sample value of `series` in the admin's /metrics text, fetched without a login; -1 when
+// absent.
+double metric(const std::string& admin_url, const std::string& series) {
+  common::http::HttpClient client(admin_url);
+  auto r = client.get("metrics");
+  EXPECT_EQ(r.status, 200) << r.error << r.body;
+  std::istringstream in(r.body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return -1;
+}
 
 class WorkflowsE2e : public ::testing::Test {
  protected:
@@ -179,6 +194,9 @@ TEST_F(WorkflowsE2e, ADiamondRunsEachNodeOnceAndTheJoinGetsBothOutputs) {
   EXPECT_EQ(d_run["triggerType"], "WORKFLOW");
   EXPECT_EQ(runs_per_node(run["id"].get<std::int64_t>()),
             (std::map<std::string, int>{{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}}));
+  // b, c and d were handed off from a parent; a started the run.
+  EXPECT_EQ(metric(admin_->url(), "cronwheel_workflow_handoff_seconds_count"), 3);
+  EXPECT_TRUE(eventually([&] { return metric(admin_->url(), "cronwheel_workflow_runs{state=\"succeeded\"}") == 1; }, kBound));
 }
 
 TEST_F(WorkflowsE2e, AFailingNodeFailsTheRunThenARerunFromItKeepsWhatSucceeded) {

@@ -53,6 +53,31 @@ class PgRetentionFixture {
       return tx.exec_params1("SELECT count(*) FROM job_log WHERE id = $1", id)[0].as<int>() == 1;
     });
   }
+  std::int64_t put_workflow_run(admin::WorkflowRunState state, std::int64_t scheduled_time, int alarm_status) {
+    return database_.transact([&](pqxx::work& tx) {
+      if (workflow_ == 0) {
+        workflow_ = tx.exec_params1("INSERT INTO workflow (job_group, name, graph) VALUES ($1, 'kept', "
+                                    "'{\"nodes\":[],\"edges\":[]}') RETURNING id",
+                                    group_)[0]
+                        .as<std::int64_t>();
+      }
+      const std::int64_t id =
+          tx.exec_params1("INSERT INTO workflow_run (workflow_id, job_group, state, trigger_type, scheduled_time, graph, "
+                          "alarm_status) VALUES ($1, $2, $3, 'MANUAL', $4, '{\"nodes\":[],\"edges\":[]}', $5) RETURNING id",
+                          workflow_, group_, std::string(admin::to_string(state)), scheduled_time, alarm_status)[0]
+              .as<std::int64_t>();
+      tx.exec_params("INSERT INTO workflow_run_node (run_id, node_key, job_id, state) VALUES ($1, 'a', $2, 'succeeded')",
+                     id, job_);
+      return id;
+    });
+  }
+  bool workflow_run_exists(std::int64_t id) {
+    return database_.read([&](pqxx::read_transaction& tx) {
+      return tx.exec_params1("SELECT count(*) FROM workflow_run WHERE id = $1", id)[0].as<int>() +
+                 tx.exec_params1("SELECT count(*) FROM workflow_run_node WHERE run_id = $1", id)[0].as<int>() ==
+             2;
+    });
+  }
 
  private:
   TestDatabase db_;
@@ -61,6 +86,7 @@ class PgRetentionFixture {
   admin::PgRetentionStore store_;
   std::int64_t group_ = 0;
   std::int64_t job_ = 0;
+  std::int64_t workflow_ = 0;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "admin/model/alarm_store.h"
 #include "admin/model/records.h"
 #include "admin/model/retention_store.h"
+#include "admin/model/workflow.h"
 
 namespace cronwheel::testing {
 
@@ -43,6 +44,37 @@ class FakeRetentionStore final : public admin::RetentionStore {
     return calls_;
   }
 
+  std::int64_t put_workflow_run(admin::WorkflowRunState state, std::int64_t scheduled_time, int alarm_status) {
+    std::lock_guard lock(mutex_);
+    admin::WorkflowRun run;
+    run.id = next_id_++;
+    run.state = state;
+    run.scheduled_time = scheduled_time;
+    run.alarm_status = alarm_status;
+    workflow_runs_[run.id] = run;
+    return run.id;
+  }
+  bool workflow_run_exists(std::int64_t id) {
+    std::lock_guard lock(mutex_);
+    return workflow_runs_.count(id) != 0;
+  }
+
+  // Not counted in calls(), which counts the deletions of runs.
+  std::int64_t delete_workflow_runs_before(std::int64_t before, int batch) override {
+    std::lock_guard lock(mutex_);
+    if (error_) throw admin::StoreUnavailable(*error_);
+    std::vector<std::int64_t> ids;  // by id: oldest first
+    for (const auto& [id, run] : workflow_runs_) {
+      if (ids.size() >= static_cast<std::size_t>(std::max(batch, 0))) break;
+      if (run.scheduled_time >= before || !is_final(run.state)) continue;
+      const bool ended_badly = run.state == admin::WorkflowRunState::kFailed || run.state == admin::WorkflowRunState::kTimedOut;
+      if (ended_badly && (run.alarm_status == admin::kAlarmUndecided || run.alarm_status == admin::kAlarmClaimed)) continue;
+      ids.push_back(id);
+    }
+    for (auto id : ids) workflow_runs_.erase(id);
+    return static_cast<std::int64_t>(ids.size());
+  }
+
   std::int64_t delete_runs_before(std::int64_t before, int batch) override {
     std::lock_guard lock(mutex_);
     ++calls_;
@@ -72,6 +104,7 @@ class FakeRetentionStore final : public admin::RetentionStore {
 
   std::mutex mutex_;
   std::map<std::int64_t, admin::JobLog> runs_;
+  std::map<std::int64_t, admin::WorkflowRun> workflow_runs_;
   std::int64_t next_id_ = 1;
   std::optional<std::string> error_;
   int calls_ = 0;

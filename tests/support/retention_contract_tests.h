@@ -9,6 +9,10 @@
 //     admin::RetentionStore& retention();
 //     admin::JobLog put_run(admin::JobLog); // every column as given, for a job of the fixture's
 //     bool exists(std::int64_t run_id);
+//     // A workflow run in `state`, scheduled at `scheduled_time`, with `alarm_status`, of a
+//     // workflow of the fixture's; its id.
+//     std::int64_t put_workflow_run(admin::WorkflowRunState state, std::int64_t scheduled_time, int alarm_status);
+//     bool workflow_run_exists(std::int64_t id);
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, RetentionContract, F);
 
@@ -20,6 +24,7 @@
 #include "admin/model/alarm_store.h"
 #include "admin/model/records.h"
 #include "admin/model/retention_store.h"
+#include "admin/model/workflow.h"
 
 namespace cronwheel::testing {
 
@@ -94,8 +99,33 @@ TYPED_TEST_P(RetentionContract, DeletesInBatchesOldestFirst) {
   EXPECT_EQ(f.retention().delete_runs_before(kCutoff, 2), 0);
 }
 
+TYPED_TEST_P(RetentionContract, DeletesEndedWorkflowRunsOlderThanTheCutoffWhoseAlarmIsDecided) {
+  auto& f = this->f_;
+  using S = WorkflowRunState;
+  const std::vector<std::int64_t> gone = {
+      f.put_workflow_run(S::kSucceeded, kCutoff - 1, kAlarmUndecided),  // a success needs no alarm
+      f.put_workflow_run(S::kFailed, kCutoff - 2, kAlarmSent),
+      f.put_workflow_run(S::kTimedOut, kCutoff - 3, kAlarmNotNeeded),
+      f.put_workflow_run(S::kCancelled, kCutoff - 4, kAlarmUndecided),
+      f.put_workflow_run(S::kSkipped, kCutoff - 5, kAlarmUndecided),
+  };
+  const std::vector<std::int64_t> kept = {
+      f.put_workflow_run(S::kRunning, kCutoff - 10, kAlarmUndecided),
+      f.put_workflow_run(S::kWaiting, kCutoff - 11, kAlarmUndecided),
+      f.put_workflow_run(S::kFailed, kCutoff - 12, kAlarmUndecided),   // alarm not decided yet
+      f.put_workflow_run(S::kTimedOut, kCutoff - 13, kAlarmClaimed),  // alarm being sent
+      f.put_workflow_run(S::kSucceeded, kCutoff, kAlarmUndecided),     // not older than the cutoff
+  };
+  EXPECT_EQ(f.retention().delete_workflow_runs_before(kCutoff, 3), 3) << "at most a batch";
+  EXPECT_EQ(f.retention().delete_workflow_runs_before(kCutoff, 3), 2);
+  EXPECT_EQ(f.retention().delete_workflow_runs_before(kCutoff, 3), 0);
+  for (auto id : gone) EXPECT_FALSE(f.workflow_run_exists(id)) << id;
+  for (auto id : kept) EXPECT_TRUE(f.workflow_run_exists(id)) << id;
+}
+
 REGISTER_TYPED_TEST_SUITE_P(RetentionContract, DeletesFinishedRunsOlderThanTheCutoffOnly,
-                            NeverDeletesFiresInFlightOrRunsWhoseAlarmIsOpen, DeletesInBatchesOldestFirst);
+                            NeverDeletesFiresInFlightOrRunsWhoseAlarmIsOpen, DeletesInBatchesOldestFirst,
+                            DeletesEndedWorkflowRunsOlderThanTheCutoffWhoseAlarmIsDecided);
 
 }  // namespace retention_contract
 

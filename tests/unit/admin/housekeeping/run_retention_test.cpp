@@ -24,6 +24,10 @@ class FakeRetentionFixture {
     return store_.put_run(std::move(run));
   }
   bool exists(std::int64_t id) { return store_.exists(id); }
+  std::int64_t put_workflow_run(admin::WorkflowRunState state, std::int64_t scheduled_time, int alarm_status) {
+    return store_.put_workflow_run(state, scheduled_time, alarm_status);
+  }
+  bool workflow_run_exists(std::int64_t id) { return store_.workflow_run_exists(id); }
 
  private:
   FakeRetentionStore store_;
@@ -87,6 +91,18 @@ TEST_F(RunRetentionTest, APassDeletesRunsOlderThanKeepInBatchesUntilAShortOne) {
   EXPECT_EQ(store_.calls(), 3);  // 100, 100, 50
   EXPECT_EQ(store_.size(), 40u);
   EXPECT_EQ(retention_.counters().deleted, 250u);
+}
+
+TEST_F(RunRetentionTest, APassDeletesOldWorkflowRunsTooInBatches) {
+  for (int i = 0; i < 150; ++i) {
+    store_.put_workflow_run(admin::WorkflowRunState::kSucceeded, clock_.now_ms() - 31 * kDay + i, admin::kAlarmUndecided);
+  }
+  const auto recent = store_.put_workflow_run(admin::WorkflowRunState::kFailed, clock_.now_ms() - 29 * kDay, admin::kAlarmSent);
+  const auto running = store_.put_workflow_run(admin::WorkflowRunState::kRunning, clock_.now_ms() - 40 * kDay, admin::kAlarmUndecided);
+  EXPECT_EQ(retention_.pass_once(), 0) << "counts the runs of jobs";
+  EXPECT_EQ(retention_.counters().workflow_runs_deleted, 150u);
+  EXPECT_TRUE(store_.workflow_run_exists(recent));
+  EXPECT_TRUE(store_.workflow_run_exists(running));
 }
 
 TEST_F(RunRetentionTest, APassStopsAfterMaxBatchesAndTheNextGoesOn) {
