@@ -782,5 +782,71 @@ TEST_F(ClusterE2e, ChildJobsRetriesKillAndTimeoutShowInTheLogsApi) {
   EXPECT_EQ(logs_of(timed).size(), 1u);
 }
 
+// Workflows across a node's death: runs of a workflow are going on, their node runs owned and
+// their results recorded by both nodes, when the first node is killed with SIGKILL. The survivor
+// takes its pending node fires over and records the results the executors then send it: every
+// run ends succeeded, and every node of every run ran exactly once.
+TEST_F(ClusterE2e, WorkflowRunsEachNodeExactlyOnceWhenAnAdminIsKilledMidRun) {
+  AdminProcess& first = *admins_[0];
+  auto node = [&](const std::string& key, const std::string& handler, const std::string& params) {
+    // ROUND: a job's runs go to both executors (each runs one job's runs one after the other).
+    return json{{"key", key},
+                {"jobId", make_job(first, {{"executorHandler", handler}, {"executorRouteStrategy", "ROUND"}})},
+                {"params", params}};
+  };
+  const json workflow = {
+      {"jobGroup", group_id_},
+      {"name", "across-a-death"},
+      {"overlap", "PARALLEL"},
+      {"maxParallel", 20},
+      {"nodes", json::array({node("a", "sleep", "1"), node("b", "sleep", "1"), node("c", "echo", "${nodes.a.output}"),
+                             node("d", "sleep", "1"), node("e", "echo", "end")})},
+      {"edges", json::array({{{"from", "a"}, {"to", "b"}},
+                             {{"from", "a"}, {"to", "c"}},
+                             {{"from", "b"}, {"to", "d"}},
+                             {{"from", "c"}, {"to", "d"}},
+                             {{"from", "d"}, {"to", "e"}}})}};
+  auto created = first.post("workflows", who_, workflow);
+  ASSERT_EQ(created.status, 201) << created.text;
+  const std::string id = created.body["id"].dump();
+  constexpr int kRuns = 8;
+  std::vector<std::int64_t> runs;
+  for (int i = 0; i < kRuns; ++i) {
+    auto& admin = *admins_[static_cast<std::size_t>(i) % admins_.size()];
+    auto run = admin.post("workflows/" + id + "/trigger", who_, json::object());
+    ASSERT_EQ(run.status, 201) << run.text;
+    runs.push_back(run.body["id"].get<std::int64_t>());
+  }
+  // Mid-run: the first nodes are sleeping, later ones not started yet.
+  ASSERT_TRUE(eventually([&] {
+    auto page = first.get("logs?jobGroup=" + std::to_string(group_id_) + "&status=success&limit=1000", who_);
+    return page.status == 200 && !page.body["items"].empty();
+  }, kBound));
+  admins_[0]->process().signal(SIGKILL);
+  killed_[0] = true;
+  ASSERT_EQ(admins_[0]->process().wait_for_exit(kBound), 128 + SIGKILL);
+
+  AdminProcess& survivor = live_admin();
+  for (auto run : runs) {
+    json body;
+    EXPECT_TRUE(eventually([&] {
+      body = survivor.get("workflow-runs/" + std::to_string(run), who_).body;
+      return body.value("state", "") == "succeeded";
+    }, kDrainBound)) << body.dump(2) << "\n" << tail(survivor.process().err());
+  }
+  std::map<std::pair<std::int64_t, std::string>, int> ran;
+  auto page = survivor.get("logs?jobGroup=" + std::to_string(group_id_) + "&limit=1000", who_);
+  ASSERT_EQ(page.status, 200) << page.text;
+  for (const json& log : page.body["items"]) {
+    if (log["workflowRunId"].is_null()) continue;
+    EXPECT_EQ(log["state"], "succeeded") << log.dump();
+    ++ran[{log["workflowRunId"].get<std::int64_t>(), log["workflowNode"].get<std::string>()}];
+  }
+  EXPECT_EQ(ran.size(), static_cast<std::size_t>(kRuns) * 5);
+  for (const auto& [node_run, count] : ran) {
+    EXPECT_EQ(count, 1) << "run " << node_run.first << " node " << node_run.second;
+  }
+}
+
 }  // namespace
 }  // namespace cronwheel
