@@ -89,16 +89,21 @@ DbCounters DbStats::read() {
   if (statements_) {
     for (const auto& r : tx.exec_params(
              "SELECT queryid, calls::float8, total_exec_time::float8, left(regexp_replace(query, '\\s+', ' ', 'g'), 160),"
-             " rows::float8"
+             " rows::float8, NOT toplevel"
              " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)",
              database_)) {
-      DbCounters::Statement st{r[1].as<double>(), r[2].as<double>(), r[4].as<double>(), r[3].as<std::string>("")};
-      c.statements += st.calls;
-      c.exec_ms += st.exec_ms;
-      std::string head = st.query.substr(0, 8);
-      std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return std::tolower(ch); });
-      if (head.rfind("commit", 0) == 0 || head.rfind("rollback", 0) == 0) c.commits += st.calls;
-      auto& slot = c.by_statement[r[0].as<std::int64_t>(0)];
+      DbCounters::Statement st{r[1].as<double>(), r[2].as<double>(), r[4].as<double>(), r[3].as<std::string>(""),
+                               r[5].as<bool>()};
+      if (!st.nested) {
+        c.statements += st.calls;
+        c.exec_ms += st.exec_ms;
+        std::string head = st.query.substr(0, 8);
+        std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (head.rfind("commit", 0) == 0 || head.rfind("rollback", 0) == 0) c.commits += st.calls;
+      }
+      const auto id = r[0].as<std::int64_t>(0);
+      auto& slot = c.by_statement[st.nested ? ~id : id];
+      slot.nested = st.nested;
       slot.calls += st.calls;
       slot.exec_ms += st.exec_ms;
       slot.rows += st.rows;

@@ -47,12 +47,16 @@ struct DbCounters {
   double commits = 0;     // of them, COMMIT and ROLLBACK: transactions opened with BEGIN
   double wal_bytes = 0;   // pg_current_wal_lsn(), whole cluster
   double wal_syncs = 0;   // pg_stat_wal.wal_sync, whole cluster; backends report it up to 10 s late
-  // Per statement (pg_stat_statements queryid): calls, execution ms and the text.
+  // Per statement (pg_stat_statements queryid; for a statement run inside a function or trigger,
+  // which pg_stat_statements.track = all counts apart, its bitwise complement): calls, execution
+  // ms and the text. The totals above count only statements the clients sent: a nested one's
+  // time is part of theirs.
   struct Statement {
     double calls = 0;
     double exec_ms = 0;
     double rows = 0;
     std::string query;
+    bool nested = false;
   };
   std::map<std::int64_t, Statement> by_statement;
 };

@@ -7,6 +7,8 @@
 // shapes (--shape): `chain`, n1 → n2 → … → n10, or `fanout`, a → b1..b8 → z. A workflow runs at
 // most 100 runs at once (maxParallel), so the runs are spread over N / --per-workflow identical
 // workflows (overlap PARALLEL, maxParallel = --per-workflow): every run starts when triggered.
+// The same load runs once first, unmeasured (--warmup-load), followed by VACUUM ANALYZE, so that
+// the measured one meets tables as a running installation has them.
 //
 // What it measures, per child node (every node but the first of a run):
 //  - hand-off: from its parents' results being recorded (the latest parent's job_log.handle_time,
@@ -24,7 +26,7 @@
 //    average sessions per (state, wait, statement);
 //  - CPU of the admin, of PostgreSQL (--pg-pid) and of this process.
 //
-// Checks, always: every run succeeded; every node of every run has exactly one run row, succeeded;
+// Checks, always, over every run it triggered: every run succeeded; every node of every run has exactly one run row, succeeded;
 // no run row of these workflows is left pending, sending or triggered; every run row reached an
 // executor exactly once. --check exits 1 unless all of that holds; never a check of speed.
 //
@@ -93,8 +95,10 @@ struct Settings {
   int per_workflow = 100;
   int baseline_runs = 20;
   int warmup_runs = 3;
+  int warmup_load = -1;  // -1: as many as --runs
   int executors = 2;
   int executor_threads = 8;
+  int callback_batch = 100;
   int api_connections = 32;
   int drain = 120;
   int pg_pid = 0;
@@ -151,23 +155,25 @@ Shape make_shape(const std::string& name) {
 // program's, so that they are not counted), reads pg_stat_activity for the database's other
 // client backends that are in a transaction or running a statement, and counts them by (state,
 // wait event, statement); for a backend waiting on a lock, also the table of the row it waits for
-// (its tuple lock) and what the first blocking backend runs. count / samples is the average number of sessions in that state ("average active
-// sessions"), which says where the database's time goes and who waits on whom.
+// (the tuple lock it holds or waits for; none when it waits on another transaction's index entry,
+// as a unique check or an upsert does) and what the first blocking backend runs. count / samples
+// is the average number of sessions in that state ("average active sessions"): where the
+// database's time goes, and who waits on whom.
 class ActivitySampler {
  public:
   ActivitySampler(const std::string& db_url, std::string database, std::chrono::milliseconds interval)
       : conn_(db_url), database_(std::move(database)), interval_(interval) {
     conn_.prepare("activity",
                   std::string(kOwn) +
-                  "SELECT a.state, coalesce(a.wait_event_type, '') || ':' || coalesce(a.wait_event, '')"
-                  " || coalesce(' on ' || (SELECT string_agg(DISTINCT c.relname, ',') FROM pg_locks l"
-                  "  JOIN pg_class c ON c.oid = l.relation WHERE l.pid = a.pid AND l.locktype = 'tuple'), ''),"
-                  " left(regexp_replace(a.query, '\\s+', ' ', 'g'), 90),"
-                  " CASE WHEN a.wait_event_type = 'Lock' THEN (SELECT left(regexp_replace(b.query, '\\s+', ' ', 'g'), 90)"
-                  "  || ' [' || b.state || ']' FROM pg_stat_activity b WHERE b.pid = (pg_blocking_pids(a.pid))[1]) END"
-                  " FROM pg_stat_activity a WHERE a.datname = $1 AND a.backend_type = 'client backend'"
-                  " AND a.pid <> pg_backend_pid() AND a.state IN ('active', 'idle in transaction')"
-                  " AND a.query NOT LIKE '/* workflow_load */%'");
+                      "SELECT a.state, coalesce(a.wait_event_type, '') || ':' || coalesce(a.wait_event, ''),"
+                      " (SELECT string_agg(DISTINCT c.relname, ',') FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                      "  WHERE l.pid = a.pid AND l.locktype = 'tuple'),"
+                      " left(regexp_replace(a.query, '\\s+', ' ', 'g'), 90),"
+                      " CASE WHEN a.wait_event_type = 'Lock' THEN (SELECT left(regexp_replace(b.query, '\\s+', ' ', 'g'), 90)"
+                      "  || ' [' || b.state || ']' FROM pg_stat_activity b WHERE b.pid = (pg_blocking_pids(a.pid))[1]) END"
+                      " FROM pg_stat_activity a WHERE a.datname = $1 AND a.backend_type = 'client backend'"
+                      " AND a.pid <> pg_backend_pid() AND a.state IN ('active', 'idle in transaction')"
+                      " AND a.query NOT LIKE '/* workflow_load */%'");
     thread_ = std::thread([this] { run(); });
   }
   ~ActivitySampler() { finish(); }
@@ -185,19 +191,28 @@ class ActivitySampler {
   std::vector<Entry> top(std::size_t n, std::size_t& samples) const {
     std::lock_guard lock(mutex_);
     samples = samples_;
-    std::vector<Entry> out;
-    for (const auto& [what, count] : counts_) {
-      out.push_back({what, samples_ == 0 ? 0.0 : static_cast<double>(count) / static_cast<double>(samples_)});
-    }
-    std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.sessions > b.sessions; });
-    if (out.size() > n) out.resize(n);
-    return out;
+    return sorted(counts_, n);
+  }
+  // Sessions waiting on a lock, by the table of the row waited for.
+  std::vector<Entry> lock_waits_by_table() const {
+    std::lock_guard lock(mutex_);
+    return sorted(by_table_, by_table_.size());
   }
   // Average sessions in a transaction or a statement, and of them waiting on a lock.
   double busy() const { return total(false); }
   double lock_waits() const { return total(true); }
 
  private:
+  std::vector<Entry> sorted(const std::map<std::string, std::uint64_t>& counts, std::size_t n) const {
+    std::vector<Entry> out;
+    for (const auto& [what, count] : counts) {
+      out.push_back({what, samples_ == 0 ? 0.0 : static_cast<double>(count) / static_cast<double>(samples_)});
+    }
+    std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.sessions > b.sessions; });
+    if (out.size() > n) out.resize(n);
+    return out;
+  }
+
   double total(bool locks) const {
     std::lock_guard lock(mutex_);
     const auto n = locks ? lock_count_ : busy_count_;
@@ -214,11 +229,16 @@ class ActivitySampler {
         ++samples_;
         for (const auto& r : rows) {
           const std::string wait = r[1].as<std::string>("");
-          std::string what = r[0].as<std::string>("") + " | " + (wait.rfind(":", 0) == 0 ? "on CPU" + wait.substr(1) : wait) + " | " + r[2].as<std::string>("");
-          if (!r[3].is_null()) what += " | blocked by: " + r[3].as<std::string>("");
+          const bool on_lock = wait.rfind("Lock:", 0) == 0;
+          std::string what = r[0].as<std::string>("") + " | " + (wait == ":" ? "on CPU" : wait);
+          if (on_lock) what += " on " + r[2].as<std::string>("(no row: an index entry)");
+          what += " | " + r[3].as<std::string>("");
+          if (!r[4].is_null()) what += " | blocked by: " + r[4].as<std::string>("");
           ++counts_[what];
           ++busy_count_;
-          if (wait.rfind("Lock:", 0) == 0) ++lock_count_;
+          if (!on_lock) continue;
+          ++lock_count_;
+          ++by_table_[r[2].as<std::string>("(no row: an index entry, as a unique check or an upsert waits)")];
         }
       } catch (const std::exception& e) {
         std::fprintf(stderr, "workflow_load: activity sample: %s\n", e.what());
@@ -233,7 +253,7 @@ class ActivitySampler {
   std::chrono::milliseconds interval_;
   std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
-  std::map<std::string, std::uint64_t> counts_;
+  std::map<std::string, std::uint64_t> counts_, by_table_;
   std::uint64_t samples_ = 0, busy_count_ = 0, lock_count_ = 0;
   std::thread thread_;
 };
@@ -280,6 +300,7 @@ class WorkflowLoad {
   int run() {
     setup();
     create_workflows();
+    if (s_.warmup_load > 0) warm_up_load();
     one_at_a_time(s_.warmup_runs, nullptr);
     one_at_a_time(s_.baseline_runs, &baseline_ids_);
     load();
@@ -308,6 +329,7 @@ class WorkflowLoad {
       FakeExecutor::Options o;
       o.access_token = kToken;
       o.worker_threads = static_cast<std::size_t>(s_.executor_threads);
+      o.max_batch = static_cast<std::size_t>(s_.callback_batch);
       o.admin_urls.push_back(admin_->url());
       executors_.push_back(std::make_unique<FakeExecutor>(o));
       executors_.back()->start();
@@ -435,24 +457,48 @@ class WorkflowLoad {
     return s;
   }
 
+  // `count` runs triggered at once, spread over the workflows in turn; answers their ids.
+  std::vector<std::int64_t> trigger_at_once(int count) {
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(count), 0);
+    const auto w = static_cast<int>(workflow_ids_.size());
+    in_parallel(apis_, s_.api_connections, count, [&](const Api&, httplib::Client& client, int i) {
+      ids[static_cast<std::size_t>(i)] = trigger(client, workflow_ids_[static_cast<std::size_t>(i % w)]);
+    });
+    return ids;
+  }
+
+  // Waits until none of these runs waits or runs any more, or `until` (epoch ms).
+  void wait_for_end(const std::vector<std::int64_t>& ids, std::int64_t until) {
+    while (now_ms() < until && open_runs(ids) > 0) {
+      check_alive();
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+
+  // The same load once, not measured, then VACUUM ANALYZE: the measured load then meets tables
+  // of a size and with statistics that the admin's prepared statements are planned for, as in an
+  // installation that has been running, instead of plans made while the tables were nearly
+  // empty (a generic plan chosen then is kept until the next ANALYZE; autovacuum's first comes
+  // up to a minute later).
+  void warm_up_load() {
+    const auto started = now_ms();
+    warm_ids_ = trigger_at_once(s_.warmup_load);
+    wait_for_end(warm_ids_, now_ms() + static_cast<std::int64_t>(s_.drain) * 1000);
+    pqxx::nontransaction(*db_).exec(std::string(kOwn) + "VACUUM ANALYZE");
+    warm_s_ = static_cast<double>(now_ms() - started) / 1000.0;
+  }
+
   void load() {
-    load_ids_.assign(static_cast<std::size_t>(s_.runs), 0);
     for (const auto& sql : s_.sql_before_load) pqxx::nontransaction(*db_).exec(sql);
     before_ = snapshot();
     if (s_.sample_ms > 0) {
       sampler_ = std::make_unique<ActivitySampler>(db_url_, database_, std::chrono::milliseconds(s_.sample_ms));
     }
-    const auto w = static_cast<int>(workflow_ids_.size());
     triggers_from_ms_ = now_ms();
-    in_parallel(apis_, s_.api_connections, s_.runs, [&](const Api&, httplib::Client& client, int i) {
-      load_ids_[static_cast<std::size_t>(i)] = trigger(client, workflow_ids_[static_cast<std::size_t>(i % w)]);
-    });
+    load_ids_ = trigger_at_once(s_.runs);
     triggers_to_ms_ = now_ms();
     const std::int64_t until = triggers_to_ms_ + static_cast<std::int64_t>(s_.drain) * 1000;
-    while (now_ms() < until && open_runs(load_ids_) > 0) {
-      check_alive();
-      std::this_thread::sleep_for(100ms);
-    }
+    wait_for_end(load_ids_, until);
     ended_ms_ = now_ms();
     admin_results_ = read_results_counters();
     while (now_ms() < until && open_rows(load_ids_) > 0) std::this_thread::sleep_for(100ms);
@@ -533,6 +579,7 @@ class WorkflowLoad {
   bool report() {
     std::vector<std::int64_t> all_ids = load_ids_;
     all_ids.insert(all_ids.end(), baseline_ids_.begin(), baseline_ids_.end());
+    all_ids.insert(all_ids.end(), warm_ids_.begin(), warm_ids_.end());
     const auto rows = read_rows(all_ids);
     const auto load_rows = read_rows(load_ids_);
     const auto baseline_rows = read_rows(baseline_ids_);
@@ -638,8 +685,12 @@ class WorkflowLoad {
       auto b = before_.db.by_statement.find(id);
       const bool seen = b != before_.db.by_statement.end();
       Delta d{st.calls - (seen ? b->second.calls : 0), st.exec_ms - (seen ? b->second.exec_ms : 0),
-              st.rows - (seen ? b->second.rows : 0), st.query};
+              st.rows - (seen ? b->second.rows : 0), (st.nested ? "(nested) " : "") + st.query};
       if (d.calls <= 0) continue;
+      if (st.nested) {  // its time is its caller's already (pg_stat_statements.track = all)
+        statements.push_back(std::move(d));
+        continue;
+      }
       calls += d.calls;
       exec_ms += d.exec_ms;
       std::string head = d.query.substr(0, 8);
@@ -659,15 +710,16 @@ class WorkflowLoad {
                   {"end_to_claim_p50_ms", p(l.to_claim, 0.5)},
                   {"end_to_claim_p99_ms", p(l.to_claim, 0.99)},
                   {"claim_to_run_p50_ms", p(l.claim_to_run, 0.5)},
-                  {"claim_to_run_p99_ms", p(l.claim_to_run, 0.99)},
-                  {"result_p50_ms", p(l.result, 0.5)},
-                  {"result_p99_ms", p(l.result, 0.99)}};
+                  {"claim_to_run_p99_ms", p(l.claim_to_run, 0.99)}};
     };
     json by_kind = json::object(), alone_json = json::object();
     for (const auto& [kind, l] : loaded) by_kind[kind] = latency_json(l);
     for (const auto& [kind, l] : alone) alone_json[kind] = latency_json(l);
     const Latencies& L = loaded["all"];
     const Latencies& A = alone["all"];
+    // A result's own way, /run received → recorded at the admin (kept for all nodes only).
+    by_kind["all"]["result_p50_ms"] = p(L.result, 0.5);
+    by_kind["all"]["result_p99_ms"] = p(L.result, 0.99);
     auto ratio = [](double a, double b) { return b > 0 ? std::round(a / b * 10) / 10 : 0.0; };
     json out = {{"label", s_.label},
                 {"shape", s_.shape},
@@ -675,6 +727,7 @@ class WorkflowLoad {
                 {"workflows", workflow_ids_.size()},
                 {"nodes_per_run", shape_.keys.size()},
                 {"baseline_runs", baseline_ids_.size()},
+                {"warmup_load_runs", warm_ids_.size()},
                 {"ok", ok},
                 {"runs_by_state", run_states},
                 {"rows_by_state", row_states},
@@ -708,11 +761,18 @@ class WorkflowLoad {
                 {"measured_s", wall_s},
                 {"admin_args", s_.admin_args},
                 {"sql_before_load", s_.sql_before_load},
+                {"executors", s_.executors},
+                {"callback_batch", s_.callback_batch},
                 {"admin_bin", s_.admin_bin}};
 
-    std::printf("workflow_load %s: %s, %d runs of %zu nodes over %zu workflows, %d fake executors (%d threads), %s\n",
+    std::printf("workflow_load %s: %s, %d runs of %zu nodes over %zu workflows, %d fake executors (%d threads, "
+                "callbacks of up to %d results), %s\n",
                 s_.label.c_str(), s_.shape.c_str(), s_.runs, shape_.keys.size(), workflow_ids_.size(), s_.executors,
-                s_.executor_threads, s_.admin_bin.c_str());
+                s_.executor_threads, s_.callback_batch, s_.admin_bin.c_str());
+    if (!warm_ids_.empty()) {
+      std::printf("  warm-up: %zu runs at once and VACUUM ANALYZE, %.1f s, not measured (checked with the others)\n",
+                  warm_ids_.size(), warm_s_);
+    }
     std::printf("  %d runs triggered in %.2f s from %d connections (%d not running at once); the last node ended "
                 "%.1f s after the first trigger\n",
                 s_.runs, out["trigger_span_s"].get<double>(), s_.api_connections, not_running_.load(), load_s);
@@ -745,12 +805,20 @@ class WorkflowLoad {
       std::printf("  per node run: %.1f statements, %.2f transactions, %.3f ms of statement time, %.2f WAL flushes; "
                   "%.0f deadlocks\n",
                   calls / nodes, commits / nodes, exec_ms / nodes, out["wal_syncs_per_node"].get<double>(), deadlocks);
-      std::printf("  statements by time (calls per node, ms per node, mean ms, rows per call, text):\n");
-      for (std::size_t i = 0; i < statements.size() && i < static_cast<std::size_t>(s_.top_statements); ++i) {
-        const auto& d = statements[i];
-        std::printf("    %6.2f %7.3f %7.3f %7.1f  %s\n", d.calls / nodes, d.exec_ms / nodes, d.exec_ms / d.calls,
-                    d.rows / d.calls, d.query.c_str());
-      }
+      std::printf("  statements by time (calls per node, ms per node, mean ms, rows per call, text; \"nested\": run by "
+                  "a trigger or function, its time part of its caller's):\n");
+      auto list = [&](const std::vector<Delta>& v) {
+        for (std::size_t i = 0; i < v.size() && i < static_cast<std::size_t>(s_.top_statements); ++i) {
+          const auto& d = v[i];
+          std::printf("    %6.2f %7.3f %7.3f %7.1f  %s\n", d.calls / nodes, d.exec_ms / nodes, d.exec_ms / d.calls,
+                      d.rows / d.calls, d.query.c_str());
+        }
+      };
+      list(statements);
+      std::printf("  statements by calls:\n");
+      auto by_calls = statements;
+      std::sort(by_calls.begin(), by_calls.end(), [](const Delta& a, const Delta& b) { return a.calls > b.calls; });
+      list(by_calls);
     }
     if (sampler_) {
       std::size_t samples = 0;
@@ -759,6 +827,8 @@ class WorkflowLoad {
                   "waiting on a lock; by (state | wait | statement):\n",
                   s_.sample_ms, samples, sampler_->busy(), sampler_->lock_waits());
       for (const auto& e : top) std::printf("    %5.2f  %s\n", e.sessions, e.what.c_str());
+      std::printf("  sessions waiting on a lock, by the table of the row waited for:\n");
+      for (const auto& e : sampler_->lock_waits_by_table()) std::printf("    %5.2f  %s\n", e.sessions, e.what.c_str());
     }
     std::uint64_t requests = 0, sent = 0, retries = 0;
     for (const auto& e : executors_) {
@@ -832,7 +902,8 @@ class WorkflowLoad {
   std::unique_ptr<pqxx::connection> db_;
   std::unique_ptr<ActivitySampler> sampler_;
   std::vector<std::int64_t> workflow_ids_;
-  std::vector<std::int64_t> baseline_ids_, load_ids_;
+  std::vector<std::int64_t> warm_ids_, baseline_ids_, load_ids_;
+  double warm_s_ = 0;
   std::atomic<int> not_running_{0};
   std::int64_t triggers_from_ms_ = 0, triggers_to_ms_ = 0, ended_ms_ = 0;
   std::string admin_results_;
@@ -862,12 +933,19 @@ int main(int argc, char** argv) {
   app.add_option("--baseline-runs", s.baseline_runs, "Runs measured one at a time before the load")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  app.add_option("--warmup-load", s.warmup_load,
+                 "Runs triggered at once first, not measured, then VACUUM ANALYZE (default: as many as --runs; 0: none)")
+      ->check(CLI::Range(-1, 100'000));
   app.add_option("--warmup-runs", s.warmup_runs, "Runs one at a time before those, not measured")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   app.add_option("--executors", s.executors, "Fake executors")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--executor-threads", s.executor_threads, "Worker threads per fake executor")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--callback-batch", s.callback_batch,
+                 "Results per callback request at most (the real executor's: 100)")
+      ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
   app.add_option("--api-connections", s.api_connections, "Parallel API connections triggering the runs")
       ->check(CLI::Range(1, 256))
@@ -895,6 +973,7 @@ int main(int argc, char** argv) {
                          "(tests/bench/workflow_load.sh starts one)\n");
     return 2;
   }
+  if (s.warmup_load < 0) s.warmup_load = s.runs;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   spdlog::set_level(spdlog::level::warn);
   ::signal(SIGPIPE, SIG_IGN);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Workflows under load (docs/benchmarks.md, "Workflows under load"): starts a private PostgreSQL
-# 15 (scripts/lib/pg.sh; fsync on unless --fsync off; pg_stat_statements loaded), runs
-# build/bin/workflow_load once per shape and admin build, each run on a fresh database and a
-# fresh admin, and prints the results as one markdown table. PostgreSQL is stopped and its
-# directory removed whatever happens.
+# 15 (scripts/lib/pg.sh; fsync on unless --fsync off; pg_stat_statements loaded, nested
+# statements tracked), runs build/bin/workflow_load once per shape and admin build, each run on
+# a fresh database and a fresh admin, and prints the results as one markdown table. PostgreSQL
+# is stopped and its directory removed whatever happens.
 #
 #   tests/bench/workflow_load.sh [options]
 #     --shape "chain fanout"   shapes (default both)
@@ -51,7 +51,8 @@ cleanup() {
 trap cleanup EXIT
 chmod 755 "$pgdir"
 pg_init "$pgdir/data"
-pg_opts="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000"
+# track = all: statements run by triggers (the run report's) are counted apart, beside their callers.
+pg_opts="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000 -c pg_stat_statements.track=all"
 [ "$fsync" = on ] || pg_opts="$pg_opts -c fsync=off"
 port=$(pg_start_free "$pgdir/data" "$pg_opts")
 pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
