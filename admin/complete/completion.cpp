@@ -1,5 +1,8 @@
 #include "admin/complete/completion.h"
 
+#include "admin/model/workflow.h"
+#include "common/protocol/json_reader.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -82,6 +85,21 @@ RunResult Completion::result_of(const common::protocol::HandleCallbackParam& cal
   result.handle_time = clock_.now_ms();
   result.handle_code = callback.handle_code;
   result.handle_msg = bounded_message(callback.handle_msg);
+  if (callback.output) {
+    // Kept only when the nodes after it could read it: bounded JSON.
+    std::string why;
+    if (callback.output->size() > kMaxNodeOutputBytes) {
+      why = std::to_string(callback.output->size()) + " bytes, more than " + std::to_string(kMaxNodeOutputBytes);
+    } else {
+      try {
+        (void)common::protocol::parse_json(*callback.output);
+        result.output = callback.output;
+      } catch (const std::exception& e) {
+        why = std::string("not JSON: ") + e.what();
+      }
+    }
+    if (!why.empty()) result.handle_msg = bounded_message(result.handle_msg + " (output dropped: " + why + ")");
+  }
   return result;
 }
 

@@ -25,6 +25,9 @@ struct RunResult {
   std::int64_t handle_time = 0;  // epoch ms
   int handle_code = 0;
   std::string handle_msg;
+  // kSucceeded, kFailed: the structured output a cronwheel executor reported (JSON text, at most
+  // kMaxNodeOutputBytes, checked before it gets here); none: it reported none.
+  std::optional<std::string> output;
 
   // kLost only: the verdict holds while the run is still `triggered`, was triggered at or
   // before `lost_triggered_before` (epoch ms), and its executor address has no registration

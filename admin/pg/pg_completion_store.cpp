@@ -33,8 +33,8 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
   // A result finds its run by id alone; the guards compare with `guard` (pg_guard.h).
   c.prepare("completion_finish",
             "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running") +
-                " UPDATE job_log SET state = $2, handle_time = " + ts("$3") + ", handle_code = $4, handle_msg = $5"
-                " FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING " + kLogColumns);
+                " UPDATE job_log SET state = $2, handle_time = " + ts("$3") + ", handle_code = $4, handle_msg = $5,"
+                " output = $6 FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING " + kLogColumns);
   c.prepare("completion_lose",
             "WITH " + guard_cte("$1::bigint AS run_id, 'triggered'::text AS run_state") +
                 " UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
@@ -50,11 +50,14 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
   // Results of many runs ($1, with their states, times, codes and messages), one statement.
   c.prepare("completion_finish_all",
             "WITH " + guard_cte("'{triggered,sending}'::text[] AS running, $1::bigint[] AS ids, $2::text[] AS states,"
-                                " $3::bigint[] AS times, $4::integer[] AS codes, $5::text[] AS messages") + ", " +
-                batch_values_cte("result", "r", "unnest(guard.ids, guard.states, guard.times, guard.codes, guard.messages)"
-                                           " AS r(run_id, new_state, at_ms, code, msg)") +
+                                " $3::bigint[] AS times, $4::integer[] AS codes, $5::text[] AS messages,"
+                                " $6::text[] AS outputs, $7::boolean[] AS has_outputs") + ", " +
+                batch_values_cte("result", "r", "unnest(guard.ids, guard.states, guard.times, guard.codes, guard.messages,"
+                                           " guard.outputs, guard.has_outputs)"
+                                           " AS r(run_id, new_state, at_ms, code, msg, out_text, has_out)") +
                 " UPDATE job_log SET state = result.new_state, handle_time = " + ts("result.at_ms") + ","
-                " handle_code = result.code, handle_msg = result.msg"
+                " handle_code = result.code, handle_msg = result.msg,"
+                " output = CASE WHEN result.has_out THEN result.out_text END"
                 " FROM guard, result WHERE id = result.run_id AND state = ANY (guard.running)"
                 " RETURNING " + kLogColumns);
   c.prepare("completion_runs", "WITH " + guard_cte("$1::bigint[] AS run_ids") + " SELECT " + kLogColumns +
@@ -80,7 +83,7 @@ CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, con
                  : lost ? tx.exec_prepared("completion_lose", result.log_id, result.handle_time, result.handle_code,
                                          result.handle_msg, result.lost_triggered_before, result.lost_dead_after_ms)
                       : tx.exec_prepared("completion_finish", result.log_id, text(result.state), result.handle_time,
-                                         result.handle_code, result.handle_msg);
+                                         result.handle_code, result.handle_msg, result.output);
     if (moved.empty()) {
       out.run = first_of<JobLog>(tx.exec_prepared("completion_run", result.log_id), log_from);
       out.status = !out.run                 ? Status::kUnknownLog
@@ -102,7 +105,8 @@ std::vector<CompletionStore::Recorded> PgCompletionStore::record_all(const std::
   // A run named twice in one batch moves by its first result only; the others find it final.
   // The rows are locked in id order, as every batch statement locks them (pg_trigger_store.cpp).
   std::vector<std::int64_t> ids, times;
-  std::vector<std::string> states, codes, messages;
+  std::vector<std::string> states, codes, messages, outputs;
+  std::string has_outputs = "{";
   std::map<std::int64_t, const RunResult*> first;
   for (const auto& r : results) {
     if (r.state != FireState::kSucceeded && r.state != FireState::kFailed) {
@@ -117,13 +121,16 @@ std::vector<CompletionStore::Recorded> PgCompletionStore::record_all(const std::
     times.push_back(r.handle_time);
     codes.push_back(std::to_string(r.handle_code));
     messages.push_back(r.handle_msg);
+    outputs.push_back(r.output.value_or(""));
+    has_outputs += std::string(has_outputs.size() > 1 ? "," : "") + (r.output ? "t" : "f");
   }
+  has_outputs += "}";
   if (results.empty()) return {};
   return db_.transact([&](pqxx::work& tx) {
     std::vector<Recorded> out(results.size());
     std::vector<JobLog> moved = all_of<JobLog>(
         tx.exec_prepared("completion_finish_all", bigint_array(ids), text_array(states), bigint_array(times),
-                         text_array(codes), text_array(messages)),
+                         text_array(codes), text_array(messages), text_array(outputs), has_outputs),
         log_from);
     auto written = write_follow_ups(tx, moved, decide);
     std::map<std::int64_t, std::size_t> moved_at;

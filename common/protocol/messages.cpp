@@ -101,6 +101,7 @@ void to_json(nlohmann::json& out, const HandleCallbackParam& value) {
       {"handleCode", value.handle_code},
       {"handleMsg", value.handle_msg},
   };
+  if (value.output) out["output"] = *value.output;
 }
 
 void from_json(const nlohmann::json& in, HandleCallbackParam& out) {
@@ -110,6 +111,7 @@ void from_json(const nlohmann::json& in, HandleCallbackParam& out) {
   result.log_date_time = reader.get_int64({"logDateTim", "logDateTime"});
   result.handle_code = reader.get_int32("handleCode");
   result.handle_msg = reader.get_string("handleMsg");
+  if (auto it = in.find("output"); it != in.end() && !it->is_null()) result.output = reader.get_string("output");
   out = std::move(result);
 }
 

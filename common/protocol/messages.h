@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,9 @@ struct HandleCallbackParam {
   std::int64_t log_date_time = 0;  // logDateTim (long); "logDateTime" accepted on input
   std::int32_t handle_code = 0;    // handleCode (int): kSuccessCode, kFailCode, kTimeoutCode
   std::string handle_msg;          // handleMsg
+  // cronwheel only (XXL-JOB ignores it): the run's structured output, JSON text sent as a JSON
+  // string, what a workflow's later nodes read (docs/workflows.md). Absent: none.
+  std::optional<std::string> output;  // output
 
   friend bool operator==(const HandleCallbackParam&, const HandleCallbackParam&) = default;
 };

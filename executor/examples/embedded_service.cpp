@@ -39,11 +39,13 @@ constexpr int kOrderCount = 1000;
 
 void report_orders(JobContext& ctx) {
   const std::string& day = ctx.params();
-  if (day.size() != 10) {
+  if (day.size() != 10 || day.find_first_not_of("0123456789-") != std::string::npos) {
     ctx.fail("expected a day as the parameter (yyyy-MM-dd), got '" + day + "'");
     return;
   }
   ctx.log("building the order report for " + day);
+  // What a workflow's next node reads as ${nodes.report.output.orders} (docs/workflows.md).
+  ctx.set_output("{\"day\":\"" + day + "\",\"orders\":" + std::to_string(kOrderCount) + "}");
   ctx.succeed("report for " + day + " written");
 }
 

@@ -28,8 +28,8 @@ class DiscardingLog final : public RunLogWriter {
 };
 
 HandleCallbackParam to_callback(const TriggerParam& trigger, RunResult result) {
-  return {trigger.log_id, trigger.log_date_time, result.code,
-          truncate_handle_msg(std::move(result.msg))};
+  return {trigger.log_id, trigger.log_date_time, result.code, truncate_handle_msg(std::move(result.msg)),
+          std::move(result.output)};
 }
 
 void append_quietly(RunLogWriter& log, const common::Clock& clock, std::string_view message) noexcept {

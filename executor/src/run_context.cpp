@@ -1,5 +1,9 @@
 #include "executor/src/run_context.h"
 
+#include <stdexcept>
+
+#include "common/protocol/json_reader.h"
+
 #include <time.h>
 
 #include <array>
@@ -57,12 +61,29 @@ void RunContext::log(std::string_view message) { log_.append(log_line(clock_.now
 
 void RunContext::succeed(std::string_view message) {
   std::lock_guard lock(mutex_);
-  result_ = {kSuccessCode, std::string(message)};
+  result_.code = kSuccessCode;
+  result_.msg = std::string(message);
 }
 
 void RunContext::fail(std::string_view message) {
   std::lock_guard lock(mutex_);
-  result_ = {kFailCode, std::string(message)};
+  result_.code = kFailCode;
+  result_.msg = std::string(message);
+}
+
+void RunContext::set_output(std::string_view json) {
+  if (json.size() > kMaxOutputBytes) {
+    throw std::invalid_argument("output: " + std::to_string(json.size()) + " bytes, more than " +
+                                std::to_string(kMaxOutputBytes));
+  }
+  try {
+    // Bounded as the admin bounds it, so what is accepted here is read there.
+    (void)common::protocol::parse_json(json);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("output: not JSON: ") + e.what());
+  }
+  std::lock_guard lock(mutex_);
+  result_.output = std::string(json);
 }
 
 RunResult RunContext::result() const {

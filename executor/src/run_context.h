@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -21,8 +22,13 @@ namespace cronwheel::executor {
 // How a run ended, as the admin is told: handleCode (kSuccessCode, kFailCode, kTimeoutCode) and
 // handleMsg.
 struct RunResult {
+  RunResult() = default;
+  RunResult(int code_, std::string msg_, std::optional<std::string> output_ = std::nullopt)
+      : code(code_), msg(std::move(msg_)), output(std::move(output_)) {}
+
   int code = common::protocol::kSuccessCode;
   std::string msg;
+  std::optional<std::string> output;  // JobContext::set_output's, when it was called
 
   friend bool operator==(const RunResult&, const RunResult&) = default;
 };
@@ -65,6 +71,7 @@ class RunContext final : public JobContext {
   void log(std::string_view message) override;
   void succeed(std::string_view message = {}) override;
   void fail(std::string_view message) override;
+  void set_output(std::string_view json) override;
 
   // What the handler set; success with an empty message when it set nothing.
   RunResult result() const;

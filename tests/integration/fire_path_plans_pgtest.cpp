@@ -275,7 +275,7 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
                            runs_and_jobs);
   // The executor's callback: the run's group (for its token), the result, or the run as it is.
   expect_primary_key_reads({"log_get", triggered}, runs_and_jobs);
-  expect_primary_key_reads({"completion_finish", triggered + ", 'succeeded', 1700000000000, 200, ''"}, runs_and_jobs);
+  expect_primary_key_reads({"completion_finish", triggered + ", 'succeeded', 1700000000000, 200, '', NULL"}, runs_and_jobs);
   expect_primary_key_reads({"completion_lose", triggered + ", 1700000000000, 500, 'lost', 1700000000000, 90000"},
                            runs_and_jobs);
   expect_primary_key_reads({"completion_run", triggered}, runs_and_jobs);
@@ -284,11 +284,13 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
     const std::string runs = runs_in("triggered", n);
     expect_primary_key_reads({"completion_finish_all", runs + ", " + repeated("succeeded", n) + ", " +
                                                            repeated("1700000000000", n) + ", " + repeated("200", n) +
-                                                           ", " + repeated("", n)},
+                                                           ", " + repeated("", n) + ", " + repeated("", n) + ", " +
+                                                           repeated("f", n)},
                              runs_and_jobs);
     expect_values_read_once({"completion_finish_all", runs + ", " + repeated("succeeded", n) + ", " +
                                                           repeated("1700000000000", n) + ", " + repeated("200", n) +
-                                                          ", " + repeated("", n)});
+                                                          ", " + repeated("", n) + ", " + repeated("", n) + ", " +
+                                                          repeated("f", n)});
     expect_primary_key_reads({"completion_runs", runs}, runs_and_jobs);
     expect_primary_key_reads({"log_groups", runs}, runs_and_jobs);
   }

@@ -104,8 +104,9 @@ class WorkflowPgTest : public ::testing::Test {
 
   // Its executor's result, as the callback records it; answers the fires it led to.
   std::vector<JobLog> result(std::int64_t log_id, bool ok, const std::string& message = "done",
-                             const std::string& node = "node-a") {
+                             const std::string& node = "node-a", std::optional<std::string> output = std::nullopt) {
     RunResult r;
+    r.output = std::move(output);
     r.log_id = log_id;
     r.state = ok ? FireState::kSucceeded : FireState::kFailed;
     r.handle_time = clock_.now_ms();
@@ -218,6 +219,32 @@ TEST_F(WorkflowPgTest, TheSecondOfTwoParallelEndsWaitsForTheFirstAndStartsTheJoi
   const auto fires = second.get();
   ASSERT_EQ(fires.size(), 1u);
   EXPECT_EQ(fires[0].workflow_node, "d");
+}
+
+TEST_F(WorkflowPgTest, AReportedOutputIsWhatTheNextNodeReadsRatherThanTheMessage) {
+  Workflow w;
+  w.job_group = group_;
+  w.name = "outputs";
+  WorkflowNode a;
+  a.key = "a";
+  a.job_id = job("outputs-a");
+  WorkflowNode b;
+  b.key = "b";
+  b.job_id = job("outputs-b");
+  b.params = "rows=${nodes.a.output.rows}";
+  b.params_set = true;
+  w.graph.nodes = {a, b};
+  w.graph.edges = {{"a", "b"}};
+  const Workflow wf = store_.create(w, kOperator);
+  auto started = trigger(wf.id);
+  sent(started.fires[0].id);
+  auto next = result(started.fires[0].id, true, "extracted 3 rows", "node-a", R"({"rows":3})");
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].executor_param, "rows=3");
+  const JobLog a_run = *stores_.stores().logs.get(started.fires[0].id);
+  EXPECT_EQ(a_run.output, R"({"rows":3})");
+  EXPECT_EQ(a_run.handle_msg, "extracted 3 rows");
+  EXPECT_EQ(node_of(run(started.runs.front().id), "a").output, R"({"rows":3})");
 }
 
 TEST_F(WorkflowPgTest, WaitQueuesTheNextRunUntilTheRunBeforeEnds) {

@@ -157,6 +157,14 @@ class JobContext {
   // The run's result; the last call wins. Not calling either means success.
   virtual void succeed(std::string_view message = {}) = 0;
   virtual void fail(std::string_view message) = 0;
+
+  // The run's structured output, sent with its result: what the nodes after this one in a
+  // workflow read as ${nodes.KEY.output...} (docs/workflows.md). `json` is a JSON text (an
+  // object, an array, a string, a number, ...) of at most kMaxOutputBytes; the last call wins.
+  // Throws std::invalid_argument, and keeps the output it had, for text that is not such JSON.
+  // An XXL-JOB admin ignores it.
+  static constexpr std::size_t kMaxOutputBytes = 64 * 1024;
+  virtual void set_output(std::string_view json) = 0;
 };
 
 using Handler = std::function<void(JobContext&)>;

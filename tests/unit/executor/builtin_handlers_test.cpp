@@ -123,6 +123,7 @@ class ForeignContext final : public JobContext {
   void log(std::string_view) override {}
   void succeed(std::string_view message) override { result = {kSuccessCode, std::string(message)}; }
   void fail(std::string_view message) override { result = {kFailCode, std::string(message)}; }
+  void set_output(std::string_view json) override { result.output = std::string(json); }
   RunResult result;
 
  private:

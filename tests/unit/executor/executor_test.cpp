@@ -175,6 +175,20 @@ class ExecutorTest : public ::testing::Test {
     });
     executor.handle("throws", [](JobContext&) { throw std::runtime_error("disk quota exceeded"); });
     executor.handle("fails", [](JobContext& ctx) { ctx.fail("nothing to do: " + ctx.params()); });
+    executor.handle("outputs", [](JobContext& ctx) {
+      // What cannot be output is refused and leaves the output set before it.
+      ctx.set_output(R"({"rows":42,"files":["a.csv"]})");
+      for (const std::string& bad : {std::string("{not json"), std::string(JobContext::kMaxOutputBytes + 1, ' '),
+                                    std::string(100, '[') + std::string(100, ']')}) {
+        try {
+          ctx.set_output(bad);
+          ctx.fail("set_output took " + bad.substr(0, 20));
+          return;
+        } catch (const std::invalid_argument&) {
+        }
+      }
+      ctx.succeed("42 rows");
+    });
     executor.handle("chatty", [](JobContext& ctx) {
       const int lines = std::stoi(ctx.params());
       for (int i = 1; i <= lines; ++i) ctx.log("line " + std::to_string(i));
@@ -294,6 +308,17 @@ TEST_F(ExecutorTest, FailureSetByTheHandlerIsCalledBackWithItsMessage) {
   auto result = result_of(42);
   EXPECT_EQ(result.handle_code, kFailCode);
   EXPECT_EQ(result.handle_msg, "nothing to do: empty inbox");
+}
+
+TEST_F(ExecutorTest, OutputSetByTheHandlerIsCalledBackWithItsResult) {
+  start();
+  Trigger t;
+  t.handler = "outputs";
+  ASSERT_TRUE(run(t).is_success());
+  auto result = result_of(42);
+  EXPECT_EQ(result.handle_code, kSuccessCode) << result.handle_msg;
+  EXPECT_EQ(result.handle_msg, "42 rows");
+  EXPECT_EQ(result.output, R"({"rows":42,"files":["a.csv"]})");
 }
 
 TEST_F(ExecutorTest, HandlerExceptionIsAFailureCarryingItsMessage) {

@@ -59,10 +59,21 @@ TEST(Messages, ParsesCallbackBodyAsJavaExecutorSendsIt) {
       R"json([{"logId":1187,"logDateTim":1700647200012,"handleCode":200},{"logId":1188,"logDateTim":1700647201000,"handleCode":500,"handleMsg":"java.lang.RuntimeException: boom\n\tat com.xxl.job.executor.service.jobhandler.SampleXxlJob.demoJobHandler(SampleXxlJob.java:42)"}])json");
   ASSERT_EQ(batch.callbacks.size(), 2u);
   EXPECT_EQ(batch.callbacks[0],
-            (HandleCallbackParam{1187, 1700647200012, kSuccessCode, ""}));
+            (HandleCallbackParam{1187, 1700647200012, kSuccessCode, "", std::nullopt}));
   EXPECT_EQ(batch.callbacks[1].log_id, 1188);
   EXPECT_EQ(batch.callbacks[1].handle_code, kFailCode);
   EXPECT_EQ(batch.callbacks[1].handle_msg.rfind("java.lang.RuntimeException: boom\n\tat ", 0), 0u);
+}
+
+TEST(Messages, ACallbacksOutputTravelsAsAJsonStringAndIsAbsentOtherwise) {
+  HandleCallbackParam with{7, 1700647200012, kSuccessCode, "ok", std::string(R"({"rows":3})")};
+  const nlohmann::json sent = with;
+  EXPECT_EQ(sent["output"], R"({"rows":3})") << "a string, so its nesting never bounds the batch's";
+  EXPECT_EQ(sent.get<HandleCallbackParam>(), with);
+  HandleCallbackParam without{8, 1700647200012, kSuccessCode, "ok", std::nullopt};
+  EXPECT_FALSE(nlohmann::json(without).contains("output")) << "an XXL-JOB admin sees its own fields only";
+  EXPECT_EQ(parse<CallbackBatch>(R"([{"logId":8,"handleCode":200,"output":null}])").callbacks[0].output, std::nullopt);
+  EXPECT_THROW(parse<CallbackBatch>(R"([{"logId":8,"handleCode":200,"output":{"rows":3}}])"), ProtocolError);
 }
 
 TEST(Messages, ParsesRegistryBodyAsJavaExecutorSendsIt) {
@@ -211,7 +222,7 @@ TEST(Messages, TriggerParamSerializesWithXxlJobFieldNames) {
 }
 
 TEST(Messages, CallbackBatchSerializesAsBareArrayWithLogDateTim) {
-  CallbackBatch batch{{{1, 2, kSuccessCode, ""}, {3, 4, kTimeoutCode, "timeout"}}};
+  CallbackBatch batch{{{1, 2, kSuccessCode, "", std::nullopt}, {3, 4, kTimeoutCode, "timeout", std::nullopt}}};
   EXPECT_EQ(json::parse(to_json_string(batch)), json::parse(R"([
       {"logId":1,"logDateTim":2,"handleCode":200,"handleMsg":""},
       {"logId":3,"logDateTim":4,"handleCode":502,"handleMsg":"timeout"}])"));
