@@ -4,7 +4,7 @@
 // edge that closes a cycle, and a template reading a parameter that does not exist, are explained
 // in place as the server's check finds them.
 import type { Page } from '@playwright/test'
-import { APP_NAME, expect, logIn, test, unique, type Api } from './support'
+import { APP_NAME, docsImage, expect, logIn, test, unique, type Api } from './support'
 
 async function deleteQuietly(api: Api, path: string) {
   try {
@@ -97,6 +97,7 @@ test.describe('workflows', () => {
     expect(await top('b')).toBeGreaterThan(await top('a'))
     expect(await top('c')).toBeGreaterThan(await top('a'))
     expect(await top('d')).toBeGreaterThan(await top('b'))
+    await docsImage(page, 'workflow-editor')
 
     await page.getByRole('button', { name: 'Create', exact: true }).click()
     await expect(page).toHaveURL(/\/workflows\/\d+$/)
@@ -145,6 +146,7 @@ test.describe('workflows', () => {
     await expect(page).toHaveURL(new RegExp(`[?&]node=${key('d')}(&|$)`))
     const details = page.getByRole('complementary', { name: `Node ${key('d')}` })
     await expect(details).toContainText('Attempts')
+    await docsImage(page, 'workflow-run')
     await expect(details.getByLabel('Parameters as rendered')).toContainText(`step d of ${tag}`)
     const runLink = details.getByRole('link', { name: /^Run #\d+ and its live log$/ })
     const runId = Number(/#(\d+)/.exec((await runLink.textContent()) ?? '')![1])
