@@ -32,7 +32,7 @@ constexpr std::size_t kWorkflowScheduleWidth = 32;
 constexpr std::size_t kNodeParamsWidth = 60;
 // How often `workflows trigger --wait` asks for the run.
 constexpr auto kWorkflowPollInterval = 1000ms;
-// The longest --timeout of a wait: a workflow's own timeout is at most 7 days.
+// The longest --wait-timeout: a workflow's own timeout is at most 7 days.
 constexpr int kMaxWaitSeconds = 7 * 24 * 3600;
 
 WorkflowRef workflow_ref(const std::string& text) { return std::get<WorkflowRef>(parse_workflow_ref(text)); }
@@ -434,18 +434,17 @@ void add_workflows_commands(CommandLine& command_line) {
         "With --wait, follows the run (asking once a second) and prints each node's change of\n"
         "state as it sees it (started with its run's id, succeeded, failed with its message,\n"
         "cancelled), then the run's end. The exit status is then 0 when the run succeeded and 1\n"
-        "when it failed, timed out, was cancelled or skipped. --timeout bounds the wait: past it\n"
-        "the command fails (status 1) and the run goes on. Ctrl-C stops following (status 130);\n"
+        "when it failed, timed out, was cancelled or skipped. --wait-timeout bounds the wait: past\n"
+        "it the command fails (status 1) and the run goes on. Ctrl-C stops following (status 130);\n"
         "the run goes on. With -o json or -o yaml the run as it ended is printed on stdout, the\n"
         "progress on stderr.\n\n"
-        "After this command's name, --timeout is the wait's (and needs --wait); give the request\n"
-        "timeout before the command: cronwheel --timeout 60 workflows trigger ...\n\n"
+
         "ARGUMENTS\n"
         "  WF  the workflow's numeric id, or APP/NAME\n\n"
         "EXAMPLES\n"
         "  cronwheel workflows trigger billing/nightly-etl\n"
         "  cronwheel workflows trigger billing/nightly-etl -p day=2026-05-01 -p region=eu --wait\n"
-        "  cronwheel workflows trigger 12 --wait --timeout 3600 -o json | jq -r .state\n",
+        "  cronwheel workflows trigger 12 --wait --wait-timeout 3600 -o json | jq -r .state\n",
         [options](Context& ctx) { return trigger_workflow(ctx, *options); });
     trigger->add_option("WF", options->workflow, "The workflow: its id or APP/NAME")
         ->required()
@@ -455,7 +454,7 @@ void add_workflows_commands(CommandLine& command_line) {
         ->check(param_assignment_check())
         ->allow_extra_args(false);
     auto* wait = trigger->add_flag("--wait", options->wait, "Follow the run until it ends; exit 0 only if it succeeded");
-    trigger->add_option("--timeout", options->timeout_seconds, "With --wait: give up waiting after this many seconds")
+    trigger->add_option("--wait-timeout", options->timeout_seconds, "With --wait: give up waiting after this many seconds")
         ->type_name("SECONDS")
         ->check(CLI::Range(1, kMaxWaitSeconds))
         ->needs(wait);

@@ -385,7 +385,7 @@ TEST_F(CliE2e, WorkflowsTriggerWaitFollowsTheNodesToTheRunsEnd) {
   EXPECT_NE(r.out.find("\nb     " + std::to_string(b)), std::string::npos) << r;
 
   // Followed to its end: each node's start (with its run) and end, then the run's; exit 0.
-  r = run({"workflows", "trigger", "cli-e2e/pipeline", "-p", "day=friday", "--wait", "--timeout", "60"});
+  r = run({"workflows", "trigger", "cli-e2e/pipeline", "-p", "day=friday", "--wait", "--wait-timeout", "60"});
   ASSERT_EQ(r.status, 0) << r;
   const auto id = triggered_workflow_run(r);
   EXPECT_EQ(r.out.rfind("workflow " + label + " triggered: run " + std::to_string(id) + "\n", 0), 0u) << r;

@@ -131,10 +131,10 @@ TEST_F(WorkflowsCommandTest, BadArgumentsAreBadUsageBeforeAnythingIsSent) {
                  "digits, '_' or '-'");
   expect_refused({"workflows", "trigger", "12", "-p", "day=a", "-p", "day=b"},
                  "cronwheel: workflows trigger: --param: day is given twice");
-  expect_refused({"workflows", "trigger", "12", "--timeout", "60"},
-                 "cronwheel: workflows trigger: --timeout requires --wait");
-  expect_refused({"workflows", "trigger", "12", "--wait", "--timeout", "0"},
-                 "cronwheel: workflows trigger: --timeout: Value 0 not in range 1 to 604800");
+  expect_refused({"workflows", "trigger", "12", "--wait-timeout", "60"},
+                 "cronwheel: workflows trigger: --wait-timeout requires --wait");
+  expect_refused({"workflows", "trigger", "12", "--wait", "--wait-timeout", "0"},
+                 "cronwheel: workflows trigger: --wait-timeout: Value 0 not in range 1 to 604800");
   expect_refused({"workflows", "check"}, "cronwheel: workflows check: --file is required");
   expect_refused({"workflow-runs", "list", "--state", "done"},
                  "cronwheel: workflow-runs list: --state: done not in {waiting,running,succeeded,failed,cancelled,"
@@ -149,9 +149,11 @@ TEST_F(WorkflowsCommandTest, BadArgumentsAreBadUsageBeforeAnythingIsSent) {
                  "cronwheel workflows --help)");
 }
 
-TEST_F(WorkflowsCommandTest, TheRequestTimeoutStillGoesBeforeTheCommand) {
+TEST_F(WorkflowsCommandTest, TheRequestTimeoutIsTheGlobalOneBeforeOrAfterTheCommand) {
   cli_.api.answer("POST api/v1/workflows/12/trigger", 201, wf_run(17, "running", json::array()));
-  const CliResult r = cli_.run({"--timeout", "5", "workflows", "trigger", "12"});
+  EXPECT_EQ(cli_.run({"--timeout", "5", "workflows", "trigger", "12"}).status, 0);
+  cli_.api.answer("POST api/v1/workflows/12/trigger", 201, wf_run(18, "running", json::array()));
+  const CliResult r = cli_.run({"workflows", "trigger", "12", "--timeout", "5"});
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
@@ -406,7 +408,7 @@ TEST_F(WorkflowsCommandTest, TriggerWaitGivesUpAtItsTimeoutAndTheRunGoesOn) {
   cli_.api.answer("POST api/v1/workflows/12/trigger", 201, wf_run(17, "running", json::array({wf_node("a", "waiting")})));
   cli_.api.answer("GET api/v1/workflow-runs/17", 200, wf_run(17, "running", json::array({wf_node("a", "started", 901, 1)})));
   cli_.clock_step = 300ms;  // each reading of the clock: a request's time
-  const CliResult r = cli_.run({"workflows", "trigger", "12", "--wait", "--timeout", "3"});
+  const CliResult r = cli_.run({"workflows", "trigger", "12", "--wait", "--wait-timeout", "3"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err,
             "cronwheel: workflows trigger 12: run 17 is still running after 3 s; it goes on (cronwheel "
