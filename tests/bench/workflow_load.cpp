@@ -22,13 +22,14 @@
 //  - at the database, between two snapshots around the load: statements and transactions per node
 //    run (pg_stat_statements; its own queries excluded), the statements that took the most time,
 //    deadlocks (pg_stat_database), and every --sample-ms what each of the admin's backends is
-//    doing (pg_stat_activity: state, wait event, statement; for a lock wait, what holds it), as
-//    average sessions per (state, wait, statement);
+//    doing (pg_stat_activity: state, wait event, statement; for a lock wait, the table of the row
+//    and what holds it), as average sessions per (state, wait, statement);
 //  - CPU of the admin, of PostgreSQL (--pg-pid) and of this process.
 //
-// Checks, always, over every run it triggered: every run succeeded; every node of every run has exactly one run row, succeeded;
-// no run row of these workflows is left pending, sending or triggered; every run row reached an
-// executor exactly once. --check exits 1 unless all of that holds; never a check of speed.
+// Checks, always, over every run it triggered: every run succeeded; every node of every run has
+// exactly one run row, succeeded; no run row of these runs is left pending, sending or
+// triggered; every run row reached an executor exactly once. --check exits 1 unless all of that
+// holds; never a check of speed.
 //
 // Bounded: at most --drain seconds after the triggers for the runs to end. Everything it starts
 // (the admin as a child process, executors as threads) it stops, by pid, or joins before
@@ -378,7 +379,7 @@ class WorkflowLoad {
     }
   }
 
-  // Triggers one run of the first workflow; answers its id.
+  // Triggers one run of `workflow`; answers its id. Counts the runs that did not start at once.
   std::int64_t trigger(httplib::Client& client, std::int64_t workflow) {
     auto r = apis_[0].post(client, "workflows/" + std::to_string(workflow) + "/trigger", json::object());
     if (r.status != 201) fail("trigger: " + std::to_string(r.status) + " " + r.text);
@@ -499,7 +500,6 @@ class WorkflowLoad {
     triggers_to_ms_ = now_ms();
     const std::int64_t until = triggers_to_ms_ + static_cast<std::int64_t>(s_.drain) * 1000;
     wait_for_end(load_ids_, until);
-    ended_ms_ = now_ms();
     admin_results_ = read_results_counters();
     while (now_ms() < until && open_rows(load_ids_) > 0) std::this_thread::sleep_for(100ms);
     if (sampler_) sampler_->finish();
@@ -905,7 +905,7 @@ class WorkflowLoad {
   std::vector<std::int64_t> warm_ids_, baseline_ids_, load_ids_;
   double warm_s_ = 0;
   std::atomic<int> not_running_{0};
-  std::int64_t triggers_from_ms_ = 0, triggers_to_ms_ = 0, ended_ms_ = 0;
+  std::int64_t triggers_from_ms_ = 0, triggers_to_ms_ = 0;
   std::string admin_results_;
   Snapshot before_, after_;
   std::vector<std::string> notes_;
