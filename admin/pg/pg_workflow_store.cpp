@@ -229,8 +229,11 @@ class RunSteps {
     }
     tx_.exec_prepared("wfr_nodes_insert", id, text_array(keys), bigint_array(jobs));
     WorkflowRun run = run_from(tx_.exec_prepared1("wfr_get", id));
+    // The run created comes before the runs its step may start (a run ending at once lets the
+    // waiting ones start).
+    const auto at = static_cast<std::ptrdiff_t>(changed_.runs.size());
     if (state == WorkflowRunState::kRunning) step(run, start);
-    changed_.runs.push_back(run_from(tx_.exec_prepared1("wfr_get", id)));
+    changed_.runs.insert(changed_.runs.begin() + at, run_from(tx_.exec_prepared1("wfr_get", id)));
     return true;
   }
 
