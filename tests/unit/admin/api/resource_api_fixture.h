@@ -92,8 +92,12 @@ class ResourceApiTest : public ::testing::Test {
       return completion_.mark_killed(run_id, message) == Completion::Outcome::kRecorded;
     };
     add_resource_routes(*router_, stores_, clock_, options);
+    add_more_routes(*router_);
     server_->start();
   }
+
+  // Routes of other resources a suite tests on the same server, added before it starts.
+  virtual void add_more_routes(ApiRouter& router) { (void)router; }
 
   void TearDown() override { server_->stop(); }
 
