@@ -118,6 +118,12 @@ class WorkflowStore {
   // workflow's overlap policy has no room for it now.
   virtual RunChange rerun(std::int64_t run_id, std::string_view from, std::int64_t now, std::string_view node,
                           const Actor& actor) = 0;
+  // Runs waiting for room (overlap WAIT or PARALLEL) start once their workflow has it: in one
+  // transaction per workflow holding its row (as creating a run does), the oldest first, their
+  // first nodes started. At most `limit` workflows a call. A run's end does not start the next
+  // itself (the workflow runner calls this every second).
+  virtual Changed start_waiting(std::int64_t now, std::string_view node, int limit) = 0;
+
   // Running runs whose deadline passed at `now` → timed_out (plan_workflow_stop), at most
   // `limit`, each in its own transaction.
   virtual Changed time_out(std::int64_t now, std::string_view node, int limit) = 0;

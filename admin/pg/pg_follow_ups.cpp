@@ -33,6 +33,7 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
                                                const FollowUpPlanner& plan) {
   std::vector<WrittenFollowUps> out(runs.size());
   if (runs.empty()) return out;
+  lock_workflow_runs(tx, runs);
   std::vector<std::int64_t> job_ids;
   for (const JobLog& run : runs) job_ids.push_back(run.job_id);
   std::map<std::int64_t, Job> jobs;

@@ -237,18 +237,19 @@ class RunSteps {
     return true;
   }
 
-  // Marks the run ended and lets the runs of its workflow waiting for room start.
+  // Marks the run ended. The runs of its workflow waiting for room are started by
+  // start_waiting() in a transaction of their own (the workflow runner's), not here: locking the
+  // workflow's row in the middle of a batch of results would order locks differently in each
+  // batch (deadlocks), and creating a run takes that lock first.
   void end_run(WorkflowRun& run, WorkflowRunState end, const std::string& reason, std::int64_t now) {
     if (tx_.exec_prepared("wfr_end", run.id, text(end), now, reason).affected_rows() == 0) return;
     run.state = end;
     run.ended_at = now;
     run.reason = reason;
-    auto wf_row = tx_.exec_prepared("wf_lock", run.workflow_id);
-    if (wf_row.empty()) return;
-    const Workflow wf = workflow_from(wf_row[0]);
-    start_waiting(wf, now);
   }
 
+  // The runs of `wf` (its row locked by the caller) waiting for room, oldest first, as many as
+  // its overlap policy has room for.
   void start_waiting(const Workflow& wf, std::int64_t now) {
     const auto counts = tx_.exec_prepared1("wfr_active", wf.id);
     const std::int64_t limit = wf.overlap == OverlapPolicy::kParallel ? wf.max_parallel : 1;
@@ -312,9 +313,11 @@ class RunSteps {
         if (it != log_of.end() && (!parent || it->second > *parent)) parent = it->second;
       }
       const std::string param = s.param.value_or(job->second.param);
+      // The guarded transition first: a node that is not waiting any more gets no run row.
+      if (tx_.exec_prepared("wfn_start", run.id, s.key, param, now).affected_rows() == 0) continue;
       JobLog fire = log_from(tx_.exec_prepared1("wfn_fire_insert", job->second.job_group, s.job_id, now, node_id_,
                                                 job->second.handler, param, job->second.retries, parent, run.id, s.key));
-      tx_.exec_prepared("wfn_start", run.id, s.key, fire.id, param, now);
+      tx_.exec_prepared("wfn_started_as", run.id, s.key, fire.id);
       changed_.fires.push_back(std::move(fire));
     }
     return missing;
@@ -413,9 +416,13 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
             "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node) "
             "VALUES ($1, $2, 'pending', 'WORKFLOW', $3, $4, $5, $6, $7, $8, $9, $10) RETURNING " + kLogColumns);
-  c.prepare("wfn_start", "UPDATE workflow_run_node SET state = 'started', log_id = $3, attempts = attempts + 1, "
-                         "param = $4, started_at = $5, ended_at = NULL, message = '', output = NULL, "
+  c.prepare("wfn_start", "UPDATE workflow_run_node SET state = 'started', attempts = attempts + 1, "
+                         "param = $3, started_at = $4, ended_at = NULL, message = '', output = NULL, "
                          "kill_requested = false WHERE run_id = $1 AND node_key = $2 AND state = 'waiting'");
+  c.prepare("wfn_started_as", "UPDATE workflow_run_node SET log_id = $3 WHERE run_id = $1 AND node_key = $2");
+  c.prepare("wfr_lock_all", "SELECT id FROM workflow_run WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE");
+  c.prepare("wfr_waiting_workflows", "SELECT DISTINCT workflow_id FROM workflow_run WHERE state = 'waiting' "
+                                     "ORDER BY workflow_id LIMIT $1");
   c.prepare("wfn_finish", "UPDATE workflow_run_node SET state = $3, message = $4, ended_at = $5 "
                           "WHERE run_id = $1 AND node_key = $2 AND state = 'waiting'");
   c.prepare("wfn_end", "UPDATE workflow_run_node SET state = $4, message = $5, ended_at = $6, output = $7 "
@@ -721,6 +728,26 @@ WorkflowStore::Changed PgWorkflowStore::time_out(std::int64_t now, std::string_v
   return all;
 }
 
+WorkflowStore::Changed PgWorkflowStore::start_waiting(std::int64_t now, std::string_view node, int limit) {
+  const auto ids = db_.read([&](pqxx::read_transaction& tx) {
+    std::vector<std::int64_t> out;
+    for (const auto& row : tx.exec_prepared("wfr_waiting_workflows", limit)) out.push_back(row[0].as<std::int64_t>());
+    return out;
+  });
+  Changed all;
+  for (auto id : ids) {
+    Changed one = db_.transact([&](pqxx::work& tx) {
+      RunSteps steps(tx, std::string(node));
+      auto row = tx.exec_prepared("wf_lock", id);
+      if (!row.empty()) steps.start_waiting(workflow_from(row[0]), now);
+      return std::move(steps.changed());
+    });
+    all.fires.insert(all.fires.end(), one.fires.begin(), one.fires.end());
+    all.runs.insert(all.runs.end(), one.runs.begin(), one.runs.end());
+  }
+  return all;
+}
+
 std::vector<std::pair<WorkflowRunState, std::int64_t>> PgWorkflowStore::count_runs() {
   return db_.read([&](pqxx::read_transaction& tx) {
     std::vector<std::pair<WorkflowRunState, std::int64_t>> out;
@@ -772,6 +799,14 @@ void PgWorkflowStore::finish_alarm(std::int64_t run_id, std::int64_t claimed_at,
 // Ends of nodes' runs, inside other stores' transactions
 
 namespace pg {
+
+void lock_workflow_runs(pqxx::work& tx, const std::vector<JobLog>& runs) {
+  std::vector<std::int64_t> ids;
+  for (const auto& r : runs) {
+    if (r.workflow_run_id) ids.push_back(*r.workflow_run_id);
+  }
+  if (ids.size() > 1) tx.exec_prepared("wfr_lock_all", bigint_array(ids));
+}
 
 std::vector<JobLog> record_workflow_node_end(pqxx::work& tx, const WorkflowNodeEnd& end, const JobLog& run) {
   auto rows = tx.exec_prepared("wfr_lock", end.workflow_run_id);

@@ -41,6 +41,7 @@ class PgWorkflowStore final : public WorkflowStore {
                   const Actor& actor) override;
   Changed time_out(std::int64_t now, std::string_view node, int limit) override;
   std::vector<JobLog> kill_candidates(int limit) override;
+  Changed start_waiting(std::int64_t now, std::string_view node, int limit) override;
   std::vector<std::pair<WorkflowRunState, std::int64_t>> count_runs() override;
   std::vector<Alarm> claim_alarms(std::int64_t now, std::int64_t stale_ms, int limit) override;
   void finish_alarm(std::int64_t run_id, std::int64_t claimed_at, AlarmOutcome outcome) override;
@@ -51,6 +52,11 @@ class PgWorkflowStore final : public WorkflowStore {
 };
 
 namespace pg {
+
+// Locks the workflow runs of `runs` (those that are a workflow node's) in id order, before a
+// batch takes its steps one run after the other: two batches ending nodes of the same runs then
+// wait for each other instead of deadlocking.
+void lock_workflow_runs(pqxx::work& tx, const std::vector<JobLog>& runs);
 
 // Inside the transaction that has just ended `run`, a workflow node's run with no retry to follow
 // (FollowUps::workflow_node_end): records the node's end (guarded: the node is still started

@@ -23,6 +23,8 @@ void WorkflowRunner::pass_once() {
   auto scanned = store_.scan(node_id_, now, now + kPreReadWindowMs, options_.scan_limit,
                              [now](const std::vector<DueJob>& due) { return decide_fires(due, now); });
   if (fires_written_ && !scanned.fires.empty()) fires_written_(scanned.fires);
+  auto started = store_.start_waiting(now, node_id_, options_.batch);
+  if (fires_written_ && !started.fires.empty()) fires_written_(started.fires);
   auto timed_out = store_.time_out(now, node_id_, options_.batch);
   if (fires_written_ && !timed_out.fires.empty()) fires_written_(timed_out.fires);
   for (const auto& run : timed_out.runs) {

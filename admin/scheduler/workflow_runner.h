@@ -6,7 +6,9 @@
 //     decided by the same rules as jobs' fires (decide_fires: CRON in its zone, FIX_RATE,
 //     DO_NOTHING / FIRE_ONCE_NOW beyond the window), under the workflow scan lock, so across
 //     nodes each scheduled run is created once; the first nodes' fires are due at the run's time;
-//  2. timeouts: running runs past their deadline end timed_out;
+//  2. runs waiting for room (overlap WAIT, PARALLEL) start once the runs before them ended, so a
+//     waiting run starts within a second of the run before it ending;
+//     timeouts: running runs past their deadline end timed_out;
 //  3. kills: node runs still going on although their workflow run ended with them to be killed
 //     (cancelled, timed out, failed with KILL) are killed at their executors (`kill`).
 // Nothing here decides which node starts: the store's transactions and the planner do. A pass

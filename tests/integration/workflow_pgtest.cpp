@@ -256,7 +256,8 @@ TEST_F(WorkflowPgTest, WaitQueuesTheNextRunUntilTheRunBeforeEnds) {
   EXPECT_EQ(second.runs.front().reason, "waiting: run " + std::to_string(first.runs.front().id) + " is still running");
   EXPECT_TRUE(second.fires.empty());
   sent(first.fires[0].id);
-  auto next = result(first.fires[0].id, true);
+  EXPECT_TRUE(result(first.fires[0].id, true).empty());
+  auto next = store_.start_waiting(clock_.now_ms(), "node-a", 10).fires;
   ASSERT_EQ(next.size(), 1u) << "the waiting run's first node";
   EXPECT_EQ(next[0].workflow_run_id, second.runs.front().id);
   EXPECT_EQ(run(first.runs.front().id).run.state, WorkflowRunState::kSucceeded);

@@ -297,6 +297,20 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
     }
     return steps.changed;
   }
+  Changed start_waiting(std::int64_t now, std::string_view node, int limit) override {
+    std::lock_guard lock(mutex_);
+    Steps steps(*this, std::string(node));
+    std::set<std::int64_t> waiting;
+    for (const auto& [id, r] : runs_) {
+      if (r.run.state == admin::WorkflowRunState::kWaiting) waiting.insert(r.run.workflow_id);
+    }
+    int n = 0;
+    for (auto id : waiting) {
+      if (n++ >= limit) break;
+      steps.start_waiting(workflows_.at(id), now);
+    }
+    return steps.changed;
+  }
   std::vector<admin::JobLog> kill_candidates(int limit) override {
     std::lock_guard lock(mutex_);
     std::vector<admin::JobLog> out;
@@ -535,8 +549,6 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
       r.run.state = end;
       r.run.ended_at = now;
       r.run.reason = reason;
-      auto wf = store.workflows_.find(r.run.workflow_id);
-      if (wf != store.workflows_.end()) start_waiting(wf->second, now);
     }
     void start_waiting(const admin::Workflow& wf, std::int64_t now) {
       auto [running, waiting, oldest] = store.active(wf.id);

@@ -235,10 +235,14 @@ TYPED_TEST_P(WorkflowContract, OverlapWaitsSkipsOrRunsInParallel) {
   auto second = this->trigger(wait.id);
   EXPECT_EQ(second.runs[0].state, WorkflowRunState::kWaiting);
   EXPECT_TRUE(second.fires.empty());
-  auto next = this->finish(first.fires[0]);
-  ASSERT_EQ(next.size(), 1u) << "the waiting run starts when the one before ends";
-  EXPECT_EQ(next[0].workflow_run_id, second.runs[0].id);
-  EXPECT_EQ(this->run(second.runs[0].id).run.state, WorkflowRunState::kRunning);
+  EXPECT_TRUE(this->f_.workflows().start_waiting(kNow, "node-a", 10).runs.empty()) << "no room yet";
+  EXPECT_TRUE(this->finish(first.fires[0]).empty()) << "a run's end does not start the next itself";
+  auto started = this->f_.workflows().start_waiting(kNow, "node-a", 10);
+  ASSERT_EQ(started.runs.size(), 1u) << "the waiting run starts once the one before ended";
+  EXPECT_EQ(started.runs[0].id, second.runs[0].id);
+  EXPECT_EQ(started.runs[0].state, WorkflowRunState::kRunning);
+  ASSERT_EQ(started.fires.size(), 1u);
+  EXPECT_EQ(started.fires[0].workflow_run_id, second.runs[0].id);
 
   const Workflow skip = this->create(this->make("skip", {"a"}, {}, OverlapPolicy::kSkip));
   this->trigger(skip.id);

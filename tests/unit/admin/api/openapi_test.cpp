@@ -128,6 +128,7 @@ class OpenApiDocument : public ::testing::Test {
     RunChange rerun(std::int64_t, std::string_view, std::int64_t, std::string_view, const Actor&) override { unused(); }
     Changed time_out(std::int64_t, std::string_view, int) override { unused(); }
     std::vector<JobLog> kill_candidates(int) override { unused(); }
+    Changed start_waiting(std::int64_t, std::string_view, int) override { unused(); }
     std::vector<std::pair<WorkflowRunState, std::int64_t>> count_runs() override { unused(); }
     std::vector<Alarm> claim_alarms(std::int64_t, std::int64_t, int) override { unused(); }
     void finish_alarm(std::int64_t, std::int64_t, AlarmOutcome) override { unused(); }
