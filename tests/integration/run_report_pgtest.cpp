@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -109,7 +112,8 @@ class RunReportPg : public ::testing::Test {
   }
   std::int64_t report_rows() {
     return database_.read([&](pqxx::read_transaction& tx) {
-      return tx.exec1("SELECT count(*) FROM job_run_report")[0].as<std::int64_t>();
+      // Buckets, whatever the slots their counts went to.
+      return tx.exec1("SELECT count(DISTINCT (hour, job_group)) FROM job_run_report")[0].as<std::int64_t>();
     });
   }
   void exec(const std::string& sql) {
@@ -154,6 +158,36 @@ TEST_F(RunReportPg, ResultsCountOnceEvenWhenRepeated) {
   EXPECT_EQ(report(), (Counts{1, 1}));
   EXPECT_EQ(report(kHour), (Counts{1, 0}));
   EXPECT_EQ(report(kHour + kQuarter), (Counts{0, 1}));
+}
+
+// Two sessions finishing runs of the same group and hour at once: the second does not wait for
+// the first's commit (each adds to its own slot's row), and the report holds both.
+TEST_F(RunReportPg, SessionsFinishingRunsOfOneBucketAtOnceDoNotWaitForEachOther) {
+  const auto first_run = run(FireState::kTriggered, kHour + 1);
+  const auto second_run = run(FireState::kTriggered, kHour + 2);
+  pqxx::connection first(db_.url());
+  // A second session in another slot (pg_backend_pid() % 8): open until one is.
+  const auto slot_of = [](pqxx::connection& c) { return c.backendpid() % 8; };
+  std::vector<std::unique_ptr<pqxx::connection>> tried;
+  pqxx::connection* second = nullptr;
+  while (second == nullptr && tried.size() < 64) {
+    tried.push_back(std::make_unique<pqxx::connection>(db_.url()));
+    if (slot_of(*tried.back()) != slot_of(first)) second = tried.back().get();
+  }
+  ASSERT_NE(second, nullptr);
+  pqxx::work held(first);
+  held.exec_params("UPDATE job_log SET state = 'succeeded', handle_time = now(), handle_code = 200 WHERE id = $1",
+                   first_run);
+  {
+    pqxx::work other(*second);
+    other.exec("SET LOCAL lock_timeout = '2s'");  // waiting for `held` would fail here
+    other.exec_params("UPDATE job_log SET state = 'succeeded', handle_time = now(), handle_code = 200 WHERE id = $1",
+                      second_run);
+    other.commit();
+  }
+  held.commit();
+  EXPECT_EQ(report(), (Counts{2, 0}));
+  EXPECT_EQ(report_rows(), 1);
 }
 
 TEST_F(RunReportPg, ALostResultCountsAsAFailure) {
