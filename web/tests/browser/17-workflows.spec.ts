@@ -155,6 +155,40 @@ test.describe('workflows', () => {
     await expect(page.getByRole('log', { name: `Log of run ${runId}` })).toContainText(`step d of ${tag}`, { timeout: 15_000 })
   })
 
+  test('a run that failed at a node is re-run from it on the run’s graph, keeping what succeeded', async ({ page, api }) => {
+    const tag = Date.now().toString(36)
+    const jobs = await echoJobs(api, ['a', 'b'], tag)
+    const key = (letter: string) => jobs.get(letter)!.key
+    // b fails until its job is fixed.
+    await api.put(`jobs/${jobs.get('b')!.id}`, { executorHandler: 'fail' })
+    const jobGroup = await api.ensureGroup()
+    const created = await api.post<{ id: number }>('workflows', {
+      jobGroup,
+      name: unique('rerun').toLowerCase(),
+      scheduleType: 'NONE',
+      nodes: ['a', 'b'].map((l) => ({ key: key(l), jobId: jobs.get(l)!.id })),
+      edges: [{ from: key('a'), to: key('b') }],
+    })
+    workflowsAfterwards.push(created.id)
+    const run = await api.post<{ id: number }>(`workflows/${created.id}/trigger`, {})
+
+    await logIn(page)
+    await page.goto(`/workflow-runs/${run.id}`)
+    const graph = page.getByRole('region', { name: 'Graph of the run' })
+    await expect(graph.getByRole('group', { name: `Node ${key('b')}: Failed` })).toBeVisible({ timeout: 30_000 })
+    await expect(graph.getByRole('group', { name: `Node ${key('a')}: Succeeded` })).toBeVisible()
+
+    await api.put(`jobs/${jobs.get('b')!.id}`, { executorHandler: 'echo' })
+    await graph.getByRole('group', { name: `Node ${key('b')}: Failed` }).click()
+    await page.getByRole('button', { name: `Re-run from ${key('b')}` }).click()
+    await page.getByRole('dialog', { name: 'Re-run?' }).getByRole('button', { name: `Re-run from ${key('b')}` }).click()
+    await expect(graph.getByRole('group', { name: `Node ${key('b')}: Succeeded` })).toBeVisible({ timeout: 30_000 })
+    const after = await api.get(`workflow-runs/${run.id}`)
+    expect(after.state).toBe('succeeded')
+    const attempts = Object.fromEntries(after.nodes.map((n: { key: string; attempts: number }) => [n.key, n.attempts]))
+    expect(attempts).toEqual({ [key('a')]: 1, [key('b')]: 2 })
+  })
+
   test('an edge closing a cycle and a template reading an unknown parameter are explained in place', async ({ page, api }) => {
     const tag = Date.now().toString(36)
     const jobs = await echoJobs(api, ['a', 'b', 'c', 'd'], tag)
