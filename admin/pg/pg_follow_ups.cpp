@@ -51,6 +51,8 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
     }
   }
 
+  // Workflow nodes that ended, taken together after the loop (set-wise, one run's ends at once).
+  std::vector<EndedNode> node_ends;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     auto job = jobs.find(runs[i].job_id);
     if (job == jobs.end()) {
@@ -62,7 +64,7 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
       gone.id = last.job_id;
       gone.job_group = last.job_group;
       const FollowUps follow = plan(last, gone, {});
-      if (follow.workflow_node_end) out[i].fires = record_workflow_node_end(tx, *follow.workflow_node_end, runs[i]);
+      if (follow.workflow_node_end) node_ends.push_back({i, *follow.workflow_node_end, &runs[i]});
       continue;
     }
     std::set<std::int64_t> ids(job->second.child_job_ids.begin(), job->second.child_job_ids.end());
@@ -82,17 +84,14 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
       if (fire.workflow_run_id) fire = record_workflow_retry(tx, runs[i], std::move(fire));
       out[i].fires.push_back(std::move(fire));
     }
-    if (follow.workflow_node_end) {
-      for (JobLog& fire : record_workflow_node_end(tx, *follow.workflow_node_end, runs[i])) {
-        out[i].fires.push_back(std::move(fire));
-      }
-    }
+    if (follow.workflow_node_end) node_ends.push_back({i, *follow.workflow_node_end, &runs[i]});
     if (follow.fix_delay_next_time) {
       out[i].next_time_set =
           tx.exec_prepared("follow_up_fix_delay", job->first, *follow.fix_delay_next_time, kAwaitingCompletion)
               .affected_rows() > 0;
     }
   }
+  for (auto& [index, fire] : record_workflow_node_ends(tx, node_ends)) out[index].fires.push_back(std::move(fire));
   return out;
 }
 

@@ -421,6 +421,41 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
                          "kill_requested = false WHERE run_id = $1 AND node_key = $2 AND state = 'waiting'");
   c.prepare("wfn_started_as", "UPDATE workflow_run_node SET log_id = $3 WHERE run_id = $1 AND node_key = $2");
   c.prepare("wfr_lock_all", "SELECT id FROM workflow_run WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE");
+  c.prepare("wfr_lock_rows", "SELECT " + kRunColumns + " FROM workflow_run WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE");
+  // The ends of many nodes' runs, each guarded as wfn_end is.
+  c.prepare("wfn_end_all",
+            "UPDATE workflow_run_node n SET state = e.state, message = e.message, ended_at = e.at, output = e.output "
+            "FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::text[]) "
+            "AS e(run_id, node_key, log_id, state, message, at, output) "
+            "WHERE n.run_id = e.run_id AND n.node_key = e.node_key AND n.log_id = e.log_id AND n.state = 'started' "
+            "RETURNING n.run_id");
+  c.prepare("wfr_nodes_all",
+            "SELECT n.run_id, n.node_key, n.job_id, n.state, n.log_id, n.attempts, n.param, n.output, n.message, "
+            "n.started_at, n.ended_at, n.kill_requested, l.state AS run_state, l.executor_address "
+            "FROM workflow_run_node n LEFT JOIN job_log l ON l.id = n.log_id WHERE n.run_id = ANY ($1::bigint[])");
+  c.prepare("wfn_finish_all",
+            "UPDATE workflow_run_node n SET state = f.state, message = f.message, ended_at = f.at "
+            "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS f(run_id, node_key, state, message, at) "
+            "WHERE n.run_id = f.run_id AND n.node_key = f.node_key AND n.state = 'waiting'");
+  // Many nodes' starts: the guarded transition waiting → started takes the run row's id from
+  // job_log's sequence, and the run rows of exactly the nodes it moved are inserted with it.
+  c.prepare("wfn_start_all",
+            "WITH s AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $6::bigint[], "
+            "$7::bigint[], $8::text[], $9::integer[], $10::bigint[]) "
+            "AS s(run_id, node_key, param, at, job_group, job_id, handler, retries, parent)), "
+            "started AS (UPDATE workflow_run_node n SET state = 'started', attempts = n.attempts + 1, param = s.param, "
+            "started_at = s.at, ended_at = NULL, message = '', output = NULL, kill_requested = false, "
+            "log_id = nextval('job_log_id_seq') FROM s WHERE n.run_id = s.run_id AND n.node_key = s.node_key "
+            "AND n.state = 'waiting' RETURNING n.run_id, n.node_key, n.log_id) "
+            "INSERT INTO job_log (id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
+            "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node) "
+            "SELECT started.log_id, s.job_group, s.job_id, 'pending', 'WORKFLOW', s.at, $5, s.handler, s.param, s.retries, "
+            "NULLIF(s.parent, 0), s.run_id, s.node_key FROM started JOIN s ON s.run_id = started.run_id "
+            "AND s.node_key = started.node_key ORDER BY started.log_id RETURNING " + kLogColumns);
+  c.prepare("wfr_end_all",
+            "UPDATE workflow_run r SET state = e.state, ended_at = e.at, reason = e.reason "
+            "FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS e(id, state, at, reason) "
+            "WHERE r.id = e.id AND r.state IN ('waiting', 'running')");
   c.prepare("wfr_waiting_workflows", "SELECT DISTINCT workflow_id FROM workflow_run WHERE state = 'waiting' "
                                      "ORDER BY workflow_id LIMIT $1");
   c.prepare("wfn_finish", "UPDATE workflow_run_node SET state = $3, message = $4, ended_at = $5 "
@@ -809,19 +844,159 @@ void lock_workflow_runs(pqxx::work& tx, const std::vector<JobLog>& runs) {
 }
 
 std::vector<JobLog> record_workflow_node_end(pqxx::work& tx, const WorkflowNodeEnd& end, const JobLog& run) {
-  auto rows = tx.exec_prepared("wfr_lock", end.workflow_run_id);
-  if (rows.empty()) return {};  // deleted with its workflow
-  WorkflowRun wf_run = run_from(rows[0]);
-  std::string message = end.message;
-  const std::string output = node_output_text(run, message);
-  if (tx.exec_prepared("wfn_end", end.workflow_run_id, end.node, end.log_id, text(end.state), message, end.now, output)
-          .affected_rows() == 0) {
-    return {};  // not the node's current run (a re-run started it again), or ended already
+  std::vector<JobLog> out;
+  for (auto& [index, fire] : record_workflow_node_ends(tx, {{0, end, &run}})) out.push_back(std::move(fire));
+  return out;
+}
+
+std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work& tx, const std::vector<EndedNode>& ends) {
+  std::vector<std::pair<std::size_t, JobLog>> out;
+  if (ends.empty()) return out;
+  // 1. The runs, locked in id order (the same order as every batch's), read once.
+  std::vector<std::int64_t> run_ids;
+  for (const auto& e : ends) run_ids.push_back(e.end.workflow_run_id);
+  std::map<std::int64_t, WorkflowRun> runs;
+  for (const auto& row : tx.exec_prepared("wfr_lock_rows", bigint_array(run_ids))) {
+    WorkflowRun r = run_from(row);
+    runs.emplace(r.id, std::move(r));
   }
-  if (wf_run.state != WorkflowRunState::kRunning) return {};
-  RunSteps steps(tx, end.node_id);
-  steps.step(wf_run, end.now);
-  return std::move(steps.changed().fires);
+  // 2. The nodes' ends, guarded: still started, with this run as their current one.
+  std::vector<std::int64_t> end_runs, end_logs, end_times;
+  std::vector<std::string> end_keys, end_states, end_messages, end_outputs;
+  std::map<std::int64_t, std::size_t> last_end_of;  // run → the index of its last end in the batch
+  std::map<std::int64_t, std::int64_t> now_of;
+  for (const auto& e : ends) {
+    std::string message = e.end.message;
+    end_outputs.push_back(node_output_text(*e.run, message));
+    end_runs.push_back(e.end.workflow_run_id);
+    end_keys.push_back(e.end.node);
+    end_logs.push_back(e.end.log_id);
+    end_states.push_back(text(e.end.state));
+    end_messages.push_back(std::move(message));
+    end_times.push_back(e.end.now);
+    last_end_of[e.end.workflow_run_id] = e.index;
+    now_of[e.end.workflow_run_id] = std::max(now_of[e.end.workflow_run_id], e.end.now);
+  }
+  std::set<std::int64_t> moved;
+  for (const auto& row : tx.exec_prepared("wfn_end_all", bigint_array(end_runs), text_array(end_keys), bigint_array(end_logs),
+                                          text_array(end_states), text_array(end_messages), bigint_array(end_times),
+                                          text_array(end_outputs))) {
+    moved.insert(row[0].as<std::int64_t>());
+  }
+  // 3. The next step of every running run a node of which ended, planned from its nodes as
+  //    they are now, read in one statement.
+  std::vector<std::int64_t> stepping;
+  for (auto id : moved) {
+    auto r = runs.find(id);
+    if (r != runs.end() && r->second.state == WorkflowRunState::kRunning) stepping.push_back(id);
+  }
+  if (stepping.empty()) return out;
+  std::map<std::int64_t, std::vector<NodeRow>> nodes_of;
+  for (const auto& row : tx.exec_prepared("wfr_nodes_all", bigint_array(stepping))) {
+    nodes_of[row["run_id"].as<std::int64_t>()].push_back(node_from(row));
+  }
+  struct Planned {
+    std::int64_t run_id;
+    WorkflowStep step;
+  };
+  std::vector<Planned> plans;
+  std::vector<std::int64_t> job_ids;
+  for (auto id : stepping) {
+    const WorkflowRun& run = runs.at(id);
+    Planned p{id, plan_workflow_step(run.graph, params_object(run.params), plan_nodes(nodes_of[id]))};
+    for (const auto& s : p.step.start) job_ids.push_back(s.job_id);
+    plans.push_back(std::move(p));
+  }
+  std::map<std::int64_t, NodeJob> jobs;
+  if (!job_ids.empty()) {
+    for (const auto& row : tx.exec_prepared("wfn_jobs", bigint_array(job_ids))) {
+      jobs[row["id"].as<std::int64_t>()] = NodeJob{row["job_group"].as<std::int64_t>(), row["executor_handler"].as<std::string>(),
+                                                   row["executor_param"].as<std::string>(),
+                                                   row["executor_fail_retry_count"].as<int>()};
+    }
+  }
+  // 4. Written set-wise: the nodes that end without running, the nodes that start with their
+  //    run rows, the runs that end. A run one of whose nodes' jobs is gone takes the step the
+  //    one-run way, which fails that node and plans again.
+  std::vector<std::int64_t> fin_runs, fin_times, st_runs, st_times, st_groups, st_jobs, st_retries, st_parents, end_ids,
+      end_at;
+  std::vector<std::string> fin_keys, fin_states, fin_messages, st_keys, st_params, st_handlers, end_run_states, end_reasons;
+  std::string node_id = ends.front().end.node_id;
+  for (auto& p : plans) {
+    const WorkflowRun& run = runs.at(p.run_id);
+    const std::int64_t now = now_of[p.run_id];
+    bool missing = false;
+    for (const auto& s : p.step.start) missing = missing || !jobs.count(s.job_id);
+    if (missing) {
+      RunSteps steps(tx, node_id);
+      WorkflowRun copy = run;
+      steps.step(copy, now);
+      for (auto& f : steps.changed().fires) out.emplace_back(last_end_of[p.run_id], std::move(f));
+      continue;
+    }
+    for (const auto& f : p.step.finish) {
+      fin_runs.push_back(p.run_id);
+      fin_keys.push_back(f.key);
+      fin_states.push_back(text(f.state));
+      fin_messages.push_back(f.message);
+      fin_times.push_back(now);
+    }
+    for (const auto& key : p.step.kill) {
+      auto killed = tx.exec_prepared("wfn_kill", p.run_id, key);
+      if (killed.empty() || killed[0][0].is_null()) continue;
+      const auto log_id = killed[0][0].as<std::int64_t>();
+      if (!tx.exec_prepared("wfn_fire_cancel", log_id, "workflow run " + std::to_string(p.run_id) + " ended").empty()) {
+        tx.exec_prepared("wfn_end", p.run_id, key, log_id, text(NodeState::kCancelled),
+                         "not run: the workflow run ended first", now, std::optional<std::string>());
+      }
+    }
+    std::map<std::string, std::int64_t, std::less<>> log_of;
+    for (const auto& r : nodes_of[p.run_id]) {
+      if (r.node.log_id) log_of[r.node.key] = *r.node.log_id;
+    }
+    for (const auto& s : p.step.start) {
+      const NodeJob& job = jobs.at(s.job_id);
+      std::int64_t parent = 0;
+      for (const auto& e : run.graph.edges) {
+        if (e.to != s.key) continue;
+        auto it = log_of.find(e.from);
+        if (it != log_of.end() && it->second > parent) parent = it->second;
+      }
+      st_runs.push_back(p.run_id);
+      st_keys.push_back(s.key);
+      st_params.push_back(s.param.value_or(job.param));
+      st_times.push_back(now);
+      st_groups.push_back(job.job_group);
+      st_jobs.push_back(s.job_id);
+      st_handlers.push_back(job.handler);
+      st_retries.push_back(job.retries);
+      st_parents.push_back(parent);
+    }
+    if (p.step.run_end) {
+      end_ids.push_back(p.run_id);
+      end_run_states.push_back(text(*p.step.run_end));
+      end_at.push_back(now);
+      end_reasons.push_back(p.step.reason);
+    }
+  }
+  if (!fin_runs.empty()) {
+    tx.exec_prepared("wfn_finish_all", bigint_array(fin_runs), text_array(fin_keys), text_array(fin_states),
+                     text_array(fin_messages), bigint_array(fin_times));
+  }
+  if (!st_runs.empty()) {
+    for (const auto& row : tx.exec_prepared("wfn_start_all", bigint_array(st_runs), text_array(st_keys),
+                                            text_array(st_params), bigint_array(st_times), node_id,
+                                            bigint_array(st_groups), bigint_array(st_jobs), text_array(st_handlers),
+                                            bigint_array(st_retries), bigint_array(st_parents))) {
+      JobLog fire = log_from(row);
+      out.emplace_back(last_end_of[*fire.workflow_run_id], std::move(fire));
+    }
+  }
+  if (!end_ids.empty()) {
+    tx.exec_prepared("wfr_end_all", bigint_array(end_ids), text_array(end_run_states), bigint_array(end_at),
+                     text_array(end_reasons));
+  }
+  return out;
 }
 
 JobLog record_workflow_retry(pqxx::work& tx, const JobLog& failed, JobLog retry) {

@@ -64,6 +64,18 @@ void lock_workflow_runs(pqxx::work& tx, const std::vector<JobLog>& runs);
 // takes the planner's next step. Answers the fires of the nodes it started.
 std::vector<JobLog> record_workflow_node_end(pqxx::work& tx, const WorkflowNodeEnd& end, const JobLog& run);
 
+// The same for the node ends of a whole batch of results, set-wise: the runs locked and read in
+// one statement (id order), the nodes ended in one, the runs' nodes read in one, each run
+// planned in memory, and the finishes, starts (with their run rows) and ends written in one
+// statement each, whatever the number of runs. `index` says which result an end came with;
+// every fire answered carries the index of the last end of its run in the batch.
+struct EndedNode {
+  std::size_t index = 0;
+  WorkflowNodeEnd end;
+  const JobLog* run = nullptr;  // the node's run, as it ended
+};
+std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work& tx, const std::vector<EndedNode>& ends);
+
 // Inside the transaction that inserted `retry`, the retry of a workflow node's run `failed`: the
 // node's current run becomes the retry — unless the node is no longer to run (its workflow run
 // ended, or it is to be killed): then the retry is cancelled at once and the node ends failed.
