@@ -10,6 +10,9 @@
 #include "admin/api/job_validation.h"
 #include "admin/model/child_jobs.h"
 #include "admin/model/record_json.h"
+#include "admin/model/schedule.h"
+#include "admin/model/workflow_graph.h"
+#include "admin/model/workflow_json.h"
 
 namespace cronwheel::admin {
 
@@ -239,6 +242,433 @@ json plan_users(const json& document, const JobsSnapshot& snapshot, const Index&
   return report;
 }
 
+// ---- workflows ----------------------------------------------------------------------------
+
+// As the workflows API takes them (admin/api/workflows_api.cpp).
+constexpr std::size_t kMaxParamValueBytes = 64 * 1024;
+constexpr std::size_t kMaxParamDescription = 255;
+constexpr std::int64_t kMaxWorkflowTimeoutSeconds = 7LL * 24 * 3600;
+
+// A file's workflow's own fields (not its nodes) as the Workflow the API would read, checked.
+Workflow read_file_workflow(const json& entry, const std::string& name, const std::string& path) {
+  Workflow w;
+  w.name = name;
+  try {
+    w.description = entry.value("description", std::string());
+    check_text("description", w.description, kMaxJobDesc, false);
+    w.author = entry.value("author", std::string());
+    check_text("author", w.author, kMaxAuthor, false);
+    w.alarm_email = checked_email_list("alarmEmail", entry.value("alarmEmail", std::string()), kMaxAlarmEmail);
+    w.schedule_type = common::protocol::parse_enum<ScheduleType>(entry.value("scheduleType", std::string("NONE")))
+                          .value_or(ScheduleType::kNone);
+    w.schedule_conf = entry.value("scheduleConf", std::string());
+    w.timezone = entry.value("timezone", std::string("UTC"));
+    check_text("timezone", w.timezone, kMaxTimezone, true);
+    try {
+      validate_schedule(w.schedule_type, w.schedule_conf, w.timezone);
+    } catch (const ScheduleError& e) {
+      throw invalid(e.field(), e.what());
+    }
+    w.misfire_strategy = common::protocol::parse_enum<MisfireStrategy>(entry.value("misfireStrategy", std::string("DO_NOTHING")))
+                             .value_or(MisfireStrategy::kDoNothing);
+    w.overlap = parse_overlap_policy(entry.value("overlap", std::string("WAIT"))).value_or(OverlapPolicy::kWait);
+    w.max_parallel = check_int_range("maxParallel", entry.value("maxParallel", std::int64_t{1}), 1, 100);
+    w.timeout_seconds = check_int_range("timeout", entry.value("timeout", std::int64_t{0}), 0, kMaxWorkflowTimeoutSeconds);
+    w.graph.on_failure_running =
+        parse_running_on_failure(entry.value("onFailureRunning", std::string("FINISH"))).value_or(RunningOnFailure::kFinish);
+    const json params = entry.value("params", json::array());
+    if (params.size() > kMaxWorkflowParams) {
+      throw invalid("params", "params: at most " + std::to_string(kMaxWorkflowParams) + " parameters");
+    }
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const std::string at = "params[" + std::to_string(i) + "]";
+      WorkflowParam param;
+      param.name = params[i].at("name").get<std::string>();
+      if (auto d = params[i].find("default"); d != params[i].end()) {
+        param.default_value = d->get<std::string>();
+        param.has_default = true;
+        if (param.default_value.size() > kMaxParamValueBytes) throw invalid(at + ".default", at + ".default: at most 65536 bytes");
+      }
+      param.description = params[i].value("description", std::string());
+      check_text(at + ".description", param.description, kMaxParamDescription, false);
+      w.params.push_back(std::move(param));
+    }
+  } catch (const common::http::HttpError& e) {
+    rethrow_at(path, e);
+  }
+  return w;
+}
+
+// The file's view of a workflow, to compare and to export: its fields, its parameters, its nodes
+// by key ({job, after (sorted), params when set, onFailure}) and whether it runs. `jobs[i]` is the
+// file's name of node i's job.
+json comparable_workflow(const Workflow& w, const std::vector<std::string>& jobs, bool running) {
+  json nodes = json::object();
+  for (std::size_t i = 0; i < w.graph.nodes.size(); ++i) {
+    const auto& n = w.graph.nodes[i];
+    auto after = parents_of(w.graph, n.key);
+    std::sort(after.begin(), after.end());
+    json node{{"job", jobs.at(i)}, {"after", after}, {"onFailure", to_string(n.on_failure)}};
+    if (n.params_set) node["params"] = n.params;
+    nodes[n.key] = std::move(node);
+  }
+  return json{{"description", w.description},
+              {"author", w.author},
+              {"alarmEmail", w.alarm_email},
+              {"scheduleType", to_string(w.schedule_type)},
+              {"scheduleConf", w.schedule_conf},
+              {"timezone", w.timezone},
+              {"misfireStrategy", to_string(w.misfire_strategy)},
+              {"overlap", to_string(w.overlap)},
+              {"maxParallel", w.max_parallel},
+              {"timeout", w.timeout_seconds},
+              {"onFailureRunning", to_string(w.graph.on_failure_running)},
+              {"params", params_json(w.params)},
+              {"nodes", std::move(nodes)},
+              {"running", running}};
+}
+
+const json& workflow_defaults() {
+  static const json d = comparable_workflow(Workflow{}, {}, false);
+  return d;
+}
+
+// The keys of the comparable form in the order the file and the plan's changes list them.
+const std::vector<std::string>& workflow_report_order() {
+  static const std::vector<std::string> keys{"description", "author",       "alarmEmail",       "scheduleType",
+                                             "scheduleConf", "timezone",    "misfireStrategy",  "overlap",
+                                             "maxParallel", "timeout",      "onFailureRunning", "params",
+                                             "nodes",       "running"};
+  return keys;
+}
+
+// What a file writes of a comparable workflow: the fields that are not their defaults.
+json workflow_in_file(const json& comparable) {
+  json out = json::object();
+  for (const auto& key : workflow_report_order()) {
+    const json& value = comparable.at(key);
+    if (key == "nodes") {
+      json nodes = json::object();
+      for (const auto& [node_key, node] : value.items()) {
+        json n{{"job", node.at("job")}};
+        if (!node.at("after").empty()) n["after"] = node.at("after");
+        if (node.contains("params")) n["params"] = node.at("params");
+        if (node.at("onFailure") != "FAIL") n["onFailure"] = node.at("onFailure");
+        nodes[node_key] = std::move(n);
+      }
+      out["nodes"] = std::move(nodes);
+    } else if (key == "params") {
+      if (value.empty()) continue;
+      json params = json::array();
+      for (const auto& p : value) {
+        json param{{"name", p.at("name")}};
+        if (p.contains("default")) param["default"] = p.at("default");
+        if (!p.value("description", std::string()).empty()) param["description"] = p.at("description");
+        params.push_back(std::move(param));
+      }
+      out["params"] = std::move(params);
+    } else if (value != workflow_defaults().at(key)) {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+// The changes from `have` to `want` (comparable forms; null: nothing), nodes one by one.
+json workflow_changes(const json& have, const json& want) {
+  json changes = json::array();
+  for (const auto& key : workflow_report_order()) {
+    if (key == "nodes") {
+      std::set<std::string> keys;
+      for (const json* side : {&have, &want}) {
+        if (side->is_null()) continue;
+        for (const auto& [node_key, node] : side->at("nodes").items()) keys.insert(node_key);
+      }
+      for (const auto& node_key : keys) {
+        const json before = have.is_null() ? json() : have.at("nodes").value(node_key, json());
+        const json after = want.is_null() ? json() : want.at("nodes").value(node_key, json());
+        if (before != after) changes.push_back(change("nodes[" + node_key + "]", before, after));
+      }
+      continue;
+    }
+    const json& before = have.is_null() ? workflow_defaults().at(key) : have.at(key);
+    const json& after = want.is_null() ? workflow_defaults().at(key) : want.at(key);
+    if (before != after) {
+      changes.push_back(change(key, have.is_null() ? json() : before, want.is_null() ? json() : after));
+    }
+  }
+  return changes;
+}
+
+// Where in the file a problem check_workflow_graph found lies. `edge_paths[j]` is the `after`
+// entry that made edge j; the graph's nodes are the file's, in key order.
+struct GraphPaths {
+  std::string workflow;                 // groups[billing].workflows[etl]
+  std::vector<std::string> node_paths;  // per node
+  std::vector<std::string> edge_paths;  // per edge
+};
+
+std::string file_path_of(const GraphPaths& paths, const std::string& field) {
+  auto index_in = [&](std::string_view prefix) -> std::optional<std::pair<std::size_t, std::string>> {
+    if (!field.starts_with(prefix)) return std::nullopt;
+    const auto close = field.find(']', prefix.size());
+    if (close == std::string::npos) return std::nullopt;
+    try {
+      return std::pair{static_cast<std::size_t>(std::stoul(field.substr(prefix.size(), close - prefix.size()))),
+                       field.substr(close + 1)};
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+  if (auto node = index_in("nodes["); node && node->first < paths.node_paths.size()) {
+    const std::string& at = paths.node_paths[node->first];
+    if (node->second == ".jobId") return at + ".job";
+    if (node->second == ".params") return at + ".params";
+    return at;  // .key: the node's key is its place in the map
+  }
+  if (auto edge = index_in("edges["); edge && edge->first < paths.edge_paths.size()) return paths.edge_paths[edge->first];
+  return paths.workflow + ".nodes";
+}
+
+// check_workflow_graph's first problem as the file's: at its path, a cycle told by the `after`
+// entries that close it (with their lines when `line_of` knows them).
+[[noreturn]] void refuse_graph(const std::vector<GraphProblem>& problems, const WorkflowGraph& graph,
+                               const GraphPaths& paths, const LineOf& line_of) {
+  const auto& first = problems.front();
+  std::string field = file_path_of(paths, first.field);
+  std::string message = first.message;
+  static constexpr std::string_view kCycle = "the edges form a cycle: ";
+  if (first.field == "edges" && message.starts_with(kCycle)) {
+    // Node keys hold no spaces, so the cycle's text splits back into its keys.
+    std::vector<std::string> keys;
+    const std::string_view arrow = " \u2192 ";
+    std::string_view rest = std::string_view(message).substr(kCycle.size());
+    for (auto at = rest.find(arrow); at != std::string_view::npos; at = rest.find(arrow)) {
+      keys.emplace_back(rest.substr(0, at));
+      rest.remove_prefix(at + arrow.size());
+    }
+    keys.emplace_back(rest);
+    std::string told;
+    std::string first_edge;
+    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+      for (std::size_t j = 0; j < graph.edges.size(); ++j) {
+        if (graph.edges[j].from != keys[i] || graph.edges[j].to != keys[i + 1]) continue;
+        if (first_edge.empty()) first_edge = paths.edge_paths[j];
+        told += (told.empty() ? "" : ", ") + keys[i + 1] + " after " + keys[i];
+        if (const int line = line_of ? line_of(paths.edge_paths[j]) : 0; line > 0) told += " (line " + std::to_string(line) + ")";
+      }
+    }
+    if (!first_edge.empty()) {
+      field = first_edge;
+      message = "the nodes' after lists form a cycle: " + std::string(std::string_view(message).substr(kCycle.size())) +
+                ": " + told;
+    }
+  }
+  if (problems.size() > 1) message += " (and " + std::to_string(problems.size() - 1) + " more)";
+  throw invalid(field, field + ": " + message);
+}
+
+// What the plan knows of the jobs while it plans workflows.
+struct JobsAfterPlan {
+  const std::set<JobRef>& in_file;                  // every job the file names
+  const std::map<JobRef, bool>& file_broadcast;     // whether each is SHARDING_BROADCAST in the file
+  const std::set<std::int64_t>& deleted;            // jobs the plan deletes
+};
+
+// The workflows of the file's groups onto `plan`; answers their report. After the jobs: nodes
+// may run jobs the same file creates, and none may run a job the plan deletes.
+json plan_workflows(const json& document, const JobsSnapshot& snapshot, const Index& index, const Principal& who,
+                    bool prune, std::int64_t now_ms, const JobsAfterPlan& jobs, const LineOf& line_of, ApplyPlan& plan,
+                    const std::function<void(const std::string&)>& count) {
+  json report = json::array();
+  std::map<std::pair<std::int64_t, std::string>, const Workflow*> stored_by_name;
+  for (const auto& w : snapshot.workflows) stored_by_name[{w.job_group, w.name}] = &w;
+  std::set<std::int64_t> described;  // stored workflows the plan describes whole (kept, changed or deleted)
+
+  for (const auto& entry : document.at("groups")) {
+    const auto app = entry.at("appName").get<std::string>();
+    const std::string group_path = "groups[" + app + "]";
+    auto found = index.groups_by_app.find(app);
+    const Group* current = found == index.groups_by_app.end() ? nullptr : found->second;
+    const json workflows = entry.value("workflows", json::object());
+    for (const auto& [name, wf_entry] : workflows.items()) {
+      const std::string path = group_path + ".workflows[" + name + "]";
+      const Workflow* stored = nullptr;
+      if (current) {
+        if (auto it = stored_by_name.find({current->id, name}); it != stored_by_name.end()) stored = it->second;
+      }
+      Workflow w = read_file_workflow(wf_entry, name, path);
+
+      // Nodes in key order, each one's job by name; edges from each node's `after`.
+      GraphPaths paths{path, {}, {}};
+      std::vector<JobRef> node_jobs;
+      std::vector<std::string> jobs_in_file;
+      for (const auto& [key, node_entry] : wf_entry.at("nodes").items()) {
+        const std::string node_path = path + ".nodes[" + key + "]";
+        const JobRef ref = parse_ref(node_entry.at("job").get<std::string>(), app);
+        WorkflowNode node;
+        node.key = key;
+        const JobIdentity* identity = nullptr;
+        if (auto it = index.by_ref.find(ref); it != index.by_ref.end()) identity = it->second;
+        bool broadcast = false;
+        if (jobs.in_file.contains(ref)) {
+          broadcast = jobs.file_broadcast.at(ref);
+        } else if (identity == nullptr || !who.may_access_group(identity->job_group)) {
+          throw invalid(node_path + ".job", node_path + ".job: job " + ref_text(ref) + " does not exist (nor is it in the file)");
+        } else if (jobs.deleted.contains(identity->id)) {
+          throw invalid(node_path + ".job", node_path + ".job: job " + ref_text(ref) +
+                                                " is not in the file, so --prune deletes it; a node cannot run it");
+        } else {
+          broadcast = identity->broadcast;
+        }
+        if (broadcast) {
+          throw invalid(node_path + ".job", node_path + ".job: job " + ref_text(ref) +
+                                                " is a SHARDING_BROADCAST job; a workflow node runs on one executor");
+        }
+        node.job_id = identity ? identity->id : 0;
+        if (auto p = node_entry.find("params"); p != node_entry.end()) {
+          node.params = p->get<std::string>();
+          node.params_set = true;
+          if (node.params.size() > kMaxTemplateBytes) {
+            throw invalid(node_path + ".params", node_path + ".params: at most " + std::to_string(kMaxTemplateBytes) + " bytes");
+          }
+        }
+        node.on_failure = parse_node_failure_policy(node_entry.value("onFailure", std::string("FAIL"))).value_or(NodeFailurePolicy::kFail);
+        const auto after = node_entry.value("after", std::vector<std::string>{});
+        for (std::size_t i = 0; i < after.size(); ++i) {
+          w.graph.edges.push_back({after[i], key});
+          paths.edge_paths.push_back(node_path + ".after[" + std::to_string(i) + "]");
+        }
+        w.graph.nodes.push_back(std::move(node));
+        paths.node_paths.push_back(node_path);
+        node_jobs.push_back(ref);
+        jobs_in_file.push_back(ref_in_file(ref, app));
+      }
+      // The graph as check_workflow_graph sees it: every node's job exists (checked above), new
+      // ones included, which have no id yet.
+      WorkflowGraph checked = w.graph;
+      for (auto& n : checked.nodes) n.job_id = std::max<std::int64_t>(n.job_id, 1);
+      if (auto problems = check_workflow_graph(checked, w.params); !problems.empty()) {
+        refuse_graph(problems, w.graph, paths, line_of);
+      }
+      if (w.schedule_type != ScheduleType::kNone) {
+        for (std::size_t i = 0; i < w.params.size(); ++i) {
+          if (w.params[i].has_default) continue;
+          const std::string at = path + ".params[" + std::to_string(i) + "]";
+          throw invalid(at, at + ": parameter " + w.params[i].name + " needs a default: a scheduled run has no one to give it");
+        }
+      }
+      const bool running = wf_entry.value("running", false);
+      if (running && w.schedule_type == ScheduleType::kNone) {
+        throw invalid(path + ".running", path + ".running: a workflow without a schedule (scheduleType NONE) runs when "
+                                                "triggered, not by itself: leave running out, or give it a schedule");
+      }
+      auto first_time = [&] {
+        Job as_job;
+        as_job.schedule_type = w.schedule_type;
+        as_job.schedule_conf = w.schedule_conf;
+        as_job.timezone = w.timezone;
+        try {
+          return first_fire_time(as_job, now_ms);
+        } catch (const common::http::HttpError& e) {
+          rethrow_at(path, e);
+        }
+      };
+
+      const json want = comparable_workflow(w, jobs_in_file, running);
+      json wf_report{{"appName", app}, {"name", name}, {"changes", json::array()}};
+      PlannedWorkflow planned{w, app, node_jobs, true};
+      if (!stored) {
+        planned.workflow.job_group = current ? current->id : 0;
+        if (running) {
+          planned.workflow.trigger_status = 1;
+          planned.workflow.trigger_next_time = first_time();
+        }
+        wf_report["action"] = "create";
+        wf_report["changes"] = workflow_changes(nullptr, want);
+        plan.create_workflows.push_back(std::move(planned));
+        count("create");
+      } else {
+        described.insert(stored->id);
+        wf_report["id"] = stored->id;
+        std::vector<std::string> stored_jobs;
+        for (const auto& n : stored->graph.nodes) {
+          auto ref = index.ref_of(n.job_id);
+          stored_jobs.push_back(ref ? ref_in_file(*ref, app) : "job " + std::to_string(n.job_id));
+        }
+        const json have = comparable_workflow(*stored, stored_jobs, stored->trigger_status == 1);
+        wf_report["changes"] = workflow_changes(have, want);
+        if (wf_report["changes"].empty()) {
+          wf_report["action"] = "unchanged";
+          count("unchanged");
+        } else {
+          Workflow& u = planned.workflow;
+          u.id = stored->id;
+          u.job_group = stored->job_group;
+          u.version = stored->version;
+          u.trigger_last_time = stored->trigger_last_time;
+          u.created_at = stored->created_at;
+          planned.fields_changed = std::any_of(wf_report["changes"].begin(), wf_report["changes"].end(),
+                                               [](const json& c) { return c["field"] != "running"; });
+          if (running) {
+            const bool started = stored->trigger_status != 1;
+            const bool rescheduled = w.schedule_type != stored->schedule_type || w.schedule_conf != stored->schedule_conf ||
+                                     w.timezone != stored->timezone;
+            u.trigger_status = 1;
+            u.trigger_next_time = (started || rescheduled) ? first_time() : stored->trigger_next_time;
+          } else {
+            u.trigger_status = 0;
+            u.trigger_next_time = 0;
+          }
+          wf_report["action"] = "update";
+          plan.update_workflows.push_back(std::move(planned));
+          count("update");
+        }
+      }
+      report.push_back(std::move(wf_report));
+    }
+
+    // Workflows of the group the file does not name.
+    if (current && prune) {
+      for (const auto& w : snapshot.workflows) {
+        if (w.job_group != current->id || workflows.contains(w.name)) continue;
+        described.insert(w.id);
+        plan.delete_workflows.push_back(w.id);
+        json wf_report{{"appName", app}, {"name", w.name}, {"id", w.id}, {"action", "delete"}, {"changes", json::array()}};
+        if (auto run = snapshot.active_runs.find(w.id); run != snapshot.active_runs.end()) {
+          const std::string why = "its run " + std::to_string(run->second) + " is waiting or running: cancel it first, or keep "
+                                  "the workflow in the file";
+          wf_report["blocked"] = why;
+          if (!plan.refusal) {
+            plan.refusal = PlanRefusal{group_path + ": --prune would delete workflow " + app + "/" + w.name + ", but " + why,
+                                       group_path};
+          }
+        }
+        report.push_back(std::move(wf_report));
+        count("delete");
+      }
+    }
+  }
+
+  // A job the plan deletes must not stay in a workflow the plan leaves as it is.
+  if (!jobs.deleted.empty()) {
+    for (const auto& w : snapshot.workflow_identities) {
+      if (described.contains(w.id)) continue;
+      for (auto job_id : w.job_ids) {
+        if (!jobs.deleted.contains(job_id)) continue;
+        const auto job = index.ref_of(job_id);
+        const auto group = index.groups_by_id.find(w.job_group);
+        const std::string group_path = "groups[" + (job ? job->app_name : std::string("?")) + "]";
+        throw conflict(group_path + ": --prune would delete job " + (job ? ref_text(*job) : std::to_string(job_id)) +
+                           ", which workflow " + (group == index.groups_by_id.end() ? std::string("?") : group->second->app_name) +
+                           "/" + w.name + " runs: take it out of the workflow first, or keep the job in the file",
+                       group_path);
+      }
+    }
+  }
+  return report;
+}
+
 }  // namespace
 
 std::vector<std::string> app_names_of(const json& document) {
@@ -248,7 +678,7 @@ std::vector<std::string> app_names_of(const json& document) {
 }
 
 ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const Principal& who, bool prune,
-                     std::int64_t now_ms) {
+                     std::int64_t now_ms, const LineOf& line_of) {
   const Index index(snapshot);
   const bool admin = who.user.is_admin();
   ApplyPlan plan;
@@ -571,11 +1001,24 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
     }
   }
 
+  std::map<JobRef, bool> file_broadcast;
+  for (const auto& group : document.at("groups")) {
+    const auto app = group.at("appName").get<std::string>();
+    const json jobs = group.value("jobs", json::object());
+    for (const auto& [name, job] : jobs.items()) {
+      file_broadcast[{app, name}] = job.value("executorRouteStrategy", std::string()) == "SHARDING_BROADCAST";
+    }
+  }
+  json report_workflows = plan_workflows(document, snapshot, index, who, prune, now_ms,
+                                         JobsAfterPlan{in_file, file_broadcast, deleted}, line_of, plan, count);
+
   json report_users = plan_users(document, snapshot, index, who, plan, count);
 
   const bool changed = !plan.empty();
   plan.report = json{{"changed", changed}, {"groups", std::move(report_groups)}, {"jobs", std::move(report_jobs)},
-                     {"users", std::move(report_users)}, {"summary", std::move(summary)}};
+                     {"workflows", std::move(report_workflows)}, {"users", std::move(report_users)},
+                     {"summary", std::move(summary)}};
+  if (plan.refusal) plan.report["refused"] = plan.refusal->message;
   return plan;
 }
 
@@ -614,6 +1057,18 @@ json export_document(const JobsSnapshot& snapshot, const std::vector<std::string
       jobs[job.name] = std::move(entry);
     }
     if (!jobs.empty()) g["jobs"] = std::move(jobs);
+    json workflows = json::object();
+    for (const auto& w : snapshot.workflows) {
+      if (w.job_group != group->id) continue;
+      std::vector<std::string> node_jobs;
+      for (const auto& n : w.graph.nodes) {
+        auto ref = index.ref_of(n.job_id);
+        if (!ref) throw std::logic_error("export snapshot without job " + std::to_string(n.job_id) + " of workflow " + w.name);
+        node_jobs.push_back(ref_in_file(*ref, group->app_name));
+      }
+      workflows[w.name] = workflow_in_file(comparable_workflow(w, node_jobs, w.trigger_status == 1));
+    }
+    if (!workflows.empty()) g["workflows"] = std::move(workflows);
     out["groups"].push_back(std::move(g));
   }
   return out;

@@ -28,8 +28,26 @@
 //    until an admin sets one); one it has gets the file's role and groups, its password left
 //    alone. Usernames match in any case. An admin cannot change their own role, and a plan
 //    that leaves no admin is refused (409).
+//  - Workflows (a group's `workflows`, docs/workflows.md "As code") are described whole, as jobs
+//    are, and found by (appName, name): created, updated (the fields that differ; nodes one by
+//    one, as `nodes[KEY]`), or unchanged. Each is read and checked as POST workflows reads one;
+//    its nodes are in key order and its edges are each node's `after`, the graph checked by
+//    check_workflow_graph (a cycle named by the `after` entries that close it, with their lines
+//    when `line_of` knows them). A node's job is by name and may be one the same file creates;
+//    one that does not exist or that the caller may not see, one that --prune deletes, and a
+//    SHARDING_BROADCAST job are refused (400).
+//  - A workflow's `running: true` starts its schedule from its next time after now, as POST
+//    workflows/{id}/start does (a workflow without a schedule cannot be running); a running one
+//    whose schedule changed gets its next time anew. An update that changes more than `running`
+//    bumps the workflow's version.
+//  - With `prune`, a workflow of the file's groups that the file does not name is deleted; one
+//    with a run waiting or running cannot be: the plan says so (its entry's `blocked`, the
+//    report's `refused`) and carries a refusal, which the store answers with 409 unless it is a
+//    dry run. A job --prune would delete that a workflow the plan leaves alone runs is refused
+//    (409).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,16 +58,20 @@
 
 namespace cronwheel::admin {
 
-// `document` passed common::jobs_file's checks (check_json or parse_yaml).
+// The line of the file a path of the document is on (its nearest known node's), 0 when unknown.
+using LineOf = std::function<int(const std::string& path)>;
+
+// `document` passed common::jobs_file's checks (check_json or parse_yaml). `line_of`, when given,
+// puts lines in messages that name more than one place (a workflow's cycle).
 ApplyPlan plan_apply(const nlohmann::json& document, const JobsSnapshot& snapshot, const Principal& who, bool prune,
-                     std::int64_t now_ms);
+                     std::int64_t now_ms, const LineOf& line_of = {});
 
 // The app names a document's groups name, in the file's order.
 std::vector<std::string> app_names_of(const nlohmann::json& document);
 
 // The jobs file of the snapshot's groups named by `app_names` (every group `who` may see when
-// empty): fields equal to a new job's defaults left out, scripts included, children and alarm
-// channels by name. plan_apply of it against the same snapshot changes nothing. A name that is
+// empty): fields equal to a new job's (or workflow's) defaults left out, scripts included,
+// children, alarm channels and workflow nodes' jobs by name, each node's parents as its `after`. plan_apply of it against the same snapshot changes nothing. A name that is
 // not a group `who` may see is a 400 naming it.
 nlohmann::json export_document(const JobsSnapshot& snapshot, const std::vector<std::string>& app_names,
                                const Principal& who);

@@ -5,6 +5,7 @@
 #include "admin/api/api_errors.h"
 #include "admin/api/apply_planner.h"
 #include "admin/api/field_checks.h"
+#include "admin/model/store_errors.h"
 #include "common/jobs_file/jobs_file.h"
 
 namespace cronwheel::admin {
@@ -88,18 +89,30 @@ void add_jobs_file_routes(ApiRouter& router, const JobsFileRoutes& routes, commo
     const auto parsed = read_document(req);
     const auto& who = ctx.request.who();
     const auto now = clock.now_ms();
+    const LineOf line_of = [&parsed](const std::string& path) {
+      const auto location = jobs_file::locate(parsed, path);
+      return location ? location->line : 0;
+    };
+    // In an uploaded file, a problem the planner or the store found names its line too.
+    auto at_line = [&](const common::http::ErrorInfo& error) -> std::optional<common::http::HttpError> {
+      const int line = error.field.empty() ? 0 : line_of(error.field);
+      if (line == 0) return std::nullopt;
+      return common::http::HttpError(common::http::ErrorInfo{error.status, error.code,
+                                                             "line " + std::to_string(line) + ": " + error.message,
+                                                             error.field, error.retry_after_seconds});
+    };
     ApplyOutcome outcome;
     try {
-      outcome = store.apply(app_names_of(parsed.document),
-                            [&](const JobsSnapshot& snapshot) { return plan_apply(parsed.document, snapshot, who, prune, now); },
-                            dry_run, ctx.request.actor);
+      outcome = store.apply(
+          app_names_of(parsed.document),
+          [&](const JobsSnapshot& snapshot) { return plan_apply(parsed.document, snapshot, who, prune, now, line_of); },
+          dry_run, ctx.request.actor);
     } catch (const common::http::HttpError& e) {
-      // In an uploaded file, a problem the planner found names its line too.
-      const auto& error = e.info();
-      const auto location = error.field.empty() ? std::nullopt : jobs_file::locate(parsed, error.field);
-      if (!location || location->line == 0) throw;
-      throw common::http::HttpError(common::http::ErrorInfo{error.status, error.code, "line " + std::to_string(location->line) + ": " + error.message,
-                                     error.field, error.retry_after_seconds});
+      if (auto located = at_line(e.info())) throw *located;
+      throw;
+    } catch (const Conflict& e) {
+      if (auto located = at_line(conflict(e.what(), e.field()).info())) throw *located;
+      throw;
     }
     json answer = outcome.plan.report;
     answer["dryRun"] = dry_run;
@@ -112,6 +125,10 @@ void add_jobs_file_routes(ApiRouter& router, const JobsFileRoutes& routes, commo
     for (auto& job : answer["jobs"]) {
       const JobRef ref{job["appName"].get<std::string>(), job["name"].get<std::string>()};
       if (auto it = outcome.created_jobs.find(ref); it != outcome.created_jobs.end()) job["id"] = it->second;
+    }
+    for (auto& workflow : answer["workflows"]) {
+      const JobRef ref{workflow["appName"].get<std::string>(), workflow["name"].get<std::string>()};
+      if (auto it = outcome.created_workflows.find(ref); it != outcome.created_workflows.end()) workflow["id"] = it->second;
     }
     return ApiResponse{200, std::move(answer)};
   }, {"dryRun", "prune"}, common::http::RouteOptions{.max_body_bytes = jobs_file::kMaxDocumentBytes});

@@ -1,7 +1,7 @@
 #pragma once
 
-// Port: applying a jobs file (docs/jobs-as-code.md) in one transaction, and reading what an
-// export writes. The plan is decided by a pure planner (admin/api/apply_planner.h) over the
+// Port: applying a jobs file (docs/jobs-as-code.md) — groups, their jobs and workflows — in one
+// transaction, and reading what an export writes. The plan is decided by a pure planner (admin/api/apply_planner.h) over the
 // snapshot the store reads; the store only reads and writes. Implemented by PgApplyStore
 // (admin/pg/pg_apply_store.h).
 
@@ -17,10 +17,12 @@
 
 #include "admin/model/alarm_channel_store.h"
 #include "admin/model/records.h"
+#include "admin/model/workflow.h"
 
 namespace cronwheel::admin {
 
-// A job as files name it: its group's app name and its own name.
+// A job as files name it: its group's app name and its own name. A workflow is named the same
+// way (its group's app name and its name) where the plan's outcome lists them.
 struct JobRef {
   std::string app_name;
   std::string name;
@@ -34,6 +36,16 @@ struct JobIdentity {
   std::int64_t job_group = 0;
   std::string name;
   std::vector<std::int64_t> children;
+  bool broadcast = false;  // SHARDING_BROADCAST: a workflow node cannot run it
+};
+
+// Every workflow's identity and the jobs its graph names (its workflow_job rows): enough to
+// know which jobs a workflow the file does not describe holds on to.
+struct WorkflowIdentity {
+  std::int64_t id = 0;
+  std::int64_t job_group = 0;
+  std::string name;
+  std::vector<std::int64_t> job_ids;
 };
 
 // The server's side of an apply or an export, read in one transaction.
@@ -43,6 +55,10 @@ struct JobsSnapshot {
   std::vector<JobIdentity> identities;    // every job
   std::vector<AlarmChannel> channels;     // every alarm channel
   std::vector<User> users;                // every user (password hashes included: never answered)
+  std::vector<Workflow> workflows;        // every workflow of the groups asked for, whole
+  std::vector<WorkflowIdentity> workflow_identities;  // every workflow
+  // A workflow of `workflows` → one of its runs that is waiting or running (none: no entry).
+  std::map<std::int64_t, std::int64_t> active_runs;
 };
 
 // A job the plan creates or changes. Children and alarm channels are by name, resolved by the
@@ -72,6 +88,27 @@ struct PlannedUser {
   std::vector<std::string> group_names;
 };
 
+// A workflow the plan creates or changes. Its nodes' jobs are by name (node_jobs[i] is the job
+// of workflow.graph.nodes[i]): the store resolves them once every job of the plan has its id,
+// and records them as the workflow's jobs (workflow_job), as WorkflowStore::create/update do.
+struct PlannedWorkflow {
+  // id 0 for a new workflow; job_group 0 when the plan creates its group. An update carries the
+  // version it read: the store writes it only while the row still has it.
+  Workflow workflow;
+  std::string app_name;  // its group's
+  std::vector<JobRef> node_jobs;
+  // Updates: whether anything but `running` changes. The store bumps the version then, and only
+  // then (starting or stopping keeps it, as POST workflows/{id}/start and /stop do).
+  bool fields_changed = true;
+};
+
+// Why a plan that can be shown cannot be applied: a dry run answers the plan (which says why),
+// an apply is refused with Conflict(message, field) and writes nothing.
+struct PlanRefusal {
+  std::string message;
+  std::string field;
+};
+
 struct ApplyPlan {
   std::vector<Group> create_groups;
   std::vector<Group> update_groups;
@@ -80,12 +117,17 @@ struct ApplyPlan {
   std::vector<std::int64_t> delete_jobs;
   std::vector<PlannedChannelJobs> channel_jobs;
   std::vector<PlannedUser> users;
+  std::vector<PlannedWorkflow> create_workflows;
+  std::vector<PlannedWorkflow> update_workflows;
+  std::vector<std::int64_t> delete_workflows;
+  std::optional<PlanRefusal> refusal;
   // The answer: what changes, field by field (openapi.yaml ApplyPlan), kept as the audit entry.
   nlohmann::json report;
 
   bool empty() const {
     return create_groups.empty() && update_groups.empty() && create_jobs.empty() && update_jobs.empty() &&
-           delete_jobs.empty() && channel_jobs.empty() && users.empty();
+           delete_jobs.empty() && channel_jobs.empty() && users.empty() && create_workflows.empty() &&
+           update_workflows.empty() && delete_workflows.empty();
   }
 };
 
@@ -93,6 +135,7 @@ struct ApplyOutcome {
   ApplyPlan plan;
   std::map<std::string, std::int64_t> created_groups;  // app name → id
   std::map<JobRef, std::int64_t> created_jobs;
+  std::map<JobRef, std::int64_t> created_workflows;  // (app name, workflow name) → id
   std::optional<std::int64_t> audit_id;  // the "apply" entry, when something changed
 };
 
@@ -101,13 +144,16 @@ class ApplyStore {
   virtual ~ApplyStore() = default;
 
   // In one transaction: takes the apply lock (applies run one at a time, on every node), reads
-  // the snapshot (whole jobs of the groups named by `app_names`, locked against other writers
-  // until the end), calls `plan` on it, and, unless `dry_run` or the plan is empty, writes the
-  // plan: groups first, then jobs (children resolved by name, new jobs included), deletions,
+  // the snapshot (whole workflows and jobs of the groups named by `app_names`, locked against
+  // other writers until the end, workflows first), calls `plan` on it, and, unless `dry_run` or
+  // the plan is empty, writes the plan: a plan with a refusal is refused with it (Conflict);
+  // else groups first, then jobs (children resolved by name, new jobs included), workflows
+  // (deleted, updated, created; nodes' jobs resolved by name, new jobs included; a deletion
+  // refused, with Conflict, when a run of the workflow waits or runs), deletions of jobs,
   // channels' job lists, users (refusing, with Conflict naming "role", a plan that would leave no
-  // admin), and one audit entry (action "apply", entity "apply", after = the
-  // report). Whatever `plan` or a write throws leaves everything as it was. Throws Conflict
-  // when the database refuses a write (a name taken meanwhile).
+  // admin), and one audit entry (action "apply", entity "apply", after = the report). Whatever
+  // `plan` or a write throws leaves everything as it was. Throws Conflict when the database
+  // refuses a write (a name taken meanwhile, a job deleted that a workflow names).
   virtual ApplyOutcome apply(const std::vector<std::string>& app_names,
                              const std::function<ApplyPlan(const JobsSnapshot&)>& plan, bool dry_run,
                              const Actor& actor) = 0;

@@ -1,6 +1,9 @@
 #include "admin/pg/pg_apply_store.h"
 
+#include <set>
+
 #include "admin/model/stores.h"
+#include "admin/model/workflow_json.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -17,23 +20,85 @@ JobIdentity identity_from(const pqxx::row& row) {
   identity.job_group = row["job_group"].as<std::int64_t>();
   identity.name = row["name"].as<std::string>();
   identity.children = nlohmann::json::parse(row["child_job_ids"].as<std::string>()).get<std::vector<std::int64_t>>();
+  identity.broadcast = row["broadcast"].as<bool>();
   return identity;
 }
 
-// Reads the snapshot in `tx`; with `lock`, the named groups' rows and their jobs' stay locked
-// until the transaction ends.
+// The workflow table as PgWorkflowStore reads it (sql/0017_workflows.sql; graph and params in
+// admin/model/workflow_json.h's spelling).
+const std::string kWorkflowColumns =
+    "id, job_group, name, description, author, alarm_email, schedule_type, schedule_conf, timezone, "
+    "misfire_strategy, overlap, max_parallel, timeout_seconds, params::text AS params, graph::text AS graph, "
+    "trigger_status, trigger_last_time, trigger_next_time, version, " +
+    ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
+
+Workflow workflow_from(const pqxx::row& r) {
+  Workflow w;
+  w.id = r["id"].as<std::int64_t>();
+  w.job_group = r["job_group"].as<std::int64_t>();
+  w.name = r["name"].as<std::string>();
+  w.description = r["description"].as<std::string>();
+  w.author = r["author"].as<std::string>();
+  w.alarm_email = r["alarm_email"].as<std::string>();
+  w.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
+  w.schedule_conf = r["schedule_conf"].as<std::string>();
+  w.timezone = r["timezone"].as<std::string>();
+  w.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
+  const auto overlap = r["overlap"].as<std::string>();
+  w.overlap = parse_overlap_policy(overlap).value_or(OverlapPolicy::kWait);
+  w.max_parallel = r["max_parallel"].as<int>();
+  w.timeout_seconds = r["timeout_seconds"].as<int>();
+  w.params = params_from_json(nlohmann::json::parse(r["params"].as<std::string>()));
+  w.graph = graph_from_json(nlohmann::json::parse(r["graph"].as<std::string>()));
+  w.trigger_status = r["trigger_status"].as<int>();
+  w.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
+  w.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+  w.version = r["version"].as<int>();
+  w.created_at = r["created_at"].as<std::int64_t>();
+  w.updated_at = r["updated_at"].as<std::int64_t>();
+  return w;
+}
+
+WorkflowIdentity workflow_identity_from(const pqxx::row& row) {
+  WorkflowIdentity identity;
+  identity.id = row["id"].as<std::int64_t>();
+  identity.job_group = row["job_group"].as<std::int64_t>();
+  identity.name = row["name"].as<std::string>();
+  identity.job_ids = nlohmann::json::parse(row["job_ids"].as<std::string>()).get<std::vector<std::int64_t>>();
+  return identity;
+}
+
+// Reads the snapshot in `tx`; with `lock`, the named groups' rows, their workflows' and their
+// jobs' stay locked until the transaction ends. Workflows are locked before jobs, the order
+// PgWorkflowStore takes them in (a workflow's row, then its jobs' FOR KEY SHARE).
 template <class Tx>
 JobsSnapshot read_snapshot(Tx& tx, const std::vector<std::string>& app_names, bool lock) {
   JobsSnapshot s;
   const auto names = text_array(app_names);
   if (lock) tx.exec_prepared("apply_groups_lock", names);
   s.groups = all_of<Group>(tx.exec_prepared("apply_groups"), group_from);
+  s.workflows = all_of<Workflow>(
+      tx.exec_prepared(lock ? "apply_workflows_lock" : (app_names.empty() ? "apply_workflows_all" : "apply_workflows"), names),
+      workflow_from);
   s.jobs = all_of<Job>(tx.exec_prepared(lock ? "apply_jobs_lock" : (app_names.empty() ? "apply_jobs_all" : "apply_jobs"), names),
                        job_from);
   s.identities = all_of<JobIdentity>(tx.exec_prepared("apply_identities"), identity_from);
+  s.workflow_identities = all_of<WorkflowIdentity>(tx.exec_prepared("apply_workflow_identities"), workflow_identity_from);
+  std::vector<std::int64_t> workflow_ids;
+  for (const auto& w : s.workflows) workflow_ids.push_back(w.id);
+  // Under the workflows' row locks: a run is created only under its workflow's lock, so none
+  // starts before this transaction ends.
+  const pqxx::result active = tx.exec_prepared("apply_workflow_active", bigint_array(workflow_ids));
+  for (const pqxx::row& row : active) s.active_runs[row["workflow_id"].as<std::int64_t>()] = row["run_id"].as<std::int64_t>();
   s.channels = all_of<AlarmChannel>(tx.exec_prepared("alarm_channel_list"), channel_from);
   s.users = all_of<User>(tx.exec_prepared("apply_users"), user_from);
   return s;
+}
+
+std::vector<std::int64_t> job_ids_of(const WorkflowGraph& graph) {
+  std::set<std::int64_t> ids;
+  for (const auto& n : graph.nodes) ids.insert(n.job_id);
+  return {ids.begin(), ids.end()};
 }
 
 }  // namespace
@@ -48,7 +113,40 @@ void PgApplyStore::prepare(pqxx::connection& c) {
                               "ORDER BY job_group, name COLLATE \"C\"");
   c.prepare("apply_jobs_lock", "SELECT " + kJobColumns + " FROM job_info WHERE job_group IN (" + kGroupsNamed +
                                    ") ORDER BY job_group, name COLLATE \"C\" FOR UPDATE");
-  c.prepare("apply_identities", "SELECT id, job_group, name, array_to_json(child_job_ids)::text AS child_job_ids FROM job_info ORDER BY id");
+  c.prepare("apply_identities", "SELECT id, job_group, name, array_to_json(child_job_ids)::text AS child_job_ids, "
+                                "executor_route_strategy = 'SHARDING_BROADCAST' AS broadcast FROM job_info ORDER BY id");
+  c.prepare("apply_workflows_lock", "SELECT " + kWorkflowColumns + " FROM workflow WHERE job_group IN (" + kGroupsNamed +
+                                        ") ORDER BY id FOR UPDATE");
+  c.prepare("apply_workflows", "SELECT " + kWorkflowColumns + " FROM workflow WHERE job_group IN (" + kGroupsNamed +
+                                   ") ORDER BY job_group, name COLLATE \"C\"");
+  c.prepare("apply_workflows_all", "SELECT " + kWorkflowColumns + " FROM workflow WHERE $1::text[] IS NOT NULL "
+                                   "ORDER BY job_group, name COLLATE \"C\"");
+  c.prepare("apply_workflow_identities",
+            "SELECT w.id, w.job_group, w.name, COALESCE((SELECT array_to_json(array_agg(j.job_id ORDER BY j.job_id)) "
+            "FROM workflow_job j WHERE j.workflow_id = w.id), '[]')::text AS job_ids FROM workflow w ORDER BY w.id");
+  c.prepare("apply_workflow_active", "SELECT workflow_id, min(id) AS run_id FROM workflow_run "
+                                     "WHERE workflow_id = ANY ($1::bigint[]) AND state IN ('waiting', 'running') "
+                                     "GROUP BY workflow_id");
+  c.prepare("apply_workflow_insert",
+            "INSERT INTO workflow (job_group, name, description, author, alarm_email, schedule_type, schedule_conf, "
+            "timezone, misfire_strategy, overlap, max_parallel, timeout_seconds, params, graph, trigger_status, "
+            "trigger_next_time, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+            "$13::jsonb, $14::jsonb, $15, $16, " + ts("$17") + ", " + ts("$17") + ") RETURNING id");
+  // Guarded by the version the plan read (the row is locked since, so it holds), as
+  // PgWorkflowStore::update is.
+  c.prepare("apply_workflow_update",
+            "UPDATE workflow SET description = $2, author = $3, alarm_email = $4, schedule_type = $5, "
+            "schedule_conf = $6, timezone = $7, misfire_strategy = $8, overlap = $9, max_parallel = $10, "
+            "timeout_seconds = $11, params = $12::jsonb, graph = $13::jsonb, trigger_status = $14, "
+            "trigger_next_time = $15, version = version + 1, updated_at = " + ts("$16") +
+                " WHERE id = $1 AND version = $17");
+  c.prepare("apply_workflow_status", "UPDATE workflow SET trigger_status = $2, trigger_next_time = $3, updated_at = " +
+                                         ts("$4") + " WHERE id = $1 AND version = $5");
+  c.prepare("apply_workflow_delete", "DELETE FROM workflow WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM workflow_run r "
+                                     "WHERE r.workflow_id = $1 AND r.state IN ('waiting', 'running'))");
+  c.prepare("apply_workflow_jobs_clear", "DELETE FROM workflow_job WHERE workflow_id = $1");
+  c.prepare("apply_workflow_jobs_insert",
+            "INSERT INTO workflow_job (workflow_id, job_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING");
   c.prepare("apply_job_update",
             "UPDATE job_info SET job_desc = $2, author = $3, alarm_email = $4, schedule_type = $5, schedule_conf = $6, "
             "timezone = $7, misfire_strategy = $8, executor_route_strategy = $9, executor_handler = $10, "
@@ -82,7 +180,9 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
       ApplyOutcome outcome;
       outcome.plan = plan(read_snapshot(tx, app_names, true));
       const ApplyPlan& p = outcome.plan;
-      if (dry_run || p.empty()) return outcome;
+      if (dry_run) return outcome;
+      if (p.refusal) throw Conflict(p.refusal->message, p.refusal->field);
+      if (p.empty()) return outcome;
 
       std::map<std::string, std::int64_t> group_ids;
       for (const auto& g : p.create_groups) {
@@ -147,6 +247,53 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
           tx.exec_prepared("version_insert", j.id, text(j.glue_type), j.glue_source, j.glue_remark, now);
           tx.exec_prepared("version_prune", j.id, ScriptStore::kVersionsKept);
         }
+      }
+      // Workflows, before jobs are deleted: a job leaves the workflows that ran it first.
+      for (auto id : p.delete_workflows) {
+        if (tx.exec_prepared("apply_workflow_delete", id).affected_rows() == 0) {
+          throw Conflict("workflow " + std::to_string(id) + " has a run waiting or running: cancel it first");
+        }
+      }
+      // The graph with its nodes' jobs resolved, and the jobs recorded as the workflow's.
+      auto resolved = [&](const PlannedWorkflow& planned) {
+        WorkflowGraph graph = planned.workflow.graph;
+        for (std::size_t i = 0; i < graph.nodes.size(); ++i) graph.nodes[i].job_id = job_ids.at(planned.node_jobs.at(i));
+        return graph;
+      };
+      auto record_jobs = [&](std::int64_t workflow_id, const WorkflowGraph& graph) {
+        tx.exec_prepared("apply_workflow_jobs_clear", workflow_id);
+        tx.exec_prepared("apply_workflow_jobs_insert", workflow_id, bigint_array(job_ids_of(graph)));
+      };
+      for (const auto& planned : p.update_workflows) {
+        const Workflow& w = planned.workflow;
+        if (!planned.fields_changed) {
+          if (tx.exec_prepared("apply_workflow_status", w.id, w.trigger_status, w.trigger_next_time, now, w.version)
+                  .affected_rows() == 0) {
+            throw Conflict("workflow " + w.name + " was changed meanwhile", "version");
+          }
+          continue;
+        }
+        const WorkflowGraph graph = resolved(planned);
+        if (tx.exec_prepared("apply_workflow_update", w.id, w.description, w.author, w.alarm_email, text(w.schedule_type),
+                             w.schedule_conf, w.timezone, text(w.misfire_strategy), text(w.overlap), w.max_parallel,
+                             w.timeout_seconds, params_json(w.params).dump(), graph_json(graph).dump(), w.trigger_status,
+                             w.trigger_next_time, now, w.version)
+                .affected_rows() == 0) {
+          throw Conflict("workflow " + w.name + " was changed meanwhile", "version");
+        }
+        record_jobs(w.id, graph);
+      }
+      for (const auto& planned : p.create_workflows) {
+        const Workflow& w = planned.workflow;
+        const auto group = w.job_group != 0 ? w.job_group : group_ids.at(planned.app_name);
+        const WorkflowGraph graph = resolved(planned);
+        const auto id = tx.exec_prepared1("apply_workflow_insert", group, w.name, w.description, w.author, w.alarm_email,
+                                          text(w.schedule_type), w.schedule_conf, w.timezone, text(w.misfire_strategy),
+                                          text(w.overlap), w.max_parallel, w.timeout_seconds, params_json(w.params).dump(),
+                                          graph_json(graph).dump(), w.trigger_status, w.trigger_next_time, now)[0]
+                            .as<std::int64_t>();
+        record_jobs(id, graph);
+        outcome.created_workflows[{planned.app_name, w.name}] = id;
       }
       for (auto id : p.delete_jobs) tx.exec_prepared("job_delete", id);  // its runs and versions with it
       for (const auto& channel : p.channel_jobs) {

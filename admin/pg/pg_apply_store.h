@@ -1,8 +1,11 @@
 #pragma once
 
 // ApplyStore (admin/model/apply_store.h) over PostgreSQL. An apply is one transaction that
-// holds job_lock's 'apply_lock' row and the rows of the file's groups and of their jobs (FOR
-// UPDATE) from its first read to its commit. Statements are prepared on each new connection:
+// holds job_lock's 'apply_lock' row and the rows of the file's groups, of their workflows and of
+// their jobs (FOR UPDATE, in that order) from its first read to its commit. It writes the
+// workflow tables as PgWorkflowStore does (graph and params in admin/model/workflow_json.h's
+// spelling, workflow_job in step with the graph), without that store's own audit entries: the
+// apply's one entry holds the plan. Statements are prepared on each new connection:
 // call PgApplyStore::prepare from the Database's Preparer, after PgStores::prepare and
 // PgAlarmStore::prepare (it uses theirs). Thread-safe.
 

@@ -29,6 +29,11 @@ enum class Kind {
   kJobRefs,      // a list of job references: name, or appName/name
   kScriptFile,   // a path the CLI reads into glueSource
   kHistory,      // a list of earlier script versions
+  kJobRef,       // one job reference: name, or appName/name
+  kNodeKeys,     // a list of a workflow's node keys (a node's `after`)
+  kParams,       // a workflow's list of input parameters
+  kNodes,        // a workflow's map of node keys to nodes
+  kWorkflows,    // a group's map of workflow names to workflows
 };
 
 struct Field {
@@ -52,6 +57,15 @@ bool is_address_type(std::string_view text) { return text == "automatic" || text
 std::string address_types() { return "automatic, manual"; }
 bool is_role(std::string_view text) { return text == "admin" || text == "normal"; }
 std::string roles() { return "admin, normal"; }
+// A workflow runs on a schedule, or only when triggered; FIX_DELAY is a job's alone.
+bool is_workflow_schedule(std::string_view text) { return text == "NONE" || text == "CRON" || text == "FIX_RATE"; }
+std::string workflow_schedules() { return "NONE, CRON, FIX_RATE"; }
+bool is_overlap(std::string_view text) { return text == "WAIT" || text == "SKIP" || text == "PARALLEL"; }
+std::string overlaps() { return "WAIT, SKIP, PARALLEL"; }
+bool is_running_on_failure(std::string_view text) { return text == "FINISH" || text == "KILL"; }
+std::string running_on_failures() { return "FINISH, KILL"; }
+bool is_node_failure(std::string_view text) { return text == "FAIL" || text == "CONTINUE"; }
+std::string node_failures() { return "FAIL, CONTINUE"; }
 
 // Each object's keys, in the order to_yaml writes them.
 const std::vector<Field> kTopFields{
@@ -64,7 +78,8 @@ const std::vector<Field> kGroupFields{
     {"title", Kind::kText},
     {"addressType", Kind::kChoice, is_address_type, address_types},
     {"addressList", Kind::kTextList},
-    {"jobs", Kind::kText},  // checked by check_jobs
+    {"jobs", Kind::kText},  // checked by jobs()
+    {"workflows", Kind::kWorkflows},
 };
 const std::vector<Field> kJobFields{
     {"jobDesc", Kind::kText},
@@ -95,11 +110,47 @@ const std::vector<Field> kHistoryFields{
     {"glueRemark", Kind::kText},
     {"glueSource", Kind::kText},
 };
+const std::vector<Field> kWorkflowFields{
+    {"description", Kind::kText},
+    {"author", Kind::kText},
+    {"alarmEmail", Kind::kText},
+    {"scheduleType", Kind::kChoice, is_workflow_schedule, workflow_schedules},
+    {"scheduleConf", Kind::kText},
+    {"timezone", Kind::kText},
+    {"misfireStrategy", Kind::kChoice, is_enum<protocol::MisfireStrategy>, enum_list<protocol::MisfireStrategy>},
+    {"overlap", Kind::kChoice, is_overlap, overlaps},
+    {"maxParallel", Kind::kNonNegative},
+    {"timeout", Kind::kNonNegative},
+    {"onFailureRunning", Kind::kChoice, is_running_on_failure, running_on_failures},
+    {"params", Kind::kParams},
+    {"nodes", Kind::kNodes},
+    {"running", Kind::kFlag},
+};
+const std::vector<Field> kParamFields{
+    {"name", Kind::kText},
+    {"default", Kind::kText},
+    {"description", Kind::kText},
+};
+const std::vector<Field> kNodeFields{
+    {"job", Kind::kJobRef},
+    {"after", Kind::kNodeKeys},
+    {"params", Kind::kText},
+    {"onFailure", Kind::kChoice, is_node_failure, node_failures},
+};
 const std::vector<Field> kUserFields{
     {"username", Kind::kText},
     {"role", Kind::kChoice, is_role, roles},
     {"groups", Kind::kTextList},
 };
+
+// A workflow node's key or a parameter's name (admin/model/workflow_graph.h's is_node_key): an
+// ASCII letter, then letters, digits, '_' or '-', at most 64.
+bool is_node_key(std::string_view key) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (key.empty() || key.size() > 64 || !letter(key.front())) return false;
+  return std::all_of(key.begin(), key.end(),
+                     [&](char c) { return letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '-'; });
+}
 
 const Field* find_field(const std::vector<Field>& fields, std::string_view key) {
   auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == key; });
@@ -260,23 +311,46 @@ class Checker {
         for (std::size_t i = 0; i < list(value, at).size(); ++i) {
           const At item = at.item(i, std::to_string(i));
           note(item);
-          auto ref = text(value[i], item);
-          const auto slash = ref.find('/');
-          const bool ok = slash == std::string::npos
-                              ? is_job_name(ref)
-                              : is_app_name(std::string_view(ref).substr(0, slash)) &&
-                                    is_job_name(std::string_view(ref).substr(slash + 1));
-          if (!ok) fail(item, "expected a job name, or appName/name for a job of another group, got " + shown(ref));
+          auto ref = job_ref(value[i], item);
           if (!seen.insert(ref).second) fail(item, shown(ref) + " is listed twice");
           out.push_back(ref);
         }
         return out;
       }
+      case Kind::kJobRef:
+        return job_ref(value, at);
+      case Kind::kNodeKeys: {
+        json out = json::array();
+        std::set<std::string> seen;
+        for (std::size_t i = 0; i < list(value, at).size(); ++i) {
+          const At item = at.item(i, std::to_string(i));
+          note(item);
+          auto key = text(value[i], item);
+          if (!is_node_key(key)) fail(item, "expected a node key of this workflow, got " + shown(key));
+          if (!seen.insert(key).second) fail(item, shown(key) + " is listed twice");
+          out.push_back(key);
+        }
+        return out;
+      }
       case Kind::kScriptFile:
       case Kind::kHistory:
+      case Kind::kParams:
+      case Kind::kNodes:
+      case Kind::kWorkflows:
         break;
     }
     fail(at, "internal: unexpected field kind");
+  }
+
+  // A job named by a file: `name` in the same group, `appName/name` in another.
+  std::string job_ref(const json& value, const At& at) {
+    auto ref = text(value, at);
+    const auto slash = ref.find('/');
+    const bool ok = slash == std::string::npos ? is_job_name(ref)
+                                               : is_app_name(std::string_view(ref).substr(0, slash)) &&
+                                                     is_job_name(std::string_view(ref).substr(slash + 1));
+    if (!ok) fail(at, "expected a job name, or appName/name for a job of another group, got " + shown(ref));
+    return ref;
   }
 
   const json& list(const json& value, const At& at) {
@@ -315,9 +389,15 @@ class Checker {
       const At here{numbered.pointer, at.path + "[" + label + "]"};
       note(here);
       json checked = object(group, here, kGroupFields, "a group", [&](const Field& f, const json& item, const At& a, json& o) {
-        if (f.key != "jobs") return false;
-        o["jobs"] = jobs(item, a, label);
-        return true;
+        if (f.key == "jobs") {
+          o["jobs"] = jobs(item, a, label);
+          return true;
+        }
+        if (f.kind == Kind::kWorkflows) {
+          o["workflows"] = workflows(item, a);
+          return true;
+        }
+        return false;
       });
       if (!checked.contains("appName")) fail(here, "appName: missing");
       const auto app_name = checked["appName"].get<std::string>();
@@ -342,6 +422,84 @@ class Checker {
       }
       note(here);
       out[name] = this->job(job, here);
+    }
+    return out;
+  }
+
+  json workflows(const json& value, const At& at) {
+    if (!value.is_object()) fail(at, std::string("expected a map of workflow names to workflows, got ") + type_name(value));
+    json out = json::object();
+    for (const auto& [name, workflow] : value.items()) {
+      const At here{at.pointer + "/" + pointer_token(name), at.path + "[" + name + "]"};
+      if (!is_workflow_name(name)) {
+        fail(here, "a workflow's name is 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit, "
+                   "got " + shown(name));
+      }
+      note(here);
+      out[name] = this->workflow(workflow, here);
+    }
+    return out;
+  }
+
+  json workflow(const json& value, const At& at) {
+    json out = object(value, at, kWorkflowFields, "a workflow", [&](const Field& f, const json& item, const At& a, json& o) {
+      if (f.kind == Kind::kParams) {
+        o["params"] = workflow_params(item, a);
+        return true;
+      }
+      if (f.kind == Kind::kNodes) {
+        o["nodes"] = nodes(item, a);
+        return true;
+      }
+      return false;
+    });
+    if (!out.contains("nodes")) fail(at, "nodes: missing (the jobs the workflow runs, by node key)");
+    // Each `after` names another node of the same workflow: the edges come from nothing else.
+    const At nodes_at = at.key("nodes");
+    for (const auto& [key, node] : out["nodes"].items()) {
+      const At node_at{nodes_at.pointer + "/" + pointer_token(key), nodes_at.path + "[" + key + "]"};
+      const auto after = node.find("after");
+      if (after == node.end()) continue;
+      for (std::size_t i = 0; i < after->size(); ++i) {
+        const At item = node_at.key("after").item(i, std::to_string(i));
+        const auto parent = (*after)[i].get<std::string>();
+        if (parent == key) fail(item, "a node cannot run after itself");
+        if (!out["nodes"].contains(parent)) fail(item, "no node " + shown(parent) + " in this workflow's nodes");
+      }
+    }
+    return out;
+  }
+
+  json workflow_params(const json& value, const At& at) {
+    json out = json::array();
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list(value, at).size(); ++i) {
+      const At here = at.item(i, std::to_string(i));
+      note(here);
+      json param = object(value[i], here, kParamFields, "a parameter",
+                          [](const Field&, const json&, const At&, json&) { return false; });
+      if (!param.contains("name")) fail(here, "name: missing");
+      const auto name = param["name"].get<std::string>();
+      if (!is_node_key(name)) {
+        fail(here.key("name"), "a parameter's name is a letter, then letters, digits, '_' or '-', at most 64, got " + shown(name));
+      }
+      if (!names.insert(name).second) fail(here.key("name"), shown(name) + " is declared twice");
+      out.push_back(std::move(param));
+    }
+    return out;
+  }
+
+  json nodes(const json& value, const At& at) {
+    if (!value.is_object()) fail(at, std::string("expected a map of node keys to nodes, got ") + type_name(value));
+    if (value.empty()) fail(at, "a workflow runs at least one node");
+    json out = json::object();
+    for (const auto& [key, node] : value.items()) {
+      const At here{at.pointer + "/" + pointer_token(key), at.path + "[" + key + "]"};
+      if (!is_node_key(key)) fail(here, "a node's key is a letter, then letters, digits, '_' or '-', at most 64, got " + shown(key));
+      note(here);
+      json checked = object(node, here, kNodeFields, "a node", [](const Field&, const json&, const At&, json&) { return false; });
+      if (!checked.contains("job")) fail(here, "job: missing (the job the node runs: name, or appName/name)");
+      out[key] = std::move(checked);
     }
     return out;
   }
@@ -591,9 +749,15 @@ class YamlWriter {
       out_ += "\n";
       for (const auto& group : d["groups"]) {
         list_item(group, kGroupFields, 2, [&](const Field& f, const json& value, int indent) {
-          if (f.key != "jobs") return false;
-          jobs(value, indent);
-          return true;
+          if (f.key == "jobs") {
+            jobs(value, indent);
+            return true;
+          }
+          if (f.kind == Kind::kWorkflows) {
+            workflows(value, indent);
+            return true;
+          }
+          return false;
         });
       }
     }
@@ -622,14 +786,14 @@ class YamlWriter {
     const std::string pad(static_cast<std::size_t>(indent), ' ');
     out_ += pad + std::string(field.key) + ":";
     if (special(field, value, indent)) return;
-    if (value.is_array() && field.kind == Kind::kHistory) {
+    if (value.is_array() && (field.kind == Kind::kHistory || field.kind == Kind::kParams)) {
       if (value.empty()) {
         out_ += " []\n";
         return;
       }
       out_ += "\n";
-      for (const auto& version : value) {
-        list_item(version, kHistoryFields, indent + 2, kNothingSpecial);
+      for (const auto& item : value) {
+        list_item(item, field.kind == Kind::kHistory ? kHistoryFields : kParamFields, indent + 2, kNothingSpecial);
       }
       return;
     }
@@ -686,26 +850,37 @@ class YamlWriter {
     if (first) out_ += std::string(static_cast<std::size_t>(indent), ' ') + "- {}\n";
   }
 
-  void jobs(const json& value, int indent) {
+  // A map of names to objects of `fields`, one entry a line block (`special` as in entry()).
+  void named_map(const json& value, int indent, const std::vector<Field>& fields, const Special& special) {
     if (value.empty()) {
       out_ += " {}\n";
       return;
     }
     out_ += "\n";
     const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
-    for (const auto& [name, job] : value.items()) {
+    for (const auto& [name, object] : value.items()) {
       out_ += pad + scalar(json(name)) + ":";
-      if (job.empty()) {
+      if (object.empty()) {
         out_ += " {}\n";
         continue;
       }
       out_ += "\n";
-      for (const auto& field : kJobFields) {
-        if (auto it = job.find(std::string(field.key)); it != job.end()) {
-          entry(field, *it, indent + 4, kNothingSpecial);
+      for (const auto& field : fields) {
+        if (auto it = object.find(std::string(field.key)); it != object.end()) {
+          entry(field, *it, indent + 4, special);
         }
       }
     }
+  }
+
+  void jobs(const json& value, int indent) { named_map(value, indent, kJobFields, kNothingSpecial); }
+
+  void workflows(const json& value, int indent) {
+    named_map(value, indent, kWorkflowFields, [&](const Field& f, const json& nodes, int at) {
+      if (f.kind != Kind::kNodes) return false;
+      named_map(nodes, at, kNodeFields, kNothingSpecial);
+      return true;
+    });
   }
 
   static inline const Special kNothingSpecial = [](const Field&, const json&, int) { return false; };
@@ -838,6 +1013,8 @@ bool is_job_name(std::string_view name) noexcept {
   return lower_or_digit(name.front()) &&
          std::all_of(name.begin(), name.end(), [&](char c) { return lower_or_digit(c) || c == '.' || c == '_' || c == '-'; });
 }
+
+bool is_workflow_name(std::string_view name) noexcept { return name.size() <= 64 && is_job_name(name); }
 
 bool is_app_name(std::string_view name) noexcept {
   if (name.size() < 4 || name.size() > 64) return false;

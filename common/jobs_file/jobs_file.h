@@ -1,6 +1,6 @@
 #pragma once
 
-// Jobs files (docs/jobs-as-code.md): groups and their jobs as YAML, kept in git and applied
+// Jobs files (docs/jobs-as-code.md): groups with their jobs and workflows as YAML, kept in git and applied
 // with `cronwheel apply` or POST /api/v1/apply. The format's one definition: both the CLI
 // (which reads the files, with their script files) and the admin (which takes the JSON form,
 // or an uploaded YAML file, and writes exports) check documents here, so neither can accept
@@ -8,9 +8,11 @@
 //
 // A document's JSON form is the body of POST /api/v1/apply: the YAML's structure as is, with
 // every `scriptFile` replaced by the `glueSource` it names. Checks here are about shape: known
-// keys, types, enumeration values, the formats of names, duplicates, integers' signs. What
-// needs the server (lengths of texts, a cron expression in its zone, whether a child job
-// exists) is the admin's; its errors name the same paths, which locate() turns back into lines.
+// keys, types, enumeration values, the formats of names and node keys, duplicates, integers'
+// signs, a workflow node's `after` naming another node of its workflow. What needs the server
+// (lengths of texts, a cron expression in its zone, whether a child job or a node's job exists,
+// a workflow graph's cycles and templates) is the admin's; its errors name the same paths,
+// which locate() turns back into lines.
 //
 // Every input may be hostile: a document is bounded in bytes (kMaxDocumentBytes), in nodes
 // (kMaxNodes, which also stops aliases that would expand without bound) and in depth, before
@@ -45,8 +47,8 @@ struct Location {
 };
 
 // What is wrong and where. `path` names the node the way the admin's errors do:
-// `groups[billing].jobs[nightly].scheduleType`, `users[alice].role`, `groups[0]` for a group
-// without an app name.
+// `groups[billing].jobs[nightly].scheduleType`, `groups[billing].workflows[etl].nodes[load].after[0]`,
+// `users[alice].role`, `groups[0]` for a group without an app name.
 struct Problem {
   Location location;
   std::string path;
@@ -101,6 +103,8 @@ std::string to_yaml(const nlohmann::json& document);
 // A job's name (1-100 of a-z 0-9 . _ -, starting with a letter or digit) and a group's app name
 // (4-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit): the identities files use.
 bool is_job_name(std::string_view name) noexcept;
+// A workflow's name: a job name of at most 64 characters.
+bool is_workflow_name(std::string_view name) noexcept;
 bool is_app_name(std::string_view name) noexcept;
 
 }  // namespace cronwheel::common::jobs_file

@@ -14,6 +14,7 @@
 #include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_apply_store.h"
 #include "admin/pg/pg_stores.h"
+#include "admin/pg/pg_workflow_store.h"
 #include "common/http/http_error.h"
 #include "common/jobs_file/jobs_file.h"
 #include "tests/support/fake_clock.h"
@@ -40,12 +41,14 @@ class ApplyFixture : public ::testing::Test {
       : migrated_(migrate_schema(db_)),
         database_(pool_options(db_, 4), &prepare),
         stores_(database_, clock_),
-        store_(database_, clock_) {}
+        store_(database_, clock_),
+        workflows_(database_, clock_) {}
 
   static void prepare(pqxx::connection& c) {
     admin::PgStores::prepare(c);
     admin::PgAlarmStore::prepare(c);
     admin::PgApplyStore::prepare(c);
+    admin::PgWorkflowStore::prepare(c);
   }
 
   admin::ApplyOutcome apply(const std::string& yaml, bool dry_run = false, bool prune = false) {
@@ -69,6 +72,7 @@ class ApplyFixture : public ::testing::Test {
   admin::Database database_;
   admin::PgStores stores_;
   admin::PgApplyStore store_;
+  admin::PgWorkflowStore workflows_;  // reads what an apply wrote as the API and the runner do
 };
 
 const std::string kFile = R"(groups:
@@ -283,6 +287,142 @@ TEST_F(ApplyFixture, UsersComeWithoutPasswordsAndTheirGroups) {
     return plan;
   }, false, kOperator), admin::Conflict);
   EXPECT_EQ(text("SELECT role FROM app_user WHERE username = 'root'"), "admin");
+}
+
+// ---- workflows ----------------------------------------------------------------------------
+
+// kFile with a workflow in billing running three jobs by name: two the same file creates, one
+// of another group.
+std::string with_billing_workflows(const std::string& workflows) {
+  std::string file = kFile;
+  return file.insert(file.find("  - appName: reports"), workflows);
+}
+const std::string kWorkflowFile = with_billing_workflows(R"(    workflows:
+      month-end:
+        description: Invoice, reconcile, report
+        scheduleType: CRON
+        scheduleConf: "0 0 3 1 * ?"
+        timezone: Europe/Berlin
+        params: [{name: month, default: current}]
+        nodes:
+          invoice:
+            job: nightly
+            params: "--month=${params.month}"
+          reconcile:
+            job: reconcile
+            after: [invoice]
+          report:
+            job: reports/weekly
+            after: [invoice, reconcile]
+            onFailure: CONTINUE
+        running: true
+)");
+
+TEST_F(ApplyFixture, CreatesJobsAndAWorkflowNamingThemInOneTransaction) {
+  const auto outcome = apply(kWorkflowFile);
+  const auto id = outcome.created_workflows.at({"billing", "month-end"});
+  const auto w = workflows_.get(id);
+  ASSERT_TRUE(w.has_value()) << "the workflow store reads what the apply wrote";
+  EXPECT_EQ(w->job_group, count("SELECT id FROM job_group WHERE app_name = 'billing'"));
+  EXPECT_EQ(w->description, "Invoice, reconcile, report");
+  EXPECT_EQ(w->version, 1);
+  EXPECT_EQ(w->trigger_status, 1);
+  EXPECT_GT(w->trigger_next_time, kNow);
+  ASSERT_EQ(w->graph.nodes.size(), 3u);
+  EXPECT_EQ(w->graph.nodes[0].key, "invoice");
+  EXPECT_EQ(w->graph.nodes[0].job_id, outcome.created_jobs.at({"billing", "nightly"}));
+  EXPECT_EQ(w->graph.nodes[0].params, "--month=${params.month}");
+  EXPECT_EQ(w->graph.nodes[1].job_id, outcome.created_jobs.at({"billing", "reconcile"}));
+  EXPECT_EQ(w->graph.nodes[2].job_id, outcome.created_jobs.at({"reports", "weekly"}));
+  EXPECT_EQ(w->graph.nodes[2].on_failure, admin::NodeFailurePolicy::kContinue);
+  EXPECT_EQ(w->graph.edges, (std::vector<admin::WorkflowEdge>{{"invoice", "reconcile"}, {"invoice", "report"}, {"reconcile", "report"}}));
+  ASSERT_EQ(w->params.size(), 1u);
+  EXPECT_EQ(w->params[0].default_value, "current");
+  EXPECT_EQ(count("SELECT count(*) FROM workflow_job WHERE workflow_id = " + std::to_string(id)), 3)
+      << "its jobs are recorded: none can be deleted while it runs them";
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), 1) << "the apply's one entry, no workflow.create beside it";
+  EXPECT_EQ(text("SELECT after->'workflows'->0->>'action' FROM audit_log"), "create");
+  EXPECT_THROW(stores_.jobs().remove(outcome.created_jobs.at({"reports", "weekly"}), kOperator), std::exception)
+      << "a job the workflow runs cannot be deleted";
+}
+
+TEST_F(ApplyFixture, AWorkflowReappliedOrExportedAndAppliedBackIsUnchanged) {
+  apply(kWorkflowFile);
+  const auto audited = count("SELECT count(*) FROM audit_log");
+  auto again = apply(kWorkflowFile);
+  EXPECT_FALSE(again.plan.report["changed"].get<bool>()) << again.plan.report.dump(2);
+  const auto exported = admin::export_document(store_.snapshot({}), {}, admin_principal());
+  EXPECT_EQ(exported["groups"][0]["workflows"]["month-end"]["nodes"]["report"]["after"], json::parse(R"(["invoice","reconcile"])"));
+  again = apply(common::jobs_file::to_yaml(exported), false, /*prune=*/true);
+  EXPECT_FALSE(again.plan.report["changed"].get<bool>()) << again.plan.report.dump(2);
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), audited);
+}
+
+TEST_F(ApplyFixture, AnUpdateBumpsTheVersionAndKeepsTheWorkflowsJobsInStep) {
+  const auto id = apply(kWorkflowFile).created_workflows.at({"billing", "month-end"});
+  std::string changed = kWorkflowFile;
+  // report leaves the workflow; reconcile runs after nothing but the invoice, with a template.
+  const auto report = changed.find("          report:");
+  changed.erase(report, changed.find("        running: true", report) - report);
+  changed.replace(changed.find("            after: [invoice]\n"), 29, "            after: [invoice]\n            params: x\n");
+  auto outcome = apply(changed);
+  ASSERT_EQ(outcome.plan.update_workflows.size(), 1u) << outcome.plan.report.dump(2);
+  EXPECT_EQ(outcome.plan.report["summary"]["update"], 1) << "the workflow alone: " << outcome.plan.report.dump(2);
+  auto w = workflows_.get(id);
+  EXPECT_EQ(w->version, 2);
+  EXPECT_EQ(w->graph.nodes.size(), 2u);
+  EXPECT_EQ(w->graph.nodes[1].params, "x");
+  EXPECT_EQ(count("SELECT count(*) FROM workflow_job WHERE workflow_id = " + std::to_string(id)), 2);
+
+  // Stopping it alone keeps its version, as POST workflows/{id}/stop does.
+  changed.replace(changed.find("        running: true", changed.find("month-end")), 21, "        running: false");
+  outcome = apply(changed);
+  ASSERT_EQ(outcome.plan.update_workflows.size(), 1u);
+  EXPECT_EQ(outcome.plan.report["summary"]["update"], 1) << outcome.plan.report.dump(2);
+  w = workflows_.get(id);
+  EXPECT_EQ(w->version, 2);
+  EXPECT_EQ(w->trigger_status, 0);
+  EXPECT_EQ(w->trigger_next_time, 0);
+}
+
+TEST_F(ApplyFixture, PruneDeletesAWorkflowButNotWhileARunWaitsOrRuns) {
+  const auto created = apply(kWorkflowFile);
+  const auto id = created.created_workflows.at({"billing", "month-end"});
+  admin::WorkflowStore::TriggerRequest trigger;
+  trigger.workflow_id = id;
+  trigger.params_json = R"({"month":"current"})";
+  trigger.now = kNow;
+  trigger.node_id = "node-a";
+  trigger.actor = kOperator;
+  const auto run = workflows_.trigger(trigger).runs.at(0);
+  ASSERT_EQ(run.state, admin::WorkflowRunState::kRunning);
+
+  // Without the workflow, and without the jobs it runs in billing.
+  const std::string without = R"(groups:
+  - appName: billing
+    title: Billing
+)";
+  const auto audited = count("SELECT count(*) FROM audit_log");
+  const auto shown = apply(without, /*dry_run=*/true, /*prune=*/true);
+  EXPECT_NE(shown.plan.report["refused"].get<std::string>().find("run " + std::to_string(run.id) + " is waiting or running"),
+            std::string::npos)
+      << shown.plan.report.dump(2);
+  try {
+    apply(without, false, /*prune=*/true);
+    FAIL() << "a workflow whose run is running is not deleted";
+  } catch (const admin::Conflict& e) {
+    EXPECT_EQ(e.field(), "groups[billing]");
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM workflow"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM job_info"), 3);
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), audited);
+
+  workflows_.cancel(run.id, kNow + 1, "node-a", kOperator);
+  const auto outcome = apply(without, false, /*prune=*/true);
+  EXPECT_EQ(outcome.plan.delete_workflows, (std::vector<std::int64_t>{id}));
+  EXPECT_EQ(count("SELECT count(*) FROM workflow"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM job_info"), 1) << "the jobs it ran are deleted after it: reports/weekly is left";
+  EXPECT_EQ(count("SELECT count(*) FROM workflow_run"), 0) << "its runs with it";
 }
 
 }  // namespace

@@ -49,10 +49,34 @@ struct Server {
     return s.jobs.back();
   }
 
-  // Identities follow the whole jobs (children included) once the test set them.
+  // A workflow with one node per (key, job id), edges as given; version 3, stopped.
+  Workflow& add_workflow(std::int64_t id, std::int64_t group, const std::string& name,
+                         const std::vector<std::pair<std::string, std::int64_t>>& nodes,
+                         const std::vector<WorkflowEdge>& edges = {}) {
+    Workflow w;
+    w.id = id;
+    w.job_group = group;
+    w.name = name;
+    w.version = 3;
+    for (const auto& [key, job] : nodes) w.graph.nodes.push_back(WorkflowNode{key, job, "", false, NodeFailurePolicy::kFail});
+    w.graph.edges = edges;
+    s.workflows.push_back(w);
+    return s.workflows.back();
+  }
+
+  // Identities follow the whole jobs (children included) and workflows once the test set them.
   const JobsSnapshot& snapshot() {
     s.identities.clear();
-    for (const auto& job : s.jobs) s.identities.push_back({job.id, job.job_group, job.name, job.child_job_ids});
+    for (const auto& job : s.jobs) {
+      s.identities.push_back({job.id, job.job_group, job.name, job.child_job_ids,
+                              job.executor_route_strategy == RouteStrategy::kShardingBroadcast});
+    }
+    s.workflow_identities.clear();
+    for (const auto& w : s.workflows) {
+      WorkflowIdentity identity{w.id, w.job_group, w.name, {}};
+      for (const auto& n : w.graph.nodes) identity.job_ids.push_back(n.job_id);
+      s.workflow_identities.push_back(identity);
+    }
     return s;
   }
 };
@@ -415,6 +439,356 @@ TEST(ApplyPlannerUsers, RefusesWhatUsersMayNotDo) {
   EXPECT_EQ(info.field, "users[x].groups");
   info = refusal(file("groups: []\nusers:\n  - {username: \"bad name\"}\n"), server.snapshot(), admin_user());
   EXPECT_EQ(info.field, "users[bad name].username");
+}
+
+// ---- workflows ----------------------------------------------------------------------------
+
+const json* workflow_report(const ApplyPlan& plan, const std::string& name) {
+  for (const auto& w : plan.report["workflows"]) {
+    if (w["name"] == name) return &w;
+  }
+  return nullptr;
+}
+
+// billing's jobs extract (10) and load (11), reports' weekly (20), each in the file as on the
+// server; `workflows` follows them under billing.
+std::string with_jobs(const std::string& workflows) {
+  return "groups:\n  - appName: billing\n    title: Billing\n    jobs:\n"
+         "      extract: {jobDesc: Job extract, executorHandler: handler}\n"
+         "      load: {jobDesc: Job load, executorHandler: handler}\n"
+         "    workflows:\n" + workflows;
+}
+
+Server server_with_jobs() {
+  Server server;
+  server.add_job(10, 1, "extract");
+  server.add_job(11, 1, "load");
+  server.add_job(20, 2, "weekly");
+  return server;
+}
+
+TEST(ApplyPlannerWorkflows, CreatesAWorkflowWhoseNodesRunJobsByNameNewOnesIncluded) {
+  Server server;
+  server.add_job(20, 2, "weekly");
+  const auto plan = plan_apply(file(R"(groups:
+  - appName: payments
+    jobs:
+      settle: {jobDesc: Settle, executorHandler: settle}
+    workflows:
+      month-end:
+        description: Settle, then report
+        scheduleType: CRON
+        scheduleConf: "0 0 3 1 * ?"
+        params: [{name: month, default: current}]
+        nodes:
+          settle:
+            job: settle
+            params: "--month=${params.month}"
+          report:
+            job: reports/weekly
+            after: [settle]
+            onFailure: CONTINUE
+        running: true
+)"),
+                               server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.create_workflows.size(), 1u);
+  const auto& created = plan.create_workflows[0];
+  EXPECT_EQ(created.app_name, "payments");
+  EXPECT_EQ(created.workflow.job_group, 0) << "its group is new: the store resolves it by app name";
+  EXPECT_EQ(created.workflow.name, "month-end");
+  EXPECT_EQ(created.node_jobs, (std::vector<JobRef>{{"reports", "weekly"}, {"payments", "settle"}})) << "nodes in key order";
+  ASSERT_EQ(created.workflow.graph.nodes.size(), 2u);
+  EXPECT_EQ(created.workflow.graph.nodes[0].job_id, 20) << "an existing job's id is known";
+  EXPECT_EQ(created.workflow.graph.nodes[0].on_failure, NodeFailurePolicy::kContinue);
+  EXPECT_EQ(created.workflow.graph.nodes[1].job_id, 0) << "a job the file creates has no id yet";
+  EXPECT_EQ(created.workflow.graph.nodes[1].params, "--month=${params.month}");
+  EXPECT_EQ(created.workflow.graph.edges, (std::vector<WorkflowEdge>{{"settle", "report"}}));
+  EXPECT_EQ(created.workflow.trigger_status, 1);
+  EXPECT_GT(created.workflow.trigger_next_time, kNow);
+  const json* report = workflow_report(plan, "month-end");
+  ASSERT_NE(report, nullptr);
+  EXPECT_EQ((*report)["action"], "create");
+  EXPECT_EQ((*report)["changes"].size(), 7u) << (*report)["changes"].dump(2);
+  EXPECT_EQ((*report)["changes"][4], json::parse(R"({"field":"nodes[report]",
+      "to":{"job":"reports/weekly","after":["settle"],"onFailure":"CONTINUE"}})"));
+  EXPECT_EQ(plan.report["summary"]["create"], 3) << "the group, its job and its workflow";
+}
+
+TEST(ApplyPlannerWorkflows, AnExportedWorkflowAppliedBackIsUnchanged) {
+  Server server = server_with_jobs();
+  // Made in the console: nodes and edges in the order they were drawn.
+  auto& w = server.add_workflow(5, 1, "etl", {{"load", 11}, {"extract", 10}, {"report", 20}},
+                                {{"load", "report"}, {"extract", "load"}, {"extract", "report"}});
+  w.graph.nodes[0].params = "${nodes.extract.output}";
+  w.graph.nodes[0].params_set = true;
+  w.graph.nodes[2].params_set = true;  // an empty template: no parameter at all
+  w.graph.on_failure_running = RunningOnFailure::kKill;
+  w.params = {WorkflowParam{"day", "", true, ""}, WorkflowParam{"region", "", false, "where"}};
+  w.schedule_type = ScheduleType::kFixRate;
+  w.schedule_conf = "3600";
+  w.params[1].has_default = true;
+  w.trigger_status = 1;
+  w.trigger_next_time = kNow + 1000;
+
+  const auto exported = export_document(server.snapshot(), {"billing"}, admin_user());
+  ASSERT_NO_THROW(common::jobs_file::check_json(exported)) << exported.dump(2);
+  EXPECT_EQ(exported["groups"][0]["workflows"]["etl"], json::parse(R"({
+      "scheduleType": "FIX_RATE", "scheduleConf": "3600", "onFailureRunning": "KILL",
+      "params": [{"name": "day", "default": ""}, {"name": "region", "default": "", "description": "where"}],
+      "nodes": {"extract": {"job": "extract"},
+                "load": {"job": "load", "after": ["extract"], "params": "${nodes.extract.output}"},
+                "report": {"job": "reports/weekly", "after": ["extract", "load"], "params": ""}},
+      "running": true})"));
+  const auto reread = common::jobs_file::parse_yaml(common::jobs_file::to_yaml(exported), "export.yaml", {}).document;
+  const auto plan = plan_apply(reread, server.snapshot(), admin_user(), true, kNow);
+  EXPECT_TRUE(plan.empty()) << plan.report.dump(2);
+  EXPECT_EQ((*workflow_report(plan, "etl"))["action"], "unchanged");
+  EXPECT_EQ((*workflow_report(plan, "etl"))["id"], 5);
+}
+
+TEST(ApplyPlannerWorkflows, AnUpdateReportsFieldsAndNodesOneByOneAndKeepsTheVersionItRead) {
+  Server server = server_with_jobs();
+  auto& w = server.add_workflow(5, 1, "etl", {{"extract", 10}, {"load", 11}, {"gone", 20}},
+                                {{"extract", "load"}, {"extract", "gone"}});
+  w.timeout_seconds = 60;
+  const auto plan = plan_apply(file(with_jobs(R"(      etl:
+        timeout: 120
+        nodes:
+          extract: {job: extract, params: "--all"}
+          load: {job: load, after: [extract]}
+          notify: {job: load, after: [load]}
+)")),
+                               server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_workflows.size(), 1u);
+  const auto& updated = plan.update_workflows[0];
+  EXPECT_TRUE(updated.fields_changed);
+  EXPECT_EQ(updated.workflow.id, 5);
+  EXPECT_EQ(updated.workflow.version, 3) << "the store writes it only while the row still has it";
+  EXPECT_EQ(updated.workflow.timeout_seconds, 120);
+  EXPECT_EQ(updated.workflow.graph.edges, (std::vector<WorkflowEdge>{{"extract", "load"}, {"load", "notify"}}));
+  EXPECT_EQ((*workflow_report(plan, "etl"))["changes"], json::parse(R"([
+      {"field": "timeout", "from": 60, "to": 120},
+      {"field": "nodes[extract]", "from": {"job": "extract", "after": [], "onFailure": "FAIL"},
+                                  "to": {"job": "extract", "after": [], "onFailure": "FAIL", "params": "--all"}},
+      {"field": "nodes[gone]", "from": {"job": "reports/weekly", "after": ["extract"], "onFailure": "FAIL"}},
+      {"field": "nodes[notify]", "to": {"job": "load", "after": ["load"], "onFailure": "FAIL"}}])"));
+}
+
+TEST(ApplyPlannerWorkflows, RunningFollowsTheFileAndAloneKeepsTheVersion) {
+  struct Case {
+    const char* name;
+    int stored_status;
+    const char* file_schedule;  // the file's schedule keys
+    bool file_running;
+    bool planned;         // an update is planned
+    bool fields_changed;  // ... beyond running
+    int status;           // what it sets
+    bool next_anew;       // its next time computed from now (else kept, or 0 when stopped)
+  };
+  const Case cases[] = {
+      {"started", 0, "scheduleType: FIX_RATE, scheduleConf: \"60\"", true, true, false, 1, true},
+      {"kept running", 1, "scheduleType: FIX_RATE, scheduleConf: \"60\"", true, false, false, 1, false},
+      {"rescheduled", 1, "scheduleType: FIX_RATE, scheduleConf: \"120\"", true, true, true, 1, true},
+      {"stopped", 1, "scheduleType: FIX_RATE, scheduleConf: \"60\"", false, true, false, 0, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Server server = server_with_jobs();
+    auto& w = server.add_workflow(5, 1, "etl", {{"a", 10}});
+    w.schedule_type = ScheduleType::kFixRate;
+    w.schedule_conf = "60";
+    w.trigger_status = c.stored_status;
+    w.trigger_next_time = c.stored_status == 1 ? kNow + 12'345 : 0;
+    const auto plan = plan_apply(file(with_jobs("      etl:\n        " + std::string("{") + c.file_schedule +
+                                                ", running: " + (c.file_running ? "true" : "false") +
+                                                ", nodes: {a: {job: extract}}}\n")),
+                                 server.snapshot(), admin_user(), false, kNow);
+    ASSERT_EQ(plan.update_workflows.size(), c.planned ? 1u : 0u) << plan.report.dump(2);
+    if (!c.planned) continue;
+    const auto& u = plan.update_workflows[0].workflow;
+    EXPECT_EQ(plan.update_workflows[0].fields_changed, c.fields_changed);
+    EXPECT_EQ(u.trigger_status, c.status);
+    if (c.next_anew) {
+      EXPECT_GT(u.trigger_next_time, kNow + 5'000) << "from now past the pre-read window";
+    } else {
+      EXPECT_EQ(u.trigger_next_time, c.status == 1 ? kNow + 12'345 : 0);
+    }
+  }
+
+  // A workflow without a schedule runs when triggered, never by itself.
+  const auto info = refusal(file(with_jobs("      etl: {running: true, nodes: {a: {job: extract}}}\n")),
+                            server_with_jobs().snapshot(), admin_user());
+  EXPECT_EQ(info.status, 400);
+  EXPECT_EQ(info.field, "groups[billing].workflows[etl].running");
+}
+
+TEST(ApplyPlannerWorkflows, PruneDeletesTheWorkflowsTheFileLeavesOutUnlessARunWaitsOrRuns) {
+  Server server = server_with_jobs();
+  server.add_workflow(5, 1, "kept", {{"a", 10}});
+  server.add_workflow(6, 1, "gone", {{"a", 10}});
+  server.add_workflow(7, 2, "elsewhere", {{"a", 20}});
+  const auto document = file(with_jobs("      kept: {nodes: {a: {job: extract}}}\n"));
+
+  EXPECT_TRUE(plan_apply(document, server.snapshot(), admin_user(), false, kNow).delete_workflows.empty());
+  auto plan = plan_apply(document, server.snapshot(), admin_user(), true, kNow);
+  EXPECT_EQ(plan.delete_workflows, (std::vector<std::int64_t>{6})) << "only the file's groups' workflows";
+  EXPECT_EQ((*workflow_report(plan, "gone"))["action"], "delete");
+  EXPECT_FALSE(plan.refusal.has_value());
+  EXPECT_EQ(plan.report["summary"]["delete"], 1);
+
+  server.s.active_runs[6] = 42;
+  plan = plan_apply(document, server.snapshot(), admin_user(), true, kNow);
+  ASSERT_TRUE(plan.refusal.has_value()) << "the plan can be shown, not applied";
+  EXPECT_EQ(plan.refusal->field, "groups[billing]");
+  EXPECT_NE(plan.refusal->message.find("workflow billing/gone"), std::string::npos) << plan.refusal->message;
+  EXPECT_NE(plan.refusal->message.find("run 42 is waiting or running"), std::string::npos) << plan.refusal->message;
+  EXPECT_NE((*workflow_report(plan, "gone"))["blocked"].get<std::string>().find("run 42"), std::string::npos);
+  EXPECT_EQ(plan.report["refused"], plan.refusal->message);
+
+  server.s.active_runs = {{5, 43}};
+  EXPECT_FALSE(plan_apply(document, server.snapshot(), admin_user(), true, kNow).refusal.has_value())
+      << "a running workflow the file keeps is no obstacle";
+}
+
+TEST(ApplyPlannerWorkflows, ANodeRunsAJobThatExistsIsVisibleStaysAndRunsOnOneExecutor) {
+  struct Case {
+    const char* name;
+    const char* node_job;
+    const char* file_jobs;  // jobs added to billing's in the file
+    Principal who;
+    bool prune;
+    const char* message;  // what the refusal says; nullptr: planned
+  };
+  const Case cases[] = {
+      {"same group", "load", "", admin_user(), false, nullptr},
+      {"other group", "reports/weekly", "", admin_user(), false, nullptr},
+      {"created by the file", "fresh", "      fresh: {jobDesc: Fresh, executorHandler: h}\n", admin_user(), false, nullptr},
+      {"unknown", "nowhere", "", admin_user(), false, "job billing/nowhere does not exist (nor is it in the file)"},
+      {"unknown group", "nogroup/x", "", admin_user(), false, "job nogroup/x does not exist"},
+      {"invisible", "reports/weekly", "", normal_user({1}), false, "job reports/weekly does not exist"},
+      {"visible", "reports/weekly", "", normal_user({1, 2}), false, nullptr},
+      {"pruned", "old", "", admin_user(), true, "job billing/old is not in the file, so --prune deletes it"},
+      {"kept without prune", "old", "", admin_user(), false, nullptr},
+      {"broadcast on the server", "reports/spread", "", admin_user(), false, "SHARDING_BROADCAST"},
+      {"broadcast in the file", "spread",
+       "      spread: {jobDesc: S, executorHandler: h, executorRouteStrategy: SHARDING_BROADCAST}\n", admin_user(), false,
+       "SHARDING_BROADCAST"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Server server = server_with_jobs();
+    server.add_job(12, 1, "old");
+    server.add_job(21, 2, "spread").executor_route_strategy = RouteStrategy::kShardingBroadcast;
+    std::string text = with_jobs("      etl: {nodes: {a: {job: " + std::string(c.node_job) + "}}}\n");
+    text.insert(text.find("    workflows:"), c.file_jobs);
+    const auto document = file(text);
+    if (c.message == nullptr) {
+      const auto plan = plan_apply(document, server.snapshot(), c.who, c.prune, kNow);
+      EXPECT_EQ(plan.create_workflows.size(), 1u);
+      continue;
+    }
+    const auto info = refusal(document, server.snapshot(), c.who, c.prune);
+    EXPECT_EQ(info.status, 400);
+    EXPECT_EQ(info.field, "groups[billing].workflows[etl].nodes[a].job");
+    EXPECT_NE(info.message.find(c.message), std::string::npos) << info.message;
+  }
+}
+
+TEST(ApplyPlannerWorkflows, ACycleIsToldByTheAfterEntriesThatCloseItWithTheirLines) {
+  const std::string text = with_jobs(R"(      etl:
+        nodes:
+          a:
+            job: extract
+            after: [c]
+          b:
+            job: load
+            after: [a]
+          c:
+            job: load
+            after: [b]
+)");
+  const auto parsed = common::jobs_file::parse_yaml(text, "etl.yaml", {});
+  const LineOf line_of = [&](const std::string& path) {
+    const auto at = common::jobs_file::locate(parsed, path);
+    return at ? at->line : 0;
+  };
+  try {
+    plan_apply(parsed.document, server_with_jobs().snapshot(), admin_user(), false, kNow, line_of);
+    FAIL() << "a cycle is refused";
+  } catch (const common::http::HttpError& e) {
+    EXPECT_EQ(e.info().status, 400);
+    EXPECT_EQ(e.info().field, "groups[billing].workflows[etl].nodes[b].after[0]") << "the first edge of the cycle";
+    EXPECT_EQ(e.info().message,
+              "groups[billing].workflows[etl].nodes[b].after[0]: the nodes' after lists form a cycle: a \u2192 b \u2192 c \u2192 a: "
+              "b after a (line 15), c after b (line 18), a after c (line 12)");
+  }
+  // Sent as JSON, without lines: the same edges, told by name.
+  const auto info = refusal(parsed.document, server_with_jobs().snapshot(), admin_user());
+  EXPECT_NE(info.message.find("b after a, c after b, a after c"), std::string::npos) << info.message;
+}
+
+TEST(ApplyPlannerWorkflows, ProblemsOfAWorkflowNameTheirPathInTheFile) {
+  struct Case {
+    const char* workflow;
+    const char* field;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"      etl:\n        nodes:\n          a: {job: extract, params: '${nodes.b.output}'}\n          b: {job: load, after: [a]}\n",
+       "groups[billing].workflows[etl].nodes[a].params", "node b is not upstream of it"},
+      {"      etl:\n        nodes:\n          a: {job: extract, params: '${params.day}'}\n",
+       "groups[billing].workflows[etl].nodes[a].params", "the workflow has no parameter day"},
+      {"      etl:\n        scheduleType: CRON\n        scheduleConf: '0 0 1 * * ?'\n        params: [{name: day}]\n"
+       "        nodes: {a: {job: extract}}\n",
+       "groups[billing].workflows[etl].params[0]", "needs a default"},
+      {"      etl: {scheduleType: CRON, scheduleConf: '0 61 * * * ?', nodes: {a: {job: extract}}}\n",
+       "groups[billing].workflows[etl].scheduleConf", "61"},
+      {"      etl: {timezone: Mars/Base, nodes: {a: {job: extract}}}\n", "groups[billing].workflows[etl].timezone", "Mars/Base"},
+      {"      etl: {maxParallel: 101, nodes: {a: {job: extract}}}\n", "groups[billing].workflows[etl].maxParallel", "100"},
+      {"      etl: {timeout: 604801, nodes: {a: {job: extract}}}\n", "groups[billing].workflows[etl].timeout", "604800"},
+      {"      etl: {alarmEmail: not-an-address, nodes: {a: {job: extract}}}\n", "groups[billing].workflows[etl].alarmEmail",
+       "not-an-address"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.workflow);
+    const auto info = refusal(file(with_jobs(c.workflow)), server_with_jobs().snapshot(), admin_user());
+    EXPECT_EQ(info.status, 400);
+    EXPECT_EQ(info.field, c.field);
+    EXPECT_EQ(info.message.rfind(std::string(c.field) + ": ", 0), 0u) << info.message;
+    EXPECT_NE(info.message.find(c.message), std::string::npos) << info.message;
+  }
+}
+
+TEST(ApplyPlannerWorkflows, NormalUsersManageTheWorkflowsOfTheirGroupsOnly) {
+  Server server = server_with_jobs();
+  server.add_workflow(7, 2, "theirs", {{"a", 20}});
+  const auto mine = normal_user({1});
+  auto plan = plan_apply(file(with_jobs("      etl: {nodes: {a: {job: extract}}}\n")), server.snapshot(), mine, true, kNow);
+  EXPECT_EQ(plan.create_workflows.size(), 1u);
+  EXPECT_TRUE(plan.delete_workflows.empty()) << "another group's workflow is never the file's";
+
+  const auto info = refusal(file("groups:\n  - appName: reports\n    title: Reports\n    addressType: manual\n"
+                                 "    addressList: [http://10.0.0.5:9999/]\n    workflows:\n"
+                                 "      theirs: {nodes: {a: {job: weekly}}}\n"),
+                            server.snapshot(), mine);
+  EXPECT_EQ(info.status, 403);
+}
+
+TEST(ApplyPlannerWorkflows, PruneKeepsAJobThatAWorkflowOutsideTheFileRuns) {
+  Server server = server_with_jobs();
+  server.add_job(12, 1, "old");
+  server.add_workflow(7, 2, "weekly-flow", {{"a", 20}, {"b", 12}}, {{"a", "b"}});
+  const auto document = file(with_jobs("      etl: {nodes: {a: {job: extract}}}\n"));
+  const auto info = refusal(document, server.snapshot(), admin_user(), /*prune=*/true);
+  EXPECT_EQ(info.status, 409);
+  EXPECT_EQ(info.field, "groups[billing]");
+  EXPECT_NE(info.message.find("job billing/old, which workflow reports/weekly-flow runs"), std::string::npos) << info.message;
+
+  // A workflow of the file's group that the file leaves out goes with it.
+  server.s.workflows.back().job_group = 1;
+  const auto plan = plan_apply(document, server.snapshot(), admin_user(), true, kNow);
+  EXPECT_EQ(plan.delete_workflows, (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(plan.delete_jobs, (std::vector<std::int64_t>{12}));
 }
 
 }  // namespace

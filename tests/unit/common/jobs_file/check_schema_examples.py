@@ -38,6 +38,11 @@ refused = [
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, schedule: CRON}}}]",  # unknown key
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, glueSource: y, scriptFile: z}}}]",
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, executorTimeout: -1}}}]",
+    "groups: [{appName: billing, workflows: {etl: {description: x}}}]",                  # no nodes
+    "groups: [{appName: billing, workflows: {etl: {nodes: {a: {after: [b]}}}}}]",          # a node without its job
+    "groups: [{appName: billing, workflows: {etl: {nodes: {a: {job: x}}, edges: []}}}]",   # edges are nodes' after
+    "groups: [{appName: billing, workflows: {etl: {scheduleType: FIX_DELAY, nodes: {a: {job: x}}}}}]",
+    "groups: [{appName: billing, workflows: {etl: {nodes: {1a: {job: x}}}}}]",             # a node key starts with a letter
 ]
 for bad in refused:
     if validator.is_valid(yaml.safe_load(bad)):

@@ -60,6 +60,117 @@ users:
   EXPECT_EQ(parsed.document, expected);
 }
 
+// A group with two jobs and a workflow running them, its edges given by each node's `after`.
+const char* const kWorkflowFile = R"(groups:
+  - appName: billing
+    jobs:
+      extract: {jobDesc: Extract}
+      load: {jobDesc: Load}
+    workflows:
+      nightly-etl:
+        description: Extract, then load
+        scheduleType: CRON
+        scheduleConf: "0 0 2 * * ?"
+        timezone: Europe/Berlin
+        overlap: SKIP
+        maxParallel: 2
+        timeout: 3600
+        onFailureRunning: KILL
+        params:
+          - {name: day, default: 7, description: days back}
+          - name: region
+        nodes:
+          extract:
+            job: extract
+            params: "--days=${params.day}"
+          load:
+            job: load
+            after: [extract]
+            onFailure: CONTINUE
+          report:
+            job: reports/weekly
+            after: [extract, load]
+        running: true
+)";
+
+TEST(JobsFile, ReadsWorkflowsWithTheirNodesAndAfterLists) {
+  const auto parsed = parse_yaml(kWorkflowFile, "jobs.yaml", kNoScripts);
+  const json expected = json::parse(R"({
+    "description": "Extract, then load", "scheduleType": "CRON", "scheduleConf": "0 0 2 * * ?",
+    "timezone": "Europe/Berlin", "overlap": "SKIP", "maxParallel": 2, "timeout": 3600, "onFailureRunning": "KILL",
+    "params": [{"name": "day", "default": "7", "description": "days back"}, {"name": "region"}],
+    "nodes": {"extract": {"job": "extract", "params": "--days=${params.day}"},
+              "load": {"job": "load", "after": ["extract"], "onFailure": "CONTINUE"},
+              "report": {"job": "reports/weekly", "after": ["extract", "load"]}},
+    "running": true})");
+  EXPECT_EQ(parsed.document["groups"][0]["workflows"]["nightly-etl"], expected);
+  EXPECT_EQ(locate(parsed, "groups[billing].workflows[nightly-etl].nodes[report].after[1]")->line, 29);
+  EXPECT_EQ(locate(parsed, "groups[billing].workflows[nightly-etl].nodes[load].job")->line, 24);
+  EXPECT_EQ(locate(parsed, "groups[billing].workflows[nightly-etl].params[1].name")->line, 18);
+}
+
+TEST(JobsFile, WorkflowProblemsNameTheirLineAndPath) {
+  const std::string head = "groups:\n  - appName: billing\n    workflows:\n      etl:\n        nodes:\n";
+  auto p = problem_of(head + "          a: {job: x}\n          b:\n            job: y\n            after: [a, c]\n");
+  EXPECT_EQ(p.location.line, 9);
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].nodes[b].after[1]");
+  EXPECT_NE(p.message.find("no node 'c'"), std::string::npos) << p.message;
+
+  p = problem_of(head + "          a:\n            job: x\n            after: [a]\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].nodes[a].after[0]");
+  EXPECT_NE(p.message.find("cannot run after itself"), std::string::npos) << p.message;
+
+  p = problem_of(head + "          a: {job: x}\n          b: {job: y, after: [a, a]}\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].nodes[b].after[1]");
+  EXPECT_NE(p.message.find("listed twice"), std::string::npos) << p.message;
+
+  p = problem_of(head + "          a:\n            params: x\n");
+  EXPECT_EQ(p.location.line, 6);
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].nodes[a]");
+  EXPECT_NE(p.message.find("job: missing"), std::string::npos) << p.message;
+
+  p = problem_of(head + "          1st: {job: x}\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].nodes[1st]");
+  EXPECT_NE(p.message.find("a node's key"), std::string::npos) << p.message;
+
+  p = problem_of(head + "          a: {job: 'Not/a/ref'}\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].nodes[a].job");
+
+  p = problem_of(head + "          a: {job: x, onFailure: IGNORE}\n");
+  EXPECT_NE(p.message.find("expected one of FAIL, CONTINUE"), std::string::npos) << p.message;
+
+  p = problem_of(head + "          a: {job: x}\n        edges: [{from: a, to: a}]\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].edges");
+  EXPECT_NE(p.message.find("unknown key 'edges'"), std::string::npos) << "edges are each node's after: " << p.message;
+
+  p = problem_of(head + "          {}\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].nodes");
+  EXPECT_NE(p.message.find("at least one node"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    workflows:\n      etl:\n        description: x\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl]");
+  EXPECT_NE(p.message.find("nodes: missing"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    workflows:\n      etl:\n        scheduleType: FIX_DELAY\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].scheduleType");
+  EXPECT_NE(p.message.find("NONE, CRON, FIX_RATE"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    workflows:\n      " + std::string(65, 'w') + ":\n        nodes: {a: {job: x}}\n");
+  EXPECT_NE(p.message.find("1-64"), std::string::npos) << "a workflow's name is at most 64: " << p.message;
+
+  p = problem_of(head + "          a: {job: x}\n        params:\n          - name: day\n          - name: day\n");
+  EXPECT_EQ(p.location.line, 9);
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].params[1].name");
+  EXPECT_NE(p.message.find("declared twice"), std::string::npos) << p.message;
+
+  p = problem_of(head + "          a: {job: x}\n        params: [{default: x}]\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].params[0]");
+  EXPECT_NE(p.message.find("name: missing"), std::string::npos) << p.message;
+
+  p = problem_of("groups:\n  - appName: billing\n    workflows: [etl]\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows");
+}
+
 TEST(JobsFile, NullValuesAreLeftOut) {
   const auto parsed = parse_yaml("groups:\n  - appName: billing\n    title:\n    jobs:\n      a:\n        jobDesc: A\n        author: ~\n",
                                  "jobs.yaml", kNoScripts);
@@ -239,6 +350,12 @@ TEST(JobsFile, JsonFormIsCheckedStrictly) {
     FAIL() << "scriptFile is the CLI's";
   } catch (const JobsFileError& e) {
     EXPECT_EQ(e.problem().path, "groups[billing].jobs[a].scriptFile");
+  }  EXPECT_NO_THROW(check_json(parse_yaml(kWorkflowFile, "jobs.yaml", kNoScripts).document));
+  try {
+    check_json(json::parse(R"({"groups":[{"appName":"billing","workflows":{"etl":{"nodes":{"a":{"job":"x","after":"b"}}}}}]})"));
+    FAIL() << "after is a list";
+  } catch (const JobsFileError& e) {
+    EXPECT_EQ(e.problem().path, "groups[billing].workflows[etl].nodes[a].after");
   }
 }
 
@@ -323,9 +440,23 @@ TEST(JobsFile, ToYamlReadsBackTheSameDocument) {
   }
   jobs["1numeric"] = json{{"jobDesc", "x"}};
   jobs["null"] = json{{"jobDesc", "x"}};
+  json params = json::array();
+  json nodes = json::object();
+  i = 0;
+  for (const auto& text : awkward_texts()) {
+    params.push_back(json{{"name", "p" + std::to_string(i)}, {"default", text}, {"description", text}});
+    nodes["n" + std::to_string(i)] = json{{"job", "other-app/b"}, {"params", text}, {"after", json::array({"first"})}};
+    ++i;
+  }
+  nodes["first"] = json{{"job", "a"}, {"onFailure", "CONTINUE"}};
+  nodes["y"] = json{{"job", "null"}, {"after", json::array({"first", "n1"})}};
+  const json workflows{{"etl", json{{"description", "Extract: then load"}, {"scheduleType", "FIX_RATE"}, {"scheduleConf", "30"},
+                                    {"maxParallel", 3}, {"params", params}, {"nodes", nodes}, {"running", false}}},
+                       {"true", json{{"nodes", json{{"only", json{{"job", "a"}}}}}, {"params", json::array()}}}};
   const json document{{"apiVersion", "cronwheel/v1"},
-                      {"groups", json::array({json{{"appName", "billing"}, {"title", "Billing: the team's"}, {"jobs", jobs}},
-                                              json{{"appName", "empty-group"}, {"addressList", json::array()}}})},
+                      {"groups", json::array({json{{"appName", "billing"}, {"title", "Billing: the team's"}, {"jobs", jobs}, {"workflows", workflows}},
+                                              json{{"appName", "empty-group"}, {"addressList", json::array()},
+                                                   {"workflows", json::object()}}})},
                       {"users", json::array({json{{"username", "true"}, {"role", "normal"}, {"groups", json::array({"billing"})}}})}};
   ASSERT_NO_THROW(check_json(document));
   const auto yaml = to_yaml(document);
@@ -345,7 +476,7 @@ TEST(JobsFile, ToYamlWritesScriptsAsLiteralBlocks) {
 TEST(JobsFile, ExamplesInTheDocsAreValid) {
   const ScriptReader any_script = [](const std::string&) { return std::string("#!/bin/sh\necho example\n"); };
   int examples = 0;
-  for (const char* doc : {"docs/jobs-as-code.md", "docs/migrating-from-xxl-job.md", "docs/cli.md", "README.md"}) {
+  for (const char* doc : {"docs/jobs-as-code.md", "docs/migrating-from-xxl-job.md", "docs/cli.md", "docs/workflows.md", "README.md"}) {
     std::ifstream in(std::string(CRONWHEEL_SOURCE_DIR) + "/" + doc);
     if (!in) continue;  // not every document has examples yet
     std::stringstream text;
@@ -390,6 +521,10 @@ TEST(JobsFile, TheJsonSchemaHasTheFormatsKeys) {
   EXPECT_EQ(keys_taken("groups:\n  - appName: billing\n    jobs:\n      a: {jobDesc: x, glueHistory: [{zzz: 1}]}\n"),
             schema_keys(defs.at("job").at("properties").at("glueHistory").at("items")));
   EXPECT_EQ(keys_taken("groups: []\nusers:\n  - {username: a, zzz: 1}\n"), schema_keys(defs.at("user")));
+  const std::string workflow = "groups:\n  - appName: billing\n    workflows:\n      etl:\n";
+  EXPECT_EQ(keys_taken(workflow + "        zzz: 1\n"), schema_keys(defs.at("workflow")));
+  EXPECT_EQ(keys_taken(workflow + "        nodes: {a: {job: x, zzz: 1}}\n"), schema_keys(defs.at("workflowNode")));
+  EXPECT_EQ(keys_taken(workflow + "        params: [{name: a, zzz: 1}]\n"), schema_keys(defs.at("workflowParam")));
 }
 
 }  // namespace
