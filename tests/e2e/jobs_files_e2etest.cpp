@@ -1,6 +1,7 @@
 // Jobs as code end to end: the real `cronwheel` binary's export, apply and import xxl-job, each a
-// process, against a real cronwheel-admin on a fresh PostgreSQL database and, for the import, a
-// real cronwheel-executor running the imported shell job and a MariaDB server holding an
+// process, against a real cronwheel-admin on a fresh PostgreSQL database and, for a workflow
+// applied with its jobs and for the import, a real cronwheel-executor running them, and a
+// MariaDB server holding an
 // XXL-JOB 2.4 database (CRONWHEEL_TEST_MYSQL_URL, which scripts/test.sh sets; that test is
 // skipped without it).
 
@@ -386,6 +387,87 @@ TEST_F(JobsFilesE2e, ACycleOfChildJobsIsRefusedNamingIt) {
   EXPECT_NE(r.err.find("second"), std::string::npos) << r;
   EXPECT_EQ(app_names(), std::vector<std::string>{});
   EXPECT_EQ(job_count(), 0);
+}
+
+// ---- workflows
+
+// Two jobs on the executor's echo handler and a workflow running one after the other, the
+// second with what the first answered. The workflow's nodes name the jobs the file creates.
+const char* const kWorkflowFile =
+    "groups:\n"
+    "  - appName: wf-e2e\n"
+    "    jobs:\n"
+    "      greet:\n"
+    "        jobDesc: Say hello\n"
+    "        executorHandler: echo\n"
+    "      repeat:\n"
+    "        jobDesc: Say it again\n"
+    "        executorHandler: echo\n"
+    "    workflows:\n"
+    "      hello:\n"
+    "        description: Greet, then repeat what the greeting answered\n"
+    "        params: [{name: who, default: world}]\n"
+    "        nodes:\n"
+    "          greet:\n"
+    "            job: greet\n"
+    "            params: \"hello ${params.who}\"\n"
+    "          repeat:\n"
+    "            job: repeat\n"
+    "            after: [greet]\n"
+    "            params: \"again: ${nodes.greet.output}\"\n";
+
+TEST_F(JobsFilesE2e, AWorkflowAppliedWithItsJobsRunsOnTheExecutor) {
+  write("wf.yaml", kWorkflowFile);
+  Ran r = run({"apply", "-f", at("wf.yaml")});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("applied: 4 created, 0 updated, 0 unchanged, 0 deleted\n"), std::string::npos)
+      << "the group, its two jobs and the workflow: " << r;
+  r = run({"apply", "-f", at("wf.yaml"), "--dry-run"});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "nothing to change: 4 unchanged\n") << r;
+  r = run({"export", "--group", "wf-e2e"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("        nodes:\n          greet:\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("            after: [greet]\n"), std::string::npos) << r;
+
+  const auto listed = admin_->get("workflows?name=hello", session_);
+  ASSERT_EQ(listed.status, 200) << listed.text;
+  ASSERT_EQ(listed.body["items"].size(), 1u) << listed.text;
+  const auto workflow_id = listed.body["items"][0]["id"].get<std::int64_t>();
+  EXPECT_EQ(listed.body["items"][0]["nodes"][1]["jobId"], job("wf-e2e", "repeat")["id"]);
+
+  start_executor("wf-e2e");
+  const auto triggered = admin_->post("workflows/" + std::to_string(workflow_id) + "/trigger", session_,
+                                      {{"params", {{"who", "files"}}}});
+  ASSERT_EQ(triggered.status, 201) << triggered.text;
+  const auto run_path = "workflow-runs/" + std::to_string(triggered.body["id"].get<std::int64_t>());
+  json detail;
+  ASSERT_TRUE(eventually(
+      [&] {
+        detail = admin_->get(run_path, session_).body;
+        const auto state = detail.value("state", std::string());
+        return state != "waiting" && state != "running";
+      },
+      kBound))
+      << detail.dump(2);
+  ASSERT_EQ(detail["state"], "succeeded") << detail.dump(2) << "\n--- the executor\n" << executor_->err();
+  ASSERT_EQ(detail["nodes"].size(), 2u);
+  EXPECT_EQ(detail["nodes"][0]["param"], "hello files");
+  EXPECT_EQ(detail["nodes"][1]["param"], "again: hello files") << "the second node read the first's output";
+}
+
+TEST_F(JobsFilesE2e, AWorkflowsCycleIsPointedAtByFileAndLineAndChangesNothing) {
+  std::string text = kWorkflowFile;
+  text.replace(text.find("            job: greet\n"), 23, "            job: greet\n            after: [repeat]\n");
+  write("wf.yaml", text);
+  const Ran r = run({"apply", "-f", at("wf.yaml")});
+  EXPECT_EQ(r.status, 1) << r;
+  // At the first edge of the cycle: repeat's `after: [greet]`.
+  EXPECT_EQ(r.err.rfind(at("wf.yaml") + ":21: groups[wf-e2e].workflows[hello].nodes[repeat].after[0]: ", 0), 0u) << r;
+  EXPECT_NE(r.err.find("form a cycle: greet \u2192 repeat \u2192 greet: repeat after greet, greet after repeat"),
+            std::string::npos)
+      << r;
+  EXPECT_EQ(app_names(), std::vector<std::string>{});
 }
 
 // ---- import xxl-job
