@@ -1,9 +1,8 @@
 // Jobs as code end to end: the real `cronwheel` binary's export, apply and import xxl-job, each a
 // process, against a real cronwheel-admin on a fresh PostgreSQL database and, for a workflow
 // applied with its jobs and for the import, a real cronwheel-executor running them, and a
-// MariaDB server holding an
-// XXL-JOB 2.4 database (CRONWHEEL_TEST_MYSQL_URL, which scripts/test.sh sets; that test is
-// skipped without it).
+// MariaDB server holding an XXL-JOB 2.4 database (CRONWHEEL_TEST_MYSQL_URL, which
+// scripts/test.sh sets; that test is skipped without it).
 
 #include <gtest/gtest.h>
 #include <mysql.h>
