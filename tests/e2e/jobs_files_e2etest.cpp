@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/admin_process.h"
@@ -466,6 +467,22 @@ TEST_F(JobsFilesE2e, AWorkflowsCycleIsPointedAtByFileAndLineAndChangesNothing) {
   EXPECT_NE(r.err.find("form a cycle: greet \u2192 repeat \u2192 greet: repeat after greet, greet after repeat"),
             std::string::npos)
       << r;
+  EXPECT_EQ(app_names(), std::vector<std::string>{});
+
+  // Uploaded as YAML (the console's Import): the admin has the lines, and tells each edge's.
+  httplib::Client client("127.0.0.1", admin_->port());
+  client.set_connection_timeout(5);
+  client.set_read_timeout(30);
+  const auto uploaded = client.Post("/api/v1/apply", session_.headers(true), text, "application/yaml");
+  ASSERT_TRUE(uploaded);
+  EXPECT_EQ(uploaded->status, 400) << uploaded->body;
+  const json error = json::parse(uploaded->body, nullptr, false);
+  ASSERT_TRUE(error.is_object()) << uploaded->body;
+  EXPECT_EQ(error["error"]["field"], "groups[wf-e2e].workflows[hello].nodes[repeat].after[0]") << uploaded->body;
+  EXPECT_EQ(error["error"]["message"],
+            "line 21: groups[wf-e2e].workflows[hello].nodes[repeat].after[0]: the nodes' after lists form a cycle: "
+            "greet \u2192 repeat \u2192 greet: repeat after greet (line 21), greet after repeat (line 17)")
+      << uploaded->body;
   EXPECT_EQ(app_names(), std::vector<std::string>{});
 }
 
