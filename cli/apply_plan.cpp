@@ -89,7 +89,16 @@ void print_plan(std::ostream& stream, const json& plan) {
   print_items(out, array_member(plan, "groups"), "group", [](const json& g) { return string_member(g, "appName"); });
   print_items(out, array_member(plan, "jobs"), "job",
               [](const json& j) { return string_member(j, "appName") + "/" + string_member(j, "name"); });
+  print_items(out, optional_array(plan, "workflows"), "workflow",
+              [](const json& w) { return string_member(w, "appName") + "/" + string_member(w, "name"); });
   print_items(out, optional_array(plan, "users"), "user", [](const json& u) { return string_member(u, "username"); });
+  for (const json& w : optional_array(plan, "workflows")) {
+    if (w.contains("blocked")) {
+      out << "  blocked: " << cell_text(string_member(w, "appName") + "/" + string_member(w, "name"), 300) << ": "
+          << cell_text(string_member(w, "blocked"), 500) << "\n";
+    }
+  }
+  if (plan.is_object() && plan.contains("refused")) out << "refused: " << cell_text(string_member(plan, "refused"), 500) << "\n";
 
   const json& summary = member(plan, "summary");
   const auto create = int_member(summary, "create");

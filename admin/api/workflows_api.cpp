@@ -24,6 +24,8 @@ constexpr std::size_t kMaxWorkflowBodyBytes = 2 * 1024 * 1024;
 constexpr std::size_t kMaxParamValueBytes = 64 * 1024;
 constexpr std::size_t kMaxParamDescription = 255;
 constexpr std::int64_t kMaxTimeoutSeconds = 7LL * 24 * 3600;
+// workflow.name is varchar(64).
+constexpr std::size_t kMaxWorkflowNameChars = 64;
 
 // Runs `read` on a nested object; its errors name the field under `prefix` ("nodes[2].").
 template <class F>
@@ -130,6 +132,9 @@ Workflow read_workflow_body(JsonBody& body) {
   Workflow w;
   w.job_group = body.required_int("jobGroup");
   w.name = body.required_string("name");
+  if (w.name.size() > kMaxWorkflowNameChars) {
+    throw invalid("name", "name: at most " + std::to_string(kMaxWorkflowNameChars) + " characters");
+  }
   if (!common::jobs_file::is_job_name(w.name)) {
     throw invalid("name", "name: '" + truncate_chars(w.name, 100) +
                               "' is not a name: lower-case letters, digits, '.', '_', '-', starting with a letter or "

@@ -363,9 +363,10 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
             "INSERT INTO workflow_job (workflow_id, job_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING");
   c.prepare("wf_jobs_existing", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[]) FOR KEY SHARE");
   c.prepare("wf_scan_lock", "SELECT lock_name FROM job_lock WHERE lock_name = 'workflow_schedule_lock' FOR UPDATE");
+  // The due workflows, chosen in time order and locked in id order (as an apply locks them).
   c.prepare("wf_due", "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, "
-                      "trigger_next_time FROM workflow WHERE trigger_status = 1 AND trigger_next_time <= $1 "
-                      "ORDER BY trigger_next_time, id LIMIT $2 FOR UPDATE");
+                      "trigger_next_time FROM workflow WHERE id IN (SELECT id FROM workflow WHERE trigger_status = 1 "
+                      "AND trigger_next_time <= $1 ORDER BY trigger_next_time, id LIMIT $2) ORDER BY id FOR UPDATE");
   c.prepare("wf_advance", "UPDATE workflow SET trigger_last_time = $2, trigger_next_time = $3, trigger_status = $4 "
                           "WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $5 RETURNING " + kWorkflowColumns);
 

@@ -41,6 +41,21 @@ std::string printed(const json& plan) {
   return out.str();
 }
 
+TEST(ApplyPlanTest, PrintsWorkflowsAfterJobsAndWhyAPlanIsRefused) {
+  json plan = plan_of(json::array(), json::array(), true, true, summary_of(0, 1, 0, 1));
+  plan["workflows"] = json::array({job("billing", "etl", "update", json::array({change("timeout", 0, 600)})),
+                                   job("billing", "gone", "delete")});
+  plan["workflows"][1]["blocked"] = "run 4 of it is running: cancel it first";
+  plan["refused"] = "workflow billing/gone has a run going on";
+  EXPECT_EQ(printed(plan),
+            "update workflow billing/etl\n"
+            "    timeout: 0 \u2192 600\n"
+            "delete workflow billing/gone\n"
+            "  blocked: billing/gone: run 4 of it is running: cancel it first\n"
+            "refused: workflow billing/gone has a run going on\n"
+            "0 to create, 1 to update, 0 unchanged, 1 to delete (dry run: nothing changed)\n");
+}
+
 TEST(ApplyPlanTest, PrintsALineForEachChangedGroupAndJobWithTheFieldsOfUpdates) {
   const json plan = plan_of(
       json::array({{{"appName", "billing"}, {"action", "unchanged"}, {"changes", json::array()}},

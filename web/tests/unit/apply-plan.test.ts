@@ -33,6 +33,28 @@ describe('planRows', () => {
   })
 })
 
+describe('workflows in a plan', () => {
+  it('come after the jobs as appName/name', () => {
+    const withWorkflows: ApplyPlan = {
+      ...plan,
+      workflows: [
+        { appName: 'billing', name: 'etl', action: 'update', changes: [{ field: 'nodes[load]', from: null, to: {} }] },
+        { appName: 'billing', name: 'gone', action: 'delete', changes: [], blocked: 'run 4 of it is running' },
+      ],
+      refused: 'workflow billing/gone has a run going on',
+    }
+    expect(planRows(withWorkflows).map((r) => [r.kind, r.key, r.action])).toEqual([
+      ['group', 'billing', 'unchanged'],
+      ['job', 'billing/nightly', 'update'],
+      ['job', 'billing/reconcile', 'create'],
+      ['job', 'billing/old', 'delete'],
+      ['workflow', 'billing/etl', 'update'],
+      ['workflow', 'billing/gone', 'delete'],
+      ['user', 'ops', 'create'],
+    ])
+  })
+})
+
 describe('the values of a change', () => {
   it('tells an absent side from a side that is null or empty', () => {
     expect(hasSide({ field: 'jobDesc', to: 'x' }, 'from')).toBe(false)

@@ -72,6 +72,7 @@ TEST_F(WorkflowsApiTest, RefusesEachProblemNamingItsField) {
        "edges", "the edges form a cycle: extract → load → extract"},
       {"an unknown parameter", {{"params", json::array()}}, "nodes[1].params", "has no parameter day"},
       {"a bad name", {{"name", "Bad Name"}}, "name", "is not a name"},
+      {"a name too long", {{"name", std::string(65, 'n')}}, "name", "at most 64 characters"},
       {"FIX_DELAY", {{"scheduleType", "FIX_DELAY"}, {"scheduleConf", "10"}}, "scheduleType", "a workflow has no FIX_DELAY"},
       {"a bad cron", {{"scheduleType", "CRON"}, {"scheduleConf", "0 60 * * * ?"}}, "scheduleConf", "60"},
       {"maxParallel 0", {{"maxParallel", 0}}, "maxParallel", "maxParallel"},

@@ -72,6 +72,7 @@ export default {
     kinds: {
       group: 'Group',
       job: 'Job',
+      workflow: 'Workflow',
       user: 'User',
     },
     actions: {

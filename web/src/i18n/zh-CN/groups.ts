@@ -74,6 +74,7 @@ const messages: typeof en = {
     kinds: {
       group: '分组',
       job: '任务',
+      workflow: '工作流',
       user: '用户',
     },
     actions: {

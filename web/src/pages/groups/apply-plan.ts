@@ -11,8 +11,8 @@ export type PlanAction = 'create' | 'update' | 'unchanged' | 'delete'
 export const MAX_IMPORT_BYTES = 16 * 1024 * 1024
 
 export interface PlanRow {
-  kind: 'group' | 'job' | 'user'
-  /** `appName` for a group, `appName/name` for a job, the username for a user. */
+  kind: 'group' | 'job' | 'workflow' | 'user'
+  /** `appName` for a group, `appName/name` for a job or a workflow, the username for a user. */
   key: string
   action: PlanAction
   /** The fields an update changes; empty for any other action. */
@@ -30,6 +30,7 @@ export function planRows(plan: ApplyPlan): PlanRow[] {
   return [
     ...plan.groups.map((g) => row('group', g.appName, g.action, g.changes)),
     ...plan.jobs.map((j) => row('job', `${j.appName}/${j.name}`, j.action, j.changes)),
+    ...(plan.workflows ?? []).map((w) => row('workflow', `${w.appName}/${w.name}`, w.action, w.changes)),
     ...plan.users.map((u) => row('user', u.username, u.action, u.changes)),
   ]
 }
