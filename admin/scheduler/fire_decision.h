@@ -53,7 +53,7 @@ struct LateFiresVerdict {
 // strategies as the jobs say now:
 //  - a fire is late when its scheduled time is more than `window` before now (now >
 //    scheduled + window), the scan's misfire threshold;
-//  - only scheduled fires (SCHEDULE, MISFIRE) follow the misfire strategy; MANUAL, API, RETRY
+//  - only scheduled fires (SCHEDULE, MISFIRE) follow the misfire strategy; WORKFLOW, MANUAL, API, RETRY
 //    and PARENT fires go out however late they are (someone asked for each one);
 //  - a fire that is not late goes out;
 //  - a late fire of a DO_NOTHING job is cancelled, with a message giving how late it is, the

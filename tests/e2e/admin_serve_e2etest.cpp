@@ -169,7 +169,7 @@ TEST(AdminServe, TwoNodesStartingAtOnceShareOneSchema) {
   EXPECT_NE(h1["node"], h2["node"]);  // default node ids carry the port
   pqxx::connection c(db.url());
   pqxx::nontransaction tx(c);
-  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_lock")[0].as<int>(), 2);  // the schedule lock and the apply lock
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_lock")[0].as<int>(), 3);  // the schedule, apply and workflow scan locks
 }
 
 TEST(AdminServe, HealthSaysUnavailableWhenTheDatabaseIsGone) {

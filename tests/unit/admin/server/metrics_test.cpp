@@ -132,6 +132,22 @@ TEST(Metrics, ANodeThatDoesNotScheduleSaysSoAndShowsNoSchedulerCounters) {
   EXPECT_EQ(sample(text, "cronwheel_results_total{outcome=\"recorded\"}"), 3);
 }
 
+TEST(Metrics, WorkflowRunsByStateAndHandOffsAreShown) {
+  NodeMetrics m;
+  m.node_id = "admin-1";
+  m.workflow_runs = {{WorkflowRunState::kRunning, 2}, {WorkflowRunState::kTimedOut, 1}};
+  common::Histogram handoff{0.01, 0.1};
+  handoff.observe(0.05);
+  m.workflow_handoff = handoff.snapshot();
+  m.workflow_runs_deleted = 7;
+  const auto text = metrics_text(m);
+  EXPECT_EQ(sample(text, "cronwheel_workflow_runs{state=\"running\"}"), 2);
+  EXPECT_EQ(sample(text, "cronwheel_workflow_runs{state=\"timed_out\"}"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_workflow_handoff_seconds_count"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_workflow_handoff_seconds_bucket{le=\"0.1\"}"), 1);
+  EXPECT_EQ(sample(text, "cronwheel_workflow_runs_deleted_total"), 7);
+}
+
 TEST(Metrics, DatabasePoolsReportWaitsConnectionsAndFailuresByPool) {
   NodeMetrics m;
   m.node_id = "admin-1";
