@@ -24,41 +24,6 @@ JobIdentity identity_from(const pqxx::row& row) {
   return identity;
 }
 
-// The workflow table as PgWorkflowStore reads it (sql/0017_workflows.sql; graph and params in
-// admin/model/workflow_json.h's spelling).
-const std::string kWorkflowColumns =
-    "id, job_group, name, description, author, alarm_email, schedule_type, schedule_conf, timezone, "
-    "misfire_strategy, overlap, max_parallel, timeout_seconds, params::text AS params, graph::text AS graph, "
-    "trigger_status, trigger_last_time, trigger_next_time, version, " +
-    ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
-
-Workflow workflow_from(const pqxx::row& r) {
-  Workflow w;
-  w.id = r["id"].as<std::int64_t>();
-  w.job_group = r["job_group"].as<std::int64_t>();
-  w.name = r["name"].as<std::string>();
-  w.description = r["description"].as<std::string>();
-  w.author = r["author"].as<std::string>();
-  w.alarm_email = r["alarm_email"].as<std::string>();
-  w.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
-  w.schedule_conf = r["schedule_conf"].as<std::string>();
-  w.timezone = r["timezone"].as<std::string>();
-  w.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
-  const auto overlap = r["overlap"].as<std::string>();
-  w.overlap = parse_overlap_policy(overlap).value_or(OverlapPolicy::kWait);
-  w.max_parallel = r["max_parallel"].as<int>();
-  w.timeout_seconds = r["timeout_seconds"].as<int>();
-  w.params = params_from_json(nlohmann::json::parse(r["params"].as<std::string>()));
-  w.graph = graph_from_json(nlohmann::json::parse(r["graph"].as<std::string>()));
-  w.trigger_status = r["trigger_status"].as<int>();
-  w.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
-  w.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
-  w.version = r["version"].as<int>();
-  w.created_at = r["created_at"].as<std::int64_t>();
-  w.updated_at = r["updated_at"].as<std::int64_t>();
-  return w;
-}
-
 WorkflowIdentity workflow_identity_from(const pqxx::row& row) {
   WorkflowIdentity identity;
   identity.id = row["id"].as<std::int64_t>();

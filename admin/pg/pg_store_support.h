@@ -16,6 +16,7 @@
 #include "admin/model/alarm_channel_store.h"
 #include "admin/model/records.h"
 #include "admin/model/stores.h"
+#include "admin/model/workflow.h"
 
 namespace cronwheel::admin::pg {
 
@@ -36,6 +37,8 @@ extern const std::string kTokenColumns;
 extern const std::string kAuditColumns;
 // alarm_channel read as `c`; its groups and jobs only the ones that still exist.
 extern const std::string kChannelColumns;
+// workflow as PgWorkflowStore and the apply read it (graph and params in workflow_json.h's spelling).
+extern const std::string kWorkflowColumns;
 
 Group group_from(const pqxx::row& row);
 Job job_from(const pqxx::row& row);
@@ -45,6 +48,7 @@ User user_from(const pqxx::row& row);
 ApiToken token_from(const pqxx::row& row);
 AuditEntry audit_from(const pqxx::row& row);
 AlarmChannel channel_from(const pqxx::row& row);
+Workflow workflow_from(const pqxx::row& row);
 
 // Enumerations as the columns spell them (their CHECK constraints allow these spellings only).
 template <class E>

@@ -16,12 +16,6 @@ using namespace pg;
 
 namespace {
 
-const std::string kWorkflowColumns =
-    "id, job_group, name, description, author, alarm_email, schedule_type, schedule_conf, timezone, "
-    "misfire_strategy, overlap, max_parallel, timeout_seconds, params::text AS params, graph::text AS graph, "
-    "trigger_status, trigger_last_time, trigger_next_time, version, " +
-    ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
-
 // Read FROM workflow_run, unaliased (the keyset list's outer query names it so).
 const std::string kRunHead =
     "id, workflow_id, (SELECT w.name FROM workflow w WHERE w.id = workflow_run.workflow_id) AS workflow_name, "
@@ -34,32 +28,6 @@ template <class T>
 std::optional<T> opt(const pqxx::field& f) {
   if (f.is_null()) return std::nullopt;
   return f.as<T>();
-}
-
-Workflow workflow_from(const pqxx::row& r) {
-  Workflow w;
-  w.id = r["id"].as<std::int64_t>();
-  w.job_group = r["job_group"].as<std::int64_t>();
-  w.name = r["name"].as<std::string>();
-  w.description = r["description"].as<std::string>();
-  w.author = r["author"].as<std::string>();
-  w.alarm_email = r["alarm_email"].as<std::string>();
-  w.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
-  w.schedule_conf = r["schedule_conf"].as<std::string>();
-  w.timezone = r["timezone"].as<std::string>();
-  w.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
-  w.overlap = parse_overlap_policy(r["overlap"].as<std::string>()).value_or(OverlapPolicy::kWait);
-  w.max_parallel = r["max_parallel"].as<int>();
-  w.timeout_seconds = r["timeout_seconds"].as<int>();
-  w.params = params_from_json(nlohmann::json::parse(r["params"].as<std::string>()));
-  w.graph = graph_from_json(nlohmann::json::parse(r["graph"].as<std::string>()));
-  w.trigger_status = r["trigger_status"].as<int>();
-  w.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
-  w.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
-  w.version = r["version"].as<int>();
-  w.created_at = r["created_at"].as<std::int64_t>();
-  w.updated_at = r["updated_at"].as<std::int64_t>();
-  return w;
 }
 
 WorkflowRun run_from(const pqxx::row& r) {
@@ -153,6 +121,74 @@ struct NodeJob {
 };
 
 std::string quoted_state(WorkflowRunState s) { return std::string(to_string(s)); }
+
+// The jobs of nodes about to start, by id (jobs deleted meanwhile are absent), locked against
+// deletion until commit.
+std::map<std::int64_t, NodeJob> read_node_jobs(pqxx::work& tx, const std::vector<std::int64_t>& ids) {
+  std::map<std::int64_t, NodeJob> jobs;
+  if (ids.empty()) return jobs;
+  for (const auto& row : tx.exec_prepared("wfn_jobs", bigint_array(ids))) {
+    jobs[row["id"].as<std::int64_t>()] = NodeJob{row["job_group"].as<std::int64_t>(), row["executor_handler"].as<std::string>(),
+                                                 row["executor_param"].as<std::string>(),
+                                                 row["executor_fail_retry_count"].as<int>()};
+  }
+  return jobs;
+}
+
+// A started node to be killed: marked so; a run of it not yet sent is simply not sent (the node
+// ends cancelled), one on its way or running is killed at its executor by whoever reads
+// kill_candidates().
+void kill_node(pqxx::work& tx, std::int64_t run_id, const std::string& key, std::int64_t now) {
+  auto killed = tx.exec_prepared("wfn_kill", run_id, key);
+  if (killed.empty() || killed[0][0].is_null()) return;
+  const auto log_id = killed[0][0].as<std::int64_t>();
+  if (!tx.exec_prepared("wfn_fire_cancel", log_id, "workflow run " + std::to_string(run_id) + " ended").empty()) {
+    tx.exec_prepared("wfn_end", run_id, key, log_id, text(NodeState::kCancelled), "not run: the workflow run ended first",
+                     now, std::optional<std::string>());
+  }
+}
+
+// The run of the node's parent that ended last, for the new run's page; 0 when none.
+std::int64_t latest_parent_run(const WorkflowGraph& graph, std::string_view key, const std::vector<NodeRow>& rows) {
+  std::int64_t parent = 0;
+  for (const auto& e : graph.edges) {
+    if (e.to != key) continue;
+    for (const auto& r : rows) {
+      if (r.node.key == e.from && r.node.log_id && *r.node.log_id > parent) parent = *r.node.log_id;
+    }
+  }
+  return parent;
+}
+
+// Nodes to start, gathered and then written in one statement (wfn_start_all): the guarded
+// transition waiting → started and, for exactly the nodes it moved, their run rows.
+class NodeStarts {
+ public:
+  void add(std::int64_t run_id, const std::string& key, const std::string& param, std::int64_t now, const NodeJob& job,
+           std::int64_t job_id, std::int64_t parent) {
+    runs_.push_back(run_id);
+    keys_.push_back(key);
+    params_.push_back(param);
+    times_.push_back(now);
+    groups_.push_back(job.job_group);
+    jobs_.push_back(job_id);
+    handlers_.push_back(job.handler);
+    retries_.push_back(job.retries);
+    parents_.push_back(parent);
+  }
+  // The run rows inserted, pending and owned by `node_id`.
+  std::vector<JobLog> write(pqxx::work& tx, const std::string& node_id) const {
+    if (runs_.empty()) return {};
+    return all_of<JobLog>(tx.exec_prepared("wfn_start_all", bigint_array(runs_), text_array(keys_), text_array(params_),
+                                           bigint_array(times_), node_id, bigint_array(groups_), bigint_array(jobs_),
+                                           text_array(handlers_), bigint_array(retries_), bigint_array(parents_)),
+                          log_from);
+  }
+
+ private:
+  std::vector<std::int64_t> runs_, times_, groups_, jobs_, retries_, parents_;
+  std::vector<std::string> keys_, params_, handlers_;
+};
 
 // What a change of a run does, in its transaction.
 class RunSteps {
@@ -272,54 +308,25 @@ class RunSteps {
     for (const auto& f : plan.finish) {
       tx_.exec_prepared("wfn_finish", run.id, f.key, text(f.state), f.message, now);
     }
-    for (const auto& key : plan.kill) {
-      auto killed = tx_.exec_prepared("wfn_kill", run.id, key);
-      if (killed.empty() || killed[0][0].is_null()) continue;
-      const auto log_id = killed[0][0].as<std::int64_t>();
-      // A run not yet sent is simply not sent; one on its way or running is killed at its
-      // executor by whoever reads kill_candidates().
-      if (!tx_.exec_prepared("wfn_fire_cancel", log_id, "workflow run " + std::to_string(run.id) + " ended").empty()) {
-        tx_.exec_prepared("wfn_end", run.id, key, log_id, text(NodeState::kCancelled),
-                          "not run: the workflow run ended first", now, std::optional<std::string>());
-      }
-    }
+    for (const auto& key : plan.kill) kill_node(tx_, run.id, key, now);
     if (plan.start.empty()) return false;
     std::vector<std::int64_t> job_ids;
-    for (const auto& s : plan.start) job_ids.push_back(s.job_id);
-    std::map<std::int64_t, NodeJob> jobs;
-    for (const auto& row : tx_.exec_prepared("wfn_jobs", bigint_array(job_ids))) {
-      jobs[row["id"].as<std::int64_t>()] = NodeJob{row["job_group"].as<std::int64_t>(), row["executor_handler"].as<std::string>(),
-                                                   row["executor_param"].as<std::string>(),
-                                                   row["executor_fail_retry_count"].as<int>()};
-    }
-    // The run that ended last among the node's parents, for the run's page.
-    std::map<std::string, std::int64_t, std::less<>> log_of;
-    for (const auto& r : rows) {
-      if (r.node.log_id) log_of[r.node.key] = *r.node.log_id;
-    }
+    for (const auto& st : plan.start) job_ids.push_back(st.job_id);
+    const auto jobs = read_node_jobs(tx_, job_ids);
     bool missing = false;
-    for (const auto& s : plan.start) {
-      auto job = jobs.find(s.job_id);
+    NodeStarts starts;
+    for (const auto& st : plan.start) {
+      auto job = jobs.find(st.job_id);
       if (job == jobs.end()) {
-        tx_.exec_prepared("wfn_finish", run.id, s.key, text(NodeState::kFailed),
-                          "job " + std::to_string(s.job_id) + " no longer exists", now);
+        tx_.exec_prepared("wfn_finish", run.id, st.key, text(NodeState::kFailed),
+                          "job " + std::to_string(st.job_id) + " no longer exists", now);
         missing = true;
         continue;
       }
-      std::optional<std::int64_t> parent;
-      for (const auto& e : run.graph.edges) {
-        if (e.to != s.key) continue;
-        auto it = log_of.find(e.from);
-        if (it != log_of.end() && (!parent || it->second > *parent)) parent = it->second;
-      }
-      const std::string param = s.param.value_or(job->second.param);
-      // The guarded transition first: a node that is not waiting any more gets no run row.
-      if (tx_.exec_prepared("wfn_start", run.id, s.key, param, now).affected_rows() == 0) continue;
-      JobLog fire = log_from(tx_.exec_prepared1("wfn_fire_insert", job->second.job_group, s.job_id, now, node_id_,
-                                                job->second.handler, param, job->second.retries, parent, run.id, s.key));
-      tx_.exec_prepared("wfn_started_as", run.id, s.key, fire.id);
-      changed_.fires.push_back(std::move(fire));
+      starts.add(run.id, st.key, st.param.value_or(job->second.param), now, job->second, st.job_id,
+                 latest_parent_run(run.graph, st.key, rows));
     }
+    for (auto& fire : starts.write(tx_, node_id_)) changed_.fires.push_back(std::move(fire));
     return missing;
   }
 
@@ -413,15 +420,6 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
                                 "AND alarm_claimed_at = $2");
   c.prepare("wfn_jobs", "SELECT id, job_group, executor_handler, executor_param, executor_fail_retry_count "
                         "FROM job_info WHERE id = ANY ($1::bigint[]) FOR KEY SHARE");
-  c.prepare("wfn_fire_insert",
-            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
-            "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node) "
-            "VALUES ($1, $2, 'pending', 'WORKFLOW', $3, $4, $5, $6, $7, $8, $9, $10) RETURNING " + kLogColumns);
-  c.prepare("wfn_start", "UPDATE workflow_run_node SET state = 'started', attempts = attempts + 1, "
-                         "param = $3, started_at = $4, ended_at = NULL, message = '', output = NULL, "
-                         "kill_requested = false WHERE run_id = $1 AND node_key = $2 AND state = 'waiting'");
-  c.prepare("wfn_started_as", "UPDATE workflow_run_node SET log_id = $3 WHERE run_id = $1 AND node_key = $2");
-  c.prepare("wfr_lock_all", "SELECT id FROM workflow_run WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE");
   c.prepare("wfr_lock_rows", "SELECT " + kRunColumns + " FROM workflow_run WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE");
   // The ends of many nodes' runs, each guarded as wfn_end is.
   c.prepare("wfn_end_all",
@@ -841,7 +839,7 @@ void lock_workflow_runs(pqxx::work& tx, const std::vector<JobLog>& runs) {
   for (const auto& r : runs) {
     if (r.workflow_run_id) ids.push_back(*r.workflow_run_id);
   }
-  if (ids.size() > 1) tx.exec_prepared("wfr_lock_all", bigint_array(ids));
+  if (ids.size() > 1) tx.exec_prepared("wfr_lock_rows", bigint_array(ids));
 }
 
 std::vector<JobLog> record_workflow_node_end(pqxx::work& tx, const WorkflowNodeEnd& end, const JobLog& run) {
@@ -908,20 +906,13 @@ std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work
     for (const auto& s : p.step.start) job_ids.push_back(s.job_id);
     plans.push_back(std::move(p));
   }
-  std::map<std::int64_t, NodeJob> jobs;
-  if (!job_ids.empty()) {
-    for (const auto& row : tx.exec_prepared("wfn_jobs", bigint_array(job_ids))) {
-      jobs[row["id"].as<std::int64_t>()] = NodeJob{row["job_group"].as<std::int64_t>(), row["executor_handler"].as<std::string>(),
-                                                   row["executor_param"].as<std::string>(),
-                                                   row["executor_fail_retry_count"].as<int>()};
-    }
-  }
+  const auto jobs = read_node_jobs(tx, job_ids);
   // 4. Written set-wise: the nodes that end without running, the nodes that start with their
   //    run rows, the runs that end. A run one of whose nodes' jobs is gone takes the step the
   //    one-run way, which fails that node and plans again.
-  std::vector<std::int64_t> fin_runs, fin_times, st_runs, st_times, st_groups, st_jobs, st_retries, st_parents, end_ids,
-      end_at;
-  std::vector<std::string> fin_keys, fin_states, fin_messages, st_keys, st_params, st_handlers, end_run_states, end_reasons;
+  std::vector<std::int64_t> fin_runs, fin_times, end_ids, end_at;
+  std::vector<std::string> fin_keys, fin_states, fin_messages, end_run_states, end_reasons;
+  NodeStarts starts;
   std::string node_id = ends.front().end.node_id;
   for (auto& p : plans) {
     const WorkflowRun& run = runs.at(p.run_id);
@@ -942,36 +933,11 @@ std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work
       fin_messages.push_back(f.message);
       fin_times.push_back(now);
     }
-    for (const auto& key : p.step.kill) {
-      auto killed = tx.exec_prepared("wfn_kill", p.run_id, key);
-      if (killed.empty() || killed[0][0].is_null()) continue;
-      const auto log_id = killed[0][0].as<std::int64_t>();
-      if (!tx.exec_prepared("wfn_fire_cancel", log_id, "workflow run " + std::to_string(p.run_id) + " ended").empty()) {
-        tx.exec_prepared("wfn_end", p.run_id, key, log_id, text(NodeState::kCancelled),
-                         "not run: the workflow run ended first", now, std::optional<std::string>());
-      }
-    }
-    std::map<std::string, std::int64_t, std::less<>> log_of;
-    for (const auto& r : nodes_of[p.run_id]) {
-      if (r.node.log_id) log_of[r.node.key] = *r.node.log_id;
-    }
-    for (const auto& s : p.step.start) {
-      const NodeJob& job = jobs.at(s.job_id);
-      std::int64_t parent = 0;
-      for (const auto& e : run.graph.edges) {
-        if (e.to != s.key) continue;
-        auto it = log_of.find(e.from);
-        if (it != log_of.end() && it->second > parent) parent = it->second;
-      }
-      st_runs.push_back(p.run_id);
-      st_keys.push_back(s.key);
-      st_params.push_back(s.param.value_or(job.param));
-      st_times.push_back(now);
-      st_groups.push_back(job.job_group);
-      st_jobs.push_back(s.job_id);
-      st_handlers.push_back(job.handler);
-      st_retries.push_back(job.retries);
-      st_parents.push_back(parent);
+    for (const auto& key : p.step.kill) kill_node(tx, p.run_id, key, now);
+    for (const auto& st : p.step.start) {
+      const NodeJob& job = jobs.at(st.job_id);
+      starts.add(p.run_id, st.key, st.param.value_or(job.param), now, job, st.job_id,
+                 latest_parent_run(run.graph, st.key, nodes_of[p.run_id]));
     }
     if (p.step.run_end) {
       end_ids.push_back(p.run_id);
@@ -984,14 +950,9 @@ std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work
     tx.exec_prepared("wfn_finish_all", bigint_array(fin_runs), text_array(fin_keys), text_array(fin_states),
                      text_array(fin_messages), bigint_array(fin_times));
   }
-  if (!st_runs.empty()) {
-    for (const auto& row : tx.exec_prepared("wfn_start_all", bigint_array(st_runs), text_array(st_keys),
-                                            text_array(st_params), bigint_array(st_times), node_id,
-                                            bigint_array(st_groups), bigint_array(st_jobs), text_array(st_handlers),
-                                            bigint_array(st_retries), bigint_array(st_parents))) {
-      JobLog fire = log_from(row);
-      out.emplace_back(last_end_of[*fire.workflow_run_id], std::move(fire));
-    }
+  for (auto& fire : starts.write(tx, node_id)) {
+    const auto index = last_end_of[*fire.workflow_run_id];
+    out.emplace_back(index, std::move(fire));
   }
   if (!end_ids.empty()) {
     tx.exec_prepared("wfr_end_all", bigint_array(end_ids), text_array(end_run_states), bigint_array(end_at),
