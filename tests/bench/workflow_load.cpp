@@ -3,7 +3,8 @@
 // answered at once, the result called back as soon as the callback thread gets to it).
 //
 // N runs (--runs, default 1,000) of a 10-node workflow are triggered through the REST API
-// (POST /api/v1/workflows/{id}/trigger) from --api-connections threads at once, in one of two
+// (POST /api/v1/workflows/{id}/trigger) from --api-connections threads, all at once or, with
+// --pace P, evenly so that nodes end at about P a second (one run every 10 / P s), in one of two
 // shapes (--shape): `chain`, n1 → n2 → … → n10, or `fanout`, a → b1..b8 → z. A workflow runs at
 // most 100 runs at once (maxParallel), so the runs are spread over N / --per-workflow identical
 // workflows (overlap PARALLEL, maxParallel = --per-workflow): every run starts when triggered.
@@ -101,6 +102,7 @@ struct Settings {
   int executor_threads = 8;
   int callback_batch = 100;
   int api_connections = 32;
+  int pace = 0;  // node ends a second the triggers aim at; 0: every run triggered at once
   int drain = 120;
   int pg_pid = 0;
   int top_statements = 10;
@@ -171,7 +173,7 @@ class ActivitySampler {
                       "  WHERE l.pid = a.pid AND l.locktype = 'tuple'),"
                       " left(regexp_replace(a.query, '\\s+', ' ', 'g'), 90),"
                       " CASE WHEN a.wait_event_type = 'Lock' THEN (SELECT left(regexp_replace(b.query, '\\s+', ' ', 'g'), 90)"
-                      "  || ' [' || b.state || ']' FROM pg_stat_activity b WHERE b.pid = (pg_blocking_pids(a.pid))[1]) END"
+                      "  || ' [' || b.state || ']' FROM pg_stat_activity b WHERE b.pid = (pg_blocking_pids(a.pid))[1] LIMIT 1) END"
                       " FROM pg_stat_activity a WHERE a.datname = $1 AND a.backend_type = 'client backend'"
                       " AND a.pid <> pg_backend_pid() AND a.state IN ('active', 'idle in transaction')"
                       " AND a.query NOT LIKE '/* workflow_load */%'");
@@ -458,11 +460,19 @@ class WorkflowLoad {
     return s;
   }
 
-  // `count` runs triggered at once, spread over the workflows in turn; answers their ids.
-  std::vector<std::int64_t> trigger_at_once(int count) {
+  // `count` runs spread over the workflows in turn; answers their ids. With `pace` 0 they are
+  // triggered at once; otherwise run i is triggered at i × (nodes per run / pace) seconds from
+  // now, so that the runs end `pace` nodes a second once the first runs are under way.
+  std::vector<std::int64_t> trigger_runs(int count, int pace) {
     std::vector<std::int64_t> ids(static_cast<std::size_t>(count), 0);
     const auto w = static_cast<int>(workflow_ids_.size());
+    const auto start = std::chrono::steady_clock::now();
+    const auto every = pace > 0 ? std::chrono::duration<double>(static_cast<double>(shape_.keys.size()) / pace)
+                                : std::chrono::duration<double>(0);
     in_parallel(apis_, s_.api_connections, count, [&](const Api&, httplib::Client& client, int i) {
+      if (pace > 0) {
+        std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(every * i));
+      }
       ids[static_cast<std::size_t>(i)] = trigger(client, workflow_ids_[static_cast<std::size_t>(i % w)]);
     });
     return ids;
@@ -483,7 +493,7 @@ class WorkflowLoad {
   // up to a minute later).
   void warm_up_load() {
     const auto started = now_ms();
-    warm_ids_ = trigger_at_once(s_.warmup_load);
+    warm_ids_ = trigger_runs(s_.warmup_load, 0);
     wait_for_end(warm_ids_, now_ms() + static_cast<std::int64_t>(s_.drain) * 1000);
     pqxx::nontransaction(*db_).exec(std::string(kOwn) + "VACUUM ANALYZE");
     warm_s_ = static_cast<double>(now_ms() - started) / 1000.0;
@@ -496,7 +506,7 @@ class WorkflowLoad {
       sampler_ = std::make_unique<ActivitySampler>(db_url_, database_, std::chrono::milliseconds(s_.sample_ms));
     }
     triggers_from_ms_ = now_ms();
-    load_ids_ = trigger_at_once(s_.runs);
+    load_ids_ = trigger_runs(s_.runs, s_.pace);
     triggers_to_ms_ = now_ms();
     const std::int64_t until = triggers_to_ms_ + static_cast<std::int64_t>(s_.drain) * 1000;
     wait_for_end(load_ids_, until);
@@ -724,6 +734,7 @@ class WorkflowLoad {
     json out = {{"label", s_.label},
                 {"shape", s_.shape},
                 {"runs", s_.runs},
+                {"pace_node_ends_per_s", s_.pace},
                 {"workflows", workflow_ids_.size()},
                 {"nodes_per_run", shape_.keys.size()},
                 {"baseline_runs", baseline_ids_.size()},
@@ -845,9 +856,11 @@ class WorkflowLoad {
     for (const auto& sql : s_.sql_before_load) std::printf("  before the load: %s\n", sql.c_str());
     for (const auto& n : notes_) std::printf("  note: %s\n", n.c_str());
     std::printf("WORKFLOW_LOAD_JSON %s\n", out.dump().c_str());
-    std::printf("WORKFLOW_LOAD_ROW | %s | %s | %d | %s | %.2f | %.0f | %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | "
+    const std::string runs_told =
+        std::to_string(s_.runs) + (s_.pace > 0 ? " paced at " + std::to_string(s_.pace) + " node ends/s" : " at once");
+    std::printf("WORKFLOW_LOAD_ROW | %s | %s | %s | %s | %.2f | %.0f | %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | "
                 "%.1f / %.1f | %.1f / %.1f | %.2f | %s | %s | %s | %.0f | %s |\n",
-                s_.label.c_str(), s_.shape.c_str(), s_.runs, ok ? "yes" : "**no**", out["trigger_span_s"].get<double>(),
+                s_.label.c_str(), s_.shape.c_str(), runs_told.c_str(), ok ? "yes" : "**no**", out["trigger_span_s"].get<double>(),
                 node_ends_per_s, peak, percentile(L.handoff, 0.5), percentile(L.handoff, 0.99), percentile(A.handoff, 0.5),
                 percentile(A.handoff, 0.99), out["handoff_ratio_p50"].get<double>(), out["handoff_ratio_p99"].get<double>(),
                 percentile(L.to_claim, 0.5), percentile(L.to_claim, 0.99), percentile(L.claim_to_run, 0.5),
@@ -925,7 +938,12 @@ int main(int argc, char** argv) {
   app.add_option("--shape", s.shape, "chain: n1 → … → n10; fanout: a → b1..b8 → z")
       ->check(CLI::IsMember({"chain", "fanout"}))
       ->capture_default_str();
-  app.add_option("--runs", s.runs, "Runs triggered at once")->check(CLI::Range(1, 100'000))->capture_default_str();
+  app.add_option("--runs", s.runs, "Runs triggered (at once, unless --pace)")->check(CLI::Range(1, 100'000))->capture_default_str();
+  app.add_option("--pace", s.pace,
+                 "Node ends a second to aim at: the runs are triggered evenly, one every nodes-per-run / PACE "
+                 "seconds (0: all at once)")
+      ->check(CLI::Range(0, 100'000))
+      ->capture_default_str();
   app.add_option("--per-workflow", s.per_workflow,
                  "Runs per workflow (its maxParallel): the runs are spread over runs / this identical workflows")
       ->check(CLI::Range(1, 100))

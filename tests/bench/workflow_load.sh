@@ -13,7 +13,8 @@
 #                              turn, so builds are compared in the same run of the script
 #     --fsync on|off           PostgreSQL's fsync (default on)
 #     --out FILE               also append every run's JSON line to FILE
-#     --                       the rest goes to every workflow_load run (e.g. --sample-ms 0)
+#     --                       the rest goes to every workflow_load run (e.g. --sample-ms 0, or
+#                              --pace 1000: the runs triggered evenly, for 1,000 node ends a second)
 #   WORKFLOW_LOAD_WRAP="flock /tmp/lock"   a command each run is wrapped in (e.g. to keep builds
 #                                          and runs on a shared machine apart)
 #   WORKFLOW_LOAD_BIN=path                 the workflow_load binary (default build/bin/workflow_load)
