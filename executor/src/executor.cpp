@@ -296,6 +296,7 @@ void ExecutorCore::Impl::start() {
   secure_log_dir(log_dir, scripts_as_another_user ? std::optional<gid_t>(run_as->gid) : std::nullopt);
   if (options.allow_scripts) {
     prepare_script_directory(log_dir / kScriptDir, run_as.get());
+    remove_leftover_output_files(log_dir / kScriptDir);  // of runs an earlier process was in
   } else if (std::error_code ec; fs::is_directory(fs::symlink_status(log_dir / kScriptDir, ec))) {
     make_private(log_dir / kScriptDir, kPrivateDirectoryMode);  // scripts of an earlier start
   }

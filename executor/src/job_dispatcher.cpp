@@ -47,7 +47,8 @@ std::shared_ptr<common::Timer> make_deadline_timer(common::Clock& clock) {
   return std::make_shared<common::HashedWheelTimer>(clock, wheel, std::move(options));
 }
 
-RunResult script_result(const ScriptOutcome& outcome) {
+// handleCode and handleMsg of a script run.
+RunResult script_status(const ScriptOutcome& outcome) {
   switch (outcome.kind) {
     case ScriptOutcome::Kind::kExited:
       if (outcome.exit_code == 0) return {};
@@ -66,6 +67,13 @@ RunResult script_result(const ScriptOutcome& outcome) {
       return {kFailCode, !outcome.message.empty() ? outcome.message : "script could not start"};
   }
   return {kFailCode, "script ended in an unknown way"};
+}
+
+// How a script run ended, as the admin is told, with the output it left (run_script).
+RunResult script_result(const ScriptOutcome& outcome) {
+  RunResult result = script_status(outcome);
+  result.output = outcome.output;
+  return result;
 }
 
 }  // namespace

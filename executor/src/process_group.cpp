@@ -64,8 +64,9 @@ bool names_any(std::string_view variable, const std::string_view (&list)[N]) {
 }
 
 // This process's environment without the CRONWHEEL_ variables, and, for a script run as a user,
-// with HOME, USER and LOGNAME of that user.
-std::vector<std::string> script_environment(const RunAsUser* run_as) {
+// with HOME, USER and LOGNAME of that user; then `extra` (the run's own variables).
+std::vector<std::string> script_environment(const RunAsUser* run_as,
+                                            const std::vector<std::string>& extra) {
   std::vector<std::string> result;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view variable(*entry);
@@ -78,6 +79,7 @@ std::vector<std::string> script_environment(const RunAsUser* run_as) {
     result.push_back("USER=" + run_as->name);
     result.push_back("LOGNAME=" + run_as->name);
   }
+  result.insert(result.end(), extra.begin(), extra.end());
   return result;
 }
 
@@ -162,8 +164,8 @@ struct Started {
 // run_script describes. Returns once the child has exec'd (so its process group exists) or
 // failed.
 Started spawn_in_new_group(const fs::path& program, std::vector<std::string> argv, int output,
-                           const RunAsUser* run_as) {
-  std::vector<std::string> env = script_environment(run_as);
+                           const RunAsUser* run_as, const std::vector<std::string>& extra_env) {
+  std::vector<std::string> env = script_environment(run_as, extra_env);
   auto argv_pointers = pointers(argv);
   auto env_pointers = pointers(env);
   rlimit files{};
@@ -477,7 +479,8 @@ class Supervisor {
 
 ScriptOutcome run_in_process_group(const fs::path& program, std::vector<std::string> argv,
                                    RunLogWriter& log, std::stop_token stop,
-                                   std::chrono::milliseconds grace, const RunAsUser* run_as) {
+                                   std::chrono::milliseconds grace, const RunAsUser* run_as,
+                                   const std::vector<std::string>& extra_environment) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return failed_to_start(std::string("cannot create the output pipe: ") + std::strerror(errno));
@@ -491,7 +494,8 @@ ScriptOutcome run_in_process_group(const fs::path& program, std::vector<std::str
   std::error_code ec;
   fs::path absolute = fs::absolute(program, ec);
   if (ec) absolute = program;
-  const Started started = spawn_in_new_group(absolute, std::move(argv), write_end.get(), run_as);
+  const Started started =
+      spawn_in_new_group(absolute, std::move(argv), write_end.get(), run_as, extra_environment);
   // The child's copies of the write end are now the only ones: end of file comes when the
   // last process holding it ends.
   write_end.reset();

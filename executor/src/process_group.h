@@ -22,8 +22,10 @@ namespace cronwheel::executor {
 //    is the child's pid; stdin from /dev/null; stdout and stderr on one pipe; every signal at
 //    its default disposition and unblocked; no descriptor of this process other than 0-2; this
 //    process's environment minus every CRONWHEEL_* variable (and, with `run_as`, HOME, USER and
-//    LOGNAME of that user, whose groups and ids it takes before exec). A failure before exec is
-//    reported back through a close-on-exec pipe: kFailedToStart naming the step.
+//    LOGNAME of that user, whose groups and ids it takes before exec), plus `extra_environment`
+//    ("NAME=value" entries, added after that filtering, so they may name CRONWHEEL_ variables of
+//    the run's own; they must hold nothing secret). A failure before exec is reported back
+//    through a close-on-exec pipe: kFailedToStart naming the step.
 //  - Output: the pipe's bytes go to `log` line by line as they arrive (lines longer than
 //    kMaxOutputLineBytes split, a last unterminated line written at the end); after the group is
 //    gone only a bounded amount more is read, so a process that escaped the group cannot hold
@@ -39,6 +41,7 @@ namespace cronwheel::executor {
 ScriptOutcome run_in_process_group(const std::filesystem::path& program,
                                    std::vector<std::string> argv, RunLogWriter& log,
                                    std::stop_token stop, std::chrono::milliseconds grace,
-                                   const RunAsUser* run_as);
+                                   const RunAsUser* run_as,
+                                   const std::vector<std::string>& extra_environment = {});
 
 }  // namespace cronwheel::executor

@@ -71,17 +71,22 @@ void RunContext::fail(std::string_view message) {
   result_.msg = std::string(message);
 }
 
-void RunContext::set_output(std::string_view json) {
-  if (json.size() > kMaxOutputBytes) {
-    throw std::invalid_argument("output: " + std::to_string(json.size()) + " bytes, more than " +
-                                std::to_string(kMaxOutputBytes));
+std::optional<std::string> output_problem(std::string_view json) {
+  if (json.size() > JobContext::kMaxOutputBytes) {
+    return std::to_string(json.size()) + " bytes, more than " +
+           std::to_string(JobContext::kMaxOutputBytes);
   }
   try {
     // Bounded as the admin bounds it, so what is accepted here is read there.
     (void)common::protocol::parse_json(json);
   } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("output: not JSON: ") + e.what());
+    return std::string("not JSON: ") + e.what();
   }
+  return std::nullopt;
+}
+
+void RunContext::set_output(std::string_view json) {
+  if (auto problem = output_problem(json)) throw std::invalid_argument("output: " + *problem);
   std::lock_guard lock(mutex_);
   result_.output = std::string(json);
 }

@@ -33,6 +33,12 @@ struct RunResult {
   friend bool operator==(const RunResult&, const RunResult&) = default;
 };
 
+// Why `json` cannot be a run's output (JobContext::set_output's rule, which script jobs'
+// CRONWHEEL_OUTPUT_FILE follows too): "70000 bytes, more than 65536" beyond
+// JobContext::kMaxOutputBytes, "not JSON: <the parser's reason>" for text that is not one JSON
+// value within the bounds the admin reads it with; nullopt when it can.
+std::optional<std::string> output_problem(std::string_view json);
+
 // A handleMsg longer than this is cut (at a UTF-8 character boundary) and ends in "...": XXL-JOB's
 // executor does the same, so a handler returning a huge message cannot bloat callbacks and the
 // admin's log table.

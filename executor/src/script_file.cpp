@@ -1,14 +1,18 @@
 #include "executor/src/script_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "executor/src/file_io.h"
 
@@ -16,6 +20,10 @@ namespace cronwheel::executor {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Output files are named {kOutputFilePrefix}{job_id}-XXXXXX: hidden, like the temporary script
+// files, and found again by the prefix when an earlier process left some.
+constexpr std::string_view kOutputFilePrefix = ".output-";
 
 // Who may read a script file, and so the directory holding it.
 struct ScriptAccess {
@@ -115,6 +123,87 @@ fs::path write_script_file(const fs::path& script_dir, const std::string& name,
   if (error != 0) throw fail(error, temporary);
   if (::rename(temporary.c_str(), file.c_str()) != 0) throw fail(errno, file);
   return file;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OutputFile
+
+OutputFile::OutputFile(const fs::path& script_dir, std::int64_t job_id, const RunAsUser* run_as) {
+  std::string name = (fs::absolute(script_dir) / kOutputFilePrefix).string() +
+                     std::to_string(job_id) + "-XXXXXX";
+  // O_RDWR | O_CREAT | O_EXCL, mode 0600, a random name: nothing existing is opened.
+  UniqueFd fd(::mkostemp(name.data(), O_CLOEXEC));
+  if (!fd) {
+    throw std::system_error(errno, std::generic_category(), "cannot create " + name);
+  }
+  path_ = name;
+  fd_ = std::move(fd);
+  if (run_as != nullptr && !run_as->is_this_process &&
+      ::fchown(fd_.get(), run_as->uid, run_as->gid) != 0) {
+    const int error = errno;
+    ::unlink(path_.c_str());
+    throw std::system_error(error, std::generic_category(),
+                            "cannot give " + path_.string() + " to user " + run_as->name);
+  }
+  // mkostemp gives 0600 whatever the umask; said again, so the contract does not rest on that.
+  if (::fchmod(fd_.get(), 0600) != 0) {
+    const int error = errno;
+    ::unlink(path_.c_str());
+    throw std::system_error(error, std::generic_category(),
+                            "cannot set the mode of " + path_.string());
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+OutputFile::Content OutputFile::read(std::size_t max_bytes) const {
+  Content content;
+  struct stat by_fd {};
+  struct stat by_name {};
+  if (::fstat(fd_.get(), &by_fd) != 0) {
+    content.state = Content::State::kUnreadable;
+    content.error = errno;
+    return content;
+  }
+  // lstat: a symbolic link at the name, even to this very file, is a replacement.
+  if (::lstat(path_.c_str(), &by_name) != 0 || !S_ISREG(by_name.st_mode) ||
+      by_name.st_dev != by_fd.st_dev || by_name.st_ino != by_fd.st_ino) {
+    content.state = Content::State::kReplaced;
+    return content;
+  }
+  const std::size_t limit = max_bytes + 1;
+  content.bytes.resize(limit);
+  std::size_t got = 0;
+  while (got < limit) {
+    // pread from the descriptor: the script's writes moved its own offsets, not this one.
+    ssize_t n = ::pread(fd_.get(), content.bytes.data() + got, limit - got,
+                        static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      content.state = Content::State::kUnreadable;
+      content.error = errno;
+      content.bytes.clear();
+      return content;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  content.bytes.resize(got);
+  return content;
+}
+
+void remove_leftover_output_files(const fs::path& script_dir) noexcept {
+  DIR* dir = ::opendir(script_dir.c_str());
+  if (dir == nullptr) return;
+  const int dir_fd = ::dirfd(dir);
+  while (dirent* entry = ::readdir(dir)) {
+    if (std::string_view(entry->d_name).starts_with(kOutputFilePrefix)) {
+      ::unlinkat(dir_fd, entry->d_name, 0);
+    }
+  }
+  ::closedir(dir);
 }
 
 }  // namespace cronwheel::executor

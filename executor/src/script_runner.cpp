@@ -10,7 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/util/utf8.h"
+#include "executor/src/file_io.h"
 #include "executor/src/process_group.h"
+#include "executor/src/run_context.h"
 #include "executor/src/script_file.h"
 
 namespace cronwheel::executor {
@@ -29,6 +32,46 @@ ScriptOutcome failed_to_start(std::string message) {
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
   return abbrev != nullptr ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+}
+
+// A reason in the run's log is cut to this: a parser's message may quote the script's text.
+constexpr std::size_t kMaxReasonBytes = 512;
+
+std::string note(std::string_view what) { return "[cronwheel] " + std::string(what); }
+
+// The output a finished script left in `file`, following run_script's rules; why there is none
+// goes to `log`.
+std::optional<std::string> take_output(const OutputFile& file, RunLogWriter& log) {
+  const std::string variable(kOutputFileVariable);
+  const auto content = file.read(JobContext::kMaxOutputBytes);
+  switch (content.state) {
+    case OutputFile::Content::State::kReplaced:
+      log.append(note("no output: the script removed or replaced " + variable +
+                      " (write into the file it names)"));
+      return std::nullopt;
+    case OutputFile::Content::State::kUnreadable:
+      log.append(note("no output: cannot read " + variable + ": " + errno_text(content.error)));
+      return std::nullopt;
+    case OutputFile::Content::State::kRead:
+      break;
+  }
+  if (content.bytes.size() > JobContext::kMaxOutputBytes) {
+    log.append(note("no output: " + variable + " holds more than " +
+                    std::to_string(JobContext::kMaxOutputBytes) + " bytes"));
+    return std::nullopt;
+  }
+  constexpr std::string_view kWhitespace = " \t\r\n";  // JSON's
+  std::string_view json(content.bytes);
+  const auto first = json.find_first_not_of(kWhitespace);
+  if (first == std::string_view::npos) return std::nullopt;  // nothing written
+  json = json.substr(first, json.find_last_not_of(kWhitespace) + 1 - first);
+  if (auto problem = output_problem(json)) {
+    std::string_view reason(*problem);
+    reason = reason.substr(0, common::utf8::prefix_length(reason, kMaxReasonBytes));
+    log.append(note("no output: " + variable + ": " + std::string(reason)));
+    return std::nullopt;
+  }
+  return std::string(json);
 }
 
 }  // namespace
@@ -178,11 +221,27 @@ ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_to
     return failed_to_start(std::string("cannot write the script file: ") + e.what());
   }
 
+  // Created after the script file, in the directory that made ready.
+  std::optional<OutputFile> output_file;
+  std::vector<std::string> environment;
+  try {
+    output_file.emplace(spec.script_dir, spec.job_id, spec.run_as.get());
+    environment.push_back(std::string(kOutputFileVariable) + "=" + output_file->path().string());
+  } catch (const std::system_error& e) {
+    log.append(note("no " + std::string(kOutputFileVariable) + " for this run: " + e.what()));
+  }
+
   std::vector<std::string> argv = {program->string(), script.string(), spec.params,
                                    std::to_string(spec.shard_index),
                                    std::to_string(spec.shard_total)};
-  return run_in_process_group(*program, std::move(argv), log, std::move(stop), grace,
-                              spec.run_as.get());
+  ScriptOutcome outcome = run_in_process_group(*program, std::move(argv), log, std::move(stop),
+                                               grace, spec.run_as.get(), environment);
+  // A stopped run is reported with its stop's result, and one that did not start wrote nothing.
+  if (output_file && (outcome.kind == ScriptOutcome::Kind::kExited ||
+                      outcome.kind == ScriptOutcome::Kind::kSignaled)) {
+    outcome.output = take_output(*output_file, log);
+  }
+  return outcome;
 }
 
 ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& log,

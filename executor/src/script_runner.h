@@ -7,6 +7,8 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/protocol/job_enums.h"
@@ -62,10 +64,20 @@ struct ScriptOutcome {
     kStopped,        // the stop token ended it: the whole process group is gone
     kFailedToStart,  // no interpreter, script file not writable, fork failed: see message
   };
+  ScriptOutcome() = default;
+  ScriptOutcome(Kind kind_, int exit_code_, std::string message_,
+                std::optional<std::string> output_ = std::nullopt)
+      : kind(kind_), exit_code(exit_code_), message(std::move(message_)), output(std::move(output_)) {}
+
   Kind kind = Kind::kExited;
   int exit_code = 0;
   std::string message;  // for the run's result: "exit code 3", "interpreter python3 not found on PATH", ...
+  // The run's output: the JSON the script left in its CRONWHEEL_OUTPUT_FILE (run_script).
+  std::optional<std::string> output;
 };
+
+// The variable naming a script run's output file (run_script).
+inline constexpr std::string_view kOutputFileVariable = "CRONWHEEL_OUTPUT_FILE";
 
 // When the process group of a run is ended, and how the run's end is described: run_script's
 // rules as decisions on what its supervisor saw, without a system call, so that they are tested
@@ -144,6 +156,17 @@ class GroupEnding {
 // based supervisor). A group member that exited but is waiting to be reaped by a parent other
 // than this process counts as gone.
 //
+// The script's output: its environment holds CRONWHEEL_OUTPUT_FILE, the path of a file created
+// empty for this run (OutputFile, script_file.h: writable by the run's user alone, removed when
+// run_script returns); the variable names nothing secret. Once the interpreter exited or died
+// of a signal (not when stopped) and its group is gone, at most JobContext::kMaxOutputBytes + 1
+// bytes of the file are read: empty or only whitespace, no output (the outcome's output is
+// nullopt); one JSON value within set_output's rules (output_problem, run_context.h), without
+// its surrounding whitespace, the outcome's output. A longer file, text that is not JSON, or a
+// file the script removed or replaced gives no output and a line in `log` saying why; the
+// outcome is otherwise the same. When the file cannot be created (the user cannot be given it),
+// the script runs without the variable, after a line in `log` saying why.
+//
 // Blocking; call it from the job's own thread. Thread-safe: runs of different jobs may go on
 // concurrently. Reaps only its own interpreter (waitpid on that pid), and, after it, children
 // of this process still in that group (which happens only when this process is PID 1 or a
@@ -152,9 +175,10 @@ class GroupEnding {
 // How the interpreter (and run_process's command) starts: forked and exec'd (posix_spawn
 // cannot change the user), in a new process group whose id is its pid, with stdin from
 // /dev/null, every signal at its default disposition and unblocked, no descriptor of this
-// process other than 0-2, and this process's environment minus every CRONWHEEL_* variable. Its
-// stdout and stderr share one pipe whose output goes to `log` line by line as it arrives (lines
-// longer than kMaxOutputLineBytes are split; a last line without '\n' is written when the
+// process other than 0-2, and this process's environment minus every CRONWHEEL_* variable (a
+// script then gets its own CRONWHEEL_OUTPUT_FILE, see above). Its stdout and stderr share one
+// pipe whose output goes to `log` line by line as it arrives (lines longer than
+// kMaxOutputLineBytes are split; a last line without '\n' is written when the
 // script ends). With `run_as` it starts in that user's home directory ("/" when that cannot be
 // entered) with HOME, USER and LOGNAME naming the user, and, unless that user is this process's
 // own, it gets the user's supplementary groups, group and user (real, effective and saved)

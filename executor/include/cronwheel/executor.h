@@ -107,8 +107,11 @@ struct ExecutorOptions {
   // as this process's user, and can then read what it can: its files and, unless this process
   // made itself non-dumpable (prctl(PR_SET_DUMPABLE, 0), as the standalone executor does), its
   // memory and /proc/<pid>/environ, and start() logs a warning for scripts. Scripts never get
-  // a CRONWHEEL_* variable in their environment either way (not the access token, nor the file
-  // it was read from), but only another user keeps them from reading such a file itself.
+  // a CRONWHEEL_* variable of this process in their environment either way (not the access
+  // token, nor the file it was read from), but only another user keeps them from reading such a
+  // file itself. A script job's one CRONWHEEL_* variable is its own CRONWHEEL_OUTPUT_FILE: a
+  // file, writable by that user alone, where it may leave its run's output JSON (see
+  // JobContext::set_output).
   std::string run_as;
 
   std::size_t http_threads = 16;

@@ -621,6 +621,21 @@ TEST_F(ScriptTest, ShellScriptGetsParamsAndShardAndItsExitCodeDecides) {
       << log.content->log_content;
 }
 
+TEST_F(ScriptTest, OutputTheScriptWritesIsCalledBackWithItsResult) {
+  start();
+  ASSERT_TRUE(run(script("#!/bin/bash\necho '{\"rows\":42}' > \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                         "echo loaded\n", 42))
+                  .is_success());
+  auto result = result_of(42);
+  EXPECT_EQ(result.handle_code, kSuccessCode) << result.handle_msg;
+  EXPECT_EQ(result.output, R"({"rows":42})");
+
+  auto silent = script("#!/bin/bash\necho loaded\n", 43);
+  silent.glue_updatetime = kLogDateTime + 1;
+  ASSERT_TRUE(run(silent).is_success());
+  EXPECT_EQ(result_of(43).output, std::nullopt);
+}
+
 TEST_F(ScriptTest, EveryAvailableScriptGlueTypeRuns) {
   start();
   struct Case {
@@ -1131,7 +1146,10 @@ TEST_F(ExecutorTest, StartMakesTheLogDirectoryAndWhatEarlierVersionsLeftOpenPriv
     ::chmod(dir.c_str(), 0755);
   }
   std::ofstream(log_dir_ / day / "1.log") << "an old run\n";
+  // The output file of a run the earlier process was in when it ended.
+  std::ofstream(log_dir_ / "gluesource" / ".output-7-AbC123") << R"({"rows":1})";
   start();
+  EXPECT_FALSE(fs::exists(log_dir_ / "gluesource" / ".output-7-AbC123"));
   auto mode = [](const fs::path& path) {
     struct stat st {};
     EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;

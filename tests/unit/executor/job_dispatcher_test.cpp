@@ -421,6 +421,34 @@ TEST_F(JobDispatcherTest, ScriptGlueRunsThroughTheScriptRunnerAndItsExitCodeDeci
   EXPECT_EQ(scripts_[0].shard_total, 4);
 }
 
+TEST_F(JobDispatcherTest, AScriptsOutputTravelsWithItsResultWhetherItSucceededOrFailed) {
+  auto t = trigger(5, 20, "");
+  t.glue_type = "GLUE_SHELL";
+  t.glue_source = "echo '{\"rows\":42}' > \"$CRONWHEEL_OUTPUT_FILE\"";
+  script_outcome_ = {ScriptOutcome::Kind::kExited, 0, "exit code 0", R"({"rows":42})"};
+  ASSERT_TRUE(dispatcher().run(t).is_success());
+  auto ok = results_.wait_for(20);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->handle_code, kSuccessCode);
+  EXPECT_EQ(ok->output, R"({"rows":42})");
+
+  script_outcome_ = {ScriptOutcome::Kind::kExited, 3, "exit code 3", "[1]"};
+  t.log_id = 21;
+  ASSERT_TRUE(dispatcher().run(t).is_success());
+  auto failed = results_.wait_for(21);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->handle_code, kFailCode);
+  EXPECT_EQ(failed->handle_msg, "exit code 3");
+  EXPECT_EQ(failed->output, "[1]");
+
+  script_outcome_ = {ScriptOutcome::Kind::kExited, 0, "exit code 0"};
+  t.log_id = 22;
+  ASSERT_TRUE(dispatcher().run(t).is_success());
+  auto none = results_.wait_for(22);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->output, std::nullopt);
+}
+
 TEST_F(JobDispatcherTest, RefusesWhatItCannotRun) {
   EXPECT_EQ(dispatcher().run(trigger(1, 10, "nope")).msg, "job handler [nope] not found.");
   auto groovy = trigger(1, 11, "");

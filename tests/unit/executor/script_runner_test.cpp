@@ -15,12 +15,16 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cronwheel/executor.h"
+#include "executor/src/script_file.h"
 #include "tests/support/temp_dir.h"
 
 namespace cronwheel::executor {
@@ -343,11 +347,14 @@ TEST_F(ScriptRunnerTest, ScriptInheritsTheEnvironmentButNoCronwheelVariableNorOt
   ::setenv("CRONWHEEL_ACCESS_TOKEN", "secret", 1);
   ::setenv("CRONWHEEL_ACCESS_TOKEN_FILE", "/run/credentials/access-token", 1);
   ::setenv("CRONWHEEL_ADMIN_ADDRESSES", "http://admin:8080/", 1);
+  // The executor's own (it may itself be a script of another executor): replaced by the run's.
+  ::setenv("CRONWHEEL_OUTPUT_FILE", "/etc/passwd", 1);
   ::setenv("SCRIPT_TEST_VISIBLE", "visible", 1);
   int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, on purpose
   ASSERT_GE(leaked, 3);
   auto outcome = run(spec("echo \"token=${CRONWHEEL_ACCESS_TOKEN-unset}\"\n"
-                          "echo \"cronwheel=$(env | grep -c '^CRONWHEEL_')\"\n"
+                          "echo \"cronwheel=$(env | grep '^CRONWHEEL_' | cut -d= -f1)\"\n"
+                          "echo \"output file=$CRONWHEEL_OUTPUT_FILE\"\n"
                           "echo \"other=$SCRIPT_TEST_VISIBLE\"\n"
                           "if [ -e /proc/$$/fd/" + std::to_string(leaked) +
                           " ]; then echo fd=open; else echo fd=closed; fi\n"));
@@ -355,10 +362,18 @@ TEST_F(ScriptRunnerTest, ScriptInheritsTheEnvironmentButNoCronwheelVariableNorOt
   ::unsetenv("CRONWHEEL_ACCESS_TOKEN");
   ::unsetenv("CRONWHEEL_ACCESS_TOKEN_FILE");
   ::unsetenv("CRONWHEEL_ADMIN_ADDRESSES");
+  ::unsetenv("CRONWHEEL_OUTPUT_FILE");
   ::unsetenv("SCRIPT_TEST_VISIBLE");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
-  EXPECT_EQ(log_.lines(),
-            (std::vector<std::string>{"token=unset", "cronwheel=0", "other=visible", "fd=closed"}));
+  auto lines = log_.lines();
+  ASSERT_EQ(lines.size(), 5u) << log_.text();
+  EXPECT_EQ(lines[0], "token=unset");
+  EXPECT_EQ(lines[1], "cronwheel=CRONWHEEL_OUTPUT_FILE") << "the run's own variable only";
+  EXPECT_EQ(lines[2].rfind("output file=" + (dir_.path() / "gluesource" / ".output-77-").string(), 0),
+            0u)
+      << lines[2];
+  EXPECT_EQ(lines[3], "other=visible");
+  EXPECT_EQ(lines[4], "fd=closed");
 }
 
 TEST_F(ScriptRunnerTest, ScriptFilesAndTheirDirectoryAreTheExecutorUsersAlone) {
@@ -625,6 +640,172 @@ TEST_F(ScriptRunnerTest, ProgramThatCannotBeExecutedFailsToStartSayingWhy) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The run's output (CRONWHEEL_OUTPUT_FILE)
+
+// "file=<path>" as a script logged it → the path.
+fs::path logged_file(const MemoryLog& log) {
+  for (const auto& line : log.lines()) {
+    if (line.rfind("file=", 0) == 0) return line.substr(5);
+  }
+  return {};
+}
+
+// The names in `dir` that start with ".output-".
+std::vector<std::string> output_files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(".output-", 0) == 0) names.push_back(name);
+  }
+  return names;
+}
+
+TEST_F(ScriptRunnerTest, JsonWrittenToTheOutputFileIsTheRunsOutputWithoutSurroundingWhitespace) {
+  auto outcome = run(spec("echo '  {\"rows\": 42, \"files\": [\"a.csv\"]}' > \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                          "echo done\n"));
+  EXPECT_EQ(outcome.kind, Kind::kExited) << outcome.message;
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_EQ(outcome.message, "exit code 0");
+  EXPECT_EQ(outcome.output, R"({"rows": 42, "files": ["a.csv"]})");
+  EXPECT_EQ(log_.lines(), std::vector<std::string>{"done"}) << "nothing to say about it";
+}
+
+TEST_F(ScriptRunnerTest, OutputIsTakenAfterAFailureOrASignalAndTheOutcomeIsUnchanged) {
+  auto failed = run(spec("printf '[1,2]' > \"$CRONWHEEL_OUTPUT_FILE\"\nexit 3\n"));
+  EXPECT_EQ(failed.kind, Kind::kExited);
+  EXPECT_EQ(failed.exit_code, 3);
+  EXPECT_EQ(failed.message, "exit code 3");
+  EXPECT_EQ(failed.output, "[1,2]");
+
+  auto killed = run(spec("printf '\"partial\"' > \"$CRONWHEEL_OUTPUT_FILE\"\nkill -KILL $$\n"));
+  EXPECT_EQ(killed.kind, Kind::kSignaled) << killed.message;
+  EXPECT_EQ(killed.output, "\"partial\"");
+}
+
+TEST_F(ScriptRunnerTest, NothingOrOnlyWhitespaceWrittenGivesNoOutputAndNoLine) {
+  auto nothing = run(spec("echo hi\n"));
+  EXPECT_EQ(nothing.exit_code, 0) << nothing.message;
+  EXPECT_EQ(nothing.output, std::nullopt);
+  auto blank = run(spec("echo > \"$CRONWHEEL_OUTPUT_FILE\"\necho hi\n"));
+  EXPECT_EQ(blank.output, std::nullopt);
+  EXPECT_EQ(log_.lines(), (std::vector<std::string>{"hi", "hi"}));
+}
+
+TEST_F(ScriptRunnerTest, TextThatIsNotJsonGivesNoOutputAndALineSayingWhy) {
+  auto outcome = run(spec("echo 'rows: 42' > \"$CRONWHEEL_OUTPUT_FILE\"\n"));
+  EXPECT_EQ(outcome.kind, Kind::kExited);
+  EXPECT_EQ(outcome.exit_code, 0) << "the run's own result is unchanged";
+  EXPECT_EQ(outcome.output, std::nullopt);
+  auto lines = log_.lines();
+  ASSERT_EQ(lines.size(), 1u) << log_.text();
+  EXPECT_EQ(lines[0].rfind("[cronwheel] no output: CRONWHEEL_OUTPUT_FILE: not JSON: ", 0), 0u)
+      << lines[0];
+}
+
+TEST_F(ScriptRunnerTest, OutputOfExactly64KiBIsTakenAndOneByteMoreIsRefusedWithALine) {
+  // A JSON string: the quotes and 65534 letters are 65536 bytes.
+  const std::string fits = "printf '\"' > \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                           "head -c 65534 /dev/zero | tr '\\0' x >> \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                           "printf '\"' >> \"$CRONWHEEL_OUTPUT_FILE\"\n";
+  auto taken = run(spec(fits));
+  ASSERT_TRUE(taken.output.has_value()) << log_.text();
+  EXPECT_EQ(taken.output->size(), JobContext::kMaxOutputBytes);
+  EXPECT_EQ(*taken.output, "\"" + std::string(65534, 'x') + "\"");
+  EXPECT_EQ(log_.text(), "");
+
+  auto refused = run(spec(fits + "printf ' ' >> \"$CRONWHEEL_OUTPUT_FILE\"\n"));
+  EXPECT_EQ(refused.exit_code, 0);
+  EXPECT_EQ(refused.output, std::nullopt);
+  EXPECT_EQ(log_.lines(), std::vector<std::string>{
+                              "[cronwheel] no output: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes"});
+}
+
+TEST_F(ScriptRunnerTest, AHugeOutputFileIsRefusedWithoutReadingItAll) {
+  // 2 GiB, sparse: a read of it all would take the memory (and the time) it names.
+  auto outcome = run(spec("truncate -s 2G \"$CRONWHEEL_OUTPUT_FILE\"\necho \"file=$CRONWHEEL_OUTPUT_FILE\"\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  EXPECT_EQ(outcome.output, std::nullopt);
+  EXPECT_EQ(log_.lines().back(),
+            "[cronwheel] no output: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes");
+  EXPECT_FALSE(fs::exists(logged_file(log_))) << "removed after the run";
+}
+
+TEST_F(ScriptRunnerTest, OutputFileIsFreshEmptyPrivateAndRemovedAfterTheRun) {
+  const std::string show = "echo \"file=$CRONWHEEL_OUTPUT_FILE\"\n"
+                           "stat -c 'mode=%a size=%s type=%F' \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                           "echo '{\"a\":1}' > \"$CRONWHEEL_OUTPUT_FILE\"\n";
+  run(spec(show));
+  const fs::path first = logged_file(log_);
+  const auto first_lines = log_.lines();
+  ASSERT_EQ(first_lines.size(), 2u) << log_.text();
+  EXPECT_EQ(first_lines[1], "mode=600 size=0 type=regular empty file");
+  EXPECT_EQ(first.parent_path(), dir_.path() / "gluesource");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(first)));
+
+  MemoryLog second_log;
+  auto second = run_script(spec(show), second_log, std::stop_token());
+  EXPECT_EQ(second.output, R"({"a":1})");
+  EXPECT_NE(logged_file(second_log), first) << "each run gets a file of its own";
+  EXPECT_EQ(second_log.lines()[1], "mode=600 size=0 type=regular empty file")
+      << "not what the run before wrote";
+  EXPECT_TRUE(output_files_in(dir_.path() / "gluesource").empty());
+}
+
+TEST_F(ScriptRunnerTest, ASymlinkPutInPlaceOfTheOutputFileIsNeitherReadNorWritten) {
+  // A file of the executor's user that the script's symlink points at.
+  const fs::path other = dir_.path() / "secret.json";
+  std::ofstream(other) << R"({"token":"secret"})";
+  fs::permissions(other, fs::perms::owner_read | fs::perms::owner_write);
+  auto outcome = run(spec("echo \"file=$CRONWHEEL_OUTPUT_FILE\"\n"
+                          "rm -f \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                          "ln -s '" + other.string() + "' \"$CRONWHEEL_OUTPUT_FILE\"\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  EXPECT_EQ(outcome.output, std::nullopt);
+  EXPECT_EQ(log_.lines().back(),
+            "[cronwheel] no output: the script removed or replaced CRONWHEEL_OUTPUT_FILE (write "
+            "into the file it names)");
+  std::ifstream in(other);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, R"({"token":"secret"})") << "the link's target is left alone";
+  EXPECT_FALSE(fs::exists(fs::symlink_status(logged_file(log_)))) << "the link is removed";
+}
+
+TEST_F(ScriptRunnerTest, AFileRenamedOverTheOutputFileIsNotRead) {
+  auto outcome = run(spec("echo '{\"a\":1}' > \"$CRONWHEEL_OUTPUT_FILE.new\"\n"
+                          "mv \"$CRONWHEEL_OUTPUT_FILE.new\" \"$CRONWHEEL_OUTPUT_FILE\"\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message << log_.text();
+  EXPECT_EQ(outcome.output, std::nullopt);
+  EXPECT_EQ(log_.lines().back(),
+            "[cronwheel] no output: the script removed or replaced CRONWHEEL_OUTPUT_FILE (write "
+            "into the file it names)");
+}
+
+TEST_F(ScriptRunnerTest, AStoppedScriptHasNoOutput) {
+  BackgroundRun script(spec("echo '{\"a\":1}' > \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                            "echo \"file=$CRONWHEEL_OUTPUT_FILE\"\nsleep 300\n"),
+                       log_, 3s);
+  ASSERT_FALSE(log_.wait_for_line("file=").empty()) << log_.text();
+  script.stop();
+  auto outcome = script.wait();
+  EXPECT_EQ(outcome.kind, Kind::kStopped) << outcome.message;
+  EXPECT_EQ(outcome.output, std::nullopt);
+  EXPECT_FALSE(fs::exists(logged_file(log_)));
+}
+
+TEST_F(ScriptRunnerTest, OutputFilesLeftByAnEarlierProcessAreRemovedAndScriptsKept) {
+  const fs::path dir = dir_.path() / "gluesource";
+  fs::create_directories(dir);
+  std::ofstream(dir / ".output-7-AbC123") << "left";
+  std::ofstream(dir / "7_1700000000000.sh") << "echo hi\n";
+  fs::create_symlink(dir_.path() / "kept", dir / ".output-8-XyZ789");
+  std::ofstream(dir_.path() / "kept") << "kept";
+  remove_leftover_output_files(dir);
+  EXPECT_TRUE(output_files_in(dir).empty());
+  EXPECT_TRUE(fs::exists(dir / "7_1700000000000.sh"));
+  EXPECT_TRUE(fs::exists(dir_.path() / "kept")) << "a link's target is not removed";
+}
+
+// ---------------------------------------------------------------------------------------------
 // Scripts run as another user (root only: switching users needs it; CI runs as root)
 
 class RunAsTest : public ScriptRunnerTest {
@@ -705,6 +886,26 @@ TEST_F(RunAsTest, CommandsRunAsTheUserToo) {
   auto outcome = run_process({"/bin/sh", "-c", "id -u"}, log_, {}, 3s, {}, nobody_.get());
   EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
   EXPECT_EQ(log_.lines(), std::vector<std::string>{std::to_string(nobody_->uid)});
+}
+
+TEST_F(RunAsTest, OutputFileIsTheUsersAloneAndWhatItWritesIsTheOutput) {
+  auto outcome = run(spec_as_nobody("stat -c 'owner=%u:%g mode=%a' \"$CRONWHEEL_OUTPUT_FILE\"\n"
+                                    "echo \"{\\\"who\\\":\\\"$(id -un)\\\"}\" > \"$CRONWHEEL_OUTPUT_FILE\"\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message << "\n" << log_.text();
+  EXPECT_EQ(outcome.output, R"({"who":"nobody"})") << log_.text();
+  EXPECT_EQ(log_.lines(), std::vector<std::string>{"owner=" + std::to_string(nobody_->uid) + ":" +
+                                                   std::to_string(nobody_->gid) + " mode=600"});
+}
+
+TEST_F(RunAsTest, TheUserCannotReplaceTheOutputFileSoItsWritesAreRead) {
+  auto outcome = run(spec_as_nobody(
+      "if rm -f \"$CRONWHEEL_OUTPUT_FILE\" 2>/dev/null; then echo removed; else echo kept; fi\n"
+      "if ln -s /etc/shadow \"$CRONWHEEL_OUTPUT_FILE.x\" 2>/dev/null; then echo linked; else echo no-link; fi\n"
+      "echo '[\"still mine\"]' > \"$CRONWHEEL_OUTPUT_FILE\"\n"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.message << "\n" << log_.text();
+  EXPECT_EQ(log_.lines(), (std::vector<std::string>{"kept", "no-link"}));
+  EXPECT_EQ(outcome.output, R"(["still mine"])");
+  EXPECT_TRUE(output_files_in(dir_.path() / "gluesource").empty());
 }
 
 struct LanguageCase {
