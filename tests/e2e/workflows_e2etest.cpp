@@ -1,6 +1,7 @@
 // Workflows end to end: the real cronwheel-admin on a fresh PostgreSQL database and a real
 // cronwheel-executor running the nodes (its built-in `echo` handler answers its parameters as
-// its message, which a node after it reads as output; `fail` fails).
+// its message, which a node after it reads as output; `fail` fails; a GLUE_SHELL node leaves
+// its output in CRONWHEEL_OUTPUT_FILE).
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -104,6 +105,21 @@ class WorkflowsE2e : public ::testing::Test {
     return created.body.value("id", std::int64_t{0});
   }
 
+  // A GLUE_SHELL job running `script`.
+  std::int64_t script_job(const std::string& name, const std::string& script) {
+    auto created = admin_->post("jobs", who_,
+                                {{"jobGroup", group_},
+                                 {"name", name},
+                                 {"jobDesc", name},
+                                 {"scheduleType", "NONE"},
+                                 {"executorHandler", ""},
+                                 {"glueType", "GLUE_SHELL"},
+                                 {"glueSource", script},
+                                 {"glueRemark", "e2e"}});
+    EXPECT_EQ(created.status, 201) << created.text;
+    return created.body.value("id", std::int64_t{0});
+  }
+
   static json node(const std::string& key, std::int64_t job, const std::string& params,
                    const std::string& on_failure = "FAIL") {
     return {{"key", key}, {"jobId", job}, {"params", params}, {"onFailure", on_failure}};
@@ -197,6 +213,28 @@ TEST_F(WorkflowsE2e, ADiamondRunsEachNodeOnceAndTheJoinGetsBothOutputs) {
   // b, c and d were handed off from a parent; a started the run. (The runs by state are counted
   // every 15 s: the workflow runner's test reads them.)
   EXPECT_EQ(metric(admin_->url(), "cronwheel_workflow_handoff_seconds_count"), 3);
+}
+
+TEST_F(WorkflowsE2e, AScriptNodesOutputFileReachesTheNextNodesParameters) {
+  // The script gets its node's rendered parameters as $1 and leaves its output in
+  // CRONWHEEL_OUTPUT_FILE; the next node reads fields of it.
+  const auto load = script_job("load", "echo \"loading $1\"\n"
+                                       "printf '{\"rows\":42,\"day\":\"%s\"}\\n' \"$1\" > \"$CRONWHEEL_OUTPUT_FILE\"\n");
+  const json workflow = {
+      {"jobGroup", group_},
+      {"name", "script-output"},
+      {"params", json::array({{{"name", "day"}, {"default", "monday"}}})},
+      {"nodes", json::array({node("load", load, "${params.day}"),
+                             node("report", job("report", "echo"),
+                                  "rows=${nodes.load.output.rows} day=${nodes.load.output.day}")})},
+      {"edges", json::array({{{"from", "load"}, {"to", "report"}}})}};
+  const json run = ended(trigger(create(workflow), {{"day", "friday"}})["id"].get<std::int64_t>());
+  ASSERT_EQ(run["state"], "succeeded") << run.dump(2) << "\n--- executor\n" << executor_->err();
+  EXPECT_EQ(node_of(run, "load")["output"], (json{{"rows", 42}, {"day", "friday"}}));
+  const json report = node_of(run, "report");
+  EXPECT_EQ(report["param"], "rows=42 day=friday");
+  const json report_run = admin_->get("logs/" + std::to_string(report["runId"].get<std::int64_t>()), who_).body;
+  EXPECT_EQ(report_run["handleMsg"], "rows=42 day=friday") << "the executor got the rendered parameters";
 }
 
 TEST_F(WorkflowsE2e, AFailingNodeFailsTheRunThenARerunFromItKeepsWhatSucceeded) {
