@@ -7,6 +7,7 @@
 #include "admin/model/workflow_json.h"
 #include "admin/model/workflow_plan.h"
 #include "admin/model/workflow_template.h"
+#include "admin/pg/pg_guard.h"
 #include "admin/pg/pg_keyset_list.h"
 #include "admin/pg/pg_store_support.h"
 
@@ -418,43 +419,67 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
   c.prepare("wfr_alarm_decide", "UPDATE workflow_run SET alarm_status = $2, alarm_claimed_at = $3 WHERE id = $1");
   c.prepare("wfr_alarm_finish", "UPDATE workflow_run SET alarm_status = $3 WHERE id = $1 AND alarm_status = -1 "
                                 "AND alarm_claimed_at = $2");
-  c.prepare("wfn_jobs", "SELECT id, job_group, executor_handler, executor_param, executor_fail_retry_count "
-                        "FROM job_info WHERE id = ANY ($1::bigint[]) FOR KEY SHARE");
-  c.prepare("wfr_lock_rows", "SELECT " + kRunColumns + " FROM workflow_run WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE");
+  // The statements of a batch's node ends (record_workflow_node_ends) find their rows by primary
+  // key alone, whatever the tables' statistics and the batch's size: their arrays and the states
+  // they guard with come from `guard`, their per-row values from a batch_values_cte (pg_guard.h).
+  // Written with the arrays in the WHERE, a batch of 1,000 on tables not yet analysed read the
+  // whole of workflow_run_node (and the node read the whole of job_log, in every plan) instead
+  // (tests/integration/fire_path_plans_pgtest.cpp).
+  c.prepare("wfn_jobs", "WITH " + guard_cte("$1::bigint[] AS job_ids") +
+                            " SELECT id, job_group, executor_handler, executor_param, executor_fail_retry_count "
+                            "FROM job_info, guard WHERE id = ANY (guard.job_ids) FOR KEY SHARE OF job_info");
+  c.prepare("wfr_lock_rows", "WITH " + guard_cte("$1::bigint[] AS run_ids") + " SELECT " + kRunColumns +
+                                 " FROM workflow_run, guard WHERE id = ANY (guard.run_ids) ORDER BY id FOR UPDATE OF workflow_run");
   // The ends of many nodes' runs, each guarded as wfn_end is.
   c.prepare("wfn_end_all",
-            "UPDATE workflow_run_node n SET state = e.state, message = e.message, ended_at = e.at, output = e.output "
-            "FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::text[]) "
-            "AS e(run_id, node_key, log_id, state, message, at, output) "
-            "WHERE n.run_id = e.run_id AND n.node_key = e.node_key AND n.log_id = e.log_id AND n.state = 'started' "
-            "RETURNING n.run_id");
+            "WITH " + guard_cte("'started'::text AS started_state, $1::bigint[] AS run_ids, $2::text[] AS node_keys, "
+                                "$3::bigint[] AS log_ids, $4::text[] AS states, $5::text[] AS messages, $6::bigint[] AS times, "
+                                "$7::text[] AS outputs") + ", " +
+                batch_values_cte("ended", "e", "unnest(guard.run_ids, guard.node_keys, guard.log_ids, guard.states, "
+                                              "guard.messages, guard.times, guard.outputs) "
+                                              "AS e(run_id, node_key, log_id, state, message, at, output)") +
+                " UPDATE workflow_run_node n SET state = ended.state, message = ended.message, ended_at = ended.at, "
+                "output = ended.output FROM guard, ended WHERE n.run_id = ended.run_id AND n.node_key = ended.node_key "
+                "AND n.log_id = ended.log_id AND n.state = guard.started_state RETURNING n.run_id");
   c.prepare("wfr_nodes_all",
-            "SELECT n.run_id, n.node_key, n.job_id, n.state, n.log_id, n.attempts, n.param, n.output, n.message, "
-            "n.started_at, n.ended_at, n.kill_requested, l.state AS run_state, l.executor_address "
-            "FROM workflow_run_node n LEFT JOIN job_log l ON l.id = n.log_id WHERE n.run_id = ANY ($1::bigint[])");
+            "WITH " + guard_cte("$1::bigint[] AS run_ids") +
+                " SELECT n.run_id, n.node_key, n.job_id, n.state, n.log_id, n.attempts, n.param, n.output, n.message, "
+                "n.started_at, n.ended_at, n.kill_requested, l.state AS run_state, l.executor_address "
+                "FROM guard JOIN workflow_run_node n ON n.run_id = ANY (guard.run_ids) LEFT JOIN job_log l ON l.id = n.log_id");
   c.prepare("wfn_finish_all",
-            "UPDATE workflow_run_node n SET state = f.state, message = f.message, ended_at = f.at "
-            "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS f(run_id, node_key, state, message, at) "
-            "WHERE n.run_id = f.run_id AND n.node_key = f.node_key AND n.state = 'waiting'");
+            "WITH " + guard_cte("'waiting'::text AS waiting_state, $1::bigint[] AS run_ids, $2::text[] AS node_keys, "
+                                "$3::text[] AS states, $4::text[] AS messages, $5::bigint[] AS times") + ", " +
+                batch_values_cte("finish", "f", "unnest(guard.run_ids, guard.node_keys, guard.states, guard.messages, "
+                                               "guard.times) AS f(run_id, node_key, state, message, at)") +
+                " UPDATE workflow_run_node n SET state = finish.state, message = finish.message, ended_at = finish.at "
+                "FROM guard, finish WHERE n.run_id = finish.run_id AND n.node_key = finish.node_key "
+                "AND n.state = guard.waiting_state");
   // Many nodes' starts: the guarded transition waiting → started takes the run row's id from
   // job_log's sequence, and the run rows of exactly the nodes it moved are inserted with it.
   c.prepare("wfn_start_all",
-            "WITH s AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $6::bigint[], "
-            "$7::bigint[], $8::text[], $9::integer[], $10::bigint[]) "
-            "AS s(run_id, node_key, param, at, job_group, job_id, handler, retries, parent)), "
-            "started AS (UPDATE workflow_run_node n SET state = 'started', attempts = n.attempts + 1, param = s.param, "
-            "started_at = s.at, ended_at = NULL, message = '', output = NULL, kill_requested = false, "
-            "log_id = nextval('job_log_id_seq') FROM s WHERE n.run_id = s.run_id AND n.node_key = s.node_key "
-            "AND n.state = 'waiting' RETURNING n.run_id, n.node_key, n.log_id) "
-            "INSERT INTO job_log (id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
-            "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node) "
-            "SELECT started.log_id, s.job_group, s.job_id, 'pending', 'WORKFLOW', s.at, $5, s.handler, s.param, s.retries, "
-            "NULLIF(s.parent, 0), s.run_id, s.node_key FROM started JOIN s ON s.run_id = started.run_id "
-            "AND s.node_key = started.node_key ORDER BY started.log_id RETURNING " + kLogColumns);
+            "WITH " + guard_cte("'waiting'::text AS waiting_state, $1::bigint[] AS run_ids, $2::text[] AS node_keys, "
+                                "$3::text[] AS params, $4::bigint[] AS times, $6::bigint[] AS group_ids, "
+                                "$7::bigint[] AS job_ids, $8::text[] AS handlers, $9::integer[] AS retry_counts, "
+                                "$10::bigint[] AS parents") + ", " +
+                batch_values_cte("s", "v", "unnest(guard.run_ids, guard.node_keys, guard.params, guard.times, "
+                                           "guard.group_ids, guard.job_ids, guard.handlers, guard.retry_counts, guard.parents) "
+                                           "AS v(run_id, node_key, param, at, job_group, job_id, handler, retries, parent)") +
+                ", started AS (UPDATE workflow_run_node n SET state = 'started', attempts = n.attempts + 1, "
+                "param = s.param, started_at = s.at, ended_at = NULL, message = '', output = NULL, kill_requested = false, "
+                "log_id = nextval('job_log_id_seq') FROM guard, s WHERE n.run_id = s.run_id AND n.node_key = s.node_key "
+                "AND n.state = guard.waiting_state RETURNING n.run_id, n.node_key, n.log_id) "
+                "INSERT INTO job_log (id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
+                "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node) "
+                "SELECT started.log_id, s.job_group, s.job_id, 'pending', 'WORKFLOW', s.at, $5, s.handler, s.param, s.retries, "
+                "NULLIF(s.parent, 0), s.run_id, s.node_key FROM started JOIN s ON s.run_id = started.run_id "
+                "AND s.node_key = started.node_key ORDER BY started.log_id RETURNING " + kLogColumns);
   c.prepare("wfr_end_all",
-            "UPDATE workflow_run r SET state = e.state, ended_at = e.at, reason = e.reason "
-            "FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS e(id, state, at, reason) "
-            "WHERE r.id = e.id AND r.state IN ('waiting', 'running')");
+            "WITH " + guard_cte("'{waiting,running}'::text[] AS active_states, $1::bigint[] AS run_ids, $2::text[] AS states, "
+                                "$3::bigint[] AS times, $4::text[] AS reasons") + ", " +
+                batch_values_cte("ending", "e", "unnest(guard.run_ids, guard.states, guard.times, guard.reasons) "
+                                               "AS e(id, state, at, reason)") +
+                " UPDATE workflow_run r SET state = ending.state, ended_at = ending.at, reason = ending.reason "
+                "FROM guard, ending WHERE r.id = ending.id AND r.state = ANY (guard.active_states)");
   c.prepare("wfr_waiting_workflows", "SELECT DISTINCT workflow_id FROM workflow_run WHERE state = 'waiting' "
                                      "ORDER BY workflow_id LIMIT $1");
   c.prepare("wfn_finish", "UPDATE workflow_run_node SET state = $3, message = $4, ended_at = $5 "

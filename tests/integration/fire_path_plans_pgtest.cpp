@@ -8,6 +8,10 @@
 // such a table with many rows and check, for the custom and the generic plan of each
 // statement the fire path runs per fire or per batch, that runs and jobs are found by their
 // primary key, and that the owner's scans read their own partial index.
+//
+// A workflow node's run that ends takes its workflow run's next step in the same transaction:
+// the workflow tables are built the same way (many runs and nodes, never analysed), and the
+// steps' statements must find runs, nodes, run rows and jobs by primary key too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -324,6 +328,142 @@ TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
     expect_primary_key_reads(s, {"job_info"});
   }
   expect_index_reads({"sched_takeover_sending_lock", "'{" + kNode + "}'"}, "job_log_sending");
+}
+
+// The workflow steps of a batch of results (pg::record_workflow_node_ends) on workflow tables
+// as unanalysed as the run table: many workflow runs of a four-node chain a → b → c → d, the
+// newest of them running (a succeeded, b started with its run triggered, c and d waiting), the
+// others succeeded, every node that ran with its run row.
+class WorkflowStepPlansPgTest : public FirePathPlansPgTest {
+ protected:
+  static constexpr int kWorkflows = 100;
+  static constexpr int kWorkflowRuns = 20'000;
+  static constexpr int kRunningWorkflowRuns = 2'000;
+
+  WorkflowStepPlansPgTest() { fill_workflows(); }
+
+  void fill_workflows() {
+    pqxx::work tx(connection_);
+    for (const char* table : {"workflow", "workflow_run", "workflow_run_node"}) {
+      tx.exec(std::string("ALTER TABLE ") + table + " SET (autovacuum_enabled = false)");
+    }
+    // Node k of workflow w runs job (first job + (4w + k) mod jobs).
+    const std::string job = "(SELECT min(id) FROM job_info) + (4 * w + k) % " + std::to_string(kJobs);
+    const std::string graph =
+        "(SELECT jsonb_build_object('nodes', jsonb_agg(jsonb_build_object('key', key, 'jobId', " + job +
+        ") ORDER BY k), 'edges', '[{\"from\":\"a\",\"to\":\"b\"},{\"from\":\"b\",\"to\":\"c\"},"
+        "{\"from\":\"c\",\"to\":\"d\"}]'::jsonb, 'onFailureRunning', 'FINISH')"
+        " FROM unnest('{a,b,c,d}'::text[]) WITH ORDINALITY AS g(key, k))";
+    tx.exec("INSERT INTO workflow (id, job_group, name, schedule_type, schedule_conf, graph, trigger_status)"
+            " SELECT w, (SELECT id FROM job_group), 'workflow ' || w, 'CRON', '0 * * * * ?', " + graph + ", 1"
+            " FROM generate_series(1, " + std::to_string(kWorkflows) + ") w");
+    const std::string first_running = std::to_string(kWorkflowRuns - kRunningWorkflowRuns);
+    tx.exec("INSERT INTO workflow_run (id, workflow_id, job_group, state, trigger_type, scheduled_time, started_at,"
+            " ended_at, graph)"
+            " SELECT n, w.id, w.job_group, CASE WHEN n > " + first_running + " THEN 'running' ELSE 'succeeded' END,"
+            " 'SCHEDULE', 1700000000000 + n * 60000, 1700000000000 + n * 60000,"
+            " CASE WHEN n > " + first_running + " THEN NULL ELSE 1700000000000 + n * 60000 + 30000 END, w.graph"
+            " FROM generate_series(1, " + std::to_string(kWorkflowRuns) + ") n"
+            " JOIN workflow w ON w.id = 1 + n % " + std::to_string(kWorkflows));
+    tx.exec("SELECT setval('workflow_run_id_seq', " + std::to_string(kWorkflowRuns) + ")");
+    // Every run's four nodes (g) with their jobs (j).
+    const std::string nodes =
+        " FROM workflow_run r CROSS JOIN unnest('{a,b,c,d}'::text[]) WITH ORDINALITY AS g(key, k)"
+        " JOIN LATERAL (SELECT (elem ->> 'jobId')::bigint AS job_id FROM jsonb_array_elements(r.graph -> 'nodes') elem"
+        "   WHERE elem ->> 'key' = g.key) j ON true";
+    // The run rows of the nodes that ran: every node of a finished run, a and b of a running one.
+    tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
+            " executor_handler, trigger_time, trigger_code, handle_time, handle_code, workflow_run_id, workflow_node)"
+            " SELECT r.job_group, j.job_id, CASE WHEN r.state = 'running' AND g.key = 'b' THEN 'triggered' ELSE 'succeeded' END,"
+            " 'WORKFLOW', r.scheduled_time + g.k * 1000, 'node-1', 'http://10.0.0.1:9999/', 'demoHandler', now(), 200,"
+            " CASE WHEN r.state = 'running' AND g.key = 'b' THEN NULL ELSE now() END,"
+            " CASE WHEN r.state = 'running' AND g.key = 'b' THEN 0 ELSE 200 END, r.id, g.key" + nodes +
+            " WHERE r.state <> 'running' OR g.key IN ('a', 'b') ORDER BY r.id, g.k");
+    tx.exec("INSERT INTO workflow_run_node (run_id, node_key, job_id, state, log_id, attempts, started_at, ended_at, output)"
+            " SELECT r.id, g.key, j.job_id, CASE WHEN l.id IS NULL THEN 'waiting' WHEN l.state = 'triggered' THEN 'started'"
+            " ELSE 'succeeded' END, l.id, CASE WHEN l.id IS NULL THEN 0 ELSE 1 END, l.scheduled_time,"
+            " CASE WHEN l.state = 'succeeded' THEN l.scheduled_time + 500 END,"
+            " CASE WHEN l.state = 'succeeded' THEN '\"done\"' END" + nodes +
+            " LEFT JOIN job_log l ON l.workflow_run_id = r.id AND l.workflow_node = g.key");
+    tx.commit();
+  }
+
+  // One text value the query answers, as an SQL literal.
+  std::string literal(const std::string& query) {
+    pqxx::nontransaction tx(connection_);
+    return tx.quote(tx.exec1(query)[0].as<std::string>());
+  }
+  // A column of the started b nodes of the newest `n` running runs, as an array literal in run order.
+  std::string started(const std::string& column, int n) {
+    return literal("SELECT array_agg(" + column + " ORDER BY run_id)::text FROM (SELECT * FROM workflow_run_node"
+                   " WHERE node_key = 'b' AND state = 'started' ORDER BY run_id DESC LIMIT " + std::to_string(n) + ") b");
+  }
+  // The same of their waiting c nodes.
+  std::string waiting(const std::string& column, int n) {
+    return literal("SELECT array_agg(" + column + " ORDER BY run_id)::text FROM (SELECT * FROM workflow_run_node"
+                   " WHERE node_key = 'c' AND state = 'waiting' ORDER BY run_id DESC LIMIT " + std::to_string(n) + ") c");
+  }
+};
+
+TEST_F(WorkflowStepPlansPgTest, TheWorkflowTablesHaveManyRowsAndNoStatistics) {
+  pqxx::nontransaction tx(connection_);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM workflow_run")[0].as<int>(), kWorkflowRuns);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM workflow_run_node")[0].as<int>(), 4 * kWorkflowRuns);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM workflow_run_node WHERE state = 'started'")[0].as<int>(), kRunningWorkflowRuns);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log WHERE trigger_type = 'WORKFLOW'")[0].as<int>(),
+            4 * (kWorkflowRuns - kRunningWorkflowRuns) + 2 * kRunningWorkflowRuns);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_stats WHERE schemaname = 'public'"
+                     " AND tablename IN ('workflow', 'workflow_run', 'workflow_run_node', 'job_log')")[0]
+                .as<int>(),
+            0);
+  for (const char* table : {"workflow_run", "workflow_run_node"}) {
+    EXPECT_LT(tx.exec1(std::string("SELECT reltuples FROM pg_class WHERE oid = '") + table + "'::regclass")[0].as<double>(), 0)
+        << table << " has been vacuumed or analysed";
+  }
+}
+
+TEST_F(WorkflowStepPlansPgTest, BatchStepsFindRunsNodesAndJobsByPrimaryKey) {
+  const std::string node = "'" + kNode + "'";
+  const std::vector<std::string> tables = {"workflow", "workflow_run", "workflow_run_node", "job_log", "job_info"};
+  // A batch of one node end and one of 1,000, each of another running run: the b nodes end, the
+  // c nodes start (or end without running), the runs end.
+  for (int n : {1, 1'000}) {
+    const std::string runs = started("run_id", n), logs = started("log_id", n), jobs = waiting("job_id", n);
+    const std::string times = repeated("1700000000000", n);
+    const Statement lock{"wfr_lock_rows", runs};
+    const Statement end{"wfn_end_all", runs + ", " + repeated("b", n) + ", " + logs + ", " + repeated("succeeded", n) +
+                                           ", " + repeated("", n) + ", " + times + ", " + repeated("\\\"out\\\"", n)};
+    const Statement nodes{"wfr_nodes_all", runs};
+    const Statement node_jobs{"wfn_jobs", jobs};
+    const Statement finish{"wfn_finish_all", runs + ", " + repeated("c", n) + ", " + repeated("cancelled", n) + ", " +
+                                                 repeated("not run", n) + ", " + times};
+    const Statement start{"wfn_start_all", runs + ", " + repeated("c", n) + ", " + repeated("", n) + ", " + times + ", " +
+                                               node + ", " + literal("SELECT array_fill((SELECT id FROM job_group), ARRAY[" +
+                                                                     std::to_string(n) + "])::text") +
+                                               ", " + jobs + ", " + repeated("demoHandler", n) + ", " + repeated("0", n) +
+                                               ", " + logs};
+    const Statement run_end{"wfr_end_all", runs + ", " + repeated("succeeded", n) + ", " + times + ", " + repeated("", n)};
+    for (const Statement& s : {lock, end, nodes, node_jobs, finish, start, run_end}) expect_primary_key_reads(s, tables);
+    for (const Statement& s : {end, finish, start, run_end}) expect_values_read_once(s);
+  }
+}
+
+TEST_F(WorkflowStepPlansPgTest, OneRunsStepAndANodesKillOrRetryFindTheirRowsByPrimaryKey) {
+  const std::vector<std::string> tables = {"workflow", "workflow_run", "workflow_run_node", "job_log", "job_info"};
+  const std::string run = literal("SELECT max(run_id)::text FROM workflow_run_node WHERE state = 'started'");
+  const std::string log = literal("SELECT log_id::text FROM workflow_run_node WHERE run_id = " + run + " AND node_key = 'b'");
+  const std::string pending = std::to_string(run_in("pending"));
+  // A run that takes its step the one-run way (a node's job is gone), a node killed, a node's
+  // run retried or, its workflow run ended, not.
+  expect_primary_key_reads({"wfr_lock", run}, tables);
+  expect_primary_key_reads({"wfr_get", run}, tables);
+  expect_primary_key_reads({"wfr_nodes", run}, tables);
+  expect_primary_key_reads({"wfn_finish", run + ", 'c', 'failed', 'job 1 no longer exists', 1700000000000"}, tables);
+  expect_primary_key_reads({"wfn_kill", run + ", 'b'"}, tables);
+  expect_primary_key_reads({"wfn_fire_cancel", pending + ", 'workflow run ended'"}, tables);
+  expect_primary_key_reads({"wfn_end", run + ", 'b', " + log + ", 'cancelled', 'not run', 1700000000000, NULL"}, tables);
+  expect_primary_key_reads({"wfn_retry", run + ", 'b', " + log + ", " + pending}, tables);
+  expect_primary_key_reads({"wfn_retry_cancel", pending + ", 'not retried'"}, tables);
 }
 
 }  // namespace
