@@ -2,7 +2,7 @@
 // edges between their handles, saved, run from the list with its input parameters, and followed
 // live on the run's graph until every node has succeeded; a node's run opens with its log. An
 // edge that closes a cycle, and a template reading a parameter that does not exist, are explained
-// in place as the server's check finds them.
+// in place as the server's check finds them. Leaving the editor with unsaved changes asks first.
 import type { Page } from '@playwright/test'
 import { APP_NAME, docsImage, expect, logIn, test, unique, type Api } from './support'
 
@@ -245,5 +245,104 @@ test.describe('workflows', () => {
     await expect(node.getByRole('alert')).toHaveCount(0)
     await expect(page.getByText('No problems', { exact: true })).toBeVisible()
     await page.getByRole('region', { name: 'Workflow graph' }).evaluate((e) => e.scrollIntoView({ block: 'center' }))
+  })
+
+  test('leaving the editor with unsaved changes asks first; staying keeps them, and after a save nothing is asked', async ({
+    page,
+    api,
+  }) => {
+    const tag = Date.now().toString(36)
+    const jobs = await echoJobs(api, ['a', 'b', 'c'], tag)
+    const key = (letter: string) => jobs.get(letter)!.key
+    const jobGroup = await api.ensureGroup()
+    const name = unique('unsaved').toLowerCase()
+    const created = await api.post<{ id: number }>('workflows', {
+      jobGroup,
+      name,
+      description: 'two steps',
+      scheduleType: 'NONE',
+      nodes: ['a', 'b'].map((l) => ({ key: key(l), jobId: jobs.get(l)!.id })),
+      edges: [{ from: key('a'), to: key('b') }],
+    })
+    workflowsAfterwards.push(created.id)
+    const leaveBox = page.getByRole('dialog', { name: 'Leave without saving?' })
+    const unsavedNote = page.getByRole('status').filter({ hasText: 'Unsaved changes' })
+    const nativeDialogs: string[] = []
+    page.on('dialog', (d) => nativeDialogs.push(d.type()))
+    const editorUrl = new RegExp(`/workflows/${created.id}$`)
+    const listUrl = /\/workflows(\?.*)?$/
+
+    async function openFromList() {
+      await page.getByRole('textbox', { name: 'Search workflows' }).fill(name)
+      await page.getByRole('button', { name: 'Search' }).click()
+      await page.getByRole('link', { name: `Edit the workflow "${name}"` }).click()
+      await expect(page).toHaveURL(editorUrl)
+      await expect(page.getByRole('group', { name: `Node ${key('b')}` })).toBeVisible()
+      await expect(page.getByText('No problems', { exact: true })).toBeVisible()
+    }
+
+    await logIn(page)
+    await page.goto('/workflows')
+    await openFromList()
+
+    // As loaded: back to the list and forward again without a question.
+    await expect(unsavedNote).toHaveCount(0)
+    await page.goBack()
+    await expect(page.getByRole('heading', { name: 'Workflows', level: 1 })).toBeVisible()
+    await page.goForward()
+    await expect(page).toHaveURL(editorUrl)
+    await expect(page.getByRole('group', { name: `Node ${key('b')}` })).toBeVisible()
+    await expect(leaveBox).toHaveCount(0)
+
+    // A field changed and changed back by hand is no change.
+    const description = page.getByRole('textbox', { name: 'Description', exact: true })
+    await description.fill('two steps and more')
+    await expect(unsavedNote).toBeVisible()
+    await description.fill('two steps')
+    await expect(unsavedNote).toHaveCount(0)
+
+    // A node added: leaving through the menu asks; staying keeps the node.
+    await addJob(page, jobs.get('c')!.jobDesc)
+    await expect(page.getByRole('group', { name: `Node ${key('c')}` })).toBeVisible()
+    await expect(unsavedNote).toBeVisible()
+    await page.getByRole('menuitem', { name: 'Workflows' }).click()
+    await expect(leaveBox).toContainText('The workflow has changes that are not saved.')
+    await leaveBox.getByRole('button', { name: 'Stay' }).click()
+    await expect(leaveBox).toBeHidden()
+    await expect(page).toHaveURL(editorUrl)
+    await expect(page.getByRole('group', { name: `Node ${key('c')}` })).toBeVisible()
+
+    // Closing the tab: the browser asks (its own box); dismissed, the page stays as it was.
+    const unload = page.waitForEvent('dialog')
+    await page.close({ runBeforeUnload: true })
+    const unloadDialog = await unload
+    expect(unloadDialog.type()).toBe('beforeunload')
+    await unloadDialog.dismiss()
+    await expect(page.getByRole('group', { name: `Node ${key('c')}` })).toBeVisible()
+
+    // The browser's back asks too; leaving saves nothing.
+    await page.goBack()
+    await leaveBox.getByRole('button', { name: 'Leave' }).click()
+    await expect(page).toHaveURL(listUrl)
+    await expect(page.getByRole('heading', { name: 'Workflows', level: 1 })).toBeVisible()
+    expect((await api.get(`workflows/${created.id}`)).nodes).toHaveLength(2)
+
+    // Opened again it is as saved; changed and saved, leaving asks nothing.
+    await openFromList()
+    await expect(page.getByRole('group', { name: `Node ${key('c')}` })).toHaveCount(0)
+    await addJob(page, jobs.get('c')!.jobDesc)
+    await connect(page, key('b'), key('c'))
+    await expect(unsavedNote).toBeVisible()
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await expect(page.getByText('Saved', { exact: true })).toBeVisible()
+    await expect(unsavedNote).toHaveCount(0)
+    const saved = await api.get(`workflows/${created.id}`)
+    expect(saved.nodes.map((n: { key: string }) => n.key)).toEqual([key('a'), key('b'), key('c')])
+    expect(saved.edges).toContainEqual({ from: key('b'), to: key('c') })
+    await page.getByRole('menuitem', { name: 'Workflows' }).click()
+    await expect(page).toHaveURL(listUrl)
+    await expect(page.getByRole('heading', { name: 'Workflows', level: 1 })).toBeVisible()
+    await expect(leaveBox).toHaveCount(0)
+    expect(nativeDialogs).toEqual(['beforeunload'])
   })
 })

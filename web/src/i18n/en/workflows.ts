@@ -143,6 +143,7 @@ export default {
     reload: 'Reload',
     keep: 'Keep editing',
   },
+  leaveConfirm: 'The workflow has changes that are not saved. Leave and lose them?',
   runStates: {
     waiting: 'Waiting',
     running: 'Running',

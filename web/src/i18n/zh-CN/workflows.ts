@@ -145,6 +145,7 @@ const messages: typeof en = {
     reload: '重新加载',
     keep: '继续编辑',
   },
+  leaveConfirm: '工作流有未保存的修改。离开并放弃这些修改？',
   runStates: {
     waiting: '等待中',
     running: '运行中',
