@@ -13,9 +13,14 @@ namespace cronwheel::admin::pg {
 
 void prepare_follow_ups(pqxx::connection& c) {
   PgWorkflowStore::prepare(c);  // a node's end takes its workflow run's next step
-  c.prepare("follow_up_jobs", "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[])");
-  c.prepare("follow_up_children",
-            "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id FOR KEY SHARE");
+  // A batch's jobs and their children, by primary key alone whatever job_info's statistics and
+  // the batch's size: the array comes from `guard` (pg_guard.h). Given as a literal of 1,000
+  // ids, job_info not yet analysed was read whole instead
+  // (tests/integration/fire_path_plans_pgtest.cpp).
+  c.prepare("follow_up_jobs", "WITH " + guard_cte("$1::bigint[] AS job_ids") + " SELECT " + kJobColumns +
+                                  " FROM job_info, guard WHERE id = ANY (guard.job_ids)");
+  c.prepare("follow_up_children", "WITH " + guard_cte("$1::bigint[] AS job_ids") + " SELECT " + kJobColumns +
+                                      " FROM job_info, guard WHERE id = ANY (guard.job_ids) ORDER BY id FOR KEY SHARE OF job_info");
   c.prepare("follow_up_insert_fire",
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, "

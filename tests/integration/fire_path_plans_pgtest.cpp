@@ -132,6 +132,13 @@ class FirePathPlansPgTest : public ::testing::Test {
     pqxx::nontransaction tx(connection_);
     return tx.exec1("SELECT max(id) FROM job_info")[0].as<std::int64_t>();
   }
+  // An array literal of the newest `n` jobs' ids.
+  std::string jobs_newest(int n) {
+    pqxx::nontransaction tx(connection_);
+    return "'" + tx.exec1("SELECT array_agg(id)::text FROM (SELECT id FROM job_info ORDER BY id DESC LIMIT " +
+                          std::to_string(n) + ") j")[0]
+                     .as<std::string>() + "'";
+  }
 
   // EXPLAIN of the prepared statement under plan_cache_mode `mode` (force_custom_plan or
   // force_generic_plan), as text.
@@ -298,9 +305,13 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
     expect_primary_key_reads({"completion_runs", runs}, runs_and_jobs);
     expect_primary_key_reads({"log_groups", runs}, runs_and_jobs);
   }
-  // What follows a run's end, in the same transaction.
+  // What follows a run's end, in the same transaction: the ended runs' jobs and their child
+  // jobs, each read once for the whole batch (a callback batch, a cancelled batch of late
+  // fires): two jobs and 1,000.
   expect_primary_key_reads({"follow_up_jobs", jobs}, runs_and_jobs);
   expect_primary_key_reads({"follow_up_children", jobs}, runs_and_jobs);
+  expect_primary_key_reads({"follow_up_jobs", jobs_newest(1'000)}, runs_and_jobs);
+  expect_primary_key_reads({"follow_up_children", jobs_newest(1'000)}, runs_and_jobs);
   expect_primary_key_reads({"follow_up_fix_delay", job + ", 1700000000000, 253402300799000"}, runs_and_jobs);
   // Late pending fires the misfire rule cancels (a batch of two, and the feeder's thousand), a
   // takeover's sending fires, and their resolution.
