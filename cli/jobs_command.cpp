@@ -9,9 +9,11 @@
 
 #include "cli/api_client.h"
 #include "cli/arguments.h"
+#include "cli/bulk_commands.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_ref.h"
+#include "cli/list_page.h"
 #include "cli/output.h"
 
 namespace cronwheel::cli {
@@ -44,52 +46,34 @@ std::string job_label(const json& job, const std::map<std::int64_t, std::string>
   return app_slash_name(job, apps);
 }
 
-void note_partial_page(Context& ctx, const json& page, std::size_t shown, const char* what) {
-  ctx.err() << partial_page_note(page, shown, what);
-}
-
 // ---- jobs list
 
-struct ListOptions {
+struct JobListOptions {
   std::string group;
   std::string status;
   std::string search;
-  int limit = 20;
+  int limit = kDefaultListLimit;
 };
 
-int list_jobs(Context& ctx, const ListOptions& options) {
-  std::vector<std::pair<std::string, std::string>> query;
-  if (!options.group.empty()) query.emplace_back("appName", options.group);
-  if (options.status == "running") query.emplace_back("triggerStatus", "1");
-  if (options.status == "stopped") query.emplace_back("triggerStatus", "0");
-  if (!options.search.empty()) query.emplace_back("text", options.search);
-  query.emplace_back("limit", std::to_string(options.limit));
-  ApiClient& api = ctx.api();
-  const json page = api.get("jobs" + query_string(query));
-  const json& jobs = array_member(page, "items");
-  if (ctx.format() != OutputFormat::kTable) {
-    print_document(ctx.out(), ctx.format(), page);
-    return kExitOk;
-  }
-  if (jobs.empty()) {
-    ctx.err() << "No jobs.\n";
-    return kExitOk;
-  }
-  std::map<std::int64_t, std::string> apps;
-  if (!options.group.empty()) {
-    for (const json& job : jobs) apps[int_of(job, "jobGroup")] = options.group;
-  } else {
-    apps = group_app_names(api, jobs);
-  }
-  Table table({"ID", "JOB", "STATUS", "SCHEDULE", "NEXT FIRE", "DESCRIPTION"});
-  for (const json& job : jobs) {
-    table.add_row({std::to_string(int_member(job, "id")), cell_text(job_label(job, apps)), status_of(job),
-                   cell_text(schedule_of(job), kScheduleWidth), local_time(int_of(job, "triggerNextTime")),
-                   cell_text(text_of(job, "jobDesc"), kDescriptionWidth)});
-  }
-  table.print(ctx.out());
-  note_partial_page(ctx, page, jobs.size(), "jobs");
-  return kExitOk;
+int list_jobs(Context& ctx, const JobListOptions& options) {
+  QueryParameters filters;
+  if (!options.group.empty()) filters.emplace_back("appName", options.group);
+  if (options.status == "running") filters.emplace_back("triggerStatus", "1");
+  if (options.status == "stopped") filters.emplace_back("triggerStatus", "0");
+  if (!options.search.empty()) filters.emplace_back("text", options.search);
+  ListTable table;
+  table.plural = "jobs";
+  table.headers = {"JOB", "STATUS", "SCHEDULE", "NEXT FIRE", "DESCRIPTION"};
+  table.app_names = true;
+  table.known_app_name = options.group;
+  table.row = [](const json& job, const AppNames& apps) -> std::vector<std::string> {
+    return {cell_text(job_label(job, apps)),
+            status_of(job),
+            cell_text(schedule_of(job), kScheduleWidth),
+            local_time(int_of(job, "triggerNextTime")),
+            cell_text(text_of(job, "jobDesc"), kDescriptionWidth)};
+  };
+  return print_list_page(ctx, "jobs", std::move(filters), options.limit, table);
 }
 
 // ---- jobs get
@@ -132,41 +116,6 @@ int get_job(Context& ctx, const std::string& text) {
   });
 }
 
-// ---- jobs start|stop|delete: each job its own call, every one tried
-
-struct BulkVerb {
-  const char* done;  // "started"
-  std::function<json(ApiClient&, std::int64_t)> call;
-};
-
-int for_each_job(Context& ctx, const std::vector<std::string>& texts, const BulkVerb& verb) {
-  ApiClient& api = ctx.api();
-  json answers = json::array();
-  int failures = 0;
-  for (const std::string& text : texts) {
-    try {
-      const JobRef ref = job_ref(text);
-      const auto id = resolve_job(api, ref);
-      json answer = verb.call(api, id);
-      if (ctx.format() == OutputFormat::kTable) {
-        ctx.out() << "job " << ref.text() << (ref.by_id() ? "" : " (" + std::to_string(id) + ")") << " " << verb.done;
-        if (answer.is_object() && int_of(answer, "triggerNextTime") > 0) {
-          ctx.out() << ", next fire " << local_time(int_of(answer, "triggerNextTime"));
-        }
-        ctx.out() << "\n";
-      }
-      answers.push_back(answer.is_null() ? json{{"id", id}} : std::move(answer));
-    } catch (const CliError& e) {
-      ctx.report(text, e);
-      ++failures;
-      // No answer from the server: the next jobs would only say the same.
-      if (e.names_its_subject()) break;
-    }
-  }
-  print_document(ctx.out(), ctx.format(), answers);
-  return failures == 0 ? kExitOk : kExitFailed;
-}
-
 // ---- jobs trigger
 
 struct TriggerOptions {
@@ -187,8 +136,7 @@ int trigger_job(Context& ctx, const TriggerOptions& options) {
       print_document(ctx.out(), ctx.format(), run);
       return kExitOk;
     }
-    ctx.out() << "job " << ref.text() << (ref.by_id() ? "" : " (" + std::to_string(id) + ")") << " triggered: run "
-              << int_member(run, "id") << "\n";
+    ctx.out() << "job " << named(ref, id) << " triggered: run " << int_member(run, "id") << "\n";
     return kExitOk;
   });
 }
@@ -199,7 +147,7 @@ void add_jobs_commands(CommandLine& command_line) {
   CLI::App* jobs = command_line.add_group("jobs", "List, inspect, start, stop, trigger and delete jobs");
 
   {
-    auto options = std::make_shared<ListOptions>();
+    auto options = std::make_shared<JobListOptions>();
     CLI::App* list = command_line.add_command(
         *jobs, "list", "List jobs, newest first",
         "Lists the jobs you may see: their id, APP/NAME (the group's app name and the job's name),\n"
@@ -210,19 +158,14 @@ void add_jobs_commands(CommandLine& command_line) {
         "  cronwheel jobs list --group billing --status running\n"
         "  cronwheel jobs list --search invoice --limit 100 -o json\n",
         [options](Context& ctx) { return list_jobs(ctx, *options); });
-    list->add_option("--group", options->group, "Only the jobs of the group with this app name")
-        ->type_name("APP")
-        ->check(app_name_check());
+    add_group_option(*list, options->group, "the jobs");
     list->add_option("--status", options->status, "Only running or only stopped jobs")
         ->type_name("STATUS")
         ->check(CLI::IsMember({"running", "stopped"}));
     list->add_option("--search", options->search, "Text in the name, description, handler or author")
         ->type_name("TEXT")
         ->check(bounded_text_check());
-    list->add_option("--limit", options->limit, "How many jobs at most (1-1000)")
-        ->type_name("N")
-        ->check(CLI::Range(1, 1000))
-        ->capture_default_str();
+    add_limit_option(*list, options->limit, "jobs");
   }
 
   {
@@ -239,13 +182,8 @@ void add_jobs_commands(CommandLine& command_line) {
     get->add_option("JOB", *job, "The job: its id or APP/NAME")->required()->check(job_ref_check());
   }
 
-  struct Bulk {
-    const char* name;
-    const char* description;
-    const char* help;
-    BulkVerb verb;
-  };
-  const Bulk bulks[] = {
+  const NamedKind kJob{"job", "JOB", "Jobs: ids or APP/NAME", job_ref_check, parse_job_ref, resolve_job};
+  add_bulk_commands(command_line, *jobs, kJob, {
       {"start", "Start scheduling jobs",
        "Starts each job: it fires from its schedule's first time after now + 5 s. A job that\n"
        "runs already stays as it is. Each job is its own call; a line is printed for each, and\n"
@@ -256,7 +194,7 @@ void add_jobs_commands(CommandLine& command_line) {
        "  cronwheel jobs start billing/nightly-invoices billing/reconcile\n"
        "  cronwheel jobs start 42 43 44\n\n"
        "A job that could not be started makes the exit status 1, after every job was tried.\n",
-       {"started", [](ApiClient& api, std::int64_t id) { return api.post("jobs/" + std::to_string(id) + "/start"); }}},
+       "started", [](ApiClient& api, std::int64_t id) { return api.post("jobs/" + std::to_string(id) + "/start"); }},
       {"stop", "Stop scheduling jobs",
        "Stops each job: it fires no more until started again (runs under way go on). Each job\n"
        "is its own call; a line is printed for each, and the jobs after a failed one are still\n"
@@ -266,7 +204,7 @@ void add_jobs_commands(CommandLine& command_line) {
        "EXAMPLES\n"
        "  cronwheel jobs stop billing/nightly-invoices\n\n"
        "A job that could not be stopped makes the exit status 1, after every job was tried.\n",
-       {"stopped", [](ApiClient& api, std::int64_t id) { return api.post("jobs/" + std::to_string(id) + "/stop"); }}},
+       "stopped", [](ApiClient& api, std::int64_t id) { return api.post("jobs/" + std::to_string(id) + "/stop"); }},
       {"delete", "Delete jobs, with their runs and script history",
        "Deletes each job with its runs' records and its script versions; this cannot be undone.\n"
        "Each job is its own call; a line is printed for each, and the jobs after a failed one\n"
@@ -276,16 +214,8 @@ void add_jobs_commands(CommandLine& command_line) {
        "EXAMPLES\n"
        "  cronwheel jobs delete billing/old-report 57\n\n"
        "A job that could not be deleted makes the exit status 1, after every job was tried.\n",
-       {"deleted", [](ApiClient& api, std::int64_t id) { return api.remove("jobs/" + std::to_string(id)); }}},
-  };
-  for (const Bulk& bulk : bulks) {
-    auto texts = std::make_shared<std::vector<std::string>>();
-    CLI::App* command = command_line.add_command(*jobs, bulk.name, bulk.description, bulk.help,
-                                                 [texts, verb = bulk.verb](Context& ctx) {
-                                                   return for_each_job(ctx, *texts, verb);
-                                                 });
-    command->add_option("JOB", *texts, "Jobs: ids or APP/NAME")->required()->check(job_ref_check());
-  }
+       "deleted", [](ApiClient& api, std::int64_t id) { return api.remove("jobs/" + std::to_string(id)); }},
+  });
 
   {
     auto options = std::make_shared<TriggerOptions>();

@@ -13,6 +13,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_ref.h"
+#include "cli/list_page.h"
 #include "cli/output.h"
 
 namespace cronwheel::cli {
@@ -67,47 +68,26 @@ struct RunListOptions {
   std::string job;
   std::string group;
   std::string state;
-  int limit = 20;
+  int limit = kDefaultListLimit;
 };
 
 int list_runs(Context& ctx, const RunListOptions& options) {
-  ApiClient& api = ctx.api();
-  std::vector<std::pair<std::string, std::string>> query;
-  if (!options.job.empty()) {
-    const auto id = ctx.about("--job " + options.job, [&] { return resolve_job(api, std::get<JobRef>(parse_job_ref(options.job))); });
-    query.emplace_back("jobId", std::to_string(id));
-  }
-  if (!options.group.empty()) {
-    const json group = ctx.about("--group " + options.group, [&] { return resolve_group(api, options.group); });
-    query.emplace_back("jobGroup", std::to_string(int_member(group, "id")));
-  }
-  if (!options.state.empty()) query.emplace_back("status", options.state);
-  query.emplace_back("limit", std::to_string(options.limit));
-  const json page = api.get("logs" + query_string(query));
-  const json& runs = array_member(page, "items");
-  if (ctx.format() != OutputFormat::kTable) {
-    print_document(ctx.out(), ctx.format(), page);
-    return kExitOk;
-  }
-  if (runs.empty()) {
-    ctx.err() << "No runs.\n";
-    return kExitOk;
-  }
-  Table table({"ID", "JOB ID", "STATE", "TRIGGER", "SCHEDULED", "EXECUTOR", "RESULT"});
-  for (const json& run : runs) {
-    table.add_row({std::to_string(int_member(run, "id")), std::to_string(int_of(run, "jobId")),
-                   cell_text(text_of(run, "state")), cell_text(text_of(run, "triggerType")),
-                   local_time(int_of(run, "scheduledTime")), cell_text(text_of(run, "executorAddress"), kExecutorWidth),
-                   cell_text(result_of(run), kMessageWidth)});
-  }
-  table.print(ctx.out());
-  const auto total = int_of(page, "total", -1);
-  if (total > static_cast<std::int64_t>(runs.size())) {
-    const bool exact = page.value("totalExact", true);
-    ctx.err() << "(" << runs.size() << " of " << (exact ? "" : "at least ") << total
-              << " runs shown; --limit shows up to 1000)\n";
-  }
-  return kExitOk;
+  QueryParameters filters;
+  if (!options.job.empty()) filters.push_back(job_filter(ctx, options.job));
+  if (!options.group.empty()) filters.push_back(group_filter(ctx, options.group));
+  if (!options.state.empty()) filters.emplace_back("status", options.state);
+  ListTable table;
+  table.plural = "runs";
+  table.headers = {"JOB ID", "STATE", "TRIGGER", "SCHEDULED", "EXECUTOR", "RESULT"};
+  table.row = [](const json& run, const AppNames&) -> std::vector<std::string> {
+    return {std::to_string(int_of(run, "jobId")),
+            cell_text(text_of(run, "state")),
+            cell_text(text_of(run, "triggerType")),
+            local_time(int_of(run, "scheduledTime")),
+            cell_text(text_of(run, "executorAddress"), kExecutorWidth),
+            cell_text(result_of(run), kMessageWidth)};
+  };
+  return print_list_page(ctx, "logs", std::move(filters), options.limit, table);
 }
 
 // ---- runs get
@@ -226,16 +206,11 @@ void add_runs_commands(CommandLine& command_line) {
     list->add_option("--job", options->job, "Only the runs of this job (id or APP/NAME)")
         ->type_name("JOB")
         ->check(job_ref_check());
-    list->add_option("--group", options->group, "Only the runs of the group with this app name")
-        ->type_name("APP")
-        ->check(app_name_check());
+    add_group_option(*list, options->group, "the runs");
     list->add_option("--state", options->state, "Only runs that succeeded, failed, run, wait or were cancelled")
         ->type_name("STATE")
         ->check(CLI::IsMember({"success", "failure", "running", "pending", "cancelled"}));
-    list->add_option("--limit", options->limit, "How many runs at most (1-1000)")
-        ->type_name("N")
-        ->check(CLI::Range(1, 1000))
-        ->capture_default_str();
+    add_limit_option(*list, options->limit, "runs");
   }
 
   {

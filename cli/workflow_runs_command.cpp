@@ -12,6 +12,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_ref.h"
+#include "cli/list_page.h"
 #include "cli/output.h"
 #include "cli/workflow_progress.h"
 
@@ -36,45 +37,27 @@ struct WorkflowRunListOptions {
   std::string workflow;
   std::string group;
   std::string state;
-  int limit = 20;
+  int limit = kDefaultListLimit;
 };
 
 int list_workflow_runs(Context& ctx, const WorkflowRunListOptions& options) {
-  ApiClient& api = ctx.api();
-  std::vector<std::pair<std::string, std::string>> query;
-  if (!options.workflow.empty()) {
-    const auto id = ctx.about("--workflow " + options.workflow, [&] {
-      return resolve_workflow(api, std::get<WorkflowRef>(parse_workflow_ref(options.workflow)));
-    });
-    query.emplace_back("workflowId", std::to_string(id));
-  }
-  if (!options.group.empty()) {
-    const json group = ctx.about("--group " + options.group, [&] { return resolve_group(api, options.group); });
-    query.emplace_back("jobGroup", std::to_string(int_member(group, "id")));
-  }
-  if (!options.state.empty()) query.emplace_back("state", options.state);
-  query.emplace_back("limit", std::to_string(options.limit));
-  const json page = api.get("workflow-runs" + query_string(query));
-  const json& runs = array_member(page, "items");
-  if (ctx.format() != OutputFormat::kTable) {
-    print_document(ctx.out(), ctx.format(), page);
-    return kExitOk;
-  }
-  if (runs.empty()) {
-    ctx.err() << "No workflow runs.\n";
-    return kExitOk;
-  }
-  const auto apps = group_app_names(api, runs);
-  Table table({"ID", "WORKFLOW", "STATE", "TRIGGER", "SCHEDULED", "ENDED", "REASON"});
-  for (const json& run : runs) {
-    table.add_row({std::to_string(int_member(run, "id")), cell_text(workflow_label(run, apps)),
-                   cell_text(text_of(run, "state")), cell_text(text_of(run, "triggerType")),
-                   local_time(int_of(run, "scheduledTime")), local_time(int_of(run, "endedAt")),
-                   cell_text(text_of(run, "reason"), kRunReasonWidth)});
-  }
-  table.print(ctx.out());
-  ctx.err() << partial_page_note(page, runs.size(), "workflow runs");
-  return kExitOk;
+  QueryParameters filters;
+  if (!options.workflow.empty()) filters.push_back(workflow_filter(ctx, options.workflow));
+  if (!options.group.empty()) filters.push_back(group_filter(ctx, options.group));
+  if (!options.state.empty()) filters.emplace_back("state", options.state);
+  ListTable table;
+  table.plural = "workflow runs";
+  table.headers = {"WORKFLOW", "STATE", "TRIGGER", "SCHEDULED", "ENDED", "REASON"};
+  table.app_names = true;
+  table.row = [](const json& run, const AppNames& apps) -> std::vector<std::string> {
+    return {cell_text(workflow_label(run, apps)),
+            cell_text(text_of(run, "state")),
+            cell_text(text_of(run, "triggerType")),
+            local_time(int_of(run, "scheduledTime")),
+            local_time(int_of(run, "endedAt")),
+            cell_text(text_of(run, "reason"), kRunReasonWidth)};
+  };
+  return print_list_page(ctx, "workflow-runs", std::move(filters), options.limit, table);
 }
 
 // ---- workflow-runs get
@@ -183,16 +166,11 @@ void add_workflow_runs_commands(CommandLine& command_line) {
     list->add_option("--workflow", options->workflow, "Only the runs of this workflow (id or APP/NAME)")
         ->type_name("WF")
         ->check(workflow_ref_check());
-    list->add_option("--group", options->group, "Only the runs of the workflows of the group with this app name")
-        ->type_name("APP")
-        ->check(app_name_check());
+    add_group_option(*list, options->group, "the runs of the workflows");
     list->add_option("--state", options->state, "Only runs in this state")
         ->type_name("STATE")
         ->check(CLI::IsMember({"waiting", "running", "succeeded", "failed", "cancelled", "skipped", "timed_out"}));
-    list->add_option("--limit", options->limit, "How many runs at most (1-1000)")
-        ->type_name("N")
-        ->check(CLI::Range(1, 1000))
-        ->capture_default_str();
+    add_limit_option(*list, options->limit, "runs");
   }
 
   {

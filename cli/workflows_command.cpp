@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -12,10 +11,12 @@
 
 #include "cli/api_client.h"
 #include "cli/arguments.h"
+#include "cli/bulk_commands.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_ref.h"
 #include "cli/jobs_files.h"
+#include "cli/list_page.h"
 #include "cli/output.h"
 #include "cli/workflow_inputs.h"
 #include "cli/workflow_progress.h"
@@ -37,11 +38,6 @@ constexpr int kMaxWaitSeconds = 7 * 24 * 3600;
 
 WorkflowRef workflow_ref(const std::string& text) { return std::get<WorkflowRef>(parse_workflow_ref(text)); }
 
-// "billing/etl (12)" for a name, "12" for an id: what the command was given, and the id.
-std::string named(const WorkflowRef& ref, std::int64_t id) {
-  return ref.text() + (ref.by_id() ? "" : " (" + std::to_string(id) + ")");
-}
-
 std::string workflow_schedule(const json& workflow) {
   const std::string type = text_of(workflow, "scheduleType");
   if (type.empty() || type == "NONE") return "-";
@@ -62,44 +58,27 @@ std::size_t count_of(const json& object, const char* key) {
 struct WorkflowListOptions {
   std::string group;
   std::string name;
-  int limit = 20;
+  int limit = kDefaultListLimit;
 };
 
 int list_workflows(Context& ctx, const WorkflowListOptions& options) {
-  ApiClient& api = ctx.api();
-  std::vector<std::pair<std::string, std::string>> query;
-  if (!options.group.empty()) {
-    const json group = ctx.about("--group " + options.group, [&] { return resolve_group(api, options.group); });
-    query.emplace_back("jobGroup", std::to_string(int_member(group, "id")));
-  }
-  if (!options.name.empty()) query.emplace_back("name", options.name);
-  query.emplace_back("limit", std::to_string(options.limit));
-  const json page = api.get("workflows" + query_string(query));
-  const json& workflows = array_member(page, "items");
-  if (ctx.format() != OutputFormat::kTable) {
-    print_document(ctx.out(), ctx.format(), page);
-    return kExitOk;
-  }
-  if (workflows.empty()) {
-    ctx.err() << "No workflows.\n";
-    return kExitOk;
-  }
-  std::map<std::int64_t, std::string> apps;
-  if (!options.group.empty()) {
-    for (const json& workflow : workflows) apps[int_of(workflow, "jobGroup")] = options.group;
-  } else {
-    apps = group_app_names(api, workflows);
-  }
-  Table table({"ID", "WORKFLOW", "STATUS", "SCHEDULE", "NEXT FIRE", "NODES", "DESCRIPTION"});
-  for (const json& workflow : workflows) {
-    table.add_row({std::to_string(int_member(workflow, "id")), cell_text(app_slash_name(workflow, apps)),
-                   workflow_status(workflow), cell_text(workflow_schedule(workflow), kWorkflowScheduleWidth),
-                   local_time(int_of(workflow, "triggerNextTime")), std::to_string(count_of(workflow, "nodes")),
-                   cell_text(text_of(workflow, "description"), kWorkflowDescriptionWidth)});
-  }
-  table.print(ctx.out());
-  ctx.err() << partial_page_note(page, workflows.size(), "workflows");
-  return kExitOk;
+  QueryParameters filters;
+  if (!options.group.empty()) filters.push_back(group_filter(ctx, options.group));
+  if (!options.name.empty()) filters.emplace_back("name", options.name);
+  ListTable table;
+  table.plural = "workflows";
+  table.headers = {"WORKFLOW", "STATUS", "SCHEDULE", "NEXT FIRE", "NODES", "DESCRIPTION"};
+  table.app_names = true;
+  table.known_app_name = options.group;
+  table.row = [](const json& workflow, const AppNames& apps) -> std::vector<std::string> {
+    return {cell_text(app_slash_name(workflow, apps)),
+            workflow_status(workflow),
+            cell_text(workflow_schedule(workflow), kWorkflowScheduleWidth),
+            local_time(int_of(workflow, "triggerNextTime")),
+            std::to_string(count_of(workflow, "nodes")),
+            cell_text(text_of(workflow, "description"), kWorkflowDescriptionWidth)};
+  };
+  return print_list_page(ctx, "workflows", std::move(filters), options.limit, table);
 }
 
 // ---- workflows get
@@ -173,40 +152,6 @@ int get_workflow(Context& ctx, const std::string& text) {
     nodes.print(ctx.out());
     return kExitOk;
   });
-}
-
-// ---- workflows start|stop|delete: each workflow its own call, every one tried
-
-struct WorkflowVerb {
-  const char* done;  // "started"
-  std::function<json(ApiClient&, std::int64_t)> call;
-};
-
-int for_each_workflow(Context& ctx, const std::vector<std::string>& texts, const WorkflowVerb& verb) {
-  ApiClient& api = ctx.api();
-  json answers = json::array();
-  int failures = 0;
-  for (const std::string& text : texts) {
-    try {
-      const WorkflowRef ref = workflow_ref(text);
-      const auto id = resolve_workflow(api, ref);
-      json answer = verb.call(api, id);
-      if (ctx.format() == OutputFormat::kTable) {
-        ctx.out() << "workflow " << named(ref, id) << " " << verb.done;
-        if (answer.is_object() && int_of(answer, "triggerNextTime") > 0) {
-          ctx.out() << ", next fire " << local_time(int_of(answer, "triggerNextTime"));
-        }
-        ctx.out() << "\n";
-      }
-      answers.push_back(answer.is_null() ? json{{"id", id}} : std::move(answer));
-    } catch (const CliError& e) {
-      ctx.report(text, e);
-      ++failures;
-      if (e.names_its_subject()) break;  // no answer from the server: the next would say the same
-    }
-  }
-  print_document(ctx.out(), ctx.format(), answers);
-  return failures == 0 ? kExitOk : kExitFailed;
 }
 
 // ---- workflows trigger [--wait]
@@ -347,16 +292,11 @@ void add_workflows_commands(CommandLine& command_line) {
         "  cronwheel workflows list --group billing\n"
         "  cronwheel workflows list --group billing --name nightly-etl -o json\n",
         [options](Context& ctx) { return list_workflows(ctx, *options); });
-    list->add_option("--group", options->group, "Only the workflows of the group with this app name")
-        ->type_name("APP")
-        ->check(app_name_check());
+    add_group_option(*list, options->group, "the workflows");
     list->add_option("--name", options->name, "Only the workflow with exactly this name")
         ->type_name("NAME")
         ->check(workflow_name_check());
-    list->add_option("--limit", options->limit, "How many workflows at most (1-1000)")
-        ->type_name("N")
-        ->check(CLI::Range(1, 1000))
-        ->capture_default_str();
+    add_limit_option(*list, options->limit, "workflows");
   }
 
   {
@@ -375,13 +315,9 @@ void add_workflows_commands(CommandLine& command_line) {
     get->add_option("WF", *workflow, "The workflow: its id or APP/NAME")->required()->check(workflow_ref_check());
   }
 
-  struct Bulk {
-    const char* name;
-    const char* description;
-    const char* help;
-    WorkflowVerb verb;
-  };
-  const Bulk bulks[] = {
+  const NamedKind kWorkflow{"workflow", "WF", "Workflows: ids or APP/NAME",
+                            workflow_ref_check, parse_workflow_ref, resolve_workflow};
+  add_bulk_commands(command_line, *workflows, kWorkflow, {
       {"start", "Schedule workflows",
        "Schedules each workflow: it runs from its schedule's first time after now. A workflow\n"
        "without a schedule (NONE) cannot be started (run it with `cronwheel workflows trigger`).\n"
@@ -392,7 +328,7 @@ void add_workflows_commands(CommandLine& command_line) {
        "EXAMPLES\n"
        "  cronwheel workflows start billing/nightly-etl billing/hourly-sync\n\n"
        "A workflow that could not be started makes the exit status 1, after every one was tried.\n",
-       {"started", [](ApiClient& api, std::int64_t id) { return api.post("workflows/" + std::to_string(id) + "/start"); }}},
+       "started", [](ApiClient& api, std::int64_t id) { return api.post("workflows/" + std::to_string(id) + "/start"); }},
       {"stop", "Stop scheduling workflows",
        "Stops each workflow's schedule: no new run is created by it until started again; runs\n"
        "already created go on. Each workflow is its own call; a line is printed for each, and the\n"
@@ -402,7 +338,7 @@ void add_workflows_commands(CommandLine& command_line) {
        "EXAMPLES\n"
        "  cronwheel workflows stop billing/nightly-etl\n\n"
        "A workflow that could not be stopped makes the exit status 1, after every one was tried.\n",
-       {"stopped", [](ApiClient& api, std::int64_t id) { return api.post("workflows/" + std::to_string(id) + "/stop"); }}},
+       "stopped", [](ApiClient& api, std::int64_t id) { return api.post("workflows/" + std::to_string(id) + "/stop"); }},
       {"delete", "Delete workflows with their runs",
        "Deletes each workflow with the records of its runs; this cannot be undone. A workflow\n"
        "with a run running or waiting cannot be deleted (cancel the run first). Its jobs stay.\n"
@@ -413,16 +349,8 @@ void add_workflows_commands(CommandLine& command_line) {
        "EXAMPLES\n"
        "  cronwheel workflows delete billing/old-etl 14\n\n"
        "A workflow that could not be deleted makes the exit status 1, after every one was tried.\n",
-       {"deleted", [](ApiClient& api, std::int64_t id) { return api.remove("workflows/" + std::to_string(id)); }}},
-  };
-  for (const Bulk& bulk : bulks) {
-    auto texts = std::make_shared<std::vector<std::string>>();
-    CLI::App* command = command_line.add_command(*workflows, bulk.name, bulk.description, bulk.help,
-                                                 [texts, verb = bulk.verb](Context& ctx) {
-                                                   return for_each_workflow(ctx, *texts, verb);
-                                                 });
-    command->add_option("WF", *texts, "Workflows: ids or APP/NAME")->required()->check(workflow_ref_check());
-  }
+       "deleted", [](ApiClient& api, std::int64_t id) { return api.remove("workflows/" + std::to_string(id)); }},
+  });
 
   {
     auto options = std::make_shared<WorkflowTriggerOptions>();

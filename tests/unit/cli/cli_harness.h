@@ -2,7 +2,11 @@
 
 // Drives the `cronwheel` command line in-process: a scripted fake of the admin's API in place of
 // the network, an environment of the test's choosing, and waits that return at once, moving a
-// fake clock on by what they were asked to wait.
+// fake clock on by what they were asked to wait. CliCommandTest is the commands' tests' fixture.
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include <chrono>
 #include <deque>
@@ -99,6 +103,8 @@ class CliHarness {
   // reading (the time requests take).
   std::chrono::steady_clock::time_point clock{};
   std::chrono::milliseconds clock_step{0};
+  // Commands added after cronwheel's own, for tests of the pieces commands are made of.
+  std::vector<std::function<void(cli::CommandLine&)>> more_commands;
 
   CliResult run(std::vector<std::string> args) {
     std::ostringstream out, err;
@@ -126,12 +132,37 @@ class CliHarness {
     cli::add_workflows_commands(command_line);
     cli::add_workflow_runs_commands(command_line);
     cli::add_version_command(command_line);
+    for (const auto& add : more_commands) add(command_line);
     CliResult result;
     result.status = command_line.run(std::move(args));
     result.out = out.str();
     result.err = err.str();
     return result;
   }
+};
+
+// The commands' tests: times printed in UTC, a harness to run them, and the check of a usage
+// error.
+class CliCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("TZ", "UTC", 1);
+    ::tzset();
+  }
+
+  // A usage error: status 2, one line on stderr, nothing on stdout, nothing sent. Run on a harness
+  // of its own with cli_'s commands.
+  void expect_usage_error(std::vector<std::string> args, const std::string& line) {
+    CliHarness cli;
+    cli.more_commands = cli_.more_commands;
+    const CliResult r = cli.run(std::move(args));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(r.err, line + "\n");
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(cli.api.calls().empty());
+  }
+
+  CliHarness cli_;
 };
 
 // A job as the API answers it.

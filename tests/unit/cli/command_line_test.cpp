@@ -28,25 +28,7 @@ std::size_t lines(const std::string& text) {
   return count;
 }
 
-class CommandLineTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ::setenv("TZ", "UTC", 1);
-    ::tzset();
-  }
-
-  // A usage error: status 2, one line on stderr, nothing on stdout, nothing sent.
-  void expect_usage_error(std::vector<std::string> args, const std::string& line) {
-    CliHarness cli;
-    const CliResult r = cli.run(args);
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_EQ(r.err, line + "\n");
-    EXPECT_EQ(r.out, "");
-    EXPECT_TRUE(cli.api.calls().empty());
-  }
-
-  CliHarness cli_;
-};
+using CommandLineTest = testing::CliCommandTest;
 
 // ---- usage
 

@@ -84,11 +84,10 @@ json wf_run(std::int64_t id, const std::string& state, json nodes, const std::st
 const json kBillingGroups =
     page_of(json::array({{{"id", 4}, {"appName", "billing-eu"}}, {{"id", 3}, {"appName", "billing"}}}));
 
-class WorkflowsCommandTest : public ::testing::Test {
+class WorkflowsCommandTest : public testing::CliCommandTest {
  protected:
   void SetUp() override {
-    ::setenv("TZ", "UTC", 1);
-    ::tzset();
+    CliCommandTest::SetUp();
     cli_.api.answer("GET api/v1/groups?limit=1000", 200, kBillingGroups);
   }
 
@@ -97,56 +96,44 @@ class WorkflowsCommandTest : public ::testing::Test {
     cli_.api.answer("GET api/v1/groups?text=billing&offset=0&limit=1000", 200, kBillingGroups);
     cli_.api.answer("GET api/v1/workflows?jobGroup=3&name=etl&limit=2", 200, page_of(json::array({wf_json(12, "etl")})));
   }
-
-  // A usage error: status 2, one line on stderr, nothing on stdout, nothing sent.
-  void expect_refused(std::vector<std::string> args, const std::string& line) {
-    CliHarness cli;
-    const CliResult r = cli.run(args);
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_EQ(r.err, line + "\n");
-    EXPECT_EQ(r.out, "");
-    EXPECT_TRUE(cli.api.calls().empty());
-  }
-
-  CliHarness cli_;
 };
 
 // ---- arguments
 
 TEST_F(WorkflowsCommandTest, BadArgumentsAreBadUsageBeforeAnythingIsSent) {
-  expect_refused({"workflows", "get"}, "cronwheel: workflows get: WF is required");
-  expect_refused({"workflows", "get", "etl"},
-                 "cronwheel: workflows get: WF: 'etl': a workflow is its numeric id or APP/NAME (the group's app name "
-                 "and the workflow's name)");
-  expect_refused({"workflows", "start", "12", "billing/ETL"},
-                 "cronwheel: workflows start: WF: 'billing/ETL': a workflow name has only a-z, 0-9, '.', '_' and '-', "
-                 "and starts with a letter or digit");
-  expect_refused({"workflows", "list", "--name", "Nightly"},
-                 "cronwheel: workflows list: --name: 'Nightly': a workflow name has only a-z, 0-9, '.', '_' and '-', "
-                 "and starts with a letter or digit");
-  expect_refused({"workflows", "trigger", "12", "-p", "day"},
-                 "cronwheel: workflows trigger: --param: 'day': an input is NAME=VALUE");
-  expect_refused({"workflows", "trigger", "12", "-p", "1day=x"},
-                 "cronwheel: workflows trigger: --param: '1day=x': a parameter name is a letter, then letters, "
-                 "digits, '_' or '-'");
-  expect_refused({"workflows", "trigger", "12", "-p", "day=a", "-p", "day=b"},
-                 "cronwheel: workflows trigger: --param: day is given twice");
-  expect_refused({"workflows", "trigger", "12", "--wait-timeout", "60"},
-                 "cronwheel: workflows trigger: --wait-timeout requires --wait");
-  expect_refused({"workflows", "trigger", "12", "--wait", "--wait-timeout", "0"},
-                 "cronwheel: workflows trigger: --wait-timeout: Value 0 not in range 1 to 604800");
-  expect_refused({"workflows", "check"}, "cronwheel: workflows check: --file is required");
-  expect_refused({"workflow-runs", "list", "--state", "done"},
-                 "cronwheel: workflow-runs list: --state: done not in {waiting,running,succeeded,failed,cancelled,"
-                 "skipped,timed_out}");
-  expect_refused({"workflow-runs", "get", "abc"}, "cronwheel: workflow-runs get: RUN: 'abc': an id is a positive whole number");
-  expect_refused({"workflow-runs", "rerun", "17"}, "cronwheel: workflow-runs rerun: --from is required");
-  expect_refused({"workflow-runs", "rerun", "17", "--from", "b c"},
-                 "cronwheel: workflow-runs rerun: --from: 'b c': a node key is a letter, then letters, digits, '_' or "
-                 "'-'");
-  expect_refused({"workflows"},
-                 "cronwheel: workflows: a command is required: list, get, start, stop, delete, trigger, check (see "
-                 "cronwheel workflows --help)");
+  expect_usage_error({"workflows", "get"}, "cronwheel: workflows get: WF is required");
+  expect_usage_error({"workflows", "get", "etl"},
+                     "cronwheel: workflows get: WF: 'etl': a workflow is its numeric id or APP/NAME (the group's app name "
+                     "and the workflow's name)");
+  expect_usage_error({"workflows", "start", "12", "billing/ETL"},
+                     "cronwheel: workflows start: WF: 'billing/ETL': a workflow name has only a-z, 0-9, '.', '_' and '-', "
+                     "and starts with a letter or digit");
+  expect_usage_error({"workflows", "list", "--name", "Nightly"},
+                     "cronwheel: workflows list: --name: 'Nightly': a workflow name has only a-z, 0-9, '.', '_' and '-', "
+                     "and starts with a letter or digit");
+  expect_usage_error({"workflows", "trigger", "12", "-p", "day"},
+                     "cronwheel: workflows trigger: --param: 'day': an input is NAME=VALUE");
+  expect_usage_error({"workflows", "trigger", "12", "-p", "1day=x"},
+                     "cronwheel: workflows trigger: --param: '1day=x': a parameter name is a letter, then letters, "
+                     "digits, '_' or '-'");
+  expect_usage_error({"workflows", "trigger", "12", "-p", "day=a", "-p", "day=b"},
+                     "cronwheel: workflows trigger: --param: day is given twice");
+  expect_usage_error({"workflows", "trigger", "12", "--wait-timeout", "60"},
+                     "cronwheel: workflows trigger: --wait-timeout requires --wait");
+  expect_usage_error({"workflows", "trigger", "12", "--wait", "--wait-timeout", "0"},
+                     "cronwheel: workflows trigger: --wait-timeout: Value 0 not in range 1 to 604800");
+  expect_usage_error({"workflows", "check"}, "cronwheel: workflows check: --file is required");
+  expect_usage_error({"workflow-runs", "list", "--state", "done"},
+                     "cronwheel: workflow-runs list: --state: done not in {waiting,running,succeeded,failed,cancelled,"
+                     "skipped,timed_out}");
+  expect_usage_error({"workflow-runs", "get", "abc"}, "cronwheel: workflow-runs get: RUN: 'abc': an id is a positive whole number");
+  expect_usage_error({"workflow-runs", "rerun", "17"}, "cronwheel: workflow-runs rerun: --from is required");
+  expect_usage_error({"workflow-runs", "rerun", "17", "--from", "b c"},
+                     "cronwheel: workflow-runs rerun: --from: 'b c': a node key is a letter, then letters, digits, '_' or "
+                     "'-'");
+  expect_usage_error({"workflows"},
+                     "cronwheel: workflows: a command is required: list, get, start, stop, delete, trigger, check (see "
+                     "cronwheel workflows --help)");
 }
 
 TEST_F(WorkflowsCommandTest, TheRequestTimeoutIsTheGlobalOneBeforeOrAfterTheCommand) {
