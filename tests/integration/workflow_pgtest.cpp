@@ -1,13 +1,15 @@
 // PgWorkflowStore on a fresh PostgreSQL database, with the stores that end node runs: what only a
 // real database shows. Parallel nodes ending at once start their join exactly once; overlap
 // policies; a scheduled run created once across nodes scanning at once; cancel, timeout,
-// retries of a node's run.
+// retries of a node's run; one callback batch ending nodes of many runs at once.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <barrier>
 #include <future>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include <pqxx/pqxx>
@@ -219,6 +221,123 @@ TEST_F(WorkflowPgTest, TheSecondOfTwoParallelEndsWaitsForTheFirstAndStartsTheJoi
   const auto fires = second.get();
   ASSERT_EQ(fires.size(), 1u);
   EXPECT_EQ(fires[0].workflow_node, "d");
+}
+
+// One callback batch (PgCompletionStore::record_all → pg::record_workflow_node_ends) ending nodes
+// of several runs of three workflows at once, interleaved: both parents of a diamond's join in one
+// run, one parent only in another run of it, a chain's last node, and a node failing under FAIL
+// while its sibling still runs. Each run takes its own step; each child starts exactly once.
+TEST_F(WorkflowPgTest, OneBatchOfResultsTakesEachRunsStepAndStartsEachChildOnce) {
+  const Workflow diamonds = diamond("batch-diamond", OverlapPolicy::kParallel, 2);
+  const Workflow chain = workflow("batch-chain", {"x", "y"}, {{"x", "y"}});
+  const Workflow failing = workflow("batch-fail", {"s1", "s2", "t"}, {{"s1", "t"}, {"s2", "t"}});
+  // Each run's started nodes' runs, sent, by node key.
+  auto started = [&](const std::vector<JobLog>& fires) {
+    std::map<std::string, std::int64_t> out;
+    for (const JobLog& f : fires) {
+      sent(f.id);
+      out[f.workflow_node] = f.id;
+    }
+    return out;
+  };
+  auto first = trigger(diamonds.id), second = trigger(diamonds.id), chained = trigger(chain.id),
+       failed = trigger(failing.id);
+  ASSERT_EQ(second.runs.front().state, WorkflowRunState::kRunning) << "PARALLEL up to 2";
+  sent(first.fires[0].id);
+  sent(second.fires[0].id);
+  sent(chained.fires[0].id);
+  const auto join = started(result(first.fires[0].id, true));        // b and c
+  const auto one_parent = started(result(second.fires[0].id, true));  // b and c
+  const auto last = started(result(chained.fires[0].id, true));       // y
+  const auto roots = started(failed.fires);                            // s1 and s2
+  ASSERT_EQ(join.size(), 2u);
+  ASSERT_EQ(one_parent.size(), 2u);
+  ASSERT_EQ(last.size(), 1u);
+  ASSERT_EQ(roots.size(), 2u);
+  const std::int64_t r1 = first.runs.front().id, r2 = second.runs.front().id, r3 = chained.runs.front().id,
+                     r4 = failed.runs.front().id;
+
+  // Results in one batch, as the callback handling records them: each run's end read from its state.
+  auto record_batch = [&](const std::vector<std::pair<std::int64_t, bool>>& ends) {
+    std::vector<RunResult> results;
+    for (const auto& [log_id, ok] : ends) {
+      RunResult r;
+      r.log_id = log_id;
+      r.state = ok ? FireState::kSucceeded : FireState::kFailed;
+      r.handle_time = clock_.now_ms();
+      r.handle_code = ok ? 200 : 500;
+      r.handle_msg = ok ? "done" : "boom";
+      results.push_back(r);
+    }
+    const auto recorded =
+        completion_.record_all(results, [&](const JobLog& run, const Job& job, const std::vector<Job>& children) {
+          const RunEnd end = run.state == FireState::kSucceeded ? RunEnd::kSucceeded : RunEnd::kFailed;
+          return plan_follow_ups(end, run, job, children, clock_.now_ms(), "node-a");
+        });
+    std::vector<JobLog> fires;
+    EXPECT_EQ(recorded.size(), results.size());
+    for (std::size_t i = 0; i < recorded.size(); ++i) {
+      EXPECT_EQ(recorded[i].status, CompletionStore::Status::kRecorded) << "result " << i;
+      fires.insert(fires.end(), recorded[i].fires.begin(), recorded[i].fires.end());
+    }
+    return fires;
+  };
+  // A run's nodes as "key:state", in the graph's order.
+  auto states = [&](std::int64_t run_id) {
+    std::ostringstream out;
+    for (const auto& n : run(run_id).nodes) out << (out.tellp() > 0 ? " " : "") << n.key << ":" << n.state;
+    return out.str();
+  };
+  auto runs_of = [&](std::int64_t run_id, const std::string& node) {
+    return count("SELECT count(*) FROM job_log WHERE workflow_run_id = " + std::to_string(run_id) +
+                 " AND workflow_node = '" + node + "'");
+  };
+
+  const auto fires = record_batch({{join.at("b"), true},
+                                   {roots.at("s1"), false},
+                                   {last.at("y"), true},
+                                   {one_parent.at("b"), true},
+                                   {join.at("c"), true}});
+  ASSERT_EQ(fires.size(), 1u) << "only the join of the run whose two parents ended";
+  EXPECT_EQ(fires[0].workflow_run_id, r1);
+  EXPECT_EQ(fires[0].workflow_node, "d");
+  EXPECT_EQ(fires[0].state, FireState::kPending);
+  EXPECT_EQ(fires[0].trigger_type, TriggerType::kWorkflow);
+
+  EXPECT_EQ(run(r1).run.state, WorkflowRunState::kRunning);
+  EXPECT_EQ(states(r1), "a:succeeded b:succeeded c:succeeded d:started");
+  EXPECT_EQ(node_of(run(r1), "d").log_id, fires[0].id);
+  EXPECT_EQ(node_of(run(r1), "d").attempts, 1);
+  EXPECT_EQ(run(r2).run.state, WorkflowRunState::kRunning);
+  EXPECT_EQ(states(r2), "a:succeeded b:succeeded c:started d:waiting") << "its join waits for c";
+  EXPECT_EQ(run(r3).run.state, WorkflowRunState::kSucceeded);
+  EXPECT_TRUE(run(r3).run.ended_at.has_value());
+  EXPECT_EQ(states(r3), "x:succeeded y:succeeded");
+  EXPECT_EQ(run(r4).run.state, WorkflowRunState::kFailed);
+  EXPECT_NE(run(r4).run.reason.find("node s1 failed"), std::string::npos) << run(r4).run.reason;
+  EXPECT_EQ(states(r4), "s1:failed s2:started t:cancelled") << "FAIL: s2 left to finish (FINISH), t never starts";
+  EXPECT_EQ(runs_of(r1, "d"), 1);
+  EXPECT_EQ(runs_of(r2, "d"), 0);
+  EXPECT_EQ(runs_of(r4, "t"), 0);
+
+  // The nodes still running end in a second batch: the first diamond run's join, the second
+  // run's last parent, the failed run's sibling, which starts nothing.
+  sent(fires[0].id);
+  const auto next = record_batch({{roots.at("s2"), true}, {fires[0].id, true}, {one_parent.at("c"), true}});
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].workflow_run_id, r2);
+  EXPECT_EQ(next[0].workflow_node, "d");
+  EXPECT_EQ(run(r1).run.state, WorkflowRunState::kSucceeded);
+  EXPECT_EQ(states(r1), "a:succeeded b:succeeded c:succeeded d:succeeded");
+  EXPECT_EQ(states(r2), "a:succeeded b:succeeded c:succeeded d:started");
+  EXPECT_EQ(run(r4).run.state, WorkflowRunState::kFailed);
+  EXPECT_EQ(states(r4), "s1:failed s2:succeeded t:cancelled");
+  EXPECT_EQ(runs_of(r2, "d"), 1);
+  EXPECT_EQ(runs_of(r4, "t"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM (SELECT workflow_run_id, workflow_node FROM job_log "
+                  "WHERE workflow_run_id IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1) twice"),
+            0)
+      << "a node started twice";
 }
 
 TEST_F(WorkflowPgTest, AReportedOutputIsWhatTheNextNodeReadsRatherThanTheMessage) {
