@@ -9,11 +9,11 @@ namespace cronwheel::admin {
 
 namespace {
 
-constexpr std::int64_t kMillisPerSecond = 1000;
+constexpr std::int64_t kOneSecondMs = 1000;
 
 std::int64_t to_next_second(std::int64_t now) {
-  const std::int64_t into = ((now % kMillisPerSecond) + kMillisPerSecond) % kMillisPerSecond;
-  return kMillisPerSecond - into;
+  const std::int64_t into = ((now % kOneSecondMs) + kOneSecondMs) % kOneSecondMs;
+  return kOneSecondMs - into;
 }
 
 }  // namespace
@@ -97,7 +97,7 @@ void ScheduleThread::run(std::stop_token stop) {
       wait = to_next_second(now);
     } else if (outcome.jobs_read == 0) {
       // Wake at the last second boundary within the window: every job due before then was read.
-      wait = std::max<std::int64_t>(to_next_second(now) + options_.window_ms - kMillisPerSecond, 0);
+      wait = std::max<std::int64_t>(to_next_second(now) + options_.window_ms - kOneSecondMs, 0);
     }
     if (wait <= 0) continue;
 

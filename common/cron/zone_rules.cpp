@@ -45,7 +45,7 @@ std::string read_posix_footer(const std::string& zone_name) {
   return footer;
 }
 
-std::string printable(std::string_view name) {
+std::string printable_zone_name(std::string_view name) {
   std::string out;
   for (char c : name.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
   if (name.size() > 64) out += "...";
@@ -68,7 +68,7 @@ void ZoneRules::build() {
   } catch (const std::exception&) {
     // unknown to the tz database
   }
-  if (zone == nullptr) throw CronError("timezone", "unknown time zone '" + printable(name_) + "'");
+  if (zone == nullptr) throw CronError("timezone", "unknown time zone '" + printable_zone_name(name_) + "'");
 
   using std::chrono::seconds;
   const date::sys_seconds table_end{

@@ -10,10 +10,10 @@ namespace cronwheel::common {
 
 namespace {
 
-constexpr std::size_t kMaxWheelSize = std::size_t{1} << 30;
+constexpr std::size_t kMaxHashedWheelSize = std::size_t{1} << 30;
 
 std::size_t checked_wheel_size(std::size_t n) {
-  if (n == 0 || n > kMaxWheelSize) {
+  if (n == 0 || n > kMaxHashedWheelSize) {
     throw std::invalid_argument("wheel size must be in [1, 2^30], got " + std::to_string(n));
   }
   return std::bit_ceil(n);

@@ -11,10 +11,10 @@ namespace cronwheel::common {
 
 namespace {
 
-constexpr std::size_t kMaxWheelSize = std::size_t{1} << 16;
+constexpr std::size_t kMaxLevelSize = std::size_t{1} << 16;
 
 unsigned checked_bits(std::size_t n) {
-  if (n < 2 || n > kMaxWheelSize) {
+  if (n < 2 || n > kMaxLevelSize) {
     throw std::invalid_argument("wheel size must be in [2, 65536], got " + std::to_string(n));
   }
   return static_cast<unsigned>(std::countr_zero(std::bit_ceil(n)));

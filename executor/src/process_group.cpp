@@ -43,7 +43,7 @@ constexpr std::chrono::milliseconds kGroupPollInterval{10};
 constexpr std::chrono::milliseconds kProcScanInterval{100};
 // Upper bound on one poll() even when an event is expected, so a missed wake-up only delays.
 constexpr int kMaxPollMs = 1000;
-constexpr std::size_t kReadChunk = 64 * 1024;
+constexpr std::size_t kPipeReadChunk = 64 * 1024;
 // Output read after the group is gone is bounded: a process that escaped the group may still
 // be writing to the pipe.
 constexpr int kMaxDrainReads = 64;
@@ -440,7 +440,7 @@ class Supervisor {
   // One read (the descriptor is non-blocking): the loop stays responsive to stop and exit
   // however much the script writes. Returns false when nothing more can come from the pipe now.
   bool read_output() {
-    buffer_.resize(kReadChunk);
+    buffer_.resize(kPipeReadChunk);
     ssize_t n = ::read(output_.get(), buffer_.data(), buffer_.size());
     if (n > 0) {
       lines_.feed(buffer_.data(), static_cast<std::size_t>(n));

@@ -27,7 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::size_t kReadChunk = 64 * 1024;
+constexpr std::size_t kLogReadChunk = 64 * 1024;
 // A cut line gets this suffix only when the page leaves at least this much room.
 constexpr std::size_t kMinBytesForCutNote = 64;
 constexpr const char* kCutNotePrefix = " [line cut: ";
@@ -173,7 +173,7 @@ class LineScanner {
 
  private:
   bool fill() {
-    buffer_.resize(kReadChunk);
+    buffer_.resize(kLogReadChunk);
     for (;;) {
       // buffer_ always ends where offset_ is when it is refilled.
       ssize_t n = ::pread(fd_, buffer_.data(), buffer_.size(), offset_);
