@@ -30,12 +30,16 @@ class CalendarError : public std::invalid_argument {
 
 // One day of a calendar: a holiday it excludes or a make-up working day it includes.
 // `year` 0 means every year (a fixed-date holiday, Quartz's AnnualCalendar); only excluded
-// dates may recur, and 02-29 recurring is excluded in leap years only.
+// dates may recur, and 02-29 recurring is excluded in leap years only. A day excluded more than
+// once (listed twice, or both for its year and every year) is excluded once, under the name of
+// the first specific-year entry listed, else of the first recurring one.
 struct CalendarDay {
   int year = 0;   // 1970-2999, or 0: every year
   int month = 0;  // 1-12
   int day = 0;    // 1-31, a day the month has (02-29 only in a leap year, or recurring)
-  std::string name;  // "National Day"; may be empty; at most 200 bytes of UTF-8
+  // "National Day"; may be empty; at most 200 bytes of valid UTF-8 without control characters
+  // (C0, DEL, C1), so a reason stays one printable line.
+  std::string name;
 };
 
 // A time range of every day, in the calendar's local wall time, in seconds since midnight
@@ -44,7 +48,8 @@ struct CalendarDay {
 // start after its end wraps past midnight (23:00:00 to 01:00:00 is "not between 23:00 and
 // 01:00"); a start equal to its end is that one instant. Wall time, so on a night the clocks
 // fall back an hour both passes through the range are excluded, and a range inside a
-// spring-forward gap excludes nothing that night.
+// spring-forward gap excludes nothing that night. The ranges of a calendar together may not
+// cover every millisecond of the day (no fire could ever happen).
 struct TimeOfDayRange {
   int start_s = 0;
   int end_s = 0;
@@ -58,7 +63,8 @@ enum class CalendarMode {
   // A fire happens only on the calendar's business days, outside its excluded time ranges: a
   // business day is an included date, or a day of a business weekday that is not an excluded
   // date. "Every working day at 9, except holidays, with the make-up Saturdays" is a daily
-  // schedule at 9 with a calendar in this mode.
+  // schedule at 9 with a calendar in this mode. An excluded date on a day of the week that is
+  // not a business day anyway is reported by its date ("2026-10-03 National Day").
   kOnly,
 };
 
@@ -80,9 +86,18 @@ struct CalendarExclusion {
   // 01:00:00".
   std::string reason;
   // The calendar excludes every instant from the one asked about up to (not including)
-  // until_ms, for this reason or another: the next instant worth asking about. A run of
-  // consecutive excluded days is one exclusion (capped at 366 days), so a caller skipping
-  // forward never steps through excluded instants one by one. Always after the instant asked.
+  // until_ms, for this reason or another: the next instant worth asking about. Always after
+  // the instant asked; it may itself be excluded for another reason (an excluded time range
+  // that starts at the midnight after an excluded day), so a caller asks again there.
+  //  - An excluded day: a run of consecutive excluded days (kSkip: excluded dates; kOnly: days
+  //    that are not business days) is one exclusion, capped at 366 days, so a caller skipping
+  //    forward never steps through excluded instants one by one. until_ms is the first instant
+  //    whose local date is the day after the run; where that day's midnight does not exist
+  //    (clocks moved forward at midnight), the day starts at its first instant. Where the
+  //    clocks go back across midnight into an allowed day before the run, until_ms is that
+  //    instant instead.
+  //  - An excluded time range: the first later instant whose wall time is past the range's end
+  //    (its end + 1 ms), or earlier where the clocks go back or jump out of the range.
   std::int64_t until_ms = 0;
 };
 
@@ -93,14 +108,18 @@ class BusinessCalendar {
   // Checks `spec` and builds the calendar. Throws CalendarError naming the field: an unknown
   // zone; a date that does not exist, is out of range, or is both excluded and included (a
   // recurring excluded date counts in every year); an included date with year 0; a time out
-  // of 0-86399; a list over its bound; a name over 200 bytes; business days none of which is
-  // true while no date is included (kOnly would never fire).
+  // of 0-86399; excluded times that together cover the whole day ("excludedTimes"); a list
+  // over its bound (the list's own name: "excludedDates"); a name over 200 bytes, not UTF-8 or
+  // with a control character; business days none of which is true while no date is included
+  // (kOnly would never fire).
   static BusinessCalendar make(CalendarSpec spec);
 
   const CalendarSpec& spec() const;
 
-  // Why `epoch_ms` is excluded in `mode`, or nullopt when a fire may happen then. Allocates
-  // only when the instant is excluded; typically well under a microsecond.
+  // Why `epoch_ms` is excluded in `mode`, or nullopt when a fire may happen then. An excluded
+  // day is the reason before an excluded time range. Allocates only when the instant is
+  // excluded; typically well under a microsecond. Instants more than 2^62 ms (~146 million
+  // years) from the epoch are never excluded.
   std::optional<CalendarExclusion> exclusion(std::int64_t epoch_ms, CalendarMode mode) const;
 
  private:
@@ -124,8 +143,8 @@ struct CalendarFire {
   // are jumped over, not listed.
   std::vector<SkippedFire> skipped;
   // No instant within kCalendarSearchMs of after_ms, or within kCalendarSearchSteps
-  // exclusions, is let through: the caller stops the job and says so. Never set when the
-  // schedule itself ended first.
+  // exclusions jumped over (listed ones not counted), is let through: the caller stops the job
+  // and says so. Never set when the schedule itself ended first.
   bool blocked = false;
 };
 
@@ -140,9 +159,10 @@ using NextInstant = std::function<std::optional<std::int64_t>(std::int64_t)>;
 // The first instant of `next_after` strictly after `after_ms` that `calendar` lets through in
 // `mode`. Until `skipped` holds max_skipped instants, each skipped instant is listed and the
 // search goes on from it; after that, an excluded instant is left by asking the schedule for its
-// first instant at or after the exclusion's until_ms, never one by one, so an every-second job
-// over a week-long holiday costs a handful of calls. Same instants as Quartz evaluating a
-// trigger with the calendar one instant at a time, where their rules overlap.
+// first instant at or after the exclusion's until_ms (next_after(until_ms - 1)), never one by
+// one, so an every-second job over a week-long holiday costs a handful of calls. max_skipped
+// above kCalendarSearchSteps counts as kCalendarSearchSteps. Same instants as Quartz evaluating
+// a trigger with the calendar one instant at a time, where their rules overlap.
 CalendarFire next_fire_in_calendar(const NextInstant& next_after, std::int64_t after_ms,
                                    const BusinessCalendar& calendar, CalendarMode mode,
                                    std::size_t max_skipped = 0);
