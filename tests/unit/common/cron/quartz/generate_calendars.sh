@@ -2,7 +2,7 @@
 # Regenerates ../testdata/quartz_calendar_cases.txt, the golden data quartz_calendar_test.cpp
 # compares common/cron/business_calendar against, from the real Quartz 2.3.2.
 #
-# What it writes: about thirty calendars, each one CalendarSpec beside the Quartz chain of
+# What it writes: twenty-five calendars, each one CalendarSpec beside the Quartz chain of
 # HolidayCalendar, WeeklyCalendar, DailyCalendar and AnnualCalendar that means the same (in
 # UTC, America/New_York, Europe/Berlin, Australia/Sydney and Asia/Shanghai, the last in 1988
 # when it still had daylight saving); for each, isTimeIncluded around day boundaries, range
