@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "admin/model/records.h"
+#include "common/cron/business_calendar.h"
 
 namespace cronwheel::admin {
 
@@ -24,6 +25,11 @@ struct DueJob {
   MisfireStrategy misfire_strategy = MisfireStrategy::kDoNothing;
   std::int64_t trigger_last_time = 0;
   std::int64_t trigger_next_time = 0;
+  // Its calendar (calendar.h), 0 for none, and the calendar's version as the pre-read saw it:
+  // a scan decides with that version of it or not at all.
+  std::int64_t calendar_id = 0;
+  common::CalendarMode calendar_mode = common::CalendarMode::kSkip;
+  int calendar_version = 0;
 
   friend bool operator==(const DueJob&, const DueJob&) = default;
 };
@@ -75,6 +81,10 @@ struct ScanDecision {
   std::vector<DecidedFire> fires;     // by job in the order read, then by time
   std::vector<JobAdvance> jobs;       // one per job read, in the order read
   std::vector<MisfireSkip> skipped;   // at most one per job, in the order read
+  // Calendars the decision needed at a version it was not given (ascending, once each): their
+  // jobs were left as they were (advance to the same next time, no fire), for the caller to load
+  // the calendars and decide them at its next scan.
+  std::vector<std::int64_t> calendars_wanted;
 
   friend bool operator==(const ScanDecision&, const ScanDecision&) = default;
 };

@@ -71,7 +71,7 @@ Schedule Schedule::parse(ScheduleType type, std::string_view conf, std::string_v
                                           std::to_string(static_cast<int>(type)));  // a cast out of range
 }
 
-std::optional<std::int64_t> Schedule::next_after(std::int64_t after_ms) const {
+std::optional<std::int64_t> Schedule::raw_next_after(std::int64_t after_ms) const {
   switch (type_) {
     case ScheduleType::kCron:
       return cron_->next_after(after_ms);
@@ -84,8 +84,78 @@ std::optional<std::int64_t> Schedule::next_after(std::int64_t after_ms) const {
   return std::nullopt;
 }
 
+Schedule Schedule::with_calendar(ScheduleCalendar calendar) const {
+  Schedule out = *this;
+  out.calendar_ = std::move(calendar);
+  return out;
+}
+
+// The schedule's instants after `after_ms` as next_fire_in_calendar asks for them: the first one
+// strictly after any later instant. A cron expression's instants are fixed; a fixed rate's are
+// the grid `after_ms` + k intervals, so that passing over an excluded stretch keeps the rate's
+// phase (every hour at :30 stays at :30) instead of starting again from the stretch's end.
+common::NextInstant Schedule::instants_after(std::int64_t after_ms) const {
+  if (type_ == ScheduleType::kFixRate || type_ == ScheduleType::kFixDelay) {
+    const std::int64_t step = fixed_seconds_ * kMillisPerSecond;
+    return [after_ms, step](std::int64_t t) -> std::optional<std::int64_t> {
+      if (t < after_ms) return after_ms + step;
+      return after_ms + ((t - after_ms) / step + 1) * step;
+    };
+  }
+  return [this](std::int64_t t) { return raw_next_after(t); };
+}
+
+std::optional<std::int64_t> Schedule::next_after(std::int64_t after_ms) const {
+  if (!calendar_) return raw_next_after(after_ms);
+  return common::next_fire_in_calendar(instants_after(after_ms), after_ms, calendar_->calendar, calendar_->mode).at_ms;
+}
+
+std::optional<std::string> Schedule::excluded(std::int64_t at_ms) const {
+  if (!calendar_) return std::nullopt;
+  auto exclusion = calendar_->calendar.exclusion(at_ms, calendar_->mode);
+  if (!exclusion) return std::nullopt;
+  return "excluded by calendar " + calendar_->name + ": " + exclusion->reason;
+}
+
+std::string Schedule::end_reason(std::int64_t after_ms) const {
+  if (!raw_next_after(after_ms)) return "the schedule has no further fire time";
+  if (!calendar_) return {};
+  const auto found =
+      common::next_fire_in_calendar(instants_after(after_ms), after_ms, calendar_->calendar, calendar_->mode);
+  if (found.at_ms) return {};
+  if (found.blocked) return "calendar " + calendar_->name + " lets no fire through within ten years";
+  return "the schedule has no further fire time";
+}
+
+Schedule::Preview Schedule::preview(std::int64_t after_ms, int count, int max_skipped) const {
+  Preview out;
+  for (int i = 0; i < count; ++i) {
+    std::optional<std::int64_t> next;
+    if (!calendar_) {
+      next = raw_next_after(after_ms);
+    } else {
+      const std::size_t room = max_skipped > static_cast<int>(out.skipped.size())
+                                   ? static_cast<std::size_t>(max_skipped) - out.skipped.size()
+                                   : 0;
+      auto found =
+          common::next_fire_in_calendar(instants_after(after_ms), after_ms, calendar_->calendar, calendar_->mode, room);
+      for (auto& s : found.skipped) {
+        out.skipped.push_back({s.at_ms, "excluded by calendar " + calendar_->name + ": " + std::move(s.reason)});
+      }
+      next = found.at_ms;
+    }
+    if (!next) {
+      out.end = end_reason(after_ms);
+      break;
+    }
+    out.times.push_back(*next);
+    after_ms = *next;
+  }
+  return out;
+}
+
 std::vector<std::int64_t> Schedule::next_times(std::int64_t after_ms, int count) const {
-  if (type_ == ScheduleType::kCron) return cron_->next_times(after_ms, count);
+  if (type_ == ScheduleType::kCron && !calendar_) return cron_->next_times(after_ms, count);
   std::vector<std::int64_t> times;
   for (int i = 0; i < count; ++i) {
     auto next = next_after(after_ms);

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cron/business_calendar.h"
 #include "common/cron/cron_expression.h"
 #include "common/protocol/job_enums.h"
 
@@ -41,6 +42,14 @@ class ScheduleError : public std::invalid_argument {
   std::string field_;
 };
 
+// A business calendar a schedule goes by (calendar.h): the instants it excludes in `mode` do not
+// fire, and leave no run behind.
+struct ScheduleCalendar {
+  std::string name;  // what messages call it: "excluded by calendar cn-holidays: ..."
+  common::BusinessCalendar calendar;
+  common::CalendarMode mode = common::CalendarMode::kSkip;
+};
+
 // A validated schedule. An immutable value: cheap to copy (a cron expression is shared), and
 // every method is const and safe to call from many threads at once.
 class Schedule {
@@ -51,13 +60,42 @@ class Schedule {
   // Throws ScheduleError for a configuration that does not fit the type or an unknown zone.
   static Schedule parse(ScheduleType type, std::string_view conf, std::string_view time_zone);
 
-  // The first fire time strictly after `after_ms` (epoch ms); nullopt for NONE and for a cron
-  // expression with no further fire time.
+  // This schedule going by `calendar`: every method below skips the instants it excludes
+  // (common/cron/business_calendar.h, next_fire_in_calendar: excluded stretches are jumped
+  // over, not stepped through).
+  Schedule with_calendar(ScheduleCalendar calendar) const;
+  const std::optional<ScheduleCalendar>& calendar() const noexcept { return calendar_; }
+
+  // The first fire time strictly after `after_ms` (epoch ms) that the calendar, if any, lets
+  // through; nullopt for NONE, for a cron expression with no further fire time, and when the
+  // calendar lets none through within ten years (end_reason says which).
   std::optional<std::int64_t> next_after(std::int64_t after_ms) const;
 
   // Up to `count` consecutive fire times after `after_ms`, each computed from the one before
   // (for FIX_DELAY this assumes runs take no time); fewer when the schedule ends.
   std::vector<std::int64_t> next_times(std::int64_t after_ms, int count) const;
+
+  // Why the calendar keeps `at_ms` from firing, as an operator reads it: "excluded by calendar
+  // cn-holidays: 2026-10-01 National Day"; nullopt when it does not, or there is no calendar.
+  std::optional<std::string> excluded(std::int64_t at_ms) const;
+
+  // Why next_after(after_ms) has no time: "the schedule has no further fire time" or "calendar
+  // cn-holidays lets no fire through within ten years". Empty when it has one.
+  std::string end_reason(std::int64_t after_ms) const;
+
+  // A preview: the next `count` fire times after `after_ms`, and the instants the calendar
+  // skipped among them, each with its reason (at most `max_skipped`, oldest first); `end` is
+  // end_reason() when there are fewer than `count` times.
+  struct SkippedTime {
+    std::int64_t at_ms = 0;
+    std::string reason;  // as excluded() words it
+  };
+  struct Preview {
+    std::vector<std::int64_t> times;
+    std::vector<SkippedTime> skipped;
+    std::string end;
+  };
+  Preview preview(std::int64_t after_ms, int count, int max_skipped) const;
 
   ScheduleType type() const noexcept { return type_; }
   // FIX_RATE/FIX_DELAY: the interval in seconds; 0 otherwise.
@@ -68,9 +106,14 @@ class Schedule {
            std::optional<common::CronExpression> cron)
       : type_(type), fixed_seconds_(fixed_seconds), cron_(std::move(cron)) {}
 
+  // The schedule's own next time, without the calendar.
+  std::optional<std::int64_t> raw_next_after(std::int64_t after_ms) const;
+  common::NextInstant instants_after(std::int64_t after_ms) const;
+
   ScheduleType type_;
   std::int64_t fixed_seconds_;
   std::optional<common::CronExpression> cron_;
+  std::optional<ScheduleCalendar> calendar_;
 };
 
 // Schedule::parse without keeping the result.

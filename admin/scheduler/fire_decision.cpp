@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -100,14 +101,14 @@ std::string range_text(std::int64_t first, const Counted& c) {
 // later than now, while every fire this scan decides after a misfire is later than now. And a
 // second row for the same skip cannot happen: the job's advance is guarded by the next time
 // read, and a later scan starts from the new one.
-void record_misfire(const DueJob& job, const Schedule& schedule, std::int64_t first, std::int64_t now,
+void record_misfire(const DueJob& job, const Schedule& schedule, std::int64_t first, std::int64_t fired, std::int64_t now,
                     std::int64_t window, ScanDecision& out) {
   const Counted c = count_times(schedule, first, now, kMaxSkippedCounted);
   const std::string late = "missed by more than the misfire threshold of " + std::to_string(window) +
                            " ms (the scan ran at " + utc(now) + ")";
   std::string message;
   if (job.misfire_strategy == MisfireStrategy::kFireOnceNow) {
-    message = "misfire: " + fires_text(c) + " coalesced into the fire scheduled at " + utc(job.trigger_next_time) +
+    message = "misfire: " + fires_text(c) + " coalesced into the fire scheduled at " + utc(fired) +
               ", " + range_text(first, c) + ": " + late +
               "; the job's misfire strategy FIRE_ONCE_NOW sends one fire for all it missed";
   } else {
@@ -132,7 +133,25 @@ void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, s
 
   std::optional<std::int64_t> next;
   bool awaiting = false;
-  const std::int64_t read = job.trigger_next_time;
+  std::int64_t read = job.trigger_next_time;
+  if (read > 0 && schedule.excluded(read)) {
+    // Its calendar excludes the time it waits for: the first time it lets through instead,
+    // without a fire or a record.
+    auto moved = schedule.next_after(read);
+    if (!moved) {
+      advance.trigger_status = 0;
+      advance.next_time = 0;
+      advance.stop_reason = schedule.end_reason(read);
+      out.jobs.push_back(std::move(advance));
+      return;
+    }
+    if (*moved > now + window) {
+      advance.next_time = *moved;
+      out.jobs.push_back(std::move(advance));
+      return;
+    }
+    read = *moved;
+  }
   if (read <= 0) {
     // Never computed (a row written around the API): start from now, fire nothing missed.
     next = schedule.next_after(now);
@@ -143,11 +162,11 @@ void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, s
       // The fire at `read` stands for every later one up to now; a FIX_DELAY job has none.
       if (!fix_delay) {
         if (auto coalesced = schedule.next_after(read); coalesced && *coalesced <= now) {
-          record_misfire(job, schedule, *coalesced, now, window, out);
+          record_misfire(job, schedule, *coalesced, read, now, window, out);
         }
       }
     } else {
-      record_misfire(job, schedule, read, now, window, out);
+      record_misfire(job, schedule, read, read, now, window, out);
     }
     if (!awaiting) next = schedule.next_after(now);
   } else {
@@ -169,17 +188,20 @@ void decide_job(const DueJob& job, const Schedule& schedule, std::int64_t now, s
   } else {
     advance.trigger_status = 0;
     advance.next_time = 0;
-    advance.stop_reason = "the schedule has no further fire time";
+    advance.stop_reason = schedule.end_reason(advance.last_time > 0 ? advance.last_time : now);
+    if (advance.stop_reason.empty()) advance.stop_reason = "the schedule has no further fire time";
   }
   out.jobs.push_back(std::move(advance));
 }
 
 }  // namespace
 
-ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now, std::int64_t window_ms) {
+ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now, std::int64_t window_ms,
+                          const ScanCalendars& calendars) {
   ScanDecision out;
   out.jobs.reserve(jobs.size());
   ScheduleCache cache;
+  std::set<std::int64_t> wanted;
   for (const auto& job : jobs) {
     std::string error;
     const Schedule* schedule = cache.get(job, error);
@@ -188,8 +210,26 @@ ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now, std
                           "its schedule cannot be read: " + error});
       continue;
     }
-    decide_job(job, *schedule, now, window_ms, out);
+    if (job.calendar_id == 0) {
+      decide_job(job, *schedule, now, window_ms, out);
+      continue;
+    }
+    auto it = calendars.find(job.calendar_id);
+    if (it == calendars.end() || it->second.version != job.calendar_version) {
+      wanted.insert(job.calendar_id);
+      out.jobs.push_back({job.id, job.trigger_next_time, job.trigger_last_time, job.trigger_next_time, 1, ""});
+      continue;
+    }
+    const ScanCalendar& calendar = it->second;
+    if (!calendar.calendar) {
+      out.jobs.push_back({job.id, job.trigger_next_time, job.trigger_last_time, 0, 0,
+                          "its calendar " + calendar.name + " cannot be used: " + calendar.error});
+      continue;
+    }
+    decide_job(job, schedule->with_calendar({calendar.name, *calendar.calendar, job.calendar_mode}), now, window_ms,
+               out);
   }
+  out.calendars_wanted.assign(wanted.begin(), wanted.end());
   return out;
 }
 

@@ -12,6 +12,9 @@
 //    dead node's fires.
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "admin/model/fire.h"
@@ -19,6 +22,16 @@
 #include "admin/model/schedule_store.h"
 
 namespace cronwheel::admin {
+
+// A calendar as a scan decides with it: the version it was read at, and the calendar, or why
+// it cannot be used (a row written around the API that BusinessCalendar::make refuses).
+struct ScanCalendar {
+  int version = 0;
+  std::string name;
+  std::optional<common::BusinessCalendar> calendar;
+  std::string error;  // when there is no calendar
+};
+using ScanCalendars = std::map<std::int64_t, ScanCalendar>;  // by calendar id
 
 // Decides the fires of `jobs` at `now` (epoch ms). For each job, with next = its next time:
 //  - now > next + window (missed by more than the window): FIRE_ONCE_NOW decides one MISFIRE
@@ -37,8 +50,16 @@ namespace cronwheel::admin {
 // one) and no more fires are decided. A schedule with no further time stops the job
 // (status 0, next 0); so does one that cannot be parsed (a row written around the API).
 // Times are computed with the job's own schedule and time zone (admin/model/schedule.h).
+//
+// A job with a calendar goes by the version of it the pre-read saw (DueJob::calendar_version),
+// taken from `calendars`: the times it excludes are passed over without a fire or a record
+// (a next time it excludes, written before the calendar changed or by a path that does not read
+// calendars, moves to the first time it lets through), misfires count only the times it lets
+// through, and a calendar that lets no fire through within ten years stops the job, saying so.
+// A job whose calendar is not in `calendars` at that version is left as it was, and the
+// calendar is named in ScanDecision::calendars_wanted; one that cannot be used stops the job.
 ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now,
-                          std::int64_t window_ms = kPreReadWindowMs);
+                          std::int64_t window_ms = kPreReadWindowMs, const ScanCalendars& calendars = {});
 
 struct LateFiresVerdict {
   std::vector<PendingFire> send;     // to go out, in the order given

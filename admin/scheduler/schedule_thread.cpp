@@ -20,7 +20,9 @@ std::int64_t to_next_second(std::int64_t now) {
 
 ScheduleThread::ScheduleThread(ScheduleStore& store, common::Clock& clock, std::string node_id, Sink sink,
                                Options options)
-    : store_(store), clock_(clock), node_id_(std::move(node_id)), sink_(std::move(sink)), options_(options) {}
+    : store_(store), clock_(clock), node_id_(std::move(node_id)), sink_(std::move(sink)), options_(options) {
+  if (options_.calendars != nullptr) calendars_.emplace(*options_.calendars);
+}
 
 ScheduleThread::~ScheduleThread() { stop(); }
 
@@ -46,11 +48,13 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
   const std::int64_t now = clock_.now_ms();
   const std::int64_t window = options_.window_ms;
   ScanDecision decided;
+  static const ScanCalendars kNoCalendars;
+  const ScanCalendars& calendars = calendars_ ? calendars_->calendars() : kNoCalendars;
   try {
     const auto scan_started = clock_.steady_now();
     auto result = store_.scan(node_id_, now + window, options_.pre_read_count,
                               [&](const std::vector<DueJob>& due) {
-                                decided = decide_fires(due, now, window);
+                                decided = decide_fires(due, now, window, calendars);
                                 return decided;
                               });
     scan_seconds_.observe(std::chrono::duration<double>(clock_.steady_now() - scan_started).count());
@@ -80,6 +84,14 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
   }
   for (const auto& job : decided.jobs) {
     if (job.trigger_status == 0) spdlog::warn("scheduler: job {} stopped: {}", job.job_id, job.stop_reason);
+  }
+  // Jobs whose calendar this scan lacked wait for the next one, which has it.
+  if (calendars_ && !decided.calendars_wanted.empty()) {
+    try {
+      calendars_->load(decided.calendars_wanted);
+    } catch (const std::exception& e) {
+      spdlog::error("scheduler: cannot read calendars, their jobs wait: {}", e.what());
+    }
   }
   return outcome;
 }

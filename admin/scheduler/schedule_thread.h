@@ -23,15 +23,18 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "admin/model/calendar_store.h"
 #include "admin/model/finished_runs.h"
 #include "admin/model/fire.h"
-#include "admin/scheduler/fire_decision.h"
 #include "admin/model/schedule_store.h"
+#include "admin/scheduler/calendar_cache.h"
+#include "admin/scheduler/fire_decision.h"
 #include "common/util/clock.h"
 #include "common/util/histogram.h"
 
@@ -45,6 +48,9 @@ class ScheduleThread {
     // When set, each record of skipped fires a scan writes (a cancelled MISFIRE run) is counted
     // there, by its group. Must outlive the thread.
     FinishedRuns* finished_runs = nullptr;
+    // Where the calendars of jobs that name one are read (CalendarCache). Without it such jobs
+    // are never decided. Must outlive the thread.
+    CalendarStore* calendars = nullptr;
   };
   using Sink = std::function<void(const std::vector<PendingFire>& fires)>;
 
@@ -88,6 +94,7 @@ class ScheduleThread {
   const std::string node_id_;
   const Sink sink_;
   const Options options_;
+  std::optional<CalendarCache> calendars_;  // with options_.calendars; the scanning thread's
 
   std::mutex wake_mutex_;
   std::stop_source sleep_;       // the current sleep's; cut short by wake()

@@ -112,5 +112,81 @@ TEST(ScheduleValidation, OverlongConfigurationIsRefused) {
   EXPECT_EQ(error_of(ScheduleType::kCron, std::string(256, '*'), "UTC"), "scheduleConf: at most 255 characters");
 }
 
+// ---- with a calendar ----
+
+constexpr std::int64_t kDay = 24LL * 3600 * 1000;
+
+// A daily 09:00 UTC job and a calendar that closes for the Spring Festival, 2024-02-10 to 02-12.
+Schedule daily_nine_with_festival(common::CalendarMode mode = common::CalendarMode::kSkip) {
+  common::CalendarSpec spec;
+  for (int day = 10; day <= 12; ++day) spec.excluded_dates.push_back({2024, 2, day, "Spring Festival"});
+  spec.business_days = std::array<bool, 7>{true, true, true, true, true, false, false};
+  spec.included_dates.push_back({2024, 2, 18, "make-up day"});  // a Sunday
+  return Schedule::parse(ScheduleType::kCron, "0 0 9 * * ?", "UTC")
+      .with_calendar({"cn-holidays", common::BusinessCalendar::make(spec), mode});
+}
+
+constexpr std::int64_t kFeb9Utc = 1'707'436'800'000;  // 2024-02-09T00:00:00Z, a Friday
+
+TEST(ScheduleCalendar, NextAfterPassesOverTheDaysTheCalendarExcludes) {
+  const auto schedule = daily_nine_with_festival();
+  EXPECT_EQ(schedule.next_after(kFeb9Utc), kFeb9Utc + 9 * 3600 * 1000);
+  EXPECT_EQ(schedule.next_after(kFeb9Utc + kDay / 2), kFeb9Utc + 4 * kDay + 9 * 3600 * 1000);  // the 13th
+  EXPECT_EQ(schedule.excluded(kFeb9Utc + kDay + 9 * 3600 * 1000),
+            "excluded by calendar cn-holidays: 2024-02-10 Spring Festival");
+  EXPECT_EQ(schedule.excluded(kFeb9Utc + 9 * 3600 * 1000), std::nullopt);
+  EXPECT_EQ(Schedule::parse(ScheduleType::kCron, "0 0 9 * * ?", "UTC").excluded(kFeb9Utc + kDay), std::nullopt);
+}
+
+TEST(ScheduleCalendar, APreviewListsEachSkippedTimeWithItsReason) {
+  const auto preview = daily_nine_with_festival().preview(kFeb9Utc, 2, 10);
+  const std::int64_t nine = 9 * 3600 * 1000;
+  EXPECT_EQ(preview.times, (std::vector<std::int64_t>{kFeb9Utc + nine, kFeb9Utc + 4 * kDay + nine}));
+  ASSERT_EQ(preview.skipped.size(), 3u);
+  EXPECT_EQ(preview.skipped[0].at_ms, kFeb9Utc + kDay + nine);
+  EXPECT_EQ(preview.skipped[0].reason, "excluded by calendar cn-holidays: 2024-02-10 Spring Festival");
+  EXPECT_EQ(preview.skipped[2].reason, "excluded by calendar cn-holidays: 2024-02-12 Spring Festival");
+  EXPECT_EQ(preview.end, "");
+  // The list stops at max_skipped; the times do not.
+  const auto short_list = daily_nine_with_festival().preview(kFeb9Utc, 2, 1);
+  EXPECT_EQ(short_list.times, preview.times);
+  EXPECT_EQ(short_list.skipped.size(), 1u);
+}
+
+TEST(ScheduleCalendar, OnlyModeFiresOnBusinessDaysAndMakeUpDays) {
+  const std::int64_t nine = 9 * 3600 * 1000;
+  const auto times = daily_nine_with_festival(common::CalendarMode::kOnly).preview(kFeb9Utc, 5, 0).times;
+  // Fri 9th; 10th-12th the festival (13th a Tuesday), then Tue 13 ... Fri 16, Sun 18 the make-up day.
+  EXPECT_EQ(times, (std::vector<std::int64_t>{kFeb9Utc + nine, kFeb9Utc + 4 * kDay + nine, kFeb9Utc + 5 * kDay + nine,
+                                              kFeb9Utc + 6 * kDay + nine, kFeb9Utc + 7 * kDay + nine}));
+  const auto later = daily_nine_with_festival(common::CalendarMode::kOnly).next_after(kFeb9Utc + 7 * kDay + nine);
+  EXPECT_EQ(later, kFeb9Utc + 9 * kDay + nine);  // Sunday the 18th, the make-up day
+}
+
+TEST(ScheduleCalendar, ACalendarThatLetsNothingThroughEndsThePreviewSayingSo) {
+  common::CalendarSpec spec;
+  spec.excluded_dates.push_back({0, 1, 1, "New Year"});
+  const auto schedule = Schedule::parse(ScheduleType::kCron, "0 0 0 1 1 ?", "UTC")
+                            .with_calendar({"no-new-year", common::BusinessCalendar::make(spec), common::CalendarMode::kSkip});
+  const auto preview = schedule.preview(kJan15Utc, 3, 5);
+  EXPECT_TRUE(preview.times.empty());
+  EXPECT_EQ(preview.skipped.size(), 5u);
+  EXPECT_EQ(preview.end, "calendar no-new-year lets no fire through within ten years");
+  EXPECT_EQ(schedule.next_after(kJan15Utc), std::nullopt);
+  // A schedule that ends by itself says that instead.
+  const auto ended = Schedule::parse(ScheduleType::kCron, "0 0 0 1 1 ? 2023", "UTC")
+                         .with_calendar({"no-new-year", common::BusinessCalendar::make(spec), common::CalendarMode::kSkip});
+  EXPECT_EQ(ended.preview(kJan15Utc, 3, 5).end, "the schedule has no further fire time");
+}
+
+TEST(ScheduleCalendar, AFixedRateGoesByTheCalendarToo) {
+  common::CalendarSpec spec;
+  spec.excluded_times.push_back({0, 6 * 3600 - 1});  // not before 06:00
+  const auto schedule = Schedule::parse(ScheduleType::kFixRate, "3600", "UTC")
+                            .with_calendar({"daytime", common::BusinessCalendar::make(spec), common::CalendarMode::kSkip});
+  // From 23:30 the rate gives 00:30, 01:30, ... 05:30 (all excluded), then 06:30.
+  EXPECT_EQ(schedule.next_after(kJan15Utc - 30 * 60 * 1000), kJan15Utc + 6 * 3600 * 1000 + 30 * 60 * 1000);
+}
+
 }  // namespace
 }  // namespace cronwheel::admin

@@ -297,6 +297,110 @@ TEST(FireDecision, EachMissedJobGetsItsOwnRecordInTheOrderRead) {
   EXPECT_EQ(d.skipped[1].count, 2);  // :10 and :20, coalesced into :00
 }
 
+// ---- calendars ----
+
+// 2023-11-14, the day of kMinute, in UTC.
+ScanCalendars calendars_with(common::CalendarSpec spec, int version = 1, std::string name = "holidays") {
+  ScanCalendars out;
+  out[5] = ScanCalendar{version, std::move(name), common::BusinessCalendar::make(std::move(spec)), ""};
+  return out;
+}
+
+common::CalendarSpec excluding_the_14th() {
+  common::CalendarSpec spec;
+  spec.excluded_dates.push_back({2023, 11, 14, "Closing Day"});
+  return spec;
+}
+
+DueJob with_calendar(DueJob j, int version = 1, common::CalendarMode mode = common::CalendarMode::kSkip) {
+  j.calendar_id = 5;
+  j.calendar_version = version;
+  j.calendar_mode = mode;
+  return j;
+}
+
+constexpr std::int64_t kMidnightOfThe15th = 1'700'006'400'000;  // 2023-11-15T00:00:00Z
+
+TEST(FireDecisionCalendar, ANextTimeOnAnExcludedDayFiresNothingAndMovesToTheFirstTimeTheCalendarLetsThrough) {
+  auto d = decide_fires({with_calendar(every_minute(kMinute))}, kMinute + 2 * kSecond, kPreReadWindowMs,
+                        calendars_with(excluding_the_14th()));
+  EXPECT_TRUE(d.fires.empty());
+  EXPECT_TRUE(d.skipped.empty()) << "a fire a calendar excludes leaves no record";
+  ASSERT_EQ(d.jobs.size(), 1u);
+  EXPECT_EQ(d.jobs[0], (JobAdvance{1, kMinute, 42, kMidnightOfThe15th, 1, ""}));
+}
+
+TEST(FireDecisionCalendar, AnExcludedTimeRangeInsideTheWindowIsPassedOverAndTheRestOfTheWindowFires) {
+  common::CalendarSpec spec;
+  const int at = 22 * 3600 + 13 * 60;  // kMinute's time of day
+  spec.excluded_times.push_back({at + 2, at + 3});
+  auto d = decide_fires({with_calendar(every_second(kMinute))}, kMinute, kPreReadWindowMs, calendars_with(spec));
+  EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{kMinute, kMinute + 1000, kMinute + 4000, kMinute + 5000}));
+  EXPECT_EQ(d.jobs[0].next_time, kMinute + 6000);
+}
+
+TEST(FireDecisionCalendar, TheTimesAMisfireCountsAreOnlyThoseTheCalendarLetsThrough) {
+  common::CalendarSpec spec;
+  const int at = 22 * 3600 + 13 * 60;
+  spec.excluded_times.push_back({at + 60, at + 3 * 60});  // 22:14 through 22:16, three fire times
+  // Missed from 22:13 to 22:23: ten minutes, of which the calendar lets 22:13 and 22:17-22:23 through.
+  const std::int64_t now = kMinute + 10 * 60 * kSecond + 30 * kSecond;
+  auto d = decide_fires({with_calendar(every_minute(kMinute))}, now, kPreReadWindowMs, calendars_with(spec));
+  EXPECT_TRUE(d.fires.empty());
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_EQ(d.skipped[0].first_time, kMinute);
+  EXPECT_EQ(d.skipped[0].count, 8);  // 22:13, then 22:17 ... 22:23
+  EXPECT_EQ(d.skipped[0].last_time, kMinute + 10 * 60 * kSecond);
+  EXPECT_EQ(d.jobs[0].next_time, kMinute + 11 * 60 * kSecond);
+}
+
+TEST(FireDecisionCalendar, OnlyModeFiresOnBusinessDaysAndSkipModeIgnoresTheWeeklyRule) {
+  common::CalendarSpec spec;
+  spec.business_days = std::array<bool, 7>{false, false, false, true, true, true, true};  // Thursday to Sunday
+  // 2023-11-14 is a Tuesday.
+  auto only = decide_fires({with_calendar(every_minute(kMinute), 1, common::CalendarMode::kOnly)}, kMinute,
+                           kPreReadWindowMs, calendars_with(spec));
+  EXPECT_TRUE(only.fires.empty());
+  EXPECT_EQ(only.jobs[0].next_time, kMidnightOfThe15th + 24 * 3600 * kSecond);  // Thursday the 16th
+  auto skip = decide_fires({with_calendar(every_minute(kMinute), 1, common::CalendarMode::kSkip)}, kMinute,
+                           kPreReadWindowMs, calendars_with(spec));
+  EXPECT_EQ(times_of(skip), (std::vector<std::int64_t>{kMinute}));
+}
+
+TEST(FireDecisionCalendar, AJobWhoseCalendarIsNotGivenAtTheVersionReadIsLeftAsItWasAndTheCalendarIsWanted) {
+  const DueJob stale = with_calendar(every_minute(kMinute), 2);
+  for (const auto& given : {ScanCalendars{}, calendars_with(excluding_the_14th(), 1)}) {
+    auto d = decide_fires({stale, every_minute(kMinute)}, kMinute, kPreReadWindowMs, given);
+    ASSERT_EQ(d.jobs.size(), 2u);
+    EXPECT_EQ(d.jobs[0], (JobAdvance{1, kMinute, 42, kMinute, 1, ""}));
+    EXPECT_EQ(d.calendars_wanted, (std::vector<std::int64_t>{5}));
+    // The job without a calendar is decided as ever.
+    EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{kMinute}));
+  }
+}
+
+TEST(FireDecisionCalendar, ACalendarThatCannotBeUsedStopsItsJobsSayingWhy) {
+  ScanCalendars broken;
+  broken[5] = ScanCalendar{1, "broken", std::nullopt, "timeZone: unknown time zone 'Mars/Base'"};
+  auto d = decide_fires({with_calendar(every_minute(kMinute))}, kMinute, kPreReadWindowMs, broken);
+  EXPECT_TRUE(d.fires.empty());
+  EXPECT_EQ(d.jobs[0].trigger_status, 0);
+  EXPECT_NE(d.jobs[0].stop_reason.find("calendar broken cannot be used: timeZone"), std::string::npos)
+      << d.jobs[0].stop_reason;
+}
+
+TEST(FireDecisionCalendar, ACalendarThatLetsNoFireThroughStopsTheJobSayingSo) {
+  common::CalendarSpec spec;
+  spec.excluded_dates.push_back({0, 1, 1, "New Year"});
+  const std::int64_t new_year_2024 = 1'704'067'200'000;
+  auto d = decide_fires({with_calendar(job(1, ScheduleType::kCron, "0 0 0 1 1 ?", new_year_2024))},
+                        new_year_2024 - kSecond, kPreReadWindowMs, calendars_with(spec, 1, "no-new-year"));
+  EXPECT_TRUE(d.fires.empty());
+  EXPECT_EQ(d.jobs[0].trigger_status, 0);
+  EXPECT_NE(d.jobs[0].stop_reason.find("calendar no-new-year lets no fire through"), std::string::npos)
+      << d.jobs[0].stop_reason;
+}
+
 // ---- judge_late_fires ----
 
 constexpr std::int64_t kNow = kMinute + 95 * kSecond;
