@@ -14,15 +14,32 @@ WorkflowRunner::WorkflowRunner(WorkflowStore& store, common::RecurringTasks& tas
       fires_written_(std::move(fires_written)),
       kill_(std::move(kill)),
       options_(options),
-      task_(tasks, {"workflow runner", options_.interval}, [this](std::stop_token stop) { pass(std::move(stop)); }) {}
+      task_(tasks, {"workflow runner", options_.interval}, [this](std::stop_token stop) { pass(std::move(stop)); }) {
+  if (options_.calendars != nullptr) calendars_.emplace(*options_.calendars);
+}
 
 WorkflowRunner::~WorkflowRunner() { stop(); }
 
 void WorkflowRunner::pass_once() {
   const auto now = clock_.now_ms();
+  static const ScanCalendars kNoCalendars;
+  const ScanCalendars& calendars = calendars_ ? calendars_->calendars() : kNoCalendars;
+  std::vector<std::int64_t> wanted;
   auto scanned = store_.scan(node_id_, now, now + kPreReadWindowMs, options_.scan_limit,
-                             [now](const std::vector<DueJob>& due) { return decide_fires(due, now); });
+                             [&](const std::vector<DueJob>& due) {
+                               auto decided = decide_fires(due, now, kPreReadWindowMs, calendars);
+                               wanted = decided.calendars_wanted;
+                               return decided;
+                             });
   if (fires_written_ && !scanned.fires.empty()) fires_written_(scanned.fires);
+  // Workflows whose calendar the scan lacked are decided at the next pass, which has it.
+  if (calendars_ && !wanted.empty()) {
+    try {
+      calendars_->load(wanted);
+    } catch (const std::exception& e) {
+      spdlog::warn("workflow runner: cannot read calendars, their workflows wait: {}", e.what());
+    }
+  }
   auto started = store_.start_waiting(now, node_id_, options_.batch);
   if (fires_written_ && !started.fires.empty()) fires_written_(started.fires);
   auto timed_out = store_.time_out(now, node_id_, options_.batch);

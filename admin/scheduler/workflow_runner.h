@@ -4,8 +4,9 @@
 // recurring task on the node's timer, once a second:
 //  1. the workflow scan: scheduled workflows due within the pre-read window get their runs,
 //     decided by the same rules as jobs' fires (decide_fires: CRON in its zone, FIX_RATE,
-//     DO_NOTHING / FIRE_ONCE_NOW beyond the window), under the workflow scan lock, so across
-//     nodes each scheduled run is created once; the first nodes' fires are due at the run's time;
+//     DO_NOTHING / FIRE_ONCE_NOW beyond the window, the workflow's calendar), under the workflow
+//     scan lock, so across nodes each scheduled run is created once; the first nodes' fires are
+//     due at the run's time;
 //  2. runs waiting for room (overlap WAIT, PARALLEL) start once the runs before them ended, so a
 //     waiting run starts within a second of the run before it ending;
 //     timeouts: running runs past their deadline end timed_out;
@@ -20,12 +21,15 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 #include <string>
 
+#include "admin/model/calendar_store.h"
 #include "admin/model/run_end.h"
 #include "admin/model/workflow_store.h"
+#include "admin/scheduler/calendar_cache.h"
 #include "common/timer/recurring_task.h"
 
 namespace cronwheel::admin {
@@ -38,6 +42,9 @@ class WorkflowRunner {
     int batch = 100;       // timeouts and kills handled per pass
     // How often the runs are counted by state for /metrics (a query over every run).
     std::chrono::milliseconds count_every{15'000};
+    // Where the calendars of workflows that name one are read (CalendarCache, as the schedule
+    // thread keeps its own). Without it such workflows are never decided. Must outlive this.
+    CalendarStore* calendars = nullptr;
   };
   // Kills a node's run at its executor and records it killed (Completion::mark_killed); must not
   // throw.
@@ -73,6 +80,7 @@ class WorkflowRunner {
   mutable std::mutex counts_mutex_;
   std::vector<std::pair<WorkflowRunState, std::int64_t>> counts_;  // guarded by counts_mutex_
   std::int64_t counted_at_ = 0;  // the lane's: when counts_ was last read (epoch ms)
+  std::optional<CalendarCache> calendars_;  // the lane's; with options_.calendars
   common::RecurringTask task_;  // last: its lane uses the members above
 };
 
