@@ -24,6 +24,7 @@ packages=(
   libmariadb-dev             # cronwheel import xxl-job reads XXL-JOB's MySQL/MariaDB database
   libgtest-dev libgmock-dev  # tests
   libyaml-cpp-dev            # jobs files (YAML); the tests read openapi.yaml with it too
+  libical-dev                # business calendars: .ics import and export (iCalendar, RFC 5545)
   python3-aiosmtpd openssl   # tests: the SMTP sink and its certificate
   python3-jsonschema         # tests: docs/jobs-file.schema.json against the docs' examples
   libbenchmark-dev           # benchmarks
