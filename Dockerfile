@@ -7,8 +7,9 @@ FROM debian:12 AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       g++ cmake make pkg-config \
-      libpqxx-dev libcpp-httplib-dev nlohmann-json3-dev libhowardhinnant-date-dev \
+      libpqxx-dev libboost1.81-dev libcpp-httplib-dev nlohmann-json3-dev libhowardhinnant-date-dev \
       libcli11-dev libspdlog-dev libsodium-dev prometheus-cpp-dev libcurl4-openssl-dev \
+      libbrotli-dev libmariadb-dev libyaml-cpp-dev libical-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -33,6 +34,7 @@ FROM debian:12-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libpqxx-6.4 libcpp-httplib0.11 libdate-tz3 libspdlog1.10 libsodium23 libprometheus-cpp-core1.0 libcurl4 \
+      libbrotli1 libyaml-cpp0.7 libical3 \
       tzdata ca-certificates curl bash python3 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /var/lib/cronwheel cronwheel
