@@ -22,19 +22,21 @@ struct CalendarDate {
   bool included = false;    // a make-up working day; otherwise an excluded date (a holiday)
   // Where it came from: empty for a date entered by hand; otherwise the name of the import
   // that brought it (an .ics file's source name), which a later import of the same source
-  // replaces as a whole, leaving every other date alone.
+  // replaces as a whole, leaving every other date alone. At most 255 characters.
   std::string source;
-  std::string source_uid;  // the iCalendar event (UID) it came from, for an imported date
+  std::string source_uid;  // the iCalendar event (UID) it came from, for an imported date; <= 255
 };
 
 struct Calendar {
   std::int64_t id = 0;
   std::string name;  // unique; ^[a-z0-9][a-z0-9._-]{0,63}$ (what jobs files name it by)
+  // Text is stored up to its column's width (description 255 characters, time_zone 64, a
+  // date's name 200): the API bounds it before a store sees it.
   std::string description;
   std::string time_zone = "UTC";
   std::optional<std::array<bool, 7>> business_days;  // [0] Monday ... [6] Sunday; none: every day
-  std::vector<CalendarDate> dates;                    // ordered by (year, month, day)
-  std::vector<common::TimeOfDayRange> excluded_times;
+  std::vector<CalendarDate> dates;                    // ordered by (year, month, day), each once
+  std::vector<common::TimeOfDayRange> excluded_times;  // in the order given
   int version = 1;  // + 1 on every change; updates name the version they change
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
@@ -47,6 +49,8 @@ common::CalendarSpec to_spec(const Calendar& calendar);
 struct CalendarUse {
   std::int64_t calendar_id = 0;  // 0: none
   common::CalendarMode mode = common::CalendarMode::kSkip;
+
+  friend bool operator==(const CalendarUse&, const CalendarUse&) = default;
 };
 
 std::string_view to_string(common::CalendarMode mode) noexcept;  // "SKIP", "ONLY"

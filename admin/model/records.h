@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "admin/model/calendar.h"
 #include "admin/model/fire_state.h"
 #include "common/protocol/job_enums.h"
 
@@ -74,6 +75,8 @@ struct Job {
   // Stopped by its group's pause: the group's resume starts it again. Starting or stopping the
   // job by itself clears it.
   bool paused_with_group = false;
+  // The business calendar its fires follow, and how (calendar.h); none by default.
+  CalendarUse calendar;
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
 

@@ -130,6 +130,8 @@ struct Workflow {
   int trigger_status = 0;
   std::int64_t trigger_last_time = 0;
   std::int64_t trigger_next_time = 0;
+  // The business calendar its runs follow, and how (calendar.h); none by default.
+  CalendarUse calendar;
   int version = 1;
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;

@@ -98,7 +98,9 @@ void PgApplyStore::prepare(pqxx::connection& c) {
             "trigger_next_time, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
             "$13::jsonb, $14::jsonb, $15, $16, " + ts("$17") + ", " + ts("$17") + ") RETURNING id");
   // Guarded by the version the plan read (the row is locked since, so it holds), as
-  // PgWorkflowStore::update is.
+  // PgWorkflowStore::update is. Neither this nor apply_job_update writes calendar_id or
+  // calendar_mode: jobs files do not name calendars yet, and an apply must not take away a
+  // calendar given through the API (what an apply creates has none).
   c.prepare("apply_workflow_update",
             "UPDATE workflow SET description = $2, author = $3, alarm_email = $4, schedule_type = $5, "
             "schedule_conf = $6, timezone = $7, misfire_strategy = $8, overlap = $9, max_parallel = $10, "
@@ -170,7 +172,7 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
             text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param,
             text(j.executor_block_strategy), j.executor_timeout, j.executor_fail_retry_count, j.retry_interval,
             text(j.glue_type), j.glue_source, j.glue_remark, now, bigint_array({}), j.trigger_status, j.trigger_last_time,
-            j.trigger_next_time, j.name));
+            j.trigger_next_time, j.name, j.calendar.calendar_id, text(j.calendar.mode)));
         // The script's history: its earlier versions, oldest first, then the one it has now.
         for (const auto& version : planned.history) {
           tx.exec_prepared("apply_version_insert", created.id, text(version.glue_type), version.glue_source,

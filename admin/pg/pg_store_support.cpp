@@ -32,7 +32,7 @@ const std::string kJobColumns =
     "executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, " +
     ms("glue_updated_at", "glue_updated_at") +
     ", array_to_json(child_job_ids)::text AS child_job_ids, trigger_status, trigger_last_time, trigger_next_time, "
-    "paused_with_group, " +
+    "paused_with_group, calendar_id, calendar_mode, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kLogColumns =
@@ -71,12 +71,23 @@ std::vector<T> json_array(const pqxx::field& f) {
   return nlohmann::json::parse(f.c_str()).get<std::vector<T>>();
 }
 
+// A job's or workflow's calendar_id and calendar_mode columns.
+CalendarUse calendar_use_from(const pqxx::row& r) {
+  CalendarUse use;
+  use.calendar_id = optional_of<std::int64_t>(r["calendar_id"]).value_or(0);
+  const auto mode = r["calendar_mode"].as<std::string>();
+  const auto parsed = parse_calendar_mode(mode);
+  if (!parsed) throw std::runtime_error("calendar_mode: unknown value '" + mode + "' in the database");
+  use.mode = *parsed;
+  return use;
+}
+
 }  // namespace
 
 const std::string kWorkflowColumns =
     "id, job_group, name, description, author, alarm_email, schedule_type, schedule_conf, timezone, "
     "misfire_strategy, overlap, max_parallel, timeout_seconds, params::text AS params, graph::text AS graph, "
-    "trigger_status, trigger_last_time, trigger_next_time, version, " +
+    "trigger_status, trigger_last_time, trigger_next_time, calendar_id, calendar_mode, version, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kChannelColumns =
@@ -167,6 +178,7 @@ Job job_from(const pqxx::row& r) {
   j.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
   j.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
   j.paused_with_group = r["paused_with_group"].as<bool>();
+  j.calendar = calendar_use_from(r);
   j.created_at = r["created_at"].as<std::int64_t>();
   j.updated_at = r["updated_at"].as<std::int64_t>();
   return j;
@@ -222,6 +234,7 @@ Workflow workflow_from(const pqxx::row& r) {
   w.trigger_status = r["trigger_status"].as<int>();
   w.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
   w.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+  w.calendar = calendar_use_from(r);
   w.version = r["version"].as<int>();
   w.created_at = r["created_at"].as<std::int64_t>();
   w.updated_at = r["updated_at"].as<std::int64_t>();
@@ -412,6 +425,23 @@ constexpr std::array kRules = {
     Rule{"workflow_job_job_id_fkey", Kind::kConflict, "", "the job is a node of a workflow: take it out of the workflow first"},
     Rule{"workflow_max_parallel_check", Kind::kConflict, "maxParallel", "maxParallel must be 1-100"},
     Rule{"workflow_timeout_seconds_check", Kind::kConflict, "timeout", "timeout must not be negative"},
+    // Calendars (sql/0019_calendars.sql). A calendar that jobs or workflows name is refused by
+    // PgCalendarStore::remove before its delete could meet the references.
+    Rule{"job_info_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
+    Rule{"workflow_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
+    Rule{"job_info_calendar_mode_check", Kind::kConflict, "calendarMode", "calendarMode must be SKIP or ONLY"},
+    Rule{"workflow_calendar_mode_check", Kind::kConflict, "calendarMode", "calendarMode must be SKIP or ONLY"},
+    Rule{"calendar_name_key", Kind::kConflict, "name", "name is taken by another calendar"},
+    Rule{"calendar_name_format", Kind::kConflict, "name",
+         "name must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"},
+    Rule{"calendar_business_days_check", Kind::kConflict, "businessDays", "businessDays must be 7 bits"},
+    Rule{"calendar_date_once", Kind::kConflict, "dates", "a day is listed twice"},
+    Rule{"calendar_date_year_check", Kind::kConflict, "dates", "a date's year must be 0 (every year) or 1970-2999"},
+    Rule{"calendar_date_month_check", Kind::kConflict, "dates", "a date's month must be 1-12"},
+    Rule{"calendar_date_day_check", Kind::kConflict, "dates", "a date's day must be 1-31"},
+    Rule{"calendar_date_included_has_year", Kind::kConflict, "dates", "an included date needs its year"},
+    Rule{"calendar_time_start_s_check", Kind::kConflict, "excludedTimes", "a time range must start within the day"},
+    Rule{"calendar_time_end_s_check", Kind::kConflict, "excludedTimes", "a time range must end within the day"},
 };
 
 }  // namespace

@@ -354,15 +354,17 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
   c.prepare("wf_lock", "SELECT " + kWorkflowColumns + " FROM workflow WHERE id = $1 FOR UPDATE");
   c.prepare("wf_insert",
             "INSERT INTO workflow (job_group, name, description, author, alarm_email, schedule_type, schedule_conf, "
-            "timezone, misfire_strategy, overlap, max_parallel, timeout_seconds, params, graph, created_at, updated_at) "
+            "timezone, misfire_strategy, overlap, max_parallel, timeout_seconds, params, graph, created_at, updated_at, "
+            "calendar_id, calendar_mode) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, " + ts("$15") + ", " +
-                ts("$15") + ") RETURNING " + kWorkflowColumns);
+                ts("$15") + ", NULLIF($16::bigint, 0), $17) RETURNING " + kWorkflowColumns);
   c.prepare("wf_update",
             "UPDATE workflow SET job_group = $2, name = $3, description = $4, author = $5, alarm_email = $6, "
             "schedule_type = $7, schedule_conf = $8, timezone = $9, misfire_strategy = $10, overlap = $11, "
             "max_parallel = $12, timeout_seconds = $13, params = $14::jsonb, graph = $15::jsonb, trigger_status = $16, "
             "trigger_next_time = $17, version = version + 1, updated_at = " + ts("$18") +
-                " WHERE id = $1 AND version = $19 RETURNING " + kWorkflowColumns);
+                ", calendar_id = NULLIF($20::bigint, 0), calendar_mode = $21 WHERE id = $1 AND version = $19 RETURNING " +
+                kWorkflowColumns);
   c.prepare("wf_status", "UPDATE workflow SET trigger_status = $2, trigger_next_time = $3, updated_at = " + ts("$4") +
                              " WHERE id = $1 RETURNING " + kWorkflowColumns);
   c.prepare("wf_delete", "DELETE FROM workflow WHERE id = $1");
@@ -552,7 +554,7 @@ Workflow PgWorkflowStore::create(const Workflow& w, const Actor& actor) {
       Workflow created = workflow_from(tx.exec_prepared1(
           "wf_insert", w.job_group, w.name, w.description, w.author, w.alarm_email, text(w.schedule_type), w.schedule_conf,
           w.timezone, text(w.misfire_strategy), text(w.overlap), w.max_parallel, w.timeout_seconds,
-          params_json(w.params).dump(), graph_json(w.graph).dump(), now));
+          params_json(w.params).dump(), graph_json(w.graph).dump(), now, w.calendar.calendar_id, text(w.calendar.mode)));
       record_jobs(tx, created.id, created.graph);
       write_audit(tx, now, actor, "workflow.create", "workflow", created.id, std::nullopt, to_json(created));
       return created;
@@ -570,7 +572,8 @@ Workflow PgWorkflowStore::update(const Workflow& w, int trigger_status, std::int
       auto rows = tx.exec_prepared("wf_update", w.id, w.job_group, w.name, w.description, w.author, w.alarm_email,
                                    text(w.schedule_type), w.schedule_conf, w.timezone, text(w.misfire_strategy),
                                    text(w.overlap), w.max_parallel, w.timeout_seconds, params_json(w.params).dump(),
-                                   graph_json(w.graph).dump(), trigger_status, next_time, now, w.version);
+                                   graph_json(w.graph).dump(), trigger_status, next_time, now, w.version,
+                                   w.calendar.calendar_id, text(w.calendar.mode));
       if (rows.empty()) {
         throw Conflict("workflow " + std::to_string(w.id) + " was changed meanwhile (version " +
                            std::to_string(before.version) + ", not " + std::to_string(w.version) + "): read it again",

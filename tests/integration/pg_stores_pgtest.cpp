@@ -80,6 +80,12 @@ class PgStoreFixture {
     });
   }
 
+  std::int64_t put_calendar(const std::string& name) {
+    return database_.transact([&](pqxx::work& tx) {
+      return tx.exec_params1("INSERT INTO calendar (name) VALUES ($1) RETURNING id", name)[0].as<std::int64_t>();
+    });
+  }
+
   // Runs SQL outside the stores (test setup and inspection).
   std::int64_t count(const std::string& sql) {
     return database_.read([&](pqxx::read_transaction& tx) { return tx.exec1(sql)[0].as<std::int64_t>(); });

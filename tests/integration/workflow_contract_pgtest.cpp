@@ -68,6 +68,11 @@ class PgWorkflowFixture {
         .fires;
   }
   std::optional<admin::JobLog> node_run(std::int64_t log_id) { return stores_.stores().logs.get(log_id); }
+  std::int64_t calendar(const std::string& name) {
+    return database_.transact([&](pqxx::work& tx) {
+      return tx.exec_params1("INSERT INTO calendar (name) VALUES ($1) RETURNING id", name)[0].as<std::int64_t>();
+    });
+  }
 
  private:
   TestDatabase db_;

@@ -10,6 +10,7 @@
 //    admin/model/record_json.h) in the fake AuditStore;
 //  - orders: groups by app name, jobs newest (highest id) first, users by id, tokens and
 //    script versions newest first, logs by scheduled time newest first, audit newest first;
+//  - calendars (FakeCalendarStore) live beside the jobs: a job names one that exists;
 //  - cascades: deleting a job deletes its logs and script versions; deleting a group removes
 //    it from users' groups; deleting a user deletes their sessions and tokens and keeps their
 //    audit entries without the user id;
@@ -253,6 +254,10 @@ struct State {
   };
   std::map<std::string, SessionRow> sessions;  // by canonical hex hash
   std::map<std::int64_t, AuditEntry> audit;
+  // FakeCalendarStore's calendars (fake_calendar_store.h), here so that a job naming one is
+  // checked against them, as job_info's foreign key does.
+  std::map<std::int64_t, Calendar> calendars;
+  std::int64_t next_calendar = 1;
   // What OverviewStore reads beyond the records above (set by FakeStores::put_*).
   std::map<std::string, AdminNode> nodes;
   std::vector<RegistryEntry> registrations;
@@ -463,6 +468,7 @@ class Jobs final : public JobStore {
     j.id = s_.next_job++;
     if (j.name.empty()) j.name = "job-" + std::to_string(j.id);
     check_job_name(j);
+    require_calendar(j.calendar);
     j.created_at = j.updated_at = j.glue_updated_at = s_.now();
     s_.jobs[j.id] = j;
     if (auto remark = first_script_version_remark(j)) {
@@ -487,6 +493,7 @@ class Jobs final : public JobStore {
     check_job(j);
     require_group(j.job_group);
     check_job_name(j);
+    require_calendar(j.calendar);
     j.updated_at = s_.now();
     it->second = j;
     s_.audit_change(actor, "job.update", "job", j.id, to_json(before), to_json(j));
@@ -555,6 +562,12 @@ class Jobs final : public JobStore {
  private:
   void require_group(std::int64_t group) const {
     if (s_.groups.count(group) == 0) throw Conflict("group " + std::to_string(group) + " does not exist", "jobGroup");
+  }
+  // As job_info_calendar_id_fkey (0: no calendar).
+  void require_calendar(const CalendarUse& use) const {
+    if (use.calendar_id != 0 && s_.calendars.count(use.calendar_id) == 0) {
+      throw Conflict("the calendar does not exist", "calendarId");
+    }
   }
   // As the schema's job_info_name_format and job_info_group_name_key.
   void check_job_name(const Job& j) const {
@@ -1098,6 +1111,19 @@ class FakeStores {
     state_.next_log = std::max(state_.next_log, log.id + 1);
     state_.logs[log.id] = log;
     return log;
+  }
+
+  // Test setup for a job or workflow naming a calendar without a CalendarStore: a calendar of
+  // that name, no days, as FakeCalendarStore (fake_calendar_store.h) keeps one. Not audited.
+  // Answers its id.
+  std::int64_t put_calendar(const std::string& name) {
+    std::lock_guard lock(state_.mutex);
+    admin::Calendar c;
+    c.id = state_.next_calendar++;
+    c.name = name;
+    c.created_at = c.updated_at = state_.now();
+    state_.calendars[c.id] = c;
+    return c.id;
   }
 
   // Test setup for OverviewStore (the scheduling core and the registry write these): an admin

@@ -6,8 +6,10 @@
 // given; node runs are rows of this fake (node_run()), moved by the test as the trigger and
 // completion stores move them in PostgreSQL (sent(), end_node_run()).
 //
-// What it leaves out: alarm channels (claim_alarms sees the workflow's alarm addresses only) and
-// retries of node runs (a node's run ends its node).
+// What it leaves out: alarm channels (claim_alarms sees the workflow's alarm addresses only),
+// retries of node runs (a node's run ends its node), and the check that a workflow's calendar
+// exists (it keeps the CalendarUse as given; PostgreSQL refuses a calendar that does not exist
+// with Conflict on calendarId).
 //
 // Thread-safe: one mutex.
 

@@ -19,6 +19,7 @@
 //     void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms,
 //                           const std::vector<std::string>& handlers = {});
 //     void put_last_scan(const admin::ScanMark&);  // as the schedule thread's scan writes it
+//     std::int64_t put_calendar(const std::string& name);  // a calendar, no days; answers its id
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, StoreContract, F);
 
@@ -548,6 +549,38 @@ TYPED_TEST_P(StoreContract, JobUpdateRefusesMissingJobsGroupsAndItselfAsChild) {
   missing.id = 999;
   EXPECT_THROW(this->s().jobs.update(missing, this->system()), NotFound);
   EXPECT_EQ(this->s().jobs.get(j.id), j);
+}
+
+TYPED_TEST_P(StoreContract, JobCalendarUseRoundTripsThroughCreateUpdateAndGet) {
+  Group g = this->group("billing-app");
+  const auto holidays = this->f_.put_calendar("cn-holidays");
+  const auto workdays = this->f_.put_calendar("cn-workdays");
+  Job j = make_job(g.id);
+  EXPECT_EQ(this->s().jobs.create(j, this->system()).calendar, CalendarUse{}) << "none by default";
+  j.name = "with-calendar";
+  j.calendar = {holidays, common::CalendarMode::kSkip};
+  Job created = this->s().jobs.create(j, this->system());
+  EXPECT_EQ(created.calendar, j.calendar);
+  EXPECT_EQ(this->s().jobs.get(created.id), created);
+
+  created.calendar = {workdays, common::CalendarMode::kOnly};
+  Job updated = this->s().jobs.update(created, this->system());
+  EXPECT_EQ(updated.calendar, (CalendarUse{workdays, common::CalendarMode::kOnly}));
+  EXPECT_EQ(this->s().jobs.get(created.id)->calendar, updated.calendar);
+  EXPECT_EQ(this->s().jobs.set_trigger_status(created.id, 0, 0, "job.stop", this->system()).calendar, updated.calendar)
+      << "kept by the changes that do not name it";
+  updated.calendar = {};
+  EXPECT_EQ(this->s().jobs.update(updated, this->system()).calendar, CalendarUse{});
+  EXPECT_EQ(this->s().jobs.get(created.id)->calendar, CalendarUse{});
+
+  updated.calendar = {workdays + holidays + 1000, common::CalendarMode::kSkip};
+  try {
+    this->s().jobs.update(updated, this->system());
+    FAIL() << "a calendar that does not exist was accepted";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "calendarId");
+  }
+  EXPECT_EQ(this->s().jobs.get(created.id)->calendar, CalendarUse{});
 }
 
 TYPED_TEST_P(StoreContract, JobListFiltersNewestFirstAndPages) {
@@ -1752,7 +1785,8 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudi
                             JobNamesAreUniqueWithinAGroupAndAnEmptyOneIsNamedAfterTheId,
                             GroupPauseStopsAndMarksItsRunningJobsAndResumeStartsOnlyThoseStillMarked,
                             JobUpdateReplacesTheFieldsButNotTheScriptAndIsAudited,
-                            JobUpdateRefusesMissingJobsGroupsAndItselfAsChild, JobListFiltersNewestFirstAndPages,
+                            JobUpdateRefusesMissingJobsGroupsAndItselfAsChild,
+                            JobCalendarUseRoundTripsThroughCreateUpdateAndGet, JobListFiltersNewestFirstAndPages,
                             JobExistingReturnsTheIdsThatExist, JobChildrenOfAnswersEachExistingJobsStoredChildrenInOrder, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,
                             JobStartAndStopAreAuditedUnderTheirAction, JobWithoutAScheduleCannotStart,
                             LogListIsNewestFirstAndFiltersByStatusJobGroupAndTime,

@@ -14,6 +14,7 @@
 //     std::vector<admin::JobLog> end(std::int64_t log_id, bool ok, const std::string& message,
 //                                    std::optional<std::string> output, std::int64_t now);
 //     std::optional<admin::JobLog> node_run(std::int64_t log_id);
+//     std::int64_t calendar(const std::string& name);  // a calendar, no days; answers its id
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, WorkflowContract, F);
 
@@ -148,6 +149,27 @@ TYPED_TEST_P(WorkflowContract, AnUpdateNamesTheVersionItRead) {
     EXPECT_EQ(e.field(), "version");
   }
   EXPECT_EQ(store.get(w.id)->description, "first edit");
+}
+
+TYPED_TEST_P(WorkflowContract, ACalendarUseRoundTripsThroughCreateUpdateAndGet) {
+  auto& store = this->f_.workflows();
+  const auto holidays = this->f_.calendar("cn-holidays");
+  const auto workdays = this->f_.calendar("cn-workdays");
+  EXPECT_EQ(this->create(this->make("plain", {"a"}, {})).calendar, CalendarUse{}) << "none by default";
+  Workflow w = this->make("calendared", {"a"}, {});
+  w.calendar = {holidays, common::CalendarMode::kOnly};
+  Workflow created = this->create(w);
+  EXPECT_EQ(created.calendar, w.calendar);
+  EXPECT_EQ(store.get(created.id), created);
+  created.calendar = {workdays, common::CalendarMode::kSkip};
+  const Workflow updated = store.update(created, 0, 0, kAuthor);
+  EXPECT_EQ(updated.calendar, (CalendarUse{workdays, common::CalendarMode::kSkip}));
+  EXPECT_EQ(store.get(created.id)->calendar, updated.calendar);
+  EXPECT_EQ(store.set_status(created.id, 0, 0, kAuthor).calendar, updated.calendar) << "kept by a stop";
+  Workflow cleared = *store.get(created.id);
+  cleared.calendar = {};
+  EXPECT_EQ(store.update(cleared, 0, 0, kAuthor).calendar, CalendarUse{});
+  EXPECT_EQ(store.get(created.id)->calendar, CalendarUse{});
 }
 
 TYPED_TEST_P(WorkflowContract, ADiamondRunsEachNodeOnceAndPassesOutputsDownstream) {
@@ -352,6 +374,7 @@ TYPED_TEST_P(WorkflowContract, CountsRunsByStateAndRefusesToDeleteAWorkflowWithA
 }
 
 REGISTER_TYPED_TEST_SUITE_P(WorkflowContract, CreatesReadsListsAndRefusesATakenName, AnUpdateNamesTheVersionItRead,
+                            ACalendarUseRoundTripsThroughCreateUpdateAndGet,
                             ADiamondRunsEachNodeOnceAndPassesOutputsDownstream,
                             AFailureFailsTheRunAndARerunFromItKeepsWhatSucceeded, OverlapWaitsSkipsOrRunsInParallel,
                             AScanCreatesEachScheduledRunOnceAndAdvancesTheWorkflow,

@@ -23,6 +23,7 @@ class FakeStoreFixture {
     stores_.put_registration({0, "EXECUTOR", app, address, clock_.now_ms() - age_ms, handlers});
   }
   void put_last_scan(const admin::ScanMark& mark) { stores_.put_last_scan(mark); }
+  std::int64_t put_calendar(const std::string& name) { return stores_.put_calendar(name); }
 
  private:
   FakeClock clock_;

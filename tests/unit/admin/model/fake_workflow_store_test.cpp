@@ -36,6 +36,7 @@ class FakeWorkflowFixture {
     return store_.end_node_run(log_id, ok, message, std::move(output), now, "node-a");
   }
   std::optional<admin::JobLog> node_run(std::int64_t log_id) { return store_.node_run(log_id); }
+  std::int64_t calendar(const std::string& name) { return stores_.put_calendar(name); }
 
  private:
   FakeClock clock_;
