@@ -38,8 +38,12 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             "UPDATE job_lock SET last_scan_node = $1, last_scan_at = clock_timestamp() WHERE lock_name = 'schedule_lock'");
   // Every column comes from job_info_due, so this is an index-only scan in due order.
   c.prepare("sched_due",
-            "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time "
+            "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time, "
+            "calendar_id, calendar_mode "
             "FROM job_info WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2");
+  // The versions of the calendars the jobs read name (a few rows by primary key): the scan
+  // decides each job with that version of its calendar or not at all (decide_fires).
+  c.prepare("sched_calendar_versions", kCalendarVersions);
   // One statement for the whole scan's writes: the jobs' new times, guarded so that a job
   // stopped, restarted or rescheduled since the pre-read keeps what it has, then the fires of
   // exactly the jobs that were advanced. A data-modifying CTE runs once, whatever the INSERT
@@ -124,10 +128,12 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
       job.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
       job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
       job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+      due_calendar(r, job);
       due.push_back(std::move(job));
     }
     result.jobs_read = due.size();
     if (due.empty()) return result;
+    read_calendar_versions(tx, "sched_calendar_versions", due);
 
     const ScanDecision decision = decide(due);
     if (decision.jobs.empty()) return result;

@@ -1,6 +1,8 @@
 #include "admin/pg/pg_store_support.h"
 
+#include "admin/model/calendar.h"
 #include "admin/model/workflow_json.h"
+#include "admin/pg/pg_guard.h"
 
 #include <algorithm>
 
@@ -8,6 +10,8 @@
 
 #include <array>
 #include <cstring>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 namespace cronwheel::admin::pg {
@@ -488,6 +492,34 @@ std::int64_t write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, s
       .exec_prepared1("audit_insert", now, actor.user_id, actor.username, std::string(action), std::string(entity_type),
                       entity_id, text(before), text(after), inet_param(actor.remote_addr))[0]
       .as<std::int64_t>();
+}
+
+void due_calendar(const pqxx::row& row, DueJob& due) {
+  const CalendarUse use = calendar_use_from(row);
+  due.calendar_id = use.calendar_id;
+  due.calendar_mode = use.mode;
+}
+
+const std::string kCalendarVersions =
+    "WITH " + guard_cte("$1::bigint[] AS ids") + ", " +
+    batch_values_cte("wanted", "u", "unnest(guard.ids) AS u(calendar_id)") +
+    " SELECT c.id, c.version FROM wanted JOIN calendar c ON c.id = wanted.calendar_id";
+
+void read_calendar_versions(pqxx::work& tx, const char* statement, std::vector<DueJob>& due) {
+  std::set<std::int64_t> named;
+  for (const auto& d : due) {
+    if (d.calendar_id != 0) named.insert(d.calendar_id);
+  }
+  if (named.empty()) return;
+  std::map<std::int64_t, int> versions;
+  for (const auto& r : tx.exec_prepared(statement, bigint_array(std::vector<std::int64_t>(named.begin(), named.end())))) {
+    versions[r[0].as<std::int64_t>()] = r[1].as<int>();
+  }
+  for (auto& d : due) {
+    if (d.calendar_id == 0) continue;
+    auto it = versions.find(d.calendar_id);
+    d.calendar_version = it == versions.end() ? 0 : it->second;
+  }
 }
 
 }  // namespace cronwheel::admin::pg

@@ -15,6 +15,7 @@
 
 #include "admin/model/alarm_channel_store.h"
 #include "admin/model/records.h"
+#include "admin/model/scan.h"
 #include "admin/model/stores.h"
 #include "admin/model/workflow.h"
 
@@ -123,5 +124,15 @@ std::int64_t write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, s
 void prepare_audit(pqxx::connection& connection);
 // Registers the statements of the user, token, session and audit stores (pg_account_stores.cpp).
 void prepare_accounts(pqxx::connection& connection);
+
+// The calendars of a scan's due jobs or workflows (decide_fires goes by the version of a
+// calendar the scan read). due_calendar reads a due row's calendar_id and calendar_mode;
+// kCalendarVersions is the statement that reads the versions of the calendars `$1::bigint[]`
+// names, by primary key, which each store prepares under its own name; read_calendar_versions runs
+// it (as `statement`) for the calendars `due` names, once each, and sets their versions (0 for a
+// calendar gone).
+void due_calendar(const pqxx::row& row, DueJob& due);
+extern const std::string kCalendarVersions;
+void read_calendar_versions(pqxx::work& tx, const char* statement, std::vector<DueJob>& due);
 
 }  // namespace cronwheel::admin::pg

@@ -375,8 +375,10 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
   c.prepare("wf_scan_lock", "SELECT lock_name FROM job_lock WHERE lock_name = 'workflow_schedule_lock' FOR UPDATE");
   // The due workflows, chosen in time order and locked in id order (as an apply locks them).
   c.prepare("wf_due", "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, "
-                      "trigger_next_time FROM workflow WHERE id IN (SELECT id FROM workflow WHERE trigger_status = 1 "
-                      "AND trigger_next_time <= $1 ORDER BY trigger_next_time, id LIMIT $2) ORDER BY id FOR UPDATE");
+                      "trigger_next_time, calendar_id, calendar_mode FROM workflow WHERE id IN (SELECT id FROM workflow "
+                      "WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time, id LIMIT $2) "
+                      "ORDER BY id FOR UPDATE");
+  c.prepare("wf_calendar_versions", kCalendarVersions);
   c.prepare("wf_advance", "UPDATE workflow SET trigger_last_time = $2, trigger_next_time = $3, trigger_status = $4 "
                           "WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $5 RETURNING " + kWorkflowColumns);
 
@@ -652,10 +654,12 @@ WorkflowStore::Changed PgWorkflowStore::scan(std::string_view node, std::int64_t
       d.misfire_strategy = enum_of<MisfireStrategy>(row["misfire_strategy"]);
       d.trigger_last_time = row["trigger_last_time"].as<std::int64_t>();
       d.trigger_next_time = row["trigger_next_time"].as<std::int64_t>();
+      due_calendar(row, d);
       due.push_back(d);
     }
     RunSteps steps(tx, std::string(node));
     if (due.empty()) return std::move(steps.changed());
+    read_calendar_versions(tx, "wf_calendar_versions", due);
     const ScanDecision decision = decide(due);
     std::map<std::int64_t, Workflow> advanced;
     for (const auto& a : decision.jobs) {

@@ -17,10 +17,12 @@
 
 #include <pqxx/pqxx>
 
+#include "admin/scheduler/calendar_cache.h"
 #include "admin/scheduler/fire_decision.h"
 #include "admin/scheduler/fire_takeover.h"
 #include "admin/scheduler/pending_feeder.h"
 #include "admin/pg/database.h"
+#include "admin/pg/pg_calendar_store.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_store_support.h"
@@ -50,6 +52,7 @@ void prepare(pqxx::connection& c) {
   admin::PgStores::prepare(c);
   admin::PgScheduleStore::prepare(c);
   admin::PgNodeStore::prepare(c);
+  admin::PgCalendarStore::prepare(c);
 }
 
 // A fresh migrated database with the stores this side uses and the REST API's stores to set up
@@ -238,6 +241,54 @@ TEST(SchedulePg, ScanAfterAnOutageRecordsTheSkippedFiresOncePerJob) {
   listed = db.stores().logs().list(all);
   ASSERT_EQ(listed.items.size(), 1u);
   EXPECT_EQ(listed.items[0].id, skipped[0].id);
+}
+
+// kBase is 2023-11-14T22:14:00Z: a calendar excluding that day, first, then not.
+TEST(SchedulePg, AJobGoesByTheVersionOfItsCalendarTheScanReadAndWaitsOneScanForANewOne) {
+  ScheduleDb db;
+  admin::PgCalendarStore calendars(db.database(), db.clock());
+  admin::Calendar c;
+  c.name = "closing-day";
+  c.dates.push_back({{2023, 11, 14, "Closing Day"}, false, "", ""});
+  c = calendars.create(c, kSystem);
+  auto job = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  job.calendar = {c.id, common::CalendarMode::kSkip};
+  job = db.stores().jobs().update(job, kSystem);
+  admin::CalendarCache cache(calendars);
+  std::vector<DueJob> seen;
+  auto scan = [&] {
+    std::vector<std::int64_t> wanted;
+    auto result = db.schedule().scan("node-a", kBase + 5000, 100, [&](const std::vector<DueJob>& due) {
+      seen = due;
+      auto decided = admin::decide_fires(due, kBase, admin::kPreReadWindowMs, cache.calendars());
+      wanted = decided.calendars_wanted;
+      return decided;
+    });
+    cache.load(wanted);  // after the commit, as the schedule thread does
+    return result;
+  };
+
+  // The first scan has no calendar yet: the job is left as it was.
+  EXPECT_TRUE(scan().fires.empty());
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].calendar_id, c.id);
+  EXPECT_EQ(seen[0].calendar_mode, common::CalendarMode::kSkip);
+  EXPECT_EQ(seen[0].calendar_version, 1);
+  EXPECT_EQ(db.stores().jobs().get(job.id)->trigger_next_time, kBase);
+  // The next one has it: the day is passed over without a run, to the next day's first second.
+  EXPECT_TRUE(scan().fires.empty());
+  EXPECT_EQ(db.stores().jobs().get(job.id)->trigger_next_time, 1'700'006'400'000);  // 2023-11-15T00:00:00Z
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE job_id = " + std::to_string(job.id)), 0);
+
+  // The day taken out of the calendar (version 2) and the job due again: one scan waits for the
+  // new version, the next fires the window.
+  c.dates.clear();
+  c = calendars.update(c, kSystem);
+  EXPECT_EQ(c.version, 2);
+  db.stores().jobs().set_trigger_status(job.id, 1, kBase, "job.start", kSystem);
+  EXPECT_TRUE(scan().fires.empty());
+  EXPECT_EQ(seen[0].calendar_version, 2);
+  EXPECT_EQ(scan().fires.size(), 6u);
 }
 
 TEST(SchedulePg, PreReadIsAnIndexScanOfTheDueJobsIndex) {
