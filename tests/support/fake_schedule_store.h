@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admin/model/calendar_store.h"
 #include "admin/model/fire.h"
 #include "admin/model/schedule_store.h"
 #include "tests/support/fake_follow_ups.h"
@@ -33,6 +34,10 @@ namespace cronwheel::testing {
 // Thread-safe.
 class FakeScheduleStore final : public admin::ScheduleStore {
  public:
+  // Where scans read the versions of the calendars jobs name (as PgScheduleStore reads them
+  // from the calendar table); without it they read 0, a version no calendar has.
+  void read_calendars_from(admin::CalendarStore* calendars) { calendars_ = calendars; }
+
   admin::Job put_job(admin::Job job) {
     std::lock_guard lock(mutex_);
     if (job.id == 0) job.id = next_job_++;
@@ -111,9 +116,15 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       if (static_cast<int>(running.size()) > limit) running.resize(static_cast<std::size_t>(limit));
       for (const auto* j : running) {
         due.push_back({j->id, j->schedule_type, j->schedule_conf, j->timezone, j->misfire_strategy,
-                       j->trigger_last_time, j->trigger_next_time});
+                       j->trigger_last_time, j->trigger_next_time, j->calendar.calendar_id, j->calendar.mode, 0});
       }
       hook = after_read_;
+    }
+    // The versions of the calendars the jobs name, as the scan reads them (0: none such).
+    for (auto& d : due) {
+      if (d.calendar_id == 0 || calendars_ == nullptr) continue;
+      const auto found = calendars_->get_many({d.calendar_id});
+      d.calendar_version = found.empty() ? 0 : found.front().version;
     }
     ScanResult result;
     result.jobs_read = due.size();
@@ -288,6 +299,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     return false;
   }
   std::mutex lock_row_;
+  admin::CalendarStore* calendars_ = nullptr;
   mutable std::mutex mutex_;
   std::map<std::int64_t, admin::Job> jobs_;
   std::map<std::int64_t, admin::JobLog> logs_;

@@ -17,8 +17,10 @@
 #include "admin/scheduler/schedule_thread.h"
 #include "common/timer/hierarchical_wheel_timer.h"
 #include "common/timer/recurring_task.h"
+#include "tests/support/fake_calendar_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_schedule_store.h"
+#include "tests/support/fake_stores.h"
 
 namespace cronwheel::admin {
 namespace {
@@ -100,6 +102,48 @@ TEST_F(ScheduleThreadTest, ScanWritesEachFireAsAPendingRowOfThisNodeThenHandsItO
   EXPECT_EQ(store_.job(job.id).trigger_next_time, kStart + 6000);
   EXPECT_EQ(store_.job(job.id).trigger_last_time, kStart + 5000);
   EXPECT_EQ(thread.stats().fires, 6u);
+}
+
+// kStart is 2023-11-14T22:14:00Z. The thread reads a calendar the first time a scan names it
+// (that scan leaves the job as it was) and goes by it from the next scan on; after the calendar
+// changes, one scan waits for the new version.
+TEST_F(ScheduleThreadTest, AJobWaitsOneScanForItsCalendarThenGoesByItAndByEachNewVersion) {
+  testing::FakeStores stores(clock_);
+  testing::FakeCalendarStore calendars(stores);
+  store_.read_calendars_from(&calendars);
+  Calendar c;
+  c.name = "closing-day";
+  c.dates.push_back({{2023, 11, 14, "Closing Day"}, false, "", ""});
+  c = calendars.create(c, Actor{});
+  auto j = cron_job("* * * * * ?", kStart);
+  j.calendar = {c.id, common::CalendarMode::kSkip};
+  auto job = store_.put_job(j);
+
+  ScheduleThread::Options options;
+  options.calendars = &calendars;
+  ScheduleThread thread(store_, clock_, "node-a", sink_.function(), options);
+  EXPECT_EQ(thread.scan_once().fires, 0u);
+  EXPECT_EQ(store_.job(job.id).trigger_next_time, kStart);
+  EXPECT_EQ(thread.scan_once().fires, 0u);
+  EXPECT_EQ(store_.job(job.id).trigger_next_time, 1'700'006'400'000);  // 2023-11-15T00:00:00Z
+  EXPECT_TRUE(store_.logs().empty()) << "a day a calendar excludes leaves no run";
+
+  c.dates.clear();
+  calendars.update(c, Actor{});
+  store_.update_job(job.id, [](Job& changed) { changed.trigger_next_time = kStart; });
+  EXPECT_EQ(thread.scan_once().fires, 0u);
+  EXPECT_EQ(thread.scan_once().fires, 6u);
+}
+
+// Without a calendar store, a job that names a calendar is never decided.
+TEST_F(ScheduleThreadTest, WithoutCalendarsAJobThatNamesOneIsLeftAsItIs) {
+  auto j = cron_job("* * * * * ?", kStart);
+  j.calendar = {7, common::CalendarMode::kSkip};
+  auto job = store_.put_job(j);
+  auto thread = make();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(thread.scan_once().fires, 0u);
+  EXPECT_EQ(store_.job(job.id).trigger_next_time, kStart);
+  EXPECT_EQ(store_.job(job.id).trigger_status, 1);
 }
 
 // A 10 s outage (the database away, the scans failing) then the first scan: each job missed
