@@ -90,6 +90,7 @@ class PgCalendarTest : public ::testing::Test {
   admin::Job job(const std::string& name, std::int64_t calendar_id) {
     admin::Group g;
     g.app_name = "billing";
+    g.title = "Billing";
     if (!group_) group_ = f_.stores().groups.create(g, kOperator).id;
     admin::Job j;
     j.job_group = group_;
