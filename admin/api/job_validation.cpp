@@ -32,7 +32,7 @@ const std::set<std::string, std::less<>>& writable_fields() {
       "executorHandler", "executorParam",    "executorBlockStrategy",
       "executorTimeout", "executorFailRetryCount", "retryInterval",
       "glueType",        "glueSource",       "glueRemark",
-      "childJobId"};
+      "childJobId",      "calendarId",       "calendarMode"};
   return fields;
 }
 
@@ -196,35 +196,101 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
     }
   }
   if (body.has("childJobId")) job.child_job_ids = read_child_ids(body);
+  job.calendar = read_calendar_use(body, job.calendar);
   body.finish();
   return job;
 }
 
-bool schedule_changed(const Job& before, const Job& after) {
-  return before.schedule_type != after.schedule_type || before.schedule_conf != after.schedule_conf ||
-         before.timezone != after.timezone;
+CalendarUse read_calendar_use(JsonBody& body, CalendarUse use) {
+  if (body.has("calendarId")) {
+    // null clears it; optional_int answers nullopt for null.
+    const auto id = body.optional_int("calendarId");
+    if (id && *id <= 0) {
+      throw invalid("calendarId", "calendarId: " + std::to_string(*id) + " is not a calendar id (null for none)");
+    }
+    use.calendar_id = id.value_or(0);
+    if (!id) use.mode = common::CalendarMode::kSkip;
+  }
+  if (auto mode = body.optional_string("calendarMode")) {
+    auto parsed = parse_calendar_mode(*mode);
+    if (!parsed) {
+      throw invalid("calendarMode", "calendarMode: unknown value '" + truncate_chars(*mode, 40) +
+                                        "', expected SKIP (skip the calendar's excluded days and times) or ONLY "
+                                        "(fire on its business days only)");
+    }
+    use.mode = *parsed;
+  }
+  if (use.calendar_id == 0 && use.mode != common::CalendarMode::kSkip) {
+    throw invalid("calendarMode", "calendarMode: ONLY needs a calendar: give calendarId");
+  }
+  return use;
 }
 
-Schedule schedule_of(const Job& job) {
-  try {
-    return Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone);
-  } catch (const ScheduleError& e) {
-    // Only reachable for a row written around the API: report it, do not guess.
-    throw conflict("job " + std::to_string(job.id) + " has an invalid schedule: " + e.what(), e.field());
+void check_calendar_use(const CalendarUse& use, CalendarStore* calendars) {
+  if (use.calendar_id == 0 || calendars == nullptr) return;
+  if (!calendars->get(use.calendar_id)) {
+    throw invalid("calendarId", "calendarId: calendar " + std::to_string(use.calendar_id) + " does not exist");
   }
 }
 
-std::int64_t first_fire_time(const Job& job, std::int64_t now) {
+bool schedule_changed(const Job& before, const Job& after) {
+  return before.schedule_type != after.schedule_type || before.schedule_conf != after.schedule_conf ||
+         before.timezone != after.timezone || before.calendar != after.calendar;
+}
+
+Schedule with_calendar_of(Schedule schedule, const CalendarUse& use, CalendarStore* calendars, const std::string& what) {
+  if (use.calendar_id == 0 || calendars == nullptr) return schedule;
+  auto calendar = calendars->get(use.calendar_id);
+  if (!calendar) {
+    // A calendar named by a job or workflow cannot be deleted; a draft's was checked just before.
+    throw conflict(what + ": its calendar " + std::to_string(use.calendar_id) + " does not exist", "calendarId");
+  }
+  try {
+    return schedule.with_calendar(
+        ScheduleCalendar{calendar->name, common::BusinessCalendar::make(to_spec(*calendar)), use.mode});
+  } catch (const common::CalendarError& e) {
+    // Only reachable for a calendar written around the API: report it, do not guess.
+    throw conflict(what + ": calendar " + calendar->name + " is invalid: " + e.what(), "calendarId");
+  }
+}
+
+Schedule schedule_of(const Job& job, CalendarStore* calendars) {
+  const std::string what = "job " + std::to_string(job.id);
+  try {
+    return with_calendar_of(Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone), job.calendar,
+                            calendars, what);
+  } catch (const ScheduleError& e) {
+    // Only reachable for a row written around the API: report it, do not guess.
+    throw conflict(what + " has an invalid schedule: " + e.what(), e.field());
+  }
+}
+
+std::int64_t first_fire_time(const Job& job, std::int64_t now, CalendarStore* calendars) {
   if (job.schedule_type == ScheduleType::kNone) {
     throw invalid("scheduleType",
                   "scheduleType: NONE never fires by itself; give the job a schedule, or trigger it by hand");
   }
-  auto next = schedule_of(job).next_after(now + kPreReadWindowMs);
+  const auto schedule = schedule_of(job, calendars);
+  const auto after = now + kPreReadWindowMs;
+  auto next = schedule.next_after(after);
   if (!next) {
+    if (schedule.calendar() && schedule_of(job).next_after(after)) {
+      throw invalid("calendarId", "calendarId: " + schedule.end_reason(after) + " after " +
+                                      common::format_iso8601(now, job.timezone) + " for schedule '" +
+                                      job.schedule_conf + "' (" + std::string(to_string(job.calendar.mode)) + ")");
+    }
     throw invalid("scheduleConf", "scheduleConf: '" + job.schedule_conf + "' has no fire time after " +
                                       common::format_iso8601(now, job.timezone));
   }
   return *next;
+}
+
+nlohmann::json preview_json(const Schedule::Preview& preview) {
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& s : preview.skipped) skipped.push_back({{"time", s.at_ms}, {"reason", s.reason}});
+  return {{"times", preview.times},
+          {"skipped", std::move(skipped)},
+          {"end", preview.end.empty() ? nlohmann::json(nullptr) : nlohmann::json(preview.end)}};
 }
 
 void validate_job(const Job& job) {

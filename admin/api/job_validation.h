@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "admin/api/api_context.h"
+#include "admin/api/json_body.h"
+#include "admin/model/calendar_store.h"
 #include "admin/model/records.h"
 #include "admin/model/schedule.h"
 #include "admin/model/stores.h"
@@ -33,7 +35,19 @@ enum class JobBodyKind {
 // configuration gets an empty one.
 //
 // childJobId is an array of job ids; XXL-JOB's comma-separated string ("3,4") is accepted too.
+// calendarId and calendarMode as read_calendar_use() reads them.
 Job read_job_body(std::string_view body_text, Job base, JobBodyKind kind);
+
+// The calendar a job or workflow body names (docs/scheduling.md, "Calendars"), onto `use` (the
+// stored one on update: fields left out keep their values): `calendarId` an id, or null for
+// none; `calendarMode` "SKIP" (the default) or "ONLY". ONLY without a calendar is refused.
+// Whether the calendar exists is check_calendar_use()'s.
+CalendarUse read_calendar_use(JsonBody& body, CalendarUse use);
+
+// 400 on calendarId ("calendarId: calendar 42 does not exist") unless `use` names no calendar or
+// one that exists. Calendars are every user's to read, so no scope applies. `calendars` null:
+// not checked here (the job store's foreign key still refuses a missing one, 409).
+void check_calendar_use(const CalendarUse& use, CalendarStore* calendars);
 
 // A script source as given, or HttpError 400 (field glueSource) when longer than
 // kMaxGlueSourceBytes.
@@ -48,16 +62,32 @@ void validate_job(const Job& job);
 void check_job_references(const Job& job, std::optional<std::int64_t> self_id, GroupStore& groups,
                           JobStore& jobs, const Principal& who);
 
-// Whether the schedule (type, configuration or zone) differs.
+// Whether the schedule (type, configuration or zone) or the calendar (or its mode) differs.
 bool schedule_changed(const Job& before, const Job& after);
 
-// The schedule of a stored job; HttpError 409 when it is invalid (a row written around the API).
-Schedule schedule_of(const Job& job);
+// The schedule of a stored job, going by its calendar when it names one and `calendars` is
+// given (read now: the calendar as it is); HttpError 409 when the schedule or the calendar is
+// invalid (a row written around the API) or the calendar is gone. Without `calendars` the
+// calendar is not applied: the times are the schedule's own (the scan still skips what the
+// calendar excludes, moving an excluded next time to the first one it lets through).
+Schedule schedule_of(const Job& job, CalendarStore* calendars = nullptr);
 
-// The first fire time of a job started at `now`, or a 400 naming why there is none. XXL-JOB
+// The first fire time of a job started at `now`, or a 400 naming why there is none (field
+// scheduleConf, or calendarId when the calendar lets no fire through within ten years). XXL-JOB
 // computes a started job's first fire time from now + the schedule thread's pre-read window,
-// so the thread never finds a job already overdue the moment it is started.
-std::int64_t first_fire_time(const Job& job, std::int64_t now);
+// so the thread never finds a job already overdue the moment it is started. The calendar
+// applies as in schedule_of().
+std::int64_t first_fire_time(const Job& job, std::int64_t now, CalendarStore* calendars = nullptr);
+
+// A schedule going by the calendar `use` names, read from `calendars` now (schedule_of() for
+// jobs; workflows and drafts go through it too). `what` names the job or workflow in the 409 a
+// calendar that is gone or invalid answers.
+Schedule with_calendar_of(Schedule schedule, const CalendarUse& use, CalendarStore* calendars, const std::string& what);
+
+// A fire-time preview as the API answers it (jobs/{id}/next-fires, cron/next):
+// {"times":[epoch ms...], "skipped":[{"time": epoch ms, "reason": "excluded by calendar
+// cn-holidays: 2026-10-01 National Day"}...], "end": why there are fewer times than asked, or null}.
+nlohmann::json preview_json(const Schedule::Preview& preview);
 
 // Limits on job fields (characters; the columns' sizes in sql/0001_initial_schema.sql).
 inline constexpr std::size_t kMaxJobDesc = 255;

@@ -127,10 +127,11 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     return ApiResponse{200, keyed_page_json(result, [](const Job& j) { return to_json(j); })};
   }, keyed_paged({"jobGroup", "appName", "name", "triggerStatus", "text"}));
 
-  router.add("POST", "jobs", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+  router.add("POST", "jobs", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = read_job_body(req.body, Job{}, JobBodyKind::kCreate);
     validate_job(job);
     check_job_references(job, std::nullopt, stores.groups, stores.jobs, ctx.request.who());
+    check_calendar_use(job.calendar, options.calendars);
     return ApiResponse{201, to_json(stores.jobs.create(job, ctx.request.actor))};
   }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
@@ -144,14 +145,15 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                auto job = read_job_body(req.body, current, JobBodyKind::kUpdate);
                validate_job(job);
                check_job_references(job, current.id, stores.groups, stores.jobs, ctx.request.who());
-               // A running job whose schedule changed gets its next time from the new schedule,
-               // computed as a start would (XXL-JOB does the same).
+               check_calendar_use(job.calendar, options.calendars);
+               // A running job whose schedule or calendar changed gets its next time from the new
+               // one, computed as a start would (XXL-JOB does the same for a schedule).
                if (job.trigger_status == 1 && schedule_changed(current, job)) {
                  if (job.schedule_type == ScheduleType::kNone) {
                    throw invalid("scheduleType",
                                  "scheduleType: a running job needs a schedule; stop the job first to set NONE");
                  }
-                 job.trigger_next_time = first_fire_time(job, clock.now_ms());
+                 job.trigger_next_time = first_fire_time(job, clock.now_ms(), options.calendars);
                }
                return ApiResponse{200, to_json(stores.jobs.update(job, ctx.request.actor))};
              }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
@@ -180,7 +182,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                if (job.trigger_status == 1) return ApiResponse{200, to_json(job)};  // already running
-               auto next = first_fire_time(job, clock.now_ms());
+               auto next = first_fire_time(job, clock.now_ms(), options.calendars);
                return ApiResponse{200, to_json(stores.jobs.set_trigger_status(job.id, 1, next, "job.start",
                                                                              ctx.request.actor))};
              });
@@ -196,7 +198,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   });
 
   router.add("POST", "groups/{id}/resume", Access::kUser,
-             [stores, &clock](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+             [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                const auto now = clock.now_ms();
@@ -211,7 +213,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                  for (const auto& job : page.items) {
                    if (!job.paused_with_group) continue;
                    try {
-                     next_times[job.id] = first_fire_time(job, now);
+                     next_times[job.id] = first_fire_time(job, now, options.calendars);
                    } catch (const common::http::HttpError& e) {
                      not_resumed.push_back({{"id", job.id}, {"name", job.name}, {"reason", e.info().message}});
                    }
@@ -246,17 +248,29 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
                const int count = preview_count(req);
                const auto now = clock.now_ms();
-               auto schedule = schedule_of(job);
-               std::vector<std::int64_t> times;
-               // A running job's next fire is already decided: start from it.
-               if (job.trigger_status == 1 && job.trigger_next_time > now) {
-                 times.push_back(job.trigger_next_time);
-                 auto more = schedule.next_times(job.trigger_next_time, count - 1);
-                 times.insert(times.end(), more.begin(), more.end());
+               const auto schedule = schedule_of(job, options.calendars);
+               Schedule::Preview preview;
+               // A running job's next fire is already decided: start from it, unless its calendar
+               // excludes it (changed since; the scan moves it to the first time let through).
+               if (job.trigger_status == 1 && job.trigger_next_time > now && !schedule.excluded(job.trigger_next_time)) {
+                 // What the calendar skipped on the way there (a job started on a holiday): a cron
+                 // expression's instants are fixed, so they are the ones before the decided time.
+                 if (schedule.calendar() && schedule.type() == ScheduleType::kCron) {
+                   auto before = schedule.preview(now, 1, count);
+                   for (auto& s : before.skipped) {
+                     if (s.at_ms < job.trigger_next_time) preview.skipped.push_back(std::move(s));
+                   }
+                 }
+                 preview.times.push_back(job.trigger_next_time);
+                 auto more = schedule.preview(job.trigger_next_time, count - 1,
+                                              count - static_cast<int>(preview.skipped.size()));
+                 preview.times.insert(preview.times.end(), more.times.begin(), more.times.end());
+                 preview.skipped.insert(preview.skipped.end(), more.skipped.begin(), more.skipped.end());
+                 preview.end = more.end;
                } else {
-                 times = schedule.next_times(now, count);
+                 preview = schedule.preview(now, count, count);
                }
-               return ApiResponse{200, {{"times", times}}};
+               return ApiResponse{200, preview_json(preview)};
              },
              {"count"});
 }

@@ -7,7 +7,7 @@ void add_resource_routes(ApiRouter& router, Stores stores, common::Clock& clock,
   add_job_routes(router, stores, clock, options);
   add_script_routes(router, stores, options);
   add_log_routes(router, stores, clock, options);
-  add_cron_routes(router, clock);
+  add_cron_routes(router, clock, options);
   add_overview_routes(router, stores, clock, options);
 }
 

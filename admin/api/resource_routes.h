@@ -7,6 +7,7 @@
 
 #include "admin/api/api_router.h"
 #include "admin/api/executor_call_limiter.h"
+#include "admin/model/calendar_store.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/finished_runs.h"
 #include "admin/model/run_end.h"
@@ -58,6 +59,12 @@ struct ResourceOptions {
   // When set, called with each fire POST jobs/{id}/trigger wrote, once committed, so it is sent
   // at once.
   FiresWritten fires_written = {};
+
+  // Where the calendars jobs name are read (admin/api/calendars_api.h): checked to exist when a
+  // job names one, and applied to its first fire time and previews. Unset, a job's calendar is
+  // neither checked here (the store's foreign key refuses a missing one) nor applied to times the
+  // API computes (the scan still applies it).
+  CalendarStore* calendars = nullptr;
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.
@@ -79,7 +86,7 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
 void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options);
 
 // GET cron/next.
-void add_cron_routes(ApiRouter& router, common::Clock& clock);
+void add_cron_routes(ApiRouter& router, common::Clock& clock, const ResourceOptions& options);
 
 // All of the above. `clock` gives "now" (start, trigger, previews, audit times); like `stores`,
 // it must outlive the server.

@@ -178,13 +178,14 @@ Workflow read_workflow_body(JsonBody& body) {
   w.timeout_seconds = check_int_range("timeout", body.optional_int("timeout").value_or(0), 0, kMaxTimeoutSeconds);
   w.params = read_params(body);
   w.graph = read_graph(body);
+  w.calendar = read_calendar_use(body, CalendarUse{});
   return w;
 }
 
 // Every problem of a workflow beyond its fields' own: the graph's shape and templates, the
-// jobs its nodes name (each one `who` can see, none a broadcast), and a scheduled workflow's
-// parameters all having defaults.
-std::vector<GraphProblem> problems_of(const Workflow& w, Stores& stores, const Principal& who) {
+// jobs its nodes name (each one `who` can see, none a broadcast), a scheduled workflow's
+// parameters all having defaults, and the calendar it names existing.
+std::vector<GraphProblem> problems_of(const Workflow& w, Stores& stores, const Principal& who, CalendarStore* calendars) {
   std::vector<GraphProblem> problems = check_workflow_graph(w.graph, w.params);
   for (std::size_t i = 0; i < w.graph.nodes.size(); ++i) {
     const auto& n = w.graph.nodes[i];
@@ -209,6 +210,10 @@ std::vector<GraphProblem> problems_of(const Workflow& w, Stores& stores, const P
                             "parameter " + w.params[i].name + " needs a default: a scheduled run has no one to give it"});
       }
     }
+  }
+  // As check_calendar_use(), listed with the others.
+  if (w.calendar.calendar_id != 0 && calendars != nullptr && !calendars->get(w.calendar.calendar_id)) {
+    problems.push_back({"calendarId", "calendar " + std::to_string(w.calendar.calendar_id) + " does not exist"});
   }
   return problems;
 }
@@ -239,12 +244,14 @@ WorkflowStore::RunDetail visible_run(WorkflowStore& store, const Principal& who,
   return *d;
 }
 
-std::int64_t first_time(const Workflow& w, std::int64_t now) {
+std::int64_t first_time(const Workflow& w, std::int64_t now, CalendarStore* calendars) {
   Job as_job;
+  as_job.id = w.id;
   as_job.schedule_type = w.schedule_type;
   as_job.schedule_conf = w.schedule_conf;
   as_job.timezone = w.timezone;
-  return first_fire_time(as_job, now);
+  as_job.calendar = w.calendar;
+  return first_fire_time(as_job, now, calendars);
 }
 
 nlohmann::json run_json(const WorkflowStore::RunDetail& d) { return to_json(d.run, &d.nodes); }
@@ -297,21 +304,21 @@ void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes&
   }, paged({"jobGroup", "name", "text"}));
 
   router.add("POST", "workflows/check", Access::kUser,
-             [&store, stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) mutable {
+             [&store, stores, routes](ApiRouter::RouteContext& ctx, const common::http::Request& req) mutable {
                (void)store;
                JsonBody body(req.body);
                Workflow w = read_workflow_body(body);
                body.finish();
                visible_group(stores.groups, ctx.request.who(), w.job_group);
                nlohmann::json list = nlohmann::json::array();
-               for (const auto& p : problems_of(w, stores, ctx.request.who())) {
+               for (const auto& p : problems_of(w, stores, ctx.request.who(), routes.calendars)) {
                  list.push_back({{"field", p.field}, {"message", p.message}});
                }
                return ApiResponse{200, {{"problems", std::move(list)}}};
              }, {}, big_body);
 
   router.add("POST", "workflows", Access::kUser,
-             [&store, stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) mutable {
+             [&store, stores, routes](ApiRouter::RouteContext& ctx, const common::http::Request& req) mutable {
                JsonBody body(req.body);
                Workflow w = read_workflow_body(body);
                body.finish();
@@ -320,7 +327,7 @@ void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes&
                } catch (const common::http::HttpError&) {
                  throw invalid("jobGroup", "jobGroup: group " + std::to_string(w.job_group) + " does not exist");
                }
-               refuse_problems(problems_of(w, stores, ctx.request.who()));
+               refuse_problems(problems_of(w, stores, ctx.request.who(), routes.calendars));
                return ApiResponse{201, to_json(store.create(w, ctx.request.actor))};
              }, {}, big_body);
 
@@ -329,7 +336,7 @@ void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes&
   });
 
   router.add("PUT", "workflows/{id}", Access::kUser,
-             [&store, stores, &clock](ApiRouter::RouteContext& ctx, const common::http::Request& req) mutable {
+             [&store, stores, &clock, routes](ApiRouter::RouteContext& ctx, const common::http::Request& req) mutable {
                const Workflow before = visible_workflow(store, ctx.request.who(), ctx.path_int("id"));
                JsonBody body(req.body);
                Workflow w = read_workflow_body(body);
@@ -341,17 +348,17 @@ void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes&
                } catch (const common::http::HttpError&) {
                  throw invalid("jobGroup", "jobGroup: group " + std::to_string(w.job_group) + " does not exist");
                }
-               refuse_problems(problems_of(w, stores, ctx.request.who()));
+               refuse_problems(problems_of(w, stores, ctx.request.who(), routes.calendars));
                int status = before.trigger_status;
                std::int64_t next = before.trigger_next_time;
                const bool rescheduled = w.schedule_type != before.schedule_type || w.schedule_conf != before.schedule_conf ||
-                                        w.timezone != before.timezone;
+                                        w.timezone != before.timezone || w.calendar != before.calendar;
                if (status == 1 && rescheduled) {
                  if (w.schedule_type == ScheduleType::kNone) {
                    status = 0;
                    next = 0;
                  } else {
-                   next = first_time(w, clock.now_ms());
+                   next = first_time(w, clock.now_ms(), routes.calendars);
                  }
                }
                return ApiResponse{200, to_json(store.update(w, status, next, ctx.request.actor))};
@@ -364,14 +371,15 @@ void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes&
   });
 
   router.add("POST", "workflows/{id}/start", Access::kUser,
-             [&store, &clock](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+             [&store, &clock, routes](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
                const Workflow w = visible_workflow(store, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                if (w.trigger_status == 1) return ApiResponse{200, to_json(w)};
                if (w.schedule_type == ScheduleType::kNone) {
                  throw conflict("workflow " + w.name + " has no schedule (NONE): trigger it, or give it one", "scheduleType");
                }
-               return ApiResponse{200, to_json(store.set_status(w.id, 1, first_time(w, clock.now_ms()), ctx.request.actor))};
+               return ApiResponse{200, to_json(store.set_status(w.id, 1, first_time(w, clock.now_ms(), routes.calendars),
+                                                                ctx.request.actor))};
              });
 
   router.add("POST", "workflows/{id}/stop", Access::kUser, [&store](ApiRouter::RouteContext& ctx, const common::http::Request& req) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "admin/api/api_router.h"
+#include "admin/model/calendar_store.h"
 #include "admin/model/run_end.h"
 #include "admin/model/stores.h"
 #include "admin/model/workflow_store.h"
@@ -23,6 +24,9 @@ struct WorkflowRoutes {
   std::string node_id = "admin";
   // Called with the fires a change wrote, once committed, so they are sent at once.
   FiresWritten fires_written = {};
+  // Where the calendar a workflow names (calendarId, calendarMode) is read: checked to exist and
+  // applied to its first fire time, as for jobs (resource_routes.h ResourceOptions::calendars).
+  CalendarStore* calendars = nullptr;
 };
 
 // `routes.store`, `stores` and `clock` must outlive the server.

@@ -60,6 +60,8 @@ nlohmann::json to_json(const Job& job) {
       {"triggerLastTime", job.trigger_last_time},
       {"triggerNextTime", job.trigger_next_time},
       {"pausedWithGroup", job.paused_with_group},
+      {"calendarId", job.calendar.calendar_id == 0 ? nlohmann::json(nullptr) : nlohmann::json(job.calendar.calendar_id)},
+      {"calendarMode", std::string(to_string(job.calendar.mode))},
       {"createdAt", job.created_at},
       {"updatedAt", job.updated_at},
   };

@@ -25,7 +25,8 @@ nlohmann::json to_json(const Group& group);
 //  "misfireStrategy","executorRouteStrategy","executorHandler","executorParam",
 //  "executorBlockStrategy","executorTimeout","executorFailRetryCount","retryInterval",
 //  "glueType","glueSource","glueRemark","glueUpdatedAt","childJobId":[ids...],
-//  "triggerStatus","triggerLastTime","triggerNextTime","createdAt","updatedAt"}
+//  "triggerStatus","triggerLastTime","triggerNextTime","pausedWithGroup",
+//  "calendarId" (null for none),"calendarMode" ("SKIP" or "ONLY"),"createdAt","updatedAt"}
 nlohmann::json to_json(const Job& job);
 
 // {"id","jobGroup","jobId","state","triggerType","scheduledTime","adminNode",

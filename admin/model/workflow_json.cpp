@@ -99,6 +99,8 @@ nlohmann::json to_json(const Workflow& w) {
       {"triggerStatus", w.trigger_status},
       {"triggerLastTime", w.trigger_last_time},
       {"triggerNextTime", w.trigger_next_time},
+      {"calendarId", w.calendar.calendar_id == 0 ? nlohmann::json(nullptr) : nlohmann::json(w.calendar.calendar_id)},
+      {"calendarMode", std::string(to_string(w.calendar.mode))},
       {"version", w.version},
       {"createdAt", w.created_at},
       {"updatedAt", w.updated_at},

@@ -18,6 +18,7 @@ WorkflowGraph graph_from_json(const nlohmann::json& json);
 nlohmann::json params_json(const std::vector<WorkflowParam>& params);
 std::vector<WorkflowParam> params_from_json(const nlohmann::json& json);
 
+// The workflow with its graph's nodes and edges at the top level; "calendarId" null for none.
 nlohmann::json to_json(const Workflow& workflow);
 // The run; with `nodes`, also each node (its onFailure from the run's graph) and the edges.
 nlohmann::json to_json(const WorkflowRun& run, const std::vector<WorkflowRunNode>* nodes = nullptr);

@@ -13,7 +13,7 @@ TEST_F(CronApi, PreviewsFireTimesInAZone) {
   // 2024-01-15T00:00Z; 09:00 New York is 14:00Z in January.
   auto r = get("cron/next?expr=0%200%209%20*%20*%20%3F&tz=America/New_York&from=1705276800000&count=2");
   ASSERT_EQ(r.status, 200) << r.text;
-  EXPECT_EQ(r.body, json({{"times", {1'705'327'200'000, 1'705'413'600'000}}}));
+  EXPECT_EQ(r.body, json({{"times", {1'705'327'200'000, 1'705'413'600'000}}, {"skipped", json::array()}, {"end", nullptr}}));
 }
 
 TEST_F(CronApi, DefaultsToUtcNowAndFiveTimes) {
@@ -46,7 +46,7 @@ TEST_F(CronApi, ErrorsNameExprOrTz) {
 TEST_F(CronApi, AnExpressionThatEndedHasNoTimes) {
   auto r = get("cron/next?expr=0%200%200%201%201%20%3F%202020");
   ASSERT_EQ(r.status, 200);
-  EXPECT_EQ(r.body, json({{"times", json::array()}}));
+  EXPECT_EQ(r.body, json({{"times", json::array()}, {"skipped", json::array()}, {"end", "the schedule has no further fire time"}}));
 }
 
 TEST_F(CronApi, NeedsALogin) { EXPECT_EQ(get("cron/next?expr=0%200%20*%20*%20*%20%3F", "").status, 401); }

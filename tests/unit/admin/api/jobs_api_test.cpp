@@ -48,7 +48,7 @@ TEST_F(JobsApi, CreatesACronJobInAZoneAndPreviewsItsFireTimes) {
 
   auto fires = get("jobs/" + std::to_string(id) + "/next-fires?count=5");
   ASSERT_EQ(fires.status, 200) << fires.text;
-  EXPECT_EQ(fires.body, json({{"times", kNineAmNewYork}}));
+  EXPECT_EQ(fires.body, json({{"times", kNineAmNewYork}, {"skipped", json::array()}, {"end", nullptr}}));
   EXPECT_EQ(get("jobs/" + std::to_string(id) + "/next-fires").body["times"].size(), 5u);  // default count
 }
 
@@ -483,7 +483,7 @@ TEST_F(JobsApi, NextFiresCountIsOneToAHundred) {
   EXPECT_EQ(r.message(), "count: 101 is out of range 1-100");
   EXPECT_EQ(get(path(job, "/next-fires?count=0")).status, 400);
   auto manual = add_job(group_.id, "by hand", ScheduleType::kNone, "");
-  EXPECT_EQ(get(path(manual, "/next-fires")).body, json({{"times", json::array()}}));
+  EXPECT_EQ(get(path(manual, "/next-fires")).body["times"], json::array());
 }
 
 TEST_F(JobsApi, NormalUserSeesAndActsOnlyInTheirGroups) {

@@ -91,10 +91,14 @@ class ResourceApiTest : public ::testing::Test {
     options.kill_run = [this](std::int64_t run_id, const std::string& message) {
       return completion_.mark_killed(run_id, message) == Completion::Outcome::kRecorded;
     };
+    configure(options);
     add_resource_routes(*router_, stores_, clock_, options);
     add_more_routes(*router_);
     server_->start();
   }
+
+  // What a suite sets of the resources' options beyond the above (a calendar store).
+  virtual void configure(ResourceOptions& options) { (void)options; }
 
   // Routes of other resources a suite tests on the same server, added before it starts.
   virtual void add_more_routes(ApiRouter& router) { (void)router; }
