@@ -14,6 +14,11 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
       authenticator_(stores_.sessions, stores_.tokens, clock, options_.sessions),
       router_(server, authenticator_, options_.lanes),
       services_{stores_, authenticator_, passwords_, login_limiter_, clock} {
+  if (CalendarStore* calendars = options_.calendars.store) {
+    if (options_.resources.calendars == nullptr) options_.resources.calendars = calendars;
+    if (options_.workflows.calendars == nullptr) options_.workflows.calendars = calendars;
+    if (options_.calendars.workflows == nullptr) options_.calendars.workflows = options_.workflows.store;
+  }
   add_auth_routes(router_, services_);
   add_users_routes(router_, services_);
   add_tokens_routes(router_, services_);
@@ -22,6 +27,7 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
   if (options_.alarm_channels.store != nullptr) add_alarm_channel_routes(router_, options_.alarm_channels, clock);
   if (options_.jobs_files.store != nullptr) add_jobs_file_routes(router_, options_.jobs_files, clock);
   if (options_.workflows.store != nullptr) add_workflow_routes(router_, stores_, options_.workflows, clock);
+  if (options_.calendars.store != nullptr) add_calendar_routes(router_, stores_, options_.calendars, clock);
 }
 
 RestApi::~RestApi() = default;

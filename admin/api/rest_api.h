@@ -5,6 +5,7 @@
 #include "admin/api/alarm_channels_api.h"
 #include "admin/api/api_router.h"
 #include "admin/api/auth_api.h"
+#include "admin/api/calendars_api.h"
 #include "admin/api/jobs_files_api.h"
 #include "admin/api/workflows_api.h"
 #include "admin/api/resource_routes.h"
@@ -19,7 +20,7 @@ namespace cronwheel::admin {
 // The REST API under /api/v1, assembled on the admin's HTTP server: the credential checks
 // (session cookie, bearer token), the login rate limiter, and every route module
 // (auth, users, tokens, audit, alarm channels, and the resources: groups, jobs, scripts, logs,
-// cron).
+// cron, workflows, calendars).
 //
 // Construct it before the server starts (routes are registered in the constructor); it must
 // outlive the server's handlers, i.e. be destroyed after the server stopped.
@@ -37,6 +38,11 @@ class RestApi {
     JobsFileRoutes jobs_files;
     // workflows and workflow-runs, when its store is set (admin/api/workflows_api.h).
     WorkflowRoutes workflows;
+    // calendars, when its store is set (admin/api/calendars_api.h). Its store is then also the
+    // one jobs, workflows and cron/next read the calendars they name from (set here, unless
+    // `resources.calendars` or `workflows.calendars` is set already), and the workflows' store
+    // the one it re-times workflows in.
+    CalendarRoutes calendars;
   };
 
   // `clock` is the API's time for everything (sessions, login limits, audit, fires); it must

@@ -15,9 +15,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include "admin/api/rest_api.h"
+#include "admin/model/calendar_json.h"
 #include "admin/model/record_json.h"
 #include "common/http/http_server.h"
 #include "tests/support/fake_alarm_store.h"
+#include "tests/support/fake_calendar_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_stores.h"
 
@@ -66,6 +68,7 @@ class OpenApiDocument : public ::testing::Test {
     options.alarm_channels.store = &alarm_store_;
     options.jobs_files.store = &apply_store_;
     options.workflows.store = &workflow_store_;
+    options.calendars.store = &calendar_store_;
     api_ = std::make_unique<RestApi>(server_, fake_.stores(), clock_, options);
     for (const auto& route : api_->router().routes()) routed_[route.method + " " + route.path] = route;
   }
@@ -133,6 +136,7 @@ class OpenApiDocument : public ::testing::Test {
     std::vector<Alarm> claim_alarms(std::int64_t, std::int64_t, int) override { unused(); }
     void finish_alarm(std::int64_t, std::int64_t, AlarmOutcome) override { unused(); }
   } workflow_store_;
+  testing::FakeCalendarStore calendar_store_{fake_};
   common::http::HttpServer server_{common::http::HttpServerOptions{}};
   std::unique_ptr<RestApi> api_;
   std::map<std::string, ApiRouter::Route> routed_;
@@ -260,6 +264,7 @@ TEST_F(OpenApiDocument, RecordSchemasListTheFieldsTheApiAnswers) {
   EXPECT_EQ(property_names("AuditEntry"), keys(to_json(AuditEntry{})));
   EXPECT_EQ(property_names("NodeStatus"), keys(to_json(NodeStatus{})));
   EXPECT_EQ(property_names("ScanMark"), keys(to_json(ScanMark{})));
+  EXPECT_EQ(property_names("Calendar"), keys(to_json(Calendar{})));
 }
 
 }  // namespace
