@@ -26,6 +26,7 @@
 #include "admin/pg/database.h"
 #include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_apply_store.h"
+#include "admin/pg/pg_calendar_store.h"
 #include "admin/pg/pg_workflow_store.h"
 #include "admin/scheduler/workflow_runner.h"
 #include "admin/pg/pg_node_store.h"
@@ -203,6 +204,9 @@ class AdminServer::Impl {
 
   // Jobs files: POST apply and GET export (docs/jobs-as-code.md).
   PgApplyStore apply_store_;
+  // Business calendars (docs/scheduling.md, "Calendars"): the API's, and the schedule thread's
+  // (read after a scan, outside the scheduling lock, so the node's pool serves it).
+  PgCalendarStore calendar_store_;
   // Workflows (docs/workflows.md): their store, and the runner that schedules them, times their
   // runs out and kills the node runs of ended runs, made by start_scheduler().
   PgWorkflowStore workflow_store_;
@@ -243,12 +247,14 @@ AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
                   PgRetentionStore::prepare(c);
                   PgApplyStore::prepare(c);
                   PgWorkflowStore::prepare(c);
+                  PgCalendarStore::prepare(c);
                 }),
       stores_(database_),
       executor_client_(common::SystemClock::instance(), executor_client_options(config)),
       http_(server_options(config)),
       alarm_store_(database_, common::SystemClock::instance()),
       apply_store_(database_, common::SystemClock::instance()),
+      calendar_store_(database_, common::SystemClock::instance()),
       workflow_store_(database_, common::SystemClock::instance()),
       retention_store_(database_),
       scheduling_database_(scheduling_database_options(config),
@@ -364,6 +370,7 @@ void AdminServer::Impl::start_scheduler() {
   options.heartbeat.lease = lease;
   options.default_access_token = config_.access_token;
   options.schedule.finished_runs = &finished_runs_;
+  options.schedule.calendars = &calendar_store_;
   options.feeder.finished_runs = &finished_runs_;
   options.heartbeat.finished_runs = &finished_runs_;
   scheduler_ = std::make_unique<Scheduler>(schedule_store_, node_store_, *trigger_service_, executor_client_,
@@ -466,6 +473,7 @@ void AdminServer::Impl::add_routes() {
   api.workflows.store = &workflow_store_;
   api.workflows.node_id = node_id_;
   api.workflows.fires_written = fires_written();
+  api.calendars.store = &calendar_store_;
   api.alarm_channels.delivery = delivery_.get();
   api.alarm_channels.text = {console_url(), node_id_};
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), common::SystemClock::instance(), std::move(api));
