@@ -18,6 +18,7 @@ export default {
     log: 'Run',
     script: 'Script',
     alarm_channel: 'Alarm channel',
+    calendar: 'Calendar',
   },
   columns: {
     at: 'Time',
@@ -36,6 +37,7 @@ export default {
       start: 'Started the job',
       stop: 'Stopped the job',
       trigger: 'Ran the job once',
+      retime: 'Moved the job’s next fire time (its calendar changed)',
     },
     group: {
       create: 'Created the group',
@@ -54,6 +56,12 @@ export default {
       password: 'Changed the password',
     },
     alarm_channel: { create: 'Created the alarm channel', update: 'Changed the alarm channel', delete: 'Deleted the alarm channel' },
+    calendar: {
+      create: 'Created the calendar',
+      update: 'Changed the calendar',
+      import: 'Imported dates into the calendar',
+      delete: 'Deleted the calendar',
+    },
   },
   deletedUser: 'deleted user',
   system: 'system',

@@ -20,6 +20,7 @@ const messages: typeof en = {
     log: '运行',
     script: '脚本',
     alarm_channel: '告警渠道',
+    calendar: '日历',
   },
   columns: {
     at: '时间',
@@ -38,6 +39,7 @@ const messages: typeof en = {
       start: '启动任务',
       stop: '停止任务',
       trigger: '执行一次任务',
+      retime: '调整任务的下次触发时间（其日历已变更）',
     },
     group: {
       create: '创建执行器分组',
@@ -56,6 +58,12 @@ const messages: typeof en = {
       password: '修改密码',
     },
     alarm_channel: { create: '创建告警渠道', update: '修改告警渠道', delete: '删除告警渠道' },
+    calendar: {
+      create: '创建日历',
+      update: '修改日历',
+      import: '向日历导入日期',
+      delete: '删除日历',
+    },
   },
   deletedUser: '已删除的用户',
   system: '系统',
