@@ -397,8 +397,10 @@ void AdminServer::Impl::start_scheduler() {
       spdlog::warn("workflow runner: killing run {}: {}", run.id, e.what());
     }
   };
+  WorkflowRunner::Options runner_options;
+  runner_options.calendars = &calendar_store_;
   workflow_runner_ = std::make_unique<WorkflowRunner>(workflow_store_, recurring_, node_id_, fires_written(),
-                                                      std::move(kill), WorkflowRunner::Options{});
+                                                      std::move(kill), runner_options);
   workflow_runner_->start();
   running_workflow_runner_.store(workflow_runner_.get());
   running_trigger_service_.store(trigger_service_.get());
