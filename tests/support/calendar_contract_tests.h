@@ -158,7 +158,9 @@ class CalendarContract : public ::testing::Test {
       ADD_FAILURE() << "no Conflict on " << field;
     } catch (const Conflict& e) {
       EXPECT_EQ(e.field(), field) << e.what();
-      if (!says.empty()) EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      if (!says.empty()) {
+        EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      }
     }
   }
 
