@@ -4,10 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "admin/api/workflows_api.h"
-#include "tests/support/fake_calendar_store.h"
-#include "tests/support/fake_workflow_store.h"
-#include "tests/unit/admin/api/resource_api_fixture.h"
+#include "tests/unit/admin/api/calendar_api_fixture.h"
 
 namespace cronwheel::admin {
 namespace {
@@ -20,23 +17,9 @@ constexpr std::int64_t kNineOnTheFifteenth = 1'700'038'800'000;
 constexpr std::int64_t kNineOnTheSixteenth = 1'700'125'200'000;
 constexpr std::int64_t kNineOnTheSeventeenth = 1'700'211'600'000;
 
-class CalendarUseApiTest : public ResourceApiTest {
+class CalendarUseApiTest : public CalendarApiFixture {
  protected:
-  void configure(ResourceOptions& options) override { options.calendars = &calendars_; }
-
-  void add_more_routes(ApiRouter& router) override {
-    WorkflowRoutes flows;
-    flows.store = &workflows_;
-    flows.node_id = "node-under-test";
-    flows.calendars = &calendars_;
-    add_workflow_routes(router, stores_, flows, clock_);
-  }
-
-  void SetUp() override {
-    ResourceApiTest::SetUp();
-    group_ = add_group("cal-use");
-    add_user("alice", "normal", {group_.id});
-  }
+  CalendarUseApiTest() : CalendarApiFixture("cal-use") {}
 
   // A calendar "cn-holidays" in UTC excluding `dates` ("2023-11-15" or "--01-01", each named).
   std::int64_t calendar(const std::vector<std::pair<std::string, std::string>>& dates = {}) {
@@ -54,22 +37,6 @@ class CalendarUseApiTest : public ResourceApiTest {
     return calendars_.create(c, system_).id;
   }
 
-  // A job of the fixture's group, CRON in UTC, naming `calendar` in `mode`; answers its id.
-  std::int64_t job_with(std::int64_t calendar_id, const std::string& cron, const std::string& mode = "SKIP") {
-    auto created = post("jobs", {{"jobGroup", group_.id},
-                                 {"jobDesc", "with a calendar"},
-                                 {"scheduleType", "CRON"},
-                                 {"scheduleConf", cron},
-                                 {"executorHandler", "h"},
-                                 {"calendarId", calendar_id},
-                                 {"calendarMode", mode}});
-    EXPECT_EQ(created.status, 201) << created.text;
-    return created.body.value("id", std::int64_t{0});
-  }
-
-  testing::FakeWorkflowStore workflows_{stores_.jobs, clock_};
-  testing::FakeCalendarStore calendars_{fake_, &workflows_};
-  Group group_;
 };
 
 TEST_F(CalendarUseApiTest, JobsNameACalendarThatExistsWithAMode) {

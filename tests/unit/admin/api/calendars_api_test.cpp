@@ -9,11 +9,8 @@
 
 #include <chrono>
 
-#include "admin/api/workflows_api.h"
 #include "common/cron/business_calendar.h"
-#include "tests/support/fake_calendar_store.h"
-#include "tests/support/fake_workflow_store.h"
-#include "tests/unit/admin/api/resource_api_fixture.h"
+#include "tests/unit/admin/api/calendar_api_fixture.h"
 
 namespace cronwheel::admin {
 namespace {
@@ -37,26 +34,16 @@ std::string ics(const std::vector<std::tuple<std::string, std::string, std::stri
   return out + "END:VCALENDAR\r\n";
 }
 
-class CalendarsApiTest : public ResourceApiTest {
+class CalendarsApiTest : public CalendarApiFixture {
  protected:
-  void configure(ResourceOptions& options) override { options.calendars = &calendars_; }
+  CalendarsApiTest() : CalendarApiFixture("cal-api") {}
 
   void add_more_routes(ApiRouter& router) override {
-    WorkflowRoutes flows;
-    flows.store = &workflows_;
-    flows.node_id = "node-under-test";
-    flows.calendars = &calendars_;
-    add_workflow_routes(router, stores_, flows, clock_);
+    CalendarApiFixture::add_more_routes(router);
     CalendarRoutes routes;
     routes.store = &calendars_;
     routes.workflows = &workflows_;
     add_calendar_routes(router, stores_, routes, clock_);
-  }
-
-  void SetUp() override {
-    ResourceApiTest::SetUp();
-    group_ = add_group("cal-api");
-    add_user("alice", "normal", {group_.id});
   }
 
   // POST calendars with `patch` merged into a minimal body; answers its id (0 when refused).
@@ -103,22 +90,6 @@ class CalendarsApiTest : public ResourceApiTest {
     return out;
   }
 
-  // A job of the fixture's group, CRON in UTC, naming `calendar` in `mode`; answers its id.
-  std::int64_t job_with(std::int64_t calendar_id, const std::string& cron, const std::string& mode = "SKIP") {
-    auto created = post("jobs", {{"jobGroup", group_.id},
-                                 {"jobDesc", "with a calendar"},
-                                 {"scheduleType", "CRON"},
-                                 {"scheduleConf", cron},
-                                 {"executorHandler", "h"},
-                                 {"calendarId", calendar_id},
-                                 {"calendarMode", mode}});
-    EXPECT_EQ(created.status, 201) << created.text;
-    return created.body.value("id", std::int64_t{0});
-  }
-
-  testing::FakeWorkflowStore workflows_{stores_.jobs, clock_};
-  testing::FakeCalendarStore calendars_{fake_, &workflows_};
-  Group group_;
 };
 
 TEST_F(CalendarsApiTest, CreatesACalendarAndAnswersItWhole) {
