@@ -8,7 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -21,6 +21,7 @@
 #include "admin/model/store_errors.h"
 #include "common/cron/cron_expression.h"
 #include "common/ical/ics.h"
+#include "common/jobs_file/jobs_file.h"
 #include "common/protocol/json_reader.h"
 #include "common/protocol/protocol_error.h"
 
@@ -43,9 +44,15 @@ constexpr int kFirstCalendarYear = 1970;
 constexpr int kLastCalendarYear = 2999;
 constexpr const char* kDefaultImportSource = "ics";
 
-const std::regex& calendar_name_format() {
-  static const std::regex format("[a-z0-9][a-z0-9._-]{0,63}");
-  return format;
+// The `count` characters of `text` from `pos` as a number, when they are all digits.
+std::optional<int> digits_at(const std::string& text, std::size_t pos, std::size_t count) {
+  if (pos + count > text.size()) return std::nullopt;
+  int value = 0;
+  for (std::size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
 }
 
 std::string quoted_text(const std::string& text) { return "'" + truncate_chars(text, 40) + "'"; }
@@ -85,33 +92,38 @@ JsonBody calendar_item_body(const json& item) {
 // "2026-10-01", or "--10-01" for every year (date_text()'s forms). Whether the day exists is
 // BusinessCalendar::make's to say.
 common::CalendarDay parse_calendar_date(const std::string& text) {
-  static const std::regex dated(R"((\d{4})-(\d{2})-(\d{2}))");
-  static const std::regex yearly(R"(--(\d{2})-(\d{2}))");
-  std::smatch m;
   common::CalendarDay day;
-  if (text.size() <= 10 && std::regex_match(text, m, dated)) {
-    day.year = std::stoi(m[1]);
-    day.month = std::stoi(m[2]);
-    day.day = std::stoi(m[3]);
-    return day;
+  if (text.size() == 10 && text[4] == '-' && text[7] == '-') {
+    const auto year = digits_at(text, 0, 4), month = digits_at(text, 5, 2), d = digits_at(text, 8, 2);
+    if (year && month && d) {
+      day.year = *year;
+      day.month = *month;
+      day.day = *d;
+      return day;
+    }
   }
-  if (text.size() <= 7 && std::regex_match(text, m, yearly)) {
-    day.month = std::stoi(m[1]);
-    day.day = std::stoi(m[2]);
-    return day;
+  if (text.size() == 7 && text.starts_with("--") && text[4] == '-') {
+    const auto month = digits_at(text, 2, 2), d = digits_at(text, 5, 2);
+    if (month && d) {
+      day.month = *month;
+      day.day = *d;
+      return day;
+    }
   }
   throw invalid("date", "date: expected YYYY-MM-DD, or --MM-DD for a date of every year, got " + quoted_text(text));
 }
 
 // "HH:MM:SS" or "HH:MM" → seconds since midnight.
 int parse_time_of_day(const char* field, const std::string& text) {
-  static const std::regex format(R"(([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?)");
-  std::smatch m;
-  if (text.size() > 8 || !std::regex_match(text, m, format)) {
+  const bool shaped = (text.size() == 5 || (text.size() == 8 && text[5] == ':')) && text[2] == ':';
+  const auto hours = shaped ? digits_at(text, 0, 2) : std::nullopt;
+  const auto minutes = shaped ? digits_at(text, 3, 2) : std::nullopt;
+  const auto seconds = text.size() == 8 ? digits_at(text, 6, 2) : std::optional<int>(0);
+  if (!hours || !minutes || !seconds || *hours > 23 || *minutes > 59 || *seconds > 59) {
     throw invalid(field, std::string(field) + ": expected a time of day HH:MM:SS (00:00:00 to 23:59:59), got " +
                              quoted_text(text));
   }
-  return std::stoi(m[1]) * 3600 + std::stoi(m[2]) * 60 + (m[3].matched ? std::stoi(m[3]) : 0);
+  return *hours * 3600 + *minutes * 60 + *seconds;
 }
 
 using DayKind = std::tuple<int, int, int, bool>;  // (year, month, day, included)
@@ -203,7 +215,7 @@ Calendar read_calendar_body(const std::string& text, CalendarBodyKind kind, cons
 
   Calendar c;
   c.name = body.required_string("name");
-  if (!std::regex_match(c.name, calendar_name_format())) {
+  if (!common::jobs_file::is_calendar_name(c.name)) {
     throw invalid("name", "name: must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or "
                           "digit, got " + quoted_text(c.name));
   }
@@ -465,7 +477,7 @@ void add_calendar_routes(ApiRouter& router, Stores stores, const CalendarRoutes&
                const Calendar before = existing_calendar(store, ctx.path_int("id"));
                const std::string source =
                    req.has_param("source") ? req.get_param_value("source") : std::string(kDefaultImportSource);
-               if (!std::regex_match(source, calendar_name_format())) {
+               if (!common::jobs_file::is_calendar_name(source)) {
                  throw invalid("source", "source: the import's name must be 1-64 lower-case letters, digits, '.', '_' "
                                          "or '-', starting with a letter or digit, got " + quoted_text(source));
                }

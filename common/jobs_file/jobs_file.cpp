@@ -1016,6 +1016,8 @@ bool is_job_name(std::string_view name) noexcept {
 
 bool is_workflow_name(std::string_view name) noexcept { return name.size() <= 64 && is_job_name(name); }
 
+bool is_calendar_name(std::string_view name) noexcept { return is_workflow_name(name); }
+
 bool is_app_name(std::string_view name) noexcept {
   if (name.size() < 4 || name.size() > 64) return false;
   auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };

@@ -105,6 +105,8 @@ std::string to_yaml(const nlohmann::json& document);
 bool is_job_name(std::string_view name) noexcept;
 // A workflow's name: a job name of at most 64 characters.
 bool is_workflow_name(std::string_view name) noexcept;
+// A calendar's name: a job name of at most 64 characters, as a workflow's.
+bool is_calendar_name(std::string_view name) noexcept;
 bool is_app_name(std::string_view name) noexcept;
 
 }  // namespace cronwheel::common::jobs_file
