@@ -141,7 +141,10 @@ int rerun_workflow_run(Context& ctx, const WorkflowRerunOptions& options) {
       print_document(ctx.out(), ctx.format(), run);
       return kExitOk;
     }
-    ctx.out() << "workflow run " << id << " " << workflow_run_state(run) << " again from node " << options.node << "\n";
+    // The node may already have ended again by the time the answer is read: say what was done,
+    // then the state the run is in now.
+    ctx.out() << "workflow run " << id << " re-run from node " << one_line(options.node, 64) << ": "
+              << one_line(workflow_run_state(run), 40) << "\n";
     return kExitOk;
   });
 }

@@ -443,7 +443,10 @@ TEST_F(CliE2e, WorkflowsTriggerWaitFollowsTheNodesToTheRunsEnd) {
   EXPECT_NE(r.out.find("\nrun " + std::to_string(failed) + " failed"), std::string::npos) << r;
   r = run({"workflow-runs", "rerun", std::to_string(failed), "--from", "x"});
   ASSERT_EQ(r.status, 0) << r;
-  EXPECT_EQ(r.out, "workflow run " + std::to_string(failed) + " running again from node x\n");
+  // The broken node may fail again before the answer is printed: either state is the truth.
+  EXPECT_TRUE(std::regex_match(
+      r.out, std::regex("workflow run " + std::to_string(failed) + " re-run from node x: (running|failed)\n")))
+      << r;
   r = run({"workflow-runs", "rerun", std::to_string(failed), "--from", "nope"});
   EXPECT_EQ(r.status, 1) << r;
   EXPECT_NE(r.err.find("cronwheel: workflow-runs rerun " + std::to_string(failed) + ": "), std::string::npos) << r;

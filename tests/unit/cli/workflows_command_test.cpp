@@ -593,7 +593,7 @@ TEST_F(WorkflowsCommandTest, RunsCancelAndRerun) {
   cli_.api.answer("POST api/v1/workflow-runs/17/rerun", 200, wf_run(17, "running", json::array()));
   r = cli_.run({"workflow-runs", "rerun", "17", "--from", "b"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "workflow run 17 running again from node b\n");
+  EXPECT_EQ(r.out, "workflow run 17 re-run from node b: running\n");
   EXPECT_EQ(json::parse(*cli_.api.requests().back().body), json::parse(R"({"node":"b"})"));
 
   cli_.api.error("POST api/v1/workflow-runs/18/rerun", 409, "conflict", "node a of run 18 is still running");
