@@ -4,6 +4,7 @@
 
 #include "common/cron/civil_time.h"
 #include "common/cron/cron_fields.h"
+#include "common/cron/dst_policy.h"
 #include "common/cron/next_fire_time.h"
 #include "common/cron/zone_rules.h"
 
@@ -14,6 +15,7 @@ struct CronExpression::State {
   std::string time_zone;
   cron_detail::CronFields fields;
   std::shared_ptr<const cron_detail::ZoneRules> zone;
+  DstPolicy dst_policy;
 };
 
 CronExpression CronExpression::parse(std::string_view expression, std::string_view time_zone) {
@@ -26,7 +28,21 @@ CronExpression CronExpression::parse(std::string_view expression, std::string_vi
 }
 
 std::optional<std::int64_t> CronExpression::next_after(std::int64_t epoch_ms) const {
-  return cron_detail::next_fire_time(state_->fields, *state_->zone, epoch_ms);
+  const auto quartz = cron_detail::next_fire_time(state_->fields, *state_->zone, epoch_ms);
+  if (state_->dst_policy == DstPolicy{}) return quartz;
+  return cron_detail::next_with_dst_policy(state_->fields, *state_->zone, state_->dst_policy, epoch_ms, quartz);
+}
+
+CronExpression CronExpression::with_dst_policy(DstPolicy policy) const {
+  auto state = std::make_shared<State>(*state_);
+  state->dst_policy = policy;
+  return CronExpression(std::move(state));
+}
+
+const DstPolicy& CronExpression::dst_policy() const { return state_->dst_policy; }
+
+std::vector<DstNote> CronExpression::dst_notes(std::int64_t after_ms, std::int64_t until_ms, std::size_t max) const {
+  return cron_detail::dst_notes(state_->fields, *state_->zone, state_->dst_policy, after_ms, until_ms, max);
 }
 
 std::vector<std::int64_t> CronExpression::next_times(std::int64_t after_ms, int count) const {
@@ -46,6 +62,22 @@ std::vector<std::int64_t> CronExpression::next_times(std::int64_t after_ms, int 
 const std::string& CronExpression::expression() const { return state_->expression; }
 
 const std::string& CronExpression::time_zone() const { return state_->time_zone; }
+
+std::string_view dst_gap_name(DstGap gap) { return gap == DstGap::kFireAfter ? "FIRE_AFTER" : "SKIP"; }
+
+std::string_view dst_repeat_name(DstRepeat repeat) { return repeat == DstRepeat::kBoth ? "BOTH" : "ONCE"; }
+
+std::optional<DstGap> parse_dst_gap(std::string_view name) {
+  if (name == "SKIP") return DstGap::kSkip;
+  if (name == "FIRE_AFTER") return DstGap::kFireAfter;
+  return std::nullopt;
+}
+
+std::optional<DstRepeat> parse_dst_repeat(std::string_view name) {
+  if (name == "ONCE") return DstRepeat::kOnce;
+  if (name == "BOTH") return DstRepeat::kBoth;
+  return std::nullopt;
+}
 
 bool is_valid_time_zone(std::string_view time_zone) {
   try {

@@ -11,6 +11,38 @@
 
 namespace cronwheel::common {
 
+// What a cron schedule does on the days its zone's clocks change. The default is Quartz's
+// (CronExpression::next_after below); docs/scheduling.md, "Daylight saving time", has examples.
+enum class DstGap {
+  kSkip,       // "SKIP": a wall time the clocks jump over does not fire that day
+  kFireAfter,  // "FIRE_AFTER": it fires at the first instant after the gap (03:00 for 02:30
+               // when the clocks go from 02:00 to 03:00), once however many wall times it held
+};
+enum class DstRepeat {
+  kOnce,  // "ONCE": a wall time that happens twice fires once, at its second occurrence
+  kBoth,  // "BOTH": it fires at both occurrences
+};
+struct DstPolicy {
+  DstGap gap = DstGap::kSkip;
+  DstRepeat repeat = DstRepeat::kOnce;
+  friend bool operator==(const DstPolicy&, const DstPolicy&) = default;
+};
+
+// The wire names above, and back (nullopt for anything else; exact, upper case).
+std::string_view dst_gap_name(DstGap gap);
+std::string_view dst_repeat_name(DstRepeat repeat);
+std::optional<DstGap> parse_dst_gap(std::string_view name);
+std::optional<DstRepeat> parse_dst_repeat(std::string_view name);
+
+// A day on which the clocks change over wall times the expression fires at, and what the policy
+// does then, as an operator reads it: "2026-03-08: the clocks in America/New_York go forward
+// from 02:00 to 03:00, so 02:30 does not happen: it fires at 03:00, the first instant after the
+// gap".
+struct DstNote {
+  std::int64_t at_ms = 0;  // the instant the clocks change
+  std::string text;
+};
+
 // A Quartz cron expression bound to an IANA time zone: when a cron job fires.
 //
 // The dialect is Quartz 2.3.2's CronExpression, the one XXL-JOB uses:
@@ -29,7 +61,7 @@ namespace cronwheel::common {
 // is input Quartz would silently half-ignore (see cron_fields.h).
 //
 // next_after() gives the same instants as Quartz's getTimeAfter() with setTimeZone(zone),
-// daylight-saving behaviour included:
+// daylight-saving behaviour included (the default DstPolicy; with_dst_policy changes it):
 //  - a fire time whose wall time falls into a spring-forward gap does not happen that day
 //    ("0 30 2 * * ?" in New York skips the night the clocks jump from 02:00 to 03:00), while
 //    expressions that step through the gap continue at the first wall time after it
@@ -56,6 +88,18 @@ class CronExpression {
 
   // Up to `count` consecutive fire times after `after_ms`; fewer when the schedule ends.
   std::vector<std::int64_t> next_times(std::int64_t after_ms, int count) const;
+
+  // This expression going by `policy` on the days the clocks change: next_after() and
+  // next_times() then also give the instants the policy adds (the first instant after a gap
+  // that held a wall time of the expression; the first occurrence of a repeated one), and a
+  // preview can say which days it acts on (dst_notes). The default policy gives Quartz's times.
+  CronExpression with_dst_policy(DstPolicy policy) const;
+  const DstPolicy& dst_policy() const;
+
+  // The clock changes from just after `after_ms` up to `until_ms` that fall on wall times this
+  // expression fires at, each with what the policy does then; at most `max` of them, oldest
+  // first. Computed from the zone's table, never by stepping through fire times one by one.
+  std::vector<DstNote> dst_notes(std::int64_t after_ms, std::int64_t until_ms, std::size_t max) const;
 
   // The expression and zone exactly as given to parse().
   const std::string& expression() const;

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -67,6 +68,29 @@ class ZoneRules {
     if (fixed()) return transitions_[0].offset_ms;
     hint = locate<&Transition::wall_ms>(wall_ms, hint);
     return transitions_[hint].offset_ms;
+  }
+
+  // A change of the zone's total offset: clocks go forward (a gap: wall times from
+  // utc_ms + before_ms up to utc_ms + after_ms do not exist) or back (a repeat: wall times from
+  // utc_ms + after_ms up to utc_ms + before_ms happen twice).
+  struct Change {
+    std::int64_t utc_ms = 0;
+    std::int64_t before_ms = 0;  // the offset until utc_ms
+    std::int64_t after_ms = 0;   // the offset from utc_ms on
+  };
+
+  // The first change strictly after `utc_ms` whose offset differs from the one before it (a
+  // table entry that renames the zone's time but keeps its offset is no change); nullopt past
+  // the table's end. `hint` as for offset_at.
+  std::optional<Change> next_change(std::int64_t utc_ms, std::size_t& hint) const {
+    if (fixed()) return std::nullopt;
+    hint = locate<&Transition::utc_ms>(utc_ms, hint);
+    for (std::size_t i = hint + 1; i < transitions_.size(); ++i) {
+      if (transitions_[i].offset_ms != transitions_[i - 1].offset_ms) {
+        return Change{transitions_[i].utc_ms, transitions_[i - 1].offset_ms, transitions_[i].offset_ms};
+      }
+    }
+    return std::nullopt;
   }
 
   // Transitions in the table, for tests: the instant (UTC ms) and the offset from then on.

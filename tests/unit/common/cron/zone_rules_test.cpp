@@ -75,6 +75,25 @@ TEST(ZoneRules, ContinuesDaylightSavingPast2037) {
   EXPECT_EQ(lord_howe->offset_at(epoch_ms("2050-07-01T00:00:00Z"), hint), 10 * kHour + kHour / 2);
 }
 
+TEST(ZoneRules, NextChangeIsTheFirstChangeOfOffsetStrictlyAfter) {
+  const auto ny = ZoneRules::find("America/New_York");
+  std::size_t hint = 0;
+  auto change = ny->next_change(epoch_ms("2026-01-01T00:00:00Z"), hint);
+  ASSERT_TRUE(change);
+  EXPECT_EQ(change->utc_ms, epoch_ms("2026-03-08T07:00:00Z"));
+  EXPECT_EQ(change->before_ms, -5 * kHour);
+  EXPECT_EQ(change->after_ms, -4 * kHour);
+  // Strictly after: from the change itself, the next one is November's.
+  change = ny->next_change(change->utc_ms, hint);
+  ASSERT_TRUE(change);
+  EXPECT_EQ(change->utc_ms, epoch_ms("2026-11-01T06:00:00Z"));
+  EXPECT_EQ(change->before_ms, -4 * kHour);
+  EXPECT_EQ(change->after_ms, -5 * kHour);
+  // Past the table's end, and in a zone that never changes, there is none.
+  EXPECT_FALSE(ny->next_change(epoch_ms("2200-01-01T00:00:00Z"), hint));
+  EXPECT_FALSE(ZoneRules::find("UTC")->next_change(0, hint));
+}
+
 TEST(ZoneRules, FixedZonesHaveOneEntry) {
   EXPECT_TRUE(ZoneRules::find("UTC")->fixed());
   EXPECT_TRUE(ZoneRules::find("Etc/GMT-14")->fixed());
