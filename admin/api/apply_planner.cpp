@@ -669,6 +669,29 @@ json plan_workflows(const json& document, const JobsSnapshot& snapshot, const In
   return report;
 }
 
+// Calendars in a jobs file (a `calendars` list, a job's or workflow's `calendar`) are the
+// format's, but an apply does not write them: its snapshot and plan hold no calendars, and the
+// store writes jobs and workflows without touching their calendar. Such a file is refused,
+// naming the first place, rather than applied without what it says.
+void refuse_calendars(const json& document) {
+  constexpr const char* kHow =
+      "calendars are not applied from jobs files yet: create them with `cronwheel calendars apply -f FILE` "
+      "(PUT /api/v1/calendars/{id}), and name a job's or workflow's calendar in the console or the API";
+  if (document.contains("calendars")) throw invalid("calendars", std::string("calendars: ") + kHow);
+  for (const auto& group : document.at("groups")) {
+    const std::string group_path = "groups[" + group.at("appName").get<std::string>() + "]";
+    for (const char* kind : {"jobs", "workflows"}) {
+      const json objects = group.value(kind, json::object());
+      for (const auto& [name, entry] : objects.items()) {
+        if (entry.contains("calendar")) {
+          const std::string path = group_path + "." + kind + "[" + name + "].calendar";
+          throw invalid(path, path + ": " + kHow);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> app_names_of(const json& document) {
@@ -679,6 +702,7 @@ std::vector<std::string> app_names_of(const json& document) {
 
 ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const Principal& who, bool prune,
                      std::int64_t now_ms, const LineOf& line_of) {
+  refuse_calendars(document);
   const Index index(snapshot);
   const bool admin = who.user.is_admin();
   ApplyPlan plan;

@@ -40,6 +40,9 @@
 //    workflows/{id}/start does (a workflow without a schedule cannot be running); a running one
 //    whose schedule changed gets its next time anew. An update that changes more than `running`
 //    bumps the workflow's version.
+//  - Calendars: a file with a `calendars` list, or a job or workflow naming a `calendar`, is
+//    refused (400 naming the first) until applies write calendars; a job's or workflow's stored
+//    calendar is kept as it is, and exports leave calendars out.
 //  - With `prune`, a workflow of the file's groups that the file does not name is deleted; one
 //    with a run waiting or running cannot be: the plan says so (its entry's `blocked`, the
 //    report's `refused`) and carries a refusal, which the store answers with 409 unless it is a

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -34,6 +35,10 @@ enum class Kind {
   kParams,       // a workflow's list of input parameters
   kNodes,        // a workflow's map of node keys to nodes
   kWorkflows,    // a group's map of workflow names to workflows
+  kCalendarRef,  // a calendar's name (a job's or workflow's `calendar`)
+  kWeekdays,     // a calendar's business weekdays: MONDAY ... SUNDAY, each once
+  kDates,        // a calendar's list of dates: {date, name}
+  kTimes,        // a calendar's list of excluded time ranges: {start, end}
 };
 
 struct Field {
@@ -66,10 +71,52 @@ bool is_running_on_failure(std::string_view text) { return text == "FINISH" || t
 std::string running_on_failures() { return "FINISH, KILL"; }
 bool is_node_failure(std::string_view text) { return text == "FAIL" || text == "CONTINUE"; }
 std::string node_failures() { return "FAIL, CONTINUE"; }
+// A job's or workflow's calendar mode, as the API's SKIP and ONLY (docs/scheduling.md, "Calendars").
+bool is_calendar_mode(std::string_view text) { return text == "skip" || text == "only"; }
+std::string calendar_modes() { return "skip, only"; }
+
+constexpr std::array<std::string_view, 7> kWeekdayNames{"MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY",
+                                                        "FRIDAY", "SATURDAY", "SUNDAY"};
+
+// `count` decimal digits at `pos` as a number, or -1.
+int digits_at(std::string_view text, std::size_t pos, std::size_t count) {
+  if (pos + count > text.size()) return -1;
+  int value = 0;
+  for (std::size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+// A calendar's date as files and the API write it: YYYY-MM-DD, or --MM-DD for every year, with
+// a month 01-12 and a day 01-31. Whether the day exists (30 February), and the years the rules
+// take, are the admin's to say.
+bool is_calendar_date(std::string_view text) {
+  std::size_t at = 0;
+  if (text.size() == 10 && text[4] == '-' && text[7] == '-' && digits_at(text, 0, 4) >= 0) {
+    at = 5;
+  } else if (text.size() == 7 && text.starts_with("--") && text[4] == '-') {
+    at = 2;
+  } else {
+    return false;
+  }
+  const int month = digits_at(text, at, 2), day = digits_at(text, at + 3, 2);
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+// A time of day: HH:MM or HH:MM:SS, 00:00:00 to 23:59:59.
+bool is_time_of_day(std::string_view text) {
+  if ((text.size() != 5 && text.size() != 8) || text[2] != ':' || (text.size() == 8 && text[5] != ':')) return false;
+  const int hours = digits_at(text, 0, 2), minutes = digits_at(text, 3, 2);
+  const int seconds = text.size() == 8 ? digits_at(text, 6, 2) : 0;
+  return hours >= 0 && hours <= 23 && minutes >= 0 && minutes <= 59 && seconds >= 0 && seconds <= 59;
+}
 
 // Each object's keys, in the order to_yaml writes them.
 const std::vector<Field> kTopFields{
     {"apiVersion", Kind::kChoice, is_api_version, api_versions},
+    {"calendars", Kind::kText},  // checked by calendars()
     {"groups", Kind::kText},  // checked by check_groups
     {"users", Kind::kText},   // checked by check_users
 };
@@ -88,6 +135,8 @@ const std::vector<Field> kJobFields{
     {"scheduleType", Kind::kChoice, is_enum<protocol::ScheduleType>, enum_list<protocol::ScheduleType>},
     {"scheduleConf", Kind::kText},
     {"timezone", Kind::kText},
+    {"calendar", Kind::kCalendarRef},
+    {"calendarMode", Kind::kChoice, is_calendar_mode, calendar_modes},
     {"misfireStrategy", Kind::kChoice, is_enum<protocol::MisfireStrategy>, enum_list<protocol::MisfireStrategy>},
     {"executorRouteStrategy", Kind::kChoice, is_enum<protocol::RouteStrategy>, enum_list<protocol::RouteStrategy>},
     {"executorHandler", Kind::kText},
@@ -117,6 +166,8 @@ const std::vector<Field> kWorkflowFields{
     {"scheduleType", Kind::kChoice, is_workflow_schedule, workflow_schedules},
     {"scheduleConf", Kind::kText},
     {"timezone", Kind::kText},
+    {"calendar", Kind::kCalendarRef},
+    {"calendarMode", Kind::kChoice, is_calendar_mode, calendar_modes},
     {"misfireStrategy", Kind::kChoice, is_enum<protocol::MisfireStrategy>, enum_list<protocol::MisfireStrategy>},
     {"overlap", Kind::kChoice, is_overlap, overlaps},
     {"maxParallel", Kind::kNonNegative},
@@ -136,6 +187,23 @@ const std::vector<Field> kNodeFields{
     {"after", Kind::kNodeKeys},
     {"params", Kind::kText},
     {"onFailure", Kind::kChoice, is_node_failure, node_failures},
+};
+const std::vector<Field> kCalendarFields{
+    {"name", Kind::kText},
+    {"description", Kind::kText},
+    {"timezone", Kind::kText},
+    {"businessDays", Kind::kWeekdays},
+    {"excludedDates", Kind::kDates},
+    {"includedDates", Kind::kDates},
+    {"excludedTimes", Kind::kTimes},
+};
+const std::vector<Field> kCalendarDateFields{
+    {"date", Kind::kText},
+    {"name", Kind::kText},
+};
+const std::vector<Field> kCalendarTimeFields{
+    {"start", Kind::kText},
+    {"end", Kind::kText},
 };
 const std::vector<Field> kUserFields{
     {"username", Kind::kText},
@@ -223,6 +291,8 @@ class Checker {
       note(here);
       if (key == "groups") {
         out[key] = groups(value, here);
+      } else if (key == "calendars") {
+        out[key] = calendars(value, here);
       } else if (key == "users") {
         out[key] = users(value, here);
       } else {
@@ -319,6 +389,27 @@ class Checker {
       }
       case Kind::kJobRef:
         return job_ref(value, at);
+      case Kind::kCalendarRef: {
+        auto name = text(value, at);
+        if (!is_calendar_name(name)) fail(at, "expected a calendar's name (of this file's calendars, or the server's), got " + shown(name));
+        return name;
+      }
+      case Kind::kWeekdays: {
+        json out = json::array();
+        std::set<std::string> seen;
+        for (std::size_t i = 0; i < list(value, at).size(); ++i) {
+          const At item = at.item(i, std::to_string(i));
+          note(item);
+          auto day = text(value[i], item);
+          if (std::find(kWeekdayNames.begin(), kWeekdayNames.end(), day) == kWeekdayNames.end()) {
+            fail(item, "unknown weekday " + shown(day) + ", expected one of MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY, "
+                       "SATURDAY, SUNDAY");
+          }
+          if (!seen.insert(day).second) fail(item, shown(day) + " is listed twice");
+          out.push_back(day);
+        }
+        return out;
+      }
       case Kind::kNodeKeys: {
         json out = json::array();
         std::set<std::string> seen;
@@ -337,6 +428,8 @@ class Checker {
       case Kind::kParams:
       case Kind::kNodes:
       case Kind::kWorkflows:
+      case Kind::kDates:
+      case Kind::kTimes:
         break;
     }
     fail(at, "internal: unexpected field kind");
@@ -454,6 +547,7 @@ class Checker {
       return false;
     });
     if (!out.contains("nodes")) fail(at, "nodes: missing (the jobs the workflow runs, by node key)");
+    calendar_use(out, at);
     // Each `after` names another node of the same workflow: the edges come from nothing else.
     const At nodes_at = at.key("nodes");
     for (const auto& [key, node] : out["nodes"].items()) {
@@ -520,6 +614,7 @@ class Checker {
       return true;
     });
     if (!out.contains("jobDesc")) fail(at, "jobDesc: missing (every job has a description)");
+    calendar_use(out, at);
     if (script_file_at) {
       if (out.contains("glueSource")) fail(*script_file_at, "give the script either inline (glueSource) or as scriptFile, not both");
       const auto path = out["scriptFile"].get<std::string>();
@@ -551,6 +646,100 @@ class Checker {
                             [](const Field&, const json&, const At&, json&) { return false; });
       if (!version.contains("glueSource")) fail(here, "glueSource: missing");
       out.push_back(std::move(version));
+    }
+    return out;
+  }
+
+  // A job's or workflow's mode says how it goes by its calendar: none, no mode.
+  void calendar_use(const json& checked, const At& at) {
+    if (checked.contains("calendarMode") && !checked.contains("calendar")) {
+      fail(at.key("calendarMode"), "goes with calendar (the calendar whose days it is about); without one, leave it out");
+    }
+  }
+
+  // The file's calendars (docs/jobs-as-code.md): a list, each named once, its dates and times
+  // checked in shape (days that exist, the zone and the lists' bounds are the admin's).
+  json calendars(const json& value, const At& at) {
+    json out = json::array();
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list(value, at).size(); ++i) {
+      const json& entry = value[i];
+      std::string label = std::to_string(i);
+      if (entry.is_object() && entry.contains("name") && entry["name"].is_string() &&
+          is_calendar_name(entry["name"].get<std::string>())) {
+        label = entry["name"].get<std::string>();
+      }
+      const At here{at.item(i, label).pointer, at.path + "[" + label + "]"};
+      note(here);
+      json checked = object(entry, here, kCalendarFields, "a calendar", [&](const Field& f, const json& item, const At& a, json& o) {
+        if (f.kind == Kind::kDates) {
+          o[std::string(f.key)] = calendar_dates(item, a);
+          return true;
+        }
+        if (f.kind == Kind::kTimes) {
+          o[std::string(f.key)] = calendar_times(item, a);
+          return true;
+        }
+        return false;
+      });
+      if (!checked.contains("name")) fail(here, "name: missing (what jobs name the calendar by)");
+      const auto name = checked["name"].get<std::string>();
+      if (!is_calendar_name(name)) {
+        fail(here.key("name"), "a calendar's name is 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter "
+                               "or digit, got " + shown(name));
+      }
+      if (!names.insert(name).second) fail(here.key("name"), shown(name) + " is listed twice");
+      // A day both excluded and included is one the rules cannot decide.
+      if (checked.contains("excludedDates") && checked.contains("includedDates")) {
+        std::set<std::string> excluded;
+        for (const auto& d : checked["excludedDates"]) excluded.insert(d["date"].get<std::string>());
+        const At included = here.key("includedDates");
+        for (std::size_t d = 0; d < checked["includedDates"].size(); ++d) {
+          const auto date = checked["includedDates"][d]["date"].get<std::string>();
+          if (excluded.contains(date)) {
+            fail(included.item(d, std::to_string(d)).key("date"), shown(date) + " is in excludedDates too; a day is one or the other");
+          }
+        }
+      }
+      out.push_back(std::move(checked));
+    }
+    return out;
+  }
+
+  json calendar_dates(const json& value, const At& at) {
+    json out = json::array();
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < list(value, at).size(); ++i) {
+      const At here = at.item(i, std::to_string(i));
+      note(here);
+      json date = object(value[i], here, kCalendarDateFields, "a date ({date, name})",
+                         [](const Field&, const json&, const At&, json&) { return false; });
+      if (!date.contains("date")) fail(here, "date: missing (YYYY-MM-DD, or --MM-DD for every year)");
+      const auto text = date["date"].get<std::string>();
+      if (!is_calendar_date(text)) {
+        fail(here.key("date"), "expected YYYY-MM-DD, or --MM-DD for a date of every year, got " + shown(text));
+      }
+      if (!seen.insert(text).second) fail(here.key("date"), shown(text) + " is listed twice");
+      out.push_back(std::move(date));
+    }
+    return out;
+  }
+
+  json calendar_times(const json& value, const At& at) {
+    json out = json::array();
+    for (std::size_t i = 0; i < list(value, at).size(); ++i) {
+      const At here = at.item(i, std::to_string(i));
+      note(here);
+      json range = object(value[i], here, kCalendarTimeFields, "a time range ({start, end})",
+                          [](const Field&, const json&, const At&, json&) { return false; });
+      for (const char* end : {"start", "end"}) {
+        if (!range.contains(end)) fail(here, std::string(end) + ": missing (HH:MM or HH:MM:SS)");
+        const auto text = range[end].get<std::string>();
+        if (!is_time_of_day(text)) {
+          fail(here.key(end), "expected a time of day HH:MM or HH:MM:SS (00:00 to 23:59:59), got " + shown(text));
+        }
+      }
+      out.push_back(std::move(range));
     }
     return out;
   }
@@ -742,6 +931,15 @@ class YamlWriter {
 
   void document(const json& d) {
     if (d.contains("apiVersion")) out_ += "apiVersion: " + scalar(d["apiVersion"]) + "\n";
+    if (d.contains("calendars")) {
+      out_ += "calendars:";
+      if (d["calendars"].empty()) {
+        out_ += " []\n";
+      } else {
+        out_ += "\n";
+        for (const auto& calendar : d["calendars"]) list_item(calendar, kCalendarFields, 2, kNothingSpecial);
+      }
+    }
     out_ += "groups:";
     if (d["groups"].empty()) {
       out_ += " []\n";
@@ -794,6 +992,27 @@ class YamlWriter {
       out_ += "\n";
       for (const auto& item : value) {
         list_item(item, field.kind == Kind::kHistory ? kHistoryFields : kParamFields, indent + 2, kNothingSpecial);
+      }
+      return;
+    }
+    if (value.is_array() && (field.kind == Kind::kDates || field.kind == Kind::kTimes)) {
+      // A calendar's dates and times: one flow map a line, as a holiday list reads.
+      if (value.empty()) {
+        out_ += " []\n";
+        return;
+      }
+      out_ += "\n";
+      const auto& fields = field.kind == Kind::kDates ? kCalendarDateFields : kCalendarTimeFields;
+      for (const auto& item : value) {
+        out_ += std::string(static_cast<std::size_t>(indent + 2), ' ') + "- {";
+        bool first = true;
+        for (const auto& f : fields) {
+          auto it = item.find(std::string(f.key));
+          if (it == item.end()) continue;
+          out_ += (first ? "" : ", ") + std::string(f.key) + ": " + scalar(*it);
+          first = false;
+        }
+        out_ += "}\n";
       }
       return;
     }
@@ -955,6 +1174,8 @@ ParsedFile merge(const std::vector<ParsedFile>& files) {
   merged.document = json{{"groups", json::array()}};
   std::map<std::string, std::string> group_files;
   std::map<std::string, std::string> user_files;
+  // A calendar by name: the file that gave it first, and its description there.
+  std::map<std::string, std::pair<std::string, const json*>> calendar_files;
   auto file_of = [](const ParsedFile& f, const std::string& path) {
     auto it = f.locations.find(path);
     return it == f.locations.end() ? Location{} : it->second;
@@ -970,6 +1191,23 @@ ParsedFile merge(const std::vector<ParsedFile>& files) {
         throw JobsFileError(Problem{where, path, "the group is in " + it->second + " too; a group belongs in one file"});
       }
       merged.document["groups"].push_back(group);
+    }
+    // Files of several groups may each carry the calendars their jobs name (as `export --group`
+    // writes them): the same calendar twice is one; two different ones of one name are a conflict.
+    if (const auto calendars = d.find("calendars"); calendars != d.end()) {
+      if (!merged.document.contains("calendars")) merged.document["calendars"] = json::array();
+      for (const auto& calendar : *calendars) {
+        const auto name = calendar["name"].get<std::string>();
+        const std::string path = "calendars[" + name + "]";
+        const auto where = file_of(file, path);
+        auto [it, fresh] = calendar_files.emplace(name, std::pair{where.file, &calendar});
+        if (fresh) {
+          merged.document["calendars"].push_back(calendar);
+        } else if (*it->second.second != calendar) {
+          throw JobsFileError(Problem{where, path, "the calendar is in " + it->second.first +
+                                                       " too, described otherwise; give it once, or the same in both"});
+        }
+      }
     }
     for (const auto& user : d.value("users", json::array())) {
       const auto username = user["username"].get<std::string>();

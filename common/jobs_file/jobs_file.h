@@ -1,6 +1,7 @@
 #pragma once
 
-// Jobs files (docs/jobs-as-code.md): groups with their jobs and workflows as YAML, kept in git and applied
+// Jobs files (docs/jobs-as-code.md): groups with their jobs and workflows, and the business
+// calendars they name, as YAML, kept in git and applied
 // with `cronwheel apply` or POST /api/v1/apply. The format's one definition: both the CLI
 // (which reads the files, with their script files) and the admin (which takes the JSON form,
 // or an uploaded YAML file, and writes exports) check documents here, so neither can accept
@@ -9,10 +10,12 @@
 // A document's JSON form is the body of POST /api/v1/apply: the YAML's structure as is, with
 // every `scriptFile` replaced by the `glueSource` it names. Checks here are about shape: known
 // keys, types, enumeration values, the formats of names and node keys, duplicates, integers'
-// signs, a workflow node's `after` naming another node of its workflow. What needs the server
-// (lengths of texts, a cron expression in its zone, whether a child job or a node's job exists,
-// a workflow graph's cycles and templates) is the admin's; its errors name the same paths,
-// which locate() turns back into lines.
+// signs, a workflow node's `after` naming another node of its workflow, a calendar's dates
+// (YYYY-MM-DD or --MM-DD) and times of day (HH:MM[:SS]), a calendarMode only beside a calendar.
+// What needs the server (lengths of texts, a cron expression in its zone, whether a child job,
+// a node's job or a calendar exists, a workflow graph's cycles and templates, whether a date
+// exists, a calendar's zone and the bounds of its lists) is the admin's; its errors name the
+// same paths, which locate() turns back into lines.
 //
 // Every input may be hostile: a document is bounded in bytes (kMaxDocumentBytes), in nodes
 // (kMaxNodes, which also stops aliases that would expand without bound) and in depth, before
@@ -48,7 +51,8 @@ struct Location {
 
 // What is wrong and where. `path` names the node the way the admin's errors do:
 // `groups[billing].jobs[nightly].scheduleType`, `groups[billing].workflows[etl].nodes[load].after[0]`,
-// `users[alice].role`, `groups[0]` for a group without an app name.
+// `users[alice].role`, `calendars[cn-holidays].excludedDates[3].date`, `groups[0]` for a group
+// without an app name.
 struct Problem {
   Location location;
   std::string path;
@@ -89,7 +93,10 @@ ParsedFile parse_yaml(std::string_view text, const std::string& file, const Scri
 void check_json(const nlohmann::json& document);
 
 // Joins several files' documents (apply -f DIR) into one. A group, or a user, may appear in one
-// file only: a second is a JobsFileError naming both files.
+// file only: a second is a JobsFileError naming both files. A calendar may appear in several
+// (each group's file carrying the calendars its jobs name) when each describes it the same; it
+// is then one calendar of the merged document, where the first file put it. Two different
+// descriptions of one calendar are a JobsFileError naming both files.
 ParsedFile merge(const std::vector<ParsedFile>& files);
 
 // Where `path` (a Problem's, or the `field` of an admin's error) is in `file`: the node's own

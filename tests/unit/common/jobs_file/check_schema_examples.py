@@ -43,6 +43,12 @@ refused = [
     "groups: [{appName: billing, workflows: {etl: {nodes: {a: {job: x}}, edges: []}}}]",   # edges are nodes' after
     "groups: [{appName: billing, workflows: {etl: {scheduleType: FIX_DELAY, nodes: {a: {job: x}}}}}]",
     "groups: [{appName: billing, workflows: {etl: {nodes: {1a: {job: x}}}}}]",             # a node key starts with a letter
+    "calendars: [{description: x}]\ngroups: []",                                            # a calendar without its name
+    "calendars: [{name: cn, excludedDates: [{date: '2026-13-01'}]}]\ngroups: []",           # no 13th month
+    "calendars: [{name: cn, excludedTimes: [{start: '9:00', end: '10:00'}]}]\ngroups: []",  # HH:MM
+    "calendars: [{name: cn, businessDays: [Monday]}]\ngroups: []",
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, calendar: cn, calendarMode: ONLY}}}]",
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, calendarMode: only}}}]",            # a mode without its calendar
 ]
 for bad in refused:
     if validator.is_valid(yaml.safe_load(bad)):

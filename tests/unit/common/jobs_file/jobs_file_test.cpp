@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -169,6 +171,154 @@ TEST(JobsFile, WorkflowProblemsNameTheirLineAndPath) {
 
   p = problem_of("groups:\n  - appName: billing\n    workflows: [etl]\n");
   EXPECT_EQ(p.path, "groups[billing].workflows");
+}
+
+// Calendars, and a job and a workflow naming one by name.
+const char* const kCalendarFile = R"(calendars:
+  - name: cn-holidays
+    description: Mainland China public holidays
+    timezone: Asia/Shanghai
+    businessDays: [MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY]
+    excludedDates:
+      - {date: 2026-10-01, name: National Day}
+      - {date: --01-01, name: New Year}
+    includedDates:
+      - date: 2026-09-27
+        name: Make-up day
+    excludedTimes:
+      - {start: "12:00", end: "13:00:00"}
+  - name: every-day
+groups:
+  - appName: billing
+    jobs:
+      nightly:
+        jobDesc: Nightly
+        calendar: cn-holidays
+        calendarMode: only
+    workflows:
+      etl:
+        calendar: every-day
+        nodes:
+          a: {job: nightly}
+)";
+
+TEST(JobsFile, ReadsCalendarsAndTheJobsAndWorkflowsThatNameThem) {
+  const auto parsed = parse_yaml(kCalendarFile, "jobs.yaml", kNoScripts);
+  const json expected = json::parse(R"([
+    {"name": "cn-holidays", "description": "Mainland China public holidays", "timezone": "Asia/Shanghai",
+     "businessDays": ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"],
+     "excludedDates": [{"date": "2026-10-01", "name": "National Day"}, {"date": "--01-01", "name": "New Year"}],
+     "includedDates": [{"date": "2026-09-27", "name": "Make-up day"}],
+     "excludedTimes": [{"start": "12:00", "end": "13:00:00"}]},
+    {"name": "every-day"}])");
+  EXPECT_EQ(parsed.document["calendars"], expected);
+  const auto& job = parsed.document["groups"][0]["jobs"]["nightly"];
+  EXPECT_EQ(job["calendar"], "cn-holidays");
+  EXPECT_EQ(job["calendarMode"], "only");
+  EXPECT_EQ(parsed.document["groups"][0]["workflows"]["etl"]["calendar"], "every-day");
+  EXPECT_EQ(locate(parsed, "calendars[cn-holidays].excludedDates[1].date")->line, 8);
+  EXPECT_EQ(locate(parsed, "calendars[cn-holidays].includedDates[0].name")->line, 11);
+  EXPECT_EQ(locate(parsed, "calendars[cn-holidays].timezone")->line, 4);
+  EXPECT_EQ(locate(parsed, "calendars[every-day]")->line, 14);
+  EXPECT_EQ(locate(parsed, "groups[billing].jobs[nightly].calendar")->line, 20);
+  EXPECT_NO_THROW(check_json(parsed.document));
+}
+
+TEST(JobsFile, CalendarProblemsNameTheirLineAndPath) {
+  const std::string head = "calendars:\n  - name: cn\n";
+  auto p = problem_of(head + "    excludedDates:\n      - {date: 2026-13-01}\ngroups: []\n");
+  EXPECT_EQ(p.location.line, 4);
+  EXPECT_EQ(p.path, "calendars[cn].excludedDates[0].date");
+  EXPECT_NE(p.message.find("expected YYYY-MM-DD, or --MM-DD"), std::string::npos) << p.message;
+
+  for (const char* bad : {"20261001", "2026-1-01", "--1-01", "2026-10-32", "--00-10", "2026/10/01", "tomorrow"}) {
+    p = problem_of(head + "    excludedDates: [{date: '" + bad + "'}]\ngroups: []\n");
+    EXPECT_EQ(p.path, "calendars[cn].excludedDates[0].date") << bad;
+  }
+
+  p = problem_of(head + "    excludedDates:\n      - {date: 2026-10-01}\n      - {date: 2026-10-01, name: again}\ngroups: []\n");
+  EXPECT_EQ(p.location.line, 5);
+  EXPECT_EQ(p.path, "calendars[cn].excludedDates[1].date");
+  EXPECT_NE(p.message.find("listed twice"), std::string::npos) << p.message;
+
+  p = problem_of(head + "    excludedDates: [{date: 2026-10-01}]\n    includedDates:\n      - {date: 2026-10-03}\n"
+                        "      - {date: 2026-10-01}\ngroups: []\n");
+  EXPECT_EQ(p.location.line, 6);
+  EXPECT_EQ(p.path, "calendars[cn].includedDates[1].date");
+  EXPECT_NE(p.message.find("in excludedDates too"), std::string::npos) << p.message;
+
+  p = problem_of(head + "    excludedDates: [{name: no date}]\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars[cn].excludedDates[0]");
+  EXPECT_NE(p.message.find("date: missing"), std::string::npos) << p.message;
+
+  p = problem_of(head + "    excludedDates: [{date: 2026-10-01, day: holiday}]\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars[cn].excludedDates[0].day");
+  EXPECT_NE(p.message.find("expected one of date, name"), std::string::npos) << p.message;
+
+  p = problem_of(head + "    excludedDates: 2026-10-01\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars[cn].excludedDates");
+
+  for (const char* bad : {"24:00", "9:00", "09:60", "09:00:60", "0900", "noon"}) {
+    p = problem_of(head + "    excludedTimes:\n      - {start: '" + bad + "', end: '10:00'}\ngroups: []\n");
+    EXPECT_EQ(p.location.line, 4) << bad;
+    EXPECT_EQ(p.path, "calendars[cn].excludedTimes[0].start") << bad;
+  }
+  p = problem_of(head + "    excludedTimes: [{start: '09:00'}]\ngroups: []\n");
+  EXPECT_NE(p.message.find("end: missing"), std::string::npos) << p.message;
+
+  p = problem_of(head + "    businessDays: [MONDAY, Tuesday]\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars[cn].businessDays[1]");
+  EXPECT_NE(p.message.find("unknown weekday 'Tuesday'"), std::string::npos) << p.message;
+  p = problem_of(head + "    businessDays: [MONDAY, MONDAY]\ngroups: []\n");
+  EXPECT_NE(p.message.find("listed twice"), std::string::npos) << p.message;
+
+  p = problem_of("calendars:\n  - description: nameless\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars[0]");
+  EXPECT_NE(p.message.find("name: missing"), std::string::npos) << p.message;
+  p = problem_of("calendars:\n  - name: CN Holidays\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars[0].name");
+  p = problem_of("calendars:\n  - name: cn\n  - name: cn\ngroups: []\n");
+  EXPECT_EQ(p.location.line, 3);
+  EXPECT_EQ(p.path, "calendars[cn].name");
+  EXPECT_NE(p.message.find("'cn' is listed twice"), std::string::npos) << p.message;
+  p = problem_of("calendars: {cn: {}}\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars");
+  p = problem_of(head + "    zone: UTC\ngroups: []\n");
+  EXPECT_EQ(p.path, "calendars[cn].zone");
+  EXPECT_NE(p.message.find("timezone"), std::string::npos) << "the message lists the keys there are: " << p.message;
+
+  const std::string job = "groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n";
+  p = problem_of(job + "        calendarMode: only\n");
+  EXPECT_EQ(p.location.line, 6);
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].calendarMode");
+  EXPECT_NE(p.message.find("goes with calendar"), std::string::npos) << p.message;
+  p = problem_of(job + "        calendar: cn\n        calendarMode: ONLY\n");
+  EXPECT_NE(p.message.find("unknown value 'ONLY', expected one of skip, only"), std::string::npos) << p.message;
+  p = problem_of(job + "        calendar: CN/holidays\n");
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].calendar");
+  p = problem_of("groups:\n  - appName: billing\n    workflows:\n      etl:\n        calendarMode: skip\n        nodes: {a: {job: x}}\n");
+  EXPECT_EQ(p.path, "groups[billing].workflows[etl].calendarMode");
+}
+
+TEST(JobsFile, MergeTakesACalendarDescribedAlikeInTwoFilesOnce) {
+  const auto a = parse_yaml("calendars:\n  - {name: cn, timezone: Asia/Shanghai}\ngroups:\n  - appName: billing\n", "a.yaml", kNoScripts);
+  const auto b = parse_yaml("calendars:\n  - {name: us}\n  - {name: cn, timezone: Asia/Shanghai}\ngroups:\n  - appName: reports\n",
+                            "b.yaml", kNoScripts);
+  const auto merged = merge({a, b});
+  EXPECT_EQ(merged.document["calendars"],
+            json::parse(R"([{"name": "cn", "timezone": "Asia/Shanghai"}, {"name": "us"}])"));
+  EXPECT_EQ(locate(merged, "calendars[cn].timezone")->file, "a.yaml");
+
+  const auto c = parse_yaml("calendars:\n  - {name: cn, timezone: Asia/Hong_Kong}\ngroups: []\n", "c.yaml", kNoScripts);
+  try {
+    merge({a, c});
+    FAIL() << "cn is described differently";
+  } catch (const JobsFileError& e) {
+    EXPECT_EQ(e.problem().location.file, "c.yaml");
+    EXPECT_EQ(e.problem().path, "calendars[cn]");
+    EXPECT_NE(e.problem().message.find("a.yaml"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(merge({parse_yaml("groups: []\n", "d.yaml", kNoScripts)}).document.contains("calendars"));
 }
 
 TEST(JobsFile, NullValuesAreLeftOut) {
@@ -357,6 +507,13 @@ TEST(JobsFile, JsonFormIsCheckedStrictly) {
   } catch (const JobsFileError& e) {
     EXPECT_EQ(e.problem().path, "groups[billing].workflows[etl].nodes[a].after");
   }
+  EXPECT_NO_THROW(check_json(json::parse(R"({"calendars":[{"name":"cn","excludedDates":[{"date":"2026-10-01"}]}],"groups":[]})")));
+  try {
+    check_json(json::parse(R"({"calendars":[{"name":"cn","excludedTimes":[{"start":900,"end":"10:00"}]}],"groups":[]})"));
+    FAIL() << "a time is a string in JSON";
+  } catch (const JobsFileError& e) {
+    EXPECT_EQ(e.problem().path, "calendars[cn].excludedTimes[0].start");
+  }
 }
 
 TEST(JobsFile, MergeRefusesAGroupInTwoFiles) {
@@ -453,7 +610,26 @@ TEST(JobsFile, ToYamlReadsBackTheSameDocument) {
   const json workflows{{"etl", json{{"description", "Extract: then load"}, {"scheduleType", "FIX_RATE"}, {"scheduleConf", "30"},
                                     {"maxParallel", 3}, {"params", params}, {"nodes", nodes}, {"running", false}}},
                        {"true", json{{"nodes", json{{"only", json{{"job", "a"}}}}}, {"params", json::array()}}}};
+  json calendars = json::array();
+  json dates = json::array();
+  i = 0;
+  for (const auto& text : awkward_texts()) {
+    char date[32];
+    std::snprintf(date, sizeof date, "2026-%02d-%02d", 1 + i / 28, 1 + i % 28);
+    dates.push_back(json{{"date", date}, {"name", text}});
+    ++i;
+  }
+  calendars.push_back(json{{"name", "cn-holidays"}, {"description", "Holidays: the state's\nsecond line"},
+                           {"timezone", "Asia/Shanghai"}, {"businessDays", json::array({"MONDAY", "FRIDAY"})},
+                           {"excludedDates", dates}, {"includedDates", json::array({json{{"date", "2026-09-27"}}})},
+                           {"excludedTimes", json::array({json{{"start", "23:00"}, {"end", "01:00:00"}}})}});
+  calendars.push_back(json{{"name", "true"}, {"businessDays", json::array()}, {"excludedDates", json::array()},
+                           {"excludedTimes", json::array()}});
+  calendars.push_back(json{{"name", "0"}});
+  jobs["with-calendar"] = json{{"jobDesc", "x"}, {"calendar", "true"}, {"calendarMode", "only"}};
+  jobs["numeric-calendar"] = json{{"jobDesc", "x"}, {"calendar", "0"}};
   const json document{{"apiVersion", "cronwheel/v1"},
+                      {"calendars", calendars},
                       {"groups", json::array({json{{"appName", "billing"}, {"title", "Billing: the team's"}, {"jobs", jobs}, {"workflows", workflows}},
                                               json{{"appName", "empty-group"}, {"addressList", json::array()},
                                                    {"workflows", json::object()}}})},
@@ -463,6 +639,22 @@ TEST(JobsFile, ToYamlReadsBackTheSameDocument) {
   ParsedFile back;
   ASSERT_NO_THROW(back = parse_yaml(yaml, "export.yaml", kNoScripts)) << yaml;
   EXPECT_EQ(back.document, document) << yaml;
+}
+
+TEST(JobsFile, ToYamlWritesCalendarsFirstAndADateALine) {
+  const json document{{"calendars", json::array({json{{"name", "cn"},
+                                                      {"excludedDates", json::array({json{{"date", "2026-10-01"}, {"name", "National Day"}},
+                                                                                     json{{"date", "--01-01"}}})},
+                                                      {"excludedTimes", json::array({json{{"start", "12:00"}, {"end", "13:00"}}})}}})},
+                      {"groups", json::array()}};
+  EXPECT_EQ(to_yaml(document), "calendars:\n"
+                               "  - name: cn\n"
+                               "    excludedDates:\n"
+                               "      - {date: \"2026-10-01\", name: National Day}\n"
+                               "      - {date: \"--01-01\"}\n"
+                               "    excludedTimes:\n"
+                               "      - {start: \"12:00\", end: \"13:00\"}\n"
+                               "groups: []\n");
 }
 
 TEST(JobsFile, ToYamlWritesScriptsAsLiteralBlocks) {
@@ -491,6 +683,31 @@ TEST(JobsFile, ExamplesInTheDocsAreValid) {
     }
   }
   EXPECT_GE(examples, 1);
+}
+
+// The fuzz target's properties (tests/fuzz/jobs_file_fuzz.cpp) on its seeds, in every build: what
+// parse_yaml reads passes check_json, and to_yaml of it reads back as the same document.
+TEST(JobsFile, FuzzSeedsKeepTheFuzzTargetsProperties) {
+  const ScriptReader scripts = [](const std::string& path) { return "#!/bin/sh\necho " + path + "\n"; };
+  int read = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(CRONWHEEL_SOURCE_DIR) + "/tests/fuzz/corpus/jobs_file")) {
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    ParsedFile parsed;
+    try {
+      parsed = parse_yaml(text.str(), entry.path().filename().string(), scripts);
+    } catch (const JobsFileError&) {
+      continue;  // seeds of refusals
+    }
+    ++read;
+    EXPECT_NO_THROW(check_json(parsed.document)) << entry.path();
+    const auto yaml = to_yaml(parsed.document);
+    ParsedFile again;
+    ASSERT_NO_THROW(again = parse_yaml(yaml, "again.yaml", kNoScripts)) << entry.path() << ":\n" << yaml;
+    EXPECT_EQ(again.document, parsed.document) << entry.path() << ":\n" << yaml;
+  }
+  EXPECT_GE(read, 5);
 }
 
 // The keys the format takes at one level, as a problem about an unknown key there lists them.
@@ -525,6 +742,11 @@ TEST(JobsFile, TheJsonSchemaHasTheFormatsKeys) {
   EXPECT_EQ(keys_taken(workflow + "        zzz: 1\n"), schema_keys(defs.at("workflow")));
   EXPECT_EQ(keys_taken(workflow + "        nodes: {a: {job: x, zzz: 1}}\n"), schema_keys(defs.at("workflowNode")));
   EXPECT_EQ(keys_taken(workflow + "        params: [{name: a, zzz: 1}]\n"), schema_keys(defs.at("workflowParam")));
+  EXPECT_EQ(keys_taken("calendars: [{name: cn, zzz: 1}]\ngroups: []\n"), schema_keys(defs.at("calendar")));
+  EXPECT_EQ(keys_taken("calendars: [{name: cn, excludedDates: [{zzz: 1}]}]\ngroups: []\n"),
+            schema_keys(defs.at("calendarDate")));
+  EXPECT_EQ(keys_taken("calendars: [{name: cn, excludedTimes: [{zzz: 1}]}]\ngroups: []\n"),
+            schema_keys(defs.at("calendarTimeRange")));
 }
 
 }  // namespace
