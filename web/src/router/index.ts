@@ -6,6 +6,7 @@ import { jobListQuery } from '@/pages/jobs/job-list-query'
 import { runListQuery } from '@/pages/runs/run-list-query'
 import { workflowListQuery } from '@/pages/workflows/workflow-list-query'
 import { workflowRunListQuery } from '@/pages/workflows/workflow-run-list-query'
+import { calendarListQuery } from '@/pages/calendars/calendar-list-query'
 
 declare module 'vue-router' {
   interface RouteMeta {
@@ -110,6 +111,25 @@ export const routes: RouteRecordRaw[] = [
         component: () => import('@/pages/workflows/WorkflowRunPage.vue'),
         props: true,
         meta: { title: 'workflows.runView.title', menu: '/workflows' },
+      },
+      {
+        path: 'calendars',
+        name: 'calendars',
+        component: () => import('@/pages/calendars/CalendarListPage.vue'),
+        meta: { title: 'shell.menu.calendars', menu: '/calendars', list: calendarListQuery },
+      },
+      {
+        path: 'calendars/new',
+        name: 'calendar-new',
+        component: () => import('@/pages/calendars/CalendarEditPage.vue'),
+        meta: { title: 'calendars.newTitle', menu: '/calendars', admin: true },
+      },
+      {
+        path: 'calendars/:id(\\d+)',
+        name: 'calendar-edit',
+        component: () => import('@/pages/calendars/CalendarEditPage.vue'),
+        props: true,
+        meta: { title: 'calendars.pageTitle', menu: '/calendars' },
       },
       {
         path: 'cluster',

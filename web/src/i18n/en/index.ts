@@ -15,6 +15,7 @@ import audit from './audit'
 import alarms from './alarms'
 import cluster from './cluster'
 import workflows from './workflows'
+import calendars from './calendars'
 
 export default {
   common,
@@ -33,4 +34,5 @@ export default {
   cluster,
   dashboard,
   workflows,
+  calendars,
 }

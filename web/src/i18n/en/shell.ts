@@ -5,6 +5,7 @@ export default {
     jobs: 'Jobs',
     runs: 'Runs',
     workflows: 'Workflows',
+    calendars: 'Calendars',
     groups: 'Executor groups',
     users: 'Users',
     alarms: 'Alarm channels',

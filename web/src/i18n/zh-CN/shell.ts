@@ -7,6 +7,7 @@ const messages: typeof en = {
     jobs: '任务管理',
     runs: '调度日志',
     workflows: '工作流',
+    calendars: '工作日历',
     groups: '执行器管理',
     users: '用户管理',
     alarms: '告警通道',
