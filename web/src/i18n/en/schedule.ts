@@ -85,5 +85,24 @@ export default {
     browserZone: 'In your zone, {zone}',
     none: 'The expression has no further fire times.',
     failed: 'Could not preview: {message}',
+    calendar: 'Calendar',
+    skipped: 'Skipped: {reason}',
+    end: 'No more fire times: {reason}',
+  },
+  calendar: {
+    label: 'Calendar',
+    none: 'None',
+    help: 'A business calendar the fires go by: its days and times are in its own zone.',
+    manage: 'Calendars',
+    mode: 'Calendar mode',
+    modes: {
+      SKIP: 'Skip excluded days',
+      ONLY: 'Only on business days',
+    },
+    modeNeedsCalendar: 'Pick a calendar to choose how the fires go by it.',
+    modeHelp: {
+      SKIP: 'A fire on one of the calendar’s excluded dates, or in its excluded times of day, does not happen and leaves no run; its weekly rule is not looked at.',
+      ONLY: 'Fires happen only on the calendar’s business days (its business weekdays and make-up working days, not its excluded dates), outside its excluded times of day.',
+    },
   },
 }

@@ -87,6 +87,25 @@ const messages: typeof en = {
     browserZone: '你的时区 {zone}',
     none: '该表达式之后不再触发。',
     failed: '无法预览：{message}',
+    calendar: '日历',
+    skipped: '跳过：{reason}',
+    end: '之后不再触发：{reason}',
+  },
+  calendar: {
+    label: '日历',
+    none: '无',
+    help: '触发所依据的工作日历：其日期和时段按日历自己的时区计算。',
+    manage: '管理日历',
+    mode: '日历模式',
+    modes: {
+      SKIP: '跳过排除日期',
+      ONLY: '仅工作日',
+    },
+    modeNeedsCalendar: '先选择日历，再选择触发如何依据它。',
+    modeHelp: {
+      SKIP: '落在日历排除日期或每天排除时段内的触发不会发生，也不留下调度记录；不看每周工作日规则。',
+      ONLY: '只在日历的工作日（每周工作日和调休上班日，不含排除日期）触发，且避开每天的排除时段。',
+    },
   },
 }
 export default messages
