@@ -103,6 +103,14 @@ json ApiClient::post(std::string_view path, const json& body) {
   return json_of(request(std::move(r)));
 }
 
+json ApiClient::put(std::string_view path, const json& body) {
+  ApiRequest r;
+  r.method = "PUT";
+  r.target = path;
+  r.body = body.dump();
+  return json_of(request(std::move(r)));
+}
+
 json ApiClient::remove(std::string_view path) {
   ApiRequest r;
   r.method = "DELETE";

@@ -78,6 +78,7 @@ class ApiClient {
   // any other status and CliError("unexpected answer ...") for a body that is not JSON.
   nlohmann::json get(std::string_view path);
   nlohmann::json post(std::string_view path, const nlohmann::json& body = nlohmann::json::object());
+  nlohmann::json put(std::string_view path, const nlohmann::json& body);
   nlohmann::json remove(std::string_view path);
 
   // Any request; request.target is relative to /api/v1/ here too. Answers a 2xx answer as it

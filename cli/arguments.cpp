@@ -3,8 +3,10 @@
 #include <string>
 #include <variant>
 
+#include "cli/cli_error.h"
 #include "cli/job_ref.h"
 #include "cli/workflow_inputs.h"
+#include "common/jobs_file/jobs_file.h"
 
 namespace cronwheel::cli {
 
@@ -65,6 +67,27 @@ const CLI::Validator& node_key_check() {
         return {};
       },
       "NODE", "node key");
+  return check;
+}
+
+const CLI::Validator& calendar_ref_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        if (common::jobs_file::is_calendar_name(text)) return {};
+        return "'" + one_line(text, 80) + "': a calendar is its name (1-64 of a-z, 0-9, '.', '_' and '-', starting with a "
+               "letter or digit) or its numeric id";
+      },
+      "CAL", "calendar");
+  return check;
+}
+
+const CLI::Validator& import_source_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        if (common::jobs_file::is_calendar_name(text)) return {};
+        return "'" + one_line(text, 80) + "': a source is 1-64 of a-z, 0-9, '.', '_' and '-', starting with a letter or digit";
+      },
+      "S", "import source");
   return check;
 }
 

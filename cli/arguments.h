@@ -17,6 +17,10 @@ const CLI::Validator& workflow_name_check();
 const CLI::Validator& param_assignment_check();
 // A workflow node's key.
 const CLI::Validator& node_key_check();
+// A calendar: its name (as jobs files name it) or its numeric id; an id is a name too, of digits.
+const CLI::Validator& calendar_ref_check();
+// An import's source name (calendars import --source): as calendars' names are.
+const CLI::Validator& import_source_check();
 // A group's app name.
 const CLI::Validator& app_name_check();
 // A numeric id (runs).

@@ -12,6 +12,7 @@ void add_groups_commands(CommandLine& command_line);         // groups_command.c
 void add_runs_commands(CommandLine& command_line);           // runs_command.cpp
 void add_workflows_commands(CommandLine& command_line);      // workflows_command.cpp
 void add_workflow_runs_commands(CommandLine& command_line);  // workflow_runs_command.cpp
+void add_calendars_commands(CommandLine& command_line);      // calendars_command.cpp
 void add_export_command(CommandLine& command_line);          // export_command.cpp
 void add_apply_command(CommandLine& command_line);           // apply_command.cpp
 void add_import_commands(CommandLine& command_line);         // import_command.cpp

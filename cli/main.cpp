@@ -5,6 +5,7 @@
 //   cronwheel runs list|get|logs|kill
 //   cronwheel workflows list|get|start|stop|delete|trigger|check
 //   cronwheel workflow-runs list|get|cancel|rerun
+//   cronwheel calendars list|get|create|apply|delete|import|export|days
 //   cronwheel export, apply, import xxl-job
 //   cronwheel version
 //
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
   add_runs_commands(command_line);
   add_workflows_commands(command_line);
   add_workflow_runs_commands(command_line);
+  add_calendars_commands(command_line);
   add_export_command(command_line);
   add_apply_command(command_line);
   add_import_commands(command_line);

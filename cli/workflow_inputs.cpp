@@ -1,8 +1,8 @@
 #include "cli/workflow_inputs.h"
 
-
 #include "cli/api_client.h"
 #include "cli/cli_error.h"
+#include "cli/json_file.h"
 
 namespace cronwheel::cli {
 
@@ -16,20 +16,6 @@ constexpr int kMaxWorkflowFileDepth = 64;
 
 bool ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool key_char(char c) { return ascii_letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '-'; }
-
-// 1-based line and column of byte `offset` of `text`.
-std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t offset) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
 
 }  // namespace
 
@@ -64,19 +50,9 @@ json trigger_params(const std::vector<std::string>& assignments) {
 }
 
 std::variant<json, std::string> workflow_check_body(std::string_view text) {
-  if (!json_nesting_within(text, kMaxWorkflowFileDepth)) return std::string("JSON nested deeper than 64");
-  json body;
-  try {
-    body = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." less
-    // its prefix, which the place said first replaces.
-    std::string what = e.what();
-    const auto colon = what.find(": ");
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    const auto [line, column] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    return std::to_string(line) + ":" + std::to_string(column) + ": not JSON: " + what;
-  }
+  auto parsed = parse_json_file(text, kMaxWorkflowFileDepth);
+  if (auto* why = std::get_if<std::string>(&parsed)) return std::move(*why);
+  json body = std::move(std::get<json>(parsed));
   if (!body.is_object()) return std::string("a workflow is one JSON object (as `cronwheel workflows get WF -o json` prints)");
   for (const char* kept_by_the_server :
        {"id", "version", "triggerStatus", "triggerLastTime", "triggerNextTime", "createdAt", "updatedAt"}) {

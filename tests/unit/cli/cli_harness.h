@@ -131,6 +131,7 @@ class CliHarness {
     cli::add_runs_commands(command_line);
     cli::add_workflows_commands(command_line);
     cli::add_workflow_runs_commands(command_line);
+    cli::add_calendars_commands(command_line);
     cli::add_version_command(command_line);
     for (const auto& add : more_commands) add(command_line);
     CliResult result;

@@ -76,8 +76,8 @@ TEST_F(CommandLineTest, AGroupOfCommandsAloneNamesItsCommands) {
   expect_usage_error({"jobs"},
                      "cronwheel: jobs: a command is required: list, get, start, stop, delete, trigger (see cronwheel "
                      "jobs --help)");
-  expect_usage_error({}, "cronwheel: a command is required: jobs, groups, runs, workflows, workflow-runs, version (see "
-                         "cronwheel --help)");
+  expect_usage_error({}, "cronwheel: a command is required: jobs, groups, runs, workflows, workflow-runs, calendars, version "
+                         "(see cronwheel --help)");
 }
 
 TEST_F(CommandLineTest, TokenAndTokenFileTogetherAreBadUsage) {
@@ -104,7 +104,9 @@ TEST_F(CommandLineTest, EveryCommandHasAManPageLikeHelp) {
       {"runs", "get"},     {"runs", "logs"},  {"runs", "kill"},   {"version"},
       {"workflows", "list"}, {"workflows", "get"}, {"workflows", "start"}, {"workflows", "stop"},
       {"workflows", "delete"}, {"workflows", "trigger"}, {"workflows", "check"}, {"workflow-runs", "list"},
-      {"workflow-runs", "get"}, {"workflow-runs", "cancel"}, {"workflow-runs", "rerun"}};
+      {"workflow-runs", "get"}, {"workflow-runs", "cancel"}, {"workflow-runs", "rerun"},
+      {"calendars", "list"}, {"calendars", "get"}, {"calendars", "create"}, {"calendars", "apply"},
+      {"calendars", "delete"}, {"calendars", "import"}, {"calendars", "export"}, {"calendars", "days"}};
   for (auto args : commands) {
     args.push_back("--help");
     CliHarness cli;
