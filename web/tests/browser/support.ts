@@ -124,7 +124,7 @@ const DOCS_IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.u
  * With CRONWHEEL_UPDATE_DOCS_IMAGES=1, writes docs/images/console-NAME.png (the README's
  * pictures) from what `page` shows now.
  */
-export async function docsImage(page: Page, name: 'dashboard' | 'job-editor' | 'live-log' | 'workflow-editor' | 'workflow-run'): Promise<void> {
+export async function docsImage(page: Page, name: 'dashboard' | 'job-editor' | 'live-log' | 'workflow-editor' | 'workflow-run' | 'calendar-year'): Promise<void> {
   if (process.env.CRONWHEEL_UPDATE_DOCS_IMAGES !== '1') return
   mkdirSync(DOCS_IMAGES, { recursive: true })
   await page.screenshot({ path: join(DOCS_IMAGES, `console-${name}.png`), animations: 'disabled' })
