@@ -29,11 +29,15 @@ struct ApplyOptions {
   bool prune = false;
 };
 
-// Where the server's error `field` is in the files: only inside a group or user they hold (a
-// path such as `users` or `groups[ops]` for a group they do not hold has no line to show).
+// Where the server's error `field` is in the files: only inside a group, user or calendar they
+// hold, or their calendars list (a path such as `users` or `groups[ops]` for a group they do not
+// hold has no line to show).
 std::optional<jobs_file::Location> place_in_files(const jobs_file::ParsedFile& parsed, const std::string& field) {
   const auto bracket = field.find(']');
-  if (bracket == std::string::npos || parsed.locations.count(field.substr(0, bracket + 1)) == 0) return std::nullopt;
+  const std::string held = bracket != std::string::npos ? field.substr(0, bracket + 1)
+                           : field == "calendars"       ? field
+                                                        : std::string();
+  if (held.empty() || parsed.locations.count(held) == 0) return std::nullopt;
   auto location = jobs_file::locate(parsed, field);
   if (!location || location->line == 0) return std::nullopt;
   return location;

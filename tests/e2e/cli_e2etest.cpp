@@ -532,6 +532,82 @@ TEST_F(CliE2e, SettingsComeFromFlagsTheEnvironmentAndTheSettingsFile) {
   EXPECT_NE(r.err.find(other.string()), std::string::npos) << r;
 }
 
+// A calendar applied from a file, an .ics file's holidays imported into it, its year shown; a job
+// naming it skips the holidays; what `get -o json` printed applies back as no change; a
+// calendar a job names is not deleted.
+TEST_F(CliE2e, CalendarsAppliedAndImportedShowTheirYearAndAJobSkipsTheirHolidays) {
+  // Next year: inside the import's window (three years from today) whatever today is.
+  const int year = static_cast<int>(std::chrono::year_month_day{std::chrono::floor<std::chrono::days>(
+                                                                    std::chrono::system_clock::now())}
+                                        .year()) +
+                   1;
+  const std::string y = std::to_string(year);
+  const fs::path file = write("cli-holidays.json", json{{"name", "cli-holidays"},
+                                                        {"description", "CLI e2e holidays"},
+                                                        {"timeZone", "UTC"},
+                                                        {"businessDays", {"MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"}},
+                                                        {"excludedDates", {{{"date", "--12-25"}, {"name", "Christmas"}}}},
+                                                        {"excludedTimes", {{{"start", "12:00"}, {"end", "13:00"}}}}}
+                                                       .dump(2));
+  Ran r = run({"calendars", "apply", "-f", file.string()});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out.rfind("calendar cli-holidays created (id ", 0), 0u) << r;
+  r = run({"calendars", "apply", "-f", file.string()});
+  EXPECT_EQ(r.out, "calendar cli-holidays unchanged (version 1)\n") << r;
+
+  // National Day: 1 to 3 October of next year, one all-day event.
+  const fs::path ics = write("national-day.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cronwheel//e2e//EN\r\n"
+                                                 "BEGIN:VEVENT\r\nUID:national-day@e2e\r\nDTSTAMP:20250101T000000Z\r\n"
+                                                 "DTSTART;VALUE=DATE:" + y + "1001\r\nDTEND;VALUE=DATE:" + y + "1004\r\n"
+                                                 "SUMMARY:National Day\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n");
+  r = run({"calendars", "import", "cli-holidays", "--ics", ics.string(), "--source", "gov"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "calendar cli-holidays: 3 dates from source gov (version 2)\n") << r;
+
+  r = run({"calendars", "days", "cli-holidays", "--year", y});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("\nOct  xxx"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\n" + y + "-10-01.." + y + "-10-03  x  National Day\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\n" + y + "-12-25              x  Christmas\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("every day no fire in 12:00-13:00"), std::string::npos) << r;
+
+  // What get -o json printed, imported dates and all, applies back as no change.
+  r = run({"calendars", "get", "cli-holidays", "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  const fs::path got = write("got.json", r.out);
+  r = run({"calendars", "apply", "-f", got.string()});
+  EXPECT_EQ(r.out, "calendar cli-holidays unchanged (version 2)\n") << r;
+
+  // The .ics export holds the holidays.
+  const fs::path exported = work_.path() / "exported.ics";
+  r = run({"calendars", "export", "cli-holidays", "-o", exported.string()});
+  ASSERT_EQ(r.status, 0) << r;
+  std::ifstream in(exported);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("SUMMARY:National Day"), std::string::npos) << text;
+
+  // A job every October day of that year at 09:00 UTC, by the calendar: its first fires skip
+  // the three holidays, each named.
+  const auto calendar_id = json::parse(run({"calendars", "get", "cli-holidays", "-o", "json"}).out)["id"].get<std::int64_t>();
+  const auto id = make_job("october", {{"scheduleConf", "0 0 9 * 10 ? " + y}, {"calendarId", calendar_id}});
+  const auto preview = admin_->get("jobs/" + std::to_string(id) + "/next-fires?count=3", session_);
+  ASSERT_EQ(preview.status, 200) << preview.text;
+  ASSERT_EQ(preview.body["times"].size(), 3u) << preview.text;
+  EXPECT_EQ(preview.body["skipped"].size(), 3u) << preview.text;
+  EXPECT_EQ(preview.body["skipped"][0]["reason"], "excluded by calendar cli-holidays: " + y + "-10-01 National Day")
+      << preview.text;
+  const auto first = preview.body["times"][0].get<std::int64_t>();
+  const auto october_4 = std::chrono::sys_days{std::chrono::year{year} / std::chrono::October / 4} + std::chrono::hours{9};
+  EXPECT_EQ(first, std::chrono::duration_cast<std::chrono::milliseconds>(october_4.time_since_epoch()).count()) << preview.text;
+
+  // Named by the job, the calendar stays.
+  r = run({"calendars", "delete", "cli-holidays"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("cronwheel: calendars delete cli-holidays: "), std::string::npos) << r;
+  EXPECT_NE(r.err.find("cli-e2e/october"), std::string::npos) << r;
+  EXPECT_NE(run({"calendars", "list"}).out.find("  cli-holidays  "), std::string::npos) << "still listed";
+}
+
 TEST_F(CliE2e, HelpAndVersionNeedNoServer) {
   Ran r = bare({"jobs", "trigger", "--help"});
   EXPECT_EQ(r.status, 0) << r;

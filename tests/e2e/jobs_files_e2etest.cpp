@@ -343,6 +343,42 @@ TEST_F(JobsFilesE2e, AnErrorInOneJobChangesNothingAndIsPointedAtByFileAndLine) {
       << local;
 }
 
+// Applies do not write calendars yet: a file with calendars, or a job naming one, is refused
+// where it says so, with the file and line, and changes nothing (rather than being applied
+// without them).
+TEST_F(JobsFilesE2e, CalendarsInAFileAreRefusedAtTheirLineAndChangeNothing) {
+  write_jobs_directory();
+  write("jobs/calendars.yaml", "groups: []\ncalendars:\n  - name: cn-holidays\n    excludedDates:\n"
+                               "      - {date: 2026-10-01, name: National Day}\n");
+  Ran r = run({"apply", "-f", at("jobs")});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err.rfind(at("jobs/calendars.yaml") + ":2: calendars: calendars are not applied from jobs files yet", 0), 0u)
+      << r;
+  EXPECT_TRUE(app_names().empty()) << "nothing was applied";
+
+  // A job naming a calendar: its line.
+  fs::remove(at("jobs/calendars.yaml"));
+  std::string text = kBillingFile;
+  text.insert(text.find("        executorHandler: invoiceJob"), "        calendar: cn-holidays\n        calendarMode: only\n");
+  write("jobs/billing/billing.yaml", text);
+  r = run({"apply", "-f", at("jobs"), "--dry-run"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err.rfind(at("jobs/billing/billing.yaml") + ":11: groups[billing].jobs[nightly].calendar: ", 0), 0u) << r;
+
+  // A calendarMode without its calendar is the command's to refuse, before anything is sent.
+  text = kBillingFile;
+  text.insert(text.find("        executorHandler: invoiceJob"), "        calendarMode: only\n");
+  write("jobs/billing/billing.yaml", text);
+  r = run({"apply", "-f", at("jobs")});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err.rfind(at("jobs/billing/billing.yaml") + ":11:9: groups[billing].jobs[nightly].calendarMode: goes with "
+                                                          "calendar",
+                        0),
+            0u)
+      << r;
+  EXPECT_TRUE(app_names().empty());
+}
+
 TEST_F(JobsFilesE2e, PruneDeletesTheJobsTheFilesLeaveOut) {
   write_jobs_directory();
   ASSERT_EQ(run({"apply", "-f", at("jobs")}).status, 0);

@@ -206,6 +206,25 @@ TEST_F(JobsFilesCommandsTest, AServerRefusalIsPointedAtTheLineOfTheFieldItNames)
   EXPECT_EQ(r.err, at("jobs/billing.yaml") + ":13: groups[billing].jobs[reconcile].glueSource: too long\n") << r;
 }
 
+TEST_F(JobsFilesCommandsTest, ARefusalOfTheCalendarsIsPointedAtTheirLineInTheFile) {
+  write("jobs/calendars.yaml",
+        "groups: []\ncalendars:\n  - name: cn-holidays\n    excludedDates:\n      - {date: 2026-02-30}\n");
+  api_.answer(kApplyTarget, 400, api_error("invalid", "calendars: not applied here", "calendars"));
+  api_.answer(kApplyTarget, 400,
+              api_error("invalid", "calendars[cn-holidays].excludedDates[0]: 2026-02-30 does not exist",
+                        "calendars[cn-holidays].excludedDates[0]"));
+  CliResult r = run({"apply", "-f", at("jobs")});
+  EXPECT_EQ(r.status, kExitFailed) << r;
+  EXPECT_EQ(r.err, at("jobs/calendars.yaml") + ":2: calendars: not applied here\n");
+  r = run({"apply", "-f", at("jobs")});
+  EXPECT_EQ(r.err, at("jobs/calendars.yaml") + ":5: calendars[cn-holidays].excludedDates[0]: 2026-02-30 does not exist\n");
+
+  // Files without calendars hold no line for them.
+  fs::remove(at("jobs/calendars.yaml"));
+  r = run({"apply", "-f", at("jobs")});
+  EXPECT_EQ(r.err, "cronwheel: apply: calendars[cn-holidays].excludedDates[0]: 2026-02-30 does not exist (HTTP 400)\n");
+}
+
 TEST_F(JobsFilesCommandsTest, AServerRefusalWithoutAPlaceInTheFilesIsSaidAsAnyError) {
   api_.answer(kApplyTarget, 403, api_error("forbidden", "you may not act on group ops", ""));
   api_.answer(kApplyTarget, 400, api_error("invalid", "users: not here", "users"));
