@@ -12,6 +12,7 @@
 
 #include "admin/model/calendar.h"
 #include "admin/model/fire_state.h"
+#include "common/cron/cron_expression.h"
 #include "common/protocol/job_enums.h"
 
 namespace cronwheel::admin {
@@ -77,6 +78,9 @@ struct Job {
   bool paused_with_group = false;
   // The business calendar its fires follow, and how (calendar.h); none by default.
   CalendarUse calendar;
+  // What a CRON schedule does on the days the clocks change (common::DstPolicy); Quartz's rules
+  // by default. Only CRON jobs may have another.
+  common::DstPolicy dst;
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
 

@@ -10,6 +10,7 @@
 
 #include "admin/model/records.h"
 #include "common/cron/business_calendar.h"
+#include "common/cron/cron_expression.h"
 
 namespace cronwheel::admin {
 
@@ -30,6 +31,8 @@ struct DueJob {
   std::int64_t calendar_id = 0;
   common::CalendarMode calendar_mode = common::CalendarMode::kSkip;
   int calendar_version = 0;
+  // A CRON job's daylight-saving policy (Job::dst).
+  common::DstPolicy dst;
 
   friend bool operator==(const DueJob&, const DueJob&) = default;
 };

@@ -39,7 +39,8 @@ std::int64_t parse_fixed_seconds(ScheduleType type, std::string_view conf) {
 
 }  // namespace
 
-Schedule Schedule::parse(ScheduleType type, std::string_view conf, std::string_view time_zone) {
+Schedule Schedule::parse(ScheduleType type, std::string_view conf, std::string_view time_zone,
+                         common::DstPolicy dst) {
   if (!common::is_valid_time_zone(time_zone)) {
     throw ScheduleError("timezone", "timezone: unknown time zone " + quoted(time_zone));
   }
@@ -58,7 +59,7 @@ Schedule Schedule::parse(ScheduleType type, std::string_view conf, std::string_v
         throw ScheduleError("scheduleConf", "scheduleConf: a cron expression is required for scheduleType CRON");
       }
       try {
-        return Schedule(type, 0, common::CronExpression::parse(conf, time_zone));
+        return Schedule(type, 0, common::CronExpression::parse(conf, time_zone).with_dst_policy(dst));
       } catch (const common::CronError& e) {
         if (e.field() == "timezone") throw ScheduleError("timezone", e.what());
         throw ScheduleError("scheduleConf", std::string("scheduleConf: ") + e.what());
@@ -129,6 +130,7 @@ std::string Schedule::end_reason(std::int64_t after_ms) const {
 
 Schedule::Preview Schedule::preview(std::int64_t after_ms, int count, int max_skipped) const {
   Preview out;
+  const std::int64_t from = after_ms;
   for (int i = 0; i < count; ++i) {
     std::optional<std::int64_t> next;
     if (!calendar_) {
@@ -151,7 +153,15 @@ Schedule::Preview Schedule::preview(std::int64_t after_ms, int count, int max_sk
     out.times.push_back(*next);
     after_ms = *next;
   }
+  if (!out.times.empty() && max_skipped > 0) {
+    out.dst = dst_notes(from, out.times.back(), static_cast<std::size_t>(max_skipped));
+  }
   return out;
+}
+
+std::vector<common::DstNote> Schedule::dst_notes(std::int64_t after_ms, std::int64_t until_ms, std::size_t max) const {
+  if (!cron_) return {};
+  return cron_->dst_notes(after_ms, until_ms, max);
 }
 
 std::vector<std::int64_t> Schedule::next_times(std::int64_t after_ms, int count) const {
@@ -164,6 +174,18 @@ std::vector<std::int64_t> Schedule::next_times(std::int64_t after_ms, int count)
     after_ms = *next;
   }
   return times;
+}
+
+void check_dst_policy(ScheduleType type, common::DstPolicy dst) {
+  if (type == ScheduleType::kCron) return;
+  if (dst.gap != common::DstGap::kSkip) {
+    throw ScheduleError("dstGap", "dstGap: applies to CRON schedules only; give SKIP for scheduleType " +
+                                      std::string(common::protocol::to_string(type)));
+  }
+  if (dst.repeat != common::DstRepeat::kOnce) {
+    throw ScheduleError("dstRepeat", "dstRepeat: applies to CRON schedules only; give ONCE for scheduleType " +
+                                         std::string(common::protocol::to_string(type)));
+  }
 }
 
 void validate_schedule(ScheduleType type, std::string_view conf, std::string_view time_zone) {

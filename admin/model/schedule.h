@@ -58,7 +58,10 @@ class Schedule {
   static constexpr std::int64_t kMaxFixedSeconds = 10LL * 365 * 24 * 3600;
 
   // Throws ScheduleError for a configuration that does not fit the type or an unknown zone.
-  static Schedule parse(ScheduleType type, std::string_view conf, std::string_view time_zone);
+  // `dst` applies to CRON only; other types have no wall times to go by and ignore it (the API
+  // refuses to store another than the default for them: check_dst_policy).
+  static Schedule parse(ScheduleType type, std::string_view conf, std::string_view time_zone,
+                        common::DstPolicy dst = {});
 
   // This schedule going by `calendar`: every method below skips the instants it excludes
   // (common/cron/business_calendar.h, next_fire_in_calendar: excluded stretches are jumped
@@ -85,7 +88,9 @@ class Schedule {
 
   // A preview: the next `count` fire times after `after_ms`, and the instants the calendar
   // skipped among them, each with its reason (at most `max_skipped`, oldest first); `end` is
-  // end_reason() when there are fewer than `count` times.
+  // end_reason() when there are fewer than `count` times. `dst` notes the days among the times
+  // (up to the last one) when the clocks change over a wall time a CRON schedule fires at, and
+  // what its DST policy does then (CronExpression::dst_notes), at most `max_skipped` of them.
   struct SkippedTime {
     std::int64_t at_ms = 0;
     std::string reason;  // as excluded() words it
@@ -93,9 +98,15 @@ class Schedule {
   struct Preview {
     std::vector<std::int64_t> times;
     std::vector<SkippedTime> skipped;
+    std::vector<common::DstNote> dst;
     std::string end;
   };
   Preview preview(std::int64_t after_ms, int count, int max_skipped) const;
+
+  // The days from just after `after_ms` to `until_ms` when the clocks change over a wall time a
+  // CRON schedule fires at, with what its DST policy does then (at most `max`); none for other
+  // types.
+  std::vector<common::DstNote> dst_notes(std::int64_t after_ms, std::int64_t until_ms, std::size_t max) const;
 
   ScheduleType type() const noexcept { return type_; }
   // FIX_RATE/FIX_DELAY: the interval in seconds; 0 otherwise.
@@ -115,6 +126,10 @@ class Schedule {
   std::optional<common::CronExpression> cron_;
   std::optional<ScheduleCalendar> calendar_;
 };
+
+// ScheduleError (field "dstGap" or "dstRepeat") for a DST policy other than the default on
+// anything but CRON, where it would do nothing.
+void check_dst_policy(ScheduleType type, common::DstPolicy dst);
 
 // Schedule::parse without keeping the result.
 void validate_schedule(ScheduleType type, std::string_view conf, std::string_view time_zone);

@@ -121,7 +121,11 @@ void PgApplyStore::prepare(pqxx::connection& c) {
             "executor_fail_retry_count = $14, retry_interval = $15, glue_type = $16, child_job_ids = $17::bigint[], "
             // a job started or stopped by the file is no longer one its group's pause stopped
             "paused_with_group = CASE WHEN trigger_status <> $18 THEN false ELSE paused_with_group END, "
-            "trigger_status = $18, trigger_next_time = $19, updated_at = " + ts("$20") + " WHERE id = $1");
+            "trigger_status = $18, trigger_next_time = $19, updated_at = " + ts("$20") + ", "
+            // jobs files do not carry a DST policy: a job's stays, unless the file makes it other
+            // than CRON, where only the default is allowed (check_dst_policy)
+            "dst_gap = CASE WHEN $5::varchar = 'CRON' THEN dst_gap ELSE 'SKIP' END, "
+            "dst_repeat = CASE WHEN $5::varchar = 'CRON' THEN dst_repeat ELSE 'ONCE' END WHERE id = $1");
   c.prepare("apply_job_children", "UPDATE job_info SET child_job_ids = $2::bigint[] WHERE id = $1");
   c.prepare("apply_version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
                                     "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");
@@ -172,7 +176,8 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
             text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param,
             text(j.executor_block_strategy), j.executor_timeout, j.executor_fail_retry_count, j.retry_interval,
             text(j.glue_type), j.glue_source, j.glue_remark, now, bigint_array({}), j.trigger_status, j.trigger_last_time,
-            j.trigger_next_time, j.name, j.calendar.calendar_id, text(j.calendar.mode)));
+            j.trigger_next_time, j.name, j.calendar.calendar_id, text(j.calendar.mode),
+            std::string(common::dst_gap_name(j.dst.gap)), std::string(common::dst_repeat_name(j.dst.repeat))));
         // The script's history: its earlier versions, oldest first, then the one it has now.
         for (const auto& version : planned.history) {
           tx.exec_prepared("apply_version_insert", created.id, text(version.glue_type), version.glue_source,

@@ -39,7 +39,7 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   // Every column comes from job_info_due, so this is an index-only scan in due order.
   c.prepare("sched_due",
             "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time, "
-            "calendar_id, calendar_mode "
+            "calendar_id, calendar_mode, dst_gap, dst_repeat "
             "FROM job_info WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2");
   // The versions of the calendars the jobs read name (a few rows by primary key): the scan
   // decides each job with that version of its calendar or not at all (decide_fires).
@@ -129,6 +129,7 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
       job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
       job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
       due_calendar(r, job);
+      job.dst = dst_policy_from(r);
       due.push_back(std::move(job));
     }
     result.jobs_read = due.size();

@@ -36,7 +36,7 @@ const std::string kJobColumns =
     "executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, " +
     ms("glue_updated_at", "glue_updated_at") +
     ", array_to_json(child_job_ids)::text AS child_job_ids, trigger_status, trigger_last_time, trigger_next_time, "
-    "paused_with_group, calendar_id, calendar_mode, " +
+    "paused_with_group, calendar_id, calendar_mode, dst_gap, dst_repeat, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kLogColumns =
@@ -87,6 +87,19 @@ CalendarUse calendar_use_from(const pqxx::row& r) {
 }
 
 }  // namespace
+
+common::DstPolicy dst_policy_from(const pqxx::row& r) {
+  common::DstPolicy dst;
+  const auto gap = r["dst_gap"].as<std::string>();
+  const auto repeat = r["dst_repeat"].as<std::string>();
+  const auto parsed_gap = common::parse_dst_gap(gap);
+  const auto parsed_repeat = common::parse_dst_repeat(repeat);
+  if (!parsed_gap) throw std::runtime_error("dst_gap: unknown value '" + gap + "' in the database");
+  if (!parsed_repeat) throw std::runtime_error("dst_repeat: unknown value '" + repeat + "' in the database");
+  dst.gap = *parsed_gap;
+  dst.repeat = *parsed_repeat;
+  return dst;
+}
 
 const std::string kWorkflowColumns =
     "id, job_group, name, description, author, alarm_email, schedule_type, schedule_conf, timezone, "
@@ -183,6 +196,7 @@ Job job_from(const pqxx::row& r) {
   j.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
   j.paused_with_group = r["paused_with_group"].as<bool>();
   j.calendar = calendar_use_from(r);
+  j.dst = dst_policy_from(r);
   j.created_at = r["created_at"].as<std::int64_t>();
   j.updated_at = r["updated_at"].as<std::int64_t>();
   return j;
@@ -434,6 +448,8 @@ constexpr std::array kRules = {
     Rule{"job_info_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
     Rule{"workflow_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
     Rule{"job_info_calendar_mode_check", Kind::kConflict, "calendarMode", "calendarMode must be SKIP or ONLY"},
+    Rule{"job_info_dst_gap_check", Kind::kConflict, "dstGap", "dstGap must be SKIP or FIRE_AFTER"},
+    Rule{"job_info_dst_repeat_check", Kind::kConflict, "dstRepeat", "dstRepeat must be ONCE or BOTH"},
     Rule{"workflow_calendar_mode_check", Kind::kConflict, "calendarMode", "calendarMode must be SKIP or ONLY"},
     Rule{"calendar_name_key", Kind::kConflict, "name", "name is taken by another calendar"},
     Rule{"calendar_name_format", Kind::kConflict, "name",

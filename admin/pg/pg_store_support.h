@@ -132,6 +132,8 @@ void prepare_accounts(pqxx::connection& connection);
 // it (as `statement`) for the calendars `due` names, once each, and sets their versions (0 for a
 // calendar gone).
 void due_calendar(const pqxx::row& row, DueJob& due);
+// A job row's dst_gap and dst_repeat columns (sql/0020_job_dst_policy.sql).
+common::DstPolicy dst_policy_from(const pqxx::row& row);
 extern const std::string kCalendarVersions;
 void read_calendar_versions(pqxx::work& tx, const char* statement, std::vector<DueJob>& due);
 

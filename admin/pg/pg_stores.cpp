@@ -46,10 +46,10 @@ void prepare_jobs(pqxx::connection& c) {
             "misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, "
             "executor_timeout, executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, "
             "glue_updated_at, child_job_ids, trigger_status, trigger_last_time, trigger_next_time, created_at, "
-            "updated_at, name, calendar_id, calendar_mode) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+            "updated_at, name, calendar_id, calendar_mode, dst_gap, dst_repeat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
             "$14, $15, $16, $17, $18, " +
                 ts("$19") + ", $20::bigint[], $21, $22, $23, " + ts("$19") + ", " + ts("$19") +
-                ", $24, NULLIF($25::bigint, 0), $26) RETURNING " + kJobColumns);
+                ", $24, NULLIF($25::bigint, 0), $26, $27, $28) RETURNING " + kJobColumns);
   c.prepare("job_update",
             "UPDATE job_info SET job_group = $2, job_desc = $3, author = $4, alarm_email = $5, schedule_type = $6, "
             "schedule_conf = $7, timezone = $8, misfire_strategy = $9, executor_route_strategy = $10, "
@@ -57,7 +57,7 @@ void prepare_jobs(pqxx::connection& c) {
             "executor_fail_retry_count = $15, retry_interval = $16, glue_type = $17, child_job_ids = $18::bigint[], "
             "trigger_status = $19, trigger_last_time = $20, trigger_next_time = $21, updated_at = " +
                 ts("$22") + ", name = CASE WHEN $23 = '' THEN name ELSE $23 END, calendar_id = NULLIF($24::bigint, 0), "
-                "calendar_mode = $25 WHERE id = $1 RETURNING " + kJobColumns);
+                "calendar_mode = $25, dst_gap = $26, dst_repeat = $27 WHERE id = $1 RETURNING " + kJobColumns);
   c.prepare("job_pause_group",
             "UPDATE job_info SET trigger_status = 0, trigger_next_time = 0, paused_with_group = true, updated_at = " +
                 ts("$2") + " WHERE job_group = $1 AND trigger_status = 1 RETURNING id");
@@ -253,7 +253,8 @@ Job PgJobStore::create(const Job& j, const Actor& actor) {
           j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type), j.glue_source, j.glue_remark,
           now, bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time,
           j.name,  // '' is named after the id (migration 0012's trigger)
-          j.calendar.calendar_id, text(j.calendar.mode)));
+          j.calendar.calendar_id, text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
+          std::string(common::dst_repeat_name(j.dst.repeat))));
       if (auto remark = first_script_version_remark(created)) {
         tx.exec_prepared("version_insert", created.id, text(created.glue_type), created.glue_source, *remark, now);
       }
@@ -274,7 +275,8 @@ Job PgJobStore::update(const Job& j, const Actor& actor) {
           j.timezone, text(j.misfire_strategy), text(j.executor_route_strategy), j.executor_handler, j.executor_param,
           text(j.executor_block_strategy), j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type),
           bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time, now, j.name,
-          j.calendar.calendar_id, text(j.calendar.mode)));
+          j.calendar.calendar_id, text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
+          std::string(common::dst_repeat_name(j.dst.repeat))));
       write_audit(tx, now, actor, "job.update", "job", j.id, to_json(*before), to_json(updated));
       return updated;
     });

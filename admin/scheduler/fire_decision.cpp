@@ -21,18 +21,18 @@ using common::protocol::ScheduleType;
 // 5 s needs about ten.
 constexpr int kMaxFiresPerJob = 1'000;
 
-// Parsed schedules by (type, conf, zone): many jobs of one scan share an expression.
+// Parsed schedules by (type, conf, zone, DST policy): many jobs of one scan share an expression.
 class ScheduleCache {
  public:
   // The schedule, or nullopt with `error` set when it cannot be parsed.
   const Schedule* get(const DueJob& job, std::string& error) {
-    auto key = std::make_tuple(job.schedule_type, job.schedule_conf, job.timezone);
+    auto key = std::make_tuple(job.schedule_type, job.schedule_conf, job.timezone, job.dst.gap, job.dst.repeat);
     auto it = schedules_.find(key);
     if (it == schedules_.end()) {
       std::optional<Schedule> parsed;
       std::string why;
       try {
-        parsed = Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone);
+        parsed = Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone, job.dst);
       } catch (const ScheduleError& e) {
         why = e.what();
       }
@@ -47,7 +47,7 @@ class ScheduleCache {
     std::optional<Schedule> schedule;
     std::string error;
   };
-  std::map<std::tuple<ScheduleType, std::string, std::string>, Entry> schedules_;
+  std::map<std::tuple<ScheduleType, std::string, std::string, common::DstGap, common::DstRepeat>, Entry> schedules_;
 };
 
 // The schedule's fire times from `first` (one of them) to `until`, counted up to `cap`: a

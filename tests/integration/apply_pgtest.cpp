@@ -151,6 +151,24 @@ TEST_F(ApplyFixture, AnExportAppliedBackIsANoOp) {
   EXPECT_FALSE(outcome.plan.report["changed"].get<bool>()) << outcome.plan.report.dump(2);
 }
 
+TEST_F(ApplyFixture, AJobsDstPolicyStaysThroughAnApplyUnlessTheFileMakesItOtherThanCron) {
+  const auto nightly = apply(kFile).created_jobs.at({"billing", "nightly"});
+  const std::string id = std::to_string(nightly);
+  database_.transact([&](pqxx::work& tx) {
+    tx.exec("UPDATE job_info SET dst_gap = 'FIRE_AFTER', dst_repeat = 'BOTH' WHERE id = " + id);
+  });
+  std::string changed = kFile;
+  changed.replace(changed.find("Nightly invoices"), 16, "Nightly invoicing");
+  apply(changed);
+  EXPECT_EQ(text("SELECT dst_gap || ' ' || dst_repeat FROM job_info WHERE id = " + id), "FIRE_AFTER BOTH");
+  // A fixed rate has no wall times: the policy goes back to the only one it may have.
+  changed.replace(changed.find("scheduleType: CRON"), 18, "scheduleType: FIX_RATE");
+  changed.replace(changed.find("\"0 0 2 * * ?\""), 13, "\"60\"");
+  apply(changed);
+  EXPECT_EQ(text("SELECT schedule_type || ' ' || dst_gap || ' ' || dst_repeat FROM job_info WHERE id = " + id),
+            "FIX_RATE SKIP ONCE");
+}
+
 TEST_F(ApplyFixture, AFailureHalfWayLeavesEverythingAsItWas) {
   apply(kFile);
   const auto audited = count("SELECT count(*) FROM audit_log");

@@ -116,7 +116,8 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       if (static_cast<int>(running.size()) > limit) running.resize(static_cast<std::size_t>(limit));
       for (const auto* j : running) {
         due.push_back({j->id, j->schedule_type, j->schedule_conf, j->timezone, j->misfire_strategy,
-                       j->trigger_last_time, j->trigger_next_time, j->calendar.calendar_id, j->calendar.mode, 0});
+                       j->trigger_last_time, j->trigger_next_time, j->calendar.calendar_id, j->calendar.mode, 0,
+                       j->dst});
       }
       hook = after_read_;
     }

@@ -173,8 +173,10 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
     });
     if (by_time.size() > static_cast<std::size_t>(limit)) by_time.resize(static_cast<std::size_t>(limit));
     for (auto* w : by_time) {
+      // Due workflows come without their calendar here (PgWorkflowStore reads it, and the
+      // workflow_pgtest cases cover it), and with Quartz's DST rules (workflows have no policy).
       due.push_back({w->id, w->schedule_type, w->schedule_conf, w->timezone, w->misfire_strategy, w->trigger_last_time,
-                     w->trigger_next_time});
+                     w->trigger_next_time, 0, common::CalendarMode::kSkip, 0, common::DstPolicy{}});
     }
     Steps steps(*this, std::string(node));
     if (due.empty()) return steps.changed;

@@ -815,6 +815,29 @@ TYPED_TEST_P(SchedulingContract, ScanReadsRunningDueJobsOldestFirstUpToTheLimit)
   EXPECT_EQ(seen[1].id, second.id);
 }
 
+TYPED_TEST_P(SchedulingContract, ScanReadsAJobsDstPolicy) {
+  auto& f = this->f_;
+  Job draft;
+  draft.job_group = this->group_.id;
+  draft.job_desc = "nightly at 02:30";
+  draft.author = "ops";
+  draft.schedule_type = ScheduleType::kCron;
+  draft.schedule_conf = "0 30 2 * * ?";
+  draft.timezone = "America/New_York";
+  draft.executor_handler = "jobHandler";
+  draft.trigger_status = 1;
+  draft.trigger_next_time = kT;
+  draft.dst = common::DstPolicy{common::DstGap::kFireAfter, common::DstRepeat::kBoth};
+  const Job j = f.put_job(draft);
+  std::vector<DueJob> seen;
+  f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
+    seen = due;
+    return ScanDecision{};
+  });
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].dst, j.dst);
+}
+
 TYPED_TEST_P(SchedulingContract, ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByTheNode) {
   auto& f = this->f_;
   auto j = this->job(ScheduleType::kCron, kT);
@@ -1235,6 +1258,7 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             RecordFailedFromSendingWritesARetryWithTheJobsHandler,
                             RecordFailedFromPendingRecordsTheSendAndTheFixDelayNextTime,
                             RecordFailedIsGuardedByStateAndOwner, ScanReadsRunningDueJobsOldestFirstUpToTheLimit,
+                            ScanReadsAJobsDstPolicy,
                             ScanAdvancesTheJobsAndInsertsTheirFiresOwnedByTheNode,
                             ScanWritesNothingForAJobWhoseNextTimeChangedSinceTheRead,
                             ScanStopsAJobAndKeepsAScheduledFireUnique,

@@ -583,6 +583,22 @@ TYPED_TEST_P(StoreContract, JobCalendarUseRoundTripsThroughCreateUpdateAndGet) {
   EXPECT_EQ(this->s().jobs.get(created.id)->calendar, CalendarUse{});
 }
 
+TYPED_TEST_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUpdateAndGet) {
+  Group g = this->group("billing-app");
+  Job j = make_job(g.id);
+  EXPECT_EQ(this->s().jobs.create(j, this->system()).dst, common::DstPolicy{}) << "Quartz's rules by default";
+  j.name = "with-dst";
+  j.dst = {common::DstGap::kFireAfter, common::DstRepeat::kOnce};
+  Job created = this->s().jobs.create(j, this->system());
+  EXPECT_EQ(created.dst, j.dst);
+  EXPECT_EQ(this->s().jobs.get(created.id), created);
+  created.dst = {common::DstGap::kSkip, common::DstRepeat::kBoth};
+  EXPECT_EQ(this->s().jobs.update(created, this->system()).dst, created.dst);
+  EXPECT_EQ(this->s().jobs.set_trigger_status(created.id, 0, 0, "job.stop", this->system()).dst, created.dst)
+      << "kept by the changes that do not name it";
+  EXPECT_EQ(this->s().jobs.get(created.id)->dst, created.dst);
+}
+
 TYPED_TEST_P(StoreContract, JobListFiltersNewestFirstAndPages) {
   Group a = this->group("group-a");
   Group b = this->group("group-b");
@@ -1775,7 +1791,7 @@ TYPED_TEST_P(StoreContract, DashboardLatestFailuresAreTheNewestScheduledWithThei
   EXPECT_EQ(this->s().overview.dashboard(three).latest_failures.size(), 3u);
 }
 
-REGISTER_TYPED_TEST_SUITE_P(StoreContract, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
+REGISTER_TYPED_TEST_SUITE_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUpdateAndGet, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
                             GroupCreateRefusesATakenAppNameWithoutAuditing, GroupSchemaRulesAreConflictsNamingTheField,
                             GroupUpdateChangesEverythingButTheAppNameAndIsAudited,
                             GroupUpdateOfAMissingGroupThrowsNotFound, GroupRemoveIsAuditedAndTakesItFromUsers,

@@ -135,6 +135,33 @@ TEST(FireDecision, NextTimeFollowsTheJobsTimeZoneAcrossTheSpringForward) {
   EXPECT_EQ(utc.jobs[0].next_time, saturday_nine - 5 * 3'600'000 + 24 * 3'600'000);
 }
 
+TEST(FireDecision, AJobsDstPolicyDecidesItsFiresOnTheNightsTheClocksChange) {
+  // 02:30 in New York: on 2024-03-10 the clocks go from 02:00 EST to 03:00 EDT (07:00Z).
+  const std::int64_t saturday = 1'709'969'400'000;    // 2024-03-09T02:30-05:00
+  const std::int64_t after_gap = 1'710'054'000'000;   // 2024-03-10T03:00-04:00
+  const std::int64_t monday = 1'710'138'600'000;      // 2024-03-11T02:30-04:00
+  auto quartz = job(1, ScheduleType::kCron, "0 30 2 * * ?", saturday, MisfireStrategy::kDoNothing, "America/New_York");
+  auto fire_after = quartz;
+  fire_after.id = 2;
+  fire_after.dst.gap = common::DstGap::kFireAfter;
+  auto d = decide_fires({quartz, fire_after}, saturday);
+  EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{saturday, saturday}));
+  EXPECT_EQ(d.jobs[0].next_time, monday);
+  EXPECT_EQ(d.jobs[1].next_time, after_gap);
+  fire_after.trigger_next_time = after_gap;
+  d = decide_fires({fire_after}, after_gap - 2 * kSecond);
+  EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{after_gap}));
+  EXPECT_EQ(d.jobs[0].next_time, monday);
+
+  // 01:30 on 2024-11-03 happens at 05:30Z (EDT) and 06:30Z (EST): BOTH fires at each.
+  auto both = job(3, ScheduleType::kCron, "0 30 1 * * ?", 1'730'611'800'000, MisfireStrategy::kDoNothing,
+                  "America/New_York");
+  both.dst.repeat = common::DstRepeat::kBoth;
+  d = decide_fires({both}, 1'730'611'800'000);
+  EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{1'730'611'800'000}));
+  EXPECT_EQ(d.jobs[0].next_time, 1'730'615'400'000);
+}
+
 TEST(FireDecision, FixRateFiresEveryIntervalFromItsOwnTimeNotFromNow) {
   auto d = decide_fires({job(1, ScheduleType::kFixRate, "2", kMinute + 500)}, kMinute);
   EXPECT_EQ(times_of(d), (std::vector<std::int64_t>{kMinute + 500, kMinute + 2500, kMinute + 4500}));
