@@ -30,13 +30,26 @@ CalendarUse query_calendar_use(const common::http::Request& req) {
   body.finish();
   return use;
 }
+
+// dstGap and dstRepeat of the query, as a job body gives them (read_dst_policy).
+common::DstPolicy query_dst_policy(const common::http::Request& req) {
+  nlohmann::json fields = nlohmann::json::object();
+  for (const char* name : {"dstGap", "dstRepeat"}) {
+    if (req.has_param(name)) fields[name] = req.get_param_value(name);
+  }
+  JsonBody body(fields.dump());
+  auto dst = read_dst_policy(body, common::DstPolicy{});
+  body.finish();
+  return dst;
+}
 }  // namespace
 
 void add_cron_routes(ApiRouter& router, common::Clock& clock, const ResourceOptions& options) {
   // expr (required), tz (default UTC), from (epoch ms, default now), count (1-100, default 5),
-  // calendarId and calendarMode (a draft job's calendar) → {"times","skipped","end"}
-  // (preview_json); fewer times when the expression ends or the calendar lets none through.
-  // Errors name `expr`, `tz`, `calendarId` or `calendarMode`.
+  // calendarId and calendarMode (a draft job's calendar), dstGap and dstRepeat (its DST policy)
+  // → {"times","skipped","dst","end"} (preview_json); fewer times when the expression ends or the
+  // calendar lets none through. Errors name `expr`, `tz`, `calendarId`, `calendarMode`, `dstGap`
+  // or `dstRepeat`.
   router.add("GET", "cron/next", Access::kUser, [&clock, options](ApiRouter::RouteContext&, const common::http::Request& req) {
     const auto expr = req.get_param_value("expr");
     if (trimmed(expr).empty()) throw invalid("expr", "expr: is required (a Quartz cron expression)");
@@ -46,6 +59,7 @@ void add_cron_routes(ApiRouter& router, common::Clock& clock, const ResourceOpti
         "count", query_int(req.get_param_value("count"), "count").value_or(kDefaultCronPreviewCount), 1,
         kMaxCronPreviewCount);
     const CalendarUse use = query_calendar_use(req);
+    const common::DstPolicy dst = query_dst_policy(req);
     try {
       common::CronExpression::parse(expr, tz);
     } catch (const common::CronError& e) {
@@ -54,7 +68,7 @@ void add_cron_routes(ApiRouter& router, common::Clock& clock, const ResourceOpti
     }
     std::optional<Schedule> schedule;
     try {
-      schedule = Schedule::parse(ScheduleType::kCron, expr, tz);
+      schedule = Schedule::parse(ScheduleType::kCron, expr, tz, dst);
     } catch (const ScheduleError& e) {
       // What a job's schedule refuses beyond the expression itself (its length).
       std::string reason = e.what();
@@ -64,7 +78,7 @@ void add_cron_routes(ApiRouter& router, common::Clock& clock, const ResourceOpti
     check_calendar_use(use, options.calendars);
     const auto with = with_calendar_of(*schedule, use, options.calendars, "the preview");
     return ApiResponse{200, preview_json(with.preview(from, count, count))};
-  }, {"expr", "tz", "from", "count", "calendarId", "calendarMode"});
+  }, {"expr", "tz", "from", "count", "calendarId", "calendarMode", "dstGap", "dstRepeat"});
 }
 
 }  // namespace cronwheel::admin

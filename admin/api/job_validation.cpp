@@ -32,7 +32,8 @@ const std::set<std::string, std::less<>>& writable_fields() {
       "executorHandler", "executorParam",    "executorBlockStrategy",
       "executorTimeout", "executorFailRetryCount", "retryInterval",
       "glueType",        "glueSource",       "glueRemark",
-      "childJobId",      "calendarId",       "calendarMode"};
+      "childJobId",      "calendarId",       "calendarMode",
+      "dstGap",          "dstRepeat"};
   return fields;
 }
 
@@ -197,8 +198,31 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
   }
   if (body.has("childJobId")) job.child_job_ids = read_child_ids(body);
   job.calendar = read_calendar_use(body, job.calendar);
+  job.dst = read_dst_policy(body, job.dst);
   body.finish();
   return job;
+}
+
+common::DstPolicy read_dst_policy(JsonBody& body, common::DstPolicy dst) {
+  if (auto gap = body.optional_string("dstGap")) {
+    auto parsed = common::parse_dst_gap(*gap);
+    if (!parsed) {
+      throw invalid("dstGap", "dstGap: unknown value '" + truncate_chars(*gap, 40) +
+                                  "', expected SKIP (a time the clocks jump over does not fire that day) or "
+                                  "FIRE_AFTER (it fires at the first instant after the gap)");
+    }
+    dst.gap = *parsed;
+  }
+  if (auto repeat = body.optional_string("dstRepeat")) {
+    auto parsed = common::parse_dst_repeat(*repeat);
+    if (!parsed) {
+      throw invalid("dstRepeat", "dstRepeat: unknown value '" + truncate_chars(*repeat, 40) +
+                                     "', expected ONCE (a time that happens twice fires at the second) or BOTH "
+                                     "(it fires at both)");
+    }
+    dst.repeat = *parsed;
+  }
+  return dst;
 }
 
 CalendarUse read_calendar_use(JsonBody& body, CalendarUse use) {
@@ -235,7 +259,7 @@ void check_calendar_use(const CalendarUse& use, CalendarStore* calendars) {
 
 bool schedule_changed(const Job& before, const Job& after) {
   return before.schedule_type != after.schedule_type || before.schedule_conf != after.schedule_conf ||
-         before.timezone != after.timezone || before.calendar != after.calendar;
+         before.timezone != after.timezone || before.calendar != after.calendar || before.dst != after.dst;
 }
 
 Schedule with_calendar_of(Schedule schedule, const CalendarUse& use, CalendarStore* calendars, const std::string& what) {
@@ -257,8 +281,8 @@ Schedule with_calendar_of(Schedule schedule, const CalendarUse& use, CalendarSto
 Schedule schedule_of(const Job& job, CalendarStore* calendars) {
   const std::string what = "job " + std::to_string(job.id);
   try {
-    return with_calendar_of(Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone), job.calendar,
-                            calendars, what);
+    return with_calendar_of(Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone, job.dst),
+                            job.calendar, calendars, what);
   } catch (const ScheduleError& e) {
     // Only reachable for a row written around the API: report it, do not guess.
     throw conflict(what + " has an invalid schedule: " + e.what(), e.field());
@@ -288,14 +312,18 @@ std::int64_t first_fire_time(const Job& job, std::int64_t now, CalendarStore* ca
 nlohmann::json preview_json(const Schedule::Preview& preview) {
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& s : preview.skipped) skipped.push_back({{"time", s.at_ms}, {"reason", s.reason}});
+  nlohmann::json dst = nlohmann::json::array();
+  for (const auto& n : preview.dst) dst.push_back({{"time", n.at_ms}, {"note", n.text}});
   return {{"times", preview.times},
           {"skipped", std::move(skipped)},
+          {"dst", std::move(dst)},
           {"end", preview.end.empty() ? nlohmann::json(nullptr) : nlohmann::json(preview.end)}};
 }
 
 void validate_job(const Job& job) {
   try {
     validate_schedule(job.schedule_type, job.schedule_conf, job.timezone);
+    check_dst_policy(job.schedule_type, job.dst);
   } catch (const ScheduleError& e) {
     throw invalid(e.field(), e.what());
   }

@@ -35,7 +35,8 @@ enum class JobBodyKind {
 // configuration gets an empty one.
 //
 // childJobId is an array of job ids; XXL-JOB's comma-separated string ("3,4") is accepted too.
-// calendarId and calendarMode as read_calendar_use() reads them.
+// calendarId and calendarMode as read_calendar_use() reads them, dstGap and dstRepeat as
+// read_dst_policy() does.
 Job read_job_body(std::string_view body_text, Job base, JobBodyKind kind);
 
 // The calendar a job or workflow body names (docs/scheduling.md, "Calendars"), onto `use` (the
@@ -43,6 +44,12 @@ Job read_job_body(std::string_view body_text, Job base, JobBodyKind kind);
 // none; `calendarMode` "SKIP" (the default) or "ONLY". ONLY without a calendar is refused.
 // Whether the calendar exists is check_calendar_use()'s.
 CalendarUse read_calendar_use(JsonBody& body, CalendarUse use);
+
+// A CRON job's DST policy (common::DstPolicy; docs/scheduling.md, "Daylight saving time") onto
+// `dst`: `dstGap` "SKIP" (the default) or "FIRE_AFTER", `dstRepeat` "ONCE" (the default) or
+// "BOTH"; 400 naming the field for anything else. Whether the schedule is CRON is
+// validate_job()'s.
+common::DstPolicy read_dst_policy(JsonBody& body, common::DstPolicy dst);
 
 // 400 on calendarId ("calendarId: calendar 42 does not exist") unless `use` names no calendar or
 // one that exists. Calendars are every user's to read, so no scope applies. `calendars` null:
@@ -54,7 +61,8 @@ void check_calendar_use(const CalendarUse& use, CalendarStore* calendars);
 const std::string& checked_glue_source(const std::string& source);
 
 // Checks the fields of a job against each other: the schedule (type, configuration and time
-// zone together, a cron expression parsed in its zone) and the handler a BEAN job needs.
+// zone together, a cron expression parsed in its zone; a DST policy other than the default only
+// for CRON) and the handler a BEAN job needs.
 void validate_job(const Job& job);
 
 // Checks what a job refers to: its group exists and `who` may act on it; each child job exists,
@@ -62,7 +70,8 @@ void validate_job(const Job& job);
 void check_job_references(const Job& job, std::optional<std::int64_t> self_id, GroupStore& groups,
                           JobStore& jobs, const Principal& who);
 
-// Whether the schedule (type, configuration or zone) or the calendar (or its mode) differs.
+// Whether the schedule (type, configuration, zone or DST policy) or the calendar (or its mode)
+// differs.
 bool schedule_changed(const Job& before, const Job& after);
 
 // The schedule of a stored job, going by its calendar when it names one and `calendars` is
@@ -86,7 +95,9 @@ Schedule with_calendar_of(Schedule schedule, const CalendarUse& use, CalendarSto
 
 // A fire-time preview as the API answers it (jobs/{id}/next-fires, cron/next):
 // {"times":[epoch ms...], "skipped":[{"time": epoch ms, "reason": "excluded by calendar
-// cn-holidays: 2026-10-01 National Day"}...], "end": why there are fewer times than asked, or null}.
+// cn-holidays: 2026-10-01 National Day"}...], "dst":[{"time": epoch ms of a clock change,
+// "note": what the DST policy does that day}...], "end": why there are fewer times than asked, or
+// null}.
 nlohmann::json preview_json(const Schedule::Preview& preview);
 
 // Limits on job fields (characters; the columns' sizes in sql/0001_initial_schema.sql).

@@ -267,6 +267,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                  preview.times.insert(preview.times.end(), more.times.begin(), more.times.end());
                  preview.skipped.insert(preview.skipped.end(), more.skipped.begin(), more.skipped.end());
                  preview.end = more.end;
+                 preview.dst = schedule.dst_notes(now, preview.times.back(), static_cast<std::size_t>(count));
                } else {
                  preview = schedule.preview(now, count, count);
                }

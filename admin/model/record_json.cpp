@@ -62,6 +62,8 @@ nlohmann::json to_json(const Job& job) {
       {"pausedWithGroup", job.paused_with_group},
       {"calendarId", job.calendar.calendar_id == 0 ? nlohmann::json(nullptr) : nlohmann::json(job.calendar.calendar_id)},
       {"calendarMode", std::string(to_string(job.calendar.mode))},
+      {"dstGap", std::string(common::dst_gap_name(job.dst.gap))},
+      {"dstRepeat", std::string(common::dst_repeat_name(job.dst.repeat))},
       {"createdAt", job.created_at},
       {"updatedAt", job.updated_at},
   };

@@ -84,6 +84,7 @@ TEST_F(CalendarUseApiTest, NextFiresListTheSkippedTimesWithTheirReason) {
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body, json({{"times", {kNineOnTheSixteenth, kNineOnTheSeventeenth}},
                           {"skipped", {{{"time", kNineOnTheFifteenth}, {"reason", "excluded by calendar cn-holidays: 2023-11-15 Holiday"}}}},
+                          {"dst", json::array()},
                           {"end", nullptr}}));
   // Started, it starts after the holiday and still shows what it skips on the way.
   auto started = post("jobs/" + std::to_string(job) + "/start");

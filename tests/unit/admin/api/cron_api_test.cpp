@@ -13,7 +13,29 @@ TEST_F(CronApi, PreviewsFireTimesInAZone) {
   // 2024-01-15T00:00Z; 09:00 New York is 14:00Z in January.
   auto r = get("cron/next?expr=0%200%209%20*%20*%20%3F&tz=America/New_York&from=1705276800000&count=2");
   ASSERT_EQ(r.status, 200) << r.text;
-  EXPECT_EQ(r.body, json({{"times", {1'705'327'200'000, 1'705'413'600'000}}, {"skipped", json::array()}, {"end", nullptr}}));
+  EXPECT_EQ(r.body, json({{"times", {1'705'327'200'000, 1'705'413'600'000}},
+                          {"skipped", json::array()},
+                          {"dst", json::array()},
+                          {"end", nullptr}}));
+}
+
+TEST_F(CronApi, ADraftsDstPolicyChangesThePreviewAndItsNote) {
+  // 02:30 every day from 2024-03-09T00:00Z; New York's clocks skip 02:00-03:00 on the 10th.
+  const std::string base = "cron/next?expr=0%2030%202%20*%20*%20%3F&tz=America/New_York&from=1709942400000&count=2";
+  auto r = get(base);
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["times"], json({1'709'969'400'000, 1'710'138'600'000}));  // the 9th, then the 11th
+  ASSERT_EQ(r.body["dst"].size(), 1u);
+  EXPECT_NE(r.body["dst"][0]["note"].get<std::string>().find("no fire for it that day"), std::string::npos);
+  r = get(base + "&dstGap=FIRE_AFTER&dstRepeat=ONCE");
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["times"], json({1'709'969'400'000, 1'710'054'000'000}));  // the 9th, then 03:00 EDT on the 10th
+  EXPECT_NE(r.body["dst"][0]["note"].get<std::string>().find("it fires at 03:00"), std::string::npos);
+
+  r = get(base + "&dstGap=LATER");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.field(), "dstGap");
+  EXPECT_EQ(get(base + "&dstRepeat=").field(), "dstRepeat");
 }
 
 TEST_F(CronApi, DefaultsToUtcNowAndFiveTimes) {
@@ -46,7 +68,10 @@ TEST_F(CronApi, ErrorsNameExprOrTz) {
 TEST_F(CronApi, AnExpressionThatEndedHasNoTimes) {
   auto r = get("cron/next?expr=0%200%200%201%201%20%3F%202020");
   ASSERT_EQ(r.status, 200);
-  EXPECT_EQ(r.body, json({{"times", json::array()}, {"skipped", json::array()}, {"end", "the schedule has no further fire time"}}));
+  EXPECT_EQ(r.body, json({{"times", json::array()},
+                          {"skipped", json::array()},
+                          {"dst", json::array()},
+                          {"end", "the schedule has no further fire time"}}));
 }
 
 TEST_F(CronApi, NeedsALogin) { EXPECT_EQ(get("cron/next?expr=0%200%20*%20*%20*%20%3F", "").status, 401); }

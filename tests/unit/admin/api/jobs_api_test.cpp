@@ -48,8 +48,89 @@ TEST_F(JobsApi, CreatesACronJobInAZoneAndPreviewsItsFireTimes) {
 
   auto fires = get("jobs/" + std::to_string(id) + "/next-fires?count=5");
   ASSERT_EQ(fires.status, 200) << fires.text;
-  EXPECT_EQ(fires.body, json({{"times", kNineAmNewYork}, {"skipped", json::array()}, {"end", nullptr}}));
+  EXPECT_EQ(fires.body,
+            json({{"times", kNineAmNewYork}, {"skipped", json::array()}, {"dst", json::array()}, {"end", nullptr}}));
   EXPECT_EQ(get("jobs/" + std::to_string(id) + "/next-fires").body["times"].size(), 5u);  // default count
+}
+
+// 2024-03-10 in New York: 02:00 EST is followed by 03:00 EDT (07:00Z).
+TEST_F(JobsApi, ADstPolicyIsStoredAndItsPreviewFiresAfterTheGapAndSaysWhy) {
+  auto body = cron_job_body();
+  body["scheduleConf"] = "0 30 2 10 3 ?";  // March 10th, 02:30
+  auto r = post("jobs", body);
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["dstGap"], "SKIP");
+  EXPECT_EQ(r.body["dstRepeat"], "ONCE");
+  const auto quartz = r.body["id"].get<std::int64_t>();
+  auto fires = get("jobs/" + std::to_string(quartz) + "/next-fires?count=2");
+  ASSERT_EQ(fires.status, 200) << fires.text;
+  EXPECT_EQ(fires.body["times"], json({1'741'588'200'000, 1'773'124'200'000}));  // 2025 and 2026, 02:30 EDT
+  ASSERT_EQ(fires.body["dst"].size(), 1u) << fires.text;
+  EXPECT_EQ(fires.body["dst"][0]["time"], 1'710'054'000'000);
+  EXPECT_EQ(fires.body["dst"][0]["note"],
+            "2024-03-10: the clocks in America/New_York go forward from 02:00 to 03:00, so 02:30 does not happen: no "
+            "fire for it that day");
+
+  body["name"] = "after-the-gap";
+  body["dstGap"] = "FIRE_AFTER";
+  body["dstRepeat"] = "BOTH";
+  r = post("jobs", body);
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["dstGap"], "FIRE_AFTER");
+  EXPECT_EQ(r.body["dstRepeat"], "BOTH");
+  const auto id = r.body["id"].get<std::int64_t>();
+  EXPECT_EQ(stores_.jobs.get(id)->dst, (common::DstPolicy{common::DstGap::kFireAfter, common::DstRepeat::kBoth}));
+  fires = get("jobs/" + std::to_string(id) + "/next-fires?count=2");
+  EXPECT_EQ(fires.body["times"], json({1'710'054'000'000, 1'741'588'200'000}));  // 03:00 EDT that night
+  EXPECT_EQ(fires.body["dst"][0]["note"],
+            "2024-03-10: the clocks in America/New_York go forward from 02:00 to 03:00, so 02:30 does not happen: it "
+            "fires at 03:00, the first instant after the gap");
+
+  // Started, the job's first fire is the one the policy adds.
+  ASSERT_EQ(post("jobs/" + std::to_string(id) + "/start").status, 200);
+  EXPECT_EQ(stores_.jobs.get(id)->trigger_next_time, 1'710'054'000'000);
+  // Changing only the policy of a running job is a schedule change: its next time follows.
+  r = put("jobs/" + std::to_string(id), {{"dstGap", "SKIP"}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(stores_.jobs.get(id)->trigger_next_time, 1'741'588'200'000);
+}
+
+TEST_F(JobsApi, BothFiresARepeatedTimeTwiceInThePreview) {
+  auto body = cron_job_body();
+  body["scheduleConf"] = "0 30 1 3 11 ?";  // November 3rd, 01:30: twice in 2024
+  body["dstRepeat"] = "BOTH";
+  auto r = post("jobs", body);
+  ASSERT_EQ(r.status, 201) << r.text;
+  auto fires = get("jobs/" + r.body["id"].dump() + "/next-fires?count=3");
+  EXPECT_EQ(fires.body["times"], json({1'730'611'800'000, 1'730'615'400'000, 1'762'151'400'000}));
+  EXPECT_EQ(fires.body["dst"][0]["note"],
+            "2024-11-03: the clocks in America/New_York go back from 02:00 to 01:00, so 01:30 happens twice: it fires "
+            "at both (-04:00 and -05:00)");
+}
+
+TEST_F(JobsApi, ADstPolicyIsRefusedOutsideItsValuesAndOnSchedulesWithoutWallTimes) {
+  auto body = cron_job_body();
+  body["dstGap"] = "skip";
+  auto r = post("jobs", body);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.field(), "dstGap");
+  EXPECT_EQ(r.message(), "dstGap: unknown value 'skip', expected SKIP (a time the clocks jump over does not fire that "
+                         "day) or FIRE_AFTER (it fires at the first instant after the gap)");
+  body = cron_job_body();
+  body["dstRepeat"] = 2;
+  EXPECT_EQ(post("jobs", body).field(), "dstRepeat");
+
+  body = cron_job_body();
+  body["scheduleType"] = "FIX_RATE";
+  body["scheduleConf"] = "60";
+  body["dstRepeat"] = "BOTH";
+  r = post("jobs", body);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.field(), "dstRepeat");
+  EXPECT_EQ(r.message(), "dstRepeat: applies to CRON schedules only; give ONCE for scheduleType FIX_RATE");
+  body["dstRepeat"] = "ONCE";
+  EXPECT_EQ(post("jobs", body).status, 201);
+  EXPECT_EQ(stores_.jobs.list({}).total, 1);
 }
 
 TEST_F(JobsApi, InvalidFieldsAreNamed) {
