@@ -88,6 +88,7 @@ export default {
     calendar: 'Calendar',
     skipped: 'Skipped: {reason}',
     end: 'No more fire times: {reason}',
+    dst: 'Daylight saving',
   },
   calendar: {
     label: 'Calendar',
@@ -103,6 +104,26 @@ export default {
     modeHelp: {
       SKIP: 'A fire on one of the calendar’s excluded dates, or in its excluded times of day, does not happen and leaves no run; its weekly rule is not looked at.',
       ONLY: 'Fires happen only on the calendar’s business days (its business weekdays and make-up working days, not its excluded dates), outside its excluded times of day.',
+    },
+  },
+  dst: {
+    gap: 'When the clocks go forward',
+    gaps: {
+      SKIP: 'Skip that day’s time (default)',
+      FIRE_AFTER: 'Fire right after the gap',
+    },
+    gapHelp: {
+      SKIP: 'A time the clocks jump over (02:30 when they go from 02:00 to 03:00) does not fire that day, as in Quartz.',
+      FIRE_AFTER: 'A time the clocks jump over fires at the first instant after the gap (03:00 when they go from 02:00 to 03:00), once however many of the times the gap held.',
+    },
+    repeat: 'When the clocks go back',
+    repeats: {
+      ONCE: 'Fire once (default)',
+      BOTH: 'Fire at both times',
+    },
+    repeatHelp: {
+      ONCE: 'A time that happens twice (01:30 when the clocks go from 02:00 back to 01:00) fires once, at its second occurrence, as in Quartz.',
+      BOTH: 'A time that happens twice fires at each: at 01:30 before the clocks go back, and at 01:30 again after.',
     },
   },
 }
