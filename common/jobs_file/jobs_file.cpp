@@ -74,6 +74,12 @@ std::string node_failures() { return "FAIL, CONTINUE"; }
 // A job's or workflow's calendar mode, as the API's SKIP and ONLY (docs/scheduling.md, "Calendars").
 bool is_calendar_mode(std::string_view text) { return text == "skip" || text == "only"; }
 std::string calendar_modes() { return "skip, only"; }
+// A CRON job's DST policy, as the API's dstGap and dstRepeat in lower case (common::DstPolicy);
+// the first of each is the default.
+bool is_dst_gap(std::string_view text) { return text == "skip" || text == "fire_after"; }
+std::string dst_gaps() { return "skip, fire_after"; }
+bool is_dst_repeat(std::string_view text) { return text == "once" || text == "both"; }
+std::string dst_repeats() { return "once, both"; }
 
 constexpr std::array<std::string_view, 7> kWeekdayNames{"MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY",
                                                         "FRIDAY", "SATURDAY", "SUNDAY"};
@@ -135,6 +141,8 @@ const std::vector<Field> kJobFields{
     {"scheduleType", Kind::kChoice, is_enum<protocol::ScheduleType>, enum_list<protocol::ScheduleType>},
     {"scheduleConf", Kind::kText},
     {"timezone", Kind::kText},
+    {"dstGap", Kind::kChoice, is_dst_gap, dst_gaps},
+    {"dstRepeat", Kind::kChoice, is_dst_repeat, dst_repeats},
     {"calendar", Kind::kCalendarRef},
     {"calendarMode", Kind::kChoice, is_calendar_mode, calendar_modes},
     {"misfireStrategy", Kind::kChoice, is_enum<protocol::MisfireStrategy>, enum_list<protocol::MisfireStrategy>},
@@ -615,6 +623,7 @@ class Checker {
     });
     if (!out.contains("jobDesc")) fail(at, "jobDesc: missing (every job has a description)");
     calendar_use(out, at);
+    dst_policy(out, at);
     if (script_file_at) {
       if (out.contains("glueSource")) fail(*script_file_at, "give the script either inline (glueSource) or as scriptFile, not both");
       const auto path = out["scriptFile"].get<std::string>();
@@ -654,6 +663,18 @@ class Checker {
   void calendar_use(const json& checked, const At& at) {
     if (checked.contains("calendarMode") && !checked.contains("calendar")) {
       fail(at.key("calendarMode"), "goes with calendar (the calendar whose days it is about); without one, leave it out");
+    }
+  }
+
+  // A DST policy other than the default is a CRON job's: only wall times can fall in a gap the
+  // clocks jump over or happen twice when they go back.
+  void dst_policy(const json& checked, const At& at) {
+    const std::string type = checked.value("scheduleType", std::string("NONE"));
+    if (type == "CRON") return;
+    for (const auto& [key, default_value] : {std::pair<const char*, const char*>{"dstGap", "skip"}, {"dstRepeat", "once"}}) {
+      if (!checked.contains(key) || checked.at(key) == default_value) continue;
+      fail(at.key(key), "only for scheduleType CRON: a " + type + " schedule has no wall times for the clocks to skip or "
+                        "repeat; leave it out");
     }
   }
 

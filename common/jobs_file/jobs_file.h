@@ -11,7 +11,8 @@
 // every `scriptFile` replaced by the `glueSource` it names. Checks here are about shape: known
 // keys, types, enumeration values, the formats of names and node keys, duplicates, integers'
 // signs, a workflow node's `after` naming another node of its workflow, a calendar's dates
-// (YYYY-MM-DD or --MM-DD) and times of day (HH:MM[:SS]), a calendarMode only beside a calendar.
+// (YYYY-MM-DD or --MM-DD) and times of day (HH:MM[:SS]), a calendarMode only beside a calendar,
+// a job's dstGap and dstRepeat other than their defaults (skip, once) only with scheduleType CRON.
 // What needs the server (lengths of texts, a cron expression in its zone, whether a child job,
 // a node's job or a calendar exists, a workflow graph's cycles and templates, whether a date
 // exists, a calendar's zone and the bounds of its lists) is the admin's; its errors name the

@@ -49,6 +49,9 @@ refused = [
     "calendars: [{name: cn, businessDays: [Monday]}]\ngroups: []",
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, calendar: cn, calendarMode: ONLY}}}]",
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, calendarMode: only}}}]",            # a mode without its calendar
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, dstGap: fire_after}}}]",            # a DST policy is a CRON job's
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, scheduleType: FIX_RATE, dstRepeat: both}}}]",
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, scheduleType: CRON, dstGap: FIRE_AFTER}}}]",  # lower case
 ]
 for bad in refused:
     if validator.is_valid(yaml.safe_load(bad)):

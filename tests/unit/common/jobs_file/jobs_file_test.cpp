@@ -300,6 +300,47 @@ TEST(JobsFile, CalendarProblemsNameTheirLineAndPath) {
   EXPECT_EQ(p.path, "groups[billing].workflows[etl].calendarMode");
 }
 
+TEST(JobsFile, ACronJobsDstPolicyIsReadInLowerCase) {
+  const auto parsed = parse_yaml("groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n"
+                                 "        scheduleType: CRON\n        scheduleConf: \"0 30 2 * * ?\"\n"
+                                 "        timezone: Europe/Berlin\n        dstGap: fire_after\n        dstRepeat: both\n",
+                                 "jobs.yaml", kNoScripts);
+  const auto& job = parsed.document["groups"][0]["jobs"]["a"];
+  EXPECT_EQ(job["dstGap"], "fire_after");
+  EXPECT_EQ(job["dstRepeat"], "both");
+  EXPECT_EQ(locate(parsed, "groups[billing].jobs[a].dstRepeat")->line, 10);
+  EXPECT_NO_THROW(check_json(parsed.document));
+  EXPECT_EQ(parse_yaml(to_yaml(parsed.document), "again.yaml", kNoScripts).document, parsed.document);
+}
+
+TEST(JobsFile, ADstPolicyOtherThanTheDefaultIsACronJobsOnly) {
+  const std::string job = "groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n";
+  auto p = problem_of(job + "        dstGap: fire_after\n");
+  EXPECT_EQ(p.location.line, 6);
+  EXPECT_EQ(p.location.column, 9);
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].dstGap");
+  EXPECT_NE(p.message.find("only for scheduleType CRON: a NONE schedule"), std::string::npos) << p.message;
+  p = problem_of(job + "        scheduleType: FIX_RATE\n        scheduleConf: \"60\"\n        dstRepeat: both\n");
+  EXPECT_EQ(p.location.line, 8);
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].dstRepeat");
+  EXPECT_NE(p.message.find("a FIX_RATE schedule"), std::string::npos) << p.message;
+  // The defaults say nothing a schedule without wall times could not do.
+  EXPECT_NO_THROW(parse_yaml(job + "        scheduleType: FIX_RATE\n        dstGap: skip\n        dstRepeat: once\n", "jobs.yaml",
+                             kNoScripts));
+  p = problem_of(job + "        scheduleType: CRON\n        dstGap: FIRE_AFTER\n");
+  EXPECT_EQ(p.path, "groups[billing].jobs[a].dstGap");
+  EXPECT_NE(p.message.find("unknown value 'FIRE_AFTER', expected one of skip, fire_after"), std::string::npos) << p.message;
+  p = problem_of(job + "        scheduleType: CRON\n        dstRepeat: twice\n");
+  EXPECT_NE(p.message.find("expected one of once, both"), std::string::npos) << p.message;
+  // The JSON form is held to the same rule.
+  try {
+    check_json(json::parse(R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","dstRepeat":"both"}}}]})"));
+    ADD_FAILURE() << "a NONE job with dstRepeat both was taken";
+  } catch (const JobsFileError& e) {
+    EXPECT_EQ(e.problem().path, "groups[billing].jobs[a].dstRepeat");
+  }
+}
+
 TEST(JobsFile, MergeTakesACalendarDescribedAlikeInTwoFilesOnce) {
   const auto a = parse_yaml("calendars:\n  - {name: cn, timezone: Asia/Shanghai}\ngroups:\n  - appName: billing\n", "a.yaml", kNoScripts);
   const auto b = parse_yaml("calendars:\n  - {name: us}\n  - {name: cn, timezone: Asia/Shanghai}\ngroups:\n  - appName: reports\n",
@@ -628,6 +669,8 @@ TEST(JobsFile, ToYamlReadsBackTheSameDocument) {
   calendars.push_back(json{{"name", "0"}});
   jobs["with-calendar"] = json{{"jobDesc", "x"}, {"calendar", "true"}, {"calendarMode", "only"}};
   jobs["numeric-calendar"] = json{{"jobDesc", "x"}, {"calendar", "0"}};
+  jobs["dst"] = json{{"jobDesc", "x"}, {"scheduleType", "CRON"}, {"scheduleConf", "0 30 2 * * ?"}, {"dstGap", "fire_after"},
+                     {"dstRepeat", "both"}, {"calendar", "0"}};
   const json document{{"apiVersion", "cronwheel/v1"},
                       {"calendars", calendars},
                       {"groups", json::array({json{{"appName", "billing"}, {"title", "Billing: the team's"}, {"jobs", jobs}, {"workflows", workflows}},
