@@ -17,7 +17,7 @@ constexpr std::array<std::pair<FireState, std::string_view>, 7> kStates{{
     {FireState::kCancelled, "cancelled"},
 }};
 
-constexpr std::array<std::pair<TriggerType, std::string_view>, 7> kTriggerTypes{{
+constexpr std::array<std::pair<TriggerType, std::string_view>, 8> kTriggerTypes{{
     {TriggerType::kSchedule, "SCHEDULE"},
     {TriggerType::kMisfire, "MISFIRE"},
     {TriggerType::kManual, "MANUAL"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<TriggerType, std::string_view>, 7> kTriggerTypes{
     {TriggerType::kRetry, "RETRY"},
     {TriggerType::kApi, "API"},
     {TriggerType::kWorkflow, "WORKFLOW"},
+    {TriggerType::kBackfill, "BACKFILL"},
 }};
 
 template <class E, std::size_t N>

@@ -33,11 +33,13 @@ enum class TriggerType {
   kRetry,     // a failed run with retries left
   kApi,       // the API, possibly delayed
   kWorkflow,  // a workflow run started the node this run is (docs/workflows.md)
+  kBackfill,  // a backfill: one of the instants its job's schedule had in a past range, run
+              // late as if on time (docs/scheduling.md, "Backfill")
 };
 
 // "pending", "sending", ...: the run table's spelling, also the API's.
 std::string_view to_string(FireState state) noexcept;
-// "SCHEDULE", "MISFIRE", "MANUAL", "PARENT", "RETRY", "API", "WORKFLOW".
+// "SCHEDULE", "MISFIRE", "MANUAL", "PARENT", "RETRY", "API", "WORKFLOW", "BACKFILL".
 std::string_view to_string(TriggerType type) noexcept;
 
 // The value spelled exactly so, or nullopt.

@@ -95,6 +95,7 @@ nlohmann::json to_json(const JobLog& log) {
       {"workflowRunId", optional_json(log.workflow_run_id)},
       {"workflowNode", log.workflow_node.empty() ? nlohmann::json(nullptr) : nlohmann::json(log.workflow_node)},
       {"output", optional_json(log.output)},
+      {"backfillId", optional_json(log.backfill_id)},
   };
 }
 

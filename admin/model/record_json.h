@@ -32,7 +32,8 @@ nlohmann::json to_json(const Job& job);
 // {"id","jobGroup","jobId","state","triggerType","scheduledTime","adminNode",
 //  "executorAddress","executorHandler","executorParam","shardIndex","shardTotal",
 //  "executorFailRetryCount","parentLogId","triggerTime","triggerCode","triggerMsg",
-//  "handleTime","handleCode","handleMsg","alarmStatus"}
+//  "handleTime","handleCode","handleMsg","alarmStatus","workflowRunId","workflowNode","output",
+//  "backfillId"}
 nlohmann::json to_json(const JobLog& log);
 
 // {"id","jobId","glueType","glueSource","glueRemark","createdAt"}

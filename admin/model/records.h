@@ -121,6 +121,9 @@ struct JobLog {
   // The structured output a cronwheel executor reported with the result (JSON text, at most
   // kMaxNodeOutputBytes); what the nodes after it read (workflow_template.h).
   std::optional<std::string> output;
+  // A backfill's run (trigger type BACKFILL) and the retries of it: the backfill it belongs to
+  // (admin/model/backfill.h).
+  std::optional<std::int64_t> backfill_id;
 
   friend bool operator==(const JobLog&, const JobLog&) = default;
 };

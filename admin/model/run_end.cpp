@@ -103,6 +103,7 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
     fire.chain_depth = run.chain_depth;
     fire.workflow_run_id = run.workflow_run_id;
     fire.workflow_node = run.workflow_node;
+    fire.backfill_id = run.backfill_id;
     out.fires.push_back(std::move(fire));
   }
   if (workflow_node) {

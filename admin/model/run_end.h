@@ -67,6 +67,7 @@ struct FollowUps {
 //  - kFailed, kLost, kTriggerFailed, with retries left (run.executor_fail_retry_count > 0):
 //    one RETRY fire due now + the job's retry interval, with the job's current handler and
 //    the run's parameter, shard and chain depth, one retry fewer, routed again (as XXL-JOB).
+//    A backfill's run's retry belongs to the same backfill (backfill_id).
 //  - kMisfireSkipped: none (the job's misfire strategy chose not to run it; its next fires come
 //    anyway); kCancelled, kKilled: none: no retry and no child fires (someone chose to stop it).
 // (A fire whose delivery is unknown has not ended: it stays `triggered`, see

@@ -6,7 +6,7 @@ namespace cronwheel::admin {
 namespace {
 
 template <class T>
-nlohmann::json optional_json(const std::optional<T>& value) {
+nlohmann::json workflow_optional_json(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
@@ -117,9 +117,9 @@ nlohmann::json to_json(const WorkflowRun& run, const std::vector<WorkflowRunNode
       {"state", to_string(run.state)},
       {"triggerType", to_string(run.trigger_type)},
       {"scheduledTime", run.scheduled_time},
-      {"startedAt", optional_json(run.started_at)},
-      {"endedAt", optional_json(run.ended_at)},
-      {"deadline", optional_json(run.deadline)},
+      {"startedAt", workflow_optional_json(run.started_at)},
+      {"endedAt", workflow_optional_json(run.ended_at)},
+      {"deadline", workflow_optional_json(run.deadline)},
       {"params", params.is_object() ? params : nlohmann::json::object()},
       {"reason", run.reason},
       {"createdBy", run.created_by},
@@ -136,14 +136,14 @@ nlohmann::json to_json(const WorkflowRun& run, const std::vector<WorkflowRunNode
           {"jobId", n.job_id},
           {"onFailure", to_string(defined != nullptr ? defined->on_failure : NodeFailurePolicy::kFail)},
           {"state", to_string(n.state)},
-          {"runId", optional_json(n.log_id)},
+          {"runId", workflow_optional_json(n.log_id)},
           {"runState", n.run_state ? nlohmann::json(to_string(*n.run_state)) : nlohmann::json(nullptr)},
           {"attempts", n.attempts},
           {"param", n.param},
           {"output", std::move(output)},
           {"message", n.message},
-          {"startedAt", optional_json(n.started_at)},
-          {"endedAt", optional_json(n.ended_at)},
+          {"startedAt", workflow_optional_json(n.started_at)},
+          {"endedAt", workflow_optional_json(n.ended_at)},
           {"executorAddress", n.executor_address},
       });
     }

@@ -29,10 +29,11 @@ TEST(FireState, OnlySucceededFailedAndLostAreFinished) {
 
 TEST(TriggerType, EveryTypeRoundTripsThroughItsSpelling) {
   for (auto type : {TriggerType::kSchedule, TriggerType::kMisfire, TriggerType::kManual, TriggerType::kParent,
-                    TriggerType::kRetry, TriggerType::kApi}) {
+                    TriggerType::kRetry, TriggerType::kApi, TriggerType::kWorkflow, TriggerType::kBackfill}) {
     EXPECT_EQ(parse_trigger_type(to_string(type)), type) << type;
   }
   EXPECT_EQ(to_string(TriggerType::kApi), "API");
+  EXPECT_EQ(to_string(TriggerType::kBackfill), "BACKFILL");
   EXPECT_EQ(parse_trigger_type("CRON"), std::nullopt);
   std::ostringstream out;
   out << TriggerType::kMisfire << ' ' << FireState::kLost;
