@@ -33,7 +33,8 @@ const std::set<std::string, std::less<>>& writable_fields() {
       "executorTimeout", "executorFailRetryCount", "retryInterval",
       "glueType",        "glueSource",       "glueRemark",
       "childJobId",      "calendarId",       "calendarMode",
-      "dstGap",          "dstRepeat"};
+      "dstGap",          "dstRepeat",        "retryBackoff",     "retryMultiplier",
+      "retryMaxInterval", "retryJitter"};
   return fields;
 }
 
@@ -177,8 +178,9 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
     job.executor_fail_retry_count = check_int_range("executorFailRetryCount", *retries, 0, kMaxFailRetryCount);
   }
   if (auto interval = body.optional_int("retryInterval")) {
-    job.retry_interval = check_int_range("retryInterval", *interval, 0, INT_MAX);
+    job.retry_interval = check_int_range("retryInterval", *interval, 0, static_cast<int>(kMaxRetryDelaySeconds));
   }
+  job.retry = read_retry_policy(body, job.retry);
   if (auto glue = body.optional_string("glueType")) {
     job.glue_type = checked_enum<protocol::GlueType>("glueType", *glue);
   }
@@ -201,6 +203,34 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
   job.dst = read_dst_policy(body, job.dst);
   body.finish();
   return job;
+}
+
+RetryPolicy read_retry_policy(JsonBody& body, RetryPolicy retry) {
+  if (auto backoff = body.optional_string("retryBackoff")) {
+    auto parsed = parse_retry_backoff(*backoff);
+    if (!parsed) {
+      throw invalid("retryBackoff", "retryBackoff: unknown value '" + truncate_chars(*backoff, 40) +
+                                        "', expected FIXED (every retry waits retryInterval) or EXPONENTIAL (each "
+                                        "retry waits retryMultiplier times longer than the one before)");
+    }
+    retry.backoff = *parsed;
+  }
+  if (const auto* multiplier = body.optional_value("retryMultiplier")) {
+    if (!multiplier->is_number() || !(multiplier->get<double>() >= kMinRetryMultiplier &&
+                                      multiplier->get<double>() <= kMaxRetryMultiplier)) {
+      throw invalid("retryMultiplier", "retryMultiplier: must be a number from 1 to 10, got " +
+                                           truncate_chars(multiplier->dump(), 40));
+    }
+    retry.multiplier = multiplier->get<double>();
+  }
+  if (auto ceiling = body.optional_int("retryMaxInterval")) {
+    retry.max_interval =
+        check_int_range("retryMaxInterval", *ceiling, 0, static_cast<int>(kMaxRetryDelaySeconds));
+  }
+  if (auto jitter = body.optional_int("retryJitter")) {
+    retry.jitter_percent = check_int_range("retryJitter", *jitter, 0, 100);
+  }
+  return retry;
 }
 
 common::DstPolicy read_dst_policy(JsonBody& body, common::DstPolicy dst) {

@@ -45,6 +45,11 @@ Job read_job_body(std::string_view body_text, Job base, JobBodyKind kind);
 // Whether the calendar exists is check_calendar_use()'s.
 CalendarUse read_calendar_use(JsonBody& body, CalendarUse use);
 
+// A job's retry back-off (admin/model/retry_backoff.h) onto `retry`: `retryBackoff` "FIXED" (the
+// default) or "EXPONENTIAL", `retryMultiplier` a number 1-10, `retryMaxInterval` seconds 0 (no
+// ceiling) to 30 days, `retryJitter` a percentage 0-100; 400 naming the field otherwise.
+RetryPolicy read_retry_policy(JsonBody& body, RetryPolicy retry);
+
 // A CRON job's DST policy (common::DstPolicy; docs/scheduling.md, "Daylight saving time") onto
 // `dst`: `dstGap` "SKIP" (the default) or "FIRE_AFTER", `dstRepeat` "ONCE" (the default) or
 // "BOTH"; 400 naming the field for anything else. Whether the schedule is CRON is

@@ -131,8 +131,16 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     return ApiResponse{200, {{"deleted", stores.logs.clear(request, ctx.request.actor)}}};
   });
 
+  // One run, and the retry it led to ({"id","scheduledTime","state"}, or null): a failed run's
+  // page says when its retry is due, and how it went.
   router.add("GET", "logs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request&) {
-    return ApiResponse{200, to_json(visible_log(stores.logs, ctx.request.who(), ctx.path_int("id")))};
+    auto body = to_json(visible_log(stores.logs, ctx.request.who(), ctx.path_int("id")));
+    const auto retry = stores.logs.retry_of(ctx.path_int("id"));
+    body["retry"] = retry ? nlohmann::json{{"id", retry->id},
+                                           {"scheduledTime", retry->scheduled_time},
+                                           {"state", std::string(to_string(retry->state))}}
+                          : nlohmann::json(nullptr);
+    return ApiResponse{200, std::move(body)};
   });
 
   router.add("DELETE", "logs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request&) {

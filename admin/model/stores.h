@@ -131,6 +131,9 @@ class LogStore {
   };
   virtual Page<JobLog> list(const Filter& filter) = 0;  // newest first
   virtual std::optional<JobLog> get(std::int64_t id) = 0;
+  // The RETRY run a failed run led to (parent_log_id = run_id), if any: when it is due, and how
+  // it went.
+  virtual std::optional<JobLog> retry_of(std::int64_t run_id) = 0;
   // The executor group of each of `ids` that exists, by run id (a callback batch's token check).
   // One read for the lot; the default reads them one by one.
   virtual std::map<std::int64_t, std::int64_t> groups_of(const std::vector<std::int64_t>& ids) {

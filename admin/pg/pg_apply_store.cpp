@@ -177,7 +177,8 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
             text(j.executor_block_strategy), j.executor_timeout, j.executor_fail_retry_count, j.retry_interval,
             text(j.glue_type), j.glue_source, j.glue_remark, now, bigint_array({}), j.trigger_status, j.trigger_last_time,
             j.trigger_next_time, j.name, j.calendar.calendar_id, text(j.calendar.mode),
-            std::string(common::dst_gap_name(j.dst.gap)), std::string(common::dst_repeat_name(j.dst.repeat))));
+            std::string(common::dst_gap_name(j.dst.gap)), std::string(common::dst_repeat_name(j.dst.repeat)),
+            std::string(to_string(j.retry.backoff)), j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent));
         // The script's history: its earlier versions, oldest first, then the one it has now.
         for (const auto& version : planned.history) {
           tx.exec_prepared("apply_version_insert", created.id, text(version.glue_type), version.glue_source,

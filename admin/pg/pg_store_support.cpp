@@ -36,7 +36,8 @@ const std::string kJobColumns =
     "executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, " +
     ms("glue_updated_at", "glue_updated_at") +
     ", array_to_json(child_job_ids)::text AS child_job_ids, trigger_status, trigger_last_time, trigger_next_time, "
-    "paused_with_group, calendar_id, calendar_mode, dst_gap, dst_repeat, " +
+    "paused_with_group, calendar_id, calendar_mode, dst_gap, dst_repeat, retry_backoff, retry_multiplier, "
+    "retry_max_interval, retry_jitter, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kLogColumns =
@@ -87,6 +88,18 @@ CalendarUse calendar_use_from(const pqxx::row& r) {
 }
 
 }  // namespace
+
+RetryPolicy retry_policy_from(const pqxx::row& r) {
+  RetryPolicy retry;
+  const auto backoff = r["retry_backoff"].as<std::string>();
+  const auto parsed = parse_retry_backoff(backoff);
+  if (!parsed) throw std::runtime_error("retry_backoff: unknown value '" + backoff + "' in the database");
+  retry.backoff = *parsed;
+  retry.multiplier = r["retry_multiplier"].as<double>();
+  retry.max_interval = r["retry_max_interval"].as<int>();
+  retry.jitter_percent = r["retry_jitter"].as<int>();
+  return retry;
+}
 
 common::DstPolicy dst_policy_from(const pqxx::row& r) {
   common::DstPolicy dst;
@@ -197,6 +210,7 @@ Job job_from(const pqxx::row& r) {
   j.paused_with_group = r["paused_with_group"].as<bool>();
   j.calendar = calendar_use_from(r);
   j.dst = dst_policy_from(r);
+  j.retry = retry_policy_from(r);
   j.created_at = r["created_at"].as<std::int64_t>();
   j.updated_at = r["updated_at"].as<std::int64_t>();
   return j;
@@ -448,6 +462,11 @@ constexpr std::array kRules = {
     Rule{"job_info_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
     Rule{"workflow_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
     Rule{"job_info_calendar_mode_check", Kind::kConflict, "calendarMode", "calendarMode must be SKIP or ONLY"},
+    Rule{"job_info_retry_backoff_check", Kind::kConflict, "retryBackoff", "retryBackoff must be FIXED or EXPONENTIAL"},
+    Rule{"job_info_retry_multiplier_check", Kind::kConflict, "retryMultiplier", "retryMultiplier must be 1-10"},
+    Rule{"job_info_retry_max_interval_check", Kind::kConflict, "retryMaxInterval",
+         "retryMaxInterval must be 0-2592000 seconds"},
+    Rule{"job_info_retry_jitter_check", Kind::kConflict, "retryJitter", "retryJitter must be 0-100"},
     Rule{"job_info_dst_gap_check", Kind::kConflict, "dstGap", "dstGap must be SKIP or FIRE_AFTER"},
     Rule{"job_info_dst_repeat_check", Kind::kConflict, "dstRepeat", "dstRepeat must be ONCE or BOTH"},
     Rule{"workflow_calendar_mode_check", Kind::kConflict, "calendarMode", "calendarMode must be SKIP or ONLY"},

@@ -134,6 +134,8 @@ void prepare_accounts(pqxx::connection& connection);
 void due_calendar(const pqxx::row& row, DueJob& due);
 // A job row's dst_gap and dst_repeat columns (sql/0020_job_dst_policy.sql).
 common::DstPolicy dst_policy_from(const pqxx::row& row);
+// A job row's retry_backoff, retry_multiplier, retry_max_interval and retry_jitter columns.
+RetryPolicy retry_policy_from(const pqxx::row& row);
 extern const std::string kCalendarVersions;
 void read_calendar_versions(pqxx::work& tx, const char* statement, std::vector<DueJob>& due);
 

@@ -46,10 +46,11 @@ void prepare_jobs(pqxx::connection& c) {
             "misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, "
             "executor_timeout, executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, "
             "glue_updated_at, child_job_ids, trigger_status, trigger_last_time, trigger_next_time, created_at, "
-            "updated_at, name, calendar_id, calendar_mode, dst_gap, dst_repeat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+            "updated_at, name, calendar_id, calendar_mode, dst_gap, dst_repeat, retry_backoff, retry_multiplier, "
+            "retry_max_interval, retry_jitter) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
             "$14, $15, $16, $17, $18, " +
                 ts("$19") + ", $20::bigint[], $21, $22, $23, " + ts("$19") + ", " + ts("$19") +
-                ", $24, NULLIF($25::bigint, 0), $26, $27, $28) RETURNING " + kJobColumns);
+                ", $24, NULLIF($25::bigint, 0), $26, $27, $28, $29, $30, $31, $32) RETURNING " + kJobColumns);
   c.prepare("job_update",
             "UPDATE job_info SET job_group = $2, job_desc = $3, author = $4, alarm_email = $5, schedule_type = $6, "
             "schedule_conf = $7, timezone = $8, misfire_strategy = $9, executor_route_strategy = $10, "
@@ -57,7 +58,8 @@ void prepare_jobs(pqxx::connection& c) {
             "executor_fail_retry_count = $15, retry_interval = $16, glue_type = $17, child_job_ids = $18::bigint[], "
             "trigger_status = $19, trigger_last_time = $20, trigger_next_time = $21, updated_at = " +
                 ts("$22") + ", name = CASE WHEN $23 = '' THEN name ELSE $23 END, calendar_id = NULLIF($24::bigint, 0), "
-                "calendar_mode = $25, dst_gap = $26, dst_repeat = $27 WHERE id = $1 RETURNING " + kJobColumns);
+                "calendar_mode = $25, dst_gap = $26, dst_repeat = $27, retry_backoff = $28, retry_multiplier = $29, "
+                "retry_max_interval = $30, retry_jitter = $31 WHERE id = $1 RETURNING " + kJobColumns);
   c.prepare("job_pause_group",
             "UPDATE job_info SET trigger_status = 0, trigger_next_time = 0, paused_with_group = true, updated_at = " +
                 ts("$2") + " WHERE job_group = $1 AND trigger_status = 1 RETURNING id");
@@ -73,6 +75,9 @@ void prepare_jobs(pqxx::connection& c) {
 
 void prepare_logs(pqxx::connection& c) {
   c.prepare("log_get", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
+  // job_log_retry_of (sql/0021_retry_backoff.sql): a run leads to at most one retry.
+  c.prepare("log_retry_of", "SELECT " + kLogColumns +
+                                " FROM job_log WHERE parent_log_id = $1 AND trigger_type = 'RETRY' ORDER BY id LIMIT 1");
   c.prepare("log_groups", "WITH " + guard_cte("$1::bigint[] AS run_ids") +
                               " SELECT id, job_group FROM job_log, guard WHERE id = ANY (guard.run_ids)");
   c.prepare("log_lock", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1 FOR UPDATE");
@@ -254,7 +259,8 @@ Job PgJobStore::create(const Job& j, const Actor& actor) {
           now, bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time,
           j.name,  // '' is named after the id (migration 0012's trigger)
           j.calendar.calendar_id, text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
-          std::string(common::dst_repeat_name(j.dst.repeat))));
+          std::string(common::dst_repeat_name(j.dst.repeat)), std::string(to_string(j.retry.backoff)),
+          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent));
       if (auto remark = first_script_version_remark(created)) {
         tx.exec_prepared("version_insert", created.id, text(created.glue_type), created.glue_source, *remark, now);
       }
@@ -276,7 +282,8 @@ Job PgJobStore::update(const Job& j, const Actor& actor) {
           text(j.executor_block_strategy), j.executor_timeout, j.executor_fail_retry_count, j.retry_interval, text(j.glue_type),
           bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time, now, j.name,
           j.calendar.calendar_id, text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
-          std::string(common::dst_repeat_name(j.dst.repeat))));
+          std::string(common::dst_repeat_name(j.dst.repeat)), std::string(to_string(j.retry.backoff)),
+          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent));
       write_audit(tx, now, actor, "job.update", "job", j.id, to_json(*before), to_json(updated));
       return updated;
     });
@@ -382,6 +389,11 @@ Page<JobLog> PgLogStore::list(const Filter& f) {
 
 std::optional<JobLog> PgLogStore::get(std::int64_t id) {
   return db_.read([&](pqxx::read_transaction& tx) { return first_of<JobLog>(tx.exec_prepared("log_get", id), log_from); });
+}
+
+std::optional<JobLog> PgLogStore::retry_of(std::int64_t run_id) {
+  return db_.read(
+      [&](pqxx::read_transaction& tx) { return first_of<JobLog>(tx.exec_prepared("log_retry_of", run_id), log_from); });
 }
 
 std::map<std::int64_t, std::int64_t> PgLogStore::groups_of(const std::vector<std::int64_t>& ids) {

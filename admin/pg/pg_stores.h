@@ -82,6 +82,7 @@ class PgLogStore final : public LogStore {
   PgLogStore(Database& db, common::Clock& clock) : db_(db), clock_(clock) {}
   Page<JobLog> list(const Filter& filter) override;
   std::optional<JobLog> get(std::int64_t id) override;
+  std::optional<JobLog> retry_of(std::int64_t run_id) override;
   std::map<std::int64_t, std::int64_t> groups_of(const std::vector<std::int64_t>& ids) override;
   JobLog create_fire(const JobLog& fire, const Actor& actor) override;
   bool cancel_pending(std::int64_t log_id, const Actor& actor) override;

@@ -62,6 +62,9 @@ class AdminProcess {
 
   struct Options {
     std::string db_url = {};
+    // Where it listens: a port of the OS's choosing by default; a fixed one (free_port() in
+    // wall_time.h) for a node that must come back at the same address after a restart.
+    std::string listen = "127.0.0.1:0";
     std::vector<std::string> args = {};  // more flags (--node-id, --http-threads, ...)
     std::vector<std::string> env = {};   // more environment ("NAME=value")
     // The bootstrap admin's password (CRONWHEEL_ADMIN_PASSWORD); empty: not set.
@@ -161,7 +164,7 @@ class AdminProcess {
 
  private:
   static std::vector<std::string> argv(const Options& o) {
-    std::vector<std::string> a{binary(), "--listen", "127.0.0.1:0", "--db-url", o.db_url, "--db-wait", "5"};
+    std::vector<std::string> a{binary(), "--listen", o.listen, "--db-url", o.db_url, "--db-wait", "5"};
     a.insert(a.end(), o.args.begin(), o.args.end());
     return a;
   }

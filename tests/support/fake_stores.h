@@ -202,6 +202,11 @@ inline void check_job(const Job& j) {
     throw Conflict("a job cannot be its own child", "childJobId");
   }
   if (j.retry_interval < 0) throw Conflict("retryInterval must not be negative", "retryInterval");
+  if (!(j.retry.multiplier >= 1 && j.retry.multiplier <= 10)) throw Conflict("retryMultiplier must be 1-10", "retryMultiplier");
+  if (j.retry.max_interval < 0 || j.retry.max_interval > 2'592'000) {
+    throw Conflict("retryMaxInterval must be 0-2592000 seconds", "retryMaxInterval");
+  }
+  if (j.retry.jitter_percent < 0 || j.retry.jitter_percent > 100) throw Conflict("retryJitter must be 0-100", "retryJitter");
   if (j.trigger_status != 0 && j.schedule_type == ScheduleType::kNone) throw Conflict("a job without a schedule cannot run", "scheduleType");
   if (j.trigger_last_time < 0) throw Conflict("triggerLastTime must not be negative", "triggerLastTime");
   if (j.trigger_next_time < 0) throw Conflict("triggerNextTime must not be negative", "triggerNextTime");
@@ -613,6 +618,13 @@ class Logs final : public LogStore {
     std::lock_guard lock(s_.mutex);
     auto it = s_.logs.find(id);
     return it == s_.logs.end() ? std::nullopt : std::optional<JobLog>(it->second);
+  }
+  std::optional<JobLog> retry_of(std::int64_t run_id) override {
+    std::lock_guard lock(s_.mutex);
+    for (const auto& [id, log] : s_.logs) {  // by id, oldest first
+      if (log.parent_log_id == run_id && log.trigger_type == TriggerType::kRetry) return log;
+    }
+    return std::nullopt;
   }
   JobLog create_fire(const JobLog& fire, const Actor& actor) override {
     if (!one_of(fire.trigger_type, {TriggerType::kManual, TriggerType::kApi})) {

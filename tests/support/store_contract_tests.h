@@ -599,6 +599,27 @@ TYPED_TEST_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUpdateAndGet) {
   EXPECT_EQ(this->s().jobs.get(created.id)->dst, created.dst);
 }
 
+TYPED_TEST_P(StoreContract, JobRetryPolicyRoundTripsAndIsBounded) {
+  Group g = this->group("billing-app");
+  Job j = make_job(g.id);
+  EXPECT_EQ(this->s().jobs.create(j, this->system()).retry, RetryPolicy{}) << "a fixed interval by default";
+  j.name = "backing-off";
+  j.retry = {RetryBackoff::kExponential, 1.5, 600, 25};
+  Job created = this->s().jobs.create(j, this->system());
+  EXPECT_EQ(created.retry, j.retry);
+  EXPECT_EQ(this->s().jobs.get(created.id), created);
+  created.retry.multiplier = 10.5;
+  try {
+    this->s().jobs.update(created, this->system());
+    FAIL() << "a multiplier over 10 was stored";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "retryMultiplier");
+  }
+  created.retry = {RetryBackoff::kFixed, 2.0, 0, 100};
+  EXPECT_EQ(this->s().jobs.update(created, this->system()).retry, created.retry);
+  EXPECT_EQ(this->s().jobs.get(created.id)->retry, created.retry);
+}
+
 TYPED_TEST_P(StoreContract, JobListFiltersNewestFirstAndPages) {
   Group a = this->group("group-a");
   Group b = this->group("group-b");
@@ -1791,7 +1812,8 @@ TYPED_TEST_P(StoreContract, DashboardLatestFailuresAreTheNewestScheduledWithThei
   EXPECT_EQ(this->s().overview.dashboard(three).latest_failures.size(), 3u);
 }
 
-REGISTER_TYPED_TEST_SUITE_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUpdateAndGet, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
+REGISTER_TYPED_TEST_SUITE_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUpdateAndGet,
+                           JobRetryPolicyRoundTripsAndIsBounded, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
                             GroupCreateRefusesATakenAppNameWithoutAuditing, GroupSchemaRulesAreConflictsNamingTheField,
                             GroupUpdateChangesEverythingButTheAppNameAndIsAudited,
                             GroupUpdateOfAMissingGroupThrowsNotFound, GroupRemoveIsAuditedAndTakesItFromUsers,

@@ -238,7 +238,7 @@ TEST(JobValidation, NumbersAreRangeChecked) {
                  "executorFailRetryCount: 101 is out of range 0-100");
   expect_problem(create_problem_with("executorFailRetryCount", -1), "executorFailRetryCount",
                  "executorFailRetryCount: -1 is out of range 0-100");
-  expect_problem(create_problem_with("retryInterval", -5), "retryInterval", "retryInterval: -5 is out of range 0-2147483647");
+  expect_problem(create_problem_with("retryInterval", -5), "retryInterval", "retryInterval: -5 is out of range 0-2592000");
 }
 
 TEST(JobValidation, ExecutorParamIsAtMost64KiB) {

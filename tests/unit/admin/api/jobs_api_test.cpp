@@ -133,6 +133,46 @@ TEST_F(JobsApi, ADstPolicyIsRefusedOutsideItsValuesAndOnSchedulesWithoutWallTime
   EXPECT_EQ(stores_.jobs.list({}).total, 1);
 }
 
+TEST_F(JobsApi, ARetryBackOffIsStoredAndBoundedFieldByField) {
+  auto body = cron_job_body();
+  auto r = post("jobs", body);
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["retryBackoff"], "FIXED");
+  EXPECT_EQ(r.body["retryMultiplier"], 2.0);
+  EXPECT_EQ(r.body["retryMaxInterval"], 0);
+  EXPECT_EQ(r.body["retryJitter"], 0);
+
+  body["name"] = "backing-off";
+  body["executorFailRetryCount"] = 5;
+  body["retryInterval"] = 10;
+  body["retryBackoff"] = "EXPONENTIAL";
+  body["retryMultiplier"] = 1.5;
+  body["retryMaxInterval"] = 600;
+  body["retryJitter"] = 20;
+  r = post("jobs", body);
+  ASSERT_EQ(r.status, 201) << r.text;
+  const auto id = r.body["id"].get<std::int64_t>();
+  EXPECT_EQ(stores_.jobs.get(id)->retry, (RetryPolicy{RetryBackoff::kExponential, 1.5, 600, 20}));
+  EXPECT_EQ(r.body["retryMultiplier"], 1.5);
+  r = put("jobs/" + std::to_string(id), {{"retryBackoff", "FIXED"}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(stores_.jobs.get(id)->retry, (RetryPolicy{RetryBackoff::kFixed, 1.5, 600, 20})) << "the rest kept";
+
+  const std::vector<std::pair<json, std::string>> refused{
+      {{{"retryBackoff", "LINEAR"}}, "retryBackoff"},      {{{"retryBackoff", 1}}, "retryBackoff"},
+      {{{"retryMultiplier", 0.5}}, "retryMultiplier"},     {{{"retryMultiplier", 11}}, "retryMultiplier"},
+      {{{"retryMultiplier", "2"}}, "retryMultiplier"},     {{{"retryMaxInterval", -1}}, "retryMaxInterval"},
+      {{{"retryMaxInterval", 2'592'001}}, "retryMaxInterval"}, {{{"retryJitter", 101}}, "retryJitter"},
+      {{{"retryInterval", 2'592'001}}, "retryInterval"}};
+  for (const auto& [fields, field] : refused) {
+    r = put("jobs/" + std::to_string(id), fields);
+    EXPECT_EQ(r.status, 400) << fields.dump();
+    EXPECT_EQ(r.field(), field) << fields.dump() << " " << r.text;
+  }
+  EXPECT_EQ(put("jobs/" + std::to_string(id), {{"retryMultiplier", 0.5}}).message(),
+            "retryMultiplier: must be a number from 1 to 10, got 0.5");
+}
+
 TEST_F(JobsApi, InvalidFieldsAreNamed) {
   auto body = cron_job_body();
   body["scheduleConf"] = "0 0 25 * * ?";

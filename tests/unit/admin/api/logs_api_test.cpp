@@ -161,6 +161,25 @@ TEST_F(LogsApi, GetAnswersOneLog) {
   EXPECT_EQ(r.body["id"], log.id);
   EXPECT_EQ(r.body["handleCode"], 200);
   EXPECT_EQ(get("logs/999").status, 404);
+  EXPECT_TRUE(r.body["retry"].is_null()) << "no retry";
+}
+
+TEST_F(LogsApi, AFailedRunSaysWhenItsRetryIsDueAndHowItWent) {
+  auto failed = put_log(FireState::kFailed, 1'000, "http://10.0.0.5:9999/");
+  JobLog retry;
+  retry.job_group = job_.job_group;
+  retry.job_id = job_.id;
+  retry.state = FireState::kPending;
+  retry.trigger_type = TriggerType::kRetry;
+  retry.scheduled_time = 61'000;
+  retry.admin_node = "node-under-test";
+  retry.parent_log_id = failed.id;
+  retry = fake_.put_log(retry);
+  put_log(FireState::kPending, 5'000);  // another run, not its retry
+  auto r = get(path(failed));
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["retry"], json({{"id", retry.id}, {"scheduledTime", 61'000}, {"state", "pending"}}));
+  EXPECT_TRUE(get(path(retry)).body["retry"].is_null()) << "the retry has none of its own yet";
 }
 
 TEST_F(LogsApi, ContentIsReadFromTheExecutorThatRanIt) {

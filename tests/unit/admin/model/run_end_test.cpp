@@ -48,6 +48,31 @@ Job child_of() {
   return child;
 }
 
+TEST(PlanRunEnd, ARetryWaitsWhatTheJobsBackOffGivesItsAttempt) {
+  Job job = job_of();
+  job.retry_interval = 10;
+  job.executor_fail_retry_count = 3;
+  job.retry = RetryPolicy{RetryBackoff::kExponential, 3.0, 60, 0};
+  // The first run has all three retries left: its retry is the first (10 s), then 30 s, then the
+  // 60 s ceiling instead of 90.
+  EXPECT_EQ(plan_follow_ups(RunEnd::kFailed, run_of(3), job, {}, kNow, "node-a").fires.at(0).scheduled_time,
+            kNow + 10'000);
+  EXPECT_EQ(plan_follow_ups(RunEnd::kFailed, run_of(2), job, {}, kNow, "node-a").fires.at(0).scheduled_time,
+            kNow + 30'000);
+  EXPECT_EQ(plan_follow_ups(RunEnd::kLost, run_of(1), job, {}, kNow, "node-a").fires.at(0).scheduled_time,
+            kNow + 60'000);
+  // A job given more retries since the run fired counts the run's as the first.
+  job.executor_fail_retry_count = 1;
+  EXPECT_EQ(plan_follow_ups(RunEnd::kFailed, run_of(3), job, {}, kNow, "node-a").fires.at(0).scheduled_time,
+            kNow + 10'000);
+  // Jitter is drawn from the run's id: the same run waits the same, within the share.
+  job.retry.jitter_percent = 20;
+  const auto with_jitter = plan_follow_ups(RunEnd::kFailed, run_of(3), job, {}, kNow, "node-a").fires.at(0);
+  EXPECT_EQ(with_jitter.scheduled_time - kNow, retry_delay_ms(job.retry, 10, 1, 100));
+  EXPECT_GT(with_jitter.scheduled_time, kNow + 8'000);
+  EXPECT_LE(with_jitter.scheduled_time, kNow + 10'000);
+}
+
 TEST(PlanRunEnd, EndsThatMayBeRetriedGetOneRetryWithTheJobsCurrentHandler) {
   for (RunEnd end : {RunEnd::kFailed, RunEnd::kLost, RunEnd::kTriggerFailed}) {
     auto follow = plan_follow_ups(end, run_of(2), job_of(), {child_of()}, kNow, "node-a");
