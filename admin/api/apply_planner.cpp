@@ -8,8 +8,11 @@
 #include "admin/api/auth_api.h"
 #include "admin/api/field_checks.h"
 #include "admin/api/job_validation.h"
+#include "admin/model/calendar_dates.h"
+#include "admin/model/calendar_json.h"
 #include "admin/model/child_jobs.h"
 #include "admin/model/record_json.h"
+#include "admin/model/scan.h"
 #include "admin/model/schedule.h"
 #include "admin/model/workflow_graph.h"
 #include "admin/model/workflow_json.h"
@@ -30,20 +33,41 @@ const std::vector<std::string>& compared_fields() {
   return fields;
 }
 
-// Every key of the comparable form, in the order changes are reported.
+// Every key of the comparable form, in the order changes are reported: the schedule's DST
+// policy and calendar after its zone.
 const std::vector<std::string>& report_order() {
   static const std::vector<std::string> keys = [] {
     auto all = compared_fields();
+    all.insert(std::find(all.begin(), all.end(), "timezone") + 1, {"dstGap", "dstRepeat", "calendar", "calendarMode"});
     all.insert(all.end(), {"childJobs", "alarmChannels", "running"});
     return all;
   }();
   return keys;
 }
 
-// Keys of a file's job that are not fields of POST jobs.
+// Keys of a file's job that are not fields of POST jobs (a calendar is by name there, by id in
+// the API).
 const std::set<std::string>& file_only_keys() {
-  static const std::set<std::string> keys{"glueHistory", "childJobs", "alarmChannels", "running"};
+  static const std::set<std::string> keys{"glueHistory", "childJobs", "alarmChannels", "running", "calendar",
+                                          "calendarMode"};
   return keys;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+// A job's or workflow's calendarMode as files write it ("skip", "only"), and back.
+std::string mode_in_file(common::CalendarMode mode) { return lower(std::string(to_string(mode))); }
+common::CalendarMode mode_of(const json& entry) {
+  return entry.value("calendarMode", std::string("skip")) == "only" ? common::CalendarMode::kOnly
+                                                                     : common::CalendarMode::kSkip;
 }
 
 constexpr std::size_t kMaxGroupTitle = 64;
@@ -85,6 +109,8 @@ struct Index {
   std::map<std::int64_t, const Job*> jobs;  // the whole jobs the snapshot has
   std::map<std::int64_t, std::vector<std::string>> channels_of_job;  // job id → channel names, sorted
   std::map<std::string, const AlarmChannel*> channels_by_name;
+  std::map<std::string, const Calendar*> calendars_by_name;
+  std::map<std::int64_t, const Calendar*> calendars_by_id;
 
   explicit Index(const JobsSnapshot& s) {
     for (const auto& g : s.groups) {
@@ -101,6 +127,18 @@ struct Index {
       for (auto id : c.jobs) channels_of_job[id].push_back(c.name);
     }
     for (auto& [id, names] : channels_of_job) std::sort(names.begin(), names.end());
+    for (const auto& c : s.calendars) {
+      calendars_by_name[c.name] = &c;
+      calendars_by_id[c.id] = &c;
+    }
+  }
+
+  // The name a file gives the calendar `id` names (null for none).
+  json calendar_name(std::int64_t id) const {
+    if (id == 0) return nullptr;
+    auto it = calendars_by_id.find(id);
+    if (it == calendars_by_id.end()) throw std::logic_error("snapshot without calendar " + std::to_string(id));
+    return it->second->name;
   }
 
   std::optional<JobRef> ref_of(std::int64_t id) const {
@@ -130,24 +168,32 @@ struct Index {
 Job read_file_job(const json& entry, const std::string& name, std::int64_t group_id, const std::string& path) {
   json body = json::object();
   for (const auto& [key, value] : entry.items()) {
-    if (!file_only_keys().contains(key)) body[key] = value;
+    if (file_only_keys().contains(key)) continue;
+    // The DST policy in the API's spelling: "fire_after" is FIRE_AFTER.
+    body[key] = key == "dstGap" || key == "dstRepeat" ? json(upper(value.get<std::string>())) : value;
   }
   body["jobGroup"] = group_id;
   body["name"] = name;
   try {
     Job job = read_job_body(body.dump(), Job{}, JobBodyKind::kCreate);
     validate_job(job);
+    job.calendar.mode = mode_of(entry);
     return job;
   } catch (const common::http::HttpError& e) {
     rethrow_at(path, e);
   }
 }
 
-// The file's view of a job, to compare: the compared fields, children, channels, running.
-json comparable(const Job& job, const json& children, const json& channels) {
+// The file's view of a job, to compare: the compared fields, its DST policy, its calendar (by
+// name, null for none) and mode, children, channels, running.
+json comparable(const Job& job, const json& children, const json& channels, const json& calendar) {
   const json all = to_json(job);
   json out = json::object();
   for (const auto& field : compared_fields()) out[field] = all.at(field);
+  out["dstGap"] = lower(std::string(common::dst_gap_name(job.dst.gap)));
+  out["dstRepeat"] = lower(std::string(common::dst_repeat_name(job.dst.repeat)));
+  out["calendar"] = calendar;
+  out["calendarMode"] = mode_in_file(job.calendar.mode);
   out["childJobs"] = children;
   json sorted = channels;
   std::sort(sorted.begin(), sorted.end());
@@ -157,13 +203,8 @@ json comparable(const Job& job, const json& children, const json& channels) {
 }
 
 const json& defaults() {
-  static const json d = comparable(Job{}, json::array(), json::array());
+  static const json d = comparable(Job{}, json::array(), json::array(), nullptr);
   return d;
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
 }
 
 // The users of the file (admins only), onto `plan`; answers their report.
@@ -242,6 +283,327 @@ json plan_users(const json& document, const JobsSnapshot& snapshot, const Index&
   return report;
 }
 
+// ---- calendars ---------------------------------------------------------------------------
+
+// As the calendars API takes them (admin/api/calendars_api.cpp; the columns' widths).
+constexpr std::size_t kMaxFileCalendarDescription = 255;
+constexpr std::size_t kMaxFileCalendarZone = 64;
+constexpr std::size_t kMaxFileDateName = 200;
+
+// A date as files write it (YYYY-MM-DD, or --MM-DD for every year; its shape checked by
+// common::jobs_file) as a day; whether it exists is BusinessCalendar::make's to say.
+common::CalendarDay day_of(const std::string& text) {
+  if (text.starts_with("--")) return {0, std::stoi(text.substr(2, 2)), std::stoi(text.substr(5, 2)), ""};
+  return {std::stoi(text.substr(0, 4)), std::stoi(text.substr(5, 2)), std::stoi(text.substr(8, 2)), ""};
+}
+
+// HH:MM or HH:MM:SS (checked by common::jobs_file) as seconds since midnight.
+int seconds_of(const std::string& text) {
+  return std::stoi(text.substr(0, 2)) * 3600 + std::stoi(text.substr(3, 2)) * 60 +
+         (text.size() == 8 ? std::stoi(text.substr(6, 2)) : 0);
+}
+
+// A file's calendar as the Calendar the API would read: its texts checked as the API checks
+// them, its dates in the file's order (excluded, then included, so the index in a CalendarError
+// is the index in the file's list), without sources. Its rules are BusinessCalendar::make's.
+Calendar read_file_calendar(const json& entry, const std::string& path) {
+  Calendar c;
+  c.name = entry.at("name").get<std::string>();
+  try {
+    c.description = trimmed(entry.value("description", std::string()));
+    check_text("description", c.description, kMaxFileCalendarDescription, false);
+    c.time_zone = trimmed(entry.value("timezone", std::string("UTC")));
+    check_text("timezone", c.time_zone, kMaxFileCalendarZone, true);
+    if (auto days = entry.find("businessDays"); days != entry.end()) {
+      std::array<bool, 7> business{};
+      for (const auto& day : *days) {
+        for (int i = 0; i < 7; ++i) {
+          if (day == weekday_name(i)) business[static_cast<std::size_t>(i)] = true;
+        }
+      }
+      c.business_days = business;
+    }
+    for (const char* list : {"excludedDates", "includedDates"}) {
+      const json dates = entry.value(list, json::array());
+      for (std::size_t i = 0; i < dates.size(); ++i) {
+        CalendarDate date;
+        date.included = std::string_view(list) == "includedDates";
+        date.day = day_of(dates[i].at("date").get<std::string>());
+        date.day.name = trimmed(dates[i].value("name", std::string()));
+        check_text(std::string(list) + "[" + std::to_string(i) + "].name", date.day.name, kMaxFileDateName, false);
+        c.dates.push_back(std::move(date));
+      }
+    }
+    for (const auto& range : entry.value("excludedTimes", json::array())) {
+      c.excluded_times.push_back({seconds_of(range.at("start").get<std::string>()), seconds_of(range.at("end").get<std::string>())});
+    }
+  } catch (const common::http::HttpError& e) {
+    rethrow_at(path, e);
+  }
+  return c;
+}
+
+// A calendar whole, as a file would write it: every key, its dates in the stored order without
+// their sources, its times as HH:MM:SS. What a plan compares (so a time given as HH:MM is the
+// same as HH:MM:00, and the order dates are listed in does not matter).
+json calendar_whole(const Calendar& c) {
+  json business = nullptr;
+  if (c.business_days) {
+    business = json::array();
+    for (int i = 0; i < 7; ++i) {
+      if ((*c.business_days)[static_cast<std::size_t>(i)]) business.push_back(weekday_name(i));
+    }
+  }
+  json excluded = json::array();
+  json included = json::array();
+  for (const auto& d : c.dates) (d.included ? included : excluded).push_back(json{{"date", date_text(d.day)}, {"name", d.day.name}});
+  json times = json::array();
+  for (const auto& t : c.excluded_times) {
+    times.push_back(json{{"start", time_of_day_text(t.start_s)}, {"end", time_of_day_text(t.end_s)}});
+  }
+  return json{{"name", c.name},           {"description", c.description},  {"timezone", c.time_zone},
+              {"businessDays", business}, {"excludedDates", excluded},     {"includedDates", included},
+              {"excludedTimes", times}};
+}
+
+// What an export writes of a whole calendar: the keys that are not their defaults.
+json calendar_in_file(const json& whole) {
+  json out{{"name", whole.at("name")}};
+  if (whole.at("description") != "") out["description"] = whole.at("description");
+  if (whole.at("timezone") != "UTC") out["timezone"] = whole.at("timezone");
+  if (!whole.at("businessDays").is_null()) out["businessDays"] = whole.at("businessDays");
+  for (const char* list : {"excludedDates", "includedDates"}) {
+    if (whole.at(list).empty()) continue;
+    json dates = json::array();
+    for (const auto& d : whole.at(list)) {
+      json date{{"date", d.at("date")}};
+      if (d.at("name") != "") date["name"] = d.at("name");
+      dates.push_back(std::move(date));
+    }
+    out[list] = std::move(dates);
+  }
+  if (!whole.at("excludedTimes").empty()) out["excludedTimes"] = whole.at("excludedTimes");
+  return out;
+}
+
+// Whether two whole calendars decide fires alike: the zone, the weekdays, the days (names aside)
+// and the times.
+bool same_rules(const json& a, const json& b) {
+  auto days = [](const json& whole, const char* list) {
+    std::vector<std::string> out;
+    for (const auto& d : whole.at(list)) out.push_back(d.at("date").get<std::string>());
+    return out;
+  };
+  return a.at("timezone") == b.at("timezone") && a.at("businessDays") == b.at("businessDays") &&
+         days(a, "excludedDates") == days(b, "excludedDates") && days(a, "includedDates") == days(b, "includedDates") &&
+         a.at("excludedTimes") == b.at("excludedTimes");
+}
+
+std::string range_text(const json& range) {
+  return range.at("start").get<std::string>() + "-" + range.at("end").get<std::string>();
+}
+
+// The changes from `have` to `want` (whole calendars; `have` null for one created): for a new
+// calendar its fields and how many dates it has, for a changed one each field and each date that
+// differs, as `excludedDates[2026-10-01]` from its name to its name (absent where there is none).
+json calendar_changes(const json& have, const json& want) {
+  json changes = json::array();
+  auto weekdays = [](const json& days) { return days.is_null() ? json("every day") : days; };
+  auto times = [](const json& whole) {
+    json out = json::array();
+    for (const auto& t : whole.at("excludedTimes")) out.push_back(range_text(t));
+    return out;
+  };
+  if (have.is_null()) {
+    if (want.at("description") != "") changes.push_back(change("description", nullptr, want.at("description")));
+    changes.push_back(change("timezone", nullptr, want.at("timezone")));
+    changes.push_back(change("businessDays", nullptr, weekdays(want.at("businessDays"))));
+    for (const char* list : {"excludedDates", "includedDates"}) {
+      if (!want.at(list).empty()) changes.push_back(change(list, nullptr, want.at(list).size()));
+    }
+    if (!want.at("excludedTimes").empty()) changes.push_back(change("excludedTimes", nullptr, times(want)));
+    return changes;
+  }
+  for (const char* field : {"description", "timezone"}) {
+    if (have.at(field) != want.at(field)) changes.push_back(change(field, have.at(field), want.at(field)));
+  }
+  if (have.at("businessDays") != want.at("businessDays")) {
+    changes.push_back(change("businessDays", weekdays(have.at("businessDays")), weekdays(want.at("businessDays"))));
+  }
+  for (const char* list : {"excludedDates", "includedDates"}) {
+    std::map<std::string, std::pair<json, json>> days;  // date → (have's name, want's name)
+    for (const auto& d : have.at(list)) days[d.at("date").get<std::string>()].first = d.at("name");
+    for (const auto& d : want.at(list)) days[d.at("date").get<std::string>()].second = d.at("name");
+    for (const auto& [date, names] : days) {
+      if (names.first != names.second) changes.push_back(change(std::string(list) + "[" + date + "]", names.first, names.second));
+    }
+  }
+  if (times(have) != times(want)) changes.push_back(change("excludedTimes", times(have), times(want)));
+  return changes;
+}
+
+// The calendars as the plan leaves them: the file's (as it gives them, their rules made) and the
+// server's others, by name. What first fire times go by.
+class CalendarsAfterPlan {
+ public:
+  explicit CalendarsAfterPlan(const Index& index) : index_(index) {}
+
+  // A calendar of the file, its rules made; `rules_change` when the server has it with other rules.
+  void add(const std::string& name, common::BusinessCalendar made, bool rules_change) {
+    made_.insert_or_assign(name, std::move(made));
+    if (rules_change) changed_.insert(name);
+  }
+
+  bool in_file(const std::string& name) const { return made_.contains(name); }
+  bool exists(const std::string& name) const { return in_file(name) || index_.calendars_by_name.contains(name); }
+  // Whether the plan changes what the calendar decides.
+  bool rules_change(const std::string& name) const { return changed_.contains(name); }
+
+  // What a schedule going by the calendar `name` (one that exists) in `mode` takes; none for "".
+  std::optional<ScheduleCalendar> schedule_calendar(const std::string& name, common::CalendarMode mode,
+                                                    const std::string& path) const {
+    if (name.empty()) return std::nullopt;
+    auto made = made_.find(name);
+    if (made == made_.end()) {
+      const Calendar& stored = *index_.calendars_by_name.at(name);
+      try {
+        made = made_.emplace(name, common::BusinessCalendar::make(to_spec(stored))).first;
+      } catch (const common::CalendarError& e) {
+        // Only reachable for a calendar written around the API: report it, do not guess.
+        throw conflict(path + ".calendar: calendar " + name + " is invalid: " + e.what(), path + ".calendar");
+      }
+    }
+    return ScheduleCalendar{name, made->second, mode};
+  }
+
+ private:
+  const Index& index_;
+  mutable std::map<std::string, common::BusinessCalendar> made_;  // the server's made when first asked for
+  std::set<std::string> changed_;
+};
+
+// The first fire time of a job (or a workflow as one) started at `now_ms`, first_fire_time()'s,
+// going by `calendar` when it has one (the calendar as the plan leaves it). A calendar that lets
+// no fire through within ten years is a 400 naming `calendar`.
+std::int64_t first_time_with(const Job& job, std::int64_t now_ms, const std::optional<ScheduleCalendar>& calendar) {
+  Job plain = job;
+  plain.calendar = {};
+  const auto first = first_fire_time(plain, now_ms);
+  if (!calendar) return first;
+  const Schedule schedule =
+      Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone, job.dst).with_calendar(*calendar);
+  const auto after = now_ms + kPreReadWindowMs;
+  if (auto next = schedule.next_after(after)) return *next;
+  throw invalid("calendar", "calendar: " + schedule.end_reason(after) + " after " +
+                                common::format_iso8601(now_ms, job.timezone) + " for schedule '" + job.schedule_conf +
+                                "' (" + mode_in_file(calendar->mode) + ")");
+}
+
+// The file's calendars onto `plan` (created, or updated field by field), each checked as the
+// calendars API checks one; answers their report. Writing calendars is for admins.
+template <class Count>
+json plan_calendars(const json& document, const Index& index, const Principal& who, CalendarsAfterPlan& after,
+                    ApplyPlan& plan, Count& count) {
+  json report = json::array();
+  for (const auto& entry : document.value("calendars", json::array())) {
+    const auto name = entry.at("name").get<std::string>();
+    const std::string path = "calendars[" + name + "]";
+    Calendar c = read_file_calendar(entry, path);
+    common::BusinessCalendar made = [&] {
+      try {
+        return common::BusinessCalendar::make(to_spec(c));
+      } catch (const common::CalendarError& e) {
+        const std::string field = e.field() == "timeZone" ? "timezone" : e.field();
+        throw invalid(path + "." + field, path + "." + field + ": " + e.reason());
+      }
+    }();
+    c.dates = stored_dates(std::move(c.dates));  // make() refused a day both excluded and included
+    const json want = calendar_whole(c);
+    json calendar_report{{"name", name}};
+    auto stored = index.calendars_by_name.find(name);
+    if (stored == index.calendars_by_name.end()) {
+      if (!who.user.is_admin()) throw forbidden(path + ": creating a calendar needs the admin role");
+      calendar_report["action"] = "create";
+      calendar_report["changes"] = calendar_changes(nullptr, want);
+      after.add(name, std::move(made), false);
+      plan.create_calendars.push_back(std::move(c));
+      count("create");
+    } else {
+      const Calendar& current = *stored->second;
+      const json have = calendar_whole(current);
+      calendar_report["id"] = current.id;
+      calendar_report["changes"] = calendar_changes(have, want);
+      after.add(name, std::move(made), !same_rules(have, want));
+      if (calendar_report["changes"].empty()) {
+        calendar_report["action"] = "unchanged";
+        count("unchanged");
+      } else {
+        if (!who.user.is_admin()) throw forbidden(path + ": changing a calendar needs the admin role");
+        c.id = current.id;
+        c.version = current.version;
+        c.created_at = current.created_at;
+        c.dates = with_stored_sources(std::move(c.dates), current.dates);
+        calendar_report["action"] = "update";
+        plan.update_calendars.push_back(std::move(c));
+        count("update");
+      }
+    }
+    report.push_back(std::move(calendar_report));
+  }
+  return report;
+}
+
+// What names calendars once the plan is applied, for --prune's calendars: the names the file's
+// jobs and workflows give, and the stored jobs and workflows the plan describes (named, changed
+// or deleted: what they named before does not count).
+struct CalendarNames {
+  std::set<std::string> named;
+  std::set<std::int64_t> described_jobs;
+  std::set<std::int64_t> described_workflows;
+};
+
+// --prune's calendars onto `plan`: one the file does not list, that a job or workflow of the
+// file's groups named, and that nothing names once the plan is applied, is deleted (by an admin;
+// a normal user's plan leaves calendars as they are). Answers their report.
+template <class Count>
+json prune_calendars(const json& document, const JobsSnapshot& snapshot, const Index& index, const Principal& who,
+                     const CalendarNames& names, ApplyPlan& plan, Count& count) {
+  json report = json::array();
+  if (!who.user.is_admin()) return report;
+  std::set<std::string> listed;
+  for (const auto& entry : document.value("calendars", json::array())) listed.insert(entry.at("name").get<std::string>());
+  std::set<std::int64_t> groups;  // the file's, that the server has
+  for (const auto& app : app_names_of(document)) {
+    if (auto it = index.groups_by_app.find(app); it != index.groups_by_app.end()) groups.insert(it->second->id);
+  }
+  std::set<std::int64_t> used;  // by the file's groups before the plan
+  for (const auto& j : snapshot.jobs) {
+    if (groups.contains(j.job_group)) used.insert(j.calendar.calendar_id);
+  }
+  for (const auto& w : snapshot.workflows) {
+    if (groups.contains(w.job_group)) used.insert(w.calendar.calendar_id);
+  }
+  std::set<std::int64_t> named;  // after the plan
+  for (const auto& name : names.named) {
+    if (auto it = index.calendars_by_name.find(name); it != index.calendars_by_name.end()) named.insert(it->second->id);
+  }
+  for (const auto& i : snapshot.identities) {
+    if (!names.described_jobs.contains(i.id)) named.insert(i.calendar_id);
+  }
+  for (const auto& w : snapshot.workflow_identities) {
+    if (!names.described_workflows.contains(w.id)) named.insert(w.calendar_id);
+  }
+  for (auto id : used) {
+    if (id == 0 || named.contains(id)) continue;
+    const Calendar* c = index.calendars_by_id.at(id);
+    if (listed.contains(c->name)) continue;
+    plan.delete_calendars.push_back(id);
+    report.push_back(json{{"name", c->name}, {"id", id}, {"action", "delete"}, {"changes", json::array()}});
+    count("delete");
+  }
+  return report;
+}
+
 // ---- workflows ----------------------------------------------------------------------------
 
 // As the workflows API takes them (admin/api/workflows_api.cpp).
@@ -293,16 +655,17 @@ Workflow read_file_workflow(const json& entry, const std::string& name, const st
       check_text(at + ".description", param.description, kMaxParamDescription, false);
       w.params.push_back(std::move(param));
     }
+    w.calendar.mode = mode_of(entry);
   } catch (const common::http::HttpError& e) {
     rethrow_at(path, e);
   }
   return w;
 }
 
-// The file's view of a workflow, to compare and to export: its fields, its parameters, its nodes
-// by key ({job, after (sorted), params when set, onFailure}) and whether it runs. `jobs[i]` is the
-// file's name of node i's job.
-json comparable_workflow(const Workflow& w, const std::vector<std::string>& jobs, bool running) {
+// The file's view of a workflow, to compare and to export: its fields, its calendar (by name, null
+// for none) and mode, its parameters, its nodes by key ({job, after (sorted), params when set,
+// onFailure}) and whether it runs. `jobs[i]` is the file's name of node i's job.
+json comparable_workflow(const Workflow& w, const std::vector<std::string>& jobs, bool running, const json& calendar) {
   json nodes = json::object();
   for (std::size_t i = 0; i < w.graph.nodes.size(); ++i) {
     const auto& n = w.graph.nodes[i];
@@ -318,6 +681,8 @@ json comparable_workflow(const Workflow& w, const std::vector<std::string>& jobs
               {"scheduleType", to_string(w.schedule_type)},
               {"scheduleConf", w.schedule_conf},
               {"timezone", w.timezone},
+              {"calendar", calendar},
+              {"calendarMode", mode_in_file(w.calendar.mode)},
               {"misfireStrategy", to_string(w.misfire_strategy)},
               {"overlap", to_string(w.overlap)},
               {"maxParallel", w.max_parallel},
@@ -329,16 +694,16 @@ json comparable_workflow(const Workflow& w, const std::vector<std::string>& jobs
 }
 
 const json& workflow_defaults() {
-  static const json d = comparable_workflow(Workflow{}, {}, false);
+  static const json d = comparable_workflow(Workflow{}, {}, false, nullptr);
   return d;
 }
 
 // The keys of the comparable form in the order the file and the plan's changes list them.
 const std::vector<std::string>& workflow_report_order() {
-  static const std::vector<std::string> keys{"description", "author",       "alarmEmail",       "scheduleType",
-                                             "scheduleConf", "timezone",    "misfireStrategy",  "overlap",
-                                             "maxParallel", "timeout",      "onFailureRunning", "params",
-                                             "nodes",       "running"};
+  static const std::vector<std::string> keys{"description",      "author",       "alarmEmail", "scheduleType",
+                                             "scheduleConf",     "timezone",     "calendar",   "calendarMode",
+                                             "misfireStrategy",  "overlap",      "maxParallel", "timeout",
+                                             "onFailureRunning", "params",       "nodes",      "running"};
   return keys;
 }
 
@@ -478,7 +843,8 @@ struct JobsAfterPlan {
 // The workflows of the file's groups onto `plan`; answers their report. After the jobs: nodes
 // may run jobs the same file creates, and none may run a job the plan deletes.
 json plan_workflows(const json& document, const JobsSnapshot& snapshot, const Index& index, const Principal& who,
-                    bool prune, std::int64_t now_ms, const JobsAfterPlan& jobs, const LineOf& line_of, ApplyPlan& plan,
+                    bool prune, std::int64_t now_ms, const JobsAfterPlan& jobs, const CalendarsAfterPlan& calendars,
+                    const LineOf& line_of, ApplyPlan& plan, CalendarNames& names,
                     const std::function<void(const std::string&)>& count) {
   json report = json::array();
   std::map<std::pair<std::int64_t, std::string>, const Workflow*> stored_by_name;
@@ -563,26 +929,33 @@ json plan_workflows(const json& document, const JobsSnapshot& snapshot, const In
         throw invalid(path + ".running", path + ".running: a workflow without a schedule (scheduleType NONE) runs when "
                                                 "triggered, not by itself: leave running out, or give it a schedule");
       }
-      auto first_time = [&] {
+      const std::string calendar = wf_entry.value("calendar", std::string());
+      if (!calendar.empty() && !calendars.exists(calendar)) {
+        throw invalid(path + ".calendar", path + ".calendar: no calendar is named '" + calendar +
+                                              "' (neither among the file's calendars nor on the server)");
+      }
+      if (!calendar.empty()) names.named.insert(calendar);
+      const json calendar_json = calendar.empty() ? json() : json(calendar);
+      auto first_time_now = [&] {
         Job as_job;
         as_job.schedule_type = w.schedule_type;
         as_job.schedule_conf = w.schedule_conf;
         as_job.timezone = w.timezone;
         try {
-          return first_fire_time(as_job, now_ms);
+          return first_time_with(as_job, now_ms, calendars.schedule_calendar(calendar, w.calendar.mode, path));
         } catch (const common::http::HttpError& e) {
           rethrow_at(path, e);
         }
       };
 
-      const json want = comparable_workflow(w, jobs_in_file, running);
+      const json want = comparable_workflow(w, jobs_in_file, running, calendar_json);
       json wf_report{{"appName", app}, {"name", name}, {"changes", json::array()}};
-      PlannedWorkflow planned{w, app, node_jobs, true};
+      PlannedWorkflow planned{w, app, calendar, node_jobs, true};
       if (!stored) {
         planned.workflow.job_group = current ? current->id : 0;
         if (running) {
           planned.workflow.trigger_status = 1;
-          planned.workflow.trigger_next_time = first_time();
+          planned.workflow.trigger_next_time = first_time_now();
         }
         wf_report["action"] = "create";
         wf_report["changes"] = workflow_changes(nullptr, want);
@@ -596,9 +969,14 @@ json plan_workflows(const json& document, const JobsSnapshot& snapshot, const In
           auto ref = index.ref_of(n.job_id);
           stored_jobs.push_back(ref ? ref_in_file(*ref, app) : "job " + std::to_string(n.job_id));
         }
-        const json have = comparable_workflow(*stored, stored_jobs, stored->trigger_status == 1);
+        const json stored_calendar = index.calendar_name(stored->calendar.calendar_id);
+        const json have = comparable_workflow(*stored, stored_jobs, stored->trigger_status == 1, stored_calendar);
         wf_report["changes"] = workflow_changes(have, want);
-        if (wf_report["changes"].empty()) {
+        // A running one whose calendar's rules the plan changes may fire sooner (as a change of the
+        // calendar through the API brings its users' next times).
+        const bool retimed = running && stored->trigger_status == 1 && !calendar.empty() &&
+                             calendars.rules_change(calendar) && first_time_now() < stored->trigger_next_time;
+        if (wf_report["changes"].empty() && !retimed) {
           wf_report["action"] = "unchanged";
           count("unchanged");
         } else {
@@ -613,16 +991,23 @@ json plan_workflows(const json& document, const JobsSnapshot& snapshot, const In
           if (running) {
             const bool started = stored->trigger_status != 1;
             const bool rescheduled = w.schedule_type != stored->schedule_type || w.schedule_conf != stored->schedule_conf ||
-                                     w.timezone != stored->timezone;
+                                     w.timezone != stored->timezone || calendar_json != stored_calendar ||
+                                     w.calendar.mode != stored->calendar.mode;
             u.trigger_status = 1;
-            u.trigger_next_time = (started || rescheduled) ? first_time() : stored->trigger_next_time;
+            u.trigger_next_time = (started || rescheduled || retimed) ? first_time_now() : stored->trigger_next_time;
           } else {
             u.trigger_status = 0;
             u.trigger_next_time = 0;
           }
-          wf_report["action"] = "update";
+          if (wf_report["changes"].empty()) {
+            // Its own fields stay: only its next time moves, under the version it has.
+            wf_report["action"] = "unchanged";
+            count("unchanged");
+          } else {
+            wf_report["action"] = "update";
+            count("update");
+          }
           plan.update_workflows.push_back(std::move(planned));
-          count("update");
         }
       }
       report.push_back(std::move(wf_report));
@@ -650,6 +1035,8 @@ json plan_workflows(const json& document, const JobsSnapshot& snapshot, const In
     }
   }
 
+  names.described_workflows = described;
+
   // A job the plan deletes must not stay in a workflow the plan leaves as it is.
   if (!jobs.deleted.empty()) {
     for (const auto& w : snapshot.workflow_identities) {
@@ -669,29 +1056,6 @@ json plan_workflows(const json& document, const JobsSnapshot& snapshot, const In
   return report;
 }
 
-// Calendars in a jobs file (a `calendars` list, a job's or workflow's `calendar`) are the
-// format's, but an apply does not write them: its snapshot and plan hold no calendars, and the
-// store writes jobs and workflows without touching their calendar. Such a file is refused,
-// naming the first place, rather than applied without what it says.
-void refuse_calendars(const json& document) {
-  constexpr const char* kHow =
-      "calendars are not applied from jobs files yet: create them with `cronwheel calendars apply -f FILE` "
-      "(PUT /api/v1/calendars/{id}), and name a job's or workflow's calendar in the console or the API";
-  if (document.contains("calendars")) throw invalid("calendars", std::string("calendars: ") + kHow);
-  for (const auto& group : document.at("groups")) {
-    const std::string group_path = "groups[" + group.at("appName").get<std::string>() + "]";
-    for (const char* kind : {"jobs", "workflows"}) {
-      const json objects = group.value(kind, json::object());
-      for (const auto& [name, entry] : objects.items()) {
-        if (entry.contains("calendar")) {
-          const std::string path = group_path + "." + kind + "[" + name + "].calendar";
-          throw invalid(path, path + ": " + kHow);
-        }
-      }
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> app_names_of(const json& document) {
@@ -702,7 +1066,6 @@ std::vector<std::string> app_names_of(const json& document) {
 
 ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const Principal& who, bool prune,
                      std::int64_t now_ms, const LineOf& line_of) {
-  refuse_calendars(document);
   const Index index(snapshot);
   const bool admin = who.user.is_admin();
   ApplyPlan plan;
@@ -710,6 +1073,11 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
   json report_jobs = json::array();
   json summary{{"create", 0}, {"update", 0}, {"unchanged", 0}, {"delete", 0}};
   auto count = [&](const std::string& action) { summary[action] = summary[action].get<int>() + 1; };
+
+  // Calendars first: the file's jobs and workflows go by them as the plan leaves them.
+  CalendarsAfterPlan calendars(index);
+  json report_calendars = plan_calendars(document, index, who, calendars, plan, count);
+  CalendarNames calendar_names;
 
   // Every job the file names, to resolve children that the same file creates.
   std::set<JobRef> in_file;
@@ -871,18 +1239,30 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
         channel_members[channel].push_back(ref);
       }
 
+      // Its calendar, by name: one of the file's, or the server's.
+      const std::string calendar = job_entry.value("calendar", std::string());
+      if (!calendar.empty() && !calendars.exists(calendar)) {
+        throw invalid(path + ".calendar", path + ".calendar: no calendar is named '" + calendar +
+                                              "' (neither among the file's calendars nor on the server)");
+      }
+      if (!calendar.empty()) calendar_names.named.insert(calendar);
+      const json calendar_json = calendar.empty() ? json() : json(calendar);
+      auto first_time_now = [&] {
+        try {
+          return first_time_with(job, now_ms, calendars.schedule_calendar(calendar, job.calendar.mode, path));
+        } catch (const common::http::HttpError& e) {
+          rethrow_at(path, e);
+        }
+      };
+
       const bool running = job_entry.value("running", false);
-      json want = comparable(job, children_json, channels_json);
+      json want = comparable(job, children_json, channels_json, calendar_json);
       want["running"] = running;
-      PlannedJob planned{job, app, children, {}, false};
+      PlannedJob planned{job, app, calendar, children, {}, false};
       json job_report{{"appName", app}, {"name", name}, {"changes", json::array()}};
       if (!stored) {
         if (running) {
-          try {
-            planned.job.trigger_next_time = first_fire_time(job, now_ms);
-          } catch (const common::http::HttpError& e) {
-            rethrow_at(path, e);
-          }
+          planned.job.trigger_next_time = first_time_now();
           planned.job.trigger_status = 1;
         }
         for (const auto& version : job_entry.value("glueHistory", json::array())) {
@@ -910,7 +1290,9 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
       } else {
         file_job_ids.insert(stored->id);
         job_report["id"] = stored->id;
-        const json have = comparable(*stored, index.children_in_file(*stored, app), index.channels_in_file(stored->id));
+        const json stored_calendar = index.calendar_name(stored->calendar.calendar_id);
+        const json have = comparable(*stored, index.children_in_file(*stored, app), index.channels_in_file(stored->id),
+                                     stored_calendar);
         std::sort(want["alarmChannels"].begin(), want["alarmChannels"].end());
         for (const auto& field : report_order()) {
           if (want.at(field) != have.at(field)) job_report["changes"].push_back(change(field, have.at(field), want.at(field)));
@@ -928,16 +1310,17 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
         planned.job.glue_updated_at = stored->glue_updated_at;
         planned.job.created_at = stored->created_at;
         planned.script_changed = job.glue_source != stored->glue_source || job.glue_remark != stored->glue_remark;
+        // A running job whose calendar's rules the plan changes may fire sooner (as a change of the
+        // calendar through the API brings its users' next times); a later time the scan skips to.
+        const bool retimed = running && stored->trigger_status == 1 && !calendar.empty() &&
+                             calendars.rules_change(calendar) && first_time_now() < stored->trigger_next_time;
         if (running) {
           planned.job.trigger_status = 1;
           const bool started = stored->trigger_status != 1;
           const bool rescheduled = job.schedule_type != stored->schedule_type || job.schedule_conf != stored->schedule_conf ||
-                                   job.timezone != stored->timezone;
-          try {
-            planned.job.trigger_next_time = (started || rescheduled) ? first_fire_time(job, now_ms) : stored->trigger_next_time;
-          } catch (const common::http::HttpError& e) {
-            rethrow_at(path, e);
-          }
+                                   job.timezone != stored->timezone || job.dst != stored->dst ||
+                                   calendar_json != stored_calendar || job.calendar.mode != stored->calendar.mode;
+          planned.job.trigger_next_time = (started || rescheduled || retimed) ? first_time_now() : stored->trigger_next_time;
         } else {
           planned.job.trigger_status = 0;
           planned.job.trigger_next_time = 0;
@@ -946,14 +1329,10 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
         graph[id].clear();
         for (const auto& c : children) graph[id].push_back(graph_id.at(c));
         file_jobs.push_back({path, ref, id});
-        if (fields_change) {
-          job_report["action"] = "update";
-          plan.update_jobs.push_back(std::move(planned));
-          count("update");
-        } else {
-          job_report["action"] = job_report["changes"].empty() ? "unchanged" : "update";
-          count(job_report["changes"].empty() ? "unchanged" : "update");
-        }
+        // Retimed alone, its own fields stay (unchanged): only its next time moves.
+        if (fields_change || retimed) plan.update_jobs.push_back(std::move(planned));
+        job_report["action"] = job_report["changes"].empty() ? "unchanged" : "update";
+        count(job_report["changes"].empty() ? "unchanged" : "update");
       }
       report_jobs.push_back(std::move(job_report));
     }
@@ -1033,14 +1412,27 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
       file_broadcast[{app, name}] = job.value("executorRouteStrategy", std::string()) == "SHARDING_BROADCAST";
     }
   }
-  json report_workflows = plan_workflows(document, snapshot, index, who, prune, now_ms,
-                                         JobsAfterPlan{in_file, file_broadcast, deleted}, line_of, plan, count);
+  json report_workflows =
+      plan_workflows(document, snapshot, index, who, prune, now_ms, JobsAfterPlan{in_file, file_broadcast, deleted},
+                     calendars, line_of, plan, calendar_names, count);
+
+  if (prune) {
+    calendar_names.described_jobs = file_job_ids;
+    calendar_names.described_jobs.insert(deleted.begin(), deleted.end());
+    for (auto& deletion : prune_calendars(document, snapshot, index, who, calendar_names, plan, count)) {
+      report_calendars.push_back(std::move(deletion));
+    }
+  }
 
   json report_users = plan_users(document, snapshot, index, who, plan, count);
 
   const bool changed = !plan.empty();
-  plan.report = json{{"changed", changed}, {"groups", std::move(report_groups)}, {"jobs", std::move(report_jobs)},
-                     {"workflows", std::move(report_workflows)}, {"users", std::move(report_users)},
+  plan.report = json{{"changed", changed},
+                     {"calendars", std::move(report_calendars)},
+                     {"groups", std::move(report_groups)},
+                     {"jobs", std::move(report_jobs)},
+                     {"workflows", std::move(report_workflows)},
+                     {"users", std::move(report_users)},
                      {"summary", std::move(summary)}};
   if (plan.refusal) plan.report["refused"] = plan.refusal->message;
   return plan;
@@ -1063,6 +1455,7 @@ json export_document(const JobsSnapshot& snapshot, const std::vector<std::string
     }
   }
   json out{{"apiVersion", "cronwheel/v1"}, {"groups", json::array()}};
+  std::set<std::int64_t> calendars_named;
   for (const auto* group : groups) {
     json g{{"appName", group->app_name}};
     if (group->title != group->app_name) g["title"] = group->title;
@@ -1073,7 +1466,9 @@ json export_document(const JobsSnapshot& snapshot, const std::vector<std::string
     json jobs = json::object();
     for (const auto& job : snapshot.jobs) {
       if (job.job_group != group->id) continue;
-      const json have = comparable(job, index.children_in_file(job, group->app_name), index.channels_in_file(job.id));
+      const json have = comparable(job, index.children_in_file(job, group->app_name), index.channels_in_file(job.id),
+                                   index.calendar_name(job.calendar.calendar_id));
+      calendars_named.insert(job.calendar.calendar_id);
       json entry = json::object();
       for (const auto& [field, value] : have.items()) {
         if (field == "jobDesc" || value != defaults().at(field)) entry[field] = value;
@@ -1090,11 +1485,19 @@ json export_document(const JobsSnapshot& snapshot, const std::vector<std::string
         if (!ref) throw std::logic_error("export snapshot without job " + std::to_string(n.job_id) + " of workflow " + w.name);
         node_jobs.push_back(ref_in_file(*ref, group->app_name));
       }
-      workflows[w.name] = workflow_in_file(comparable_workflow(w, node_jobs, w.trigger_status == 1));
+      workflows[w.name] =
+          workflow_in_file(comparable_workflow(w, node_jobs, w.trigger_status == 1, index.calendar_name(w.calendar.calendar_id)));
+      calendars_named.insert(w.calendar.calendar_id);
     }
     if (!workflows.empty()) g["workflows"] = std::move(workflows);
     out["groups"].push_back(std::move(g));
   }
+  // The calendars they name, whole, by name: the file applies on a server that lacks them.
+  json calendars = json::array();
+  for (const auto& [name, calendar] : index.calendars_by_name) {
+    if (calendars_named.contains(calendar->id)) calendars.push_back(calendar_in_file(calendar_whole(*calendar)));
+  }
+  if (!calendars.empty()) out["calendars"] = std::move(calendars);
   return out;
 }
 

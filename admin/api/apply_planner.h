@@ -40,9 +40,24 @@
 //    workflows/{id}/start does (a workflow without a schedule cannot be running); a running one
 //    whose schedule changed gets its next time anew. An update that changes more than `running`
 //    bumps the workflow's version.
-//  - Calendars: a file with a `calendars` list, or a job or workflow naming a `calendar`, is
-//    refused (400 naming the first) until applies write calendars; a job's or workflow's stored
-//    calendar is kept as it is, and exports leave calendars out.
+//  - Calendars (the file's `calendars` list) are found by name and created, updated (the fields
+//    that differ: description, timezone, businessDays, each date, as excludedDates[2026-10-01],
+//    compared without its source, and the excluded times, compared as seconds), or unchanged;
+//    each is checked as the calendars API checks one (BusinessCalendar::make; a problem names its
+//    path, `calendars[cn].excludedDates[3]`). An update carries the version read, and its dates
+//    keep the source of the stored date of the same day and kind (with_stored_sources), so an
+//    imported holiday stays its import's. Creating or changing a calendar is for admins (403).
+//  - A job's or workflow's `calendar` names one of the file's calendars or the server's (a 400
+//    at its path otherwise), with its calendarMode; a change of either is a change of its
+//    schedule. First fire times go by the calendar as the plan leaves it; one that lets no fire
+//    through within ten years is a 400 at `...calendar`. A running job or workflow of the file
+//    whose calendar's rules the plan changes gets its next time anew when that is sooner (its
+//    own fields unchanged).
+//  - A job's dstGap (skip|fire_after) and dstRepeat (once|both) are its DST policy, read and
+//    checked as POST jobs reads dstGap and dstRepeat (other than the default only for CRON).
+//  - With `prune`, an admin's plan deletes a calendar that the file does not list, that a job
+//    or workflow of the file's groups named, and that no job or workflow names once the plan is
+//    applied.
 //  - With `prune`, a workflow of the file's groups that the file does not name is deleted; one
 //    with a run waiting or running cannot be: the plan says so (its entry's `blocked`, the
 //    report's `refused`) and carries a refusal, which the store answers with 409 unless it is a
@@ -74,8 +89,10 @@ std::vector<std::string> app_names_of(const nlohmann::json& document);
 
 // The jobs file of the snapshot's groups named by `app_names` (every group `who` may see when
 // empty): fields equal to a new job's (or workflow's) defaults left out, scripts included,
-// children, alarm channels and workflow nodes' jobs by name, each node's parents as its `after`. plan_apply of it against the same snapshot changes nothing. A name that is
-// not a group `who` may see is a 400 naming it.
+// children, alarm channels, calendars and workflow nodes' jobs by name, each node's parents as
+// its `after`, and the calendars its jobs and workflows name, whole (dates without their
+// sources, times as HH:MM:SS). plan_apply of it against the same snapshot changes nothing. A
+// name that is not a group `who` may see is a 400 naming it.
 nlohmann::json export_document(const JobsSnapshot& snapshot, const std::vector<std::string>& app_names,
                                const Principal& who);
 

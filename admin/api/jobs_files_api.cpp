@@ -117,6 +117,11 @@ void add_jobs_file_routes(ApiRouter& router, const JobsFileRoutes& routes, commo
     json answer = outcome.plan.report;
     answer["dryRun"] = dry_run;
     if (outcome.audit_id) answer["auditId"] = *outcome.audit_id;
+    for (auto& calendar : answer["calendars"]) {
+      if (auto it = outcome.created_calendars.find(calendar["name"].get<std::string>()); it != outcome.created_calendars.end()) {
+        calendar["id"] = it->second;
+      }
+    }
     for (auto& group : answer["groups"]) {
       if (auto it = outcome.created_groups.find(group["appName"].get<std::string>()); it != outcome.created_groups.end()) {
         group["id"] = it->second;

@@ -1,7 +1,7 @@
 #pragma once
 
-// Port: applying a jobs file (docs/jobs-as-code.md) — groups, their jobs and workflows — in one
-// transaction, and reading what an export writes. The plan is decided by a pure planner (admin/api/apply_planner.h) over the
+// Port: applying a jobs file (docs/jobs-as-code.md) — groups, their jobs and workflows, and the
+// business calendars they name — in one transaction, and reading what an export writes. The plan is decided by a pure planner (admin/api/apply_planner.h) over the
 // snapshot the store reads; the store only reads and writes. Implemented by PgApplyStore
 // (admin/pg/pg_apply_store.h).
 
@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/model/alarm_channel_store.h"
+#include "admin/model/calendar.h"
 #include "admin/model/records.h"
 #include "admin/model/workflow.h"
 
@@ -37,6 +38,7 @@ struct JobIdentity {
   std::string name;
   std::vector<std::int64_t> children;
   bool broadcast = false;  // SHARDING_BROADCAST: a workflow node cannot run it
+  std::int64_t calendar_id = 0;  // the calendar it names; 0: none
 };
 
 // Every workflow's identity and the jobs its graph names (its workflow_job rows): enough to
@@ -46,6 +48,7 @@ struct WorkflowIdentity {
   std::int64_t job_group = 0;
   std::string name;
   std::vector<std::int64_t> job_ids;
+  std::int64_t calendar_id = 0;  // the calendar it names; 0: none
 };
 
 // The server's side of an apply or an export, read in one transaction.
@@ -57,6 +60,10 @@ struct JobsSnapshot {
   std::vector<User> users;                // every user (password hashes included: never answered)
   std::vector<Workflow> workflows;        // every workflow of the groups asked for, whole
   std::vector<WorkflowIdentity> workflow_identities;  // every workflow
+  // Every calendar, whole (dates with their sources), by name. In an apply their rows are locked
+  // against other changes until the end (after the jobs: the order a job's write and its
+  // calendar's foreign key take them in), so the versions read are the ones the plan writes over.
+  std::vector<Calendar> calendars;
   // A workflow of `workflows` → one of its runs that is waiting or running (none: no entry).
   std::map<std::int64_t, std::int64_t> active_runs;
 };
@@ -64,8 +71,13 @@ struct JobsSnapshot {
 // A job the plan creates or changes. Children and alarm channels are by name, resolved by the
 // store once every job of the plan has its id.
 struct PlannedJob {
-  Job job;               // id 0 for a new job; job_group 0 when the plan creates its group
+  // id 0 for a new job; job_group 0 when the plan creates its group. job.calendar.mode is the
+  // file's; job.calendar.calendar_id is set by the store from `calendar`.
+  Job job;
   std::string app_name;  // its group's
+  // The calendar it names (empty: none), by name: the plan may create it. The store resolves it
+  // once the plan's calendars are written.
+  std::string calendar;
   std::vector<JobRef> children;
   // New jobs: the script's earlier versions, oldest first (ScriptVersion::created_at kept).
   std::vector<ScriptVersion> history;
@@ -94,8 +106,10 @@ struct PlannedUser {
 struct PlannedWorkflow {
   // id 0 for a new workflow; job_group 0 when the plan creates its group. An update carries the
   // version it read: the store writes it only while the row still has it.
+  // Its calendar_id is set by the store from `calendar`, as a job's.
   Workflow workflow;
   std::string app_name;  // its group's
+  std::string calendar;  // the calendar it names, by name (empty: none)
   std::vector<JobRef> node_jobs;
   // Updates: whether anything but `running` changes. The store bumps the version then, and only
   // then (starting or stopping keeps it, as POST workflows/{id}/start and /stop do).
@@ -110,6 +124,13 @@ struct PlanRefusal {
 };
 
 struct ApplyPlan {
+  // Calendars, written before anything names them: created (id 0), updated (whole, with the
+  // version read: the store writes one only while it still has it; its dates carry the sources
+  // of the stored dates they repeat), deleted (by id, after the jobs and workflows that named
+  // them stopped naming them).
+  std::vector<Calendar> create_calendars;
+  std::vector<Calendar> update_calendars;
+  std::vector<std::int64_t> delete_calendars;
   std::vector<Group> create_groups;
   std::vector<Group> update_groups;
   std::vector<PlannedJob> create_jobs;
@@ -125,7 +146,8 @@ struct ApplyPlan {
   nlohmann::json report;
 
   bool empty() const {
-    return create_groups.empty() && update_groups.empty() && create_jobs.empty() && update_jobs.empty() &&
+    return create_calendars.empty() && update_calendars.empty() && delete_calendars.empty() &&
+           create_groups.empty() && update_groups.empty() && create_jobs.empty() && update_jobs.empty() &&
            delete_jobs.empty() && channel_jobs.empty() && users.empty() && create_workflows.empty() &&
            update_workflows.empty() && delete_workflows.empty();
   }
@@ -136,6 +158,7 @@ struct ApplyOutcome {
   std::map<std::string, std::int64_t> created_groups;  // app name → id
   std::map<JobRef, std::int64_t> created_jobs;
   std::map<JobRef, std::int64_t> created_workflows;  // (app name, workflow name) → id
+  std::map<std::string, std::int64_t> created_calendars;  // name → id
   std::optional<std::int64_t> audit_id;  // the "apply" entry, when something changed
 };
 
@@ -145,12 +168,15 @@ class ApplyStore {
 
   // In one transaction: takes the apply lock (applies run one at a time, on every node), reads
   // the snapshot (whole workflows and jobs of the groups named by `app_names`, locked against
-  // other writers until the end, workflows first), calls `plan` on it, and, unless `dry_run` or
-  // the plan is empty, writes the plan: a plan with a refusal is refused with it (Conflict);
-  // else groups first, then jobs (children resolved by name, new jobs included), workflows
+  // other writers until the end, workflows first; every calendar, locked after them), calls
+  // `plan` on it, and, unless `dry_run` or the plan is empty, writes the plan: a plan with a
+  // refusal is refused with it (Conflict); else calendars first (created, then updated, each
+  // with its dates and times; an update refused with Conflict naming "version" when the
+  // calendar no longer has the version the plan read), groups, then jobs (children and
+  // calendars resolved by name, new ones included), workflows
   // (deleted, updated, created; nodes' jobs resolved by name, new jobs included; a deletion
-  // refused, with Conflict, when a run of the workflow waits or runs), deletions of jobs,
-  // channels' job lists, users (refusing, with Conflict naming "role", a plan that would leave no
+  // refused, with Conflict, when a run of the workflow waits or runs), deletions of jobs, then of
+  // calendars, channels' job lists, users (refusing, with Conflict naming "role", a plan that would leave no
   // admin), and one audit entry (action "apply", entity "apply", after = the report). Whatever
   // `plan` or a write throws leaves everything as it was. Throws Conflict when the database
   // refuses a write (a name taken meanwhile, a job deleted that a workflow names).

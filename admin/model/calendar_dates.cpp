@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -99,6 +100,17 @@ std::vector<CalendarDate> imported_dates(const std::vector<CalendarDate>& curren
     out.push_back(std::move(d));
   }
   return stored_dates(std::move(out));
+}
+
+std::vector<CalendarDate> with_stored_sources(std::vector<CalendarDate> given, const std::vector<CalendarDate>& stored) {
+  std::map<std::tuple<int, int, int, bool>, const CalendarDate*> by_day;
+  for (const auto& d : stored) by_day.emplace(std::tuple{d.day.year, d.day.month, d.day.day, d.included}, &d);
+  for (auto& d : given) {
+    auto it = by_day.find({d.day.year, d.day.month, d.day.day, d.included});
+    d.source = it == by_day.end() ? std::string() : it->second->source;
+    d.source_uid = it == by_day.end() ? std::string() : it->second->source_uid;
+  }
+  return given;
 }
 
 }  // namespace cronwheel::admin

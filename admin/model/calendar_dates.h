@@ -28,4 +28,10 @@ std::vector<CalendarDate> stored_dates(std::vector<CalendarDate> dates);
 std::vector<CalendarDate> imported_dates(const std::vector<CalendarDate>& current, const std::string& source,
                                          std::vector<CalendarDate> imported);
 
+// `given` (a calendar's dates as an edit states them, sources aside) with the source and source
+// UID of the date of `stored` on the same day (year, month, day) and of the same kind: an edit
+// that repeats an imported date does not make it one entered by hand, so a later import of its
+// source still replaces it. A date without such a stored one is entered by hand (no source).
+std::vector<CalendarDate> with_stored_sources(std::vector<CalendarDate> given, const std::vector<CalendarDate>& stored);
+
 }  // namespace cronwheel::admin

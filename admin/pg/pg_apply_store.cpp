@@ -2,8 +2,10 @@
 
 #include <set>
 
+#include "admin/model/calendar_dates.h"
 #include "admin/model/stores.h"
 #include "admin/model/workflow_json.h"
+#include "admin/pg/pg_calendar_store.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -21,6 +23,7 @@ JobIdentity identity_from(const pqxx::row& row) {
   identity.name = row["name"].as<std::string>();
   identity.children = nlohmann::json::parse(row["child_job_ids"].as<std::string>()).get<std::vector<std::int64_t>>();
   identity.broadcast = row["broadcast"].as<bool>();
+  identity.calendar_id = row["calendar_id"].as<std::int64_t>();
   return identity;
 }
 
@@ -30,12 +33,16 @@ WorkflowIdentity workflow_identity_from(const pqxx::row& row) {
   identity.job_group = row["job_group"].as<std::int64_t>();
   identity.name = row["name"].as<std::string>();
   identity.job_ids = nlohmann::json::parse(row["job_ids"].as<std::string>()).get<std::vector<std::int64_t>>();
+  identity.calendar_id = row["calendar_id"].as<std::int64_t>();
   return identity;
 }
 
 // Reads the snapshot in `tx`; with `lock`, the named groups' rows, their workflows' and their
-// jobs' stay locked until the transaction ends. Workflows are locked before jobs, the order
-// PgWorkflowStore takes them in (a workflow's row, then its jobs' FOR KEY SHARE).
+// jobs' stay locked until the transaction ends, and every calendar's. Workflows are locked before
+// jobs, the order PgWorkflowStore takes them in (a workflow's row, then its jobs' FOR KEY SHARE);
+// calendars after both, as a job's or workflow's write takes its calendar's (its foreign key's FOR
+// KEY SHARE, which the calendars' FOR NO KEY UPDATE lets through: jobs elsewhere may still name
+// them, and only a change of the calendar itself waits for the apply).
 template <class Tx>
 JobsSnapshot read_snapshot(Tx& tx, const std::vector<std::string>& app_names, bool lock) {
   JobsSnapshot s;
@@ -49,6 +56,8 @@ JobsSnapshot read_snapshot(Tx& tx, const std::vector<std::string>& app_names, bo
                        job_from);
   s.identities = all_of<JobIdentity>(tx.exec_prepared("apply_identities"), identity_from);
   s.workflow_identities = all_of<WorkflowIdentity>(tx.exec_prepared("apply_workflow_identities"), workflow_identity_from);
+  if (lock) tx.exec_prepared("apply_calendars_lock");
+  s.calendars = all_of<Calendar>(tx.exec_prepared("apply_calendars"), calendar_from);
   std::vector<std::int64_t> workflow_ids;
   for (const auto& w : s.workflows) workflow_ids.push_back(w.id);
   // Under the workflows' row locks: a run is created only under its workflow's lock, so none
@@ -79,7 +88,8 @@ void PgApplyStore::prepare(pqxx::connection& c) {
   c.prepare("apply_jobs_lock", "SELECT " + kJobColumns + " FROM job_info WHERE job_group IN (" + kGroupsNamed +
                                    ") ORDER BY job_group, name COLLATE \"C\" FOR UPDATE");
   c.prepare("apply_identities", "SELECT id, job_group, name, array_to_json(child_job_ids)::text AS child_job_ids, "
-                                "executor_route_strategy = 'SHARDING_BROADCAST' AS broadcast FROM job_info ORDER BY id");
+                                "executor_route_strategy = 'SHARDING_BROADCAST' AS broadcast, COALESCE(calendar_id, 0) AS calendar_id "
+                                "FROM job_info ORDER BY id");
   c.prepare("apply_workflows_lock", "SELECT " + kWorkflowColumns + " FROM workflow WHERE job_group IN (" + kGroupsNamed +
                                         ") ORDER BY id FOR UPDATE");
   c.prepare("apply_workflows", "SELECT " + kWorkflowColumns + " FROM workflow WHERE job_group IN (" + kGroupsNamed +
@@ -88,25 +98,28 @@ void PgApplyStore::prepare(pqxx::connection& c) {
                                    "ORDER BY job_group, name COLLATE \"C\"");
   c.prepare("apply_workflow_identities",
             "SELECT w.id, w.job_group, w.name, COALESCE((SELECT array_to_json(array_agg(j.job_id ORDER BY j.job_id)) "
-            "FROM workflow_job j WHERE j.workflow_id = w.id), '[]')::text AS job_ids FROM workflow w ORDER BY w.id");
+            "FROM workflow_job j WHERE j.workflow_id = w.id), '[]')::text AS job_ids, "
+            "COALESCE(w.calendar_id, 0) AS calendar_id FROM workflow w ORDER BY w.id");
+  c.prepare("apply_calendars_lock", "SELECT id FROM calendar ORDER BY id FOR NO KEY UPDATE");
+  c.prepare("apply_calendars", "SELECT " + kCalendarColumns + " FROM calendar c ORDER BY c.name COLLATE \"C\"");
+  c.prepare("apply_calendar_ids", "SELECT id, name FROM calendar");
   c.prepare("apply_workflow_active", "SELECT workflow_id, min(id) AS run_id FROM workflow_run "
                                      "WHERE workflow_id = ANY ($1::bigint[]) AND state IN ('waiting', 'running') "
                                      "GROUP BY workflow_id");
   c.prepare("apply_workflow_insert",
             "INSERT INTO workflow (job_group, name, description, author, alarm_email, schedule_type, schedule_conf, "
             "timezone, misfire_strategy, overlap, max_parallel, timeout_seconds, params, graph, trigger_status, "
-            "trigger_next_time, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-            "$13::jsonb, $14::jsonb, $15, $16, " + ts("$17") + ", " + ts("$17") + ") RETURNING id");
+            "trigger_next_time, created_at, updated_at, calendar_id, calendar_mode) VALUES ($1, $2, $3, $4, $5, $6, "
+            "$7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, $15, $16, " + ts("$17") + ", " + ts("$17") +
+                ", NULLIF($18::bigint, 0), $19) RETURNING id");
   // Guarded by the version the plan read (the row is locked since, so it holds), as
-  // PgWorkflowStore::update is. Neither this nor apply_job_update writes calendar_id or
-  // calendar_mode: jobs files do not name calendars yet, and an apply must not take away a
-  // calendar given through the API (what an apply creates has none).
+  // PgWorkflowStore::update is.
   c.prepare("apply_workflow_update",
             "UPDATE workflow SET description = $2, author = $3, alarm_email = $4, schedule_type = $5, "
             "schedule_conf = $6, timezone = $7, misfire_strategy = $8, overlap = $9, max_parallel = $10, "
             "timeout_seconds = $11, params = $12::jsonb, graph = $13::jsonb, trigger_status = $14, "
             "trigger_next_time = $15, version = version + 1, updated_at = " + ts("$16") +
-                " WHERE id = $1 AND version = $17");
+                ", calendar_id = NULLIF($18::bigint, 0), calendar_mode = $19 WHERE id = $1 AND version = $17");
   c.prepare("apply_workflow_status", "UPDATE workflow SET trigger_status = $2, trigger_next_time = $3, updated_at = " +
                                          ts("$4") + " WHERE id = $1 AND version = $5");
   c.prepare("apply_workflow_delete", "DELETE FROM workflow WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM workflow_run r "
@@ -122,10 +135,7 @@ void PgApplyStore::prepare(pqxx::connection& c) {
             // a job started or stopped by the file is no longer one its group's pause stopped
             "paused_with_group = CASE WHEN trigger_status <> $18 THEN false ELSE paused_with_group END, "
             "trigger_status = $18, trigger_next_time = $19, updated_at = " + ts("$20") + ", "
-            // jobs files do not carry a DST policy: a job's stays, unless the file makes it other
-            // than CRON, where only the default is allowed (check_dst_policy)
-            "dst_gap = CASE WHEN $5::varchar = 'CRON' THEN dst_gap ELSE 'SKIP' END, "
-            "dst_repeat = CASE WHEN $5::varchar = 'CRON' THEN dst_repeat ELSE 'ONCE' END WHERE id = $1");
+            "calendar_id = NULLIF($21::bigint, 0), calendar_mode = $22, dst_gap = $23, dst_repeat = $24 WHERE id = $1");
   c.prepare("apply_job_children", "UPDATE job_info SET child_job_ids = $2::bigint[] WHERE id = $1");
   c.prepare("apply_version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
                                     "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");
@@ -155,6 +165,25 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
       if (p.refusal) throw Conflict(p.refusal->message, p.refusal->field);
       if (p.empty()) return outcome;
 
+      // Calendars first: the plan's jobs and workflows may name the ones it creates.
+      for (const auto& c : p.create_calendars) {
+        const auto id = tx.exec_prepared1("cal_insert", c.name, c.description, c.time_zone,
+                                          business_days_bits(c.business_days), now)[0]
+                            .as<std::int64_t>();
+        write_calendar_days(tx, id, stored_dates(c.dates), c.excluded_times);
+        outcome.created_calendars[c.name] = id;
+      }
+      for (const auto& c : p.update_calendars) {
+        lock_calendar_for_change(tx, c.id, c.version);
+        tx.exec_prepared("cal_update", c.id, c.name, c.description, c.time_zone, business_days_bits(c.business_days), now);
+        write_calendar_days(tx, c.id, stored_dates(c.dates), c.excluded_times);
+      }
+      std::map<std::string, std::int64_t> calendar_ids;
+      for (const auto& row : tx.exec_prepared("apply_calendar_ids")) {
+        calendar_ids[row["name"].as<std::string>()] = row["id"].as<std::int64_t>();
+      }
+      auto calendar_id = [&](const std::string& name) -> std::int64_t { return name.empty() ? 0 : calendar_ids.at(name); };
+
       std::map<std::string, std::int64_t> group_ids;
       for (const auto& g : p.create_groups) {
         auto created = group_from(tx.exec_prepared1("group_insert", g.app_name, g.title, g.address_type,
@@ -169,7 +198,8 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
       // New jobs first, without children: children may name each other.
       std::map<JobRef, std::int64_t> job_ids;
       for (const auto& planned : p.create_jobs) {
-        const Job& j = planned.job;
+        Job j = planned.job;
+        j.calendar.calendar_id = calendar_id(planned.calendar);
         const auto group = j.job_group != 0 ? j.job_group : group_ids.at(planned.app_name);
         Job created = job_from(tx.exec_prepared1(
             "job_insert", group, j.job_desc, j.author, j.alarm_email, text(j.schedule_type), j.schedule_conf, j.timezone,
@@ -214,7 +244,9 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
                          j.schedule_conf, j.timezone, text(j.misfire_strategy), text(j.executor_route_strategy),
                          j.executor_handler, j.executor_param, text(j.executor_block_strategy), j.executor_timeout,
                          j.executor_fail_retry_count, j.retry_interval, text(j.glue_type),
-                         bigint_array(ids_of(planned.children)), j.trigger_status, j.trigger_next_time, now);
+                         bigint_array(ids_of(planned.children)), j.trigger_status, j.trigger_next_time, now,
+                         calendar_id(planned.calendar), text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
+                         std::string(common::dst_repeat_name(j.dst.repeat)));
         if (planned.script_changed) {
           tx.exec_prepared("job_save_glue", j.id, j.glue_source, j.glue_remark, now);
           tx.exec_prepared("version_insert", j.id, text(j.glue_type), j.glue_source, j.glue_remark, now);
@@ -250,7 +282,7 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
         if (tx.exec_prepared("apply_workflow_update", w.id, w.description, w.author, w.alarm_email, text(w.schedule_type),
                              w.schedule_conf, w.timezone, text(w.misfire_strategy), text(w.overlap), w.max_parallel,
                              w.timeout_seconds, params_json(w.params).dump(), graph_json(graph).dump(), w.trigger_status,
-                             w.trigger_next_time, now, w.version)
+                             w.trigger_next_time, now, w.version, calendar_id(planned.calendar), text(w.calendar.mode))
                 .affected_rows() == 0) {
           throw Conflict("workflow " + w.name + " was changed meanwhile", "version");
         }
@@ -263,12 +295,15 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
         const auto id = tx.exec_prepared1("apply_workflow_insert", group, w.name, w.description, w.author, w.alarm_email,
                                           text(w.schedule_type), w.schedule_conf, w.timezone, text(w.misfire_strategy),
                                           text(w.overlap), w.max_parallel, w.timeout_seconds, params_json(w.params).dump(),
-                                          graph_json(graph).dump(), w.trigger_status, w.trigger_next_time, now)[0]
+                                          graph_json(graph).dump(), w.trigger_status, w.trigger_next_time, now,
+                                          calendar_id(planned.calendar), text(w.calendar.mode))[0]
                             .as<std::int64_t>();
         record_jobs(id, graph);
         outcome.created_workflows[{planned.app_name, w.name}] = id;
       }
       for (auto id : p.delete_jobs) tx.exec_prepared("job_delete", id);  // its runs and versions with it
+      // Calendars no job or workflow names any more (their dates and times go with them).
+      for (auto id : p.delete_calendars) tx.exec_prepared("cal_delete", id);
       for (const auto& channel : p.channel_jobs) {
         auto ids = channel.kept;
         for (auto id : ids_of(channel.named)) ids.push_back(id);

@@ -2,12 +2,13 @@
 
 // ApplyStore (admin/model/apply_store.h) over PostgreSQL. An apply is one transaction that
 // holds job_lock's 'apply_lock' row and the rows of the file's groups, of their workflows and of
-// their jobs (FOR UPDATE, in that order) from its first read to its commit. It writes the
-// workflow tables as PgWorkflowStore does (graph and params in admin/model/workflow_json.h's
-// spelling, workflow_job in step with the graph), without that store's own audit entries: the
-// apply's one entry holds the plan. Statements are prepared on each new connection:
-// call PgApplyStore::prepare from the Database's Preparer, after PgStores::prepare and
-// PgAlarmStore::prepare (it uses theirs). Thread-safe.
+// their jobs (FOR UPDATE, in that order), then every calendar's (FOR NO KEY UPDATE), from its
+// first read to its commit. It writes the workflow tables as PgWorkflowStore does (graph and
+// params in admin/model/workflow_json.h's spelling, workflow_job in step with the graph) and the
+// calendar tables as PgCalendarStore does (its statements and pieces), without those stores' own
+// audit entries: the apply's one entry holds the plan. Statements are prepared on each new
+// connection: call PgApplyStore::prepare from the Database's Preparer beside PgStores::prepare,
+// PgAlarmStore::prepare and PgCalendarStore::prepare (it uses theirs). Thread-safe.
 
 #include <pqxx/pqxx>
 

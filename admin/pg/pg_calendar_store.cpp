@@ -12,12 +12,10 @@ namespace cronwheel::admin {
 
 using namespace pg;
 
-namespace {
-
 // A calendar read as `c`, whole: its dates as [[year, month, day, included, name, source,
 // source_uid], ...] in day order and its times as [[start_s, end_s], ...] in their order, each
 // list bounded (pg_calendar_store.h).
-const std::string kCalendarColumns =
+const std::string pg::kCalendarColumns =
     "c.id, c.name, c.description, c.time_zone, c.business_days, c.version, " + ms("c.created_at", "created_at") + ", " +
     ms("c.updated_at", "updated_at") +
     ", (SELECT COALESCE(json_agg(json_build_array(d.year, d.month, d.day, d.included, d.name, d.source, d.source_uid) "
@@ -27,7 +25,7 @@ const std::string kCalendarColumns =
     "FROM (SELECT * FROM calendar_time WHERE calendar_id = c.id ORDER BY position LIMIT " +
     std::to_string(PgCalendarStore::kMaxReadTimes) + ") t) AS times";
 
-Calendar calendar_from(const pqxx::row& r) {
+Calendar pg::calendar_from(const pqxx::row& r) {
   Calendar c;
   c.id = r["id"].as<std::int64_t>();
   c.name = r["name"].as<std::string>();
@@ -59,8 +57,7 @@ Calendar calendar_from(const pqxx::row& r) {
   return c;
 }
 
-// business_days as its column holds it: bit i for [i] (Monday bit 0); none: NULL.
-std::optional<int> business_days_bits(const std::optional<std::array<bool, 7>>& days) {
+std::optional<int> pg::business_days_bits(const std::optional<std::array<bool, 7>>& days) {
   if (!days) return std::nullopt;
   int bits = 0;
   for (std::size_t i = 0; i < days->size(); ++i) {
@@ -68,6 +65,8 @@ std::optional<int> business_days_bits(const std::optional<std::array<bool, 7>>& 
   }
   return bits;
 }
+
+namespace {
 
 std::string boolean_array(const std::vector<bool>& values) {
   std::string out = "{";
@@ -78,9 +77,10 @@ std::string boolean_array(const std::vector<bool>& values) {
   return out + "}";
 }
 
-// Replaces the calendar's dates and times with these (dates as stored_dates() made them).
-void write_days(pqxx::work& tx, std::int64_t id, const std::vector<CalendarDate>& dates,
-                const std::vector<common::TimeOfDayRange>& times) {
+}  // namespace
+
+void pg::write_calendar_days(pqxx::work& tx, std::int64_t id, const std::vector<CalendarDate>& dates,
+                             const std::vector<common::TimeOfDayRange>& times) {
   tx.exec_prepared("cal_dates_clear", id);
   if (!dates.empty()) {
     std::vector<std::int64_t> years, months, days;
@@ -109,10 +109,13 @@ void write_days(pqxx::work& tx, std::int64_t id, const std::vector<CalendarDate>
   }
 }
 
+namespace {
+
 [[noreturn]] void no_calendar(std::int64_t id) { throw NotFound("calendar " + std::to_string(id) + " does not exist"); }
 
-// Locks the calendar's row and checks the version a change names; answers the calendar whole.
-Calendar lock_for_change(pqxx::work& tx, std::int64_t id, int version) {
+}  // namespace
+
+Calendar pg::lock_calendar_for_change(pqxx::work& tx, std::int64_t id, int version) {
   if (tx.exec_prepared("cal_lock", id).empty()) no_calendar(id);
   Calendar before = calendar_from(tx.exec_prepared1("cal_get", id));
   if (before.version != version) {
@@ -122,6 +125,8 @@ Calendar lock_for_change(pqxx::work& tx, std::int64_t id, int version) {
   }
   return before;
 }
+
+namespace {
 
 // How many of a calendar's users remove's refusal names.
 constexpr int kUsersNamed = 3;
@@ -200,7 +205,7 @@ Calendar PgCalendarStore::create(const Calendar& calendar, const Actor& actor) {
       const auto id = tx.exec_prepared1("cal_insert", calendar.name, calendar.description, calendar.time_zone,
                                         business_days_bits(calendar.business_days), now)[0]
                           .as<std::int64_t>();
-      write_days(tx, id, dates, calendar.excluded_times);
+      write_calendar_days(tx, id, dates, calendar.excluded_times);
       Calendar created = calendar_from(tx.exec_prepared1("cal_get", id));
       write_audit(tx, now, actor, "calendar.create", "calendar", id, std::nullopt, to_json(created));
       return created;
@@ -212,11 +217,11 @@ Calendar PgCalendarStore::update(const Calendar& calendar, const Actor& actor) {
   const auto now = clock_.now_ms();
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
-      const Calendar before = lock_for_change(tx, calendar.id, calendar.version);
+      const Calendar before = lock_calendar_for_change(tx, calendar.id, calendar.version);
       const auto dates = stored_dates(calendar.dates);
       tx.exec_prepared("cal_update", calendar.id, calendar.name, calendar.description, calendar.time_zone,
                        business_days_bits(calendar.business_days), now);
-      write_days(tx, calendar.id, dates, calendar.excluded_times);
+      write_calendar_days(tx, calendar.id, dates, calendar.excluded_times);
       Calendar after = calendar_from(tx.exec_prepared1("cal_get", calendar.id));
       write_audit(tx, now, actor, "calendar.update", "calendar", calendar.id, to_json(before), to_json(after));
       return after;
@@ -230,10 +235,10 @@ Calendar PgCalendarStore::replace_imported(std::int64_t id, const std::string& s
   const auto now = clock_.now_ms();
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
-      const Calendar before = lock_for_change(tx, id, version);
+      const Calendar before = lock_calendar_for_change(tx, id, version);
       const auto merged = imported_dates(before.dates, source, dates);
       tx.exec_prepared("cal_touch", id, now);
-      write_days(tx, id, merged, before.excluded_times);
+      write_calendar_days(tx, id, merged, before.excluded_times);
       Calendar after = calendar_from(tx.exec_prepared1("cal_get", id));
       write_audit(tx, now, actor, "calendar.import", "calendar", id, to_json(before), to_json(after));
       return after;

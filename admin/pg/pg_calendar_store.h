@@ -17,7 +17,12 @@
 //
 // Statements are prepared on each new connection: call PgCalendarStore::prepare from the
 // Database's Preparer, after PgStores::prepare (it uses the audit's). Thread-safe.
+//
+// The pieces in namespace pg below write and read calendars as this store does, for a
+// transaction of another store that writes calendars too (PgApplyStore); they use the
+// statements PgCalendarStore::prepare registers.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +35,23 @@
 #include "common/util/clock.h"
 
 namespace cronwheel::admin {
+
+namespace pg {
+
+// The SELECT list of a calendar read whole from `calendar c` (its dates and times aggregated,
+// bounded at PgCalendarStore::kMaxReadDates and kMaxReadTimes); calendar_from reads such a row.
+extern const std::string kCalendarColumns;
+Calendar calendar_from(const pqxx::row& row);
+// Calendar::business_days as its column holds it: bit i for [i] (Monday bit 0); none: NULL.
+std::optional<int> business_days_bits(const std::optional<std::array<bool, 7>>& days);
+// Replaces the calendar's dates and times with these (dates as stored_dates() made them).
+void write_calendar_days(pqxx::work& tx, std::int64_t id, const std::vector<CalendarDate>& dates,
+                         const std::vector<common::TimeOfDayRange>& times);
+// Locks the calendar's row for a change and answers it whole; NotFound when it does not exist,
+// Conflict("...", "version") when its version is not `version`.
+Calendar lock_calendar_for_change(pqxx::work& tx, std::int64_t id, int version);
+
+}  // namespace pg
 
 class PgCalendarStore final : public CalendarStore {
  public:

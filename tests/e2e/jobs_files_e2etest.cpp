@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -343,29 +344,82 @@ TEST_F(JobsFilesE2e, AnErrorInOneJobChangesNothingAndIsPointedAtByFileAndLine) {
       << local;
 }
 
-// Applies do not write calendars yet: a file with calendars, or a job naming one, is refused
-// where it says so, with the file and line, and changes nothing (rather than being applied
-// without them).
-TEST_F(JobsFilesE2e, CalendarsInAFileAreRefusedAtTheirLineAndChangeNothing) {
+// The UTC date of `epoch_ms`, as calendars write dates: "2026-10-01".
+std::string utc_date(std::int64_t epoch_ms) {
+  const std::chrono::year_month_day day{
+      std::chrono::floor<std::chrono::days>(std::chrono::sys_time<std::chrono::milliseconds>{std::chrono::milliseconds{epoch_ms}})};
+  char text[16];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
+                static_cast<unsigned>(day.day()));
+  return text;
+}
+
+// A calendar in a file of its own and a job naming it: applied together, the job's next fires
+// pass over the holiday; applied again, or exported and applied back, nothing changes.
+TEST_F(JobsFilesE2e, ACalendarAppliedWithAJobNamingItSkipsTheHolidayAndExportsBackAsNoChange) {
   write_jobs_directory();
-  write("jobs/calendars.yaml", "groups: []\ncalendars:\n  - name: cn-holidays\n    excludedDates:\n"
-                               "      - {date: 2026-10-01, name: National Day}\n");
-  Ran r = run({"apply", "-f", at("jobs")});
-  EXPECT_EQ(r.status, 1) << r;
-  EXPECT_EQ(r.err.rfind(at("jobs/calendars.yaml") + ":2: calendars: calendars are not applied from jobs files yet", 0), 0u)
-      << r;
-  EXPECT_TRUE(app_names().empty()) << "nothing was applied";
-
-  // A job naming a calendar: its line.
-  fs::remove(at("jobs/calendars.yaml"));
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  // Two days on, in UTC: nightly fires at 02:00 in Berlin, which is that same day in UTC.
+  const std::string holiday = utc_date(now_ms + 2 * 86'400'000LL);
+  write("jobs/calendars.yaml", "calendars:\n  - name: holidays\n    description: Company holidays\n    excludedDates:\n"
+                               "      - {date: \"" + holiday + "\", name: Founders Day}\n"
+                               "    excludedTimes:\n      - {start: \"12:00\", end: \"13:00\"}\ngroups: []\n");
   std::string text = kBillingFile;
-  text.insert(text.find("        executorHandler: invoiceJob"), "        calendar: cn-holidays\n        calendarMode: only\n");
+  text.insert(text.find("        executorHandler: invoiceJob"), "        calendar: holidays\n");
   write("jobs/billing/billing.yaml", text);
-  r = run({"apply", "-f", at("jobs"), "--dry-run"});
-  EXPECT_EQ(r.status, 1) << r;
-  EXPECT_EQ(r.err.rfind(at("jobs/billing/billing.yaml") + ":11: groups[billing].jobs[nightly].calendar: ", 0), 0u) << r;
 
-  // A calendarMode without its calendar is the command's to refuse, before anything is sent.
+  Ran r = run({"apply", "-f", at("jobs")});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find("applied: 7 created, 0 updated, 0 unchanged, 0 deleted\n"), std::string::npos)
+      << "the calendar, two groups, four jobs: " << r;
+  const auto calendars = admin_->get("calendars?name=holidays", session_);
+  ASSERT_EQ(calendars.status, 200) << calendars.text;
+  ASSERT_EQ(calendars.body["items"].size(), 1u) << calendars.text;
+  const json& calendar = calendars.body["items"][0];
+  EXPECT_EQ(calendar["excludedDates"][0]["date"], holiday);
+  const json nightly = job("billing", "nightly");
+  ASSERT_TRUE(nightly.is_object());
+  EXPECT_EQ(nightly["calendarId"], calendar["id"]);
+
+  // Its next fires pass over the holiday, which the preview names.
+  const auto preview = admin_->get("jobs/" + std::to_string(nightly["id"].get<std::int64_t>()) + "/next-fires?count=5", session_);
+  ASSERT_EQ(preview.status, 200) << preview.text;
+  ASSERT_EQ(preview.body["times"].size(), 5u) << preview.text;
+  for (const auto& time : preview.body["times"]) EXPECT_NE(utc_date(time.get<std::int64_t>()), holiday) << preview.text;
+  ASSERT_EQ(preview.body["skipped"].size(), 1u) << preview.text;
+  EXPECT_EQ(preview.body["skipped"][0]["reason"], "excluded by calendar holidays: " + holiday + " Founders Day");
+
+  r = run({"apply", "-f", at("jobs")});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "nothing to change: 7 unchanged\n") << r;
+
+  fs::create_directories(at("export"));
+  r = run({"export", "-o", at("export/all.yaml")});
+  ASSERT_EQ(r.status, 0) << r;
+  const std::string exported = read_text(at("export/all.yaml"));
+  EXPECT_NE(exported.find("calendars:\n  - name: holidays\n"), std::string::npos) << exported;
+  EXPECT_NE(exported.find("        calendar: holidays\n"), std::string::npos) << exported;
+  r = run({"apply", "-f", at("export/all.yaml"), "--dry-run"});
+  EXPECT_EQ(r.status, 0) << r << "\n--- the export\n" << exported;
+  EXPECT_EQ(r.out, "nothing to change: 7 unchanged\n") << r;
+  r = run({"apply", "-f", at("export/all.yaml"), "--prune"});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "nothing to change: 7 unchanged\n") << r;
+}
+
+// A calendar a job names that neither the files nor the server have is refused at the job's
+// line, and a calendarMode without its calendar by the command itself; nothing is applied.
+TEST_F(JobsFilesE2e, ACalendarThatDoesNotExistIsRefusedAtItsLineAndChangesNothing) {
+  write_jobs_directory();
+  std::string text = kBillingFile;
+  text.insert(text.find("        executorHandler: invoiceJob"), "        calendar: nope\n        calendarMode: only\n");
+  write("jobs/billing/billing.yaml", text);
+  Ran r = run({"apply", "-f", at("jobs"), "--dry-run"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err.rfind(at("jobs/billing/billing.yaml") + ":11: groups[billing].jobs[nightly].calendar: no calendar is named 'nope'", 0),
+            0u)
+      << r;
+
   text = kBillingFile;
   text.insert(text.find("        executorHandler: invoiceJob"), "        calendarMode: only\n");
   write("jobs/billing/billing.yaml", text);

@@ -13,6 +13,7 @@
 #include "admin/pg/database.h"
 #include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_apply_store.h"
+#include "admin/pg/pg_calendar_store.h"
 #include "admin/pg/pg_stores.h"
 #include "admin/pg/pg_workflow_store.h"
 #include "common/http/http_error.h"
@@ -42,13 +43,15 @@ class ApplyFixture : public ::testing::Test {
         database_(pool_options(db_, 4), &prepare),
         stores_(database_, clock_),
         store_(database_, clock_),
-        workflows_(database_, clock_) {}
+        workflows_(database_, clock_),
+        calendars_(database_, clock_) {}
 
   static void prepare(pqxx::connection& c) {
     admin::PgStores::prepare(c);
     admin::PgAlarmStore::prepare(c);
     admin::PgApplyStore::prepare(c);
     admin::PgWorkflowStore::prepare(c);
+    admin::PgCalendarStore::prepare(c);
   }
 
   admin::ApplyOutcome apply(const std::string& yaml, bool dry_run = false, bool prune = false) {
@@ -73,6 +76,7 @@ class ApplyFixture : public ::testing::Test {
   admin::PgStores stores_;
   admin::PgApplyStore store_;
   admin::PgWorkflowStore workflows_;  // reads what an apply wrote as the API and the runner do
+  admin::PgCalendarStore calendars_;  // the same for calendars
 };
 
 const std::string kFile = R"(groups:
@@ -151,22 +155,21 @@ TEST_F(ApplyFixture, AnExportAppliedBackIsANoOp) {
   EXPECT_FALSE(outcome.plan.report["changed"].get<bool>()) << outcome.plan.report.dump(2);
 }
 
-TEST_F(ApplyFixture, AJobsDstPolicyStaysThroughAnApplyUnlessTheFileMakesItOtherThanCron) {
-  const auto nightly = apply(kFile).created_jobs.at({"billing", "nightly"});
+TEST_F(ApplyFixture, AJobsDstPolicyIsTheFilesAndAnExportAppliedBackKeepsIt) {
+  std::string with_policy = kFile;
+  with_policy.insert(with_policy.find("        executorHandler: invoiceJob"), "        dstGap: fire_after\n        dstRepeat: both\n");
+  const auto nightly = apply(with_policy).created_jobs.at({"billing", "nightly"});
   const std::string id = std::to_string(nightly);
-  database_.transact([&](pqxx::work& tx) {
-    tx.exec("UPDATE job_info SET dst_gap = 'FIRE_AFTER', dst_repeat = 'BOTH' WHERE id = " + id);
-  });
-  std::string changed = kFile;
-  changed.replace(changed.find("Nightly invoices"), 16, "Nightly invoicing");
-  apply(changed);
   EXPECT_EQ(text("SELECT dst_gap || ' ' || dst_repeat FROM job_info WHERE id = " + id), "FIRE_AFTER BOTH");
-  // A fixed rate has no wall times: the policy goes back to the only one it may have.
-  changed.replace(changed.find("scheduleType: CRON"), 18, "scheduleType: FIX_RATE");
-  changed.replace(changed.find("\"0 0 2 * * ?\""), 13, "\"60\"");
-  apply(changed);
-  EXPECT_EQ(text("SELECT schedule_type || ' ' || dst_gap || ' ' || dst_repeat FROM job_info WHERE id = " + id),
-            "FIX_RATE SKIP ONCE");
+
+  const auto exported = admin::export_document(store_.snapshot({"billing"}), {"billing"}, admin_principal());
+  EXPECT_EQ(exported["groups"][0]["jobs"]["nightly"]["dstGap"], "fire_after");
+  EXPECT_FALSE(apply(common::jobs_file::to_yaml(exported)).plan.report["changed"].get<bool>());
+
+  // Left out, it is the default again, as any key a file leaves out.
+  const auto outcome = apply(kFile);
+  EXPECT_EQ(outcome.plan.update_jobs.size(), 1u) << outcome.plan.report.dump(2);
+  EXPECT_EQ(text("SELECT dst_gap || ' ' || dst_repeat FROM job_info WHERE id = " + id), "SKIP ONCE");
 }
 
 TEST_F(ApplyFixture, AFailureHalfWayLeavesEverythingAsItWas) {
@@ -441,6 +444,158 @@ TEST_F(ApplyFixture, PruneDeletesAWorkflowButNotWhileARunWaitsOrRuns) {
   EXPECT_EQ(count("SELECT count(*) FROM workflow"), 0);
   EXPECT_EQ(count("SELECT count(*) FROM job_info"), 1) << "the jobs it ran are deleted after it: reports/weekly is left";
   EXPECT_EQ(count("SELECT count(*) FROM workflow_run"), 0) << "its runs with it";
+}
+
+// ---- calendars ----------------------------------------------------------------------------
+
+constexpr std::int64_t kHour = 3'600'000;
+
+// A calendar and, in billing, a job and a workflow naming it: at 10:00 and 11:00 UTC every day
+// but the holiday (kNow is New Year's Day, 00:00 UTC).
+const std::string kCalendarFile = R"(calendars:
+  - name: holidays
+    description: Company holidays
+    excludedDates:
+      - {date: "2026-01-01", name: New Year}
+      - {date: "2026-05-01", name: Labour Day}
+    excludedTimes:
+      - {start: "12:00", end: "13:00"}
+groups:
+  - appName: billing
+    title: Billing
+    jobs:
+      daily:
+        jobDesc: Daily at 10
+        scheduleType: CRON
+        scheduleConf: "0 0 10 * * ?"
+        executorHandler: daily
+        calendar: holidays
+        running: true
+    workflows:
+      etl:
+        scheduleType: CRON
+        scheduleConf: "0 0 11 * * ?"
+        calendar: holidays
+        calendarMode: only
+        nodes: {a: {job: daily}}
+        running: true
+)";
+
+TEST_F(ApplyFixture, AFileCreatesACalendarAndTheJobAndWorkflowNamingItInOneTransaction) {
+  const auto outcome = apply(kCalendarFile);
+  const auto calendar_id = outcome.created_calendars.at("holidays");
+  const auto calendar = calendars_.get(calendar_id);
+  ASSERT_TRUE(calendar.has_value()) << "the calendar store reads what the apply wrote";
+  EXPECT_EQ(calendar->description, "Company holidays");
+  EXPECT_EQ(calendar->version, 1);
+  ASSERT_EQ(calendar->dates.size(), 2u);
+  EXPECT_EQ(calendar->dates[1].day.name, "Labour Day");
+  ASSERT_EQ(calendar->excluded_times.size(), 1u);
+  EXPECT_EQ(calendar->excluded_times[0].end_s, 13 * 3600);
+
+  const auto job = stores_.jobs().get(outcome.created_jobs.at({"billing", "daily"}));
+  ASSERT_TRUE(job.has_value());
+  EXPECT_EQ(job->calendar, (admin::CalendarUse{calendar_id, common::CalendarMode::kSkip}));
+  EXPECT_EQ(job->trigger_next_time, kNow + 34 * kHour) << "2026-01-02 10:00: the holiday's fire is skipped";
+  const auto workflow = workflows_.get(outcome.created_workflows.at({"billing", "etl"}));
+  ASSERT_TRUE(workflow.has_value());
+  EXPECT_EQ(workflow->calendar, (admin::CalendarUse{calendar_id, common::CalendarMode::kOnly}));
+  EXPECT_EQ(workflow->trigger_next_time, kNow + 35 * kHour);
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), 1) << "the apply's one entry, no calendar.create beside it";
+  EXPECT_EQ(text("SELECT after->'calendars'->0->>'action' FROM audit_log"), "create");
+
+  // Applied again, or exported and applied back: nothing changes.
+  EXPECT_FALSE(apply(kCalendarFile).plan.report["changed"].get<bool>());
+  const auto exported = admin::export_document(store_.snapshot({}), {}, admin_principal());
+  ASSERT_EQ(exported["calendars"].size(), 1u);
+  const auto again = apply(common::jobs_file::to_yaml(exported), false, /*prune=*/true);
+  EXPECT_FALSE(again.plan.report["changed"].get<bool>()) << again.plan.report.dump(2);
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), 1);
+  EXPECT_THROW(calendars_.remove(calendar_id, kOperator), admin::Conflict) << "a calendar in use stays";
+}
+
+TEST_F(ApplyFixture, AChangedHolidayIsWrittenUnderTheVersionReadAndKeepsItsImportsSource) {
+  const auto calendar_id = apply(kCalendarFile).created_calendars.at("holidays");
+  // An .ics import brings one more holiday, with its source.
+  admin::CalendarDate imported;
+  imported.day = {2026, 10, 1, "National Day"};
+  imported.source_uid = "uid-1";
+  calendars_.replace_imported(calendar_id, "ics", {imported}, 1, kOperator);
+  const auto audited = count("SELECT count(*) FROM audit_log");
+
+  // The file renames it (and, to the file, it is now a date like the others).
+  std::string changed = kCalendarFile;
+  changed.insert(changed.find("    excludedTimes:"), "      - {date: \"2026-10-01\", name: Golden Week}\n");
+  const auto outcome = apply(changed);
+  ASSERT_EQ(outcome.plan.update_calendars.size(), 1u) << outcome.plan.report.dump(2);
+  EXPECT_EQ(outcome.plan.report["calendars"][0]["changes"],
+            json::parse(R"([{"field":"excludedDates[2026-10-01]","from":"National Day","to":"Golden Week"}])"));
+  auto calendar = calendars_.get(calendar_id);
+  EXPECT_EQ(calendar->version, 3);
+  ASSERT_EQ(calendar->dates.size(), 3u);
+  EXPECT_EQ(calendar->dates[2].day.name, "Golden Week");
+  EXPECT_EQ(calendar->dates[2].source, "ics") << "a later import of its source still replaces it";
+  EXPECT_EQ(calendar->dates[2].source_uid, "uid-1");
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), audited + 1);
+
+  // A plan written over a version the calendar no longer has is refused, and writes nothing.
+  std::string renamed = changed;
+  renamed.replace(renamed.find("Company holidays"), 16, "Holidays of the company");
+  const auto document = common::jobs_file::parse_yaml(renamed, "t.yaml", {}).document;
+  try {
+    store_.apply(
+        admin::app_names_of(document),
+        [&](const admin::JobsSnapshot& s) {
+          auto plan = admin::plan_apply(document, s, admin_principal(), false, kNow);
+          plan.update_calendars.at(0).version -= 1;
+          return plan;
+        },
+        false, kOperator);
+    FAIL() << "a stale version was written over";
+  } catch (const admin::Conflict& e) {
+    EXPECT_EQ(e.field(), "version");
+  }
+  calendar = calendars_.get(calendar_id);
+  EXPECT_EQ(calendar->description, "Company holidays");
+  EXPECT_EQ(calendar->version, 3);
+  EXPECT_EQ(count("SELECT count(*) FROM audit_log"), audited + 1);
+}
+
+TEST_F(ApplyFixture, PruneDeletesACalendarOnceTheFilesJobsStopNamingIt) {
+  const auto calendar_id = apply(kCalendarFile).created_calendars.at("holidays");
+  // The file without the calendar: its job and workflow name none any more.
+  const std::string without = R"(groups:
+  - appName: billing
+    title: Billing
+    jobs:
+      daily:
+        jobDesc: Daily at 10
+        scheduleType: CRON
+        scheduleConf: "0 0 10 * * ?"
+        executorHandler: daily
+        running: true
+)";
+  auto outcome = apply(without);
+  EXPECT_EQ(count("SELECT count(*) FROM calendar"), 1) << "without --prune it stays";
+  EXPECT_EQ(count("SELECT count(*) FROM job_info WHERE calendar_id IS NOT NULL"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM workflow WHERE calendar_id IS NOT NULL"), 1) << "etl is not in the file";
+
+  outcome = apply(without, false, /*prune=*/true);
+  EXPECT_EQ(outcome.plan.delete_workflows.size(), 1u);
+  EXPECT_EQ(outcome.plan.delete_calendars, (std::vector<std::int64_t>{calendar_id}));
+  EXPECT_EQ(count("SELECT count(*) FROM calendar"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM calendar_date"), 0) << "its dates with it";
+
+  // One that a job of another group names stays.
+  apply(kFile);
+  apply(kCalendarFile);
+  database_.transact([](pqxx::work& tx) {
+    tx.exec("UPDATE job_info SET calendar_id = (SELECT id FROM calendar) WHERE name = 'weekly'");  // in reports
+  });
+  outcome = apply(without, false, /*prune=*/true);
+  EXPECT_EQ(outcome.plan.delete_jobs.size(), 2u) << "billing's nightly and reconcile";
+  EXPECT_TRUE(outcome.plan.delete_calendars.empty());
+  EXPECT_EQ(count("SELECT count(*) FROM calendar"), 1);
 }
 
 }  // namespace

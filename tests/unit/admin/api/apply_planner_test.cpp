@@ -64,16 +64,26 @@ struct Server {
     return s.workflows.back();
   }
 
+  // A calendar (UTC, every day a business day, no dates), version 4.
+  Calendar& add_calendar(std::int64_t id, const std::string& name) {
+    Calendar c;
+    c.id = id;
+    c.name = name;
+    c.version = 4;
+    s.calendars.push_back(c);
+    return s.calendars.back();
+  }
+
   // Identities follow the whole jobs (children included) and workflows once the test set them.
   const JobsSnapshot& snapshot() {
     s.identities.clear();
     for (const auto& job : s.jobs) {
       s.identities.push_back({job.id, job.job_group, job.name, job.child_job_ids,
-                              job.executor_route_strategy == RouteStrategy::kShardingBroadcast});
+                              job.executor_route_strategy == RouteStrategy::kShardingBroadcast, job.calendar.calendar_id});
     }
     s.workflow_identities.clear();
     for (const auto& w : s.workflows) {
-      WorkflowIdentity identity{w.id, w.job_group, w.name, {}};
+      WorkflowIdentity identity{w.id, w.job_group, w.name, {}, w.calendar.calendar_id};
       for (const auto& n : w.graph.nodes) identity.job_ids.push_back(n.job_id);
       s.workflow_identities.push_back(identity);
     }
@@ -789,6 +799,322 @@ TEST(ApplyPlannerWorkflows, PruneKeepsAJobThatAWorkflowOutsideTheFileRuns) {
   const auto plan = plan_apply(document, server.snapshot(), admin_user(), true, kNow);
   EXPECT_EQ(plan.delete_workflows, (std::vector<std::int64_t>{7}));
   EXPECT_EQ(plan.delete_jobs, (std::vector<std::int64_t>{12}));
+}
+
+// ---- calendars and DST policies -------------------------------------------------------------
+
+constexpr std::int64_t kHour = 3'600'000;
+
+CalendarDate date_of(int year, int month, int day, const std::string& name, bool included = false,
+                     const std::string& source = "", const std::string& uid = "") {
+  CalendarDate d;
+  d.day = {year, month, day, name};
+  d.included = included;
+  d.source = source;
+  d.source_uid = uid;
+  return d;
+}
+
+const json* calendar_report(const ApplyPlan& plan, const std::string& name) {
+  for (const auto& c : plan.report["calendars"]) {
+    if (c["name"] == name) return &c;
+  }
+  return nullptr;
+}
+
+// kNow is 08:00 on New Year's Day in Shanghai: a job at 10:00 there goes by the holiday.
+const char* const kCalendarFile = R"(calendars:
+  - name: cn-holidays
+    timezone: Asia/Shanghai
+    excludedDates:
+      - {date: "2026-01-01", name: New Year}
+groups:
+  - appName: billing
+    title: Billing
+    jobs:
+      daily:
+        jobDesc: Daily at 10
+        scheduleType: CRON
+        scheduleConf: "0 0 10 * * ?"
+        timezone: Asia/Shanghai
+        executorHandler: h
+        calendar: cn-holidays
+        running: true
+    workflows:
+      etl:
+        scheduleType: CRON
+        scheduleConf: "0 0 11 * * ?"
+        timezone: Asia/Shanghai
+        calendar: cn-holidays
+        calendarMode: only
+        nodes: {a: {job: daily}}
+        running: true
+)";
+
+TEST(ApplyPlannerCalendars, CreatesTheFilesCalendarsAndItsJobsAndWorkflowsFireByThem) {
+  Server server;
+  const auto plan = plan_apply(file(kCalendarFile), server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.create_calendars.size(), 1u);
+  const Calendar& created = plan.create_calendars[0];
+  EXPECT_EQ(created.name, "cn-holidays");
+  EXPECT_EQ(created.time_zone, "Asia/Shanghai");
+  EXPECT_FALSE(created.business_days.has_value()) << "every day, as the file leaves businessDays out";
+  ASSERT_EQ(created.dates.size(), 1u);
+  EXPECT_EQ(created.dates[0].day.name, "New Year");
+  EXPECT_EQ(created.dates[0].source, "") << "entered by hand";
+
+  ASSERT_EQ(plan.create_jobs.size(), 1u);
+  EXPECT_EQ(plan.create_jobs[0].calendar, "cn-holidays") << "by name: the store resolves the calendar it creates";
+  EXPECT_EQ(plan.create_jobs[0].job.calendar.mode, common::CalendarMode::kSkip);
+  EXPECT_EQ(plan.create_jobs[0].job.trigger_next_time, kNow + 26 * kHour)
+      << "2026-01-02 10:00 in Shanghai: the holiday's 10:00 is skipped";
+  ASSERT_EQ(plan.create_workflows.size(), 1u);
+  EXPECT_EQ(plan.create_workflows[0].calendar, "cn-holidays");
+  EXPECT_EQ(plan.create_workflows[0].workflow.calendar.mode, common::CalendarMode::kOnly);
+  EXPECT_EQ(plan.create_workflows[0].workflow.trigger_next_time, kNow + 27 * kHour);
+
+  const json* report = calendar_report(plan, "cn-holidays");
+  ASSERT_NE(report, nullptr) << plan.report.dump(2);
+  EXPECT_EQ((*report)["action"], "create");
+  EXPECT_EQ((*report)["changes"], json::parse(R"([{"field":"timezone","to":"Asia/Shanghai"},
+      {"field":"businessDays","to":"every day"},{"field":"excludedDates","to":1}])"));
+  EXPECT_EQ((*job_report(plan, "daily"))["changes"][4], json::parse(R"({"field":"calendar","to":"cn-holidays"})"))
+      << (*job_report(plan, "daily"))["changes"].dump();
+  EXPECT_EQ(plan.report["summary"], json::parse(R"({"create":3,"update":0,"unchanged":1,"delete":0})"));
+}
+
+// The server's cn-holidays as an export writes it, with one date imported from an .ics file.
+Calendar& add_cn_holidays(Server& server) {
+  auto& c = server.add_calendar(7, "cn-holidays");
+  c.time_zone = "Asia/Shanghai";
+  c.business_days = std::array<bool, 7>{true, true, true, true, true, false, false};
+  c.dates = {date_of(0, 1, 1, "New Year"), date_of(2026, 9, 27, "Make-up day", true),
+             date_of(2026, 10, 1, "National Day", false, "ics", "uid-1")};
+  c.excluded_times = {{12 * 3600, 13 * 3600}};
+  return c;
+}
+
+const char* const kCnHolidays = R"(calendars:
+  - name: cn-holidays
+    timezone: Asia/Shanghai
+    businessDays: [MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY]
+    excludedDates:
+      - {date: "2026-10-01", name: National Day}
+      - {date: "--01-01", name: New Year}
+    includedDates:
+      - {date: "2026-09-27", name: Make-up day}
+    excludedTimes:
+      - {start: "12:00", end: "13:00"}
+groups: []
+)";
+
+TEST(ApplyPlannerCalendars, ACalendarIsComparedWithoutSourcesOrderOrSecondsAndADateThatChangesIsDrift) {
+  Server server;
+  add_cn_holidays(server);
+  auto plan = plan_apply(file(kCnHolidays), server.snapshot(), admin_user(), false, kNow);
+  EXPECT_TRUE(plan.empty()) << plan.report.dump(2);
+  EXPECT_EQ((*calendar_report(plan, "cn-holidays"))["action"], "unchanged");
+  EXPECT_EQ((*calendar_report(plan, "cn-holidays"))["id"], 7);
+
+  std::string changed = kCnHolidays;
+  changed.replace(changed.find("National Day"), 12, "Golden Week");
+  changed.replace(changed.find("    businessDays: [MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY]\n"), 65, "");
+  changed.insert(changed.find("    includedDates:"), "      - {date: \"2026-10-02\"}\n");
+  plan = plan_apply(file(changed), server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_calendars.size(), 1u) << plan.report.dump(2);
+  const Calendar& updated = plan.update_calendars[0];
+  EXPECT_EQ(updated.id, 7);
+  EXPECT_EQ(updated.version, 4) << "the version read, which the store's write is guarded by";
+  EXPECT_FALSE(updated.business_days.has_value());
+  ASSERT_EQ(updated.dates.size(), 4u);
+  EXPECT_EQ(updated.dates[2].day.name, "Golden Week");
+  EXPECT_EQ(updated.dates[2].source, "ics") << "renamed by hand, still its import's";
+  EXPECT_EQ(updated.dates[2].source_uid, "uid-1");
+  EXPECT_EQ(updated.dates[3].day.day, 2);
+  EXPECT_EQ(updated.dates[3].source, "");
+  const json* report = calendar_report(plan, "cn-holidays");
+  EXPECT_EQ((*report)["action"], "update");
+  EXPECT_EQ((*report)["changes"], json::parse(R"([
+      {"field":"businessDays","from":["MONDAY","TUESDAY","WEDNESDAY","THURSDAY","FRIDAY"],"to":"every day"},
+      {"field":"excludedDates[2026-10-01]","from":"National Day","to":"Golden Week"},
+      {"field":"excludedDates[2026-10-02]","to":""}])"));
+  EXPECT_EQ(plan.report["summary"]["update"], 1);
+}
+
+TEST(ApplyPlannerCalendars, ProblemsOfACalendarOrOfTheCalendarAJobNamesAreAtTheirPath) {
+  Server server;
+  const std::string head = "calendars:\n  - name: cn\n";
+  auto info = refusal(file(head + "    excludedDates:\n      - {date: \"2026-01-05\"}\n      - {date: \"2026-02-30\"}\ngroups: []\n"),
+                      server.snapshot(), admin_user());
+  EXPECT_EQ(info.status, 400);
+  EXPECT_EQ(info.field, "calendars[cn].excludedDates[1]");
+  EXPECT_EQ(info.message.rfind("calendars[cn].excludedDates[1]: ", 0), 0u) << info.message;
+  info = refusal(file(head + "    timezone: Mars/Base\ngroups: []\n"), server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "calendars[cn].timezone");
+  info = refusal(file(head + "    excludedDates:\n      - {date: \"2026-01-05\", name: \"a\\u0007bell\"}\ngroups: []\n"),
+                 server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "calendars[cn].excludedDates[0].name");
+
+  const std::string job = "groups:\n  - appName: billing\n    title: Billing\n    jobs:\n      x:\n        jobDesc: x\n"
+                          "        executorHandler: h\n        scheduleType: CRON\n        scheduleConf: \"0 0 10 ? * SUN\"\n"
+                          "        running: true\n";
+  info = refusal(file(job + "        calendar: missing\n"), server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "groups[billing].jobs[x].calendar");
+  EXPECT_NE(info.message.find("no calendar is named 'missing'"), std::string::npos) << info.message;
+  // Sundays at 10 on Mondays only: never.
+  info = refusal(file("calendars:\n  - {name: mondays, businessDays: [MONDAY]}\n" + job +
+                      "        calendar: mondays\n        calendarMode: only\n"),
+                 server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "groups[billing].jobs[x].calendar");
+  EXPECT_NE(info.message.find("calendar mondays lets no fire through within ten years"), std::string::npos) << info.message;
+}
+
+TEST(ApplyPlannerCalendars, OnlyAdminsCreateOrChangeCalendarsAndEveryoneNamesThem) {
+  Server server;
+  add_cn_holidays(server);
+  const std::string job =
+      "  - appName: billing\n    title: Billing\n    jobs:\n      x: {jobDesc: x, executorHandler: h, calendar: cn-holidays}\n";
+  std::string unchanged = kCnHolidays;
+  unchanged.replace(unchanged.find("groups: []\n"), 11, "groups:\n" + job);
+  const auto plan = plan_apply(file(unchanged), server.snapshot(), normal_user({1}), false, kNow);
+  ASSERT_EQ(plan.create_jobs.size(), 1u);
+  EXPECT_EQ(plan.create_jobs[0].calendar, "cn-holidays");
+
+  std::string changed = unchanged;
+  changed.replace(changed.find("National Day"), 12, "Golden Week");
+  auto info = refusal(file(changed), server.snapshot(), normal_user({1}));
+  EXPECT_EQ(info.status, 403);
+  EXPECT_EQ(info.message, "calendars[cn-holidays]: changing a calendar needs the admin role");
+  info = refusal(file("calendars:\n  - name: new-one\ngroups: []\n"), server.snapshot(), normal_user({1}));
+  EXPECT_EQ(info.status, 403);
+  EXPECT_EQ(info.message, "calendars[new-one]: creating a calendar needs the admin role");
+}
+
+TEST(ApplyPlannerCalendars, ARunningJobComesSoonerWhenItsCalendarNoLongerExcludesADay) {
+  Server server;
+  auto& c = server.add_calendar(7, "holidays");
+  c.dates = {date_of(2026, 1, 1, "New Year")};
+  auto& daily = server.add_job(10, 1, "daily");
+  daily.schedule_type = ScheduleType::kCron;
+  daily.schedule_conf = "0 0 10 * * ?";
+  daily.calendar.calendar_id = 7;
+  daily.trigger_status = 1;
+  daily.trigger_next_time = kNow + 34 * kHour;  // 2026-01-02 10:00 UTC, past the holiday
+  const std::string job = "groups:\n  - appName: billing\n    title: Billing\n    jobs:\n"
+                          "      daily: {jobDesc: Job daily, executorHandler: handler, scheduleType: CRON, "
+                          "scheduleConf: \"0 0 10 * * ?\", calendar: holidays, running: true}\n";
+  auto plan = plan_apply(file("calendars:\n  - name: holidays\n" + job), server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_jobs.size(), 1u) << plan.report.dump(2);
+  EXPECT_EQ(plan.update_jobs[0].job.trigger_next_time, kNow + 10 * kHour) << "the day it no longer excludes";
+  EXPECT_EQ((*job_report(plan, "daily"))["action"], "unchanged") << "its own fields are the file's";
+
+  // A calendar that now excludes more leaves it alone: the scan skips what it excludes.
+  plan = plan_apply(file("calendars:\n  - name: holidays\n    excludedDates:\n      - {date: \"2026-01-01\"}\n"
+                         "      - {date: \"2026-01-02\"}\n" + job),
+                    server.snapshot(), admin_user(), false, kNow);
+  EXPECT_EQ(plan.update_calendars.size(), 1u);
+  EXPECT_TRUE(plan.update_jobs.empty()) << plan.report.dump(2);
+}
+
+TEST(ApplyPlannerCalendars, PruneDeletesACalendarTheFileDropsOnlyOnceNothingNamesIt) {
+  Server server;
+  server.add_calendar(7, "old");
+  server.add_calendar(8, "shared");
+  server.add_calendar(9, "unused");
+  server.add_job(10, 1, "a").calendar.calendar_id = 7;
+  server.add_job(11, 1, "b").calendar.calendar_id = 8;
+  server.add_job(20, 2, "other").calendar.calendar_id = 8;
+  const std::string jobs = "groups:\n  - appName: billing\n    title: Billing\n    jobs:\n"
+                           "      a: {jobDesc: Job a, executorHandler: handler}\n"
+                           "      b: {jobDesc: Job b, executorHandler: handler}\n";
+  EXPECT_TRUE(plan_apply(file(jobs), server.snapshot(), admin_user(), false, kNow).delete_calendars.empty())
+      << "without --prune no calendar goes";
+  auto plan = plan_apply(file(jobs), server.snapshot(), admin_user(), true, kNow);
+  EXPECT_EQ(plan.delete_calendars, (std::vector<std::int64_t>{7})) << "shared is still reports/other's; unused was not the file's";
+  EXPECT_EQ((*calendar_report(plan, "old"))["action"], "delete");
+  EXPECT_EQ(plan.report["summary"]["delete"], 1);
+  // Listed in the file, it stays; named by a job of the file, it stays; a normal user's plan
+  // leaves calendars alone.
+  EXPECT_TRUE(plan_apply(file("calendars:\n  - name: old\n" + jobs), server.snapshot(), admin_user(), true, kNow)
+                  .delete_calendars.empty());
+  std::string naming = jobs;
+  naming.replace(naming.find("{jobDesc: Job b,"), 16, "{jobDesc: Job b, calendar: old,");
+  EXPECT_TRUE(plan_apply(file(naming), server.snapshot(), admin_user(), true, kNow).delete_calendars.empty());
+  EXPECT_TRUE(plan_apply(file(jobs), server.snapshot(), normal_user({1}), true, kNow).delete_calendars.empty());
+  // A job --prune deletes names it no more.
+  server.s.jobs.pop_back();
+  server.add_job(12, 1, "pruned").calendar.calendar_id = 8;
+  server.s.jobs[1].calendar.calendar_id = 0;
+  plan = plan_apply(file(jobs), server.snapshot(), admin_user(), true, kNow);
+  EXPECT_EQ(plan.delete_jobs, (std::vector<std::int64_t>{12}));
+  EXPECT_EQ(plan.delete_calendars, (std::vector<std::int64_t>{7, 8}));
+}
+
+TEST(ApplyPlannerCalendars, AnExportWithCalendarsAndDstPoliciesAppliedBackChangesNothing) {
+  Server server;
+  add_cn_holidays(server);
+  server.add_calendar(8, "not-named");
+  auto& nightly = server.add_job(10, 1, "nightly");
+  nightly.schedule_type = ScheduleType::kCron;
+  nightly.schedule_conf = "0 30 2 * * ?";
+  nightly.timezone = "Europe/Berlin";
+  nightly.dst = {common::DstGap::kFireAfter, common::DstRepeat::kBoth};
+  nightly.calendar = {7, common::CalendarMode::kOnly};
+  nightly.trigger_status = 1;
+  nightly.trigger_next_time = kNow + kHour;
+  auto& w = server.add_workflow(5, 1, "etl", {{"a", 10}});
+  w.calendar.calendar_id = 7;
+
+  const auto exported = export_document(server.snapshot(), {"billing"}, admin_user());
+  ASSERT_NO_THROW(common::jobs_file::check_json(exported)) << exported.dump(2);
+  EXPECT_EQ(exported["calendars"], json::parse(R"([{"name": "cn-holidays", "timezone": "Asia/Shanghai",
+      "businessDays": ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"],
+      "excludedDates": [{"date": "--01-01", "name": "New Year"}, {"date": "2026-10-01", "name": "National Day"}],
+      "includedDates": [{"date": "2026-09-27", "name": "Make-up day"}],
+      "excludedTimes": [{"start": "12:00:00", "end": "13:00:00"}]}])"))
+      << "the calendars named, whole, without the dates' sources";
+  const json& entry = exported["groups"][0]["jobs"]["nightly"];
+  EXPECT_EQ(entry["calendar"], "cn-holidays");
+  EXPECT_EQ(entry["calendarMode"], "only");
+  EXPECT_EQ(entry["dstGap"], "fire_after");
+  EXPECT_EQ(entry["dstRepeat"], "both");
+  EXPECT_EQ(exported["groups"][0]["workflows"]["etl"]["calendar"], "cn-holidays");
+  EXPECT_FALSE(exported["groups"][0]["workflows"]["etl"].contains("calendarMode")) << "skip is the default";
+
+  const auto reread = common::jobs_file::parse_yaml(common::jobs_file::to_yaml(exported), "export.yaml", {}).document;
+  const auto plan = plan_apply(reread, server.snapshot(), admin_user(), true, kNow);
+  EXPECT_TRUE(plan.empty()) << plan.report.dump(2);
+  EXPECT_EQ(plan.report["summary"]["unchanged"], 4) << "the calendar, the group, the job, the workflow";
+}
+
+TEST(ApplyPlannerDst, TheFilesDstPolicyIsDriftAndReschedulesARunningJob) {
+  Server server;
+  auto& nightly = server.add_job(10, 1, "nightly");
+  nightly.schedule_type = ScheduleType::kCron;
+  nightly.schedule_conf = "0 30 2 * * ?";
+  nightly.timezone = "Europe/Berlin";
+  nightly.dst.gap = common::DstGap::kFireAfter;
+  nightly.trigger_status = 1;
+  nightly.trigger_next_time = kNow + 123;
+  const std::string head = "groups:\n  - appName: billing\n    title: Billing\n    jobs:\n      nightly:\n        jobDesc: Job nightly\n"
+                           "        executorHandler: handler\n        scheduleType: CRON\n        scheduleConf: \"0 30 2 * * ?\"\n"
+                           "        timezone: Europe/Berlin\n        running: true\n";
+  auto plan = plan_apply(file(head + "        dstGap: fire_after\n"), server.snapshot(), admin_user(), false, kNow);
+  EXPECT_TRUE(plan.empty()) << plan.report.dump(2);
+
+  plan = plan_apply(file(head + "        dstRepeat: both\n"), server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_jobs.size(), 1u);
+  EXPECT_EQ(plan.update_jobs[0].job.dst, (common::DstPolicy{common::DstGap::kSkip, common::DstRepeat::kBoth}));
+  EXPECT_EQ((*job_report(plan, "nightly"))["changes"], json::parse(R"([{"field":"dstGap","from":"fire_after","to":"skip"},
+      {"field":"dstRepeat","from":"once","to":"both"}])"));
+  EXPECT_NE(plan.update_jobs[0].job.trigger_next_time, kNow + 123) << "a change of policy is a change of schedule";
+  EXPECT_GT(plan.update_jobs[0].job.trigger_next_time, kNow);
+
+  // Held to the API's rule too, in a document that did not pass the format's checks.
+  const auto info = refusal(json::parse(R"({"groups":[{"appName":"billing","jobs":{"x":{"jobDesc":"x",
+      "executorHandler":"h","scheduleType":"FIX_RATE","scheduleConf":"60","dstGap":"fire_after"}}}]})"),
+                            server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "groups[billing].jobs[x].dstGap");
 }
 
 }  // namespace

@@ -105,6 +105,17 @@ TEST(CalendarDates, AnImportOfADayOfTheOtherKindThanAKeptOneIsAConflictSayingWho
   EXPECT_EQ(message("uk.ics", date_of(2027, 12, 25, true)), "") << "its own dates go first";
 }
 
+TEST(CalendarDates, AnEditKeepsTheSourceOfTheStoredDateOfTheSameDayAndKind) {
+  const std::vector<CalendarDate> stored{date_of(2026, 10, 1, false, "National Day", "ics"),
+                                         date_of(2026, 10, 2, false, "", "ics"), date_of(2026, 9, 27, true, "", "gov")};
+  auto given = with_stored_sources({date_of(2026, 10, 1, false, "Renamed"), date_of(2026, 10, 2, true),
+                                    date_of(0, 10, 1), date_of(2026, 9, 27, true, "", "forged")},
+                                   stored);
+  EXPECT_EQ(described(given), (std::vector<std::string>{"2026-10-01 x Renamed /ics", "2026-10-02 +", "--10-01 x",
+                                                        "2026-09-27 + /gov"}))
+      << "the same day of the other kind, or of every year, is a date entered by hand";
+}
+
 TEST(CalendarJson, SpellsEveryFieldAsTheApiDoes) {
   Calendar c;
   c.id = 7;
