@@ -12,6 +12,7 @@
 
 #include "admin/model/calendar.h"
 #include "admin/model/fire_state.h"
+#include "admin/model/retry_backoff.h"
 #include "common/cron/cron_expression.h"
 #include "common/protocol/job_enums.h"
 
@@ -64,7 +65,8 @@ struct Job {
   BlockStrategy executor_block_strategy = BlockStrategy::kSerialExecution;
   int executor_timeout = 0;
   int executor_fail_retry_count = 0;
-  int retry_interval = 0;
+  int retry_interval = 0;  // seconds: the wait before a retry, or before the first (retry_backoff.h)
+  RetryPolicy retry;        // FIXED by default: every retry waits retry_interval
   GlueType glue_type = GlueType::kBean;
   std::string glue_source;
   std::string glue_remark;

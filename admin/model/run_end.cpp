@@ -1,5 +1,6 @@
 #include "admin/model/run_end.h"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -92,7 +93,11 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
     fire.job_id = run.job_id;
     fire.state = FireState::kPending;
     fire.trigger_type = TriggerType::kRetry;
-    fire.scheduled_time = now + static_cast<std::int64_t>(job.retry_interval) * 1000;
+    // The retry this one is: 1 after a run that was not a retry (it had all the job's retries
+    // left), counted up from there.
+    const int attempt = std::max(1, job.executor_fail_retry_count - run.executor_fail_retry_count + 1);
+    fire.scheduled_time =
+        now + retry_delay_ms(job.retry, job.retry_interval, attempt, static_cast<std::uint64_t>(run.id));
     fire.admin_node = node_id;
     fire.executor_handler = job.executor_handler;
     fire.executor_param = run.executor_param;

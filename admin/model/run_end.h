@@ -65,8 +65,10 @@ struct FollowUps {
 //    deeper than kMaxChildChainDepth (child_jobs.h) is written cancelled instead, its
 //    trigger_msg saying why: the chain ends there.
 //  - kFailed, kLost, kTriggerFailed, with retries left (run.executor_fail_retry_count > 0):
-//    one RETRY fire due now + the job's retry interval, with the job's current handler and
-//    the run's parameter, shard and chain depth, one retry fewer, routed again (as XXL-JOB).
+//    one RETRY fire due now + the wait the job's retry policy gives this attempt (retry_delay_ms:
+//    the retry interval, or exponential back-off; the attempt counted from the retries the run
+//    had left, its jitter drawn from the run's id), with the job's current handler and the run's
+//    parameter, shard and chain depth, one retry fewer, routed again (as XXL-JOB).
 //    A backfill's run's retry belongs to the same backfill (backfill_id).
 //  - kMisfireSkipped: none (the job's misfire strategy chose not to run it; its next fires come
 //    anyway); kCancelled, kKilled: none: no retry and no child fires (someone chose to stop it).
