@@ -454,8 +454,20 @@ class CalendarsAfterPlan {
     if (rules_change) changed_.insert(name);
   }
 
-  bool in_file(const std::string& name) const { return made_.contains(name); }
-  bool exists(const std::string& name) const { return in_file(name) || index_.calendars_by_name.contains(name); }
+  bool exists(const std::string& name) const { return made_.contains(name) || index_.calendars_by_name.contains(name); }
+
+  // The calendar a file's job or workflow (`entry`, at `path`) names, "" for none: one of the
+  // file's or the server's (else a 400 at its `calendar`), added to `named`.
+  std::string named_by(const json& entry, const std::string& path, std::set<std::string>& named) const {
+    std::string name = entry.value("calendar", std::string());
+    if (name.empty()) return name;
+    if (!exists(name)) {
+      throw invalid(path + ".calendar", path + ".calendar: no calendar is named '" + name +
+                                            "' (neither among the file's calendars nor on the server)");
+    }
+    named.insert(name);
+    return name;
+  }
   // Whether the plan changes what the calendar decides.
   bool rules_change(const std::string& name) const { return changed_.contains(name); }
 
@@ -929,12 +941,7 @@ json plan_workflows(const json& document, const JobsSnapshot& snapshot, const In
         throw invalid(path + ".running", path + ".running: a workflow without a schedule (scheduleType NONE) runs when "
                                                 "triggered, not by itself: leave running out, or give it a schedule");
       }
-      const std::string calendar = wf_entry.value("calendar", std::string());
-      if (!calendar.empty() && !calendars.exists(calendar)) {
-        throw invalid(path + ".calendar", path + ".calendar: no calendar is named '" + calendar +
-                                              "' (neither among the file's calendars nor on the server)");
-      }
-      if (!calendar.empty()) names.named.insert(calendar);
+      const std::string calendar = calendars.named_by(wf_entry, path, names.named);
       const json calendar_json = calendar.empty() ? json() : json(calendar);
       auto first_time_now = [&] {
         Job as_job;
@@ -1240,12 +1247,7 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
       }
 
       // Its calendar, by name: one of the file's, or the server's.
-      const std::string calendar = job_entry.value("calendar", std::string());
-      if (!calendar.empty() && !calendars.exists(calendar)) {
-        throw invalid(path + ".calendar", path + ".calendar: no calendar is named '" + calendar +
-                                              "' (neither among the file's calendars nor on the server)");
-      }
-      if (!calendar.empty()) calendar_names.named.insert(calendar);
+      const std::string calendar = calendars.named_by(job_entry, path, calendar_names.named);
       const json calendar_json = calendar.empty() ? json() : json(calendar);
       auto first_time_now = [&] {
         try {
