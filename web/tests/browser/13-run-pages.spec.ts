@@ -82,7 +82,7 @@ test.describe('run pages', () => {
     await page.getByRole('link', { name: `Details of run ${first.id}` }).click()
     await expect(page.getByRole('heading', { name: new RegExp(`^Run #${first.id}:`) })).toBeVisible()
     const retriedBy = page.getByRole('row').filter({ has: page.getByText('Retried by', { exact: true }) })
-    await expect(retriedBy).toContainText(`#${retry.id} (Failed)`)
+    await expect(retriedBy).toContainText(new RegExp(`Retry #${retry.id} due at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\+0[12]:00 \\(Failed\\)`))
     await retriedBy.getByRole('link', { name: `Details of run ${retry.id}` }).click()
 
     await expect(page.getByRole('heading', { name: new RegExp(`^Run #${retry.id}:`) })).toBeVisible()

@@ -1,6 +1,6 @@
 // The retry a failed run led to, as GET logs/{id} answers it (JobLogDetail.retry: the RETRY run
-// written with the failure, its due time and state): how far off it is while it waits, and when
-// the run's page reads the run again to follow it. Pure: unit tested.
+// written with the failure, its due time and state): how far off it is while it waits (as for any
+// pending run), and when the run's page reads the run again to follow it. Pure: unit tested.
 import type { Schemas } from '@/api/client'
 
 export type RunRetry = NonNullable<Schemas['JobLogDetail']['retry']>
@@ -13,16 +13,20 @@ export const RETRY_IDLE_POLL_MS = 60_000
 const FINAL = new Set(['succeeded', 'failed', 'lost', 'cancelled'])
 
 /**
- * Where a pending retry stands against `now`: due in `ms` (whole seconds, rounded up, so a
- * countdown never says "in 0 s" before the time), or `late` by `ms` once its time has passed and
- * no admin has sent it yet. Null for a retry that is no longer pending. The page writes `ms` as
- * the job editor's preview writes waits (formatWait: "12 s", "9 min 59 s").
+ * Where a pending run (a retry, or a fire not sent yet) stands against `now`: due in `ms` (whole
+ * seconds, rounded up, so a countdown never says "in 0 s" before the time), or `late` by `ms`
+ * once its time has passed and no admin has sent it yet. Null for a run that is no longer
+ * pending. The page writes `ms` as the job editor's preview writes waits (formatWait: "12 s",
+ * "9 min 59 s").
  */
-export function retryCountdown(retry: RunRetry | null | undefined, now: number): { late: boolean; ms: number } | null {
-  if (!retry || retry.state !== 'pending') return null
-  const left = retry.scheduledTime - now
+export function pendingCountdown(
+  run: { state?: string; scheduledTime?: number } | null | undefined,
+  now: number,
+): { late: boolean; ms: number } | null {
+  if (!run || run.state !== 'pending' || run.scheduledTime === undefined) return null
+  const left = run.scheduledTime - now
   if (left > 0) return { late: false, ms: Math.ceil(left / 1000) * 1000 }
-  return { late: true, ms: Math.floor((now - retry.scheduledTime) / 1000) * 1000 }
+  return { late: true, ms: Math.floor((now - run.scheduledTime) / 1000) * 1000 }
 }
 
 /**
