@@ -44,7 +44,7 @@ const std::string kLogColumns =
     "id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler, "
     "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, chain_depth, " +
     ms("trigger_time", "trigger_time") + ", trigger_code, trigger_msg, " + ms("handle_time", "handle_time") +
-    ", handle_code, handle_msg, alarm_status, workflow_run_id, workflow_node, output";
+    ", handle_code, handle_msg, alarm_status, workflow_run_id, workflow_node, output, backfill_id";
 
 const std::string kVersionColumns =
     "id, job_id, glue_type, glue_source, glue_remark, " + ms("created_at", "created_at");
@@ -243,6 +243,7 @@ JobLog log_from(const pqxx::row& r) {
   l.workflow_run_id = optional_of<std::int64_t>(r["workflow_run_id"]);
   l.workflow_node = optional_of<std::string>(r["workflow_node"]).value_or("");
   l.output = optional_of<std::string>(r["output"]);
+  l.backfill_id = optional_of<std::int64_t>(r["backfill_id"]);
   return l;
 }
 
@@ -419,6 +420,10 @@ constexpr std::array kRules = {
     Rule{"job_info_cron_has_expression", Kind::kConflict, "scheduleConf", "a CRON job needs an expression"},
     Rule{"job_info_running_needs_schedule", Kind::kConflict, "scheduleType", "a job without a schedule cannot run"},
     Rule{"job_info_not_own_child", Kind::kConflict, "childJobId", "a job cannot be its own child"},
+    Rule{"backfill_from_time_check", Kind::kConflict, "from", "from must not be negative"},
+    Rule{"backfill_max_concurrent_check", Kind::kConflict, "maxConcurrent", "maxConcurrent must be 1-100"},
+    Rule{"backfill_range", Kind::kConflict, "to", "from must be before to"},
+    Rule{"backfill_total_check", Kind::kConflict, "total", "total must not be negative"},
     Rule{"job_log_job_id_fkey", Kind::kNotFound, "", "job does not exist"},
     Rule{"job_log_state_check", Kind::kConflict, "state", "unknown log state"},
     Rule{"job_log_trigger_type_check", Kind::kConflict, "triggerType", "unknown trigger type"},
