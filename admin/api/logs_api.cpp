@@ -122,9 +122,10 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     if (filter.from && filter.to && *filter.to < *filter.from) {
       throw invalid("to", "to: must not be before from");
     }
+    filter.backfill_id = query_int(req.get_param_value("backfillId"), "backfillId");
     auto result = stores.logs.list(filter);
     return ApiResponse{200, keyed_page_json(result, [](const JobLog& l) { return to_json(l); })};
-  }, keyed_paged({"jobGroup", "jobId", "status", "from", "to"}));
+  }, keyed_paged({"jobGroup", "jobId", "status", "from", "to", "backfillId"}));
 
   router.add("POST", "logs/clear", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto request = read_clear_body(req.body, stores, ctx.request.who());

@@ -18,6 +18,7 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
     if (options_.resources.calendars == nullptr) options_.resources.calendars = calendars;
     if (options_.workflows.calendars == nullptr) options_.workflows.calendars = calendars;
     if (options_.calendars.workflows == nullptr) options_.calendars.workflows = options_.workflows.store;
+    if (options_.backfills.calendars == nullptr) options_.backfills.calendars = calendars;
   }
   add_auth_routes(router_, services_);
   add_users_routes(router_, services_);
@@ -28,6 +29,7 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
   if (options_.jobs_files.store != nullptr) add_jobs_file_routes(router_, options_.jobs_files, clock);
   if (options_.workflows.store != nullptr) add_workflow_routes(router_, stores_, options_.workflows, clock);
   if (options_.calendars.store != nullptr) add_calendar_routes(router_, stores_, options_.calendars, clock);
+  if (options_.backfills.store != nullptr) add_backfill_routes(router_, stores_, options_.backfills, clock);
 }
 
 RestApi::~RestApi() = default;

@@ -5,6 +5,7 @@
 #include "admin/api/alarm_channels_api.h"
 #include "admin/api/api_router.h"
 #include "admin/api/auth_api.h"
+#include "admin/api/backfills_api.h"
 #include "admin/api/calendars_api.h"
 #include "admin/api/jobs_files_api.h"
 #include "admin/api/workflows_api.h"
@@ -20,7 +21,7 @@ namespace cronwheel::admin {
 // The REST API under /api/v1, assembled on the admin's HTTP server: the credential checks
 // (session cookie, bearer token), the login rate limiter, and every route module
 // (auth, users, tokens, audit, alarm channels, and the resources: groups, jobs, scripts, logs,
-// cron, workflows, calendars).
+// cron, workflows, calendars, backfills).
 //
 // Construct it before the server starts (routes are registered in the constructor); it must
 // outlive the server's handlers, i.e. be destroyed after the server stopped.
@@ -43,6 +44,9 @@ class RestApi {
     // `resources.calendars` or `workflows.calendars` is set already), and the workflows' store
     // the one it re-times workflows in.
     CalendarRoutes calendars;
+    // backfills, when its store is set (admin/api/backfills_api.h); the calendars' store is the
+    // one it reads the calendars jobs name from, unless `backfills.calendars` is set already.
+    BackfillRoutes backfills;
   };
 
   // `clock` is the API's time for everything (sessions, login limits, audit, fires); it must

@@ -127,6 +127,7 @@ class LogStore {
     Status status = Status::kAll;
     std::optional<std::int64_t> from;  // scheduled_time >= from (epoch ms)
     std::optional<std::int64_t> to;    // scheduled_time < to
+    std::optional<std::int64_t> backfill_id;  // a backfill's runs and their retries (JobLog::backfill_id)
     PageRequest page;
   };
   virtual Page<JobLog> list(const Filter& filter) = 0;  // newest first

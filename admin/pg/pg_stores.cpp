@@ -384,6 +384,8 @@ Page<JobLog> PgLogStore::list(const Filter& f) {
   if (auto states = states_for(f.status)) list.conditions.push_back(*states);
   if (f.from) list.conditions.push_back("scheduled_time >= " + list.params.add(*f.from));
   if (f.to) list.conditions.push_back("scheduled_time < " + list.params.add(*f.to));
+  // Through job_log_backfill (sql/0022_backfill.sql): a backfill's runs, newest first.
+  if (f.backfill_id) list.conditions.push_back("backfill_id = " + list.params.add(*f.backfill_id));
   return db_.read([&](pqxx::read_transaction& tx) { return page_from<JobLog>(read_keyset_page(tx, list), log_from); });
 }
 

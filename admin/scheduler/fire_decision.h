@@ -74,8 +74,9 @@ struct LateFiresVerdict {
 // strategies as the jobs say now:
 //  - a fire is late when its scheduled time is more than `window` before now (now >
 //    scheduled + window), the scan's misfire threshold;
-//  - only scheduled fires (SCHEDULE, MISFIRE) follow the misfire strategy; WORKFLOW, MANUAL, API, RETRY
-//    and PARENT fires go out however late they are (someone asked for each one);
+//  - only scheduled fires (SCHEDULE, MISFIRE) follow the misfire strategy; WORKFLOW, MANUAL, API, RETRY,
+//    PARENT and BACKFILL fires go out however late they are (someone asked for each one; a
+//    backfill's are late by design);
 //  - a fire that is not late goes out;
 //  - a late fire of a DO_NOTHING job is cancelled, with a message giving how late it is, the
 //    threshold and the strategy;

@@ -26,6 +26,7 @@
 #include "admin/pg/database.h"
 #include "admin/pg/pg_alarm_store.h"
 #include "admin/pg/pg_apply_store.h"
+#include "admin/pg/pg_backfill_store.h"
 #include "admin/pg/pg_calendar_store.h"
 #include "admin/pg/pg_workflow_store.h"
 #include "admin/scheduler/workflow_runner.h"
@@ -34,6 +35,7 @@
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_stores.h"
 #include "admin/pg/pg_trigger_store.h"
+#include "admin/scheduler/backfill_pump.h"
 #include "admin/scheduler/scheduler.h"
 #include "admin/server/console_files.h"
 #include "admin/server/executor_side.h"
@@ -213,6 +215,12 @@ class AdminServer::Impl {
   std::unique_ptr<WorkflowRunner> workflow_runner_;
   std::atomic<WorkflowRunner*> running_workflow_runner_{nullptr};  // for /metrics
 
+  // Backfills (docs/scheduling.md, "Backfill"): their store, and the pump that writes their runs,
+  // made by start_scheduler().
+  PgBackfillStore backfill_store_;
+  std::unique_ptr<BackfillPump> backfill_pump_;
+  std::atomic<BackfillPump*> running_backfill_pump_{nullptr};  // for the API: a new backfill wakes it
+
   // Deletes old runs (--run-retention-days; none when 0), made by start().
   PgRetentionStore retention_store_;
   std::unique_ptr<RunRetention> retention_;
@@ -248,6 +256,7 @@ AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
                   PgApplyStore::prepare(c);
                   PgWorkflowStore::prepare(c);
                   PgCalendarStore::prepare(c);
+                  PgBackfillStore::prepare(c);
                 }),
       stores_(database_),
       executor_client_(common::SystemClock::instance(), executor_client_options(config)),
@@ -256,6 +265,7 @@ AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
       apply_store_(database_, common::SystemClock::instance()),
       calendar_store_(database_, common::SystemClock::instance()),
       workflow_store_(database_, common::SystemClock::instance()),
+      backfill_store_(database_, common::SystemClock::instance()),
       retention_store_(database_),
       scheduling_database_(scheduling_database_options(config),
                            [](pqxx::connection& c) {
@@ -403,6 +413,17 @@ void AdminServer::Impl::start_scheduler() {
                                                       std::move(kill), runner_options);
   workflow_runner_->start();
   running_workflow_runner_.store(workflow_runner_.get());
+
+  BackfillPump::Options pump_options;
+  // Runs are written owned by this node: only while it may send them.
+  pump_options.may_write = [this] {
+    Scheduler* scheduler = running_scheduler_.load();
+    return scheduler != nullptr && scheduler->lease_valid();
+  };
+  backfill_pump_ = std::make_unique<BackfillPump>(backfill_store_, stores_.stores().jobs, calendar_store_, recurring_,
+                                                  node_id_, fires_written(), std::move(pump_options));
+  backfill_pump_->start();
+  running_backfill_pump_.store(backfill_pump_.get());
   running_trigger_service_.store(trigger_service_.get());
 }
 
@@ -412,6 +433,8 @@ void AdminServer::Impl::stop() noexcept {
   // the sends in progress finish and releases this node's lease.
   running_workflow_runner_.store(nullptr);
   running_trigger_service_.store(nullptr);
+  running_backfill_pump_.store(nullptr);
+  if (backfill_pump_) backfill_pump_->stop();
   if (workflow_runner_) workflow_runner_->stop();
   running_scheduler_.store(nullptr);
   if (scheduler_) scheduler_->stop();
@@ -476,6 +499,12 @@ void AdminServer::Impl::add_routes() {
   api.workflows.node_id = node_id_;
   api.workflows.fires_written = fires_written();
   api.calendars.store = &calendar_store_;
+  api.backfills.store = &backfill_store_;
+  api.backfills.node_id = node_id_;
+  api.backfills.finished_runs = &finished_runs_;
+  api.backfills.created = [this] {
+    if (BackfillPump* pump = running_backfill_pump_.load()) pump->wake();
+  };
   api.alarm_channels.delivery = delivery_.get();
   api.alarm_channels.text = {console_url(), node_id_};
   api_ = std::make_unique<RestApi>(http_, stores_.stores(), common::SystemClock::instance(), std::move(api));

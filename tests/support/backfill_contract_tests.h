@@ -270,6 +270,24 @@ TYPED_TEST_P(BackfillContract, AStepWritesPendingBackfillRunsOwnedByTheNodeLikeS
   EXPECT_EQ(this->last_audit().action, "backfill.create") << "steps are the system's, not audited";
 }
 
+TYPED_TEST_P(BackfillContract, TheRunListFiltersByBackfillNewestFirst) {
+  const auto job = this->job("listed", 1);
+  const auto b = this->create(job, 10);
+  const auto other = this->create(job, 10, OnExisting::kRerun);
+  const auto runs = this->write(b.id, {kFrom, kFrom + kHour}).fires;
+  this->write(other.id, {kFrom});
+  ASSERT_EQ(runs.size(), 2u);
+  LogStore::Filter filter;
+  filter.backfill_id = b.id;
+  auto page = this->f_.stores().logs.list(filter);
+  ASSERT_EQ(page.items.size(), 2u);
+  EXPECT_EQ(page.items[0].id, runs[1].id) << "newest scheduled first";
+  EXPECT_EQ(page.items[1].id, runs[0].id);
+  EXPECT_EQ(page.total, 2);
+  filter.backfill_id = b.id + 1000;
+  EXPECT_TRUE(this->f_.stores().logs.list(filter).items.empty());
+}
+
 TYPED_TEST_P(BackfillContract, TheDecisionSeesTheBackfillsUnfinishedRunsAndTheRunsThatExist) {
   const auto job = this->job("counted");
   const auto b = this->create(job, 10);
@@ -521,6 +539,7 @@ REGISTER_TYPED_TEST_SUITE_P(BackfillContract, CreatesRunningWithTheJobsGroupAndA
                             ListsNewestFirstByJobStateAndTheCallersGroups,
                             ExistingNamesTheInstantsWithARunOfTheScheduleOrOfABackfill,
                             AStepWritesPendingBackfillRunsOwnedByTheNodeLikeScheduledFires,
+                            TheRunListFiltersByBackfillNewestFirst,
                             TheDecisionSeesTheBackfillsUnfinishedRunsAndTheRunsThatExist,
                             AnInstantTheBackfillHasARunAtIsNeverWrittenTwice,
                             AStepEndsTheBackfillAsTheDecisionSaysAndAnEndedOneIsNotSteppedAgain,

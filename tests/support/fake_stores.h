@@ -609,6 +609,7 @@ class Logs final : public LogStore {
       if (f.status == Status::kCancelled && l.state != FireState::kCancelled) continue;
       if (f.from && l.scheduled_time < *f.from) continue;
       if (f.to && l.scheduled_time >= *f.to) continue;
+      if (f.backfill_id && l.backfill_id != *f.backfill_id) continue;
       all.push_back(l);
     }
     std::sort(all.begin(), all.end(), newest_first);

@@ -15,10 +15,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include "admin/api/rest_api.h"
+#include "admin/model/backfill.h"
 #include "admin/model/calendar_json.h"
 #include "admin/model/record_json.h"
 #include "common/http/http_server.h"
 #include "tests/support/fake_alarm_store.h"
+#include "tests/support/fake_backfill_store.h"
 #include "tests/support/fake_calendar_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_stores.h"
@@ -69,6 +71,7 @@ class OpenApiDocument : public ::testing::Test {
     options.jobs_files.store = &apply_store_;
     options.workflows.store = &workflow_store_;
     options.calendars.store = &calendar_store_;
+    options.backfills.store = &backfill_store_;
     api_ = std::make_unique<RestApi>(server_, fake_.stores(), clock_, options);
     for (const auto& route : api_->router().routes()) routed_[route.method + " " + route.path] = route;
   }
@@ -137,6 +140,7 @@ class OpenApiDocument : public ::testing::Test {
     void finish_alarm(std::int64_t, std::int64_t, AlarmOutcome) override { unused(); }
   } workflow_store_;
   testing::FakeCalendarStore calendar_store_{fake_};
+  testing::FakeBackfillStore backfill_store_{fake_};
   common::http::HttpServer server_{common::http::HttpServerOptions{}};
   std::unique_ptr<RestApi> api_;
   std::map<std::string, ApiRouter::Route> routed_;
@@ -265,6 +269,8 @@ TEST_F(OpenApiDocument, RecordSchemasListTheFieldsTheApiAnswers) {
   EXPECT_EQ(property_names("NodeStatus"), keys(to_json(NodeStatus{})));
   EXPECT_EQ(property_names("ScanMark"), keys(to_json(ScanMark{})));
   EXPECT_EQ(property_names("Calendar"), keys(to_json(Calendar{})));
+  EXPECT_EQ(property_names("Backfill"), keys(to_json(Backfill{})));
+  EXPECT_EQ(property_names("BackfillRuns"), keys(to_json(BackfillRuns{})));
 }
 
 }  // namespace

@@ -483,12 +483,12 @@ TEST(LateFires, FiresSomeoneAskedForGoOutHoweverLate) {
   std::vector<PendingFireRow> fires;
   std::int64_t id = 1;
   for (TriggerType type : {TriggerType::kManual, TriggerType::kApi, TriggerType::kRetry, TriggerType::kParent,
-                           TriggerType::kWorkflow}) {
+                           TriggerType::kWorkflow, TriggerType::kBackfill}) {
     fires.push_back(pending(id++, 1, kMinute, MisfireStrategy::kDoNothing, type));
     fires.push_back(pending(id++, 2, kMinute, MisfireStrategy::kFireOnceNow, type));
   }
   auto verdict = judge_late_fires(fires, kNow);
-  EXPECT_EQ(ids_of(verdict.send), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(ids_of(verdict.send), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   EXPECT_TRUE(verdict.cancel.empty());
 }
 

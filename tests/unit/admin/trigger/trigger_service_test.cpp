@@ -105,6 +105,25 @@ class TriggerServiceTest : public ::testing::Test {
   std::unique_ptr<admin::TriggerService> service_;
 };
 
+// A backfill's run is due at a historical instant: it is posted now, and filed at the executor
+// under that instant, so the handler sees the logical date it runs for.
+TEST_F(TriggerServiceTest, ABackfillRunIsSentNowWithItsHistoricalInstantAsLogDateTime) {
+  const std::int64_t week_ago = clock_.now_ms() - 7 * 24 * 3'600'000;
+  auto fire = pending([&](admin::JobLog& l) {
+    l.trigger_type = admin::TriggerType::kBackfill;
+    l.scheduled_time = week_ago;
+    l.backfill_id = 3;
+  });
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  auto runs = client_.calls("run");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].trigger.log_date_time, week_ago);
+  auto l = row(fire.id);
+  EXPECT_EQ(l.trigger_time, clock_.now_ms());
+  EXPECT_EQ(l.scheduled_time, week_ago);
+  EXPECT_TRUE(contains(l.trigger_msg, "Trigger type: BACKFILL")) << l.trigger_msg;
+}
+
 TEST_F(TriggerServiceTest, TriggersAPendingFireAndRecordsTheExecutorsAnswer) {
   auto fire = pending();
   auto outcome = send(fire);

@@ -19,6 +19,7 @@ export default {
     script: 'Script',
     alarm_channel: 'Alarm channel',
     calendar: 'Calendar',
+    backfill: 'Backfill',
   },
   columns: {
     at: 'Time',
@@ -62,6 +63,7 @@ export default {
       import: 'Imported dates into the calendar',
       delete: 'Deleted the calendar',
     },
+    backfill: { create: 'Started a backfill of the job', cancel: 'Cancelled the backfill' },
   },
   deletedUser: 'deleted user',
   system: 'system',

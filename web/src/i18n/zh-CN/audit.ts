@@ -21,6 +21,7 @@ const messages: typeof en = {
     script: '脚本',
     alarm_channel: '告警渠道',
     calendar: '日历',
+    backfill: '补跑',
   },
   columns: {
     at: '时间',
@@ -64,6 +65,7 @@ const messages: typeof en = {
       import: '向日历导入日期',
       delete: '删除日历',
     },
+    backfill: { create: '开始补跑任务', cancel: '取消补跑' },
   },
   deletedUser: '已删除的用户',
   system: '系统',
