@@ -9,6 +9,7 @@
 #include "admin/api/resource_access.h"
 #include "admin/api/resource_routes.h"
 #include "admin/model/record_json.h"
+#include "admin/model/slots.h"
 #include "common/jobs_file/jobs_file.h"
 #include "common/util/utf8.h"
 
@@ -58,7 +59,7 @@ std::vector<std::string> read_addresses(JsonBody& body) {
 Group read_group_body(std::string_view body_text, Group group, GroupBodyKind kind) {
   JsonBody body(body_text);
   static const nlohmann::json answered = to_json(Group{});
-  refuse_read_only(body, answered, {"appName", "title", "addressType", "addressList"});
+  refuse_read_only(body, answered, {"appName", "title", "addressType", "addressList", "maxRunning"});
 
   if (kind == GroupBodyKind::kCreate) {
     group.app_name = body.required_string("appName");
@@ -94,6 +95,9 @@ Group read_group_body(std::string_view body_text, Group group, GroupBodyKind kin
   if (auto token = body.optional_string("accessToken")) {
     check_text("accessToken", *token, kMaxAccessToken, false);
     group.access_token = token->empty() ? std::nullopt : std::optional<std::string>(*token);
+  }
+  if (auto limit = body.optional_int("maxRunning")) {
+    group.max_running = check_int_range("maxRunning", *limit, 0, kMaxGroupRunning);
   }
   body.finish();
   return group;

@@ -11,6 +11,7 @@
 #include "admin/api/json_body.h"
 #include "admin/model/child_jobs.h"
 #include "admin/model/schedule.h"
+#include "admin/model/slots.h"
 #include "admin/scheduler/fire_decision.h"
 #include "common/cron/cron_expression.h"
 #include "admin/model/record_json.h"
@@ -34,7 +35,7 @@ const std::set<std::string, std::less<>>& writable_fields() {
       "glueType",        "glueSource",       "glueRemark",
       "childJobId",      "calendarId",       "calendarMode",
       "dstGap",          "dstRepeat",        "retryBackoff",     "retryMultiplier",
-      "retryMaxInterval", "retryJitter"};
+      "retryMaxInterval", "retryJitter",      "maxConcurrent",    "priority"};
   return fields;
 }
 
@@ -181,6 +182,12 @@ Job read_job_body(std::string_view body_text, Job job, JobBodyKind kind) {
     job.retry_interval = check_int_range("retryInterval", *interval, 0, static_cast<int>(kMaxRetryDelaySeconds));
   }
   job.retry = read_retry_policy(body, job.retry);
+  if (auto limit = body.optional_int("maxConcurrent")) {
+    job.max_concurrent = check_int_range("maxConcurrent", *limit, 0, kMaxJobConcurrent);
+  }
+  if (auto priority = body.optional_int("priority")) {
+    job.priority = check_int_range("priority", *priority, kMinPriority, kMaxPriority);
+  }
   if (auto glue = body.optional_string("glueType")) {
     job.glue_type = checked_enum<protocol::GlueType>("glueType", *glue);
   }

@@ -6,8 +6,11 @@ namespace cronwheel::admin {
 
 void FinishedRuns::add(std::int64_t group, FireState state, std::uint64_t runs) {
   if (runs == 0 || !(is_finished(state) || state == FireState::kCancelled)) return;
-  std::lock_guard lock(mutex_);
-  counts_[{group, state}] += runs;
+  {
+    std::lock_guard lock(mutex_);
+    counts_[{group, state}] += runs;
+  }
+  if (listener_) listener_(group);
 }
 
 std::vector<FinishedRuns::Count> FinishedRuns::counts() const {

@@ -40,6 +40,11 @@ class FinishedRuns {
   // cancelled (any other state is not an end, and is ignored).
   void add(std::int64_t group, FireState state, std::uint64_t runs = 1);
 
+  // Called after every add() that counted runs, outside the lock, with the group: runs of it
+  // ended, so slots it held are free (the slot dispatcher wakes). Set once, before the first
+  // add(); must not block or throw.
+  void on_added(std::function<void(std::int64_t group)> listener) { listener_ = std::move(listener); }
+
   struct Count {
     std::int64_t group = 0;
     FireState state = FireState::kSucceeded;
@@ -53,6 +58,7 @@ class FinishedRuns {
  private:
   mutable std::mutex mutex_;
   std::map<std::pair<std::int64_t, FireState>, std::uint64_t> counts_;
+  std::function<void(std::int64_t)> listener_;
 };
 
 // For a store call that moves runs to `state` and answers only their ids

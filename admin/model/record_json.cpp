@@ -27,6 +27,7 @@ nlohmann::json to_json(const Group& group) {
       {"addressType", group.address_type},
       {"addressList", group.address_list},
       {"accessTokenSet", group.access_token.has_value()},
+      {"maxRunning", group.max_running},
       {"createdAt", group.created_at},
       {"updatedAt", group.updated_at},
   };
@@ -55,6 +56,8 @@ nlohmann::json to_json(const Job& job) {
       {"retryMultiplier", job.retry.multiplier},
       {"retryMaxInterval", job.retry.max_interval},
       {"retryJitter", job.retry.jitter_percent},
+      {"maxConcurrent", job.max_concurrent},
+      {"priority", job.priority},
       {"glueType", to_string(job.glue_type)},
       {"glueSource", job.glue_source},
       {"glueRemark", job.glue_remark},
@@ -100,6 +103,7 @@ nlohmann::json to_json(const JobLog& log) {
       {"workflowNode", log.workflow_node.empty() ? nlohmann::json(nullptr) : nlohmann::json(log.workflow_node)},
       {"output", optional_json(log.output)},
       {"backfillId", optional_json(log.backfill_id)},
+      {"waitingForSlot", log.waiting_slot},
   };
 }
 

@@ -40,6 +40,9 @@ struct Group {
   int address_type = 0;  // 0: from executor registrations; 1: entered by hand
   std::vector<std::string> address_list;
   std::optional<std::string> access_token;
+  // At most this many of the group's runs at once across its executors (admin/model/slots.h);
+  // 0: no limit.
+  int max_running = 0;
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
 
@@ -67,6 +70,10 @@ struct Job {
   int executor_fail_retry_count = 0;
   int retry_interval = 0;  // seconds: the wait before a retry, or before the first (retry_backoff.h)
   RetryPolicy retry;        // FIXED by default: every retry waits retry_interval
+  // At most this many of the job's runs at once (0: no limit), and its rank when fires wait for
+  // a slot: higher first (admin/model/slots.h).
+  int max_concurrent = 0;
+  int priority = 0;
   GlueType glue_type = GlueType::kBean;
   std::string glue_source;
   std::string glue_remark;
@@ -126,6 +133,10 @@ struct JobLog {
   // A backfill's run (trigger type BACKFILL) and the retries of it: the backfill it belongs to
   // (admin/model/backfill.h).
   std::optional<std::int64_t> backfill_id;
+  // A fire of a limited group or job (admin/model/slots.h): waiting for a slot (still pending,
+  // passed over by the feeder), or holding one since a node admitted it.
+  bool waiting_slot = false;
+  bool slot_admitted = false;
 
   friend bool operator==(const JobLog&, const JobLog&) = default;
 };

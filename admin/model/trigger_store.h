@@ -17,13 +17,17 @@
 // (tests/support/fake_trigger_store.h). Thread-safe.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "admin/model/fire.h"
 #include "admin/model/records.h"
 #include "admin/model/run_end.h"
+#include "admin/model/slots.h"
 
 namespace cronwheel::admin {
 
@@ -181,6 +185,28 @@ class TriggerStore {
     bool next_time_set = false;   // kRecorded: a FIX_DELAY job's next time was written
   };
   virtual Failed record_failed(const Failure& failure, const FollowUpPlanner& plan) = 0;
+
+  // Concurrency limits (admin/model/slots.h). A fire of a limited group or job goes out only
+  // once it holds a slot.
+  //
+  // pending → waiting for a slot: the row, pending, owned by `node_id`, neither waiting nor
+  // holding a slot already, is marked waiting_slot (no node's feeder reads it any more) and
+  // `note` is appended to its trigger message. False when no row moved.
+  virtual bool wait_for_slot(std::int64_t log_id, std::string_view node_id, const std::string& note) = 0;
+
+  // How many fires wait for a slot, by group (groups with none left out).
+  virtual std::map<std::int64_t, std::int64_t> waiting_by_group() = 0;
+
+  // One admission for `group_id`, in one transaction: the group's row locked (FOR NO KEY UPDATE
+  // SKIP LOCKED: nullopt, nothing done, while another node admits for it), the group's runs
+  // holding a slot counted by job (slot_admitted rows pending, sending or triggered), its
+  // waiting fires read (at most `max_candidates`, in slot order), then the ones `choose` picks
+  // (admit_waiting's signature) become pending fires holding a slot, owned by `node_id`, due as
+  // they were. Answers those, in the order chosen.
+  using ChooseAdmitted = std::function<std::vector<std::int64_t>(
+      int group_limit, const std::map<std::int64_t, int>& occupied_by_job, std::vector<SlotCandidate> candidates)>;
+  virtual std::optional<std::vector<PendingFire>> admit(std::int64_t group_id, std::string_view node_id,
+                                                        std::size_t max_candidates, const ChooseAdmitted& choose) = 0;
 };
 
 }  // namespace cronwheel::admin

@@ -187,11 +187,13 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
       std::map<std::string, std::int64_t> group_ids;
       for (const auto& g : p.create_groups) {
         auto created = group_from(tx.exec_prepared1("group_insert", g.app_name, g.title, g.address_type,
-                                                    text_array(g.address_list), g.access_token, now));
+                                                    text_array(g.address_list), g.access_token, now, g.max_running));
         outcome.created_groups[g.app_name] = created.id;
       }
       for (const auto& g : p.update_groups) {
-        tx.exec_prepared("group_update", g.id, g.title, g.address_type, text_array(g.address_list), g.access_token, now);
+        // Jobs files do not carry a group's limit: it stays as the group has it (null keeps it).
+        tx.exec_prepared("group_update", g.id, g.title, g.address_type, text_array(g.address_list), g.access_token, now,
+                         std::optional<int>{});
       }
       for (const auto& g : tx.exec_prepared("apply_groups")) group_ids[g["app_name"].as<std::string>()] = g["id"].as<std::int64_t>();
 
@@ -208,7 +210,8 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
             text(j.glue_type), j.glue_source, j.glue_remark, now, bigint_array({}), j.trigger_status, j.trigger_last_time,
             j.trigger_next_time, j.name, j.calendar.calendar_id, text(j.calendar.mode),
             std::string(common::dst_gap_name(j.dst.gap)), std::string(common::dst_repeat_name(j.dst.repeat)),
-            std::string(to_string(j.retry.backoff)), j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent));
+            std::string(to_string(j.retry.backoff)), j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent,
+            j.max_concurrent, j.priority));
         // The script's history: its earlier versions, oldest first, then the one it has now.
         for (const auto& version : planned.history) {
           tx.exec_prepared("apply_version_insert", created.id, text(version.glue_type), version.glue_source,

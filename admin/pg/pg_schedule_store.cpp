@@ -65,11 +65,13 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             " ORDER BY f.ord"
             " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING"
             " RETURNING id, job_id, scheduled_time, state, job_group");
-  // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending'; each fire's job by id
-  // (a subquery, so no join order can read job_info any other way).
+  // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending' AND NOT waiting_slot
+  // (a fire waiting for a slot is not this node's to send until one admits it); each fire's job
+  // by id (a subquery, so no join order can read job_info any other way).
   c.prepare("sched_pending",
             "SELECT l.id, l.job_id, l.scheduled_time, l.trigger_type, " + kMisfireStrategy +
-                " FROM job_log l WHERE l.state = 'pending' AND l.admin_node = $1 AND l.scheduled_time <= $2"
+                " FROM job_log l WHERE l.state = 'pending' AND NOT l.waiting_slot AND l.admin_node = $1"
+                " AND l.scheduled_time <= $2"
                 " ORDER BY l.scheduled_time, l.id LIMIT $3");
   // The statements on given runs find them by id alone; their guards compare with `guard`
   // (pg_guard.h). $1 and $2 are parallel arrays: the runs and each one's message.
@@ -85,6 +87,7 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   // (by id) for the misfire rule the caller applies.
   c.prepare("sched_takeover_pending",
             "UPDATE job_log l SET admin_node = $2 WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
+            "AND NOT l.waiting_slot "
             "RETURNING l.id, l.job_id, l.scheduled_time, l.trigger_type, " + kMisfireStrategy);
   // Locks first (a row another node took meanwhile is skipped: FOR UPDATE re-checks the WHERE
   // on the newest version), so the old owner can be reported.

@@ -27,7 +27,8 @@ std::string ms(std::string_view column, std::string_view alias) {
 }
 
 const std::string kGroupColumns =
-    "id, app_name, title, address_type, array_to_json(address_list)::text AS address_list, access_token, " +
+    "id, app_name, title, address_type, array_to_json(address_list)::text AS address_list, access_token, "
+    "max_running, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kJobColumns =
@@ -37,14 +38,15 @@ const std::string kJobColumns =
     ms("glue_updated_at", "glue_updated_at") +
     ", array_to_json(child_job_ids)::text AS child_job_ids, trigger_status, trigger_last_time, trigger_next_time, "
     "paused_with_group, calendar_id, calendar_mode, dst_gap, dst_repeat, retry_backoff, retry_multiplier, "
-    "retry_max_interval, retry_jitter, " +
+    "retry_max_interval, retry_jitter, max_concurrent, priority, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kLogColumns =
     "id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler, "
     "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, chain_depth, " +
     ms("trigger_time", "trigger_time") + ", trigger_code, trigger_msg, " + ms("handle_time", "handle_time") +
-    ", handle_code, handle_msg, alarm_status, workflow_run_id, workflow_node, output, backfill_id";
+    ", handle_code, handle_msg, alarm_status, workflow_run_id, workflow_node, output, backfill_id, waiting_slot, "
+    "slot_admitted";
 
 const std::string kVersionColumns =
     "id, job_id, glue_type, glue_source, glue_remark, " + ms("created_at", "created_at");
@@ -150,6 +152,7 @@ Group group_from(const pqxx::row& r) {
   g.address_type = r["address_type"].as<int>();
   g.address_list = json_array<std::string>(r["address_list"]);
   g.access_token = optional_of<std::string>(r["access_token"]);
+  g.max_running = r["max_running"].as<int>();
   g.created_at = r["created_at"].as<std::int64_t>();
   g.updated_at = r["updated_at"].as<std::int64_t>();
   return g;
@@ -211,6 +214,8 @@ Job job_from(const pqxx::row& r) {
   j.calendar = calendar_use_from(r);
   j.dst = dst_policy_from(r);
   j.retry = retry_policy_from(r);
+  j.max_concurrent = r["max_concurrent"].as<int>();
+  j.priority = r["priority"].as<int>();
   j.created_at = r["created_at"].as<std::int64_t>();
   j.updated_at = r["updated_at"].as<std::int64_t>();
   return j;
@@ -244,6 +249,8 @@ JobLog log_from(const pqxx::row& r) {
   l.workflow_node = optional_of<std::string>(r["workflow_node"]).value_or("");
   l.output = optional_of<std::string>(r["output"]);
   l.backfill_id = optional_of<std::int64_t>(r["backfill_id"]);
+  l.waiting_slot = r["waiting_slot"].as<bool>();
+  l.slot_admitted = r["slot_admitted"].as<bool>();
   return l;
 }
 
@@ -467,6 +474,9 @@ constexpr std::array kRules = {
     Rule{"job_info_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
     Rule{"workflow_calendar_id_fkey", Kind::kConflict, "calendarId", "the calendar does not exist"},
     Rule{"job_info_calendar_mode_check", Kind::kConflict, "calendarMode", "calendarMode must be SKIP or ONLY"},
+    Rule{"job_group_max_running_check", Kind::kConflict, "maxRunning", "maxRunning must be 0-10000"},
+    Rule{"job_info_max_concurrent_check", Kind::kConflict, "maxConcurrent", "maxConcurrent must be 0-1000"},
+    Rule{"job_info_priority_check", Kind::kConflict, "priority", "priority must be -1000 to 1000"},
     Rule{"job_info_retry_backoff_check", Kind::kConflict, "retryBackoff", "retryBackoff must be FIXED or EXPONENTIAL"},
     Rule{"job_info_retry_multiplier_check", Kind::kConflict, "retryMultiplier", "retryMultiplier must be 1-10"},
     Rule{"job_info_retry_max_interval_check", Kind::kConflict, "retryMaxInterval",

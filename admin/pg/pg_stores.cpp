@@ -25,10 +25,12 @@ void prepare_groups(pqxx::connection& c) {
   c.prepare("group_lock", "SELECT " + kGroupColumns + " FROM job_group WHERE id = $1 FOR UPDATE");
   c.prepare("group_by_app_name", "SELECT " + kGroupColumns + " FROM job_group WHERE app_name = $1");
   c.prepare("group_insert",
-            "INSERT INTO job_group (app_name, title, address_type, address_list, access_token, created_at, updated_at) "
-            "VALUES ($1, $2, $3, $4::text[], $5, " + ts("$6") + ", " + ts("$6") + ") RETURNING " + kGroupColumns);
+            "INSERT INTO job_group (app_name, title, address_type, address_list, access_token, created_at, updated_at, "
+            "max_running) VALUES ($1, $2, $3, $4::text[], $5, " + ts("$6") + ", " + ts("$6") + ", $7) RETURNING " +
+                kGroupColumns);
   c.prepare("group_update", "UPDATE job_group SET title = $2, address_type = $3, address_list = $4::text[], "
-                            "access_token = $5, updated_at = " + ts("$6") + " WHERE id = $1 RETURNING " + kGroupColumns);
+                            "access_token = $5, updated_at = " + ts("$6") + ", max_running = COALESCE($7, max_running) WHERE id = $1 RETURNING " +
+                                kGroupColumns);
   c.prepare("group_job_count", "SELECT count(*) FROM job_info WHERE job_group = $1");
   c.prepare("group_delete", "DELETE FROM job_group WHERE id = $1");
 }
@@ -47,10 +49,10 @@ void prepare_jobs(pqxx::connection& c) {
             "executor_timeout, executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, "
             "glue_updated_at, child_job_ids, trigger_status, trigger_last_time, trigger_next_time, created_at, "
             "updated_at, name, calendar_id, calendar_mode, dst_gap, dst_repeat, retry_backoff, retry_multiplier, "
-            "retry_max_interval, retry_jitter) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+            "retry_max_interval, retry_jitter, max_concurrent, priority) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
             "$14, $15, $16, $17, $18, " +
                 ts("$19") + ", $20::bigint[], $21, $22, $23, " + ts("$19") + ", " + ts("$19") +
-                ", $24, NULLIF($25::bigint, 0), $26, $27, $28, $29, $30, $31, $32) RETURNING " + kJobColumns);
+                ", $24, NULLIF($25::bigint, 0), $26, $27, $28, $29, $30, $31, $32, $33, $34) RETURNING " + kJobColumns);
   c.prepare("job_update",
             "UPDATE job_info SET job_group = $2, job_desc = $3, author = $4, alarm_email = $5, schedule_type = $6, "
             "schedule_conf = $7, timezone = $8, misfire_strategy = $9, executor_route_strategy = $10, "
@@ -59,7 +61,8 @@ void prepare_jobs(pqxx::connection& c) {
             "trigger_status = $19, trigger_last_time = $20, trigger_next_time = $21, updated_at = " +
                 ts("$22") + ", name = CASE WHEN $23 = '' THEN name ELSE $23 END, calendar_id = NULLIF($24::bigint, 0), "
                 "calendar_mode = $25, dst_gap = $26, dst_repeat = $27, retry_backoff = $28, retry_multiplier = $29, "
-                "retry_max_interval = $30, retry_jitter = $31 WHERE id = $1 RETURNING " + kJobColumns);
+                "retry_max_interval = $30, retry_jitter = $31, max_concurrent = $32, priority = $33 WHERE id = $1 "
+                "RETURNING " + kJobColumns);
   c.prepare("job_pause_group",
             "UPDATE job_info SET trigger_status = 0, trigger_next_time = 0, paused_with_group = true, updated_at = " +
                 ts("$2") + " WHERE job_group = $1 AND trigger_status = 1 RETURNING id");
@@ -163,7 +166,7 @@ Group PgGroupStore::create(const Group& g, const Actor& actor) {
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
       Group created = group_from(tx.exec_prepared1("group_insert", g.app_name, g.title, g.address_type,
-                                                   text_array(g.address_list), g.access_token, now));
+                                                   text_array(g.address_list), g.access_token, now, g.max_running));
       write_audit(tx, now, actor, "group.create", "group", created.id, std::nullopt, to_json(created));
       return created;
     });
@@ -177,7 +180,8 @@ Group PgGroupStore::update(const Group& g, const Actor& actor) {
       auto before = first_of<Group>(tx.exec_prepared("group_lock", g.id), group_from);
       if (!before) throw NotFound("group " + std::to_string(g.id) + " does not exist");
       Group updated = group_from(tx.exec_prepared1("group_update", g.id, g.title, g.address_type,
-                                                   text_array(g.address_list), g.access_token, now));
+                                                   text_array(g.address_list), g.access_token, now,
+                                                   std::optional<int>(g.max_running)));
       write_audit(tx, now, actor, "group.update", "group", g.id, to_json(*before), to_json(updated));
       return updated;
     });
@@ -260,7 +264,7 @@ Job PgJobStore::create(const Job& j, const Actor& actor) {
           j.name,  // '' is named after the id (migration 0012's trigger)
           j.calendar.calendar_id, text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
           std::string(common::dst_repeat_name(j.dst.repeat)), std::string(to_string(j.retry.backoff)),
-          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent));
+          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent, j.max_concurrent, j.priority));
       if (auto remark = first_script_version_remark(created)) {
         tx.exec_prepared("version_insert", created.id, text(created.glue_type), created.glue_source, *remark, now);
       }
@@ -283,7 +287,7 @@ Job PgJobStore::update(const Job& j, const Actor& actor) {
           bigint_array(j.child_job_ids), j.trigger_status, j.trigger_last_time, j.trigger_next_time, now, j.name,
           j.calendar.calendar_id, text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
           std::string(common::dst_repeat_name(j.dst.repeat)), std::string(to_string(j.retry.backoff)),
-          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent));
+          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent, j.max_concurrent, j.priority));
       write_audit(tx, now, actor, "job.update", "job", j.id, to_json(*before), to_json(updated));
       return updated;
     });

@@ -102,6 +102,33 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
                 " AND l.admin_node = guard.run_owner"
                 " AND (l.state = guard.sending OR (l.state = ANY (guard.finished) AND l.trigger_code = guard.no_code))"
                 " RETURNING l.id, l.state");
+  // Concurrency limits (sql/0023_concurrency_limits.sql).
+  c.prepare("slot_wait",
+            "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
+                " UPDATE job_log SET waiting_slot = true, trigger_msg = " + appended_trigger_msg("$3") +
+                " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
+                " AND NOT waiting_slot AND NOT slot_admitted RETURNING id");
+  // job_log_waiting_slot.
+  c.prepare("slot_waiting_groups",
+            "SELECT job_group, count(*) AS waiting FROM job_log WHERE waiting_slot AND state = 'pending' "
+            "GROUP BY job_group");
+  // FOR NO KEY UPDATE: admissions for one group take turns, while fires inserted for it (their
+  // foreign key's FOR KEY SHARE) do not wait.
+  c.prepare("slot_lock_group", "SELECT max_running FROM job_group WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED");
+  // job_log_holding_slot.
+  c.prepare("slot_holding",
+            "SELECT job_id, count(*)::integer AS holding FROM job_log WHERE job_group = $1 AND slot_admitted "
+            "AND state IN ('pending', 'sending', 'triggered') GROUP BY job_id");
+  // job_log_waiting_slot, each fire's job by id for its priority and limit.
+  c.prepare("slot_candidates",
+            "SELECT l.id, l.job_id, l.scheduled_time, j.priority, j.max_concurrent FROM job_log l "
+            "JOIN job_info j ON j.id = l.job_id WHERE l.job_group = $1 AND l.waiting_slot AND l.state = 'pending' "
+            "ORDER BY j.priority DESC, l.scheduled_time, l.id LIMIT $2");
+  c.prepare("slot_admit",
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state") +
+                " UPDATE job_log SET waiting_slot = false, slot_admitted = true, admin_node = $2"
+                " FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state AND waiting_slot"
+                " RETURNING id, job_id, scheduled_time");
   c.prepare("trigger_record_failed",
             "WITH " + guard_cte("$1::bigint AS run_id, $2::text AS run_owner, $3::text AS run_state") +
             " UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " + appended_trigger_msg("$4") + ","
@@ -308,6 +335,53 @@ TriggerStore::Failed PgTriggerStore::record_failed(const Failure& f, const Follo
     out.fires = std::move(written.fires);
     out.next_time_set = written.next_time_set;
     return out;
+  });
+}
+
+bool PgTriggerStore::wait_for_slot(std::int64_t log_id, std::string_view node_id, const std::string& note) {
+  return db_.transact(
+      [&](pqxx::work& tx) { return !tx.exec_prepared("slot_wait", log_id, std::string(node_id), note).empty(); });
+}
+
+std::map<std::int64_t, std::int64_t> PgTriggerStore::waiting_by_group() {
+  return db_.read([&](pqxx::read_transaction& tx) {
+    std::map<std::int64_t, std::int64_t> out;
+    for (const auto& r : tx.exec_prepared("slot_waiting_groups")) {
+      out[r["job_group"].as<std::int64_t>()] = r["waiting"].as<std::int64_t>();
+    }
+    return out;
+  });
+}
+
+std::optional<std::vector<PendingFire>> PgTriggerStore::admit(std::int64_t group_id, std::string_view node_id,
+                                                              std::size_t max_candidates,
+                                                              const ChooseAdmitted& choose) {
+  return db_.transact([&](pqxx::work& tx) -> std::optional<std::vector<PendingFire>> {
+    const auto locked = tx.exec_prepared("slot_lock_group", group_id);
+    if (locked.empty()) return std::nullopt;  // another node admits for it now (or it is gone)
+    const int group_limit = locked[0]["max_running"].as<int>();
+    std::map<std::int64_t, int> holding;
+    for (const auto& r : tx.exec_prepared("slot_holding", group_id)) {
+      holding[r["job_id"].as<std::int64_t>()] = r["holding"].as<int>();
+    }
+    std::vector<SlotCandidate> candidates;
+    for (const auto& r : tx.exec_prepared("slot_candidates", group_id, static_cast<std::int64_t>(max_candidates))) {
+      candidates.push_back({r["id"].as<std::int64_t>(), r["job_id"].as<std::int64_t>(), r["priority"].as<int>(),
+                            r["scheduled_time"].as<std::int64_t>(), r["max_concurrent"].as<int>()});
+    }
+    std::vector<PendingFire> admitted;
+    if (candidates.empty()) return admitted;
+    const auto chosen = choose(group_limit, holding, std::move(candidates));
+    if (chosen.empty()) return admitted;
+    std::map<std::int64_t, PendingFire> moved;
+    for (const auto& r : tx.exec_prepared("slot_admit", bigint_array(chosen), std::string(node_id))) {
+      const auto id = r["id"].as<std::int64_t>();
+      moved[id] = PendingFire{id, r["job_id"].as<std::int64_t>(), r["scheduled_time"].as<std::int64_t>()};
+    }
+    for (auto id : chosen) {
+      if (auto it = moved.find(id); it != moved.end()) admitted.push_back(it->second);
+    }
+    return admitted;
   });
 }
 

@@ -51,6 +51,10 @@ class PgTriggerStore final : public TriggerStore {
   std::vector<Recorded> record_triggered_all(const std::vector<Accepted>& accepted) override;
   Recorded record_unconfirmed(std::int64_t log_id, std::string_view node_id, const std::string& trigger_msg) override;
   Failed record_failed(const Failure& failure, const FollowUpPlanner& plan) override;
+  bool wait_for_slot(std::int64_t log_id, std::string_view node_id, const std::string& note) override;
+  std::map<std::int64_t, std::int64_t> waiting_by_group() override;
+  std::optional<std::vector<PendingFire>> admit(std::int64_t group_id, std::string_view node_id,
+                                                std::size_t max_candidates, const ChooseAdmitted& choose) override;
 
   // Batches the loads and the claims were written in so far, and the calls in them.
   struct BatchStats {

@@ -60,6 +60,8 @@ class PendingFeeder {
 
   void start() { task_.start(); }
   void stop() noexcept { task_.stop(); }
+  // A pass now rather than at the next second (fires admitted to a slot are waiting for it).
+  void wake() noexcept { task_.wake(); }
 
   // One pass on the caller's thread: returns how many fires were new to the ring. Never throws
   // (a failed read is logged and the next pass tries again).

@@ -73,6 +73,8 @@ void Scheduler::send_soon(const std::vector<JobLog>& fires) {
   }
 }
 
+void Scheduler::feed_now() { feeder_->wake(); }
+
 bool Scheduler::lease_valid() const noexcept { return heartbeat_->lease_valid(); }
 
 Scheduler::Stats Scheduler::stats() const {

@@ -82,6 +82,11 @@ class Scheduler {
   // for the feeder to read them. Thread-safe; ignored before start() and after stop().
   void send_soon(const std::vector<JobLog>& fires);
 
+  // This node's pending fires read now rather than at the feeder's next second: fires a slot
+  // dispatcher just admitted go out through the feeder, which applies the misfire rule to those
+  // that waited too long. Thread-safe.
+  void feed_now();
+
   const std::string& node_id() const noexcept { return node_id_; }
   bool lease_valid() const noexcept;
   Stats stats() const;

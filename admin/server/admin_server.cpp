@@ -37,6 +37,7 @@
 #include "admin/pg/pg_trigger_store.h"
 #include "admin/scheduler/backfill_pump.h"
 #include "admin/scheduler/scheduler.h"
+#include "admin/scheduler/slot_dispatcher.h"
 #include "admin/server/console_files.h"
 #include "admin/server/executor_side.h"
 #include "admin/server/health_check.h"
@@ -238,6 +239,10 @@ class AdminServer::Impl {
   std::unique_ptr<Scheduler> scheduler_;  // made by start(), once the node id is known
   // scheduler_ while it runs, for HTTP handlers (results waking the schedule thread).
   std::atomic<Scheduler*> running_scheduler_{nullptr};
+  // Concurrency limits (admin/model/slots.h): admits fires waiting for a slot, made by
+  // start_scheduler(); woken by runs this node ends and fires it sets waiting.
+  std::unique_ptr<SlotDispatcher> slot_dispatcher_;
+  std::atomic<SlotDispatcher*> running_slot_dispatcher_{nullptr};
 };
 
 AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
@@ -275,6 +280,10 @@ AdminServer::Impl::Impl(const AdminConfig& config, std::string version)
       schedule_store_(scheduling_database_),
       node_store_(scheduling_database_),
       trigger_store_(database_) {
+  // A run this node ended may have freed a slot of its group.
+  finished_runs_.on_added([this](std::int64_t) {
+    if (SlotDispatcher* slots = running_slot_dispatcher_.load()) slots->wake();
+  });
   // Bound now, so the node id (host:port, the OS's port when configured as 0) is settled
   // before any room is built with it; requests wait in the backlog until start().
   http_.bind();
@@ -367,6 +376,9 @@ void AdminServer::Impl::start_scheduler() {
   sending.finished_runs = &finished_runs_;
   sending.fires_written = fires_written();
   sending.suspects = &suspects_;
+  sending.slot_waiting = [this](std::int64_t) {
+    if (SlotDispatcher* slots = running_slot_dispatcher_.load()) slots->wake();
+  };
   trigger_service_ = std::make_unique<TriggerService>(trigger_store_, executor_client_,
                                                       common::SystemClock::instance(), std::move(sending));
 
@@ -389,6 +401,16 @@ void AdminServer::Impl::start_scheduler() {
   scheduler_->start();
   // From now on a FIX_DELAY result wakes the schedule thread (ExecutorSide::Options).
   running_scheduler_.store(scheduler_.get());
+
+  // Fires admitted to a slot are this node's pending fires: its feeder reads them at once.
+  slot_dispatcher_ = std::make_unique<SlotDispatcher>(
+      trigger_store_, recurring_, node_id_,
+      [this](const std::vector<PendingFire>&) {
+        if (Scheduler* scheduler = running_scheduler_.load()) scheduler->feed_now();
+      },
+      SlotDispatcher::Options{});
+  slot_dispatcher_->start();
+  running_slot_dispatcher_.store(slot_dispatcher_.get());
 
   // A node run whose workflow run ended with it to be killed: told to its executor, recorded
   // killed whatever the executor says (it may be gone), as POST logs/{id}/kill does.
@@ -436,6 +458,8 @@ void AdminServer::Impl::stop() noexcept {
   running_backfill_pump_.store(nullptr);
   if (backfill_pump_) backfill_pump_->stop();
   if (workflow_runner_) workflow_runner_->stop();
+  running_slot_dispatcher_.store(nullptr);
+  if (slot_dispatcher_) slot_dispatcher_->stop();
   running_scheduler_.store(nullptr);
   if (scheduler_) scheduler_->stop();
   if (alarms_) alarms_->stop();
@@ -465,6 +489,7 @@ void AdminServer::Impl::add_routes() {
     if (Scheduler* scheduler = running_scheduler_.load()) metrics.scheduler = scheduler->stats();
     metrics.results = executors_->completion().counters();
     metrics.runs_finished = finished_runs_.counts();
+    if (SlotDispatcher* slots = running_slot_dispatcher_.load()) metrics.waiting_for_slot = slots->waiting();
     if (AlarmService* alarms = running_alarms_.load()) metrics.alarms = alarms->counters();
     if (RunRetention* retention = running_retention_.load()) {
       metrics.runs_deleted = retention->counters().deleted;

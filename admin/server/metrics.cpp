@@ -171,6 +171,15 @@ std::string metrics_text(const NodeMetrics& metrics) {
                    "misfire, or by an operator)",
                    std::move(finished));
 
+  std::vector<Families::Series> waiting;
+  for (const auto& [group, count] : metrics.waiting_for_slot) {
+    waiting.push_back({{label("group", std::to_string(group))}, static_cast<double>(count)});
+  }
+  f.gauge_series("cronwheel_fires_waiting_for_slot",
+                 "Fires waiting for a slot of their group's or job's concurrency limit, by executor group id, in the "
+                 "whole cluster as this node last read them",
+                 std::move(waiting));
+
   const auto& a = metrics.alarms;
   f.counter("cronwheel_alarms_total",
             "Alarms this node sent (one per job per quiet period, covering every run since), by outcome: "

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,6 +25,8 @@ struct NodeMetrics {
   std::optional<Scheduler::Stats> scheduler;
   Completion::Counters results;
   std::vector<FinishedRuns::Count> runs_finished;  // runs this node ended, by group and state
+  // Fires waiting for a slot by group, as the node's slot dispatcher last read them (cluster-wide).
+  std::map<std::int64_t, std::int64_t> waiting_for_slot;
   AlarmService::Counters alarms;
   std::uint64_t runs_deleted = 0;  // by run retention
   std::uint64_t workflow_runs_deleted = 0;  // by run retention

@@ -292,9 +292,27 @@ common::Clock::SteadyTime TriggerService::send_by(common::Clock::SteadyTime clai
   return by;
 }
 
+SendOutcome::Kind TriggerService::wait_for_slot(const TriggerStore::LoadedFire& fire) {
+  const std::string note = fire.group.max_running > 0
+                               ? "waiting for a slot: group " + fire.group.app_name + " runs at most " +
+                                     std::to_string(fire.group.max_running) + " at once"
+                               : "waiting for a slot: job " + std::to_string(fire.job.id) + " runs at most " +
+                                     std::to_string(fire.job.max_concurrent) + " at once";
+  try {
+    if (store_.wait_for_slot(fire.log.id, options_.node_id, note) && options_.slot_waiting) {
+      options_.slot_waiting(fire.log.job_group);
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("trigger: fire {} of job {} stays pending, cannot set it waiting for a slot: {}", fire.log.id,
+                 fire.job.id, e.what());
+  }
+  return SendOutcome::Kind::kDropped;  // it goes out once a slot dispatcher admits it
+}
+
 SendOutcome::Kind TriggerService::send_loaded(const TriggerStore::LoadedFire& fire) {
   const JobLog& log = fire.log;
   const Job& job = fire.job;
+  if (needs_slot(job, fire.group) && !log.slot_admitted) return wait_for_slot(fire);
   Target target = target_of(fire);
   if (!target.failure.empty()) return fail_pending(fire, target, target.failure);
 
@@ -526,6 +544,10 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
     for (std::size_t i = 0; i < fires.size(); ++i) {
       if (!loaded[i]) {
         out[i].ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+        continue;
+      }
+      if (needs_slot(loaded[i]->job, loaded[i]->group) && !loaded[i]->log.slot_admitted) {
+        out[i].ended = SendOutcome{wait_for_slot(*loaded[i]), {}};
         continue;
       }
       if (!prepared_ahead(*loaded[i])) continue;  // sent whole when delivered

@@ -100,6 +100,10 @@ class TriggerService final : public FireSender {
     // When set, executors a /run did not reach are marked there and routed around until they
     // register again; must outlive the service.
     SuspectAddresses* suspects = nullptr;
+    // When set, called with the group of a fire this service set waiting for a slot (its group
+    // or job has a concurrency limit and it holds no slot yet: admin/model/slots.h), so the
+    // node's slot dispatcher looks at the group at once. Must not block or throw.
+    std::function<void(std::int64_t group_id)> slot_waiting = {};
   };
 
   // Everything given must outlive the service.
@@ -139,6 +143,9 @@ class TriggerService final : public FireSender {
   // Fails a fire still pending (nothing was sent).
   SendOutcome::Kind fail_pending(const TriggerStore::LoadedFire& fire, const Target& target, const std::string& reason);
   SendOutcome::Kind send_loaded(const TriggerStore::LoadedFire& fire);
+  // A fire of a limited group or job without a slot: marked waiting (TriggerStore::wait_for_slot),
+  // left for the slot dispatcher to admit.
+  SendOutcome::Kind wait_for_slot(const TriggerStore::LoadedFire& fire);
   // When an accepted answer is written: before post() returns, or by the recorder thread.
   // The route among `addresses` with the fire's strategy; nullopt when it finds none.
   RouteResult route_among(const TriggerStore::LoadedFire& fire, const Target& target,

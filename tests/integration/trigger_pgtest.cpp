@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <latch>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -112,6 +113,95 @@ class TriggerPgTest : public ::testing::Test {
   admin::Group group_;
   admin::Job job_;
 };
+
+// Concurrency limits (sql/0023_concurrency_limits.sql).
+TEST_F(TriggerPgTest, AFireWaitsForASlotOnceAndTheFeederNoLongerReadsIt) {
+  auto fire = pending(kNode, 0, 1'700'000'000'000);
+  EXPECT_TRUE(store_.wait_for_slot(fire.id, kNode, "waiting for a slot: group demo-app runs at most 1 at once"));
+  EXPECT_FALSE(store_.wait_for_slot(fire.id, kNode, "again")) << "already waiting";
+  const auto l = log(fire.id);
+  EXPECT_TRUE(l.waiting_slot);
+  EXPECT_EQ(l.state, admin::FireState::kPending);
+  EXPECT_EQ(l.trigger_msg, "waiting for a slot: group demo-app runs at most 1 at once");
+  EXPECT_FALSE(store_.wait_for_slot(pending(kOther, 0, 1'700'000'001'000).id, kNode, "not ours")) << "another node's";
+  EXPECT_EQ(store_.waiting_by_group(), (std::map<std::int64_t, std::int64_t>{{group_.id, 1}}));
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE state = 'pending' AND NOT waiting_slot AND admin_node = '" +
+                  kNode + "'"),
+            0);
+  // A waiting fire cancelled is no longer waiting, whatever its mark says.
+  exec("UPDATE job_log SET state = 'cancelled' WHERE id = " + std::to_string(fire.id));
+  EXPECT_TRUE(store_.waiting_by_group().empty());
+}
+
+TEST_F(TriggerPgTest, AnAdmissionGivesTheFreeSlotsInPriorityOrderToThisNode) {
+  exec("UPDATE job_group SET max_running = 2 WHERE id = " + std::to_string(group_.id));
+  admin::Job urgent = job_;
+  urgent.id = 0;
+  urgent.name = "urgent";
+  urgent.priority = 10;
+  urgent = stores_.jobs().create(urgent, system());
+  std::vector<std::int64_t> waiting_ids;
+  for (std::int64_t t : {1'000, 2'000, 3'000}) {
+    auto fire = pending(kOther, 0, 1'700'000'000'000 + t);
+    waiting_ids.push_back(fire.id);
+  }
+  const auto urgent_fire = database_.transact([&](pqxx::work& tx) {
+    return tx
+        .exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node)"
+                      " VALUES ($1, $2, 'pending', 'API', 1700000009000, $3) RETURNING id",
+                      group_.id, urgent.id, kOther)[0]
+        .as<std::int64_t>();
+  });
+  for (auto id : waiting_ids) ASSERT_TRUE(store_.wait_for_slot(id, kOther, "waiting"));
+  ASSERT_TRUE(store_.wait_for_slot(urgent_fire, kOther, "waiting"));
+  // One run of the group holds a slot already.
+  auto running = pending(kNode, 0, 1'699'999'000'000);
+  exec("UPDATE job_log SET slot_admitted = true, state = 'triggered', trigger_time = now() WHERE id = " +
+       std::to_string(running.id));
+
+  std::vector<admin::SlotCandidate> seen;
+  int limit_seen = -1;
+  auto admitted = store_.admit(group_.id, kNode, 10,
+                               [&](int limit, const std::map<std::int64_t, int>& held,
+                                   std::vector<admin::SlotCandidate> candidates) {
+                                 limit_seen = limit;
+                                 seen = candidates;
+                                 EXPECT_EQ(held, (std::map<std::int64_t, int>{{job_.id, 1}}));
+                                 return admin::admit_waiting(limit, held, std::move(candidates));
+                               });
+  ASSERT_TRUE(admitted);
+  EXPECT_EQ(limit_seen, 2);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0].log_id, urgent_fire) << "in slot order: the urgent job first";
+  EXPECT_EQ(seen[0].priority, 10);
+  ASSERT_EQ(admitted->size(), 1u) << "one slot was free";
+  EXPECT_EQ((*admitted)[0].log_id, urgent_fire);
+  const auto row = log(urgent_fire);
+  EXPECT_TRUE(row.slot_admitted);
+  EXPECT_FALSE(row.waiting_slot);
+  EXPECT_EQ(row.admin_node, kNode);
+  // The group is full now: the next admission gives nothing.
+  auto none = store_.admit(group_.id, kNode, 10, admin::admit_waiting);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_F(TriggerPgTest, AGroupAnotherNodeAdmitsForIsSkippedNotWaitedFor) {
+  auto fire = pending(kOther);
+  ASSERT_TRUE(store_.wait_for_slot(fire.id, kOther, "waiting"));
+  pqxx::connection other(db_.url());
+  pqxx::work holding(other);
+  holding.exec("SELECT 1 FROM job_group WHERE id = " + std::to_string(group_.id) + " FOR NO KEY UPDATE");
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_FALSE(store_.admit(group_.id, kNode, 10, admin::admit_waiting).has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s) << "skipped, not waited for";
+  // Fires of the group are still written while it is held (their foreign key's lock).
+  EXPECT_GT(pending(kNode, 0, 1'700'000'050'000).id, 0);
+  holding.abort();
+  auto admitted = store_.admit(group_.id, kNode, 10, admin::admit_waiting);
+  ASSERT_TRUE(admitted);
+  EXPECT_EQ(admitted->size(), 1u);
+}
 
 TEST_F(TriggerPgTest, LoadsAPendingFireWithItsJobAndGroup) {
   auto fire = pending();

@@ -183,6 +183,7 @@ inline void check_group(const Group& g) {
                    "appName");
   }
   if (blank(g.title)) throw Conflict("title must not be blank", "title");
+  if (g.max_running < 0 || g.max_running > 10'000) throw Conflict("maxRunning must be 0-10000", "maxRunning");
 }
 
 inline void check_job(const Job& j) {
@@ -207,6 +208,8 @@ inline void check_job(const Job& j) {
     throw Conflict("retryMaxInterval must be 0-2592000 seconds", "retryMaxInterval");
   }
   if (j.retry.jitter_percent < 0 || j.retry.jitter_percent > 100) throw Conflict("retryJitter must be 0-100", "retryJitter");
+  if (j.max_concurrent < 0 || j.max_concurrent > 1'000) throw Conflict("maxConcurrent must be 0-1000", "maxConcurrent");
+  if (j.priority < -1'000 || j.priority > 1'000) throw Conflict("priority must be -1000 to 1000", "priority");
   if (j.trigger_status != 0 && j.schedule_type == ScheduleType::kNone) throw Conflict("a job without a schedule cannot run", "scheduleType");
   if (j.trigger_last_time < 0) throw Conflict("triggerLastTime must not be negative", "triggerLastTime");
   if (j.trigger_next_time < 0) throw Conflict("triggerNextTime must not be negative", "triggerNextTime");
@@ -400,6 +403,7 @@ class Groups final : public GroupStore {
     g.address_type = group.address_type;
     g.address_list = group.address_list;
     g.access_token = group.access_token;
+    g.max_running = group.max_running;
     check_group(g);
     g.updated_at = s_.now();
     it->second = g;

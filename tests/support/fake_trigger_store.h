@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -214,6 +215,77 @@ class FakeTriggerStore final : public admin::TriggerStore {
     return out;
   }
 
+  bool wait_for_slot(std::int64_t log_id, std::string_view node_id, const std::string& note) override {
+    run_hook("wait_for_slot");
+    std::lock_guard lock(mutex_);
+    auto it = logs_.find(log_id);
+    if (it == logs_.end()) return false;
+    admin::JobLog& row = it->second;
+    if (row.state != admin::FireState::kPending || row.admin_node != node_id || row.waiting_slot ||
+        row.slot_admitted) {
+      return false;
+    }
+    row.waiting_slot = true;
+    append(row.trigger_msg, note);
+    return true;
+  }
+
+  std::map<std::int64_t, std::int64_t> waiting_by_group() override {
+    run_hook("waiting_by_group");
+    std::lock_guard lock(mutex_);
+    std::map<std::int64_t, std::int64_t> out;
+    for (const auto& [id, l] : logs_) {
+      if (l.waiting_slot && l.state == admin::FireState::kPending) ++out[l.job_group];
+    }
+    return out;
+  }
+
+  // As PgTriggerStore::admit; a group another node admits for is played by held_group().
+  std::optional<std::vector<admin::PendingFire>> admit(std::int64_t group_id, std::string_view node_id,
+                                                       std::size_t max_candidates,
+                                                       const ChooseAdmitted& choose) override {
+    run_hook("admit");
+    std::lock_guard lock(mutex_);
+    auto group = groups_.find(group_id);
+    if (group == groups_.end() || held_groups_.count(group_id)) return std::nullopt;
+    std::map<std::int64_t, int> holding;
+    std::vector<admin::SlotCandidate> candidates;
+    for (const auto& [id, l] : logs_) {
+      if (l.job_group != group_id) continue;
+      const bool live = l.state == admin::FireState::kPending || l.state == admin::FireState::kSending ||
+                        l.state == admin::FireState::kTriggered;
+      if (l.slot_admitted && live) ++holding[l.job_id];
+      if (l.waiting_slot && l.state == admin::FireState::kPending) {
+        const auto job = jobs_.find(l.job_id);
+        const int priority = job == jobs_.end() ? 0 : job->second.priority;
+        const int limit = job == jobs_.end() ? 0 : job->second.max_concurrent;
+        candidates.push_back({l.id, l.job_id, priority, l.scheduled_time, limit});
+      }
+    }
+    std::sort(candidates.begin(), candidates.end(), admin::slot_order);
+    if (candidates.size() > max_candidates) candidates.resize(max_candidates);
+    std::vector<admin::PendingFire> admitted;
+    if (candidates.empty()) return admitted;
+    for (auto id : choose(group->second.max_running, holding, std::move(candidates))) {
+      admin::JobLog& row = logs_.at(id);
+      if (row.state != admin::FireState::kPending || !row.waiting_slot) continue;
+      row.waiting_slot = false;
+      row.slot_admitted = true;
+      row.admin_node = std::string(node_id);
+      admitted.push_back({row.id, row.job_id, row.scheduled_time});
+    }
+    return admitted;
+  }
+  // Plays another node admitting for the group: admit() answers nullopt for it while held.
+  void held_group(std::int64_t group_id, bool held) {
+    std::lock_guard lock(mutex_);
+    if (held) {
+      held_groups_.insert(group_id);
+    } else {
+      held_groups_.erase(group_id);
+    }
+  }
+
  private:
   void run_hook(std::string_view method) {
     std::function<void(std::string_view)> hook;
@@ -255,6 +327,7 @@ class FakeTriggerStore final : public admin::TriggerStore {
   std::int64_t next_group_ = 1, next_job_ = 1, next_log_ = 1;
   std::function<void(std::string_view)> hook_;
   std::map<std::string, std::int64_t> leases_;
+  std::set<std::int64_t> held_groups_;
 };
 
 }  // namespace cronwheel::testing

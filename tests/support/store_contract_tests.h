@@ -599,6 +599,35 @@ TYPED_TEST_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUpdateAndGet) {
   EXPECT_EQ(this->s().jobs.get(created.id)->dst, created.dst);
 }
 
+TYPED_TEST_P(StoreContract, ConcurrencyLimitsAndPriorityRoundTripAndAreBounded) {
+  Group g = this->group("limited-app");
+  EXPECT_EQ(g.max_running, 0);
+  g.max_running = 10;
+  EXPECT_EQ(this->s().groups.update(g, this->system()).max_running, 10);
+  EXPECT_EQ(this->s().groups.get(g.id)->max_running, 10);
+  g.max_running = 10'001;
+  try {
+    this->s().groups.update(g, this->system());
+    FAIL() << "a group limit over 10000 was stored";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "maxRunning");
+  }
+  Job j = make_job(g.id);
+  j.max_concurrent = 3;
+  j.priority = -7;
+  Job created = this->s().jobs.create(j, this->system());
+  EXPECT_EQ(created.max_concurrent, 3);
+  EXPECT_EQ(created.priority, -7);
+  EXPECT_EQ(this->s().jobs.get(created.id), created);
+  created.priority = 1'001;
+  try {
+    this->s().jobs.update(created, this->system());
+    FAIL() << "a priority over 1000 was stored";
+  } catch (const Conflict& e) {
+    EXPECT_EQ(e.field(), "priority");
+  }
+}
+
 TYPED_TEST_P(StoreContract, JobRetryPolicyRoundTripsAndIsBounded) {
   Group g = this->group("billing-app");
   Job j = make_job(g.id);
@@ -1813,7 +1842,7 @@ TYPED_TEST_P(StoreContract, DashboardLatestFailuresAreTheNewestScheduledWithThei
 }
 
 REGISTER_TYPED_TEST_SUITE_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUpdateAndGet,
-                           JobRetryPolicyRoundTripsAndIsBounded, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
+                           JobRetryPolicyRoundTripsAndIsBounded, ConcurrencyLimitsAndPriorityRoundTripAndAreBounded, GroupCreateAssignsIdAndTimesAndIsAudited, GroupMissingReadsAsNothing,
                             GroupCreateRefusesATakenAppNameWithoutAuditing, GroupSchemaRulesAreConflictsNamingTheField,
                             GroupUpdateChangesEverythingButTheAppNameAndIsAudited,
                             GroupUpdateOfAMissingGroupThrowsNotFound, GroupRemoveIsAuditedAndTakesItFromUsers,

@@ -30,6 +30,24 @@ TEST_F(GroupsApi, AdminCreatesAGroupAnsweredWholeAndAudited) {
   EXPECT_EQ(audit.entity_id, r.body["id"].get<std::int64_t>());
 }
 
+TEST_F(GroupsApi, AGroupsConcurrencyLimitIsStoredAndBounded) {
+  auto r = post("groups", {{"appName", "limited-executor"}, {"title", "Limited"}});
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["maxRunning"], 0) << "no limit by default";
+  const std::string path = "groups/" + r.body["id"].dump();
+  r = put(path, {{"maxRunning", 10}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["maxRunning"], 10);
+  EXPECT_EQ(stores_.groups.get(r.body["id"].get<std::int64_t>())->max_running, 10);
+  r = put(path, {{"title", "Still limited"}});
+  EXPECT_EQ(r.body["maxRunning"], 10) << "kept by an update that leaves it out";
+  for (const auto& bad : {json(-1), json(10'001), json("5")}) {
+    r = put(path, {{"maxRunning", bad}});
+    EXPECT_EQ(r.status, 400) << bad.dump();
+    EXPECT_EQ(r.field(), "maxRunning") << r.text;
+  }
+}
+
 TEST_F(GroupsApi, AutomaticGroupNeedsNoAddresses) {
   auto r = post("groups", {{"appName", "reports"}, {"title", "Reports"}});
   ASSERT_EQ(r.status, 201) << r.text;

@@ -173,6 +173,29 @@ TEST_F(JobsApi, ARetryBackOffIsStoredAndBoundedFieldByField) {
             "retryMultiplier: must be a number from 1 to 10, got 0.5");
 }
 
+TEST_F(JobsApi, AJobsConcurrencyLimitAndPriorityAreStoredAndBounded) {
+  auto body = cron_job_body();
+  auto r = post("jobs", body);
+  ASSERT_EQ(r.status, 201) << r.text;
+  EXPECT_EQ(r.body["maxConcurrent"], 0);
+  EXPECT_EQ(r.body["priority"], 0);
+  const auto id = r.body["id"].get<std::int64_t>();
+  r = put("jobs/" + std::to_string(id), {{"maxConcurrent", 3}, {"priority", -20}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(stores_.jobs.get(id)->max_concurrent, 3);
+  EXPECT_EQ(stores_.jobs.get(id)->priority, -20);
+  const std::vector<std::pair<json, std::string>> refused{{{{"maxConcurrent", -1}}, "maxConcurrent"},
+                                                          {{{"maxConcurrent", 1001}}, "maxConcurrent"},
+                                                          {{{"priority", 1001}}, "priority"},
+                                                          {{{"priority", -1001}}, "priority"},
+                                                          {{{"priority", "high"}}, "priority"}};
+  for (const auto& [fields, field] : refused) {
+    r = put("jobs/" + std::to_string(id), fields);
+    EXPECT_EQ(r.status, 400) << fields.dump();
+    EXPECT_EQ(r.field(), field) << r.text;
+  }
+}
+
 TEST_F(JobsApi, InvalidFieldsAreNamed) {
   auto body = cron_job_body();
   body["scheduleConf"] = "0 0 25 * * ?";

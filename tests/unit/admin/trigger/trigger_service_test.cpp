@@ -64,6 +64,7 @@ class TriggerServiceTest : public ::testing::Test {
       o.random = [](std::size_t) { return std::size_t{0}; };
       o.finished_runs = &finished_;
       o.suspects = &suspects_;
+      o.slot_waiting = [this](std::int64_t group) { slot_waits_.push_back(group); };
       service_ = std::make_unique<admin::TriggerService>(store_, client_, clock_, o);
     }
     return *service_;
@@ -102,6 +103,7 @@ class TriggerServiceTest : public ::testing::Test {
   admin::Job job_;
   admin::FinishedRuns finished_;
   admin::SuspectAddresses suspects_{clock_};
+  std::vector<std::int64_t> slot_waits_;  // groups the service set a fire waiting for a slot in
   std::unique_ptr<admin::TriggerService> service_;
 };
 
@@ -831,6 +833,42 @@ TEST_F(TriggerServiceTest, UnreachableDatabaseWhilePreparingLeavesTheFiresPendin
     store_.before_call({});
   }
   EXPECT_TRUE(client_.calls("run").empty());
+}
+
+// Concurrency limits (admin/model/slots.h): a fire of a limited group or job holds a slot
+// before it goes out.
+TEST_F(TriggerServiceTest, AFireOfALimitedGroupWithoutASlotWaitsForOneAndIsNotSent) {
+  set_group([](admin::Group& g) { g.max_running = 2; });
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  EXPECT_TRUE(client_.calls("run").empty());
+  const auto l = row(fire.id);
+  EXPECT_EQ(l.state, admin::FireState::kPending);
+  EXPECT_TRUE(l.waiting_slot);
+  EXPECT_TRUE(contains(l.trigger_msg, "waiting for a slot: group demo-app runs at most 2 at once")) << l.trigger_msg;
+  EXPECT_EQ(slot_waits_, (std::vector<std::int64_t>{group_.id})) << "the node's dispatcher is woken";
+  // Sent again before it is admitted: it stays waiting, once.
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  EXPECT_EQ(slot_waits_.size(), 1u);
+  EXPECT_TRUE(client_.calls("run").empty());
+}
+
+TEST_F(TriggerServiceTest, AFireOfAJobWithALimitWaitsToo) {
+  set_job([](admin::Job& j) { j.max_concurrent = 1; });
+  auto fire = pending();
+  EXPECT_EQ(send(fire).kind, Kind::kDropped);
+  const auto l = row(fire.id);
+  EXPECT_TRUE(l.waiting_slot);
+  EXPECT_TRUE(contains(l.trigger_msg, "waiting for a slot: job " + std::to_string(job_.id) + " runs at most 1 at once"))
+      << l.trigger_msg;
+}
+
+TEST_F(TriggerServiceTest, AFireHoldingASlotIsSent) {
+  set_group([](admin::Group& g) { g.max_running = 2; });
+  auto fire = pending([](admin::JobLog& l) { l.slot_admitted = true; });
+  EXPECT_EQ(send(fire).kind, Kind::kTriggered);
+  EXPECT_EQ(client_.calls("run").size(), 1u);
+  EXPECT_TRUE(slot_waits_.empty());
 }
 
 }  // namespace
