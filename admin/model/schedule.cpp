@@ -153,8 +153,12 @@ Schedule::Preview Schedule::preview(std::int64_t after_ms, int count, int max_sk
     out.times.push_back(*next);
     after_ms = *next;
   }
-  if (!out.times.empty() && max_skipped > 0) {
-    out.dst = dst_notes(from, out.times.back(), static_cast<std::size_t>(max_skipped));
+  if (max_skipped > 0 && (!out.times.empty() || !out.end.empty())) {
+    // A schedule that ends (or never fires) may end because of a clock change: its notes look a
+    // year further, so "0 30 2 ? 3 1#2" in New York, whose every time falls in the gap, says so.
+    constexpr std::int64_t kYearMs = 366LL * 24 * 3600 * 1000;
+    const std::int64_t until = (out.times.empty() ? from : out.times.back()) + (out.end.empty() ? 0 : kYearMs);
+    out.dst = dst_notes(from, until, static_cast<std::size_t>(max_skipped));
   }
   return out;
 }

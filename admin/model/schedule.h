@@ -89,8 +89,9 @@ class Schedule {
   // A preview: the next `count` fire times after `after_ms`, and the instants the calendar
   // skipped among them, each with its reason (at most `max_skipped`, oldest first); `end` is
   // end_reason() when there are fewer than `count` times. `dst` notes the days among the times
-  // (up to the last one) when the clocks change over a wall time a CRON schedule fires at, and
-  // what its DST policy does then (CronExpression::dst_notes), at most `max_skipped` of them.
+  // (up to the last one; a year past it, or past `after_ms`, when the schedule ends) when the
+  // clocks change over a wall time a CRON schedule fires at, and what its DST policy does then
+  // (CronExpression::dst_notes), at most `max_skipped` of them.
   struct SkippedTime {
     std::int64_t at_ms = 0;
     std::string reason;  // as excluded() words it

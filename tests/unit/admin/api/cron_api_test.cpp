@@ -32,6 +32,17 @@ TEST_F(CronApi, ADraftsDstPolicyChangesThePreviewAndItsNote) {
   EXPECT_EQ(r.body["times"], json({1'709'969'400'000, 1'710'054'000'000}));  // the 9th, then 03:00 EDT on the 10th
   EXPECT_NE(r.body["dst"][0]["note"].get<std::string>().find("it fires at 03:00"), std::string::npos);
 
+  // Every second Sunday of March at 02:30 falls in New York's gap: no time at all, and the note
+  // says why.
+  r = get("cron/next?expr=0%2030%202%20%3F%203%201%232&tz=America/New_York&from=1709942400000&count=2");
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["times"], json::array());
+  EXPECT_EQ(r.body["end"], "the schedule has no further fire time");
+  ASSERT_FALSE(r.body["dst"].empty()) << r.text;
+  EXPECT_EQ(r.body["dst"][0]["note"],
+            "2024-03-10: the clocks in America/New_York go forward from 02:00 to 03:00, so 02:30 does not happen: no "
+            "fire for it that day");
+
   r = get(base + "&dstGap=LATER");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.field(), "dstGap");
