@@ -1,0 +1,204 @@
+// Backfills end to end: the real cronwheel-admin on a fresh PostgreSQL database and a real
+// cronwheel-executor. A week of an hourly job's instants (168, ten at a time, the fast echo
+// handler) runs each instant exactly once, never more than ten unfinished at a time, each run
+// filed by the executor under the day of its instant (its logDateTime); a second backfill of an
+// overlapping range with SKIP runs none of them again.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/cron/cron_expression.h"
+#include "tests/support/admin_process.h"
+#include "tests/support/eventually.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_database.h"
+
+namespace cronwheel {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using testing::AdminProcess;
+using testing::ApiCredentials;
+using testing::eventually;
+using testing::Process;
+using testing::TempDir;
+using testing::TestDatabase;
+
+constexpr auto kBound = 60s;
+constexpr const char* kToken = "backfill-e2e-token";
+constexpr const char* kApp = "backfill-e2e";
+constexpr std::int64_t kHour = 3'600'000;
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+class BackfillE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    AdminProcess::Options options;
+    options.db_url = db_.url();
+    options.args = {"--node-id", "backfill-e2e", "--access-token", kToken, "--registry-refresh-ms", "200"};
+    options.require_answers = true;
+    admin_ = std::make_unique<AdminProcess>(options);
+    ASSERT_GT(admin_->wait_until_listening(), 0) << admin_->process().out() << admin_->process().err();
+    who_ = admin_->login();
+    auto group = admin_->post("groups", who_, {{"appName", kApp}, {"title", "Backfilled jobs"}, {"addressType", 0}});
+    ASSERT_EQ(group.status, 201) << group.text;
+    group_ = group.body["id"].get<std::int64_t>();
+
+    executor_ = std::make_unique<Process>(std::vector<std::string>{
+        std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor", "--admin", admin_->url(), "--app-name", kApp, "--listen",
+        "127.0.0.1:0", "--access-token", kToken, "--log-dir", logs_dir().string()});
+    ASSERT_TRUE(eventually(
+        [&] {
+          auto g = admin_->get("groups/" + std::to_string(group_), who_);
+          return !g.body.value("addressList", std::vector<std::string>{}).empty() || !executor_->running();
+        },
+        kBound));
+    ASSERT_TRUE(executor_->running()) << executor_->out() << executor_->err();
+  }
+
+  void TearDown() override {
+    if (executor_) {
+      executor_->signal(SIGTERM);
+      executor_->wait_for_exit(kBound);
+    }
+    if (admin_) {
+      EXPECT_EQ(admin_->stop(), 0) << admin_->process().out() << admin_->process().err();
+    }
+  }
+
+  std::filesystem::path logs_dir() const { return work_.path() / "logs"; }
+
+  // Waits for backfill `id` to end, checking at every look that it never has more than
+  // `max_concurrent` runs unfinished; answers it as it ended.
+  json wait_until_ended(std::int64_t id, int max_concurrent) {
+    json last;
+    const bool ended = eventually(
+        [&] {
+          auto b = admin_->get("backfills/" + std::to_string(id), who_);
+          EXPECT_EQ(b.status, 200) << b.text;
+          last = b.body;
+          const auto unfinished = last["runs"].value("pending", 0) + last["runs"].value("running", 0);
+          EXPECT_LE(unfinished, max_concurrent) << last.dump();
+          return last.value("state", "") != "running";
+        },
+        120s);
+    EXPECT_TRUE(ended) << last.dump() << admin_->process().err();
+    return last;
+  }
+
+  // Every run of the backfill (at most 1000), or of the job.
+  std::vector<json> runs(const std::string& query) {
+    auto page = admin_->get("logs?limit=1000&" + query, who_);
+    EXPECT_EQ(page.status, 200) << page.text;
+    return page.body.value("items", std::vector<json>{});
+  }
+
+  TestDatabase db_;
+  TempDir work_;
+  std::unique_ptr<AdminProcess> admin_;
+  std::unique_ptr<Process> executor_;
+  ApiCredentials who_;
+  std::int64_t group_ = 0;
+};
+
+TEST_F(BackfillE2e, AWeekOfHourlyInstantsRunsEachOnceAsIfOnTimeAndAnOverlappingSkipRunsNoneAgain) {
+  auto job = admin_->post("jobs", who_,
+                          {{"jobGroup", group_},
+                           {"name", "hourly-report"},
+                           {"jobDesc", "an hourly report, backfilled"},
+                           {"scheduleType", "CRON"},
+                           {"scheduleConf", "0 0 * * * ?"},
+                           {"timezone", "UTC"},
+                           {"executorHandler", "echo"},
+                           {"executorParam", "report"}});
+  ASSERT_EQ(job.status, 201) << job.text;
+  const auto job_id = job.body["id"].get<std::int64_t>();
+  const std::string backfill_path = "jobs/" + std::to_string(job_id) + "/backfill";
+  // A week ending five hours ago, on the hour: 168 instants over eight UTC days.
+  const std::int64_t to = (now_ms() / kHour) * kHour - 5 * kHour;
+  const std::int64_t from = to - 168 * kHour;
+
+  auto dry = admin_->post(backfill_path, who_, {{"from", from}, {"to", to}, {"dryRun", true}});
+  ASSERT_EQ(dry.status, 200) << dry.text;
+  EXPECT_EQ(dry.body["total"], 168);
+  EXPECT_EQ(dry.body["toRun"], 168);
+  EXPECT_TRUE(dry.body["existing"].empty());
+  const auto instants = dry.body["instants"].get<std::vector<std::int64_t>>();
+  ASSERT_EQ(instants.size(), 168u);
+  EXPECT_EQ(instants.front(), from);
+  EXPECT_EQ(instants.back(), to - kHour);
+
+  auto made = admin_->post(backfill_path, who_, {{"from", from}, {"to", to}, {"maxConcurrent", 10}});
+  ASSERT_EQ(made.status, 201) << made.text;
+  const auto id = made.body["id"].get<std::int64_t>();
+  const json ended = wait_until_ended(id, 10);
+  EXPECT_EQ(ended["state"], "done") << ended.dump();
+  EXPECT_EQ(ended["written"], 168);
+  EXPECT_EQ(ended["skipped"], 0);
+  EXPECT_EQ(ended["runs"]["succeeded"], 168) << ended.dump();
+  EXPECT_EQ(ended["reason"], "every instant dealt with: 168 runs written, 0 instants skipped");
+
+  // Each instant exactly once, run as if on time: scheduled at the instant, filed by the
+  // executor under the instant's day (the logDateTime it was sent with).
+  const auto backfilled = runs("backfillId=" + std::to_string(id));
+  ASSERT_EQ(backfilled.size(), 168u);
+  std::map<std::int64_t, int> per_instant;
+  for (const auto& run : backfilled) {
+    const auto at = run["scheduledTime"].get<std::int64_t>();
+    ++per_instant[at];
+    EXPECT_EQ(run["triggerType"], "BACKFILL");
+    EXPECT_EQ(run["state"], "succeeded") << run.dump();
+    EXPECT_EQ(run["backfillId"], id);
+    EXPECT_GT(run["triggerTime"].get<std::int64_t>(), to) << "sent now, not at the instant";
+    const auto day = common::format_iso8601(at, "UTC").substr(0, 10);
+    const auto file = logs_dir() / day / (std::to_string(run["id"].get<std::int64_t>()) + ".log");
+    EXPECT_TRUE(std::filesystem::exists(file)) << file << " for the run at " << common::format_iso8601(at, "UTC");
+  }
+  ASSERT_EQ(per_instant.size(), 168u);
+  for (const auto& [at, n] : per_instant) EXPECT_EQ(n, 1) << common::format_iso8601(at, "UTC");
+  EXPECT_EQ(per_instant.begin()->first, from);
+  // The console reads a run's log back through the same logDateTime.
+  auto content = admin_->get("logs/" + std::to_string(backfilled.front()["id"].get<std::int64_t>()) + "/content", who_);
+  ASSERT_EQ(content.status, 200) << content.text;
+  EXPECT_NE(content.text.find("params: report"), std::string::npos) << content.text;
+
+  // An overlapping range with SKIP: every instant in it ran already, none runs again.
+  auto again = admin_->post(backfill_path, who_, {{"from", from + 100 * kHour}, {"to", to}, {"maxConcurrent", 10}});
+  ASSERT_EQ(again.status, 201) << again.text;
+  const auto second = again.body["id"].get<std::int64_t>();
+  const json skipped = wait_until_ended(second, 10);
+  EXPECT_EQ(skipped["state"], "done") << skipped.dump();
+  EXPECT_EQ(skipped["written"], 0);
+  EXPECT_EQ(skipped["skipped"], 68);
+  EXPECT_TRUE(runs("backfillId=" + std::to_string(second)).empty());
+  EXPECT_EQ(runs("jobId=" + std::to_string(job_id)).size(), 168u) << "one run per instant in all";
+
+  // Both are listed, newest first, with who asked for them; the audit log has them.
+  auto listed = admin_->get("backfills?jobId=" + std::to_string(job_id), who_);
+  ASSERT_EQ(listed.status, 200) << listed.text;
+  ASSERT_EQ(listed.body["total"], 2);
+  EXPECT_EQ(listed.body["items"][0]["id"], second);
+  EXPECT_EQ(listed.body["items"][0]["createdBy"], "admin");
+  auto audit = admin_->get("audit?entityType=backfill", who_);
+  ASSERT_EQ(audit.status, 200) << audit.text;
+  EXPECT_EQ(audit.body["total"], 2);
+}
+
+}  // namespace
+}  // namespace cronwheel
