@@ -206,8 +206,10 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * The instant of a wall-clock time in a zone (e.g. what a date picker in that zone means).
- * For a time skipped by a DST change, the instant after the gap.
+ * The instant of a wall-clock time in a zone (e.g. what a date picker in that zone means). A time
+ * the clocks repeat (they go back) names its first instant; a time they skip (they go forward)
+ * names the same time after the gap, shifted by the gap's length (New York's 02:30 on the spring
+ * Sunday is 03:30 EDT), as java.time and Temporal's "compatible" disambiguation do.
  */
 export function instantFromZoned(
   zone: string,
@@ -219,8 +221,15 @@ export function instantFromZoned(
   second = 0,
 ): number {
   const guess = Date.UTC(year, month - 1, day, hour, minute, second)
-  let t = guess - zoneOffsetMinutes(guess, zone) * 60000
+  const first = guess - zoneOffsetMinutes(guess, zone) * 60000
   // A second pass settles instants near an offset change.
-  t = guess - zoneOffsetMinutes(t, zone) * 60000
-  return t
+  const settled = guess - zoneOffsetMinutes(first, zone) * 60000
+  const names = (t: number) => {
+    const p = zonedParts(t, zone)
+    return p.year === year && p.month === month && p.day === day && p.hour === hour && p.minute === minute && p.second === second
+  }
+  if (names(settled)) return settled
+  if (names(first)) return first
+  // Neither reads back as the time: the zone skips it. The offset before the gap puts it after.
+  return Math.max(first, settled)
 }

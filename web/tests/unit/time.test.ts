@@ -71,6 +71,18 @@ describe('time zones', () => {
     expect(instantFromZoned('UTC', 2024, 1, 15)).toBe(WINTER)
   })
 
+  it('reads a wall-clock time the clocks skip as the same time after the gap', () => {
+    // New York springs forward at 02:00 EST on 2024-03-10: 02:30 does not exist; 03:30 EDT is 07:30Z.
+    expect(instantFromZoned('America/New_York', 2024, 3, 10, 2, 30)).toBe(Date.UTC(2024, 2, 10, 7, 30))
+    // Santiago springs forward at midnight on 2024-09-08: that day starts at 01:00 -03 (04:00Z).
+    expect(instantFromZoned('America/Santiago', 2024, 9, 8)).toBe(Date.UTC(2024, 8, 8, 4, 0))
+  })
+
+  it('reads a wall-clock time the clocks repeat as its first instant', () => {
+    // New York falls back at 02:00 EDT on 2024-11-03: 01:30 EDT (05:30Z) comes first, then 01:30 EST.
+    expect(instantFromZoned('America/New_York', 2024, 11, 3, 1, 30)).toBe(Date.UTC(2024, 10, 3, 5, 30))
+  })
+
   it('knows valid zones and lists them with UTC first', () => {
     expect(isValidTimeZone('America/New_York')).toBe(true)
     expect(isValidTimeZone('Mars/Olympus_Mons')).toBe(false)
