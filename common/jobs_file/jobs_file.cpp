@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <system_error>
 
 #include "common/protocol/job_enums.h"
 #include "common/util/utf8.h"
@@ -23,6 +26,8 @@ namespace protocol = common::protocol;
 enum class Kind {
   kText,         // a string
   kNonNegative,  // an integer >= 0 that fits 32 bits
+  kRange,        // an integer from Field::min to Field::max
+  kMultiplier,   // a number from 1 to 10: an integer, or a decimal fraction (1.5)
   kTime,         // an integer >= 0 (epoch ms)
   kFlag,         // true or false
   kTextList,     // a list of strings
@@ -46,6 +51,8 @@ struct Field {
   Kind kind;
   bool (*allowed)(std::string_view) = nullptr;  // kChoice
   std::string (*choices)() = nullptr;           // kChoice: for the message
+  std::int64_t min = 0;                         // kRange
+  std::int64_t max = 0;
 };
 
 template <class E>
@@ -80,6 +87,21 @@ bool is_dst_gap(std::string_view text) { return text == "skip" || text == "fire_
 std::string dst_gaps() { return "skip, fire_after"; }
 bool is_dst_repeat(std::string_view text) { return text == "once" || text == "both"; }
 std::string dst_repeats() { return "once, both"; }
+// A job's retry back-off, as the API's retryBackoff in lower case (admin/model/retry_backoff.h);
+// fixed is the default.
+bool is_retry_backoff(std::string_view text) { return text == "fixed" || text == "exponential"; }
+std::string retry_backoffs() { return "fixed, exponential"; }
+
+// The bounds of the API's fields (openapi.yaml: Job, Group; the tables' CHECKs).
+constexpr std::int64_t kMaxRetrySeconds = 30LL * 24 * 3600;  // retryMaxInterval: 30 days
+constexpr std::int64_t kMaxJitterPercent = 100;
+constexpr std::int64_t kMaxJobConcurrent = 1000;
+constexpr std::int64_t kMaxPriority = 1000;
+constexpr std::int64_t kMaxGroupRunning = 10000;
+constexpr double kMinMultiplier = 1.0;
+constexpr double kMaxMultiplier = 10.0;
+// A multiplier written as text: digits, a point and digits, no more than this.
+constexpr std::size_t kMaxMultiplierText = 24;
 
 constexpr std::array<std::string_view, 7> kWeekdayNames{"MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY",
                                                         "FRIDAY", "SATURDAY", "SUNDAY"};
@@ -131,6 +153,7 @@ const std::vector<Field> kGroupFields{
     {"title", Kind::kText},
     {"addressType", Kind::kChoice, is_address_type, address_types},
     {"addressList", Kind::kTextList},
+    {"maxRunning", Kind::kRange, nullptr, nullptr, 0, kMaxGroupRunning},
     {"jobs", Kind::kText},  // checked by jobs()
     {"workflows", Kind::kWorkflows},
 };
@@ -153,6 +176,12 @@ const std::vector<Field> kJobFields{
     {"executorTimeout", Kind::kNonNegative},
     {"executorFailRetryCount", Kind::kNonNegative},
     {"retryInterval", Kind::kNonNegative},
+    {"retryBackoff", Kind::kChoice, is_retry_backoff, retry_backoffs},
+    {"retryMultiplier", Kind::kMultiplier},
+    {"retryMaxInterval", Kind::kRange, nullptr, nullptr, 0, kMaxRetrySeconds},
+    {"retryJitter", Kind::kRange, nullptr, nullptr, 0, kMaxJitterPercent},
+    {"maxConcurrent", Kind::kRange, nullptr, nullptr, 0, kMaxJobConcurrent},
+    {"priority", Kind::kRange, nullptr, nullptr, -kMaxPriority, kMaxPriority},
     {"glueType", Kind::kChoice, is_enum<protocol::GlueType>, enum_list<protocol::GlueType>},
     {"glueSource", Kind::kText},
     {"scriptFile", Kind::kScriptFile},
@@ -366,6 +395,20 @@ class Checker {
         if (!fits) fail(at, "expected a whole number from 0 to " + std::to_string(max));
         return value.get<std::int64_t>();
       }
+      case Kind::kRange: {
+        if (!value.is_number_integer()) fail(at, std::string("expected a whole number, got ") + type_name(value));
+        // An unsigned value beyond int64 is beyond every bound; any other is compared as int64.
+        const bool fits = (!value.is_number_unsigned() ||
+                           value.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) &&
+                          value.get<std::int64_t>() >= field.min && value.get<std::int64_t>() <= field.max;
+        if (!fits) {
+          fail(at, "expected a whole number from " + std::to_string(field.min) + " to " + std::to_string(field.max) + ", got " +
+                       value.dump());
+        }
+        return value.get<std::int64_t>();
+      }
+      case Kind::kMultiplier:
+        return multiplier(value, at);
       case Kind::kFlag:
         if (!value.is_boolean()) fail(at, std::string("expected true or false, got ") + type_name(value));
         return value;
@@ -452,6 +495,33 @@ class Checker {
                                                      is_job_name(std::string_view(ref).substr(slash + 1));
     if (!ok) fail(at, "expected a job name, or appName/name for a job of another group, got " + shown(ref));
     return ref;
+  }
+
+  // A retry multiplier: a number from 1 to 10; in a YAML file also a decimal written plain (1.5),
+  // which the reader keeps as text. A whole one is kept as an integer, so that it reads back alike
+  // however it was written (3, 3.0).
+  json multiplier(const json& value, const At& at) {
+    double number = 0;
+    if (value.is_number()) {
+      number = value.get<double>();
+    } else if (lenient_ && value.is_string()) {
+      const auto& text = value.get_ref<const std::string&>();
+      // DIGITS or DIGITS.DIGITS: no sign, exponent, hexadecimal, inf or nan.
+      const bool digits = !text.empty() && text.size() <= kMaxMultiplierText && text.front() != '.' &&
+                          text.back() != '.' && std::count(text.begin(), text.end(), '.') <= 1 &&
+                          std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+      const auto parsed = digits ? std::from_chars(text.data(), text.data() + text.size(), number) : std::from_chars_result{};
+      if (!digits || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size()) {
+        fail(at, "expected a number from 1 to 10 (such as 2 or 1.5), got " + shown(text));
+      }
+    } else {
+      fail(at, std::string("expected a number from 1 to 10, got ") + type_name(value));
+    }
+    if (!(number >= kMinMultiplier && number <= kMaxMultiplier)) {
+      fail(at, "expected a number from 1 to 10, got " + shown(value.is_string() ? value.get<std::string>() : value.dump()));
+    }
+    if (number == std::floor(number)) return static_cast<std::int64_t>(number);
+    return number;
   }
 
   const json& list(const json& value, const At& at) {
@@ -624,6 +694,7 @@ class Checker {
     if (!out.contains("jobDesc")) fail(at, "jobDesc: missing (every job has a description)");
     calendar_use(out, at);
     dst_policy(out, at);
+    retry_policy(out, at);
     if (script_file_at) {
       if (out.contains("glueSource")) fail(*script_file_at, "give the script either inline (glueSource) or as scriptFile, not both");
       const auto path = out["scriptFile"].get<std::string>();
@@ -675,6 +746,17 @@ class Checker {
       if (!checked.contains(key) || checked.at(key) == default_value) continue;
       fail(at.key(key), "only for scheduleType CRON: a " + type + " schedule has no wall times for the clocks to skip or "
                         "repeat; leave it out");
+    }
+  }
+
+  // A multiplier and a ceiling other than their defaults (2, none) are an exponential back-off's:
+  // a fixed one waits retryInterval every time, so a file saying otherwise says what never happens.
+  void retry_policy(const json& checked, const At& at) {
+    if (checked.value("retryBackoff", std::string("fixed")) == "exponential") return;
+    for (const auto& [key, default_value] : {std::pair<const char*, int>{"retryMultiplier", 2}, {"retryMaxInterval", 0}}) {
+      if (!checked.contains(key) || checked.at(key) == default_value) continue;
+      fail(at.key(key), "only with retryBackoff exponential: a fixed back-off waits retryInterval before every retry; "
+                        "leave it out, or say retryBackoff: exponential");
     }
   }
 

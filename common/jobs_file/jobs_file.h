@@ -12,7 +12,11 @@
 // keys, types, enumeration values, the formats of names and node keys, duplicates, integers'
 // signs, a workflow node's `after` naming another node of its workflow, a calendar's dates
 // (YYYY-MM-DD or --MM-DD) and times of day (HH:MM[:SS]), a calendarMode only beside a calendar,
-// a job's dstGap and dstRepeat other than their defaults (skip, once) only with scheduleType CRON.
+// a job's dstGap and dstRepeat other than their defaults (skip, once) only with scheduleType CRON,
+// the bounds of a job's retryMultiplier (a number, 1-10), retryMaxInterval (0-2592000 s),
+// retryJitter (0-100), maxConcurrent (0-1000) and priority (-1000-1000) and of a group's maxRunning
+// (0-10000), and a retryMultiplier and retryMaxInterval other than their defaults (2, 0) only with
+// retryBackoff exponential.
 // What needs the server (lengths of texts, a cron expression in its zone, whether a child job,
 // a node's job or a calendar exists, a workflow graph's cycles and templates, whether a date
 // exists, a calendar's zone and the bounds of its lists) is the admin's; its errors name the

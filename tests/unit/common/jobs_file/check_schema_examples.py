@@ -52,6 +52,13 @@ refused = [
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, dstGap: fire_after}}}]",            # a DST policy is a CRON job's
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, scheduleType: FIX_RATE, dstRepeat: both}}}]",
     "groups: [{appName: billing, jobs: {a: {jobDesc: x, scheduleType: CRON, dstGap: FIRE_AFTER}}}]",  # lower case
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, retryMultiplier: 3}}}]",              # an exponential back-off's
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, retryBackoff: fixed, retryMaxInterval: 60}}}]",
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, retryBackoff: EXPONENTIAL}}}]",       # lower case
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, retryBackoff: exponential, retryMultiplier: 11}}}]",
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, priority: 1001}}}]",
+    "groups: [{appName: billing, jobs: {a: {jobDesc: x, maxConcurrent: -1}}}]",
+    "groups: [{appName: billing, maxRunning: 10001}]",
 ]
 for bad in refused:
     if validator.is_valid(yaml.safe_load(bad)):

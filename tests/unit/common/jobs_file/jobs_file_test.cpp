@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -341,6 +342,103 @@ TEST(JobsFile, ADstPolicyOtherThanTheDefaultIsACronJobsOnly) {
   }
 }
 
+TEST(JobsFile, RetriesLimitsAndPrioritiesAreReadAsTheApisFields) {
+  const auto parsed = parse_yaml("groups:\n  - appName: billing\n    maxRunning: 10\n    jobs:\n      a:\n        jobDesc: x\n"
+                                 "        retryInterval: 30\n        retryBackoff: exponential\n        retryMultiplier: 1.5\n"
+                                 "        retryMaxInterval: 3600\n        retryJitter: 20\n        maxConcurrent: 2\n"
+                                 "        priority: -5\n"
+                                 "      b:\n        jobDesc: y\n        retryBackoff: exponential\n        retryMultiplier: 3.0\n"
+                                 "        priority: 1000\n",
+                                 "jobs.yaml", kNoScripts);
+  const auto& group = parsed.document["groups"][0];
+  EXPECT_EQ(group["maxRunning"], 10);
+  const auto& a = group["jobs"]["a"];
+  EXPECT_EQ(a["retryBackoff"], "exponential");
+  EXPECT_TRUE(a["retryMultiplier"].is_number_float());
+  EXPECT_EQ(a["retryMultiplier"].get<double>(), 1.5);
+  EXPECT_EQ(a["retryMaxInterval"], 3600);
+  EXPECT_EQ(a["retryJitter"], 20);
+  EXPECT_EQ(a["maxConcurrent"], 2);
+  EXPECT_EQ(a["priority"], -5);
+  // A whole multiplier is a whole number however it was written.
+  EXPECT_TRUE(group["jobs"]["b"]["retryMultiplier"].is_number_integer());
+  EXPECT_EQ(group["jobs"]["b"]["retryMultiplier"], 3);
+  EXPECT_EQ(locate(parsed, "groups[billing].jobs[a].priority")->line, 13);
+  EXPECT_EQ(locate(parsed, "groups[billing].maxRunning")->line, 3);
+  EXPECT_NO_THROW(check_json(parsed.document));
+  const auto yaml = to_yaml(parsed.document);
+  EXPECT_NE(yaml.find("    maxRunning: 10\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("        retryMultiplier: 1.5\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("        retryMultiplier: 3\n"), std::string::npos) << yaml;
+  EXPECT_EQ(parse_yaml(yaml, "again.yaml", kNoScripts).document, parsed.document) << yaml;
+  // The JSON form takes a multiplier as a JSON number.
+  EXPECT_NO_THROW(check_json(json::parse(
+      R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","retryBackoff":"exponential","retryMultiplier":2.25}}}]})")));
+}
+
+TEST(JobsFile, RetriesLimitsAndPrioritiesOutOfBoundsNameTheirLine) {
+  const std::string job = "groups:\n  - appName: billing\n    jobs:\n      a:\n        jobDesc: x\n";
+  struct Case {
+    std::string lines;
+    std::string path;
+    std::string message;
+  };
+  const std::vector<Case> cases{
+      {"        priority: 1001\n", "priority", "expected a whole number from -1000 to 1000, got 1001"},
+      {"        priority: -1001\n", "priority", "expected a whole number from -1000 to 1000, got -1001"},
+      {"        priority: high\n", "priority", "expected a whole number"},
+      {"        maxConcurrent: 1001\n", "maxConcurrent", "expected a whole number from 0 to 1000, got 1001"},
+      {"        maxConcurrent: -1\n", "maxConcurrent", "from 0 to 1000"},
+      {"        retryJitter: 101\n", "retryJitter", "expected a whole number from 0 to 100, got 101"},
+      {"        retryBackoff: exponential\n        retryMaxInterval: 2592001\n", "retryMaxInterval",
+       "expected a whole number from 0 to 2592000, got 2592001"},
+      {"        retryBackoff: EXPONENTIAL\n", "retryBackoff",
+       "unknown value 'EXPONENTIAL', expected one of fixed, exponential"},
+      {"        retryBackoff: exponential\n        retryMultiplier: 0.5\n", "retryMultiplier",
+       "expected a number from 1 to 10, got '0.5'"},
+      {"        retryBackoff: exponential\n        retryMultiplier: 10.5\n", "retryMultiplier",
+       "expected a number from 1 to 10, got '10.5'"},
+      {"        retryBackoff: exponential\n        retryMultiplier: 1e1\n", "retryMultiplier",
+       "expected a number from 1 to 10 (such as 2 or 1.5), got '1e1'"},
+      {"        retryBackoff: exponential\n        retryMultiplier: .nan\n", "retryMultiplier", "(such as 2 or 1.5)"},
+      {"        retryBackoff: exponential\n        retryMultiplier: -2\n", "retryMultiplier",
+       "expected a number from 1 to 10, got '-2'"},
+      {"        retryBackoff: exponential\n        retryMultiplier: [2]\n", "retryMultiplier",
+       "expected a number from 1 to 10, got a list"},
+      {"        retryBackoff: exponential\n        retryMultiplier: 99999999999999999999999999\n", "retryMultiplier",
+       "(such as 2 or 1.5)"},
+      // A multiplier or a ceiling says nothing under a fixed back-off.
+      {"        retryMultiplier: 3\n", "retryMultiplier", "only with retryBackoff exponential"},
+      {"        retryBackoff: fixed\n        retryMaxInterval: 60\n", "retryMaxInterval", "only with retryBackoff exponential"},
+  };
+  for (const auto& c : cases) {
+    const auto p = problem_of(job + c.lines);
+    EXPECT_EQ(p.path, "groups[billing].jobs[a]." + c.path) << c.lines;
+    EXPECT_EQ(p.location.line, 5 + static_cast<int>(std::count(c.lines.begin(), c.lines.end(), '\n'))) << c.lines;
+    EXPECT_NE(p.message.find(c.message), std::string::npos) << c.lines << p.message;
+  }
+  auto p = problem_of("groups:\n  - appName: billing\n    maxRunning: 10001\n");
+  EXPECT_EQ(p.path, "groups[billing].maxRunning");
+  EXPECT_EQ(p.location.line, 3);
+  EXPECT_NE(p.message.find("from 0 to 10000, got 10001"), std::string::npos) << p.message;
+  // Their defaults are no claim about the back-off.
+  EXPECT_NO_THROW(parse_yaml(job + "        retryBackoff: fixed\n        retryMultiplier: 2\n        retryMaxInterval: 0\n",
+                             "jobs.yaml", kNoScripts));
+  // The JSON form is held to the same rules, and takes no text for a number.
+  for (const char* body :
+       {R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","retryMultiplier":2.5}}}]})",
+        R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","retryBackoff":"exponential","retryMultiplier":"1.5"}}}]})",
+        R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","priority":5000000000}}}]})",
+        R"({"groups":[{"appName":"billing","jobs":{"a":{"jobDesc":"x","priority":18446744073709551615}}}]})"}) {
+    try {
+      check_json(json::parse(body));
+      ADD_FAILURE() << "taken: " << body;
+    } catch (const JobsFileError& e) {
+      EXPECT_NE(e.problem().path.find("groups[billing].jobs[a]."), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(JobsFile, MergeTakesACalendarDescribedAlikeInTwoFilesOnce) {
   const auto a = parse_yaml("calendars:\n  - {name: cn, timezone: Asia/Shanghai}\ngroups:\n  - appName: billing\n", "a.yaml", kNoScripts);
   const auto b = parse_yaml("calendars:\n  - {name: us}\n  - {name: cn, timezone: Asia/Shanghai}\ngroups:\n  - appName: reports\n",
@@ -671,10 +769,13 @@ TEST(JobsFile, ToYamlReadsBackTheSameDocument) {
   jobs["numeric-calendar"] = json{{"jobDesc", "x"}, {"calendar", "0"}};
   jobs["dst"] = json{{"jobDesc", "x"}, {"scheduleType", "CRON"}, {"scheduleConf", "0 30 2 * * ?"}, {"dstGap", "fire_after"},
                      {"dstRepeat", "both"}, {"calendar", "0"}};
+  jobs["retries"] = json{{"jobDesc", "x"}, {"retryBackoff", "exponential"}, {"retryMultiplier", 1.1},
+                         {"retryMaxInterval", 2592000}, {"retryJitter", 100}, {"maxConcurrent", 1000}, {"priority", -1000}};
+  jobs["whole-multiplier"] = json{{"jobDesc", "x"}, {"retryBackoff", "exponential"}, {"retryMultiplier", 10}};
   const json document{{"apiVersion", "cronwheel/v1"},
                       {"calendars", calendars},
                       {"groups", json::array({json{{"appName", "billing"}, {"title", "Billing: the team's"}, {"jobs", jobs}, {"workflows", workflows}},
-                                              json{{"appName", "empty-group"}, {"addressList", json::array()},
+                                              json{{"appName", "empty-group"}, {"addressList", json::array()}, {"maxRunning", 0},
                                                    {"workflows", json::object()}}})},
                       {"users", json::array({json{{"username", "true"}, {"role", "normal"}, {"groups", json::array({"billing"})}}})}};
   ASSERT_NO_THROW(check_json(document));
