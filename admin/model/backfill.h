@@ -37,7 +37,9 @@ namespace cronwheel::admin {
 enum class BackfillState { kRunning, kDone, kCancelled };
 
 // What a backfill does at an instant that already has a run of the job's schedule (SCHEDULE,
-// MISFIRE) or of a backfill (BACKFILL): pass over it (counted as skipped), or run it again.
+// MISFIRE) or of a backfill (BACKFILL) that was not cancelled: pass over it (counted as skipped),
+// or run it again. A cancelled row never went out (a misfire's record of skipped fires, a late
+// fire its job's strategy dropped, a cancelled backfill's pending run): its instant did not run.
 enum class OnExisting { kSkip, kRerun };
 
 std::string_view to_string(BackfillState state) noexcept;  // "running", "done", "cancelled"
@@ -149,8 +151,8 @@ struct BackfillStep {
 };
 
 // One step of `backfill` (as read under its lock), given `next` (backfill_instants after its
-// cursor), which of those instants have a run of the job already (SCHEDULE, MISFIRE or
-// BACKFILL; `existing`) and how many of its runs are unfinished:
+// cursor), which of those instants have a run of the job already (OnExisting says which count;
+// `existing`) and how many of its runs are unfinished:
 //  - instants are taken oldest first; one with a run already is passed over when on_existing
 //    is SKIP (skipped, the cursor moves past it), and written again when RERUN;
 //  - at most max_concurrent - unfinished instants are written (none when that is 0 or less);
@@ -162,8 +164,8 @@ struct BackfillStep {
 BackfillStep plan_backfill_step(const Backfill& backfill, const BackfillInstants& next,
                                 const std::set<std::int64_t>& existing, std::int64_t unfinished);
 
-// Which of `instants` have a run of the backfill's job already (SCHEDULE, MISFIRE or BACKFILL):
-// a read of the store's, made in the step's transaction (BackfillStore::step).
+// Which of `instants` have a run of the backfill's job already (SCHEDULE, MISFIRE or BACKFILL,
+// not cancelled): a read of the store's, made in the step's transaction (BackfillStore::step).
 using ExistingRuns = std::function<std::set<std::int64_t>(const std::vector<std::int64_t>& instants)>;
 
 // How many instants past the room left a step looks at, to pass over those that have a run

@@ -55,8 +55,8 @@ class BackfillStore {
   virtual BackfillRuns runs(std::int64_t id) = 0;
 
   // Of `instants`, those at which job `job_id` has a run of trigger type SCHEDULE, MISFIRE or
-  // BACKFILL (in any state), once each, ascending. `instants` holds at most
-  // kMaxBackfillInstants (std::invalid_argument beyond).
+  // BACKFILL in any state but cancelled (backfill.h, OnExisting), once each, ascending.
+  // `instants` holds at most kMaxBackfillInstants (std::invalid_argument beyond).
   virtual std::vector<std::int64_t> existing(std::int64_t job_id, const std::vector<std::int64_t>& instants) = 0;
 
   // The running backfills, oldest first, at most `limit`.

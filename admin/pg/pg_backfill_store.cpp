@@ -64,7 +64,7 @@ void PgBackfillStore::prepare(pqxx::connection& c) {
   c.prepare("bf_runs", "SELECT state, count(*) AS runs FROM job_log WHERE backfill_id = $1 GROUP BY state");
   c.prepare("bf_existing",
             "SELECT DISTINCT scheduled_time FROM job_log WHERE job_id = $1 AND scheduled_time = ANY ($2::bigint[]) "
-            "AND trigger_type IN ('SCHEDULE', 'MISFIRE', 'BACKFILL') ORDER BY scheduled_time");
+            "AND trigger_type IN ('SCHEDULE', 'MISFIRE', 'BACKFILL') AND state <> 'cancelled' ORDER BY scheduled_time");
   c.prepare("bf_running", "SELECT " + kBackfillColumns + kBackfillFrom + " WHERE b.state = 'running' ORDER BY b.id LIMIT $1");
   c.prepare("bf_insert",
             "INSERT INTO backfill (job_id, from_time, to_time, on_existing, max_concurrent, total, created_by, created_at) "

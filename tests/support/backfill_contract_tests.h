@@ -210,7 +210,7 @@ TYPED_TEST_P(BackfillContract, ListsNewestFirstByJobStateAndTheCallersGroups) {
   EXPECT_EQ(this->store().running(1).size(), 1u);
 }
 
-TYPED_TEST_P(BackfillContract, ExistingNamesTheInstantsWithARunOfTheScheduleOrOfABackfill) {
+TYPED_TEST_P(BackfillContract, ExistingNamesTheInstantsWithARunOfTheScheduleOrOfABackfillThatWasNotCancelled) {
   const auto job = this->job("with-runs");
   const auto other = this->job("other");
   const auto backfill = this->create(job, 10);
@@ -226,7 +226,10 @@ TYPED_TEST_P(BackfillContract, ExistingNamesTheInstantsWithARunOfTheScheduleOrOf
     this->f_.put_run(run);
   };
   put(job, TriggerType::kSchedule, kFrom);
-  put(job, TriggerType::kMisfire, kFrom + kHour, FireState::kCancelled);
+  put(job, TriggerType::kMisfire, kFrom + kHour);  // FIRE_ONCE_NOW's catch-up, sent
+  put(job, TriggerType::kMisfire, kFrom + 2 * kHour, FireState::kCancelled);  // a record of skipped fires
+  put(job, TriggerType::kSchedule, kFrom + 9 * kHour, FireState::kCancelled);  // dropped as late: never ran
+  put(job, TriggerType::kBackfill, kFrom + 3 * kHour, FireState::kCancelled);  // a cancelled backfill's
   put(job, TriggerType::kApi, kFrom + 2 * kHour);
   put(job, TriggerType::kManual, kFrom + 3 * kHour);
   put(job, TriggerType::kBackfill, kFrom + 4 * kHour, FireState::kFailed);
@@ -537,7 +540,7 @@ TYPED_TEST_P(BackfillContract, CancelEndsItCancelsItsPendingRunsAndLetsSentOnesF
 
 REGISTER_TYPED_TEST_SUITE_P(BackfillContract, CreatesRunningWithTheJobsGroupAndAuditsIt,
                             ListsNewestFirstByJobStateAndTheCallersGroups,
-                            ExistingNamesTheInstantsWithARunOfTheScheduleOrOfABackfill,
+                            ExistingNamesTheInstantsWithARunOfTheScheduleOrOfABackfillThatWasNotCancelled,
                             AStepWritesPendingBackfillRunsOwnedByTheNodeLikeScheduledFires,
                             TheRunListFiltersByBackfillNewestFirst,
                             TheDecisionSeesTheBackfillsUnfinishedRunsAndTheRunsThatExist,

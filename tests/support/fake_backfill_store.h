@@ -239,7 +239,7 @@ class FakeBackfillStore final : public admin::BackfillStore {
     const std::set<std::int64_t> asked(instants.begin(), instants.end());
     std::set<std::int64_t> found;
     for (const auto& [log_id, l] : s.logs) {
-      if (l.job_id != job_id || asked.count(l.scheduled_time) == 0) continue;
+      if (l.job_id != job_id || asked.count(l.scheduled_time) == 0 || l.state == admin::FireState::kCancelled) continue;
       if (l.trigger_type == admin::TriggerType::kSchedule || l.trigger_type == admin::TriggerType::kMisfire ||
           l.trigger_type == admin::TriggerType::kBackfill) {
         found.insert(l.scheduled_time);
