@@ -1,6 +1,7 @@
 #include "admin/api/apply_planner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "admin/model/record_json.h"
 #include "admin/model/scan.h"
 #include "admin/model/schedule.h"
+#include "admin/model/slots.h"
 #include "admin/model/workflow_graph.h"
 #include "admin/model/workflow_json.h"
 
@@ -28,7 +30,8 @@ const std::vector<std::string>& compared_fields() {
   static const std::vector<std::string> fields{
       "jobDesc",         "author",        "alarmEmail",            "scheduleType",          "scheduleConf",
       "timezone",        "misfireStrategy", "executorRouteStrategy", "executorHandler",     "executorParam",
-      "executorBlockStrategy", "executorTimeout", "executorFailRetryCount", "retryInterval", "glueType",
+      "executorBlockStrategy", "executorTimeout", "executorFailRetryCount", "retryInterval", "retryBackoff",
+      "retryMultiplier", "retryMaxInterval", "retryJitter", "maxConcurrent", "priority", "glueType",
       "glueSource",      "glueRemark"};
   return fields;
 }
@@ -169,8 +172,9 @@ Job read_file_job(const json& entry, const std::string& name, std::int64_t group
   json body = json::object();
   for (const auto& [key, value] : entry.items()) {
     if (file_only_keys().contains(key)) continue;
-    // The DST policy in the API's spelling: "fire_after" is FIRE_AFTER.
-    body[key] = key == "dstGap" || key == "dstRepeat" ? json(upper(value.get<std::string>())) : value;
+    // The DST policy and the back-off in the API's spelling: "fire_after" is FIRE_AFTER.
+    const bool spelled_lower = key == "dstGap" || key == "dstRepeat" || key == "retryBackoff";
+    body[key] = spelled_lower && value.is_string() ? json(upper(value.get<std::string>())) : value;
   }
   body["jobGroup"] = group_id;
   body["name"] = name;
@@ -184,12 +188,27 @@ Job read_file_job(const json& entry, const std::string& name, std::int64_t group
   }
 }
 
+// A retry multiplier as files write it: a whole one as an integer (3, not 3.0).
+json multiplier_in_file(double multiplier) {
+  if (multiplier == std::floor(multiplier) && multiplier >= 1 && multiplier <= 10) return static_cast<std::int64_t>(multiplier);
+  return multiplier;
+}
+
 // The file's view of a job, to compare: the compared fields, its DST policy, its calendar (by
-// name, null for none) and mode, children, channels, running.
+// name, null for none) and mode, children, channels, running. Under a fixed back-off a job has no
+// multiplier or ceiling (null): what the store keeps of them for when it is exponential again (the
+// console keeps them so) is not the file's to compare, nor to write.
 json comparable(const Job& job, const json& children, const json& channels, const json& calendar) {
   const json all = to_json(job);
   json out = json::object();
   for (const auto& field : compared_fields()) out[field] = all.at(field);
+  out["retryBackoff"] = lower(std::string(to_string(job.retry.backoff)));
+  if (job.retry.backoff == RetryBackoff::kExponential) {
+    out["retryMultiplier"] = multiplier_in_file(job.retry.multiplier);
+  } else {
+    out["retryMultiplier"] = nullptr;
+    out["retryMaxInterval"] = nullptr;
+  }
   out["dstGap"] = lower(std::string(common::dst_gap_name(job.dst.gap)));
   out["dstRepeat"] = lower(std::string(common::dst_repeat_name(job.dst.repeat)));
   out["calendar"] = calendar;
@@ -205,6 +224,13 @@ json comparable(const Job& job, const json& children, const json& channels, cons
 const json& defaults() {
   static const json d = comparable(Job{}, json::array(), json::array(), nullptr);
   return d;
+}
+
+// Whether a comparable job's `field` is what a file leaving it out says: a new job's, or, under an
+// exponential back-off, its default multiplier (2) and ceiling (none).
+bool is_default(const std::string& field, const json& value) {
+  if (value == defaults().at(field)) return true;
+  return (field == "retryMultiplier" && value == 2) || (field == "retryMaxInterval" && value == 0);
 }
 
 // The users of the file (admins only), onto `plan`; answers their report.
@@ -1141,6 +1167,12 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
     desired.address_type = entry.value("addressType", std::string("automatic")) == "manual" ? 1 : 0;
     try {
       check_text("title", desired.title, kMaxGroupTitle, true);
+      const auto max_running = entry.find("maxRunning");
+      if (max_running != entry.end() && !max_running->is_number_integer()) {
+        throw invalid("maxRunning", "maxRunning: must be a whole number from 0 to " + std::to_string(kMaxGroupRunning));
+      }
+      desired.max_running =
+          max_running == entry.end() ? 0 : check_int_range("maxRunning", max_running->get<std::int64_t>(), 0, kMaxGroupRunning);
     } catch (const common::http::HttpError& e) {
       rethrow_at(group_path, e);
     }
@@ -1174,6 +1206,7 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
       group_report["changes"].push_back(change("title", nullptr, desired.title));
       group_report["changes"].push_back(change("addressType", nullptr, desired.address_type == 1 ? "manual" : "automatic"));
       if (desired.address_type == 1) group_report["changes"].push_back(change("addressList", nullptr, desired.address_list));
+      if (desired.max_running != 0) group_report["changes"].push_back(change("maxRunning", nullptr, desired.max_running));
       plan.create_groups.push_back(desired);
       count("create");
     } else {
@@ -1185,6 +1218,9 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
       }
       if (desired.address_type == 1 && desired.address_list != current->address_list) {
         group_report["changes"].push_back(change("addressList", current->address_list, desired.address_list));
+      }
+      if (desired.max_running != current->max_running) {
+        group_report["changes"].push_back(change("maxRunning", current->max_running, desired.max_running));
       }
       if (!group_report["changes"].empty()) {
         if (!admin) throw forbidden(group_path + ": changing a group needs the admin role");
@@ -1277,7 +1313,7 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
         }
         job_report["action"] = "create";
         for (const auto& field : report_order()) {
-          if (want.at(field) != defaults().at(field)) job_report["changes"].push_back(change(field, nullptr, want.at(field)));
+          if (!is_default(field, want.at(field))) job_report["changes"].push_back(change(field, nullptr, want.at(field)));
         }
         if (!planned.history.empty()) {
           job_report["changes"].push_back(change("glueHistory", nullptr, static_cast<int>(planned.history.size())));
@@ -1307,6 +1343,11 @@ ApplyPlan plan_apply(const json& document, const JobsSnapshot& snapshot, const P
                                                [](const json& c) { return c["field"] != "alarmChannels"; });
         planned.job.id = stored->id;
         planned.job.job_group = stored->job_group;
+        if (job.retry.backoff == RetryBackoff::kFixed) {
+          // Not the file's (comparable()): kept as stored.
+          planned.job.retry.multiplier = stored->retry.multiplier;
+          planned.job.retry.max_interval = stored->retry.max_interval;
+        }
         planned.job.paused_with_group = stored->paused_with_group;
         planned.job.trigger_last_time = stored->trigger_last_time;
         planned.job.glue_updated_at = stored->glue_updated_at;
@@ -1465,6 +1506,7 @@ json export_document(const JobsSnapshot& snapshot, const std::vector<std::string
       g["addressType"] = "manual";
       g["addressList"] = group->address_list;
     }
+    if (group->max_running != 0) g["maxRunning"] = group->max_running;
     json jobs = json::object();
     for (const auto& job : snapshot.jobs) {
       if (job.job_group != group->id) continue;
@@ -1473,7 +1515,7 @@ json export_document(const JobsSnapshot& snapshot, const std::vector<std::string
       calendars_named.insert(job.calendar.calendar_id);
       json entry = json::object();
       for (const auto& [field, value] : have.items()) {
-        if (field == "jobDesc" || value != defaults().at(field)) entry[field] = value;
+        if (field == "jobDesc" || !is_default(field, value)) entry[field] = value;
       }
       jobs[job.name] = std::move(entry);
     }

@@ -20,8 +20,8 @@
 //  - Alarm channels are by name; a channel takes exactly the file's jobs that name it, among
 //    the jobs of the file's groups.
 //  - A changed glueSource or glueRemark of a script job saves a new version of its history.
-//  - A group's title, address type and (for manual groups) address list are the file's; an
-//    automatic group's addresses are its executors' and stay as they are.
+//  - A group's title, address type, (for manual groups) address list and maxRunning are the
+//    file's; an automatic group's addresses are its executors' and stay as they are.
 //  - Permissions: a normal user may name only their own groups (403 naming the first other),
 //    may not create or change groups, and may not change which alarm channels take a job.
 //  - Users (admins only): one the server lacks is created without a password (it cannot log in
@@ -55,6 +55,11 @@
 //    own fields unchanged).
 //  - A job's dstGap (skip|fire_after) and dstRepeat (once|both) are its DST policy, read and
 //    checked as POST jobs reads dstGap and dstRepeat (other than the default only for CRON).
+//  - A job's retryBackoff (fixed|exponential), retryJitter, maxConcurrent and priority, and under an
+//    exponential back-off its retryMultiplier and retryMaxInterval, are the file's, read and checked
+//    as POST jobs reads them. A fixed back-off has no multiplier or ceiling: the ones a job has
+//    stored (the console keeps them for when it is exponential again) are neither compared nor
+//    exported, and an update writes them back as they are.
 //  - With `prune`, an admin's plan deletes a calendar that the file does not list, that a job
 //    or workflow of the file's groups named, and that no job or workflow names once the plan is
 //    applied.

@@ -135,7 +135,9 @@ void PgApplyStore::prepare(pqxx::connection& c) {
             // a job started or stopped by the file is no longer one its group's pause stopped
             "paused_with_group = CASE WHEN trigger_status <> $18 THEN false ELSE paused_with_group END, "
             "trigger_status = $18, trigger_next_time = $19, updated_at = " + ts("$20") + ", "
-            "calendar_id = NULLIF($21::bigint, 0), calendar_mode = $22, dst_gap = $23, dst_repeat = $24 WHERE id = $1");
+            "calendar_id = NULLIF($21::bigint, 0), calendar_mode = $22, dst_gap = $23, dst_repeat = $24, "
+            "retry_backoff = $25, retry_multiplier = $26, retry_max_interval = $27, retry_jitter = $28, "
+            "max_concurrent = $29, priority = $30 WHERE id = $1");
   c.prepare("apply_job_children", "UPDATE job_info SET child_job_ids = $2::bigint[] WHERE id = $1");
   c.prepare("apply_version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
                                     "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");
@@ -191,9 +193,8 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
         outcome.created_groups[g.app_name] = created.id;
       }
       for (const auto& g : p.update_groups) {
-        // Jobs files do not carry a group's limit: it stays as the group has it (null keeps it).
         tx.exec_prepared("group_update", g.id, g.title, g.address_type, text_array(g.address_list), g.access_token, now,
-                         std::optional<int>{});
+                         std::optional<int>(g.max_running));
       }
       for (const auto& g : tx.exec_prepared("apply_groups")) group_ids[g["app_name"].as<std::string>()] = g["id"].as<std::int64_t>();
 
@@ -249,7 +250,8 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
                          j.executor_fail_retry_count, j.retry_interval, text(j.glue_type),
                          bigint_array(ids_of(planned.children)), j.trigger_status, j.trigger_next_time, now,
                          calendar_id(planned.calendar), text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
-                         std::string(common::dst_repeat_name(j.dst.repeat)));
+                         std::string(common::dst_repeat_name(j.dst.repeat)), std::string(to_string(j.retry.backoff)),
+                         j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent, j.max_concurrent, j.priority);
         if (planned.script_changed) {
           tx.exec_prepared("job_save_glue", j.id, j.glue_source, j.glue_remark, now);
           tx.exec_prepared("version_insert", j.id, text(j.glue_type), j.glue_source, j.glue_remark, now);

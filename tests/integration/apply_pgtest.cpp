@@ -172,6 +172,48 @@ TEST_F(ApplyFixture, AJobsDstPolicyIsTheFilesAndAnExportAppliedBackKeepsIt) {
   EXPECT_EQ(text("SELECT dst_gap || ' ' || dst_repeat FROM job_info WHERE id = " + id), "SKIP ONCE");
 }
 
+TEST_F(ApplyFixture, RetriesLimitsAndPrioritiesAreWrittenAndAnExportAppliedBackKeepsThem) {
+  std::string with_limits = kFile;
+  with_limits.insert(with_limits.find("        executorHandler: invoiceJob"),
+                     "        retryBackoff: exponential\n        retryMultiplier: 1.5\n        retryMaxInterval: 600\n"
+                     "        retryJitter: 10\n        maxConcurrent: 2\n        priority: -3\n");
+  with_limits.insert(with_limits.find("    jobs:\n      nightly:"), "    maxRunning: 4\n");
+  const auto nightly = apply(with_limits).created_jobs.at({"billing", "nightly"});
+  const std::string id = std::to_string(nightly);
+  const std::string columns = "SELECT concat_ws(' ', retry_backoff, retry_multiplier, retry_max_interval, retry_jitter, "
+                              "max_concurrent, priority) FROM job_info WHERE id = " + id;
+  const std::string group_limit = "SELECT max_running FROM job_group WHERE app_name = 'billing'";
+  EXPECT_EQ(text(columns), "EXPONENTIAL 1.5 600 10 2 -3");
+  EXPECT_EQ(count(group_limit), 4);
+
+  // Changed by the file: written by the update, the group's limit too.
+  std::string changed = with_limits;
+  changed.replace(changed.find("retryMultiplier: 1.5"), 20, "retryMultiplier: 2.5");
+  changed.replace(changed.find("priority: -3"), 12, "priority: 70");
+  changed.replace(changed.find("maxRunning: 4"), 13, "maxRunning: 9");
+  const auto outcome = apply(changed);
+  EXPECT_EQ(outcome.plan.update_jobs.size(), 1u) << outcome.plan.report.dump(2);
+  EXPECT_EQ(outcome.plan.update_groups.size(), 1u) << outcome.plan.report.dump(2);
+  EXPECT_EQ(text(columns), "EXPONENTIAL 2.5 600 10 2 70");
+  EXPECT_EQ(count(group_limit), 9);
+
+  // apply → export → apply changes nothing.
+  const auto exported = admin::export_document(store_.snapshot({"billing"}), {"billing"}, admin_principal());
+  EXPECT_EQ(exported["groups"][0]["maxRunning"], 9);
+  EXPECT_EQ(exported["groups"][0]["jobs"]["nightly"]["retryMultiplier"], 2.5);
+  EXPECT_EQ(exported["groups"][0]["jobs"]["nightly"]["priority"], 70);
+  EXPECT_FALSE(apply(common::jobs_file::to_yaml(exported)).plan.report["changed"].get<bool>());
+
+  // Left out, each is its default again; a fixed back-off keeps the stored multiplier and ceiling.
+  apply(kFile);
+  EXPECT_EQ(text(columns), "FIXED 2.5 600 0 0 0");
+  EXPECT_EQ(count(group_limit), 0);
+  const auto again = admin::export_document(store_.snapshot({"billing"}), {"billing"}, admin_principal());
+  EXPECT_FALSE(again["groups"][0]["jobs"]["nightly"].contains("retryMultiplier")) << again.dump(2);
+  EXPECT_FALSE(again["groups"][0].contains("maxRunning")) << again.dump(2);
+  EXPECT_FALSE(apply(common::jobs_file::to_yaml(again)).plan.report["changed"].get<bool>());
+}
+
 TEST_F(ApplyFixture, AFailureHalfWayLeavesEverythingAsItWas) {
   apply(kFile);
   const auto audited = count("SELECT count(*) FROM audit_log");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/http/http_error.h"
 #include "common/jobs_file/jobs_file.h"
 
@@ -1115,6 +1117,158 @@ TEST(ApplyPlannerDst, TheFilesDstPolicyIsDriftAndReschedulesARunningJob) {
       "executorHandler":"h","scheduleType":"FIX_RATE","scheduleConf":"60","dstGap":"fire_after"}}}]})"),
                             server.snapshot(), admin_user());
   EXPECT_EQ(info.field, "groups[billing].jobs[x].dstGap");
+}
+
+// ---- retries with back-off, concurrency limits and priorities
+
+// billing's nightly job, as a file describes it before the fields of these tests.
+const std::string kLimitsHead = "groups:\n  - appName: billing\n    title: Billing\n    jobs:\n      nightly:\n"
+                                "        jobDesc: Job nightly\n        executorHandler: handler\n";
+
+TEST(ApplyPlannerLimits, RetriesLimitsAndPrioritiesAreDriftAndThePlanWritesThem) {
+  Server server;
+  server.add_job(10, 1, "nightly");
+  auto plan = plan_apply(file("groups:\n  - appName: billing\n    title: Billing\n    maxRunning: 5\n    jobs:\n      nightly:\n"
+                              "        jobDesc: Job nightly\n        executorHandler: handler\n"
+                              "        retryInterval: 10\n        retryBackoff: exponential\n        retryMultiplier: 1.5\n"
+                              "        retryMaxInterval: 600\n        retryJitter: 10\n        maxConcurrent: 2\n        priority: -7\n"),
+                         server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_jobs.size(), 1u) << plan.report.dump(2);
+  const Job& job = plan.update_jobs[0].job;
+  EXPECT_EQ(job.retry, (RetryPolicy{RetryBackoff::kExponential, 1.5, 600, 10}));
+  EXPECT_EQ(job.max_concurrent, 2);
+  EXPECT_EQ(job.priority, -7);
+  EXPECT_EQ((*job_report(plan, "nightly"))["changes"], json::parse(R"([{"field":"retryInterval","from":0,"to":10},
+      {"field":"retryBackoff","from":"fixed","to":"exponential"}, {"field":"retryMultiplier","to":1.5},
+      {"field":"retryMaxInterval","to":600}, {"field":"retryJitter","from":0,"to":10},
+      {"field":"maxConcurrent","from":0,"to":2}, {"field":"priority","from":0,"to":-7}])"));
+  ASSERT_EQ(plan.update_groups.size(), 1u);
+  EXPECT_EQ(plan.update_groups[0].max_running, 5);
+  EXPECT_EQ(plan.report["groups"][0]["changes"], json::parse(R"([{"field":"maxRunning","from":0,"to":5}])"));
+
+  // Left out, each is its default again: the file describes the job and the group whole.
+  auto& nightly = server.s.jobs[0];
+  nightly.retry = RetryPolicy{RetryBackoff::kExponential, 3.0, 60, 50};
+  nightly.max_concurrent = 4;
+  nightly.priority = 9;
+  server.s.groups[0].max_running = 8;
+  plan = plan_apply(file(kLimitsHead), server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_jobs.size(), 1u);
+  // A fixed back-off has no multiplier or ceiling: the stored ones stay, for when it is
+  // exponential again, as the console keeps them.
+  EXPECT_EQ(plan.update_jobs[0].job.retry, (RetryPolicy{RetryBackoff::kFixed, 3.0, 60, 0}));
+  EXPECT_EQ((*job_report(plan, "nightly"))["changes"], json::parse(R"([
+      {"field":"retryBackoff","from":"exponential","to":"fixed"}, {"field":"retryMultiplier","from":3},
+      {"field":"retryMaxInterval","from":60}, {"field":"retryJitter","from":50,"to":0},
+      {"field":"maxConcurrent","from":4,"to":0}, {"field":"priority","from":9,"to":0}])"));
+  EXPECT_EQ(plan.update_jobs[0].job.max_concurrent, 0);
+  EXPECT_EQ(plan.update_jobs[0].job.priority, 0);
+  ASSERT_EQ(plan.update_groups.size(), 1u);
+  EXPECT_EQ(plan.update_groups[0].max_running, 0);
+  EXPECT_EQ(plan.report["groups"][0]["changes"], json::parse(R"([{"field":"maxRunning","from":8,"to":0}])"));
+}
+
+TEST(ApplyPlannerLimits, AFixedBackOffLeavesTheStoredMultiplierAndCeilingAlone) {
+  // The console keeps an exponential back-off's multiplier and ceiling under a fixed one, for when
+  // it is chosen again; they make no retry wait otherwise, and a file cannot give them.
+  Server server;
+  auto& nightly = server.add_job(10, 1, "nightly");
+  nightly.retry = RetryPolicy{RetryBackoff::kFixed, 3.0, 120, 0};
+  auto plan = plan_apply(file(kLimitsHead), server.snapshot(), admin_user(), false, kNow);
+  EXPECT_TRUE(plan.empty()) << plan.report.dump(2);
+
+  plan = plan_apply(file(kLimitsHead + "        author: ops\n"), server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_jobs.size(), 1u);
+  EXPECT_EQ(plan.update_jobs[0].job.retry, (RetryPolicy{RetryBackoff::kFixed, 3.0, 120, 0})) << "written as they are";
+
+  // Chosen again, the file's exponential back-off is compared with the stored one.
+  nightly.retry.backoff = RetryBackoff::kExponential;
+  plan = plan_apply(file(kLimitsHead + "        retryBackoff: exponential\n        retryMultiplier: 3\n        retryMaxInterval: 120\n"),
+                    server.snapshot(), admin_user(), false, kNow);
+  EXPECT_TRUE(plan.empty()) << plan.report.dump(2);
+  plan = plan_apply(file(kLimitsHead + "        retryBackoff: exponential\n"), server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.update_jobs.size(), 1u);
+  EXPECT_EQ(plan.update_jobs[0].job.retry, (RetryPolicy{RetryBackoff::kExponential, 2.0, 0, 0}));
+  EXPECT_EQ((*job_report(plan, "nightly"))["changes"], json::parse(R"([{"field":"retryMultiplier","from":3,"to":2},
+      {"field":"retryMaxInterval","from":120,"to":0}])"));
+}
+
+TEST(ApplyPlannerLimits, NewGroupsAndJobsTakeTheFilesLimitsAndRetries) {
+  Server server;
+  const auto plan = plan_apply(file("groups:\n  - appName: payments\n    maxRunning: 3\n    jobs:\n      settle:\n"
+                                    "        jobDesc: Settle\n        executorHandler: settle\n        retryBackoff: exponential\n"
+                                    "        retryMultiplier: 4\n        maxConcurrent: 1\n        priority: 1000\n"),
+                               server.snapshot(), admin_user(), false, kNow);
+  ASSERT_EQ(plan.create_groups.size(), 1u);
+  EXPECT_EQ(plan.create_groups[0].max_running, 3);
+  EXPECT_NE(std::find(plan.report["groups"][0]["changes"].begin(), plan.report["groups"][0]["changes"].end(),
+                      json::parse(R"({"field":"maxRunning","to":3})")),
+            plan.report["groups"][0]["changes"].end())
+      << plan.report.dump(2);
+  ASSERT_EQ(plan.create_jobs.size(), 1u);
+  EXPECT_EQ(plan.create_jobs[0].job.retry, (RetryPolicy{RetryBackoff::kExponential, 4.0, 0, 0}));
+  EXPECT_EQ(plan.create_jobs[0].job.max_concurrent, 1);
+  EXPECT_EQ(plan.create_jobs[0].job.priority, 1000);
+  const auto& changes = (*job_report(plan, "settle"))["changes"];
+  for (const char* field : {"retryBackoff", "retryMultiplier", "maxConcurrent", "priority"}) {
+    EXPECT_TRUE(std::any_of(changes.begin(), changes.end(), [&](const json& c) { return c["field"] == field; }))
+        << field << " " << changes.dump();
+  }
+  for (const char* field : {"retryMaxInterval", "retryJitter"}) {
+    EXPECT_FALSE(std::any_of(changes.begin(), changes.end(), [&](const json& c) { return c["field"] == field; }))
+        << field << " is its default";
+  }
+}
+
+TEST(ApplyPlannerLimits, AValueTheApiRefusesIsAtItsPath) {
+  // Documents that did not pass the format's checks are held to the API's.
+  Server server;
+  auto info = refusal(json::parse(R"({"groups":[{"appName":"billing","jobs":{"x":{"jobDesc":"x",
+      "executorHandler":"h","priority":5000}}}]})"),
+                      server.snapshot(), admin_user());
+  EXPECT_EQ(info.status, 400);
+  EXPECT_EQ(info.field, "groups[billing].jobs[x].priority");
+  info = refusal(json::parse(R"({"groups":[{"appName":"billing","jobs":{"x":{"jobDesc":"x",
+      "executorHandler":"h","retryBackoff":"exponential","retryMultiplier":0.5}}}]})"),
+                 server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "groups[billing].jobs[x].retryMultiplier");
+  info = refusal(json::parse(R"({"groups":[{"appName":"billing","maxRunning":10001}]})"), server.snapshot(), admin_user());
+  EXPECT_EQ(info.field, "groups[billing].maxRunning");
+  EXPECT_NE(info.message.find("groups[billing].maxRunning"), std::string::npos) << info.message;
+}
+
+TEST(ApplyPlannerLimits, AnExportWithRetriesLimitsAndPrioritiesAppliedBackChangesNothing) {
+  Server server;
+  server.s.groups[0].max_running = 4;
+  auto& nightly = server.add_job(10, 1, "nightly");
+  nightly.retry = RetryPolicy{RetryBackoff::kExponential, 2.5, 600, 10};
+  nightly.max_concurrent = 3;
+  nightly.priority = -4;
+  auto& hourly = server.add_job(11, 1, "hourly");
+  hourly.retry = RetryPolicy{RetryBackoff::kFixed, 3.0, 120, 5};
+  auto& plain = server.add_job(12, 1, "plain");
+  plain.retry = RetryPolicy{RetryBackoff::kExponential, 2.0, 0, 0};
+
+  const auto exported = export_document(server.snapshot(), {"billing"}, admin_user());
+  ASSERT_NO_THROW(common::jobs_file::check_json(exported)) << exported.dump(2);
+  const json& group = exported["groups"][0];
+  EXPECT_EQ(group["maxRunning"], 4);
+  EXPECT_EQ(group["jobs"]["nightly"]["retryBackoff"], "exponential");
+  EXPECT_EQ(group["jobs"]["nightly"]["retryMultiplier"], 2.5);
+  EXPECT_EQ(group["jobs"]["nightly"]["retryMaxInterval"], 600);
+  EXPECT_EQ(group["jobs"]["nightly"]["retryJitter"], 10);
+  EXPECT_EQ(group["jobs"]["nightly"]["maxConcurrent"], 3);
+  EXPECT_EQ(group["jobs"]["nightly"]["priority"], -4);
+  EXPECT_EQ(group["jobs"]["hourly"], json::parse(R"({"jobDesc":"Job hourly","executorHandler":"handler","retryJitter":5})"))
+      << "a fixed back-off's kept multiplier and ceiling are not written";
+  EXPECT_EQ(group["jobs"]["plain"], json::parse(R"({"jobDesc":"Job plain","executorHandler":"handler",
+      "retryBackoff":"exponential"})"))
+      << "the defaults are left out";
+
+  const auto reread = common::jobs_file::parse_yaml(common::jobs_file::to_yaml(exported), "export.yaml", {}).document;
+  const auto plan = plan_apply(reread, server.snapshot(), admin_user(), true, kNow);
+  EXPECT_TRUE(plan.empty()) << plan.report.dump(2);
+  EXPECT_EQ(plan.report["summary"]["unchanged"], 4) << "the group and its three jobs";
 }
 
 }  // namespace
