@@ -49,9 +49,11 @@ FakeExecutor::FakeExecutor(Options options) : options_(std::move(options)) {
     const std::int64_t received = now_us();
     if (!authorized(req, res)) return;
     const auto trigger = protocol::parse<protocol::TriggerParam>(req.body);
+    std::size_t index = 0;
     {
       std::lock_guard lock(receipts_mutex_);
-      receipts_.push_back({trigger.job_id, trigger.log_date_time, trigger.log_id, received});
+      index = receipts_.size();
+      receipts_.push_back({trigger.job_id, trigger.log_date_time, trigger.log_id, received, 0});
     }
     received_.fetch_add(1);
     answer_success(res);
@@ -59,11 +61,16 @@ FakeExecutor::FakeExecutor(Options options) : options_(std::move(options)) {
     result.log_id = trigger.log_id;
     result.log_date_time = trigger.log_date_time;
     result.handle_code = protocol::kSuccessCode;
+    if (options_.hold.count() <= 0) {
+      end_run(index, std::move(result));
+      return;
+    }
     {
       std::lock_guard lock(queue_mutex_);
-      queue_.push_back(std::move(result));
+      held_.push({received + std::chrono::duration_cast<std::chrono::microseconds>(options_.hold).count(), index,
+                  std::move(result)});
     }
-    queue_changed_.notify_one();
+    held_changed_.notify_one();
   });
   auto idle = [authorized](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
     if (authorized(req, res)) answer_success(res);
@@ -95,6 +102,42 @@ void FakeExecutor::start() {
   started_ = true;
   server_->start();
   callback_thread_ = std::thread([this] { run_callbacks(); });
+  if (options_.hold.count() > 0) hold_thread_ = std::thread([this] { run_holds(); });
+}
+
+void FakeExecutor::end_run(std::size_t receipt, protocol::HandleCallbackParam result) {
+  {
+    std::lock_guard lock(receipts_mutex_);
+    receipts_[receipt].ended_us = now_us();
+  }
+  {
+    std::lock_guard lock(queue_mutex_);
+    queue_.push_back(std::move(result));
+  }
+  queue_changed_.notify_one();
+}
+
+// Ends each held run at its due time, on a thread of its own: a callback request in flight never
+// stretches a run.
+void FakeExecutor::run_holds() {
+  std::unique_lock lock(queue_mutex_);
+  while (!stopping_) {
+    if (held_.empty()) {
+      held_changed_.wait(lock);
+      continue;
+    }
+    const std::int64_t due = held_.top().due_us;
+    const std::int64_t now = now_us();
+    if (due > now) {
+      held_changed_.wait_for(lock, std::chrono::microseconds(due - now));
+      continue;
+    }
+    Held run = held_.top();
+    held_.pop();
+    lock.unlock();
+    end_run(run.receipt, std::move(run.result));
+    lock.lock();
+  }
 }
 
 std::string FakeExecutor::address() const { return "http://127.0.0.1:" + std::to_string(server_->port()) + "/"; }
@@ -107,6 +150,11 @@ std::vector<Receipt> FakeExecutor::receipts() const {
 std::size_t FakeExecutor::callbacks_queued() const {
   std::lock_guard lock(queue_mutex_);
   return queue_.size() + in_flight_;
+}
+
+std::size_t FakeExecutor::held() const {
+  std::lock_guard lock(queue_mutex_);
+  return held_.size();
 }
 
 void FakeExecutor::run_callbacks() {
@@ -163,7 +211,9 @@ void FakeExecutor::stop(std::chrono::milliseconds flush_timeout) noexcept {
     flush_deadline_ = std::chrono::steady_clock::now() + flush_timeout;
   }
   queue_changed_.notify_all();
+  held_changed_.notify_all();
   server_->stop();
+  if (hold_thread_.joinable()) hold_thread_.join();
   if (callback_thread_.joinable()) callback_thread_.join();
 }
 

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/test_database.h"
+
 namespace cronwheel::bench {
 
 namespace fs = std::filesystem;
@@ -114,6 +116,29 @@ DbCounters DbStats::read() {
   c.wal_bytes = w[0].as<double>();
   c.wal_syncs = w[1].as<double>();
   return c;
+}
+
+BenchDatabase::BenchDatabase(std::string server_url, const std::string& prefix, bool keep)
+    : server_url_(std::move(server_url)), keep_(keep) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  name_ = prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(ms % 1000000);
+  pqxx::connection c(server_url_);
+  pqxx::nontransaction tx(c);
+  tx.exec("CREATE DATABASE " + tx.quote_name(name_));
+  url_ = testing::TestDatabase::with_database(server_url_, name_);
+}
+
+BenchDatabase::~BenchDatabase() {
+  if (keep_) return;
+  try {
+    pqxx::connection c(server_url_);
+    pqxx::nontransaction tx(c);
+    tx.exec("DROP DATABASE IF EXISTS " + tx.quote_name(name_) + " WITH (FORCE)");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cannot drop the benchmark's database %s: %s\n", name_.c_str(), e.what());
+  }
 }
 
 AdminProcess::AdminProcess(const Options& options)

@@ -81,6 +81,28 @@ class DbStats {
   std::string note_;
 };
 
+// A database of one benchmark run on a PostgreSQL server: created empty, named
+// `<prefix>_<pid>_<time>`, on a server URL of a superuser; dropped, its sessions ended, by the
+// destructor unless kept. One thread.
+class BenchDatabase {
+ public:
+  BenchDatabase(std::string server_url, const std::string& prefix, bool keep);
+  ~BenchDatabase();
+
+  BenchDatabase(const BenchDatabase&) = delete;
+  BenchDatabase& operator=(const BenchDatabase&) = delete;
+
+  const std::string& server_url() const { return server_url_; }
+  const std::string& name() const { return name_; }
+  const std::string& url() const { return url_; }  // the server URL naming this database
+
+ private:
+  std::string server_url_;
+  std::string name_;
+  std::string url_;
+  bool keep_;
+};
+
 // ---------------------------------------------------------------------------------------------
 // A cronwheel-admin as a child process: listening on 127.0.0.1 on a port of the OS's choice,
 // the given database, node id and executors' access token, the console's admin password from
