@@ -86,6 +86,8 @@ json post_apply(ApiClient& api, const json& document, bool dry_run, bool prune) 
 void print_plan(std::ostream& stream, const json& plan) {
   // Whole or not at all: a plan found malformed half-way prints nothing.
   std::ostringstream out;
+  // In the order the apply writes them: calendars before the jobs and workflows that name them.
+  print_items(out, optional_array(plan, "calendars"), "calendar", [](const json& c) { return string_member(c, "name"); });
   print_items(out, array_member(plan, "groups"), "group", [](const json& g) { return string_member(g, "appName"); });
   print_items(out, array_member(plan, "jobs"), "job",
               [](const json& j) { return string_member(j, "appName") + "/" + string_member(j, "name"); });

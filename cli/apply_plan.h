@@ -19,8 +19,9 @@ class Context;
 // than the server takes, and unexpected_answer for a plan that lacks what print_plan reads.
 nlohmann::json post_apply(ApiClient& api, const nlohmann::json& document, bool dry_run, bool prune);
 
-// The plan for people: a line for each group, job and user that is not unchanged
-// ("create job billing/nightly", "delete job billing/old", "update job billing/report" followed
+// The plan for people: a line for each calendar, group, job, workflow and user that is not
+// unchanged, in that order ("create calendar cn-holidays", "create job billing/nightly",
+// "delete job billing/old", "update job billing/report" followed
 // by a line per changed field, indented: `    scheduleConf: "0 0 * * * ?" → "0 30 * * * ?"`,
 // values as JSON, long ones cut with "…"), then the summary: "2 to create, 1 to update,
 // 7 unchanged, 0 to delete (dry run: nothing changed)", "applied: 2 created, 1 updated,

@@ -370,6 +370,7 @@ TEST_F(JobsFilesE2e, ACalendarAppliedWithAJobNamingItSkipsTheHolidayAndExportsBa
 
   Ran r = run({"apply", "-f", at("jobs")});
   ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out.find("create calendar holidays\n"), 0u) << "calendars first, as they are written first: " << r;
   EXPECT_NE(r.out.find("applied: 7 created, 0 updated, 0 unchanged, 0 deleted\n"), std::string::npos)
       << "the calendar, two groups, four jobs: " << r;
   const auto calendars = admin_->get("calendars?name=holidays", session_);

@@ -56,6 +56,28 @@ TEST(ApplyPlanTest, PrintsWorkflowsAfterJobsAndWhyAPlanIsRefused) {
             "0 to create, 1 to update, 0 unchanged, 1 to delete (dry run: nothing changed)\n");
 }
 
+TEST(ApplyPlanTest, PrintsCalendarsFirstAsTheyAreWrittenFirst) {
+  json plan = plan_of(json::array(), json::array({job("billing", "nightly", "create")}), true, true, summary_of(2, 1, 1, 1));
+  plan["calendars"] = json::array(
+      {{{"name", "cn-holidays"}, {"action", "create"},
+        {"changes", json::array({change("timezone", nullptr, "Asia/Shanghai"), change("excludedDates", nullptr, 3)})}},
+       {{"name", "us-holidays"}, {"id", 7}, {"action", "update"},
+        {"changes", json::array({change("excludedDates[2026-07-03]", nullptr, "Independence Day (observed)"),
+                                 change("excludedDates[2026-07-04]", "Independence Day", nullptr)})}},
+       {{"name", "same"}, {"id", 8}, {"action", "unchanged"}, {"changes", json::array()}},
+       {{"name", "dropped"}, {"id", 9}, {"action", "delete"}, {"changes", json::array()}}});
+  EXPECT_EQ(printed(plan),
+            "create calendar cn-holidays\n"
+            "update calendar us-holidays\n"
+            "    excludedDates[2026-07-03]: (none) \u2192 \"Independence Day (observed)\"\n"
+            "    excludedDates[2026-07-04]: \"Independence Day\" \u2192 (none)\n"
+            "delete calendar dropped\n"
+            "create job billing/nightly\n"
+            "2 to create, 1 to update, 1 unchanged, 1 to delete (dry run: nothing changed)\n");
+  plan["calendars"][0].erase("name");
+  EXPECT_THROW(printed(plan), CliError) << "a calendar without its name is malformed";
+}
+
 TEST(ApplyPlanTest, PrintsALineForEachChangedGroupAndJobWithTheFieldsOfUpdates) {
   const json plan = plan_of(
       json::array({{{"appName", "billing"}, {"action", "unchanged"}, {"changes", json::array()}},
