@@ -7,6 +7,7 @@ import { runListQuery } from '@/pages/runs/run-list-query'
 import { workflowListQuery } from '@/pages/workflows/workflow-list-query'
 import { workflowRunListQuery } from '@/pages/workflows/workflow-run-list-query'
 import { calendarListQuery } from '@/pages/calendars/calendar-list-query'
+import { backfillListQuery } from '@/pages/backfills/backfill-list-query'
 
 declare module 'vue-router' {
   interface RouteMeta {
@@ -79,6 +80,19 @@ export const routes: RouteRecordRaw[] = [
         component: () => import('@/pages/runs/RunDetailPage.vue'),
         props: true,
         meta: { title: 'runs.detailTitle', menu: '/runs' },
+      },
+      {
+        path: 'backfills',
+        name: 'backfills',
+        component: () => import('@/pages/backfills/BackfillListPage.vue'),
+        meta: { title: 'backfills.title', menu: '/runs', list: backfillListQuery },
+      },
+      {
+        path: 'backfills/:id(\\d+)',
+        name: 'backfill',
+        component: () => import('@/pages/backfills/BackfillPage.vue'),
+        props: true,
+        meta: { title: 'backfills.detailTitle', menu: '/runs' },
       },
       {
         path: 'workflows',

@@ -8,15 +8,29 @@ import {
   formatLateness,
   isRunActive,
   isRunStatusFilter,
+  isWaitingForSlot,
   latenessMs,
   resultKind,
   runDuration,
+  runStateLook,
   triggerKind,
   stateKey,
   stateTagType,
 } from '@/pages/runs/run-format'
 
 describe('run formatting', () => {
+  it('tells a pending fire waiting for a slot apart from one merely pending', () => {
+    expect(isWaitingForSlot({ state: 'pending', waitingForSlot: true })).toBe(true)
+    expect(isWaitingForSlot({ state: 'pending', waitingForSlot: false })).toBe(false)
+    expect(isWaitingForSlot({ state: 'pending' })).toBe(false)
+    // Once admitted and sent, the mark no longer matters.
+    expect(isWaitingForSlot({ state: 'triggered', waitingForSlot: true })).toBe(false)
+    expect(runStateLook({ state: 'pending', waitingForSlot: true })).toEqual({ key: 'runs.waitingForSlot', tag: 'warning', slot: true })
+    expect(runStateLook({ state: 'pending' })).toEqual({ key: 'runs.states.pending', tag: 'warning', slot: false })
+    expect(runStateLook({ state: 'succeeded', waitingForSlot: true })).toEqual({ key: 'runs.states.succeeded', tag: 'success', slot: false })
+    expect(runStateLook({ state: 'weird' as never })).toEqual({ key: null, tag: 'info', slot: false })
+  })
+
   it('lateness is trigger minus scheduled', () => {
     expect(latenessMs({ scheduledTime: 1000, triggerTime: 2250 })).toBe(1250)
     expect(latenessMs({ scheduledTime: 1000, triggerTime: null })).toBeNull()

@@ -36,7 +36,11 @@ export default {
     PARENT: 'Parent job',
     RETRY: 'Retry',
     API: 'API',
+    WORKFLOW: 'Workflow',
+    BACKFILL: 'Backfill',
   },
+  waitingForSlot: 'Waiting for a slot',
+  backfillOf: 'backfill #{id}',
   columns: {
     id: 'ID',
     job: 'Job',
@@ -90,6 +94,7 @@ export default {
   cancelConfirm: 'Cancel the pending run #{id} of "{name}"? It will not fire.',
   cancelTitle: 'Cancel the fire?',
   cancelled: 'Run #{id} is cancelled.',
+  cancelWithBackfill: 'A backfill’s pending runs are cancelled with their backfill.',
   cancelOnlyManual: 'Only fires asked for with "Run once" can be cancelled; stop the job to skip its schedule.',
   keep: 'Keep it',
   clear: {
@@ -140,6 +145,9 @@ export default {
     handleMsg: 'Handle message',
     noMessage: 'No message',
     jobRuns: 'Runs of this job',
+    backfillLink: 'Backfill #{id}',
+    waitingForSlot: 'This run waits for a slot: its job or its group runs at most so many runs at once. It goes out as their runs end, the highest priority first, then the earliest due.',
+    waitingFor: 'waiting for {wait}',
     reloadEvery: 'The run is still going: its state refreshes every few seconds.',
   },
   log: {

@@ -16,6 +16,7 @@ import alarms from './alarms'
 import cluster from './cluster'
 import workflows from './workflows'
 import calendars from './calendars'
+import backfills from './backfills'
 
 export default {
   common,
@@ -35,4 +36,5 @@ export default {
   dashboard,
   workflows,
   calendars,
+  backfills,
 }

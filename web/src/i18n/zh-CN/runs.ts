@@ -38,7 +38,11 @@ const messages: typeof en = {
     PARENT: '父任务触发',
     RETRY: '失败重试',
     API: 'API 触发',
+    WORKFLOW: '工作流触发',
+    BACKFILL: '补跑',
   },
+  waitingForSlot: '等待名额',
+  backfillOf: '补跑 #{id}',
   columns: {
     id: 'ID',
     job: '任务',
@@ -92,6 +96,7 @@ const messages: typeof en = {
   cancelConfirm: '取消“{name}”等待中的运行 #{id} 吗？它将不会触发。',
   cancelTitle: '取消触发？',
   cancelled: '运行 #{id} 已取消。',
+  cancelWithBackfill: '补跑中等待的运行随补跑一起取消。',
   cancelOnlyManual: '只有通过“执行一次”发起的触发可以取消；要跳过定时调度，请停止任务。',
   keep: '保留',
   clear: {
@@ -142,6 +147,9 @@ const messages: typeof en = {
     handleMsg: '执行备注',
     noMessage: '无备注',
     jobRuns: '该任务的运行',
+    backfillLink: '补跑 #{id}',
+    waitingForSlot: '该运行正在等待名额：其任务或分组同时运行的次数有上限。当运行结束时依次发出：优先级高的先发，其次是计划时间早的。',
+    waitingFor: '已等待 {wait}',
     reloadEvery: '运行尚未结束：状态每几秒刷新一次。',
   },
   log: {

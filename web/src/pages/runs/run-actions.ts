@@ -5,7 +5,7 @@ import { i18n } from '@/i18n'
 import { confirmDanger } from '@/utils/confirm'
 import { showError } from '@/utils/errors'
 import { jobName } from '@/components/job-names'
-import { stateKey } from './run-format'
+import { runStateLook, stateKey } from './run-format'
 
 const t = i18n.global.t
 
@@ -13,6 +13,12 @@ const t = i18n.global.t
 export function stateText(state: string | undefined): string {
   const key = stateKey(state)
   return key ? t(key) : (state ?? '')
+}
+
+/** A run's state as its badge says it: "Waiting for a slot" for a pending fire held by a limit. */
+export function runStateText(log: Pick<JobLog, 'state' | 'waitingForSlot'>): string {
+  const key = runStateLook(log).key
+  return key ? t(key) : (log.state ?? '')
 }
 
 /** A pending fire that DELETE logs/{id} can cancel: one asked for through trigger. */

@@ -47,6 +47,25 @@ export function stateKey(state: string | undefined): string | null {
   return state && known.includes(state) ? `runs.states.${state}` : null
 }
 
+/**
+ * A pending fire of a group or job with a concurrency limit that waits for a slot
+ * (JobLog.waitingForSlot): no admin sends it until one frees, so it is told apart from a fire
+ * that is merely not due yet.
+ */
+export function isWaitingForSlot(log: Pick<JobLog, 'state' | 'waitingForSlot'>): boolean {
+  return log.state === 'pending' && log.waitingForSlot === true
+}
+
+/** How a run's state shows: its i18n key and badge look, "waiting for a slot" apart from pending. */
+export function runStateLook(log: Pick<JobLog, 'state' | 'waitingForSlot'>): {
+  key: string | null
+  tag: ReturnType<typeof stateTagType>
+  slot: boolean
+} {
+  if (isWaitingForSlot(log)) return { key: 'runs.waitingForSlot', tag: 'warning', slot: true }
+  return { key: stateKey(log.state), tag: stateTagType(log.state), slot: false }
+}
+
 /** Milliseconds from the due time to the trigger; null before the trigger. */
 export function latenessMs(log: Pick<JobLog, 'scheduledTime' | 'triggerTime'>): number | null {
   if (!log.triggerTime || !log.scheduledTime) return null
