@@ -6,8 +6,10 @@
 
 #include <pqxx/pqxx>
 
+#include "admin/model/run_end.h"
 #include "admin/pg/database.h"
 #include "admin/pg/pg_backfill_store.h"
+#include "admin/pg/pg_completion_store.h"
 #include "admin/pg/pg_stores.h"
 #include "tests/support/backfill_contract_tests.h"
 #include "tests/support/fake_clock.h"
@@ -23,7 +25,8 @@ class PgBackfillFixture {
       : migrated_(migrate_schema(db_)),
         database_(pool_options(db_, 6), &prepare),
         stores_(database_, clock_),
-        store_(database_, clock_) {
+        store_(database_, clock_),
+        completion_(database_) {
     clock_.set_wall_ms(backfill_contract::kNow);
     admin::Group g;
     g.app_name = "backfill-contract";
@@ -33,9 +36,11 @@ class PgBackfillFixture {
   static void prepare(pqxx::connection& c) {
     admin::PgStores::prepare(c);
     admin::PgBackfillStore::prepare(c);
+    admin::PgCompletionStore::prepare(c);
   }
 
   admin::BackfillStore& backfills() { return store_; }
+  admin::PgCompletionStore& completion() { return completion_; }
   admin::Stores stores() { return stores_.stores(); }
   std::int64_t group() const { return group_; }
   admin::JobLog put_run(const admin::JobLog& run) {
@@ -69,8 +74,59 @@ class PgBackfillFixture {
   admin::Database database_;
   admin::PgStores stores_;
   admin::PgBackfillStore store_;
+  admin::PgCompletionStore completion_;
   std::int64_t group_ = 0;
 };
+
+// What the completion writes when a backfill's run fails (pg_follow_ups.h): its retry belongs to
+// the backfill, so it counts as unfinished and the backfill is not done before it ends.
+TEST(PgBackfillRetries, ARetryOfABackfillsFailedRunBelongsToTheBackfill) {
+  PgBackfillFixture f;
+  admin::Job j;
+  j.job_group = f.group();
+  j.name = "retried";
+  j.job_desc = "retried";
+  j.schedule_type = admin::ScheduleType::kCron;
+  j.schedule_conf = "0 0 * * * ?";
+  j.executor_handler = "report";
+  j.executor_fail_retry_count = 1;
+  const auto job = f.stores().jobs.create(j, backfill_contract::kOperator).id;
+  admin::Backfill b;
+  b.job_id = job;
+  b.from = backfill_contract::kFrom;
+  b.to = backfill_contract::kFrom + backfill_contract::kHour;
+  b.total = 1;
+  const auto backfill = f.backfills().create(b, backfill_contract::kOperator);
+  const auto written = f.backfills().step(backfill.id, "node-a", backfill_contract::kNow,
+                                          [](const admin::Backfill&, std::int64_t, const admin::BackfillStore::ExistingLookup&) {
+                                            admin::BackfillStep step;
+                                            step.write = {backfill_contract::kFrom};
+                                            step.cursor = backfill_contract::kFrom;
+                                            return step;
+                                          });
+  ASSERT_EQ(written.fires.size(), 1u);
+  f.move(written.fires[0].id, admin::FireState::kTriggered);
+  admin::RunResult failed;
+  failed.log_id = written.fires[0].id;
+  failed.state = admin::FireState::kFailed;
+  failed.handle_time = backfill_contract::kNow;
+  failed.handle_code = 500;
+  failed.handle_msg = "no data for that day";
+  const auto recorded =
+      f.completion().record(failed, admin::follow_ups_of(admin::RunEnd::kFailed, backfill_contract::kNow, "node-a"));
+  ASSERT_EQ(recorded.fires.size(), 1u);
+  EXPECT_EQ(recorded.fires[0].trigger_type, admin::TriggerType::kRetry);
+  EXPECT_EQ(recorded.fires[0].backfill_id, backfill.id);
+  EXPECT_EQ(f.stores().logs.get(recorded.fires[0].id)->backfill_id, backfill.id) << "as stored";
+  std::int64_t unfinished = -1;
+  f.backfills().step(backfill.id, "node-a", backfill_contract::kNow,
+                     [&](const admin::Backfill& read, std::int64_t n, const admin::BackfillStore::ExistingLookup& existing) {
+                       unfinished = n;
+                       return admin::plan_backfill_step(read, {{}, true}, existing({}), n);
+                     });
+  EXPECT_EQ(unfinished, 1) << "the retry is the backfill's, unfinished";
+  EXPECT_EQ(f.backfills().get(backfill.id)->state, admin::BackfillState::kRunning) << "not done before its retry ends";
+}
 
 }  // namespace
 
