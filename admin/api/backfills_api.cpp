@@ -45,10 +45,11 @@ BackfillRequest read_backfill_body(const std::string& text, const Job& job, std:
                               ": executors refuse a run time that early");
   }
   if (b.to <= b.from) {
-    throw invalid("to", "to: must be after from (" + instant_text(b.from) + "), got " + std::to_string(b.to));
+    throw invalid("to", "to: must be after from (" + std::to_string(b.from) + "), got " + std::to_string(b.to));
   }
   if (b.to > now) {
-    throw invalid("to", "to: " + instant_text(b.to) + " is in the future (now is " + instant_text(now) +
+    // The number alone: a value this far out may be beyond the calendar's years.
+    throw invalid("to", "to: " + std::to_string(b.to) + " is in the future (now is " + instant_text(now) +
                             "): a backfill runs instants that have passed");
   }
   if (on_existing) {
