@@ -168,6 +168,23 @@ class WorkflowsE2e : public ::testing::Test {
     return body;
   }
 
+  // The run once it ended and none of its nodes is still running: a run fails as soon as a node
+  // fails, while a running sibling finishes after it (FINISH).
+  json settled(std::int64_t run) {
+    json body = ended(run);
+    const bool done = eventually(
+        [&] {
+          body = admin_->get("workflow-runs/" + std::to_string(run), who_).body;
+          for (const json& n : body.value("nodes", json::array())) {
+            if (n.value("state", "") == "started") return false;
+          }
+          return true;
+        },
+        kBound);
+    EXPECT_TRUE(done) << body.dump(2);
+    return body;
+  }
+
   static json node_of(const json& run, const std::string& key) {
     for (const json& n : run["nodes"]) {
       if (n["key"] == key) return n;
@@ -241,7 +258,7 @@ TEST_F(WorkflowsE2e, AFailingNodeFailsTheRunThenARerunFromItKeepsWhatSucceeded) 
   const auto echo_a = job("a", "echo");
   const auto failing = job("b", "fail");
   const auto wf = create(diamond("failing", {{"a", echo_a}, {"b", failing}, {"c", job("c", "echo")}, {"d", job("d", "echo")}}));
-  json run = ended(trigger(wf)["id"].get<std::int64_t>());
+  json run = settled(trigger(wf)["id"].get<std::int64_t>());
   const auto id = run["id"].get<std::int64_t>();
   ASSERT_EQ(run["state"], "failed") << run.dump(2);
   EXPECT_NE(run["reason"].get<std::string>().find("node b failed"), std::string::npos) << run["reason"];

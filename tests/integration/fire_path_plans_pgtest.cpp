@@ -341,6 +341,18 @@ TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
   expect_index_reads({"sched_takeover_sending_lock", "'{" + kNode + "}'"}, "job_log_sending");
 }
 
+TEST_F(FirePathPlansPgTest, SlotAdmissionsReadOnlyTheWaitingAndHoldingIndexes) {
+  // Concurrency limits (sql/0023_concurrency_limits.sql): an admission for a group, and the count
+  // of fires waiting, read the few rows waiting or holding a slot, never the run table.
+  std::string group;
+  {
+    pqxx::nontransaction tx(connection_);
+    group = tx.exec1("SELECT min(id) FROM job_group")[0].as<std::string>();
+  }
+  expect_index_reads({"slot_candidates", group + ", 1000"}, "job_log_waiting_slot");
+  expect_index_reads({"slot_holding", group}, "job_log_holding_slot");
+}
+
 // The workflow steps of a batch of results (pg::record_workflow_node_ends) on workflow tables
 // as unanalysed as the run table: many workflow runs of a four-node chain a → b → c → d, the
 // newest of them running (a succeeded, b started with its run triggered, c and d waiting), the
