@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "cli/cli_error.h"
+#include "cli/instant.h"
 #include "cli/job_ref.h"
 #include "cli/workflow_inputs.h"
 #include "common/jobs_file/jobs_file.h"
@@ -109,6 +110,17 @@ const CLI::Validator& id_check() {
         return {};
       },
       "ID", "id");
+  return check;
+}
+
+const CLI::Validator& instant_check() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        auto instant = parse_instant(text);
+        if (auto* why = std::get_if<std::string>(&instant)) return "'" + one_line(text, 80) + "': " + *why;
+        return {};
+      },
+      "TIME", "instant");
   return check;
 }
 

@@ -25,6 +25,8 @@ const CLI::Validator& import_source_check();
 const CLI::Validator& app_name_check();
 // A numeric id (runs).
 const CLI::Validator& id_check();
+// An instant: ISO-8601 with its UTC offset, or epoch milliseconds (instant.h).
+const CLI::Validator& instant_check();
 // Any text, at most 64 KiB (a job's parameters are at most that).
 const CLI::Validator& bounded_text_check();
 

@@ -1,4 +1,4 @@
-// cronwheel jobs list|get|start|stop|delete|trigger
+// cronwheel jobs list|get|start|stop|delete|trigger (and backfill: backfills_command.cpp)
 
 #include <map>
 #include <memory>
@@ -235,6 +235,8 @@ void add_jobs_commands(CommandLine& command_line) {
                                 ->type_name("P")
                                 ->check(bounded_text_check());
   }
+
+  add_jobs_backfill_command(command_line, *jobs);
 }
 
 }  // namespace cronwheel::cli

@@ -2,6 +2,7 @@
 //
 //   cronwheel jobs list|get|start|stop|delete|trigger
 //   cronwheel groups list|pause|resume
+//   cronwheel jobs backfill, backfills list|get|cancel
 //   cronwheel runs list|get|logs|kill
 //   cronwheel workflows list|get|start|stop|delete|trigger|check
 //   cronwheel workflow-runs list|get|cancel|rerun
@@ -41,7 +42,7 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) { interrupted.store(true); }
 
-// Once a command waits (runs logs -f, workflows trigger --wait), Ctrl-C ends the wait at its next
+// Once a command waits (runs logs -f, workflows trigger --wait, jobs backfill --wait), Ctrl-C ends the wait at its next
 // step instead of killing the process mid-line, and the command says so in its exit status; a
 // second Ctrl-C kills it at once (SA_RESETHAND). Commands that never wait keep the default: Ctrl-C ends them.
 void catch_interrupt() {
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   add_jobs_commands(command_line);
   add_groups_commands(command_line);
   add_runs_commands(command_line);
+  add_backfills_commands(command_line);
   add_workflows_commands(command_line);
   add_workflow_runs_commands(command_line);
   add_calendars_commands(command_line);

@@ -67,6 +67,7 @@ std::string code_and_message(const json& run, const char* code_key, const char* 
 struct RunListOptions {
   std::string job;
   std::string group;
+  std::string backfill;
   std::string state;
   int limit = kDefaultListLimit;
 };
@@ -75,6 +76,7 @@ int list_runs(Context& ctx, const RunListOptions& options) {
   QueryParameters filters;
   if (!options.job.empty()) filters.push_back(job_filter(ctx, options.job));
   if (!options.group.empty()) filters.push_back(group_filter(ctx, options.group));
+  if (!options.backfill.empty()) filters.emplace_back("backfillId", options.backfill);
   if (!options.state.empty()) filters.emplace_back("status", options.state);
   ListTable table;
   table.plural = "runs";
@@ -201,12 +203,16 @@ void add_runs_commands(CommandLine& command_line) {
         "pending (not sent yet) or cancelled. -o json and -o yaml print the API's page.\n\n"
         "EXAMPLES\n"
         "  cronwheel runs list --job billing/nightly-invoices\n"
-        "  cronwheel runs list --group billing --state failure --limit 100\n",
+        "  cronwheel runs list --group billing --state failure --limit 100\n"
+        "  cronwheel runs list --backfill 12 --state failure\n",
         [options](Context& ctx) { return list_runs(ctx, *options); });
     list->add_option("--job", options->job, "Only the runs of this job (id or APP/NAME)")
         ->type_name("JOB")
         ->check(job_ref_check());
     add_group_option(*list, options->group, "the runs");
+    list->add_option("--backfill", options->backfill, "Only the runs of this backfill (and their retries), by its id")
+        ->type_name("ID")
+        ->check(id_check());
     list->add_option("--state", options->state, "Only runs that succeeded, failed, run, wait or were cancelled")
         ->type_name("STATE")
         ->check(CLI::IsMember({"success", "failure", "running", "pending", "cancelled"}));

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -606,6 +608,78 @@ TEST_F(CliE2e, CalendarsAppliedAndImportedShowTheirYearAndAJobSkipsTheirHolidays
   EXPECT_NE(r.err.find("cronwheel: calendars delete cli-holidays: "), std::string::npos) << r;
   EXPECT_NE(r.err.find("cli-e2e/october"), std::string::npos) << r;
   EXPECT_NE(run({"calendars", "list"}).out.find("  cli-holidays  "), std::string::npos) << "still listed";
+}
+
+// An instant as `--from` takes it: ISO-8601 in UTC, to the second.
+std::string utc_iso8601(std::int64_t ms) {
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+TEST_F(CliE2e, AFixRateJobBackfilledOverTheLastMinutesRunsEachInstantAndIsListedDone) {
+  start_executor();
+  // Stopped: only the backfill runs it. Every minute, so the last five minutes hold five instants.
+  const auto id = make_job("catch-up", {{"scheduleType", "FIX_RATE"}, {"scheduleConf", "60"}});
+  const auto now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::int64_t from = (now_ms - 300'000) / 1000 * 1000;
+  const std::string from_text = utc_iso8601(from);
+  const std::string to_text = std::to_string(now_ms - 1000);
+
+  Ran r = run({"jobs", "backfill", "cli-e2e/catch-up", "--from", from_text, "--to", to_text, "--dry-run"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 7) << "a header, five instants, the counts: " << r;
+  EXPECT_NE(r.out.find(": 5 instants from "), std::string::npos) << r;
+  EXPECT_NE(r.out.find(", 5 to run, 0 of them ran already (dry run: nothing written)\n"), std::string::npos) << r;
+  EXPECT_EQ(admin_->get("backfills", session_).body["total"], 0) << "a dry run writes nothing";
+
+  r = run({"jobs", "backfill", "cli-e2e/catch-up", "--from", from_text, "--to", to_text, "--max-concurrent", "2", "--wait"});
+  ASSERT_EQ(r.status, 0) << r;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(^job cli-e2e/catch-up \(\d+\): backfill (\d+) running, 5 instants )")))
+      << r;
+  const std::string backfill = m[1];
+  EXPECT_NE(r.out.find("backfill " + backfill + " done: 5 runs written, 0 instants skipped of 5; runs 0 pending, 0 running, "
+                       "5 succeeded, 0 failed, 0 cancelled\n"),
+            std::string::npos)
+      << r;
+
+  r = run({"backfills", "list"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n" + backfill + " +" + std::to_string(id) + " +done +"))) << r;
+  r = run({"backfills", "list", "--job", "cli-e2e/catch-up", "--state", "done", "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  const json page = json::parse(r.out);
+  ASSERT_EQ(page["items"].size(), 1u) << r;
+  EXPECT_EQ(page["items"][0]["id"], std::stoll(backfill));
+  EXPECT_EQ(page["items"][0]["written"], 5);
+
+  // Its runs, each at its historical instant, a minute apart from --from.
+  r = run({"runs", "list", "--backfill", backfill, "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r;
+  const json runs = json::parse(r.out)["items"];
+  ASSERT_EQ(runs.size(), 5u) << r;
+  std::vector<std::int64_t> instants;
+  for (const auto& fire : runs) {
+    EXPECT_EQ(fire["triggerType"], "BACKFILL");
+    EXPECT_EQ(fire["state"], "succeeded");
+    instants.push_back(fire["scheduledTime"].get<std::int64_t>());
+  }
+  std::sort(instants.begin(), instants.end());
+  EXPECT_EQ(instants, (std::vector<std::int64_t>{from, from + 60'000, from + 120'000, from + 180'000, from + 240'000}));
+
+  // The same range again: every instant ran already and is skipped.
+  r = run({"jobs", "backfill", std::to_string(id), "--from", std::to_string(from), "--to", to_text, "--dry-run"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find(", 0 to run, 5 of them ran already (skipped) (dry run: nothing written)\n"), std::string::npos) << r;
+
+  r = run({"backfills", "cancel", backfill});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("has ended already (done)"), std::string::npos) << r;
 }
 
 TEST_F(CliE2e, HelpAndVersionNeedNoServer) {

@@ -129,6 +129,7 @@ class CliHarness {
     cli::add_jobs_commands(command_line);
     cli::add_groups_commands(command_line);
     cli::add_runs_commands(command_line);
+    cli::add_backfills_commands(command_line);
     cli::add_workflows_commands(command_line);
     cli::add_workflow_runs_commands(command_line);
     cli::add_calendars_commands(command_line);

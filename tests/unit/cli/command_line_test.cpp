@@ -74,10 +74,10 @@ TEST_F(CommandLineTest, HugeArgumentsAreRefused) {
 
 TEST_F(CommandLineTest, AGroupOfCommandsAloneNamesItsCommands) {
   expect_usage_error({"jobs"},
-                     "cronwheel: jobs: a command is required: list, get, start, stop, delete, trigger (see cronwheel "
-                     "jobs --help)");
-  expect_usage_error({}, "cronwheel: a command is required: jobs, groups, runs, workflows, workflow-runs, calendars, version "
-                         "(see cronwheel --help)");
+                     "cronwheel: jobs: a command is required: list, get, start, stop, delete, trigger, backfill (see "
+                     "cronwheel jobs --help)");
+  expect_usage_error({}, "cronwheel: a command is required: jobs, groups, runs, backfills, workflows, workflow-runs, calendars, "
+                         "version (see cronwheel --help)");
 }
 
 TEST_F(CommandLineTest, TokenAndTokenFileTogetherAreBadUsage) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/job_ref.h"
 #include "cli/list_page.h"
 #include "cli/output.h"
 #include "tests/unit/cli/cli_harness.h"

@@ -1,0 +1,395 @@
+// cronwheel jobs backfill, and cronwheel backfills list|get|cancel (docs/cli.md, "Backfills";
+// the API: POST jobs/{id}/backfill, GET backfills, GET backfills/{id}, POST backfills/{id}/cancel).
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cli/api_client.h"
+#include "cli/arguments.h"
+#include "cli/bulk_commands.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/instant.h"
+#include "cli/job_ref.h"
+#include "cli/list_page.h"
+#include "cli/output.h"
+
+namespace cronwheel::cli {
+
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// How often `jobs backfill --wait` asks for the backfill.
+constexpr auto kBackfillPollInterval = 1000ms;
+// The longest --wait-timeout: 30 days (a backfill holds at most 10,000 instants, but each may run long).
+constexpr int kMaxBackfillWaitSeconds = 30 * 24 * 3600;
+// The API's bound on a backfill's runs unfinished at once (openapi.yaml, POST jobs/{id}/backfill).
+constexpr int kMaxBackfillConcurrent = 100;
+constexpr std::size_t kReasonWidth = 60;
+constexpr std::size_t kReasonBytes = 300;
+
+std::int64_t instant_of(const std::string& text) { return std::get<std::int64_t>(parse_instant(text)); }
+
+// The backfill's state, checked to be one the API defines: a follower never waits on a state it
+// cannot know the end of.
+std::string backfill_state(const json& backfill) {
+  const std::string state = string_member(backfill, "state");
+  if (state != "running" && state != "done" && state != "cancelled") {
+    throw unexpected_answer("the backfill's state '" + one_line(state, 40) + "' is none the API defines");
+  }
+  return state;
+}
+
+// Its runs by state (BackfillRuns), each a count.
+struct RunCounts {
+  std::int64_t pending = 0, running = 0, succeeded = 0, failed = 0, cancelled = 0;
+};
+
+RunCounts run_counts(const json& backfill) {
+  const json& runs = member(backfill, "runs");
+  return {int_member(runs, "pending"), int_member(runs, "running"), int_member(runs, "succeeded"),
+          int_member(runs, "failed"), int_member(runs, "cancelled")};
+}
+
+std::string runs_text(const RunCounts& runs) {
+  return std::to_string(runs.pending) + " pending, " + std::to_string(runs.running) + " running, " +
+         std::to_string(runs.succeeded) + " succeeded, " + std::to_string(runs.failed) + " failed, " +
+         std::to_string(runs.cancelled) + " cancelled";
+}
+
+// "58 runs written, 2 instants skipped of 60": where a backfill has got to.
+std::string progress_text(const json& backfill) {
+  return std::to_string(int_member(backfill, "written")) + " runs written, " + std::to_string(int_member(backfill, "skipped")) +
+         " instants skipped of " + std::to_string(int_member(backfill, "total"));
+}
+
+// One line saying where the backfill (as GET backfills/{id} answers it) is:
+// "backfill 12 running: 10 runs written, 2 instants skipped of 60; runs 3 pending, ...", the state
+// with its reason when it was cancelled.
+std::string progress_line(const json& backfill) {
+  const std::string state = backfill_state(backfill);
+  std::string line = "backfill " + std::to_string(int_member(backfill, "id")) + " " + state;
+  const std::string reason = text_of(backfill, "reason");
+  if (state == "cancelled" && !reason.empty()) line += " (" + one_line(reason, kReasonBytes) + ")";
+  return line + ": " + progress_text(backfill) + "; runs " + runs_text(run_counts(backfill));
+}
+
+// Whether a backfill that ended ran every instant it wrote to success: done, and as many runs
+// succeeded as it wrote. A run that failed and whose retry succeeded counts once, as succeeded (a
+// run is retried only after a failure, so each run written has at most one success among it and
+// its retries).
+bool all_succeeded(const json& backfill) {
+  return backfill_state(backfill) == "done" && run_counts(backfill).succeeded >= int_member(backfill, "written");
+}
+
+// ---- jobs backfill
+
+struct BackfillOptions {
+  std::string job;
+  std::string from;
+  std::string to;
+  std::string on_existing;  // "skip", "rerun"; empty: the server's default (skip)
+  int max_concurrent = 0;   // 0: the server's default (1)
+  bool dry_run = false;
+  bool wait = false;
+  int timeout_seconds = 0;  // 0: no limit
+};
+
+// A dry run's answer for people: each instant, whether it ran already and what the backfill would
+// do there, then a line of counts.
+int print_dry_run(Context& ctx, const JobRef& ref, std::int64_t id, const json& plan) {
+  if (ctx.format() != OutputFormat::kTable) {
+    print_document(ctx.out(), ctx.format(), plan);
+    return kExitOk;
+  }
+  const bool rerun = string_member(plan, "onExisting") == "RERUN";
+  std::set<std::int64_t> existing;
+  for (const json& instant : array_member(plan, "existing")) {
+    if (!instant.is_number_integer()) throw unexpected_answer("existing: an instant that is not epoch ms");
+    existing.insert(instant.get<std::int64_t>());
+  }
+  const json& instants = array_member(plan, "instants");
+  Table table({"INSTANT", "RAN BEFORE", "BACKFILL"});
+  for (const json& instant : instants) {
+    if (!instant.is_number_integer()) throw unexpected_answer("instants: an instant that is not epoch ms");
+    const bool ran = existing.contains(instant.get<std::int64_t>());
+    table.add_row({local_time(instant.get<std::int64_t>()), ran ? "yes" : "no", !ran ? "runs" : rerun ? "runs again" : "skips"});
+  }
+  const auto total = int_member(plan, "total");
+  const auto to_run = int_member(plan, "toRun");
+  const std::string range = "from " + local_time(int_member(plan, "from")) + " to " + local_time(int_member(plan, "to"));
+  if (table.rows() == 0) {
+    ctx.out() << "job " << named(ref, id) << ": no instant of its schedule " << range << " (dry run: nothing written)\n";
+    return kExitOk;
+  }
+  table.print(ctx.out());
+  ctx.out() << "job " << named(ref, id) << ": " << total << (total == 1 ? " instant " : " instants ") << range << ", "
+            << to_run << " to run, " << existing.size() << " of them ran already"
+            << (existing.empty() ? "" : rerun ? " (run again: --on-existing rerun)" : " (skipped)")
+            << " (dry run: nothing written)\n";
+  return kExitOk;
+}
+
+// Follows backfill `backfill` (as created) until it ends, `timeout` passes (zero: never) or Ctrl-C,
+// saying on `progress` each change of where it is; answers the exit status: 0 when it is done and
+// every run it wrote succeeded, 1 otherwise.
+int follow_backfill(Context& ctx, json backfill, std::chrono::seconds timeout, std::ostream& progress) {
+  ApiClient& api = ctx.api();
+  const std::int64_t id = int_member(backfill, "id");
+  const auto deadline = ctx.now() + timeout;
+  std::string said;
+  for (;;) {
+    const std::string line = progress_line(backfill);
+    if (line != said) {
+      progress << line << "\n";
+      progress.flush();
+      said = line;
+    }
+    if (backfill_state(backfill) != "running") {
+      print_document(ctx.out(), ctx.format(), backfill);
+      return all_succeeded(backfill) ? kExitOk : kExitFailed;
+    }
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(kBackfillPollInterval);
+    if (timeout.count() > 0) {
+      const auto now = ctx.now();
+      if (now >= deadline) {
+        throw operation_failed("backfill " + std::to_string(id) + " is still running after " + std::to_string(timeout.count()) +
+                               " s; it goes on (cronwheel backfills cancel " + std::to_string(id) + " ends it)");
+      }
+      wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(deadline - now));
+    }
+    if (!ctx.pause(wait)) return kExitInterrupted;
+    backfill = api.get("backfills/" + std::to_string(id));
+  }
+}
+
+int backfill_job(Context& ctx, const BackfillOptions& options) {
+  json body{{"from", instant_of(options.from)}, {"to", instant_of(options.to)}};
+  if (!options.on_existing.empty()) body["onExisting"] = options.on_existing == "rerun" ? "RERUN" : "SKIP";
+  if (options.max_concurrent > 0) body["maxConcurrent"] = options.max_concurrent;
+  if (options.dry_run) body["dryRun"] = true;
+  return ctx.about(options.job, [&] {
+    ApiClient& api = ctx.api();
+    const JobRef ref = std::get<JobRef>(parse_job_ref(options.job));
+    const auto id = resolve_job(api, ref);
+    const json answer = api.post("jobs/" + std::to_string(id) + "/backfill", body);
+    if (options.dry_run) return print_dry_run(ctx, ref, id, answer);
+    const std::string state = backfill_state(answer);
+    // Table: everything on stdout. JSON and YAML: the backfill alone on stdout, the progress on stderr.
+    std::ostream& progress = ctx.format() == OutputFormat::kTable ? ctx.out() : ctx.err();
+    if (ctx.format() == OutputFormat::kTable || options.wait) {
+      const auto backfill = int_member(answer, "id");
+      progress << "job " << named(ref, id) << ": backfill " << backfill << " " << state << ", "
+               << int_member(answer, "total") << " instants from " << local_time(int_member(answer, "from")) << " to "
+               << local_time(int_member(answer, "to"));
+      if (!options.wait) progress << " (cronwheel backfills get " << backfill << ")";
+      progress << "\n";
+    }
+    if (!options.wait) {
+      print_document(ctx.out(), ctx.format(), answer);
+      return static_cast<int>(kExitOk);
+    }
+    return follow_backfill(ctx, answer, std::chrono::seconds(options.timeout_seconds), progress);
+  });
+}
+
+// ---- backfills list
+
+struct BackfillListOptions {
+  std::string job;
+  std::string state;
+  int limit = kDefaultListLimit;
+};
+
+int list_backfills(Context& ctx, const BackfillListOptions& options) {
+  QueryParameters filters;
+  if (!options.job.empty()) filters.push_back(job_filter(ctx, options.job));
+  if (!options.state.empty()) filters.emplace_back("state", options.state);
+  ListTable table;
+  table.plural = "backfills";
+  table.headers = {"JOB ID", "STATE", "FROM", "TO", "WRITTEN", "SKIPPED", "TOTAL", "ON EXISTING", "BY", "REASON"};
+  table.row = [](const json& b, const AppNames&) -> std::vector<std::string> {
+    return {text_of(b, "jobId"),
+            cell_text(text_of(b, "state")),
+            local_time(int_of(b, "from")),
+            local_time(int_of(b, "to")),
+            text_of(b, "written"),
+            text_of(b, "skipped"),
+            text_of(b, "total"),
+            cell_text(text_of(b, "onExisting")),
+            cell_text(text_of(b, "createdBy"), 32),
+            cell_text(text_of(b, "reason"), kReasonWidth)};
+  };
+  return print_list_page(ctx, "backfills", std::move(filters), options.limit, table);
+}
+
+// ---- backfills get, cancel
+
+void print_backfill(Context& ctx, const json& b) {
+  const json cursor = b.is_object() && b.contains("cursor") ? b["cursor"] : json();
+  print_fields(ctx.out(), {
+                              {"ID", std::to_string(int_member(b, "id"))},
+                              {"Job ID", text_of(b, "jobId")},
+                              {"State", backfill_state(b)},
+                              {"From", local_time(int_member(b, "from"))},
+                              {"To", local_time(int_member(b, "to"))},
+                              {"On existing", text_of(b, "onExisting")},
+                              {"Max concurrent", text_of(b, "maxConcurrent")},
+                              {"Progress", progress_text(b)},
+                              {"Last instant", cursor.is_number_integer() ? local_time(cursor.get<std::int64_t>()) : "-"},
+                              {"Runs", runs_text(run_counts(b))},
+                              {"Created by", text_of(b, "createdBy")},
+                              {"Created", local_time(int_of(b, "createdAt"))},
+                              {"Ended", local_time(int_of(b, "endedAt"))},
+                              {"Reason", text_of(b, "reason")},
+                          });
+}
+
+int get_backfill(Context& ctx, const std::string& text) {
+  return ctx.about(text, [&] {
+    const json b = ctx.api().get("backfills/" + std::to_string(std::get<std::int64_t>(parse_id(text))));
+    if (ctx.format() != OutputFormat::kTable) {
+      print_document(ctx.out(), ctx.format(), b);
+      return kExitOk;
+    }
+    print_backfill(ctx, b);
+    return kExitOk;
+  });
+}
+
+int cancel_backfill(Context& ctx, const std::string& text) {
+  return ctx.about(text, [&] {
+    const auto id = std::get<std::int64_t>(parse_id(text));
+    const json b = ctx.api().post("backfills/" + std::to_string(id) + "/cancel");
+    if (ctx.format() != OutputFormat::kTable) {
+      print_document(ctx.out(), ctx.format(), b);
+      return kExitOk;
+    }
+    ctx.out() << "backfill " << id << " cancelled: " << progress_text(b) << "; runs " << runs_text(run_counts(b))
+              << " (runs already sent go on)\n";
+    return kExitOk;
+  });
+}
+
+}  // namespace
+
+void add_jobs_backfill_command(CommandLine& command_line, CLI::App& jobs) {
+  auto options = std::make_shared<BackfillOptions>();
+  CLI::App* backfill = command_line.add_command(
+      jobs, "backfill", "Run a job for every instant its schedule had in a past range",
+      "Asks for a run of the job at each instant its schedule (CRON or FIX_RATE, in its zone,\n"
+      "with its DST policy and calendar; a FIX_RATE job's grid starting at --from) had from\n"
+      "--from up to --to (not included), as if each had fired on time: its executor gets the\n"
+      "historical instant as the run's time. The admin writes the runs oldest first, at most\n"
+      "--max-concurrent unfinished at once (default 1, at most 100). An instant that has a run\n"
+      "already is skipped, or run again with --on-existing rerun. A range of more than 10,000\n"
+      "instants is refused: backfill it in parts.\n\n"
+      "--dry-run writes nothing and prints the instants, which of them ran already and what the\n"
+      "backfill would do there. Without --wait the backfill's id is printed and it goes on in\n"
+      "the admin (cronwheel backfills get ID). With --wait, follows it (asking once a second),\n"
+      "printing a line each time its progress changes, until it ends: the exit status is then 0\n"
+      "when it is done and every run it wrote succeeded (a run whose retry succeeded counts as\n"
+      "succeeded), 1 when a run failed or was cancelled, or the backfill was cancelled.\n"
+      "--wait-timeout bounds the wait: past it the command fails (status 1) and the backfill\n"
+      "goes on. Ctrl-C stops following (status 130). With -o json or -o yaml the backfill (or\n"
+      "the dry run's answer) is printed on stdout, the progress on stderr.\n\n"
+      "TIMES\n"
+      "  ISO-8601 with the UTC offset (2026-05-01T00:00:00+02:00, 2026-05-01T00:00Z; seconds and\n"
+      "  milliseconds optional), or epoch milliseconds (1777586400000).\n\n"
+      "ARGUMENTS\n"
+      "  JOB  the job's numeric id, or APP/NAME\n\n"
+      "EXAMPLES\n"
+      "  cronwheel jobs backfill billing/nightly-invoices --from 2026-04-01T00:00:00+02:00 \\\n"
+      "      --to 2026-05-01T00:00:00+02:00 --dry-run\n"
+      "  cronwheel jobs backfill 42 --from 2026-04-01T00:00Z --to 2026-04-02T00:00Z --max-concurrent 4 --wait\n"
+      "  cronwheel jobs backfill 42 --from 1775001600000 --to 1775088000000 --on-existing rerun -o json | jq .id\n",
+      [options](Context& ctx) { return backfill_job(ctx, *options); });
+  backfill->add_option("JOB", options->job, "The job: its id or APP/NAME")->required()->check(job_ref_check());
+  backfill->add_option("--from", options->from, "The first instant it may run (ISO-8601 with offset, or epoch ms)")
+      ->type_name("TIME")
+      ->required()
+      ->check(instant_check());
+  backfill->add_option("--to", options->to, "The end of the range, not included (ISO-8601 with offset, or epoch ms)")
+      ->type_name("TIME")
+      ->required()
+      ->check(instant_check());
+  backfill->add_option("--on-existing", options->on_existing, "At an instant that ran already: skip it (default) or rerun it")
+      ->type_name("skip|rerun")
+      ->check(CLI::IsMember({"skip", "rerun"}));
+  backfill->add_option("--max-concurrent", options->max_concurrent, "Runs unfinished at once (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(1, kMaxBackfillConcurrent));
+  auto* dry_run = backfill->add_flag("--dry-run", options->dry_run, "Print the instants and what it would do; write nothing");
+  auto* wait = backfill->add_flag("--wait", options->wait, "Follow it until it ends; exit 0 only if every run succeeded");
+  wait->excludes(dry_run);
+  backfill->add_option("--wait-timeout", options->timeout_seconds, "With --wait: give up waiting after this many seconds")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1, kMaxBackfillWaitSeconds))
+      ->needs(wait);
+}
+
+void add_backfills_commands(CommandLine& command_line) {
+  CLI::App* backfills = command_line.add_group("backfills", "List, inspect and cancel backfills (cronwheel jobs backfill makes them)");
+
+  {
+    auto options = std::make_shared<BackfillListOptions>();
+    CLI::App* list = command_line.add_command(
+        *backfills, "list", "List backfills, newest first",
+        "Lists the backfills of the jobs you may see: id, job id, state (running, done,\n"
+        "cancelled), the range (local time), the runs written and instants skipped of the\n"
+        "instants it has, what it does at an instant that ran already (SKIP or RERUN), who asked\n"
+        "for it and why it ended. -o json and -o yaml print the API's page as answered.\n\n"
+        "EXAMPLES\n"
+        "  cronwheel backfills list\n"
+        "  cronwheel backfills list --job billing/nightly-invoices --state running\n",
+        [options](Context& ctx) { return list_backfills(ctx, *options); });
+    list->add_option("--job", options->job, "Only the backfills of this job (id or APP/NAME)")
+        ->type_name("JOB")
+        ->check(job_ref_check());
+    list->add_option("--state", options->state, "Only running, done or cancelled backfills")
+        ->type_name("STATE")
+        ->check(CLI::IsMember({"running", "done", "cancelled"}));
+    add_limit_option(*list, options->limit, "backfills");
+  }
+
+  {
+    auto id = std::make_shared<std::string>();
+    CLI::App* get = command_line.add_command(
+        *backfills, "get", "Show one backfill and its runs by state",
+        "Shows the backfill: its job, range, state, how far it got (runs written, instants\n"
+        "skipped, the last instant dealt with) and its runs by state (retries included); the runs\n"
+        "themselves: cronwheel runs list --backfill ID.\n\n"
+        "ARGUMENTS\n"
+        "  ID  the backfill's id (cronwheel jobs backfill and backfills list print it)\n\n"
+        "EXAMPLES\n"
+        "  cronwheel backfills get 12\n"
+        "  cronwheel backfills get 12 -o json | jq .runs\n",
+        [id](Context& ctx) { return get_backfill(ctx, *id); });
+    get->add_option("ID", *id, "The backfill's id")->required()->check(id_check());
+  }
+
+  {
+    auto id = std::make_shared<std::string>();
+    CLI::App* cancel = command_line.add_command(
+        *backfills, "cancel", "Cancel a running backfill and its pending runs",
+        "Ends the backfill: no more runs are written, and its runs not yet sent are cancelled;\n"
+        "runs already sent to an executor go on. A backfill that has ended already is refused\n"
+        "(status 1).\n\n"
+        "ARGUMENTS\n"
+        "  ID  the backfill's id\n\n"
+        "EXAMPLES\n"
+        "  cronwheel backfills cancel 12\n",
+        [id](Context& ctx) { return cancel_backfill(ctx, *id); });
+    cancel->add_option("ID", *id, "The backfill's id")->required()->check(id_check());
+  }
+}
+
+}  // namespace cronwheel::cli
