@@ -46,6 +46,35 @@ std::string job_label(const json& job, const std::map<std::int64_t, std::string>
   return app_slash_name(job, apps);
 }
 
+// A number as people write it: 2, 1.5 (the API's retryMultiplier is a JSON number).
+std::string number_text(const json& job, const char* key) {
+  const auto it = job.is_object() ? job.find(key) : job.end();
+  if (it == job.end() || !it->is_number()) return text_of(job, key);
+  const double value = it->get<double>();
+  if (value == static_cast<double>(static_cast<std::int64_t>(value))) return std::to_string(static_cast<std::int64_t>(value));
+  return it->dump();
+}
+
+// "2, 30 s apart"; "3, 30 s then 2 times longer each, at most 600 s, up to 10% sooner": how a
+// failed run is retried (docs/scheduling.md, "Retries with back-off").
+std::string retries_of(const json& job) {
+  std::string text = std::to_string(int_of(job, "executorFailRetryCount")) + ", " + std::to_string(int_of(job, "retryInterval")) + " s";
+  if (text_of(job, "retryBackoff") == "EXPONENTIAL") {
+    text += " then " + number_text(job, "retryMultiplier") + " times longer each";
+    if (int_of(job, "retryMaxInterval") > 0) text += ", at most " + std::to_string(int_of(job, "retryMaxInterval")) + " s";
+  } else {
+    text += " apart";
+  }
+  if (int_of(job, "retryJitter") > 0) text += ", up to " + std::to_string(int_of(job, "retryJitter")) + "% sooner";
+  return text;
+}
+
+// "at most 2 at once", or "no limit" (the job's own limit; its group may have one too).
+std::string concurrency_of(const json& job) {
+  const auto limit = int_of(job, "maxConcurrent");
+  return limit > 0 ? "at most " + std::to_string(limit) + " at once" : "no limit";
+}
+
 // ---- jobs list
 
 struct JobListOptions {
@@ -106,7 +135,9 @@ int get_job(Context& ctx, const std::string& text) {
                                                                : glue + " (" + text_of(job, "glueRemark") + ")"},
         {"Parameters", text_of(job, "executorParam")},
         {"Timeout", std::to_string(int_of(job, "executorTimeout")) + " s"},
-        {"Retries", text_of(job, "executorFailRetryCount") + ", " + text_of(job, "retryInterval") + " s apart"},
+        {"Retries", retries_of(job)},
+        {"Concurrency", concurrency_of(job)},
+        {"Priority", std::to_string(int_of(job, "priority"))},
         {"Child jobs", text_of(job, "childJobId")},
         {"Alarm e-mail", text_of(job, "alarmEmail")},
         {"Updated", local_time(int_of(job, "updatedAt"))},

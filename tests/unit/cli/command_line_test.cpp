@@ -293,6 +293,30 @@ TEST_F(CommandLineTest, JobsGetPrintsTheJobsFields) {
   EXPECT_NE(r.out.find("Status:        running\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Next fire:     2026-01-01T00:00:00+00:00\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Handler:       demo\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Retries:       0, 0 s apart\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Concurrency:   no limit\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Priority:      0\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CommandLineTest, JobsGetSaysHowRetriesWaitAndTheJobsLimitAndPriority) {
+  json job = job_json(7, 1, "nightly");
+  job.update({{"executorFailRetryCount", 3}, {"retryInterval", 30}, {"retryBackoff", "EXPONENTIAL"},
+              {"retryMultiplier", 1.5}, {"retryMaxInterval", 600}, {"retryJitter", 10}, {"maxConcurrent", 2},
+              {"priority", -5}});
+  cli_.api.answer("GET api/v1/jobs/7", 200, job);
+  cli_.api.answer("GET api/v1/groups?limit=1000", 200, page_of(json::array({{{"id", 1}, {"appName", "billing"}}})));
+  CliResult r = cli_.run({"jobs", "get", "7"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Retries:       3, 30 s then 1.5 times longer each, at most 600 s, up to 10% sooner\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Concurrency:   at most 2 at once\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Priority:      -5\n"), std::string::npos) << r.out;
+
+  job.update({{"retryMultiplier", 2.0}, {"retryMaxInterval", 0}, {"retryJitter", 0}});
+  cli_.api.answer("GET api/v1/jobs/8", 200, job);
+  r = cli_.run({"jobs", "get", "8"});
+  EXPECT_NE(r.out.find("Retries:       3, 30 s then 2 times longer each\n"), std::string::npos) << r.out;
 }
 
 TEST_F(CommandLineTest, JobsStartTriesEveryJobAndFailsIfAnyFailed) {
