@@ -65,21 +65,24 @@ std::string runs_text(const RunCounts& runs) {
          std::to_string(runs.cancelled) + " cancelled";
 }
 
-// "58 runs written, 2 instants skipped of 60": where a backfill has got to.
+// "1 run", "2 runs".
+std::string counted(std::int64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+// "60 instants: 58 runs written, 2 skipped": where a backfill has got to.
 std::string progress_text(const json& backfill) {
-  return std::to_string(int_member(backfill, "written")) + " runs written, " + std::to_string(int_member(backfill, "skipped")) +
-         " instants skipped of " + std::to_string(int_member(backfill, "total"));
+  return counted(int_member(backfill, "total"), "instant") + ": " + counted(int_member(backfill, "written"), "run") +
+         " written, " + std::to_string(int_member(backfill, "skipped")) + " skipped";
 }
 
 // One line saying where the backfill (as GET backfills/{id} answers it) is:
-// "backfill 12 running: 10 runs written, 2 instants skipped of 60; runs 3 pending, ...", the state
+// "backfill 12 running, 60 instants: 10 runs written, 2 skipped; runs 3 pending, ...", the state
 // with its reason when it was cancelled.
 std::string progress_line(const json& backfill) {
   const std::string state = backfill_state(backfill);
   std::string line = "backfill " + std::to_string(int_member(backfill, "id")) + " " + state;
   const std::string reason = text_of(backfill, "reason");
   if (state == "cancelled" && !reason.empty()) line += " (" + one_line(reason, kReasonBytes) + ")";
-  return line + ": " + progress_text(backfill) + "; runs " + runs_text(run_counts(backfill));
+  return line + ", " + progress_text(backfill) + "; runs " + runs_text(run_counts(backfill));
 }
 
 // Whether a backfill that ended ran every instant it wrote to success: done, and as many runs
@@ -131,7 +134,7 @@ int print_dry_run(Context& ctx, const JobRef& ref, std::int64_t id, const json& 
     return kExitOk;
   }
   table.print(ctx.out());
-  ctx.out() << "job " << named(ref, id) << ": " << total << (total == 1 ? " instant " : " instants ") << range << ", "
+  ctx.out() << "job " << named(ref, id) << ": " << counted(total, "instant") << " " << range << ", "
             << to_run << " to run, " << existing.size() << " of them ran already"
             << (existing.empty() ? "" : rerun ? " (run again: --on-existing rerun)" : " (skipped)")
             << " (dry run: nothing written)\n";
@@ -188,8 +191,8 @@ int backfill_job(Context& ctx, const BackfillOptions& options) {
     if (ctx.format() == OutputFormat::kTable || options.wait) {
       const auto backfill = int_member(answer, "id");
       progress << "job " << named(ref, id) << ": backfill " << backfill << " " << state << ", "
-               << int_member(answer, "total") << " instants from " << local_time(int_member(answer, "from")) << " to "
-               << local_time(int_member(answer, "to"));
+               << counted(int_member(answer, "total"), "instant") << " from " << local_time(int_member(answer, "from"))
+               << " to " << local_time(int_member(answer, "to"));
       if (!options.wait) progress << " (cronwheel backfills get " << backfill << ")";
       progress << "\n";
     }
@@ -273,7 +276,7 @@ int cancel_backfill(Context& ctx, const std::string& text) {
       print_document(ctx.out(), ctx.format(), b);
       return kExitOk;
     }
-    ctx.out() << "backfill " << id << " cancelled: " << progress_text(b) << "; runs " << runs_text(run_counts(b))
+    ctx.out() << "backfill " << id << " cancelled, " << progress_text(b) << "; runs " << runs_text(run_counts(b))
               << " (runs already sent go on)\n";
     return kExitOk;
   });
@@ -344,8 +347,8 @@ void add_backfills_commands(CommandLine& command_line) {
     CLI::App* list = command_line.add_command(
         *backfills, "list", "List backfills, newest first",
         "Lists the backfills of the jobs you may see: id, job id, state (running, done,\n"
-        "cancelled), the range (local time), the runs written and instants skipped of the\n"
-        "instants it has, what it does at an instant that ran already (SKIP or RERUN), who asked\n"
+        "cancelled), the range (local time), its instants, the runs written and the instants\n"
+        "skipped, what it does at an instant that ran already (SKIP or RERUN), who asked\n"
         "for it and why it ended. -o json and -o yaml print the API's page as answered.\n\n"
         "EXAMPLES\n"
         "  cronwheel backfills list\n"

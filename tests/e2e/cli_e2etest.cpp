@@ -643,7 +643,7 @@ TEST_F(CliE2e, AFixRateJobBackfilledOverTheLastMinutesRunsEachInstantAndIsListed
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(^job cli-e2e/catch-up \(\d+\): backfill (\d+) running, 5 instants )")))
       << r;
   const std::string backfill = m[1];
-  EXPECT_NE(r.out.find("backfill " + backfill + " done: 5 runs written, 0 instants skipped of 5; runs 0 pending, 0 running, "
+  EXPECT_NE(r.out.find("backfill " + backfill + " done, 5 instants: 5 runs written, 0 skipped; runs 0 pending, 0 running, "
                        "5 succeeded, 0 failed, 0 cancelled\n"),
             std::string::npos)
       << r;

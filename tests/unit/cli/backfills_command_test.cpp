@@ -205,11 +205,11 @@ TEST_F(BackfillsCommandTest, WaitFollowsTheBackfillToItsEndAndExitsZeroWhenEvery
   EXPECT_EQ(r.out,
             "job billing/nightly (7): backfill 12 running, 3 instants from 2026-05-01T00:00:00+00:00 to "
             "2026-05-01T00:03:00+00:00\n"
-            "backfill 12 running: 1 runs written, 0 instants skipped of 3; runs 0 pending, 1 running, 0 succeeded, 0 failed, "
+            "backfill 12 running, 3 instants: 1 run written, 0 skipped; runs 0 pending, 1 running, 0 succeeded, 0 failed, "
             "0 cancelled\n"
-            "backfill 12 running: 2 runs written, 0 instants skipped of 3; runs 1 pending, 0 running, 1 succeeded, 1 failed, "
+            "backfill 12 running, 3 instants: 2 runs written, 0 skipped; runs 1 pending, 0 running, 1 succeeded, 1 failed, "
             "0 cancelled\n"
-            "backfill 12 done: 3 runs written, 0 instants skipped of 3; runs 0 pending, 0 running, 3 succeeded, 1 failed, "
+            "backfill 12 done, 3 instants: 3 runs written, 0 skipped; runs 0 pending, 0 running, 3 succeeded, 1 failed, "
             "0 cancelled\n");
   EXPECT_EQ(cli_.pauses, (std::vector<std::chrono::milliseconds>{1000ms, 1000ms, 1000ms})) << "once a second, no sleep";
 }
@@ -220,7 +220,7 @@ TEST_F(BackfillsCommandTest, WaitExitsOneWhenARunFailedOrTheBackfillWasCancelled
   CliResult r = cli_.run({"jobs", "backfill", "7", "--from", "0", "--to", "1", "--wait", "-o", "json"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(json::parse(r.out)["state"], "done") << "the backfill as it ended, alone on stdout";
-  EXPECT_NE(r.err.find("backfill 12 done: 3 runs written"), std::string::npos) << "the progress on stderr: " << r.err;
+  EXPECT_NE(r.err.find("backfill 12 done, 3 instants: 3 runs written"), std::string::npos) << "the progress on stderr: " << r.err;
 
   testing::CliHarness cancelled;
   cancelled.api.answer("POST api/v1/jobs/7/backfill", 201, backfill_json(13, "running", 0, runs_of(0, 0, 0, 0, 0)));
@@ -228,7 +228,7 @@ TEST_F(BackfillsCommandTest, WaitExitsOneWhenARunFailedOrTheBackfillWasCancelled
                        backfill_json(13, "cancelled", 1, runs_of(0, 0, 1, 0, 2), "cancelled by ops\nsecond line"));
   r = cancelled.run({"jobs", "backfill", "7", "--from", "0", "--to", "1", "--wait"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("backfill 13 cancelled (cancelled by ops second line): 1 runs written"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backfill 13 cancelled (cancelled by ops second line), 3 instants: 1 run written"), std::string::npos) << r.out;
 }
 
 TEST_F(BackfillsCommandTest, WaitGivesUpAtItsTimeoutAndStopsAtCtrlC) {
@@ -287,7 +287,7 @@ TEST_F(BackfillsCommandTest, GetShowsTheBackfillAndItsRunsAndCancelSaysWhatItDid
   CliResult r = cli_.run({"backfills", "get", "12"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("State:           running\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Progress:        2 runs written, 0 instants skipped of 3\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Progress:        3 instants: 2 runs written, 0 skipped\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Last instant:    2026-05-01T00:01:00+00:00\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Runs:            1 pending, 1 running, 0 succeeded, 0 failed, 0 cancelled\n"), std::string::npos)
       << r.out;
@@ -296,7 +296,7 @@ TEST_F(BackfillsCommandTest, GetShowsTheBackfillAndItsRunsAndCancelSaysWhatItDid
                   backfill_json(12, "cancelled", 2, runs_of(0, 1, 0, 0, 1), "cancelled by ops"));
   r = cli_.run({"backfills", "cancel", "12"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "backfill 12 cancelled: 2 runs written, 0 instants skipped of 3; runs 0 pending, 1 running, 0 succeeded, "
+  EXPECT_EQ(r.out, "backfill 12 cancelled, 3 instants: 2 runs written, 0 skipped; runs 0 pending, 1 running, 0 succeeded, "
                    "0 failed, 1 cancelled (runs already sent go on)\n");
   EXPECT_EQ(cli_.api.calls().back(), "POST api/v1/backfills/12/cancel");
 
