@@ -258,8 +258,13 @@ TEST_F(JobsFilesE2e, ApplyingWhatExportWroteChangesNothing) {
   auto made = admin_->post("jobs", session_,
                            {{"jobGroup", billing_id}, {"name", "from-console"}, {"jobDesc", "Made by hand"},
                             {"scheduleType", "CRON"}, {"scheduleConf", "0 15 10 ? * MON-FRI"}, {"executorHandler", "x"},
-                            {"executorTimeout", 30}, {"alarmEmail", "ops@example.com"}});
+                            {"executorTimeout", 30}, {"alarmEmail", "ops@example.com"}, {"retryBackoff", "EXPONENTIAL"},
+                            {"retryMultiplier", 1.5}, {"retryMaxInterval", 300}, {"retryJitter", 20}, {"maxConcurrent", 2},
+                            {"priority", -7}});
   ASSERT_EQ(made.status, 201) << made.text;
+  // And a group's limit set there.
+  const auto limited = admin_->put("groups/" + std::to_string(billing_id), session_, {{"maxRunning", 25}});
+  ASSERT_EQ(limited.status, 200) << limited.text;
 
   fs::create_directories(at("export"));
   Ran r = run({"export", "-o", at("export/all.yaml")});
@@ -267,6 +272,11 @@ TEST_F(JobsFilesE2e, ApplyingWhatExportWroteChangesNothing) {
   EXPECT_EQ(r.err, "exported 2 groups, 5 jobs to " + at("export/all.yaml") + "\n");
   const std::string exported = read_text(at("export/all.yaml"));
   EXPECT_NE(exported.find("from-console:"), std::string::npos) << exported;
+  EXPECT_NE(exported.find("    maxRunning: 25\n"), std::string::npos) << exported;
+  EXPECT_NE(exported.find("        retryBackoff: exponential\n        retryMultiplier: 1.5\n        retryMaxInterval: 300\n"
+                          "        retryJitter: 20\n        maxConcurrent: 2\n        priority: -7\n"),
+            std::string::npos)
+      << exported;
   EXPECT_NE(exported.find("echo \"reconciled $1\""), std::string::npos) << "the script inline: " << exported;
   r = run({"export"});
   ASSERT_EQ(r.status, 0) << r;
