@@ -26,8 +26,8 @@
 //  - priority order: per priority, the median rank of its runs' starts; the runs that started
 //    while a fire of a higher priority still waited (all were due at T), by /run received and by
 //    claim; the pairs of runs of different priorities that started in the wrong order;
-//  - which node admitted the runs (the admitting node owns the run row), CPU of the admins and of
-//    PostgreSQL (--pg-pid).
+//  - which node admitted the runs (the admitting node owns the run row; without a limit, the node
+//    that sent them), CPU of the admins and of PostgreSQL (--pg-pid).
 //
 // --check exits 1 unless every fire was done exactly once and none of the three counts of runs
 // at once exceeded the limit. Never a check of speed or of order.
@@ -615,8 +615,8 @@ class SlotLoad {
                 "(%.1f%% by claim); median start rank by priority:%s\n",
                 order_received.out_of_order, order_claimed.out_of_order, order_received.pairs_inverted * 100,
                 order_claimed.pairs_inverted * 100, ranks_line.c_str());
-    std::printf("  runs by admitting node: %s; admins %.2f cores, database %s cores\n", nodes.c_str(), admin_cpu,
-                db_cpu < 0 ? "n/a" : fixed(db_cpu, 2).c_str());
+    std::printf("  runs by %s node: %s; admins %.2f cores, database %s cores\n", limit > 0 ? "admitting" : "sending",
+                nodes.c_str(), admin_cpu, db_cpu < 0 ? "n/a" : fixed(db_cpu, 2).c_str());
     if (sampler_ && !sampler_->error.empty()) notes_.push_back("the slot sampler stopped: " + sampler_->error);
     for (const auto& n : notes_) std::printf("  note: %s\n", n.c_str());
     std::printf("SLOT_LOAD_JSON %s\n", out.dump().c_str());

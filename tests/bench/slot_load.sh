@@ -74,14 +74,14 @@ for admins in $admin_counts; do
     done
     if [ -n "${rate[$limit]:-}" ] && [ -n "${rate[0]:-}" ]; then
       ratios+=("$label, $admins admin(s): $(awk -v a="${rate[$limit]}" -v b="${rate[0]}" \
-        'BEGIN { printf "%.1f fires/s with maxRunning '"$limit"', %.1f without: %.3f of it", a, b, b > 0 ? a / b : 0 }')")
+        'BEGIN { printf "%.1f fires/s with maxRunning '"$limit"', %.1f without: %.3f of it", a, b, (b > 0 ? a / b : 0) }')")
     fi
     unset rate
   done
 done
 
 echo
-echo "| build | admins | fires | maxRunning | hold ms | all done once | most at once: executors / admin / sampled | drain s | fires/s | ideal drain s | runs at once, mean | slot freed → next /run p50 / p99 ms | of it p50: end → recorded / recorded → claim / claim → /run | started while a higher priority waited (by claim) | pairs out of priority order | admins' CPU | runs by admitting node |"
+echo "| build | admins | fires | maxRunning | hold ms | all done once | most at once: executors / admin / sampled | drain s | fires/s | ideal drain s | runs at once, mean | slot freed → next /run p50 / p99 ms | of it p50: end → recorded / recorded → claim / claim → /run | started while a higher priority waited (by claim) | pairs out of priority order | admins' CPU | runs by node (admitting; without a limit, sending) |"
 echo "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|---|---|---:|---:|---|"
 for row in "${rows[@]}"; do echo "$row"; done
 echo
