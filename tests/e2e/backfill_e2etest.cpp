@@ -5,84 +5,36 @@
 // overlapping range with SKIP runs none of them again.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/cron/cron_expression.h"
-#include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"
-#include "tests/support/process.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_database.h"
+#include "tests/support/executor_group_e2e.h"
+#include "tests/support/wall_time.h"
 
 namespace cronwheel {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using testing::AdminProcess;
-using testing::ApiCredentials;
 using testing::eventually;
-using testing::Process;
-using testing::TempDir;
-using testing::TestDatabase;
+using testing::now_ms;
 
-constexpr auto kBound = 60s;
-constexpr const char* kToken = "backfill-e2e-token";
-constexpr const char* kApp = "backfill-e2e";
 constexpr std::int64_t kHour = 3'600'000;
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-class BackfillE2e : public ::testing::Test {
+class BackfillE2e : public testing::ExecutorGroupE2e {
  protected:
-  void SetUp() override {
-    AdminProcess::Options options;
-    options.db_url = db_.url();
-    options.args = {"--node-id", "backfill-e2e", "--access-token", kToken, "--registry-refresh-ms", "200"};
-    options.require_answers = true;
-    admin_ = std::make_unique<AdminProcess>(options);
-    ASSERT_GT(admin_->wait_until_listening(), 0) << admin_->process().out() << admin_->process().err();
-    who_ = admin_->login();
-    auto group = admin_->post("groups", who_, {{"appName", kApp}, {"title", "Backfilled jobs"}, {"addressType", 0}});
-    ASSERT_EQ(group.status, 201) << group.text;
-    group_ = group.body["id"].get<std::int64_t>();
-
-    executor_ = std::make_unique<Process>(std::vector<std::string>{
-        std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor", "--admin", admin_->url(), "--app-name", kApp, "--listen",
-        "127.0.0.1:0", "--access-token", kToken, "--log-dir", logs_dir().string()});
-    ASSERT_TRUE(eventually(
-        [&] {
-          auto g = admin_->get("groups/" + std::to_string(group_), who_);
-          return !g.body.value("addressList", std::vector<std::string>{}).empty() || !executor_->running();
-        },
-        kBound));
-    ASSERT_TRUE(executor_->running()) << executor_->out() << executor_->err();
-  }
-
-  void TearDown() override {
-    if (executor_) {
-      executor_->signal(SIGTERM);
-      executor_->wait_for_exit(kBound);
-    }
-    if (admin_) {
-      EXPECT_EQ(admin_->stop(), 0) << admin_->process().out() << admin_->process().err();
-    }
-  }
-
-  std::filesystem::path logs_dir() const { return work_.path() / "logs"; }
+  BackfillE2e()
+      : ExecutorGroupE2e({.node_id = "backfill-e2e", .access_token = "backfill-e2e-token", .app_name = "backfill-e2e",
+                          .group_title = "Backfilled jobs"}) {}
 
   // Waits for backfill `id` to end, checking at every look that it never has more than
   // `max_concurrent` runs unfinished; answers it as it ended.
@@ -108,13 +60,6 @@ class BackfillE2e : public ::testing::Test {
     EXPECT_EQ(page.status, 200) << page.text;
     return page.body.value("items", std::vector<json>{});
   }
-
-  TestDatabase db_;
-  TempDir work_;
-  std::unique_ptr<AdminProcess> admin_;
-  std::unique_ptr<Process> executor_;
-  ApiCredentials who_;
-  std::int64_t group_ = 0;
 };
 
 TEST_F(BackfillE2e, AWeekOfHourlyInstantsRunsEachOnceAsIfOnTimeAndAnOverlappingSkipRunsNoneAgain) {

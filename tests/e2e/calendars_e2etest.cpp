@@ -4,43 +4,27 @@
 // seconds.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/cron/cron_expression.h"
-#include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"
-#include "tests/support/process.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_database.h"
+#include "tests/support/executor_group_e2e.h"
+#include "tests/support/wall_time.h"
 
 namespace cronwheel {
 namespace {
 
 using namespace std::chrono_literals;
-using nlohmann::json;
-using testing::AdminProcess;
-using testing::ApiCredentials;
 using testing::eventually;
-using testing::Process;
-using testing::TempDir;
-using testing::TestDatabase;
+using testing::now_ms;
 
-constexpr auto kBound = 60s;
-constexpr const char* kToken = "calendars-e2e-token";
-constexpr const char* kApp = "cal-e2e";
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+constexpr auto kCalendarBound = 60s;
 
 // A zone with a fixed offset where it is now between 10:00 and 14:00, so "today" in it stays
 // today for the whole test wherever and whenever it runs.
@@ -52,54 +36,17 @@ std::string zone_near_noon() {
   return offset > 0 ? "Etc/GMT-" + std::to_string(offset) : "Etc/GMT+" + std::to_string(-offset);
 }
 
-class CalendarsE2e : public ::testing::Test {
+class CalendarsE2e : public testing::ExecutorGroupE2e {
  protected:
-  void SetUp() override {
-    AdminProcess::Options options;
-    options.db_url = db_.url();
-    options.args = {"--node-id", "calendars-e2e", "--access-token", kToken, "--registry-refresh-ms", "200"};
-    options.require_answers = true;
-    admin_ = std::make_unique<AdminProcess>(options);
-    ASSERT_GT(admin_->wait_until_listening(), 0) << admin_->process().out() << admin_->process().err();
-    who_ = admin_->login();
-    auto group = admin_->post("groups", who_, {{"appName", kApp}, {"title", "Calendar jobs"}, {"addressType", 0}});
-    ASSERT_EQ(group.status, 201) << group.text;
-    group_ = group.body["id"].get<std::int64_t>();
-
-    executor_ = std::make_unique<Process>(std::vector<std::string>{
-        std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor", "--admin", admin_->url(), "--app-name", kApp, "--listen",
-        "127.0.0.1:0", "--access-token", kToken, "--log-dir", (work_.path() / "logs").string()});
-    ASSERT_TRUE(eventually(
-        [&] {
-          auto g = admin_->get("groups/" + std::to_string(group_), who_);
-          return !g.body.value("addressList", std::vector<std::string>{}).empty() || !executor_->running();
-        },
-        kBound));
-    ASSERT_TRUE(executor_->running()) << executor_->out() << executor_->err();
-  }
-
-  void TearDown() override {
-    if (executor_) {
-      executor_->signal(SIGTERM);
-      executor_->wait_for_exit(kBound);
-    }
-    if (admin_) {
-      EXPECT_EQ(admin_->stop(), 0) << admin_->process().out() << admin_->process().err();
-    }
-  }
+  CalendarsE2e()
+      : ExecutorGroupE2e({.node_id = "calendars-e2e", .access_token = "calendars-e2e-token", .app_name = "cal-e2e",
+                          .group_title = "Calendar jobs", .bound = kCalendarBound}) {}
 
   std::int64_t runs_of(std::int64_t job) {
     auto runs = admin_->get("logs?jobId=" + std::to_string(job), who_);
     EXPECT_EQ(runs.status, 200) << runs.text;
     return runs.body.value("total", std::int64_t{-1});
   }
-
-  TestDatabase db_;
-  TempDir work_;
-  std::unique_ptr<AdminProcess> admin_;
-  std::unique_ptr<Process> executor_;
-  ApiCredentials who_;
-  std::int64_t group_ = 0;
 };
 
 TEST_F(CalendarsE2e, AHolidayTodaySkipsEveryFireAndTakingItOutLetsThemHappen) {
@@ -153,7 +100,7 @@ TEST_F(CalendarsE2e, AHolidayTodaySkipsEveryFireAndTakingItOutLetsThemHappen) {
                              {{"name", "e2e-holidays"}, {"timeZone", zone}, {"version", 1}});
   ASSERT_EQ(changed.status, 200) << changed.text;
   const auto taken_out = std::chrono::steady_clock::now();
-  ASSERT_TRUE(eventually([&] { return runs_of(job_id) > 0; }, kBound))
+  ASSERT_TRUE(eventually([&] { return runs_of(job_id) > 0; }, kCalendarBound))
       << admin_->process().out() << admin_->process().err();
   EXPECT_LT(std::chrono::steady_clock::now() - taken_out, 15s) << "the next time came back to today";
   EXPECT_TRUE(eventually(
@@ -161,7 +108,7 @@ TEST_F(CalendarsE2e, AHolidayTodaySkipsEveryFireAndTakingItOutLetsThemHappen) {
         auto runs = admin_->get("logs?jobId=" + std::to_string(job_id) + "&status=success", who_);
         return runs.body.value("total", 0) > 0;
       },
-      kBound))
+      kCalendarBound))
       << "a run succeeded on the executor";
   EXPECT_EQ(admin_->post(job_path + "/stop", who_).status, 200);
 }

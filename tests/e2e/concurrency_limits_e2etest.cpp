@@ -5,13 +5,11 @@
 // say so and are counted in /metrics, and they go out highest priority first.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,63 +17,23 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"
-#include "tests/support/process.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_database.h"
+#include "tests/support/executor_group_e2e.h"
 
 namespace cronwheel {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using testing::AdminProcess;
-using testing::ApiCredentials;
 using testing::eventually;
-using testing::Process;
-using testing::TempDir;
-using testing::TestDatabase;
 
 constexpr auto kLimitBound = 90s;
-constexpr const char* kLimitToken = "limits-e2e-token";
-constexpr const char* kLimitApp = "limits-e2e";
 
-class ConcurrencyLimitsE2e : public ::testing::Test {
+class ConcurrencyLimitsE2e : public testing::ExecutorGroupE2e {
  protected:
-  void SetUp() override {
-    AdminProcess::Options options;
-    options.db_url = db_.url();
-    options.args = {"--node-id", "limits-e2e", "--access-token", kLimitToken, "--registry-refresh-ms", "200"};
-    options.require_answers = true;
-    admin_ = std::make_unique<AdminProcess>(options);
-    ASSERT_GT(admin_->wait_until_listening(), 0) << admin_->process().out() << admin_->process().err();
-    who_ = admin_->login();
-    auto group = admin_->post("groups", who_,
-                              {{"appName", kLimitApp}, {"title", "Two at a time"}, {"addressType", 0}, {"maxRunning", 2}});
-    ASSERT_EQ(group.status, 201) << group.text;
-    group_ = group.body["id"].get<std::int64_t>();
-    executor_ = std::make_unique<Process>(std::vector<std::string>{
-        std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor", "--admin", admin_->url(), "--app-name", kLimitApp,
-        "--listen", "127.0.0.1:0", "--access-token", kLimitToken, "--log-dir", (work_.path() / "logs").string()});
-    ASSERT_TRUE(eventually(
-        [&] {
-          auto g = admin_->get("groups/" + std::to_string(group_), who_);
-          return !g.body.value("addressList", std::vector<std::string>{}).empty() || !executor_->running();
-        },
-        kLimitBound));
-    ASSERT_TRUE(executor_->running()) << executor_->out() << executor_->err();
-  }
-
-  void TearDown() override {
-    if (executor_) {
-      executor_->signal(SIGTERM);
-      executor_->wait_for_exit(kLimitBound);
-    }
-    if (admin_) {
-      EXPECT_EQ(admin_->stop(), 0) << admin_->process().out() << admin_->process().err();
-    }
-  }
+  ConcurrencyLimitsE2e()
+      : ExecutorGroupE2e({.node_id = "limits-e2e", .access_token = "limits-e2e-token", .app_name = "limits-e2e",
+                          .group_title = "Two at a time", .group_fields = {{"maxRunning", 2}}, .bound = kLimitBound}) {}
 
   std::int64_t script_job(const std::string& name, int priority, const std::string& script) {
     auto job = admin_->post("jobs", who_,
@@ -106,13 +64,6 @@ class ConcurrencyLimitsE2e : public ::testing::Test {
     auto r = client.Get("/metrics");
     return r ? r->body : "";
   }
-
-  TestDatabase db_;
-  TempDir work_;
-  std::unique_ptr<AdminProcess> admin_;
-  std::unique_ptr<Process> executor_;
-  ApiCredentials who_;
-  std::int64_t group_ = 0;
 };
 
 TEST_F(ConcurrencyLimitsE2e, AGroupRunsAtMostItsLimitAtOnceAndGivesFreedSlotsToTheHighestPriority) {

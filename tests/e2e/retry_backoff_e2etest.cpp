@@ -5,80 +5,33 @@
 // it once, at its time, and the chain goes on to its last retry, never further.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"
-#include "tests/support/process.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_database.h"
-#include "tests/support/wall_time.h"
+#include "tests/support/executor_group_e2e.h"
 
 namespace cronwheel {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using testing::AdminProcess;
-using testing::ApiCredentials;
 using testing::eventually;
-using testing::Process;
-using testing::TempDir;
-using testing::TestDatabase;
 
 constexpr auto kRetryBound = 60s;
-constexpr const char* kRetryToken = "retry-e2e-token";
-constexpr const char* kRetryApp = "retry-e2e";
 
-class RetryBackoffE2e : public ::testing::Test {
+class RetryBackoffE2e : public testing::ExecutorGroupE2e {
  protected:
-  void SetUp() override {
-    port_ = testing::free_port();
-    ASSERT_GT(port_, 0);
-    start_admin();
-    auto group = admin_->post("groups", who_, {{"appName", kRetryApp}, {"title", "Retry jobs"}, {"addressType", 0}});
-    ASSERT_EQ(group.status, 201) << group.text;
-    group_ = group.body["id"].get<std::int64_t>();
-    executor_ = std::make_unique<Process>(std::vector<std::string>{
-        std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor", "--admin", admin_->url(), "--app-name", kRetryApp,
-        "--listen", "127.0.0.1:0", "--access-token", kRetryToken, "--log-dir", (work_.path() / "logs").string()});
-    ASSERT_TRUE(eventually(
-        [&] {
-          auto g = admin_->get("groups/" + std::to_string(group_), who_);
-          return !g.body.value("addressList", std::vector<std::string>{}).empty() || !executor_->running();
-        },
-        kRetryBound));
-    ASSERT_TRUE(executor_->running()) << executor_->out() << executor_->err();
-  }
-
-  void TearDown() override {
-    if (executor_) {
-      executor_->signal(SIGTERM);
-      executor_->wait_for_exit(kRetryBound);
-    }
-    if (admin_ && admin_->process().running()) {
-      EXPECT_EQ(admin_->stop(), 0) << admin_->process().out() << admin_->process().err();
-    }
-  }
-
-  // The same node, at the same address, on the same database.
-  void start_admin() {
-    AdminProcess::Options options;
-    options.db_url = db_.url();
-    options.listen = "127.0.0.1:" + std::to_string(port_);
-    options.args = {"--node-id", "retry-e2e", "--access-token", kRetryToken, "--registry-refresh-ms", "200"};
-    admin_ = std::make_unique<AdminProcess>(options);
-    ASSERT_EQ(admin_->wait_until_listening(), port_) << admin_->process().out() << admin_->process().err();
-    who_ = admin_->login();
-  }
+  // The admin listens on a fixed port, so that after restart_admin() the same node is at the
+  // same address on the same database.
+  RetryBackoffE2e()
+      : ExecutorGroupE2e({.node_id = "retry-e2e", .access_token = "retry-e2e-token", .app_name = "retry-e2e",
+                          .group_title = "Retry jobs", .fixed_port = true, .require_answers = false,
+                          .bound = kRetryBound}) {}
 
   json run(std::int64_t id) {
     auto r = admin_->get("logs/" + std::to_string(id), who_);
@@ -111,14 +64,6 @@ class RetryBackoffE2e : public ::testing::Test {
         << run(id).dump();
     return r;
   }
-
-  TestDatabase db_;
-  TempDir work_;
-  int port_ = 0;
-  std::unique_ptr<AdminProcess> admin_;
-  std::unique_ptr<Process> executor_;
-  ApiCredentials who_;
-  std::int64_t group_ = 0;
 };
 
 TEST_F(RetryBackoffE2e, ARetryWaitsItsBackOffAndSurvivesAnAdminKilledWhileItWaits) {
@@ -151,9 +96,7 @@ TEST_F(RetryBackoffE2e, ARetryWaitsItsBackOffAndSurvivesAnAdminKilledWhileItWait
 
   // Killed while the retry waits, and started again.
   ASSERT_EQ(run(retry_id)["state"], "pending") << "the retry went out before the admin was killed";
-  admin_->process().signal(SIGKILL);
-  admin_->process().wait_for_exit(kRetryBound);
-  start_admin();
+  ASSERT_NO_FATAL_FAILURE(restart_admin());
 
   // The retry runs once, not before its time, fails, and the second waits 4 s.
   const json retried = ended(retry_id);
