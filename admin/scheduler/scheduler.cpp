@@ -24,8 +24,10 @@ Scheduler::Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender,
   hooks.finished = [this](std::int64_t log_id) { ring_->finished(log_id); };
   hooks.may_send = [this] { return heartbeat_->lease_valid(); };
   pools_ = std::make_unique<TriggerPools>(options.pools, sender, clock, std::move(hooks));
+  // The feeder's fires already due (late ones, fires admitted to a concurrency slot) go to the
+  // pools at once, not at the ring's next second: a slot freed is refilled without waiting.
   feeder_ = std::make_unique<PendingFeeder>(store, tasks, node_id_,
-                                            [this](const PendingFire& fire) { return ring_->push(fire); },
+                                            [this](const PendingFire& fire) { return ring_->push_due_now(fire); },
                                             options.feeder);
   schedule_ = std::make_unique<ScheduleThread>(
       store, clock, node_id_, [this](const std::vector<PendingFire>& fires) { push(fires); }, options.schedule);
