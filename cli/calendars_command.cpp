@@ -482,7 +482,9 @@ void print_year(std::ostream& out, const json& calendar, const json& answer) {
   const auto year = int_member(answer, "year");
   const json& days = array_member(answer, "days");
   if (days.size() > 366) throw unexpected_answer("more than 366 days in a year");
-  std::array<std::array<DayCell, 31>, 12> grid{};
+  // Twelve months of 31 cells, on the heap: clang 14 (the sanitizer build's compiler) crashes
+  // value-initialising a nested std::array of this struct.
+  std::vector<std::vector<DayCell>> grid(12, std::vector<DayCell>(31));
   for (const json& day : days) {
     const std::string date = string_member(day, "date");
     const bool shaped = date.size() == 10 && date[4] == '-' && date[7] == '-' &&
