@@ -129,33 +129,51 @@ int parse_time_of_day(const char* field, const std::string& text) {
 using DayKind = std::tuple<int, int, int, bool>;  // (year, month, day, included)
 DayKind kind_of(const CalendarDate& d) { return {d.day.year, d.day.month, d.day.day, d.included}; }
 
-// The dates of one list of the body (excludedDates or includedDates), each keeping the source of
-// the stored date of its day and kind (calendars_api.h).
+// What an item of a date list said of its source, which is read-only: it may only repeat what
+// the stored date of its day and kind has (with_stored_sources, calendar_dates.h).
+struct GivenSource {
+  std::string item;  // "excludedDates[3]", for the error
+  std::optional<std::string> source;
+  std::optional<std::string> source_uid;
+};
+
+// The dates of one list of the body (excludedDates or includedDates), without their sources,
+// and what each item said of its source.
 void read_calendar_dates(const json& body, const char* field, std::size_t max_items, bool included,
-                         const std::map<DayKind, const CalendarDate*>& stored, std::vector<CalendarDate>& out) {
+                         std::vector<CalendarDate>& out, std::vector<GivenSource>& given) {
   const json& list = calendar_list(body, field, max_items);
   for (std::size_t i = 0; i < list.size(); ++i) {
-    out.push_back(calendar_item(std::string(field) + "[" + std::to_string(i) + "]", [&] {
+    const std::string item_name = std::string(field) + "[" + std::to_string(i) + "]";
+    out.push_back(calendar_item(item_name, [&] {
       JsonBody item = calendar_item_body(list[i]);
       CalendarDate date;
       date.included = included;
       date.day = parse_calendar_date(item.required_string("date"));
       date.day.name = trimmed(item.optional_string("name").value_or(""));
       check_text("name", date.day.name, kMaxDateName, false);
-      if (auto it = stored.find(kind_of(date)); it != stored.end()) {
-        date.source = it->second->source;
-        date.source_uid = it->second->source_uid;
-      }
-      for (auto [key, kept] : {std::pair<const char*, const std::string*>{"source", &date.source},
-                               std::pair<const char*, const std::string*>{"sourceUid", &date.source_uid}}) {
-        if (auto given = item.optional_string(key); given && *given != *kept) {
+      given.push_back({item_name, item.optional_string("source"), item.optional_string("sourceUid")});
+      item.finish();
+      return date;
+    }));
+  }
+}
+
+// Each date keeps the source of the stored date of its day and kind (calendars_api.h); an item
+// that names another source is refused.
+void keep_stored_sources(std::vector<CalendarDate>& dates, const std::vector<GivenSource>& given,
+                         const Calendar* stored) {
+  dates = with_stored_sources(std::move(dates), stored != nullptr ? stored->dates : std::vector<CalendarDate>{});
+  for (std::size_t i = 0; i < dates.size(); ++i) {
+    calendar_item(given[i].item, [&] {
+      for (auto [key, said, kept] : {std::tuple{"source", &given[i].source, &dates[i].source},
+                                     std::tuple{"sourceUid", &given[i].source_uid, &dates[i].source_uid}}) {
+        if (*said && **said != *kept) {
           throw invalid(key, std::string(key) + ": is read-only: the import that brought a date sets it" +
                                  (kept->empty() ? " (this one was entered by hand)" : ""));
         }
       }
-      item.finish();
-      return date;
-    }));
+      return 0;
+    });
   }
 }
 
@@ -229,14 +247,12 @@ Calendar read_calendar_body(const std::string& text, CalendarBodyKind kind, cons
   }
   body.finish();
 
-  std::map<DayKind, const CalendarDate*> sources;
-  if (stored != nullptr) {
-    for (const auto& d : stored->dates) sources.emplace(kind_of(d), &d);
-  }
   // Excluded dates first, then included ones, each in the body's order: to_spec() keeps that
   // order, so the index in a CalendarError is the index in the body's list.
-  read_calendar_dates(lists, "excludedDates", kMaxExcludedDates, false, sources, c.dates);
-  read_calendar_dates(lists, "includedDates", kMaxIncludedDates, true, sources, c.dates);
+  std::vector<GivenSource> given;
+  read_calendar_dates(lists, "excludedDates", kMaxExcludedDates, false, c.dates, given);
+  read_calendar_dates(lists, "includedDates", kMaxIncludedDates, true, c.dates, given);
+  keep_stored_sources(c.dates, given, stored);
   const json& times = calendar_list(lists, "excludedTimes", kMaxExcludedTimes);
   for (std::size_t i = 0; i < times.size(); ++i) {
     c.excluded_times.push_back(calendar_item("excludedTimes[" + std::to_string(i) + "]", [&] {
