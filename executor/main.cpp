@@ -13,7 +13,8 @@
 // read the access token is erased from the process's environment block and command line (what
 // /proc/<pid>/environ and /proc/<pid>/cmdline show), and the process makes itself non-dumpable,
 // so a script of the same user can neither read its memory nor its /proc entries; scripts get no
-// CRONWHEEL_* variable. A secret given as a file (CRONWHEEL_ACCESS_TOKEN_FILE) is read once, here;
+// CRONWHEEL_* variable of this process (only their run's own, ExecutorOptions::allow_scripts in
+// cronwheel/executor.h lists them). A secret given as a file (CRONWHEEL_ACCESS_TOKEN_FILE) is read once, here;
 // only --run-as (scripts as another user, who cannot read that file) keeps scripts from reading it
 // themselves, and without it a warning says so at start.
 

@@ -51,7 +51,9 @@ std::shared_ptr<common::Timer> make_deadline_timer(common::Clock& clock) {
 RunResult script_status(const ScriptOutcome& outcome) {
   switch (outcome.kind) {
     case ScriptOutcome::Kind::kExited:
-      if (outcome.exit_code == 0) return {};
+      // An output the script meant to give and could not fails it, as set_output's exception
+      // fails a handler that lets it escape: the nodes after it would miss it.
+      if (outcome.exit_code == 0 && !outcome.output_refused) return {};
       return {kFailCode, !outcome.message.empty()
                              ? outcome.message
                              : "script exit value(" + std::to_string(outcome.exit_code) +
@@ -164,6 +166,8 @@ std::optional<RunBody> JobDispatcher::make_body(const TriggerParam& trigger, Glu
   spec.source = trigger.glue_source;
   spec.job_id = trigger.job_id;
   spec.glue_updatetime = trigger.glue_updatetime;
+  spec.log_id = trigger.log_id;
+  spec.log_date_time = trigger.log_date_time;
   spec.params = trigger.executor_params;
   spec.shard_index = trigger.broadcast_index;
   spec.shard_total = std::max(trigger.broadcast_total, 1);

@@ -80,8 +80,10 @@ struct DispatcherHooks {
 //
 // run():
 //  - BEAN runs the registered executorHandler; GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL run the
-//    trigger's glueSource as a script when allowed; GLUE_GROOVY, unknown glue types and unknown
-//    handlers are refused.
+//    trigger's glueSource as a script when allowed (run_script, with the trigger's log id,
+//    logDateTime, params and shard); GLUE_GROOVY, unknown glue types and unknown handlers are
+//    refused. A script succeeds when it exits 0 and its output, if it left one, was taken
+//    (ScriptOutcome::output_refused); it fails otherwise, with the outcome's message.
 //  - A trigger whose logId is queued or executing on the job's thread is refused, before anything
 //    else is done.
 //  - A trigger bound to different work than the job's thread (another handler or glue type, a

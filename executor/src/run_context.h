@@ -72,6 +72,7 @@ class RunContext final : public JobContext {
   const std::string& params() const override { return trigger_.executor_params; }
   int shard_index() const override { return trigger_.broadcast_index; }
   int shard_total() const override { return shard_total_; }
+  std::int64_t log_date_time() const override { return trigger_.log_date_time; }
   std::stop_token stop_token() const override { return stop_; }
 
   void log(std::string_view message) override;

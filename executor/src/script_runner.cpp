@@ -39,39 +39,40 @@ constexpr std::size_t kMaxReasonBytes = 512;
 
 std::string note(std::string_view what) { return "[cronwheel] " + std::string(what); }
 
-// The output a finished script left in `file`, following run_script's rules; why there is none
-// goes to `log`.
-std::optional<std::string> take_output(const OutputFile& file, RunLogWriter& log) {
+// What a finished script left in its output file: the output, or why there is none that can be.
+struct TakenOutput {
+  std::optional<std::string> json;
+  std::optional<std::string> refusal;  // "CRONWHEEL_OUTPUT_FILE: not JSON: ..."
+};
+
+// The output a finished script left in `file`, following run_script's rules.
+TakenOutput take_output(const OutputFile& file) {
   const std::string variable(kOutputFileVariable);
   const auto content = file.read(JobContext::kMaxOutputBytes);
   switch (content.state) {
     case OutputFile::Content::State::kReplaced:
-      log.append(note("no output: the script removed or replaced " + variable +
-                      " (write into the file it names)"));
-      return std::nullopt;
+      return {std::nullopt, "the script removed or replaced " + variable +
+                                " (write into the file it names)"};
     case OutputFile::Content::State::kUnreadable:
-      log.append(note("no output: cannot read " + variable + ": " + errno_text(content.error)));
-      return std::nullopt;
+      return {std::nullopt, "cannot read " + variable + ": " + errno_text(content.error)};
     case OutputFile::Content::State::kRead:
       break;
   }
   if (content.bytes.size() > JobContext::kMaxOutputBytes) {
-    log.append(note("no output: " + variable + " holds more than " +
-                    std::to_string(JobContext::kMaxOutputBytes) + " bytes"));
-    return std::nullopt;
+    return {std::nullopt, variable + " holds more than " +
+                              std::to_string(JobContext::kMaxOutputBytes) + " bytes"};
   }
   constexpr std::string_view kWhitespace = " \t\r\n";  // JSON's
   std::string_view json(content.bytes);
   const auto first = json.find_first_not_of(kWhitespace);
-  if (first == std::string_view::npos) return std::nullopt;  // nothing written
+  if (first == std::string_view::npos) return {};  // nothing written
   json = json.substr(first, json.find_last_not_of(kWhitespace) + 1 - first);
   if (auto problem = output_problem(json)) {
     std::string_view reason(*problem);
     reason = reason.substr(0, common::utf8::prefix_length(reason, kMaxReasonBytes));
-    log.append(note("no output: " + variable + ": " + std::string(reason)));
-    return std::nullopt;
+    return {std::nullopt, variable + ": " + std::string(reason)};
   }
-  return std::string(json);
+  return {std::string(json), std::nullopt};
 }
 
 }  // namespace
@@ -221,9 +222,16 @@ ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_to
     return failed_to_start(std::string("cannot write the script file: ") + e.what());
   }
 
+  // The run's variables (run_script's contract names them all).
+  std::vector<std::string> environment = {
+      std::string(kJobIdVariable) + "=" + std::to_string(spec.job_id),
+      std::string(kLogIdVariable) + "=" + std::to_string(spec.log_id),
+      std::string(kLogDateTimeVariable) + "=" + std::to_string(spec.log_date_time),
+      std::string(kShardIndexVariable) + "=" + std::to_string(spec.shard_index),
+      std::string(kShardTotalVariable) + "=" + std::to_string(spec.shard_total),
+  };
   // Created after the script file, in the directory that made ready.
   std::optional<OutputFile> output_file;
-  std::vector<std::string> environment;
   try {
     output_file.emplace(spec.script_dir, spec.job_id, spec.run_as.get());
     environment.push_back(std::string(kOutputFileVariable) + "=" + output_file->path().string());
@@ -239,7 +247,13 @@ ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_to
   // A stopped run is reported with its stop's result, and one that did not start wrote nothing.
   if (output_file && (outcome.kind == ScriptOutcome::Kind::kExited ||
                       outcome.kind == ScriptOutcome::Kind::kSignaled)) {
-    outcome.output = take_output(*output_file, log);
+    auto taken = take_output(*output_file);
+    outcome.output = std::move(taken.json);
+    if (taken.refusal) {
+      log.append(note("output refused: " + *taken.refusal));
+      outcome.output_refused = true;
+      outcome.message += "; output refused: " + *taken.refusal;
+    }
   }
   return outcome;
 }

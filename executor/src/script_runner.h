@@ -46,6 +46,10 @@ struct ScriptSpec {
   std::string source;
   std::int64_t job_id = 0;
   std::int64_t glue_updatetime = 0;  // the source's version: part of the file name
+  // The run's: its log id and logical time (TriggerParam::log_date_time), parameters and shard,
+  // which the script gets as its arguments and variables (run_script).
+  std::int64_t log_id = 0;
+  std::int64_t log_date_time = 0;
   std::string params;
   int shard_index = 0;
   int shard_total = 1;
@@ -66,17 +70,29 @@ struct ScriptOutcome {
   };
   ScriptOutcome() = default;
   ScriptOutcome(Kind kind_, int exit_code_, std::string message_,
-                std::optional<std::string> output_ = std::nullopt)
-      : kind(kind_), exit_code(exit_code_), message(std::move(message_)), output(std::move(output_)) {}
+                std::optional<std::string> output_ = std::nullopt, bool output_refused_ = false)
+      : kind(kind_),
+        exit_code(exit_code_),
+        message(std::move(message_)),
+        output(std::move(output_)),
+        output_refused(output_refused_) {}
 
   Kind kind = Kind::kExited;
   int exit_code = 0;
   std::string message;  // for the run's result: "exit code 3", "interpreter python3 not found on PATH", ...
   // The run's output: the JSON the script left in its CRONWHEEL_OUTPUT_FILE (run_script).
   std::optional<std::string> output;
+  // What the script left in its CRONWHEEL_OUTPUT_FILE could not be its output: the run fails
+  // whatever its exit code, and `message` ends in "; output refused: <why>" (run_script).
+  bool output_refused = false;
 };
 
-// The variable naming a script run's output file (run_script).
+// The variables a script run gets (run_script): what a handler's JobContext holds of its run.
+inline constexpr std::string_view kJobIdVariable = "CRONWHEEL_JOB_ID";
+inline constexpr std::string_view kLogIdVariable = "CRONWHEEL_LOG_ID";
+inline constexpr std::string_view kLogDateTimeVariable = "CRONWHEEL_LOG_DATE_TIME";
+inline constexpr std::string_view kShardIndexVariable = "CRONWHEEL_SHARD_INDEX";
+inline constexpr std::string_view kShardTotalVariable = "CRONWHEEL_SHARD_TOTAL";
 inline constexpr std::string_view kOutputFileVariable = "CRONWHEEL_OUTPUT_FILE";
 
 // When the process group of a run is ended, and how the run's end is described: run_script's
@@ -156,16 +172,22 @@ class GroupEnding {
 // based supervisor). A group member that exited but is waiting to be reaped by a parent other
 // than this process counts as gone.
 //
-// The script's output: its environment holds CRONWHEEL_OUTPUT_FILE, the path of a file created
-// empty for this run (OutputFile, script_file.h: writable by the run's user alone, removed when
-// run_script returns); the variable names nothing secret. Once the interpreter exited or died
-// of a signal (not when stopped) and its group is gone, at most JobContext::kMaxOutputBytes + 1
-// bytes of the file are read: empty or only whitespace, no output (the outcome's output is
-// nullopt); one JSON value within set_output's rules (output_problem, run_context.h), without
-// its surrounding whitespace, the outcome's output. A longer file, text that is not JSON, or a
-// file the script removed or replaced gives no output and a line in `log` saying why; the
-// outcome is otherwise the same. When the file cannot be created (the user cannot be given it),
-// the script runs without the variable, after a line in `log` saying why.
+// The run in the script's environment: CRONWHEEL_JOB_ID, CRONWHEEL_LOG_ID,
+// CRONWHEEL_LOG_DATE_TIME (epoch ms), CRONWHEEL_SHARD_INDEX and CRONWHEEL_SHARD_TOTAL, in
+// decimal, from `spec`; none of them secret, and, with CRONWHEEL_OUTPUT_FILE, the only
+// CRONWHEEL_* variables it has (see the environment below).
+//
+// The script's output: CRONWHEEL_OUTPUT_FILE is the path of a file created empty for this run
+// (OutputFile, script_file.h: writable by the run's user alone, removed when run_script
+// returns). Once the interpreter exited or died of a signal (not when stopped) and its group is
+// gone, at most JobContext::kMaxOutputBytes + 1 bytes of the file are read: empty or only
+// whitespace, no output (the outcome's output is nullopt); one JSON value within set_output's
+// rules (output_problem, run_context.h), without its surrounding whitespace, the outcome's
+// output. A longer file, text that is not JSON, a file the script removed or replaced, or one
+// that cannot be read gives no output, output_refused, "; output refused: <why>" after the
+// outcome's message (which names the exit code or signal as before), and a line in `log` saying
+// why. When the file cannot be created (the user cannot be given it), the script runs without
+// the variable, after a line in `log` saying why.
 //
 // Blocking; call it from the job's own thread. Thread-safe: runs of different jobs may go on
 // concurrently. Reaps only its own interpreter (waitpid on that pid), and, after it, children
@@ -176,7 +198,7 @@ class GroupEnding {
 // cannot change the user), in a new process group whose id is its pid, with stdin from
 // /dev/null, every signal at its default disposition and unblocked, no descriptor of this
 // process other than 0-2, and this process's environment minus every CRONWHEEL_* variable (a
-// script then gets its own CRONWHEEL_OUTPUT_FILE, see above). Its stdout and stderr share one
+// script then gets its run's CRONWHEEL_* variables, see above). Its stdout and stderr share one
 // pipe whose output goes to `log` line by line as it arrives (lines longer than
 // kMaxOutputLineBytes are split; a last line without '\n' is written when the
 // script ends). With `run_as` it starts in that user's home directory ("/" when that cannot be

@@ -98,6 +98,22 @@ struct ExecutorOptions {
 
   // Whether GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL jobs may run. Off by default in the
   // library: a script job runs arbitrary code sent by the admin.
+  //
+  // What a script job gets of its run: `params shard_index shard_total` as its arguments (as
+  // XXL-JOB passes them), and these variables, set after this process's CRONWHEEL_* ones are
+  // removed, naming nothing secret, and a script's only CRONWHEEL_* variables:
+  //   CRONWHEEL_JOB_ID, CRONWHEEL_LOG_ID             JobContext::job_id(), log_id()
+  //   CRONWHEEL_LOG_DATE_TIME                        JobContext::log_date_time() (epoch ms)
+  //   CRONWHEEL_SHARD_INDEX, CRONWHEEL_SHARD_TOTAL   JobContext::shard_index(), shard_total()
+  //   CRONWHEEL_OUTPUT_FILE   a file made empty for this run, writable by the script's user
+  //     alone and removed after the run, where the script may leave its run's output: one JSON
+  //     value under JobContext::set_output's rules, surrounding whitespace aside. It is read
+  //     once the script ended (not when it was killed or timed out); left empty, the run has no
+  //     output. More than kMaxOutputBytes, text that is not JSON, or a file the script removed
+  //     or replaced (write into it, do not move another file over it) fails the run whatever
+  //     its exit code, with a message saying why ("exit code 0; output refused:
+  //     CRONWHEEL_OUTPUT_FILE: not JSON: ..."), as a handler fails that lets set_output's
+  //     exception escape.
   bool allow_scripts = false;
   // The user script jobs and commands of handlers (the standalone executor's `shell`) run as: a
   // user name, or a numeric uid the user database knows. They get its uid, gid and
@@ -109,9 +125,7 @@ struct ExecutorOptions {
   // memory and /proc/<pid>/environ, and start() logs a warning for scripts. Scripts never get
   // a CRONWHEEL_* variable of this process in their environment either way (not the access
   // token, nor the file it was read from), but only another user keeps them from reading such a
-  // file itself. A script job's one CRONWHEEL_* variable is its own CRONWHEEL_OUTPUT_FILE: a
-  // file, writable by that user alone, where it may leave its run's output JSON (see
-  // JobContext::set_output).
+  // file itself.
   std::string run_as;
 
   std::size_t http_threads = 16;
@@ -146,6 +160,15 @@ class JobContext {
   // otherwise).
   virtual int shard_index() const = 0;
   virtual int shard_total() const = 0;
+  // The run's logical time, epoch milliseconds: the logDateTime the admin sent with the run,
+  // which is the instant the run stands for, not when it was sent or started. For a scheduled
+  // fire it is the time the fire was due (a late fire keeps it); for a backfill's run, the
+  // historical instant it runs for (docs/scheduling.md, "Backfill"); for a manual trigger or a
+  // retry, when it was asked for or due. An XXL-JOB admin sends its trigger time. A handler
+  // computing "yesterday's report" reads the day from here, so that a backfill or a late run
+  // does the work of its own instant. Between 2000-01-01 and a day past this machine's clock
+  // (/run refuses others, see ExecutorOptions::log_dir).
+  virtual std::int64_t log_date_time() const = 0;
 
   // Requested when the run is killed, times out, is replaced (COVER_EARLY, another handler or
   // glue version) or the executor stops. Handlers doing long work check it and return soon
@@ -165,7 +188,8 @@ class JobContext {
   // workflow read as ${nodes.KEY.output...} (docs/workflows.md). `json` is a JSON text (an
   // object, an array, a string, a number, ...) of at most kMaxOutputBytes; the last call wins.
   // Throws std::invalid_argument, and keeps the output it had, for text that is not such JSON.
-  // An XXL-JOB admin ignores it.
+  // An XXL-JOB admin ignores it. A script job sets it through its CRONWHEEL_OUTPUT_FILE (see
+  // ExecutorOptions::allow_scripts).
   static constexpr std::size_t kMaxOutputBytes = 64 * 1024;
   virtual void set_output(std::string_view json) = 0;
 };

@@ -119,6 +119,7 @@ class ForeignContext final : public JobContext {
   const std::string& params() const override { return params_; }
   int shard_index() const override { return 0; }
   int shard_total() const override { return 1; }
+  std::int64_t log_date_time() const override { return 946'684'800'000; }
   std::stop_token stop_token() const override { return {}; }
   void log(std::string_view) override {}
   void succeed(std::string_view message) override { result = {kSuccessCode, std::string(message)}; }

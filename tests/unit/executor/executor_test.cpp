@@ -321,6 +321,20 @@ TEST_F(ExecutorTest, OutputSetByTheHandlerIsCalledBackWithItsResult) {
   EXPECT_EQ(result.output, R"({"rows":42,"files":["a.csv"]})");
 }
 
+TEST_F(ExecutorTest, HandlerSeesTheRunsLogDateTimeNotTheTimeItRuns) {
+  start();
+  executor_->handle("when", [](JobContext& ctx) { ctx.succeed(std::to_string(ctx.log_date_time())); });
+  // A backfill's run: the instant it stands for is three days before the executor's now.
+  Trigger t;
+  t.handler = "when";
+  t.log_date_time = kStartMs - 3 * 86'400'000;
+  ASSERT_TRUE(run(t).is_success());
+  auto result = result_of(42);
+  EXPECT_EQ(result.handle_code, kSuccessCode) << result.handle_msg;
+  EXPECT_EQ(result.handle_msg, std::to_string(kStartMs - 3 * 86'400'000));
+  EXPECT_EQ(result.log_date_time, kStartMs - 3 * 86'400'000);
+}
+
 TEST_F(ExecutorTest, HandlerExceptionIsAFailureCarryingItsMessage) {
   start();
   Trigger t;
@@ -634,6 +648,38 @@ TEST_F(ScriptTest, OutputTheScriptWritesIsCalledBackWithItsResult) {
   silent.glue_updatetime = kLogDateTime + 1;
   ASSERT_TRUE(run(silent).is_success());
   EXPECT_EQ(result_of(43).output, std::nullopt);
+}
+
+TEST_F(ScriptTest, AScriptWhoseOutputIsNotJsonFailsSayingWhy) {
+  start();
+  ASSERT_TRUE(run(script("#!/bin/bash\necho 'rows: 42' > \"$CRONWHEEL_OUTPUT_FILE\"\n", 42)).is_success());
+  auto result = result_of(42);
+  EXPECT_EQ(result.handle_code, kFailCode);
+  EXPECT_EQ(result.handle_msg.rfind("exit code 0; output refused: CRONWHEEL_OUTPUT_FILE: not JSON: ", 0), 0u)
+      << result.handle_msg;
+  EXPECT_EQ(result.output, std::nullopt);
+  auto log = post_xxl_job<LogResult>(*client_, "log", log_body(42, 1));
+  ASSERT_TRUE(log.is_success()) << log.msg;
+  EXPECT_NE(log.content->log_content.find("[cronwheel] output refused: CRONWHEEL_OUTPUT_FILE: not JSON: "),
+            std::string::npos)
+      << log.content->log_content;
+}
+
+TEST_F(ScriptTest, AScriptGetsItsRunsLogDateTimeAndShardAsVariables) {
+  start();
+  auto t = script("#!/bin/bash\n"
+                  "printf '{\"at\":%s,\"shard\":\"%s/%s\",\"args\":\"%s\"}' \"$CRONWHEEL_LOG_DATE_TIME\" "
+                  "\"$CRONWHEEL_SHARD_INDEX\" \"$CRONWHEEL_SHARD_TOTAL\" \"$*\" > \"$CRONWHEEL_OUTPUT_FILE\"\n",
+                  42);
+  t.log_date_time = kStartMs - 3 * 86'400'000;  // a backfill's instant
+  t.params = "x";
+  t.broadcast_index = 1;
+  t.broadcast_total = 2;
+  ASSERT_TRUE(run(t).is_success());
+  auto result = result_of(42);
+  EXPECT_EQ(result.handle_code, kSuccessCode) << result.handle_msg;
+  EXPECT_EQ(result.output, "{\"at\":" + std::to_string(kStartMs - 3 * 86'400'000) +
+                               ",\"shard\":\"1/2\",\"args\":\"x 1 2\"}");
 }
 
 TEST_F(ScriptTest, EveryAvailableScriptGlueTypeRuns) {

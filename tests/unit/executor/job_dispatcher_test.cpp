@@ -406,6 +406,7 @@ TEST_F(JobDispatcherTest, ScriptGlueRunsThroughTheScriptRunnerAndItsExitCodeDeci
   t.glue_type = "GLUE_SHELL";
   t.glue_source = "echo hi; exit 3";
   t.glue_updatetime = 1234;
+  t.log_date_time = 1'699'999'200'000;  // a backfill's instant, before the run
   t.broadcast_index = 1;
   t.broadcast_total = 4;
   ASSERT_TRUE(dispatcher().run(t).is_success());
@@ -417,8 +418,36 @@ TEST_F(JobDispatcherTest, ScriptGlueRunsThroughTheScriptRunnerAndItsExitCodeDeci
   EXPECT_EQ(scripts_[0].source, "echo hi; exit 3");
   EXPECT_EQ(scripts_[0].glue_updatetime, 1234);
   EXPECT_EQ(scripts_[0].params, "p20");
+  EXPECT_EQ(scripts_[0].job_id, 5);
+  EXPECT_EQ(scripts_[0].log_id, 20);
+  EXPECT_EQ(scripts_[0].log_date_time, 1'699'999'200'000);
   EXPECT_EQ(scripts_[0].shard_index, 1);
   EXPECT_EQ(scripts_[0].shard_total, 4);
+}
+
+TEST_F(JobDispatcherTest, AScriptWhoseOutputWasRefusedFailsWithTheReasonWhateverItsExitCode) {
+  auto t = trigger(5, 20, "");
+  t.glue_type = "GLUE_SHELL";
+  t.glue_source = "echo 'rows: 42' > \"$CRONWHEEL_OUTPUT_FILE\"";
+  script_outcome_ = {ScriptOutcome::Kind::kExited, 0,
+                     "exit code 0; output refused: CRONWHEEL_OUTPUT_FILE: not JSON: at 1:1", std::nullopt, true};
+  ASSERT_TRUE(dispatcher().run(t).is_success());
+  auto refused = results_.wait_for(20);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->handle_code, kFailCode);
+  EXPECT_EQ(refused->handle_msg, "exit code 0; output refused: CRONWHEEL_OUTPUT_FILE: not JSON: at 1:1");
+  EXPECT_EQ(refused->output, std::nullopt);
+
+  script_outcome_ = {ScriptOutcome::Kind::kSignaled, 9,
+                     "killed by SIGKILL; output refused: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes",
+                     std::nullopt, true};
+  t.log_id = 21;
+  ASSERT_TRUE(dispatcher().run(t).is_success());
+  auto signaled = results_.wait_for(21);
+  ASSERT_TRUE(signaled);
+  EXPECT_EQ(signaled->handle_code, kFailCode);
+  EXPECT_EQ(signaled->handle_msg,
+            "killed by SIGKILL; output refused: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes");
 }
 
 TEST_F(JobDispatcherTest, AScriptsOutputTravelsWithItsResultWhetherItSucceededOrFailed) {

@@ -159,6 +159,8 @@ class ScriptRunnerTest : public ::testing::Test {
     s.source = std::move(source);
     s.job_id = 77;
     s.glue_updatetime = 1700000000000;
+    s.log_id = 4242;
+    s.log_date_time = 1'700'000'000'000;
     s.params = "p";
     s.shard_index = 2;
     s.shard_total = 5;
@@ -349,11 +351,12 @@ TEST_F(ScriptRunnerTest, ScriptInheritsTheEnvironmentButNoCronwheelVariableNorOt
   ::setenv("CRONWHEEL_ADMIN_ADDRESSES", "http://admin:8080/", 1);
   // The executor's own (it may itself be a script of another executor): replaced by the run's.
   ::setenv("CRONWHEEL_OUTPUT_FILE", "/etc/passwd", 1);
+  ::setenv("CRONWHEEL_LOG_DATE_TIME", "1", 1);
   ::setenv("SCRIPT_TEST_VISIBLE", "visible", 1);
   int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, on purpose
   ASSERT_GE(leaked, 3);
   auto outcome = run(spec("echo \"token=${CRONWHEEL_ACCESS_TOKEN-unset}\"\n"
-                          "echo \"cronwheel=$(env | grep '^CRONWHEEL_' | cut -d= -f1)\"\n"
+                          "echo \"cronwheel=$(env | grep '^CRONWHEEL_' | cut -d= -f1 | LC_ALL=C sort | tr '\\n' ' ')\"\n"
                           "echo \"output file=$CRONWHEEL_OUTPUT_FILE\"\n"
                           "echo \"other=$SCRIPT_TEST_VISIBLE\"\n"
                           "if [ -e /proc/$$/fd/" + std::to_string(leaked) +
@@ -363,17 +366,32 @@ TEST_F(ScriptRunnerTest, ScriptInheritsTheEnvironmentButNoCronwheelVariableNorOt
   ::unsetenv("CRONWHEEL_ACCESS_TOKEN_FILE");
   ::unsetenv("CRONWHEEL_ADMIN_ADDRESSES");
   ::unsetenv("CRONWHEEL_OUTPUT_FILE");
+  ::unsetenv("CRONWHEEL_LOG_DATE_TIME");
   ::unsetenv("SCRIPT_TEST_VISIBLE");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
   auto lines = log_.lines();
   ASSERT_EQ(lines.size(), 5u) << log_.text();
   EXPECT_EQ(lines[0], "token=unset");
-  EXPECT_EQ(lines[1], "cronwheel=CRONWHEEL_OUTPUT_FILE") << "the run's own variable only";
+  EXPECT_EQ(lines[1], "cronwheel=CRONWHEEL_JOB_ID CRONWHEEL_LOG_DATE_TIME CRONWHEEL_LOG_ID "
+                      "CRONWHEEL_OUTPUT_FILE CRONWHEEL_SHARD_INDEX CRONWHEEL_SHARD_TOTAL ")
+      << "the run's own variables only";
   EXPECT_EQ(lines[2].rfind("output file=" + (dir_.path() / "gluesource" / ".output-77-").string(), 0),
             0u)
       << lines[2];
   EXPECT_EQ(lines[3], "other=visible");
   EXPECT_EQ(lines[4], "fd=closed");
+}
+
+TEST_F(ScriptRunnerTest, TheRunsIdsLogicalTimeAndShardAreItsVariables) {
+  auto s = spec("echo \"job=$CRONWHEEL_JOB_ID log=$CRONWHEEL_LOG_ID\"\n"
+                "echo \"time=$CRONWHEEL_LOG_DATE_TIME\"\n"
+                "echo \"shard=$CRONWHEEL_SHARD_INDEX/$CRONWHEEL_SHARD_TOTAL\"\n"
+                "echo \"args=$*\"\n");
+  // A backfill's run: an instant long past, not the time it runs at.
+  s.log_date_time = 946'771'200'000;  // 2000-01-02T00:00:00Z
+  run(s);
+  EXPECT_EQ(log_.lines(), (std::vector<std::string>{"job=77 log=4242", "time=946771200000",
+                                                    "shard=2/5", "args=p 2 5"}));
 }
 
 TEST_F(ScriptRunnerTest, ScriptFilesAndTheirDirectoryAreTheExecutorUsersAlone) {
@@ -666,6 +684,7 @@ TEST_F(ScriptRunnerTest, JsonWrittenToTheOutputFileIsTheRunsOutputWithoutSurroun
   EXPECT_EQ(outcome.kind, Kind::kExited) << outcome.message;
   EXPECT_EQ(outcome.exit_code, 0);
   EXPECT_EQ(outcome.message, "exit code 0");
+  EXPECT_FALSE(outcome.output_refused);
   EXPECT_EQ(outcome.output, R"({"rows": 42, "files": ["a.csv"]})");
   EXPECT_EQ(log_.lines(), std::vector<std::string>{"done"}) << "nothing to say about it";
 }
@@ -686,23 +705,36 @@ TEST_F(ScriptRunnerTest, NothingOrOnlyWhitespaceWrittenGivesNoOutputAndNoLine) {
   auto nothing = run(spec("echo hi\n"));
   EXPECT_EQ(nothing.exit_code, 0) << nothing.message;
   EXPECT_EQ(nothing.output, std::nullopt);
+  EXPECT_FALSE(nothing.output_refused);
   auto blank = run(spec("echo > \"$CRONWHEEL_OUTPUT_FILE\"\necho hi\n"));
   EXPECT_EQ(blank.output, std::nullopt);
+  EXPECT_FALSE(blank.output_refused);
+  EXPECT_EQ(blank.message, "exit code 0");
   EXPECT_EQ(log_.lines(), (std::vector<std::string>{"hi", "hi"}));
 }
 
-TEST_F(ScriptRunnerTest, TextThatIsNotJsonGivesNoOutputAndALineSayingWhy) {
+TEST_F(ScriptRunnerTest, TextThatIsNotJsonIsRefusedSayingWhyInTheMessageAndTheLog) {
   auto outcome = run(spec("echo 'rows: 42' > \"$CRONWHEEL_OUTPUT_FILE\"\n"));
   EXPECT_EQ(outcome.kind, Kind::kExited);
-  EXPECT_EQ(outcome.exit_code, 0) << "the run's own result is unchanged";
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_TRUE(outcome.output_refused);
   EXPECT_EQ(outcome.output, std::nullopt);
+  EXPECT_EQ(outcome.message.rfind("exit code 0; output refused: CRONWHEEL_OUTPUT_FILE: not JSON: ", 0), 0u)
+      << outcome.message;
   auto lines = log_.lines();
   ASSERT_EQ(lines.size(), 1u) << log_.text();
-  EXPECT_EQ(lines[0].rfind("[cronwheel] no output: CRONWHEEL_OUTPUT_FILE: not JSON: ", 0), 0u)
+  EXPECT_EQ(lines[0].rfind("[cronwheel] output refused: CRONWHEEL_OUTPUT_FILE: not JSON: ", 0), 0u)
       << lines[0];
+
+  // A failed script's refused output keeps its exit code first in the message.
+  auto failed = run(spec("echo '{' > \"$CRONWHEEL_OUTPUT_FILE\"\nexit 3\n"));
+  EXPECT_EQ(failed.exit_code, 3);
+  EXPECT_TRUE(failed.output_refused);
+  EXPECT_EQ(failed.message.rfind("exit code 3; output refused: CRONWHEEL_OUTPUT_FILE: not JSON: ", 0), 0u)
+      << failed.message;
 }
 
-TEST_F(ScriptRunnerTest, OutputOfExactly64KiBIsTakenAndOneByteMoreIsRefusedWithALine) {
+TEST_F(ScriptRunnerTest, OutputOfExactly64KiBIsTakenAndOneByteMoreIsRefused) {
   // A JSON string: the quotes and 65534 letters are 65536 bytes.
   const std::string fits = "printf '\"' > \"$CRONWHEEL_OUTPUT_FILE\"\n"
                            "head -c 65534 /dev/zero | tr '\\0' x >> \"$CRONWHEEL_OUTPUT_FILE\"\n"
@@ -713,20 +745,26 @@ TEST_F(ScriptRunnerTest, OutputOfExactly64KiBIsTakenAndOneByteMoreIsRefusedWithA
   EXPECT_EQ(*taken.output, "\"" + std::string(65534, 'x') + "\"");
   EXPECT_EQ(log_.text(), "");
 
+  EXPECT_FALSE(taken.output_refused);
+
   auto refused = run(spec(fits + "printf ' ' >> \"$CRONWHEEL_OUTPUT_FILE\"\n"));
   EXPECT_EQ(refused.exit_code, 0);
+  EXPECT_TRUE(refused.output_refused);
   EXPECT_EQ(refused.output, std::nullopt);
+  EXPECT_EQ(refused.message,
+            "exit code 0; output refused: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes");
   EXPECT_EQ(log_.lines(), std::vector<std::string>{
-                              "[cronwheel] no output: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes"});
+                              "[cronwheel] output refused: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes"});
 }
 
 TEST_F(ScriptRunnerTest, AHugeOutputFileIsRefusedWithoutReadingItAll) {
   // 2 GiB, sparse: a read of it all would take the memory (and the time) it names.
   auto outcome = run(spec("truncate -s 2G \"$CRONWHEEL_OUTPUT_FILE\"\necho \"file=$CRONWHEEL_OUTPUT_FILE\"\n"));
   EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  EXPECT_TRUE(outcome.output_refused);
   EXPECT_EQ(outcome.output, std::nullopt);
   EXPECT_EQ(log_.lines().back(),
-            "[cronwheel] no output: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes");
+            "[cronwheel] output refused: CRONWHEEL_OUTPUT_FILE holds more than 65536 bytes");
   EXPECT_FALSE(fs::exists(logged_file(log_))) << "removed after the run";
 }
 
@@ -760,9 +798,10 @@ TEST_F(ScriptRunnerTest, ASymlinkPutInPlaceOfTheOutputFileIsNeitherReadNorWritte
                           "rm -f \"$CRONWHEEL_OUTPUT_FILE\"\n"
                           "ln -s '" + other.string() + "' \"$CRONWHEEL_OUTPUT_FILE\"\n"));
   EXPECT_EQ(outcome.exit_code, 0) << outcome.message;
+  EXPECT_TRUE(outcome.output_refused);
   EXPECT_EQ(outcome.output, std::nullopt);
   EXPECT_EQ(log_.lines().back(),
-            "[cronwheel] no output: the script removed or replaced CRONWHEEL_OUTPUT_FILE (write "
+            "[cronwheel] output refused: the script removed or replaced CRONWHEEL_OUTPUT_FILE (write "
             "into the file it names)");
   std::ifstream in(other);
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -774,9 +813,13 @@ TEST_F(ScriptRunnerTest, AFileRenamedOverTheOutputFileIsNotRead) {
   auto outcome = run(spec("echo '{\"a\":1}' > \"$CRONWHEEL_OUTPUT_FILE.new\"\n"
                           "mv \"$CRONWHEEL_OUTPUT_FILE.new\" \"$CRONWHEEL_OUTPUT_FILE\"\n"));
   EXPECT_EQ(outcome.exit_code, 0) << outcome.message << log_.text();
+  EXPECT_TRUE(outcome.output_refused);
   EXPECT_EQ(outcome.output, std::nullopt);
+  EXPECT_EQ(outcome.message,
+            "exit code 0; output refused: the script removed or replaced CRONWHEEL_OUTPUT_FILE "
+            "(write into the file it names)");
   EXPECT_EQ(log_.lines().back(),
-            "[cronwheel] no output: the script removed or replaced CRONWHEEL_OUTPUT_FILE (write "
+            "[cronwheel] output refused: the script removed or replaced CRONWHEEL_OUTPUT_FILE (write "
             "into the file it names)");
 }
 
