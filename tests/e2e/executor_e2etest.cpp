@@ -414,6 +414,9 @@ TEST_F(ExecutorE2eTest, ScriptsFindTheAccessTokenNeitherInTheirEnvironmentNorInT
   if (::geteuid() == 0) {
     EXPECT_TRUE(contains(executor_->output(), "run as root")) << executor_->output();
   }
+  // Stopped while its admin still answers: once the admin is gone, the executor's registration
+  // removal would wait out its read timeout on the connection it kept open.
+  EXPECT_EQ(stop_executor(), 0);
 }
 
 TEST_F(ExecutorE2eTest, RunAsRunsScriptJobsAndTheShellHandlerAsThatUser) {
@@ -448,6 +451,31 @@ TEST_F(ExecutorE2eTest, RunAsRunsScriptJobsAndTheShellHandlerAsThatUser) {
   EXPECT_TRUE(contains(finished_log(glue),
                        "file=640 root " + std::string(nobody_group->gr_name) + "\n"))
       << finished_log(glue);
+}
+
+TEST_F(ExecutorE2eTest, AScriptRunAsAnotherUserWritesItsOutputFileAndNothingBeside) {
+  if (::geteuid() != 0) GTEST_SKIP() << "--run-as needs the executor to run as root";
+  if (::getpwnam("nobody") == nullptr) GTEST_SKIP() << "this machine has no user nobody";
+  start_executor({"--run-as", "nobody"});
+  // The user may write the file it is given, and nothing else where the file is.
+  auto t = script(1, 1211, "GLUE_SHELL",
+                  "#!/bin/bash\n"
+                  "dir=$(dirname \"$CRONWHEEL_OUTPUT_FILE\")\n"
+                  "if touch \"$dir/planted\" 2>/dev/null; then echo planted; else echo not-planted; fi\n"
+                  "printf '{\"who\":\"%s\",\"at\":%s}' \"$(id -un)\" \"$CRONWHEEL_LOG_DATE_TIME\" > "
+                  "\"$CRONWHEEL_OUTPUT_FILE\"\n");
+  t.log_date_time -= 2 * 86'400'000;  // a backfill's instant, two days ago
+  ASSERT_TRUE(run(t).is_success());
+  auto result = result_of(1211);
+  EXPECT_EQ(result.handle_code, kSuccessCode) << result.handle_msg;
+  EXPECT_EQ(result.output, "{\"who\":\"nobody\",\"at\":" + std::to_string(t.log_date_time) + "}");
+  const std::string log = finished_log(t);
+  EXPECT_TRUE(contains(log, "not-planted\n")) << log;
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir_ / "logs" / "gluesource")) {
+    left.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"1_1700000000000.sh"}) << "the output file is removed";
 }
 
 TEST_F(ExecutorE2eTest, RunAsAUserThatCannotBeUsedExitsWithCode2AndAOneLineReason) {
@@ -861,6 +889,7 @@ TEST_F(ExecutorE2eTest, ScriptsGetNoCronwheelVariableAndCannotFollowTheTokenFile
   const std::string hunt =
       "#!/bin/bash\n"
       "env | grep CRONWHEEL_\n"
+      "echo \"variables=$(env | grep '^CRONWHEEL_' | cut -d= -f1 | LC_ALL=C sort | tr '\\n' ' ')\"\n"
       "cat \"$CRONWHEEL_ACCESS_TOKEN_FILE\"\n"
       "echo hunt-over\n";
   auto glue = script(1, 1201, "GLUE_SHELL", hunt);
@@ -876,6 +905,16 @@ TEST_F(ExecutorE2eTest, ScriptsGetNoCronwheelVariableAndCannotFollowTheTokenFile
     EXPECT_FALSE(contains(log, "CRONWHEEL_HTTP_ALLOW_HOSTS=")) << log;
     EXPECT_FALSE(contains(log, token)) << log;
   }
+  // Exactly these: a script job's run, named after the executor's own were removed; the shell
+  // handler's command gets none.
+  EXPECT_TRUE(contains(finished_log(glue),
+                       "variables=CRONWHEEL_JOB_ID CRONWHEEL_LOG_DATE_TIME CRONWHEEL_LOG_ID "
+                       "CRONWHEEL_OUTPUT_FILE CRONWHEEL_SHARD_INDEX CRONWHEEL_SHARD_TOTAL \n"))
+      << finished_log(glue);
+  EXPECT_TRUE(contains(finished_log(shell), "variables=\n")) << finished_log(shell);
+  // Stopped while its admin still answers: once the admin is gone, the executor's registration
+  // removal would wait out its read timeout on the connection it kept open.
+  EXPECT_EQ(stop_executor(), 0);
 }
 
 TEST_F(ExecutorE2eTest, ARunsTimeFarOutOfRangeIsRefusedNamingTheFieldAndCreatesNoDirectory) {
@@ -959,6 +998,9 @@ TEST_F(ExecutorE2eTest, LogsResultsAndTheTokenAreUnreadableToScriptsRunAsAnother
   }
   admin_with_token.set_refusing(false);
   EXPECT_TRUE(admin_with_token.wait_for_result(1402, kBound));
+  // Stopped while its admin still answers: once the admin is gone, the executor's registration
+  // removal would wait out its read timeout on the connection it kept open.
+  EXPECT_EQ(stop_executor(), 0);
 }
 
 }  // namespace
