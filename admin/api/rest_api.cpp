@@ -20,6 +20,7 @@ RestApi::RestApi(common::http::HttpServer& server, Stores stores, common::Clock&
     if (options_.calendars.workflows == nullptr) options_.calendars.workflows = options_.workflows.store;
     if (options_.backfills.calendars == nullptr) options_.backfills.calendars = calendars;
   }
+  if (options_.backfills.workflows == nullptr) options_.backfills.workflows = options_.workflows.store;
   add_auth_routes(router_, services_);
   add_users_routes(router_, services_);
   add_tokens_routes(router_, services_);

@@ -45,7 +45,9 @@ class RestApi {
     // the one it re-times workflows in.
     CalendarRoutes calendars;
     // backfills, when its store is set (admin/api/backfills_api.h); the calendars' store is the
-    // one it reads the calendars jobs name from, unless `backfills.calendars` is set already.
+    // one it reads the calendars jobs and workflows name from, and the workflows' store the one
+    // it reads workflows from, unless `backfills.calendars` or `backfills.workflows` is set
+    // already.
     BackfillRoutes backfills;
   };
 

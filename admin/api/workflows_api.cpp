@@ -259,30 +259,36 @@ nlohmann::json run_json(const WorkflowStore::RunDetail& d) { return to_json(d.ru
 // The inputs of a trigger: every declared parameter, from the body or its default.
 std::string trigger_params(const std::string& text, const Workflow& w) {
   JsonBody body(text);
-  nlohmann::json given = nlohmann::json::object();
-  if (const nlohmann::json* value = body.optional_value("params")) {
-    if (!value->is_object()) throw invalid("params", "params: expected an object of parameter values");
-    given = *value;
-  }
+  std::optional<nlohmann::json> given;
+  if (const nlohmann::json* value = body.optional_value("params")) given = *value;
   body.finish();
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& p : w.params) {
-    auto it = given.find(p.name);
-    if (it == given.end() || it->is_null()) {
-      if (!p.has_default) throw invalid("params", "params." + p.name + ": is required (it has no default)");
-      out[p.name] = p.default_value;
-      continue;
-    }
-    if (it->dump().size() > kMaxParamValueBytes) throw invalid("params", "params." + p.name + ": at most 65536 bytes");
-    out[p.name] = *it;
-  }
-  for (const auto& [name, value] : given.items()) {
-    if (!out.contains(name)) throw invalid("params", "params." + name + ": the workflow has no such parameter");
-  }
-  return out.dump();
+  return workflow_run_inputs(w, given ? &*given : nullptr, "params");
 }
 
 }  // namespace
+
+std::string workflow_run_inputs(const Workflow& w, const nlohmann::json* given, const std::string& field) {
+  nlohmann::json values = nlohmann::json::object();
+  if (given != nullptr) {
+    if (!given->is_object()) throw invalid(field, field + ": expected an object of parameter values");
+    values = *given;
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& p : w.params) {
+    auto it = values.find(p.name);
+    if (it == values.end() || it->is_null()) {
+      if (!p.has_default) throw invalid(field, field + "." + p.name + ": is required (it has no default)");
+      out[p.name] = p.default_value;
+      continue;
+    }
+    if (it->dump().size() > kMaxParamValueBytes) throw invalid(field, field + "." + p.name + ": at most 65536 bytes");
+    out[p.name] = *it;
+  }
+  for (const auto& [name, value] : values.items()) {
+    if (!out.contains(name)) throw invalid(field, field + "." + truncate_chars(name, 64) + ": the workflow has no such parameter");
+  }
+  return out.dump();
+}
 
 void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes& routes, common::Clock& clock) {
   WorkflowStore& store = *routes.store;
@@ -417,10 +423,11 @@ void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes&
         throw invalid("state", "state: must be waiting, running, succeeded, failed, cancelled, skipped or timed_out");
       }
     }
+    filter.backfill_id = query_int(req.get_param_value("backfillId"), "backfillId");
     filter.page = keyed_page_query(req);
     auto page = store.list_runs(filter);
     return ApiResponse{200, keyed_page_json(page, [](const WorkflowRun& r) { return to_json(r); })};
-  }, keyed_paged({"workflowId", "jobGroup", "state"}));
+  }, keyed_paged({"workflowId", "jobGroup", "state", "backfillId"}));
 
   router.add("GET", "workflow-runs/{id}", Access::kUser, [&store](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     return ApiResponse{200, run_json(visible_run(store, ctx.request.who(), ctx.path_int("id")))};

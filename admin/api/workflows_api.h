@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "admin/api/api_router.h"
 #include "admin/model/calendar_store.h"
 #include "admin/model/run_end.h"
@@ -31,5 +33,12 @@ struct WorkflowRoutes {
 
 // `routes.store`, `stores` and `clock` must outlive the server.
 void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes& routes, common::Clock& clock);
+
+// The inputs a run of `workflow` gets from `given` (the request's object of parameter values;
+// none: every default), as the run's params JSON text: every declared parameter, given or its
+// default. A 400 naming `field` ("params", "inputs"; the message says which parameter as
+// "params.NAME") when `given` is not an object, names a parameter the workflow does not declare,
+// leaves out one without a default, or holds a value over 64 KiB.
+std::string workflow_run_inputs(const Workflow& workflow, const nlohmann::json* given, const std::string& field);
 
 }  // namespace cronwheel::admin

@@ -46,16 +46,27 @@ std::string_view to_string(BackfillState state) noexcept { return backfill_name_
 std::string_view to_string(OnExisting on_existing) noexcept { return backfill_name_in(kOnExistingNames, on_existing); }
 std::optional<BackfillState> parse_backfill_state(std::string_view text) noexcept { return backfill_value_in(kBackfillStates, text); }
 std::optional<OnExisting> parse_on_existing(std::string_view text) noexcept { return backfill_value_in(kOnExistingNames, text); }
+std::string_view to_string(BackfillKind kind) noexcept { return kind == BackfillKind::kWorkflow ? "workflow" : "job"; }
 
 nlohmann::json to_json(const Backfill& b) {
+  const bool of_workflow = b.kind() == BackfillKind::kWorkflow;
+  nlohmann::json inputs = nullptr;
+  if (b.params) {
+    inputs = nlohmann::json::parse(*b.params, nullptr, false);
+    if (!inputs.is_object()) inputs = nlohmann::json::object();
+  }
   return {
       {"id", b.id},
-      {"jobId", b.job_id},
+      {"kind", std::string(to_string(b.kind()))},
+      {"jobId", of_workflow ? nlohmann::json(nullptr) : nlohmann::json(b.job_id)},
+      {"workflowId", of_workflow ? nlohmann::json(b.workflow_id) : nlohmann::json(nullptr)},
+      {"workflowName", of_workflow ? nlohmann::json(b.workflow_name) : nlohmann::json(nullptr)},
       {"jobGroup", b.job_group},
       {"from", b.from},
       {"to", b.to},
       {"onExisting", std::string(to_string(b.on_existing))},
       {"maxConcurrent", b.max_concurrent},
+      {"inputs", std::move(inputs)},
       {"state", std::string(to_string(b.state))},
       {"cursor", backfill_optional(b.cursor)},
       {"total", b.total},
@@ -76,9 +87,13 @@ nlohmann::json to_json(const BackfillRuns& r) {
           {"cancelled", r.cancelled}};
 }
 
-Schedule backfill_schedule(const Job& job, const std::optional<Calendar>& calendar) {
-  const std::string what = "job " + std::to_string(job.id);
-  switch (job.schedule_type) {
+namespace {
+
+// The schedule of a job or workflow (`what`: "job 7", "workflow 3") as a backfill goes by it.
+Schedule schedule_to_backfill(const std::string& what, ScheduleType type, const std::string& conf,
+                              const std::string& zone, common::DstPolicy dst, const CalendarUse& use,
+                              const std::optional<Calendar>& calendar) {
+  switch (type) {
     case ScheduleType::kNone:
       throw BackfillRefused("scheduleType", "scheduleType: " + what +
                                                 " has schedule NONE: it never fires by itself, so it has no "
@@ -93,23 +108,36 @@ Schedule backfill_schedule(const Job& job, const std::optional<Calendar>& calend
   }
   std::optional<Schedule> schedule;
   try {
-    schedule = Schedule::parse(job.schedule_type, job.schedule_conf, job.timezone, job.dst);
+    schedule = Schedule::parse(type, conf, zone, dst);
   } catch (const ScheduleError& e) {
     // Only reachable for a row written around the API.
     throw BackfillRefused(e.field(), what + " has an invalid schedule: " + e.what());
   }
-  if (job.calendar.calendar_id == 0) return *schedule;
-  if (!calendar || calendar->id != job.calendar.calendar_id) {
-    throw BackfillRefused("calendarId", "calendarId: " + what + " names calendar " +
-                                            std::to_string(job.calendar.calendar_id) + ", which does not exist");
+  if (use.calendar_id == 0) return *schedule;
+  if (!calendar || calendar->id != use.calendar_id) {
+    throw BackfillRefused("calendarId", "calendarId: " + what + " names calendar " + std::to_string(use.calendar_id) +
+                                            ", which does not exist");
   }
   try {
     return schedule->with_calendar(
-        ScheduleCalendar{calendar->name, common::BusinessCalendar::make(to_spec(*calendar)), job.calendar.mode});
+        ScheduleCalendar{calendar->name, common::BusinessCalendar::make(to_spec(*calendar)), use.mode});
   } catch (const common::CalendarError& e) {
     throw BackfillRefused("calendarId", "calendarId: " + what + "'s calendar " + calendar->name +
                                             " is invalid: " + e.what());
   }
+}
+
+}  // namespace
+
+Schedule backfill_schedule(const Job& job, const std::optional<Calendar>& calendar) {
+  return schedule_to_backfill("job " + std::to_string(job.id), job.schedule_type, job.schedule_conf, job.timezone,
+                              job.dst, job.calendar, calendar);
+}
+
+Schedule backfill_schedule(const Workflow& workflow, const std::optional<Calendar>& calendar) {
+  // Workflows have no DST policy of their own: their scheduled runs go by Quartz's rules.
+  return schedule_to_backfill("workflow " + std::to_string(workflow.id), workflow.schedule_type, workflow.schedule_conf,
+                              workflow.timezone, common::DstPolicy{}, workflow.calendar, calendar);
 }
 
 BackfillInstants backfill_instants(const Schedule& schedule, std::int64_t from, std::int64_t to,

@@ -103,6 +103,7 @@ nlohmann::json to_json(const JobLog& log) {
       {"workflowNode", log.workflow_node.empty() ? nlohmann::json(nullptr) : nlohmann::json(log.workflow_node)},
       {"output", optional_json(log.output)},
       {"backfillId", optional_json(log.backfill_id)},
+      {"logDateTime", log_date_time(log)},
       {"waitingForSlot", log.waiting_slot},
   };
 }

@@ -133,6 +133,11 @@ struct JobLog {
   // A backfill's run (trigger type BACKFILL) and the retries of it: the backfill it belongs to
   // (admin/model/backfill.h).
   std::optional<std::int64_t> backfill_id;
+  // The instant the run stands for when that is not its scheduled time (log_date_time): a
+  // backfill's historical instant, on its runs, their retries and, for a backfill of a workflow,
+  // on every node run and their retries. Set when the row is written and never changed; none
+  // for every other run.
+  std::optional<std::int64_t> logical_time;
   // A fire of a limited group or job (admin/model/slots.h): waiting for a slot (still pending,
   // passed over by the feeder), or holding one since a node admitted it.
   bool waiting_slot = false;
@@ -143,9 +148,10 @@ struct JobLog {
 
 // The time a run is filed under at its executor: the `logDateTime` of /run, and of every /log
 // that reads it back (an XXL-JOB executor keeps the run's log in a directory named after that
-// time's day, so both calls must carry the same time, even for a run triggered after the
-// midnight following its scheduled time).
-inline std::int64_t log_date_time(const JobLog& run) { return run.scheduled_time; }
+// time's day, so every call must carry the same time, even for a run triggered after the
+// midnight following its scheduled time). Its logical time when it has one (a backfill's
+// instant, which its handler reads as the date it runs for), its scheduled time otherwise.
+inline std::int64_t log_date_time(const JobLog& run) { return run.logical_time.value_or(run.scheduled_time); }
 
 // One saved version of a script job's source.
 struct ScriptVersion {

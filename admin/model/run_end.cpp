@@ -109,6 +109,7 @@ FollowUps plan_follow_ups(RunEnd end, const JobLog& run, const Job& job, const s
     fire.workflow_run_id = run.workflow_run_id;
     fire.workflow_node = run.workflow_node;
     fire.backfill_id = run.backfill_id;
+    fire.logical_time = run.logical_time;
     out.fires.push_back(std::move(fire));
   }
   if (workflow_node) {

@@ -69,7 +69,10 @@ struct FollowUps {
 //    the retry interval, or exponential back-off; the attempt counted from the retries the run
 //    had left, its jitter drawn from the run's id), with the job's current handler and the run's
 //    parameter, shard and chain depth, one retry fewer, routed again (as XXL-JOB).
-//    A backfill's run's retry belongs to the same backfill (backfill_id).
+//    A backfill's run's retry belongs to the same backfill (backfill_id), and every retry keeps
+//    the run's logical time (JobLog::logical_time): a backfill's historical instant stays the
+//    logDateTime its handler sees, however late the retry goes out; a run without one (every
+//    other run) leaves its retry without one, sent with its own scheduled time as before.
 //  - kMisfireSkipped: none (the job's misfire strategy chose not to run it; its next fires come
 //    anyway); kCancelled, kKilled: none: no retry and no child fires (someone chose to stop it).
 // (A fire whose delivery is unknown has not ended: it stays `triggered`, see

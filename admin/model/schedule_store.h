@@ -31,6 +31,9 @@ struct SendingFire {
   std::string executor_address;  // the executor it was sent to
   std::int64_t job_group = 0;
   std::optional<std::string> access_token;  // the group's own token; none: the admin's
+  // The run's logical time (JobLog::logical_time): what it was sent with as logDateTime instead
+  // of its scheduled time, and so what the executor is asked about it with.
+  std::optional<std::int64_t> logical_time;
 
   friend bool operator==(const SendingFire&, const SendingFire&) = default;
 };

@@ -155,6 +155,9 @@ struct WorkflowRun {
   std::string reason;
   std::string created_by;
   int alarm_status = 0;
+  // A backfill's run (trigger type BACKFILL): the backfill (backfill.h). Its scheduled time is
+  // the historical instant it runs for, the logical time of every node run of it.
+  std::optional<std::int64_t> backfill_id;
 
   friend bool operator==(const WorkflowRun&, const WorkflowRun&) = default;
 };

@@ -124,6 +124,7 @@ nlohmann::json to_json(const WorkflowRun& run, const std::vector<WorkflowRunNode
       {"reason", run.reason},
       {"createdBy", run.created_by},
       {"alarmStatus", run.alarm_status},
+      {"backfillId", workflow_optional_json(run.backfill_id)},
   };
   if (nodes != nullptr) {
     nlohmann::json list = nlohmann::json::array();

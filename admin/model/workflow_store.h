@@ -11,6 +11,11 @@
 // its run row (pending, owned by the deciding node). From there the run row is a fire like any
 // other: sent exactly once, taken over with its node if that node dies.
 //
+// A backfill's runs (BackfillStore, backfill_store.h, writes them) are workflow runs like the
+// others here — listed, cancelled, re-run, timed out and alarmed alike — but outside the overlap
+// policy: they are never counted when a run of the schedule, a trigger or a re-run asks for room,
+// and a re-run of one does not ask (its backfill's max_concurrent bounds them instead).
+//
 // Thread-safe; StoreUnavailable when the database cannot be reached (then nothing was written).
 
 #include <cstdint>
@@ -93,6 +98,7 @@ class WorkflowStore {
     std::optional<std::int64_t> workflow_id;
     std::optional<std::int64_t> job_group;
     std::optional<WorkflowRunState> state;
+    std::optional<std::int64_t> backfill_id;  // a backfill's runs (WorkflowRun::backfill_id)
     PageRequest page;  // keyset on (0, id), newest first
   };
   virtual Page<WorkflowRun> list_runs(const RunFilter& filter) = 0;

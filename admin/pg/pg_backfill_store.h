@@ -1,6 +1,7 @@
 #pragma once
 
-// BackfillStore (admin/model/backfill_store.h) over PostgreSQL (sql/0022_backfill.sql).
+// BackfillStore (admin/model/backfill_store.h) over PostgreSQL (sql/0022_backfill.sql,
+// sql/0024_workflow_backfill.sql).
 //
 // - A step locks the backfill's row with SELECT ... FOR NO KEY UPDATE SKIP LOCKED: another node
 //   stepping it at the same moment skips it rather than wait, and the lock is not one that the
@@ -9,6 +10,11 @@
 //   job, so the steps of one job's backfills follow one another and each reads the runs the
 //   one before committed. Nothing else takes that advisory lock, and every path takes the row
 //   lock first, so the two cannot deadlock.
+// - A workflow's backfill's step takes its workflow's row FOR KEY SHARE before any of that (the
+//   lock its runs' foreign key takes anyway): deleting the workflow locks its row FOR UPDATE and
+//   then deletes its backfills, so the other order would deadlock with it. Then an advisory lock
+//   per workflow, as per job; its runs are written by PgWorkflowStore's write_backfill_runs (in
+//   the step's transaction, locks as every run creation takes them).
 // - The runs a step writes are one INSERT ... SELECT from the job's row (its group, handler,
 //   parameter and retry count as they are in the step's transaction), ON CONFLICT on
 //   job_log_backfill_fire DO NOTHING: an instant the backfill has a run at already is not
@@ -44,6 +50,8 @@ class PgBackfillStore final : public BackfillStore {
   std::optional<Backfill> get(std::int64_t id) override;
   BackfillRuns runs(std::int64_t id) override;
   std::vector<std::int64_t> existing(std::int64_t job_id, const std::vector<std::int64_t>& instants) override;
+  std::vector<std::int64_t> existing_workflow_runs(std::int64_t workflow_id,
+                                                   const std::vector<std::int64_t>& instants) override;
   std::vector<Backfill> running(int limit) override;
   Backfill create(const Backfill& backfill, const Actor& actor) override;
   StepResult step(std::int64_t id, std::string_view node, std::int64_t now, const Decide& decide) override;

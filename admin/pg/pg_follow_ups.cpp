@@ -24,8 +24,8 @@ void prepare_follow_ups(pqxx::connection& c) {
   c.prepare("follow_up_insert_fire",
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, "
-            "chain_depth, trigger_msg, workflow_run_id, workflow_node, backfill_id) "
-            "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, $18) RETURNING " +
+            "chain_depth, trigger_msg, workflow_run_id, workflow_node, backfill_id, logical_time) "
+            "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, $18, $19) RETURNING " +
                 kLogColumns);
   // By the job's id alone: guarded as written, job_info_due (trigger_status = 1) could be
   // chosen and read every job awaiting a result (pg_guard.h).
@@ -87,7 +87,7 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
           f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
           f.executor_fail_retry_count, f.parent_log_id, text(f.state), f.chain_depth, f.trigger_msg,
           f.workflow_run_id, f.workflow_run_id ? std::optional<std::string>(f.workflow_node) : std::nullopt,
-          f.backfill_id));
+          f.backfill_id, f.logical_time));
       if (fire.workflow_run_id) fire = record_workflow_retry(tx, runs[i], std::move(fire));
       out[i].fires.push_back(std::move(fire));
     }

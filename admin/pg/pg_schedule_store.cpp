@@ -92,7 +92,8 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   // Locks first (a row another node took meanwhile is skipped: FOR UPDATE re-checks the WHERE
   // on the newest version), so the old owner can be reported.
   c.prepare("sched_takeover_sending_lock",
-            "SELECT l.id, l.job_id, l.scheduled_time, l.admin_node, l.executor_address, l.job_group, g.access_token "
+            "SELECT l.id, l.job_id, l.scheduled_time, l.admin_node, l.executor_address, l.job_group, g.access_token, "
+            "l.logical_time "
                 "FROM job_log l LEFT JOIN job_group g ON g.id = l.job_group "
                 "WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'sending' ORDER BY l.id FOR UPDATE OF l");
   c.prepare("sched_takeover_sending",
@@ -227,6 +228,7 @@ ScheduleStore::Takeover PgScheduleStore::take_over(const std::vector<std::string
       s.executor_address = r["executor_address"].as<std::string>();
       s.job_group = r["job_group"].as<std::int64_t>();
       if (!r["access_token"].is_null()) s.access_token = r["access_token"].as<std::string>();
+      if (!r["logical_time"].is_null()) s.logical_time = r["logical_time"].as<std::int64_t>();
       sending_ids.push_back(s.fire.log_id);
       out.sending.push_back(std::move(s));
     }

@@ -46,7 +46,7 @@ const std::string kLogColumns =
     "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, chain_depth, " +
     ms("trigger_time", "trigger_time") + ", trigger_code, trigger_msg, " + ms("handle_time", "handle_time") +
     ", handle_code, handle_msg, alarm_status, workflow_run_id, workflow_node, output, backfill_id, waiting_slot, "
-    "slot_admitted";
+    "slot_admitted, logical_time";
 
 const std::string kVersionColumns =
     "id, job_id, glue_type, glue_source, glue_remark, " + ms("created_at", "created_at");
@@ -251,6 +251,7 @@ JobLog log_from(const pqxx::row& r) {
   l.backfill_id = optional_of<std::int64_t>(r["backfill_id"]);
   l.waiting_slot = r["waiting_slot"].as<bool>();
   l.slot_admitted = r["slot_admitted"].as<bool>();
+  l.logical_time = optional_of<std::int64_t>(r["logical_time"]);
   return l;
 }
 

@@ -21,7 +21,7 @@ namespace {
 const std::string kRunHead =
     "id, workflow_id, (SELECT w.name FROM workflow w WHERE w.id = workflow_run.workflow_id) AS workflow_name, "
     "job_group, state, trigger_type, scheduled_time, started_at, ended_at, deadline, params::text AS params, "
-    "reason, created_by, alarm_status";
+    "reason, created_by, alarm_status, backfill_id";
 const std::string kRunColumns = kRunHead + ", graph::text AS graph";
 const std::string kRunListColumns = kRunHead + ", NULL::text AS graph";
 
@@ -48,6 +48,7 @@ WorkflowRun run_from(const pqxx::row& r) {
   run.reason = r["reason"].as<std::string>();
   run.created_by = r["created_by"].as<std::string>();
   run.alarm_status = r["alarm_status"].as<int>();
+  run.backfill_id = opt<std::int64_t>(r["backfill_id"]);
   return run;
 }
 
@@ -165,8 +166,12 @@ std::int64_t latest_parent_run(const WorkflowGraph& graph, std::string_view key,
 // transition waiting → started and, for exactly the nodes it moved, their run rows.
 class NodeStarts {
  public:
-  void add(std::int64_t run_id, const std::string& key, const std::string& param, std::int64_t now, const NodeJob& job,
-           std::int64_t job_id, std::int64_t parent) {
+  // `run` is the node's workflow run: a backfill's gives its node runs its instant as their
+  // logical time (JobLog::logical_time).
+  void add(const WorkflowRun& run, const std::string& key, const std::string& param, std::int64_t now,
+           const NodeJob& job, std::int64_t job_id, std::int64_t parent) {
+    const std::int64_t run_id = run.id;
+    logical_.push_back(run.backfill_id ? run.scheduled_time : 0);
     runs_.push_back(run_id);
     keys_.push_back(key);
     params_.push_back(param);
@@ -182,12 +187,13 @@ class NodeStarts {
     if (runs_.empty()) return {};
     return all_of<JobLog>(tx.exec_prepared("wfn_start_all", bigint_array(runs_), text_array(keys_), text_array(params_),
                                            bigint_array(times_), node_id, bigint_array(groups_), bigint_array(jobs_),
-                                           text_array(handlers_), bigint_array(retries_), bigint_array(parents_)),
+                                           text_array(handlers_), bigint_array(retries_), bigint_array(parents_),
+                                           bigint_array(logical_)),
                           log_from);
   }
 
  private:
-  std::vector<std::int64_t> runs_, times_, groups_, jobs_, retries_, parents_;
+  std::vector<std::int64_t> runs_, times_, groups_, jobs_, retries_, parents_, logical_;
   std::vector<std::string> keys_, params_, handlers_;
 };
 
@@ -274,6 +280,32 @@ class RunSteps {
     return true;
   }
 
+  // A backfill's run of `wf` at `instant` (the caller holds the workflow's row FOR KEY SHARE
+  // and the backfill's): running from `now`, outside the overlap policy, with `params_json` as
+  // its inputs, its first nodes started with the instant as their logical time. False when the
+  // backfill has a run at that instant already.
+  bool create_backfill(const Workflow& wf, std::int64_t backfill_id, std::int64_t instant, const std::string& params_json,
+                       std::int64_t now, const std::string& created_by) {
+    std::optional<std::int64_t> deadline;
+    if (wf.timeout_seconds > 0) deadline = now + std::int64_t{wf.timeout_seconds} * 1000;
+    const auto inserted = tx_.exec_prepared("wfr_insert_backfill", wf.id, wf.job_group, instant, now, deadline,
+                                            params_json, graph_json(wf.graph).dump(), created_by, backfill_id);
+    if (inserted.empty()) return false;
+    const auto id = inserted[0][0].as<std::int64_t>();
+    std::vector<std::string> keys;
+    std::vector<std::int64_t> jobs;
+    for (const auto& n : wf.graph.nodes) {
+      keys.push_back(n.key);
+      jobs.push_back(n.job_id);
+    }
+    tx_.exec_prepared("wfr_nodes_insert", id, text_array(keys), bigint_array(jobs));
+    WorkflowRun run = run_from(tx_.exec_prepared1("wfr_get", id));
+    const auto at = static_cast<std::ptrdiff_t>(changed_.runs.size());
+    step(run, now);
+    changed_.runs.insert(changed_.runs.begin() + at, run_from(tx_.exec_prepared1("wfr_get", id)));
+    return true;
+  }
+
   // Marks the run ended. The runs of its workflow waiting for room are started by
   // start_waiting() in a transaction of their own (the workflow runner's), not here: locking the
   // workflow's row in the middle of a batch of results would order locks differently in each
@@ -324,7 +356,7 @@ class RunSteps {
         missing = true;
         continue;
       }
-      starts.add(run.id, st.key, st.param.value_or(job->second.param), now, job->second, st.job_id,
+      starts.add(run, st.key, st.param.value_or(job->second.param), now, job->second, st.job_id,
                  latest_parent_run(run.graph, st.key, rows));
     }
     for (auto& fire : starts.write(tx_, node_id_)) changed_.fires.push_back(std::move(fire));
@@ -387,13 +419,19 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
   c.prepare("wfr_active", "SELECT count(*) FILTER (WHERE state = 'running') AS running, "
                           "count(*) FILTER (WHERE state = 'waiting') AS waiting, "
                           "min(id) FILTER (WHERE state = 'running') AS oldest "
-                          "FROM workflow_run WHERE workflow_id = $1 AND state IN ('waiting', 'running')");
+                          "FROM workflow_run WHERE workflow_id = $1 AND state IN ('waiting', 'running') "
+                          "AND backfill_id IS NULL");
   c.prepare("wfr_any_active", "SELECT id FROM workflow_run WHERE workflow_id = $1 AND state IN ('waiting', 'running') LIMIT 1");
   c.prepare("wfr_insert",
             "INSERT INTO workflow_run (workflow_id, job_group, state, trigger_type, scheduled_time, started_at, deadline, "
             "params, graph, reason, created_by, ended_at) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12) "
             "ON CONFLICT (workflow_id, scheduled_time) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING RETURNING id");
+  c.prepare("wfr_insert_backfill",
+            "INSERT INTO workflow_run (workflow_id, job_group, state, trigger_type, scheduled_time, started_at, deadline, "
+            "params, graph, reason, created_by, backfill_id) "
+            "VALUES ($1, $2, 'running', 'BACKFILL', $3, $4, $5, $6::jsonb, $7::jsonb, '', $8, $9) "
+            "ON CONFLICT (backfill_id, scheduled_time) WHERE backfill_id IS NOT NULL DO NOTHING RETURNING id");
   c.prepare("wfr_nodes_insert", "INSERT INTO workflow_run_node (run_id, node_key, job_id, state) "
                                 "SELECT $1, k, j, 'waiting' FROM unnest($2::text[], $3::bigint[]) AS t(k, j)");
   c.prepare("wfr_nodes",
@@ -464,18 +502,19 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
             "WITH " + guard_cte("'waiting'::text AS waiting_state, $1::bigint[] AS run_ids, $2::text[] AS node_keys, "
                                 "$3::text[] AS params, $4::bigint[] AS times, $6::bigint[] AS group_ids, "
                                 "$7::bigint[] AS job_ids, $8::text[] AS handlers, $9::integer[] AS retry_counts, "
-                                "$10::bigint[] AS parents") + ", " +
+                                "$10::bigint[] AS parents, $11::bigint[] AS logical_times") + ", " +
                 batch_values_cte("s", "v", "unnest(guard.run_ids, guard.node_keys, guard.params, guard.times, "
-                                           "guard.group_ids, guard.job_ids, guard.handlers, guard.retry_counts, guard.parents) "
-                                           "AS v(run_id, node_key, param, at, job_group, job_id, handler, retries, parent)") +
+                                           "guard.group_ids, guard.job_ids, guard.handlers, guard.retry_counts, guard.parents, "
+                                           "guard.logical_times) "
+                                           "AS v(run_id, node_key, param, at, job_group, job_id, handler, retries, parent, logical)") +
                 ", started AS (UPDATE workflow_run_node n SET state = 'started', attempts = n.attempts + 1, "
                 "param = s.param, started_at = s.at, ended_at = NULL, message = '', output = NULL, kill_requested = false, "
                 "log_id = nextval('job_log_id_seq') FROM guard, s WHERE n.run_id = s.run_id AND n.node_key = s.node_key "
                 "AND n.state = guard.waiting_state RETURNING n.run_id, n.node_key, n.log_id) "
                 "INSERT INTO job_log (id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
-                "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node) "
+                "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node, logical_time) "
                 "SELECT started.log_id, s.job_group, s.job_id, 'pending', 'WORKFLOW', s.at, $5, s.handler, s.param, s.retries, "
-                "NULLIF(s.parent, 0), s.run_id, s.node_key FROM started JOIN s ON s.run_id = started.run_id "
+                "NULLIF(s.parent, 0), s.run_id, s.node_key, NULLIF(s.logical, 0) FROM started JOIN s ON s.run_id = started.run_id "
                 "AND s.node_key = started.node_key ORDER BY started.log_id RETURNING " + kLogColumns);
   c.prepare("wfr_end_all",
             "WITH " + guard_cte("'{waiting,running}'::text[] AS active_states, $1::bigint[] AS run_ids, $2::text[] AS states, "
@@ -685,6 +724,7 @@ Page<WorkflowRun> PgWorkflowStore::list_runs(const RunFilter& f) {
   list.page = f.page;
   if (f.workflow_id) list.conditions.push_back("workflow_id = " + list.params.add(*f.workflow_id));
   if (f.state) list.conditions.push_back("state = " + list.params.add(std::string(to_string(*f.state)), "text"));
+  if (f.backfill_id) list.conditions.push_back("backfill_id = " + list.params.add(*f.backfill_id));
   return db_.read([&](pqxx::read_transaction& tx) { return page_from<WorkflowRun>(read_keyset_page(tx, list), run_from); });
 }
 
@@ -747,7 +787,8 @@ WorkflowStore::RunChange PgWorkflowStore::rerun(std::int64_t run_id, std::string
     const Workflow wf = workflow_from(wf_rows[0]);
     const auto counts = tx.exec_prepared1("wfr_active", wf.id);
     const std::int64_t limit = wf.overlap == OverlapPolicy::kParallel ? wf.max_parallel : 1;
-    if (counts["running"].as<std::int64_t>() >= limit) {
+    // A backfill's run is outside the overlap policy (workflow_store.h).
+    if (!run.backfill_id && counts["running"].as<std::int64_t>() >= limit) {
       out.reason = "run " + counts["oldest"].as<std::string>() + " of the workflow is running, and its overlap policy (" +
                    std::string(to_string(wf.overlap)) + ") allows " + std::to_string(limit) + " at a time";
       return out;
@@ -968,7 +1009,7 @@ std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work
     for (const auto& key : p.step.kill) kill_node(tx, p.run_id, key, now);
     for (const auto& st : p.step.start) {
       const NodeJob& job = jobs.at(st.job_id);
-      starts.add(p.run_id, st.key, st.param.value_or(job.param), now, job, st.job_id,
+      starts.add(run, st.key, st.param.value_or(job.param), now, job, st.job_id,
                  latest_parent_run(run.graph, st.key, nodes_of[p.run_id]));
     }
     if (p.step.run_end) {
@@ -991,6 +1032,16 @@ std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work
                      text_array(end_reasons));
   }
   return out;
+}
+
+WorkflowStore::Changed write_backfill_runs(pqxx::work& tx, const Workflow& workflow, std::int64_t backfill_id,
+                                           const std::vector<std::int64_t>& instants, const std::string& params_json,
+                                           std::int64_t now, const std::string& node_id, const std::string& created_by) {
+  std::vector<std::int64_t> ordered = instants;
+  std::sort(ordered.begin(), ordered.end());
+  RunSteps steps(tx, node_id);
+  for (const std::int64_t instant : ordered) steps.create_backfill(workflow, backfill_id, instant, params_json, now, created_by);
+  return std::move(steps.changed());
 }
 
 JobLog record_workflow_retry(pqxx::work& tx, const JobLog& failed, JobLog retry) {

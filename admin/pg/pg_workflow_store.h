@@ -8,6 +8,7 @@
 // Database's Preparer, after PgStores::prepare (it uses the audit's). Thread-safe.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <pqxx/pqxx>
@@ -75,6 +76,16 @@ struct EndedNode {
   const JobLog* run = nullptr;  // the node's run, as it ended
 };
 std::vector<std::pair<std::size_t, JobLog>> record_workflow_node_ends(pqxx::work& tx, const std::vector<EndedNode>& ends);
+
+// Inside a step of workflow `workflow`'s backfill `backfill_id` (PgBackfillStore::step, which
+// holds the workflow's row FOR KEY SHARE and the backfill's row): a running BACKFILL run at each
+// of `instants` the backfill has none at yet, oldest first, started at `now` outside the overlap
+// policy with `params_json` as its inputs and its first nodes' runs owned by `node_id`, each with
+// the instant as its logical time. Answers the runs written (oldest first) and their nodes'
+// fires.
+WorkflowStore::Changed write_backfill_runs(pqxx::work& tx, const Workflow& workflow, std::int64_t backfill_id,
+                                           const std::vector<std::int64_t>& instants, const std::string& params_json,
+                                           std::int64_t now, const std::string& node_id, const std::string& created_by);
 
 // Inside the transaction that inserted `retry`, the retry of a workflow node's run `failed`: the
 // node's current run becomes the retry — unless the node is no longer to run (its workflow run

@@ -9,10 +9,11 @@
 
 namespace cronwheel::admin {
 
-BackfillPump::BackfillPump(BackfillStore& store, JobStore& jobs, CalendarStore& calendars, common::RecurringTasks& tasks,
-                           std::string node_id, FiresWritten fires_written, Options options)
+BackfillPump::BackfillPump(BackfillStore& store, JobStore& jobs, WorkflowStore& workflows, CalendarStore& calendars,
+                           common::RecurringTasks& tasks, std::string node_id, FiresWritten fires_written, Options options)
     : store_(store),
       jobs_(jobs),
+      workflows_(workflows),
       calendars_(calendars),
       clock_(tasks.clock()),
       node_id_(std::move(node_id)),
@@ -51,18 +52,38 @@ std::size_t BackfillPump::pass(const std::stop_token& stop) noexcept {
   return written;
 }
 
-std::size_t BackfillPump::step(const Backfill& running) {
-  const auto job = jobs_.get(running.job_id);
-  if (!job) return 0;  // deleted meanwhile: its backfills go with it
-  std::optional<Calendar> calendar;
-  if (job->calendar.calendar_id != 0) calendar = calendars_.get(job->calendar.calendar_id);
-  std::optional<Schedule> schedule;
-  std::string refused;
+std::optional<Schedule> BackfillPump::schedule_of(const Backfill& running, bool& gone, std::string& refused) {
+  gone = false;
   try {
-    schedule = backfill_schedule(*job, calendar);
+    if (running.kind() == BackfillKind::kWorkflow) {
+      const auto workflow = workflows_.get(running.workflow_id);
+      if (!workflow) {
+        gone = true;
+        return std::nullopt;
+      }
+      std::optional<Calendar> calendar;
+      if (workflow->calendar.calendar_id != 0) calendar = calendars_.get(workflow->calendar.calendar_id);
+      return backfill_schedule(*workflow, calendar);
+    }
+    const auto job = jobs_.get(running.job_id);
+    if (!job) {
+      gone = true;
+      return std::nullopt;
+    }
+    std::optional<Calendar> calendar;
+    if (job->calendar.calendar_id != 0) calendar = calendars_.get(job->calendar.calendar_id);
+    return backfill_schedule(*job, calendar);
   } catch (const BackfillRefused& e) {
     refused = e.what();
+    return std::nullopt;
   }
+}
+
+std::size_t BackfillPump::step(const Backfill& running) {
+  bool gone = false;
+  std::string refused;
+  const std::optional<Schedule> schedule = schedule_of(running, gone, refused);
+  if (gone) return 0;  // deleted meanwhile: its backfills go with it
   const auto result = store_.step(running.id, node_id_, clock_.now_ms(),
                                   [&](const Backfill& b, std::int64_t unfinished, const ExistingRuns& existing) {
                                     if (!schedule) return backfill_stopped(refused);
@@ -71,10 +92,11 @@ std::size_t BackfillPump::step(const Backfill& running) {
   if (!result.stepped) return 0;
   if (!result.fires.empty() && fires_written_) fires_written_(result.fires);
   if (result.backfill.state != BackfillState::kRunning) {
-    spdlog::info("backfill {} of job {} ended {}: {}", result.backfill.id, result.backfill.job_id,
+    spdlog::info("backfill {} of {} {} ended {}: {}", result.backfill.id, to_string(result.backfill.kind()),
+                 result.backfill.kind() == BackfillKind::kWorkflow ? result.backfill.workflow_id : result.backfill.job_id,
                  to_string(result.backfill.state), result.backfill.reason);
   }
-  return result.fires.size();
+  return result.backfill.kind() == BackfillKind::kWorkflow ? result.runs.size() : result.fires.size();
 }
 
 }  // namespace cronwheel::admin

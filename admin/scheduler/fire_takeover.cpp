@@ -123,9 +123,11 @@ void FireTakeover::resolve_all(const std::vector<SendingFire>& sending, Report& 
     for (std::size_t i = next++; i < sending.size(); i = next++) {
       const SendingFire& fire = sending[i];
       const std::string& token = fire.access_token ? *fire.access_token : default_access_token_;
-      // The run is sent with its scheduled time as logDateTime (TriggerService), which names
-      // the executor's log file: ask with the same.
-      checks[i] = check_delivery(executors_, fire.executor_address, token, fire.fire.log_id, fire.fire.scheduled_time);
+      // The run is sent with its logical time as logDateTime (TriggerService, log_date_time:
+      // its scheduled time unless it has one), which names the executor's log file: ask with
+      // the same.
+      checks[i] = check_delivery(executors_, fire.executor_address, token, fire.fire.log_id,
+                                 fire.logical_time.value_or(fire.fire.scheduled_time));
     }
   };
   {

@@ -14,7 +14,7 @@
 // A sending fire's fate is unknown: the dead node may or may not have reached the executor.
 // After the transaction, with none open, the executor that was called is asked for the run's
 // log (check_delivery, admin/trigger/delivery_check.h: POST /log with the log id and the
-// logDateTime the run is sent with, its scheduled time):
+// logDateTime the run is sent with, log_date_time: its logical time or its scheduled time):
 //  - it has the run (or has it queued): delivered, sending → triggered;
 //  - it answers that no such log exists: never delivered, sending → pending, sent again;
 //  - it does not answer, or answers a failure: sending → triggered, not confirmed (trigger code

@@ -442,8 +442,8 @@ void AdminServer::Impl::start_scheduler() {
     Scheduler* scheduler = running_scheduler_.load();
     return scheduler != nullptr && scheduler->lease_valid();
   };
-  backfill_pump_ = std::make_unique<BackfillPump>(backfill_store_, stores_.stores().jobs, calendar_store_, recurring_,
-                                                  node_id_, fires_written(), std::move(pump_options));
+  backfill_pump_ = std::make_unique<BackfillPump>(backfill_store_, stores_.stores().jobs, workflow_store_, calendar_store_,
+                                                  recurring_, node_id_, fires_written(), std::move(pump_options));
   backfill_pump_->start();
   running_backfill_pump_.store(backfill_pump_.get());
   running_trigger_service_.store(trigger_service_.get());

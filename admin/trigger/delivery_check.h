@@ -21,7 +21,7 @@ struct DeliveryCheck {
 };
 
 // POSTs /log (from line 1) for the run to the executor it was sent to. `log_date_time` is the
-// logDateTime the run was sent with (its scheduled time).
+// logDateTime the run was sent with (log_date_time in admin/model/records.h).
 //
 // XXL-JOB's answer for a run it does not know is a log "readLog fail, logFile not exists"
 // ending at line 0. A cronwheel executor gives it only for a run it neither has queued nor

@@ -11,6 +11,7 @@
 #include "admin/pg/pg_backfill_store.h"
 #include "admin/pg/pg_completion_store.h"
 #include "admin/pg/pg_stores.h"
+#include "admin/pg/pg_workflow_store.h"
 #include "tests/support/backfill_contract_tests.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/migrated_database.h"
@@ -26,6 +27,7 @@ class PgBackfillFixture {
         database_(pool_options(db_, 6), &prepare),
         stores_(database_, clock_),
         store_(database_, clock_),
+        workflows_(database_, clock_),
         completion_(database_) {
     clock_.set_wall_ms(backfill_contract::kNow);
     admin::Group g;
@@ -37,11 +39,13 @@ class PgBackfillFixture {
     admin::PgStores::prepare(c);
     admin::PgBackfillStore::prepare(c);
     admin::PgCompletionStore::prepare(c);
+    admin::PgWorkflowStore::prepare(c);
   }
 
   admin::BackfillStore& backfills() { return store_; }
   admin::PgCompletionStore& completion() { return completion_; }
   admin::Stores stores() { return stores_.stores(); }
+  admin::WorkflowStore& workflows() { return workflows_; }
   std::int64_t group() const { return group_; }
   admin::JobLog put_run(const admin::JobLog& run) {
     return database_.transact([&](pqxx::work& tx) {
@@ -74,13 +78,15 @@ class PgBackfillFixture {
   admin::Database database_;
   admin::PgStores stores_;
   admin::PgBackfillStore store_;
+  admin::PgWorkflowStore workflows_;
   admin::PgCompletionStore completion_;
   std::int64_t group_ = 0;
 };
 
 // What the completion writes when a backfill's run fails (pg_follow_ups.h): its retry belongs to
-// the backfill, so it counts as unfinished and the backfill is not done before it ends.
-TEST(PgBackfillRetries, ARetryOfABackfillsFailedRunBelongsToTheBackfill) {
+// the backfill, so it counts as unfinished and the backfill is not done before it ends, and it
+// keeps the run's logical time (the instant), the logDateTime it is sent with.
+TEST(PgBackfillRetries, ARetryOfABackfillsFailedRunBelongsToTheBackfillAndStandsForItsInstant) {
   PgBackfillFixture f;
   admin::Job j;
   j.job_group = f.group();
@@ -118,6 +124,11 @@ TEST(PgBackfillRetries, ARetryOfABackfillsFailedRunBelongsToTheBackfill) {
   EXPECT_EQ(recorded.fires[0].trigger_type, admin::TriggerType::kRetry);
   EXPECT_EQ(recorded.fires[0].backfill_id, backfill.id);
   EXPECT_EQ(f.stores().logs.get(recorded.fires[0].id)->backfill_id, backfill.id) << "as stored";
+  // Sent with the historical instant as its logDateTime, though due now.
+  EXPECT_EQ(written.fires[0].logical_time, backfill_contract::kFrom);
+  EXPECT_GE(recorded.fires[0].scheduled_time, backfill_contract::kNow);
+  EXPECT_EQ(recorded.fires[0].logical_time, backfill_contract::kFrom);
+  EXPECT_EQ(admin::log_date_time(*f.stores().logs.get(recorded.fires[0].id)), backfill_contract::kFrom) << "as stored";
   std::int64_t unfinished = -1;
   f.backfills().step(backfill.id, "node-a", backfill_contract::kNow,
                      [&](const admin::Backfill& read, std::int64_t n, const admin::BackfillStore::ExistingLookup& existing) {

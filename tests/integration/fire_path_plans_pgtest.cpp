@@ -464,7 +464,7 @@ TEST_F(WorkflowStepPlansPgTest, BatchStepsFindRunsNodesAndJobsByPrimaryKey) {
                                                node + ", " + literal("SELECT array_fill((SELECT id FROM job_group), ARRAY[" +
                                                                      std::to_string(n) + "])::text") +
                                                ", " + jobs + ", " + repeated("demoHandler", n) + ", " + repeated("0", n) +
-                                               ", " + logs};
+                                               ", " + logs + ", " + times};
     const Statement run_end{"wfr_end_all", runs + ", " + repeated("succeeded", n) + ", " + times + ", " + repeated("", n)};
     for (const Statement& s : {lock, end, nodes, node_jobs, finish, start, run_end}) expect_primary_key_reads(s, tables);
     for (const Statement& s : {end, finish, start, run_end}) expect_values_read_once(s);

@@ -8,6 +8,7 @@
 //     F();                                   // fresh stores, a group of the fixture's; clock at kNow
 //     admin::BackfillStore& backfills();
 //     admin::Stores stores();                // the groups, jobs, runs and audit log beside it
+//     admin::WorkflowStore& workflows();     // the workflows beside it (their runs, node runs)
 //     std::int64_t group();
 //     // A run row as the scan, a trigger or a send would have written it (any type and state;
 //     // a state past pending gets a trigger time). Answers it with its id.
@@ -35,6 +36,7 @@
 #include "admin/model/backfill_store.h"
 #include "admin/model/run_end.h"
 #include "admin/model/stores.h"
+#include "admin/model/workflow_store.h"
 
 namespace cronwheel::testing {
 
@@ -114,6 +116,70 @@ class BackfillContract : public ::testing::Test {
   void finish_all(std::int64_t job_id) {
     for (const auto& r : runs_of(job_id)) {
       if (r.state == FireState::kPending || r.state == FireState::kTriggered) f_.move(r.id, FireState::kSucceeded);
+    }
+  }
+
+  // A workflow of the fixture's group, `first` then `second` (each a job of its own), hourly
+  // CRON, with a parameter `day` defaulting to "today"; overlap as given.
+  Workflow workflow(const std::string& name, OverlapPolicy overlap = OverlapPolicy::kWait) {
+    Workflow w;
+    w.job_group = f_.group();
+    w.name = name;
+    w.schedule_type = ScheduleType::kCron;
+    w.schedule_conf = "0 0 * * * ?";
+    w.overlap = overlap;
+    w.params = {{"day", "today", true, ""}};
+    w.graph.nodes = {{"first", job(name + "-first"), "${params.day}", true, NodeFailurePolicy::kFail},
+                     {"second", job(name + "-second"), "", false, NodeFailurePolicy::kFail}};
+    w.graph.edges = {{"first", "second"}};
+    return f_.workflows().create(w, kOperator);
+  }
+
+  Backfill create_of_workflow(std::int64_t workflow_id, std::int64_t hours, OnExisting on_existing = OnExisting::kSkip,
+                              int max_concurrent = 5, const std::string& params = R"({"day":"then"})") {
+    Backfill b;
+    b.workflow_id = workflow_id;
+    b.params = params;
+    b.from = kFrom;
+    b.to = kFrom + hours * kHour;
+    b.on_existing = on_existing;
+    b.max_concurrent = max_concurrent;
+    b.total = hours;
+    b.created_by = kOperator.username;
+    return store().create(b, kOperator);
+  }
+
+  // The workflow's runs of the backfill (none: every run of the workflow), oldest first.
+  std::vector<WorkflowRun> workflow_runs(std::int64_t workflow_id, std::optional<std::int64_t> backfill_id = std::nullopt) {
+    WorkflowStore::RunFilter filter;
+    filter.workflow_id = workflow_id;
+    filter.backfill_id = backfill_id;
+    filter.page.limit = 1000;
+    auto runs = f_.workflows().list_runs(filter).items;
+    std::sort(runs.begin(), runs.end(), [](const WorkflowRun& a, const WorkflowRun& b) { return a.id < b.id; });
+    return runs;
+  }
+
+  // A run of the workflow's schedule at `at`, as the workflow scan writes it (under its overlap
+  // policy). Answers it.
+  WorkflowRun scheduled_run(const Workflow& w, std::int64_t at) {
+    f_.workflows().set_status(w.id, 1, at, kOperator);
+    const auto changed = f_.workflows().scan("node-a", kNow, at, 10, [&](const std::vector<DueJob>& due) {
+      ScanDecision decision;
+      for (const auto& d : due) {
+        decision.jobs.push_back({d.id, d.trigger_next_time, d.trigger_next_time, kNow + kHour, 1, ""});
+        decision.fires.push_back({d.id, d.trigger_next_time, TriggerType::kSchedule});
+      }
+      return decision;
+    });
+    f_.workflows().set_status(w.id, 0, 0, kOperator);
+    return changed.runs.at(0);
+  }
+
+  // Ends every unfinished run of the workflow: cancelled.
+  void cancel_runs(std::int64_t workflow_id) {
+    for (const auto& r : workflow_runs(workflow_id)) {
+      if (!is_final(r.state)) f_.workflows().cancel(r.id, kNow, "node-a", kOperator);
     }
   }
 
@@ -538,6 +604,209 @@ TYPED_TEST_P(BackfillContract, CancelEndsItCancelsItsPendingRunsAndLetsSentOnesF
   EXPECT_EQ(this->store().cancel(b.id + 1000, kNow, kOperator, plan), std::nullopt);
 }
 
+TYPED_TEST_P(BackfillContract, AWorkflowsBackfillIsMadeListedAndAuditedWithItsWorkflow) {
+  const auto w = this->workflow("nightly-etl");
+  const auto job = this->job("a-job");
+  const auto of_job = this->create(job, 2);
+  const Backfill b = this->create_of_workflow(w.id, 24, OnExisting::kRerun, 3);
+  EXPECT_GT(b.id, 0);
+  EXPECT_EQ(b.kind(), BackfillKind::kWorkflow);
+  EXPECT_EQ(b.workflow_id, w.id);
+  EXPECT_EQ(b.job_id, 0);
+  EXPECT_EQ(b.workflow_name, "nightly-etl");
+  EXPECT_EQ(b.job_group, this->f_.group());
+  EXPECT_EQ(nlohmann::json::parse(b.params.value_or("null")), nlohmann::json({{"day", "then"}}));
+  EXPECT_EQ(b.on_existing, OnExisting::kRerun);
+  EXPECT_EQ(b.max_concurrent, 3);
+  EXPECT_EQ(b.state, BackfillState::kRunning);
+  EXPECT_EQ(b.total, 24);
+  EXPECT_EQ(b.created_at, kNow);
+  EXPECT_EQ(this->store().get(b.id), b);
+  EXPECT_EQ(of_job.kind(), BackfillKind::kJob);
+  EXPECT_EQ(of_job.params, std::nullopt);
+  const auto audit = this->last_audit();
+  EXPECT_EQ(audit.action, "backfill.create");
+  EXPECT_EQ(audit.entity_id, b.id);
+  EXPECT_EQ(nlohmann::json::parse(audit.after.value_or("null")), to_json(b));
+
+  BackfillStore::Filter filter;
+  filter.page.limit = 10;
+  const auto all = this->store().list(filter);
+  ASSERT_EQ(all.items.size(), 2u);
+  EXPECT_EQ(all.items[0], b);
+  EXPECT_EQ(all.items[1], of_job);
+  filter.workflow_id = w.id;
+  const auto mine = this->store().list(filter);
+  ASSERT_EQ(mine.items.size(), 1u);
+  EXPECT_EQ(mine.items[0].id, b.id);
+  EXPECT_EQ(mine.total, 1);
+  filter.workflow_id.reset();
+  filter.job_id = job;
+  EXPECT_EQ(this->store().list(filter).items.size(), 1u);
+  filter.job_id.reset();
+  filter.scope = std::vector<std::int64_t>{this->f_.group() + 1000};
+  EXPECT_TRUE(this->store().list(filter).items.empty()) << "another group's user sees none";
+  EXPECT_EQ(this->store().running(10).size(), 2u);
+
+  Backfill missing;
+  missing.workflow_id = w.id + 1000;
+  missing.params = "{}";
+  missing.from = kFrom;
+  missing.to = kNow;
+  EXPECT_THROW(this->store().create(missing, kOperator), NotFound);
+}
+
+TYPED_TEST_P(BackfillContract, AStepOfAWorkflowsBackfillWritesRunningRunsWhoseNodeRunsStandForTheInstant) {
+  const auto w = this->workflow("filled");
+  const auto b = this->create_of_workflow(w.id, 10);
+  const auto stepped = this->write(b.id, {kFrom + kHour, kFrom}, "node-b");
+  ASSERT_TRUE(stepped.stepped);
+  ASSERT_EQ(stepped.runs.size(), 2u);
+  ASSERT_EQ(stepped.fires.size(), 2u) << "each run's first node";
+  for (std::size_t i = 0; i < 2; ++i) {
+    const WorkflowRun& run = stepped.runs[i];
+    const std::int64_t instant = kFrom + static_cast<std::int64_t>(i) * kHour;
+    EXPECT_EQ(run.scheduled_time, instant) << "oldest first";
+    EXPECT_EQ(run.workflow_id, w.id);
+    EXPECT_EQ(run.trigger_type, TriggerType::kBackfill);
+    EXPECT_EQ(run.backfill_id, b.id);
+    EXPECT_EQ(run.state, WorkflowRunState::kRunning);
+    EXPECT_EQ(run.started_at, kNow);
+    EXPECT_EQ(run.created_by, "operator");
+    EXPECT_EQ(nlohmann::json::parse(run.params), nlohmann::json({{"day", "then"}})) << "the backfill's inputs";
+    const auto fire = std::find_if(stepped.fires.begin(), stepped.fires.end(),
+                                   [&](const JobLog& f) { return f.workflow_run_id == run.id; });
+    ASSERT_NE(fire, stepped.fires.end());
+    EXPECT_EQ(fire->workflow_node, "first");
+    EXPECT_EQ(fire->state, FireState::kPending);
+    EXPECT_EQ(fire->trigger_type, TriggerType::kWorkflow);
+    EXPECT_EQ(fire->admin_node, "node-b");
+    EXPECT_EQ(fire->scheduled_time, kNow) << "due when its run starts";
+    EXPECT_EQ(fire->executor_param, "then");
+    EXPECT_EQ(fire->logical_time, instant);
+    EXPECT_EQ(log_date_time(*fire), instant);
+    EXPECT_EQ(fire->backfill_id, std::nullopt) << "a node run is its workflow run's, not the backfill's";
+  }
+  EXPECT_EQ(stepped.backfill.written, 2);
+  EXPECT_EQ(stepped.backfill.cursor, kFrom) << "as the decision said";
+  const auto again = this->write(b.id, {kFrom + kHour, kFrom + 2 * kHour});
+  ASSERT_EQ(again.runs.size(), 1u) << "an instant the backfill has a run at is not written twice";
+  EXPECT_EQ(again.runs[0].scheduled_time, kFrom + 2 * kHour);
+  EXPECT_EQ(again.backfill.written, 3);
+  EXPECT_EQ(this->workflow_runs(w.id, b.id).size(), 3u);
+  EXPECT_EQ(this->last_audit().action, "backfill.create") << "steps are the system's, not audited";
+}
+
+TYPED_TEST_P(BackfillContract, AWorkflowsBackfillCountsItsRunsAndTheInstantsItsWorkflowRan) {
+  const auto w = this->workflow("counted-wf", OverlapPolicy::kSkip);
+  const auto b = this->create_of_workflow(w.id, 10);
+  const auto written = this->write(b.id, {kFrom, kFrom + kHour, kFrom + 2 * kHour}).runs;
+  ASSERT_EQ(written.size(), 3u);
+  ASSERT_EQ(this->f_.workflows().cancel(written[0].id, kNow, "node-a", kOperator).status,
+            WorkflowStore::RunChange::Status::kChanged);
+  // The schedule's runs: one that ran at +5 h; at +6 h one skipped by the overlap policy (a run
+  // of the schedule is running), which never ran its instant.
+  const auto ran = this->scheduled_run(w, kFrom + 5 * kHour);
+  EXPECT_EQ(ran.state, WorkflowRunState::kRunning) << "the backfill's runs do not hold the schedule's";
+  const auto skipped = this->scheduled_run(w, kFrom + 6 * kHour);
+  EXPECT_EQ(skipped.state, WorkflowRunState::kSkipped);
+  std::optional<std::int64_t> seen_unfinished;
+  std::set<std::int64_t> seen_existing;
+  this->store().step(b.id, "node-a", kNow, [&](const Backfill&, std::int64_t unfinished, const BackfillStore::ExistingLookup& existing) {
+    seen_unfinished = unfinished;
+    seen_existing = existing({kFrom, kFrom + kHour, kFrom + 4 * kHour, kFrom + 5 * kHour, kFrom + 6 * kHour});
+    return BackfillStep{};
+  });
+  EXPECT_EQ(seen_unfinished, 2) << "two running; the cancelled one is not";
+  EXPECT_EQ(seen_existing, (std::set<std::int64_t>{kFrom, kFrom + kHour, kFrom + 5 * kHour}))
+      << "a run cancelled while it ran did run; a skipped one did not";
+  EXPECT_EQ(this->store().existing_workflow_runs(w.id, {kFrom + 2 * kHour, kFrom + 6 * kHour}),
+            (std::vector<std::int64_t>{kFrom + 2 * kHour}));
+  EXPECT_TRUE(this->store().existing_workflow_runs(w.id + 1000, {kFrom}).empty());
+  EXPECT_THROW(this->store().existing_workflow_runs(w.id, std::vector<std::int64_t>(kMaxBackfillInstants + 1, kFrom)),
+               std::invalid_argument);
+  EXPECT_EQ(this->store().runs(b.id), (BackfillRuns{0, 2, 0, 0, 1}));
+}
+
+TYPED_TEST_P(BackfillContract, AWorkflowsBackfillsRunsAreOutsideItsOverlapPolicy) {
+  const auto w = this->workflow("one-at-a-time", OverlapPolicy::kWait);
+  WorkflowStore::TriggerRequest trigger;
+  trigger.workflow_id = w.id;
+  trigger.params_json = R"({"day":"now"})";
+  trigger.now = kNow;
+  trigger.node_id = "node-a";
+  trigger.actor = kOperator;
+  const auto manual = this->f_.workflows().trigger(trigger).runs.at(0);
+  EXPECT_EQ(manual.state, WorkflowRunState::kRunning);
+  const auto b = this->create_of_workflow(w.id, 10);
+  const auto written = this->write(b.id, {kFrom, kFrom + kHour}).runs;
+  ASSERT_EQ(written.size(), 2u);
+  for (const auto& r : written) EXPECT_EQ(r.state, WorkflowRunState::kRunning) << "not held by the running manual run";
+  const auto second = this->f_.workflows().trigger(trigger).runs.at(0);
+  EXPECT_EQ(second.state, WorkflowRunState::kWaiting) << "held by the manual run alone";
+  EXPECT_EQ(second.reason, "waiting: run " + std::to_string(manual.id) + " is still running");
+  // A failed backfill run is run again whatever the policy.
+  ASSERT_EQ(this->f_.workflows().cancel(written[0].id, kNow, "node-a", kOperator).status,
+            WorkflowStore::RunChange::Status::kChanged);
+  const auto again = this->f_.workflows().rerun(written[0].id, "first", kNow, "node-a", kOperator);
+  ASSERT_EQ(again.status, WorkflowStore::RunChange::Status::kChanged) << again.reason;
+  ASSERT_FALSE(again.changed.fires.empty());
+  EXPECT_EQ(again.changed.fires[0].logical_time, kFrom) << "its node runs still stand for its instant";
+}
+
+TYPED_TEST_P(BackfillContract, TwoNodesPumpingAWorkflowsBackfillRunEachInstantOnce) {
+  const auto w = this->workflow("raced-wf");
+  const auto b = this->create_of_workflow(w.id, 12, OnExisting::kSkip, 3);
+  std::atomic<bool> stop{false};
+  auto pumping = [&](const std::string& node) {
+    while (!stop.load()) this->pump(b.id, node);
+  };
+  std::thread a(pumping, "node-a");
+  std::thread c(pumping, "node-b");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && this->store().get(b.id)->state == BackfillState::kRunning) {
+    std::int64_t unfinished = 0;
+    for (const auto& r : this->workflow_runs(w.id)) unfinished += is_final(r.state) ? 0 : 1;
+    EXPECT_LE(unfinished, 3) << "never more unfinished runs than max_concurrent";
+    this->cancel_runs(w.id);
+  }
+  stop = true;
+  a.join();
+  c.join();
+  const auto ended = *this->store().get(b.id);
+  EXPECT_EQ(ended.state, BackfillState::kDone);
+  EXPECT_EQ(ended.written, 12);
+  std::map<std::int64_t, int> per_instant;
+  for (const auto& r : this->workflow_runs(w.id, b.id)) ++per_instant[r.scheduled_time];
+  ASSERT_EQ(per_instant.size(), 12u);
+  for (const auto& [at, n] : per_instant) EXPECT_EQ(n, 1) << at;
+}
+
+TYPED_TEST_P(BackfillContract, CancellingAWorkflowsBackfillEndsItAndLetsItsRunsGoOn) {
+  const auto w = this->workflow("cancelled-wf");
+  const auto b = this->create_of_workflow(w.id, 10);
+  const auto written = this->write(b.id, {kFrom, kFrom + kHour});
+  ASSERT_EQ(written.runs.size(), 2u);
+  auto cancelled = this->store().cancel(b.id, kNow + 9, kOther, follow_ups_of(RunEnd::kCancelled, kNow, "node-a"));
+  ASSERT_TRUE(cancelled);
+  EXPECT_TRUE(cancelled->changed);
+  EXPECT_EQ(cancelled->backfill.state, BackfillState::kCancelled);
+  EXPECT_EQ(cancelled->backfill.reason, "cancelled by other");
+  EXPECT_EQ(cancelled->backfill.workflow_name, "cancelled-wf");
+  EXPECT_TRUE(cancelled->runs.empty());
+  for (const auto& r : this->workflow_runs(w.id, b.id)) EXPECT_EQ(r.state, WorkflowRunState::kRunning) << "it goes on";
+  const auto detail = this->f_.workflows().get_run(written.runs[0].id);
+  ASSERT_TRUE(detail);
+  EXPECT_EQ(detail->nodes[0].state, NodeState::kStarted);
+  EXPECT_EQ(this->last_audit().action, "backfill.cancel");
+  bool asked = false;
+  EXPECT_FALSE(this->store().step(b.id, "node-a", kNow, [&](const Backfill&, std::int64_t, const BackfillStore::ExistingLookup&) {
+                 asked = true;
+                 return BackfillStep{};
+               }).stepped);
+  EXPECT_FALSE(asked) << "a cancelled backfill writes no more";
+}
+
 REGISTER_TYPED_TEST_SUITE_P(BackfillContract, CreatesRunningWithTheJobsGroupAndAuditsIt,
                             ListsNewestFirstByJobStateAndTheCallersGroups,
                             ExistingNamesTheInstantsWithARunOfTheScheduleOrOfABackfillThatWasNotCancelled,
@@ -549,7 +818,13 @@ REGISTER_TYPED_TEST_SUITE_P(BackfillContract, CreatesRunningWithTheJobsGroupAndA
                             AStepOfABackfillAnotherNodeIsSteppingIsSkippedNotWaitedFor,
                             TwoNodesPumpingOneBackfillAtOnceRunEachInstantOnce,
                             TwoBackfillsOfOneJobWithSkipRunEachInstantOnceBetweenThem,
-                            CancelEndsItCancelsItsPendingRunsAndLetsSentOnesFinish);
+                            CancelEndsItCancelsItsPendingRunsAndLetsSentOnesFinish,
+                            AWorkflowsBackfillIsMadeListedAndAuditedWithItsWorkflow,
+                            AStepOfAWorkflowsBackfillWritesRunningRunsWhoseNodeRunsStandForTheInstant,
+                            AWorkflowsBackfillCountsItsRunsAndTheInstantsItsWorkflowRan,
+                            AWorkflowsBackfillsRunsAreOutsideItsOverlapPolicy,
+                            TwoNodesPumpingAWorkflowsBackfillRunEachInstantOnce,
+                            CancellingAWorkflowsBackfillEndsItAndLetsItsRunsGoOn);
 
 }  // namespace backfill_contract
 

@@ -237,6 +237,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
         s.job_group = l.job_group;
         auto token = tokens_.find(l.job_group);
         if (token != tokens_.end()) s.access_token = token->second;
+        s.logical_time = l.logical_time;
         l.admin_node = std::string(node);
         out.sending.push_back(std::move(s));
       }

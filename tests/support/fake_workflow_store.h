@@ -6,6 +6,10 @@
 // given; node runs are rows of this fake (node_run()), moved by the test as the trigger and
 // completion stores move them in PostgreSQL (sent(), end_node_run()).
 //
+// A backfill's runs are written through write_backfill_runs() by FakeBackfillStore, as
+// PgBackfillStore writes them through pg::write_backfill_runs; they are outside the overlap
+// policy as in PostgreSQL.
+//
 // What it leaves out: alarm channels (claim_alarms sees the workflow's alarm addresses only),
 // retries of node runs (a node's run ends its node), and the check that a workflow's calendar
 // exists (it keeps the CalendarUse as given; PostgreSQL refuses a calendar that does not exist
@@ -77,6 +81,64 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
     auto it = logs_.find(log_id);
     if (it == logs_.end()) return std::nullopt;
     return it->second;
+  }
+
+  // For FakeBackfillStore (pg::write_backfill_runs' counterpart): a running BACKFILL run of
+  // workflow `workflow_id` at each of `instants` backfill `backfill_id` has none at yet, oldest
+  // first, outside the overlap policy, its first nodes started with the instant as their logical
+  // time. Nothing when the workflow is gone.
+  Changed write_backfill_runs(std::int64_t workflow_id, std::int64_t backfill_id, std::vector<std::int64_t> instants,
+                              const std::string& params, std::int64_t now, const std::string& node,
+                              const std::string& created_by) {
+    std::lock_guard lock(mutex_);
+    Steps steps(*this, node);
+    auto wf = workflows_.find(workflow_id);
+    if (wf == workflows_.end()) return steps.changed;
+    std::sort(instants.begin(), instants.end());
+    for (const std::int64_t instant : instants) {
+      bool exists = false;
+      for (const auto& [id, r] : runs_) exists = exists || (r.run.backfill_id == backfill_id && r.run.scheduled_time == instant);
+      if (exists) continue;  // workflow_run_backfill_fire
+      steps.create_backfill(wf->second, backfill_id, instant, params, now, created_by);
+    }
+    return steps.changed;
+  }
+  // The backfill's runs waiting or running.
+  std::int64_t backfill_unfinished(std::int64_t backfill_id) {
+    std::lock_guard lock(mutex_);
+    std::int64_t n = 0;
+    for (const auto& [id, r] : runs_) {
+      if (r.run.backfill_id == backfill_id && !admin::is_final(r.run.state)) ++n;
+    }
+    return n;
+  }
+  // The states of the backfill's runs, by run id.
+  std::vector<admin::WorkflowRunState> backfill_run_states(std::int64_t backfill_id) {
+    std::lock_guard lock(mutex_);
+    std::vector<admin::WorkflowRunState> out;
+    for (const auto& [id, r] : runs_) {
+      if (r.run.backfill_id == backfill_id) out.push_back(r.run.state);
+    }
+    return out;
+  }
+  // Of `instants`, those at which the workflow has a run of its schedule or of a backfill that
+  // started or waits to (BackfillStore::existing_workflow_runs).
+  std::set<std::int64_t> existing_runs(std::int64_t workflow_id, const std::vector<std::int64_t>& instants) {
+    std::lock_guard lock(mutex_);
+    const std::set<std::int64_t> asked(instants.begin(), instants.end());
+    std::set<std::int64_t> found;
+    for (const auto& [id, r] : runs_) {
+      const auto& run = r.run;
+      if (run.workflow_id != workflow_id || !asked.count(run.scheduled_time)) continue;
+      if (run.trigger_type != admin::TriggerType::kSchedule && run.trigger_type != admin::TriggerType::kMisfire &&
+          run.trigger_type != admin::TriggerType::kBackfill) {
+        continue;
+      }
+      if (run.state == admin::WorkflowRunState::kSkipped) continue;
+      if (run.state == admin::WorkflowRunState::kCancelled && !run.started_at) continue;
+      found.insert(run.scheduled_time);
+    }
+    return found;
   }
 
   admin::Page<admin::Workflow> list(const Filter& f) override {
@@ -209,6 +271,7 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
       if (f.workflow_id && run.workflow_id != *f.workflow_id) continue;
       if (f.job_group && run.job_group != *f.job_group) continue;
       if (f.state && run.state != *f.state) continue;
+      if (f.backfill_id && run.backfill_id != *f.backfill_id) continue;
       admin::WorkflowRun listed = run;
       listed.graph = {};  // lists carry no graph
       all.push_back(listed);
@@ -260,7 +323,7 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
     const auto& wf = workflows_.at(r.run.workflow_id);
     const auto [running, waiting, oldest] = active(wf.id);
     (void)waiting;
-    if (running >= limit_of(wf)) {
+    if (!r.run.backfill_id && running >= limit_of(wf)) {  // a backfill's run is outside the policy
       out.reason = "run " + std::to_string(oldest) + " of the workflow is running, and its overlap policy (" +
                    std::string(to_string(wf.overlap)) + ") allows " + std::to_string(limit_of(wf)) + " at a time";
       return out;
@@ -406,7 +469,7 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
     int running = 0, waiting = 0;
     std::int64_t oldest = 0;
     for (const auto& [id, r] : runs_) {
-      if (r.run.workflow_id != workflow_id) continue;
+      if (r.run.workflow_id != workflow_id || r.run.backfill_id) continue;  // a backfill's runs are outside the policy
       if (r.run.state == admin::WorkflowRunState::kRunning) {
         if (running++ == 0) oldest = id;
       }
@@ -527,6 +590,7 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
         fire.executor_fail_retry_count = job->executor_fail_retry_count;
         fire.workflow_run_id = r.run.id;
         fire.workflow_node = s.key;
+        if (r.run.backfill_id) fire.logical_time = r.run.scheduled_time;
         std::optional<std::int64_t> parent;
         for (const auto& e : r.run.graph.edges) {
           if (e.to != s.key) continue;
@@ -570,6 +634,33 @@ class FakeWorkflowStore final : public admin::WorkflowStore {
         changed.runs.push_back(r.run);
         --room;
       }
+    }
+    void create_backfill(const admin::Workflow& wf, std::int64_t backfill_id, std::int64_t instant,
+                         const std::string& params, std::int64_t now, const std::string& created_by) {
+      Run r;
+      r.run.id = store.next_run_++;
+      r.run.workflow_id = wf.id;
+      r.run.workflow_name = wf.name;
+      r.run.job_group = wf.job_group;
+      r.run.trigger_type = admin::TriggerType::kBackfill;
+      r.run.scheduled_time = instant;
+      r.run.params = params;
+      r.run.graph = wf.graph;
+      r.run.created_by = created_by;
+      r.run.backfill_id = backfill_id;
+      r.run.state = admin::WorkflowRunState::kRunning;
+      r.run.started_at = now;
+      if (wf.timeout_seconds > 0) r.run.deadline = now + std::int64_t{wf.timeout_seconds} * 1000;
+      for (const auto& n : wf.graph.nodes) {
+        Node node;
+        node.node.key = n.key;
+        node.node.job_id = n.job_id;
+        r.nodes.push_back(std::move(node));
+      }
+      auto& stored = store.runs_[r.run.id] = std::move(r);
+      const auto at = static_cast<std::ptrdiff_t>(changed.runs.size());
+      step(stored, now);
+      changed.runs.insert(changed.runs.begin() + at, stored.run);
     }
     void create(const admin::Workflow& wf, std::int64_t scheduled, admin::TriggerType type, const std::string& params,
                 std::int64_t now, const std::string& created_by) {

@@ -1,6 +1,7 @@
 // The backfills API (admin/api/backfills_api.h) on a real HttpServer over FakeBackfillStore: a
 // dry run's instants, a backfill made and cancelled (audited), each refusal naming its field,
-// permissions as for triggering the job, the run list filtered by backfill.
+// permissions as for triggering the job, the run list filtered by backfill; the same for a
+// workflow's backfill (its inputs, its workflow runs listed by backfill).
 
 #include <gtest/gtest.h>
 
@@ -9,9 +10,11 @@
 #include <vector>
 
 #include "admin/api/backfills_api.h"
+#include "admin/api/workflows_api.h"
 #include "admin/model/backfill.h"
 #include "tests/support/fake_backfill_store.h"
 #include "tests/support/fake_calendar_store.h"
+#include "tests/support/fake_workflow_store.h"
 #include "tests/unit/admin/api/resource_api_fixture.h"
 
 namespace cronwheel::admin {
@@ -28,7 +31,11 @@ class BackfillsApiTest : public ResourceApiTest {
     routes.node_id = "node-under-test";
     routes.finished_runs = &finished_runs_;
     routes.created = [this] { ++pump_woken_; };
+    routes.workflows = &workflows_;
     add_backfill_routes(router, stores_, routes, clock_);
+    WorkflowRoutes workflow_routes;
+    workflow_routes.store = &workflows_;
+    add_workflow_routes(router, stores_, workflow_routes, clock_);
   }
 
   void SetUp() override {
@@ -64,7 +71,24 @@ class BackfillsApiTest : public ResourceApiTest {
         .fires;
   }
 
-  testing::FakeBackfillStore backfills_{fake_};
+  // An hourly workflow of the fixture's group (or `cron`; "" for NONE) with a parameter `day`
+  // defaulting to "today" and one `region` without a default (a CRON workflow's would need one:
+  // written to the store directly, as a row written around the API).
+  Workflow workflow(const std::string& name, const std::string& cron = "0 0 * * * ?", std::int64_t group = 0) {
+    Workflow w;
+    w.job_group = group != 0 ? group : group_.id;
+    w.name = name;
+    w.schedule_type = cron.empty() ? ScheduleType::kNone : ScheduleType::kCron;
+    w.schedule_conf = cron;
+    w.params = {{"day", "today", true, ""}, {"region", "", false, ""}};
+    w.graph.nodes = {{"only", hourly_, "${params.day}", true, NodeFailurePolicy::kFail}};
+    return workflows_.create(w, system_);
+  }
+
+  std::string workflow_path(std::int64_t id) { return "workflows/" + std::to_string(id) + "/backfill"; }
+
+  testing::FakeWorkflowStore workflows_{stores_.jobs, clock_};
+  testing::FakeBackfillStore backfills_{fake_, &workflows_};
   testing::FakeCalendarStore calendars_{fake_};
   std::atomic<int> pump_woken_{0};
   Group group_, other_group_;
@@ -280,6 +304,107 @@ TEST_F(BackfillsApiTest, TheRunListShowsABackfillsRunsByItsId) {
   EXPECT_EQ(listed.body["items"][0]["scheduledTime"], from + kBackfillHour) << "newest first";
   EXPECT_EQ(get("logs?jobId=" + std::to_string(hourly_)).body["items"].size(), 3u);
   EXPECT_EQ(get("logs?backfillId=x").field(), "backfillId");
+}
+
+TEST_F(BackfillsApiTest, AWorkflowsDryRunAnswersItsScheduleInstantsAndAMadeBackfillNamesItsWorkflow) {
+  const auto from = day_start();
+  const auto w = workflow("nightly-etl");
+  auto dry = post(workflow_path(w.id), body(from, from + 3 * kBackfillHour, {{"dryRun", true}, {"inputs", {{"region", "eu"}}}}));
+  ASSERT_EQ(dry.status, 200) << dry.text;
+  EXPECT_EQ(dry.body["kind"], "workflow");
+  EXPECT_EQ(dry.body["workflowId"], w.id);
+  EXPECT_FALSE(dry.body.contains("jobId"));
+  EXPECT_EQ(dry.body["total"], 3);
+  EXPECT_EQ(dry.body["toRun"], 3);
+  EXPECT_EQ(dry.body["instants"], (std::vector<std::int64_t>{from, from + kBackfillHour, from + 2 * kBackfillHour}));
+  EXPECT_EQ(get("backfills").body["total"], 0) << "a dry run makes no backfill";
+
+  auto made = post(workflow_path(w.id), body(from, from + 3 * kBackfillHour, {{"maxConcurrent", 2}, {"inputs", {{"region", "eu"}}}}),
+                   "alice");
+  ASSERT_EQ(made.status, 201) << made.text;
+  EXPECT_EQ(made.body["kind"], "workflow");
+  EXPECT_EQ(made.body["workflowId"], w.id);
+  EXPECT_EQ(made.body["workflowName"], "nightly-etl");
+  EXPECT_TRUE(made.body["jobId"].is_null());
+  EXPECT_EQ(made.body["jobGroup"], group_.id);
+  EXPECT_EQ(made.body["inputs"], (nlohmann::json{{"day", "today"}, {"region", "eu"}})) << "every parameter, defaults filled in";
+  EXPECT_EQ(made.body["total"], 3);
+  EXPECT_EQ(made.body["runs"], (nlohmann::json{{"pending", 0}, {"running", 0}, {"succeeded", 0}, {"failed", 0}, {"cancelled", 0}}));
+  EXPECT_EQ(pump_woken_, 1);
+  EXPECT_EQ(last_audit().action, "backfill.create");
+  const auto id = made.body["id"].get<std::int64_t>();
+  auto of_workflow = get("backfills?workflowId=" + std::to_string(w.id));
+  ASSERT_EQ(of_workflow.body["total"], 1);
+  EXPECT_EQ(of_workflow.body["items"][0]["workflowName"], "nightly-etl");
+  EXPECT_EQ(get("backfills?jobId=" + std::to_string(hourly_)).body["total"], 0) << "a workflow's is not its jobs'";
+
+  // Its runs, as the pump writes them: listed by backfill, trigger BACKFILL, its inputs.
+  backfills_.step(id, "node-under-test", clock_.now_ms(), [&](const Backfill&, std::int64_t, const BackfillStore::ExistingLookup&) {
+    BackfillStep step;
+    step.write = {from, from + kBackfillHour};
+    step.cursor = from + kBackfillHour;
+    return step;
+  });
+  auto runs = get("workflow-runs?backfillId=" + std::to_string(id), "alice");
+  ASSERT_EQ(runs.status, 200) << runs.text;
+  ASSERT_EQ(runs.body["items"].size(), 2u);
+  for (const auto& run : runs.body["items"]) {
+    EXPECT_EQ(run["triggerType"], "BACKFILL");
+    EXPECT_EQ(run["backfillId"], id);
+    EXPECT_EQ(run["params"]["region"], "eu");
+  }
+  EXPECT_EQ(runs.body["items"][0]["scheduledTime"], from + kBackfillHour) << "newest first";
+  EXPECT_EQ(get("workflow-runs?backfillId=" + std::to_string(id + 1)).body["items"].size(), 0u);
+  EXPECT_EQ(get("workflow-runs?backfillId=x").field(), "backfillId");
+  auto detail = get("backfills/" + std::to_string(id));
+  EXPECT_EQ(detail.body["runs"]["running"], 2);
+  // Cancelled: no more runs, the ones running go on.
+  auto cancelled = post("backfills/" + std::to_string(id) + "/cancel", nlohmann::json::object(), "alice");
+  ASSERT_EQ(cancelled.status, 200) << cancelled.text;
+  EXPECT_EQ(cancelled.body["state"], "cancelled");
+  EXPECT_EQ(cancelled.body["runs"]["running"], 2);
+}
+
+TEST_F(BackfillsApiTest, AWorkflowsRefusalsNameTheirFieldAndPermissionsAreThoseOfTriggeringIt) {
+  const auto from = day_start();
+  const auto w = workflow("refusing");
+  const auto by_hand = workflow("by-hand", "");
+  const auto foreign = workflow("foreign", "0 0 * * * ?", other_group_.id);
+  struct Case {
+    std::int64_t workflow;
+    nlohmann::json body;
+    std::string field;
+    std::string message_part;
+  };
+  const std::vector<Case> cases = {
+      {by_hand.id, body(from, from + kBackfillHour, {{"inputs", {{"region", "eu"}}}}), "scheduleType",
+       "scheduleType: workflow " + std::to_string(by_hand.id) + " has schedule NONE: it never fires by itself"},
+      {w.id, body(from, from + kBackfillHour), "inputs", "inputs.region: is required (it has no default)"},
+      {w.id, body(from, from + kBackfillHour, {{"inputs", {{"region", "eu"}, {"nope", 1}}}}), "inputs",
+       "inputs.nope: the workflow has no such parameter"},
+      {w.id, body(from, from + kBackfillHour, {{"inputs", "eu"}}), "inputs", "inputs: expected an object"},
+      {w.id, body(from, kStartMs + 1, {{"inputs", {{"region", "eu"}}}}), "to", "is in the future"},
+      {w.id, body(from, from + kBackfillHour, {{"inputs", {{"region", "eu"}}}, {"maxConcurrent", 101}}), "maxConcurrent", ""},
+      {w.id, body(from, from + kBackfillHour, {{"inputs", {{"region", "eu"}}}, {"onExisting", "ALWAYS"}}), "onExisting", ""},
+      {w.id, body(from, from + kBackfillHour, {{"inputs", {{"region", "eu"}}}, {"params", {}}}), "params", ""},
+  };
+  for (const auto& c : cases) {
+    auto refused = post(workflow_path(c.workflow), c.body);
+    EXPECT_EQ(refused.status, 400) << c.body.dump() << ": " << refused.text;
+    EXPECT_EQ(refused.field(), c.field) << c.body.dump();
+    EXPECT_NE(refused.message().find(c.message_part), std::string::npos) << refused.message();
+  }
+  EXPECT_EQ(post(backfill_path(hourly_), body(from, from + kBackfillHour, {{"inputs", {}}})).field(), "inputs")
+      << "a job's backfill has no inputs";
+  EXPECT_EQ(post(workflow_path(foreign.id), body(from, from + kBackfillHour, {{"inputs", {{"region", "eu"}}}}), "alice").status,
+            404);
+  EXPECT_EQ(post(workflow_path(w.id + 1000), body(from, from + kBackfillHour)).status, 404);
+  auto made = post(workflow_path(foreign.id), body(from, from + kBackfillHour, {{"inputs", {{"region", "eu"}}}}), "bob");
+  ASSERT_EQ(made.status, 201) << made.text;
+  EXPECT_EQ(get("backfills/" + made.body["id"].dump(), "alice").status, 404);
+  EXPECT_EQ(get("backfills", "alice").body["total"], 0);
+  EXPECT_EQ(get("backfills", "bob").body["total"], 1);
+  EXPECT_EQ(get("backfills").body["total"], 0 + 1) << "nothing else was made";
 }
 
 TEST_F(BackfillsApiTest, NoMoreThanTheBoundOfBackfillsRunAtOnce) {

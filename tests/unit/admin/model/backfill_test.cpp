@@ -168,6 +168,54 @@ TEST(BackfillSchedule, IsRefusedForJobsWithoutInstantsOfTheirOwnNamingTheField) 
   }
 }
 
+TEST(BackfillSchedule, OfAWorkflowIsItsScheduleInItsZoneWithItsCalendarAndNoneIsRefused) {
+  Workflow w;
+  w.id = 9;
+  w.schedule_type = ScheduleType::kCron;
+  w.schedule_conf = "0 0 6 * * ?";
+  w.timezone = "Asia/Shanghai";
+  Calendar holidays;
+  holidays.id = 4;
+  holidays.name = "holidays";
+  holidays.time_zone = "Asia/Shanghai";
+  CalendarDate day;
+  day.day = {2023, 11, 14, "a holiday"};
+  holidays.dates = {day};
+  w.calendar = {4, common::CalendarMode::kSkip};
+  const auto schedule = backfill_schedule(w, holidays);
+  // From Monday 08:00 in Shanghai to Thursday 08:00.
+  const auto got = backfill_instants(schedule, kMonday, kMonday + 3 * kDay, std::nullopt, 10);
+  EXPECT_EQ(isos(got.instants, "Asia/Shanghai"),
+            (std::vector<std::string>{"2023-11-15T06:00:00+08:00", "2023-11-16T06:00:00+08:00"}))
+      << "06:00 in its zone, the calendar's day left out";
+  EXPECT_TRUE(got.complete);
+  Workflow none = w;
+  none.schedule_type = ScheduleType::kNone;
+  none.schedule_conf = "";
+  try {
+    backfill_schedule(none, holidays);
+    FAIL() << "NONE has no instants";
+  } catch (const BackfillRefused& e) {
+    EXPECT_EQ(e.field(), "scheduleType");
+    EXPECT_EQ(std::string(e.what()),
+              "scheduleType: workflow 9 has schedule NONE: it never fires by itself, so it has no instants to backfill");
+  }
+  try {
+    backfill_schedule(w, std::nullopt);
+    FAIL() << "a calendar named but not read";
+  } catch (const BackfillRefused& e) {
+    EXPECT_EQ(std::string(e.what()), "calendarId: workflow 9 names calendar 4, which does not exist");
+  }
+  Workflow rate = w;
+  rate.schedule_type = ScheduleType::kFixRate;
+  rate.schedule_conf = "3600";
+  rate.calendar = {};
+  EXPECT_EQ(backfill_instants(backfill_schedule(rate, std::nullopt), kMonday + 60'000, kMonday + 3 * kHour, std::nullopt, 10)
+                .instants,
+            (std::vector<std::int64_t>{kMonday + 60'000, kMonday + kHour + 60'000, kMonday + 2 * kHour + 60'000}))
+      << "a fixed rate's grid from the range's start";
+}
+
 TEST(BackfillStep, WritesOldestFirstUpToTheRoomLeftByUnfinishedRuns) {
   const BackfillInstants next{{10, 20, 30, 40, 50}, true};
   auto step = plan_backfill_step(backfill_of(OnExisting::kSkip, 3), next, {}, 0);
@@ -236,10 +284,45 @@ TEST(BackfillRuns, ARetryOfABackfillRunBelongsToTheSameBackfill) {
   run.scheduled_time = kMonday;
   run.executor_fail_retry_count = 2;
   run.backfill_id = 11;
+  run.logical_time = kMonday;
   const auto follow = plan_follow_ups(RunEnd::kFailed, run, job, {}, kMonday + 7 * kDay, "node-a");
   ASSERT_EQ(follow.fires.size(), 1u);
   EXPECT_EQ(follow.fires[0].trigger_type, TriggerType::kRetry);
   EXPECT_EQ(follow.fires[0].backfill_id, 11);
+  EXPECT_EQ(follow.fires[0].scheduled_time, kMonday + 7 * kDay + 30'000) << "due after its wait";
+  EXPECT_EQ(follow.fires[0].logical_time, kMonday) << "standing for the instant";
+  EXPECT_EQ(log_date_time(follow.fires[0]), kMonday);
+  // And the retry of that retry.
+  const auto again = plan_follow_ups(RunEnd::kLost, follow.fires[0], job, {}, kMonday + 8 * kDay, "node-a");
+  ASSERT_EQ(again.fires.size(), 1u);
+  EXPECT_EQ(log_date_time(again.fires[0]), kMonday);
+}
+
+TEST(BackfillRuns, AWorkflowNodeRunsRetryKeepsItsLogicalTimeAndAnyOtherRunsRetryGoesByItsOwnTime) {
+  Job job = cron_job("0 0 * * * ?");
+  job.executor_fail_retry_count = 1;
+  JobLog node_run;
+  node_run.id = 41;
+  node_run.job_id = job.id;
+  node_run.trigger_type = TriggerType::kWorkflow;
+  node_run.scheduled_time = kMonday + 7 * kDay;
+  node_run.logical_time = kMonday;  // of a workflow's backfill's run
+  node_run.executor_fail_retry_count = 1;
+  node_run.workflow_run_id = 5;
+  node_run.workflow_node = "extract";
+  auto follow = plan_follow_ups(RunEnd::kTriggerFailed, node_run, job, {}, kMonday + 7 * kDay, "node-a");
+  ASSERT_EQ(follow.fires.size(), 1u);
+  EXPECT_EQ(follow.fires[0].workflow_node, "extract");
+  EXPECT_EQ(log_date_time(follow.fires[0]), kMonday);
+  JobLog scheduled = node_run;
+  scheduled.trigger_type = TriggerType::kSchedule;
+  scheduled.logical_time.reset();
+  scheduled.workflow_run_id.reset();
+  scheduled.workflow_node.clear();
+  follow = plan_follow_ups(RunEnd::kFailed, scheduled, job, {}, kMonday + 7 * kDay + 5, "node-a");
+  ASSERT_EQ(follow.fires.size(), 1u);
+  EXPECT_EQ(follow.fires[0].logical_time, std::nullopt);
+  EXPECT_EQ(log_date_time(follow.fires[0]), follow.fires[0].scheduled_time) << "as before: its own time";
 }
 
 TEST(BackfillJson, SpellsTheStatesAndChoicesAsTheApiDoes) {
@@ -255,6 +338,22 @@ TEST(BackfillJson, SpellsTheStatesAndChoicesAsTheApiDoes) {
   EXPECT_EQ(json["state"], "running");
   EXPECT_TRUE(json["cursor"].is_null());
   EXPECT_TRUE(json["endedAt"].is_null());
+  EXPECT_EQ(json["kind"], "job");
+  EXPECT_EQ(json["jobId"], 7);
+  EXPECT_TRUE(json["workflowId"].is_null());
+  EXPECT_TRUE(json["workflowName"].is_null());
+  EXPECT_TRUE(json["inputs"].is_null());
+  Backfill of_workflow = b;
+  of_workflow.job_id = 0;
+  of_workflow.workflow_id = 9;
+  of_workflow.workflow_name = "nightly-etl";
+  of_workflow.params = R"({"day":"then"})";
+  const auto wf = to_json(of_workflow);
+  EXPECT_EQ(wf["kind"], "workflow");
+  EXPECT_TRUE(wf["jobId"].is_null());
+  EXPECT_EQ(wf["workflowId"], 9);
+  EXPECT_EQ(wf["workflowName"], "nightly-etl");
+  EXPECT_EQ(wf["inputs"], nlohmann::json({{"day", "then"}}));
 }
 
 }  // namespace

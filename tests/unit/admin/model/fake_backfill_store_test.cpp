@@ -7,13 +7,14 @@
 #include "tests/support/fake_backfill_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_stores.h"
+#include "tests/support/fake_workflow_store.h"
 
 namespace cronwheel::testing {
 namespace {
 
 class FakeBackfillFixture {
  public:
-  FakeBackfillFixture() : stores_(clock_), backfills_(stores_) {
+  FakeBackfillFixture() : stores_(clock_), workflows_(stores_.jobs(), clock_), backfills_(stores_, &workflows_) {
     clock_.set_wall_ms(backfill_contract::kNow);
     admin::Group g;
     g.app_name = "backfill-fake";
@@ -22,6 +23,7 @@ class FakeBackfillFixture {
   }
   admin::BackfillStore& backfills() { return backfills_; }
   admin::Stores stores() { return stores_.stores(); }
+  admin::WorkflowStore& workflows() { return workflows_; }
   std::int64_t group() const { return group_; }
   admin::JobLog put_run(admin::JobLog run) {
     if (run.state != admin::FireState::kPending && run.state != admin::FireState::kCancelled) {
@@ -42,6 +44,7 @@ class FakeBackfillFixture {
  private:
   FakeClock clock_;
   FakeStores stores_;
+  FakeWorkflowStore workflows_;
   FakeBackfillStore backfills_;
   std::int64_t group_ = 0;
 };

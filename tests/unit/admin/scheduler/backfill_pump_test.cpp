@@ -1,6 +1,7 @@
 // The backfill pump's passes over the fake stores: the oldest instants first, never more
 // unfinished runs than max_concurrent, done once the last run ended, calendars and a job that
-// can no longer be backfilled.
+// can no longer be backfilled; a workflow's backfill's runs, their first nodes handed to the
+// node with the instant as their logical time.
 
 #include "admin/scheduler/backfill_pump.h"
 
@@ -17,6 +18,7 @@
 #include "tests/support/fake_calendar_store.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/fake_stores.h"
+#include "tests/support/fake_workflow_store.h"
 
 namespace cronwheel::admin {
 namespace {
@@ -87,8 +89,42 @@ class BackfillPumpTest : public ::testing::Test {
   testing::FakeClock clock_;
   common::HierarchicalWheelTimer timer_{clock_, {}, {.manual = true}};
   common::RecurringTasks tasks_{timer_, clock_};
+  // A workflow of two nodes, `first` then `second`, on an hourly CRON schedule (or `cron`).
+  Workflow workflow(const std::string& cron = "0 0 * * * ?", ScheduleType type = ScheduleType::kCron) {
+    Workflow w;
+    w.job_group = group_;
+    w.name = "etl";
+    w.schedule_type = type;
+    w.schedule_conf = type == ScheduleType::kNone ? "" : cron;
+    const auto step = job("0 0 * * * ?");
+    w.graph.nodes = {{"first", step, "", false, NodeFailurePolicy::kFail}, {"second", step, "", false, NodeFailurePolicy::kFail}};
+    w.graph.edges = {{"first", "second"}};
+    return workflows_.create(w, actor_);
+  }
+
+  Backfill workflow_backfill(std::int64_t workflow_id, std::int64_t from, std::int64_t to, int max_concurrent) {
+    Backfill b;
+    b.workflow_id = workflow_id;
+    b.params = "{}";
+    b.from = from;
+    b.to = to;
+    b.max_concurrent = max_concurrent;
+    b.created_by = "author";
+    return store_.create(b, actor_);
+  }
+
+  std::vector<WorkflowRun> workflow_runs(std::int64_t backfill_id) {
+    WorkflowStore::RunFilter filter;
+    filter.backfill_id = backfill_id;
+    filter.page.limit = 1'000;
+    auto runs = workflows_.list_runs(filter).items;
+    std::reverse(runs.begin(), runs.end());  // oldest first
+    return runs;
+  }
+
   testing::FakeStores stores_{clock_};
-  testing::FakeBackfillStore store_{stores_};
+  testing::FakeWorkflowStore workflows_{stores_.jobs(), clock_};
+  testing::FakeBackfillStore store_{stores_, &workflows_};
   testing::FakeCalendarStore calendars_{stores_};
   Actor actor_{std::nullopt, "author", ""};
   std::int64_t group_ = 0;
@@ -96,6 +132,7 @@ class BackfillPumpTest : public ::testing::Test {
   bool may_write_ = true;
   BackfillPump pump_{store_,
                      stores_.jobs(),
+                     workflows_,
                      calendars_,
                      tasks_,
                      "node-a",
@@ -196,6 +233,85 @@ TEST_F(BackfillPumpTest, ABackfillOfAJobThatNoLongerHasAScheduleEndsCancelledSay
                               " has schedule NONE: it never fires by itself, so it has no instants to backfill");
   EXPECT_EQ(runs(b.id).size(), 2u) << "the runs it wrote go on";
   EXPECT_EQ(runs(b.id)[0].state, FireState::kPending);
+}
+
+TEST_F(BackfillPumpTest, AWorkflowsBackfillWritesItsRunsAtTheInstantsAndHandsTheirFirstNodesToTheNode) {
+  const auto w = workflow();
+  const std::int64_t from = kPumpNow - 5 * kPumpHour;
+  const auto b = workflow_backfill(w.id, from, kPumpNow, 2);
+  EXPECT_EQ(pump_.pump_once(), 2u);
+  auto runs = workflow_runs(b.id);
+  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(handed_over_.size(), 2u) << "each run's first node, and only it";
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::int64_t instant = from + static_cast<std::int64_t>(i) * kPumpHour;
+    EXPECT_EQ(runs[i].scheduled_time, instant);
+    EXPECT_EQ(runs[i].trigger_type, TriggerType::kBackfill);
+    EXPECT_EQ(runs[i].state, WorkflowRunState::kRunning);
+    EXPECT_EQ(runs[i].backfill_id, b.id);
+    EXPECT_EQ(runs[i].created_by, "author");
+    EXPECT_EQ(handed_over_[i].workflow_run_id, runs[i].id);
+    EXPECT_EQ(handed_over_[i].workflow_node, "first");
+    EXPECT_EQ(handed_over_[i].admin_node, "node-a");
+    EXPECT_EQ(handed_over_[i].scheduled_time, kPumpNow) << "a node run is due when its run starts";
+    EXPECT_EQ(handed_over_[i].logical_time, instant) << "and stands for the instant";
+    EXPECT_EQ(log_date_time(handed_over_[i]), instant);
+  }
+  EXPECT_EQ(pump_.pump_once(), 0u) << "two unfinished: no room";
+  // The first node of the first run succeeds: the second node's run stands for the same instant.
+  clock_.advance(std::chrono::milliseconds(60'000));
+  workflows_.sent(handed_over_[0].id);
+  const auto next = workflows_.end_node_run(handed_over_[0].id, true, "", std::nullopt, clock_.now_ms(), "node-a");
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].workflow_node, "second");
+  EXPECT_EQ(next[0].scheduled_time, kPumpNow + 60'000);
+  EXPECT_EQ(log_date_time(next[0]), from);
+  ASSERT_EQ(workflows_.cancel(runs[1].id, clock_.now_ms(), "node-a", actor_).status, WorkflowStore::RunChange::Status::kChanged);
+  EXPECT_EQ(pump_.pump_once(), 1u) << "a run ended: room for one";
+  EXPECT_EQ(workflow_runs(b.id).back().scheduled_time, from + 2 * kPumpHour);
+  EXPECT_EQ(store_.get(b.id)->written, 3);
+  EXPECT_EQ(store_.runs(b.id), (BackfillRuns{0, 2, 0, 0, 1}));
+}
+
+TEST_F(BackfillPumpTest, AWorkflowsBackfillSkipsTheInstantsItsScheduleRanAndIsDoneWhenItsRunsEnded) {
+  const auto w = workflow("0 0 */2 * * ?");
+  const std::int64_t from = kPumpNow - 6 * kPumpHour;
+  // The schedule's run at from + 2 h, as the workflow scan writes it.
+  workflows_.set_status(w.id, 1, from + 2 * kPumpHour, actor_);
+  workflows_.scan("node-a", from + 2 * kPumpHour, from + 2 * kPumpHour, 10, [&](const std::vector<DueJob>& due) {
+    ScanDecision decision;
+    for (const auto& d : due) {
+      decision.jobs.push_back({d.id, d.trigger_next_time, d.trigger_next_time, kPumpNow + kPumpDay, 1, ""});
+      decision.fires.push_back({d.id, d.trigger_next_time, TriggerType::kSchedule});
+    }
+    return decision;
+  });
+  const auto b = workflow_backfill(w.id, from, kPumpNow, 10);
+  EXPECT_EQ(pump_.pump_once(), 2u);
+  EXPECT_EQ(store_.get(b.id)->skipped, 1);
+  std::vector<std::int64_t> instants;
+  for (const auto& r : workflow_runs(b.id)) instants.push_back(r.scheduled_time);
+  EXPECT_EQ(instants, (std::vector<std::int64_t>{from, from + 4 * kPumpHour}));
+  EXPECT_EQ(store_.get(b.id)->state, BackfillState::kRunning) << "its runs are running";
+  for (const auto& r : workflow_runs(b.id)) workflows_.cancel(r.id, kPumpNow, "node-a", actor_);
+  pump_.pump_once();
+  EXPECT_EQ(store_.get(b.id)->state, BackfillState::kDone);
+  EXPECT_EQ(store_.get(b.id)->reason, "every instant dealt with: 2 runs written, 1 instant skipped");
+}
+
+TEST_F(BackfillPumpTest, ABackfillOfAWorkflowWhoseScheduleBecameNoneEndsCancelledSayingWhy) {
+  auto w = workflow();
+  const auto b = workflow_backfill(w.id, kPumpNow - kPumpDay, kPumpNow, 1);
+  EXPECT_EQ(pump_.pump_once(), 1u);
+  w.schedule_type = ScheduleType::kNone;
+  w.schedule_conf = "";
+  workflows_.update(w, 0, 0, actor_);
+  EXPECT_EQ(pump_.pump_once(), 0u);
+  const auto ended = *store_.get(b.id);
+  EXPECT_EQ(ended.state, BackfillState::kCancelled);
+  EXPECT_EQ(ended.reason, "stopped: scheduleType: workflow " + std::to_string(w.id) +
+                              " has schedule NONE: it never fires by itself, so it has no instants to backfill");
+  EXPECT_EQ(workflow_runs(b.id).front().state, WorkflowRunState::kRunning) << "the run it wrote goes on";
 }
 
 TEST_F(BackfillPumpTest, WritesNothingWhileTheNodeMayNotSend) {
