@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   # toolchain
   g++ cmake make pkg-config
+  lld                        # links about four times quicker than GNU ld (CMakeLists.txt)
   # libraries (see the Dependencies section of the README)
   libpqxx-dev                # PostgreSQL client
   libboost1.81-dev           # HTTP server: Boost.Beast on Boost.Asio (header only)
