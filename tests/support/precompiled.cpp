@@ -1,0 +1,1 @@
+// The translation unit that builds tests/support/precompiled.h's precompiled header.
