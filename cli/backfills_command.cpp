@@ -1,5 +1,6 @@
-// cronwheel jobs backfill, and cronwheel backfills list|get|cancel (docs/cli.md, "Backfills";
-// the API: POST jobs/{id}/backfill, GET backfills, GET backfills/{id}, POST backfills/{id}/cancel).
+// cronwheel jobs backfill, cronwheel workflows backfill, and cronwheel backfills list|get|cancel
+// (docs/cli.md, "Backfills"; the API: POST jobs/{id}/backfill, POST workflows/{id}/backfill,
+// GET backfills, GET backfills/{id}, POST backfills/{id}/cancel).
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "cli/job_ref.h"
 #include "cli/list_page.h"
 #include "cli/output.h"
+#include "cli/workflow_inputs.h"
 
 namespace cronwheel::cli {
 
@@ -85,6 +87,16 @@ std::string progress_line(const json& backfill) {
   return line + ", " + progress_text(backfill) + "; runs " + runs_text(run_counts(backfill));
 }
 
+// "job 7", "workflow nightly-etl (12)": what a backfill (as the API answers it) runs.
+std::string backfill_of(const json& backfill) {
+  if (text_of(backfill, "kind") == "workflow") {
+    const std::string name = text_of(backfill, "workflowName");
+    const std::string id = text_of(backfill, "workflowId");
+    return "workflow " + (name.empty() ? id : cell_text(name, 64) + " (" + id + ")");
+  }
+  return "job " + text_of(backfill, "jobId");
+}
+
 // Whether a backfill that ended ran every instant it wrote to success: done, and as many runs
 // succeeded as it wrote. A run that failed and whose retry succeeded counts once, as succeeded (a
 // run is retried only after a failure, so each run written has at most one success among it and
@@ -93,10 +105,20 @@ bool all_succeeded(const json& backfill) {
   return backfill_state(backfill) == "done" && run_counts(backfill).succeeded >= int_member(backfill, "written");
 }
 
-// ---- jobs backfill
+// ---- jobs backfill, workflows backfill
+
+// What a backfill command runs: a job or a workflow.
+struct BackfillKind {
+  const char* noun;      // "job", "workflow"
+  const char* resource;  // "jobs", "workflows": POST RESOURCE/{id}/backfill
+  bool workflow;
+};
+constexpr BackfillKind kJobBackfill{"job", "jobs", false};
+constexpr BackfillKind kWorkflowBackfill{"workflow", "workflows", true};
 
 struct BackfillOptions {
-  std::string job;
+  std::string target;  // the job or workflow: its id or APP/NAME
+  std::vector<std::string> params;  // a workflow's: its runs' inputs, NAME=VALUE
   std::string from;
   std::string to;
   std::string on_existing;  // "skip", "rerun"; empty: the server's default (skip)
@@ -108,7 +130,7 @@ struct BackfillOptions {
 
 // A dry run's answer for people: each instant, whether it ran already and what the backfill would
 // do there, then a line of counts.
-int print_dry_run(Context& ctx, const JobRef& ref, std::int64_t id, const json& plan) {
+int print_dry_run(Context& ctx, const BackfillKind& kind, const JobRef& ref, std::int64_t id, const json& plan) {
   if (ctx.format() != OutputFormat::kTable) {
     print_document(ctx.out(), ctx.format(), plan);
     return kExitOk;
@@ -130,11 +152,12 @@ int print_dry_run(Context& ctx, const JobRef& ref, std::int64_t id, const json& 
   const auto to_run = int_member(plan, "toRun");
   const std::string range = "from " + local_time(int_member(plan, "from")) + " to " + local_time(int_member(plan, "to"));
   if (table.rows() == 0) {
-    ctx.out() << "job " << named(ref, id) << ": no instant of its schedule " << range << " (dry run: nothing written)\n";
+    ctx.out() << kind.noun << " " << named(ref, id) << ": no instant of its schedule " << range
+              << " (dry run: nothing written)\n";
     return kExitOk;
   }
   table.print(ctx.out());
-  ctx.out() << "job " << named(ref, id) << ": " << counted(total, "instant") << " " << range << ", "
+  ctx.out() << kind.noun << " " << named(ref, id) << ": " << counted(total, "instant") << " " << range << ", "
             << to_run << " to run, " << existing.size() << " of them ran already"
             << (existing.empty() ? "" : rerun ? " (run again: --on-existing rerun)" : " (skipped)")
             << " (dry run: nothing written)\n";
@@ -174,23 +197,26 @@ int follow_backfill(Context& ctx, json backfill, std::chrono::seconds timeout, s
   }
 }
 
-int backfill_job(Context& ctx, const BackfillOptions& options) {
+int start_backfill(Context& ctx, const BackfillKind& kind, const BackfillOptions& options) {
   json body{{"from", instant_of(options.from)}, {"to", instant_of(options.to)}};
   if (!options.on_existing.empty()) body["onExisting"] = options.on_existing == "rerun" ? "RERUN" : "SKIP";
   if (options.max_concurrent > 0) body["maxConcurrent"] = options.max_concurrent;
   if (options.dry_run) body["dryRun"] = true;
-  return ctx.about(options.job, [&] {
+  // A usage error before anything is sent; none given: every input its default.
+  if (kind.workflow && !options.params.empty()) body["inputs"] = trigger_params(options.params);
+  return ctx.about(options.target, [&] {
     ApiClient& api = ctx.api();
-    const JobRef ref = std::get<JobRef>(parse_job_ref(options.job));
-    const auto id = resolve_job(api, ref);
-    const json answer = api.post("jobs/" + std::to_string(id) + "/backfill", body);
-    if (options.dry_run) return print_dry_run(ctx, ref, id, answer);
+    const JobRef ref = kind.workflow ? std::get<WorkflowRef>(parse_workflow_ref(options.target))
+                                     : std::get<JobRef>(parse_job_ref(options.target));
+    const auto id = kind.workflow ? resolve_workflow(api, ref) : resolve_job(api, ref);
+    const json answer = api.post(std::string(kind.resource) + "/" + std::to_string(id) + "/backfill", body);
+    if (options.dry_run) return print_dry_run(ctx, kind, ref, id, answer);
     const std::string state = backfill_state(answer);
     // Table: everything on stdout. JSON and YAML: the backfill alone on stdout, the progress on stderr.
     std::ostream& progress = ctx.format() == OutputFormat::kTable ? ctx.out() : ctx.err();
     if (ctx.format() == OutputFormat::kTable || options.wait) {
       const auto backfill = int_member(answer, "id");
-      progress << "job " << named(ref, id) << ": backfill " << backfill << " " << state << ", "
+      progress << kind.noun << " " << named(ref, id) << ": backfill " << backfill << " " << state << ", "
                << counted(int_member(answer, "total"), "instant") << " from " << local_time(int_member(answer, "from"))
                << " to " << local_time(int_member(answer, "to"));
       if (!options.wait) progress << " (cronwheel backfills get " << backfill << ")";
@@ -208,6 +234,7 @@ int backfill_job(Context& ctx, const BackfillOptions& options) {
 
 struct BackfillListOptions {
   std::string job;
+  std::string workflow;
   std::string state;
   int limit = kDefaultListLimit;
 };
@@ -215,12 +242,13 @@ struct BackfillListOptions {
 int list_backfills(Context& ctx, const BackfillListOptions& options) {
   QueryParameters filters;
   if (!options.job.empty()) filters.push_back(job_filter(ctx, options.job));
+  if (!options.workflow.empty()) filters.push_back(workflow_filter(ctx, options.workflow));
   if (!options.state.empty()) filters.emplace_back("state", options.state);
   ListTable table;
   table.plural = "backfills";
-  table.headers = {"JOB ID", "STATE", "FROM", "TO", "WRITTEN", "SKIPPED", "TOTAL", "ON EXISTING", "BY", "REASON"};
+  table.headers = {"OF", "STATE", "FROM", "TO", "WRITTEN", "SKIPPED", "TOTAL", "ON EXISTING", "BY", "REASON"};
   table.row = [](const json& b, const AppNames&) -> std::vector<std::string> {
-    return {text_of(b, "jobId"),
+    return {cell_text(backfill_of(b)),
             cell_text(text_of(b, "state")),
             local_time(int_of(b, "from")),
             local_time(int_of(b, "to")),
@@ -238,9 +266,15 @@ int list_backfills(Context& ctx, const BackfillListOptions& options) {
 
 void print_backfill(Context& ctx, const json& b) {
   const json cursor = b.is_object() && b.contains("cursor") ? b["cursor"] : json();
-  print_fields(ctx.out(), {
-                              {"ID", std::to_string(int_member(b, "id"))},
-                              {"Job ID", text_of(b, "jobId")},
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"ID", std::to_string(int_member(b, "id"))},
+      {"Of", backfill_of(b)},
+  };
+  if (text_of(b, "kind") == "workflow") {
+    const auto inputs = b.find("inputs");
+    fields.emplace_back("Inputs", inputs != b.end() && inputs->is_object() ? one_line(inputs->dump(), kReasonBytes) : "-");
+  }
+  const std::vector<std::pair<std::string, std::string>> rest = {
                               {"State", backfill_state(b)},
                               {"From", local_time(int_member(b, "from"))},
                               {"To", local_time(int_member(b, "to"))},
@@ -253,7 +287,9 @@ void print_backfill(Context& ctx, const json& b) {
                               {"Created", local_time(int_of(b, "createdAt"))},
                               {"Ended", local_time(int_of(b, "endedAt"))},
                               {"Reason", text_of(b, "reason")},
-                          });
+                          };
+  fields.insert(fields.end(), rest.begin(), rest.end());
+  print_fields(ctx.out(), fields);
 }
 
 int get_backfill(Context& ctx, const std::string& text) {
@@ -277,10 +313,54 @@ int cancel_backfill(Context& ctx, const std::string& text) {
       return kExitOk;
     }
     ctx.out() << "backfill " << id << " cancelled, " << progress_text(b) << "; runs " << runs_text(run_counts(b))
-              << " (runs already sent go on)\n";
+              << (text_of(b, "kind") == "workflow" ? " (its workflow runs go on)" : " (runs already sent go on)") << "\n";
     return kExitOk;
   });
 }
+
+}  // namespace
+
+namespace {
+
+// The options both backfill commands take after their JOB or WF.
+void add_backfill_options(CLI::App& backfill, BackfillOptions& options) {
+  backfill.add_option("--from", options.from, "The first instant it may run (ISO-8601 with offset, or epoch ms)")
+      ->type_name("TIME")
+      ->required()
+      ->check(instant_check());
+  backfill.add_option("--to", options.to, "The end of the range, not included (ISO-8601 with offset, or epoch ms)")
+      ->type_name("TIME")
+      ->required()
+      ->check(instant_check());
+  backfill.add_option("--on-existing", options.on_existing, "At an instant that ran already: skip it (default) or rerun it")
+      ->type_name("skip|rerun")
+      ->check(CLI::IsMember({"skip", "rerun"}));
+  backfill.add_option("--max-concurrent", options.max_concurrent, "Runs unfinished at once (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(1, kMaxBackfillConcurrent));
+  auto* dry_run = backfill.add_flag("--dry-run", options.dry_run, "Print the instants and what it would do; write nothing");
+  auto* wait = backfill.add_flag("--wait", options.wait, "Follow it until it ends; exit 0 only if every run succeeded");
+  wait->excludes(dry_run);
+  backfill.add_option("--wait-timeout", options.timeout_seconds, "With --wait: give up waiting after this many seconds")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1, kMaxBackfillWaitSeconds))
+      ->needs(wait);
+}
+
+// What --dry-run, --wait and the times do, the same for both backfill commands.
+constexpr const char* kBackfillFollowHelp =
+    "--dry-run writes nothing and prints the instants, which of them ran already and what the\n"
+    "backfill would do there. Without --wait the backfill's id is printed and it goes on in\n"
+    "the admin (cronwheel backfills get ID). With --wait, follows it (asking once a second),\n"
+    "printing a line each time its progress changes, until it ends: the exit status is then 0\n"
+    "when it is done and every run it wrote succeeded (a run whose retry succeeded counts as\n"
+    "succeeded), 1 when a run failed or was cancelled, or the backfill was cancelled.\n"
+    "--wait-timeout bounds the wait: past it the command fails (status 1) and the backfill\n"
+    "goes on. Ctrl-C stops following (status 130). With -o json or -o yaml the backfill (or\n"
+    "the dry run's answer) is printed on stdout, the progress on stderr.\n\n"
+    "TIMES\n"
+    "  ISO-8601 with the UTC offset (2026-05-01T00:00:00+02:00, 2026-05-01T00:00Z; seconds and\n"
+    "  milliseconds optional), or epoch milliseconds (1777586400000).\n\n";
 
 }  // namespace
 
@@ -288,75 +368,82 @@ void add_jobs_backfill_command(CommandLine& command_line, CLI::App& jobs) {
   auto options = std::make_shared<BackfillOptions>();
   CLI::App* backfill = command_line.add_command(
       jobs, "backfill", "Run a job for every instant its schedule had in a past range",
-      "Asks for a run of the job at each instant its schedule (CRON or FIX_RATE, in its zone,\n"
-      "with its DST policy and calendar; a FIX_RATE job's grid starting at --from) had from\n"
-      "--from up to --to (not included), as if each had fired on time: its executor gets the\n"
-      "historical instant as the run's time. The admin writes the runs oldest first, at most\n"
-      "--max-concurrent unfinished at once (default 1, at most 100). An instant that has a run\n"
-      "already is skipped, or run again with --on-existing rerun. A range of more than 10,000\n"
-      "instants is refused: backfill it in parts.\n\n"
-      "--dry-run writes nothing and prints the instants, which of them ran already and what the\n"
-      "backfill would do there. Without --wait the backfill's id is printed and it goes on in\n"
-      "the admin (cronwheel backfills get ID). With --wait, follows it (asking once a second),\n"
-      "printing a line each time its progress changes, until it ends: the exit status is then 0\n"
-      "when it is done and every run it wrote succeeded (a run whose retry succeeded counts as\n"
-      "succeeded), 1 when a run failed or was cancelled, or the backfill was cancelled.\n"
-      "--wait-timeout bounds the wait: past it the command fails (status 1) and the backfill\n"
-      "goes on. Ctrl-C stops following (status 130). With -o json or -o yaml the backfill (or\n"
-      "the dry run's answer) is printed on stdout, the progress on stderr.\n\n"
-      "TIMES\n"
-      "  ISO-8601 with the UTC offset (2026-05-01T00:00:00+02:00, 2026-05-01T00:00Z; seconds and\n"
-      "  milliseconds optional), or epoch milliseconds (1777586400000).\n\n"
-      "ARGUMENTS\n"
-      "  JOB  the job's numeric id, or APP/NAME\n\n"
-      "EXAMPLES\n"
-      "  cronwheel jobs backfill billing/nightly-invoices --from 2026-04-01T00:00:00+02:00 \\\n"
-      "      --to 2026-05-01T00:00:00+02:00 --dry-run\n"
-      "  cronwheel jobs backfill 42 --from 2026-04-01T00:00Z --to 2026-04-02T00:00Z --max-concurrent 4 --wait\n"
-      "  cronwheel jobs backfill 42 --from 1775001600000 --to 1775088000000 --on-existing rerun -o json | jq .id\n",
-      [options](Context& ctx) { return backfill_job(ctx, *options); });
-  backfill->add_option("JOB", options->job, "The job: its id or APP/NAME")->required()->check(job_ref_check());
-  backfill->add_option("--from", options->from, "The first instant it may run (ISO-8601 with offset, or epoch ms)")
-      ->type_name("TIME")
-      ->required()
-      ->check(instant_check());
-  backfill->add_option("--to", options->to, "The end of the range, not included (ISO-8601 with offset, or epoch ms)")
-      ->type_name("TIME")
-      ->required()
-      ->check(instant_check());
-  backfill->add_option("--on-existing", options->on_existing, "At an instant that ran already: skip it (default) or rerun it")
-      ->type_name("skip|rerun")
-      ->check(CLI::IsMember({"skip", "rerun"}));
-  backfill->add_option("--max-concurrent", options->max_concurrent, "Runs unfinished at once (default 1)")
-      ->type_name("N")
-      ->check(CLI::Range(1, kMaxBackfillConcurrent));
-  auto* dry_run = backfill->add_flag("--dry-run", options->dry_run, "Print the instants and what it would do; write nothing");
-  auto* wait = backfill->add_flag("--wait", options->wait, "Follow it until it ends; exit 0 only if every run succeeded");
-  wait->excludes(dry_run);
-  backfill->add_option("--wait-timeout", options->timeout_seconds, "With --wait: give up waiting after this many seconds")
-      ->type_name("SECONDS")
-      ->check(CLI::Range(1, kMaxBackfillWaitSeconds))
-      ->needs(wait);
+      std::string("Asks for a run of the job at each instant its schedule (CRON or FIX_RATE, in its zone,\n"
+                  "with its DST policy and calendar; a FIX_RATE job's grid starting at --from) had from\n"
+                  "--from up to --to (not included), as if each had fired on time: its executor gets the\n"
+                  "historical instant as the run's time (logDateTime), its retries too. The admin writes the\n"
+                  "runs oldest first, at most --max-concurrent unfinished at once (default 1, at most 100).\n"
+                  "An instant that has a run already is skipped, or run again with --on-existing rerun. A\n"
+                  "range of more than 10,000 instants is refused: backfill it in parts.\n\n") +
+          kBackfillFollowHelp +
+          "ARGUMENTS\n"
+          "  JOB  the job's numeric id, or APP/NAME\n\n"
+          "EXAMPLES\n"
+          "  cronwheel jobs backfill billing/nightly-invoices --from 2026-04-01T00:00:00+02:00 \\\n"
+          "      --to 2026-05-01T00:00:00+02:00 --dry-run\n"
+          "  cronwheel jobs backfill 42 --from 2026-04-01T00:00Z --to 2026-04-02T00:00Z --max-concurrent 4 --wait\n"
+          "  cronwheel jobs backfill 42 --from 1775001600000 --to 1775088000000 --on-existing rerun -o json | jq .id\n",
+      [options](Context& ctx) { return start_backfill(ctx, kJobBackfill, *options); });
+  backfill->add_option("JOB", options->target, "The job: its id or APP/NAME")->required()->check(job_ref_check());
+  add_backfill_options(*backfill, *options);
+}
+
+void add_workflows_backfill_command(CommandLine& command_line, CLI::App& workflows) {
+  auto options = std::make_shared<BackfillOptions>();
+  CLI::App* backfill = command_line.add_command(
+      workflows, "backfill", "Run a workflow for every instant its schedule had in a past range",
+      std::string("Asks for a run of the workflow at each instant its schedule (CRON or FIX_RATE, in its\n"
+                  "zone, with its calendar; a FIX_RATE workflow's grid starting at --from) had from --from\n"
+                  "up to --to (not included), as if each had fired on time, with the inputs given (-p\n"
+                  "NAME=VALUE, once per input; a declared input left out takes its default). Every node\n"
+                  "run of such a run, and every retry, is sent with the historical instant as its time\n"
+                  "(logDateTime). The admin starts the runs oldest first, at most --max-concurrent of them\n"
+                  "unfinished at once (default 1, at most 100), outside the workflow's overlap policy: they\n"
+                  "neither wait for its scheduled runs nor hold them. An instant that has a run of the\n"
+                  "schedule or of a backfill already is skipped, or run again with --on-existing rerun. A\n"
+                  "range of more than 10,000 instants is refused: backfill it in parts.\n\n") +
+          kBackfillFollowHelp +
+          "ARGUMENTS\n"
+          "  WF  the workflow's numeric id, or APP/NAME\n\n"
+          "EXAMPLES\n"
+          "  cronwheel workflows backfill billing/nightly-etl --from 2026-04-01T00:00:00+02:00 \\\n"
+          "      --to 2026-04-08T00:00:00+02:00 --dry-run\n"
+          "  cronwheel workflows backfill 12 --from 2026-04-01T00:00Z --to 2026-04-02T00:00Z -p region=eu \\\n"
+          "      --max-concurrent 2 --wait\n",
+      [options](Context& ctx) { return start_backfill(ctx, kWorkflowBackfill, *options); });
+  backfill->add_option("WF", options->target, "The workflow: its id or APP/NAME")->required()->check(workflow_ref_check());
+  backfill->add_option("-p,--param", options->params, "An input of its runs, NAME=VALUE (repeat for more)")
+      ->type_name("NAME=VALUE")
+      ->check(param_assignment_check())
+      ->allow_extra_args(false);
+  add_backfill_options(*backfill, *options);
 }
 
 void add_backfills_commands(CommandLine& command_line) {
-  CLI::App* backfills = command_line.add_group("backfills", "List, inspect and cancel backfills (cronwheel jobs backfill makes them)");
+  CLI::App* backfills = command_line.add_group(
+      "backfills", "List, inspect and cancel backfills (cronwheel jobs backfill and workflows backfill make them)");
 
   {
     auto options = std::make_shared<BackfillListOptions>();
     CLI::App* list = command_line.add_command(
         *backfills, "list", "List backfills, newest first",
-        "Lists the backfills of the jobs you may see: id, job id, state (running, done,\n"
-        "cancelled), the range (local time), its instants, the runs written and the instants\n"
-        "skipped, what it does at an instant that ran already (SKIP or RERUN), who asked\n"
-        "for it and why it ended. -o json and -o yaml print the API's page as answered.\n\n"
+        "Lists the backfills of the jobs and workflows you may see: id, what it runs (job ID, or\n"
+        "workflow NAME (ID)), state (running, done, cancelled), the range (local time), its\n"
+        "instants, the runs written and the instants skipped, what it does at an instant that ran\n"
+        "already (SKIP or RERUN), who asked for it and why it ended. -o json and -o yaml print\n"
+        "the API's page as answered.\n\n"
         "EXAMPLES\n"
         "  cronwheel backfills list\n"
-        "  cronwheel backfills list --job billing/nightly-invoices --state running\n",
+        "  cronwheel backfills list --job billing/nightly-invoices --state running\n"
+        "  cronwheel backfills list --workflow billing/nightly-etl\n",
         [options](Context& ctx) { return list_backfills(ctx, *options); });
-    list->add_option("--job", options->job, "Only the backfills of this job (id or APP/NAME)")
-        ->type_name("JOB")
-        ->check(job_ref_check());
+    auto* job = list->add_option("--job", options->job, "Only the backfills of this job (id or APP/NAME)")
+                    ->type_name("JOB")
+                    ->check(job_ref_check());
+    list->add_option("--workflow", options->workflow, "Only the backfills of this workflow (id or APP/NAME)")
+        ->type_name("WF")
+        ->check(workflow_ref_check())
+        ->excludes(job);
     list->add_option("--state", options->state, "Only running, done or cancelled backfills")
         ->type_name("STATE")
         ->check(CLI::IsMember({"running", "done", "cancelled"}));
@@ -367,9 +454,11 @@ void add_backfills_commands(CommandLine& command_line) {
     auto id = std::make_shared<std::string>();
     CLI::App* get = command_line.add_command(
         *backfills, "get", "Show one backfill and its runs by state",
-        "Shows the backfill: its job, range, state, how far it got (runs written, instants\n"
-        "skipped, the last instant dealt with) and its runs by state (retries included); the runs\n"
-        "themselves: cronwheel runs list --backfill ID.\n\n"
+        "Shows the backfill: its job or workflow (and a workflow's runs' inputs), range, state,\n"
+        "how far it got (runs written, instants skipped, the last instant dealt with) and its runs\n"
+        "by state (a job's: retries included; a workflow's: its workflow runs); the runs\n"
+        "themselves: cronwheel runs list --backfill ID, or a workflow's in cronwheel workflow-runs\n"
+        "list --backfill ID.\n\n"
         "ARGUMENTS\n"
         "  ID  the backfill's id (cronwheel jobs backfill and backfills list print it)\n\n"
         "EXAMPLES\n"
@@ -383,9 +472,10 @@ void add_backfills_commands(CommandLine& command_line) {
     auto id = std::make_shared<std::string>();
     CLI::App* cancel = command_line.add_command(
         *backfills, "cancel", "Cancel a running backfill and its pending runs",
-        "Ends the backfill: no more runs are written, and its runs not yet sent are cancelled;\n"
-        "runs already sent to an executor go on. A backfill that has ended already is refused\n"
-        "(status 1).\n\n"
+        "Ends the backfill: no more runs are written. A job's backfill's runs not yet sent are\n"
+        "cancelled, and its runs already sent to an executor go on; a workflow's backfill's\n"
+        "workflow runs go on to their end (cronwheel workflow-runs cancel ends one). A backfill\n"
+        "that has ended already is refused (status 1).\n\n"
         "ARGUMENTS\n"
         "  ID  the backfill's id\n\n"
         "EXAMPLES\n"

@@ -18,6 +18,9 @@ void add_groups_commands(CommandLine& command_line);         // groups_command.c
 void add_runs_commands(CommandLine& command_line);           // runs_command.cpp
 void add_backfills_commands(CommandLine& command_line);      // backfills_command.cpp
 void add_workflows_commands(CommandLine& command_line);      // workflows_command.cpp
+// `workflows backfill`, under the workflows group (add_workflows_commands calls it):
+// backfills_command.cpp.
+void add_workflows_backfill_command(CommandLine& command_line, CLI::App& workflows);
 void add_workflow_runs_commands(CommandLine& command_line);  // workflow_runs_command.cpp
 void add_calendars_commands(CommandLine& command_line);      // calendars_command.cpp
 void add_export_command(CommandLine& command_line);          // export_command.cpp

@@ -36,6 +36,7 @@ std::string workflow_label(const json& run, const std::map<std::int64_t, std::st
 struct WorkflowRunListOptions {
   std::string workflow;
   std::string group;
+  std::string backfill;
   std::string state;
   int limit = kDefaultListLimit;
 };
@@ -44,6 +45,7 @@ int list_workflow_runs(Context& ctx, const WorkflowRunListOptions& options) {
   QueryParameters filters;
   if (!options.workflow.empty()) filters.push_back(workflow_filter(ctx, options.workflow));
   if (!options.group.empty()) filters.push_back(group_filter(ctx, options.group));
+  if (!options.backfill.empty()) filters.emplace_back("backfillId", options.backfill);
   if (!options.state.empty()) filters.emplace_back("state", options.state);
   ListTable table;
   table.plural = "workflow runs";
@@ -164,12 +166,16 @@ void add_workflow_runs_commands(CommandLine& command_line) {
         "API's page.\n\n"
         "EXAMPLES\n"
         "  cronwheel workflow-runs list --workflow billing/nightly-etl\n"
-        "  cronwheel workflow-runs list --group billing --state failed --limit 100\n",
+        "  cronwheel workflow-runs list --group billing --state failed --limit 100\n"
+        "  cronwheel workflow-runs list --backfill 12\n",
         [options](Context& ctx) { return list_workflow_runs(ctx, *options); });
     list->add_option("--workflow", options->workflow, "Only the runs of this workflow (id or APP/NAME)")
         ->type_name("WF")
         ->check(workflow_ref_check());
     add_group_option(*list, options->group, "the runs of the workflows");
+    list->add_option("--backfill", options->backfill, "Only the runs of this backfill (cronwheel workflows backfill), by its id")
+        ->type_name("ID")
+        ->check(id_check());
     list->add_option("--state", options->state, "Only runs in this state")
         ->type_name("STATE")
         ->check(CLI::IsMember({"waiting", "running", "succeeded", "failed", "cancelled", "skipped", "timed_out"}));

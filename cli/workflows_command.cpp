@@ -1,4 +1,4 @@
-// cronwheel workflows list|get|start|stop|delete|trigger|check
+// cronwheel workflows list|get|start|stop|delete|trigger|check (and backfill: backfills_command.cpp)
 
 #include <algorithm>
 #include <chrono>
@@ -387,6 +387,8 @@ void add_workflows_commands(CommandLine& command_line) {
         ->check(CLI::Range(1, kMaxWaitSeconds))
         ->needs(wait);
   }
+
+  add_workflows_backfill_command(command_line, *workflows);
 
   {
     auto options = std::make_shared<WorkflowCheckOptions>();

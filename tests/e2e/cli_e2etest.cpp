@@ -650,7 +650,7 @@ TEST_F(CliE2e, AFixRateJobBackfilledOverTheLastMinutesRunsEachInstantAndIsListed
 
   r = run({"backfills", "list"});
   ASSERT_EQ(r.status, 0) << r;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n" + backfill + " +" + std::to_string(id) + " +done +"))) << r;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n" + backfill + " +job " + std::to_string(id) + " +done +"))) << r;
   r = run({"backfills", "list", "--job", "cli-e2e/catch-up", "--state", "done", "-o", "json"});
   ASSERT_EQ(r.status, 0) << r;
   const json page = json::parse(r.out);

@@ -1,10 +1,11 @@
-// `cronwheel jobs backfill` and `cronwheel backfills` against a scripted API: the times the
-// command line takes, the arguments refused before anything is sent, what is sent, a dry run's
-// instants, following a backfill to its end (on the harness's fake clock) with its exit status,
-// and the list, the page of one backfill and its cancel.
+// `cronwheel jobs backfill`, `cronwheel workflows backfill` and `cronwheel backfills` against a
+// scripted API: the times the command line takes, the arguments refused before anything is sent,
+// what is sent, a dry run's instants, following a backfill to its end (on the harness's fake
+// clock) with its exit status, and the list, the page of one backfill and its cancel.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <variant>
@@ -82,7 +83,11 @@ TEST(Instant, RefusesWhatIsNotOneInstantSayingWhy) {
 // A backfill of job 7 as the API answers it: 3 instants from May 1st, 00:00 UTC, a minute apart.
 json backfill_json(std::int64_t id, const std::string& state, std::int64_t written, json runs, const std::string& reason = "") {
   return {{"id", id},
+          {"kind", "job"},
           {"jobId", 7},
+          {"workflowId", nullptr},
+          {"workflowName", nullptr},
+          {"inputs", nullptr},
           {"jobGroup", 3},
           {"from", kMay1},
           {"to", kMay1 + 180'000},
@@ -274,8 +279,8 @@ TEST_F(BackfillsCommandTest, ListShowsAPageFilteredByJobAndState) {
   CliResult r = cli_.run({"backfills", "list", "--job", "billing/nightly", "--state", "done", "--limit", "5"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
-            "ID  JOB ID  STATE  FROM                       TO                         WRITTEN  SKIPPED  TOTAL  ON EXISTING  BY   REASON\n"
-            "12  7       done   2026-05-01T00:00:00+00:00  2026-05-01T00:03:00+00:00  3        0        3      SKIP         ops\n");
+            "ID  OF     STATE  FROM                       TO                         WRITTEN  SKIPPED  TOTAL  ON EXISTING  BY   REASON\n"
+            "12  job 7  done   2026-05-01T00:00:00+00:00  2026-05-01T00:03:00+00:00  3        0        3      SKIP         ops\n");
   cli_.api.answer("GET api/v1/backfills?limit=20", 200, page_of(json::array()));
   r = cli_.run({"backfills", "list"});
   EXPECT_EQ(r.status, 0);
@@ -286,6 +291,7 @@ TEST_F(BackfillsCommandTest, GetShowsTheBackfillAndItsRunsAndCancelSaysWhatItDid
   cli_.api.answer("GET api/v1/backfills/12", 200, backfill_json(12, "running", 2, runs_of(1, 1, 0, 0, 0)));
   CliResult r = cli_.run({"backfills", "get", "12"});
   EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Of:              job 7\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("State:           running\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Progress:        3 instants: 2 runs written, 0 skipped\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Last instant:    2026-05-01T00:01:00+00:00\n"), std::string::npos) << r.out;
@@ -313,6 +319,115 @@ TEST_F(BackfillsCommandTest, RunsListFiltersByBackfill) {
   EXPECT_EQ(r.err, "No runs.\n");
   expect_usage_error({"runs", "list", "--backfill", "x"},
                      "cronwheel: runs list: --backfill: 'x': an id is a positive whole number");
+}
+
+// ---- workflows backfill
+
+// A backfill of workflow 12 (billing/etl) as the API answers it.
+json workflow_backfill_json(std::int64_t id, const std::string& state, std::int64_t written, json runs) {
+  json b = backfill_json(id, state, written, std::move(runs));
+  b["kind"] = "workflow";
+  b["jobId"] = nullptr;
+  b["workflowId"] = 12;
+  b["workflowName"] = "etl";
+  b["inputs"] = {{"day", "monday"}, {"region", "eu"}};
+  return b;
+}
+
+class WorkflowBackfillCommandTest : public BackfillsCommandTest {
+ protected:
+  void SetUp() override {
+    BackfillsCommandTest::SetUp();
+    // billing/etl is workflow 12.
+    const json groups = page_of(json::array({{{"id", 3}, {"appName", "billing"}}}));
+    cli_.api.answer("GET api/v1/groups?text=billing&offset=0&limit=1000", 200, groups);
+    cli_.api.answer("GET api/v1/workflows?jobGroup=3&name=etl&limit=2", 200,
+                    page_of(json::array({{{"id", 12}, {"jobGroup", 3}, {"name", "etl"}}})));
+  }
+};
+
+TEST_F(WorkflowBackfillCommandTest, SendsTheRangeAndTheInputsToTheWorkflowAndFollowsItToItsEnd) {
+  cli_.api.answer("POST api/v1/workflows/12/backfill", 201, workflow_backfill_json(21, "running", 0, runs_of(0, 0, 0, 0, 0)));
+  cli_.api.answer("GET api/v1/backfills/21", 200, workflow_backfill_json(21, "running", 2, runs_of(0, 2, 0, 0, 0)));
+  cli_.api.answer("GET api/v1/backfills/21", 200, workflow_backfill_json(21, "done", 3, runs_of(0, 0, 3, 0, 0)));
+  const CliResult r = cli_.run({"workflows", "backfill", "billing/etl", "--from", "2026-05-01T00:00Z", "--to",
+                                "2026-05-01T00:03Z", "-p", "region=eu", "--max-concurrent", "2", "--wait"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "workflow billing/etl (12): backfill 21 running, 3 instants from 2026-05-01T00:00:00+00:00 to "
+            "2026-05-01T00:03:00+00:00\n"
+            "backfill 21 running, 3 instants: 0 runs written, 0 skipped; runs 0 pending, 0 running, 0 succeeded, 0 failed, "
+            "0 cancelled\n"
+            "backfill 21 running, 3 instants: 2 runs written, 0 skipped; runs 0 pending, 2 running, 0 succeeded, 0 failed, "
+            "0 cancelled\n"
+            "backfill 21 done, 3 instants: 3 runs written, 0 skipped; runs 0 pending, 0 running, 3 succeeded, 0 failed, "
+            "0 cancelled\n");
+  const auto calls = cli_.api.calls();
+  const auto post = std::find(calls.begin(), calls.end(), "POST api/v1/workflows/12/backfill");
+  ASSERT_NE(post, calls.end()) << "the workflow's backfill, not a job's";
+  EXPECT_EQ(sent_body(static_cast<std::size_t>(post - calls.begin())),
+            json({{"from", kMay1}, {"to", kMay1 + 180'000}, {"maxConcurrent", 2}, {"inputs", {{"region", "eu"}}}}));
+}
+
+TEST_F(WorkflowBackfillCommandTest, ADryRunPrintsTheInstantsAndWithoutInputsNoneAreSent) {
+  cli_.api.answer("POST api/v1/workflows/12/backfill", 200,
+                  {{"kind", "workflow"},
+                   {"workflowId", 12},
+                   {"from", kMay1},
+                   {"to", kMay1 + 120'000},
+                   {"onExisting", "SKIP"},
+                   {"total", 2},
+                   {"toRun", 1},
+                   {"instants", {kMay1, kMay1 + 60'000}},
+                   {"existing", {kMay1}}});
+  const CliResult r = cli_.run({"workflows", "backfill", "12", "--from", "1777593600000", "--to", "1777593720000", "--dry-run"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "INSTANT                    RAN BEFORE  BACKFILL\n"
+            "2026-05-01T00:00:00+00:00  yes         skips\n"
+            "2026-05-01T00:01:00+00:00  no          runs\n"
+            "workflow 12: 2 instants from 2026-05-01T00:00:00+00:00 to 2026-05-01T00:02:00+00:00, 1 to run, 1 of them "
+            "ran already (skipped) (dry run: nothing written)\n");
+  EXPECT_EQ(sent_body(0), json({{"from", kMay1}, {"to", kMay1 + 120'000}, {"dryRun", true}})) << "the defaults are the server's";
+}
+
+TEST_F(WorkflowBackfillCommandTest, BadArgumentsAreBadUsageBeforeAnythingIsSent) {
+  expect_usage_error({"workflows", "backfill", "billing/etl", "--from", "0", "--to", "1", "-p", "region"},
+                     "cronwheel: workflows backfill: --param: 'region': an input is NAME=VALUE");
+  expect_usage_error({"workflows", "backfill", "billing/etl", "--from", "0", "--to", "1", "-p", "day=a", "-p", "day=b"},
+                     "cronwheel: workflows backfill: --param: day is given twice");
+  expect_usage_error({"workflows", "backfill", "billing/etl", "--from", "0"}, "cronwheel: workflows backfill: --to is required");
+  expect_usage_error({"workflows", "backfill", "billing/etl", "--from", "0", "--to", "1", "--dry-run", "--wait"},
+                     "cronwheel: workflows backfill: --dry-run excludes --wait");
+  expect_usage_error({"backfills", "list", "--job", "7", "--workflow", "12"},
+                     "cronwheel: backfills list: --job excludes --workflow");
+  EXPECT_TRUE(cli_.api.calls().empty());
+}
+
+TEST_F(WorkflowBackfillCommandTest, ListGetAndCancelNameTheWorkflow) {
+  json item = workflow_backfill_json(21, "running", 1, runs_of(0, 1, 0, 0, 0));
+  item.erase("runs");
+  cli_.api.answer("GET api/v1/backfills?workflowId=12&limit=20", 200, page_of(json::array({item})));
+  CliResult r = cli_.run({"backfills", "list", "--workflow", "billing/etl"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("21  workflow etl (12)  running"), std::string::npos) << r.out;
+
+  cli_.api.answer("GET api/v1/backfills/21", 200, workflow_backfill_json(21, "running", 1, runs_of(0, 1, 0, 0, 0)));
+  r = cli_.run({"backfills", "get", "21"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Of:              workflow etl (12)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Inputs:          {\"day\":\"monday\",\"region\":\"eu\"}\n"), std::string::npos) << r.out;
+
+  cli_.api.answer("POST api/v1/backfills/21/cancel", 200, workflow_backfill_json(21, "cancelled", 1, runs_of(0, 1, 0, 0, 0)));
+  r = cli_.run({"backfills", "cancel", "21"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "backfill 21 cancelled, 3 instants: 1 run written, 0 skipped; runs 0 pending, 1 running, 0 succeeded, "
+                   "0 failed, 0 cancelled (its workflow runs go on)\n");
+
+  cli_.api.answer("GET api/v1/workflow-runs?backfillId=21&limit=20", 200, page_of(json::array()));
+  r = cli_.run({"workflow-runs", "list", "--backfill", "21"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "No workflow runs.\n");
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ TEST_F(WorkflowsCommandTest, BadArgumentsAreBadUsageBeforeAnythingIsSent) {
                      "cronwheel: workflow-runs rerun: --from: 'b c': a node key is a letter, then letters, digits, '_' or "
                      "'-'");
   expect_usage_error({"workflows"},
-                     "cronwheel: workflows: a command is required: list, get, start, stop, delete, trigger, check (see "
+                     "cronwheel: workflows: a command is required: list, get, start, stop, delete, trigger, backfill, check (see "
                      "cronwheel workflows --help)");
 }
 
