@@ -1,5 +1,7 @@
 #include "common/http/async_http_client.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <deque>
 #include <future>
@@ -265,6 +267,9 @@ void AsyncHttpClient::Impl::Call::connect() {
       }
       beast::error_code ignored;
       self->connection->stream.socket().set_option(tcp::no_delay(true), ignored);
+      // Not inherited by programs this process starts (scripts): a connection a child held would
+      // outlive this client's close.
+      ::fcntl(self->connection->stream.socket().native_handle(), F_SETFD, FD_CLOEXEC);
       self->write();
     });
   });

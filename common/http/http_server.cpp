@@ -1,10 +1,14 @@
 #include "common/http/http_server.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <limits>
 #include <list>
 #include <mutex>
@@ -859,6 +863,8 @@ void HttpServer::Impl::accept_next() {
 }
 
 void HttpServer::Impl::on_accepted(tcp::socket socket) {
+  // Not inherited by programs this process starts (see bind_listener()).
+  ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
   beast::error_code failure;
   socket.set_option(tcp::no_delay(true), failure);
   const tcp::endpoint peer = socket.remote_endpoint(failure);
@@ -913,8 +919,17 @@ void HttpServer::Impl::bind_listener() {
   for (const auto& entry : endpoints) {
     const tcp::endpoint endpoint = entry.endpoint();
     beast::error_code attempt;
-    acceptor_.open(endpoint.protocol(), attempt);
+    // Opened close-on-exec (Asio's own open is not): a program this process starts (a script, a
+    // tool the embedding service runs) must not inherit the listening socket, or the port would
+    // keep taking connections after stop() with nobody to accept them.
+    const int fd = ::socket(endpoint.protocol().family(), SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+    if (fd < 0) {
+      failure = beast::error_code(errno, beast::system_category());
+      continue;
+    }
+    acceptor_.assign(endpoint.protocol(), fd, attempt);
     if (attempt) {
+      ::close(fd);
       failure = attempt;
       continue;
     }

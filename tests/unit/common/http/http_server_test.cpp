@@ -1,6 +1,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -87,6 +90,38 @@ TEST(HttpServer, StopWithoutStartClosesTheBoundSocket) {
   server.stop();
   EXPECT_EQ(open_fds(), before);
   EXPECT_THROW(server.start(), std::logic_error);  // a stopped server stays stopped
+}
+
+// A program the server's process starts (a script, a tool the embedding service runs) gets none
+// of the server's sockets: once the server stops, its port refuses connections and its kept-alive
+// connections end at once. A listening socket a child inherited would keep taking connections
+// into a backlog nobody reads, and each caller would wait out its read timeout.
+TEST(HttpServer, AChildProcessKeepsNeitherItsPortNorItsConnectionsOpenAfterStop) {
+  HttpServer server(testing::loopback_options());
+  add_echo(server);
+  server.start();
+  const int port = server.port();
+  RawConnection kept(port);
+  ASSERT_TRUE(kept.connected());
+  std::string answer;
+  kept.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n[1,2,3]");
+  ASSERT_TRUE(kept.read_until("[1,2,3]", answer)) << answer;  // served, and kept alive
+
+  // Inherits every descriptor of this process not marked close-on-exec.
+  pid_t child = 0;
+  char arg0[] = "sleep";
+  char arg1[] = "30";
+  char* argv[] = {arg0, arg1, nullptr};
+  ASSERT_EQ(::posix_spawn(&child, "/bin/sleep", nullptr, nullptr, argv, environ), 0);
+  server.stop();
+
+  const auto before = Clock::now();
+  EXPECT_EQ(kept.read_all(10s), "");
+  EXPECT_LT(Clock::now() - before, 5s) << "the kept-alive connection stayed open after stop()";
+  EXPECT_FALSE(RawConnection(port).connected()) << "the port still took connections after stop()";
+
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
 }
 
 TEST(HttpServer, PostRoundTrip) {
