@@ -166,6 +166,7 @@ export default {
     MISFIRE: 'Misfire',
     MANUAL: 'Manual',
     API: 'API',
+    BACKFILL: 'Backfill',
   },
   runList: {
     title: 'Workflow runs',
@@ -187,6 +188,7 @@ export default {
   },
   runView: {
     title: 'Workflow run',
+    backfill: 'backfill #{id}',
     summary: 'Summary',
     workflow: 'Workflow',
     triggerType: 'Trigger',

@@ -168,6 +168,7 @@ const messages: typeof en = {
     MISFIRE: '过期补偿',
     MANUAL: '手动触发',
     API: 'API 触发',
+    BACKFILL: '补跑',
   },
   runList: {
     title: '工作流运行',
@@ -189,6 +190,7 @@ const messages: typeof en = {
   },
   runView: {
     title: '工作流运行',
+    backfill: '补跑 #{id}',
     summary: '概要',
     workflow: '工作流',
     triggerType: '触发方式',
