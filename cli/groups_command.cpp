@@ -53,12 +53,15 @@ int list_groups(Context& ctx, const ListOptions& options) {
     ctx.err() << "No groups.\n";
     return kExitOk;
   }
-  Table table({"ID", "APP", "TITLE", "ADDRESSES"});
+  Table table({"ID", "APP", "TITLE", "LIMIT", "ADDRESSES"});
   for (const json& group : groups) {
     const bool manual = int_of(group, "addressType") == 1;
     const std::string addresses = text_of(group, "addressList");
+    // maxRunning: the group's runs at once across its executors (0: no limit).
+    const auto max_running = int_of(group, "maxRunning");
     table.add_row({std::to_string(int_member(group, "id")), cell_text(string_member(group, "appName")),
                    cell_text(text_of(group, "title"), kTitleWidth),
+                   max_running > 0 ? std::to_string(max_running) + " at once" : "none",
                    cell_text((manual ? "manual: " : "automatic: ") + (addresses.empty() ? "none" : addresses),
                              kAddressesWidth)});
   }
@@ -120,9 +123,10 @@ void add_groups_commands(CommandLine& command_line) {
     auto options = std::make_shared<ListOptions>();
     CLI::App* list = command_line.add_command(
         *groups, "list", "List executor groups, by app name",
-        "Lists the groups you may see: id, app name, title and executor addresses (automatic:\n"
-        "the executors registered now; manual: the list entered). -o json and -o yaml print the\n"
-        "API's page as answered.\n\n"
+        "Lists the groups you may see: id, app name, title, the limit of the group's runs at\n"
+        "once (maxRunning; none: no limit) and executor addresses (automatic: the executors\n"
+        "registered now; manual: the list entered). -o json and -o yaml print the API's page\n"
+        "as answered.\n\n"
         "EXAMPLES\n"
         "  cronwheel groups list\n"
         "  cronwheel groups list --search billing -o json\n",

@@ -284,7 +284,7 @@ TEST_F(CliE2e, GroupsListPauseAndResume) {
 
   Ran r = run({"groups", "list"});
   ASSERT_EQ(r.status, 0) << r;
-  EXPECT_NE(r.out.find("  cli-e2e  CLI e2e  automatic: none\n"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("  cli-e2e  CLI e2e  none   automatic: none\n"), std::string::npos) << r;
 
   r = run({"groups", "pause", kApp});
   ASSERT_EQ(r.status, 0) << r;

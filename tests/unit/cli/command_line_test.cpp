@@ -384,18 +384,18 @@ TEST_F(CommandLineTest, JobsTriggerSendsTheParameterOnlyWhenGiven) {
 
 // ---- groups
 
-TEST_F(CommandLineTest, GroupsListShowsAddresses) {
+TEST_F(CommandLineTest, GroupsListShowsLimitsAndAddresses) {
   cli_.api.answer("GET api/v1/groups?limit=100", 200,
                   page_of(json::array({{{"id", 1}, {"appName", "billing"}, {"title", "Billing"}, {"addressType", 0},
-                                        {"addressList", {"http://10.0.0.5:9999/"}}},
+                                        {"addressList", {"http://10.0.0.5:9999/"}}, {"maxRunning", 10}},
                                        {{"id", 2}, {"appName", "ledger"}, {"title", "Ledger"}, {"addressType", 1},
                                         {"addressList", json::array()}}})));
   const CliResult r = cli_.run({"groups", "list"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
-            "ID  APP      TITLE    ADDRESSES\n"
-            "1   billing  Billing  automatic: http://10.0.0.5:9999/\n"
-            "2   ledger   Ledger   manual: none\n");
+            "ID  APP      TITLE    LIMIT       ADDRESSES\n"
+            "1   billing  Billing  10 at once  automatic: http://10.0.0.5:9999/\n"
+            "2   ledger   Ledger   none        manual: none\n");
 }
 
 TEST_F(CommandLineTest, GroupsPauseAndResumeByAppName) {
