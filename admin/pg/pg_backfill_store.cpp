@@ -93,9 +93,10 @@ void PgBackfillStore::prepare(pqxx::connection& c) {
             "INSERT INTO backfill (workflow_id, params, from_time, to_time, on_existing, max_concurrent, total, created_by, "
             "created_at) SELECT id, $9::jsonb, $2, $3, $4, $5, $6, $7, " + ts("$8") +
                 " FROM workflow WHERE id = $1 RETURNING id");
-  c.prepare("bf_workflow_of", "SELECT workflow_id FROM backfill WHERE id = $1");
-  // Taken before the backfill's row: a workflow's deletion (its row FOR UPDATE, then its
+  c.prepare("bf_target", "SELECT job_id, workflow_id FROM backfill WHERE id = $1");
+  // Taken before the backfill's row: deleting a job or workflow (its row locked, then its
   // backfills deleted with it) then waits for the step, or the step for it, never both.
+  c.prepare("bf_job_share", "SELECT id FROM job_info WHERE id = $1 FOR KEY SHARE");
   c.prepare("bf_workflow_share", "SELECT " + kWorkflowColumns + " FROM workflow WHERE id = $1 FOR KEY SHARE");
   c.prepare("bf_lock_skip", "SELECT id FROM backfill WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED");
   c.prepare("bf_lock", "SELECT id FROM backfill WHERE id = $1 FOR NO KEY UPDATE");
@@ -237,14 +238,16 @@ BackfillStore::StepResult PgBackfillStore::step(std::int64_t id, std::string_vie
   const std::string owner(node);
   return db_.transact([&](pqxx::work& tx) {
     StepResult out;
-    // A workflow's backfill: the workflow's row first (bf_workflow_share says why).
+    // The job's or workflow's row first (bf_job_share says why).
     std::optional<Workflow> workflow;
-    auto target = tx.exec_prepared("bf_workflow_of", id);
+    auto target = tx.exec_prepared("bf_target", id);
     if (target.empty()) return out;
-    if (!target[0][0].is_null()) {
-      auto rows = tx.exec_prepared("bf_workflow_share", target[0][0].as<std::int64_t>());
+    if (!target[0]["workflow_id"].is_null()) {
+      auto rows = tx.exec_prepared("bf_workflow_share", target[0]["workflow_id"].as<std::int64_t>());
       if (rows.empty()) return out;  // deleted meanwhile, its backfills with it
       workflow = workflow_from(rows[0]);
+    } else if (tx.exec_prepared("bf_job_share", target[0]["job_id"].as<std::int64_t>()).empty()) {
+      return out;
     }
     if (tx.exec_prepared("bf_lock_skip", id).empty()) return out;  // gone, or another node steps it
     const Backfill backfill = backfill_from(tx.exec_prepared1("bf_get", id));

@@ -10,11 +10,11 @@
 //   job, so the steps of one job's backfills follow one another and each reads the runs the
 //   one before committed. Nothing else takes that advisory lock, and every path takes the row
 //   lock first, so the two cannot deadlock.
-// - A workflow's backfill's step takes its workflow's row FOR KEY SHARE before any of that (the
-//   lock its runs' foreign key takes anyway): deleting the workflow locks its row FOR UPDATE and
-//   then deletes its backfills, so the other order would deadlock with it. Then an advisory lock
-//   per workflow, as per job; its runs are written by PgWorkflowStore's write_backfill_runs (in
-//   the step's transaction, locks as every run creation takes them).
+// - A step takes its job's or workflow's row FOR KEY SHARE before any of that (the lock its runs'
+//   foreign key takes anyway): deleting a job or workflow locks its row and then deletes its
+//   backfills, so the other order would deadlock with it. A workflow's backfill then takes an
+//   advisory lock per workflow, as per job; its runs are written by PgWorkflowStore's
+//   write_backfill_runs (in the step's transaction, locks as every run creation takes them).
 // - The runs a step writes are one INSERT ... SELECT from the job's row (its group, handler,
 //   parameter and retry count as they are in the step's transaction), ON CONFLICT on
 //   job_log_backfill_fire DO NOTHING: an instant the backfill has a run at already is not

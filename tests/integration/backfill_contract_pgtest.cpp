@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include <pqxx/pqxx>
 
 #include "admin/model/run_end.h"
@@ -13,6 +18,7 @@
 #include "admin/pg/pg_stores.h"
 #include "admin/pg/pg_workflow_store.h"
 #include "tests/support/backfill_contract_tests.h"
+#include "tests/support/eventually.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/migrated_database.h"
 #include "tests/support/test_database.h"
@@ -46,6 +52,15 @@ class PgBackfillFixture {
   admin::PgCompletionStore& completion() { return completion_; }
   admin::Stores stores() { return stores_.stores(); }
   admin::WorkflowStore& workflows() { return workflows_; }
+  const std::string& database_url() const { return db_.url(); }
+  // How many sessions of the test's database wait for a lock now (from a connection of its own).
+  std::int64_t waiting_for_locks() {
+    pqxx::connection c(db_.url());
+    pqxx::nontransaction tx(c);
+    return tx.exec1("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'")[0]
+        .as<std::int64_t>();
+  }
   std::int64_t group() const { return group_; }
   admin::JobLog put_run(const admin::JobLog& run) {
     return database_.transact([&](pqxx::work& tx) {
@@ -137,6 +152,91 @@ TEST(PgBackfillRetries, ARetryOfABackfillsFailedRunBelongsToTheBackfillAndStands
                      });
   EXPECT_EQ(unfinished, 1) << "the retry is the backfill's, unfinished";
   EXPECT_EQ(f.backfills().get(backfill.id)->state, admin::BackfillState::kRunning) << "not done before its retry ends";
+}
+
+// Deleting a job or a workflow (its row, then its backfills with it) while a step of its backfill
+// holds the backfill's row: the step took the job's (workflow's) row first, so the deletion waits
+// for the step instead of deadlocking with it. The deleting session is one that would not give up
+// first (a long deadlock_timeout): had the step taken the rows the other way round, it would be
+// the one rolled back, and asked to decide again.
+TEST(PgBackfillDeletion, DeletingWhatABackfillRunsWaitsForItsStepInsteadOfDeadlocking) {
+  PgBackfillFixture f;
+  auto job_named = [&](const std::string& name) {
+    admin::Job j;
+    j.job_group = f.group();
+    j.name = name;
+    j.job_desc = name;
+    j.schedule_type = admin::ScheduleType::kCron;
+    j.schedule_conf = "0 0 * * * ?";
+    j.executor_handler = "report";
+    return f.stores().jobs.create(j, backfill_contract::kOperator).id;
+  };
+  const auto job = job_named("deleted");
+  admin::Workflow w;
+  w.job_group = f.group();
+  w.name = "deleted-wf";
+  w.schedule_type = admin::ScheduleType::kCron;
+  w.schedule_conf = "0 0 * * * ?";
+  w.graph.nodes = {{"only", job_named("node-job"), "", false, admin::NodeFailurePolicy::kFail}};
+  const auto workflow = f.workflows().create(w, backfill_contract::kOperator).id;
+  for (const bool of_workflow : {true, false}) {
+    admin::Backfill b;
+    if (of_workflow) {
+      b.workflow_id = workflow;
+      b.params = "{}";
+    } else {
+      b.job_id = job;
+    }
+    b.from = backfill_contract::kFrom;
+    b.to = backfill_contract::kFrom + backfill_contract::kHour;
+    b.total = 1;
+    const auto backfill = f.backfills().create(b, backfill_contract::kOperator);
+    std::mutex m;
+    std::condition_variable cv;
+    bool deciding = false;
+    int decisions = 0;
+    std::string failed;
+    std::thread deleting;
+    const auto stepped = f.backfills().step(
+        backfill.id, "node-a", backfill_contract::kNow,
+        [&](const admin::Backfill&, std::int64_t, const admin::BackfillStore::ExistingLookup&) {
+          ++decisions;
+          if (!deleting.joinable()) {
+            deleting = std::thread([&] {
+              {
+                std::unique_lock lock(m);
+                cv.wait(lock, [&] { return deciding; });
+              }
+              try {
+                pqxx::connection c(f.database_url());
+                pqxx::work tx(c);
+                tx.exec("SET LOCAL deadlock_timeout = '60s'");
+                tx.exec_params(of_workflow ? "DELETE FROM workflow WHERE id = $1" : "DELETE FROM job_info WHERE id = $1",
+                               of_workflow ? workflow : job);
+                tx.commit();
+              } catch (const std::exception& e) {
+                failed = e.what();
+              }
+            });
+            std::lock_guard lock(m);
+            deciding = true;
+            cv.notify_all();
+          }
+          // The deletion waits for a lock the step holds.
+          EXPECT_TRUE(eventually([&] { return f.waiting_for_locks() > 0; }, std::chrono::seconds(20)));
+          admin::BackfillStep step;
+          step.write = {backfill_contract::kFrom};
+          step.cursor = backfill_contract::kFrom;
+          return step;
+        });
+    deleting.join();
+    const std::string what = of_workflow ? "workflow" : "job";
+    EXPECT_TRUE(stepped.stepped) << what;
+    EXPECT_EQ(decisions, 1) << what << ": the step's transaction ran once, no deadlock rolled it back";
+    EXPECT_EQ(stepped.fires.size(), 1u) << what;
+    EXPECT_EQ(failed, "") << what;
+    EXPECT_EQ(f.backfills().get(backfill.id), std::nullopt) << what << ": deleted with it, after the step";
+  }
 }
 
 }  // namespace
