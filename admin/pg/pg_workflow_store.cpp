@@ -263,20 +263,8 @@ class RunSteps {
     const auto inserted = tx_.exec_prepared("wfr_insert", wf.id, wf.job_group, text(state), text(type), scheduled_time,
                                             started_at, deadline, params_json, graph, reason, created_by, ended_at);
     if (inserted.empty()) return false;
-    const auto id = inserted[0][0].as<std::int64_t>();
-    std::vector<std::string> keys;
-    std::vector<std::int64_t> jobs;
-    for (const auto& n : wf.graph.nodes) {
-      keys.push_back(n.key);
-      jobs.push_back(n.job_id);
-    }
-    tx_.exec_prepared("wfr_nodes_insert", id, text_array(keys), bigint_array(jobs));
-    WorkflowRun run = run_from(tx_.exec_prepared1("wfr_get", id));
-    // The run created comes before the runs its step may start (a run ending at once lets the
-    // waiting ones start).
-    const auto at = static_cast<std::ptrdiff_t>(changed_.runs.size());
-    if (state == WorkflowRunState::kRunning) step(run, start);
-    changed_.runs.insert(changed_.runs.begin() + at, run_from(tx_.exec_prepared1("wfr_get", id)));
+    add_nodes(wf, inserted[0][0].as<std::int64_t>(),
+              state == WorkflowRunState::kRunning ? std::optional<std::int64_t>(start) : std::nullopt);
     return true;
   }
 
@@ -291,7 +279,14 @@ class RunSteps {
     const auto inserted = tx_.exec_prepared("wfr_insert_backfill", wf.id, wf.job_group, instant, now, deadline,
                                             params_json, graph_json(wf.graph).dump(), created_by, backfill_id);
     if (inserted.empty()) return false;
-    const auto id = inserted[0][0].as<std::int64_t>();
+    add_nodes(wf, inserted[0][0].as<std::int64_t>(), now);
+    return true;
+  }
+
+  // The nodes of the run `id` just inserted for `wf`, all waiting; when `start` is given, the
+  // run's first step at that time. The run created comes before the runs its step may start in
+  // what changed (a run ending at once lets the waiting ones start).
+  void add_nodes(const Workflow& wf, std::int64_t id, std::optional<std::int64_t> start) {
     std::vector<std::string> keys;
     std::vector<std::int64_t> jobs;
     for (const auto& n : wf.graph.nodes) {
@@ -301,9 +296,8 @@ class RunSteps {
     tx_.exec_prepared("wfr_nodes_insert", id, text_array(keys), bigint_array(jobs));
     WorkflowRun run = run_from(tx_.exec_prepared1("wfr_get", id));
     const auto at = static_cast<std::ptrdiff_t>(changed_.runs.size());
-    step(run, now);
+    if (start) step(run, *start);
     changed_.runs.insert(changed_.runs.begin() + at, run_from(tx_.exec_prepared1("wfr_get", id)));
-    return true;
   }
 
   // Marks the run ended. The runs of its workflow waiting for room are started by

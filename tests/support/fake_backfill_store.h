@@ -226,19 +226,7 @@ class FakeBackfillStore final : public admin::BackfillStore {
       std::sort(out.fires.begin(), out.fires.end(),
                 [](const admin::JobLog& a, const admin::JobLog& b) { return a.scheduled_time < b.scheduled_time; });
       admin::Backfill& b = it->second;
-      if (step.cursor) {
-        if (*step.cursor < b.from || *step.cursor >= b.to) {
-          throw admin::Conflict("the cursor must lie in the backfill's range", "cursor");  // backfill_cursor_in_range
-        }
-        b.cursor = step.cursor;
-      }
-      b.written += static_cast<std::int64_t>(out.fires.size());
-      b.skipped += step.skipped;
-      if (step.end) {
-        b.state = *step.end;
-        b.ended_at = now;
-        b.reason = step.reason;
-      }
+      record_step(b, step, out.fires.size(), now);
       out.stepped = true;
       out.backfill = *with_group(s, b);
       return out;
@@ -302,6 +290,24 @@ class FakeBackfillStore final : public admin::BackfillStore {
 
  private:
   using State = fake_stores_detail::State;
+
+  // A step's decision on the backfill's row, as the PostgreSQL store writes it: the cursor (in
+  // the range, as backfill_cursor_in_range checks), the counts, the end.
+  static void record_step(admin::Backfill& b, const admin::BackfillStep& step, std::size_t written, std::int64_t now) {
+    if (step.cursor) {
+      if (*step.cursor < b.from || *step.cursor >= b.to) {
+        throw admin::Conflict("the cursor must lie in the backfill's range", "cursor");  // backfill_cursor_in_range
+      }
+      b.cursor = step.cursor;
+    }
+    b.written += static_cast<std::int64_t>(written);
+    b.skipped += step.skipped;
+    if (step.end) {
+      b.state = *step.end;
+      b.ended_at = now;
+      b.reason = step.reason;
+    }
+  }
 
   // Releases a backfill's "row lock" (busy_).
   struct Release {
@@ -373,20 +379,7 @@ class FakeBackfillStore final : public admin::BackfillStore {
     out.fires = std::move(changed.fires);
     out.runs = std::move(changed.runs);
     stores_.with_state([&](State&) {
-      admin::Backfill& b = backfills_.at(id);
-      if (step.cursor) {
-        if (*step.cursor < b.from || *step.cursor >= b.to) {
-          throw admin::Conflict("the cursor must lie in the backfill's range", "cursor");  // backfill_cursor_in_range
-        }
-        b.cursor = step.cursor;
-      }
-      b.written += static_cast<std::int64_t>(out.runs.size());
-      b.skipped += step.skipped;
-      if (step.end) {
-        b.state = *step.end;
-        b.ended_at = now;
-        b.reason = step.reason;
-      }
+      record_step(backfills_.at(id), step, out.runs.size(), now);
     });
     out.stepped = true;
     out.backfill = *get(id);
