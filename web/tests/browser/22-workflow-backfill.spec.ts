@@ -1,7 +1,8 @@
 // A workflow's backfill from its page: the job's backfill dialog on a workflow, with the workflow's
 // zone and its runs' inputs (a declared one prefilled with its default); previewed, started, run
 // to the end on the real executor and shown on the backfill's page with its workflow runs; the
-// Backfills list marks it as a workflow's, and a run of it links back to it.
+// Backfills list marks it as a workflow's, a run of it links back to it, and a node's run says
+// the instant it runs for.
 import { expect, logIn, test, unique } from './support'
 
 interface WorkflowRun {
@@ -75,6 +76,21 @@ test.describe('workflow backfills', () => {
     expect(runs).toHaveLength(6)
     expect(runs.every((r) => r.triggerType === 'BACKFILL' && r.backfillId === backfillId && r.state === 'succeeded')).toBe(true)
     expect(runs.every((r) => r.params.region === 'apac')).toBe(true)
+
+    // A node's run started when its workflow run did, now, and runs for the run's instant.
+    const detail = await api.get<{ nodes: { runId?: number | null }[] }>(`workflow-runs/${runs[0]!.id}`)
+    const logId = detail.nodes[0]!.runId!
+    const nodeRun = await api.get<{ scheduledTime: number; logDateTime: number }>(`logs/${logId}`)
+    expect(nodeRun.logDateTime).toBe(runs[0]!.scheduledTime)
+    expect(nodeRun.scheduledTime).toBeGreaterThan(nodeRun.logDateTime)
+    await page.goto(`/runs/${logId}`)
+    const instant = new Intl.DateTimeFormat('sv-SE', {
+      timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit',
+      hour: '2-digit', minute: '2-digit', second: '2-digit',
+    }).format(new Date(nodeRun.logDateTime))
+    await expect(page.getByRole('row').filter({ has: page.getByText('Scheduled', { exact: true }) })).toContainText(
+      `Runs for ${instant}`,
+    )
 
     // The list marks it as a workflow's, filtered by its workflow.
     await page.goto(`/backfills?workflowId=${workflow.id}`)

@@ -146,6 +146,8 @@ export default {
     noMessage: 'No message',
     jobRuns: 'Runs of this job',
     backfillLink: 'Backfill #{id}',
+    // A run sent with a logical time other than its scheduled time (a backfill's retry or node run).
+    runsFor: 'Runs for {time}: the instant its handler sees (logDateTime)',
     waitingForSlot: 'This run waits for a slot: its job or its group runs at most so many runs at once. It goes out as their runs end, the highest priority first, then the earliest due.',
     waitingFor: 'waiting for {wait}',
     reloadEvery: 'The run is still going: its state refreshes every few seconds.',

@@ -148,6 +148,7 @@ const messages: typeof en = {
     noMessage: '无备注',
     jobRuns: '该任务的运行',
     backfillLink: '补跑 #{id}',
+    runsFor: '代表的时间：{time}（处理器看到的 logDateTime）',
     waitingForSlot: '该运行正在等待名额：其任务或分组同时运行的次数有上限。当运行结束时依次发出：优先级高的先发，其次是计划时间早的。',
     waitingFor: '已等待 {wait}',
     reloadEvery: '运行尚未结束：状态每几秒刷新一次。',
