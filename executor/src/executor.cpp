@@ -348,10 +348,10 @@ void ExecutorCore::Impl::start() {
     return with_lease(*groups, [&] { return run_script(spec, log, std::move(stop)); });
   };
   hooks.run_command = [groups = process_groups, user = run_as](
-                         const std::vector<std::string>& argv, RunLogWriter& log,
-                         std::stop_token stop) {
+                         const std::vector<std::string>& argv, RunLogWriter& log, std::stop_token stop,
+                         const std::vector<std::string>& environment) {
     return with_lease(*groups, [&] {
-      return run_process(argv, log, std::move(stop), kScriptKillGrace, {}, user.get());
+      return run_process(argv, log, std::move(stop), kScriptKillGrace, {}, user.get(), environment);
     });
   };
   dispatcher = std::make_unique<JobDispatcher>(std::move(dispatcher_options), std::move(hooks),

@@ -100,7 +100,8 @@ ScriptOutcome RunContext::run_command(const std::vector<std::string>& argv) {
   if (!commands_) {
     return {ScriptOutcome::Kind::kFailedToStart, 0, "this executor cannot run commands"};
   }
-  return commands_(argv, log_, stop_);
+  return commands_(argv, log_, stop_,
+                   run_variables(job_id(), log_id(), log_date_time(), shard_index(), shard_total()));
 }
 
 RunResult run_handler(const Handler& handler, const common::protocol::TriggerParam& trigger,

@@ -50,10 +50,10 @@ std::string truncate_handle_msg(std::string msg);
 std::string log_line(std::int64_t now_ms, std::string_view message);
 
 // Runs a command as a supervised process group of a run (run_process: output to `log`, ended by
-// `stop`), on behalf of the executor, which counts the groups it starts so that its stop() can
-// wait until they are gone.
-using CommandRunner = std::function<ScriptOutcome(const std::vector<std::string>& argv,
-                                                  RunLogWriter& log, std::stop_token stop)>;
+// `stop`, `environment` added to its environment), on behalf of the executor, which counts the
+// groups it starts so that its stop() can wait until they are gone.
+using CommandRunner = std::function<ScriptOutcome(const std::vector<std::string>& argv, RunLogWriter& log,
+                                                  std::stop_token stop, const std::vector<std::string>& environment)>;
 
 // The JobContext a BEAN handler receives for one run.
 //
@@ -85,7 +85,8 @@ class RunContext final : public JobContext {
 
   // Runs `argv` as a process group supervised like a script job: its output goes to this run's
   // log as written (no timestamps added), a stop of the run ends the whole group (TERM, then
-  // KILL), and the executor's stop() waits until the group is gone. Blocking; call it on the
+  // KILL), and the executor's stop() waits until the group is gone. Its environment has the
+  // run's variables, as a script job's (run_variables, script_runner.h). Blocking; call it on the
   // handler's thread. Not part of JobContext: the executor's own handlers (the standalone
   // executor's `shell`) reach it by casting their JobContext to RunContext.
   ScriptOutcome run_command(const std::vector<std::string>& argv);

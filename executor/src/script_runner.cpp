@@ -223,13 +223,8 @@ ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_to
   }
 
   // The run's variables (run_script's contract names them all).
-  std::vector<std::string> environment = {
-      std::string(kJobIdVariable) + "=" + std::to_string(spec.job_id),
-      std::string(kLogIdVariable) + "=" + std::to_string(spec.log_id),
-      std::string(kLogDateTimeVariable) + "=" + std::to_string(spec.log_date_time),
-      std::string(kShardIndexVariable) + "=" + std::to_string(spec.shard_index),
-      std::string(kShardTotalVariable) + "=" + std::to_string(spec.shard_total),
-  };
+  std::vector<std::string> environment =
+      run_variables(spec.job_id, spec.log_id, spec.log_date_time, spec.shard_index, spec.shard_total);
   // Created after the script file, in the directory that made ready.
   std::optional<OutputFile> output_file;
   try {
@@ -258,9 +253,21 @@ ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_to
   return outcome;
 }
 
+std::vector<std::string> run_variables(std::int64_t job_id, std::int64_t log_id, std::int64_t log_date_time,
+                                       int shard_index, int shard_total) {
+  return {
+      std::string(kJobIdVariable) + "=" + std::to_string(job_id),
+      std::string(kLogIdVariable) + "=" + std::to_string(log_id),
+      std::string(kLogDateTimeVariable) + "=" + std::to_string(log_date_time),
+      std::string(kShardIndexVariable) + "=" + std::to_string(shard_index),
+      std::string(kShardTotalVariable) + "=" + std::to_string(shard_total),
+  };
+}
+
 ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& log,
                           std::stop_token stop, std::chrono::milliseconds grace,
-                          const std::string& search_path, const RunAsUser* run_as) {
+                          const std::string& search_path, const RunAsUser* run_as,
+                          const std::vector<std::string>& environment) {
   if (argv.empty() || argv.front().empty()) return failed_to_start("no command to run");
   if (stop.stop_requested()) {
     return {ScriptOutcome::Kind::kStopped, 0, "stopped before the command started"};
@@ -272,7 +279,7 @@ ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& lo
   }
   auto program = find_executable(argv.front(), path);
   if (!program) return failed_to_start("command " + argv.front() + " not found on PATH");
-  return run_in_process_group(*program, argv, log, std::move(stop), grace, run_as);
+  return run_in_process_group(*program, argv, log, std::move(stop), grace, run_as, environment);
 }
 
 }  // namespace cronwheel::executor

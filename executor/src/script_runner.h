@@ -95,6 +95,11 @@ inline constexpr std::string_view kShardIndexVariable = "CRONWHEEL_SHARD_INDEX";
 inline constexpr std::string_view kShardTotalVariable = "CRONWHEEL_SHARD_TOTAL";
 inline constexpr std::string_view kOutputFileVariable = "CRONWHEEL_OUTPUT_FILE";
 
+// The run's variables, NAME=value in decimal, in the order above (without the output file): what
+// a script job and a command the `shell` handler runs get of their run.
+std::vector<std::string> run_variables(std::int64_t job_id, std::int64_t log_id, std::int64_t log_date_time,
+                                       int shard_index, int shard_total);
+
 // When the process group of a run is ended, and how the run's end is described: run_script's
 // rules as decisions on what its supervisor saw, without a system call, so that they are tested
 // with fixed times. The supervisor (process_group.cpp) looks after every event, at least every
@@ -214,11 +219,13 @@ ScriptOutcome run_script(const ScriptSpec& spec, RunLogWriter& log, std::stop_to
 // `search_path` (empty: this process's PATH; a name holding '/' is taken as a path) and started
 // with `argv` in a process group of its own, as `run_as` when given, with the same environment,
 // descriptors, output handling and ending (TERM, then KILL after `grace`) as a script, and
-// run_process returns only once no process of that group is left. An empty argv or a command
+// run_process returns only once no process of that group is left; `environment` (NAME=value)
+// is added to that environment, as a script's run variables are. An empty argv or a command
 // that cannot be found is kFailedToStart. Blocking and thread-safe like run_script.
 ScriptOutcome run_process(const std::vector<std::string>& argv, RunLogWriter& log,
                           std::stop_token stop, std::chrono::milliseconds grace = kScriptKillGrace,
                           const std::string& search_path = {},
-                          const RunAsUser* run_as = nullptr);
+                          const RunAsUser* run_as = nullptr,
+                          const std::vector<std::string>& environment = {});
 
 }  // namespace cronwheel::executor

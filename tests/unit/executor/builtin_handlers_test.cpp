@@ -66,16 +66,19 @@ class MemoryLog final : public RunLogWriter {
 // script runner's run_process for commands (as the executor provides it).
 class HandlerRun {
  public:
-  explicit HandlerRun(std::string params, int shard_index = 0, int shard_total = 1) {
+  explicit HandlerRun(std::string params, int shard_index = 0, int shard_total = 1,
+                      std::int64_t log_date_time = 0) {
     trigger_.job_id = 7;
     trigger_.log_id = 70;
+    trigger_.log_date_time = log_date_time;
     trigger_.executor_params = std::move(params);
     trigger_.broadcast_index = shard_index;
     trigger_.broadcast_total = shard_total;
     context_ = std::make_unique<RunContext>(
         trigger_, log_, clock_, stop_.get_token(),
-        [](const std::vector<std::string>& argv, RunLogWriter& log, std::stop_token stop) {
-          return run_process(argv, log, std::move(stop));
+        [](const std::vector<std::string>& argv, RunLogWriter& log, std::stop_token stop,
+           const std::vector<std::string>& environment) {
+          return run_process(argv, log, std::move(stop), kScriptKillGrace, {}, nullptr, environment);
         });
   }
 
@@ -235,6 +238,16 @@ TEST(ShellHandlerTest, RunsTheCommandLineWithItsOutputInTheLog) {
   EXPECT_TRUE(contains(log, "out\n")) << log;
   EXPECT_TRUE(contains(log, "err\n")) << log;
   EXPECT_TRUE(contains(log, "shard 1/2\n")) << log;
+}
+
+// A backfill's run sees the instant it runs for, as a script job does (run_variables).
+TEST(ShellHandlerTest, TheCommandGetsItsRunsIdsLogicalTimeAndShard) {
+  HandlerRun run("echo \"run $CRONWHEEL_JOB_ID/$CRONWHEEL_LOG_ID at $CRONWHEEL_LOG_DATE_TIME shard "
+                 "$CRONWHEEL_SHARD_INDEX/$CRONWHEEL_SHARD_TOTAL output=${CRONWHEEL_OUTPUT_FILE:-none}\"",
+                 1, 3, 946'771'200'000);
+  auto result = run.call(shell_handler(true));
+  EXPECT_EQ(result.code, kSuccessCode) << result.msg;
+  EXPECT_TRUE(contains(run.log().text(), "run 7/70 at 946771200000 shard 1/3 output=none\n")) << run.log().text();
 }
 
 TEST(ShellHandlerTest, NonZeroExitCodeIsAFailureNamingIt) {
