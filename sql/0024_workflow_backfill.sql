@@ -5,9 +5,17 @@
 -- its log is filed under) and asked for with every /log of it. Written when the row is inserted
 -- and never changed: a backfill's run, each retry of it, and for a backfill of a workflow every
 -- node run and their retries carry the backfill's historical instant. NULL for every other run,
--- whose logical time is its scheduled time (admin/model/records.h, log_date_time). Rows written
--- before this migration keep NULL: they were sent with their scheduled time.
+-- whose logical time is its scheduled time (admin/model/records.h, log_date_time).
 ALTER TABLE job_log ADD COLUMN logical_time bigint;
+-- Runs of job backfills already written stand for their instants, and so do the retries of them
+-- (a retry of a retry too): a retry still pending goes out with its run's instant.
+WITH RECURSIVE stands_for (id, instant) AS (
+    SELECT id, scheduled_time FROM job_log WHERE backfill_id IS NOT NULL AND trigger_type = 'BACKFILL'
+    UNION ALL
+    SELECT r.id, s.instant FROM job_log r JOIN stands_for s ON r.parent_log_id = s.id
+     WHERE r.trigger_type = 'RETRY'
+)
+UPDATE job_log l SET logical_time = s.instant FROM stands_for s WHERE l.id = s.id;
 
 -- A backfill runs a job or a workflow, never both.
 ALTER TABLE backfill ALTER COLUMN job_id DROP NOT NULL;

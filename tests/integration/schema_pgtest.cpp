@@ -2,6 +2,10 @@
 
 #include <pqxx/pqxx>
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "admin/pg/migrator.h"
 #include "tests/support/test_database.h"
 
@@ -130,6 +134,48 @@ TEST_F(Schema, UserPasswordMustBeAnArgon2Hash) {
   EXPECT_NE(rejected("INSERT INTO app_user (username, password_hash) VALUES ('bob', 'plaintext')"), "");
   EXPECT_NE(rejected("INSERT INTO app_user (username, password_hash, role) VALUES ('bob', '$argon2id$x', 'root')"), "");
   exec("INSERT INTO app_user (username, password_hash) VALUES ('bob', '$argon2id$v=19$m=65536,t=2,p=1$x$y')");
+}
+
+// A database upgraded past migration 0024 (a run's logical time) keeps what its job backfills
+// were doing: their runs, and the retries of them however deep, stand for their instants, so a
+// retry still pending is sent with its run's instant as logDateTime. Other runs keep none.
+TEST(SchemaUpgrade, BackfillRunsAndTheirRetriesWrittenBeforeLogicalTimesGetTheirInstant) {
+  testing::TestDatabase db;
+  pqxx::connection c(db.url());
+  std::vector<Migration> before_logical_time;
+  for (const auto& m : embedded_migrations()) {
+    if (m.version < 24) before_logical_time.push_back(m);
+  }
+  Migrator(before_logical_time).migrate(c);
+  {
+    pqxx::work tx(c);
+    tx.exec("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'Demo')");
+    tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (1, 'a job', 'echo')");
+    tx.exec("INSERT INTO backfill (job_id, from_time, to_time, on_existing, max_concurrent, total) "
+            "VALUES (1, 946684800000, 946771200000, 'SKIP', 1, 24)");
+    auto run = [&](const std::string& type, std::int64_t at, const std::string& backfill, const std::string& parent) {
+      return tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
+                     "backfill_id, parent_log_id) VALUES (1, 1, 'pending', '" + type + "', " + std::to_string(at) +
+                     ", 'node-a', " + backfill + ", " + parent + ") RETURNING id")[0][0]
+          .as<std::int64_t>();
+    };
+    const auto instant = run("BACKFILL", 946688400000, "1", "NULL");                 // id 1
+    const auto retry = run("RETRY", 1'800'000'000'000, "1", std::to_string(instant));  // id 2
+    run("RETRY", 1'800'000'060'000, "1", std::to_string(retry));                      // id 3
+    const auto scheduled = run("SCHEDULE", 1'800'000'000'000, "NULL", "NULL");      // id 4
+    run("RETRY", 1'800'000'120'000, "NULL", std::to_string(scheduled));              // id 5
+    tx.commit();
+  }
+  Migrator().migrate(c);
+  pqxx::work tx(c);
+  const auto rows = tx.exec("SELECT id, logical_time FROM job_log ORDER BY id");
+  ASSERT_EQ(rows.size(), 5u);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_FALSE(rows[i][1].is_null()) << "run " << rows[i][0].as<std::int64_t>();
+    EXPECT_EQ(rows[i][1].as<std::int64_t>(), 946688400000) << "run " << rows[i][0].as<std::int64_t>();
+  }
+  EXPECT_TRUE(rows[3][1].is_null()) << "a scheduled run keeps its scheduled time";
+  EXPECT_TRUE(rows[4][1].is_null()) << "a retry of a scheduled run keeps its own time";
 }
 
 }  // namespace
