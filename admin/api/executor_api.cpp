@@ -66,6 +66,16 @@ common::http::HttpServer::Handler endpoint(std::function<Answer(const common::ht
   };
 }
 
+// Wraps the registration endpoint: its answer says when, by `clock`, this node received it and
+// answered it (protocol::kClockHeader), for the executor's estimate of the clocks' difference.
+common::http::HttpServer::Handler clocked(const common::Clock& clock, common::http::HttpServer::Handler inner) {
+  return [&clock, inner = std::move(inner)](const common::http::Request& req, common::http::Response& res) {
+    const std::int64_t received = clock.now_ms();
+    inner(req, res);
+    res.set_header(protocol::kClockHeader, std::to_string(received) + "," + std::to_string(clock.now_ms()));
+  };
+}
+
 const Answer kWrongToken = Answer::fail("The access token is wrong.");
 
 // The path under any context path: "/api/registry", "/xxl-job-admin/api/registry".
@@ -162,12 +172,13 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
   };
 
   const auto& registrations_changed = options.registrations_changed;
+  const common::Clock& clock = options.clock != nullptr ? *options.clock : common::SystemClock::instance();
   server.post(any_context(protocol::kRegistryPath),
-              endpoint([registration, registrations_changed](const common::http::Request& req) {
-                auto [result, changed] = registration(req, false);
-                if (changed && registrations_changed) registrations_changed();
-                return result;
-              }),
+              clocked(clock, endpoint([registration, registrations_changed](const common::http::Request& req) {
+                        auto [result, changed] = registration(req, false);
+                        if (changed && registrations_changed) registrations_changed();
+                        return result;
+                      })),
               registration_route);
 
   server.post(any_context(protocol::kRegistryRemovePath),

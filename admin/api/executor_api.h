@@ -10,6 +10,7 @@
 #include "admin/model/registry_store.h"
 #include "admin/model/stores.h"
 #include "common/http/http_server.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::admin {
 
@@ -20,6 +21,11 @@ namespace cronwheel::admin {
 //   POST /api/registryRemove   RegistryParam  → RegistryStore::remove
 //   POST /api/callback         [HandleCallbackParam...] or {"callbackList":[...]} (XXL-JOB 3.5)
 //                              → Completion::report, one transaction per result
+//
+// The answer to /api/registry carries cronwheel's X-Cronwheel-Clock header
+// (protocol::kClockHeader): "<received>,<sent>", this node's wall-clock times (epoch ms) when
+// the handler began and just before it answered, whatever the answer, so an executor can
+// estimate the difference between its clock and the admin's from the exchange.
 //
 // also under a context path (`/xxl-job-admin/api/registry`), as an XXL-JOB admin deployed in a
 // servlet container is addressed. Not under /api/v1: these are not REST resources.
@@ -53,6 +59,9 @@ struct ExecutorRouteOptions {
   std::size_t max_executors_per_group = 512;
   // A registration older than this is no executor (RegistryMonitor's dead_after).
   std::int64_t dead_after_ms = 90'000;
+  // The wall clock whose times answer a registration (kClockHeader); SystemClock when null.
+  // Must outlive the server's handlers.
+  const common::Clock* clock = nullptr;
 };
 void add_executor_routes(common::http::HttpServer& server, RegistryStore& registry, Completion& completion,
                          ExecutorTokens& tokens, ExecutorRouteOptions options = {});

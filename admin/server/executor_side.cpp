@@ -33,6 +33,7 @@ ExecutorSide::ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, com
   routes.refused_full = [this](const std::string&) { ++registrations_refused_; };
   routes.max_executors_per_group = options.max_executors_per_group;
   routes.dead_after_ms = options.registry.dead_after.count();
+  routes.clock = &clock;
   add_executor_routes(http, registry_store_, completion_, tokens_, std::move(routes));
 }
 

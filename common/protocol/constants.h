@@ -29,6 +29,12 @@ inline constexpr std::string_view kCallbackPath = "api/callback";
 inline constexpr std::string_view kRegistryPath = "api/registry";
 inline constexpr std::string_view kRegistryRemovePath = "api/registryRemove";
 
+// cronwheel's own header on the answer to kRegistryPath: "<received>,<sent>", the admin's
+// wall-clock times (epoch ms) when it began handling the registration and just before it
+// answered, from which an executor estimates the difference between the clocks as NTP does
+// (executor/src/clock_offset.h). XXL-JOB's executors ignore it.
+inline constexpr std::string_view kClockHeader = "X-Cronwheel-Clock";
+
 // RegistryParam.registryGroup values (XXL-JOB's RegistryConfig.RegistType).
 inline constexpr std::string_view kRegistryGroupExecutor = "EXECUTOR";
 inline constexpr std::string_view kRegistryGroupAdmin = "ADMIN";

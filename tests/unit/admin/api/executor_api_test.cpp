@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <optional>
+#include <stop_token>
 
 #include <atomic>
 #include <memory>
@@ -24,6 +26,19 @@ using nlohmann::json;
 
 constexpr const char* kToken = "s3cret-token";
 
+// A wall clock that moves 7 ms at each reading, from 1000: the first reading an answer holds
+// is 1000, the next 1007, so a test tells "received" from "sent".
+class SteppingClock final : public common::Clock {
+ public:
+  std::int64_t now_ms() const override { return 1000 + 7 * readings_++; }
+  SteadyTime steady_now() const override { return SteadyTime{}; }
+  bool sleep_until(SteadyTime, std::stop_token) override { return false; }
+  void restart() { readings_ = 0; }
+
+ private:
+  mutable std::atomic<std::int64_t> readings_{0};
+};
+
 class ExecutorRoutesTest : public CompletionFixture {
  protected:
   ExecutorRoutesTest() {
@@ -41,6 +56,7 @@ class ExecutorRoutesTest : public CompletionFixture {
     };
     routes.refused_full = [this](const std::string&) { ++refused_full_; };
     routes.max_executors_per_group = kMaxExecutors;
+    routes.clock = &answer_clock_;
     add_executor_routes(*server_, registry_, completion_, tokens_, routes);
     server_->start();
   }
@@ -49,6 +65,7 @@ class ExecutorRoutesTest : public CompletionFixture {
   struct Reply {
     int status = 0;
     json body;
+    std::optional<std::string> clock_header;  // protocol::kClockHeader
   };
 
   Reply post(const std::string& path, const std::string& body, const std::string& token = kToken) {
@@ -57,7 +74,7 @@ class ExecutorRoutesTest : public CompletionFixture {
     common::http::HttpClient client("http://127.0.0.1:" + std::to_string(server_->port()) + "/", o);
     auto r = client.post_json(path, body);
     EXPECT_EQ(r.transport_error, common::http::TransportError::kNone) << r.error;
-    return {r.status, json::parse(r.body, nullptr, false)};
+    return {r.status, json::parse(r.body, nullptr, false), r.header("X-Cronwheel-Clock")};
   }
 
   static json registration(const std::string& value = kExecutor, const std::string& app = "demo-app") {
@@ -73,6 +90,7 @@ class ExecutorRoutesTest : public CompletionFixture {
   std::mutex mutex_;
   std::vector<std::string> registered_;
   ExecutorTokens tokens_{stores_.groups(), stores_.logs(), kToken};
+  SteppingClock answer_clock_;
   std::unique_ptr<common::http::HttpServer> server_;
 };
 
@@ -82,6 +100,24 @@ TEST_F(ExecutorRoutesTest, RegistryRecordsTheExecutor) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, ok());
   EXPECT_EQ(registry_.live_addresses("demo-app", 90'000), (std::vector<std::string>{kExecutor}));
+}
+
+TEST_F(ExecutorRoutesTest, ARegistrationsAnswerSaysWhenTheAdminReceivedAndAnsweredIt) {
+  answer_clock_.restart();
+  auto r = post("/api/registry", registration().dump());
+  EXPECT_EQ(r.body, ok());
+  EXPECT_EQ(r.clock_header, "1000,1007") << "the first reading when the handler began, the last as it answered";
+
+  // A refused registration was still an exchange with this admin's clock.
+  answer_clock_.restart();
+  auto refused = post("/api/registry", registration().dump(), "wrong");
+  EXPECT_EQ(refused.body, fail("The access token is wrong."));
+  EXPECT_EQ(refused.clock_header, "1000,1007");
+
+  // Under a context path too; the other endpoints carry no clock.
+  EXPECT_TRUE(post("/xxl-job-admin/api/registry", registration().dump()).clock_header.has_value());
+  EXPECT_EQ(post("/api/registryRemove", registration().dump()).clock_header, std::nullopt);
+  EXPECT_EQ(post("/api/callback", "[]").clock_header, std::nullopt);
 }
 
 TEST_F(ExecutorRoutesTest, RegistryRemoveDeletesTheRegistration) {
