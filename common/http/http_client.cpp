@@ -48,6 +48,18 @@ std::string_view to_string(TransportError error) noexcept {
   return "other";
 }
 
+std::optional<std::string> HttpResult::header(std::string_view name) const {
+  auto same = [name](const std::string& field) {
+    return std::equal(field.begin(), field.end(), name.begin(), name.end(), [](unsigned char a, unsigned char b) {
+      return std::tolower(a) == std::tolower(b);
+    });
+  };
+  for (const auto& [field, value] : headers) {
+    if (same(field)) return value;
+  }
+  return std::nullopt;
+}
+
 struct HttpClient::Impl {
   Impl(std::string_view base, HttpClientOptions opts)
       : base_url(base), parsed(base_url_or_throw(base)), options(std::move(opts)),
@@ -139,6 +151,7 @@ struct HttpClient::Impl {
     if (result) {
       out.status = result->status;
       out.body = std::move(answer);
+      out.headers.assign(result->headers.begin(), result->headers.end());
       out.answer_head_received = true;
       return out;
     }

@@ -3,8 +3,11 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace cronwheel::common::http {
 
@@ -26,6 +29,9 @@ std::string_view to_string(TransportError error) noexcept;
 struct HttpResult {
   int status = 0;  // HTTP status; 0 when no answer arrived
   std::string body;
+  // The answer's header fields as they arrived, in order (HttpClient fills them;
+  // AsyncHttpClient leaves them empty). Empty when no answer arrived.
+  std::vector<std::pair<std::string, std::string>> headers;
   TransportError transport_error = TransportError::kNone;
   // Empty when an answer arrived; otherwise what failed, with the URL:
   // "POST http://127.0.0.1:9999/run: cannot connect (connection refused, host unreachable or
@@ -44,6 +50,9 @@ struct HttpResult {
   // for it. A kept-alive connection the server closes as idle, or evicts, just as a request is
   // written fails with kConnection and no answer head: the classic stale keep-alive case.
   bool reused_connection = false;
+
+  // The value of the answer's first header field named `name` (in any case), or nullopt.
+  std::optional<std::string> header(std::string_view name) const;
 
   // An answer arrived with a 2xx status.
   bool ok() const noexcept {

@@ -117,6 +117,26 @@ TEST(HttpClient, ErrorStatusIsAnAnswerNotATransportError) {
   server.stop();
 }
 
+TEST(HttpClient, TheAnswersHeadersAreKeptAndFoundInAnyCase) {
+  HttpServer server(testing::loopback_options());
+  server.post("/clock", [](const cronwheel::common::http::Request&, cronwheel::common::http::Response& res) {
+    res.set_header("X-Cronwheel-Clock", "1000,1002");
+    res.set_content("{}", "application/json");
+  });
+  server.start();
+  HttpClient client(origin(server));
+  auto result = client.post_json("/clock", "{}");
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.header("X-Cronwheel-Clock"), "1000,1002");
+  EXPECT_EQ(result.header("x-cronwheel-clock"), "1000,1002");
+  EXPECT_EQ(result.header("X-Cronwheel-Clocks"), std::nullopt);
+  EXPECT_EQ(result.header("X-Cronwheel-Cloc"), std::nullopt);
+  // No answer, no headers.
+  HttpClient closed("http://127.0.0.1:" + std::to_string(closed_port()) + "/");
+  EXPECT_EQ(closed.post_json("/clock", "{}").header("Content-Type"), std::nullopt);
+  server.stop();
+}
+
 TEST(HttpClient, AnAnswerLargerThanTheLimitIsRefusedAndTheConnectionNotReused) {
   HttpServer server(testing::loopback_options());
   std::atomic<int> answered{0};
