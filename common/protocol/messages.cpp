@@ -161,6 +161,8 @@ void to_json(nlohmann::json& out, const RegistryParam& value) {
       {"registryValue", value.registry_value},
   };
   if (!value.handlers.empty()) out["handlers"] = value.handlers;
+  if (value.clock_offset_ms) out["clockOffsetMs"] = *value.clock_offset_ms;
+  if (value.clock_delay_ms) out["clockDelayMs"] = *value.clock_delay_ms;
 }
 
 void from_json(const nlohmann::json& in, RegistryParam& out) {
@@ -180,6 +182,17 @@ void from_json(const nlohmann::json& in, RegistryParam& out) {
       result.handlers.push_back(name.get<std::string>());
     }
   }
+  auto bounded = [&reader](std::string_view name, std::int64_t low) -> std::optional<std::int64_t> {
+    if (reader.find(name).value == nullptr) return std::nullopt;
+    const std::int64_t value = reader.get_int64(name);
+    if (value < low || value > kMaxClockOffsetMs) {
+      throw ProtocolError(std::string(name), "must be between " + std::to_string(low) + " and " +
+                                                 std::to_string(kMaxClockOffsetMs) + " (a day, in ms)");
+    }
+    return value;
+  };
+  result.clock_offset_ms = bounded("clockOffsetMs", -kMaxClockOffsetMs);
+  result.clock_delay_ms = bounded("clockDelayMs", 0);
   out = std::move(result);
 }
 

@@ -110,6 +110,7 @@ struct CallbackBatch {
 
 // POST {admin}/api/registry and api/registryRemove, executor → admin.
 inline constexpr std::size_t kMaxRegistryHandlers = 256;
+inline constexpr std::int64_t kMaxClockOffsetMs = 24LL * 60 * 60 * 1000;  // a day
 struct RegistryParam {
   std::string registry_group;  // registryGroup: kRegistryGroupExecutor
   std::string registry_key;    // registryKey: the executor's appName
@@ -118,6 +119,14 @@ struct RegistryParam {
   // can suggest them. Written only when not empty; XXL-JOB's admins (Gson) ignore it, and its
   // executors never send it. At most kMaxRegistryHandlers names are read.
   std::vector<std::string> handlers = {};
+  // clockOffsetMs, clockDelayMs (long): cronwheel's own, absent until the executor has measured
+  // one registration's exchange: its estimate of the admins' clock minus its own, and the round
+  // trip of the exchange that estimate comes from (docs/operations.md, "Clock offset"). Written
+  // only when set. Read within ±kMaxClockOffsetMs and [0, kMaxClockOffsetMs]; a value beyond is
+  // refused (ProtocolError naming the field), so an executor cannot make the admin store or
+  // export absurd numbers.
+  std::optional<std::int64_t> clock_offset_ms = std::nullopt;
+  std::optional<std::int64_t> clock_delay_ms = std::nullopt;
 
   friend bool operator==(const RegistryParam&, const RegistryParam&) = default;
 };

@@ -393,6 +393,7 @@ void ExecutorCore::Impl::start() {
   registry_options.app_name = options.app_name;
   registry_options.address = address;
   registry_options.interval = options.registry_interval;
+  registry_options.clock = &clock;
   registry_options.handler_names = [handlers = handlers] { return handlers->names(); };
   registry = std::make_unique<RegistryClient>(std::move(registry_options), *periodic);
   registry->start();

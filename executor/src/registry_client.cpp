@@ -1,5 +1,7 @@
 #include "executor/src/registry_client.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -10,6 +12,7 @@
 #include "common/http/xxl_job_call.h"
 #include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
+#include "executor/src/clock_offset.h"
 
 namespace cronwheel::executor {
 
@@ -27,29 +30,64 @@ struct RegistryClient::Impl {
     }
   }
 
-  // The registration as it is now: the handlers may have changed since the last one.
-  std::string body(bool with_handlers) const {
+  // The registration (or removal) as it is now: the handlers and the clock estimate may have
+  // changed since the last one.
+  std::string body(bool registration) const {
     common::protocol::RegistryParam param;
     param.registry_group = std::string(common::protocol::kRegistryGroupExecutor);
     param.registry_key = options.app_name;
     param.registry_value = options.address;
-    if (with_handlers && options.handler_names) {
+    if (registration && options.handler_names) {
       param.handlers = options.handler_names();
       if (param.handlers.size() > common::protocol::kMaxRegistryHandlers) {
         param.handlers.resize(common::protocol::kMaxRegistryHandlers);
       }
     }
+    // Only in a registration: a removal's estimate would be stored by no one.
+    if (registration) {
+      if (auto estimate = clock_filter.estimate()) {
+        param.clock_offset_ms = std::clamp(estimate->offset_ms, -common::protocol::kMaxClockOffsetMs,
+                                           common::protocol::kMaxClockOffsetMs);
+        param.clock_delay_ms = estimate->delay_ms;  // at most ClockOffsetEstimator::kMaxDelayMs
+      }
+    }
     return common::protocol::to_json_string(param);
+  }
+
+  // One accepted registration's exchange with admin `index`, for the clock filter.
+  void measured(std::size_t index, std::int64_t sent_ms, const common::http::HttpResult& result,
+                std::int64_t answered_ms) {
+    if (measured_admin != index) {
+      clock_filter.clear();
+      measured_admin = index;
+    }
+    const auto header = result.header(common::protocol::kClockHeader);
+    if (!header) return;
+    const auto times = parse_clock_header(*header);
+    if (!times) {
+      spdlog::debug("registry: {} answered a malformed {} header", admins[index].base_url(),
+                    common::protocol::kClockHeader);
+      return;
+    }
+    clock_filter.add(sent_ms, times->received_ms, times->sent_ms, answered_ms);
   }
 
   // POSTs the registration body to `path` on the admins in order until one accepts it.
   bool call(std::string_view path, std::string_view what) {
     const std::string body = this->body(path == common::protocol::kRegistryPath);
     std::string failures;
-    for (auto& admin : admins) {
-      auto answer = common::http::post_xxl_job<std::string>(admin, path, body);
+    const bool registration = path == common::protocol::kRegistryPath;
+    for (std::size_t index = 0; index < admins.size(); ++index) {
+      auto& admin = admins[index];
+      const std::int64_t sent_ms = clock.now_ms();
+      const auto result = admin.post_json(path, body);
+      const std::int64_t answered_ms = clock.now_ms();
+      auto answer = result.transport_error != common::http::TransportError::kNone
+                        ? common::protocol::ReturnT<std::string>::fail(result.error)
+                        : common::http::read_xxl_job_answer<std::string>(result, admin.url(path));
       if (answer.is_success()) {
         spdlog::debug("registry: {} {} at {} accepted", what, options.address, admin.base_url());
+        if (registration) measured(index, sent_ms, result, answered_ms);
         return true;
       }
       if (!failures.empty()) failures += "; ";
@@ -71,8 +109,12 @@ struct RegistryClient::Impl {
   }
 
   Options options;
+  const common::Clock& clock{options.clock != nullptr ? *options.clock : common::SystemClock::instance()};
   common::RecurringTasks& tasks;
   std::vector<common::http::HttpClient> admins;  // the heartbeat's while it runs; then stop()'s
+  // The heartbeat's while it runs (stop()'s removal does not touch them).
+  ClockOffsetEstimator clock_filter;
+  std::size_t measured_admin = 0;  // whose exchanges clock_filter holds
   std::mutex state_mutex;                        // serializes start() and stop()
   bool started = false;
   bool stopped = false;

@@ -8,6 +8,7 @@
 
 #include "common/http/http_client.h"
 #include "common/timer/recurring_task.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::executor {
 
@@ -16,6 +17,14 @@ namespace cronwheel::executor {
 // every `interval`, to the admins in order until one accepts; POST {admin}/api/registryRemove
 // the same way on stop(). Failures are logged and retried at the next interval; they never
 // stop the executor.
+//
+// Each accepted registration is also a measure of the clocks (clock_offset.h): the times on
+// `clock` before it was sent and after its answer came, with the admin's X-Cronwheel-Clock
+// header, are one exchange for a ClockOffsetEstimator, and every registration after the first
+// such sample carries the estimate (RegistryParam::clock_offset_ms, clock_delay_ms; the offset
+// sent within ±a day). The samples are those of the admin that last accepted one: when another
+// admin answers, the earlier ones are forgotten. An answer without the header (XXL-JOB's admin)
+// or with a malformed one is no sample.
 //
 // Threading: the heartbeat is a common::RecurringTask: its deadlines are on the executor's
 // periodic timer, its calls on a lane (thread) of its own, the first one right away without
@@ -34,6 +43,9 @@ class RegistryClient {
     // When set, asked at each registration for the names of the BEAN handlers this executor runs
     // (RegistryParam::handlers: the admin's console suggests them); at most 256 are sent.
     std::function<std::vector<std::string>()> handler_names = {};
+    // The executor's wall clock, whose difference from the admin's is estimated; SystemClock when
+    // null. Must outlive the client.
+    const common::Clock* clock = nullptr;
   };
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)

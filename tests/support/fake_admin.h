@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/http/http_server.h"
+#include "common/protocol/constants.h"
 #include "common/protocol/messages.h"
 #include "common/protocol/return_t.h"
 
@@ -60,6 +61,13 @@ class FakeAdmin {
   void set_refusing(bool refusing) {
     std::lock_guard lock(mutex_);
     refusing_ = refusing;
+  }
+
+  // While not empty, the answer to every accepted registration carries it as cronwheel's
+  // X-Cronwheel-Clock header ("<received>,<sent>"); XXL-JOB's admin sends none (the default).
+  void set_clock_header(std::string value) {
+    std::lock_guard lock(mutex_);
+    clock_header_ = std::move(value);
   }
 
   std::vector<common::protocol::RegistryParam> registrations() const {
@@ -165,6 +173,7 @@ class FakeAdmin {
       std::lock_guard lock(mutex_);
       (remove ? removals_ : registrations_).push_back(param);
       ++generation_;
+      if (!remove && !clock_header_.empty()) res.set_header(common::protocol::kClockHeader, clock_header_);
     }
     changed_.notify_all();
     answer(res, common::protocol::ReturnT<std::string>::success());
@@ -192,6 +201,7 @@ class FakeAdmin {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   bool refusing_ = false;
+  std::string clock_header_;
   int rejected_tokens_ = 0;
   int refused_calls_ = 0;
   std::uint64_t generation_ = 0;  // bumped on every recorded call

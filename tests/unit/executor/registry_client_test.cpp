@@ -145,6 +145,90 @@ TEST(RegistryClientTest, RegistersAgainEveryInterval) {
   for (const auto& param : admin.registrations()) EXPECT_EQ(param, expected_param());
 }
 
+// The executor's clock stands still (a FakeClock) during each exchange, so an admin 500 ms ahead
+// that answers at once gives offset 500, delay 0.
+std::string admin_ahead(const Periodic& periodic, std::int64_t ahead_ms) {
+  const auto at = std::to_string(periodic.clock.now_ms() + ahead_ms);
+  return at + "," + at;
+}
+
+TEST(RegistryClientTest, RegistrationsAfterTheFirstMeasuredOneCarryTheClockEstimate) {
+  FakeAdmin admin;
+  Periodic periodic;
+  admin.set_clock_header(admin_ahead(periodic, 500));
+  auto options = options_for({admin.url()});
+  options.clock = &periodic.clock;
+  RegistryClient client(options, periodic.tasks);
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+  EXPECT_EQ(admin.registrations()[0], expected_param()) << "nothing measured before the first answer";
+
+  next_interval(periodic);  // the admin's header is now 30 s behind the executor's clock: a
+                            // sample of offset -29.5 s, delay 0, as good as the first and newer
+  ASSERT_TRUE(has_registrations(admin, 2));
+  EXPECT_EQ(admin.registrations()[1].clock_offset_ms, 500);
+  EXPECT_EQ(admin.registrations()[1].clock_delay_ms, 0);
+  admin.set_clock_header(admin_ahead(periodic, 30'000 + 250));
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(admin, 3));
+  EXPECT_EQ(admin.registrations()[2].clock_offset_ms, -29'500);
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(admin, 4));
+  EXPECT_EQ(admin.registrations()[3].clock_offset_ms, 250) << "the latest of equal delays";
+  client.stop();
+  ASSERT_EQ(admin.removals().size(), 1u);
+  EXPECT_EQ(admin.removals()[0], expected_param()) << "a removal carries no estimate";
+}
+
+TEST(RegistryClientTest, AnOffsetBeyondADayIsSentAsADay) {
+  FakeAdmin admin;
+  Periodic periodic;
+  admin.set_clock_header(admin_ahead(periodic, -3LL * 24 * 3600 * 1000));
+  auto options = options_for({admin.url()});
+  options.clock = &periodic.clock;
+  RegistryClient client(options, periodic.tasks);
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(admin, 2));
+  EXPECT_EQ(admin.registrations()[1].clock_offset_ms, -common::protocol::kMaxClockOffsetMs);
+}
+
+TEST(RegistryClientTest, AnAnswerWithoutOrWithAMalformedClockHeaderIsNoSample) {
+  for (const std::string header : {"", "soon", "1,2,3", "-5,7"}) {
+    FakeAdmin admin;
+    admin.set_clock_header(header);
+    Periodic periodic;
+    auto options = options_for({admin.url()});
+    options.clock = &periodic.clock;
+    RegistryClient client(options, periodic.tasks);
+    client.start();
+    ASSERT_TRUE(has_registrations(admin, 1));
+    next_interval(periodic);
+    ASSERT_TRUE(has_registrations(admin, 2));
+    EXPECT_EQ(admin.registrations()[1], expected_param()) << "'" << header << "'";
+  }
+}
+
+TEST(RegistryClientTest, TheEstimateIsOfTheAdminThatLastAccepted) {
+  FakeAdmin first;
+  FakeAdmin second;
+  Periodic periodic;
+  first.set_clock_header(admin_ahead(periodic, 500));
+  auto options = options_for({first.url(), second.url()});
+  options.clock = &periodic.clock;
+  RegistryClient client(options, periodic.tasks);
+  client.start();
+  ASSERT_TRUE(has_registrations(first, 1));
+  first.set_refusing(true);
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(second, 1));
+  EXPECT_EQ(second.registrations()[0].clock_offset_ms, 500) << "measured against the first, sent before the switch";
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(second, 2));
+  EXPECT_EQ(second.registrations()[1], expected_param()) << "the second sends no clock: the first's samples are gone";
+}
+
 TEST(RegistryClientTest, RegistersWithTheFirstAdminOnlyWhileItAccepts) {
   FakeAdmin first;
   FakeAdmin second;

@@ -271,6 +271,41 @@ TEST(Messages, ARegistrationCarriesItsHandlersOnlyWhenThereAreSome) {
   EXPECT_EQ(protocol_error_of([&] { parse<RegistryParam>(body); }), "handlers: at most 256 names");
 }
 
+TEST(Messages, ARegistrationCarriesItsClockEstimateOnlyOnceThereIsOne) {
+  RegistryParam with{"EXECUTOR", "app", "http://h:1/"};
+  with.clock_offset_ms = -1234;
+  with.clock_delay_ms = 7;
+  expect_round_trip(with);
+  const auto written = json::parse(to_json_string(with));
+  EXPECT_EQ(written["clockOffsetMs"], -1234);
+  EXPECT_EQ(written["clockDelayMs"], 7);
+  // Before the first measured exchange, and from XXL-JOB's executors: absent, read as absent.
+  const auto without = json::parse(to_json_string(RegistryParam{"EXECUTOR", "app", "http://h:1/"}));
+  EXPECT_FALSE(without.contains("clockOffsetMs"));
+  EXPECT_FALSE(without.contains("clockDelayMs"));
+  const auto read = parse<RegistryParam>(R"({"registryGroup":"EXECUTOR","registryKey":"a","registryValue":"http://h:1/"})");
+  EXPECT_FALSE(read.clock_offset_ms.has_value());
+  EXPECT_FALSE(read.clock_delay_ms.has_value());
+  EXPECT_FALSE(parse<RegistryParam>(R"({"registryKey":"a","clockOffsetMs":null})").clock_offset_ms.has_value());
+}
+
+TEST(Messages, AClockEstimateBeyondADayIsRefusedNamingTheField) {
+  const auto day = kMaxClockOffsetMs;
+  EXPECT_EQ(parse<RegistryParam>(json{{"clockOffsetMs", -day}, {"clockDelayMs", day}}.dump()).clock_offset_ms, -day);
+  EXPECT_EQ(parse<RegistryParam>(json{{"clockOffsetMs", day}, {"clockDelayMs", 0}}.dump()).clock_delay_ms, 0);
+  EXPECT_EQ(protocol_error_of([&] { parse<RegistryParam>(json{{"clockOffsetMs", day + 1}}.dump()); }),
+            "clockOffsetMs: must be between -86400000 and 86400000 (a day, in ms)");
+  EXPECT_EQ(protocol_error_of([&] { parse<RegistryParam>(json{{"clockOffsetMs", -day - 1}}.dump()); }),
+            "clockOffsetMs: must be between -86400000 and 86400000 (a day, in ms)");
+  EXPECT_EQ(protocol_error_of([] { parse<RegistryParam>(R"({"clockOffsetMs":9223372036854775807})"); }),
+            "clockOffsetMs: must be between -86400000 and 86400000 (a day, in ms)");
+  EXPECT_EQ(protocol_error_of([] { parse<RegistryParam>(R"({"clockDelayMs":-1})"); }),
+            "clockDelayMs: must be between 0 and 86400000 (a day, in ms)");
+  EXPECT_EQ(protocol_error_of([&] { parse<RegistryParam>(json{{"clockDelayMs", day + 1}}.dump()); }),
+            "clockDelayMs: must be between 0 and 86400000 (a day, in ms)");
+  EXPECT_FALSE(protocol_error_of([] { parse<RegistryParam>(R"({"clockDelayMs":"soon"})"); }).empty());
+}
+
 TEST(Messages, ExtremeValuesRoundTrip) {
   TriggerParam param;
   param.job_id = 2147483647;
