@@ -86,6 +86,12 @@ std::string any_context(std::string_view path) { return "/**/" + std::string(pat
 constexpr std::size_t kMaxRegistrationBytes = 32 * 1024;  // with up to 256 handler names
 constexpr std::size_t kMaxCallbackBytes = 5 * 1024 * 1024;
 
+// The estimate a registration carries: both fields, or none (from_json bounds each).
+std::optional<ClockEstimate> clock_estimate(const protocol::RegistryParam& p) {
+  if (!p.clock_offset_ms || !p.clock_delay_ms) return std::nullopt;
+  return ClockEstimate{*p.clock_offset_ms, *p.clock_delay_ms};
+}
+
 }  // namespace
 
 namespace {
@@ -147,6 +153,7 @@ void add_executor_routes(common::http::HttpServer& server, RegistryStore& regist
     } else {
       const auto registered =
           registry.register_capped(param.registry_group, param.registry_key, param.registry_value, param.handlers,
+                                   clock_estimate(param),
                                    options.max_executors_per_group, options.dead_after_ms);
       if (registered == RegistryStore::Registered::kFull) {
         const std::string why = param.registry_key + " has " + std::to_string(options.max_executors_per_group) +

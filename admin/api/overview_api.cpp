@@ -127,7 +127,11 @@ void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock,
                const auto page = page_query(req);
                auto result = stores.overview.registrations(group.app_name, dead_after, page);
                return ApiResponse{200, page_json(result.items, result.total, [](const RegistryEntry& e) {
-                                    return nlohmann::json{{"address", e.registry_value}, {"updatedAt", e.updated_at}};
+                                    using nlohmann::json;
+                                    return json{{"address", e.registry_value},
+                                                {"updatedAt", e.updated_at},
+                                                {"clockOffsetMs", e.clock ? json(e.clock->offset_ms) : json(nullptr)},
+                                                {"clockDelayMs", e.clock ? json(e.clock->delay_ms) : json(nullptr)}};
                                   })};
              },
              paged({}));

@@ -165,6 +165,16 @@ struct ScriptVersion {
   friend bool operator==(const ScriptVersion&, const ScriptVersion&) = default;
 };
 
+// What a cronwheel executor estimated of the admin's clock at its last registration (its
+// clockOffsetMs, clockDelayMs: executor/src/clock_offset.h): the admin's clock minus its own, and
+// the round trip of the exchange that says so (the offset's uncertainty is half of it).
+struct ClockEstimate {
+  std::int64_t offset_ms = 0;
+  std::int64_t delay_ms = 0;
+
+  friend bool operator==(const ClockEstimate&, const ClockEstimate&) = default;
+};
+
 struct RegistryEntry {
   std::int64_t id = 0;
   std::string registry_group;  // EXECUTOR
@@ -174,6 +184,9 @@ struct RegistryEntry {
   // The BEAN handlers a cronwheel executor said it runs at its last registration; empty for
   // XXL-JOB's executors, which do not say.
   std::vector<std::string> handlers = {};
+  // Its clock estimate at its last registration; none for XXL-JOB's executors and for a cronwheel
+  // executor's first registration (it has measured nothing yet).
+  std::optional<ClockEstimate> clock = std::nullopt;
 
   friend bool operator==(const RegistryEntry&, const RegistryEntry&) = default;
 };

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,10 +29,12 @@ class RegistryStore {
   // while the key has fewer than `max_live` registrations made within the last
   // `dead_after_ms` (kFull otherwise, nothing written); renewing one that exists always works.
   // Registrations of one key are counted one at a time, so the cap holds across nodes. The
-  // registration's handler names become `handlers` (RegistryEntry::handlers), new or renewed.
+  // registration's handler names become `handlers` (RegistryEntry::handlers) and its clock
+  // estimate `clock` (RegistryEntry::clock, none when not given), new or renewed.
   enum class Registered { kNew, kRenewed, kFull };
   virtual Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
-                                     const std::vector<std::string>& handlers, std::size_t max_live,
+                                     const std::vector<std::string>& handlers,
+                                     const std::optional<ClockEstimate>& clock, std::size_t max_live,
                                      std::int64_t dead_after_ms) = 0;
   // Removes a registration; false when there was none.
   virtual bool remove(std::string_view registry_group, std::string_view key, std::string_view value) = 0;

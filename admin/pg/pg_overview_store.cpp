@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "admin/pg/pg_registry_store.h"
 #include "admin/pg/pg_store_support.h"
 
 namespace cronwheel::admin {
@@ -40,7 +41,7 @@ void PgOverviewStore::prepare(pqxx::connection& c) {
                                       " FROM job_lock WHERE lock_name = 'schedule_lock' AND last_scan_node IS NOT NULL");
   c.prepare("overview_registrations",
             "SELECT id, registry_group, registry_key, registry_value, " + ms("updated_at", "updated_at") +
-                ", count(*) OVER () AS total FROM job_registry WHERE registry_group = 'EXECUTOR' AND registry_key = $1"
+                ", clock_offset_ms, clock_delay_ms, count(*) OVER () AS total FROM job_registry WHERE registry_group = 'EXECUTOR' AND registry_key = $1"
                 " AND " + alive("updated_at", "$2") + " ORDER BY registry_value COLLATE \"C\" LIMIT $3 OFFSET $4");
   // At most 512 executors of 256 names each: a small set, made distinct in the database.
   c.prepare("overview_handlers",
@@ -121,6 +122,7 @@ Page<RegistryEntry> PgOverviewStore::registrations(std::string_view app_name, st
       e.registry_key = r["registry_key"].as<std::string>();
       e.registry_value = r["registry_value"].as<std::string>();
       e.updated_at = r["updated_at"].as<std::int64_t>();
+      e.clock = registry_clock_from(r);
       out.items.push_back(std::move(e));
     }
     out.total = page_total(rows, [&] {

@@ -1,5 +1,6 @@
 #include "admin/pg/pg_registry_store.h"
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,7 +19,16 @@ std::string alive(const std::string& param) {
 }
 
 const std::string kEntryColumns = "id, registry_group, registry_key, registry_value, " +
-                                   ms("updated_at", "updated_at") + ", array_to_json(handlers)::text AS handlers";
+                                   ms("updated_at", "updated_at") + ", array_to_json(handlers)::text AS handlers, clock_offset_ms, clock_delay_ms";
+
+}  // namespace
+
+std::optional<ClockEstimate> registry_clock_from(const pqxx::row& r) {
+  if (r["clock_offset_ms"].is_null() || r["clock_delay_ms"].is_null()) return std::nullopt;
+  return ClockEstimate{r["clock_offset_ms"].as<std::int64_t>(), r["clock_delay_ms"].as<std::int64_t>()};
+}
+
+namespace {
 
 RegistryEntry entry_from(const pqxx::row& r) {
   RegistryEntry e;
@@ -28,6 +38,7 @@ RegistryEntry entry_from(const pqxx::row& r) {
   e.registry_value = r["registry_value"].as<std::string>();
   e.updated_at = r["updated_at"].as<std::int64_t>();
   e.handlers = nlohmann::json::parse(r["handlers"].as<std::string>()).get<std::vector<std::string>>();
+  e.clock = registry_clock_from(r);
   return e;
 }
 
@@ -43,13 +54,15 @@ void PgRegistryStore::prepare(pqxx::connection& c) {
   c.prepare("registry_lock_key",
             "SELECT pg_advisory_xact_lock(hashtextextended('job_registry:' || $1::text || ':' || $2::text, 0))");
   c.prepare("registry_insert_capped",
-            "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at, handlers) "
-            "SELECT $1::text, $2::text, $3::text, now(), $6::text[] WHERE EXISTS (SELECT 1 FROM job_registry WHERE "
+            "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at, handlers, "
+            "clock_offset_ms, clock_delay_ms) "
+            "SELECT $1::text, $2::text, $3::text, now(), $6::text[], $7::bigint, $8::bigint WHERE EXISTS (SELECT 1 FROM job_registry WHERE "
             "registry_group = $1::text AND registry_key = $2::text AND registry_value = $3::text) OR "
             "(SELECT count(*) FROM job_registry WHERE registry_group = $1::text AND registry_key = $2::text AND " +
                 alive("$5") + ") < $4::bigint "
             "ON CONFLICT (registry_group, registry_key, registry_value) "
-            "DO UPDATE SET updated_at = now(), handlers = EXCLUDED.handlers RETURNING (xmax = 0) AS inserted");
+            "DO UPDATE SET updated_at = now(), handlers = EXCLUDED.handlers, clock_offset_ms = EXCLUDED.clock_offset_ms, "
+            "clock_delay_ms = EXCLUDED.clock_delay_ms RETURNING (xmax = 0) AS inserted");
   c.prepare("registry_remove",
             "DELETE FROM job_registry WHERE registry_group = $1 AND registry_key = $2 AND registry_value = $3");
   c.prepare("registry_live_addresses",
@@ -88,13 +101,16 @@ bool PgRegistryStore::upsert(std::string_view registry_group, std::string_view k
 RegistryStore::Registered PgRegistryStore::register_capped(std::string_view registry_group, std::string_view key,
                                                             std::string_view value,
                                                             const std::vector<std::string>& handlers,
+                                                            const std::optional<ClockEstimate>& clock,
                                                             std::size_t max_live, std::int64_t dead_after_ms) {
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
       const std::string group(registry_group), k(key);
       tx.exec_prepared("registry_lock_key", group, k);
       auto rows = tx.exec_prepared("registry_insert_capped", group, k, std::string(value),
-                                   static_cast<std::int64_t>(max_live), dead_after_ms, text_array(handlers));
+                                   static_cast<std::int64_t>(max_live), dead_after_ms, text_array(handlers),
+                                   clock ? std::optional<std::int64_t>(clock->offset_ms) : std::nullopt,
+                                   clock ? std::optional<std::int64_t>(clock->delay_ms) : std::nullopt);
       if (rows.empty()) return Registered::kFull;
       return rows[0][0].as<bool>() ? Registered::kNew : Registered::kRenewed;
     });

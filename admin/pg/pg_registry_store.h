@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include <pqxx/pqxx>
 
 #include "admin/model/registry_store.h"
@@ -25,8 +27,8 @@ class PgRegistryStore final : public RegistryStore {
 
   bool upsert(std::string_view registry_group, std::string_view key, std::string_view value) override;
   Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
-                             const std::vector<std::string>& handlers, std::size_t max_live,
-                             std::int64_t dead_after_ms) override;
+                             const std::vector<std::string>& handlers, const std::optional<ClockEstimate>& clock,
+                             std::size_t max_live, std::int64_t dead_after_ms) override;
   bool remove(std::string_view registry_group, std::string_view key, std::string_view value) override;
   std::vector<std::string> live_addresses(std::string_view app_name, std::int64_t dead_after_ms) override;
   std::vector<RegistryEntry> live(std::int64_t dead_after_ms) override;
@@ -38,5 +40,9 @@ class PgRegistryStore final : public RegistryStore {
  private:
   Database& db_;
 };
+
+// The clock estimate of a job_registry row read with its clock_offset_ms and clock_delay_ms
+// columns: none when either is NULL.
+std::optional<ClockEstimate> registry_clock_from(const pqxx::row& row);
 
 }  // namespace cronwheel::admin

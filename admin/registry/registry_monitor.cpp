@@ -1,7 +1,10 @@
 #include "admin/model/registry_store.h"
 #include "admin/registry/registry_monitor.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -27,7 +30,41 @@ RegistryMonitor::~RegistryMonitor() { stop(); }
 int RegistryMonitor::refresh_once() {
   const int changed = store_.refresh(options_.dead_after.count());
   if (changed > 0) spdlog::info("registry: address lists of {} automatic group(s) updated", changed);
+  read_clock_offsets();
   return changed;
+}
+
+void RegistryMonitor::read_clock_offsets() {
+  std::vector<ClockOffset> now;
+  for (auto& e : store_.live(options_.dead_after.count())) {
+    if (e.registry_group != "EXECUTOR" || !e.clock) continue;
+    now.push_back({std::move(e.registry_key), std::move(e.registry_value), *e.clock});
+  }
+  std::sort(now.begin(), now.end(), [](const ClockOffset& a, const ClockOffset& b) {
+    return std::tie(a.app_name, a.address) < std::tie(b.app_name, b.address);
+  });
+  auto far = [](const ClockOffset& o) { return std::abs(o.clock.offset_ms) > kClockWarningMs; };
+  std::lock_guard lock(clock_mutex_);
+  for (const auto& o : now) {
+    if (!far(o)) continue;
+    const auto before = std::lower_bound(
+        clock_offsets_.begin(), clock_offsets_.end(), o, [](const ClockOffset& a, const ClockOffset& b) {
+          return std::tie(a.app_name, a.address) < std::tie(b.app_name, b.address);
+        });
+    const bool was_far = before != clock_offsets_.end() && before->app_name == o.app_name &&
+                         before->address == o.address && far(*before);
+    if (was_far) continue;
+    spdlog::warn("registry: the clock of executor {} at {} is {} ms {} the admin's, more than {} ms (measured over "
+                 "a round trip of {} ms); synchronise its clock (NTP). Not logged again while it stays off",
+                 o.app_name, o.address, std::abs(o.clock.offset_ms), o.clock.offset_ms > 0 ? "behind" : "ahead of",
+                 kClockWarningMs, o.clock.delay_ms);
+  }
+  clock_offsets_ = std::move(now);
+}
+
+std::vector<RegistryMonitor::ClockOffset> RegistryMonitor::clock_offsets() const {
+  std::lock_guard lock(clock_mutex_);
+  return clock_offsets_;
 }
 
 void RegistryMonitor::pass() noexcept {

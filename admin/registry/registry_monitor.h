@@ -1,8 +1,13 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
 #include <stop_token>
 
+#include "admin/model/records.h"
 #include "admin/model/registry_store.h"
 #include "admin/model/stores.h"
 #include "common/timer/recurring_task.h"
@@ -14,6 +19,11 @@ namespace cronwheel::admin {
 // `dead_after` (90 s: three missed 30 s heartbeats) and gives every automatic group its live
 // addresses. Every admin node runs one; refreshes are idempotent, so running them on several
 // nodes at once only repeats the work.
+//
+// Each refresh then reads the live registrations' clock offsets (RegistryEntry::clock), kept for
+// /metrics (clock_offsets(): only live ones, so a registration that expires or is removed leaves
+// them at the next refresh and their labels stay bounded), and logs one warning when an
+// executor's |offset| first exceeds kClockWarningMs (again only after it came back within it).
 //
 // wake() makes a refresh now: an executor registered for the first time or was removed, or an
 // automatic group was created, so its list need not wait for the next interval.
@@ -29,6 +39,18 @@ class RegistryMonitor {
   struct Options {
     std::chrono::milliseconds interval{30'000};
     std::chrono::milliseconds dead_after{90'000};
+  };
+
+  // An executor whose clock is further than this from the admin's fires early or late enough
+  // to see.
+  static constexpr std::int64_t kClockWarningMs = 1'000;
+
+  struct ClockOffset {
+    std::string app_name;
+    std::string address;
+    ClockEstimate clock;
+
+    friend bool operator==(const ClockOffset&, const ClockOffset&) = default;
   };
 
   // Throws std::invalid_argument for a non-positive interval or dead_after. `tasks` (the node's
@@ -50,11 +72,18 @@ class RegistryMonitor {
 
   const Options& options() const noexcept { return options_; }
 
+  // The live EXECUTOR registrations that said a clock estimate, by app name then address, as the
+  // last refresh read them; empty before the first. Thread-safe.
+  std::vector<ClockOffset> clock_offsets() const;
+
  private:
   void pass() noexcept;
+  void read_clock_offsets();
 
   RegistryStore& store_;
   const Options options_;
+  mutable std::mutex clock_mutex_;
+  std::vector<ClockOffset> clock_offsets_;  // guarded by clock_mutex_
   common::RecurringTask task_;  // last: its lane uses the members above
 };
 

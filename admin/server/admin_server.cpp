@@ -501,6 +501,7 @@ void AdminServer::Impl::add_routes() {
     metrics.http_lanes = http_.lane_stats();
     metrics.registrations_refused = executors_->registrations_refused();
     metrics.suspect_executors = suspects_.size();
+    metrics.executor_clock_offsets = executors_->clock_offsets();
     res.set_content(metrics_text(metrics), kMetricsContentType);
   });
 

@@ -79,6 +79,8 @@ class ExecutorSide {
   RegistryStore& registry() noexcept { return registry_store_; }
   CompletionStore& completion_store() noexcept { return completion_store_; }
   Completion& completion() noexcept { return completion_; }
+  // The live executors' clock offsets, as the registry monitor last read them.
+  std::vector<RegistryMonitor::ClockOffset> clock_offsets() const { return registry_monitor_.clock_offsets(); }
   // Registrations refused since start because their group had its most executors.
   std::uint64_t registrations_refused() const noexcept { return registrations_refused_.load(); }
 

@@ -237,6 +237,16 @@ std::string metrics_text(const NodeMetrics& metrics) {
   f.counter("cronwheel_registrations_refused_total",
             "Executor registrations refused because their group had --max-executors-per-group live ones",
             static_cast<double>(metrics.registrations_refused));
+  std::vector<Families::Series> clock_offsets;
+  for (const auto& o : metrics.executor_clock_offsets) {
+    clock_offsets.push_back({{label("app", o.app_name), label("address", o.address)},
+                             static_cast<double>(o.clock.offset_ms) / 1000.0});
+  }
+  f.gauge_series("cronwheel_executor_clock_offset_seconds",
+                 "The admin's clock minus each live executor's, as the executor estimated it from its registrations "
+                 "(NTP's way: the exchange of the smallest round trip among its last 8), by app name and address; "
+                 "cronwheel executors only, from their second registration",
+                 std::move(clock_offsets));
   f.gauge("cronwheel_executors_suspect",
           "Executor addresses a /run could not reach, routed around until they register again (or 30 s pass)",
           static_cast<double>(metrics.suspect_executors));

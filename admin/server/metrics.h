@@ -12,6 +12,7 @@
 #include "admin/model/finished_runs.h"
 #include "admin/model/workflow.h"
 #include "admin/pg/database_pool_stats.h"
+#include "admin/registry/registry_monitor.h"
 #include "admin/scheduler/scheduler.h"
 #include "common/http/http_server.h"
 
@@ -42,6 +43,9 @@ struct NodeMetrics {
   std::vector<common::http::HttpServer::LaneStats> http_lanes;
   std::uint64_t registrations_refused = 0;  // for the per-group cap
   std::size_t suspect_executors = 0;        // addresses a /run did not reach, routed around
+  // The live executors' clock offsets from the admin's, as the node's registry monitor last read
+  // them (RegistryMonitor::clock_offsets).
+  std::vector<RegistryMonitor::ClockOffset> executor_clock_offsets;
 };
 
 // The Prometheus text exposition format (0.0.4) of `metrics`, written by prometheus-cpp's

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <latch>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -443,22 +444,34 @@ TEST_F(RegistryPg, UpsertRenewsAndSaysWhetherItWasNewAndRemoveWhetherThereWasOne
 TEST_F(RegistryPg, ACappedRegistrationIsRefusedBeyondTheGroupsLiveExecutorsButRenewsAlways) {
   using Registered = RegistryStore::Registered;
   const std::vector<std::string> none;
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", {"echo"}, 2, 90'000), Registered::kNew);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", none, 2, 90'000), Registered::kNew);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", none, 2, 90'000), Registered::kFull);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", {"echo"}, std::nullopt, 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", none, std::nullopt, 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", none, std::nullopt, 2, 90'000), Registered::kFull);
   auto live = registry_.live(90'000);
   ASSERT_EQ(live.size(), 2u);
   EXPECT_EQ(live[0].handlers, std::vector<std::string>{"echo"});
   // A renewal replaces the handler names with the ones it says.
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", {"echo", "shell"}, 2, 90'000),
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://a/", {"echo", "shell"}, std::nullopt, 2, 90'000),
             Registered::kRenewed);
   EXPECT_EQ(registry_.live(90'000)[0].handlers, (std::vector<std::string>{"echo", "shell"}));
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "other-app", "http://c/", none, 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "other-app", "http://c/", none, std::nullopt, 2, 90'000), Registered::kNew);
   EXPECT_EQ(count("SELECT count(*) FROM job_registry WHERE registry_key = 'capped-app'"), 2);
   // A dead registration leaves room; a dead one of the same address comes back to life.
   exec("UPDATE job_registry SET updated_at = now() - interval '5 minutes' WHERE registry_value = 'http://b/'");
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", none, 2, 90'000), Registered::kNew);
-  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", none, 2, 90'000), Registered::kRenewed);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://c/", none, std::nullopt, 2, 90'000), Registered::kNew);
+  EXPECT_EQ(registry_.register_capped("EXECUTOR", "capped-app", "http://b/", none, std::nullopt, 2, 90'000), Registered::kRenewed);
+}
+
+TEST_F(RegistryPg, ARegistrationKeepsTheClockEstimateItLastSaid) {
+  const std::vector<std::string> none;
+  registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, std::nullopt, 2, 90'000);
+  EXPECT_EQ(registry_.live(90'000)[0].clock, std::nullopt) << "a first registration has measured nothing";
+  registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, ClockEstimate{-1'234, 6}, 2, 90'000);
+  EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{-1'234, 6}));
+  registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, ClockEstimate{86'400'000, 0}, 2, 90'000);
+  EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{86'400'000, 0}));
+  registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, std::nullopt, 2, 90'000);
+  EXPECT_EQ(registry_.live(90'000)[0].clock, std::nullopt) << "an executor that says none now (XXL-JOB's) has none";
 }
 
 TEST_F(RegistryPg, CappedRegistrationsAtOnceFromManyThreadsStayWithinTheCap) {
@@ -467,7 +480,7 @@ TEST_F(RegistryPg, CappedRegistrationsAtOnceFromManyThreadsStayWithinTheCap) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 5; ++i) {
         registry_.register_capped("EXECUTOR", "crowded-app",
-                                  "http://10.0." + std::to_string(t) + "." + std::to_string(i) + ":9999/", {}, 10,
+                                  "http://10.0." + std::to_string(t) + "." + std::to_string(i) + ":9999/", {}, std::nullopt, 10,
                                   90'000);
       }
     });

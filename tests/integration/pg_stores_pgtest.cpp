@@ -65,11 +65,15 @@ class PgStoreFixture {
     });
   }
   void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms,
-                        const std::vector<std::string>& handlers = {}) {
+                        const std::vector<std::string>& handlers = {},
+                        std::optional<admin::ClockEstimate> clock = std::nullopt) {
     database_.transact([&](pqxx::work& tx) {
-      tx.exec_params("INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at, handlers) "
-                     "VALUES ('EXECUTOR', $1, $2, now() - $3::bigint * interval '1 millisecond', $4::text[])",
-                     app, address, age_ms, admin::pg::text_array(handlers));
+      tx.exec_params("INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at, handlers, "
+                     "clock_offset_ms, clock_delay_ms) "
+                     "VALUES ('EXECUTOR', $1, $2, now() - $3::bigint * interval '1 millisecond', $4::text[], $5, $6)",
+                     app, address, age_ms, admin::pg::text_array(handlers),
+                     clock ? std::optional<std::int64_t>(clock->offset_ms) : std::nullopt,
+                     clock ? std::optional<std::int64_t>(clock->delay_ms) : std::nullopt);
     });
   }
   void put_last_scan(const admin::ScanMark& mark) {

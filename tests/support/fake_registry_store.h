@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -49,7 +50,8 @@ class FakeRegistryStore final : public admin::RegistryStore {
   }
 
   Registered register_capped(std::string_view registry_group, std::string_view key, std::string_view value,
-                             const std::vector<std::string>& handlers, std::size_t max_live,
+                             const std::vector<std::string>& handlers,
+                             const std::optional<admin::ClockEstimate>& clock, std::size_t max_live,
                              std::int64_t dead_after_ms) override {
     {
       std::lock_guard lock(mutex_);
@@ -63,7 +65,9 @@ class FakeRegistryStore final : public admin::RegistryStore {
     }
     const bool created = upsert(registry_group, key, value);
     std::lock_guard lock(mutex_);
-    entries_.at(Key{std::string(registry_group), std::string(key), std::string(value)}).handlers = handlers;
+    auto& entry = entries_.at(Key{std::string(registry_group), std::string(key), std::string(value)});
+    entry.handlers = handlers;
+    entry.clock = clock;
     return created ? Registered::kNew : Registered::kRenewed;
   }
 

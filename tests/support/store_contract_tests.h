@@ -17,7 +17,8 @@
 //     void put_node(const admin::AdminNode&, bool alive);
 //     // An EXECUTOR registration of `app` at `address`, renewed `age_ms` ago (database clock).
 //     void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms,
-//                           const std::vector<std::string>& handlers = {});
+//                           const std::vector<std::string>& handlers = {},
+//                           std::optional<admin::ClockEstimate> clock = std::nullopt);
 //     void put_last_scan(const admin::ScanMark&);  // as the schedule thread's scan writes it
 //     std::int64_t put_calendar(const std::string& name);  // a calendar, no days; answers its id
 //   };
@@ -1657,7 +1658,7 @@ TYPED_TEST_P(StoreContract, OverviewHandlersAreTheAppsLiveExecutorsHandlersEachO
 }
 
 TYPED_TEST_P(StoreContract, OverviewRegistrationsAreTheAppsLiveOnesByAddressPaged) {
-  this->f_.put_registration("billing-app", "http://10.0.0.3:9999/", 1'000);
+  this->f_.put_registration("billing-app", "http://10.0.0.3:9999/", 1'000, {}, ClockEstimate{-2'500, 12});
   this->f_.put_registration("billing-app", "http://10.0.0.1:9999/", 20'000);
   this->f_.put_registration("billing-app", "http://10.0.0.2:9999/", 200'000);  // dead
   this->f_.put_registration("other-app", "http://10.0.0.4:9999/", 1'000);
@@ -1673,6 +1674,8 @@ TYPED_TEST_P(StoreContract, OverviewRegistrationsAreTheAppsLiveOnesByAddressPage
   EXPECT_EQ(all.items[0].registry_key, "billing-app");
   EXPECT_EQ(all.items[0].registry_group, "EXECUTOR");
   EXPECT_LT(all.items[0].updated_at, all.items[1].updated_at);
+  EXPECT_EQ(all.items[0].clock, std::nullopt) << "an executor that said none";
+  EXPECT_EQ(all.items[1].clock, (ClockEstimate{-2'500, 12}));
   auto second = this->s().overview.registrations("billing-app", 90'000, {1, 1});
   EXPECT_EQ(second.total, 2);
   EXPECT_EQ(addresses(second), Addresses{"http://10.0.0.3:9999/"});

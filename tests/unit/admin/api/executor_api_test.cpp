@@ -120,6 +120,25 @@ TEST_F(ExecutorRoutesTest, ARegistrationsAnswerSaysWhenTheAdminReceivedAndAnswer
   EXPECT_EQ(post("/api/callback", "[]").clock_header, std::nullopt);
 }
 
+TEST_F(ExecutorRoutesTest, ARegistrationKeepsTheClockEstimateItSaysWithinADay) {
+  auto with_clock = registration();
+  with_clock["clockOffsetMs"] = -2'500;
+  with_clock["clockDelayMs"] = 8;
+  EXPECT_EQ(post("/api/registry", with_clock.dump()).body, ok());
+  ASSERT_EQ(registry_.live(90'000).size(), 1u);
+  EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{-2'500, 8}));
+
+  auto hostile = registration();
+  hostile["clockOffsetMs"] = 9'000'000'000'000;
+  hostile["clockDelayMs"] = 8;
+  EXPECT_EQ(post("/api/registry", hostile.dump()).body,
+            fail("invalid request body: clockOffsetMs: must be between -86400000 and 86400000 (a day, in ms)"));
+  EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{-2'500, 8})) << "nothing written";
+
+  EXPECT_EQ(post("/api/registry", registration().dump()).body, ok()) << "as XXL-JOB's executors register";
+  EXPECT_EQ(registry_.live(90'000)[0].clock, std::nullopt);
+}
+
 TEST_F(ExecutorRoutesTest, RegistryRemoveDeletesTheRegistration) {
   post("/api/registry", registration().dump());
 

@@ -19,8 +19,9 @@ class FakeStoreFixture {
     stores_.put_node(node);
   }
   void put_registration(const std::string& app, const std::string& address, std::int64_t age_ms,
-                        const std::vector<std::string>& handlers = {}) {
-    stores_.put_registration({0, "EXECUTOR", app, address, clock_.now_ms() - age_ms, handlers});
+                        const std::vector<std::string>& handlers = {},
+                        std::optional<admin::ClockEstimate> clock = std::nullopt) {
+    stores_.put_registration({0, "EXECUTOR", app, address, clock_.now_ms() - age_ms, handlers, clock});
   }
   void put_last_scan(const admin::ScanMark& mark) { stores_.put_last_scan(mark); }
   std::int64_t put_calendar(const std::string& name) { return stores_.put_calendar(name); }

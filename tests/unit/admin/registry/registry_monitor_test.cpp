@@ -5,7 +5,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "admin/model/registry_store.h"
 #include "admin/registry/registry_monitor.h"
@@ -124,12 +132,75 @@ TEST_F(RegistryMonitorTest, StopCancelsTheNextRefreshAndIsIdempotent) {
   EXPECT_TRUE(addresses(automatic_).empty());
 }
 
+// spdlog's default logger, captured for one test and restored after it.
+class CapturedLog {
+ public:
+  CapturedLog() : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100)), previous_(spdlog::default_logger()) {
+    sink_->set_pattern("%l %v");
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", sink_));
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+
+  // Warnings containing `text`.
+  int warnings(std::string_view text) const {
+    int n = 0;
+    for (const auto& line : sink_->last_formatted()) {
+      n += line.rfind("warning ", 0) == 0 && line.find(text) != std::string::npos ? 1 : 0;
+    }
+    return n;
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+TEST_F(RegistryMonitorTest, KeepsTheLiveExecutorsClockOffsetsUntilTheyExpireOrLeave) {
+  const std::vector<std::string> none;
+  registry_.register_capped("EXECUTOR", "auto-app", "http://10.0.0.2:9999/", none, ClockEstimate{-40, 3}, 9, 90'000);
+  registry_.register_capped("EXECUTOR", "auto-app", "http://10.0.0.1:9999/", none, ClockEstimate{7, 2}, 9, 90'000);
+  registry_.register_capped("EXECUTOR", "auto-app", "http://10.0.0.3:9999/", none, std::nullopt, 9, 90'000);
+  EXPECT_TRUE(monitor_.clock_offsets().empty()) << "nothing read before the first refresh";
+  monitor_.refresh_once();
+  using Offsets = std::vector<RegistryMonitor::ClockOffset>;
+  EXPECT_EQ(monitor_.clock_offsets(), (Offsets{{"auto-app", "http://10.0.0.1:9999/", {7, 2}},
+                                               {"auto-app", "http://10.0.0.2:9999/", {-40, 3}}}))
+      << "by address; an executor that said none (XXL-JOB's) has none";
+  registry_.remove("EXECUTOR", "auto-app", "http://10.0.0.1:9999/");
+  monitor_.refresh_once();
+  EXPECT_EQ(monitor_.clock_offsets(), (Offsets{{"auto-app", "http://10.0.0.2:9999/", {-40, 3}}}));
+  clock_.advance(91s);
+  monitor_.refresh_once();
+  EXPECT_TRUE(monitor_.clock_offsets().empty()) << "expired";
+}
+
+TEST_F(RegistryMonitorTest, WarnsOnceWhenAnExecutorsClockIsMoreThanASecondOff) {
+  CapturedLog log;
+  const std::vector<std::string> none;
+  const std::string address = "http://10.0.0.2:9999/";
+  auto say = [&](std::int64_t offset_ms) {
+    registry_.register_capped("EXECUTOR", "auto-app", address, none, ClockEstimate{offset_ms, 5}, 9, 90'000);
+    monitor_.refresh_once();
+  };
+  say(1'000);
+  EXPECT_EQ(log.warnings(address), 0) << "a second exactly is not more than a second";
+  say(-1'001);
+  EXPECT_EQ(log.warnings("the clock of executor auto-app at " + address + " is 1001 ms ahead of the admin's"), 1);
+  say(-5'000);
+  say(-4'000);
+  EXPECT_EQ(log.warnings(address), 1) << "not on every heartbeat while it stays off";
+  say(200);
+  say(2'500);
+  EXPECT_EQ(log.warnings("is 2500 ms behind the admin's"), 1) << "again after it came back";
+  EXPECT_EQ(log.warnings(address), 2);
+}
+
 // A store whose database is down: the monitor logs and tries again at the next interval.
 class UnavailableRegistry final : public RegistryStore {
  public:
   bool upsert(std::string_view, std::string_view, std::string_view) override { return false; }
   Registered register_capped(std::string_view, std::string_view, std::string_view, const std::vector<std::string>&,
-                             std::size_t, std::int64_t) override {
+                             const std::optional<ClockEstimate>&, std::size_t, std::int64_t) override {
     return Registered::kRenewed;
   }
   bool remove(std::string_view, std::string_view, std::string_view) override { return false; }

@@ -210,6 +210,20 @@ TEST(Metrics, RunsFinishedAreCountedByGroupIdAndOutcome) {
       << "only what was counted";
 }
 
+TEST(Metrics, ExecutorClockOffsetsAreGaugesInSecondsByAppAndAddress) {
+  NodeMetrics m;
+  m.node_id = "admin-1";
+  EXPECT_NE(metrics_text(m).find("# TYPE cronwheel_executor_clock_offset_seconds gauge"), std::string::npos);
+  m.executor_clock_offsets = {{"billing", "http://10.0.0.1:9999/", {-1'500, 4}},
+                              {"billing", "http://10.0.0.2:9999/", {20, 1}}};
+  const auto text = metrics_text(m);
+  EXPECT_EQ(sample(text, R"(cronwheel_executor_clock_offset_seconds{app="billing",address="http://10.0.0.1:9999/"})"),
+            -1.5)
+      << text;
+  EXPECT_EQ(sample(text, R"(cronwheel_executor_clock_offset_seconds{app="billing",address="http://10.0.0.2:9999/"})"),
+            0.02);
+}
+
 TEST(Metrics, NodeIdsAreEscapedInLabels) {
   NodeMetrics m;
   m.node_id = "host \"a\"\\1";
