@@ -63,6 +63,7 @@ struct Flags {
   int log_retention_days = ExecutorOptions{}.log_retention_days;
   int callback_retry_seconds =
       static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(ExecutorOptions{}.callback_retry_interval).count());
+  int registry_interval_seconds = static_cast<int>(ExecutorOptions{}.registry_interval.count());
   std::size_t max_undelivered_results = ExecutorOptions{}.max_undelivered_results;
   std::size_t max_run_log_bytes = ExecutorOptions{}.max_run_log_bytes;
   std::size_t max_queued_runs_per_job = ExecutorOptions{}.max_queued_runs_per_job;
@@ -127,6 +128,7 @@ std::string in_flag_terms(std::string message) {
       {"ExecutorOptions.log_dir", "--log-dir"},
       {"ExecutorOptions.log_retention_days", "--log-retention-days"},
       {"ExecutorOptions.callback_retry_interval", "--callback-retry-seconds"},
+      {"ExecutorOptions.registry_interval", "--registry-interval-seconds"},
       {"ExecutorOptions.run_as", "--run-as"},
       {"ExecutorOptions.max_run_log_bytes", "--max-run-log-bytes"},
       {"ExecutorOptions.max_queued_runs_per_job", "--max-queued-runs-per-job"},
@@ -149,6 +151,7 @@ ExecutorOptions executor_options(const Flags& flags) {
   options.log_dir = flags.log_dir;
   options.log_retention_days = flags.log_retention_days;
   options.callback_retry_interval = std::chrono::seconds(flags.callback_retry_seconds);
+  options.registry_interval = std::chrono::seconds(flags.registry_interval_seconds);
   options.max_undelivered_results = flags.max_undelivered_results;
   options.max_run_log_bytes = flags.max_run_log_bytes;
   options.max_queued_runs_per_job = flags.max_queued_runs_per_job;
@@ -276,6 +279,13 @@ int main(int argc, char** argv) {
                  "While no admin accepts results, they are kept on disk and offered again this often")
       ->envname("CRONWHEEL_CALLBACK_RETRY_SECONDS")
       ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  // At most 60 s: an admin takes a registration older than 90 s for a dead executor.
+  app.add_option("--registry-interval-seconds", flags.registry_interval_seconds,
+                 "The executor registers with the admin this often (each registration also measures its clock's "
+                 "offset from the admin's); at most 60, as the admin drops registrations older than 90 s")
+      ->envname("CRONWHEEL_REGISTRY_INTERVAL_SECONDS")
+      ->check(CLI::Range(1, 60))
       ->capture_default_str();
   app.add_option("--max-undelivered-results", flags.max_undelivered_results,
                  "At most this many results wait for an admin (in memory and in --log-dir); at the limit /run is refused "

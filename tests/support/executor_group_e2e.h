@@ -35,7 +35,8 @@ namespace cronwheel::testing {
 // - group_ is the id of an automatic group (addressType 0) with the app name and title given,
 //   plus group_fields (maxRunning, ...).
 // - executor_ is a cronwheel-executor registered in it (same access token, --listen
-//   127.0.0.1:0, its run logs under logs_dir()), and the group lists its address.
+//   127.0.0.1:0, its run logs under logs_dir(), plus executor_args), and the group lists its
+//   address.
 // A step that fails, or does not happen within its bound, is a fatal failure of SetUp: the test
 // body does not run.
 //
@@ -56,6 +57,8 @@ class ExecutorGroupE2e : public ::testing::Test {
     nlohmann::json group_fields = nlohmann::json::object();
     // More flags of the admin (e.g. --console-url).
     std::vector<std::string> admin_args = {};
+    // More flags of the executor (e.g. --registry-interval-seconds).
+    std::vector<std::string> executor_args = {};
     // Listen on a port chosen once (free_port()) so the admin comes back at the same address
     // after restart_admin(), where the executor keeps calling it.
     bool fixed_port = false;
@@ -81,10 +84,12 @@ class ExecutorGroupE2e : public ::testing::Test {
     ASSERT_EQ(created.status, 201) << created.text;
     group_ = created.body["id"].get<std::int64_t>();
 
-    executor_ = std::make_unique<Process>(std::vector<std::string>{
+    std::vector<std::string> executor_argv{
         std::string(CRONWHEEL_BIN_DIR) + "/cronwheel-executor", "--admin", admin_->url(), "--app-name",
         options_.app_name, "--listen", "127.0.0.1:0", "--access-token", options_.access_token, "--log-dir",
-        logs_dir().string()});
+        logs_dir().string()};
+    executor_argv.insert(executor_argv.end(), options_.executor_args.begin(), options_.executor_args.end());
+    executor_ = std::make_unique<Process>(std::move(executor_argv));
     ASSERT_TRUE(eventually(
         [&] {
           auto g = admin_->get("groups/" + std::to_string(group_), who_);
