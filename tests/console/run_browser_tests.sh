@@ -119,8 +119,9 @@ admin_url="http://127.0.0.1:$admin_port"
 
 app_name="browser-executors"
 mkdir -p "$tmp/executor-logs"
+# Registering every 2 s, its clock's offset from the admin's is measured within seconds.
 "$build/bin/cronwheel-executor" --admin "$admin_url/" --app-name "$app_name" \
-  --listen 127.0.0.1:0 --log-dir "$tmp/executor-logs" \
+  --listen 127.0.0.1:0 --log-dir "$tmp/executor-logs" --registry-interval-seconds 2 \
   >"$tmp/executor.log" 2>&1 &
 executor_pid=$!
 executor_port=$(wait_listening "$executor_pid" "$tmp/executor.log" 30)

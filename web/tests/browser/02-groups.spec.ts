@@ -21,6 +21,12 @@ test.describe('executor groups', () => {
     await expect(page.getByRole('columnheader', { name: 'Last registration' })).toBeVisible()
     await expect(page.getByRole('row', { name: new RegExp(`^${escapeRegExp(EXECUTOR_ADDRESS)}`) })).toBeVisible()
     await expect(page.getByRole('row', { name: `Online addresses ${EXECUTOR_ADDRESS}` })).toBeVisible()
+    // Its clock against the admin's, from its second registration on (one every 2 s here): one
+    // host, one clock, so in step within the measure's own uncertainty.
+    const executorRow = page.getByRole('row', { name: new RegExp(`^${escapeRegExp(EXECUTOR_ADDRESS)}`) })
+    await expect(page.getByRole('columnheader', { name: 'Clock against the admin' })).toBeVisible()
+    await expect(executorRow).toContainText(/(In step|\d+ ms (behind|ahead)) \(± \d+ ms\)/, { timeout: 15_000 })
+    await expect(executorRow).not.toContainText('More than a second off')
 
     // And in the list, with its online address.
     await page.getByRole('button', { name: 'Back' }).click()
@@ -33,6 +39,20 @@ test.describe('executor groups', () => {
     await page.getByRole('button', { name: 'Search' }).click()
     await expect(page).toHaveURL(/[?&]text=browser/)
     await expect(row).toBeVisible()
+  })
+
+  test('the executor\'s clock against the admin\'s reads in 中文', async ({ page, api }) => {
+    const groups = await api.call<{ items: { id: number; appName: string }[] }>('GET', `groups?text=${APP_NAME}`)
+    const group = groups.items.find((g) => g.appName === APP_NAME)
+    expect(group, `the group of ${APP_NAME}`).toBeDefined()
+    await logIn(page)
+    await page.goto(`/groups/${group!.id}`)
+    await page.getByRole('button', { name: 'Language: English' }).click()
+    await page.getByRole('menuitem', { name: '简体中文' }).click()
+    await expect(page.getByRole('columnheader', { name: '与调度中心的时钟差' })).toBeVisible()
+    const executorRow = page.getByRole('row', { name: new RegExp(`^${escapeRegExp(EXECUTOR_ADDRESS)}`) })
+    await expect(executorRow).toContainText(/(一致|[慢快] \d+ 毫秒) \(± \d+ 毫秒\)/, { timeout: 15_000 })
+    await executorRow.scrollIntoViewIfNeeded()  // for the screenshot
   })
 
   test('pausing a group stops its running jobs, and resuming starts exactly those again', async ({ page, api }) => {
