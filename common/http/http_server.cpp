@@ -194,7 +194,10 @@ class HttpServer::Impl {
   // The I/O thread's side (every member below up to the counters is touched on it only).
   void accept_next();
   void on_accepted(tcp::socket socket);
-  bool evict_oldest(std::list<Session*>& waiting);
+  // Closes the connection that has waited longest for a request: the oldest of `waiting`, or of
+  // the connections a worker re-armed (Session::answer_from_worker), which are in no list, of
+  // `address` (nullptr: of any address). False when none waits.
+  bool evict_oldest(std::list<Session*>& waiting, const std::string* address);
   void close_all_but_serving();
 
   const HttpServerOptions options_;
@@ -231,8 +234,10 @@ class HttpServer::Impl {
 
 // One client connection, from accept to close. Every member is touched on the I/O thread only,
 // except while a worker serves the request (phase kServing): then nothing touches the session
-// but the worker's answer, posted back to the I/O thread. Kept alive by the asynchronous
-// operation (or the worker's task) that holds it.
+// but the worker, which sends its answer and re-arms the connection itself
+// (answer_from_worker) or posts the answer back to the I/O thread. A re-armed connection stays
+// in phase kServing until the I/O thread takes it back (take_back) under rearm_mutex_. Kept alive
+// by the asynchronous operation (or the worker's task) that holds it.
 class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Impl& server, tcp::socket socket, std::string peer_ip, int peer_port);
@@ -245,6 +250,22 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void close();
   // From the I/O thread: the worker's answer to the request being served.
   void send_answer(Answer answer, bool close_after);
+  // From the worker that made the answer to a kept-alive request (phase kServing, so nothing
+  // else touches the session): sends it without blocking and, when the socket took it whole,
+  // waits for the next request itself (read and keep-alive deadline armed from the worker), so
+  // the I/O thread is not woken in between. False when it sent nothing and the answer must go
+  // the usual way (send_answer); true when it is sent or on its way.
+  bool answer_from_worker(const Answer& answer);
+  // From the I/O thread: a connection the worker re-armed becomes the I/O thread's again
+  // (phase kReceiving, not yet in the waiting lists). False when it was not re-armed.
+  bool take_back();
+  // From the I/O thread: closes the connection when a worker re-armed it. False otherwise.
+  bool close_if_rearmed();
+  // From the I/O thread: since when the connection waits for a request, when a worker re-armed
+  // it.
+  std::optional<SteadyClock::time_point> rearmed_since();
+  // Since when the connection waits for a request, while it is in the waiting lists.
+  SteadyClock::time_point waiting_since() const noexcept { return waiting_since_; }
 
   enum class Phase { kReceiving, kServing, kSending, kLingering, kClosed };
   Phase phase() const noexcept { return phase_; }
@@ -259,6 +280,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  private:
   void set_waiting(bool on);
   void new_request();
+  void send_rest(std::shared_ptr<const std::string> text, std::size_t offset);
   void read_more();
   void on_read(const beast::error_code& failure, std::size_t bytes);
   // Feeds what is buffered to the parser; acts on a complete head, a complete request or an
@@ -299,6 +321,15 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   std::optional<net::executor_work_guard<net::io_context::executor_type>> serving_guard_;
   std::size_t lingered_bytes_ = 0;
   std::array<char, 4096> linger_scratch_{};
+
+  // Set by a worker that answered and re-armed the connection (answer_from_worker), while the
+  // phase stays kServing; cleared by the I/O thread when it takes the connection back (at the
+  // next request's first bytes, the keep-alive deadline, stop or eviction). Both sides hold
+  // rearm_mutex_ around it, so the I/O thread never touches the socket, timer or buffer while
+  // the worker still does.
+  std::mutex rearm_mutex_;
+  bool rearmed_ = false;
+  SteadyClock::time_point waiting_since_{};  // see waiting_since(), rearmed_since()
 };
 
 // --- Session ---------------------------------------------------------------------------------
@@ -329,6 +360,7 @@ void HttpServer::Impl::Session::start(const Refusal* refusal) {
 void HttpServer::Impl::Session::set_waiting(bool on) {
   if (on == waiting) return;
   if (on) {
+    waiting_since_ = SteadyClock::now();
     waiting_pos = server_.waiting_.insert(server_.waiting_.end(), this);
     address_pos = slot->waiting.insert(slot->waiting.end(), this);
   } else {
@@ -340,6 +372,7 @@ void HttpServer::Impl::Session::set_waiting(bool on) {
 
 void HttpServer::Impl::Session::close() {
   if (phase_ == Phase::kClosed) return;
+  if (phase_ == Phase::kServing) take_back();  // a re-armed connection is no longer served
   if (phase_ == Phase::kServing) --server_.serving_;
   phase_ = Phase::kClosed;
   set_waiting(false);
@@ -375,6 +408,8 @@ void HttpServer::Impl::Session::read_more() {
 }
 
 void HttpServer::Impl::Session::on_read(const beast::error_code& failure, std::size_t bytes) {
+  // A read a worker started after answering: the next request's first bytes (or the end).
+  if (phase_ == Phase::kServing && !take_back()) return;
   if (phase_ != Phase::kReceiving) return;
   if (failure) {  // the client closed or the connection broke: what it sent is no whole request
     close();
@@ -503,6 +538,84 @@ void HttpServer::Impl::Session::send_answer(Answer answer, bool close_after) {
   write_next();
 }
 
+bool HttpServer::Impl::Session::answer_from_worker(const Answer& answer) {
+  std::lock_guard lock(rearm_mutex_);
+  // Stopping, or the next request already buffered (pipelined): the I/O thread goes on.
+  if (server_.stopping_ || buffer_.size() > 0) return false;
+  std::ostringstream out;
+  out << answer;
+  auto text = std::make_shared<const std::string>(std::move(out).str());
+  // Taken before the client can have the answer, so a connection answered later always waits
+  // less long (evict_oldest).
+  const auto answered = SteadyClock::now();
+  const ssize_t sent = ::send(socket_.native_handle(), text->data(), text->size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (sent <= 0) return false;  // the socket is full or broken: send_answer waits or closes
+  --server_.serving_;
+  ++requests_served_;
+  if (static_cast<std::size_t>(sent) < text->size()) {
+    // The rest waits for the socket, on the I/O thread.
+    net::post(server_.io_, [self = shared_from_this(), text, offset = static_cast<std::size_t>(sent)] {
+      self->send_rest(text, offset);
+    });
+    return true;
+  }
+  waiting_since_ = answered;
+  set_deadline(SteadyClock::now() + server_.options_.keep_alive_timeout);
+  read_more();
+  rearmed_ = true;
+  // The pending read holds the I/O thread's io_context from here (stop() closes the connection).
+  serving_guard_.reset();
+  return true;
+}
+
+bool HttpServer::Impl::Session::take_back() {
+  {
+    std::lock_guard lock(rearm_mutex_);
+    if (!rearmed_) return false;
+    rearmed_ = false;
+  }
+  phase_ = Phase::kReceiving;
+  parser_.emplace();
+  prepare_parser(*parser_, server_.head_limits_);
+  head_.reset();
+  match_ = {};
+  request_begun_ = false;
+  set_waiting(true);
+  return true;
+}
+
+std::optional<SteadyClock::time_point> HttpServer::Impl::Session::rearmed_since() {
+  if (phase_ != Phase::kServing) return std::nullopt;
+  std::lock_guard lock(rearm_mutex_);
+  if (!rearmed_) return std::nullopt;
+  return waiting_since_;
+}
+
+bool HttpServer::Impl::Session::close_if_rearmed() {
+  if (phase_ != Phase::kServing || !take_back()) return false;
+  close();
+  return true;
+}
+
+// The part of a kept-alive answer a worker could not send at once (answer_from_worker).
+void HttpServer::Impl::Session::send_rest(std::shared_ptr<const std::string> text, std::size_t offset) {
+  if (phase_ != Phase::kServing) return;
+  serving_guard_.reset();
+  phase_ = Phase::kSending;
+  close_after_ = server_.stopping_;
+  set_deadline(SteadyClock::now() + server_.options_.write_timeout);
+  auto self = shared_from_this();
+  net::async_write(socket_, net::buffer(text->data() + offset, text->size() - offset),
+                   [self, text](const beast::error_code& failure, std::size_t) {
+                     if (self->phase_ != Phase::kSending) return;
+                     if (failure) {
+                       self->close();
+                       return;
+                     }
+                     self->after_sent();
+                   });
+}
+
 void HttpServer::Impl::Session::write_next() {
   set_deadline(SteadyClock::now() + server_.options_.write_timeout);
   auto self = shared_from_this();
@@ -596,6 +709,16 @@ void HttpServer::Impl::Session::clear_deadline() {
 }
 
 void HttpServer::Impl::Session::on_deadline() {
+  // The keep-alive deadline of a connection a worker re-armed.
+  if (phase_ == Phase::kServing) {
+    bool expired = false;
+    {
+      std::lock_guard lock(rearm_mutex_);
+      expired = rearmed_ && SteadyClock::now() >= deadline_;
+    }
+    if (expired) close_if_rearmed();
+    return;
+  }
   // A wait that completed just as the deadline moved on.
   if (SteadyClock::now() < deadline_) return;
   switch (phase_) {
@@ -710,8 +833,10 @@ std::vector<HttpServer::LaneStats> HttpServer::Impl::lanes() const {
 
 void HttpServer::Impl::dispatch(std::shared_ptr<Session> session, Request request, RouteTable::Match match,
                                 bool close_after) {
-  // The answer goes back to the I/O thread, which sends it.
+  // The worker sends a kept-alive answer itself when the socket takes it at once
+  // (Session::answer_from_worker); any other goes back to the I/O thread, which sends it.
   auto reply = [this, session, close_after](Answer answer) {
+    if (!close_after && session->answer_from_worker(answer)) return;
     net::post(io_, [session, close_after, answer = std::move(answer)]() mutable {
       session->send_answer(std::move(answer), close_after);
     });
@@ -876,8 +1001,10 @@ void HttpServer::Impl::on_accepted(tcp::socket socket) {
   auto session = std::make_shared<Session>(*this, std::move(socket), address.to_string(), peer.port());
   session->enter();
   bool room = true;
-  if (session->slot->connections > options_.max_connections_per_address) room = evict_oldest(session->slot->waiting);
-  if (room && sessions_.size() > max_connections_) room = evict_oldest(waiting_);
+  if (session->slot->connections > options_.max_connections_per_address) {
+    room = evict_oldest(session->slot->waiting, &session->peer_ip());
+  }
+  if (room && sessions_.size() > max_connections_) room = evict_oldest(waiting_, nullptr);
   if (!room) {
     ++refused_;
     const Refusal busy{503, "too many connections; try again shortly", {}};
@@ -887,10 +1014,19 @@ void HttpServer::Impl::on_accepted(tcp::socket socket) {
   session->start(nullptr);
 }
 
-bool HttpServer::Impl::evict_oldest(std::list<Session*>& waiting) {
-  if (waiting.empty()) return false;
+bool HttpServer::Impl::evict_oldest(std::list<Session*>& waiting, const std::string* address) {
+  Session* oldest = waiting.empty() ? nullptr : waiting.front();
+  auto since = oldest != nullptr ? oldest->waiting_since() : SteadyClock::time_point::max();
+  for (Session* session : sessions_) {
+    if (address != nullptr && session->peer_ip() != *address) continue;
+    if (auto rearmed = session->rearmed_since(); rearmed && *rearmed < since) {
+      oldest = session;
+      since = *rearmed;
+    }
+  }
+  if (oldest == nullptr) return false;
   // Closed before it is counted, so a reader who sees the count sees the connection gone too.
-  waiting.front()->close();
+  if (!oldest->close_if_rearmed()) oldest->close();
   ++evicted_;
   return true;
 }
@@ -900,7 +1036,11 @@ void HttpServer::Impl::close_all_but_serving() {
   for (Session* session : open) {
     // Requests being served finish and their answers go out (each bounded by write_timeout);
     // the connections close after them.
-    if (session->phase() != Session::Phase::kServing && session->phase() != Session::Phase::kSending) session->close();
+    if (session->phase() != Session::Phase::kServing && session->phase() != Session::Phase::kSending) {
+      session->close();
+    } else {
+      session->close_if_rearmed();  // answered, waiting for a request that will not be served
+    }
   }
 }
 

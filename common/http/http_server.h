@@ -88,11 +88,15 @@ struct RouteOptions {
 };
 
 // An HTTP/1.1 server with the behaviour both components need built in:
-//  - Boost.Beast's parser on Boost.Asio: one I/O thread accepts every connection, receives every
-//    request whole (head and body) and sends every answer, asynchronously; a fixed pool of
-//    workers runs handlers on complete requests only. Hundreds of slow, idle or trickling
-//    clients cost sockets and buffered bytes, never a worker, so the health check, executors and
-//    users keep being answered;
+//  - Boost.Beast's parser on Boost.Asio: one I/O thread accepts every connection and receives
+//    every request whole (head and body), asynchronously; a fixed pool of workers runs handlers
+//    on complete requests only. The worker that made an answer to a kept-alive request sends it
+//    itself when the socket takes it at once without waiting, and arms the read of the next
+//    request (and the keep-alive deadline) itself, so a request costs the I/O thread one wake-up,
+//    not two; any other answer (one the socket does not take at once, one that ends the
+//    connection) the I/O thread sends, asynchronously. No worker ever waits on a socket:
+//    hundreds of slow, idle or trickling clients cost sockets and buffered bytes, never a worker,
+//    so the health check, executors and users keep being answered;
 //  - deadlines: the request head within head_timeout of its first byte (of accepting the
 //    connection, for its first request), the whole request within request_timeout with no pause
 //    longer than read_timeout (408 at either), an idle kept-alive connection closed after

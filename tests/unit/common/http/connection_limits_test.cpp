@@ -159,6 +159,54 @@ TEST(ConnectionLimits, ConnectionsPerAddressEvictTheOldestWaiting) {
   server.stop();
 }
 
+// A worker that answers a kept-alive request waits for the next one on the connection itself
+// (HttpServer's I/O thread is not woken in between): such a connection is still one waiting for a
+// request, so it makes room for a newcomer.
+TEST(ConnectionLimits, ConnectionsIdleAfterTheirAnswerAreEvictedToMakeRoom) {
+  auto options = testing::loopback_options();
+  options.max_connections_per_address = 2;
+  options.keep_alive_timeout = 60s;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+
+  RawConnection first(server.port());
+  RawConnection second(server.port());
+  for (RawConnection* connection : {&first, &second}) {
+    connection->send(post_echo("{}"));
+    std::string answer;
+    ASSERT_TRUE(connection->read_until("{}", answer)) << answer;
+  }
+  ASSERT_TRUE(eventually([&] { return server.connection_stats().serving == 0; }));
+
+  RawConnection third(server.port());
+  third.send(post_echo(R"({"third":1})"));
+  std::string answer;
+  EXPECT_TRUE(third.read_until(R"({"third":1})", answer)) << answer;
+  EXPECT_EQ(server.connection_stats().evicted, 1u);
+  EXPECT_EQ(server.connection_stats().refused, 0u);
+  EXPECT_TRUE(first.closed_by_peer(2s));
+  server.stop();
+}
+
+TEST(ConnectionLimits, AConnectionIdleAfterItsAnswerIsClosedAtTheKeepAliveDeadline) {
+  auto options = testing::loopback_options();
+  options.keep_alive_timeout = 200ms;
+  HttpServer server(options);
+  add_echo(server);
+  server.start();
+
+  RawConnection connection(server.port());
+  for (int i = 0; i < 3; ++i) {  // served on, each answer followed by a wait for the next request
+    connection.send(post_echo("{}"));
+    std::string answer;
+    ASSERT_TRUE(connection.read_until("{}", answer)) << answer;
+  }
+  EXPECT_TRUE(connection.closed_by_peer(5s));
+  EXPECT_TRUE(eventually([&] { return server.connection_stats().open == 0; }));
+  server.stop();
+}
+
 TEST(ConnectionLimits, WithNoConnectionWaitingANewOneIsAnswered503) {
   auto options = testing::loopback_options();
   options.max_connections_per_address = 2;
