@@ -6,9 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -67,12 +71,27 @@ class ConcurrencyLimitsE2e : public testing::ExecutorGroupE2e {
 };
 
 TEST_F(ConcurrencyLimitsE2e, AGroupRunsAtMostItsLimitAtOnceAndGivesFreedSlotsToTheHighestPriority) {
-  const auto filler = script_job("filler", 0, "#!/bin/sh\nsleep 2\n");
+  // The fillers hold both slots until the test opens their gate (a file; at most 30 s), so the
+  // whole burst is waiting before a slot frees however slowly a loaded machine triggers it.
+  const std::string gate = "/tmp/cronwheel-limits-gate-" + std::to_string(::getpid());
+  std::remove(gate.c_str());
+  const auto filler = script_job("filler", 0,
+                                 "#!/bin/sh\ni=0\nwhile [ ! -e '" + gate + "' ] && [ $i -lt 600 ]; do sleep 0.05; "
+                                 "i=$((i+1)); done\n");
   const auto low = script_job("low", 0, "#!/bin/sh\nsleep 1\n");
   const auto mid = script_job("mid", 5, "#!/bin/sh\nsleep 1\n");
   const auto high = script_job("high", 10, "#!/bin/sh\nsleep 1\n");
   // Two fillers take both slots; then a burst, lowest priority first.
   std::vector<std::int64_t> runs{trigger(filler), trigger(filler)};
+  for (const auto id : runs) {
+    EXPECT_TRUE(eventually(
+                    [&] {
+                      const json r = run(id);
+                      return r.contains("triggerTime") && r["triggerTime"].is_number();  // sent: holds a slot
+                    },
+                    kLimitBound))
+        << run(id).dump();
+  }
   std::map<std::int64_t, std::string> job_of_run;
   for (const auto& [job, name] : std::vector<std::pair<std::int64_t, std::string>>{{low, "low"}, {mid, "mid"}, {high, "high"}}) {
     for (int i = 0; i < 2; ++i) {
@@ -82,14 +101,17 @@ TEST_F(ConcurrencyLimitsE2e, AGroupRunsAtMostItsLimitAtOnceAndGivesFreedSlotsToT
     }
   }
   // The burst waits, and says so; /metrics counts it.
-  const std::int64_t last = runs.back();
-  EXPECT_TRUE(eventually([&] { return run(last).value("waitingForSlot", false); }, kLimitBound)) << run(last).dump();
+  for (const auto& [id, name] : job_of_run) {
+    EXPECT_TRUE(eventually([&] { return run(id).value("waitingForSlot", false); }, kLimitBound)) << name << " " << run(id).dump();
+  }
   EXPECT_TRUE(eventually(
       [&] {
         return metrics().find("cronwheel_fires_waiting_for_slot{group=\"" + std::to_string(group_) + "\"}") !=
                std::string::npos;
       },
       kLimitBound));
+
+  { std::ofstream open_gate(gate); }
 
   // Every run ends, once, succeeded.
   ASSERT_TRUE(eventually(
@@ -142,6 +164,7 @@ TEST_F(ConcurrencyLimitsE2e, AGroupRunsAtMostItsLimitAtOnceAndGivesFreedSlotsToT
   EXPECT_LE(*std::max_element(high_starts.begin(), high_starts.end()),
             *std::min_element(mid_starts.begin(), mid_starts.end()));
   EXPECT_LE(*std::max_element(mid_starts.begin(), mid_starts.end()), *std::min_element(low_starts.begin(), low_starts.end()));
+  std::remove(gate.c_str());
 }
 
 }  // namespace
