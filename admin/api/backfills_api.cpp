@@ -75,16 +75,6 @@ BackfillRequest read_backfill_body(const std::string& text, std::int64_t now, co
   return out;
 }
 
-// The workflow with `id` when it exists and `who` may see its group; 404 otherwise.
-Workflow visible_workflow(WorkflowStore& store, const Principal& who, std::int64_t id) {
-  auto w = store.get(id);
-  const auto scope = scope_of(who);
-  if (!w || (scope && std::find(scope->begin(), scope->end(), w->job_group) == scope->end())) {
-    throw not_found("no such workflow " + std::to_string(id));
-  }
-  return *w;
-}
-
 // The calendar `use` names, read when it names one and there is a store to read it from.
 std::optional<Calendar> calendar_of(const BackfillRoutes& routes, const CalendarUse& use) {
   if (use.calendar_id == 0 || routes.calendars == nullptr) return std::nullopt;
@@ -104,8 +94,7 @@ struct BackfillTarget {
 // otherwise.
 Backfill visible_backfill(BackfillStore& store, const Principal& who, std::int64_t id) {
   auto b = store.get(id);
-  const auto scope = scope_of(who);
-  if (!b || (scope && std::find(scope->begin(), scope->end(), b->job_group) == scope->end())) {
+  if (!b || !who.may_access_group(b->job_group)) {
     throw not_found("no such backfill " + std::to_string(id));
   }
   return *b;

@@ -226,19 +226,10 @@ void refuse_problems(const std::vector<GraphProblem>& problems) {
   throw invalid(first.field, message);
 }
 
-Workflow visible_workflow(WorkflowStore& store, const Principal& who, std::int64_t id) {
-  auto w = store.get(id);
-  const auto scope = scope_of(who);
-  if (!w || (scope && std::find(scope->begin(), scope->end(), w->job_group) == scope->end())) {
-    throw not_found("no such workflow " + std::to_string(id));
-  }
-  return *w;
-}
 
 WorkflowStore::RunDetail visible_run(WorkflowStore& store, const Principal& who, std::int64_t id) {
   auto d = store.get_run(id);
-  const auto scope = scope_of(who);
-  if (!d || (scope && std::find(scope->begin(), scope->end(), d->run.job_group) == scope->end())) {
+  if (!d || !who.may_access_group(d->run.job_group)) {
     throw not_found("no such workflow run " + std::to_string(id));
   }
   return *d;
@@ -266,6 +257,12 @@ std::string trigger_params(const std::string& text, const Workflow& w) {
 }
 
 }  // namespace
+
+Workflow visible_workflow(WorkflowStore& store, const Principal& who, std::int64_t id) {
+  auto w = store.get(id);
+  if (!w || !who.may_access_group(w->job_group)) throw not_found("no such workflow " + std::to_string(id));
+  return std::move(*w);
+}
 
 std::string workflow_run_inputs(const Workflow& w, const nlohmann::json* given, const std::string& field) {
   nlohmann::json values = nlohmann::json::object();

@@ -41,4 +41,8 @@ void add_workflow_routes(ApiRouter& router, Stores stores, const WorkflowRoutes&
 // leaves out one without a default, or holds a value over 64 KiB.
 std::string workflow_run_inputs(const Workflow& workflow, const nlohmann::json* given, const std::string& field);
 
+// The workflow with `id` when it exists and `who` may see its group; HttpError 404 "no such
+// workflow" otherwise, as if it did not exist (resource_access.h's rule).
+Workflow visible_workflow(WorkflowStore& store, const Principal& who, std::int64_t id);
+
 }  // namespace cronwheel::admin
