@@ -22,6 +22,10 @@ inline constexpr std::string_view kIdleBeatPath = "/idleBeat";
 inline constexpr std::string_view kRunPath = "/run";
 inline constexpr std::string_view kKillPath = "/kill";
 inline constexpr std::string_view kLogPath = "/log";
+// cronwheel executors only (lead dispatch, docs/scheduling.md "Lead dispatch"): a second's fires
+// handed over ahead of their instant, and held ones taken back. XXL-JOB's executors have neither.
+inline constexpr std::string_view kLeadPath = "/lead";
+inline constexpr std::string_view kLeadCancelPath = "/leadCancel";
 
 // Admin endpoints (POST, relative to an admin address such as
 // "http://host:8080/xxl-job-admin/").

@@ -102,6 +102,7 @@ void to_json(nlohmann::json& out, const HandleCallbackParam& value) {
       {"handleMsg", value.handle_msg},
   };
   if (value.output) out["output"] = *value.output;
+  if (value.not_started) out["notStarted"] = *value.not_started;
 }
 
 void from_json(const nlohmann::json& in, HandleCallbackParam& out) {
@@ -112,6 +113,7 @@ void from_json(const nlohmann::json& in, HandleCallbackParam& out) {
   result.handle_code = reader.get_int32("handleCode");
   result.handle_msg = reader.get_string("handleMsg");
   if (auto it = in.find("output"); it != in.end() && !it->is_null()) result.output = reader.get_string("output");
+  if (reader.find("notStarted").value != nullptr) result.not_started = reader.get_string("notStarted");
   out = std::move(result);
 }
 
@@ -163,6 +165,7 @@ void to_json(nlohmann::json& out, const RegistryParam& value) {
   if (!value.handlers.empty()) out["handlers"] = value.handlers;
   if (value.clock_offset_ms) out["clockOffsetMs"] = *value.clock_offset_ms;
   if (value.clock_delay_ms) out["clockDelayMs"] = *value.clock_delay_ms;
+  if (value.lead_dispatch) out["leadDispatch"] = true;
 }
 
 void from_json(const nlohmann::json& in, RegistryParam& out) {
@@ -193,6 +196,117 @@ void from_json(const nlohmann::json& in, RegistryParam& out) {
   };
   result.clock_offset_ms = bounded("clockOffsetMs", -kMaxClockOffsetMs);
   result.clock_delay_ms = bounded("clockDelayMs", 0);
+  result.lead_dispatch = reader.get_bool("leadDispatch");
+  out = std::move(result);
+}
+
+namespace {
+
+// The elements of the array `name` of `in` (absent or null: none), each read by `read`, at most
+// `max` of them; errors name the element ("fires[3].fireAt").
+template <class T, class Read>
+std::vector<T> read_array(const ObjectReader& reader, std::string_view name, std::size_t max, Read read) {
+  std::vector<T> result;
+  auto found = reader.find(name);
+  if (found.value == nullptr) return result;
+  if (!found.value->is_array()) throw ProtocolError(std::string(name), "expected an array");
+  if (found.value->size() > max) {
+    throw ProtocolError(std::string(name), "at most " + std::to_string(max) + " entries");
+  }
+  result.reserve(found.value->size());
+  for (std::size_t i = 0; i < found.value->size(); ++i) {
+    try {
+      result.push_back(read((*found.value)[i]));
+    } catch (const ProtocolError& e) {
+      throw e.nested_in("[" + std::to_string(i) + "]").nested_in(name);
+    }
+  }
+  return result;
+}
+
+std::int64_t read_log_id(const nlohmann::json& value) {
+  if (!value.is_number_integer()) throw ProtocolError("", "expected an integer log id");
+  return value.get<std::int64_t>();
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& out, const LeadFire& value) {
+  out = {{"fireAt", value.fire_at}, {"trigger", value.trigger}};
+}
+
+void from_json(const nlohmann::json& in, LeadFire& out) {
+  ObjectReader reader(in);
+  LeadFire result;
+  result.fire_at = reader.get_int64("fireAt");
+  auto trigger = reader.find("trigger");
+  if (trigger.value == nullptr) throw ProtocolError("trigger", "required");
+  try {
+    result.trigger = trigger.value->get<TriggerParam>();
+  } catch (const ProtocolError& e) {
+    throw e.nested_in("trigger");
+  }
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const LeadRequest& value) {
+  out = {{"adminTime", value.admin_time}, {"fires", value.fires}};
+}
+
+void from_json(const nlohmann::json& in, LeadRequest& out) {
+  ObjectReader reader(in);
+  LeadRequest result;
+  result.admin_time = reader.get_int64("adminTime");
+  result.fires = read_array<LeadFire>(reader, "fires", kMaxLeadFires,
+                                      [](const nlohmann::json& fire) { return fire.get<LeadFire>(); });
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const LeadRefusal& value) {
+  out = {{"logId", value.log_id}, {"msg", value.msg}};
+}
+
+void from_json(const nlohmann::json& in, LeadRefusal& out) {
+  ObjectReader reader(in);
+  out.log_id = reader.get_int64("logId");
+  out.msg = reader.get_string("msg");
+}
+
+void to_json(nlohmann::json& out, const LeadAnswer& value) {
+  out = {{"accepted", value.accepted}, {"refused", value.refused}};
+}
+
+void from_json(const nlohmann::json& in, LeadAnswer& out) {
+  ObjectReader reader(in);
+  LeadAnswer result;
+  result.accepted = read_array<std::int64_t>(reader, "accepted", kMaxLeadFires, read_log_id);
+  result.refused = read_array<LeadRefusal>(reader, "refused", kMaxLeadFires,
+                                           [](const nlohmann::json& refusal) { return refusal.get<LeadRefusal>(); });
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const LeadCancelParam& value) {
+  out = {{"logIds", value.log_ids}, {"reason", value.reason}};
+}
+
+void from_json(const nlohmann::json& in, LeadCancelParam& out) {
+  ObjectReader reader(in);
+  LeadCancelParam result;
+  result.log_ids = read_array<std::int64_t>(reader, "logIds", kMaxLeadFires, read_log_id);
+  result.reason = reader.get_string("reason");
+  out = std::move(result);
+}
+
+void to_json(nlohmann::json& out, const LeadCancelAnswer& value) {
+  out = {{"cancelled", value.cancelled}, {"started", value.started}, {"unknown", value.unknown}};
+}
+
+void from_json(const nlohmann::json& in, LeadCancelAnswer& out) {
+  ObjectReader reader(in);
+  LeadCancelAnswer result;
+  result.cancelled = read_array<std::int64_t>(reader, "cancelled", kMaxLeadFires, read_log_id);
+  result.started = read_array<std::int64_t>(reader, "started", kMaxLeadFires, read_log_id);
+  result.unknown = read_array<std::int64_t>(reader, "unknown", kMaxLeadFires, read_log_id);
   out = std::move(result);
 }
 

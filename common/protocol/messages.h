@@ -96,6 +96,12 @@ struct HandleCallbackParam {
   // cronwheel only (XXL-JOB ignores it): the run's structured output, JSON text sent as a JSON
   // string, what a workflow's later nodes read (docs/workflows.md). Absent: none.
   std::optional<std::string> output;  // output
+  // notStarted: cronwheel only, and only for a run handed over by lead dispatch (LeadRequest): the
+  // executor never started it and never will (it restarted or stopped before the instant), with
+  // why. Not a result: the admin sends the fire again or applies its misfire strategy. handleCode
+  // and handleMsg are then kFailCode and the same reason, so that an admin that does not know the
+  // field still ends the run rather than leaving it running.
+  std::optional<std::string> not_started;  // notStarted
 
   friend bool operator==(const HandleCallbackParam&, const HandleCallbackParam&) = default;
 };
@@ -127,8 +133,72 @@ struct RegistryParam {
   // export absurd numbers.
   std::optional<std::int64_t> clock_offset_ms = std::nullopt;
   std::optional<std::int64_t> clock_delay_ms = std::nullopt;
+  // leadDispatch (boolean): cronwheel's own: the executor takes POST /lead now (it knows the
+  // admins' clock well enough to start a fire at its instant, never before it). Written only when
+  // true; XXL-JOB's admins ignore it and its executors never send it.
+  bool lead_dispatch = false;
 
   friend bool operator==(const RegistryParam&, const RegistryParam&) = default;
+};
+
+// Lead dispatch (cronwheel only; docs/scheduling.md "Lead dispatch"): the admin hands an executor
+// the fires of a coming second in one POST /lead, ahead of their instant; the executor holds them
+// on its timing wheel and starts each at its instant.
+inline constexpr std::size_t kMaxLeadFires = 1'000;       // fires in one /lead, ids in one /leadCancel
+inline constexpr std::int64_t kMaxLeadAheadMs = 60'000;   // how far ahead a fire may be handed over
+
+// One fire of a LeadRequest: what /run would carry, and its instant on the admin's clock.
+struct LeadFire {
+  std::int64_t fire_at = 0;  // fireAt (long): epoch ms, the admin's clock
+  TriggerParam trigger;      // trigger: the /run body
+
+  friend bool operator==(const LeadFire&, const LeadFire&) = default;
+};
+
+// POST /lead, admin → executor. At most kMaxLeadFires fires (more is a ProtocolError on "fires").
+struct LeadRequest {
+  std::int64_t admin_time = 0;  // adminTime (long): the admin's clock as it sent the request
+  std::vector<LeadFire> fires;  // fires
+
+  friend bool operator==(const LeadRequest&, const LeadRequest&) = default;
+};
+
+struct LeadRefusal {
+  std::int64_t log_id = 0;  // logId
+  std::string msg;          // msg: why, as /run would have said
+
+  friend bool operator==(const LeadRefusal&, const LeadRefusal&) = default;
+};
+
+// The content of a successful /lead answer: every fire of the request is in exactly one list. An
+// accepted fire is the executor's: it starts it at its instant, or reports it notStarted. A
+// request refused as a whole (the executor does not know the admin's clock well enough, it is
+// stopping, ...) is a ReturnT with code kFailCode and no content: none of its fires is held.
+struct LeadAnswer {
+  std::vector<std::int64_t> accepted;  // accepted: log ids
+  std::vector<LeadRefusal> refused;    // refused
+
+  friend bool operator==(const LeadAnswer&, const LeadAnswer&) = default;
+};
+
+// POST /leadCancel, admin → executor: take back held fires (their job was stopped, edited or
+// deleted, or an operator killed the run). At most kMaxLeadFires ids.
+struct LeadCancelParam {
+  std::vector<std::int64_t> log_ids;  // logIds
+  std::string reason;                 // reason: written to the executor's log
+
+  friend bool operator==(const LeadCancelParam&, const LeadCancelParam&) = default;
+};
+
+// The content of the /leadCancel answer: each id of the request in one list. Cancelled fires will
+// never start and no result or notStarted comes for them; started ones are runs like any other (a
+// /kill ends them); unknown ones were never held by this process, or ended already.
+struct LeadCancelAnswer {
+  std::vector<std::int64_t> cancelled;  // cancelled
+  std::vector<std::int64_t> started;    // started
+  std::vector<std::int64_t> unknown;    // unknown
+
+  friend bool operator==(const LeadCancelAnswer&, const LeadCancelAnswer&) = default;
 };
 
 void to_json(nlohmann::json& out, const TriggerParam& value);
@@ -147,6 +217,18 @@ void to_json(nlohmann::json& out, const CallbackBatch& value);
 void from_json(const nlohmann::json& in, CallbackBatch& out);
 void to_json(nlohmann::json& out, const RegistryParam& value);
 void from_json(const nlohmann::json& in, RegistryParam& out);
+void to_json(nlohmann::json& out, const LeadFire& value);
+void from_json(const nlohmann::json& in, LeadFire& out);
+void to_json(nlohmann::json& out, const LeadRequest& value);
+void from_json(const nlohmann::json& in, LeadRequest& out);
+void to_json(nlohmann::json& out, const LeadRefusal& value);
+void from_json(const nlohmann::json& in, LeadRefusal& out);
+void to_json(nlohmann::json& out, const LeadAnswer& value);
+void from_json(const nlohmann::json& in, LeadAnswer& out);
+void to_json(nlohmann::json& out, const LeadCancelParam& value);
+void from_json(const nlohmann::json& in, LeadCancelParam& out);
+void to_json(nlohmann::json& out, const LeadCancelAnswer& value);
+void from_json(const nlohmann::json& in, LeadCancelAnswer& out);
 
 // Reads a message body: parse<TriggerParam>(request.body), parse<ReturnT<LogResult>>(body).
 // Throws ProtocolError for malformed JSON and for invalid fields.

@@ -306,6 +306,66 @@ TEST(Messages, AClockEstimateBeyondADayIsRefusedNamingTheField) {
   EXPECT_FALSE(protocol_error_of([] { parse<RegistryParam>(R"({"clockDelayMs":"soon"})"); }).empty());
 }
 
+TEST(Messages, ARegistrationSaysItTakesLeadDispatchOnlyWhenItDoes) {
+  RegistryParam param{"EXECUTOR", "app", "http://h:1/"};
+  EXPECT_FALSE(json::parse(to_json_string(param)).contains("leadDispatch"));
+  param.lead_dispatch = true;
+  EXPECT_EQ(json::parse(to_json_string(param))["leadDispatch"], true);
+  EXPECT_EQ(parse<RegistryParam>(to_json_string(param)), param);
+  EXPECT_FALSE(parse<RegistryParam>(R"({"registryKey":"a"})").lead_dispatch);
+  EXPECT_EQ(protocol_error_of([] { parse<RegistryParam>(R"({"leadDispatch":"yes"})"); }).substr(0, 13),
+            "leadDispatch:");
+}
+
+TEST(Messages, LeadMessagesRoundTripWithTheirWireNames) {
+  LeadRequest request;
+  request.admin_time = 1'700'000'000'123;
+  TriggerParam trigger;
+  trigger.job_id = 7;
+  trigger.log_id = 99;
+  trigger.executor_handler = "echo";
+  request.fires.push_back({1'700'000'001'000, trigger});
+  const auto written = json::parse(to_json_string(request));
+  EXPECT_EQ(written["adminTime"], 1'700'000'000'123);
+  EXPECT_EQ(written["fires"][0]["fireAt"], 1'700'000'001'000);
+  EXPECT_EQ(written["fires"][0]["trigger"]["logId"], 99);
+  EXPECT_EQ(parse<LeadRequest>(to_json_string(request)), request);
+
+  const LeadAnswer answer{{99, 100}, {{101, "no handler \"x\""}}};
+  EXPECT_EQ(json::parse(to_json_string(answer))["refused"][0]["msg"], "no handler \"x\"");
+  EXPECT_EQ(parse<LeadAnswer>(to_json_string(answer)), answer);
+  const LeadCancelParam cancel{{1, 2}, "job stopped"};
+  EXPECT_EQ(json::parse(to_json_string(cancel))["logIds"], json::array({1, 2}));
+  EXPECT_EQ(parse<LeadCancelParam>(to_json_string(cancel)), cancel);
+  const LeadCancelAnswer cancelled{{1}, {2}, {3}};
+  EXPECT_EQ(parse<LeadCancelAnswer>(to_json_string(cancelled)), cancelled);
+
+  HandleCallbackParam callback{5, 6, 500, "not started: executor restarted"};
+  EXPECT_FALSE(json::parse(to_json_string(callback)).contains("notStarted"));
+  callback.not_started = "executor restarted";
+  EXPECT_EQ(json::parse(to_json_string(callback))["notStarted"], "executor restarted");
+  EXPECT_EQ(parse<HandleCallbackParam>(to_json_string(callback)), callback);
+}
+
+TEST(Messages, LeadMessagesAreBoundedAndTheirErrorsNameTheElement) {
+  json fires = json::array();
+  for (std::size_t i = 0; i <= kMaxLeadFires; ++i) fires.push_back({{"fireAt", 1}, {"trigger", json::object()}});
+  EXPECT_EQ(protocol_error_of([&] { parse<LeadRequest>(json{{"fires", fires}}.dump()); }), "fires: at most 1000 entries");
+  fires.erase(fires.begin() + 1, fires.end());
+  EXPECT_EQ(parse<LeadRequest>(json{{"fires", fires}}.dump()).fires.size(), 1U);
+  EXPECT_EQ(protocol_error_of([] { parse<LeadRequest>(R"({"fires":[{"fireAt":1}]})"); }), "fires[0].trigger: required");
+  EXPECT_EQ(protocol_error_of([] { parse<LeadRequest>(R"({"fires":[{"fireAt":1,"trigger":{"logId":"x"}}]})"); })
+                .substr(0, 23),
+            "fires[0].trigger.logId:");
+  EXPECT_EQ(protocol_error_of([] { parse<LeadRequest>(R"({"fires":{}})"); }), "fires: expected an array");
+  EXPECT_EQ(protocol_error_of([] { parse<LeadCancelParam>(R"({"logIds":[1,"2"]})"); }),
+            "logIds[1]: expected an integer log id");
+  json ids = json::array();
+  for (std::size_t i = 0; i <= kMaxLeadFires; ++i) ids.push_back(i);
+  EXPECT_EQ(protocol_error_of([&] { parse<LeadCancelParam>(json{{"logIds", ids}}.dump()); }),
+            "logIds: at most 1000 entries");
+}
+
 TEST(Messages, ExtremeValuesRoundTrip) {
   TriggerParam param;
   param.job_id = 2147483647;
