@@ -89,7 +89,7 @@ constexpr std::size_t kMaxCallbackBytes = 5 * 1024 * 1024;
 // The estimate a registration carries: both fields, or none (from_json bounds each).
 std::optional<ClockEstimate> clock_estimate(const protocol::RegistryParam& p) {
   if (!p.clock_offset_ms || !p.clock_delay_ms) return std::nullopt;
-  return ClockEstimate{*p.clock_offset_ms, *p.clock_delay_ms};
+  return ClockEstimate{*p.clock_offset_ms, *p.clock_delay_ms, p.lead_dispatch};
 }
 
 }  // namespace

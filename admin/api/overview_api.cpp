@@ -131,7 +131,8 @@ void add_overview_routes(ApiRouter& router, Stores stores, common::Clock& clock,
                                     return json{{"address", e.registry_value},
                                                 {"updatedAt", e.updated_at},
                                                 {"clockOffsetMs", e.clock ? json(e.clock->offset_ms) : json(nullptr)},
-                                                {"clockDelayMs", e.clock ? json(e.clock->delay_ms) : json(nullptr)}};
+                                                {"clockDelayMs", e.clock ? json(e.clock->delay_ms) : json(nullptr)},
+                                                {"leadDispatch", e.clock && e.clock->lead_dispatch}};
                                   })};
              },
              paged({}));

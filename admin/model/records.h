@@ -171,6 +171,9 @@ struct ScriptVersion {
 struct ClockEstimate {
   std::int64_t offset_ms = 0;
   std::int64_t delay_ms = 0;
+  // It also said it takes lead dispatch (leadDispatch): a cronwheel executor says so only with an
+  // estimate within its bound, so an entry without an estimate never takes it.
+  bool lead_dispatch = false;
 
   friend bool operator==(const ClockEstimate&, const ClockEstimate&) = default;
 };

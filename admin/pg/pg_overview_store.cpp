@@ -41,7 +41,7 @@ void PgOverviewStore::prepare(pqxx::connection& c) {
                                       " FROM job_lock WHERE lock_name = 'schedule_lock' AND last_scan_node IS NOT NULL");
   c.prepare("overview_registrations",
             "SELECT id, registry_group, registry_key, registry_value, " + ms("updated_at", "updated_at") +
-                ", clock_offset_ms, clock_delay_ms, count(*) OVER () AS total FROM job_registry WHERE registry_group = 'EXECUTOR' AND registry_key = $1"
+                ", clock_offset_ms, clock_delay_ms, lead_dispatch, count(*) OVER () AS total FROM job_registry WHERE registry_group = 'EXECUTOR' AND registry_key = $1"
                 " AND " + alive("updated_at", "$2") + " ORDER BY registry_value COLLATE \"C\" LIMIT $3 OFFSET $4");
   // At most 512 executors of 256 names each: a small set, made distinct in the database.
   c.prepare("overview_handlers",

@@ -19,13 +19,14 @@ std::string alive(const std::string& param) {
 }
 
 const std::string kEntryColumns = "id, registry_group, registry_key, registry_value, " +
-                                   ms("updated_at", "updated_at") + ", array_to_json(handlers)::text AS handlers, clock_offset_ms, clock_delay_ms";
+                                   ms("updated_at", "updated_at") + ", array_to_json(handlers)::text AS handlers, clock_offset_ms, clock_delay_ms, lead_dispatch";
 
 }  // namespace
 
 std::optional<ClockEstimate> registry_clock_from(const pqxx::row& r) {
   if (r["clock_offset_ms"].is_null() || r["clock_delay_ms"].is_null()) return std::nullopt;
-  return ClockEstimate{r["clock_offset_ms"].as<std::int64_t>(), r["clock_delay_ms"].as<std::int64_t>()};
+  return ClockEstimate{r["clock_offset_ms"].as<std::int64_t>(), r["clock_delay_ms"].as<std::int64_t>(),
+                       r["lead_dispatch"].as<bool>()};
 }
 
 namespace {
@@ -55,14 +56,14 @@ void PgRegistryStore::prepare(pqxx::connection& c) {
             "SELECT pg_advisory_xact_lock(hashtextextended('job_registry:' || $1::text || ':' || $2::text, 0))");
   c.prepare("registry_insert_capped",
             "INSERT INTO job_registry (registry_group, registry_key, registry_value, updated_at, handlers, "
-            "clock_offset_ms, clock_delay_ms) "
-            "SELECT $1::text, $2::text, $3::text, now(), $6::text[], $7::bigint, $8::bigint WHERE EXISTS (SELECT 1 FROM job_registry WHERE "
+            "clock_offset_ms, clock_delay_ms, lead_dispatch) "
+            "SELECT $1::text, $2::text, $3::text, now(), $6::text[], $7::bigint, $8::bigint, $9::boolean WHERE EXISTS (SELECT 1 FROM job_registry WHERE "
             "registry_group = $1::text AND registry_key = $2::text AND registry_value = $3::text) OR "
             "(SELECT count(*) FROM job_registry WHERE registry_group = $1::text AND registry_key = $2::text AND " +
                 alive("$5") + ") < $4::bigint "
             "ON CONFLICT (registry_group, registry_key, registry_value) "
             "DO UPDATE SET updated_at = now(), handlers = EXCLUDED.handlers, clock_offset_ms = EXCLUDED.clock_offset_ms, "
-            "clock_delay_ms = EXCLUDED.clock_delay_ms RETURNING (xmax = 0) AS inserted");
+            "clock_delay_ms = EXCLUDED.clock_delay_ms, lead_dispatch = EXCLUDED.lead_dispatch RETURNING (xmax = 0) AS inserted");
   c.prepare("registry_remove",
             "DELETE FROM job_registry WHERE registry_group = $1 AND registry_key = $2 AND registry_value = $3");
   c.prepare("registry_live_addresses",
@@ -110,7 +111,8 @@ RegistryStore::Registered PgRegistryStore::register_capped(std::string_view regi
       auto rows = tx.exec_prepared("registry_insert_capped", group, k, std::string(value),
                                    static_cast<std::int64_t>(max_live), dead_after_ms, text_array(handlers),
                                    clock ? std::optional<std::int64_t>(clock->offset_ms) : std::nullopt,
-                                   clock ? std::optional<std::int64_t>(clock->delay_ms) : std::nullopt);
+                                   clock ? std::optional<std::int64_t>(clock->delay_ms) : std::nullopt,
+                                   clock && clock->lead_dispatch);
       if (rows.empty()) return Registered::kFull;
       return rows[0][0].as<bool>() ? Registered::kNew : Registered::kRenewed;
     });

@@ -36,10 +36,14 @@ int RegistryMonitor::refresh_once() {
 
 void RegistryMonitor::read_clock_offsets() {
   std::vector<ClockOffset> now;
+  std::vector<std::string> leads;
   for (auto& e : store_.live(options_.dead_after.count())) {
     if (e.registry_group != "EXECUTOR" || !e.clock) continue;
+    if (e.clock->lead_dispatch) leads.push_back(e.registry_value);
     now.push_back({std::move(e.registry_key), std::move(e.registry_value), *e.clock});
   }
+  std::sort(leads.begin(), leads.end());
+  leads.erase(std::unique(leads.begin(), leads.end()), leads.end());
   std::sort(now.begin(), now.end(), [](const ClockOffset& a, const ClockOffset& b) {
     return std::tie(a.app_name, a.address) < std::tie(b.app_name, b.address);
   });
@@ -60,6 +64,12 @@ void RegistryMonitor::read_clock_offsets() {
                  kClockWarningMs, o.clock.delay_ms);
   }
   clock_offsets_ = std::move(now);
+  lead_addresses_ = std::move(leads);
+}
+
+bool RegistryMonitor::takes_lead(std::string_view address) const {
+  std::lock_guard lock(clock_mutex_);
+  return std::binary_search(lead_addresses_.begin(), lead_addresses_.end(), address);
 }
 
 std::vector<RegistryMonitor::ClockOffset> RegistryMonitor::clock_offsets() const {

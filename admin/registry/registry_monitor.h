@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 #include <stop_token>
 
@@ -24,6 +25,10 @@ namespace cronwheel::admin {
 // /metrics (clock_offsets(): only live ones, so a registration that expires or is removed leaves
 // them at the next refresh and their labels stay bounded), and logs one warning when an
 // executor's |offset| first exceeds kClockWarningMs (again only after it came back within it).
+// The same read says which live executors take lead dispatch (takes_lead()): those whose last
+// registration said so with its clock estimate. An executor that stops saying so (its clock
+// drifted beyond its bound) is known at the next refresh; until then it refuses /lead itself and
+// its fires go out by /run at their instant.
 //
 // wake() makes a refresh now: an executor registered for the first time or was removed, or an
 // automatic group was created, so its list need not wait for the next interval.
@@ -75,6 +80,9 @@ class RegistryMonitor {
   // The live EXECUTOR registrations that said a clock estimate, by app name then address, as the
   // last refresh read them; empty before the first. Thread-safe.
   std::vector<ClockOffset> clock_offsets() const;
+  // Whether the executor at `address` (a live EXECUTOR registration's value) said at its last
+  // registration that it takes lead dispatch, as the last refresh read it. Thread-safe.
+  bool takes_lead(std::string_view address) const;
 
  private:
   void pass() noexcept;
@@ -84,6 +92,7 @@ class RegistryMonitor {
   const Options options_;
   mutable std::mutex clock_mutex_;
   std::vector<ClockOffset> clock_offsets_;  // guarded by clock_mutex_
+  std::vector<std::string> lead_addresses_;  // sorted; guarded by clock_mutex_
   common::RecurringTask task_;  // last: its lane uses the members above
 };
 

@@ -470,6 +470,10 @@ TEST_F(RegistryPg, ARegistrationKeepsTheClockEstimateItLastSaid) {
   EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{-1'234, 6}));
   registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, ClockEstimate{86'400'000, 0}, 2, 90'000);
   EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{86'400'000, 0}));
+  registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, ClockEstimate{3, 1, true}, 2, 90'000);
+  EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{3, 1, true})) << "it takes lead dispatch";
+  registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, ClockEstimate{3, 1, false}, 2, 90'000);
+  EXPECT_EQ(registry_.live(90'000)[0].clock, (ClockEstimate{3, 1, false})) << "and no longer";
   registry_.register_capped("EXECUTOR", "clock-app", "http://a/", none, std::nullopt, 2, 90'000);
   EXPECT_EQ(registry_.live(90'000)[0].clock, std::nullopt) << "an executor that says none now (XXL-JOB's) has none";
 }

@@ -81,7 +81,7 @@ TEST_F(OverviewApi, NodesListEveryNodeWithItsLeaseAndTheLastScan) {
 TEST_F(OverviewApi, NodesNeedALogin) { EXPECT_EQ(get("nodes", "").status, 401); }
 
 TEST_F(OverviewApi, GroupExecutorsAreItsAppsLiveRegistrations) {
-  fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.7:9999/", kStartMs - 2'000, {}, ClockEstimate{-1'500, 4}});
+  fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.7:9999/", kStartMs - 2'000, {}, ClockEstimate{-1'500, 4, true}});
   fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.5:9999/", kStartMs - 30'000});  // XXL-JOB's
   fake_.put_registration({0, "EXECUTOR", "reports", "http://10.0.0.6:9999/", kStartMs - 91'000});  // dead
   fake_.put_registration({0, "EXECUTOR", "billing", "http://10.0.0.9:9999/", kStartMs - 1'000});
@@ -92,11 +92,13 @@ TEST_F(OverviewApi, GroupExecutorsAreItsAppsLiveRegistrations) {
                            {{{"address", "http://10.0.0.5:9999/"},
                              {"updatedAt", kStartMs - 30'000},
                              {"clockOffsetMs", nullptr},
-                             {"clockDelayMs", nullptr}},
+                             {"clockDelayMs", nullptr},
+                             {"leadDispatch", false}},
                             {{"address", "http://10.0.0.7:9999/"},
                              {"updatedAt", kStartMs - 2'000},
                              {"clockOffsetMs", -1'500},
-                             {"clockDelayMs", 4}}}},
+                             {"clockDelayMs", 4},
+                             {"leadDispatch", true}}}},
                           {"total", 2}}));
   auto page = get(path + "?offset=1&limit=1", "alice");
   EXPECT_EQ(page.body["total"], 2);

@@ -174,6 +174,30 @@ TEST_F(RegistryMonitorTest, KeepsTheLiveExecutorsClockOffsetsUntilTheyExpireOrLe
   EXPECT_TRUE(monitor_.clock_offsets().empty()) << "expired";
 }
 
+TEST_F(RegistryMonitorTest, KnowsWhichLiveExecutorsTakeLeadDispatchFromTheirLastRegistration) {
+  const std::vector<std::string> none;
+  const std::string lead = "http://10.0.0.1:9999/", plain = "http://10.0.0.2:9999/", xxl = "http://10.0.0.3:9999/";
+  registry_.register_capped("EXECUTOR", "auto-app", lead, none, ClockEstimate{7, 2, true}, 9, 90'000);
+  registry_.register_capped("EXECUTOR", "auto-app", plain, none, ClockEstimate{7, 2, false}, 9, 90'000);
+  registry_.register_capped("EXECUTOR", "auto-app", xxl, none, std::nullopt, 9, 90'000);
+  EXPECT_FALSE(monitor_.takes_lead(lead)) << "nothing read before the first refresh";
+  monitor_.refresh_once();
+  EXPECT_TRUE(monitor_.takes_lead(lead));
+  EXPECT_FALSE(monitor_.takes_lead(plain)) << "it did not say so";
+  EXPECT_FALSE(monitor_.takes_lead(xxl)) << "XXL-JOB's executors never do";
+  EXPECT_FALSE(monitor_.takes_lead("http://10.0.0.9:9999/"));
+  // It stops saying so (its clock drifted beyond its bound): known at the next refresh.
+  registry_.register_capped("EXECUTOR", "auto-app", lead, none, ClockEstimate{2'000, 2, false}, 9, 90'000);
+  monitor_.refresh_once();
+  EXPECT_FALSE(monitor_.takes_lead(lead));
+  registry_.register_capped("EXECUTOR", "auto-app", lead, none, ClockEstimate{7, 2, true}, 9, 90'000);
+  monitor_.refresh_once();
+  EXPECT_TRUE(monitor_.takes_lead(lead));
+  clock_.advance(91s);
+  monitor_.refresh_once();
+  EXPECT_FALSE(monitor_.takes_lead(lead)) << "expired";
+}
+
 TEST_F(RegistryMonitorTest, WarnsOnceWhenAnExecutorsClockIsMoreThanASecondOff) {
   CapturedLog log;
   const std::vector<std::string> none;
