@@ -90,6 +90,11 @@ void add_serve_options(CLI::App* cmd, AdminConfig& config) {
       ->envname("CRONWHEEL_EXECUTOR_CONNECTIONS")
       ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
+  cmd->add_option("--lead-dispatch", config.lead_dispatch,
+                  "Hand each second's fires to cronwheel executors that take it ahead of their instant, one request per "
+                  "executor, for them to start at the instant (true|false)")
+      ->envname("CRONWHEEL_LEAD_DISPATCH")
+      ->default_str("true");
   cmd->add_option("--fast-pool-max", config.fast_pool_max, "Fast trigger pool: most threads")
       ->envname("CRONWHEEL_FAST_POOL_MAX")
       ->check(CLI::Range(1, 10'000))

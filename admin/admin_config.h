@@ -52,6 +52,10 @@ struct AdminConfig {
   // and this many fires waiting when every thread is busy (beyond that a fire stays pending and
   // goes out late).
   int fast_pool_max = 300;
+  // Lead dispatch (docs/scheduling.md): each second's fires to cronwheel executors that take it
+  // are handed over ahead, one request per executor, and started by the executors at the instant.
+  // Off: every fire is posted at its instant by /run, as to XXL-JOB's executors.
+  bool lead_dispatch = true;
   int slow_pool_max = 200;
   int fast_pool_queue = 10'000;
   int slow_pool_queue = 5'000;

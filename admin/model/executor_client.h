@@ -46,6 +46,16 @@ class ExecutorClient {
   virtual common::protocol::ReturnT<common::protocol::LogResult> log(
       const std::string& address, const std::string& access_token,
       const common::protocol::LogParam& param) = 0;
+
+  // Lead dispatch, cronwheel executors only (docs/scheduling.md, "Lead dispatch"): POST /lead
+  // hands over fires ahead of their instant, POST /leadCancel takes held ones back. Codes as
+  // above; an XXL-JOB executor answers neither with success (its unknown-path answer is a 500).
+  using LeadResult = common::protocol::ReturnT<common::protocol::LeadAnswer>;
+  using LeadCancelResult = common::protocol::ReturnT<common::protocol::LeadCancelAnswer>;
+  virtual LeadResult lead(const std::string& address, const std::string& access_token,
+                          const common::protocol::LeadRequest& request) = 0;
+  virtual LeadCancelResult cancel_lead(const std::string& address, const std::string& access_token,
+                                       const common::protocol::LeadCancelParam& param) = 0;
 };
 
 }  // namespace cronwheel::admin

@@ -93,8 +93,29 @@ class FireSender {
   // A prepared fire that will not be delivered after all (the pools are shutting down or full):
   // its claim is given back (sending → pending), for a later attempt.
   virtual void release(const PreparedFire& fire) noexcept { (void)fire; }
-  // Returns once what deliver() left to write in the background is written.
+  // Returns once what deliver() and lead() left to write in the background is written.
   virtual void flush() noexcept {}
+
+  // Lead dispatch (docs/scheduling.md, "Lead dispatch"): a prepared fire whose executor takes it
+  // may be handed over ahead of its instant instead of posted at it. lead_key() says whether it
+  // may, and which fires go in one request (same executor, same credentials): nullopt, it may
+  // not (not claimed ahead, or its executor does not take lead dispatch).
+  virtual std::optional<std::string> lead_key(const PreparedFire& fire) const noexcept {
+    (void)fire;
+    return std::nullopt;
+  }
+  // Hands over prepared fires of one lead_key, each due at fire_at[i] (epoch ms), ahead of their
+  // instants. Answers per fire: its outcome when it is settled (kTriggered: the executor holds it
+  // and starts it at its instant, recorded as deliver() records; kDropped: too late after its
+  // claim, given back to pending), or nullopt: not handed over (the executor refused the request
+  // or that fire, or did not answer), so it is to be deliver()ed at its instant as any other. A
+  // fire the executor holds after all (its answer was lost) is then answered by /run as received
+  // already and not run twice. Never throws.
+  virtual std::vector<std::optional<SendOutcome>> lead(const std::vector<PreparedFire>& fires,
+                                                       const std::vector<std::int64_t>& fire_at) noexcept {
+    (void)fire_at;
+    return std::vector<std::optional<SendOutcome>>(fires.size());
+  }
 };
 
 // trigger_next_time of a FIX_DELAY job whose fire is running: the scan never reaches it; the

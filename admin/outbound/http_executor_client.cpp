@@ -152,4 +152,16 @@ protocol::ReturnT<protocol::LogResult> HttpExecutorClient::log(const std::string
   return call<protocol::LogResult>(address, access_token, protocol::kLogPath, protocol::to_json_string(param));
 }
 
+ExecutorClient::LeadResult HttpExecutorClient::lead(const std::string& address, const std::string& access_token,
+                                                    const protocol::LeadRequest& request) {
+  return call<protocol::LeadAnswer>(address, access_token, protocol::kLeadPath, protocol::to_json_string(request));
+}
+
+ExecutorClient::LeadCancelResult HttpExecutorClient::cancel_lead(const std::string& address,
+                                                                 const std::string& access_token,
+                                                                 const protocol::LeadCancelParam& param) {
+  return call<protocol::LeadCancelAnswer>(address, access_token, protocol::kLeadCancelPath,
+                                          protocol::to_json_string(param));
+}
+
 }  // namespace cronwheel::admin

@@ -79,6 +79,10 @@ class HttpExecutorClient final : public ExecutorClient {
   common::protocol::ReturnT<common::protocol::LogResult> log(const std::string& address,
                                                              const std::string& access_token,
                                                              const common::protocol::LogParam& param) override;
+  LeadResult lead(const std::string& address, const std::string& access_token,
+                  const common::protocol::LeadRequest& request) override;
+  LeadCancelResult cancel_lead(const std::string& address, const std::string& access_token,
+                               const common::protocol::LeadCancelParam& param) override;
 
   // Idle connections kept now, over every executor (metrics and tests).
   std::size_t idle_connections() const;

@@ -376,6 +376,9 @@ void AdminServer::Impl::start_scheduler() {
   sending.finished_runs = &finished_runs_;
   sending.fires_written = fires_written();
   sending.suspects = &suspects_;
+  if (config_.lead_dispatch) {
+    sending.takes_lead = [this](const std::string& address) { return executors_->takes_lead(address); };
+  }
   sending.slot_waiting = [this](std::int64_t) {
     if (SlotDispatcher* slots = running_slot_dispatcher_.load()) slots->wake();
   };

@@ -81,6 +81,8 @@ class ExecutorSide {
   Completion& completion() noexcept { return completion_; }
   // The live executors' clock offsets, as the registry monitor last read them.
   std::vector<RegistryMonitor::ClockOffset> clock_offsets() const { return registry_monitor_.clock_offsets(); }
+  // Whether the live executor at `address` takes lead dispatch (RegistryMonitor::takes_lead).
+  bool takes_lead(std::string_view address) const { return registry_monitor_.takes_lead(address); }
   // Registrations refused since start because their group had its most executors.
   std::uint64_t registrations_refused() const noexcept { return registrations_refused_.load(); }
 

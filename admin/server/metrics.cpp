@@ -116,6 +116,10 @@ std::string metrics_text(const NodeMetrics& metrics) {
               "Fires both trigger pools refused (threads and queue full): back-pressure, the fire stays "
               "pending and is fed again (a fire may be counted once per attempt)",
               s.pools.deferred_full);
+    f.counter("cronwheel_fires_led_total",
+              "Fires handed over to their executors ahead of their instant (lead dispatch), for the executors to start "
+              "at the instant",
+              s.pools.led);
     f.gauge("cronwheel_trigger_pool_threads", "Threads of each trigger pool now",
             {{label("pool", "fast"), static_cast<double>(s.pools.fast_threads)},
              {label("pool", "slow"), static_cast<double>(s.pools.slow_threads)}});

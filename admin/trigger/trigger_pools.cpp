@@ -1,6 +1,8 @@
 #include "admin/trigger/trigger_pools.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 #include <spdlog/spdlog.h>
 
@@ -63,6 +65,8 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
   // this one is being posted.
   auto prepared = sender_.prepare(taken, not_before_ms);
   std::size_t late_refused = 0;
+  const std::int64_t now = clock_.now_ms();
+  std::unordered_map<std::string, LeadBatch> batches;
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedFire& p = prepared[i];
     if (p.ended) {
@@ -70,26 +74,95 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
       hooks_.finished(p.fire.log_id);
       continue;
     }
-    const std::int64_t id = p.fire.log_id;
-    {
-      std::lock_guard lock(prepared_mutex_);
-      prepared_[id] = Prepared{p, post_time(p.fire, not_before_ms)};
+    const std::int64_t post_at = post_time(p.fire, not_before_ms);
+    if (post_at - now >= kMinLeadMs) {
+      if (auto key = sender_.lead_key(p)) {
+        LeadBatch& batch = batches[*key];
+        batch.fires.push_back(std::move(p));
+        batch.post_at.push_back(post_at);
+        continue;
+      }
     }
     FireThreadPool& pool = to_slow[i] ? *slow_pool_ : *fast_pool_;
-    if (pool.submit(p.fire)) {
+    if (submit_prepared(p, post_at, pool)) {
       (to_slow[i] ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
-      continue;
+    } else {
+      ++late_refused;  // shut down meanwhile, or fuller than its room said
     }
-    // Shut down meanwhile (or fuller than its room said): the claim goes back.
+  }
+  for (auto& [key, batch] : batches) {
+    // One thread hands the executor's fires over; the fast pool's, since it only waits for one
+    // answer. Its first fire is the pool's token for the batch.
+    const PendingFire first = batch.fires.front().fire;
+    const std::size_t count = batch.fires.size();
     {
       std::lock_guard lock(prepared_mutex_);
-      prepared_.erase(id);
+      lead_batches_[first.log_id] = std::move(batch);
     }
-    sender_.release(p);
-    ++late_refused;
-    hooks_.finished(id);
+    if (fast_pool_->submit(first)) {
+      fast_.fetch_add(count, std::memory_order_relaxed);
+      continue;
+    }
+    if (auto refused = take_lead_batch(first.log_id)) {
+      for (const auto& p : refused->fires) {
+        sender_.release(p);
+        hooks_.finished(p.fire.log_id);
+      }
+    }
+    late_refused += count;
   }
   if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
+}
+
+bool TriggerPools::submit_prepared(const PreparedFire& fire, std::int64_t post_at, FireThreadPool& pool) {
+  const std::int64_t id = fire.fire.log_id;
+  {
+    std::lock_guard lock(prepared_mutex_);
+    prepared_[id] = Prepared{fire, post_at};
+  }
+  if (pool.submit(fire.fire)) return true;
+  // The claim goes back.
+  {
+    std::lock_guard lock(prepared_mutex_);
+    prepared_.erase(id);
+  }
+  sender_.release(fire);
+  hooks_.finished(id);
+  return false;
+}
+
+std::optional<TriggerPools::LeadBatch> TriggerPools::take_lead_batch(std::int64_t log_id) {
+  std::lock_guard lock(prepared_mutex_);
+  auto it = lead_batches_.find(log_id);
+  if (it == lead_batches_.end()) return std::nullopt;
+  LeadBatch batch = std::move(it->second);
+  lead_batches_.erase(it);
+  return batch;
+}
+
+void TriggerPools::hand_over(LeadBatch batch) noexcept {
+  if (stop_.stop_requested() || (hooks_.may_send && !hooks_.may_send())) {
+    if (!stop_.stop_requested()) deferred_.fetch_add(batch.fires.size(), std::memory_order_relaxed);
+    for (const auto& p : batch.fires) {
+      sender_.release(p);
+      hooks_.finished(p.fire.log_id);
+    }
+    return;
+  }
+  const auto outcomes = sender_.lead(batch.fires, batch.post_at);
+  std::size_t refused = 0;
+  for (std::size_t i = 0; i < batch.fires.size(); ++i) {
+    const PreparedFire& p = batch.fires[i];
+    if (i < outcomes.size() && outcomes[i]) {
+      count(outcomes[i]->kind);
+      if (outcomes[i]->kind == SendOutcome::Kind::kTriggered) led_.fetch_add(1, std::memory_order_relaxed);
+      hooks_.finished(p.fire.log_id);
+      continue;
+    }
+    // Not handed over: posted at its instant like any prepared fire.
+    if (!submit_prepared(p, batch.post_at[i], *fast_pool_)) ++refused;
+  }
+  if (refused > 0) deferred_full_.fetch_add(refused, std::memory_order_relaxed);
 }
 
 void TriggerPools::dispatch(const std::vector<PendingFire>& fires) { dispatch(fires, clock_.now_ms()); }
@@ -130,6 +203,10 @@ void TriggerPools::count(SendOutcome::Kind kind) {
 }
 
 void TriggerPools::send(const PendingFire& fire) noexcept {
+  if (auto batch = take_lead_batch(fire.log_id)) {
+    hand_over(std::move(*batch));
+    return;
+  }
   auto prepared = take_prepared(fire.log_id);
   if (prepared) {
     // Its instant: only the POST is left. Shutdown ends the wait, and the fire is not sent.
@@ -185,6 +262,13 @@ void TriggerPools::shutdown() noexcept {
   for (auto* pool : {fast_pool_.get(), slow_pool_.get()}) {
     for (const auto& fire : pool->close()) {
       // Never started: a claimed one goes back to pending.
+      if (auto batch = take_lead_batch(fire.log_id)) {
+        for (const auto& p : batch->fires) {
+          sender_.release(p);
+          hooks_.finished(p.fire.log_id);
+        }
+        continue;
+      }
       if (auto prepared = take_prepared(fire.log_id)) sender_.release(prepared->fire);
       hooks_.finished(fire.log_id);
     }
@@ -202,6 +286,7 @@ TriggerPools::Stats TriggerPools::stats() const {
   s.failed = failed_.load(std::memory_order_relaxed);
   s.dropped = dropped_.load(std::memory_order_relaxed);
   s.deferred = deferred_.load(std::memory_order_relaxed);
+  s.led = led_.load(std::memory_order_relaxed);
   s.fast_threads = fast_pool_->threads();
   s.slow_threads = slow_pool_->threads();
   s.fast_queued = fast_pool_->queued();

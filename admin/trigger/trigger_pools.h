@@ -19,6 +19,13 @@
 // done with it (sent, failed, dropped, or left pending: by a full pool, by the lease check, at
 // shutdown), so the ring may accept its log id again.
 //
+// Lead dispatch (docs/scheduling.md, "Lead dispatch"): of the fires prepared ahead of their
+// instant by dispatch(fires, not_before_ms), those at least kMinLeadMs ahead whose executor takes
+// it (FireSender::lead_key) are not posted one by one at the instant: the fires of one executor go
+// to one fast-pool thread, which hands them over at once in one request (FireSender::lead) and
+// leaves the executor to start them. Those it did not hand over are posted at their instant as
+// any other, each on a pool thread of its own.
+//
 // Before sending, `may_send` (when given) is asked: false (this node's lease may have run out,
 // so another node may be taking its fires over) leaves the fire pending, untouched.
 //
@@ -67,6 +74,7 @@ class TriggerPools {
     std::uint64_t failed = 0;     // sends that failed
     std::uint64_t dropped = 0;    // sends that found the fire no longer this node's to send
     std::uint64_t deferred = 0;   // fires left pending because may_send said no
+    std::uint64_t led = 0;        // fires handed over ahead (counted in triggered too)
     std::size_t fast_threads = 0, slow_threads = 0;
     std::size_t fast_queued = 0, slow_queued = 0;
     // Seconds from each fire's scheduled instant to the start of its send (its lateness), and
@@ -94,6 +102,10 @@ class TriggerPools {
   // has its claim given back (FireSender::release).
   void dispatch(const std::vector<PendingFire>& fires, std::int64_t not_before_ms);
 
+  // A fire is handed over ahead only when its instant is at least this far off: one already due
+  // is posted at once, without the extra hop.
+  static constexpr std::int64_t kMinLeadMs = 20;
+
   void shutdown() noexcept;
 
   // Whether the job's triggers go to the slow pool now.
@@ -110,6 +122,16 @@ class TriggerPools {
     std::int64_t post_at = 0;  // epoch ms: not posted before
   };
   std::optional<Prepared> take_prepared(std::int64_t log_id);
+  // Fires of one executor to hand over ahead, queued on a pool thread under their first's log id.
+  struct LeadBatch {
+    std::vector<PreparedFire> fires;
+    std::vector<std::int64_t> post_at;
+  };
+  std::optional<LeadBatch> take_lead_batch(std::int64_t log_id);
+  void hand_over(LeadBatch batch) noexcept;
+  // A prepared fire to post at its instant on a thread of `pool`; when the pool refuses it, its
+  // claim goes back and it is reported finished. False then.
+  bool submit_prepared(const PreparedFire& fire, std::int64_t post_at, FireThreadPool& pool);
   void note_duration(std::int64_t job_id, std::chrono::milliseconds took);
 
   const Options options_;
@@ -124,7 +146,8 @@ class TriggerPools {
 
   std::atomic<bool> shut_down_{false};
   std::atomic<bool> full_{false};  // the last dispatch() had fires refused
-  std::atomic<std::uint64_t> fast_{0}, slow_{0}, deferred_full_{0}, triggered_{0}, failed_{0}, dropped_{0}, deferred_{0};
+  std::atomic<std::uint64_t> fast_{0}, slow_{0}, deferred_full_{0}, triggered_{0}, failed_{0}, dropped_{0}, deferred_{0},
+      led_{0};
   common::Histogram lateness_{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
   common::Histogram send_triggered_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
   common::Histogram send_failed_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
@@ -132,6 +155,7 @@ class TriggerPools {
   // Fires prepared and handed to a pool, by log id, until a pool thread takes them.
   std::mutex prepared_mutex_;
   std::unordered_map<std::int64_t, Prepared> prepared_;
+  std::unordered_map<std::int64_t, LeadBatch> lead_batches_;  // guarded by prepared_mutex_
   std::stop_source stop_;  // shutdown: ends the waits for instants
   std::unique_ptr<FireThreadPool> fast_pool_;
   std::unique_ptr<FireThreadPool> slow_pool_;

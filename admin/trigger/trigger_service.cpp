@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <unordered_set>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -404,19 +405,8 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   const std::string& node = options_.node_id;
   const JobLog& log = fire.log;
   const Job& job = fire.job;
-  if (clock_.steady_now() >= by) {
-    // Too late to send safely (Options::send_deadline): back to pending, for a later attempt.
-    const std::string note = "Not sent: too late after the claim by " + node + " (send deadline or lease end); back to pending";
-    bool released = false;
-    try {
-      released = record([&] { return store_.release_claim(shard.log_id, node, note); });
-    } catch (const std::exception& e) {
-      spdlog::warn("trigger: run {} of job {} stays sending, cannot release it: {}", shard.log_id, job.id, e.what());
-    }
-    spdlog::warn("trigger: run {} of job {} not sent: too late after its claim{}", shard.log_id, job.id,
-                 released ? ", back to pending" : "");
-    return SendOutcome::Kind::kDropped;
-  }
+  // Too late to send safely (Options::send_deadline): back to pending, for a later attempt.
+  if (clock_.steady_now() >= by) return release_late(fire, shard);
   std::vector<std::pair<std::string, std::string>> facts;
   if (shard.shard_total > 1) {
     facts.emplace_back("Shard", std::to_string(shard.shard_index) + " of " + std::to_string(shard.shard_total));
@@ -503,6 +493,91 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   }
   if (!result.fires.empty() && options_.fires_written) options_.fires_written(result.fires);
   return result.recorded == TriggerStore::Recorded::kRecorded ? SendOutcome::Kind::kFailed : SendOutcome::Kind::kDropped;
+}
+
+SendOutcome::Kind TriggerService::release_late(const TriggerStore::LoadedFire& fire, const TriggerStore::Shard& shard) {
+  const std::string& node = options_.node_id;
+  const std::string note = "Not sent: too late after the claim by " + node + " (send deadline or lease end); back to pending";
+  bool released = false;
+  try {
+    released = record([&] { return store_.release_claim(shard.log_id, node, note); });
+  } catch (const std::exception& e) {
+    spdlog::warn("trigger: run {} of job {} stays sending, cannot release it: {}", shard.log_id, fire.job.id, e.what());
+  }
+  spdlog::warn("trigger: run {} of job {} not sent: too late after its claim{}", shard.log_id, fire.job.id,
+               released ? ", back to pending" : "");
+  return SendOutcome::Kind::kDropped;
+}
+
+std::optional<std::string> TriggerService::lead_key(const PreparedFire& prepared) const noexcept {
+  if (!prepared.send || !options_.takes_lead) return std::nullopt;
+  const auto& p = *prepared.send;
+  try {
+    if (!options_.takes_lead(p.shard.address)) return std::nullopt;
+    // Neither part holds a line feed: addresses are URLs and tokens are refused with one.
+    return p.shard.address + "\n" + p.target.token;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::optional<SendOutcome>> TriggerService::lead(const std::vector<PreparedFire>& fires,
+                                                             const std::vector<std::int64_t>& fire_at) noexcept {
+  std::vector<std::optional<SendOutcome>> out(fires.size());
+  const auto started = clock_.steady_now();
+  auto took = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - started); };
+  try {
+    for (std::size_t begin = 0; begin < fires.size(); begin += protocol::kMaxLeadFires) {
+      const std::size_t end = std::min(fires.size(), begin + protocol::kMaxLeadFires);
+      protocol::LeadRequest request;
+      std::vector<std::size_t> sent;
+      std::string address, token;
+      for (std::size_t i = begin; i < end; ++i) {
+        if (!fires[i].send) continue;  // not prepared ahead: delivered at its instant
+        const auto& p = *fires[i].send;
+        if (clock_.steady_now() >= p.send_by) {
+          out[i] = SendOutcome{release_late(p.fire, p.shard), took()};
+          continue;
+        }
+        address = p.shard.address;
+        token = p.target.token;
+        request.fires.push_back({fire_at[i], trigger_param(p.fire, p.shard, p.target.handler, p.target.param)});
+        sent.push_back(i);
+      }
+      if (sent.empty()) continue;
+      request.admin_time = clock_.now_ms();
+      ExecutorClient::LeadResult answer;
+      try {
+        answer = client_.lead(address, token, request);
+      } catch (const std::exception& e) {  // the client promises not to throw; a fake might
+        answer = ExecutorClient::LeadResult::fail(e.what());
+      }
+      if (!answer.is_success() || !answer.content) {
+        // Not handed over (refused, not reached, or no answer): each goes by /run at its instant,
+        // which a fire held after all answers as received already.
+        spdlog::debug("trigger: {} fires not handed over to {} ahead ({}); they go at their instant", sent.size(),
+                      address, answer.msg.empty() ? std::string("no content") : answer.msg);
+        continue;
+      }
+      std::unordered_set<std::int64_t> accepted(answer.content->accepted.begin(), answer.content->accepted.end());
+      for (std::size_t i : sent) {
+        const auto& p = *fires[i].send;
+        if (accepted.count(p.shard.log_id) == 0) continue;  // refused: /run at its instant says why
+        const std::string handed = "handed over " + std::to_string(fire_at[i] - request.admin_time) +
+                                   " ms ahead; the executor starts it at its instant, by its own clock";
+        std::vector<std::pair<std::string, std::string>> facts{
+            {"Address", p.shard.address}, {"Lead", handed}, {"Code", std::to_string(answer.code)}};
+        enqueue_accepted({p.shard.log_id, options_.node_id, p.target.message.with_trigger(facts)}, p.fire.job.id,
+                         p.shard.address);
+        out[i] = SendOutcome{SendOutcome::Kind::kTriggered, took()};
+      }
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("trigger: handing {} fires over ahead failed: {}", fires.size(), e.what());
+  } catch (...) {
+    spdlog::error("trigger: handing {} fires over ahead failed", fires.size());
+  }
+  return out;
 }
 
 bool TriggerService::prepared_ahead(const TriggerStore::LoadedFire& fire) {

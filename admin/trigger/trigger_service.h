@@ -104,6 +104,11 @@ class TriggerService final : public FireSender {
     // or job has a concurrency limit and it holds no slot yet: admin/model/slots.h), so the
     // node's slot dispatcher looks at the group at once. Must not block or throw.
     std::function<void(std::int64_t group_id)> slot_waiting = {};
+    // When set, says whether the executor at an address takes lead dispatch
+    // (RegistryMonitor::takes_lead); prepared fires to such executors may be handed over ahead of
+    // their instant (lead()). Unset: every fire is posted at its instant. Must be thread-safe and
+    // must not block.
+    std::function<bool(const std::string& address)> takes_lead = {};
   };
 
   // Everything given must outlive the service.
@@ -127,8 +132,18 @@ class TriggerService final : public FireSender {
   std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept override;
   SendOutcome deliver(const PreparedFire& fire) noexcept override;
   void release(const PreparedFire& fire) noexcept override;
-  // Returns once every accepted answer deliver() queued so far is written (or given up).
+  // Returns once every accepted answer deliver() and lead() queued so far is written (or given up).
   void flush() noexcept override;
+  // The executor's address and access token, when Options::takes_lead says it takes lead
+  // dispatch; nullopt for a fire not prepared ahead.
+  std::optional<std::string> lead_key(const PreparedFire& fire) const noexcept override;
+  // One POST /lead per kMaxLeadFires fires, carrying the admin's time; each accepted fire is
+  // recorded triggered (by the recorder thread, as deliver() records it: its trigger time is its
+  // instant, set at the claim) with "Lead" in its trigger message; a fire past its send deadline
+  // goes back to pending first. Everything else is left to deliver() at the instant (see
+  // FireSender::lead).
+  std::vector<std::optional<SendOutcome>> lead(const std::vector<PreparedFire>& fires,
+                                               const std::vector<std::int64_t>& fire_at) noexcept override;
 
   Routing& routes() noexcept { return routes_; }
 
@@ -157,6 +172,8 @@ class TriggerService final : public FireSender {
   // POSTs one claimed row and records the answer (or releases it when `by` has passed).
   SendOutcome::Kind post(const TriggerStore::LoadedFire& fire, const Target& target, const TriggerStore::Shard& shard,
                          common::Clock::SteadyTime by, Recording when);
+  // A claimed row too late to send (its send deadline passed): back to pending. kDropped.
+  SendOutcome::Kind release_late(const TriggerStore::LoadedFire& fire, const TriggerStore::Shard& shard);
   void enqueue_accepted(TriggerStore::Accepted accepted, std::int64_t job_id, std::string address);
   // The recorder thread: writes queued accepted answers in batches (sending → triggered).
   void record_accepted(std::stop_token stop);

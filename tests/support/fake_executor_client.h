@@ -31,6 +31,8 @@ class FakeExecutorClient final : public admin::ExecutorClient {
     std::int32_t job_id = 0;                       // idleBeat, run, kill
     common::protocol::TriggerParam trigger;        // run
     common::protocol::LogParam log;                // log
+    common::protocol::LeadRequest lead = {};       // lead
+    common::protocol::LeadCancelParam cancel = {}; // leadCancel
   };
 
   // Answers `kind` calls to `address` with `answer` from now on.
@@ -98,6 +100,47 @@ class FakeExecutorClient final : public admin::ExecutorClient {
     return LogAnswer::success(result);
   }
 
+  // "lead": answer()'s and on_call()'s failures are the whole request's refusal (code and msg);
+  // otherwise every fire is accepted, unless a lead hook set with on_lead() answers.
+  void on_lead(std::function<std::optional<LeadResult>(const Call&)> hook) {
+    std::lock_guard lock(mutex_);
+    lead_hook_ = std::move(hook);
+  }
+  LeadResult lead(const std::string& address, const std::string& access_token,
+                  const common::protocol::LeadRequest& request) override {
+    Call c{"lead", address, access_token, 0, {}, {}, request, {}};
+    const Result plain = answer_for(c);
+    if (!plain.is_success()) return LeadResult::fail(plain.msg, plain.code);
+    std::function<std::optional<LeadResult>(const Call&)> hook;
+    {
+      std::lock_guard lock(mutex_);
+      hook = lead_hook_;
+    }
+    if (hook) {
+      if (auto answer = hook(c)) return *answer;
+    }
+    common::protocol::LeadAnswer all;
+    for (const auto& fire : request.fires) all.accepted.push_back(fire.trigger.log_id);
+    return LeadResult::success(all);
+  }
+  // "leadCancel": answer()'s failures fail it; otherwise every id is unknown unless the test set
+  // answer_cancel_lead().
+  void answer_cancel_lead(common::protocol::LeadCancelAnswer answer) {
+    std::lock_guard lock(mutex_);
+    cancel_answer_ = std::move(answer);
+  }
+  LeadCancelResult cancel_lead(const std::string& address, const std::string& access_token,
+                               const common::protocol::LeadCancelParam& param) override {
+    Call c{"leadCancel", address, access_token, 0, {}, {}, {}, param};
+    const Result plain = answer_for(c);
+    if (!plain.is_success()) return LeadCancelResult::fail(plain.msg, plain.code);
+    std::lock_guard lock(mutex_);
+    if (cancel_answer_) return LeadCancelResult::success(*cancel_answer_);
+    common::protocol::LeadCancelAnswer none;
+    none.unknown = param.log_ids;
+    return LeadCancelResult::success(none);
+  }
+
   // XXL-JOB's /log answer for a run the executor does not know.
   static LogAnswer no_such_log() {
     common::protocol::LogResult result;
@@ -129,6 +172,8 @@ class FakeExecutorClient final : public admin::ExecutorClient {
   std::map<std::pair<std::string, std::string>, Result> answers_;
   std::map<std::string, LogAnswer> log_answers_;
   std::function<std::optional<Result>(const Call&)> hook_;
+  std::function<std::optional<LeadResult>(const Call&)> lead_hook_;
+  std::optional<common::protocol::LeadCancelAnswer> cancel_answer_;
 };
 
 }  // namespace cronwheel::testing

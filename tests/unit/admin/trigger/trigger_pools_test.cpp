@@ -65,6 +65,36 @@ class FakeSender final : public FireSender {
     std::lock_guard lock(mutex_);
     released_.push_back(fire.fire);
   }
+  // Lead dispatch: fires of `job_id` have a lead key ("executor-<key>"); lead() hands over those
+  // whose job is in `accept`, and leaves the rest.
+  void lead_jobs(std::int64_t job_id, int key, bool accept) {
+    std::lock_guard lock(mutex_);
+    lead_keys_[job_id] = key;
+    if (accept) accept_.insert(job_id);
+  }
+  std::optional<std::string> lead_key(const PreparedFire& fire) const noexcept override {
+    std::lock_guard lock(mutex_);
+    auto it = lead_keys_.find(fire.fire.job_id);
+    if (it == lead_keys_.end()) return std::nullopt;
+    return "executor-" + std::to_string(it->second);
+  }
+  std::vector<std::optional<SendOutcome>> lead(const std::vector<PreparedFire>& fires,
+                                               const std::vector<std::int64_t>& fire_at) noexcept override {
+    std::lock_guard lock(mutex_);
+    std::vector<PendingFire> batch;
+    std::vector<std::optional<SendOutcome>> out;
+    for (const auto& f : fires) {
+      batch.push_back(f.fire);
+      out.push_back(accept_.count(f.fire.job_id) ? std::optional<SendOutcome>(SendOutcome{SendOutcome::Kind::kTriggered, {}})
+                                                 : std::nullopt);
+    }
+    led_.push_back({batch, fire_at});
+    return out;
+  }
+  std::vector<std::pair<std::vector<PendingFire>, std::vector<std::int64_t>>> led() const {
+    std::lock_guard lock(mutex_);
+    return led_;
+  }
   void end_in_prepare(std::int64_t job_id) {
     std::lock_guard lock(mutex_);
     end_jobs_.insert(job_id);
@@ -123,6 +153,9 @@ class FakeSender final : public FireSender {
   std::set<std::int64_t> end_jobs_;
   std::vector<std::pair<std::vector<PendingFire>, std::int64_t>> prepared_;
   std::vector<PendingFire> delivered_, released_;
+  std::map<std::int64_t, int> lead_keys_;
+  std::set<std::int64_t> accept_;
+  std::vector<std::pair<std::vector<PendingFire>, std::vector<std::int64_t>>> led_;
 };
 
 // The log ids the pools reported finished.
@@ -265,6 +298,72 @@ TEST_F(TriggerPoolsTest, FiresHandedOverAheadArePreparedAtOnceAndPostedAtTheirIn
 
 // After a late wake-up the ring hands several seconds over at once, due at the coming one: the
 // fires of seconds already past are posted at once, not held for the coming second.
+// Lead dispatch: the fires of one executor that takes it are handed over at once, in one call,
+// without waiting for their instant; those it does not take are posted at their instant.
+TEST_F(TriggerPoolsTest, FiresOfAnExecutorThatTakesLeadAreHandedOverAheadInOneCallEach) {
+  auto pools = make(small(4, 4));
+  sender_.lead_jobs(1, 1, true);
+  sender_.lead_jobs(2, 2, true);
+  sender_.lead_jobs(3, 1, false);  // the executor leaves these to /run
+  auto a = pending_at(kStart + 1000, 1), b = pending_at(kStart + 1000, 1), c = pending_at(kStart + 1000, 2),
+       left = pending_at(kStart + 1000, 3), plain = pending_at(kStart + 1000, 4);
+  pools->dispatch({a, b, c, left, plain}, kStart + 1000);
+  ASSERT_TRUE(finished_.wait_for(3));  // without the clock moving
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{a.log_id, b.log_id, c.log_id}));
+  auto led = sender_.led();
+  ASSERT_EQ(led.size(), 2u) << "one call per executor";
+  std::sort(led.begin(), led.end(), [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
+  EXPECT_EQ(led[0].first, (std::vector<PendingFire>{a, b, left}));
+  EXPECT_EQ(led[0].second, (std::vector<std::int64_t>(3, kStart + 1000)));
+  EXPECT_EQ(led[1].first, (std::vector<PendingFire>{c}));
+  EXPECT_EQ(pools->stats().led, 3u);
+  EXPECT_EQ(pools->stats().triggered, 3u);
+  clock_.wait_for_sleepers(2);  // `left` and `plain` wait for the instant
+  EXPECT_TRUE(sender_.delivered().empty());
+  clock_.advance(1s);
+  ASSERT_TRUE(finished_.wait_for(5));
+  auto delivered = sender_.delivered();
+  EXPECT_EQ(std::set<std::int64_t>({delivered.at(0).log_id, delivered.at(1).log_id}),
+            (std::set<std::int64_t>{left.log_id, plain.log_id}));
+  EXPECT_EQ(pools->stats().led, 3u);
+}
+
+TEST_F(TriggerPoolsTest, AFireDueNowOrWithinTheMinimumLeadIsPostedNotHandedOver) {
+  auto pools = make(small(4, 4));
+  sender_.lead_jobs(1, 1, true);
+  auto now = pending_at(kStart - 500, 1);
+  pools->dispatch({now}, kStart);
+  ASSERT_TRUE(finished_.wait_for(1));
+  clock_.advance(std::chrono::milliseconds(1000 - TriggerPools::kMinLeadMs + 1));
+  auto soon = pending_at(kStart + 1000, 1);
+  pools->dispatch({soon}, kStart + 1000);
+  clock_.wait_for_sleepers(1);
+  clock_.advance(1s);
+  ASSERT_TRUE(finished_.wait_for(2));
+  EXPECT_TRUE(sender_.led().empty());
+  EXPECT_EQ(sender_.delivered().size(), 2u);
+}
+
+TEST_F(TriggerPoolsTest, ABatchStillQueuedAtShutdownHasEveryClaimGivenBack) {
+  auto pools = make(small(1, 4));
+  sender_.close();  // the one thread is held by a plain fire
+  auto busy = pending_at(kStart - 1000, 9);
+  pools->dispatch({busy}, kStart);
+  ASSERT_TRUE(sender_.wait_started(1));
+  sender_.lead_jobs(1, 1, true);
+  auto a = pending_at(kStart + 1000, 1), b = pending_at(kStart + 1000, 1);
+  pools->dispatch({a, b}, kStart + 1000);
+  std::thread stopper([&] { pools->shutdown(); });
+  ASSERT_TRUE(finished_.wait_for(2)) << "the batch is given back while the busy send goes on";
+  sender_.open();
+  stopper.join();
+  EXPECT_TRUE(sender_.led().empty());
+  auto released = sender_.released();
+  ASSERT_EQ(released.size(), 2u);
+  EXPECT_EQ(std::set<std::int64_t>({released[0].log_id, released[1].log_id}), (std::set<std::int64_t>{a.log_id, b.log_id}));
+  EXPECT_TRUE(finished_.ids().count(a.log_id) && finished_.ids().count(b.log_id));
+}
+
 TEST_F(TriggerPoolsTest, FiresOfASecondAlreadyPastGoAtOnceAndTheRestAtTheirInstant) {
   auto pools = make(small(3, 0));
   auto late = pending_at(kStart - 1000), also_late = pending_at(kStart - 1), due = pending_at(kStart + 1000);

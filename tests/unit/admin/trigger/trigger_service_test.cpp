@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <latch>
 #include <string>
@@ -869,6 +870,129 @@ TEST_F(TriggerServiceTest, AFireHoldingASlotIsSent) {
   EXPECT_EQ(send(fire).kind, Kind::kTriggered);
   EXPECT_EQ(client_.calls("run").size(), 1u);
   EXPECT_TRUE(slot_waits_.empty());
+}
+
+// ---- Lead dispatch ----
+
+class LeadDispatchTest : public TriggerServiceTest {
+ protected:
+  admin::TriggerService& leading(std::vector<std::string> leads) {
+    admin::TriggerService::Options o;
+    o.node_id = kNode;
+    o.access_token = "admin-token";
+    o.record_backoff = 0ms;
+    o.random = [](std::size_t) { return std::size_t{0}; };
+    o.takes_lead = [leads](const std::string& address) {
+      return std::find(leads.begin(), leads.end(), address) != leads.end();
+    };
+    service_ = std::make_unique<admin::TriggerService>(store_, client_, clock_, o);
+    return *service_;
+  }
+  // Fires due at the coming second, prepared ahead of it.
+  std::vector<admin::PreparedFire> prepared(int n) {
+    instant_ = (clock_.now_ms() / 1000 + 1) * 1000;
+    std::vector<admin::PendingFire> fires;
+    for (int i = 0; i < n; ++i) {
+      auto l = pending([&](admin::JobLog& r) { r.scheduled_time = instant_; });
+      fires.push_back({l.id, l.job_id, l.scheduled_time});
+    }
+    return service().prepare(fires, instant_);
+  }
+  std::int64_t instant_ = 0;
+};
+
+TEST_F(LeadDispatchTest, FiresOfAnExecutorThatTakesLeadAreHandedOverInOneRequestAndRecordedTriggeredAtTheirInstant) {
+  leading({kA});
+  auto fires = prepared(3);
+  ASSERT_EQ(fires.size(), 3u);
+  const auto key = service().lead_key(fires[0]);
+  ASSERT_TRUE(key.has_value());
+  EXPECT_EQ(service().lead_key(fires[1]), key) << "same executor, same token: one request";
+  const std::vector<std::int64_t> at(3, instant_);
+  auto outcomes = service().lead(fires, at);
+  service().flush();
+  auto calls = client_.calls("lead");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].address, kA);
+  EXPECT_EQ(calls[0].access_token, "admin-token");
+  EXPECT_EQ(calls[0].lead.admin_time, clock_.now_ms());
+  ASSERT_EQ(calls[0].lead.fires.size(), 3u);
+  EXPECT_TRUE(client_.calls("run").empty()) << "nothing posted at the instant";
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(calls[0].lead.fires[i].fire_at, instant_);
+    EXPECT_EQ(calls[0].lead.fires[i].trigger.log_id, fires[i].fire.log_id);
+    EXPECT_EQ(calls[0].lead.fires[i].trigger.executor_handler, "demoHandler");
+    ASSERT_TRUE(outcomes[i].has_value());
+    EXPECT_EQ(outcomes[i]->kind, Kind::kTriggered);
+    const auto l = row(fires[i].fire.log_id);
+    EXPECT_EQ(l.state, admin::FireState::kTriggered);
+    EXPECT_EQ(l.trigger_time, instant_) << "it starts at its instant, not when it was handed over";
+    EXPECT_TRUE(contains(l.trigger_msg, "Lead: handed over")) << l.trigger_msg;
+  }
+}
+
+TEST_F(LeadDispatchTest, AnExecutorThatDoesNotTakeLeadHasNoLeadKey) {
+  leading({kB});  // FIRST routes to kA
+  auto fires = prepared(1);
+  EXPECT_FALSE(service().lead_key(fires[0]).has_value());
+  admin::TriggerService::Options plain;
+  plain.node_id = kNode;
+  service_ = std::make_unique<admin::TriggerService>(store_, client_, clock_, plain);
+  auto more = prepared(1);
+  EXPECT_FALSE(service().lead_key(more[0]).has_value()) << "lead dispatch off";
+}
+
+TEST_F(LeadDispatchTest, FiresTheExecutorRefusedOrDidNotAnswerForAreLeftToTheirInstantUntouched) {
+  leading({kA});
+  for (const auto& refusal : {Result::fail("lead dispatch refused: clock unknown"),
+                              Result::fail("timed out", common::protocol::kTimeoutCode),
+                              Result::fail("connection refused", admin::kNotReachedCode)}) {
+    client_.answer("lead", kA, refusal);
+    auto fires = prepared(2);
+    auto outcomes = service().lead(fires, {instant_, instant_});
+    service().flush();
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_FALSE(outcomes[i].has_value()) << refusal.msg;
+      EXPECT_EQ(row(fires[i].fire.log_id).state, admin::FireState::kSending) << "still claimed, for /run at its instant";
+    }
+    // Delivered at the instant as any prepared fire: /run, answered success by an executor that
+    // holds it after all.
+    EXPECT_EQ(service().deliver(fires[0]).kind, Kind::kTriggered);
+  }
+  // One fire refused, the other accepted.
+  client_.answer("lead", kA, Result::success());
+  auto fires = prepared(2);
+  const std::int64_t refused = fires[1].fire.log_id;
+  client_.on_lead([refused](const FakeExecutorClient::Call& c) -> std::optional<FakeExecutorClient::LeadResult> {
+    common::protocol::LeadAnswer answer;
+    for (const auto& f : c.lead.fires) {
+      if (f.trigger.log_id == refused) {
+        answer.refused.push_back({f.trigger.log_id, "50 fires held already"});
+      } else {
+        answer.accepted.push_back(f.trigger.log_id);
+      }
+    }
+    return FakeExecutorClient::LeadResult::success(answer);
+  });
+  auto outcomes = service().lead(fires, {instant_, instant_});
+  service().flush();
+  ASSERT_TRUE(outcomes[0].has_value());
+  EXPECT_EQ(outcomes[0]->kind, Kind::kTriggered);
+  EXPECT_FALSE(outcomes[1].has_value());
+  EXPECT_EQ(row(refused).state, admin::FireState::kSending);
+}
+
+TEST_F(LeadDispatchTest, AFirePastItsSendDeadlineIsNotHandedOverButGoesBackToPending) {
+  leading({kA});
+  auto fires = prepared(2);
+  clock_.advance(9s);  // past the 8 s send deadline
+  auto outcomes = service().lead(fires, {instant_, instant_});
+  EXPECT_TRUE(client_.calls("lead").empty());
+  for (std::size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(outcomes[i].has_value());
+    EXPECT_EQ(outcomes[i]->kind, Kind::kDropped);
+    EXPECT_EQ(row(fires[i].fire.log_id).state, admin::FireState::kPending);
+  }
 }
 
 }  // namespace
