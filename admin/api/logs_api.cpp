@@ -2,6 +2,7 @@
 // run's output and killing a run are calls to the executor that ran it, made with no database
 // transaction open, through the node's ExecutorClient (admin/model/executor_client.h).
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -206,8 +207,35 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                }
                auto group = stores.groups.get(log.job_group);
                const auto permit = options.executor_calls->acquire(log.job_group);
-               auto answer = executors_of(options).kill(address, executor_token(group ? &*group : nullptr, options),
-                                                        static_cast<std::int32_t>(log.job_id));
+               const std::string token = executor_token(group ? &*group : nullptr, options);
+               auto audit = [&] {
+                 AuditEntry entry;
+                 entry.at = clock.now_ms();
+                 entry.user_id = ctx.request.actor.user_id;
+                 entry.username = ctx.request.actor.username;
+                 entry.action = "log.kill";
+                 entry.entity_type = "log";
+                 entry.entity_id = log.id;
+                 entry.before = to_json(log).dump();
+                 entry.remote_addr = ctx.request.actor.remote_addr;
+                 stores.audit.record(entry);
+               };
+               if (!options.kill_run) throw std::logic_error("ResourceOptions::kill_run is not set");
+               if (log.trigger_time && *log.trigger_time > clock.now_ms()) {
+                 // Handed over ahead (lead dispatch) and not due yet: taken back before it starts.
+                 // Started meanwhile, or not held there: killed as any running run, below.
+                 const std::string by = "killed by " + ctx.request.actor.username;
+                 auto taken = executors_of(options).cancel_lead(address, token, protocol::LeadCancelParam{{log.id}, by});
+                 if (taken.is_success() && taken.content &&
+                     std::find(taken.content->cancelled.begin(), taken.content->cancelled.end(), log.id) !=
+                         taken.content->cancelled.end()) {
+                   options.kill_run(log.id, by + " before its instant; executor " + address +
+                                                " held it and will not start it");
+                   audit();
+                   return ApiResponse{204, nullptr};
+                 }
+               }
+               auto answer = executors_of(options).kill(address, token, static_cast<std::int32_t>(log.job_id));
                // An executor that answered and refused (it has no such run: its result is on the
                // way) leaves the run as it is. One that ended it, or that could not be told, ends
                // it here and now, as XXL-JOB records a kill: failed, without retries or child
@@ -216,23 +244,12 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                    answer.code != protocol::kTimeoutCode) {
                  executor_failed(address, "kill the run", answer.msg);
                }
-               if (!options.kill_run) throw std::logic_error("ResourceOptions::kill_run is not set");
                options.kill_run(log.id, "killed by " + ctx.request.actor.username +
                                             (answer.is_success() ? std::string("; the executor ended it")
                                                                  : "; executor " + address + " could not be told (" +
                                                                        truncate_chars(answer.msg, 200) +
                                                                        "): the run may still be going on there"));
-
-               AuditEntry entry;
-               entry.at = clock.now_ms();
-               entry.user_id = ctx.request.actor.user_id;
-               entry.username = ctx.request.actor.username;
-               entry.action = "log.kill";
-               entry.entity_type = "log";
-               entry.entity_id = log.id;
-               entry.before = to_json(log).dump();
-               entry.remote_addr = ctx.request.actor.remote_addr;
-               stores.audit.record(entry);
+               audit();
                return ApiResponse{204, nullptr};
              },
              {}, {.lane = kExecutorCallLane});

@@ -104,7 +104,21 @@ RunResult Completion::result_of(const common::protocol::HandleCallbackParam& cal
 }
 
 Completion::Outcome Completion::report(const common::protocol::HandleCallbackParam& callback) {
+  if (callback.not_started) return return_not_started(callback);
   return record(result_of(callback));
+}
+
+Completion::Outcome Completion::return_not_started(const common::protocol::HandleCallbackParam& callback) {
+  const std::string note = bounded_message("Not started: " + *callback.not_started + "; back to pending on " +
+                                           options_.node_id + ", to be sent again or to follow its misfire strategy");
+  if (callback.log_id > 0 && store_.return_not_started(callback.log_id, options_.node_id, note)) {
+    not_started_.fetch_add(1, std::memory_order_relaxed);
+    spdlog::info("run {} was not started by its executor ({}): back to pending", callback.log_id,
+                 *callback.not_started);
+    return Outcome::kRecorded;
+  }
+  not_running_.fetch_add(1, std::memory_order_relaxed);
+  return Outcome::kNotRunning;
 }
 
 std::vector<Completion::Outcome> Completion::report_all(
@@ -114,6 +128,12 @@ std::vector<Completion::Outcome> Completion::report_all(
   std::vector<std::size_t> positions;  // of each result among the callbacks
   for (std::size_t i = 0; i < callbacks.size(); ++i) {
     if (callbacks[i].log_id <= 0) continue;  // kUnknownLog, counted below
+    if (callbacks[i].not_started) {
+      // No result: its own short transaction, before the results' (a batch sent again after a
+      // failure finds it pending already, and changes nothing).
+      out[i] = return_not_started(callbacks[i]);
+      continue;
+    }
     results.push_back(result_of(callbacks[i]));
     positions.push_back(i);
   }
@@ -247,6 +267,7 @@ Completion::Counters Completion::counters() const noexcept {
   c.lost = lost_.load(std::memory_order_relaxed);
   c.child_fires = child_fires_.load(std::memory_order_relaxed);
   c.retry_fires = retry_fires_.load(std::memory_order_relaxed);
+  c.not_started = not_started_.load(std::memory_order_relaxed);
   return c;
 }
 

@@ -30,7 +30,11 @@ inline constexpr std::size_t kMaxHandleMsgBytes = 15000;
 //    a PARENT fire, pending, due now, owned by this node;
 //  - a failure (or a lost result) of a run with executor_fail_retry_count > 0 fires a RETRY,
 //    due after the job's retry interval, with one retry fewer and parent_log_id = the run;
-//  - a FIX_DELAY job still awaiting completion gets its next time: now + its delay.
+//  - a FIX_DELAY job still awaiting completion gets its next time: now + its delay;
+//  - a callback that says its run was not started (HandleCallbackParam::not_started: a fire
+//    handed over ahead whose executor restarted or stopped before the instant) is no result: the
+//    run goes back to pending, this node's (CompletionStore::return_not_started), and is sent
+//    again or follows its misfire strategy; counted in Counters::not_started.
 // Each result (or each batch of them) is one transaction of the CompletionStore, so a result and
 // its follow-ups are recorded together or not at all, and exactly once whatever the number of
 // admin nodes.
@@ -67,6 +71,7 @@ class Completion {
     std::int64_t lost = 0;
     std::int64_t child_fires = 0;
     std::int64_t retry_fires = 0;
+    std::int64_t not_started = 0;  // runs back to pending: their executor never started them
   };
 
   // `clock` stamps the handle time of results (now, on this node); it must outlive the object.
@@ -80,7 +85,8 @@ class Completion {
   Outcome report(const common::protocol::HandleCallbackParam& callback);
   // Many results from an executor (a callback batch), recorded in one transaction, each as
   // report() would: one Outcome per callback, in order. Throws like report(); then none was
-  // recorded.
+  // recorded (but runs of not_started callbacks, each its own transaction before the batch's, may
+  // be pending again: reported again, they change nothing).
   std::vector<Outcome> report_all(const std::vector<common::protocol::HandleCallbackParam>& callbacks);
 
   // The lost-result verdict on `run` (from CompletionStore::lost_candidates with the same
@@ -102,6 +108,8 @@ class Completion {
  private:
   Outcome record(const RunResult& result);
   RunResult result_of(const common::protocol::HandleCallbackParam& callback) const;
+  // A callback with not_started: its run back to pending (kRecorded), or kNotRunning.
+  Outcome return_not_started(const common::protocol::HandleCallbackParam& callback);
   // The verdict `lost` on `run`, at now, with `message` (cut to kMaxHandleMsgBytes).
   RunResult lost_result(const JobLog& run, std::int64_t triggered_before, std::string_view message) const;
   // The follow-ups of a run that has just ended as its state says, at `now`.
@@ -114,7 +122,7 @@ class Completion {
   common::Clock& clock_;
   const Options options_;
   std::atomic<std::int64_t> recorded_{0}, duplicates_{0}, not_running_{0}, unknown_{0}, lost_{0},
-      child_fires_{0}, retry_fires_{0};
+      child_fires_{0}, retry_fires_{0}, not_started_{0};
 };
 
 // `text` without NUL bytes (PostgreSQL text cannot hold them), cut to at most `max_bytes`

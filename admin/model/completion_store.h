@@ -86,6 +86,15 @@ class CompletionStore {
   // record(); then none of them was written and all may be reported again.
   virtual std::vector<Recorded> record_all(const std::vector<RunResult>& results, const Decide& decide) = 0;
 
+  // A run handed over ahead of its instant (lead dispatch) that its executor says it never started
+  // and never will (HandleCallbackParam::not_started: it restarted or stopped first): `sending` or
+  // `triggered` → `pending` again, owned by `node_id`, its trigger time and code cleared and `note`
+  // appended to its trigger message; its executor and shard stay, as a released claim's do. The
+  // node's feeder reads it within a second and sends it again, or applies its job's misfire
+  // strategy when it is late. False when the run is in any other state (it has a result already,
+  // or was never sent): nothing written.
+  virtual bool return_not_started(std::int64_t log_id, const std::string& node_id, const std::string& note) = 0;
+
   // Runs still `triggered` that were triggered at or before `triggered_before` and whose
   // executor address has no registration made within the last `dead_after_ms` (database
   // clock), oldest first, at most `limit`.

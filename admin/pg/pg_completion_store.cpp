@@ -47,6 +47,11 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                 " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
                 " RETURNING " + kLogColumns);
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
+  c.prepare("completion_not_started",
+            "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running, $2::text AS owner") +
+                " UPDATE job_log SET state = 'pending', admin_node = guard.owner, trigger_time = NULL, trigger_code = 0,"
+                " trigger_msg = " + appended_trigger_msg("$3") +
+                " FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING id");
   // Results of many runs ($1, with their states, times, codes and messages), one statement.
   c.prepare("completion_finish_all",
             "WITH " + guard_cte("'{triggered,sending}'::text[] AS running, $1::bigint[] AS ids, $2::text[] AS states,"
@@ -158,6 +163,12 @@ std::vector<CompletionStore::Recorded> PgCompletionStore::record_all(const std::
       r.status = is_finished(now->second.state) ? Status::kAlreadyFinal : Status::kNotRunning;
     }
     return out;
+  });
+}
+
+bool PgCompletionStore::return_not_started(std::int64_t log_id, const std::string& node_id, const std::string& note) {
+  return db_.transact([&](pqxx::work& tx) {
+    return !tx.exec_prepared("completion_not_started", log_id, node_id, note).empty();
   });
 }
 

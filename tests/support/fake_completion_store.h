@@ -100,6 +100,21 @@ class FakeCompletionStore final : public admin::CompletionStore {
     return out;
   }
 
+  bool return_not_started(std::int64_t log_id, const std::string& node_id, const std::string& note) override {
+    return stores_.with_state([&](fake_stores_detail::State& s) {
+      auto it = s.logs.find(log_id);
+      if (it == s.logs.end()) return false;
+      admin::JobLog& run = it->second;
+      if (run.state != admin::FireState::kTriggered && run.state != admin::FireState::kSending) return false;
+      run.state = admin::FireState::kPending;
+      run.admin_node = node_id;
+      run.trigger_time.reset();
+      run.trigger_code = 0;
+      run.trigger_msg = run.trigger_msg.empty() ? note : run.trigger_msg + "\n" + note;
+      return true;
+    });
+  }
+
   std::vector<admin::JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms,
                                              int limit) override {
     const auto live = registry_.live(dead_after_ms);

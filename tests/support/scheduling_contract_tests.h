@@ -229,6 +229,37 @@ TYPED_TEST_P(SchedulingContract, RecordAcceptsAResultBeforeTheSendIsAnsweredAndR
   EXPECT_EQ(f.log(Port::kCompletion, retry.id), retry);
 }
 
+TYPED_TEST_P(SchedulingContract, ARunItsExecutorNeverStartedGoesBackToPendingForTheNodeThatHeardIt) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto held = this->log(j, FireState::kTriggered, kT, "node-gone");
+  auto claimed = this->log(j, FireState::kSending, kT + 1'000, "node-gone");
+  for (const auto& run : {held, claimed}) {
+    ASSERT_TRUE(f.completion().return_not_started(run.id, kNode, "Not started: executor restarted")) << run.state;
+    const auto now = f.log(Port::kCompletion, run.id);
+    EXPECT_EQ(now.state, FireState::kPending);
+    EXPECT_EQ(now.admin_node, kNode) << "the node that heard it sends it again";
+    EXPECT_FALSE(now.trigger_time.has_value());
+    EXPECT_EQ(now.trigger_code, 0);
+    EXPECT_EQ(now.executor_address, run.executor_address) << "kept, as a released claim's";
+    EXPECT_NE(now.trigger_msg.find("Not started: executor restarted"), std::string::npos) << now.trigger_msg;
+    EXPECT_EQ(now.scheduled_time, run.scheduled_time);
+  }
+  // Nothing else moves: a run with its result, one pending already (a repeated callback), and
+  // one that does not exist.
+  ASSERT_EQ(f.completion().record(this->result(held.id, FireState::kSucceeded), this->planner(RunEnd::kSucceeded)).status,
+            CompletionStore::Status::kNotRunning)
+      << "pending now: a result cannot end it";
+  auto finished = this->log(j, FireState::kTriggered, kT + 2'000);
+  ASSERT_EQ(f.completion().record(this->result(finished.id, FireState::kSucceeded), this->planner(RunEnd::kSucceeded)).status,
+            CompletionStore::Status::kRecorded);
+  const auto before = f.logs(Port::kCompletion);
+  EXPECT_FALSE(f.completion().return_not_started(finished.id, kNode, "late"));
+  EXPECT_FALSE(f.completion().return_not_started(held.id, kNode, "again"));
+  EXPECT_FALSE(f.completion().return_not_started(999'999, kNode, "none"));
+  EXPECT_EQ(f.logs(Port::kCompletion), before);
+}
+
 TYPED_TEST_P(SchedulingContract, RecordOfARepeatedResultChangesNothing) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1231,6 +1262,7 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
+                            ARunItsExecutorNeverStartedGoesBackToPendingForTheNodeThatHeardIt,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
                             RecordOfARepeatedResultChangesNothing,
                             RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes,

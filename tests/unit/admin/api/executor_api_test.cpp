@@ -363,6 +363,9 @@ class UnavailableCompletionStore final : public CompletionStore {
   std::vector<Recorded> record_all(const std::vector<RunResult>&, const Decide&) override {
     throw StoreUnavailable("database connection lost");
   }
+  bool return_not_started(std::int64_t, const std::string&, const std::string&) override {
+    throw StoreUnavailable("database connection lost");
+  }
   std::vector<JobLog> lost_candidates(std::int64_t, std::int64_t, int) override { return {}; }
   std::vector<JobLog> triggered_runs(std::int64_t, const std::optional<RunCursor>&, int) override { return {}; }
 };

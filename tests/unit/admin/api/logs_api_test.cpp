@@ -26,11 +26,12 @@ class FakeExecutor {
     o.worker_threads = 2;
     o.error_formatter = common::http::xxl_job_error;
     server_ = std::make_unique<common::http::HttpServer>(o);
-    for (const char* path : {"/log", "/kill"}) {
+    for (const char* path : {"/log", "/kill", "/leadCancel"}) {
       server_->post(path, [this, path](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
         std::lock_guard lock(mutex_);
         calls_.push_back({path, json::parse(req.body, nullptr, false), req.get_header_value("XXL-JOB-ACCESS-TOKEN")});
-        common::http::write_json(res, answer_.dump(), 200);
+        const bool lead = std::string_view(path) == "/leadCancel" && !lead_answer_.is_null();
+        common::http::write_json(res, (lead ? lead_answer_ : answer_).dump(), 200);
       });
     }
     server_->start();
@@ -46,11 +47,17 @@ class FakeExecutor {
     std::lock_guard lock(mutex_);
     return calls_;
   }
+  // What /leadCancel answers (otherwise the common answer).
+  void answer_lead_cancel(json body) {
+    std::lock_guard lock(mutex_);
+    lead_answer_ = std::move(body);
+  }
 
  private:
   std::unique_ptr<common::http::HttpServer> server_;
   std::mutex mutex_;
   json answer_ = {{"code", 200}, {"msg", nullptr}, {"content", nullptr}};
+  json lead_answer_;
   std::vector<Call> calls_;
 };
 
@@ -318,6 +325,37 @@ TEST_F(LogsApi, KillAsksTheExecutorAndIsAudited) {
   EXPECT_EQ(row.handle_code, 500);
   EXPECT_EQ(row.handle_msg, "killed by admin; the executor ended it");
   EXPECT_EQ(row.handle_time, clock_.now_ms());
+}
+
+// A run handed over ahead of its instant (lead dispatch) is taken back from the executor before it
+// starts; one that started meanwhile is killed as any other.
+TEST_F(LogsApi, KillOfARunHeldForItsInstantTakesItBackFromTheExecutor) {
+  FakeExecutor executor;
+  // Its trigger time is its instant, still ahead.
+  auto held = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url());
+  executor.answer_lead_cancel({{"code", 200}, {"msg", nullptr},
+                               {"content", {{"cancelled", {held.id}}, {"started", json::array()}, {"unknown", json::array()}}}});
+  auto r = post(path(held, "/kill"));
+  ASSERT_EQ(r.status, 204) << r.text;
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u) << "no /kill: nothing runs yet";
+  EXPECT_EQ(calls[0].path, "/leadCancel");
+  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "killed by admin"}}));
+  auto row = *stores_.logs.get(held.id);
+  EXPECT_EQ(row.state, FireState::kFailed);
+  EXPECT_EQ(row.handle_msg, "killed by admin before its instant; executor " + executor.url() +
+                                " held it and will not start it");
+  EXPECT_EQ(last_audit().action, "log.kill");
+
+  auto started = put_log(FireState::kTriggered, clock_.now_ms() + 1'790, executor.url());
+  executor.answer_lead_cancel({{"code", 200}, {"msg", nullptr},
+                               {"content", {{"cancelled", json::array()}, {"started", {started.id}}, {"unknown", json::array()}}}});
+  ASSERT_EQ(post(path(started, "/kill")).status, 204);
+  calls = executor.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[1].path, "/leadCancel");
+  EXPECT_EQ(calls[2].path, "/kill");
+  EXPECT_EQ(stores_.logs.get(started.id)->handle_msg, "killed by admin; the executor ended it");
 }
 
 TEST_F(LogsApi, KillWithTheExecutorUnreachableEndsTheRunAtOnceWithoutARetry) {

@@ -32,6 +32,35 @@ TEST_F(CompletionTest, SuccessRecordsTheResultWithTheHandleTime) {
   EXPECT_EQ(completion_.counters().recorded, 1);
 }
 
+// A fire handed over ahead that its executor never started (it restarted first) is no result: it
+// goes back to pending, this node's, with no retry and no child fires, and a repeat changes nothing.
+TEST_F(CompletionTest, ANotStartedCallbackPutsItsRunBackToPendingForThisNodeWithoutFollowUps) {
+  auto child = make_job("child");
+  auto parent = make_job("parent");
+  parent.child_job_ids = {child.id};
+  parent = update(parent);
+  auto run = make_run(parent, FireState::kTriggered, /*retries=*/2);
+  auto other = make_run(parent);
+  auto c = callback(run.id, 500, "not started: executor restarted before the fire's instant");
+  c.not_started = "executor restarted before the fire's instant";
+  auto done = callback(other.id, 200, "ok");
+  auto outcomes = completion_.report_all({c, done});
+  EXPECT_EQ(outcomes, (std::vector<Outcome>{Outcome::kRecorded, Outcome::kRecorded}));
+  const auto after = log(run.id);
+  EXPECT_EQ(after.state, FireState::kPending);
+  EXPECT_EQ(after.admin_node, kNode);
+  EXPECT_FALSE(after.trigger_time.has_value());
+  EXPECT_EQ(after.handle_code, 0);
+  EXPECT_NE(after.trigger_msg.find("Not started: executor restarted before the fire's instant"), std::string::npos)
+      << after.trigger_msg;
+  EXPECT_EQ(log(other.id).state, FireState::kSucceeded) << "the batch's results are recorded too";
+  EXPECT_EQ(runs_of(child.id).size(), 1u) << "only the success fired the child";
+  EXPECT_EQ(runs_of(parent.id).size(), 2u) << "no retry";
+  EXPECT_EQ(completion_.counters().not_started, 1);
+  EXPECT_EQ(completion_.report(c), Outcome::kNotRunning) << "reported again: pending already, nothing changes";
+  EXPECT_EQ(log(run.id).state, FireState::kPending);
+}
+
 TEST_F(CompletionTest, SuccessFiresEachExistingChildOnceDueNowOwnedByThisNode) {
   auto b = make_job("child-b");
   auto c = make_job("child-c");
