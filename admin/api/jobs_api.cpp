@@ -2,6 +2,10 @@
 // fire-time preview (routes: add_job_routes in resource_routes.h).
 
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "admin/api/api_errors.h"
 #include "admin/api/field_checks.h"
@@ -102,6 +106,25 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
   return fire;
 }
 
+// The job's runs held by executors for their instant, when lead dispatch is wired; none when
+// they cannot be read (the change itself is made: those runs start as sent).
+std::vector<JobLog> held_runs_of(const ResourceOptions& options, std::int64_t job_id) noexcept {
+  if (!options.held_runs || !options.take_back) return {};
+  try {
+    return options.held_runs(job_id);
+  } catch (const std::exception& e) {
+    spdlog::warn("lead dispatch: held runs of job {} not read, not taken back: {}", job_id, e.what());
+    return {};
+  }
+}
+
+// After a change to the job that its held runs must not outrun: they are taken back and end
+// cancelled with `reason`.
+void take_back_held(const ResourceOptions& options, std::int64_t job_id, const std::string& reason) noexcept {
+  auto runs = held_runs_of(options, job_id);
+  if (!runs.empty()) options.take_back(std::move(runs), reason, true);
+}
+
 }  // namespace
 
 void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, const ResourceOptions& options) {
@@ -155,12 +178,17 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                  }
                  job.trigger_next_time = first_fire_time(job, clock.now_ms(), options.calendars);
                }
-               return ApiResponse{200, to_json(stores.jobs.update(job, ctx.request.actor))};
+               auto updated = stores.jobs.update(job, ctx.request.actor);
+               take_back_held(options, updated.id, "job changed by " + ctx.request.actor.username);
+               return ApiResponse{200, to_json(updated)};
              }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
-  router.add("DELETE", "jobs/{id}", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request&) {
+  router.add("DELETE", "jobs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+    // Read before the deletion takes the runs with it; asked back from their executors after it.
+    auto held = held_runs_of(options, job.id);
     stores.jobs.remove(job.id, ctx.request.actor);  // with its logs and script history
+    if (!held.empty()) options.take_back(std::move(held), "job deleted by " + ctx.request.actor.username, false);
     return ApiResponse{204, nullptr};
   });
 
@@ -191,10 +219,12 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   // of the group and marks it; resume starts exactly the marked ones again, each from its
   // schedule's next time after now, and answers the ones it could not start (a schedule with
   // no time left), which stay stopped.
-  router.add("POST", "groups/{id}/pause", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+  router.add("POST", "groups/{id}/pause", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
     JsonBody(req.body).finish();
-    return ApiResponse{200, nlohmann::json{{"paused", stores.jobs.pause_group(group.id, ctx.request.actor)}}};
+    const auto paused = stores.jobs.pause_group(group.id, ctx.request.actor);
+    for (auto id : paused) take_back_held(options, id, "group paused by " + ctx.request.actor.username);
+    return ApiResponse{200, nlohmann::json{{"paused", paused}}};
   });
 
   router.add("POST", "groups/{id}/resume", Access::kUser,
@@ -225,11 +255,13 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                return ApiResponse{200, nlohmann::json{{"resumed", resumed}, {"notResumed", not_resumed}}};
              });
 
-  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     JsonBody(req.body).finish();
     if (job.trigger_status == 0) return ApiResponse{200, to_json(job)};  // already stopped
-    return ApiResponse{200, to_json(stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor))};
+    auto stopped = stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor);
+    take_back_held(options, job.id, "job stopped by " + ctx.request.actor.username);
+    return ApiResponse{200, to_json(stopped)};
   });
 
   router.add("POST", "jobs/{id}/trigger", Access::kUser,

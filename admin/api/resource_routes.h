@@ -65,6 +65,13 @@ struct ResourceOptions {
   // neither checked here (the store's foreign key refuses a missing one) nor applied to times the
   // API computes (the scan still applies it).
   CalendarStore* calendars = nullptr;
+
+  // Lead dispatch (HeldFireCanceller): the runs of a job its executors hold for their instant, and
+  // taking such runs back. When both are set, a job stopped, changed or deleted (and the jobs of a
+  // paused group) has its held runs taken back, so none starts after the change; unset, nothing
+  // is. Neither may block on an executor: take_back queues the calls.
+  std::function<std::vector<JobLog>(std::int64_t job_id)> held_runs = {};
+  std::function<void(std::vector<JobLog> runs, std::string reason, bool end_runs)> take_back = {};
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.

@@ -18,10 +18,11 @@
 
 namespace cronwheel::admin {
 
-// A run's result: an executor's callback, or the lost-result monitor's verdict.
+// A run's result: an executor's callback, the lost-result monitor's verdict, or a held run given
+// back before its instant (kCancelled).
 struct RunResult {
   std::int64_t log_id = 0;
-  FireState state = FireState::kSucceeded;  // kSucceeded, kFailed or kLost
+  FireState state = FireState::kSucceeded;  // kSucceeded, kFailed, kLost or kCancelled
   std::int64_t handle_time = 0;  // epoch ms
   int handle_code = 0;
   std::string handle_msg;
@@ -94,6 +95,10 @@ class CompletionStore {
   // strategy when it is late. False when the run is in any other state (it has a result already,
   // or was never sent): nothing written.
   virtual bool return_not_started(std::int64_t log_id, const std::string& node_id, const std::string& note) = 0;
+
+  // The runs of `job_id` an executor holds for their instant (lead dispatch): `triggered`, their
+  // trigger time after `now` (epoch ms); by id, at most `limit`.
+  virtual std::vector<JobLog> held_runs(std::int64_t job_id, std::int64_t now, int limit) = 0;
 
   // Runs still `triggered` that were triggered at or before `triggered_before` and whose
   // executor address has no registration made within the last `dead_after_ms` (database

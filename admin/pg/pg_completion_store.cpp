@@ -47,6 +47,8 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                 " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
                 " RETURNING " + kLogColumns);
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
+  c.prepare("completion_held", "SELECT " + kLogColumns + " FROM job_log WHERE job_id = $1 AND state = 'triggered'"
+                                 " AND trigger_time > " + ts("$2") + " ORDER BY id LIMIT $3");
   c.prepare("completion_not_started",
             "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running, $2::text AS owner") +
                 " UPDATE job_log SET state = 'pending', admin_node = guard.owner, trigger_time = NULL, trigger_code = 0,"
@@ -162,6 +164,14 @@ std::vector<CompletionStore::Recorded> PgCompletionStore::record_all(const std::
       r.run = now->second;
       r.status = is_finished(now->second.state) ? Status::kAlreadyFinal : Status::kNotRunning;
     }
+    return out;
+  });
+}
+
+std::vector<JobLog> PgCompletionStore::held_runs(std::int64_t job_id, std::int64_t now, int limit) {
+  return db_.transact([&](pqxx::work& tx) {
+    std::vector<JobLog> out;
+    for (const auto& r : tx.exec_prepared("completion_held", job_id, now, limit)) out.push_back(log_from(r));
     return out;
   });
 }

@@ -39,6 +39,7 @@
 #include "admin/scheduler/scheduler.h"
 #include "admin/scheduler/slot_dispatcher.h"
 #include "admin/server/console_files.h"
+#include "admin/complete/held_fire_canceller.h"
 #include "admin/server/executor_side.h"
 #include "admin/server/health_check.h"
 #include "admin/server/metrics.h"
@@ -194,6 +195,9 @@ class AdminServer::Impl {
   std::unique_ptr<ConsoleFiles> console_;  // GET of every path no route serves
   std::unique_ptr<RestApi> api_;
   std::unique_ptr<ExecutorSide> executors_;  // /api/registry, /api/callback and their monitors
+  // Takes back runs held by executors whose job was stopped, changed or deleted (after executors_:
+  // it uses its completion, and goes first).
+  std::unique_ptr<HeldFireCanceller> held_fires_;
 
   // Alarms: the mail server (null when none is configured), the webhook client, both behind one
   // delivery (the alarm service's and the API's test alarms), the runs to alarm about and the
@@ -468,6 +472,7 @@ void AdminServer::Impl::stop() noexcept {
   if (alarms_) alarms_->stop();
   if (retention_) retention_->stop();
   http_.stop();
+  if (held_fires_) held_fires_->stop();
   if (executors_) executors_->stop();
   timer_.stop();  // every recurring task has stopped
 }
@@ -522,6 +527,13 @@ void AdminServer::Impl::add_routes() {
   };
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
+  if (config_.lead_dispatch) {
+    // held_fires_ is made just below, with executors_.
+    api.resources.held_runs = [this](std::int64_t job_id) { return held_fires_->held(job_id); };
+    api.resources.take_back = [this](std::vector<JobLog> runs, std::string reason, bool end_runs) {
+      held_fires_->take_back(std::move(runs), std::move(reason), end_runs);
+    };
+  }
   api.alarm_channels.store = &alarm_store_;
   api.jobs_files.store = &apply_store_;
   api.workflows.store = &workflow_store_;
@@ -557,6 +569,13 @@ void AdminServer::Impl::add_routes() {
   auto stores = stores_.stores();
   executors_ = std::make_unique<ExecutorSide>(database_, stores.groups, stores.logs, http_,
                                               common::SystemClock::instance(), recurring_, std::move(executors));
+  HeldFireCanceller::Options held;
+  held.token_of = [this](std::int64_t group_id) {
+    auto group = stores_.stores().groups.get(group_id);
+    return group && group->access_token ? *group->access_token : config_.access_token;
+  };
+  held_fires_ = std::make_unique<HeldFireCanceller>(executors_->completion_store(), executors_->completion(),
+                                                    executor_client_, common::SystemClock::instance(), std::move(held));
 
   add_console_route();
 }

@@ -115,6 +115,19 @@ class FakeCompletionStore final : public admin::CompletionStore {
     });
   }
 
+  std::vector<admin::JobLog> held_runs(std::int64_t job_id, std::int64_t now, int limit) override {
+    return stores_.with_state([&](fake_stores_detail::State& s) {
+      std::vector<admin::JobLog> out;  // s.logs is ordered by id
+      for (const auto& [id, l] : s.logs) {
+        if (static_cast<int>(out.size()) >= limit) break;
+        if (l.job_id == job_id && l.state == admin::FireState::kTriggered && l.trigger_time && *l.trigger_time > now) {
+          out.push_back(l);
+        }
+      }
+      return out;
+    });
+  }
+
   std::vector<admin::JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms,
                                              int limit) override {
     const auto live = registry_.live(dead_after_ms);

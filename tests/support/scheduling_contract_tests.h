@@ -260,6 +260,28 @@ TYPED_TEST_P(SchedulingContract, ARunItsExecutorNeverStartedGoesBackToPendingFor
   EXPECT_EQ(f.logs(Port::kCompletion), before);
 }
 
+TYPED_TEST_P(SchedulingContract, HeldRunsAreAJobsTriggeredRunsWhoseInstantIsStillAhead) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto other_job = this->job(ScheduleType::kCron, kT, MisfireStrategy::kDoNothing, 0);
+  auto held = this->log(j, FireState::kTriggered, kNow + 400);
+  auto held_too = this->log(j, FireState::kTriggered, kNow + 900);
+  auto started = this->log(j, FireState::kTriggered, kNow - 1'000);
+  auto pending = this->log(j, FireState::kPending, kNow + 2'000);
+  auto elsewhere = this->log(other_job, FireState::kTriggered, kNow + 400);
+  (void)started, (void)pending, (void)elsewhere;
+  // log() gives a triggered run a trigger time 10 ms after its scheduled time.
+  ASSERT_GT(*f.log(Port::kCompletion, held.id).trigger_time, kNow);
+  auto runs = f.completion().held_runs(j.id, kNow, 10);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].id, held.id);
+  EXPECT_EQ(runs[1].id, held_too.id);
+  EXPECT_EQ(runs[0], f.log(Port::kCompletion, held.id));
+  EXPECT_EQ(f.completion().held_runs(j.id, kNow, 1).size(), 1u) << "at most the limit";
+  EXPECT_TRUE(f.completion().held_runs(j.id, *f.log(Port::kCompletion, held_too.id).trigger_time, 10).empty())
+      << "an instant that has come is no longer ahead";
+}
+
 TYPED_TEST_P(SchedulingContract, RecordOfARepeatedResultChangesNothing) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1263,6 +1285,7 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
 
 REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
                             ARunItsExecutorNeverStartedGoesBackToPendingForTheNodeThatHeardIt,
+                            HeldRunsAreAJobsTriggeredRunsWhoseInstantIsStillAhead,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
                             RecordOfARepeatedResultChangesNothing,
                             RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes,

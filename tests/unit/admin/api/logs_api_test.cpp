@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/complete/held_fire_canceller.h"
 #include "admin/model/fire.h"
 #include "tests/unit/admin/api/resource_api_fixture.h"
 
@@ -356,6 +357,77 @@ TEST_F(LogsApi, KillOfARunHeldForItsInstantTakesItBackFromTheExecutor) {
   EXPECT_EQ(calls[1].path, "/leadCancel");
   EXPECT_EQ(calls[2].path, "/kill");
   EXPECT_EQ(stores_.logs.get(started.id)->handle_msg, "killed by admin; the executor ended it");
+}
+
+// Lead dispatch: a job stopped, changed or deleted while an executor holds one of its runs for
+// its instant has that run taken back (HeldFireCanceller), so it never starts after the change.
+class HeldRunsApi : public LogsApi {
+ protected:
+  void configure(ResourceOptions& options) override {
+    options.held_runs = [this](std::int64_t job_id) { return canceller_->held(job_id); };
+    options.take_back = [this](std::vector<JobLog> runs, std::string reason, bool end_runs) {
+      canceller_->take_back(std::move(runs), std::move(reason), end_runs);
+    };
+  }
+  void TearDown() override {
+    LogsApi::TearDown();
+    canceller_->stop();
+  }
+  json given_back(std::vector<std::int64_t> ids) {
+    return {{"code", 200}, {"msg", nullptr},
+            {"content", {{"cancelled", ids}, {"started", json::array()}, {"unknown", json::array()}}}};
+  }
+  std::unique_ptr<HeldFireCanceller> canceller_ = std::make_unique<HeldFireCanceller>(
+      completion_store_, completion_, executors_, clock_,
+      HeldFireCanceller::Options{[](std::int64_t) { return std::string("group-token"); }});
+};
+
+TEST_F(HeldRunsApi, StoppingOrChangingAJobTakesItsHeldRunsBackAndEndsThemCancelled) {
+  FakeExecutor executor;
+  auto held = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url());  // its instant ahead
+  auto running = put_log(FireState::kTriggered, clock_.now_ms() - 5'000, executor.url());  // started already
+  executor.answer_lead_cancel(given_back({held.id}));
+  auto started = post("jobs/" + std::to_string(job_.id) + "/start");
+  ASSERT_EQ(started.status, 200) << started.text;
+  auto r = post("jobs/" + std::to_string(job_.id) + "/stop");
+  ASSERT_EQ(r.status, 200) << r.text;
+  canceller_->wait_idle();
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].path, "/leadCancel");
+  EXPECT_EQ(calls[0].token, "group-token");
+  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "job stopped by admin"}})) << "only the held one";
+  auto row = *stores_.logs.get(held.id);
+  EXPECT_EQ(row.state, FireState::kCancelled);
+  EXPECT_EQ(row.handle_msg, "job stopped by admin before its instant; executor " + executor.url() +
+                                " held it and will not start it");
+  EXPECT_EQ(stores_.logs.get(running.id)->state, FireState::kTriggered);
+  EXPECT_EQ(stores_.logs.list({}).total, 2) << "neither retried nor followed";
+
+  // A change: the same. An executor that started it meanwhile keeps it running.
+  auto again = put_log(FireState::kTriggered, clock_.now_ms() + 1'790, executor.url());
+  executor.answer_lead_cancel({{"code", 200}, {"msg", nullptr},
+                               {"content", {{"cancelled", json::array()}, {"started", {again.id}}, {"unknown", json::array()}}}});
+  auto changed = put("jobs/" + std::to_string(job_.id), {{"jobDesc", "changed"}});
+  ASSERT_EQ(changed.status, 200) << changed.text;
+  canceller_->wait_idle();
+  ASSERT_EQ(executor.calls().size(), 2u);
+  EXPECT_EQ(executor.calls()[1].body["reason"], "job changed by admin");
+  EXPECT_EQ(stores_.logs.get(again.id)->state, FireState::kTriggered);
+  EXPECT_EQ(canceller_->counters().cancelled, 1u);
+  EXPECT_EQ(canceller_->counters().started, 1u);
+}
+
+TEST_F(HeldRunsApi, DeletingAJobAsksItsHeldRunsBackFromTheirExecutors) {
+  FakeExecutor executor;
+  auto held = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url());
+  executor.answer_lead_cancel(given_back({held.id}));
+  ASSERT_EQ(del("jobs/" + std::to_string(job_.id)).status, 204);
+  canceller_->wait_idle();
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "job deleted by admin"}}));
+  EXPECT_FALSE(stores_.logs.get(held.id).has_value()) << "gone with its job";
 }
 
 TEST_F(LogsApi, KillWithTheExecutorUnreachableEndsTheRunAtOnceWithoutARetry) {

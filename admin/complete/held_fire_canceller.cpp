@@ -1,0 +1,124 @@
+#include "admin/complete/held_fire_canceller.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "common/protocol/messages.h"
+
+namespace cronwheel::admin {
+
+HeldFireCanceller::HeldFireCanceller(CompletionStore& store, Completion& completion, ExecutorClient& executors,
+                                     common::Clock& clock, Options options)
+    : store_(store), completion_(completion), executors_(executors), clock_(clock), options_(std::move(options)) {
+  worker_ = std::thread([this] { work(); });
+}
+
+HeldFireCanceller::~HeldFireCanceller() { stop(); }
+
+std::vector<JobLog> HeldFireCanceller::held(std::int64_t job_id) {
+  return store_.held_runs(job_id, clock_.now_ms(), kMaxHeldRunsRead);
+}
+
+void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, bool end_runs) noexcept {
+  if (runs.empty()) return;
+  try {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    if (queued_runs_ + runs.size() > kMaxQueuedRuns) {
+      const std::size_t room = kMaxQueuedRuns - std::min(kMaxQueuedRuns, queued_runs_);
+      spdlog::warn("lead dispatch: {} held runs not taken back ({}): {} wait already; they run at their instant",
+                   runs.size() - room, reason, queued_runs_);
+      runs.resize(room);
+      if (runs.empty()) return;
+    }
+    queued_runs_ += runs.size();
+    queue_.push_back({std::move(runs), std::move(reason), end_runs});
+    changed_.notify_all();
+  } catch (const std::exception& e) {
+    spdlog::warn("lead dispatch: held runs not taken back: {}", e.what());
+  }
+}
+
+void HeldFireCanceller::wait_idle() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || stopping_; });
+}
+
+void HeldFireCanceller::stop() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+    queued_runs_ = 0;
+    changed_.notify_all();
+  }
+  if (worker_.joinable()) worker_.join();
+}
+
+HeldFireCanceller::Counters HeldFireCanceller::counters() const {
+  std::lock_guard lock(mutex_);
+  return counters_;
+}
+
+void HeldFireCanceller::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (stopping_) return;
+    Request request = std::move(queue_.front());
+    queue_.pop_front();
+    queued_runs_ -= request.runs.size();
+    busy_ = true;
+    lock.unlock();
+    handle(request);
+    lock.lock();
+    busy_ = false;
+    changed_.notify_all();
+  }
+}
+
+void HeldFireCanceller::handle(const Request& request) noexcept {
+  // One request per executor (and group: its token), in chunks the protocol allows.
+  std::map<std::pair<std::string, std::int64_t>, std::vector<std::int64_t>> by_executor;
+  for (const auto& run : request.runs) by_executor[{run.executor_address, run.job_group}].push_back(run.id);
+  for (const auto& [key, ids] : by_executor) {
+    const auto& [address, group] = key;
+    for (std::size_t begin = 0; begin < ids.size(); begin += common::protocol::kMaxLeadFires) {
+      common::protocol::LeadCancelParam param;
+      param.reason = request.reason;
+      param.log_ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                           ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), begin + common::protocol::kMaxLeadFires)));
+      try {
+        const std::string token = options_.token_of ? options_.token_of(group) : std::string();
+        auto answer = executors_.cancel_lead(address, token, param);
+        {
+          std::lock_guard lock(mutex_);
+          counters_.asked += param.log_ids.size();
+          if (answer.is_success() && answer.content) {
+            counters_.cancelled += answer.content->cancelled.size();
+            counters_.started += answer.content->started.size();
+          }
+        }
+        if (!answer.is_success() || !answer.content) {
+          spdlog::warn("lead dispatch: executor {} did not give back {} held runs ({}): {}; they run at their instant",
+                       address, param.log_ids.size(), request.reason, answer.msg);
+          continue;
+        }
+        if (!request.end_runs) continue;
+        for (std::int64_t id : answer.content->cancelled) {
+          if (std::find(param.log_ids.begin(), param.log_ids.end(), id) == param.log_ids.end()) continue;  // not asked
+          completion_.mark_cancelled(id, request.reason + " before its instant; executor " + address +
+                                             " held it and will not start it");
+        }
+      } catch (const std::exception& e) {
+        spdlog::warn("lead dispatch: taking back {} held runs from {} failed: {}", param.log_ids.size(), address,
+                     e.what());
+      }
+    }
+  }
+}
+
+}  // namespace cronwheel::admin

@@ -1,0 +1,98 @@
+#pragma once
+
+// Takes back fires handed over ahead of their instant (lead dispatch, docs/scheduling.md) whose
+// job was stopped, changed or deleted before that instant, so that a run never starts with what
+// an operator has just stopped, changed or removed.
+//
+// held(job_id) reads, on the caller's thread, the job's runs an executor holds: `triggered`, their
+// trigger time (their instant) still ahead (CompletionStore::held_runs). take_back(runs, reason,
+// end_runs) queues them; the canceller's thread then asks each executor for its runs in one POST
+// /leadCancel (at most kMaxLeadFires ids a request, with the group's access token), and, when
+// `end_runs`, ends each run the executor gave back `cancelled` with `reason` and what the
+// executor said (Completion::mark_cancelled: no retry, no child jobs). For a deleted job the runs
+// went with it: take_back(runs read before the deletion, reason, false) only asks the executors.
+// A run the executor started meanwhile, or did not give back (it cannot be reached, it does not
+// hold it), is left as it is: it runs, as a fire already sent does, and its result is recorded.
+//
+// Bounded: at most kMaxQueuedRuns runs wait; take_back() beyond that drops the rest with a warning
+// (they run, as above). Never throws from take_back(); failures of the thread's calls are logged.
+//
+// Threading: take_back() from any thread; one thread of its own makes the calls, in queue order.
+// stop() (and the destructor) ends it after the request under way; queued ones are dropped.
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "admin/complete/completion.h"
+#include "admin/model/completion_store.h"
+#include "admin/model/executor_client.h"
+#include "admin/model/records.h"
+
+namespace cronwheel::admin {
+
+class HeldFireCanceller {
+ public:
+  static constexpr std::size_t kMaxQueuedRuns = 100'000;
+  static constexpr int kMaxHeldRunsRead = 10'000;  // held runs of one job read at once
+
+  struct Options {
+    // The access token for an executor of `group_id`: the group's own, or the admin's.
+    std::function<std::string(std::int64_t group_id)> token_of;
+  };
+
+  // Everything given must outlive the canceller.
+  HeldFireCanceller(CompletionStore& store, Completion& completion, ExecutorClient& executors, common::Clock& clock,
+                    Options options);
+  ~HeldFireCanceller();  // stop()
+
+  HeldFireCanceller(const HeldFireCanceller&) = delete;
+  HeldFireCanceller& operator=(const HeldFireCanceller&) = delete;
+
+  // The job's runs held by executors now (see above). Throws what the store throws.
+  std::vector<JobLog> held(std::int64_t job_id);
+  // Queues `runs` to be taken back (see above). Returns at once.
+  void take_back(std::vector<JobLog> runs, std::string reason, bool end_runs) noexcept;
+
+  // Blocks until everything queued so far has been handled (for tests).
+  void wait_idle();
+  void stop() noexcept;
+
+  struct Counters {
+    std::uint64_t asked = 0;      // runs asked back from their executors
+    std::uint64_t cancelled = 0;  // given back before they started
+    std::uint64_t started = 0;    // started meanwhile: left to run
+  };
+  Counters counters() const;
+
+ private:
+  struct Request {
+    std::vector<JobLog> runs;
+    std::string reason;
+    bool end_runs = false;
+  };
+  void work();
+  void handle(const Request& request) noexcept;
+
+  CompletionStore& store_;
+  Completion& completion_;
+  ExecutorClient& executors_;
+  common::Clock& clock_;
+  const Options options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Request> queue_;
+  std::size_t queued_runs_ = 0;
+  bool busy_ = false;
+  bool stopping_ = false;
+  Counters counters_;
+  std::thread worker_;  // last: it uses the members above
+};
+
+}  // namespace cronwheel::admin
