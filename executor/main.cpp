@@ -68,6 +68,9 @@ struct Flags {
   std::size_t max_run_log_bytes = ExecutorOptions{}.max_run_log_bytes;
   std::size_t max_queued_runs_per_job = ExecutorOptions{}.max_queued_runs_per_job;
   std::size_t max_job_threads = ExecutorOptions{}.max_job_threads;
+  bool lead_dispatch = ExecutorOptions{}.lead_dispatch;
+  std::int64_t max_clock_offset_ms = ExecutorOptions{}.max_clock_offset.count();
+  std::size_t max_held_fires = ExecutorOptions{}.max_held_fires;
   bool allow_scripts = true;  // the standalone executor exists to run scripts
   std::string run_as;
   std::string http_allow_hosts;
@@ -133,6 +136,8 @@ std::string in_flag_terms(std::string message) {
       {"ExecutorOptions.max_run_log_bytes", "--max-run-log-bytes"},
       {"ExecutorOptions.max_queued_runs_per_job", "--max-queued-runs-per-job"},
       {"ExecutorOptions.max_job_threads", "--max-job-threads"},
+      {"ExecutorOptions.max_clock_offset", "--max-clock-offset-ms"},
+      {"ExecutorOptions.max_held_fires", "--max-held-fires"},
   };
   for (const auto& [option, flag] : kNames) {
     if (message.starts_with(option)) return std::string(flag) + message.substr(option.size());
@@ -156,6 +161,9 @@ ExecutorOptions executor_options(const Flags& flags) {
   options.max_run_log_bytes = flags.max_run_log_bytes;
   options.max_queued_runs_per_job = flags.max_queued_runs_per_job;
   options.max_job_threads = flags.max_job_threads;
+  options.lead_dispatch = flags.lead_dispatch;
+  options.max_clock_offset = std::chrono::milliseconds(flags.max_clock_offset_ms);
+  options.max_held_fires = flags.max_held_fires;
   options.allow_scripts = flags.allow_scripts;
   options.run_as = flags.run_as;
   return options;
@@ -310,6 +318,23 @@ int main(int argc, char** argv) {
                  "/run is refused with the reason")
       ->envname("CRONWHEEL_MAX_JOB_THREADS")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))
+      ->capture_default_str();
+  app.add_option("--lead-dispatch", flags.lead_dispatch,
+                 "Take the fires of a coming second ahead of time from a cronwheel admin (POST /lead) and start each at its "
+                 "instant on the admin's clock (true|false); offered only while the admin's clock is measured and within "
+                 "--max-clock-offset-ms")
+      ->envname("CRONWHEEL_LEAD_DISPATCH")
+      ->default_str(flags.lead_dispatch ? "true" : "false");
+  app.add_option("--max-clock-offset-ms", flags.max_clock_offset_ms,
+                 "Lead dispatch is offered and taken only while the admin's clock is estimated at most this far from this "
+                 "machine's")
+      ->envname("CRONWHEEL_MAX_CLOCK_OFFSET_MS")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{60'000}))
+      ->capture_default_str();
+  app.add_option("--max-held-fires", flags.max_held_fires,
+                 "Fires held for lead dispatch at once; beyond, a fire is refused and the admin sends it at its instant")
+      ->envname("CRONWHEEL_MAX_HELD_FIRES")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}))
       ->capture_default_str();
   app.add_flag("--allow-scripts,!--no-scripts", flags.allow_scripts,
                "Run script jobs (GLUE_SHELL, GLUE_PYTHON, ...) and the shell handler (default: allowed). A script job runs "

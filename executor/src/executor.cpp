@@ -31,6 +31,7 @@
 #include "executor/src/executor_endpoints.h"
 #include "executor/src/file_io.h"
 #include "executor/src/job_dispatcher.h"
+#include "executor/src/lead_hold.h"
 #include "executor/src/registry_client.h"
 #include "executor/src/run_as.h"
 #include "executor/src/run_log.h"
@@ -45,7 +46,7 @@ using namespace std::chrono_literals;
 
 // Subdirectories of log_dir, as XXL-JOB's executor names them.
 constexpr const char* kScriptDir = "gluesource";
-constexpr const char* kCallbackSpoolDir = "callbacklog";
+constexpr const char* kCallbackSpoolDir = "callbacklog";  // also the journals' (results, lead)
 
 // A stopped run whose handler has not returned after this long is reported anyway. Longer than
 // the script runner's TERM-to-KILL grace, so a stopped script is reported once its processes are
@@ -109,6 +110,8 @@ void validate(const ExecutorOptions& o) {
   }
   if (o.max_queued_runs_per_job < 1) invalid("max_queued_runs_per_job", "must be at least 1");
   if (o.max_job_threads < 1) invalid("max_job_threads", "must be at least 1");
+  if (o.max_clock_offset <= 0ms) invalid("max_clock_offset", "must be positive");
+  if (o.max_held_fires < 1) invalid("max_held_fires", "must be at least 1");
 }
 
 // Makes `log_dir` (created if missing) what ExecutorOptions::log_dir says: mode 0700, or 0710
@@ -282,9 +285,19 @@ struct ExecutorCore::Impl {
   std::unique_ptr<common::RecurringTasks> periodic;
   std::unique_ptr<CallbackSender> callbacks;
   std::unique_ptr<JobDispatcher> dispatcher;
+  // Lead dispatch: the fires held until their instant, on a wheel of their own with a 1 ms tick
+  // (a fire starts less than a tick after its instant), whose tasks hand fires to the dispatcher.
+  // Null when options.lead_dispatch is off.
+  std::unique_ptr<common::HierarchicalWheelTimer> lead_timer;
+  std::unique_ptr<LeadHold> lead;
   std::unique_ptr<common::http::HttpServer> server;
   std::unique_ptr<RegistryClient> registry;
   std::unique_ptr<common::RecurringTask> retention;
+
+  // What the lead hold asks for the clock estimate: the registry client once it exists. /lead may
+  // be called before (the server starts first) and while reset() destroys it.
+  std::mutex lead_estimate_mutex;
+  RegistryClient* registry_for_lead = nullptr;
 
   std::atomic<int> port{0};
   std::string address;  // written by start() only
@@ -354,8 +367,38 @@ void ExecutorCore::Impl::start() {
       return run_process(argv, log, std::move(stop), kScriptKillGrace, {}, user.get(), environment);
     });
   };
+  auto report = hooks.report;
   dispatcher = std::make_unique<JobDispatcher>(std::move(dispatcher_options), std::move(hooks),
                                                handlers, clock);
+
+  if (options.lead_dispatch) {
+    common::HierarchicalWheelOptions lead_wheel;
+    lead_wheel.tick = std::chrono::milliseconds(1);
+    common::TimerOptions lead_timer_options;
+    lead_timer_options.on_error = common::logging_timer_errors("executor lead timer");
+    lead_timer = std::make_unique<common::HierarchicalWheelTimer>(clock, lead_wheel, std::move(lead_timer_options));
+    LeadHoldOptions lead_options;
+    lead_options.journal_dir = log_dir / kCallbackSpoolDir;
+    lead_options.max_clock_offset = options.max_clock_offset;
+    lead_options.max_held_fires = options.max_held_fires;
+    LeadHoldHooks lead_hooks;
+    // Set once the registry client exists; unknown until then.
+    lead_hooks.clock_estimate = [this]() -> std::optional<ClockSample> {
+      std::lock_guard lock(lead_estimate_mutex);
+      return registry_for_lead != nullptr ? registry_for_lead->clock_estimate() : std::nullopt;
+    };
+    lead_hooks.check = [d = dispatcher.get()](const common::protocol::TriggerParam& t) { return d->check(t); };
+    lead_hooks.received = [d = dispatcher.get(), sender = callbacks.get(),
+                           store = logs.get()](const common::protocol::TriggerParam& t) {
+      return d->is_active(t.log_id) || sender->has_result(t.log_id) || store->exists(t.log_date_time, t.log_id);
+    };
+    lead_hooks.run = [d = dispatcher.get()](const common::protocol::TriggerParam& t) { return d->run(t); };
+    lead_hooks.report = report;
+    lead = std::make_unique<LeadHold>(std::move(lead_options), std::move(lead_hooks), *lead_timer, clock);
+    if (std::size_t reported = lead->recover(); reported > 0) {
+      spdlog::info("executor: {} fire(s) an earlier process held were reported not started", reported);
+    }
+  }
 
   common::http::HttpServerOptions server_options;
   server_options.host = options.listen_host;
@@ -380,6 +423,7 @@ void ExecutorCore::Impl::start() {
     return "executor has " + std::to_string(backlog) + " results no admin has accepted yet (limit " +
            std::to_string(limit) + "): no new runs until they are delivered";
   };
+  endpoint_hooks.lead = lead.get();
   add_executor_endpoints(*server, *dispatcher, *logs, options.access_token, std::move(endpoint_hooks));
   server->start();
   port = server->port();
@@ -395,7 +439,13 @@ void ExecutorCore::Impl::start() {
   registry_options.interval = options.registry_interval;
   registry_options.clock = &clock;
   registry_options.handler_names = [handlers = handlers] { return handlers->names(); };
+  registry_options.lead_dispatch = options.lead_dispatch;
+  registry_options.max_clock_offset = options.max_clock_offset;
   registry = std::make_unique<RegistryClient>(std::move(registry_options), *periodic);
+  {
+    std::lock_guard lock(lead_estimate_mutex);
+    registry_for_lead = registry.get();
+  }
   registry->start();
 
   retention = std::make_unique<common::RecurringTask>(
@@ -436,6 +486,10 @@ void ExecutorCore::Impl::stop() noexcept {
   // Stop accepting calls first (running calls finish), then leave the admin's address list.
   if (server) server->stop();
   if (registry) registry->stop();
+  // Held fires are reported not started (they go to the sender, like the results below), and no
+  // fire starts any more; then their wheel stops.
+  if (lead) lead->stop();
+  if (lead_timer) lead_timer->stop();
   // Every run's result is now pushed to the sender: executing runs were asked to stop and are
   // reported (as they return, or at the bound), queued runs are reported as not executed.
   if (dispatcher) dispatcher->stop(options.shutdown_timeout);
@@ -465,8 +519,14 @@ void ExecutorCore::Impl::stop() noexcept {
 void ExecutorCore::Impl::reset() noexcept {
   stop();
   retention.reset();
+  {
+    std::lock_guard lock(lead_estimate_mutex);
+    registry_for_lead = nullptr;
+  }
   registry.reset();
   server.reset();
+  lead.reset();
+  lead_timer.reset();
   dispatcher.reset();
   process_groups.reset();
   callbacks.reset();

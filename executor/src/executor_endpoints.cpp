@@ -111,6 +111,7 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
                 // Queued or running: the dispatcher answers the same under its lock (the job's
                 // thread knows its runs); here, a run that has ended or whose result waits.
                 if ((shared_hooks->result_pending && shared_hooks->result_pending(p.log_id)) ||
+                    (shared_hooks->lead != nullptr && shared_hooks->lead->holds(p.log_id)) ||
                     logs.exists(p.log_date_time, p.log_id)) {
                   spdlog::warn("executor: job {} run {} received again: not run again", p.job_id, p.log_id);
                   auto answer = ReturnT<std::string>::success();
@@ -142,13 +143,15 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
 
   server.post(std::string(kLogPath),
               route<LogParam, LogResult>(
-                  std::move(access_token), [&dispatcher, &logs, shared_hooks](const LogParam& p) {
+                  access_token, [&dispatcher, &logs, shared_hooks](const LogParam& p) {
                     if (auto problem = RunLogStore::log_date_time_problem(p.log_date_time, now_ms(*shared_hooks))) {
                       return ReturnT<LogResult>::fail("logDateTim " + *problem);
                     }
                     // Judged before the log is read: a run that ends meanwhile is still "active"
                     // or already "result-pending", never "unknown".
-                    const bool active = dispatcher.is_active(p.log_id);
+                    // Held first: a fire leaves the hold only once the dispatcher has it.
+                    const bool active = (shared_hooks->lead != nullptr && shared_hooks->lead->holds(p.log_id)) ||
+                                        dispatcher.is_active(p.log_id);
                     const bool pending =
                         !active && shared_hooks->result_pending && shared_hooks->result_pending(p.log_id);
                     LogPage page;
@@ -162,8 +165,8 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
                     LogResult result;
                     if (!page.found) {
                       result.from_line_num = p.from_line_num;
-                      if (dispatcher.is_active(p.log_id)) {
-                        // Queued: its log does not exist yet, but it will.
+                      if (active || dispatcher.is_active(p.log_id)) {
+                        // Queued or held: its log does not exist yet, but it will.
                         result.to_line_num = p.from_line_num - 1;
                       } else {
                         // XXL-JOB's answer for a log that is not there.
@@ -184,6 +187,38 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
                     return ReturnT<LogResult>::success(std::move(result));
                   }),
               small);
+
+  if (LeadHold* lead = shared_hooks->lead) {
+    using common::protocol::LeadAnswer;
+    using common::protocol::LeadCancelAnswer;
+    using common::protocol::LeadCancelParam;
+    using common::protocol::LeadRequest;
+    // /lead keeps the server's limit: up to kMaxLeadFires triggers with their script sources.
+    server.post(std::string(common::protocol::kLeadPath),
+                route<LeadRequest, LeadAnswer>(access_token, [lead, shared_hooks](const LeadRequest& p) {
+                  // What refuses new runs (too many results waiting for an admin) refuses fires
+                  // to hold: the admin then posts each at its instant, and /run says why.
+                  if (shared_hooks->refuse_runs) {
+                    if (auto reason = shared_hooks->refuse_runs()) {
+                      spdlog::warn("executor: /lead of {} fire(s) refused: {}", p.fires.size(), *reason);
+                      return ReturnT<LeadAnswer>::fail(*reason);
+                    }
+                  }
+                  auto answer = lead->hold(p);
+                  if (!answer.is_success()) {
+                    spdlog::warn("executor: /lead of {} fire(s) refused: {}", p.fires.size(), answer.msg);
+                  } else if (answer.content && !answer.content->refused.empty()) {
+                    spdlog::info("executor: /lead: {} fire(s) accepted, {} refused (first: run {}: {})",
+                                 answer.content->accepted.size(), answer.content->refused.size(),
+                                 answer.content->refused.front().log_id, answer.content->refused.front().msg);
+                  }
+                  return answer;
+                }));
+    server.post(std::string(common::protocol::kLeadCancelPath),
+                route<LeadCancelParam, LeadCancelAnswer>(access_token, [lead](const LeadCancelParam& p) {
+                  return ReturnT<LeadCancelAnswer>::success(lead->cancel(p));
+                }));
+  }
 }
 
 }  // namespace cronwheel::executor

@@ -8,6 +8,7 @@
 #include "common/http/http_error.h"
 #include "common/http/http_server.h"
 #include "executor/src/job_dispatcher.h"
+#include "executor/src/lead_hold.h"
 #include "executor/src/run_log.h"
 
 namespace cronwheel::executor {
@@ -33,11 +34,17 @@ common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info);
 // when the process started (executorStartTime), so an admin can tell a restart.
 // /run and /log refuse a logDateTime (/log: logDateTim) that RunLogStore::log_date_time_problem()
 // refuses, before anything else, naming the field: such a time would name a log directory.
-// /run is refused (code 500 with the reason) while `refuse_runs` gives a reason.
+// /run and /lead are refused (code 500 with the reason) while `refuse_runs` gives a reason.
 // /run of a run this executor received already (queued or running, its result held for an admin,
 // or its log written) is answered success and not run again: an admin paused past its lease may
 // post a run after another node, having found it not delivered, sent it again; whoever records
 // the answer then waits for the one result. (A run whose log has expired is run again.)
+//
+// With `lead` set (lead dispatch, lead_hold.h) it also registers POST /lead (LeadRequest →
+// ReturnT<LeadAnswer>, or code 500 with the reason when refused as a whole: LeadHold::hold) and
+// POST /leadCancel (LeadCancelParam → ReturnT<LeadCancelAnswer>); /log answers "active" for a
+// fire held there, and /run of a held fire is answered success and not run (it starts at its
+// instant).
 //
 // `dispatcher`, `logs` and what the hooks use must outlive the server's handlers (stop the
 // server first).
@@ -46,6 +53,7 @@ struct EndpointHooks {
   std::function<bool(std::int64_t log_id)> result_pending;   // may be empty: never pending
   std::int64_t started_at_ms = 0;                            // epoch ms
   std::function<std::int64_t()> now_ms;  // the clock logDateTime is judged by; empty: the system's
+  LeadHold* lead = nullptr;              // null: no lead dispatch
 };
 void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
                             const RunLogStore& logs, std::string access_token,

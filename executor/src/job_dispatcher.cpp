@@ -211,6 +211,17 @@ JobDispatcher::Answer JobDispatcher::run(const TriggerParam& trigger) {
   return answer;
 }
 
+std::optional<std::string> JobDispatcher::check(const TriggerParam& trigger) const {
+  const auto glue = common::protocol::parse_enum<GlueType>(trigger.glue_type);
+  if (!glue) return "glueType[" + trigger.glue_type + "] is not valid.";
+  std::string binding;
+  std::string change_reason;
+  Answer refusal;
+  // make_body only builds the run's body (a closure): dropping it leaves no trace.
+  if (!make_body(trigger, *glue, binding, change_reason, refusal)) return refusal.msg;
+  return std::nullopt;
+}
+
 JobDispatcher::Answer JobDispatcher::submit(std::shared_ptr<JobRun> run, const std::string& binding,
                                             const std::string& change_reason,
                                             BlockStrategy strategy, WithdrawnRuns& withdrawn) {

@@ -120,6 +120,11 @@ class JobDispatcher {
   JobDispatcher& operator=(const JobDispatcher&) = delete;
 
   Answer run(const common::protocol::TriggerParam& trigger);
+  // What run() would refuse before looking at the job's thread, with run()'s message: an invalid
+  // glue type, GLUE_GROOVY, an unknown BEAN handler, scripts not allowed. nullopt when run() would
+  // go on (it may still refuse at the job's thread: block strategy, bounds, stopping). Changes
+  // nothing; lead dispatch asks it when a fire is handed over, long before run().
+  std::optional<std::string> check(const common::protocol::TriggerParam& trigger) const;
   // Stops the job's executing and queued runs ("scheduling center kill job.") and ends its
   // thread. Success also when there is nothing to kill.
   Answer kill(std::int32_t job_id);

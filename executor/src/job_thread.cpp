@@ -29,7 +29,7 @@ class DiscardingLog final : public RunLogWriter {
 
 HandleCallbackParam to_callback(const TriggerParam& trigger, RunResult result) {
   return {trigger.log_id, trigger.log_date_time, result.code, truncate_handle_msg(std::move(result.msg)),
-          std::move(result.output)};
+          std::move(result.output), std::nullopt};
 }
 
 void append_quietly(RunLogWriter& log, const common::Clock& clock, std::string_view message) noexcept {

@@ -1,6 +1,7 @@
 #include "executor/src/registry_client.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -49,6 +50,8 @@ struct RegistryClient::Impl {
         param.clock_offset_ms = std::clamp(estimate->offset_ms, -common::protocol::kMaxClockOffsetMs,
                                            common::protocol::kMaxClockOffsetMs);
         param.clock_delay_ms = estimate->delay_ms;  // at most ClockOffsetEstimator::kMaxDelayMs
+        param.lead_dispatch = options.lead_dispatch &&
+                              std::abs(estimate->offset_ms) <= options.max_clock_offset.count();
       }
     }
     return common::protocol::to_json_string(param);
@@ -60,6 +63,7 @@ struct RegistryClient::Impl {
     if (measured_admin != index) {
       clock_filter.clear();
       measured_admin = index;
+      publish();
     }
     const auto header = result.header(common::protocol::kClockHeader);
     if (!header) return;
@@ -69,7 +73,14 @@ struct RegistryClient::Impl {
                     common::protocol::kClockHeader);
       return;
     }
-    clock_filter.add(sent_ms, times->received_ms, times->sent_ms, answered_ms);
+    if (clock_filter.add(sent_ms, times->received_ms, times->sent_ms, answered_ms)) publish();
+  }
+
+  // Makes clock_filter's estimate what clock_estimate() answers.
+  void publish() {
+    auto estimate = clock_filter.estimate();
+    std::lock_guard lock(estimate_mutex);
+    published_estimate = estimate;
   }
 
   // POSTs the registration body to `path` on the admins in order until one accepts it.
@@ -115,6 +126,8 @@ struct RegistryClient::Impl {
   // The heartbeat's while it runs (stop()'s removal does not touch them).
   ClockOffsetEstimator clock_filter;
   std::size_t measured_admin = 0;  // whose exchanges clock_filter holds
+  mutable std::mutex estimate_mutex;  // guards published_estimate
+  std::optional<ClockSample> published_estimate;
   std::mutex state_mutex;                        // serializes start() and stop()
   bool started = false;
   bool stopped = false;
@@ -154,6 +167,11 @@ void RegistryClient::stop() {
   impl_->heartbeat->stop();
   // The thread is gone: its clients are ours now, and no registration can follow the removal.
   impl_->call(common::protocol::kRegistryRemovePath, "removal of");
+}
+
+std::optional<ClockSample> RegistryClient::clock_estimate() const {
+  std::lock_guard lock(impl_->estimate_mutex);
+  return impl_->published_estimate;
 }
 
 }  // namespace cronwheel::executor

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/http/http_client.h"
 #include "common/timer/recurring_task.h"
 #include "common/util/clock.h"
+#include "executor/src/clock_offset.h"
 
 namespace cronwheel::executor {
 
@@ -24,7 +26,12 @@ namespace cronwheel::executor {
 // such sample carries the estimate (RegistryParam::clock_offset_ms, clock_delay_ms; the offset
 // sent within ±a day). The samples are those of the admin that last accepted one: when another
 // admin answers, the earlier ones are forgotten. An answer without the header (XXL-JOB's admin)
-// or with a malformed one is no sample.
+// or with a malformed one is no sample. clock_estimate() gives that estimate to other threads.
+//
+// Lead dispatch (docs/scheduling.md "Lead dispatch"): when Options::lead_dispatch is set, a
+// registration carries leadDispatch: true while the estimate is known and its offset is within
+// ±max_clock_offset: only then can this executor start a fire handed over ahead of time at its
+// instant on the admin's clock (LeadHold refuses /lead otherwise, by the same rule).
 //
 // Threading: the heartbeat is a common::RecurringTask: its deadlines are on the executor's
 // periodic timer, its calls on a lane (thread) of its own, the first one right away without
@@ -46,6 +53,9 @@ class RegistryClient {
     // The executor's wall clock, whose difference from the admin's is estimated; SystemClock when
     // null. Must outlive the client.
     const common::Clock* clock = nullptr;
+    // Whether this executor takes POST /lead (see above), and how far off the admin's clock may be.
+    bool lead_dispatch = false;
+    std::chrono::milliseconds max_clock_offset{1000};
   };
 
   // Throws std::invalid_argument when there is no admin address, an address is not an http(s)
@@ -63,6 +73,11 @@ class RegistryClient {
   // the HTTP timeouts of one call per admin, twice. Nothing is sent when start() was never
   // called. Idempotent.
   void stop();
+
+  // The current estimate of the admin's clock minus this executor's (the one the last
+  // registration carried or the next one will); nullopt before the first sample, and again for
+  // a moment when another admin starts answering. Thread-safe.
+  std::optional<ClockSample> clock_estimate() const;
 
  private:
   struct Impl;

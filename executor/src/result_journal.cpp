@@ -11,51 +11,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
-#include <random>
 #include <system_error>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
 #include "executor/src/file_io.h"
+#include "executor/src/journal_file.h"
 
 namespace cronwheel::executor {
 namespace {
 
 namespace fs = std::filesystem;
 using Result = ResultJournal::Result;
-
-bool is_journal_file_name(const std::string& name) {
-  return name.size() > ResultJournal::kFilePrefix.size() + ResultJournal::kFileSuffix.size() &&
-         name.starts_with(ResultJournal::kFilePrefix) && name.ends_with(ResultJournal::kFileSuffix);
-}
-
-// "results-<ms>-<pid>-<random>-<n>.journal" → "results-<ms>-<pid>-<random>"; "" when the name
-// has no file number.
-std::string instance_of(const std::string& name) {
-  std::string_view stem(name);
-  stem.remove_suffix(ResultJournal::kFileSuffix.size());
-  auto dash = stem.rfind('-');
-  if (dash == std::string_view::npos || dash < ResultJournal::kFilePrefix.size()) return {};
-  return std::string(stem.substr(0, dash));
-}
-
-// The file number of a journal file name (the part after the instance), for ordering.
-std::uint64_t file_number_of(const std::string& name) {
-  std::string_view stem(name);
-  stem.remove_suffix(ResultJournal::kFileSuffix.size());
-  auto digits = stem.substr(stem.rfind('-') + 1);
-  std::uint64_t n = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  return n;
-}
-
-std::string with_checksum(std::string body) {
-  char hex[16];
-  std::snprintf(hex, sizeof hex, "\t%08x\n", fnv1a32(body));
-  body += hex;
-  return body;
-}
 
 bool parse_u64(std::string_view text, std::uint64_t& out) {
   if (text.empty()) return false;
@@ -92,15 +60,8 @@ struct Replay {
   }
 
   // One line without its '\n'. False when it cannot be trusted.
-  bool take(std::string_view line) {
-    auto tab = line.rfind('\t');
-    if (tab == std::string_view::npos || line.size() - tab - 1 != 8) return false;
-    std::uint32_t sum = 0;
-    auto hex = line.substr(tab + 1);
-    auto [end, error] = std::from_chars(hex.data(), hex.data() + hex.size(), sum, 16);
-    if (error != std::errc() || end != hex.data() + hex.size()) return false;
-    auto body = line.substr(0, tab);
-    if (fnv1a32(body) != sum) return false;
+  // One line's body (its checksum checked). False when it cannot be trusted.
+  bool take(std::string_view body) {
     if (body.starts_with("r ")) {
       body.remove_prefix(2);
       auto space = body.find(' ');
@@ -140,38 +101,12 @@ struct Replay {
   }
 
   void take_file(const std::string& content, const fs::path& path) {
-    std::size_t start = 0;
-    std::size_t line_number = 0;
-    std::size_t bad = 0;
-    while (start < content.size()) {
-      ++line_number;
-      auto end = content.find('\n', start);
-      std::string_view line(content.data() + start, (end == std::string::npos ? content.size() : end) - start);
-      start = end == std::string::npos ? content.size() : end + 1;
-      if (line.empty()) continue;
-      if (!take(line)) {
-        if (bad == 0) {
-          spdlog::warn("result journal {}: skipping unreadable line {} (damaged or cut short by a crash)",
-                       path.string(), line_number);
-        }
-        ++bad;
-      }
-    }
-    if (bad > 1) spdlog::warn("result journal {}: {} unreadable line(s) skipped in all", path.string(), bad);
-    skipped += bad;
+    skipped += for_each_checked_line(content, path, "result journal",
+                                     [this](std::string_view body) { return take(body); });
   }
 };
 
 }  // namespace
-
-std::uint32_t fnv1a32(std::string_view data) noexcept {
-  std::uint32_t hash = 2166136261u;
-  for (char c : data) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 16777619u;
-  }
-  return hash;
-}
 
 ResultJournal::ResultJournal(Options options, const common::Clock& clock)
     : options_(std::move(options)), clock_(clock) {}
@@ -179,32 +114,12 @@ ResultJournal::ResultJournal(Options options, const common::Clock& clock)
 ResultJournal::~ResultJournal() { close(); }
 
 bool ResultJournal::open_segment_locked() {
-  if (instance_.empty()) {
-    std::random_device device;
-    auto salt = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-    const std::int64_t ms = clock_.now_ms();
-    char name[96];
-    std::snprintf(name, sizeof name, "%s%016lld-%ld-%016llx", std::string(kFilePrefix).c_str(),
-                  static_cast<long long>(ms), static_cast<long>(::getpid()),
-                  static_cast<unsigned long long>(salt));
-    instance_ = name;
-  }
+  if (instance_.empty()) instance_ = new_journal_instance(kFilePrefix, clock_.now_ms());
   std::string name = instance_ + "-" + std::to_string(next_file_++) + std::string(kFileSuffix);
-  fs::path path = options_.dir / name;
-  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC;
-  UniqueFd fd(::open(path.c_str(), flags, kPrivateFileMode));
-  if (!fd && errno == ENOENT) {
-    create_private_directory(options_.dir);
-    fd = UniqueFd(::open(path.c_str(), flags, kPrivateFileMode));
-  }
+  std::string error;
+  UniqueFd fd = create_locked_journal_file(options_.dir, name, error);
   if (!fd) {
-    if (!failing_) spdlog::error("result journal: cannot create {}: {}", path.string(), errno_text(errno));
-    return false;
-  }
-  // Nobody else can hold it yet (the name is new); the lock tells other processes it is ours.
-  if (!flock_retrying(fd.get(), LOCK_EX | LOCK_NB)) {
-    if (!failing_) spdlog::error("result journal: cannot lock {}: {}", path.string(), errno_text(errno));
-    ::unlink(path.c_str());
+    if (!failing_) spdlog::error("result journal: {}", error);
     return false;
   }
   Segment segment;
@@ -356,49 +271,16 @@ std::size_t ResultJournal::unacknowledged() const {
 }
 
 std::vector<ResultJournal::Orphan> ResultJournal::orphans() const {
-  std::map<std::string, std::vector<std::string>> by_instance;
-  std::error_code ec;
-  for (fs::directory_iterator it(options_.dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (!is_journal_file_name(name)) continue;
-    std::string instance = instance_of(name);
-    if (instance.empty()) {
-      spdlog::warn("result journal: ignoring {}: not a journal file name", name);
-      continue;
-    }
-    by_instance[instance].push_back(std::move(name));
-  }
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    spdlog::warn("result journal: cannot list {}: {}", options_.dir.string(), ec.message());
-  }
-
   std::vector<Orphan> out;
-  for (auto& [instance, names] : by_instance) {
-    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-      return file_number_of(a) < file_number_of(b);
-    });
+  for (auto& [instance, files] : orphan_journal_files(options_.dir, kFilePrefix, kFileSuffix, "result journal")) {
     Orphan orphan;
     orphan.instance = instance;
     Replay replay;
-    for (const auto& name : names) {
-      fs::path path = options_.dir / name;
-      UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-      if (!fd) {
-        if (errno != ENOENT) spdlog::warn("result journal: cannot open {}: {}", path.string(), errno_text(errno));
-        continue;
-      }
-      // Held by a live process (this one included): not an orphan.
-      if (!flock_retrying(fd.get(), LOCK_EX | LOCK_NB) || !still_named(fd.get(), path)) continue;
-      std::string content;
-      if (!read_all(fd.get(), content)) {
-        spdlog::warn("result journal: cannot read {}: {}", path.string(), errno_text(errno));
-        continue;  // left in place: not adopted, not removed
-      }
-      replay.take_file(content, path);
-      orphan.files.push_back(name);
-      orphan.locks.push_back(std::move(fd));
+    for (auto& file : files) {
+      replay.take_file(file.content, options_.dir / file.name);
+      orphan.files.push_back(std::move(file.name));
+      orphan.locks.push_back(std::move(file.lock));
     }
-    if (orphan.files.empty()) continue;
     replay.merge_acked();
     for (auto& [seq, result] : replay.results) {
       if (!replay.acknowledged(seq)) orphan.results.push_back(std::move(result));

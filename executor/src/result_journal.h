@@ -10,6 +10,7 @@
 
 #include "common/protocol/messages.h"
 #include "common/util/clock.h"
+#include "executor/src/journal_file.h"  // fnv1a32, the line format
 #include "executor/src/unique_fd.h"
 
 namespace cronwheel::executor {
@@ -128,8 +129,5 @@ class ResultJournal {
   bool closed_ = false;
   bool failing_ = false;  // the last append failed (logged once per streak)
 };
-
-// FNV-1a, 32 bits: the journal's line checksum.
-std::uint32_t fnv1a32(std::string_view data) noexcept;
 
 }  // namespace cronwheel::executor

@@ -96,6 +96,19 @@ struct ExecutorOptions {
   // default leaves room for that, and bounds the rest.
   std::size_t max_job_threads = 512;
 
+  // Lead dispatch (docs/scheduling.md "Lead dispatch"): a cronwheel admin may hand this executor
+  // the fires of a coming second ahead of time (POST /lead); it holds them and starts each at its
+  // instant on the admin's clock, as the admin's /run would have, never before it. Offered to the
+  // admin (registration's leadDispatch) only while this executor has measured the admin's clock
+  // and finds it at most max_clock_offset from its own; /lead is refused otherwise. Held fires
+  // are journalled under log_dir: fires a stop or a crash leaves unstarted are reported to the
+  // admin as not started (it sends them again), never a fire that was started.
+  bool lead_dispatch = true;
+  std::chrono::milliseconds max_clock_offset{1000};  // positive
+  // Fires held at once; beyond, a fire of /lead is refused ("... (max-held-fires)") and the
+  // admin sends it by /run at its instant. At least 1.
+  std::size_t max_held_fires = 100'000;
+
   // Whether GLUE_SHELL/PYTHON/NODEJS/PHP/POWERSHELL jobs may run. Off by default in the
   // library: a script job runs arbitrary code sent by the admin.
   //

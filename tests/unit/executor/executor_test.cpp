@@ -68,9 +68,10 @@ constexpr std::int64_t kStartMs = 1'700'000'000'000;
 constexpr std::int64_t kLogDateTime = kStartMs;
 
 // Threads of an ExecutorCore that sleep on its clock whatever it does: the periodic timer's worker
-// (heartbeat, retention, callback retries) and the deadline timer's. Each idle job thread is one
-// more. Everything else waits on conditions or on the network.
-constexpr std::size_t kTimerThreads = 2;
+// (heartbeat, retention, callback retries), the deadline timer's and the lead timer's (lead
+// dispatch is on by default). Each idle job thread is one more. Everything else waits on
+// conditions or on the network.
+constexpr std::size_t kTimerThreads = 3;
 
 // POST /run's body as XXL-JOB 2.4's admin writes it, with this file's defaults.
 struct Trigger : testing::TriggerBody {
@@ -937,6 +938,38 @@ TEST_F(ExecutorTest, StopReportsTheRunningAndQueuedRunsAndRemovesTheRegistration
   expect_no_duplicate_callbacks();
 }
 
+TEST_F(ExecutorTest, LeadFiresStartAtTheirInstantAndStopReportsTheHeldOnesNotStarted) {
+  // The admin's clock is 200 ms ahead; the FakeClock stands still during the exchange: delay 0.
+  const std::int64_t admin_at_start = kStartMs + 200;
+  admin_.set_clock_header(std::to_string(admin_at_start) + "," + std::to_string(admin_at_start));
+  start();
+  auto lead = [&](std::int64_t log_id, std::int64_t fire_at) {
+    common::protocol::TriggerParam t;
+    t.job_id = static_cast<std::int32_t>(log_id);
+    t.executor_handler = "demoJobHandler";
+    t.log_id = log_id;
+    t.log_date_time = kLogDateTime;
+    t.glue_type = "BEAN";
+    common::protocol::LeadRequest request{admin_at_start, {common::protocol::LeadFire{fire_at, t}}};
+    return common::protocol::parse<ReturnT<common::protocol::LeadAnswer>>(
+        client_->post_json("lead", common::protocol::to_json_string(request)).body);
+  };
+  ASSERT_TRUE(admin_.wait_until([](const FakeAdmin& a) { return !a.registrations().empty(); }));
+  wait_until_idle(0);  // the first registration's exchange is measured
+  auto held = lead(1, admin_at_start + 1000);
+  ASSERT_TRUE(held.is_success()) << held.msg;
+  EXPECT_EQ(held.content->accepted, std::vector<std::int64_t>{1});
+  ASSERT_TRUE(lead(2, admin_at_start + 50'000).is_success());
+
+  clock_.advance(1000ms);  // fireAt - 200 ms on the executor's clock
+  EXPECT_EQ(result_of(1).handle_code, kSuccessCode);
+  executor_->stop();
+  auto not_started = result_of(2);
+  EXPECT_EQ(not_started.handle_code, kFailCode);
+  EXPECT_EQ(not_started.not_started, "executor stopping before the fire's instant");
+  expect_no_duplicate_callbacks();
+}
+
 TEST_F(ExecutorTest, EveryAcceptedTriggerIsCalledBackExactlyOnce) {
   start();
   std::set<std::int64_t> accepted;
@@ -1096,6 +1129,12 @@ TEST_F(ExecutorTest, InvalidOptionsAreRefusedNamingTheOption) {
   o = options();
   o.max_job_threads = 0;
   expect_invalid(o, "max_job_threads");
+  o = options();
+  o.max_clock_offset = std::chrono::milliseconds::zero();
+  expect_invalid(o, "max_clock_offset");
+  o = options();
+  o.max_held_fires = 0;
+  expect_invalid(o, "max_held_fires");
   o = options();
   o.run_as = "no-such-user-cronwheel";
   expect_invalid(o, "ExecutorOptions.run_as: no user 'no-such-user-cronwheel' on this machine");

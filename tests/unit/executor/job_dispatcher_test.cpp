@@ -490,6 +490,24 @@ TEST_F(JobDispatcherTest, RefusesWhatItCannotRun) {
   EXPECT_TRUE(results_.all().empty()) << "a refused trigger has no result to call back";
 }
 
+TEST_F(JobDispatcherTest, CheckSaysWhatRunWouldRefuseAndChangesNothing) {
+  options_.allow_scripts = false;
+  auto groovy = trigger(1, 11, "");
+  groovy.glue_type = "GLUE_GROOVY";
+  auto odd = trigger(1, 12, "");
+  odd.glue_type = "GLUE_COBOL";
+  auto shell = trigger(1, 13, "");
+  shell.glue_type = "GLUE_SHELL";
+  for (const auto& t : {trigger(1, 10, "nope"), groovy, odd, shell}) {
+    auto refusal = dispatcher().check(t);
+    ASSERT_TRUE(refusal) << t.glue_type;
+    EXPECT_EQ(*refusal, dispatcher().run(t).msg);
+  }
+  EXPECT_EQ(dispatcher().check(trigger(1, 14, "echo")), std::nullopt);
+  EXPECT_EQ(dispatcher().thread_count(), 0u) << "check starts nothing";
+  EXPECT_FALSE(dispatcher().is_active(14));
+}
+
 TEST_F(JobDispatcherTest, StopAbandonsAHandlerThatDoesNotReturnAndReportsEveryRunOnce) {
   // The handler's captures live as long as the abandoned thread's run: the sentinel says when
   // the thread let go of it.

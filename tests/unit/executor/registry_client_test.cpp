@@ -180,6 +180,50 @@ TEST(RegistryClientTest, RegistrationsAfterTheFirstMeasuredOneCarryTheClockEstim
   EXPECT_EQ(admin.removals()[0], expected_param()) << "a removal carries no estimate";
 }
 
+TEST(RegistryClientTest, RegistrationsOfferLeadDispatchOnlyWhileTheEstimateIsKnownAndWithinBound) {
+  FakeAdmin admin;
+  Periodic periodic;
+  admin.set_clock_header(admin_ahead(periodic, 500));
+  auto options = options_for({admin.url()});
+  options.clock = &periodic.clock;
+  options.lead_dispatch = true;
+  options.max_clock_offset = 1000ms;
+  RegistryClient client(options, periodic.tasks);
+  EXPECT_FALSE(client.clock_estimate());
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+  EXPECT_FALSE(admin.registrations()[0].lead_dispatch) << "the admin's clock is not measured yet";
+
+  next_interval(periodic);  // the same header is now 29.5 s behind: the next estimate is beyond
+  ASSERT_TRUE(has_registrations(admin, 2));
+  EXPECT_TRUE(admin.registrations()[1].lead_dispatch) << "offset 500 ms, within 1000 ms";
+  EXPECT_EQ(admin.registrations()[1].clock_offset_ms, 500);
+  periodic.tasks.wait_idle();
+  ASSERT_TRUE(client.clock_estimate());
+  EXPECT_EQ(client.clock_estimate()->offset_ms, -29'500);
+
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(admin, 3));
+  EXPECT_FALSE(admin.registrations()[2].lead_dispatch) << "offset -29.5 s, beyond 1000 ms";
+  EXPECT_EQ(admin.registrations()[2].clock_offset_ms, -29'500);
+}
+
+TEST(RegistryClientTest, RegistrationsNeverOfferLeadDispatchWhenItIsOff) {
+  FakeAdmin admin;
+  Periodic periodic;
+  admin.set_clock_header(admin_ahead(periodic, 0));
+  auto options = options_for({admin.url()});
+  options.clock = &periodic.clock;
+  options.lead_dispatch = false;
+  RegistryClient client(options, periodic.tasks);
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 1));
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(admin, 2));
+  EXPECT_EQ(admin.registrations()[1].clock_offset_ms, 0);
+  EXPECT_FALSE(admin.registrations()[1].lead_dispatch);
+}
+
 TEST(RegistryClientTest, AnOffsetBeyondADayIsSentAsADay) {
   FakeAdmin admin;
   Periodic periodic;
