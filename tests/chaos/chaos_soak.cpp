@@ -97,6 +97,7 @@ struct Settings {
   // the threshold when taken over, and a DO_NOTHING job skips them (recorded `cancelled`).
   int lease_ms = 3000;
   int drain = 120;
+  bool lead_dispatch = true;  // the admins hand fires over ahead to executors that take it
 };
 
 [[noreturn]] void fail(const std::string& why) { throw std::runtime_error(why); }
@@ -215,6 +216,7 @@ struct Row {
   std::string address;
   std::int64_t trigger_ms = 0;  // 0: never sent
   std::string message;          // trigger_msg / handle_msg, for the report
+  bool led = false;             // handed over ahead of its instant (lead dispatch)
 };
 
 struct Receipts {
@@ -271,7 +273,8 @@ class Soak {
                                     "--heartbeat-ms", std::to_string(std::max(100, s_.lease_ms / 5)),
                                     "--lease-ms", std::to_string(s_.lease_ms),
                                     "--lost-check-ms", "1000", "--lost-ask-after-ms", "5000",
-                                    "--run-retention-days", "0"};
+                                    "--run-retention-days", "0",
+                                    "--lead-dispatch", s_.lead_dispatch ? "true" : "false"};
       admins_.push_back(std::make_unique<Node>(node, argv, std::vector<std::string>{std::string("CRONWHEEL_ADMIN_PASSWORD=") + kPassword},
                                                out, "listening on"));
       admins_.back()->start();  // one at a time: the first applies the migrations
@@ -471,7 +474,8 @@ class Soak {
     for (const auto& r : tx.exec_params(
              "SELECT id, job_id, scheduled_time, state, trigger_type, executor_address,"
              " coalesce((extract(epoch FROM trigger_time) * 1000)::bigint, 0),"
-             " left(trigger_msg, 200) || ' | ' || left(handle_msg, 200)"
+             " left(trigger_msg, 200) || ' | ' || left(handle_msg, 200),"
+             " strpos(trigger_msg, 'Lead: handed over') > 0"
              " FROM job_log WHERE job_group = $1 AND scheduled_time >= $2 AND scheduled_time < $3",
              group_id_, from_, to_)) {
       Row row;
@@ -483,6 +487,7 @@ class Soak {
       row.address = r[5].as<std::string>();
       row.trigger_ms = r[6].as<std::int64_t>();
       row.message = r[7].as<std::string>("");
+      row.led = r[8].as<bool>(false);
       rows.push_back(std::move(row));
     }
     return rows;
@@ -541,6 +546,7 @@ class Soak {
       if (++sampled[kind] <= 4) samples.push_back(what);
     };
     std::vector<std::int64_t> lateness;
+    std::int64_t led = 0;
     for (std::int64_t job : job_ids_) {
       for (std::int64_t second = from_ / 1000; second < to_ / 1000; ++second) {
         auto it = by_fire.find({job, second});
@@ -556,6 +562,7 @@ class Soak {
         }
         for (const Row* row : it->second) {
           ++states[row->state];
+          if (row->led) ++led;
           const auto starts = receipts.starts.find(row->id);
           const int started = starts == receipts.starts.end() ? 0 : starts->second;
           if (started > 0) lateness.push_back(receipts.started_at.at(row->id) - row->scheduled_ms);
@@ -613,6 +620,8 @@ class Soak {
                 static_cast<long long>(explained), static_cast<long long>(ended_then_killed));
     std::printf("skipped by the misfire rule, due while an admin or the database was down: %lld\n",
                 static_cast<long long>(skipped_after_fault));
+    std::printf("handed over to their executor ahead of the instant (lead dispatch %s): %lld\n",
+                s_.lead_dispatch ? "on" : "off", static_cast<long long>(led));
     struct Check {
       const char* what;
       std::int64_t count;
@@ -625,7 +634,8 @@ class Soak {
                             {"results lost (ended at the executor, not succeeded)", result_lost},
                             {"runs succeeded that did not run", succeeded_without_run},
                             {"runs failed or lost with no executor fault to explain it", unexplained},
-                            {"nodes that did not stop cleanly", stop_problems}};
+                            {"nodes that did not stop cleanly", stop_problems},
+                            {"lead dispatch on, yet no fire handed over ahead", s_.lead_dispatch && led == 0 ? 1 : 0}};
     bool ok = drained;
     if (!drained) std::printf("FAIL: runs of the window still unfinished %d s after it\n", s_.drain);
     for (const auto& c : checks) {
@@ -643,7 +653,7 @@ class Soak {
                 {"expected", expected}, {"rows", rows.size()}, {"states", states},
                 {"late_p50_ms", pct(0.5)}, {"late_p99_ms", pct(0.99)},
                 {"late_max_ms", lateness.empty() ? 0 : lateness.back()}, {"explained_by_executor_kill", explained}, {"ended_then_killed", ended_then_killed},
-                {"skipped_after_fault", skipped_after_fault},
+                {"skipped_after_fault", skipped_after_fault}, {"led", led},
                 {"faults", faults}, {"ok", ok}};
     for (const auto& c : checks) out["checks"][c.what] = c.count;
     std::printf("CHAOS_SOAK_JSON %s\n", out.dump().c_str());
@@ -689,6 +699,9 @@ int main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check(CLI::IsMember({"admin-kill", "pg-restart", "executor-kill", "admin-stop", "pg-failover"}));
   app.add_option("--lease-ms", s.lease_ms, "The admins' lease")->check(CLI::Range(1000, 60000));
+  app.add_option("--lead-dispatch", s.lead_dispatch,
+                 "Admins hand fires over ahead to the executors that take it (true|false)")
+      ->capture_default_str();
   app.add_option("--drain", s.drain, "Seconds the runs of the window get to end after it")->check(CLI::Range(10, 600));
   CLI11_PARSE(app, argc, argv);
   const bool restarts_pg = std::find(s.faults.begin(), s.faults.end(), "pg-restart") != s.faults.end();

@@ -1,12 +1,15 @@
 // The clock offset between a real cronwheel-executor and a real admin on one host, end to end:
 // measured by the executor from its registrations, sent with the next one, shown by the API and
-// exported in /metrics, and gone from /metrics once the executor has left.
+// exported in /metrics, and gone from /metrics once the executor has left. And what it allows:
+// lead dispatch, each second's fires handed to the executor ahead and started by it at the
+// instant, each once.
 
 #include <signal.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -67,6 +70,67 @@ TEST_F(ExecutorClockE2e, AnExecutorsClockOffsetIsShownAndExportedWhileItIsRegist
   executor_->signal(SIGTERM);
   ASSERT_GE(executor_->wait_for_exit(20s), 0);
   EXPECT_TRUE(testing::eventually([&] { return metrics().find(series) == std::string::npos; }, 10s)) << metrics();
+}
+
+// Lead dispatch end to end: once the executor knows the admin's clock it says it takes lead
+// dispatch; a job due every second is then handed over ahead of each second, started by the
+// executor no earlier than its instant, run once per second and recorded as such.
+TEST_F(ExecutorClockE2e, FiresAreHandedOverAheadAndStartedByTheExecutorAtTheirInstantOnce) {
+  ASSERT_TRUE(testing::eventually([&] { return executors().at(0).value("leadDispatch", false); }, 15s))
+      << executors().dump();
+  // The script says when it started, by this host's clock (the admin's and the executor's).
+  auto job = admin_->post("jobs", who_,
+                          {{"jobGroup", group_},
+                           {"name", "every-second"},
+                           {"jobDesc", "every second"},
+                           {"scheduleType", "CRON"},
+                           {"scheduleConf", "* * * * * ?"},
+                           {"executorHandler", ""},
+                           {"glueType", "GLUE_SHELL"},
+                           {"glueSource", "#!/bin/sh\nprintf '{\"startedAt\":%s}' \"$(date +%s%3N)\" > \"$CRONWHEEL_OUTPUT_FILE\"\n"},
+                           {"executorBlockStrategy", "SERIAL_EXECUTION"}});
+  ASSERT_EQ(job.status, 201) << job.text;
+  const std::string id = std::to_string(job.body.value("id", std::int64_t{0}));
+  ASSERT_EQ(admin_->post("jobs/" + id + "/start", who_).status, 200);
+  auto led_runs = [&] {
+    int n = 0;
+    auto r = admin_->get("logs?jobId=" + id + "&limit=1000", who_);
+    for (const auto& run : r.body.value("items", json::array())) {
+      if (run.value("handleCode", 0) == 200 && run.value("triggerMsg", "").find("Lead: handed over") != std::string::npos) ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(testing::eventually([&] { return led_runs() >= 3; }, 20s));
+  ASSERT_EQ(admin_->post("jobs/" + id + "/stop", who_).status, 200);
+
+  // Every run the job had (some may still be ending): each second once, none started early.
+  ASSERT_TRUE(testing::eventually(
+      [&] {
+        auto r = admin_->get("logs?jobId=" + id + "&limit=1000", who_);
+        for (const auto& run : r.body.value("items", json::array())) {
+          if (run.value("handleCode", 0) == 0) return false;
+        }
+        return true;
+      },
+      20s));
+  auto all = admin_->get("logs?jobId=" + id + "&limit=1000", who_).body.value("items", json::array());
+  std::set<std::int64_t> seconds;
+  int led = 0;
+  for (const auto& run : all) {
+    const auto scheduled = run["scheduledTime"].get<std::int64_t>();
+    EXPECT_TRUE(seconds.insert(scheduled).second) << "second " << scheduled << " ran twice";
+    EXPECT_EQ(run["handleCode"], 200) << run.dump();
+    if (run.value("triggerMsg", "").find("Lead: handed over") == std::string::npos) continue;
+    ++led;
+    EXPECT_EQ(run["triggerTime"], scheduled) << "its trigger time is its instant";
+    auto detail = admin_->get("logs/" + std::to_string(run["id"].get<std::int64_t>()), who_).body;
+    ASSERT_TRUE(detail.contains("output") && detail["output"].is_string()) << detail.dump();
+    const json output = json::parse(detail["output"].get<std::string>(), nullptr, false);
+    ASSERT_TRUE(output.contains("startedAt")) << detail.dump();
+    EXPECT_GE(output["startedAt"].get<std::int64_t>(), scheduled) << "started before its instant";
+  }
+  EXPECT_GE(led, 3);
+  EXPECT_NE(metrics().find("cronwheel_fires_led_total"), std::string::npos);
 }
 
 }  // namespace
