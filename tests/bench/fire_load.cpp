@@ -15,6 +15,12 @@
 // table row (FIRE_LOAD_ROW | ... |), the same keys and columns for every build and mode, so that
 // runs of two admin builds can be set side by side (tests/bench/fire_load.sh does).
 //
+// --executor-lead true: the fake executors register with the admins as executors that take lead
+// dispatch (docs/scheduling.md, "Lead dispatch"), so an admin build that does it hands each
+// second's fires over by POST /lead ahead of their instant and the executors start them then;
+// the report says how many measured runs came each way ("led", "posted"). Lateness is to the
+// start either way.
+//
 // --check makes it a correctness check: exit 1 unless every fire of the window arrived exactly
 // once, no run row failed and the run table has exactly one succeeded row per (job, second).
 // Never a check of speed. Without --check it exits 0 once it measured, whatever it measured.
@@ -87,6 +93,9 @@ using cronwheel::testing::sleep_until_ms;
 
 constexpr const char* kPassword = "fire-load-password";
 constexpr const char* kToken = "fire-load-token";
+constexpr const char* kAppName = "fire-load";  // the measured jobs' group
+// --executor-lead: how often the admins read the executors' registrations (their default is 30 s).
+constexpr const char* kLeadRegistryRefresh = "--registry-refresh-ms 500";
 
 struct Settings {
   std::string db_url;
@@ -115,6 +124,7 @@ struct Settings {
   int outage_for = 10;        // for this many s
   int idle_jobs = 0;          // hourly jobs written straight into the database beside the N measured
   int old_runs = 0;           // finished runs 40 days old, written before the admins start
+  bool executor_lead = false; // the fake executors register and take lead dispatch
 };
 
 [[noreturn]] void fail(const std::string& why) { throw std::runtime_error(why); }
@@ -202,9 +212,16 @@ class FireLoad {
     if (!stats_->note().empty()) notes_.push_back(stats_->note());
 
     if (s_.old_runs > 0) add_old_runs();
+    std::vector<std::string> admin_args = s_.admin_args;
+    if (s_.executor_lead && std::none_of(admin_args.begin(), admin_args.end(), [](const std::string& a) {
+          return a.find("--registry-refresh-ms") != std::string::npos;
+        })) {
+      // So that an admin learns within a second that the executors take lead dispatch.
+      admin_args.insert(admin_args.begin(), kLeadRegistryRefresh);
+    }
     for (int i = 0; i < s_.admins; ++i) {
       admins_.push_back(std::make_unique<AdminProcess>(AdminProcess::Options{
-          s_.admin_bin, db_url_, "fire-load-" + std::to_string(i + 1), kPassword, kToken, s_.admin_args}));
+          s_.admin_bin, db_url_, "fire-load-" + std::to_string(i + 1), kPassword, kToken, admin_args}));
     }
     for (auto& a : admins_) {
       if (a->wait_until_listening(90s) == 0) fail("admin " + a->node_id() + " did not start:\n" + a->tail());
@@ -213,6 +230,8 @@ class FireLoad {
       FakeExecutor::Options o;
       o.access_token = kToken;
       o.worker_threads = static_cast<std::size_t>(s_.executor_threads);
+      o.lead = s_.executor_lead;
+      o.app_name = kAppName;
       // Each executor prefers another admin first, as a deployment would spread them.
       for (int k = 0; k < s_.admins; ++k) {
         o.admin_urls.push_back(admins_[static_cast<std::size_t>((i + k) % s_.admins)]->url());
@@ -233,11 +252,12 @@ class FireLoad {
     {
       auto client = apis_[0].client();
       auto g = apis_[0].post(*client, "groups",
-                             {{"appName", "fire-load"}, {"title", "fire load"}, {"addressType", 1},
+                             {{"appName", kAppName}, {"title", "fire load"}, {"addressType", 1},
                               {"addressList", addresses}});
       if (g.status != 201) fail("cannot create the group: " + std::to_string(g.status) + " " + g.text);
       group_id_ = g.body.value("id", std::int64_t{0});
     }
+    if (s_.executor_lead) wait_for_lead_registrations();
     if (s_.idle_jobs > 0) add_idle_jobs(addresses);
 
     std::string cron = "* * * * * ?";
@@ -287,6 +307,44 @@ class FireLoad {
     started_at_ms_ = now_ms();
     start_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - starting).count();
     for (std::size_t i = 0; i < job_ids_.size(); ++i) index_of_[job_ids_[i]] = i;
+  }
+
+  // --executor-lead: waits until the admins' registry says every fake executor takes lead
+  // dispatch (GET groups/{id}/executors), then one more registry refresh of the admins (500 ms),
+  // so that the jobs' first fires already go by lead where the admin build does lead dispatch.
+  // Whether an admin build then uses it is its own business: a build started with
+  // --lead-dispatch false posts every fire to /run.
+  void wait_for_lead_registrations() {
+    std::set<std::string> want;
+    for (auto& e : executors_) want.insert(e->address());
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    auto client = apis_[0].client();
+    std::string seen;
+    while (true) {
+      auto r = apis_[0].get(*client, "groups/" + std::to_string(group_id_) + "/executors?limit=100");
+      std::set<std::string> leading;
+      if (r.status == 200 && r.body.is_object() && r.body.contains("items") && r.body["items"].is_array()) {
+        for (const auto& item : r.body["items"]) {
+          if (item.is_object() && item.value("leadDispatch", false)) leading.insert(item.value("address", ""));
+        }
+        seen = r.text.substr(0, 1000);
+      } else {
+        seen = std::to_string(r.status) + " " + r.text.substr(0, 300);
+      }
+      if (std::includes(leading.begin(), leading.end(), want.begin(), want.end())) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        std::string why;
+        for (auto& e : executors_) {
+          why += "\n  " + e->address() + ": " + std::to_string(e->registrations()) + " registrations accepted" +
+                 (e->last_registry_error().empty() ? "" : ", last refusal: " + e->last_registry_error());
+        }
+        fail("--executor-lead: after 20 s the admin still does not list every fake executor with leadDispatch "
+             "true; GET groups/" + std::to_string(group_id_) + "/executors answered: " + seen + why);
+      }
+      check_alive();
+      std::this_thread::sleep_for(100ms);
+    }
+    std::this_thread::sleep_for(1s);
   }
 
   // --idle-jobs: M enabled jobs in a group of their own on the same executors, each firing once an
@@ -636,6 +694,7 @@ class FireLoad {
     std::size_t in_wall_window = 0;  // receipts (any fire of this run) whose arrival fell in the window
     std::size_t unexpected = 0;      // fires of the window off a whole second
     std::int64_t last_receipt_us = 0;
+    std::size_t led = 0, posted = 0;  // measured fires' receipts: handed over by /lead, posted to /run
     const std::int64_t wall_from_us = before_.at_ms * 1000, wall_to_us = after_.at_ms * 1000;
     for (const auto& r : all_receipts()) {
       auto it = index_of_.find(r.job_id);
@@ -650,6 +709,7 @@ class FireLoad {
       auto& cell = cells[it->second * static_cast<std::size_t>(seconds) + second];
       if (cell < 65535) ++cell;
       lateness.push_back(static_cast<double>(r.received_us - r.scheduled_ms * 1000) / 1000.0);
+      ++(r.by_lead ? led : posted);
       last_receipt_us = std::max(last_receipt_us, r.received_us);
     }
     std::size_t gaps = 0, duplicates = 0, delivered = 0, gaps_cancelled = 0;
@@ -726,6 +786,9 @@ class FireLoad {
                 {"outage_s", s_.outage_at >= 0 ? json({(outage_from_ms_ - from_) / 1000.0, (outage_to_ms_ - from_) / 1000.0}) : json(nullptr)},
                 {"killed_admin_at_s", s_.kill_admin_at >= 0 ? json((killed_at_ms_ - from_) / 1000.0) : json(nullptr)},
                 {"duplicates", duplicates},
+                {"executor_lead", s_.executor_lead},
+                {"led", led},
+                {"posted", posted},
                 {"off_second", unexpected},
                 {"failed", failed},
                 {"open_rows", open},
@@ -785,6 +848,18 @@ class FireLoad {
                 out["delivered_pct"].get<double>(), rate, within_1s);
     std::printf("  lateness, scheduled instant to receipt: p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
                 percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.empty() ? 0.0 : lateness.back());
+    {
+      std::uint64_t all_led = 0, all_posted = 0, lead_requests = 0;
+      for (const auto& e : executors_) {
+        all_led += e->received_by_lead();
+        all_posted += e->received_by_run();
+        lead_requests += e->lead_requests();
+      }
+      std::printf("  arrived by lead dispatch %zu, by /run %zu (executors %s lead dispatch; whole run: %llu by lead "
+                  "in %llu /lead requests, %llu by /run)\n",
+                  led, posted, s_.executor_lead ? "take" : "do not take", static_cast<unsigned long long>(all_led),
+                  static_cast<unsigned long long>(lead_requests), static_cast<unsigned long long>(all_posted));
+    }
     std::printf("  at the executors: %zu gaps (%zu of them cancelled as misfires, with their rows), %zu duplicates, "
                 "%zu off-second fires (job, second)\n",
                 gaps, gaps_cancelled, duplicates, unexpected);
@@ -981,6 +1056,11 @@ int main(int argc, char** argv) {
                  "Also M enabled hourly jobs, written straight into the database (about M / 3600 fires a second "
                  "beside the measured jobs', not measured themselves)")
       ->check(CLI::Range(0, 10'000'000));
+  app.add_option("--executor-lead", s.executor_lead,
+                 "The fake executors register with the admins every second saying they take lead dispatch, and "
+                 "hold fires handed over by POST /lead until their instant; the admins get "
+                 "--registry-refresh-ms 500 unless --admin-arg sets it (true|false)")
+      ->capture_default_str();
   app.add_option("--admin-arg", s.admin_args, "More flags for every admin, e.g. --admin-arg='--db-pool-size 16' (repeatable)");
   app.add_option("--api-connections", s.api_connections, "Parallel API connections creating and starting jobs")
       ->check(CLI::Range(1, 256))

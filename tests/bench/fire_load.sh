@@ -20,6 +20,18 @@
 #   FIRE_LOAD_WRAP="flock /tmp/lock"   a command each run is wrapped in (e.g. to keep builds and
 #                                      runs on a shared machine apart)
 #   FIRE_LOAD_BIN=path                 the fire_load binary (default build/bin/fire_load)
+#
+# Per-fire posting against lead dispatch (docs/scheduling.md, "Lead dispatch"), in the same run:
+#
+#   tests/bench/fire_load.sh --admin perfire=tests/bench/admin_without_lead.sh \
+#       --admin lead=build/bin/cronwheel-admin -- --executor-lead true
+#
+# --executor-lead true makes the fake executors register with the admins as executors that take
+# lead dispatch (and gives the admins --registry-refresh-ms 500, so they know within a second);
+# admin_without_lead.sh runs the same admin binary with --lead-dispatch false (or
+# $CRONWHEEL_ADMIN), so that build posts every fire to /run at its instant while the other hands
+# each second's fires over by /lead ahead of it. fire_load reports how many measured runs arrived
+# each way (JSON "led" and "posted"); lateness is to the receipt either way.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
