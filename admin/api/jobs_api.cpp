@@ -118,8 +118,8 @@ std::vector<JobLog> held_runs_of(const ResourceOptions& options, std::int64_t jo
   }
 }
 
-// After a change to the job that its held runs must not outrun: they are taken back and end
-// cancelled with `reason`.
+// After a change to the job: its held runs are taken back and sent again as the job is now, as its
+// pending fires are.
 void take_back_held(const ResourceOptions& options, std::int64_t job_id, const std::string& reason) noexcept {
   auto runs = held_runs_of(options, job_id);
   if (!runs.empty()) options.take_back(std::move(runs), reason, true);
@@ -219,12 +219,10 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   // of the group and marks it; resume starts exactly the marked ones again, each from its
   // schedule's next time after now, and answers the ones it could not start (a schedule with
   // no time left), which stay stopped.
-  router.add("POST", "groups/{id}/pause", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+  router.add("POST", "groups/{id}/pause", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
     JsonBody(req.body).finish();
-    const auto paused = stores.jobs.pause_group(group.id, ctx.request.actor);
-    for (auto id : paused) take_back_held(options, id, "group paused by " + ctx.request.actor.username);
-    return ApiResponse{200, nlohmann::json{{"paused", paused}}};
+    return ApiResponse{200, nlohmann::json{{"paused", stores.jobs.pause_group(group.id, ctx.request.actor)}}};
   });
 
   router.add("POST", "groups/{id}/resume", Access::kUser,
@@ -255,13 +253,11 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                return ApiResponse{200, nlohmann::json{{"resumed", resumed}, {"notResumed", not_resumed}}};
              });
 
-  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     JsonBody(req.body).finish();
     if (job.trigger_status == 0) return ApiResponse{200, to_json(job)};  // already stopped
-    auto stopped = stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor);
-    take_back_held(options, job.id, "job stopped by " + ctx.request.actor.username);
-    return ApiResponse{200, to_json(stopped)};
+    return ApiResponse{200, to_json(stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor))};
   });
 
   router.add("POST", "jobs/{id}/trigger", Access::kUser,

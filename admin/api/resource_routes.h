@@ -67,11 +67,11 @@ struct ResourceOptions {
   CalendarStore* calendars = nullptr;
 
   // Lead dispatch (HeldFireCanceller): the runs of a job its executors hold for their instant, and
-  // taking such runs back. When both are set, a job stopped, changed or deleted (and the jobs of a
-  // paused group) has its held runs taken back, so none starts after the change; unset, nothing
-  // is. Neither may block on an executor: take_back queues the calls.
+  // taking such runs back. When both are set, a job changed has its held runs taken back and sent
+  // again as it is now, and a job deleted has them dropped by its executors; unset, nothing is.
+  // Neither may block on an executor: take_back queues the calls.
   std::function<std::vector<JobLog>(std::int64_t job_id)> held_runs = {};
-  std::function<void(std::vector<JobLog> runs, std::string reason, bool end_runs)> take_back = {};
+  std::function<void(std::vector<JobLog> runs, std::string reason, bool send_again)> take_back = {};
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.

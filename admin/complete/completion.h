@@ -102,11 +102,7 @@ class Completion {
   // code 500, with `message`, and neither retried nor followed by child jobs (RunEnd::kKilled).
   // kRecorded when it was still running. Throws like report().
   Outcome mark_killed(std::int64_t run_id, std::string message);
-  // A run handed over ahead (lead dispatch) that its executor gave back before its instant, its
-  // job stopped, changed or deleted (HeldFireCanceller): it ends `cancelled`, code 0, with
-  // `message`, neither retried nor followed by child jobs (RunEnd::kCancelled). kRecorded when it
-  // was still running. Throws like report().
-  Outcome mark_cancelled(std::int64_t run_id, std::string message);
+
 
   Counters counters() const noexcept;
 

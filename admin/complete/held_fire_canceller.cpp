@@ -10,9 +10,9 @@
 
 namespace cronwheel::admin {
 
-HeldFireCanceller::HeldFireCanceller(CompletionStore& store, Completion& completion, ExecutorClient& executors,
-                                     common::Clock& clock, Options options)
-    : store_(store), completion_(completion), executors_(executors), clock_(clock), options_(std::move(options)) {
+HeldFireCanceller::HeldFireCanceller(CompletionStore& store, ExecutorClient& executors, common::Clock& clock,
+                                     Options options)
+    : store_(store), executors_(executors), clock_(clock), options_(std::move(options)) {
   worker_ = std::thread([this] { work(); });
 }
 
@@ -22,7 +22,7 @@ std::vector<JobLog> HeldFireCanceller::held(std::int64_t job_id) {
   return store_.held_runs(job_id, clock_.now_ms(), kMaxHeldRunsRead);
 }
 
-void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, bool end_runs) noexcept {
+void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, bool send_again) noexcept {
   if (runs.empty()) return;
   try {
     std::lock_guard lock(mutex_);
@@ -35,7 +35,7 @@ void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, 
       if (runs.empty()) return;
     }
     queued_runs_ += runs.size();
-    queue_.push_back({std::move(runs), std::move(reason), end_runs});
+    queue_.push_back({std::move(runs), std::move(reason), send_again});
     changed_.notify_all();
   } catch (const std::exception& e) {
     spdlog::warn("lead dispatch: held runs not taken back: {}", e.what());
@@ -107,11 +107,15 @@ void HeldFireCanceller::handle(const Request& request) noexcept {
                        address, param.log_ids.size(), request.reason, answer.msg);
           continue;
         }
-        if (!request.end_runs) continue;
+        if (!request.send_again) continue;
         for (std::int64_t id : answer.content->cancelled) {
           if (std::find(param.log_ids.begin(), param.log_ids.end(), id) == param.log_ids.end()) continue;  // not asked
-          completion_.mark_cancelled(id, request.reason + " before its instant; executor " + address +
-                                             " held it and will not start it");
+          const std::string note = "Taken back: " + request.reason + " before its instant (executor " + address +
+                                   " gave it back); sent again as the job is now";
+          if (store_.return_not_started(id, options_.node_id, note)) {
+            std::lock_guard lock(mutex_);
+            ++counters_.sent_again;
+          }
         }
       } catch (const std::exception& e) {
         spdlog::warn("lead dispatch: taking back {} held runs from {} failed: {}", param.log_ids.size(), address,

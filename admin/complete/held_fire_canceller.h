@@ -1,18 +1,20 @@
 #pragma once
 
 // Takes back fires handed over ahead of their instant (lead dispatch, docs/scheduling.md) whose
-// job was stopped, changed or deleted before that instant, so that a run never starts with what
-// an operator has just stopped, changed or removed.
+// job was changed or deleted before that instant, so that a run never starts with what an
+// operator has just changed or removed.
 //
 // held(job_id) reads, on the caller's thread, the job's runs an executor holds: `triggered`, their
 // trigger time (their instant) still ahead (CompletionStore::held_runs). take_back(runs, reason,
-// end_runs) queues them; the canceller's thread then asks each executor for its runs in one POST
-// /leadCancel (at most kMaxLeadFires ids a request, with the group's access token), and, when
-// `end_runs`, ends each run the executor gave back `cancelled` with `reason` and what the
-// executor said (Completion::mark_cancelled: no retry, no child jobs). For a deleted job the runs
-// went with it: take_back(runs read before the deletion, reason, false) only asks the executors.
-// A run the executor started meanwhile, or did not give back (it cannot be reached, it does not
-// hold it), is left as it is: it runs, as a fire already sent does, and its result is recorded.
+// send_again) queues them; the canceller's thread then asks each executor for its runs in one POST
+// /leadCancel (at most kMaxLeadFires ids a request, with the group's access token). When
+// `send_again` (the job was changed), each run the executor gave back goes back to pending for
+// this node (CompletionStore::return_not_started, its trigger message saying why), and the feeder
+// sends it again with the job as it is now, or applies its misfire strategy when it is late: a
+// pending fire of the job is sent with the change too, so the two agree. For a deleted job the
+// runs went with it: take_back(runs read before the deletion, reason, false) only asks the
+// executors to drop them. A run the executor started meanwhile, or did not give back (it cannot
+// be reached, it does not hold it), is left as it is: it runs as it was sent.
 //
 // Bounded: at most kMaxQueuedRuns runs wait; take_back() beyond that drops the rest with a warning
 // (they run, as above). Never throws from take_back(); failures of the thread's calls are logged.
@@ -29,7 +31,6 @@
 #include <thread>
 #include <vector>
 
-#include "admin/complete/completion.h"
 #include "admin/model/completion_store.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/records.h"
@@ -42,13 +43,14 @@ class HeldFireCanceller {
   static constexpr int kMaxHeldRunsRead = 10'000;  // held runs of one job read at once
 
   struct Options {
+    // This node's id: the owner of the runs sent again.
+    std::string node_id;
     // The access token for an executor of `group_id`: the group's own, or the admin's.
     std::function<std::string(std::int64_t group_id)> token_of;
   };
 
   // Everything given must outlive the canceller.
-  HeldFireCanceller(CompletionStore& store, Completion& completion, ExecutorClient& executors, common::Clock& clock,
-                    Options options);
+  HeldFireCanceller(CompletionStore& store, ExecutorClient& executors, common::Clock& clock, Options options);
   ~HeldFireCanceller();  // stop()
 
   HeldFireCanceller(const HeldFireCanceller&) = delete;
@@ -57,7 +59,7 @@ class HeldFireCanceller {
   // The job's runs held by executors now (see above). Throws what the store throws.
   std::vector<JobLog> held(std::int64_t job_id);
   // Queues `runs` to be taken back (see above). Returns at once.
-  void take_back(std::vector<JobLog> runs, std::string reason, bool end_runs) noexcept;
+  void take_back(std::vector<JobLog> runs, std::string reason, bool send_again) noexcept;
 
   // Blocks until everything queued so far has been handled (for tests).
   void wait_idle();
@@ -66,6 +68,7 @@ class HeldFireCanceller {
   struct Counters {
     std::uint64_t asked = 0;      // runs asked back from their executors
     std::uint64_t cancelled = 0;  // given back before they started
+    std::uint64_t sent_again = 0;  // of those, back to pending to be sent again
     std::uint64_t started = 0;    // started meanwhile: left to run
   };
   Counters counters() const;
@@ -74,13 +77,12 @@ class HeldFireCanceller {
   struct Request {
     std::vector<JobLog> runs;
     std::string reason;
-    bool end_runs = false;
+    bool send_again = false;
   };
   void work();
   void handle(const Request& request) noexcept;
 
   CompletionStore& store_;
-  Completion& completion_;
   ExecutorClient& executors_;
   common::Clock& clock_;
   const Options options_;

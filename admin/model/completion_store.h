@@ -18,11 +18,10 @@
 
 namespace cronwheel::admin {
 
-// A run's result: an executor's callback, the lost-result monitor's verdict, or a held run given
-// back before its instant (kCancelled).
+// A run's result: an executor's callback, or the lost-result monitor's verdict.
 struct RunResult {
   std::int64_t log_id = 0;
-  FireState state = FireState::kSucceeded;  // kSucceeded, kFailed, kLost or kCancelled
+  FireState state = FireState::kSucceeded;  // kSucceeded, kFailed or kLost
   std::int64_t handle_time = 0;  // epoch ms
   int handle_code = 0;
   std::string handle_msg;

@@ -195,8 +195,8 @@ class AdminServer::Impl {
   std::unique_ptr<ConsoleFiles> console_;  // GET of every path no route serves
   std::unique_ptr<RestApi> api_;
   std::unique_ptr<ExecutorSide> executors_;  // /api/registry, /api/callback and their monitors
-  // Takes back runs held by executors whose job was stopped, changed or deleted (after executors_:
-  // it uses its completion, and goes first).
+  // Takes back runs held by executors whose job was changed or deleted (after executors_: it uses
+  // its completion store, and goes first).
   std::unique_ptr<HeldFireCanceller> held_fires_;
 
   // Alarms: the mail server (null when none is configured), the webhook client, both behind one
@@ -530,8 +530,8 @@ void AdminServer::Impl::add_routes() {
   if (config_.lead_dispatch) {
     // held_fires_ is made just below, with executors_.
     api.resources.held_runs = [this](std::int64_t job_id) { return held_fires_->held(job_id); };
-    api.resources.take_back = [this](std::vector<JobLog> runs, std::string reason, bool end_runs) {
-      held_fires_->take_back(std::move(runs), std::move(reason), end_runs);
+    api.resources.take_back = [this](std::vector<JobLog> runs, std::string reason, bool send_again) {
+      held_fires_->take_back(std::move(runs), std::move(reason), send_again);
     };
   }
   api.alarm_channels.store = &alarm_store_;
@@ -570,12 +570,13 @@ void AdminServer::Impl::add_routes() {
   executors_ = std::make_unique<ExecutorSide>(database_, stores.groups, stores.logs, http_,
                                               common::SystemClock::instance(), recurring_, std::move(executors));
   HeldFireCanceller::Options held;
+  held.node_id = node_id_;
   held.token_of = [this](std::int64_t group_id) {
     auto group = stores_.stores().groups.get(group_id);
     return group && group->access_token ? *group->access_token : config_.access_token;
   };
-  held_fires_ = std::make_unique<HeldFireCanceller>(executors_->completion_store(), executors_->completion(),
-                                                    executor_client_, common::SystemClock::instance(), std::move(held));
+  held_fires_ = std::make_unique<HeldFireCanceller>(executors_->completion_store(), executor_client_,
+                                                    common::SystemClock::instance(), std::move(held));
 
   add_console_route();
 }

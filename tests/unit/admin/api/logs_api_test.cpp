@@ -359,63 +359,67 @@ TEST_F(LogsApi, KillOfARunHeldForItsInstantTakesItBackFromTheExecutor) {
   EXPECT_EQ(stores_.logs.get(started.id)->handle_msg, "killed by admin; the executor ended it");
 }
 
-// Lead dispatch: a job stopped, changed or deleted while an executor holds one of its runs for
-// its instant has that run taken back (HeldFireCanceller), so it never starts after the change.
+// Lead dispatch: a job changed or deleted while an executor holds one of its runs for its instant
+// has that run taken back (HeldFireCanceller): a changed job's run is sent again as the job is
+// now, a deleted job's is dropped.
 class HeldRunsApi : public LogsApi {
  protected:
   void configure(ResourceOptions& options) override {
     options.held_runs = [this](std::int64_t job_id) { return canceller_->held(job_id); };
-    options.take_back = [this](std::vector<JobLog> runs, std::string reason, bool end_runs) {
-      canceller_->take_back(std::move(runs), std::move(reason), end_runs);
+    options.take_back = [this](std::vector<JobLog> runs, std::string reason, bool send_again) {
+      canceller_->take_back(std::move(runs), std::move(reason), send_again);
     };
   }
   void TearDown() override {
     LogsApi::TearDown();
     canceller_->stop();
   }
-  json given_back(std::vector<std::int64_t> ids) {
+  json given_back(std::vector<std::int64_t> cancelled, std::vector<std::int64_t> started = {}) {
     return {{"code", 200}, {"msg", nullptr},
-            {"content", {{"cancelled", ids}, {"started", json::array()}, {"unknown", json::array()}}}};
+            {"content", {{"cancelled", cancelled}, {"started", started}, {"unknown", json::array()}}}};
   }
   std::unique_ptr<HeldFireCanceller> canceller_ = std::make_unique<HeldFireCanceller>(
-      completion_store_, completion_, executors_, clock_,
-      HeldFireCanceller::Options{[](std::int64_t) { return std::string("group-token"); }});
+      completion_store_, executors_, clock_,
+      HeldFireCanceller::Options{"node-under-test", [](std::int64_t) { return std::string("group-token"); }});
 };
 
-TEST_F(HeldRunsApi, StoppingOrChangingAJobTakesItsHeldRunsBackAndEndsThemCancelled) {
+TEST_F(HeldRunsApi, ChangingAJobTakesItsHeldRunsBackToBeSentAgainAsItIsNow) {
   FakeExecutor executor;
   auto held = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url());  // its instant ahead
   auto running = put_log(FireState::kTriggered, clock_.now_ms() - 5'000, executor.url());  // started already
   executor.answer_lead_cancel(given_back({held.id}));
-  auto started = post("jobs/" + std::to_string(job_.id) + "/start");
-  ASSERT_EQ(started.status, 200) << started.text;
-  auto r = post("jobs/" + std::to_string(job_.id) + "/stop");
-  ASSERT_EQ(r.status, 200) << r.text;
+  auto changed = put("jobs/" + std::to_string(job_.id), {{"jobDesc", "changed"}});
+  ASSERT_EQ(changed.status, 200) << changed.text;
   canceller_->wait_idle();
   auto calls = executor.calls();
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].path, "/leadCancel");
   EXPECT_EQ(calls[0].token, "group-token");
-  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "job stopped by admin"}})) << "only the held one";
+  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "job changed by admin"}})) << "only the held one";
   auto row = *stores_.logs.get(held.id);
-  EXPECT_EQ(row.state, FireState::kCancelled);
-  EXPECT_EQ(row.handle_msg, "job stopped by admin before its instant; executor " + executor.url() +
-                                " held it and will not start it");
+  EXPECT_EQ(row.state, FireState::kPending) << "sent again by this node's feeder, with the change";
+  EXPECT_EQ(row.admin_node, "node-under-test");
+  EXPECT_NE(row.trigger_msg.find("Taken back: job changed by admin before its instant (executor " + executor.url() +
+                                 " gave it back); sent again as the job is now"),
+            std::string::npos)
+      << row.trigger_msg;
   EXPECT_EQ(stores_.logs.get(running.id)->state, FireState::kTriggered);
-  EXPECT_EQ(stores_.logs.list({}).total, 2) << "neither retried nor followed";
 
-  // A change: the same. An executor that started it meanwhile keeps it running.
+  // One its executor started meanwhile runs as it was sent.
   auto again = put_log(FireState::kTriggered, clock_.now_ms() + 1'790, executor.url());
-  executor.answer_lead_cancel({{"code", 200}, {"msg", nullptr},
-                               {"content", {{"cancelled", json::array()}, {"started", {again.id}}, {"unknown", json::array()}}}});
-  auto changed = put("jobs/" + std::to_string(job_.id), {{"jobDesc", "changed"}});
-  ASSERT_EQ(changed.status, 200) << changed.text;
+  executor.answer_lead_cancel(given_back({}, {again.id}));
+  ASSERT_EQ(put("jobs/" + std::to_string(job_.id), {{"jobDesc", "changed again"}}).status, 200);
   canceller_->wait_idle();
   ASSERT_EQ(executor.calls().size(), 2u);
-  EXPECT_EQ(executor.calls()[1].body["reason"], "job changed by admin");
   EXPECT_EQ(stores_.logs.get(again.id)->state, FireState::kTriggered);
-  EXPECT_EQ(canceller_->counters().cancelled, 1u);
+  EXPECT_EQ(canceller_->counters().sent_again, 1u);
   EXPECT_EQ(canceller_->counters().started, 1u);
+
+  // A stop lets fires already decided go out, held or pending, as before lead dispatch.
+  ASSERT_EQ(post("jobs/" + std::to_string(job_.id) + "/start").status, 200);
+  ASSERT_EQ(post("jobs/" + std::to_string(job_.id) + "/stop").status, 200);
+  canceller_->wait_idle();
+  EXPECT_EQ(executor.calls().size(), 2u);
 }
 
 TEST_F(HeldRunsApi, DeletingAJobAsksItsHeldRunsBackFromTheirExecutors) {
