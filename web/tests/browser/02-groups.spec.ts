@@ -27,6 +27,9 @@ test.describe('executor groups', () => {
     await expect(page.getByRole('columnheader', { name: 'Clock against the admin' })).toBeVisible()
     await expect(executorRow).toContainText(/(In step|\d+ ms (behind|ahead)) \(± \d+ ms\)/, { timeout: 15_000 })
     await expect(executorRow).not.toContainText('More than a second off')
+    // Knowing the admin's clock, a cronwheel executor takes each second's fires ahead of time.
+    await expect(page.getByRole('columnheader', { name: 'Fires' })).toBeVisible()
+    await expect(executorRow).toContainText('Handed over ahead', { timeout: 15_000 })
 
     // And in the list, with its online address.
     await page.getByRole('button', { name: 'Back' }).click()
