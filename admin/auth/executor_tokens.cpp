@@ -7,6 +7,8 @@ namespace cronwheel::admin {
 ExecutorTokens::ExecutorTokens(GroupStore& groups, LogStore& logs, std::string admin_token)
     : groups_(groups), logs_(logs), admin_token_(std::move(admin_token)) {}
 
+std::string ExecutorTokens::for_group_id(std::int64_t group_id) { return for_group(groups_.get(group_id)); }
+
 std::string ExecutorTokens::for_group(const std::optional<Group>& group) const {
   if (group && group->access_token && !group->access_token->empty()) return *group->access_token;
   return admin_token_;

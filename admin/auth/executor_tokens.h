@@ -35,6 +35,10 @@ class ExecutorTokens {
   // results are ignored anyway).
   std::map<std::int64_t, std::string> for_runs(const std::vector<std::int64_t>& log_ids);
 
+  // The token the executors of group `group_id` accept, which the admin sends them: the group's
+  // own, or the admin's (a group that does not exist: the admin's); empty: none.
+  std::string for_group_id(std::int64_t group_id);
+
  private:
   std::string for_group(const std::optional<Group>& group) const;
 

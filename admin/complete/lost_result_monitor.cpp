@@ -93,7 +93,8 @@ int LostResultMonitor::check_forgotten(const std::stop_token& stop) {
       ask.from_line_num = 1;
       std::optional<common::protocol::LogResult> told;
       try {
-        auto answer = options_.executors->log(run.executor_address, options_.access_token, ask);
+        const std::string token = options_.token_of ? options_.token_of(run.job_group) : options_.access_token;
+        auto answer = options_.executors->log(run.executor_address, token, ask);
         if (answer.is_success() && answer.content && !answer.content->run_state.empty()) told = *answer.content;
       } catch (const std::exception& e) {
         spdlog::debug("lost-result check: executor {} not asked about run {}: {}", run.executor_address, run.id,

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <stop_token>
 #include <string>
 
@@ -57,6 +58,10 @@ class LostResultMonitor {
 
     // Rule 2; off when `executors` is null. `executors` must outlive the monitor.
     ExecutorClient* executors = nullptr;
+    // The token the executors of a run's group are called with (the group's own, else the
+    // admin's: ExecutorTokens::for_group_id), as the trigger sent the run with it; unset:
+    // access_token for every group.
+    std::function<std::string(std::int64_t group_id)> token_of = {};
     std::string access_token;
     std::chrono::milliseconds ask_after{60'000};
     // Clock skew tolerated between an executor's start time and this node's trigger times.

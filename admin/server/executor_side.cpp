@@ -14,6 +14,12 @@ common::RecurringTasks& on_clock(common::RecurringTasks& tasks, const common::Cl
   return tasks;
 }
 
+// The lost-result check asks each run's executor with the token its group's executors accept.
+LostResultMonitor::Options with_group_tokens(LostResultMonitor::Options options, ExecutorTokens& tokens) {
+  if (!options.token_of) options.token_of = [&tokens](std::int64_t group) { return tokens.for_group_id(group); };
+  return options;
+}
+
 }  // namespace
 
 ExecutorSide::ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, common::http::HttpServer& http,
@@ -23,7 +29,7 @@ ExecutorSide::ExecutorSide(Database& db, GroupStore& groups, LogStore& logs, com
       completion_store_(db),
       completion_(completion_store_, clock, Completion::Options{options.node_id, options.next_time_set, options.finished_runs, options.fires_written}),
       registry_monitor_(registry_store_, on_clock(tasks, clock), options.registry),
-      lost_monitor_(completion_store_, completion_, tasks, options.lost) {
+      lost_monitor_(completion_store_, completion_, tasks, with_group_tokens(options.lost, tokens_)) {
   // A new executor is in its group's list within a moment rather than at the next refresh.
   ExecutorRouteOptions routes;
   routes.registrations_changed = [this] { registry_monitor_.wake(); };

@@ -261,6 +261,19 @@ TEST_F(ExecutorRoutesTest, AGroupWithItsOwnTokenAcceptsOnlyThatToken) {
   EXPECT_EQ(log(another.id).state, FireState::kTriggered);
 }
 
+TEST_F(ExecutorRoutesTest, AGroupsExecutorsAreCalledWithTheTokenTheyAccept) {
+  auto group = stores_.groups().get(group_).value();
+  group.access_token = "group-a-token";
+  stores_.groups().update(group, system_);
+  Group other;
+  other.app_name = "other-app";
+  other.title = "Other";
+  const auto other_id = stores_.groups().create(other, system_).id;
+  EXPECT_EQ(tokens_.for_group_id(group_), "group-a-token");
+  EXPECT_EQ(tokens_.for_group_id(other_id), kToken) << "no token of its own: the admin's";
+  EXPECT_EQ(tokens_.for_group_id(987'654), kToken) << "no such group";
+}
+
 TEST_F(ExecutorRoutesTest, NoTokenConfiguredAcceptsEveryCaller) {
   common::http::HttpServerOptions o;
   o.host = "127.0.0.1";

@@ -289,6 +289,21 @@ TEST_F(ForgottenRunTest, RunItsRestartedExecutorNoLongerKnowsIsLostWithTheReason
   EXPECT_EQ(runs[1].parent_log_id, run.id);
 }
 
+// An executor of a group with its own token accepts only that one: it is asked with it.
+TEST_F(ForgottenRunTest, AnExecutorIsAskedWithTheTokenOfTheRunsGroup) {
+  LostResultMonitor::Options o = options();
+  o.token_of = [](std::int64_t group) { return "token-of-group-" + std::to_string(group); };
+  LostResultMonitor monitor(store_, completion_, tasks_, o);
+  heartbeat();
+  auto run = make_run(make_job("tokened"));
+  executor_says(common::protocol::kRunStateUnknown, clock_.now_ms() + 5'000);
+  advance(61s);
+  EXPECT_EQ(monitor.check_once(), 1);
+  auto calls = executors_.calls("log");
+  ASSERT_EQ(calls.size(), 1U);
+  EXPECT_EQ(calls[0].access_token, "token-of-group-" + std::to_string(run.job_group));
+}
+
 TEST_F(ForgottenRunTest, RunsTheExecutorStillHoldsAreLeftAlone) {
   heartbeat();
   auto running = make_run(make_job("running"));
