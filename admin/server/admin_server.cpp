@@ -423,8 +423,7 @@ void AdminServer::Impl::start_scheduler() {
   // killed whatever the executor says (it may be gone), as POST logs/{id}/kill does.
   auto kill = [this](const JobLog& run) {
     try {
-      auto group = stores_.stores().groups.get(run.job_group);
-      const std::string token = group && group->access_token ? *group->access_token : config_.access_token;
+      const std::string token = executors_->token_for_group(run.job_group);
       std::string told = "; its executor could not be told";
       if (run.job_id <= INT32_MAX) {
         auto answer = executor_client_.kill(run.executor_address, token, static_cast<std::int32_t>(run.job_id));
@@ -571,10 +570,7 @@ void AdminServer::Impl::add_routes() {
                                               common::SystemClock::instance(), recurring_, std::move(executors));
   HeldFireCanceller::Options held;
   held.node_id = node_id_;
-  held.token_of = [this](std::int64_t group_id) {
-    auto group = stores_.stores().groups.get(group_id);
-    return group && group->access_token ? *group->access_token : config_.access_token;
-  };
+  held.token_of = [this](std::int64_t group_id) { return executors_->token_for_group(group_id); };
   held_fires_ = std::make_unique<HeldFireCanceller>(executors_->completion_store(), executor_client_,
                                                     common::SystemClock::instance(), std::move(held));
 

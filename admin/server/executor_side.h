@@ -81,6 +81,9 @@ class ExecutorSide {
   Completion& completion() noexcept { return completion_; }
   // The live executors' clock offsets, as the registry monitor last read them.
   std::vector<RegistryMonitor::ClockOffset> clock_offsets() const { return registry_monitor_.clock_offsets(); }
+  // The token the executors of group `group_id` accept (ExecutorTokens::for_group_id): the one
+  // every call to them carries.
+  std::string token_for_group(std::int64_t group_id) { return tokens_.for_group_id(group_id); }
   // Whether the live executor at `address` takes lead dispatch (RegistryMonitor::takes_lead).
   bool takes_lead(std::string_view address) const { return registry_monitor_.takes_lead(address); }
   // Registrations refused since start because their group had its most executors.
