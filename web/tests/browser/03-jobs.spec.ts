@@ -144,6 +144,8 @@ test.describe('jobs', () => {
     await page.goto('/')
     await page.getByRole('menuitem', { name: 'Jobs' }).click()
     await page.getByRole('button', { name: 'New job' }).click()
+    // The list's group filter is an "Executor group" too: wait for the form's before choosing.
+    await expect(page.getByRole('heading', { name: 'New job' })).toBeVisible()
     await page.getByRole('combobox', { name: 'Executor group' }).click()
     await page.getByRole('option', { name: `(${APP_NAME})` }).click()
     await page.getByLabel('Description').fill(name)
