@@ -118,11 +118,13 @@ std::vector<JobLog> held_runs_of(const ResourceOptions& options, std::int64_t jo
   }
 }
 
-// After a change to the job: its held runs are taken back and sent again as the job is now, as its
-// pending fires are.
-void take_back_held(const ResourceOptions& options, std::int64_t job_id, const std::string& reason) noexcept {
+// After a change to the job its held runs are taken back and sent again as the job is now, as its
+// pending fires are; after a stop they are cancelled, as its pending fires were by the stop
+// (JobStore::set_trigger_status).
+void take_back_held(const ResourceOptions& options, std::int64_t job_id, const std::string& reason,
+                    GivenBack then) noexcept {
   auto runs = held_runs_of(options, job_id);
-  if (!runs.empty()) options.take_back(std::move(runs), reason, true);
+  if (!runs.empty()) options.take_back(std::move(runs), reason, then);
 }
 
 }  // namespace
@@ -179,7 +181,8 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                  job.trigger_next_time = first_fire_time(job, clock.now_ms(), options.calendars);
                }
                auto updated = stores.jobs.update(job, ctx.request.actor);
-               take_back_held(options, updated.id, "job changed by " + ctx.request.actor.username);
+               // (Its status is not the body's to change: start and stop have routes of their own.)
+               take_back_held(options, updated.id, "job changed by " + ctx.request.actor.username, GivenBack::kSendAgain);
                return ApiResponse{200, to_json(updated)};
              }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
@@ -188,7 +191,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     // Read before the deletion takes the runs with it; asked back from their executors after it.
     auto held = held_runs_of(options, job.id);
     stores.jobs.remove(job.id, ctx.request.actor);  // with its logs and script history
-    if (!held.empty()) options.take_back(std::move(held), "job deleted by " + ctx.request.actor.username, false);
+    if (!held.empty()) options.take_back(std::move(held), "job deleted by " + ctx.request.actor.username, GivenBack::kForget);
     return ApiResponse{204, nullptr};
   });
 
@@ -219,11 +222,16 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
   // of the group and marks it; resume starts exactly the marked ones again, each from its
   // schedule's next time after now, and answers the ones it could not start (a schedule with
   // no time left), which stay stopped.
-  router.add("POST", "groups/{id}/pause", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
-    auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
-    JsonBody(req.body).finish();
-    return ApiResponse{200, nlohmann::json{{"paused", stores.jobs.pause_group(group.id, ctx.request.actor)}}};
-  });
+  router.add("POST", "groups/{id}/pause", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+               auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
+               JsonBody(req.body).finish();
+               auto paused = stores.jobs.pause_group(group.id, ctx.request.actor);
+               for (auto id : paused) {
+                 take_back_held(options, id, "group paused by " + ctx.request.actor.username, GivenBack::kCancel);
+               }
+               return ApiResponse{200, nlohmann::json{{"paused", paused}}};
+             });
 
   router.add("POST", "groups/{id}/resume", Access::kUser,
              [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
@@ -253,12 +261,17 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                return ApiResponse{200, nlohmann::json{{"resumed", resumed}, {"notResumed", not_resumed}}};
              });
 
-  router.add("POST", "jobs/{id}/stop", Access::kUser, [stores](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
-    auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
-    JsonBody(req.body).finish();
-    if (job.trigger_status == 0) return ApiResponse{200, to_json(job)};  // already stopped
-    return ApiResponse{200, to_json(stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor))};
-  });
+  // A stop cancels the fires already decided and not yet started: the store the pending ones, in
+  // the stop's transaction; the executors the ones they hold, taken back after it.
+  router.add("POST", "jobs/{id}/stop", Access::kUser,
+             [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+               auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
+               JsonBody(req.body).finish();
+               if (job.trigger_status == 0) return ApiResponse{200, to_json(job)};  // already stopped
+               auto stopped = stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor);
+               take_back_held(options, job.id, "job stopped by " + ctx.request.actor.username, GivenBack::kCancel);
+               return ApiResponse{200, to_json(stopped)};
+             });
 
   router.add("POST", "jobs/{id}/trigger", Access::kUser,
              [stores, &clock, options](ApiRouter::RouteContext& ctx, const common::http::Request& req) {

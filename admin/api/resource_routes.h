@@ -8,6 +8,7 @@
 #include "admin/api/api_router.h"
 #include "admin/api/executor_call_limiter.h"
 #include "admin/model/calendar_store.h"
+#include "admin/model/completion_store.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/finished_runs.h"
 #include "admin/model/run_end.h"
@@ -68,10 +69,11 @@ struct ResourceOptions {
 
   // Lead dispatch (HeldFireCanceller): the runs of a job its executors hold for their instant, and
   // taking such runs back. When both are set, a job changed has its held runs taken back and sent
-  // again as it is now, and a job deleted has them dropped by its executors; unset, nothing is.
-  // Neither may block on an executor: take_back queues the calls.
+  // again as it is now, a job stopped (or paused with its group) has them cancelled, and a job
+  // deleted has them dropped by its executors; unset, nothing is. Neither may block on an
+  // executor: take_back queues the calls.
   std::function<std::vector<JobLog>(std::int64_t job_id)> held_runs = {};
-  std::function<void(std::vector<JobLog> runs, std::string reason, bool send_again)> take_back = {};
+  std::function<void(std::vector<JobLog> runs, std::string reason, GivenBack then)> take_back = {};
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.

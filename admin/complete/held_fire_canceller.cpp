@@ -22,7 +22,7 @@ std::vector<JobLog> HeldFireCanceller::held(std::int64_t job_id) {
   return store_.held_runs(job_id, clock_.now_ms(), kMaxHeldRunsRead);
 }
 
-void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, bool send_again) noexcept {
+void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, GivenBack then) noexcept {
   if (runs.empty()) return;
   try {
     std::lock_guard lock(mutex_);
@@ -35,7 +35,7 @@ void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, 
       if (runs.empty()) return;
     }
     queued_runs_ += runs.size();
-    queue_.push_back({std::move(runs), std::move(reason), send_again});
+    queue_.push_back({std::move(runs), std::move(reason), then});
     changed_.notify_all();
   } catch (const std::exception& e) {
     spdlog::warn("lead dispatch: held runs not taken back: {}", e.what());
@@ -107,14 +107,19 @@ void HeldFireCanceller::handle(const Request& request) noexcept {
                        address, param.log_ids.size(), request.reason, answer.msg);
           continue;
         }
-        if (!request.send_again) continue;
+        if (request.then == GivenBack::kForget) continue;
+        const std::string given_back = " before its instant (executor " + address + " gave it back)";
         for (std::int64_t id : answer.content->cancelled) {
           if (std::find(param.log_ids.begin(), param.log_ids.end(), id) == param.log_ids.end()) continue;  // not asked
-          const std::string note = "Taken back: " + request.reason + " before its instant (executor " + address +
-                                   " gave it back); sent again as the job is now";
-          if (store_.return_not_started(id, options_.node_id, note)) {
+          if (request.then == GivenBack::kSendAgain) {
+            if (store_.return_not_started(id, options_.node_id,
+                                          "Taken back: " + request.reason + given_back + "; sent again as the job is now")) {
+              std::lock_guard lock(mutex_);
+              ++counters_.sent_again;
+            }
+          } else if (store_.cancel_not_started(id, "Cancelled: " + request.reason + given_back)) {
             std::lock_guard lock(mutex_);
-            ++counters_.sent_again;
+            ++counters_.ended;
           }
         }
       } catch (const std::exception& e) {

@@ -1,20 +1,24 @@
 #pragma once
 
 // Takes back fires handed over ahead of their instant (lead dispatch, docs/scheduling.md) whose
-// job was changed or deleted before that instant, so that a run never starts with what an
-// operator has just changed or removed.
+// job was changed, stopped or deleted before that instant, so that a run never starts with what
+// an operator has just changed, stopped or removed.
 //
 // held(job_id) reads, on the caller's thread, the job's runs an executor holds: `triggered`, their
 // trigger time (their instant) still ahead (CompletionStore::held_runs). take_back(runs, reason,
-// send_again) queues them; the canceller's thread then asks each executor for its runs in one POST
-// /leadCancel (at most kMaxLeadFires ids a request, with the group's access token). When
-// `send_again` (the job was changed), each run the executor gave back goes back to pending for
-// this node (CompletionStore::return_not_started, its trigger message saying why), and the feeder
-// sends it again with the job as it is now, or applies its misfire strategy when it is late: a
-// pending fire of the job is sent with the change too, so the two agree. For a deleted job the
-// runs went with it: take_back(runs read before the deletion, reason, false) only asks the
-// executors to drop them. A run the executor started meanwhile, or did not give back (it cannot
-// be reached, it does not hold it), is left as it is: it runs as it was sent.
+// then) queues them; the canceller's thread then asks each executor for its runs in one POST
+// /leadCancel (at most kMaxLeadFires ids a request, with the group's access token). Each run the
+// executor gave back then becomes what `then` says (GivenBack):
+//  - kSendAgain (the job was changed): back to pending for this node
+//    (CompletionStore::return_not_started, its trigger message saying why), and the feeder sends it
+//    again with the job as it is now, or applies its misfire strategy when it is late: a pending
+//    fire of the job is sent with the change too, so the two agree;
+//  - kCancel (the job was stopped): cancelled (CompletionStore::cancel_not_started), as the stop
+//    cancelled the job's pending fires;
+//  - kForget (the job was deleted): nothing to write, the runs went with it; the executors are
+//    only asked to drop them (runs read before the deletion).
+// A run the executor started meanwhile, or did not give back (it cannot be reached, it does not
+// hold it), is left as it is: it runs as it was sent.
 //
 // Bounded: at most kMaxQueuedRuns runs wait; take_back() beyond that drops the rest with a warning
 // (they run, as above). Never throws from take_back(); failures of the thread's calls are logged.
@@ -59,7 +63,7 @@ class HeldFireCanceller {
   // The job's runs held by executors now (see above). Throws what the store throws.
   std::vector<JobLog> held(std::int64_t job_id);
   // Queues `runs` to be taken back (see above). Returns at once.
-  void take_back(std::vector<JobLog> runs, std::string reason, bool send_again) noexcept;
+  void take_back(std::vector<JobLog> runs, std::string reason, GivenBack then) noexcept;
 
   // Blocks until everything queued so far has been handled (for tests).
   void wait_idle();
@@ -68,7 +72,8 @@ class HeldFireCanceller {
   struct Counters {
     std::uint64_t asked = 0;      // runs asked back from their executors
     std::uint64_t cancelled = 0;  // given back before they started
-    std::uint64_t sent_again = 0;  // of those, back to pending to be sent again
+    std::uint64_t sent_again = 0;  // of those, back to pending to be sent again (kSendAgain)
+    std::uint64_t ended = 0;       // of those, ended cancelled (kCancel)
     std::uint64_t started = 0;    // started meanwhile: left to run
   };
   Counters counters() const;
@@ -77,7 +82,7 @@ class HeldFireCanceller {
   struct Request {
     std::vector<JobLog> runs;
     std::string reason;
-    bool send_again = false;
+    GivenBack then = GivenBack::kForget;
   };
   void work();
   void handle(const Request& request) noexcept;

@@ -48,6 +48,14 @@ struct RunResult {
   friend bool operator==(const RunResult&, const RunResult&) = default;
 };
 
+// What becomes of a run handed over ahead (lead dispatch) that its executor gives back when asked
+// (HeldFireCanceller::take_back).
+enum class GivenBack {
+  kSendAgain,  // its job changed: back to pending (return_not_started), sent again as the job is now
+  kCancel,     // its job was stopped: cancelled (cancel_not_started)
+  kForget,     // its job was deleted: the run went with it
+};
+
 class CompletionStore {
  public:
   enum class Status {
@@ -94,6 +102,11 @@ class CompletionStore {
   // strategy when it is late. False when the run is in any other state (it has a result already,
   // or was never sent): nothing written.
   virtual bool return_not_started(std::int64_t log_id, const std::string& node_id, const std::string& note) = 0;
+
+  // A held run its executor gave back (it will never start it) whose job was stopped before its
+  // instant: `triggered` or `sending` → `cancelled`, alarming nobody (alarm_status 1), `note`
+  // appended to its trigger message. False when the run is in any other state: nothing written.
+  virtual bool cancel_not_started(std::int64_t log_id, const std::string& note) = 0;
 
   // The runs of `job_id` an executor holds for their instant (lead dispatch): `triggered`, their
   // trigger time after `now` (epoch ms); by id, at most `limit`.

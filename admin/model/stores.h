@@ -89,16 +89,25 @@ class JobStore {
   // Replaces every field the API may change (an empty name keeps the job's name; a name another
   // job of the group has throws Conflict("...", "name")). trigger_status, trigger_next_time and
   // trigger_last_time are written as given: the caller computes them (a changed schedule of a
-  // running job gets a new next time).
+  // running job gets a new next time). An update that stops a running job cancels its decided
+  // fires as a stop does (set_trigger_status).
   virtual Job update(const Job& job, const Actor& actor) = 0;
   // Deletes the job, its logs and its script history.
   virtual void remove(std::int64_t id, const Actor& actor) = 0;
   // Start (status 1, next time given) or stop (status 0, next time 0), clearing the job's
   // paused_with_group. `action` names the audit action ("job.start", "job.stop").
+  //
+  // A stop also cancels, in the same transaction, the job's fires the scheduler decided and no
+  // node has sent yet: its `pending` SCHEDULE and MISFIRE rows (waiting for a slot or not) end
+  // `cancelled`, alarming nobody, with stopped_fire_note(actor, "job stopped") appended to their
+  // trigger message. A node that holds one in its ring finds it no longer pending and drops it.
+  // Fires being sent or handed over ahead are not the store's to stop (the API takes held ones
+  // back); manual, retry, child, backfill and workflow runs of the job are left as they are.
   virtual Job set_trigger_status(std::int64_t id, int status, std::int64_t next_time,
                                  std::string_view action, const Actor& actor) = 0;
-  // Stops every running job of `group` at once and marks it paused_with_group; answers their
-  // ids, ascending. One audit entry, "group.pause" on the group, lists them.
+  // Stops every running job of `group` at once and marks it paused_with_group, cancelling their
+  // decided fires as a stop does (with "group paused"); answers their ids, ascending. One audit
+  // entry, "group.pause" on the group, lists them.
   virtual std::vector<std::int64_t> pause_group(std::int64_t group, const Actor& actor) = 0;
   // Starts each job of `next_times` (id → its next fire time) that is still stopped and
   // paused_with_group in `group`, and clears the mark of every job of the group (those without
@@ -107,6 +116,12 @@ class JobStore {
   virtual std::vector<std::int64_t> resume_group(std::int64_t group, const std::map<std::int64_t, std::int64_t>& next_times,
                                                  const Actor& actor) = 0;
 };
+
+// What a decided fire cancelled by an operator's stop says: "Cancelled: job stopped by alice
+// before its instant".
+inline std::string stopped_fire_note(const Actor& actor, std::string_view what) {
+  return "Cancelled: " + std::string(what) + " by " + actor.username + " before its instant";
+}
 
 class LogStore {
  public:

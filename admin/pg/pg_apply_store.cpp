@@ -127,7 +127,10 @@ void PgApplyStore::prepare(pqxx::connection& c) {
   c.prepare("apply_workflow_jobs_clear", "DELETE FROM workflow_job WHERE workflow_id = $1");
   c.prepare("apply_workflow_jobs_insert",
             "INSERT INTO workflow_job (workflow_id, job_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING");
+  // Answers whether the file stopped the job: a stop cancels its decided fires
+  // (JobStore::set_trigger_status). The job's row is locked before it is read.
   c.prepare("apply_job_update",
+            "WITH old AS (SELECT trigger_status AS old_status FROM job_info WHERE id = $1 FOR UPDATE) "
             "UPDATE job_info SET job_desc = $2, author = $3, alarm_email = $4, schedule_type = $5, schedule_conf = $6, "
             "timezone = $7, misfire_strategy = $8, executor_route_strategy = $9, executor_handler = $10, "
             "executor_param = $11, executor_block_strategy = $12, executor_timeout = $13, "
@@ -137,7 +140,8 @@ void PgApplyStore::prepare(pqxx::connection& c) {
             "trigger_status = $18, trigger_next_time = $19, updated_at = " + ts("$20") + ", "
             "calendar_id = NULLIF($21::bigint, 0), calendar_mode = $22, dst_gap = $23, dst_repeat = $24, "
             "retry_backoff = $25, retry_multiplier = $26, retry_max_interval = $27, retry_jitter = $28, "
-            "max_concurrent = $29, priority = $30 WHERE id = $1");
+            "max_concurrent = $29, priority = $30 FROM old WHERE id = $1 "
+            "RETURNING old.old_status = 1 AND job_info.trigger_status = 0 AS stopped");
   c.prepare("apply_job_children", "UPDATE job_info SET child_job_ids = $2::bigint[] WHERE id = $1");
   c.prepare("apply_version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
                                     "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");
@@ -244,7 +248,7 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
       }
       for (const auto& planned : p.update_jobs) {
         const Job& j = planned.job;
-        tx.exec_prepared("apply_job_update", j.id, j.job_desc, j.author, j.alarm_email, text(j.schedule_type),
+        const auto updated = tx.exec_prepared1("apply_job_update", j.id, j.job_desc, j.author, j.alarm_email, text(j.schedule_type),
                          j.schedule_conf, j.timezone, text(j.misfire_strategy), text(j.executor_route_strategy),
                          j.executor_handler, j.executor_param, text(j.executor_block_strategy), j.executor_timeout,
                          j.executor_fail_retry_count, j.retry_interval, text(j.glue_type),
@@ -252,6 +256,9 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
                          calendar_id(planned.calendar), text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
                          std::string(common::dst_repeat_name(j.dst.repeat)), std::string(to_string(j.retry.backoff)),
                          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent, j.max_concurrent, j.priority);
+        if (updated["stopped"].as<bool>()) {
+          tx.exec_prepared("job_cancel_decided", bigint_array({j.id}), stopped_fire_note(actor, "job stopped"));
+        }
         if (planned.script_changed) {
           tx.exec_prepared("job_save_glue", j.id, j.glue_source, j.glue_remark, now);
           tx.exec_prepared("version_insert", j.id, text(j.glue_type), j.glue_source, j.glue_remark, now);

@@ -54,6 +54,10 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                 " UPDATE job_log SET state = 'pending', admin_node = guard.owner, trigger_time = NULL, trigger_code = 0,"
                 " trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING id");
+  c.prepare("completion_cancel_not_started",
+            "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running") +
+                " UPDATE job_log SET state = 'cancelled', alarm_status = 1, trigger_msg = " + appended_trigger_msg("$2") +
+                " FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING id");
   // Results of many runs ($1, with their states, times, codes and messages), one statement.
   c.prepare("completion_finish_all",
             "WITH " + guard_cte("'{triggered,sending}'::text[] AS running, $1::bigint[] AS ids, $2::text[] AS states,"
@@ -179,6 +183,12 @@ std::vector<JobLog> PgCompletionStore::held_runs(std::int64_t job_id, std::int64
 bool PgCompletionStore::return_not_started(std::int64_t log_id, const std::string& node_id, const std::string& note) {
   return db_.transact([&](pqxx::work& tx) {
     return !tx.exec_prepared("completion_not_started", log_id, node_id, note).empty();
+  });
+}
+
+bool PgCompletionStore::cancel_not_started(std::int64_t log_id, const std::string& note) {
+  return db_.transact([&](pqxx::work& tx) {
+    return !tx.exec_prepared("completion_cancel_not_started", log_id, note).empty();
   });
 }
 

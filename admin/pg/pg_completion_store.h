@@ -24,6 +24,7 @@ class PgCompletionStore final : public CompletionStore {
   Recorded record(const RunResult& result, const Decide& decide) override;
   std::vector<Recorded> record_all(const std::vector<RunResult>& results, const Decide& decide) override;
   std::vector<JobLog> lost_candidates(std::int64_t triggered_before, std::int64_t dead_after_ms, int limit) override;
+  bool cancel_not_started(std::int64_t log_id, const std::string& note) override;
   bool return_not_started(std::int64_t log_id, const std::string& node_id, const std::string& note) override;
   std::vector<JobLog> held_runs(std::int64_t job_id, std::int64_t now, int limit) override;
   std::vector<JobLog> triggered_runs(std::int64_t triggered_before, const std::optional<RunCursor>& after,

@@ -72,6 +72,13 @@ void prepare_jobs(pqxx::connection& c) {
   c.prepare("job_clear_paused", "UPDATE job_info SET paused_with_group = false WHERE job_group = $1 AND paused_with_group");
   c.prepare("job_set_status", "UPDATE job_info SET paused_with_group = false, trigger_status = $2, trigger_next_time = $3, updated_at = " +
                                   ts("$4") + " WHERE id = $1 RETURNING " + kJobColumns);
+  // A stop's cancel of the jobs' decided fires not yet sent (JobStore::set_trigger_status). The
+  // pending rows of the whole table are few (a few seconds of fires), so the partial indexes of
+  // pending rows find them whatever the jobs' history.
+  c.prepare("job_cancel_decided",
+            "UPDATE job_log SET state = 'cancelled', alarm_status = 1, trigger_msg = " + appended_trigger_msg("$2") +
+                " WHERE state = 'pending' AND job_id = ANY ($1::bigint[]) AND trigger_type IN ('SCHEDULE', 'MISFIRE')"
+                " RETURNING id");
   c.prepare("job_delete", "DELETE FROM job_info WHERE id = $1");
   c.prepare("job_group_of", "SELECT job_group FROM job_info WHERE id = $1 FOR KEY SHARE");
 }
@@ -288,6 +295,9 @@ Job PgJobStore::update(const Job& j, const Actor& actor) {
           j.calendar.calendar_id, text(j.calendar.mode), std::string(common::dst_gap_name(j.dst.gap)),
           std::string(common::dst_repeat_name(j.dst.repeat)), std::string(to_string(j.retry.backoff)),
           j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent, j.max_concurrent, j.priority));
+      if (before->trigger_status == 1 && updated.trigger_status == 0) {
+        tx.exec_prepared("job_cancel_decided", bigint_array({j.id}), stopped_fire_note(actor, "job stopped"));
+      }
       write_audit(tx, now, actor, "job.update", "job", j.id, to_json(*before), to_json(updated));
       return updated;
     });
@@ -314,6 +324,9 @@ Job PgJobStore::set_trigger_status(std::int64_t id, int status, std::int64_t nex
       auto before = first_of<Job>(tx.exec_prepared("job_lock", id), job_from);
       if (!before) no_job(id);
       Job updated = job_from(tx.exec_prepared1("job_set_status", id, status, next_time, now));
+      if (before->trigger_status == 1 && updated.trigger_status == 0) {
+        tx.exec_prepared("job_cancel_decided", bigint_array({id}), stopped_fire_note(actor, "job stopped"));
+      }
       write_audit(tx, now, actor, action, "job", id, to_json(*before), to_json(updated));
       return updated;
     });
@@ -327,6 +340,7 @@ std::vector<std::int64_t> PgJobStore::pause_group(std::int64_t group, const Acto
       std::vector<std::int64_t> paused;
       for (const auto& row : tx.exec_prepared("job_pause_group", group, now)) paused.push_back(row[0].as<std::int64_t>());
       std::sort(paused.begin(), paused.end());
+      if (!paused.empty()) tx.exec_prepared("job_cancel_decided", bigint_array(paused), stopped_fire_note(actor, "group paused"));
       write_audit(tx, now, actor, "group.pause", "group", group, std::nullopt, nlohmann::json{{"jobs", paused}});
       return paused;
     });

@@ -529,8 +529,8 @@ void AdminServer::Impl::add_routes() {
   if (config_.lead_dispatch) {
     // held_fires_ is made just below, with executors_.
     api.resources.held_runs = [this](std::int64_t job_id) { return held_fires_->held(job_id); };
-    api.resources.take_back = [this](std::vector<JobLog> runs, std::string reason, bool send_again) {
-      held_fires_->take_back(std::move(runs), std::move(reason), send_again);
+    api.resources.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
+      held_fires_->take_back(std::move(runs), std::move(reason), then);
     };
   }
   api.alarm_channels.store = &alarm_store_;

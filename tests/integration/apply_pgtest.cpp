@@ -132,6 +132,33 @@ TEST_F(ApplyFixture, CreatesGroupsJobsChildrenAndHistoryWithOneAuditEntry) {
   EXPECT_EQ(text("SELECT action || ' ' || (after->'summary'->>'create') FROM audit_log"), "apply 5");
 }
 
+// A file that stops a running job stops it as POST jobs/{id}/stop does: its fires decided and not
+// yet sent are cancelled with the stop (JobStore::set_trigger_status); a changed job keeps them.
+TEST_F(ApplyFixture, AFileThatStopsARunningJobCancelsItsDecidedFires) {
+  const auto nightly = apply(kFile).created_jobs.at({"billing", "nightly"});
+  auto decide = [&](std::int64_t at) {
+    return database_.transact([&](pqxx::work& tx) {
+      return tx.exec_params1("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node)"
+                             " SELECT job_group, id, 'pending', 'SCHEDULE', $2, 'node-1' FROM job_info WHERE id = $1"
+                             " RETURNING id",
+                             nightly, at)[0]
+          .as<std::int64_t>();
+    });
+  };
+  const auto kept = decide(kNow + 60'000);
+  std::string changed = kFile;
+  changed.replace(changed.find("Nightly invoices"), 16, "Nightly invoices, changed");
+  apply(changed);
+  EXPECT_EQ(text("SELECT state FROM job_log WHERE id = " + std::to_string(kept)), "pending");
+
+  std::string stopped = changed;
+  stopped.replace(stopped.find("        running: true\n"), 22, "        running: false\n");
+  apply(stopped);
+  EXPECT_EQ(count("SELECT trigger_status FROM job_info WHERE id = " + std::to_string(nightly)), 0);
+  EXPECT_EQ(text("SELECT state || ' ' || trigger_msg FROM job_log WHERE id = " + std::to_string(kept)),
+            "cancelled Cancelled: job stopped by " + kOperator.username + " before its instant");
+}
+
 TEST_F(ApplyFixture, DryRunAndASecondApplyChangeNothing) {
   EXPECT_TRUE(apply(kFile, /*dry_run=*/true).plan.report["changed"].get<bool>());
   EXPECT_EQ(count("SELECT count(*) FROM job_info"), 0);

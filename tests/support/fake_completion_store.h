@@ -115,6 +115,19 @@ class FakeCompletionStore final : public admin::CompletionStore {
     });
   }
 
+  bool cancel_not_started(std::int64_t log_id, const std::string& note) override {
+    return stores_.with_state([&](fake_stores_detail::State& s) {
+      auto it = s.logs.find(log_id);
+      if (it == s.logs.end()) return false;
+      admin::JobLog& run = it->second;
+      if (run.state != admin::FireState::kTriggered && run.state != admin::FireState::kSending) return false;
+      run.state = admin::FireState::kCancelled;
+      run.alarm_status = 1;
+      run.trigger_msg = run.trigger_msg.empty() ? note : run.trigger_msg + "\n" + note;
+      return true;
+    });
+  }
+
   std::vector<admin::JobLog> held_runs(std::int64_t job_id, std::int64_t now, int limit) override {
     return stores_.with_state([&](fake_stores_detail::State& s) {
       std::vector<admin::JobLog> out;  // s.logs is ordered by id

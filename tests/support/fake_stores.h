@@ -286,6 +286,16 @@ struct State {
 
   // Call with the mutex held. A log in succeeded, failed or lost counts (as it is now); one
   // that left those states stops counting; deleted logs keep counting.
+  // JobStore's stop: the jobs' pending SCHEDULE and MISFIRE rows end cancelled with `note`.
+  void cancel_decided(const std::vector<std::int64_t>& job_ids, const std::string& note) {
+    for (auto& [id, l] : logs) {
+      if (l.state != FireState::kPending || std::find(job_ids.begin(), job_ids.end(), l.job_id) == job_ids.end()) continue;
+      if (l.trigger_type != TriggerType::kSchedule && l.trigger_type != TriggerType::kMisfire) continue;
+      l.state = FireState::kCancelled;
+      l.alarm_status = 1;
+      l.trigger_msg = l.trigger_msg.empty() ? note : l.trigger_msg + "\n" + note;
+    }
+  }
   void count_finished_runs() {
     for (const auto& [id, l] : logs) {
       const bool finished = l.state == FireState::kSucceeded || l.state == FireState::kFailed || l.state == FireState::kLost;
@@ -505,6 +515,7 @@ class Jobs final : public JobStore {
     require_calendar(j.calendar);
     j.updated_at = s_.now();
     it->second = j;
+    if (before.trigger_status == 1 && j.trigger_status == 0) s_.cancel_decided({j.id}, stopped_fire_note(actor, "job stopped"));
     s_.audit_change(actor, "job.update", "job", j.id, to_json(before), to_json(j));
     return j;
   }
@@ -532,6 +543,7 @@ class Jobs final : public JobStore {
     check_job(j);
     j.updated_at = s_.now();
     it->second = j;
+    if (before.trigger_status == 1 && j.trigger_status == 0) s_.cancel_decided({id}, stopped_fire_note(actor, "job stopped"));
     s_.audit_change(actor, std::string(action), "job", id, to_json(before), to_json(j));
     return j;
   }
@@ -546,6 +558,7 @@ class Jobs final : public JobStore {
       j.updated_at = s_.now();
       paused.push_back(id);
     }
+    s_.cancel_decided(paused, stopped_fire_note(actor, "group paused"));
     s_.audit_change(actor, "group.pause", "group", group, std::nullopt, nlohmann::json{{"jobs", paused}});
     return paused;
   }

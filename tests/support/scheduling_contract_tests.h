@@ -260,6 +260,32 @@ TYPED_TEST_P(SchedulingContract, ARunItsExecutorNeverStartedGoesBackToPendingFor
   EXPECT_EQ(f.logs(Port::kCompletion), before);
 }
 
+TYPED_TEST_P(SchedulingContract, AHeldRunGivenBackForAStoppedJobEndsCancelledAndNothingElseMoves) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto held = this->log(j, FireState::kTriggered, kNow + 400);
+  auto claimed = this->log(j, FireState::kSending, kNow + 900);
+  for (const auto& run : {held, claimed}) {
+    ASSERT_TRUE(f.completion().cancel_not_started(run.id, "Cancelled: job stopped by ops before its instant")) << run.state;
+    const auto now = f.log(Port::kCompletion, run.id);
+    EXPECT_EQ(now.state, FireState::kCancelled);
+    EXPECT_EQ(now.alarm_status, 1);
+    EXPECT_EQ(now.trigger_msg.substr(now.trigger_msg.rfind('\n') + 1), "Cancelled: job stopped by ops before its instant")
+        << now.trigger_msg;
+    EXPECT_EQ(now.executor_address, run.executor_address);
+  }
+  auto finished = this->log(j, FireState::kTriggered, kNow + 2'000);
+  ASSERT_EQ(f.completion().record(this->result(finished.id, FireState::kSucceeded), this->planner(RunEnd::kSucceeded)).status,
+            CompletionStore::Status::kRecorded);
+  auto pending = this->log(j, FireState::kPending, kNow + 3'000);
+  const auto before = f.logs(Port::kCompletion);
+  EXPECT_FALSE(f.completion().cancel_not_started(finished.id, "late"));
+  EXPECT_FALSE(f.completion().cancel_not_started(held.id, "again"));
+  EXPECT_FALSE(f.completion().cancel_not_started(pending.id, "never sent"));
+  EXPECT_FALSE(f.completion().cancel_not_started(999'999, "none"));
+  EXPECT_EQ(f.logs(Port::kCompletion), before);
+}
+
 TYPED_TEST_P(SchedulingContract, HeldRunsAreAJobsTriggeredRunsWhoseInstantIsStillAhead) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1285,7 +1311,7 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
 
 REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
                             ARunItsExecutorNeverStartedGoesBackToPendingForTheNodeThatHeardIt,
-                            HeldRunsAreAJobsTriggeredRunsWhoseInstantIsStillAhead,
+                            HeldRunsAreAJobsTriggeredRunsWhoseInstantIsStillAhead, AHeldRunGivenBackForAStoppedJobEndsCancelledAndNothingElseMoves,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
                             RecordOfARepeatedResultChangesNothing,
                             RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes,

@@ -761,6 +761,71 @@ TYPED_TEST_P(StoreContract, JobStartAndStopAreAuditedUnderTheirAction) {
   EXPECT_THROW(this->s().jobs.set_trigger_status(999, 1, 1, "job.start", actor), NotFound);
 }
 
+// A stop cancels the fires the scheduler decided and no node has sent: pending SCHEDULE and
+// MISFIRE rows of the stopped job, nothing else (docs/scheduling.md, "Lead dispatch").
+TYPED_TEST_P(StoreContract, StoppingARunningJobCancelsItsDecidedFiresNotYetSent) {
+  Group g = this->group("billing-app");
+  auto running = [&] {
+    Job j = this->s().jobs.create(make_job(g.id), this->system());
+    return this->s().jobs.set_trigger_status(j.id, 1, 1'800'000'000'000, "job.start", this->system());
+  };
+  Job j = running();
+  Job other = running();
+  auto put = [&](std::int64_t job, FireState state, TriggerType type, std::int64_t at) {
+    JobLog l = make_log(job, g.id, state, at);
+    l.trigger_type = type;
+    if (type == TriggerType::kRetry || type == TriggerType::kManual) l.scheduled_time = at;
+    return this->f_.put_log(l).id;
+  };
+  const auto decided = put(j.id, FireState::kPending, TriggerType::kSchedule, 1'000);
+  const auto misfire = put(j.id, FireState::kPending, TriggerType::kMisfire, 2'000);
+  const auto manual = put(j.id, FireState::kPending, TriggerType::kManual, 3'000);
+  const auto retry = put(j.id, FireState::kPending, TriggerType::kRetry, 4'000);
+  const auto sending = put(j.id, FireState::kSending, TriggerType::kSchedule, 5'000);
+  const auto held = put(j.id, FireState::kTriggered, TriggerType::kSchedule, 6'000);
+  const auto others = put(other.id, FireState::kPending, TriggerType::kSchedule, 1'000);
+
+  auto actor = this->admin_actor();
+  this->s().jobs.set_trigger_status(j.id, 0, 0, "job.stop", actor);
+  const std::string note = "Cancelled: job stopped by " + actor.username + " before its instant";
+  for (auto id : {decided, misfire}) {
+    auto run = *this->s().logs.get(id);
+    EXPECT_EQ(run.state, FireState::kCancelled) << id;
+    EXPECT_EQ(run.trigger_msg, note);
+    EXPECT_EQ(run.alarm_status, 1) << "an operator's stop alarms nobody";
+  }
+  EXPECT_EQ(this->s().logs.get(manual)->state, FireState::kPending);
+  EXPECT_EQ(this->s().logs.get(retry)->state, FireState::kPending);
+  EXPECT_EQ(this->s().logs.get(sending)->state, FireState::kSending);
+  EXPECT_EQ(this->s().logs.get(held)->state, FireState::kTriggered);
+  EXPECT_EQ(this->s().logs.get(others)->state, FireState::kPending);
+
+  // A job already stopped (its schedule ended, its last fire decided) keeps its fire, whatever
+  // is written to it after.
+  const auto last = put(j.id, FireState::kPending, TriggerType::kSchedule, 7'000);
+  this->s().jobs.set_trigger_status(j.id, 0, 0, "job.stop", actor);
+  Job stopped = *this->s().jobs.get(j.id);
+  stopped.job_desc = "still stopped";
+  this->s().jobs.update(stopped, actor);
+  EXPECT_EQ(this->s().logs.get(last)->state, FireState::kPending);
+
+  // An update that stops the job stops it as a stop does.
+  Job changed = *this->s().jobs.get(other.id);
+  changed.trigger_status = 0;
+  changed.trigger_next_time = 0;
+  this->s().jobs.update(changed, actor);
+  EXPECT_EQ(this->s().logs.get(others)->state, FireState::kCancelled);
+  EXPECT_EQ(this->s().logs.get(others)->trigger_msg, note);
+
+  // So does a group's pause, for every job it stops.
+  Job again = this->s().jobs.set_trigger_status(j.id, 1, 1'800'000'000'000, "job.start", this->system());
+  const auto next = put(again.id, FireState::kPending, TriggerType::kSchedule, 8'000);
+  this->s().jobs.pause_group(g.id, actor);
+  EXPECT_EQ(this->s().logs.get(next)->state, FireState::kCancelled);
+  EXPECT_EQ(this->s().logs.get(next)->trigger_msg,
+            "Cancelled: group paused by " + actor.username + " before its instant");
+}
+
 TYPED_TEST_P(StoreContract, JobWithoutAScheduleCannotStart) {
   Group g = this->group("billing-app");
   Job j = make_job(g.id);
@@ -1858,7 +1923,8 @@ REGISTER_TYPED_TEST_SUITE_P(StoreContract, JobDstPolicyRoundTripsThroughCreateUp
                             JobUpdateRefusesMissingJobsGroupsAndItselfAsChild,
                             JobCalendarUseRoundTripsThroughCreateUpdateAndGet, JobListFiltersNewestFirstAndPages,
                             JobExistingReturnsTheIdsThatExist, JobChildrenOfAnswersEachExistingJobsStoredChildrenInOrder, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited,
-                            JobStartAndStopAreAuditedUnderTheirAction, JobWithoutAScheduleCannotStart,
+                            JobStartAndStopAreAuditedUnderTheirAction, StoppingARunningJobCancelsItsDecidedFiresNotYetSent,
+                            JobWithoutAScheduleCannotStart,
                             LogListIsNewestFirstAndFiltersByStatusJobGroupAndTime,
                             JobAndLogListsPageByKeyBothWays,
                             CreateFireWritesAPendingRowOfTheJobsGroupAndIsAudited,

@@ -379,6 +379,7 @@ class UnavailableCompletionStore final : public CompletionStore {
   bool return_not_started(std::int64_t, const std::string&, const std::string&) override {
     throw StoreUnavailable("database connection lost");
   }
+  bool cancel_not_started(std::int64_t, const std::string&) override { throw StoreUnavailable("database connection lost"); }
   std::vector<JobLog> held_runs(std::int64_t, std::int64_t, int) override { return {}; }
   std::vector<JobLog> lost_candidates(std::int64_t, std::int64_t, int) override { return {}; }
   std::vector<JobLog> triggered_runs(std::int64_t, const std::optional<RunCursor>&, int) override { return {}; }

@@ -366,8 +366,8 @@ class HeldRunsApi : public LogsApi {
  protected:
   void configure(ResourceOptions& options) override {
     options.held_runs = [this](std::int64_t job_id) { return canceller_->held(job_id); };
-    options.take_back = [this](std::vector<JobLog> runs, std::string reason, bool send_again) {
-      canceller_->take_back(std::move(runs), std::move(reason), send_again);
+    options.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
+      canceller_->take_back(std::move(runs), std::move(reason), then);
     };
   }
   void TearDown() override {
@@ -414,12 +414,60 @@ TEST_F(HeldRunsApi, ChangingAJobTakesItsHeldRunsBackToBeSentAgainAsItIsNow) {
   EXPECT_EQ(stores_.logs.get(again.id)->state, FireState::kTriggered);
   EXPECT_EQ(canceller_->counters().sent_again, 1u);
   EXPECT_EQ(canceller_->counters().started, 1u);
+}
 
-  // A stop lets fires already decided go out, held or pending, as before lead dispatch.
-  ASSERT_EQ(post("jobs/" + std::to_string(job_.id) + "/start").status, 200);
-  ASSERT_EQ(post("jobs/" + std::to_string(job_.id) + "/stop").status, 200);
+// A stop cancels every fire decided and not started: pending ones in the stop's transaction, held
+// ones taken back from their executors; one its executor started meanwhile runs.
+TEST_F(HeldRunsApi, StoppingAJobCancelsItsDecidedFiresPendingAndHeld) {
+  FakeExecutor executor;
+  const std::string job_path = "jobs/" + std::to_string(job_.id);
+  ASSERT_EQ(post(job_path + "/start").status, 200);
+  auto pending = put_log(FireState::kPending, clock_.now_ms() + 2'000);  // decided, in a node's ring
+  auto held = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url());
+  auto started = put_log(FireState::kTriggered, clock_.now_ms() + 1'790, executor.url());
+  executor.answer_lead_cancel(given_back({held.id}, {started.id}));
+  ASSERT_EQ(post(job_path + "/stop").status, 200);
   canceller_->wait_idle();
-  EXPECT_EQ(executor.calls().size(), 2u);
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].path, "/leadCancel");
+  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id, started.id}}, {"reason", "job stopped by admin"}}));
+
+  auto row = *stores_.logs.get(held.id);
+  EXPECT_EQ(row.state, FireState::kCancelled) << "never sent again";
+  EXPECT_EQ(row.alarm_status, 1);
+  EXPECT_NE(row.trigger_msg.find("Cancelled: job stopped by admin before its instant (executor " + executor.url() +
+                                 " gave it back)"),
+            std::string::npos)
+      << row.trigger_msg;
+  EXPECT_EQ(stores_.logs.get(pending.id)->state, FireState::kCancelled);
+  EXPECT_EQ(stores_.logs.get(pending.id)->trigger_msg, "Cancelled: job stopped by admin before its instant");
+  EXPECT_EQ(stores_.logs.get(started.id)->state, FireState::kTriggered) << "started meanwhile: it runs";
+  EXPECT_EQ(canceller_->counters().ended, 1u);
+  EXPECT_EQ(canceller_->counters().sent_again, 0u);
+  EXPECT_EQ(canceller_->counters().started, 1u);
+
+  // Stopping a stopped job asks nothing of anyone.
+  ASSERT_EQ(post(job_path + "/stop").status, 200);
+  canceller_->wait_idle();
+  EXPECT_EQ(executor.calls().size(), 1u);
+}
+
+TEST_F(HeldRunsApi, PausingAGroupCancelsTheDecidedFiresOfEachJobItStops) {
+  FakeExecutor executor;
+  ASSERT_EQ(post("jobs/" + std::to_string(job_.id) + "/start").status, 200);
+  auto pending = put_log(FireState::kPending, clock_.now_ms() + 2'000);
+  auto held = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url());
+  executor.answer_lead_cancel(given_back({held.id}));
+  auto paused = post("groups/" + std::to_string(job_.job_group) + "/pause");
+  ASSERT_EQ(paused.status, 200) << paused.text;
+  canceller_->wait_idle();
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "group paused by admin"}}));
+  EXPECT_EQ(stores_.logs.get(held.id)->state, FireState::kCancelled);
+  EXPECT_EQ(stores_.logs.get(pending.id)->state, FireState::kCancelled);
+  EXPECT_EQ(stores_.logs.get(pending.id)->trigger_msg, "Cancelled: group paused by admin before its instant");
 }
 
 TEST_F(HeldRunsApi, DeletingAJobAsksItsHeldRunsBackFromTheirExecutors) {
