@@ -106,26 +106,6 @@ JobLog read_trigger_body(const std::string& text, const Job& job, const Group& g
   return fire;
 }
 
-// The job's runs held by executors for their instant, when lead dispatch is wired; none when
-// they cannot be read (the change itself is made: those runs start as sent).
-std::vector<JobLog> held_runs_of(const ResourceOptions& options, std::int64_t job_id) noexcept {
-  if (!options.held_runs || !options.take_back) return {};
-  try {
-    return options.held_runs(job_id);
-  } catch (const std::exception& e) {
-    spdlog::warn("lead dispatch: held runs of job {} not read, not taken back: {}", job_id, e.what());
-    return {};
-  }
-}
-
-// After a change to the job its held runs are taken back and sent again as the job is now, as its
-// pending fires are; after a stop they are cancelled, as its pending fires were by the stop
-// (JobStore::set_trigger_status).
-void take_back_held(const ResourceOptions& options, std::int64_t job_id, const std::string& reason,
-                    GivenBack then) noexcept {
-  auto runs = held_runs_of(options, job_id);
-  if (!runs.empty()) options.take_back(std::move(runs), reason, then);
-}
 
 }  // namespace
 
@@ -182,16 +162,20 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                }
                auto updated = stores.jobs.update(job, ctx.request.actor);
                // (Its status is not the body's to change: start and stop have routes of their own.)
-               take_back_held(options, updated.id, "job changed by " + ctx.request.actor.username, GivenBack::kSendAgain);
+               // Its held runs are sent again as it is now, as its pending fires are.
+               options.held.take_back_job(updated.id, "job changed by " + ctx.request.actor.username,
+                                          GivenBack::kSendAgain);
                return ApiResponse{200, to_json(updated)};
              }, {}, common::http::RouteOptions{.max_body_bytes = kMaxJobBodyBytes});
 
   router.add("DELETE", "jobs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     // Read before the deletion takes the runs with it; asked back from their executors after it.
-    auto held = held_runs_of(options, job.id);
+    auto held = options.held.of(job.id);
     stores.jobs.remove(job.id, ctx.request.actor);  // with its logs and script history
-    if (!held.empty()) options.take_back(std::move(held), "job deleted by " + ctx.request.actor.username, GivenBack::kForget);
+    if (!held.empty()) {
+      options.held.take_back(std::move(held), "job deleted by " + ctx.request.actor.username, GivenBack::kForget);
+    }
     return ApiResponse{204, nullptr};
   });
 
@@ -228,7 +212,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                JsonBody(req.body).finish();
                auto paused = stores.jobs.pause_group(group.id, ctx.request.actor);
                for (auto id : paused) {
-                 take_back_held(options, id, "group paused by " + ctx.request.actor.username, GivenBack::kCancel);
+                 options.held.take_back_job(id, "group paused by " + ctx.request.actor.username, GivenBack::kCancel);
                }
                return ApiResponse{200, nlohmann::json{{"paused", paused}}};
              });
@@ -269,7 +253,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                JsonBody(req.body).finish();
                if (job.trigger_status == 0) return ApiResponse{200, to_json(job)};  // already stopped
                auto stopped = stores.jobs.set_trigger_status(job.id, 0, 0, "job.stop", ctx.request.actor);
-               take_back_held(options, job.id, "job stopped by " + ctx.request.actor.username, GivenBack::kCancel);
+               options.held.take_back_job(job.id, "job stopped by " + ctx.request.actor.username, GivenBack::kCancel);
                return ApiResponse{200, to_json(stopped)};
              });
 

@@ -83,7 +83,8 @@ bool wants_json_only(const common::http::Request& req) {
 
 void add_jobs_file_routes(ApiRouter& router, const JobsFileRoutes& routes, common::Clock& clock) {
   ApplyStore& store = *routes.store;
-  router.add("POST", "apply", Access::kUser, [&store, &clock](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
+  const HeldRuns held = routes.held;
+  router.add("POST", "apply", Access::kUser, [&store, &clock, held](ApiRouter::RouteContext& ctx, const common::http::Request& req) {
     const bool dry_run = query_flag(req, "dryRun");
     const bool prune = query_flag(req, "prune");
     const auto parsed = read_document(req);
@@ -113,6 +114,14 @@ void add_jobs_file_routes(ApiRouter& router, const JobsFileRoutes& routes, commo
     } catch (const Conflict& e) {
       if (auto located = at_line(conflict(e.what(), e.field()).info())) throw *located;
       throw;
+    }
+    // After the commit, as the jobs routes do: the held runs of a job the file changed are sent
+    // again as it is now, those of a job it stopped are cancelled as its pending fires were.
+    for (auto id : outcome.changed_jobs) {
+      held.take_back_job(id, "job changed by " + ctx.request.actor.username, GivenBack::kSendAgain);
+    }
+    for (auto id : outcome.stopped_jobs) {
+      held.take_back_job(id, "job stopped by " + ctx.request.actor.username, GivenBack::kCancel);
     }
     json answer = outcome.plan.report;
     answer["dryRun"] = dry_run;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "admin/api/api_router.h"
+#include "admin/api/held_runs.h"
 #include "admin/model/apply_store.h"
 #include "common/util/clock.h"
 
@@ -13,6 +14,10 @@ namespace cronwheel::admin {
 // Problems in an uploaded YAML file name its line as well as the path.
 struct JobsFileRoutes {
   ApplyStore* store = nullptr;  // required
+  // Lead dispatch: the held runs of the jobs an apply changed are taken back and sent again as
+  // they are now, those of the jobs it stopped are cancelled (as PUT jobs/{id} and POST
+  // jobs/{id}/stop do). Unwired, nothing is.
+  HeldRuns held;
 };
 
 // `routes.store` and `clock` must outlive the server.

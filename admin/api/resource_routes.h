@@ -7,8 +7,8 @@
 
 #include "admin/api/api_router.h"
 #include "admin/api/executor_call_limiter.h"
+#include "admin/api/held_runs.h"
 #include "admin/model/calendar_store.h"
-#include "admin/model/completion_store.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/finished_runs.h"
 #include "admin/model/run_end.h"
@@ -67,13 +67,10 @@ struct ResourceOptions {
   // API computes (the scan still applies it).
   CalendarStore* calendars = nullptr;
 
-  // Lead dispatch (HeldFireCanceller): the runs of a job its executors hold for their instant, and
-  // taking such runs back. When both are set, a job changed has its held runs taken back and sent
-  // again as it is now, a job stopped (or paused with its group) has them cancelled, and a job
-  // deleted has them dropped by its executors; unset, nothing is. Neither may block on an
-  // executor: take_back queues the calls.
-  std::function<std::vector<JobLog>(std::int64_t job_id)> held_runs = {};
-  std::function<void(std::vector<JobLog> runs, std::string reason, GivenBack then)> take_back = {};
+  // Lead dispatch: when wired, a job changed has its held runs taken back and sent again as it is
+  // now, a job stopped (or paused with its group) has them cancelled, and a job deleted has them
+  // dropped by its executors.
+  HeldRuns held;
 };
 
 // groups: GET/POST groups, GET/PUT/DELETE groups/{id}.

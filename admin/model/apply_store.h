@@ -160,6 +160,10 @@ struct ApplyOutcome {
   std::map<JobRef, std::int64_t> created_workflows;  // (app name, workflow name) → id
   std::map<std::string, std::int64_t> created_calendars;  // name → id
   std::optional<std::int64_t> audit_id;  // the "apply" entry, when something changed
+  // Of the jobs the plan updated, once written: those it stopped (running before, stopped now;
+  // their decided fires were cancelled as a stop cancels them), and the others.
+  std::vector<std::int64_t> stopped_jobs;
+  std::vector<std::int64_t> changed_jobs;
 };
 
 class ApplyStore {

@@ -258,6 +258,9 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
                          j.retry.multiplier, j.retry.max_interval, j.retry.jitter_percent, j.max_concurrent, j.priority);
         if (updated["stopped"].as<bool>()) {
           tx.exec_prepared("job_cancel_decided", bigint_array({j.id}), stopped_fire_note(actor, "job stopped"));
+          outcome.stopped_jobs.push_back(j.id);
+        } else {
+          outcome.changed_jobs.push_back(j.id);
         }
         if (planned.script_changed) {
           tx.exec_prepared("job_save_glue", j.id, j.glue_source, j.glue_remark, now);

@@ -528,10 +528,11 @@ void AdminServer::Impl::add_routes() {
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   if (config_.lead_dispatch) {
     // held_fires_ is made just below, with executors_.
-    api.resources.held_runs = [this](std::int64_t job_id) { return held_fires_->held(job_id); };
-    api.resources.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
+    api.resources.held.read = [this](std::int64_t job_id) { return held_fires_->held(job_id); };
+    api.resources.held.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
       held_fires_->take_back(std::move(runs), std::move(reason), then);
     };
+    api.jobs_files.held = api.resources.held;
   }
   api.alarm_channels.store = &alarm_store_;
   api.jobs_files.store = &apply_store_;

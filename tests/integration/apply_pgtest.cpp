@@ -148,12 +148,17 @@ TEST_F(ApplyFixture, AFileThatStopsARunningJobCancelsItsDecidedFires) {
   const auto kept = decide(kNow + 60'000);
   std::string changed = kFile;
   changed.replace(changed.find("Nightly invoices"), 16, "Nightly invoices, changed");
-  apply(changed);
+  const auto change = apply(changed);
   EXPECT_EQ(text("SELECT state FROM job_log WHERE id = " + std::to_string(kept)), "pending");
+  EXPECT_EQ(change.changed_jobs, std::vector<std::int64_t>{nightly}) << "its held runs are sent again as it is now";
+  EXPECT_TRUE(change.stopped_jobs.empty());
 
   std::string stopped = changed;
   stopped.replace(stopped.find("        running: true\n"), 22, "        running: false\n");
-  apply(stopped);
+  EXPECT_TRUE(apply(stopped, /*dry_run=*/true).stopped_jobs.empty()) << "a dry run writes nothing";
+  const auto stop = apply(stopped);
+  EXPECT_EQ(stop.stopped_jobs, std::vector<std::int64_t>{nightly}) << "its held runs are cancelled";
+  EXPECT_TRUE(stop.changed_jobs.empty());
   EXPECT_EQ(count("SELECT trigger_status FROM job_info WHERE id = " + std::to_string(nightly)), 0);
   EXPECT_EQ(text("SELECT state || ' ' || trigger_msg FROM job_log WHERE id = " + std::to_string(kept)),
             "cancelled Cancelled: job stopped by " + kOperator.username + " before its instant");

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/api/jobs_files_api.h"
 #include "admin/complete/held_fire_canceller.h"
 #include "admin/model/fire.h"
 #include "tests/unit/admin/api/resource_api_fixture.h"
@@ -365,8 +366,8 @@ TEST_F(LogsApi, KillOfARunHeldForItsInstantTakesItBackFromTheExecutor) {
 class HeldRunsApi : public LogsApi {
  protected:
   void configure(ResourceOptions& options) override {
-    options.held_runs = [this](std::int64_t job_id) { return canceller_->held(job_id); };
-    options.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
+    options.held.read = [this](std::int64_t job_id) { return canceller_->held(job_id); };
+    options.held.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
       canceller_->take_back(std::move(runs), std::move(reason), then);
     };
   }
@@ -451,6 +452,57 @@ TEST_F(HeldRunsApi, StoppingAJobCancelsItsDecidedFiresPendingAndHeld) {
   ASSERT_EQ(post(job_path + "/stop").status, 200);
   canceller_->wait_idle();
   EXPECT_EQ(executor.calls().size(), 1u);
+}
+
+// A jobs file applied: the store says which jobs it changed and which it stopped, once written
+// (PgApplyStore; apply_pgtest), and the route takes their held runs back as PUT and stop do.
+class AppliedJobsFile final : public ApplyStore {
+ public:
+  ApplyOutcome outcome;
+  ApplyOutcome apply(const std::vector<std::string>&, const std::function<ApplyPlan(const JobsSnapshot&)>&, bool dry_run,
+                     const Actor&) override {
+    return dry_run ? ApplyOutcome{} : outcome;
+  }
+  JobsSnapshot snapshot(const std::vector<std::string>&) override { return {}; }
+};
+
+class HeldRunsOfAppliedJobs : public HeldRunsApi {
+ protected:
+  void add_more_routes(ApiRouter& router) override {
+    JobsFileRoutes routes;
+    routes.store = &file_;
+    routes.held.read = [this](std::int64_t job_id) { return canceller_->held(job_id); };
+    routes.held.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
+      canceller_->take_back(std::move(runs), std::move(reason), then);
+    };
+    add_jobs_file_routes(router, routes, clock_);
+  }
+  AppliedJobsFile file_;
+};
+
+TEST_F(HeldRunsOfAppliedJobs, AFileThatChangesOrStopsAJobTakesItsHeldRunsBack) {
+  FakeExecutor executor;
+  Job other = add_job(job_.job_group, "weekly report");
+  auto changed = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url());
+  auto stopped = put_log(FireState::kTriggered, clock_.now_ms() + 790, executor.url(), TriggerType::kSchedule, other);
+  executor.answer_lead_cancel(given_back({changed.id, stopped.id}));
+  file_.outcome.changed_jobs = {job_.id};
+  file_.outcome.stopped_jobs = {other.id};
+
+  // A dry run changes nothing, so nothing is asked.
+  ASSERT_EQ(post("apply?dryRun=true", json{{"groups", json::array()}}).status, 200);
+  canceller_->wait_idle();
+  EXPECT_TRUE(executor.calls().empty());
+
+  auto applied = post("apply", json{{"groups", json::array()}});
+  ASSERT_EQ(applied.status, 200) << applied.text;
+  canceller_->wait_idle();
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].body, json({{"logIds", {changed.id}}, {"reason", "job changed by admin"}}));
+  EXPECT_EQ(calls[1].body, json({{"logIds", {stopped.id}}, {"reason", "job stopped by admin"}}));
+  EXPECT_EQ(stores_.logs.get(changed.id)->state, FireState::kPending) << "sent again as the job is now";
+  EXPECT_EQ(stores_.logs.get(stopped.id)->state, FireState::kCancelled);
 }
 
 TEST_F(HeldRunsApi, PausingAGroupCancelsTheDecidedFiresOfEachJobItStops) {
