@@ -32,13 +32,15 @@ asan_pid=""
 asan_log=""
 fuzz_pid=""
 fuzz_log=""
+tests_pid=""
+tests_log=""
 
 . scripts/lib/pg.sh
 . scripts/lib/mariadb.sh
 pgdir=$(mktemp -d /tmp/cronwheel-test-pg.XXXXXX)
 mariadbdir=$(mktemp -d /tmp/cronwheel-test-mariadb.XXXXXX)
 cleanup() {
-  for pid in "$asan_pid" "$fuzz_pid"; do
+  for pid in "$asan_pid" "$fuzz_pid" "$tests_pid"; do
     if [ -n "$pid" ]; then
       kill -TERM -- "-$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
@@ -46,6 +48,7 @@ cleanup() {
   done
   [ -z "$asan_log" ] || rm -f "$asan_log"
   [ -z "$fuzz_log" ] || rm -f "$fuzz_log"
+  [ -z "$tests_log" ] || rm -f "$tests_log"
   pg_stop "$pgdir/data"
   rm -rf "$pgdir"
   mariadb_stop "$mariadbdir/server"
@@ -58,8 +61,9 @@ trap cleanup EXIT
 # their time waiting (on the processes they start, on deadlines, on the network); the sanitizer
 # build, at nice 19, takes only the CPU they leave: a compiler or a test that wants a core gets
 # it (a nice-19 process weighs 15 against a normal one's 1024), so they run as on an otherwise
-# idle machine. One clang build for both uses: every object carries ASan, UBSan and libFuzzer's
-# coverage; the unit tests link the sanitizers, the fuzz targets libFuzzer too. Only the unit
+# idle machine. One clang build for both uses: every object carries ASan and UBSan, and every
+# library's libFuzzer's coverage; the unit tests link the sanitizers, the fuzz targets libFuzzer
+# too. Only the unit
 # test binaries and the fuzz targets are built, all at -O0 with line tables only (stack traces
 # still name file:line): clang compiles sanitized code about twice as fast at -O0 as at -O1, and
 # the build's CPU is what the whole run waits for, while the fuzzers run about half as many inputs
@@ -112,12 +116,22 @@ export CRONWHEEL_TEST_MYSQL_URL="mysql://cronwheel:$mysql_password@127.0.0.1:$my
 
 # One test per core: a third at a time saves the tests some 45 s, but the sanitizer build beside
 # them (nice 19) then loses 150 s.
-ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "$@"
-stage_done "tests"
-
 if [ "$sanitizers" = 0 ]; then
+  ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "$@"
+  stage_done "tests"
   exit 0
 fi
+
+# With the sanitizer stage, the tests run in the background and their output is shown once they
+# end: the sanitizer stage starts as soon as its build does, beside the tests' last minutes (the
+# browser tests and the package test, alone in ctest, leave a core partly idle), instead of
+# after them. Its unit tests hold up on a busy machine as every test must; its fuzzers, whose
+# time is fixed, run at nice 10 so the tests come first.
+tests_log=$(mktemp /tmp/cronwheel-tests.XXXXXX)
+set -m
+ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "$@" </dev/null >"$tests_log" 2>&1 &
+tests_pid=$!
+set +m
 
 if ! wait "$asan_pid"; then
   asan_pid=""
@@ -126,29 +140,41 @@ if ! wait "$asan_pid"; then
   exit 1
 fi
 asan_pid=""
-echo "== sanitizer build: $((SECONDS - asan_started)) s from its start beside the build, $((SECONDS - stage_start)) s after the tests"
-stage_start=$SECONDS
+if kill -0 "$tests_pid" 2>/dev/null; then
+  echo "== sanitizer build: $((SECONDS - asan_started)) s from its start beside the build, the tests still running"
+else
+  echo "== sanitizer build: $((SECONDS - asan_started)) s from its start beside the build, after the tests"
+fi
+asan_stage_start=$SECONDS
 
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/bin/llvm-symbolizer-14}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 # The fuzz targets run beside the unit tests: each fuzzes for a fixed time whatever else runs,
-# and the unit tests hold up on a busy machine (docs/testing.md), so the two stages take the
-# time of the longer one. One more fuzzer at a time than there are cores: seven targets take
-# three rounds instead of four, each fuzzer with most of a core. The fuzzers' output is shown
-# once both are done.
+# and the unit tests hold up on a busy machine (docs/testing.md), so the two take the time of
+# the longer one. One more fuzzer at a time than there are cores: eight targets take three
+# rounds instead of four. The fuzzers' output is shown once both are done.
 fuzz_timeout=$((fuzz_seconds + 300))
 fuzz_log=$(mktemp /tmp/cronwheel-fuzz.XXXXXX)
 set -m
 CRONWHEEL_FUZZ_SECONDS=$fuzz_seconds \
-  ctest --test-dir "$asan_build" --output-on-failure -j "$((jobs + 1))" --timeout "$fuzz_timeout" -L '^fuzz$' "$@" \
+  nice -n 10 ctest --test-dir "$asan_build" --output-on-failure -j "$((jobs + 1))" --timeout "$fuzz_timeout" -L '^fuzz$' "$@" \
   >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
 set +m
-ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout 600 -L '^unit$' "$@"
-stage_done "unit tests under ASan and UBSan (the fuzz targets beside them)"
+unit_status=0
+ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout 600 -L '^unit$' "$@" || unit_status=$?
+echo "== unit tests under ASan and UBSan (the fuzz targets beside them): $((SECONDS - asan_stage_start)) s"
 fuzz_status=0
 wait "$fuzz_pid" || fuzz_status=$?
 fuzz_pid=""
 cat "$fuzz_log"
-stage_done "fuzz targets, ${fuzz_seconds} s each, after the unit tests"
+echo "== fuzz targets, ${fuzz_seconds} s each: $((SECONDS - asan_stage_start)) s from the sanitizer stage's start"
+
+tests_status=0
+wait "$tests_pid" || tests_status=$?
+tests_pid=""
+cat "$tests_log"
+stage_done "tests (the sanitizer stage beside them once its build ended)"
+[ "$tests_status" = 0 ] || exit "$tests_status"
+[ "$unit_status" = 0 ] || exit "$unit_status"
 [ "$fuzz_status" = 0 ] || exit "$fuzz_status"
