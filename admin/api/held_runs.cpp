@@ -1,5 +1,6 @@
 #include "admin/api/held_runs.h"
 
+#include <cstddef>
 #include <exception>
 #include <utility>
 
@@ -24,6 +25,21 @@ void HeldRuns::take_back_job(std::int64_t job_id, const std::string& reason, Giv
     take_back(std::move(runs), reason, then);
   } catch (const std::exception& e) {
     spdlog::warn("lead dispatch: held runs of job {} not taken back: {}", job_id, e.what());
+  }
+}
+
+void HeldRuns::take_back_jobs(std::vector<std::int64_t> job_ids, const std::string& reason,
+                              GivenBack then) const noexcept {
+  if (!wired() || job_ids.empty()) return;
+  if (!take_back_many) {
+    for (auto id : job_ids) take_back_job(id, reason, then);
+    return;
+  }
+  const std::size_t jobs = job_ids.size();
+  try {
+    take_back_many(std::move(job_ids), reason, then);
+  } catch (const std::exception& e) {
+    spdlog::warn("lead dispatch: held runs of {} jobs not taken back: {}", jobs, e.what());
   }
 }
 

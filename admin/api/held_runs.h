@@ -17,6 +17,9 @@ namespace cronwheel::admin {
 struct HeldRuns {
   std::function<std::vector<JobLog>(std::int64_t job_id)> read = {};
   std::function<void(std::vector<JobLog> runs, std::string reason, GivenBack then)> take_back = {};
+  // The same for the held runs of many jobs, read by the taker (HeldFireCanceller::take_back_jobs)
+  // rather than on the caller's thread. Unset, take_back_jobs() below reads them here.
+  std::function<void(std::vector<std::int64_t> job_ids, std::string reason, GivenBack then)> take_back_many = {};
 
   bool wired() const { return read && take_back; }
   // The job's held runs now; none when unwired or when they cannot be read (logged: the change
@@ -24,6 +27,8 @@ struct HeldRuns {
   std::vector<JobLog> of(std::int64_t job_id) const noexcept;
   // Queues the job's held runs to be taken back, each then becoming what `then` says.
   void take_back_job(std::int64_t job_id, const std::string& reason, GivenBack then) const noexcept;
+  // The same for each of `job_ids` (take_back_many when set).
+  void take_back_jobs(std::vector<std::int64_t> job_ids, const std::string& reason, GivenBack then) const noexcept;
 };
 
 }  // namespace cronwheel::admin

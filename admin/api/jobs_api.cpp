@@ -211,9 +211,7 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                auto group = visible_group(stores.groups, ctx.request.who(), ctx.path_int("id"));
                JsonBody(req.body).finish();
                auto paused = stores.jobs.pause_group(group.id, ctx.request.actor);
-               for (auto id : paused) {
-                 options.held.take_back_job(id, "group paused by " + ctx.request.actor.username, GivenBack::kCancel);
-               }
+               options.held.take_back_jobs(paused, "group paused by " + ctx.request.actor.username, GivenBack::kCancel);
                return ApiResponse{200, nlohmann::json{{"paused", paused}}};
              });
 

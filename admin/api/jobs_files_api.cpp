@@ -117,12 +117,8 @@ void add_jobs_file_routes(ApiRouter& router, const JobsFileRoutes& routes, commo
     }
     // After the commit, as the jobs routes do: the held runs of a job the file changed are sent
     // again as it is now, those of a job it stopped are cancelled as its pending fires were.
-    for (auto id : outcome.changed_jobs) {
-      held.take_back_job(id, "job changed by " + ctx.request.actor.username, GivenBack::kSendAgain);
-    }
-    for (auto id : outcome.stopped_jobs) {
-      held.take_back_job(id, "job stopped by " + ctx.request.actor.username, GivenBack::kCancel);
-    }
+    held.take_back_jobs(outcome.changed_jobs, "job changed by " + ctx.request.actor.username, GivenBack::kSendAgain);
+    held.take_back_jobs(outcome.stopped_jobs, "job stopped by " + ctx.request.actor.username, GivenBack::kCancel);
     json answer = outcome.plan.report;
     answer["dryRun"] = dry_run;
     if (outcome.audit_id) answer["auditId"] = *outcome.audit_id;

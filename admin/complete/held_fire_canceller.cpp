@@ -35,7 +35,31 @@ void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, 
       if (runs.empty()) return;
     }
     queued_runs_ += runs.size();
-    queue_.push_back({std::move(runs), std::move(reason), then});
+    queue_.push_back({{}, std::move(runs), std::move(reason), then});
+    changed_.notify_all();
+  } catch (const std::exception& e) {
+    spdlog::warn("lead dispatch: held runs not taken back: {}", e.what());
+  }
+}
+
+void HeldFireCanceller::take_back_jobs(std::vector<std::int64_t> job_ids, std::string reason, GivenBack then) noexcept {
+  if (job_ids.empty()) return;
+  try {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    if (queued_runs_ + job_ids.size() > kMaxQueuedRuns) {
+      const std::size_t room = kMaxQueuedRuns - std::min(kMaxQueuedRuns, queued_runs_);
+      spdlog::warn("lead dispatch: held runs of {} jobs not taken back ({}): {} wait already; they run at their instant",
+                   job_ids.size() - room, reason, queued_runs_);
+      job_ids.resize(room);
+      if (job_ids.empty()) return;
+    }
+    queued_runs_ += job_ids.size();
+    Request request;
+    request.job_ids = std::move(job_ids);
+    request.reason = std::move(reason);
+    request.then = then;
+    queue_.push_back(std::move(request));
     changed_.notify_all();
   } catch (const std::exception& e) {
     spdlog::warn("lead dispatch: held runs not taken back: {}", e.what());
@@ -70,9 +94,17 @@ void HeldFireCanceller::work() {
     if (stopping_) return;
     Request request = std::move(queue_.front());
     queue_.pop_front();
-    queued_runs_ -= request.runs.size();
+    queued_runs_ -= request.runs.size() + request.job_ids.size();
     busy_ = true;
     lock.unlock();
+    for (std::int64_t job_id : request.job_ids) {
+      try {
+        auto runs = held(job_id);
+        request.runs.insert(request.runs.end(), runs.begin(), runs.end());
+      } catch (const std::exception& e) {
+        spdlog::warn("lead dispatch: held runs of job {} not read, not taken back: {}", job_id, e.what());
+      }
+    }
     handle(request);
     lock.lock();
     busy_ = false;

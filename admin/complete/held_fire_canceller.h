@@ -38,6 +38,7 @@
 #include "admin/model/completion_store.h"
 #include "admin/model/executor_client.h"
 #include "admin/model/records.h"
+#include "common/util/clock.h"
 
 namespace cronwheel::admin {
 
@@ -64,6 +65,10 @@ class HeldFireCanceller {
   std::vector<JobLog> held(std::int64_t job_id);
   // Queues `runs` to be taken back (see above). Returns at once.
   void take_back(std::vector<JobLog> runs, std::string reason, GivenBack then) noexcept;
+  // The same for the held runs of each of `job_ids`, read on the canceller's thread (a group's
+  // pause stops all its jobs at once: reading each one's held runs is not the API call's to wait
+  // for). At most kMaxQueuedRuns jobs wait; beyond that the rest are dropped with a warning.
+  void take_back_jobs(std::vector<std::int64_t> job_ids, std::string reason, GivenBack then) noexcept;
 
   // Blocks until everything queued so far has been handled (for tests).
   void wait_idle();
@@ -80,6 +85,7 @@ class HeldFireCanceller {
 
  private:
   struct Request {
+    std::vector<std::int64_t> job_ids;  // whose held runs are read first (take_back_jobs)
     std::vector<JobLog> runs;
     std::string reason;
     GivenBack then = GivenBack::kForget;

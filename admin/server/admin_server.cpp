@@ -532,6 +532,9 @@ void AdminServer::Impl::add_routes() {
     api.resources.held.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
       held_fires_->take_back(std::move(runs), std::move(reason), then);
     };
+    api.resources.held.take_back_many = [this](std::vector<std::int64_t> job_ids, std::string reason, GivenBack then) {
+      held_fires_->take_back_jobs(std::move(job_ids), std::move(reason), then);
+    };
     api.jobs_files.held = api.resources.held;
   }
   api.alarm_channels.store = &alarm_store_;

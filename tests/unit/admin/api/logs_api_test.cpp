@@ -370,6 +370,9 @@ class HeldRunsApi : public LogsApi {
     options.held.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
       canceller_->take_back(std::move(runs), std::move(reason), then);
     };
+    options.held.take_back_many = [this](std::vector<std::int64_t> job_ids, std::string reason, GivenBack then) {
+      canceller_->take_back_jobs(std::move(job_ids), std::move(reason), then);
+    };
   }
   void TearDown() override {
     LogsApi::TearDown();
@@ -474,6 +477,9 @@ class HeldRunsOfAppliedJobs : public HeldRunsApi {
     routes.held.read = [this](std::int64_t job_id) { return canceller_->held(job_id); };
     routes.held.take_back = [this](std::vector<JobLog> runs, std::string reason, GivenBack then) {
       canceller_->take_back(std::move(runs), std::move(reason), then);
+    };
+    routes.held.take_back_many = [this](std::vector<std::int64_t> job_ids, std::string reason, GivenBack then) {
+      canceller_->take_back_jobs(std::move(job_ids), std::move(reason), then);
     };
     add_jobs_file_routes(router, routes, clock_);
   }
