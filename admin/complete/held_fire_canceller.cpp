@@ -1,7 +1,9 @@
 #include "admin/complete/held_fire_canceller.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
+#include <string>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -22,19 +24,31 @@ std::vector<JobLog> HeldFireCanceller::held(std::int64_t job_id) {
   return store_.held_runs(job_id, clock_.now_ms(), kMaxHeldRunsRead);
 }
 
+namespace {
+
+// Under the canceller's lock: cuts `items` (runs, or jobs whose runs are read later) to the room
+// left among kMaxQueuedRuns queued entries, warning of what it drops, and counts what it keeps in
+// `queued`. False when nothing fits.
+template <typename Items>
+bool reserve_room(std::size_t& queued, Items& items, const char* what, const std::string& reason) {
+  constexpr std::size_t kMax = HeldFireCanceller::kMaxQueuedRuns;
+  if (queued + items.size() > kMax) {
+    const std::size_t room = kMax - std::min(kMax, queued);
+    spdlog::warn("lead dispatch: {} {} not taken back ({}): {} wait already; they run at their instant",
+                 items.size() - room, what, reason, queued);
+    items.resize(room);
+  }
+  queued += items.size();
+  return !items.empty();
+}
+
+}  // namespace
+
 void HeldFireCanceller::take_back(std::vector<JobLog> runs, std::string reason, GivenBack then) noexcept {
   if (runs.empty()) return;
   try {
     std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    if (queued_runs_ + runs.size() > kMaxQueuedRuns) {
-      const std::size_t room = kMaxQueuedRuns - std::min(kMaxQueuedRuns, queued_runs_);
-      spdlog::warn("lead dispatch: {} held runs not taken back ({}): {} wait already; they run at their instant",
-                   runs.size() - room, reason, queued_runs_);
-      runs.resize(room);
-      if (runs.empty()) return;
-    }
-    queued_runs_ += runs.size();
+    if (stopping_ || !reserve_room(queued_runs_, runs, "held runs", reason)) return;
     queue_.push_back({{}, std::move(runs), std::move(reason), then});
     changed_.notify_all();
   } catch (const std::exception& e) {
@@ -46,20 +60,8 @@ void HeldFireCanceller::take_back_jobs(std::vector<std::int64_t> job_ids, std::s
   if (job_ids.empty()) return;
   try {
     std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    if (queued_runs_ + job_ids.size() > kMaxQueuedRuns) {
-      const std::size_t room = kMaxQueuedRuns - std::min(kMaxQueuedRuns, queued_runs_);
-      spdlog::warn("lead dispatch: held runs of {} jobs not taken back ({}): {} wait already; they run at their instant",
-                   job_ids.size() - room, reason, queued_runs_);
-      job_ids.resize(room);
-      if (job_ids.empty()) return;
-    }
-    queued_runs_ += job_ids.size();
-    Request request;
-    request.job_ids = std::move(job_ids);
-    request.reason = std::move(reason);
-    request.then = then;
-    queue_.push_back(std::move(request));
+    if (stopping_ || !reserve_room(queued_runs_, job_ids, "jobs' held runs", reason)) return;
+    queue_.push_back({std::move(job_ids), {}, std::move(reason), then});
     changed_.notify_all();
   } catch (const std::exception& e) {
     spdlog::warn("lead dispatch: held runs not taken back: {}", e.what());

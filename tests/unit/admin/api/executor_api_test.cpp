@@ -62,6 +62,18 @@ class ExecutorRoutesTest : public CompletionFixture {
   }
   ~ExecutorRoutesTest() override { server_->stop(); }
 
+  // Gives the test's group a token of its own ("group-a-token") and adds a group "other-app"
+  // without one; answers the new group's id.
+  std::int64_t give_the_group_its_token_beside_another() {
+    auto group = stores_.groups().get(group_).value();
+    group.access_token = "group-a-token";
+    stores_.groups().update(group, system_);
+    Group other;
+    other.app_name = "other-app";
+    other.title = "Other";
+    return stores_.groups().create(other, system_).id;
+  }
+
   struct Reply {
     int status = 0;
     json body;
@@ -223,13 +235,7 @@ TEST_F(ExecutorRoutesTest, WrongOrMissingTokenIsRefusedAndNothingIsRecorded) {
 }
 
 TEST_F(ExecutorRoutesTest, AGroupWithItsOwnTokenAcceptsOnlyThatToken) {
-  auto group = stores_.groups().get(group_).value();
-  group.access_token = "group-a-token";
-  stores_.groups().update(group, system_);
-  Group other;
-  other.app_name = "other-app";
-  other.title = "Other";
-  const auto other_id = stores_.groups().create(other, system_).id;
+  const auto other_id = give_the_group_its_token_beside_another();
 
   // Registrations: the group's own token for its appName; the admin's for a group without one.
   EXPECT_EQ(post("/api/registry", registration().dump(), kToken).body, fail("The access token is wrong."));
@@ -262,13 +268,7 @@ TEST_F(ExecutorRoutesTest, AGroupWithItsOwnTokenAcceptsOnlyThatToken) {
 }
 
 TEST_F(ExecutorRoutesTest, AGroupsExecutorsAreCalledWithTheTokenTheyAccept) {
-  auto group = stores_.groups().get(group_).value();
-  group.access_token = "group-a-token";
-  stores_.groups().update(group, system_);
-  Group other;
-  other.app_name = "other-app";
-  other.title = "Other";
-  const auto other_id = stores_.groups().create(other, system_).id;
+  const auto other_id = give_the_group_its_token_beside_another();
   EXPECT_EQ(tokens_.for_group_id(group_), "group-a-token");
   EXPECT_EQ(tokens_.for_group_id(other_id), kToken) << "no token of its own: the admin's";
   EXPECT_EQ(tokens_.for_group_id(987'654), kToken) << "no such group";
