@@ -107,17 +107,51 @@ void HeldFireCanceller::work() {
         spdlog::warn("lead dispatch: held runs of job {} not read, not taken back: {}", job_id, e.what());
       }
     }
-    handle(request);
+    recheck(handle(request), request);
     lock.lock();
     busy_ = false;
     changed_.notify_all();
   }
 }
 
-void HeldFireCanceller::handle(const Request& request) noexcept {
+void HeldFireCanceller::recheck(std::vector<JobLog> in_flight, const Request& request) noexcept {
+  for (int check = 0; check < options_.in_flight_checks && !in_flight.empty(); ++check) {
+    {
+      std::unique_lock lock(mutex_);
+      if (changed_.wait_for(lock, options_.in_flight_wait, [&] { return stopping_; })) return;
+      counters_.rechecked += in_flight.size();
+    }
+    // The same runs as they are now (a job sent again has new held runs: those are not asked for).
+    Request again{{}, {}, request.reason, request.then};
+    std::map<std::int64_t, std::vector<std::int64_t>> ids_by_job;
+    for (const auto& run : in_flight) ids_by_job[run.job_id].push_back(run.id);
+    for (const auto& [job_id, ids] : ids_by_job) {
+      try {
+        for (auto& run : held(job_id)) {
+          if (std::find(ids.begin(), ids.end(), run.id) != ids.end()) again.runs.push_back(std::move(run));
+        }
+      } catch (const std::exception& e) {
+        spdlog::warn("lead dispatch: held runs of job {} not read again, not taken back: {}", job_id, e.what());
+      }
+    }
+    in_flight = handle(again);
+  }
+  for (const auto& run : in_flight) {
+    spdlog::warn("lead dispatch: run {} of job {} not taken back ({}): still on its way to {}; it starts at its "
+                 "instant",
+                 run.id, run.job_id, request.reason, run.executor_address);
+  }
+}
+
+std::vector<JobLog> HeldFireCanceller::handle(const Request& request) noexcept {
+  std::vector<JobLog> in_flight;
   // One request per executor (and group: its token), in chunks the protocol allows.
   std::map<std::pair<std::string, std::int64_t>, std::vector<std::int64_t>> by_executor;
-  for (const auto& run : request.runs) by_executor[{run.executor_address, run.job_group}].push_back(run.id);
+  std::map<std::int64_t, const JobLog*> sending;
+  for (const auto& run : request.runs) {
+    by_executor[{run.executor_address, run.job_group}].push_back(run.id);
+    if (run.state == FireState::kSending) sending[run.id] = &run;
+  }
   for (const auto& [key, ids] : by_executor) {
     const auto& [address, group] = key;
     for (std::size_t begin = 0; begin < ids.size(); begin += common::protocol::kMaxLeadFires) {
@@ -142,6 +176,14 @@ void HeldFireCanceller::handle(const Request& request) noexcept {
           continue;
         }
         if (request.then == GivenBack::kForget) continue;
+        for (std::int64_t id : param.log_ids) {
+          auto run = sending.find(id);
+          if (run == sending.end()) continue;
+          const auto& c = *answer.content;
+          const bool known = std::find(c.cancelled.begin(), c.cancelled.end(), id) != c.cancelled.end() ||
+                             std::find(c.started.begin(), c.started.end(), id) != c.started.end();
+          if (!known) in_flight.push_back(*run->second);
+        }
         const std::string given_back = " before its instant (executor " + address + " gave it back)";
         for (std::int64_t id : answer.content->cancelled) {
           if (std::find(param.log_ids.begin(), param.log_ids.end(), id) == param.log_ids.end()) continue;  // not asked
@@ -162,6 +204,7 @@ void HeldFireCanceller::handle(const Request& request) noexcept {
       }
     }
   }
+  return in_flight;
 }
 
 }  // namespace cronwheel::admin

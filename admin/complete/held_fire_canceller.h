@@ -20,11 +20,18 @@
 // A run the executor started meanwhile, or did not give back (it cannot be reached, it does not
 // hold it), is left as it is: it runs as it was sent.
 //
+// Runs still `sending` are read too: claimed ahead of their instant, they may be on their way to
+// the executor in a POST /lead at this moment (or held there, not yet recorded `triggered`). One
+// such run its executor does not know yet is asked about again, up to in_flight_checks times,
+// in_flight_wait apart, so a hand-over that crossed the change is still taken back (the thread
+// waits meanwhile). One handed over to nobody (its executor refused it) is posted at its instant.
+//
 // Bounded: at most kMaxQueuedRuns runs wait; take_back() beyond that drops the rest with a warning
 // (they run, as above). Never throws from take_back(); failures of the thread's calls are logged.
 //
 // Threading: take_back() from any thread; one thread of its own makes the calls, in queue order.
 // stop() (and the destructor) ends it after the request under way; queued ones are dropped.
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +59,9 @@ class HeldFireCanceller {
     std::string node_id;
     // The access token for an executor of `group_id`: the group's own, or the admin's.
     std::function<std::string(std::int64_t group_id)> token_of;
+    // Runs `sending` that their executor did not know: asked about again this often, this far apart.
+    int in_flight_checks = 5;
+    std::chrono::milliseconds in_flight_wait{100};
   };
 
   // Everything given must outlive the canceller.
@@ -80,6 +90,7 @@ class HeldFireCanceller {
     std::uint64_t sent_again = 0;  // of those, back to pending to be sent again (kSendAgain)
     std::uint64_t ended = 0;       // of those, ended cancelled (kCancel)
     std::uint64_t started = 0;    // started meanwhile: left to run
+    std::uint64_t rechecked = 0;  // runs `sending` asked about again
   };
   Counters counters() const;
 
@@ -91,7 +102,11 @@ class HeldFireCanceller {
     GivenBack then = GivenBack::kForget;
   };
   void work();
-  void handle(const Request& request) noexcept;
+  // Asks for the request's runs back and records what the executors gave back. Answers the runs
+  // that were `sending` and that their executor did not know (not for kForget: those are gone).
+  std::vector<JobLog> handle(const Request& request) noexcept;
+  // Asks again about runs handle() answered, while they stay in flight (see above).
+  void recheck(std::vector<JobLog> in_flight, const Request& request) noexcept;
 
   CompletionStore& store_;
   ExecutorClient& executors_;

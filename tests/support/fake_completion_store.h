@@ -133,7 +133,8 @@ class FakeCompletionStore final : public admin::CompletionStore {
       std::vector<admin::JobLog> out;  // s.logs is ordered by id
       for (const auto& [id, l] : s.logs) {
         if (static_cast<int>(out.size()) >= limit) break;
-        if (l.job_id == job_id && l.state == admin::FireState::kTriggered && l.trigger_time && *l.trigger_time > now) {
+        const bool sent = l.state == admin::FireState::kTriggered || l.state == admin::FireState::kSending;
+        if (l.job_id == job_id && sent && l.trigger_time && *l.trigger_time > now) {
           out.push_back(l);
         }
       }

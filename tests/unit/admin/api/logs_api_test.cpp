@@ -32,8 +32,9 @@ class FakeExecutor {
       server_->post(path, [this, path](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
         std::lock_guard lock(mutex_);
         calls_.push_back({path, json::parse(req.body, nullptr, false), req.get_header_value("XXL-JOB-ACCESS-TOKEN")});
-        const bool lead = std::string_view(path) == "/leadCancel" && !lead_answer_.is_null();
-        common::http::write_json(res, (lead ? lead_answer_ : answer_).dump(), 200);
+        const bool lead = std::string_view(path) == "/leadCancel" && !lead_answers_.empty();
+        common::http::write_json(res, (lead ? lead_answers_.front() : answer_).dump(), 200);
+        if (lead && lead_answers_.size() > 1) lead_answers_.erase(lead_answers_.begin());
       });
     }
     server_->start();
@@ -50,16 +51,18 @@ class FakeExecutor {
     return calls_;
   }
   // What /leadCancel answers (otherwise the common answer).
-  void answer_lead_cancel(json body) {
+  void answer_lead_cancel(json body) { answer_lead_cancel_in_turn({std::move(body)}); }
+  // What /leadCancel answers, one call after the other; the last answer stays.
+  void answer_lead_cancel_in_turn(std::vector<json> bodies) {
     std::lock_guard lock(mutex_);
-    lead_answer_ = std::move(body);
+    lead_answers_ = std::move(bodies);
   }
 
  private:
   std::unique_ptr<common::http::HttpServer> server_;
   std::mutex mutex_;
   json answer_ = {{"code", 200}, {"msg", nullptr}, {"content", nullptr}};
-  json lead_answer_;
+  std::vector<json> lead_answers_;
   std::vector<Call> calls_;
 };
 
@@ -382,10 +385,51 @@ class HeldRunsApi : public LogsApi {
     return {{"code", 200}, {"msg", nullptr},
             {"content", {{"cancelled", cancelled}, {"started", started}, {"unknown", json::array()}}}};
   }
-  std::unique_ptr<HeldFireCanceller> canceller_ = std::make_unique<HeldFireCanceller>(
-      completion_store_, executors_, clock_,
-      HeldFireCanceller::Options{"node-under-test", [](std::int64_t) { return std::string("group-token"); }});
+  json unknown(std::vector<std::int64_t> ids) {
+    return {{"code", 200}, {"msg", nullptr},
+            {"content", {{"cancelled", json::array()}, {"started", json::array()}, {"unknown", ids}}}};
+  }
+  static HeldFireCanceller::Options canceller_options() {
+    HeldFireCanceller::Options o{"node-under-test", [](std::int64_t) { return std::string("group-token"); }};
+    o.in_flight_wait = std::chrono::milliseconds(1);
+    return o;
+  }
+  std::unique_ptr<HeldFireCanceller> canceller_ =
+      std::make_unique<HeldFireCanceller>(completion_store_, executors_, clock_, canceller_options());
 };
+
+// A run claimed seconds ahead and on its way to its executor (POST /lead under way, or held
+// there and not yet recorded) when its job stops: the executor does not know it at the first ask;
+// asked again, it gives it back, and the run ends cancelled.
+TEST_F(HeldRunsApi, StoppingAJobTakesBackARunOnItsWayToItsExecutor) {
+  FakeExecutor executor;
+  const std::string job_path = "jobs/" + std::to_string(job_.id);
+  ASSERT_EQ(post(job_path + "/start").status, 200);
+  auto on_its_way = put_log(FireState::kSending, clock_.now_ms() + 3'000, executor.url());
+  executor.answer_lead_cancel_in_turn({unknown({on_its_way.id}), given_back({on_its_way.id})});
+  ASSERT_EQ(post(job_path + "/stop").status, 200);
+  canceller_->wait_idle();
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  for (const auto& call : calls) {
+    EXPECT_EQ(call.path, "/leadCancel");
+    EXPECT_EQ(call.body, json({{"logIds", {on_its_way.id}}, {"reason", "job stopped by admin"}}));
+  }
+  EXPECT_EQ(stores_.logs.get(on_its_way.id)->state, FireState::kCancelled);
+  EXPECT_EQ(canceller_->counters().rechecked, 1u);
+  EXPECT_EQ(canceller_->counters().ended, 1u);
+
+  // One its executor never hears of (it refused it, so it is posted at its instant) is asked
+  // about a bounded number of times.
+  ASSERT_EQ(post(job_path + "/start").status, 200);
+  auto refused = put_log(FireState::kSending, clock_.now_ms() + 4'000, executor.url());
+  executor.answer_lead_cancel(unknown({refused.id}));
+  ASSERT_EQ(post(job_path + "/stop").status, 200);
+  canceller_->wait_idle();
+  EXPECT_EQ(executor.calls().size(), 2u + 1u + static_cast<std::size_t>(canceller_options().in_flight_checks));
+  EXPECT_EQ(stores_.logs.get(refused.id)->state, FireState::kSending);
+}
+
 
 TEST_F(HeldRunsApi, ChangingAJobTakesItsHeldRunsBackToBeSentAgainAsItIsNow) {
   FakeExecutor executor;
