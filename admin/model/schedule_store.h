@@ -65,6 +65,9 @@ class ScheduleStore {
     std::vector<PendingFire> fires;  // fires inserted, committed, in due order
     std::size_t misfire_records = 0;  // records of skipped fires inserted (ScanDecision::skipped)
     std::vector<std::int64_t> misfire_groups;  // the job group of each of those records, one each
+    // When no job was due: the earliest trigger_next_time of an enabled job (after due_before),
+    // so the scan that decides it can come a whole window ahead of it; nullopt when none.
+    std::optional<std::int64_t> next_due;
   };
   // Called with the jobs read, inside the scan's transaction; must be pure (no I/O, no
   // blocking): the transaction holds the scheduling lock, and a retried transaction calls it
@@ -74,7 +77,8 @@ class ScheduleStore {
   // One scan, in one transaction:
   //  1. SELECT ... FOR UPDATE the scheduling lock row (one scan at a time across all nodes),
   //     and record on it that `node` scans now (OverviewStore::nodes reads it);
-  //  2. read enabled jobs with trigger_next_time <= due_before, oldest first, at most `limit`;
+  //  2. read enabled jobs with trigger_next_time <= due_before, oldest first, at most `limit`
+  //     (none: read the earliest trigger_next_time of an enabled job, ScanResult::next_due);
   //  3. decide(jobs);
   //  4. write every job's advance in one statement, guarded by trigger_status = 1 and the next
   //     time read, and, for the jobs it updated, insert their fires as pending rows owned by

@@ -41,6 +41,9 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time, "
             "calendar_id, calendar_mode, dst_gap, dst_repeat "
             "FROM job_info WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2");
+  // When none is due: the next one (the index on (trigger_status, trigger_next_time) answers it
+  // from its first entry past the window).
+  c.prepare("sched_next_due", "SELECT min(trigger_next_time) FROM job_info WHERE trigger_status = 1");
   // The versions of the calendars the jobs read name (a few rows by primary key): the scan
   // decides each job with that version of its calendar or not at all (decide_fires).
   c.prepare("sched_calendar_versions", kCalendarVersions);
@@ -137,7 +140,11 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
       due.push_back(std::move(job));
     }
     result.jobs_read = due.size();
-    if (due.empty()) return result;
+    if (due.empty()) {
+      const auto next = tx.exec_prepared1("sched_next_due")[0];
+      if (!next.is_null()) result.next_due = next.as<std::int64_t>();
+      return result;
+    }
     read_calendar_versions(tx, "sched_calendar_versions", due);
 
     const ScanDecision decision = decide(due);

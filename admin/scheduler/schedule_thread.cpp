@@ -1,5 +1,6 @@
 #include "admin/scheduler/schedule_thread.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -62,6 +63,7 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
     outcome.jobs_read = result.jobs_read;
     outcome.fires = result.fires.size();
     outcome.full = result.jobs_read >= static_cast<std::size_t>(options_.pre_read_count);
+    outcome.next_due = result.next_due;
     scans_.fetch_add(1, std::memory_order_relaxed);
     fires_.fetch_add(result.fires.size(), std::memory_order_relaxed);
     if (options_.finished_runs != nullptr) {
@@ -110,6 +112,9 @@ void ScheduleThread::run(std::stop_token stop) {
     } else if (outcome.jobs_read == 0) {
       // Wake at the last second boundary within the window: every job due before then was read.
       wait = std::max<std::int64_t>(to_next_second(now) + options_.window_ms - kOneSecondMs, 0);
+      // Or sooner, a whole window before the next job is due, so that its fires are decided (and
+      // a burst of them handed over) that far ahead rather than with what is left of the window.
+      if (outcome.next_due) wait = std::clamp<std::int64_t>(*outcome.next_due - options_.window_ms - now, 0, wait);
     }
     if (wait <= 0) continue;
 

@@ -9,7 +9,9 @@
 //  - after a scan that read a full pre-read batch: not at all (more jobs are due);
 //  - after a scan that found work: to the next wall-second boundary;
 //  - after one that found none: to the wall-second boundary just before the window's end
-//    (at most 5 s), since nothing is due before then that the scan did not see;
+//    (at most 5 s), since nothing is due before then that the scan did not see, or, when the
+//    next enabled job is due sooner than a window after that, to a window before it
+//    (ScanResult::next_due), so each job's fires are decided a whole window ahead;
 //  - after a failed scan (database unreachable): to the next second boundary, to try again.
 // wake() cuts the sleep short. The REST API does not need it for started or created jobs: a
 // start sets the first fire time at least one window ahead (jobs_api.cpp, kStartLeadMs), so
@@ -60,6 +62,7 @@ class ScheduleThread {
     std::size_t jobs_read = 0;   // jobs the pre-read returned
     std::size_t fires = 0;       // fires inserted and given to the sink
     bool full = false;           // the pre-read returned pre_read_count jobs
+    std::optional<std::int64_t> next_due;  // none read: when the next enabled job is due
   };
   struct Stats {
     std::uint64_t scans = 0;

@@ -103,6 +103,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
   ScanResult scan(std::string_view node, std::int64_t due_before, int limit, const Decide& decide) override {
     std::lock_guard lock_row(lock_row_);
     std::vector<admin::DueJob> due;
+    std::optional<std::int64_t> next_due;
     std::function<void()> hook;
     {
       std::lock_guard lock(mutex_);
@@ -120,6 +121,11 @@ class FakeScheduleStore final : public admin::ScheduleStore {
                        j->dst});
       }
       hook = after_read_;
+      if (due.empty()) {
+        for (const auto& [id, j] : jobs_) {
+          if (j.trigger_status == 1 && (!next_due || j.trigger_next_time < *next_due)) next_due = j.trigger_next_time;
+        }
+      }
     }
     // The versions of the calendars the jobs name, as the scan reads them (0: none such).
     for (auto& d : due) {
@@ -129,7 +135,10 @@ class FakeScheduleStore final : public admin::ScheduleStore {
     }
     ScanResult result;
     result.jobs_read = due.size();
-    if (due.empty()) return result;
+    if (due.empty()) {
+      result.next_due = next_due;
+      return result;
+    }
     const admin::ScanDecision decision = decide(due);
     if (hook) hook();
 

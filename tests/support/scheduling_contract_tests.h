@@ -897,6 +897,23 @@ TYPED_TEST_P(SchedulingContract, ScanReadsRunningDueJobsOldestFirstUpToTheLimit)
   EXPECT_EQ(seen[1].id, second.id);
 }
 
+TYPED_TEST_P(SchedulingContract, AScanThatFindsNoJobDueSaysWhenTheNextIsDue) {
+  auto& f = this->f_;
+  auto decide = [](const std::vector<DueJob>&) { return ScanDecision{}; };
+  auto nothing = f.schedule().scan(kNode, kT, 10, decide);
+  EXPECT_EQ(nothing.jobs_read, 0u);
+  EXPECT_FALSE(nothing.next_due) << "no job at all";
+  this->job(ScheduleType::kCron, kT + 9'000, MisfireStrategy::kDoNothing, 0);  // stopped
+  this->job(ScheduleType::kCron, kT + 30'000);
+  this->job(ScheduleType::kCron, kT + 12'000);
+  auto idle = f.schedule().scan(kNode, kT + 5'000, 10, decide);
+  EXPECT_EQ(idle.jobs_read, 0u);
+  EXPECT_EQ(idle.next_due, kT + 12'000) << "the earliest running job";
+  auto busy = f.schedule().scan(kNode, kT + 12'000, 10, decide);
+  EXPECT_EQ(busy.jobs_read, 1u);
+  EXPECT_FALSE(busy.next_due) << "only said when nothing was due";
+}
+
 TYPED_TEST_P(SchedulingContract, ScanReadsAJobsDstPolicy) {
   auto& f = this->f_;
   Job draft;
@@ -1314,7 +1331,7 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
 
 REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
                             ARunItsExecutorNeverStartedGoesBackToPendingForTheNodeThatHeardIt,
-                            HeldRunsAreAJobsSentRunsWhoseInstantIsStillAhead, AHeldRunGivenBackForAStoppedJobEndsCancelledAndNothingElseMoves,
+                            HeldRunsAreAJobsSentRunsWhoseInstantIsStillAhead, AScanThatFindsNoJobDueSaysWhenTheNextIsDue, AHeldRunGivenBackForAStoppedJobEndsCancelledAndNothingElseMoves,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
                             RecordOfARepeatedResultChangesNothing,
                             RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes,

@@ -274,6 +274,26 @@ TEST_F(ScheduleThreadTest, SleepsToTheWindowsEndAfterAScanThatFoundNothing) {
   thread.stop();
 }
 
+// After a quiet spell the next job is still decided a whole window ahead of its fire, not with
+// whatever is left of the window when the idle sleep ends.
+TEST_F(ScheduleThreadTest, AScanThatFoundNothingWakesAWindowBeforeTheNextJobIsDue) {
+  store_.put_job(cron_job("0 * * * * ?", kStart + 7300));
+  auto thread = make();
+  thread.start();
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 1);
+  EXPECT_TRUE(sink_.fires().empty());
+  clock_.advance(2299ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 1);
+  clock_.advance(1ms);  // kStart + 2300: 5 s before it
+  clock_.wait_for_sleepers(1);
+  EXPECT_EQ(store_.calls("scan"), 2);
+  ASSERT_EQ(sink_.fires().size(), 1u);
+  EXPECT_EQ(sink_.fires()[0].scheduled_time, kStart + 7300);
+  thread.stop();
+}
+
 TEST_F(ScheduleThreadTest, SleepsToTheNextSecondAfterAScanThatFoundWork) {
   store_.put_job(cron_job("0 * * * * ?", kStart + 3000));  // due within the window, then in a minute
   clock_.advance(250ms);
