@@ -95,6 +95,13 @@ void add_serve_options(CLI::App* cmd, AdminConfig& config) {
                   "executor, for them to start at the instant (true|false)")
       ->envname("CRONWHEEL_LEAD_DISPATCH")
       ->default_str("true");
+  cmd->add_option("--lead-horizon-ms", config.lead_horizon_ms,
+                  "Lead dispatch: hand fires over as soon as they are decided, up to this far ahead of their instant "
+                  "(a second of more fires than can be claimed in its last 800 ms still reaches its executors in time); "
+                  "at most half the send deadline; 0: each second's fires 800 ms before it")
+      ->envname("CRONWHEEL_LEAD_HORIZON_MS")
+      ->check(CLI::Range(0, 30'000))
+      ->capture_default_str();
   cmd->add_option("--fast-pool-max", config.fast_pool_max, "Fast trigger pool: most threads")
       ->envname("CRONWHEEL_FAST_POOL_MAX")
       ->check(CLI::Range(1, 10'000))

@@ -56,6 +56,10 @@ struct AdminConfig {
   // are handed over ahead, one request per executor, and started by the executors at the instant.
   // Off: every fire is posted at its instant by /run, as to XXL-JOB's executors.
   bool lead_dispatch = true;
+  // How far ahead of their instant lead executors' fires are handed over, as soon as decided
+  // (Scheduler::Options::lead_horizon), capped at half the send deadline. 0: 800 ms before each
+  // second only.
+  int lead_horizon_ms = 4'000;
   int slow_pool_max = 200;
   int fast_pool_queue = 10'000;
   int slow_pool_queue = 5'000;

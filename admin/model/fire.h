@@ -88,6 +88,18 @@ class FireSender {
     for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
     return out;
   }
+  // Prepares, for handing over seconds ahead of their instants (lead dispatch of a burst,
+  // docs/scheduling.md), only those of `fires` whose every executor takes lead dispatch: each is
+  // claimed for its own second as prepare() claims it, and lead_key() names its executor. A fire
+  // this does not claim and did not settle (neither `ended` nor `send`) is left as it was,
+  // pending and untouched, for the ring to hand on at its second as any other; `ended` is for a
+  // fire no longer this node's to send. Never throws. The default leaves every fire alone.
+  virtual std::vector<PreparedFire> prepare_lead(const std::vector<PendingFire>& fires) noexcept {
+    std::vector<PreparedFire> out;
+    out.reserve(fires.size());
+    for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
+    return out;
+  }
   // Posts a prepared fire (not ended) and records the answer, or sends it whole.
   virtual SendOutcome deliver(const PreparedFire& fire) noexcept { return send(fire.fire); }
   // A prepared fire that will not be delivered after all (the pools are shutting down or full):

@@ -72,6 +72,11 @@ bool RegistryMonitor::takes_lead(std::string_view address) const {
   return std::binary_search(lead_addresses_.begin(), lead_addresses_.end(), address);
 }
 
+bool RegistryMonitor::any_takes_lead() const {
+  std::lock_guard lock(clock_mutex_);
+  return !lead_addresses_.empty();
+}
+
 std::vector<RegistryMonitor::ClockOffset> RegistryMonitor::clock_offsets() const {
   std::lock_guard lock(clock_mutex_);
   return clock_offsets_;

@@ -83,6 +83,8 @@ class RegistryMonitor {
   // Whether the executor at `address` (a live EXECUTOR registration's value) said at its last
   // registration that it takes lead dispatch, as the last refresh read it. Thread-safe.
   bool takes_lead(std::string_view address) const;
+  // Whether any live executor takes lead dispatch, as the last refresh read it. Thread-safe.
+  bool any_takes_lead() const;
 
  private:
   void pass() noexcept;

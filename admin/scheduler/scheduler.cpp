@@ -13,9 +13,15 @@ Scheduler::Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender,
   if (&tasks.clock() != &clock) throw std::invalid_argument("scheduler: its recurring tasks run on another clock");
   // The ring hands fires to the pools, which report back to the ring: the ring is made first
   // and its hand-off reaches the pools only once its thread runs (start()).
+  SecondRing::Ahead ahead;
+  if (options.lead_horizon.count() > 0) {
+    ahead.offer = [this](const std::vector<PendingFire>& fires) { return pools_->hand_over_ahead(fires); };
+    ahead.horizon = options.lead_horizon;
+    ahead.chunk = options.lead_chunk;
+  }
   ring_ = std::make_unique<SecondRing>(
       clock, [this](std::vector<PendingFire> fires, std::int64_t due_ms) { pools_->dispatch(fires, due_ms); },
-      options.prepare_ahead);
+      options.prepare_ahead, std::move(ahead));
   heartbeat_ = std::make_unique<NodeHeartbeat>(nodes, store, executors, tasks, std::move(self),
                                                options.default_access_token,
                                                [this](const std::vector<PendingFire>& fires) { push(fires); },

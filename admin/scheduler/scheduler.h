@@ -51,6 +51,13 @@ class Scheduler {
     // How long before each second the ring hands that second's fires to the pools, which read
     // and claim them then and post them at the second (SecondRing's lead).
     std::chrono::milliseconds prepare_ahead{800};
+    // Lead dispatch of bursts: fires due up to this far ahead whose executors take lead dispatch
+    // are handed over as soon as the ring holds them, `lead_chunk` at a time
+    // (TriggerPools::hand_over_ahead, SecondRing::Ahead), so that a second of more fires than
+    // one prepare_ahead can claim still reaches its executors before its instant. Zero: only
+    // each second's own hand-off, prepare_ahead before it.
+    std::chrono::milliseconds lead_horizon{0};
+    std::size_t lead_chunk = 1'000;
     // XXL-JOB-ACCESS-TOKEN for executors whose group has none (recovery's /log calls).
     std::string default_access_token;
   };

@@ -24,12 +24,19 @@ std::int64_t second_of(std::int64_t ms) { return floor_div(ms + kMillisPerSecond
 }  // namespace
 
 SecondRing::SecondRing(common::Clock& clock, HandOff hand_off, std::chrono::milliseconds lead)
+    : SecondRing(clock, std::move(hand_off), lead, Ahead{}) {}
+
+SecondRing::SecondRing(common::Clock& clock, HandOff hand_off, std::chrono::milliseconds lead, Ahead ahead)
     : clock_(clock),
       hand_off_(std::move(hand_off)),
       lead_ms_(lead.count()),
+      ahead_(std::move(ahead)),
       processed_(floor_div(clock.now_ms(), kMillisPerSecond) - 1) {
   if (lead_ms_ < 0 || lead_ms_ >= kMillisPerSecond) {
     throw std::invalid_argument("second ring: the lead must be at least 0 and less than a second");
+  }
+  if (ahead_.offer && (ahead_.horizon.count() < 0 || ahead_.horizon >= std::chrono::minutes(1) || ahead_.chunk == 0)) {
+    throw std::invalid_argument("second ring: the horizon ahead must be at least 0 and less than a minute, the chunk at least 1");
   }
 }
 
@@ -132,6 +139,48 @@ void SecondRing::hand_off(std::vector<PendingFire> due, std::int64_t due_ms) {
   }
 }
 
+std::vector<PendingFire> SecondRing::take_ahead(std::int64_t last, std::size_t max) {
+  std::vector<PendingFire> out;
+  for (std::int64_t s = processed_ + 1; s <= last && out.size() < max; ++s) {
+    auto& slot = slots_[static_cast<std::size_t>(floor_mod(s, kSlots))];
+    auto offer = std::stable_partition(slot.begin(), slot.end(), [&](const Entry& e) { return e.second != s || e.offered; });
+    std::sort(offer, slot.end(), [](const Entry& a, const Entry& b) { return due_order(a.fire, b.fire); });
+    const auto n = std::min<std::ptrdiff_t>(slot.end() - offer, static_cast<std::ptrdiff_t>(max - out.size()));
+    for (auto it = offer; it != offer + n; ++it) out.push_back(it->fire);
+    slot.erase(offer, offer + n);
+  }
+  held_ -= out.size();
+  return out;
+}
+
+void SecondRing::offer_ahead(const std::stop_token& interrupt) {
+  if (!ahead_.offer || ahead_.horizon.count() == 0) return;
+  while (!interrupt.stop_requested()) {
+    const std::int64_t now = clock_.now_ms();
+    if (kMillisPerSecond - floor_mod(now + lead_ms_, kMillisPerSecond) < kAheadMarginMs) return;
+    std::vector<PendingFire> offered;
+    {
+      std::lock_guard lock(mutex_);
+      offered = take_ahead(floor_div(now + ahead_.horizon.count(), kMillisPerSecond), ahead_.chunk);
+    }
+    if (offered.empty()) return;
+    std::vector<PendingFire> left;
+    try {
+      left = ahead_.offer(offered);
+    } catch (const std::exception& e) {
+      // Held again, all of them: one taken meanwhile is no longer pending at its second, and dropped.
+      spdlog::error("scheduler: offering {} fires ahead failed: {}", offered.size(), e.what());
+      left = std::move(offered);
+    }
+    std::lock_guard lock(mutex_);
+    for (const auto& fire : left) {
+      const std::int64_t second = std::max(second_of(fire.scheduled_time), processed_ + 1);
+      slots_[static_cast<std::size_t>(floor_mod(second, kSlots))].push_back({fire, second, true});
+      ++held_;
+    }
+  }
+}
+
 void SecondRing::run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     std::vector<PendingFire> due;
@@ -149,6 +198,10 @@ void SecondRing::run(std::stop_token stop) {
     hand_off(std::move(due), through * kMillisPerSecond);
     std::sort(due_now.begin(), due_now.end(), due_order);
     hand_off(std::move(due_now), clock_.now_ms());
+    {
+      std::stop_callback interrupt(stop, [&sleep] { sleep.request_stop(); });
+      offer_ahead(sleep.get_token());
+    }
     // The next wall-second boundary, measured afresh each time so waits never accumulate drift.
     // push_due_now() ends the wait early (its request lands on `sleep`, even before the wait).
     const std::int64_t wait = kMillisPerSecond - floor_mod(clock_.now_ms() + lead_ms_, kMillisPerSecond);

@@ -18,6 +18,13 @@
 // queued or being sent cannot send it twice from this node. (Across nodes the claim's guarded
 // transition is what prevents a second send.)
 //
+// Handing over ahead (lead dispatch of bursts, docs/scheduling.md): with an Ahead, after each
+// wake-up's hand-off and while at least kAheadMarginMs remain before the next one, the fires held
+// for the seconds up to `horizon` ahead that were never offered are offered, at most `chunk` at a
+// time in due order, on the ring thread. What the offer takes counts as handed on (remembered
+// until finished()); what it answers is held again for its second, as before, and not offered
+// again. A second's own hand-off is never held up by more than one offer.
+//
 // Thread-safe: push() and finished() may be called from any thread. The hand-off function runs
 // on the ring thread only, one call at a time; it must not call back into the ring's stop().
 
@@ -45,7 +52,18 @@ class SecondRing {
   // `lead`: how long before each second boundary the ring wakes and hands that second's fires
   // on, so the hand-off can prepare them (read and claim) and post them at the boundary itself.
   // Zero: at the boundary. Less than a second.
+  // Offers fires due seconds ahead; answers those it did not take. Must not throw.
+  using Offer = std::function<std::vector<PendingFire>(const std::vector<PendingFire>& fires)>;
+  struct Ahead {
+    Offer offer;                          // unset: nothing is offered ahead
+    std::chrono::milliseconds horizon{};  // how far ahead of now; less than a minute
+    std::size_t chunk = 1'000;            // fires per offer, at least 1
+  };
+  // Offers stop this long before the next wake-up, so that its hand-off is not late.
+  static constexpr std::int64_t kAheadMarginMs = 200;
+
   SecondRing(common::Clock& clock, HandOff hand_off, std::chrono::milliseconds lead = {});
+  SecondRing(common::Clock& clock, HandOff hand_off, std::chrono::milliseconds lead, Ahead ahead);
   ~SecondRing();  // stops the thread
 
   SecondRing(const SecondRing&) = delete;
@@ -81,6 +99,7 @@ class SecondRing {
   struct Entry {
     PendingFire fire;
     std::int64_t second = 0;  // the wall second (epoch s) it goes out at
+    bool offered = false;     // offered ahead once and not taken
   };
   static constexpr std::int64_t kSlots = 60;
 
@@ -88,10 +107,17 @@ class SecondRing {
   // Takes every held fire whose second is at or before `through`; call with mutex_ held.
   std::vector<PendingFire> take_through(std::int64_t through);
   void hand_off(std::vector<PendingFire> due, std::int64_t due_ms);
+  // Takes up to `max` held fires never offered, of the seconds after the last one handed on up to
+  // `last` (epoch s), in due order; call with mutex_ held.
+  std::vector<PendingFire> take_ahead(std::int64_t last, std::size_t max);
+  // Offers chunks ahead until none is left, the next wake-up is near, or `interrupt` (a fire due
+  // now, or stop) is requested.
+  void offer_ahead(const std::stop_token& interrupt);
 
   common::Clock& clock_;
   HandOff hand_off_;
   const std::int64_t lead_ms_;
+  const Ahead ahead_;
 
   mutable std::mutex mutex_;
   std::array<std::vector<Entry>, kSlots> slots_;

@@ -376,12 +376,14 @@ void AdminServer::Impl::start_scheduler() {
   // A claim not posted within this time goes back to pending: it must stay below the time
   // another node may take this node's sending fires over (lease - heartbeat after the claim).
   sending.send_deadline = std::min<std::chrono::milliseconds>(sending.send_deadline, (lease - heartbeat) * 2 / 3);
+  const std::chrono::milliseconds send_deadline = sending.send_deadline;
   sending.lease_margin = std::min<std::chrono::milliseconds>(sending.lease_margin, heartbeat);
   sending.finished_runs = &finished_runs_;
   sending.fires_written = fires_written();
   sending.suspects = &suspects_;
   if (config_.lead_dispatch) {
     sending.takes_lead = [this](const std::string& address) { return executors_->takes_lead(address); };
+    sending.any_takes_lead = [this] { return executors_->any_takes_lead(); };
   }
   sending.slot_waiting = [this](std::int64_t) {
     if (SlotDispatcher* slots = running_slot_dispatcher_.load()) slots->wake();
@@ -395,6 +397,12 @@ void AdminServer::Impl::start_scheduler() {
   options.pools.fast_queue_capacity = static_cast<std::size_t>(config_.fast_pool_queue);
   options.pools.slow_queue_capacity = static_cast<std::size_t>(config_.slow_pool_queue);
   options.schedule.pre_read_count = config_.effective_pre_read_count();
+  if (config_.lead_dispatch) {
+    // A fire handed over ahead that its executor refuses is posted at its instant, within the
+    // claim's send deadline: the horizon stays at half of it.
+    options.lead_horizon =
+        std::min<std::chrono::milliseconds>(std::chrono::milliseconds(config_.lead_horizon_ms), send_deadline / 2);
+  }
   options.heartbeat.interval = heartbeat;
   options.heartbeat.lease = lease;
   options.default_access_token = config_.access_token;

@@ -86,6 +86,7 @@ class ExecutorSide {
   std::string token_for_group(std::int64_t group_id) { return tokens_.for_group_id(group_id); }
   // Whether the live executor at `address` takes lead dispatch (RegistryMonitor::takes_lead).
   bool takes_lead(std::string_view address) const { return registry_monitor_.takes_lead(address); }
+  bool any_takes_lead() const { return registry_monitor_.any_takes_lead(); }
   // Registrations refused since start because their group had its most executors.
   std::uint64_t registrations_refused() const noexcept { return registrations_refused_.load(); }
 

@@ -1,6 +1,7 @@
 #include "admin/trigger/trigger_pools.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <unordered_map>
 
@@ -90,6 +91,58 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
       ++late_refused;  // shut down meanwhile, or fuller than its room said
     }
   }
+  late_refused += submit_lead_batches(batches);
+  if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
+}
+
+std::vector<PendingFire> TriggerPools::hand_over_ahead(const std::vector<PendingFire>& fires) noexcept {
+  // Not now: the ring holds them for their second, where dispatch() applies the usual rules.
+  if (fires.empty() || shut_down_.load() || fast_pool_->room() == 0 || (hooks_.may_send && !hooks_.may_send())) {
+    return fires;
+  }
+  std::vector<PendingFire> left;
+  try {
+    auto prepared = sender_.prepare_lead(fires);
+    std::unordered_map<std::string, LeadBatch> batches;
+    std::size_t late_refused = 0;
+    for (auto& p : prepared) {
+      if (p.ended) {
+        count(p.ended->kind);
+        hooks_.finished(p.fire.log_id);
+        continue;
+      }
+      if (!p.send) {
+        left.push_back(p.fire);
+        continue;
+      }
+      // Its own second: never before it.
+      const std::int64_t post_at = post_time(p.fire, std::numeric_limits<std::int64_t>::max());
+      if (auto key = sender_.lead_key(p)) {
+        LeadBatch& batch = batches[*key];
+        batch.fires.push_back(std::move(p));
+        batch.post_at.push_back(post_at);
+        continue;
+      }
+      // Claimed, but its executor stopped taking lead dispatch meanwhile: posted at its instant.
+      if (submit_prepared(p, post_at, *fast_pool_)) {
+        fast_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        ++late_refused;
+      }
+    }
+    late_refused += submit_lead_batches(batches);
+    if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
+  } catch (const std::exception& e) {
+    // Only the containers above can throw (memory). All go back to the ring: at their second, a
+    // fire handed over or settled meanwhile is no longer pending and is dropped, the others go out.
+    spdlog::error("scheduler: handing {} fires over ahead failed: {}", fires.size(), e.what());
+    return fires;
+  }
+  return left;
+}
+
+std::size_t TriggerPools::submit_lead_batches(std::unordered_map<std::string, LeadBatch>& batches) {
+  std::size_t refused_fires = 0;
   for (auto& [key, batch] : batches) {
     // One thread hands the executor's fires over; the fast pool's, since it only waits for one
     // answer. Its first fire is the pool's token for the batch.
@@ -109,9 +162,9 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
         hooks_.finished(p.fire.log_id);
       }
     }
-    late_refused += count;
+    refused_fires += count;
   }
-  if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
+  return refused_fires;
 }
 
 bool TriggerPools::submit_prepared(const PreparedFire& fire, std::int64_t post_at, FireThreadPool& pool) {

@@ -41,6 +41,7 @@
 #include <mutex>
 #include <optional>
 #include <stop_token>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -102,6 +103,16 @@ class TriggerPools {
   // has its claim given back (FireSender::release).
   void dispatch(const std::vector<PendingFire>& fires, std::int64_t not_before_ms);
 
+  // Lead dispatch of fires due seconds ahead (a burst: docs/scheduling.md, "Lead dispatch"), on
+  // the caller's thread: the fires whose every executor takes lead dispatch are prepared
+  // (FireSender::prepare_lead, claimed for their own second) and handed over, one request per
+  // executor on a fast-pool thread, as dispatch() hands over the ones it prepares; those the
+  // executor then refuses are posted at their instant. Answers the fires it left alone (not
+  // claimed, not reported finished: the caller holds them for their second), all of them when the
+  // pools are shut down or full or may_send says no. Every other fire is reported finished once,
+  // as dispatch()'s are.
+  std::vector<PendingFire> hand_over_ahead(const std::vector<PendingFire>& fires) noexcept;
+
   // A fire is handed over ahead only when its instant is at least this far off: one already due
   // is posted at once, without the extra hop.
   static constexpr std::int64_t kMinLeadMs = 20;
@@ -129,6 +140,9 @@ class TriggerPools {
   };
   std::optional<LeadBatch> take_lead_batch(std::int64_t log_id);
   void hand_over(LeadBatch batch) noexcept;
+  // Queues each executor's batch on a fast-pool thread; a batch the pool refuses has its claims
+  // given back and is reported finished. Answers how many fires were refused so.
+  std::size_t submit_lead_batches(std::unordered_map<std::string, LeadBatch>& batches);
   // A prepared fire to post at its instant on a thread of `pool`; when the pool refuses it, its
   // claim goes back and it is reported finished. False then.
   bool submit_prepared(const PreparedFire& fire, std::int64_t post_at, FireThreadPool& pool);

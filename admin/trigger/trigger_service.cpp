@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <limits>
 #include <unordered_set>
 #include <utility>
 
@@ -590,10 +591,47 @@ bool TriggerService::prepared_ahead(const TriggerStore::LoadedFire& fire) {
 
 std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>& fires,
                                                   std::int64_t not_before_ms) noexcept {
+  return prepare_some(fires, not_before_ms, Ahead::kAtTheInstant);
+}
+
+std::vector<PreparedFire> TriggerService::prepare_lead(const std::vector<PendingFire>& fires) noexcept {
+  bool anyone = static_cast<bool>(options_.takes_lead);
+  try {
+    anyone = anyone && (!options_.any_takes_lead || options_.any_takes_lead());
+  } catch (...) {
+    anyone = false;
+  }
+  if (!anyone) {
+    // Nobody to hand them to: not even read.
+    std::vector<PreparedFire> out;
+    out.reserve(fires.size());
+    for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
+    return out;
+  }
+  // Each for its own second: post_time() of a fire handed on for the end of time.
+  return prepare_some(fires, std::numeric_limits<std::int64_t>::max(), Ahead::kLeadOnly);
+}
+
+bool TriggerService::all_take_lead(const std::vector<std::string>& addresses) const noexcept {
+  if (addresses.empty() || !options_.takes_lead) return false;
+  try {
+    return std::all_of(addresses.begin(), addresses.end(),
+                       [&](const std::string& address) { return options_.takes_lead(address); });
+  } catch (...) {
+    return false;
+  }
+}
+
+std::vector<PreparedFire> TriggerService::prepare_some(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
+                                                       Ahead ahead) noexcept {
+  const bool lead_only = ahead == Ahead::kLeadOnly;
   std::vector<PreparedFire> out;
   out.reserve(fires.size());
   for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
+  // The database unreachable: at their instant these stay pending for a later attempt; handed
+  // on ahead they are left for their second.
   auto end_all = [&](std::vector<std::size_t> which, SendOutcome::Kind kind) {
+    if (lead_only) return;
     for (auto i : which) out[i].ended = SendOutcome{kind, {}};
   };
   std::vector<std::size_t> everyone(fires.size());
@@ -621,12 +659,17 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
         out[i].ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
         continue;
       }
-      if (needs_slot(loaded[i]->job, loaded[i]->group) && !loaded[i]->log.slot_admitted) {
+      const bool waits_for_slot = needs_slot(loaded[i]->job, loaded[i]->group) && !loaded[i]->log.slot_admitted;
+      if (lead_only && (waits_for_slot || !prepared_ahead(*loaded[i]))) continue;  // left for its second
+      if (waits_for_slot) {
         out[i].ended = SendOutcome{wait_for_slot(*loaded[i]), {}};
         continue;
       }
       if (!prepared_ahead(*loaded[i])) continue;  // sent whole when delivered
       Target aimed = target_of(*loaded[i]);
+      // Seconds ahead, only to executors that hold fires for their instant: any other fire is
+      // left for its second, where a failure is recorded at the time it was due.
+      if (lead_only && (!aimed.failure.empty() || !all_take_lead(aimed.usable))) continue;
       auto send = std::make_shared<PreparedSend>(PreparedSend{std::move(*loaded[i]), {}, std::move(aimed), {}});
       const auto& fire = send->fire;
       Target& target = send->target;
@@ -635,6 +678,7 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
         continue;
       }
       RouteResult route = route_among(fire, target, target.usable);
+      if (lead_only && (!route.ok || route.addresses.size() != 1)) continue;
       if (!route.ok || route.addresses.size() != 1) {
         out[i].ended = SendOutcome{
             fail_pending(fire, target, route.message.empty() ? "routing found no executor" : route.message), {}};
@@ -680,12 +724,12 @@ std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>
   } catch (const std::exception& e) {
     spdlog::error("trigger: preparing {} fires failed: {}", fires.size(), e.what());
     for (auto& p : out) {
-      if (!p.ended && !p.send) p.ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+      if (!p.ended && !p.send && !lead_only) p.ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
     }
   } catch (...) {
     spdlog::error("trigger: preparing {} fires failed", fires.size());
     for (auto& p : out) {
-      if (!p.ended && !p.send) p.ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+      if (!p.ended && !p.send && !lead_only) p.ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
     }
   }
   return out;

@@ -109,6 +109,9 @@ class TriggerService final : public FireSender {
     // their instant (lead()). Unset: every fire is posted at its instant. Must be thread-safe and
     // must not block.
     std::function<bool(const std::string& address)> takes_lead = {};
+    // When set and false, no executor takes lead dispatch now: prepare_lead() leaves every fire
+    // alone without reading it. Same requirements as takes_lead.
+    std::function<bool()> any_takes_lead = {};
   };
 
   // Everything given must outlive the service.
@@ -130,6 +133,11 @@ class TriggerService final : public FireSender {
   // prepared: deliver() sends them whole. The claim's trigger time is `not_before_ms` (or now,
   // when later), and the send deadline counts from the claim.
   std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept override;
+  // prepare() for fires due seconds ahead whose every usable executor takes lead dispatch
+  // (Options::takes_lead), each claimed for its own second; every other fire is left untouched
+  // (FireSender::prepare_lead): one waiting for a concurrency slot, a broadcast, FAILOVER or
+  // BUSYOVER, a group with no usable executor or one that does not take lead dispatch.
+  std::vector<PreparedFire> prepare_lead(const std::vector<PendingFire>& fires) noexcept override;
   SendOutcome deliver(const PreparedFire& fire) noexcept override;
   void release(const PreparedFire& fire) noexcept override;
   // Returns once every accepted answer deliver() and lead() queued so far is written (or given up).
@@ -151,6 +159,10 @@ class TriggerService final : public FireSender {
 
  private:
   static bool prepared_ahead(const TriggerStore::LoadedFire& fire);
+  enum class Ahead { kAtTheInstant, kLeadOnly };
+  std::vector<PreparedFire> prepare_some(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
+                                         Ahead ahead) noexcept;
+  bool all_take_lead(const std::vector<std::string>& addresses) const noexcept;
   Target target_of(const TriggerStore::LoadedFire& fire) const;
   TriggerStore::Claim claim_for(const TriggerStore::LoadedFire& fire, const Target& target,
                                 std::int64_t trigger_time) const;

@@ -118,7 +118,7 @@ TEST_F(ExecutorClockE2e, FiresAreHandedOverAheadAndStartedByTheExecutorAtTheirIn
       20s));
   auto all = admin_->get("logs?jobId=" + id + "&limit=1000", who_).body.value("items", json::array());
   std::set<std::int64_t> seconds;
-  int led = 0, stopped = 0;
+  int led = 0, led_seconds_ahead = 0, stopped = 0;
   for (const auto& run : all) {
     const auto scheduled = run["scheduledTime"].get<std::int64_t>();
     EXPECT_TRUE(seconds.insert(scheduled).second) << "second " << scheduled << " ran twice";
@@ -131,6 +131,11 @@ TEST_F(ExecutorClockE2e, FiresAreHandedOverAheadAndStartedByTheExecutorAtTheirIn
     EXPECT_EQ(run["handleCode"], 200) << run.dump();
     if (run.value("triggerMsg", "").find("Lead: handed over") == std::string::npos) continue;
     ++led;
+    // "Lead: handed over N ms ahead": a second decided seconds ahead is handed over as soon as
+    // the ring holds it (--lead-horizon-ms), not only in its last 800 ms.
+    const std::string msg = run.value("triggerMsg", "");
+    const std::string::size_type at = msg.find("Lead: handed over ") + std::string("Lead: handed over ").size();
+    if (std::stoll(msg.substr(at)) > 1'000) ++led_seconds_ahead;
     EXPECT_EQ(run["triggerTime"], scheduled) << "its trigger time is its instant";
     auto detail = admin_->get("logs/" + std::to_string(run["id"].get<std::int64_t>()), who_).body;
     ASSERT_TRUE(detail.contains("output") && detail["output"].is_string()) << detail.dump();
@@ -139,6 +144,7 @@ TEST_F(ExecutorClockE2e, FiresAreHandedOverAheadAndStartedByTheExecutorAtTheirIn
     EXPECT_GE(output["startedAt"].get<std::int64_t>(), scheduled) << "started before its instant";
   }
   EXPECT_GE(led, 3);
+  EXPECT_GE(led_seconds_ahead, 1) << "every second was handed over within its last second";
   EXPECT_GE(stopped, 1) << "the stop cancelled no decided second";
   EXPECT_NE(metrics().find("cronwheel_fires_led_total"), std::string::npos);
 }

@@ -244,6 +244,118 @@ TEST(SecondRing, WithALeadHandsEachSecondOnThatMuchAheadOfIt) {
   ring.stop();
 }
 
+// What the ring offered ahead, one list per offer; takes the fires of even ids, answers the rest.
+class Offers {
+ public:
+  SecondRing::Offer offer() {
+    return [this](const std::vector<PendingFire>& fires) {
+      std::vector<PendingFire> left;
+      for (const auto& f : fires) {
+        if (f.log_id % 2 != 0) left.push_back(f);
+      }
+      std::lock_guard lock(mutex_);
+      offers_.push_back(ids(fires));
+      return left;
+    };
+  }
+  std::vector<std::vector<std::int64_t>> offers() const {
+    std::lock_guard lock(mutex_);
+    return offers_;
+  }
+  static std::vector<std::int64_t> ids(const std::vector<PendingFire>& fires) {
+    std::vector<std::int64_t> out;
+    for (const auto& f : fires) out.push_back(f.log_id);
+    return out;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::vector<std::int64_t>> offers_;
+};
+
+// Handing over ahead: the fires within the horizon are offered in chunks, in due order, right
+// after a wake-up's hand-off; what the offer takes is not handed on at its second, what it answers
+// is, and is not offered again; fires beyond the horizon wait until it reaches them.
+TEST(SecondRing, OffersFiresWithinTheHorizonAheadInChunksAndHandsOnWhatWasLeft) {
+  FakeClock clock(kStart);
+  Recorder handed;
+  Offers offers;
+  SecondRing ring(clock, handed.hand_off(), 300ms, {offers.offer(), 3000ms, 2});
+  ASSERT_TRUE(ring.push(fire(1, kStart + 2000)));
+  ASSERT_TRUE(ring.push(fire(2, kStart + 1000)));
+  ASSERT_TRUE(ring.push(fire(3, kStart + 3000)));
+  ASSERT_TRUE(ring.push(fire(4, kStart + 5000)));  // beyond the horizon for now
+  ASSERT_TRUE(ring.push(fire(5, kStart + 1500)));  // of the second at kStart + 2000
+  ring.start();
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(offers.offers(), (std::vector<std::vector<std::int64_t>>{{2, 5}, {1, 3}}));
+  EXPECT_EQ(ring.held(), 4u) << "1, 3 and 5 held again, 4 not offered yet";
+  EXPECT_EQ(ring.known(), 5u);
+  clock.advance(700ms);  // kStart + 700: the second at kStart + 1000 had only 2, taken ahead
+  clock.wait_for_sleepers(1);
+  EXPECT_TRUE(handed.ids().empty());
+  clock.advance(1000ms);  // kStart + 1700
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(handed.ids(), (std::vector<std::int64_t>{5, 1}));
+  EXPECT_EQ(offers.offers().size(), 2u) << "the horizon (kStart + 4700) has not reached 4";
+  clock.advance(1000ms);  // kStart + 2700: the horizon reaches kStart + 5000
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(handed.ids(), (std::vector<std::int64_t>{5, 1, 3}));
+  EXPECT_EQ(offers.offers(), (std::vector<std::vector<std::int64_t>>{{2, 5}, {1, 3}, {4}}));
+  EXPECT_EQ(ring.held(), 0u);
+  EXPECT_EQ(ring.known(), 5u) << "taken ahead or handed on: known until the pools finish them";
+  EXPECT_FALSE(ring.push(fire(4, kStart + 5000)));
+  ring.finished(4);
+  EXPECT_TRUE(ring.push(fire(4, kStart + 5000))) << "pushed again (the feeder): held for its second";
+  EXPECT_TRUE(ring.stop().size() == 1u);
+}
+
+// Close to the next wake-up nothing is offered, so that wake-up's own hand-off is not held up.
+TEST(SecondRing, OffersNothingWithinItsMarginOfTheNextWakeUp) {
+  const std::int64_t near = kStart + 700 - SecondRing::kAheadMarginMs + 1;  // the next wake-up is at kStart + 700
+  FakeClock clock(near);
+  Recorder handed;
+  Offers offers;
+  SecondRing ring(clock, handed.hand_off(), 300ms, {offers.offer(), 3000ms, 100});
+  ASSERT_TRUE(ring.push(fire(2, kStart + 2000)));
+  ring.start();
+  clock.wait_for_sleepers(1);
+  EXPECT_TRUE(offers.offers().empty());
+  clock.advance(std::chrono::milliseconds(kStart + 700 - near));
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(offers.offers(), (std::vector<std::vector<std::int64_t>>{{2}}));
+  ring.stop();
+}
+
+TEST(SecondRing, AnOfferThatThrowsHoldsItsFiresAgainForTheirSecond) {
+  FakeClock clock(kStart);
+  Recorder handed;
+  int calls = 0;
+  SecondRing::Offer offer = [&calls](const std::vector<PendingFire>&) -> std::vector<PendingFire> {
+    ++calls;
+    throw std::runtime_error("no memory");
+  };
+  SecondRing ring(clock, handed.hand_off(), 300ms, {offer, 3000ms, 10});
+  ASSERT_TRUE(ring.push(fire(2, kStart + 1000)));
+  ring.start();
+  clock.wait_for_sleepers(1);
+  EXPECT_EQ(calls, 1) << "held again and not offered again";
+  EXPECT_EQ(ring.held(), 1u);
+  clock.advance(700ms);
+  ASSERT_TRUE(handed.wait_for_ids(1));
+  EXPECT_EQ(handed.ids(), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(handed.due(), (std::vector<std::int64_t>{kStart + 1000}));
+  ring.stop();
+}
+
+TEST(SecondRing, AHorizonOfAMinuteOrAChunkOfNoneIsRefused) {
+  FakeClock clock(kStart);
+  Recorder handed;
+  Offers offers;
+  EXPECT_THROW(SecondRing(clock, handed.hand_off(), 300ms, {offers.offer(), 60s, 10}), std::invalid_argument);
+  EXPECT_THROW(SecondRing(clock, handed.hand_off(), 300ms, {offers.offer(), 3s, 0}), std::invalid_argument);
+}
+
 TEST(SecondRing, ALeadOfASecondOrMoreIsRefused) {
   FakeClock clock(kStart);
   Recorder handed;

@@ -54,6 +54,29 @@ class FakeSender final : public FireSender {
     }
     return out;
   }
+  // Ahead of their second: the fires of jobs with a lead key are claimed (a `send` the pools only
+  // carry), those of `end_jobs` settled (dropped), every other left alone.
+  std::vector<PreparedFire> prepare_lead(const std::vector<PendingFire>& fires) noexcept override {
+    static const int claimed = 0;
+    // Never read by the pools: a non-null token of the opaque type, owning nothing.
+    const std::shared_ptr<const PreparedSend> token(std::shared_ptr<const int>(),
+                                                    reinterpret_cast<const PreparedSend*>(&claimed));
+    std::lock_guard lock(mutex_);
+    prepared_lead_.push_back(fires);
+    std::vector<PreparedFire> out;
+    for (const auto& f : fires) {
+      if (end_jobs_.count(f.job_id)) {
+        out.push_back({f, SendOutcome{SendOutcome::Kind::kDropped, {}}, nullptr});
+      } else {
+        out.push_back({f, std::nullopt, lead_keys_.count(f.job_id) ? token : nullptr});
+      }
+    }
+    return out;
+  }
+  std::vector<std::vector<PendingFire>> prepared_lead() const {
+    std::lock_guard lock(mutex_);
+    return prepared_lead_;
+  }
   SendOutcome deliver(const PreparedFire& fire) noexcept override {
     {
       std::lock_guard lock(mutex_);
@@ -152,6 +175,7 @@ class FakeSender final : public FireSender {
   SendOutcome::Kind kind_ = SendOutcome::Kind::kTriggered;
   std::set<std::int64_t> end_jobs_;
   std::vector<std::pair<std::vector<PendingFire>, std::int64_t>> prepared_;
+  std::vector<std::vector<PendingFire>> prepared_lead_;
   std::vector<PendingFire> delivered_, released_;
   std::map<std::int64_t, int> lead_keys_;
   std::set<std::int64_t> accept_;
@@ -326,6 +350,61 @@ TEST_F(TriggerPoolsTest, FiresOfAnExecutorThatTakesLeadAreHandedOverAheadInOneCa
   EXPECT_EQ(std::set<std::int64_t>({delivered.at(0).log_id, delivered.at(1).log_id}),
             (std::set<std::int64_t>{left.log_id, plain.log_id}));
   EXPECT_EQ(pools->stats().led, 3u);
+}
+
+// A burst handed over seconds ahead: the fires whose executors take lead dispatch are claimed and
+// handed over at once, one call per executor; one its executor refuses is posted at its own
+// second; one settled is reported finished; the others are answered back, untouched.
+TEST_F(TriggerPoolsTest, FiresHandedOverAheadGoToTheirExecutorsAtOnceAndTheRestAreAnswered) {
+  auto pools = make(small(4, 4));
+  sender_.lead_jobs(1, 1, true);
+  sender_.lead_jobs(2, 2, false);  // this executor refuses
+  sender_.end_in_prepare(4);
+  const std::int64_t second = kStart + 3000;
+  auto a = pending_at(second, 1), b = pending_at(second - 200, 1), refused = pending_at(second - 1500, 2),
+       plain = pending_at(second, 3), gone = pending_at(second, 4);
+  const auto left = pools->hand_over_ahead({a, b, refused, plain, gone});
+  EXPECT_EQ(left, (std::vector<PendingFire>{plain}));
+  ASSERT_EQ(sender_.prepared_lead().size(), 1u);
+  EXPECT_TRUE(sender_.prepared().empty()) << "nothing prepared for an instant";
+  ASSERT_TRUE(finished_.wait_for(3));  // without the clock moving
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{a.log_id, b.log_id, gone.log_id}));
+  clock_.wait_for_sleepers(1);  // `refused`, after its executor's answer, waits for its second
+  auto led = sender_.led();
+  ASSERT_EQ(led.size(), 2u) << "one call per executor";
+  std::sort(led.begin(), led.end(), [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
+  EXPECT_EQ(led[0].first, (std::vector<PendingFire>{a, b}));
+  EXPECT_EQ(led[0].second, (std::vector<std::int64_t>{second, second})) << "each at its own second";
+  EXPECT_EQ(led[1].first, (std::vector<PendingFire>{refused}));
+  EXPECT_EQ(led[1].second, (std::vector<std::int64_t>{second - 1000}));
+  EXPECT_EQ(pools->stats().led, 2u);
+  clock_.advance(1999ms);
+  clock_.wait_for_sleepers(1);
+  EXPECT_TRUE(sender_.delivered().empty());
+  clock_.advance(1ms);
+  ASSERT_TRUE(finished_.wait_for(4));
+  EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{refused}));
+  EXPECT_EQ(finished_.ids().count(plain.log_id), 0u) << "answered back: the ring still holds it";
+}
+
+TEST_F(TriggerPoolsTest, NothingIsHandedOverAheadWhenTheLeaseMayHaveRunOutOrThePoolsAreFullOrShutDown) {
+  bool lease = false;
+  auto pools = make(small(1, 1), [&lease] { return lease; });
+  sender_.lead_jobs(1, 1, true);
+  auto a = pending_at(kStart + 3000, 1);
+  EXPECT_EQ(pools->hand_over_ahead({a}), (std::vector<PendingFire>{a}));
+  lease = true;
+  sender_.close();
+  pools->dispatch({pending_at(kStart - 1000, 5), pending_at(kStart - 1000, 5)});  // the thread and the queue
+  ASSERT_TRUE(sender_.wait_started(1));
+  EXPECT_EQ(pools->hand_over_ahead({a}), (std::vector<PendingFire>{a}));
+  sender_.open();
+  ASSERT_TRUE(finished_.wait_for(2));
+  pools->shutdown();
+  EXPECT_EQ(pools->hand_over_ahead({a}), (std::vector<PendingFire>{a}));
+  EXPECT_TRUE(sender_.prepared_lead().empty());
+  EXPECT_TRUE(sender_.led().empty());
+  EXPECT_EQ(finished_.ids().count(a.log_id), 0u);
 }
 
 TEST_F(TriggerPoolsTest, AFireDueNowOrWithinTheMinimumLeadIsPostedNotHandedOver) {

@@ -995,5 +995,93 @@ TEST_F(LeadDispatchTest, AFirePastItsSendDeadlineIsNotHandedOverButGoesBackToPen
   }
 }
 
+// A burst handed over seconds ahead: only the fires whose every executor takes lead dispatch are
+// claimed, each for its own second; every other one is left pending and untouched for its second.
+TEST_F(LeadDispatchTest, PrepareLeadClaimsOnlyFiresWhoseExecutorsAllTakeLeadEachForItsOwnSecond) {
+  leading({kA, kB});
+  const std::int64_t second = (clock_.now_ms() / 1000 + 3) * 1000;
+  auto due = pending([&](admin::JobLog& l) { l.scheduled_time = second; });
+  auto between = pending([&](admin::JobLog& l) { l.scheduled_time = second + 400; });  // due at the next second
+  auto theirs = pending([&](admin::JobLog& l) {
+    l.scheduled_time = second;
+    l.admin_node = "node-2";
+  });
+  admin::Job broadcast = job_;
+  broadcast.id = 0;
+  broadcast.name.clear();
+  broadcast.executor_route_strategy = admin::RouteStrategy::kShardingBroadcast;
+  broadcast = store_.put_job(broadcast);
+  auto shards = pending([&](admin::JobLog& l) {
+    l.job_id = broadcast.id;
+    l.scheduled_time = second;
+  });
+  auto elsewhere = pending([&](admin::JobLog& l) {
+    l.scheduled_time = second;
+    l.executor_address = "http://10.9.9.9:9999/";  // not in the group: fails at its second, not now
+  });
+  auto as_row = [](const admin::JobLog& l) { return admin::PendingFire{l.id, l.job_id, l.scheduled_time}; };
+  const auto before_shards = row(shards.id), before_elsewhere = row(elsewhere.id);
+
+  auto prepared = service().prepare_lead({as_row(due), as_row(between), as_row(theirs), as_row(shards), as_row(elsewhere)});
+
+  ASSERT_EQ(prepared.size(), 5u);
+  EXPECT_TRUE(prepared[0].send && prepared[1].send);
+  EXPECT_EQ(row(due.id).state, admin::FireState::kSending);
+  EXPECT_EQ(row(due.id).trigger_time, second) << "claimed for its own second";
+  EXPECT_EQ(row(between.id).trigger_time, second + 1000) << "never before its scheduled time";
+  EXPECT_TRUE(service().lead_key(prepared[0]).has_value());
+  ASSERT_TRUE(prepared[2].ended.has_value()) << "not this node's: settled, dropped";
+  EXPECT_EQ(prepared[2].ended->kind, Kind::kDropped);
+  for (std::size_t i : {3u, 4u}) {
+    EXPECT_FALSE(prepared[i].ended.has_value()) << i;
+    EXPECT_FALSE(prepared[i].send) << i;
+  }
+  EXPECT_EQ(row(shards.id), before_shards) << "a broadcast is left for its second, untouched";
+  EXPECT_EQ(row(elsewhere.id), before_elsewhere) << "left untouched, to fail at its second";
+  EXPECT_TRUE(client_.calls("run").empty());
+
+  // A group with one executor that does not take lead dispatch: nothing is claimed ahead.
+  leading({kA});
+  auto mixed = pending([&](admin::JobLog& l) { l.scheduled_time = second; });
+  const auto before_mixed = row(mixed.id);
+  auto left = service().prepare_lead({as_row(mixed)});
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_FALSE(left[0].ended.has_value());
+  EXPECT_FALSE(left[0].send);
+  EXPECT_EQ(row(mixed.id), before_mixed);
+}
+
+TEST_F(LeadDispatchTest, PrepareLeadReadsNothingWhileNoExecutorTakesLead) {
+  admin::TriggerService::Options o;
+  o.node_id = kNode;
+  o.takes_lead = [](const std::string&) { return true; };
+  o.any_takes_lead = [] { return false; };
+  service_ = std::make_unique<admin::TriggerService>(store_, client_, clock_, o);
+  auto fire = pending([&](admin::JobLog& l) { l.scheduled_time = clock_.now_ms() + 3000; });
+  std::vector<std::string> calls;
+  store_.before_call([&](std::string_view method) { calls.emplace_back(method); });
+  auto prepared = service().prepare_lead({{fire.id, fire.job_id, fire.scheduled_time}});
+  ASSERT_EQ(prepared.size(), 1u);
+  EXPECT_FALSE(prepared[0].ended.has_value());
+  EXPECT_FALSE(prepared[0].send);
+  EXPECT_TRUE(calls.empty());
+}
+
+TEST_F(LeadDispatchTest, PrepareLeadLeavesEveryFireUntouchedWhenTheDatabaseIsUnreachable) {
+  leading({kA, kB});
+  for (auto failing : {"load_pending", "claim"}) {
+    auto fire = pending([&](admin::JobLog& l) { l.scheduled_time = clock_.now_ms() + 3000; });
+    store_.before_call([&](std::string_view method) {
+      if (method == failing) throw admin::StoreUnavailable("database connection lost");
+    });
+    auto prepared = service().prepare_lead({{fire.id, fire.job_id, fire.scheduled_time}});
+    ASSERT_EQ(prepared.size(), 1u);
+    EXPECT_FALSE(prepared[0].ended.has_value()) << failing << ": left for its second, not dropped";
+    EXPECT_FALSE(prepared[0].send) << failing;
+    EXPECT_EQ(row(fire.id).state, admin::FireState::kPending) << failing;
+    store_.before_call({});
+  }
+}
+
 }  // namespace
 }  // namespace cronwheel::testing
