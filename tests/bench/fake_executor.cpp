@@ -122,12 +122,13 @@ void FakeExecutor::start() {
   if (options_.lead) registry_thread_ = std::thread([this] { run_registry(); });
 }
 
-std::size_t FakeExecutor::note_receipt(const protocol::TriggerParam& trigger, std::int64_t received_us, bool by_lead) {
+std::size_t FakeExecutor::note_receipt(const protocol::TriggerParam& trigger, std::int64_t received_us, bool by_lead,
+                                       std::int64_t lead_ahead_ms) {
   std::size_t index = 0;
   {
     std::lock_guard lock(receipts_mutex_);
     index = receipts_.size();
-    receipts_.push_back({trigger.job_id, trigger.log_date_time, trigger.log_id, received_us, 0, by_lead});
+    receipts_.push_back({trigger.job_id, trigger.log_date_time, trigger.log_id, received_us, 0, by_lead, lead_ahead_ms});
   }
   received_.fetch_add(1);
   (by_lead ? received_by_lead_ : received_by_run_).fetch_add(1);
@@ -173,7 +174,7 @@ std::optional<protocol::LeadAnswer> FakeExecutor::take_lead(const protocol::Lead
     auto [group, created] = lead_groups_.try_emplace(fire.fire_at);
     group->second.fires.push_back(fire.trigger);
     if (created) fresh.push_back(fire.fire_at);
-    lead_held_[id] = fire.fire_at;
+    lead_held_[id] = {fire.fire_at, now};
   }
   for (const std::int64_t fire_at : fresh) schedule_lead_group(fire_at, lead_groups_[fire_at]);
   return answer;
@@ -189,6 +190,7 @@ void FakeExecutor::schedule_lead_group(std::int64_t fire_at, LeadGroup& group) {
 
 void FakeExecutor::start_lead_group(std::int64_t fire_at) {
   std::vector<protocol::TriggerParam> fires;
+  std::vector<std::int64_t> ahead_ms;  // of each fire: how long before its instant it was handed over
   {
     std::lock_guard lock(lead_mutex_);
     auto group = lead_groups_.find(fire_at);
@@ -206,11 +208,16 @@ void FakeExecutor::start_lead_group(std::int64_t fire_at) {
     }
     fires = std::move(group->second.fires);
     lead_groups_.erase(group);
-    for (const auto& f : fires) lead_held_.erase(f.log_id);
+    for (const auto& f : fires) {
+      auto held = lead_held_.find(f.log_id);
+      ahead_ms.push_back(held == lead_held_.end() ? 0 : fire_at - held->second.handed_ms);
+      if (held != lead_held_.end()) lead_held_.erase(held);
+    }
   }
-  for (const auto& trigger : fires) {
+  for (std::size_t i = 0; i < fires.size(); ++i) {
+    const auto& trigger = fires[i];
     const std::int64_t received = now_us();
-    const std::size_t index = note_receipt(trigger, received, true);
+    const std::size_t index = note_receipt(trigger, received, true, ahead_ms[i]);
     start_run(index, trigger, received);
   }
 }
@@ -224,7 +231,7 @@ protocol::LeadCancelAnswer FakeExecutor::cancel_lead(const protocol::LeadCancelP
       (lead_known_.count(id) > 0 ? answer.started : answer.unknown).push_back(id);
       continue;
     }
-    auto group = lead_groups_.find(held->second);
+    auto group = lead_groups_.find(held->second.fire_at);
     if (group != lead_groups_.end()) {
       auto& fires = group->second.fires;
       fires.erase(std::remove_if(fires.begin(), fires.end(), [&](const protocol::TriggerParam& t) { return t.log_id == id; }),

@@ -29,6 +29,7 @@ struct Receipt {
   std::int64_t received_us = 0;
   std::int64_t ended_us = 0;      // system clock when its result was queued for the callback; 0: still held
   bool by_lead = false;           // handed over by /lead (else posted to /run)
+  std::int64_t lead_ahead_ms = 0;  // by_lead: its fireAt minus when its /lead request arrived
 };
 
 // An executor that does nothing but answer, for load benchmarks of the admin: an HttpServer of
@@ -125,7 +126,8 @@ class FakeExecutor {
 
   // A run received at `received_us` (epoch µs): its receipt (index in receipts_), then its start:
   // held for Options::hold, or its result queued at once.
-  std::size_t note_receipt(const common::protocol::TriggerParam& trigger, std::int64_t received_us, bool by_lead);
+  std::size_t note_receipt(const common::protocol::TriggerParam& trigger, std::int64_t received_us, bool by_lead,
+                           std::int64_t lead_ahead_ms = 0);
   void start_run(std::size_t index, const common::protocol::TriggerParam& trigger, std::int64_t received_us);
   void end_run(std::size_t receipt, common::protocol::HandleCallbackParam result);
   void run_callbacks();
@@ -154,7 +156,11 @@ class FakeExecutor {
   std::unique_ptr<common::HierarchicalWheelTimer> lead_timer_;
   std::mutex lead_mutex_;
   std::unordered_map<std::int64_t, LeadGroup> lead_groups_;           // by fireAt (epoch ms)
-  std::unordered_map<std::int64_t, std::int64_t> lead_held_;          // held log id -> its fireAt
+  struct HeldLead {
+    std::int64_t fire_at = 0;    // epoch ms
+    std::int64_t handed_ms = 0;  // when its /lead request arrived (epoch ms)
+  };
+  std::unordered_map<std::int64_t, HeldLead> lead_held_;              // held log id -> when
   std::unordered_set<std::int64_t> lead_known_;                       // log ids held or received (/lead or /run)
   bool lead_stopped_ = false;                                         // no more scheduling on lead_timer_
   mutable std::mutex registry_error_mutex_;

@@ -695,6 +695,7 @@ class FireLoad {
     std::size_t unexpected = 0;      // fires of the window off a whole second
     std::int64_t last_receipt_us = 0;
     std::size_t led = 0, posted = 0;  // measured fires' receipts: handed over by /lead, posted to /run
+    std::vector<double> lead_ahead;   // of those led: how long before their instant (ms)
     const std::int64_t wall_from_us = before_.at_ms * 1000, wall_to_us = after_.at_ms * 1000;
     for (const auto& r : all_receipts()) {
       auto it = index_of_.find(r.job_id);
@@ -710,6 +711,7 @@ class FireLoad {
       if (cell < 65535) ++cell;
       lateness.push_back(static_cast<double>(r.received_us - r.scheduled_ms * 1000) / 1000.0);
       ++(r.by_lead ? led : posted);
+      if (r.by_lead) lead_ahead.push_back(static_cast<double>(r.lead_ahead_ms));
       last_receipt_us = std::max(last_receipt_us, r.received_us);
     }
     std::size_t gaps = 0, duplicates = 0, delivered = 0, gaps_cancelled = 0;
@@ -728,6 +730,7 @@ class FireLoad {
       if (c > 1) duplicates += c - 1;
     }
     std::sort(lateness.begin(), lateness.end());
+    std::sort(lead_ahead.begin(), lead_ahead.end());
     const auto within_1s = static_cast<std::size_t>(
         std::lower_bound(lateness.begin(), lateness.end(), 1000.0) - lateness.begin());
 
@@ -788,6 +791,8 @@ class FireLoad {
                 {"duplicates", duplicates},
                 {"executor_lead", s_.executor_lead},
                 {"led", led},
+                {"led_ahead_min_ms", lead_ahead.empty() ? 0.0 : lead_ahead.front()},
+                {"led_ahead_p50_ms", std::round(percentile(lead_ahead, 0.50))},
                 {"posted", posted},
                 {"off_second", unexpected},
                 {"failed", failed},
@@ -859,6 +864,10 @@ class FireLoad {
                   "in %llu /lead requests, %llu by /run)\n",
                   led, posted, s_.executor_lead ? "take" : "do not take", static_cast<unsigned long long>(all_led),
                   static_cast<unsigned long long>(lead_requests), static_cast<unsigned long long>(all_posted));
+      if (led > 0) {
+        std::printf("  handed over ahead of their instant (at the executors): min %.0f ms, p50 %.0f ms, max %.0f ms\n",
+                    lead_ahead.front(), percentile(lead_ahead, 0.5), lead_ahead.back());
+      }
     }
     std::printf("  at the executors: %zu gaps (%zu of them cancelled as misfires, with their rows), %zu duplicates, "
                 "%zu off-second fires (job, second)\n",
