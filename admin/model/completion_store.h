@@ -109,7 +109,9 @@ class CompletionStore {
   virtual bool cancel_not_started(std::int64_t log_id, const std::string& note) = 0;
 
   // The runs of `job_id` an executor holds for their instant (lead dispatch): `triggered`, their
-  // trigger time after `now` (epoch ms); by id, at most `limit`. Runs `sending` with their instant
+  // trigger time after `now` (epoch ms), scheduled less than a second before `now` or later (a
+  // held run's trigger time is the second boundary at or after its scheduled time; this bound
+  // keeps the read to the job's recent runs); by id, at most `limit`. Runs `sending` with their instant
   // ahead are among them: claimed ahead, they may be handed over at this moment, or held by an
   // executor whose acceptance is not recorded yet.
   virtual std::vector<JobLog> held_runs(std::int64_t job_id, std::int64_t now, int limit) = 0;

@@ -47,8 +47,8 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                 " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
                 " RETURNING " + kLogColumns);
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
-  c.prepare("completion_held", "SELECT " + kLogColumns + " FROM job_log WHERE job_id = $1 AND state IN ('triggered', 'sending')"
-                                 " AND trigger_time > " + ts("$2") + " ORDER BY id LIMIT $3");
+  c.prepare("completion_held", "SELECT " + kLogColumns + " FROM job_log WHERE job_id = $1 AND " +
+                                 held_run_condition("$2") + " ORDER BY id LIMIT $3");
   c.prepare("completion_not_started",
             "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running, $2::text AS owner") +
                 " UPDATE job_log SET state = 'pending', admin_node = guard.owner, trigger_time = NULL, trigger_code = 0,"

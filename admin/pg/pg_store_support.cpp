@@ -20,6 +20,13 @@ std::string ts(std::string_view expression) {
   return "(timestamptz 'epoch' + (" + std::string(expression) + ")::bigint * interval '1 millisecond')";
 }
 
+std::string held_run_condition(std::string_view now_ms) {
+  const std::string now(now_ms);
+  // A held run's trigger time is the second boundary at or after its scheduled time.
+  return "state IN ('triggered', 'sending') AND trigger_time > " + ts(now) + " AND scheduled_time > (" + now +
+         ")::bigint - 1000";
+}
+
 std::string ms(std::string_view column, std::string_view alias) {
   // extract() answers numeric (exact microseconds); rounding to bigint is exact for the
   // millisecond values the stores write.

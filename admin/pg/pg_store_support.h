@@ -26,6 +26,12 @@ std::string ts(std::string_view expression);
 // SQL for "timestamptz column → epoch milliseconds AS alias" (NULL stays NULL).
 std::string ms(std::string_view column, std::string_view alias);
 
+// The condition on job_log rows that a job's executors hold for their instant (lead dispatch,
+// CompletionStore::held_runs): `triggered` or `sending`, their trigger time (their instant)
+// after `now_ms` (an SQL expression of epoch milliseconds), and so scheduled less than a second
+// before it, which keeps a read by job_log_job_time to the job's recent runs.
+std::string held_run_condition(std::string_view now_ms);
+
 // SELECT lists, one per record; `*_from` reads a row selected with them. The job list
 // refers to job_info's columns unqualified (usable in RETURNING); the user list reads
 // app_user as `u`.

@@ -341,6 +341,20 @@ TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
   expect_index_reads({"sched_takeover_sending_lock", "'{" + kNode + "}'"}, "job_log_sending");
 }
 
+// A job's held runs (a stop, a change or a delete takes them back) are among its last few
+// seconds' runs: the read goes through the job's runs by time from a second before now, never
+// through its whole history (a job that fires every second has millions of runs in a month).
+TEST_F(FirePathPlansPgTest, AJobsHeldRunsAreReadFromItsRecentRunsOnly) {
+  const Statement held{"completion_held", std::to_string(job_id()) + ", 1700000010000, 10000"};
+  expect_index_reads(held, "job_log_job_time");
+  for (const char* mode : kPlanModes) {
+    const std::string text = plan(held, mode);
+    EXPECT_NE(text.find("Index Cond: ((job_id = "), std::string::npos) << mode << ":\n" << text;
+    EXPECT_NE(text.find("AND (scheduled_time > "), std::string::npos)
+        << mode << ": the job's runs are not bounded by time:\n" << text;
+  }
+}
+
 TEST_F(FirePathPlansPgTest, SlotAdmissionsReadOnlyTheWaitingAndHoldingIndexes) {
   // Concurrency limits (sql/0023_concurrency_limits.sql): an admission for a group, and the count
   // of fires waiting, read the few rows waiting or holding a slot, never the run table.

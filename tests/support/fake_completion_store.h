@@ -134,7 +134,8 @@ class FakeCompletionStore final : public admin::CompletionStore {
       for (const auto& [id, l] : s.logs) {
         if (static_cast<int>(out.size()) >= limit) break;
         const bool sent = l.state == admin::FireState::kTriggered || l.state == admin::FireState::kSending;
-        if (l.job_id == job_id && sent && l.trigger_time && *l.trigger_time > now) {
+        // Its trigger time is its instant, the second boundary at or after its scheduled time.
+        if (l.job_id == job_id && sent && l.trigger_time && *l.trigger_time > now && l.scheduled_time > now - 1'000) {
           out.push_back(l);
         }
       }
