@@ -335,9 +335,19 @@ TEST_F(ApplyFixture, TwoAppliesNeverInterleave) {
 
 TEST_F(ApplyFixture, PruneDeletesAndChannelsFollowTheFile) {
   apply(kFile);
-  database_.transact([](pqxx::work& tx) {
+  // A run of the job about to be pruned that its executor holds for its instant (lead dispatch),
+  // and one that ran long ago.
+  const auto held = database_.transact([](pqxx::work& tx) {
     tx.exec("INSERT INTO alarm_channel (name, kind, target, jobs) SELECT 'ops', 'email', 'ops@example.com', "
             "array_agg(id ORDER BY id) FROM job_info");
+    tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
+            " trigger_time) SELECT job_group, id, 'succeeded', 'SCHEDULE', 1700000000000, 'node-1', 'http://10.0.0.1:9999/',"
+            " now() - interval '1 day' FROM job_info WHERE name = 'reconcile'");
+    return tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
+                   " trigger_time) SELECT job_group, id, 'triggered', 'SCHEDULE', (extract(epoch FROM now()) * 1000)::bigint"
+                   " + 2500, 'node-1', 'http://10.0.0.1:9999/', now() + interval '3 seconds' FROM job_info"
+                   " WHERE name = 'reconcile' RETURNING id")[0][0]
+        .as<std::int64_t>();
   });
   const auto outcome = apply(R"(groups:
   - appName: billing
@@ -355,6 +365,10 @@ TEST_F(ApplyFixture, PruneDeletesAndChannelsFollowTheFile) {
                              false, /*prune=*/true);
   EXPECT_EQ(outcome.plan.delete_jobs.size(), 1u);
   EXPECT_EQ(count("SELECT count(*) FROM job_info WHERE name = 'reconcile'"), 0);
+  ASSERT_EQ(outcome.deleted_held_runs.size(), 1u) << "to be dropped by its executor";
+  EXPECT_EQ(outcome.deleted_held_runs[0].id, held);
+  EXPECT_EQ(outcome.deleted_held_runs[0].executor_address, "http://10.0.0.1:9999/");
+  EXPECT_EQ(count("SELECT count(*) FROM job_log WHERE id = " + std::to_string(held)), 0) << "gone with its job";
   // ops keeps reports/weekly (outside the file's groups), loses nightly (the file names none).
   EXPECT_EQ(text("SELECT jobs::text FROM alarm_channel"),
             "{" + std::to_string(count("SELECT id FROM job_info WHERE name = 'weekly'")) + "}");

@@ -555,6 +555,30 @@ TEST_F(HeldRunsOfAppliedJobs, AFileThatChangesOrStopsAJobTakesItsHeldRunsBack) {
   EXPECT_EQ(stores_.logs.get(stopped.id)->state, FireState::kCancelled);
 }
 
+// A job the file prunes goes with its runs; those its executors held (read by the store just
+// before the deletion) are asked back, for the executors to drop them.
+TEST_F(HeldRunsOfAppliedJobs, AFileThatPrunesAJobHasItsHeldRunsDropped) {
+  FakeExecutor executor;
+  JobLog gone;
+  gone.id = 4242;
+  gone.job_id = 77;
+  gone.job_group = job_.job_group;
+  gone.state = FireState::kTriggered;
+  gone.executor_address = executor.url();
+  file_.outcome.deleted_held_runs = {gone};
+  executor.answer_lead_cancel(given_back({gone.id}));
+  auto applied = post("apply?prune=true", json{{"groups", json::array()}});
+  ASSERT_EQ(applied.status, 200) << applied.text;
+  canceller_->wait_idle();
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].path, "/leadCancel");
+  EXPECT_EQ(calls[0].token, "group-token");
+  EXPECT_EQ(calls[0].body, json({{"logIds", {gone.id}}, {"reason", "job deleted by admin"}}));
+  EXPECT_EQ(canceller_->counters().cancelled, 1u);
+  EXPECT_EQ(canceller_->counters().ended + canceller_->counters().sent_again, 0u) << "nothing left to write";
+}
+
 TEST_F(HeldRunsApi, PausingAGroupCancelsTheDecidedFiresOfEachJobItStops) {
   FakeExecutor executor;
   ASSERT_EQ(post("jobs/" + std::to_string(job_.id) + "/start").status, 200);
