@@ -121,8 +121,14 @@ void HeldFireCanceller::recheck(std::vector<JobLog> in_flight, const Request& re
       if (changed_.wait_for(lock, options_.in_flight_wait, [&] { return stopping_; })) return;
       counters_.rechecked += in_flight.size();
     }
-    // The same runs as they are now (a job sent again has new held runs: those are not asked for).
     Request again{{}, {}, request.reason, request.then};
+    if (request.then == GivenBack::kForget) {
+      // Gone with their job: nothing to read or write, the executors are only asked again.
+      again.runs = std::move(in_flight);
+      in_flight = handle(again);
+      continue;
+    }
+    // The same runs as they are now (a job sent again has new held runs: those are not asked for).
     std::map<std::int64_t, std::vector<std::int64_t>> ids_by_job;
     for (const auto& run : in_flight) ids_by_job[run.job_id].push_back(run.id);
     for (const auto& [job_id, ids] : ids_by_job) {
@@ -175,7 +181,6 @@ std::vector<JobLog> HeldFireCanceller::handle(const Request& request) noexcept {
                        address, param.log_ids.size(), request.reason, answer.msg);
           continue;
         }
-        if (request.then == GivenBack::kForget) continue;
         for (std::int64_t id : param.log_ids) {
           auto run = sending.find(id);
           if (run == sending.end()) continue;
@@ -184,6 +189,7 @@ std::vector<JobLog> HeldFireCanceller::handle(const Request& request) noexcept {
                              std::find(c.started.begin(), c.started.end(), id) != c.started.end();
           if (!known) in_flight.push_back(*run->second);
         }
+        if (request.then == GivenBack::kForget) continue;
         const std::string given_back = " before its instant (executor " + address + " gave it back)";
         for (std::int64_t id : answer.content->cancelled) {
           if (std::find(param.log_ids.begin(), param.log_ids.end(), id) == param.log_ids.end()) continue;  // not asked

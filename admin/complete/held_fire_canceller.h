@@ -103,7 +103,7 @@ class HeldFireCanceller {
   };
   void work();
   // Asks for the request's runs back and records what the executors gave back. Answers the runs
-  // that were `sending` and that their executor did not know (not for kForget: those are gone).
+  // that were `sending` and that their executor did not know.
   std::vector<JobLog> handle(const Request& request) noexcept;
   // Asks again about runs handle() answered, while they stay in flight (see above).
   void recheck(std::vector<JobLog> in_flight, const Request& request) noexcept;

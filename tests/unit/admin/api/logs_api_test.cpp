@@ -608,6 +608,23 @@ TEST_F(HeldRunsApi, DeletingAJobAsksItsHeldRunsBackFromTheirExecutors) {
   EXPECT_FALSE(stores_.logs.get(held.id).has_value()) << "gone with its job";
 }
 
+// A run on its way to its executor when its job is deleted: asked for again (its row is gone
+// with the job, so it is not read again) until the executor, holding it now, drops it.
+TEST_F(HeldRunsApi, DeletingAJobDropsARunOnItsWayToItsExecutor) {
+  FakeExecutor executor;
+  auto on_its_way = put_log(FireState::kSending, clock_.now_ms() + 3'000, executor.url());
+  executor.answer_lead_cancel_in_turn({unknown({on_its_way.id}), unknown({on_its_way.id}), given_back({on_its_way.id})});
+  ASSERT_EQ(del("jobs/" + std::to_string(job_.id)).status, 204);
+  canceller_->wait_idle();
+  auto calls = executor.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  for (const auto& call : calls) {
+    EXPECT_EQ(call.body, json({{"logIds", {on_its_way.id}}, {"reason", "job deleted by admin"}}));
+  }
+  EXPECT_EQ(canceller_->counters().cancelled, 1u);
+  EXPECT_EQ(canceller_->counters().rechecked, 2u);
+}
+
 TEST_F(LogsApi, KillWithTheExecutorUnreachableEndsTheRunAtOnceWithoutARetry) {
   const std::string gone = "http://127.0.0.1:1/";  // nothing listens: connection refused
   JobLog running;
