@@ -370,6 +370,10 @@ void ExecutorCore::Impl::start() {
   auto report = hooks.report;
   dispatcher = std::make_unique<JobDispatcher>(std::move(dispatcher_options), std::move(hooks),
                                                handlers, clock);
+  // Whether a run's result is held for an admin: part of "received already" (ended_here).
+  const std::function<bool(std::int64_t)> result_pending = [sender = callbacks.get()](std::int64_t log_id) {
+    return sender->has_result(log_id);
+  };
 
   if (options.lead_dispatch) {
     common::HierarchicalWheelOptions lead_wheel;
@@ -388,9 +392,9 @@ void ExecutorCore::Impl::start() {
       return registry_for_lead != nullptr ? registry_for_lead->clock_estimate() : std::nullopt;
     };
     lead_hooks.check = [d = dispatcher.get()](const common::protocol::TriggerParam& t) { return d->check(t); };
-    lead_hooks.received = [d = dispatcher.get(), sender = callbacks.get(),
+    lead_hooks.received = [d = dispatcher.get(), pending = result_pending,
                            store = logs.get()](const common::protocol::TriggerParam& t) {
-      return d->is_active(t.log_id) || sender->has_result(t.log_id) || store->exists(t.log_date_time, t.log_id);
+      return d->is_active(t.log_id) || ended_here(*store, pending, t);
     };
     lead_hooks.run = [d = dispatcher.get()](const common::protocol::TriggerParam& t) { return d->run(t); };
     lead_hooks.report = report;
@@ -413,9 +417,7 @@ void ExecutorCore::Impl::start() {
   EndpointHooks endpoint_hooks;
   endpoint_hooks.started_at_ms = clock.now_ms();
   endpoint_hooks.now_ms = [&clock = clock] { return clock.now_ms(); };
-  endpoint_hooks.result_pending = [sender = callbacks.get()](std::int64_t log_id) {
-    return sender->has_result(log_id);
-  };
+  endpoint_hooks.result_pending = result_pending;
   endpoint_hooks.refuse_runs = [sender = callbacks.get(),
                                 limit = options.max_undelivered_results]() -> std::optional<std::string> {
     const std::size_t backlog = sender->backlog();

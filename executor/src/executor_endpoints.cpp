@@ -72,6 +72,11 @@ common::http::ErrorResponse executor_error(const common::http::ErrorInfo& info) 
   return response;
 }
 
+bool ended_here(const RunLogStore& logs, const std::function<bool(std::int64_t log_id)>& result_pending,
+                const TriggerParam& run) {
+  return (result_pending && result_pending(run.log_id)) || logs.exists(run.log_date_time, run.log_id);
+}
+
 void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
                             const RunLogStore& logs, std::string access_token, EndpointHooks hooks) {
   auto shared_hooks = std::make_shared<const EndpointHooks>(std::move(hooks));
@@ -110,9 +115,8 @@ void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dis
                 }
                 // Queued or running: the dispatcher answers the same under its lock (the job's
                 // thread knows its runs); here, a run that has ended or whose result waits.
-                if ((shared_hooks->result_pending && shared_hooks->result_pending(p.log_id)) ||
-                    (shared_hooks->lead != nullptr && shared_hooks->lead->holds(p.log_id)) ||
-                    logs.exists(p.log_date_time, p.log_id)) {
+                if (ended_here(logs, shared_hooks->result_pending, p) ||
+                    (shared_hooks->lead != nullptr && shared_hooks->lead->holds(p.log_id))) {
                   spdlog::warn("executor: job {} run {} received again: not run again", p.job_id, p.log_id);
                   auto answer = ReturnT<std::string>::success();
                   answer.msg = "run " + std::to_string(p.log_id) + " was received already: not run again";

@@ -55,6 +55,13 @@ struct EndpointHooks {
   std::function<std::int64_t()> now_ms;  // the clock logDateTime is judged by; empty: the system's
   LeadHold* lead = nullptr;              // null: no lead dispatch
 };
+// The part of the "received already" rule a run leaves behind once it has ended here: its result
+// is held for an admin (`result_pending`), or its log was written. /run adds a fire the lead hold
+// holds (and the dispatcher, under its lock, a run queued or running); the lead hold's `received`
+// hook adds a run queued or running.
+bool ended_here(const RunLogStore& logs, const std::function<bool(std::int64_t log_id)>& result_pending,
+                const common::protocol::TriggerParam& run);
+
 void add_executor_endpoints(common::http::HttpServer& server, JobDispatcher& dispatcher,
                             const RunLogStore& logs, std::string access_token,
                             EndpointHooks hooks = {});
