@@ -389,6 +389,16 @@ class HeldRunsApi : public LogsApi {
     return {{"code", 200}, {"msg", nullptr},
             {"content", {{"cancelled", json::array()}, {"started", json::array()}, {"unknown", ids}}}};
   }
+  // Once the canceller is idle: the executor was asked once, with the group's token, for `ids`
+  // back, saying `reason`.
+  void expect_asked_once(FakeExecutor& executor, std::vector<std::int64_t> ids, const std::string& reason) {
+    canceller_->wait_idle();
+    auto calls = executor.calls();
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0].path, "/leadCancel");
+    EXPECT_EQ(calls[0].token, "group-token");
+    EXPECT_EQ(calls[0].body, json({{"logIds", ids}, {"reason", reason}}));
+  }
   static HeldFireCanceller::Options canceller_options() {
     HeldFireCanceller::Options o{"node-under-test", [](std::int64_t) { return std::string("group-token"); }};
     o.in_flight_wait = std::chrono::milliseconds(1);
@@ -438,12 +448,7 @@ TEST_F(HeldRunsApi, ChangingAJobTakesItsHeldRunsBackToBeSentAgainAsItIsNow) {
   executor.answer_lead_cancel(given_back({held.id}));
   auto changed = put("jobs/" + std::to_string(job_.id), {{"jobDesc", "changed"}});
   ASSERT_EQ(changed.status, 200) << changed.text;
-  canceller_->wait_idle();
-  auto calls = executor.calls();
-  ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].path, "/leadCancel");
-  EXPECT_EQ(calls[0].token, "group-token");
-  EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "job changed by admin"}})) << "only the held one";
+  expect_asked_once(executor, {held.id}, "job changed by admin");  // only the held one
   auto row = *stores_.logs.get(held.id);
   EXPECT_EQ(row.state, FireState::kPending) << "sent again by this node's feeder, with the change";
   EXPECT_EQ(row.admin_node, "node-under-test");
@@ -569,12 +574,7 @@ TEST_F(HeldRunsOfAppliedJobs, AFileThatPrunesAJobHasItsHeldRunsDropped) {
   executor.answer_lead_cancel(given_back({gone.id}));
   auto applied = post("apply?prune=true", json{{"groups", json::array()}});
   ASSERT_EQ(applied.status, 200) << applied.text;
-  canceller_->wait_idle();
-  auto calls = executor.calls();
-  ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].path, "/leadCancel");
-  EXPECT_EQ(calls[0].token, "group-token");
-  EXPECT_EQ(calls[0].body, json({{"logIds", {gone.id}}, {"reason", "job deleted by admin"}}));
+  expect_asked_once(executor, {gone.id}, "job deleted by admin");
   EXPECT_EQ(canceller_->counters().cancelled, 1u);
   EXPECT_EQ(canceller_->counters().ended + canceller_->counters().sent_again, 0u) << "nothing left to write";
 }
