@@ -170,10 +170,10 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
 
   router.add("DELETE", "jobs/{id}", Access::kUser, [stores, options](ApiRouter::RouteContext& ctx, const common::http::Request&) {
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
-    // Read before the deletion takes the runs with it; asked back from their executors after it.
-    auto held = options.held.of(job.id);
-    stores.jobs.remove(job.id, ctx.request.actor);  // with its logs and script history
-    if (!held.empty()) {
+    // With its logs and script history; its held runs, read in the deletion's transaction, are
+    // asked back from their executors after it.
+    auto held = stores.jobs.remove(job.id, ctx.request.actor);
+    if (!held.empty() && options.held.wired()) {
       options.held.take_back(std::move(held), "job deleted by " + ctx.request.actor.username, GivenBack::kForget);
     }
     return ApiResponse{204, nullptr};

@@ -92,8 +92,12 @@ class JobStore {
   // running job gets a new next time). An update that stops a running job cancels its decided
   // fires as a stop does (set_trigger_status).
   virtual Job update(const Job& job, const Actor& actor) = 0;
-  // Deletes the job, its logs and its script history.
-  virtual void remove(std::int64_t id, const Actor& actor) = 0;
+  // Deletes the job, its logs and its script history. Answers the runs its executors held for
+  // their instant then (lead dispatch: CompletionStore::held_runs, now by the store's clock), read
+  // in the same transaction just before the deletion, for them to be dropped; at most
+  // kMaxHeldRunsOfADeletedJob.
+  virtual std::vector<JobLog> remove(std::int64_t id, const Actor& actor) = 0;
+  static constexpr int kMaxHeldRunsOfADeletedJob = 10'000;
   // Start (status 1, next time given) or stop (status 0, next time 0), clearing the job's
   // paused_with_group. `action` names the audit action ("job.start", "job.stop").
   //

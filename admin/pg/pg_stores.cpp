@@ -80,6 +80,8 @@ void prepare_jobs(pqxx::connection& c) {
                 " WHERE state = 'pending' AND job_id = ANY ($1::bigint[]) AND trigger_type IN ('SCHEDULE', 'MISFIRE')"
                 " RETURNING id");
   c.prepare("job_delete", "DELETE FROM job_info WHERE id = $1");
+  c.prepare("job_held_runs", "SELECT " + kLogColumns + " FROM job_log WHERE job_id = $1 AND " + held_run_condition("$2") +
+                                 " ORDER BY id LIMIT " + std::to_string(JobStore::kMaxHeldRunsOfADeletedJob));
   c.prepare("job_group_of", "SELECT job_group FROM job_info WHERE id = $1 FOR KEY SHARE");
 }
 
@@ -304,14 +306,17 @@ Job PgJobStore::update(const Job& j, const Actor& actor) {
   });
 }
 
-void PgJobStore::remove(std::int64_t id, const Actor& actor) {
+std::vector<JobLog> PgJobStore::remove(std::int64_t id, const Actor& actor) {
   const auto now = clock_.now_ms();
-  mapped([&] {
-    db_.transact([&](pqxx::work& tx) {
+  return mapped([&] {
+    return db_.transact([&](pqxx::work& tx) {
       auto before = first_of<Job>(tx.exec_prepared("job_lock", id), job_from);
       if (!before) no_job(id);
+      std::vector<JobLog> held;
+      for (const auto& r : tx.exec_prepared("job_held_runs", id, now)) held.push_back(log_from(r));
       tx.exec_prepared("job_delete", id);  // its logs and script versions go with it (ON DELETE CASCADE)
       write_audit(tx, now, actor, "job.delete", "job", id, to_json(*before), std::nullopt);
+      return held;
     });
   });
 }

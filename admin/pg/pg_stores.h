@@ -65,7 +65,7 @@ class PgJobStore final : public JobStore {
   std::map<std::int64_t, std::vector<std::int64_t>> children_of(const std::vector<std::int64_t>& ids) override;
   Job create(const Job& job, const Actor& actor) override;
   Job update(const Job& job, const Actor& actor) override;
-  void remove(std::int64_t id, const Actor& actor) override;
+  std::vector<JobLog> remove(std::int64_t id, const Actor& actor) override;
   Job set_trigger_status(std::int64_t id, int status, std::int64_t next_time, std::string_view action,
                          const Actor& actor) override;
   std::vector<std::int64_t> pause_group(std::int64_t group, const Actor& actor) override;

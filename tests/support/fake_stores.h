@@ -519,16 +519,27 @@ class Jobs final : public JobStore {
     s_.audit_change(actor, "job.update", "job", j.id, to_json(before), to_json(j));
     return j;
   }
-  void remove(std::int64_t id, const Actor& actor) override {
+  std::vector<JobLog> remove(std::int64_t id, const Actor& actor) override {
     std::lock_guard lock(s_.mutex);
     auto it = s_.jobs.find(id);
     if (it == s_.jobs.end()) throw NotFound("job " + std::to_string(id) + " does not exist");
     const Job before = it->second;
+    // Its held runs as CompletionStore::held_runs reads them (fake_completion_store.h), by id.
+    const std::int64_t now = s_.now();
+    std::vector<JobLog> held;
+    for (const auto& [log_id, l] : s_.logs) {
+      const bool sent = l.state == FireState::kTriggered || l.state == FireState::kSending;
+      if (l.job_id == id && sent && l.trigger_time && *l.trigger_time > now && l.scheduled_time > now - 1'000 &&
+          static_cast<int>(held.size()) < kMaxHeldRunsOfADeletedJob) {
+        held.push_back(l);
+      }
+    }
     s_.jobs.erase(it);
     s_.count_finished_runs();
     std::erase_if(s_.logs, [&](const auto& l) { return l.second.job_id == id; });
     std::erase_if(s_.versions, [&](const auto& v) { return v.second.job_id == id; });
     s_.audit_change(actor, "job.delete", "job", id, to_json(before), std::nullopt);
+    return held;
   }
   Job set_trigger_status(std::int64_t id, int status, std::int64_t next_time, std::string_view action,
                          const Actor& actor) override {

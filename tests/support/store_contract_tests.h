@@ -727,10 +727,19 @@ TYPED_TEST_P(StoreContract, JobRemoveDeletesItsLogsAndScriptHistoryAndIsAudited)
   this->s().scripts.save_version(j.id, "echo", "v1", this->system());
   auto version = this->s().scripts.versions(j.id).at(0);
   j = *this->s().jobs.get(j.id);
+  // Runs its executors hold for their instant (lead dispatch): answered, read before they go.
+  const std::int64_t now = this->clock().now_ms();
+  auto held = this->f_.put_log(make_log(j.id, g.id, FireState::kTriggered, now + 2'000));
+  auto on_its_way = this->f_.put_log(make_log(j.id, g.id, FireState::kSending, now + 3'000));
+  this->f_.put_log(make_log(other.id, g.id, FireState::kTriggered, now + 2'000));
   auto actor = this->admin_actor();
-  this->s().jobs.remove(j.id, actor);
+  const auto answered = this->s().jobs.remove(j.id, actor);
+  ASSERT_EQ(answered.size(), 2u);
+  EXPECT_EQ(answered[0], held);
+  EXPECT_EQ(answered[1].id, on_its_way.id);
   EXPECT_EQ(this->s().jobs.get(j.id), std::nullopt);
   EXPECT_EQ(this->s().logs.get(l1.id), std::nullopt);
+  EXPECT_EQ(this->s().logs.get(held.id), std::nullopt);
   EXPECT_TRUE(this->s().logs.get(l2.id).has_value());
   EXPECT_TRUE(this->s().scripts.versions(j.id).empty());
   EXPECT_EQ(this->s().scripts.get_version(version.id), std::nullopt);
