@@ -33,7 +33,7 @@ const std::string& executor_of(const JobLog& log) {
 
 // The access token calls to the run's executor carry: its group's own, else the admin's.
 std::string executor_token(const Group* group, const ResourceOptions& options) {
-  return group != nullptr && group->access_token ? *group->access_token : options.access_token;
+  return admin::executor_token(group != nullptr ? group->access_token : std::nullopt, options.access_token);
 }
 
 ExecutorClient& executors_of(const ResourceOptions& options) {

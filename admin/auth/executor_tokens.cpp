@@ -10,8 +10,7 @@ ExecutorTokens::ExecutorTokens(GroupStore& groups, LogStore& logs, std::string a
 std::string ExecutorTokens::for_group_id(std::int64_t group_id) { return for_group(groups_.get(group_id)); }
 
 std::string ExecutorTokens::for_group(const std::optional<Group>& group) const {
-  if (group && group->access_token && !group->access_token->empty()) return *group->access_token;
-  return admin_token_;
+  return executor_token(group ? group->access_token : std::nullopt, admin_token_);
 }
 
 std::string ExecutorTokens::for_app(std::string_view app_name) { return for_group(groups_.find_by_app_name(app_name)); }

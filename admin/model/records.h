@@ -49,6 +49,12 @@ struct Group {
   friend bool operator==(const Group&, const Group&) = default;
 };
 
+// The XXL-JOB-ACCESS-TOKEN a group's executors accept, and the admin sends them: the group's own
+// access token, else the admin's (--access-token); empty: none (admin/auth/executor_tokens.h).
+inline std::string executor_token(const std::optional<std::string>& group_token, const std::string& admin_token) {
+  return group_token && !group_token->empty() ? *group_token : admin_token;
+}
+
 struct Job {
   std::int64_t id = 0;
   std::int64_t job_group = 0;

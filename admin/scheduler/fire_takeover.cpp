@@ -122,7 +122,7 @@ void FireTakeover::resolve_all(const std::vector<SendingFire>& sending, Report& 
   auto ask = [&] {
     for (std::size_t i = next++; i < sending.size(); i = next++) {
       const SendingFire& fire = sending[i];
-      const std::string& token = fire.access_token ? *fire.access_token : default_access_token_;
+      const std::string token = executor_token(fire.access_token, default_access_token_);
       // The run is sent with its logical time as logDateTime (TriggerService, log_date_time:
       // its scheduled time unless it has one), which names the executor's log file: ask with
       // the same.

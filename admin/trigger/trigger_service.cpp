@@ -242,7 +242,7 @@ TriggerService::Target TriggerService::target_of(const TriggerStore::LoadedFire&
       if (address.find_first_not_of(" \t") != std::string::npos) usable.push_back(address);
     }
   }
-  Target t{usable, "", group.access_token.value_or(options_.access_token), fire.job.executor_handler,
+  Target t{usable, "", executor_token(group.access_token, options_.access_token), fire.job.executor_handler,
            log.executor_param.empty() ? fire.job.executor_param : log.executor_param,
            TriggerMessage(fire, options_.node_id, usable)};
   if (usable.empty() && !foreign.empty()) {

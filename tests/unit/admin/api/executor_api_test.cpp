@@ -274,6 +274,15 @@ TEST_F(ExecutorRoutesTest, AGroupsExecutorsAreCalledWithTheTokenTheyAccept) {
   EXPECT_EQ(tokens_.for_group_id(987'654), kToken) << "no such group";
 }
 
+// The one rule every caller of a group's executors uses (the trigger, the takeover, the log and
+// kill routes, ExecutorTokens): the group's own token, else the admin's.
+TEST(ExecutorToken, IsTheGroupsOwnElseTheAdmins) {
+  EXPECT_EQ(executor_token(std::string("group-token"), "admin-token"), "group-token");
+  EXPECT_EQ(executor_token(std::nullopt, "admin-token"), "admin-token");
+  EXPECT_EQ(executor_token(std::string(), "admin-token"), "admin-token") << "an empty token is none";
+  EXPECT_EQ(executor_token(std::nullopt, ""), "") << "neither: none";
+}
+
 TEST_F(ExecutorRoutesTest, NoTokenConfiguredAcceptsEveryCaller) {
   common::http::HttpServerOptions o;
   o.host = "127.0.0.1";
