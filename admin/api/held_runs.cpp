@@ -18,14 +18,18 @@ std::vector<JobLog> HeldRuns::of(std::int64_t job_id) const noexcept {
   }
 }
 
-void HeldRuns::take_back_job(std::int64_t job_id, const std::string& reason, GivenBack then) const noexcept {
-  auto runs = of(job_id);
-  if (runs.empty()) return;
+void HeldRuns::take_back_runs(std::vector<JobLog> runs, const std::string& reason, GivenBack then) const noexcept {
+  if (!wired() || runs.empty()) return;
+  const std::size_t n = runs.size();
   try {
     take_back(std::move(runs), reason, then);
   } catch (const std::exception& e) {
-    spdlog::warn("lead dispatch: held runs of job {} not taken back: {}", job_id, e.what());
+    spdlog::warn("lead dispatch: {} held runs not taken back: {}", n, e.what());
   }
+}
+
+void HeldRuns::take_back_job(std::int64_t job_id, const std::string& reason, GivenBack then) const noexcept {
+  take_back_runs(of(job_id), reason, then);
 }
 
 void HeldRuns::take_back_jobs(std::vector<std::int64_t> job_ids, const std::string& reason,

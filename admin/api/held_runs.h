@@ -25,7 +25,9 @@ struct HeldRuns {
   // The job's held runs now; none when unwired or when they cannot be read (logged: the change
   // itself is made, and those runs start as they were sent).
   std::vector<JobLog> of(std::int64_t job_id) const noexcept;
-  // Queues the job's held runs to be taken back, each then becoming what `then` says.
+  // Queues `runs` to be taken back, each then becoming what `then` says; nothing when unwired.
+  void take_back_runs(std::vector<JobLog> runs, const std::string& reason, GivenBack then) const noexcept;
+  // The same for the job's held runs now.
   void take_back_job(std::int64_t job_id, const std::string& reason, GivenBack then) const noexcept;
   // The same for each of `job_ids` (take_back_many when set).
   void take_back_jobs(std::vector<std::int64_t> job_ids, const std::string& reason, GivenBack then) const noexcept;

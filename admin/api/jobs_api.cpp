@@ -172,10 +172,8 @@ void add_job_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
     auto job = visible_job(stores.jobs, ctx.request.who(), ctx.path_int("id"));
     // With its logs and script history; its held runs, read in the deletion's transaction, are
     // asked back from their executors after it.
-    auto held = stores.jobs.remove(job.id, ctx.request.actor);
-    if (!held.empty() && options.held.wired()) {
-      options.held.take_back(std::move(held), "job deleted by " + ctx.request.actor.username, GivenBack::kForget);
-    }
+    options.held.take_back_runs(stores.jobs.remove(job.id, ctx.request.actor),
+                                "job deleted by " + ctx.request.actor.username, GivenBack::kForget);
     return ApiResponse{204, nullptr};
   });
 

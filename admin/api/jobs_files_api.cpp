@@ -119,10 +119,8 @@ void add_jobs_file_routes(ApiRouter& router, const JobsFileRoutes& routes, commo
     // again as it is now, those of a job it stopped are cancelled as its pending fires were.
     held.take_back_jobs(outcome.changed_jobs, "job changed by " + ctx.request.actor.username, GivenBack::kSendAgain);
     held.take_back_jobs(outcome.stopped_jobs, "job stopped by " + ctx.request.actor.username, GivenBack::kCancel);
-    if (held.wired() && !outcome.deleted_held_runs.empty()) {
-      held.take_back(std::move(outcome.deleted_held_runs), "job deleted by " + ctx.request.actor.username,
-                     GivenBack::kForget);
-    }
+    held.take_back_runs(std::move(outcome.deleted_held_runs), "job deleted by " + ctx.request.actor.username,
+                        GivenBack::kForget);
     json answer = outcome.plan.report;
     answer["dryRun"] = dry_run;
     if (outcome.audit_id) answer["auditId"] = *outcome.audit_id;

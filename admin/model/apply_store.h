@@ -164,12 +164,11 @@ struct ApplyOutcome {
   // their decided fires were cancelled as a stop cancels them), and the others.
   std::vector<std::int64_t> stopped_jobs;
   std::vector<std::int64_t> changed_jobs;
-  // Of the jobs the plan deleted (prune), the runs their executors held for their instant (lead
-  // dispatch, CompletionStore::held_runs), read just before the deletion: gone with their jobs,
-  // to be dropped by those executors. At most kMaxDeletedHeldRuns.
+  // Of the jobs the plan deleted (prune), the runs their executors held for their instant, read
+  // just before the deletion as JobStore::remove reads them: gone with their jobs, to be dropped
+  // by those executors.
   std::vector<JobLog> deleted_held_runs;
 };
-inline constexpr int kMaxDeletedHeldRuns = 100'000;
 
 class ApplyStore {
  public:

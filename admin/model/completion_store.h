@@ -115,6 +115,11 @@ class CompletionStore {
   // ahead are among them: claimed ahead, they may be handed over at this moment, or held by an
   // executor whose acceptance is not recorded yet.
   virtual std::vector<JobLog> held_runs(std::int64_t job_id, std::int64_t now, int limit) = 0;
+  // Whether `run` is one held_runs() answers at `now` (its job aside).
+  static bool held_at(const JobLog& run, std::int64_t now) {
+    const bool sent = run.state == FireState::kTriggered || run.state == FireState::kSending;
+    return sent && run.trigger_time && *run.trigger_time > now && run.scheduled_time > now - 1'000;
+  }
 
   // Runs still `triggered` that were triggered at or before `triggered_before` and whose
   // executor address has no registration made within the last `dead_after_ms` (database

@@ -122,11 +122,6 @@ void PgApplyStore::prepare(pqxx::connection& c) {
                 ", calendar_id = NULLIF($18::bigint, 0), calendar_mode = $19 WHERE id = $1 AND version = $17");
   c.prepare("apply_workflow_status", "UPDATE workflow SET trigger_status = $2, trigger_next_time = $3, updated_at = " +
                                          ts("$4") + " WHERE id = $1 AND version = $5");
-  // A pruned job's runs its executors hold (lead dispatch), read just before it is deleted with
-  // them: the route asks the executors to drop them.
-  c.prepare("apply_deleted_held_runs", "SELECT " + kLogColumns + " FROM job_log WHERE job_id = ANY ($1::bigint[]) AND " +
-                                           held_run_condition("(extract(epoch FROM clock_timestamp()) * 1000)") +
-                                           " ORDER BY id LIMIT " + std::to_string(kMaxDeletedHeldRuns));
   c.prepare("apply_workflow_delete", "DELETE FROM workflow WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM workflow_run r "
                                      "WHERE r.workflow_id = $1 AND r.state IN ('waiting', 'running'))");
   c.prepare("apply_workflow_jobs_clear", "DELETE FROM workflow_job WHERE workflow_id = $1");
@@ -321,12 +316,11 @@ ApplyOutcome PgApplyStore::apply(const std::vector<std::string>& app_names,
         record_jobs(id, graph);
         outcome.created_workflows[{planned.app_name, w.name}] = id;
       }
-      if (!p.delete_jobs.empty()) {
-        for (const auto& r : tx.exec_prepared("apply_deleted_held_runs", bigint_array(p.delete_jobs))) {
-          outcome.deleted_held_runs.push_back(log_from(r));
-        }
+      for (auto id : p.delete_jobs) {
+        // Its held runs, read just before they go with it, as JobStore::remove reads them.
+        for (const auto& r : tx.exec_prepared("job_held_runs", id, now)) outcome.deleted_held_runs.push_back(log_from(r));
+        tx.exec_prepared("job_delete", id);  // its runs and versions with it
       }
-      for (auto id : p.delete_jobs) tx.exec_prepared("job_delete", id);  // its runs and versions with it
       // Calendars no job or workflow names any more (their dates and times go with them).
       for (auto id : p.delete_calendars) tx.exec_prepared("cal_delete", id);
       for (const auto& channel : p.channel_jobs) {

@@ -601,13 +601,7 @@ std::vector<PreparedFire> TriggerService::prepare_lead(const std::vector<Pending
   } catch (...) {
     anyone = false;
   }
-  if (!anyone) {
-    // Nobody to hand them to: not even read.
-    std::vector<PreparedFire> out;
-    out.reserve(fires.size());
-    for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
-    return out;
-  }
+  if (!anyone) return FireSender::prepare_lead(fires);  // nobody to hand them to: not even read
   // Each for its own second: post_time() of a fire handed on for the end of time.
   return prepare_some(fires, std::numeric_limits<std::int64_t>::max(), Ahead::kLeadOnly);
 }

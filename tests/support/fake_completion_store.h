@@ -133,9 +133,7 @@ class FakeCompletionStore final : public admin::CompletionStore {
       std::vector<admin::JobLog> out;  // s.logs is ordered by id
       for (const auto& [id, l] : s.logs) {
         if (static_cast<int>(out.size()) >= limit) break;
-        const bool sent = l.state == admin::FireState::kTriggered || l.state == admin::FireState::kSending;
-        // Its trigger time is its instant, the second boundary at or after its scheduled time.
-        if (l.job_id == job_id && sent && l.trigger_time && *l.trigger_time > now && l.scheduled_time > now - 1'000) {
+        if (l.job_id == job_id && admin::CompletionStore::held_at(l, now)) {
           out.push_back(l);
         }
       }

@@ -42,6 +42,7 @@
 
 #include "admin/model/record_json.h"
 #include "admin/model/alarm_store.h"
+#include "admin/model/completion_store.h"
 #include "admin/model/records.h"
 #include "admin/model/run_end.h"
 #include "admin/model/stores.h"
@@ -524,12 +525,10 @@ class Jobs final : public JobStore {
     auto it = s_.jobs.find(id);
     if (it == s_.jobs.end()) throw NotFound("job " + std::to_string(id) + " does not exist");
     const Job before = it->second;
-    // Its held runs as CompletionStore::held_runs reads them (fake_completion_store.h), by id.
-    const std::int64_t now = s_.now();
+    // Its held runs as CompletionStore::held_runs reads them, by id.
     std::vector<JobLog> held;
     for (const auto& [log_id, l] : s_.logs) {
-      const bool sent = l.state == FireState::kTriggered || l.state == FireState::kSending;
-      if (l.job_id == id && sent && l.trigger_time && *l.trigger_time > now && l.scheduled_time > now - 1'000 &&
+      if (l.job_id == id && CompletionStore::held_at(l, s_.now()) &&
           static_cast<int>(held.size()) < kMaxHeldRunsOfADeletedJob) {
         held.push_back(l);
       }
