@@ -68,7 +68,7 @@ void PgAlarmStore::prepare(pqxx::connection& c) {
                 open_alarm("$3") + kCallsForAlarm + " RETURNING l.job_id, l.id");
   c.prepare("alarm_mark_jobs", "UPDATE job_alarm SET last_sent_at = $2 WHERE job_id = ANY ($1::bigint[])");
   c.prepare("alarm_runs", "SELECT " + kLogColumns + " FROM job_log WHERE id = ANY ($1::bigint[]) ORDER BY job_id, id");
-  c.prepare("alarm_job_rows", "SELECT " + kJobColumns + " FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id");
+  c.prepare("alarm_job_rows", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE id = ANY ($1::bigint[]) ORDER BY id");
   // The channels of the claimed jobs, with the job each is for. $1 jobs.
   c.prepare("alarm_job_channels",
             "SELECT j.id AS for_job, " + kChannelColumns + " FROM job_info j JOIN alarm_channel c ON j.id = ANY (c.jobs)"

@@ -81,11 +81,11 @@ void PgApplyStore::prepare(pqxx::connection& c) {
   c.prepare("apply_lock", "SELECT lock_name FROM job_lock WHERE lock_name = 'apply_lock' FOR UPDATE");
   c.prepare("apply_groups_lock", "SELECT id FROM job_group WHERE app_name = ANY ($1::text[]) ORDER BY id FOR UPDATE");
   c.prepare("apply_groups", "SELECT " + kGroupColumns + " FROM job_group ORDER BY app_name COLLATE \"C\"");
-  c.prepare("apply_jobs", "SELECT " + kJobColumns + " FROM job_info WHERE job_group IN (" + kGroupsNamed +
+  c.prepare("apply_jobs", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE job_group IN (" + kGroupsNamed +
                               ") ORDER BY job_group, name COLLATE \"C\"");
-  c.prepare("apply_jobs_all", "SELECT " + kJobColumns + " FROM job_info WHERE $1::text[] IS NOT NULL "
+  c.prepare("apply_jobs_all", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE $1::text[] IS NOT NULL "
                               "ORDER BY job_group, name COLLATE \"C\"");
-  c.prepare("apply_jobs_lock", "SELECT " + kJobColumns + " FROM job_info WHERE job_group IN (" + kGroupsNamed +
+  c.prepare("apply_jobs_lock", "SELECT " + kJobColumns + " FROM job_info JOIN job_schedule ON job_id = id WHERE job_group IN (" + kGroupsNamed +
                                    ") ORDER BY job_group, name COLLATE \"C\" FOR UPDATE");
   c.prepare("apply_identities", "SELECT id, job_group, name, array_to_json(child_job_ids)::text AS child_job_ids, "
                                 "executor_route_strategy = 'SHARDING_BROADCAST' AS broadcast, COALESCE(calendar_id, 0) AS calendar_id "
@@ -130,18 +130,21 @@ void PgApplyStore::prepare(pqxx::connection& c) {
   // Answers whether the file stopped the job: a stop cancels its decided fires
   // (JobStore::set_trigger_status). The job's row is locked before it is read.
   c.prepare("apply_job_update",
-            "WITH old AS (SELECT trigger_status AS old_status FROM job_info WHERE id = $1 FOR UPDATE) "
+            "WITH old AS (SELECT trigger_status AS old_status FROM job_info JOIN job_schedule ON job_id = id"
+            " WHERE id = $1 FOR UPDATE), j AS ("
             "UPDATE job_info SET job_desc = $2, author = $3, alarm_email = $4, schedule_type = $5, schedule_conf = $6, "
             "timezone = $7, misfire_strategy = $8, executor_route_strategy = $9, executor_handler = $10, "
             "executor_param = $11, executor_block_strategy = $12, executor_timeout = $13, "
             "executor_fail_retry_count = $14, retry_interval = $15, glue_type = $16, child_job_ids = $17::bigint[], "
             // a job started or stopped by the file is no longer one its group's pause stopped
-            "paused_with_group = CASE WHEN trigger_status <> $18 THEN false ELSE paused_with_group END, "
-            "trigger_status = $18, trigger_next_time = $19, updated_at = " + ts("$20") + ", "
+            "paused_with_group = CASE WHEN old.old_status <> $18 THEN false ELSE paused_with_group END, "
+            "updated_at = " + ts("$20") + ", "
             "calendar_id = NULLIF($21::bigint, 0), calendar_mode = $22, dst_gap = $23, dst_repeat = $24, "
             "retry_backoff = $25, retry_multiplier = $26, retry_max_interval = $27, retry_jitter = $28, "
-            "max_concurrent = $29, priority = $30 FROM old WHERE id = $1 "
-            "RETURNING old.old_status = 1 AND job_info.trigger_status = 0 AS stopped");
+            "max_concurrent = $29, priority = $30 FROM old WHERE id = $1 RETURNING id), "
+            "s AS (UPDATE job_schedule SET trigger_status = $18, trigger_next_time = $19 FROM j WHERE job_id = j.id"
+            " RETURNING trigger_status) "
+            "SELECT old.old_status = 1 AND s.trigger_status = 0 AS stopped FROM old, s");
   c.prepare("apply_job_children", "UPDATE job_info SET child_job_ids = $2::bigint[] WHERE id = $1");
   c.prepare("apply_version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
                                     "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");

@@ -18,21 +18,21 @@ void prepare_follow_ups(pqxx::connection& c) {
   // ids, job_info not yet analysed was read whole instead
   // (tests/integration/fire_path_plans_pgtest.cpp).
   c.prepare("follow_up_jobs", "WITH " + guard_cte("$1::bigint[] AS job_ids") + " SELECT " + kJobColumns +
-                                  " FROM job_info, guard WHERE id = ANY (guard.job_ids)");
+                                  " FROM " + kJobTables + ", guard WHERE id = ANY (guard.job_ids)");
   c.prepare("follow_up_children", "WITH " + guard_cte("$1::bigint[] AS job_ids") + " SELECT " + kJobColumns +
-                                      " FROM job_info, guard WHERE id = ANY (guard.job_ids) ORDER BY id FOR KEY SHARE OF job_info");
+                                      " FROM " + kJobTables + ", guard WHERE id = ANY (guard.job_ids) ORDER BY id FOR KEY SHARE OF job_info");
   c.prepare("follow_up_insert_fire",
             "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, "
             "chain_depth, trigger_msg, workflow_run_id, workflow_node, backfill_id, logical_time) "
             "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, $18, $19) RETURNING " +
                 kLogColumns);
-  // By the job's id alone: guarded as written, job_info_due (trigger_status = 1) could be
+  // By the job's id alone: guarded as written, job_schedule_due (trigger_status = 1) could be
   // chosen and read every job awaiting a result (pg_guard.h).
   c.prepare("follow_up_fix_delay",
             "WITH " + guard_cte("$1::bigint AS job_id, 1::smallint AS scheduled, $3::bigint AS awaited") +
-                " UPDATE job_info SET trigger_next_time = $2"
-                " FROM guard WHERE id = guard.job_id AND trigger_status = guard.scheduled AND trigger_next_time = guard.awaited");
+                " UPDATE job_schedule s SET trigger_next_time = $2 FROM guard WHERE s.job_id = guard.job_id"
+                " AND s.trigger_status = guard.scheduled AND s.trigger_next_time = guard.awaited");
 }
 
 std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector<JobLog>& runs,

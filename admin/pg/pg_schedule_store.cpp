@@ -36,35 +36,42 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   // transaction has just locked, so it waits for nothing; the time is the database's.
   c.prepare("sched_mark_scan",
             "UPDATE job_lock SET last_scan_node = $1, last_scan_at = clock_timestamp() WHERE lock_name = 'schedule_lock'");
-  // Every column comes from job_info_due, so this is an index-only scan in due order.
+  // An index-only scan of job_schedule_due in due order, stopped at the limit; then those jobs'
+  // schedules from job_info by its primary key, the ids given through `guard` (pg_guard.h), so
+  // that no statistics can make the planner read job_info whole to join at most $2 rows.
   c.prepare("sched_due",
-            "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time, "
-            "calendar_id, calendar_mode, dst_gap, dst_repeat "
-            "FROM job_info WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2");
-  // When none is due: the next one (the index on (trigger_status, trigger_next_time) answers it
-  // from its first entry past the window).
-  c.prepare("sched_next_due", "SELECT min(trigger_next_time) FROM job_info WHERE trigger_status = 1");
+            "WITH due AS MATERIALIZED (SELECT job_id, trigger_last_time, trigger_next_time FROM job_schedule"
+            "  WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2),"
+            " guard AS MATERIALIZED (SELECT array_agg(job_id) AS job_ids FROM due)"
+            " SELECT j.id, j.schedule_type, j.schedule_conf, j.timezone, j.misfire_strategy, due.trigger_last_time,"
+            " due.trigger_next_time, j.calendar_id, j.calendar_mode, j.dst_gap, j.dst_repeat"
+            " FROM guard, job_info j JOIN due ON due.job_id = j.id WHERE j.id = ANY (guard.job_ids)"
+            " ORDER BY due.trigger_next_time");
+  // When none is due: the next one (job_schedule_due answers it from its first entry past the
+  // window).
+  c.prepare("sched_next_due", "SELECT min(trigger_next_time) FROM job_schedule WHERE trigger_status = 1");
   // The versions of the calendars the jobs read name (a few rows by primary key): the scan
   // decides each job with that version of its calendar or not at all (decide_fires).
   c.prepare("sched_calendar_versions", kCalendarVersions);
-  // One statement for the whole scan's writes: the jobs' new times, guarded so that a job
-  // stopped, restarted or rescheduled since the pre-read keeps what it has, then the fires of
-  // exactly the jobs that were advanced. A data-modifying CTE runs once, whatever the INSERT
-  // reads from it.
+  // One statement for the whole scan's writes: the jobs' new times (job_schedule alone: job_info
+  // is only read), guarded so that a job stopped, restarted or rescheduled since the pre-read
+  // keeps what it has, then the fires of exactly the jobs that were advanced. A data-modifying
+  // CTE runs once, whatever the INSERT reads from it.
   c.prepare("sched_write",
             "WITH advanced AS ("
-            "  UPDATE job_info j SET trigger_last_time = u.last, trigger_next_time = u.next, trigger_status = u.status"
+            "  UPDATE job_schedule s SET trigger_last_time = u.last, trigger_next_time = u.next, trigger_status = u.status"
             "  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::smallint[])"
             "       AS u(id, read_next, last, next, status)"
-            "  WHERE j.id = u.id AND j.trigger_status = 1 AND j.trigger_next_time = u.read_next"
-            "  RETURNING j.id, j.job_group, j.executor_handler, j.executor_param, j.executor_fail_retry_count)"
+            "  WHERE s.job_id = u.id AND s.trigger_status = 1 AND s.trigger_next_time = u.read_next"
+            "  RETURNING s.job_id)"
             " INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
             "                      executor_param, executor_fail_retry_count, trigger_msg)"
-            " SELECT a.job_group, f.job_id, f.state, f.trigger_type, f.scheduled_time, $6, a.executor_handler,"
-            "        a.executor_param, a.executor_fail_retry_count, f.message"
+            " SELECT j.job_group, f.job_id, f.state, f.trigger_type, f.scheduled_time, $6, j.executor_handler,"
+            "        j.executor_param, j.executor_fail_retry_count, f.message"
             " FROM unnest($7::bigint[], $8::bigint[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY"
             "      AS f(job_id, scheduled_time, trigger_type, state, message, ord)"
-            " JOIN advanced a ON a.id = f.job_id"
+            " JOIN advanced a ON a.job_id = f.job_id"
+            " JOIN job_info j ON j.id = f.job_id"
             " ORDER BY f.ord"
             " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING"
             " RETURNING id, job_id, scheduled_time, state, job_group");

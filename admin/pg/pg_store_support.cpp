@@ -48,6 +48,12 @@ const std::string kJobColumns =
     "retry_max_interval, retry_jitter, max_concurrent, priority, " +
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
+const std::string kJobTables = "job_info LEFT JOIN job_schedule ON job_schedule.job_id = job_info.id";
+
+std::string job_columns_of_written(bool schedule_written) {
+  return "SELECT " + kJobColumns + (schedule_written ? " FROM j JOIN s ON s.job_id = j.id" : " FROM j JOIN job_schedule s ON s.job_id = j.id");
+}
+
 const std::string kLogColumns =
     "id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler, "
     "executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, chain_depth, " +

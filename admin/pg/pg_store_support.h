@@ -33,10 +33,18 @@ std::string ms(std::string_view column, std::string_view alias);
 std::string held_run_condition(std::string_view now_ms);
 
 // SELECT lists, one per record; `*_from` reads a row selected with them. The job list
-// refers to job_info's columns unqualified (usable in RETURNING); the user list reads
-// app_user as `u`.
+// refers to the columns of job_info and job_schedule unqualified (read from kJobTables, or from
+// CTEs named as job_columns_of_written says); the user list reads app_user as `u`.
 extern const std::string kGroupColumns;
 extern const std::string kJobColumns;
+// What kJobColumns reads from: job_info with its schedule state (job_schedule, one row per job;
+// sql/0027_job_schedule.sql). A left join, so that a statement reading none of the schedule's
+// columns (a count) does not join at all.
+extern const std::string kJobTables;
+// kJobColumns of the job_info rows a data-modifying CTE named `j` returns (RETURNING *), with
+// their schedule as it is after the statement's CTE named `s` wrote it, or as stored when
+// `schedule_written` is false.
+std::string job_columns_of_written(bool schedule_written);
 extern const std::string kLogColumns;
 extern const std::string kVersionColumns;
 extern const std::string kUserColumns;

@@ -36,42 +36,53 @@ void prepare_groups(pqxx::connection& c) {
 }
 
 void prepare_jobs(pqxx::connection& c) {
-  c.prepare("job_get", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1");
-  c.prepare("job_lock", "SELECT " + kJobColumns + " FROM job_info WHERE id = $1 FOR UPDATE");
+  c.prepare("job_get", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE id = $1");
+  c.prepare("job_lock", "SELECT " + kJobColumns + " FROM job_info JOIN job_schedule ON job_id = id WHERE id = $1 FOR UPDATE");
   c.prepare("job_existing", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id");
   c.prepare("job_children",
             "SELECT j.id, c.child FROM job_info j"
             " LEFT JOIN LATERAL unnest(j.child_job_ids) WITH ORDINALITY AS c(child, n) ON true"
             " WHERE j.id = ANY ($1::bigint[]) ORDER BY j.id, c.n");
+  // The job and its schedule state, in one statement.
   c.prepare("job_insert",
-            "INSERT INTO job_info (job_group, job_desc, author, alarm_email, schedule_type, schedule_conf, timezone, "
+            "WITH j AS (INSERT INTO job_info (job_group, job_desc, author, alarm_email, schedule_type, schedule_conf, timezone, "
             "misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, "
             "executor_timeout, executor_fail_retry_count, retry_interval, glue_type, glue_source, glue_remark, "
-            "glue_updated_at, child_job_ids, trigger_status, trigger_last_time, trigger_next_time, created_at, "
+            "glue_updated_at, child_job_ids, created_at, "
             "updated_at, name, calendar_id, calendar_mode, dst_gap, dst_repeat, retry_backoff, retry_multiplier, "
             "retry_max_interval, retry_jitter, max_concurrent, priority) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
             "$14, $15, $16, $17, $18, " +
-                ts("$19") + ", $20::bigint[], $21, $22, $23, " + ts("$19") + ", " + ts("$19") +
-                ", $24, NULLIF($25::bigint, 0), $26, $27, $28, $29, $30, $31, $32, $33, $34) RETURNING " + kJobColumns);
+                ts("$19") + ", $20::bigint[], " + ts("$19") + ", " + ts("$19") +
+                ", $24, NULLIF($25::bigint, 0), $26, $27, $28, $29, $30, $31, $32, $33, $34) RETURNING *), "
+                "s AS (INSERT INTO job_schedule (job_id, count_group, trigger_status, trigger_last_time, trigger_next_time) "
+                "SELECT id, job_group, $21, $22, $23 FROM j RETURNING *) " + job_columns_of_written(true));
   c.prepare("job_update",
-            "UPDATE job_info SET job_group = $2, job_desc = $3, author = $4, alarm_email = $5, schedule_type = $6, "
+            "WITH j AS (UPDATE job_info SET job_group = $2, job_desc = $3, author = $4, alarm_email = $5, schedule_type = $6, "
             "schedule_conf = $7, timezone = $8, misfire_strategy = $9, executor_route_strategy = $10, "
             "executor_handler = $11, executor_param = $12, executor_block_strategy = $13, executor_timeout = $14, "
             "executor_fail_retry_count = $15, retry_interval = $16, glue_type = $17, child_job_ids = $18::bigint[], "
-            "trigger_status = $19, trigger_last_time = $20, trigger_next_time = $21, updated_at = " +
+            "updated_at = " +
                 ts("$22") + ", name = CASE WHEN $23 = '' THEN name ELSE $23 END, calendar_id = NULLIF($24::bigint, 0), "
                 "calendar_mode = $25, dst_gap = $26, dst_repeat = $27, retry_backoff = $28, retry_multiplier = $29, "
                 "retry_max_interval = $30, retry_jitter = $31, max_concurrent = $32, priority = $33 WHERE id = $1 "
-                "RETURNING " + kJobColumns);
+                "RETURNING *), s AS (UPDATE job_schedule SET trigger_status = $19, trigger_last_time = $20, "
+                "trigger_next_time = $21 WHERE job_id = $1 RETURNING *) " + job_columns_of_written(true));
   c.prepare("job_pause_group",
-            "UPDATE job_info SET trigger_status = 0, trigger_next_time = 0, paused_with_group = true, updated_at = " +
-                ts("$2") + " WHERE job_group = $1 AND trigger_status = 1 RETURNING id");
+            "WITH s AS (UPDATE job_schedule s SET trigger_status = 0, trigger_next_time = 0 FROM job_info j"
+            " WHERE j.id = s.job_id AND j.job_group = $1 AND s.trigger_status = 1 RETURNING s.job_id),"
+            " j AS (UPDATE job_info SET paused_with_group = true, updated_at = " + ts("$2") +
+                " FROM s WHERE job_info.id = s.job_id) SELECT job_id AS id FROM s");
   c.prepare("job_resume_one",
-            "UPDATE job_info SET trigger_status = 1, trigger_next_time = $3, paused_with_group = false, updated_at = " +
-                ts("$4") + " WHERE id = $1 AND job_group = $2 AND trigger_status = 0 AND paused_with_group RETURNING id");
+            "WITH j AS (UPDATE job_info SET paused_with_group = false, updated_at = " + ts("$4") +
+                " WHERE id = $1 AND job_group = $2 AND paused_with_group"
+                " AND EXISTS (SELECT 1 FROM job_schedule WHERE job_id = $1 AND trigger_status = 0) RETURNING id)"
+                " UPDATE job_schedule SET trigger_status = 1, trigger_next_time = $3 FROM j WHERE job_id = j.id"
+                " AND trigger_status = 0"
+                " RETURNING job_id AS id");
   c.prepare("job_clear_paused", "UPDATE job_info SET paused_with_group = false WHERE job_group = $1 AND paused_with_group");
-  c.prepare("job_set_status", "UPDATE job_info SET paused_with_group = false, trigger_status = $2, trigger_next_time = $3, updated_at = " +
-                                  ts("$4") + " WHERE id = $1 RETURNING " + kJobColumns);
+  c.prepare("job_set_status", "WITH j AS (UPDATE job_info SET paused_with_group = false, updated_at = " + ts("$4") +
+                                  " WHERE id = $1 RETURNING *), s AS (UPDATE job_schedule SET trigger_status = $2,"
+                                  " trigger_next_time = $3 WHERE job_id = $1 RETURNING *) " + job_columns_of_written(true));
   // A stop's cancel of the jobs' decided fires not yet sent (JobStore::set_trigger_status). The
   // pending rows of the whole table are few (a few seconds of fires), so the partial indexes of
   // pending rows find them whatever the jobs' history.
@@ -118,8 +129,9 @@ void prepare_logs(pqxx::connection& c) {
 }
 
 void prepare_scripts(pqxx::connection& c) {
-  c.prepare("job_save_glue", "UPDATE job_info SET glue_source = $2, glue_remark = $3, glue_updated_at = " + ts("$4") +
-                                 ", updated_at = " + ts("$4") + " WHERE id = $1 RETURNING " + kJobColumns);
+  c.prepare("job_save_glue", "WITH j AS (UPDATE job_info SET glue_source = $2, glue_remark = $3, glue_updated_at = " +
+                                 ts("$4") + ", updated_at = " + ts("$4") + " WHERE id = $1 RETURNING *) " +
+                                 job_columns_of_written(false));
   c.prepare("version_insert", "INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark, created_at) "
                               "VALUES ($1, $2, $3, $4, " + ts("$5") + ")");
   c.prepare("version_prune",
@@ -218,7 +230,7 @@ void PgGroupStore::remove(std::int64_t id, const Actor& actor) {
 
 Page<Job> PgJobStore::list(const Filter& f) {
   KeysetList list;
-  list.table = "job_info";
+  list.table = kJobTables;
   list.columns = kJobColumns;
   list.groups = groups_to_list(f.scope, f.job_group);
   list.page = f.page;

@@ -34,7 +34,7 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
                 " SELECT l.*, 0 AS " + kJobStart + ", j.*, 0 AS " + kGroupStart + ", g.* FROM (SELECT " + kLogColumns +
                 " FROM job_log, guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state"
                 " AND admin_node = guard.run_owner) l"
-                " JOIN (SELECT " + kJobColumns + " FROM job_info) j ON j.id = l.job_id"
+                " JOIN (SELECT " + kJobColumns + " FROM " + kJobTables + ") j ON j.id = l.job_id"
                 " JOIN (SELECT " + kGroupColumns + " FROM job_group) g ON g.id = j.job_group");
   // Claims of one node, one executor each: $1 the runs, $3.. what each is sent with. Guarded by
   // the state, the owner and the owner's lease ($9 ms left at least, when the node has a row);

@@ -75,10 +75,11 @@ Loaded& loaded() {
       pqxx::work tx(c);
       tx.exec("INSERT INTO job_group (app_name, title) SELECT 'bench-app-' || g, 'Bench ' || g "
               "FROM generate_series(1, " + std::to_string(kGroups) + ") g");
-      tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf, "
-              "trigger_status, trigger_next_time) SELECT (j - 1) / " + std::to_string(kJobsPerGroup) +
-              " + 1, 'job ' || j, 'h', 'CRON', '0 * * * * ?', j % 2, " + std::to_string(kNow + 60'000) +
-              " FROM generate_series(1, " + std::to_string(kGroups * kJobsPerGroup) + ") j");
+      tx.exec("WITH j AS (INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf) "
+              "SELECT (j - 1) / " + std::to_string(kJobsPerGroup) + " + 1, 'job ' || j, 'h', 'CRON', '0 * * * * ?'"
+              " FROM generate_series(1, " + std::to_string(kGroups * kJobsPerGroup) + ") j RETURNING id, job_group,"
+              " substr(job_desc, 5)::int AS n) INSERT INTO job_schedule (job_id, count_group, trigger_status,"
+              " trigger_next_time) SELECT id, job_group, n % 2, " + std::to_string(kNow + 60'000) + " FROM j");
       tx.exec("INSERT INTO job_registry (registry_group, registry_key, registry_value) "
               "SELECT 'EXECUTOR', 'bench-app-' || (e % 6 + 1), 'http://10.0.0.' || e || ':9999/' "
               "FROM generate_series(1, 12) e");

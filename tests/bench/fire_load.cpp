@@ -371,14 +371,16 @@ class FireLoad {
       const std::int64_t now = now_ms();
       pqxx::work tx(c);
       tx.exec_params(
-          "INSERT INTO job_info (job_group, job_desc, author, schedule_type, schedule_conf, timezone,"
-          "                      misfire_strategy, executor_route_strategy, executor_handler, trigger_status,"
-          "                      trigger_next_time) "
-          "SELECT $1, 'fire load idle ' || i, 'fire_load', 'CRON', (k % 60) || ' ' || (k / 60) || ' * * * ?', 'UTC',"
-          "       $2, $3, 'fire', 1,"
+          "WITH s AS (SELECT i, i % 3600 AS k FROM generate_series($6::int, $7::int) AS i),"
+          " j AS (INSERT INTO job_info (job_group, job_desc, author, schedule_type, schedule_conf, timezone,"
+          "                             misfire_strategy, executor_route_strategy, executor_handler) "
+          "       SELECT $1, 'fire load idle ' || i, 'fire_load', 'CRON', (k % 60) || ' ' || (k / 60) || ' * * * ?',"
+          "              'UTC', $2, $3, 'fire' FROM s RETURNING id, job_group, job_desc) "
+          "INSERT INTO job_schedule (job_id, count_group, trigger_status, trigger_next_time) "
+          "SELECT j.id, j.job_group, 1,"
           "       CASE WHEN $4::bigint + k * 1000 > $5::bigint + 10000 THEN $4::bigint + k * 1000"
           "            ELSE $4::bigint + k * 1000 + 3600000 END "
-          "FROM (SELECT i, i % 3600 AS k FROM generate_series($6::int, $7::int) AS i) s",
+          "FROM j JOIN s ON j.job_desc = 'fire load idle ' || s.i",
           idle_group, s_.misfire, s_.route, now / 3'600'000 * 3'600'000, now, from, to);
       tx.commit();
     }

@@ -82,13 +82,17 @@ const std::string kNode = "bench-node";
 // The lock row and the pre-read are the store's statements, word for word.
 const std::string kBaselineLock = "SELECT lock_name FROM job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE";
 const std::string kBaselineDue =
-    "SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, trigger_last_time, trigger_next_time "
-    "FROM job_info WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2";
+    "WITH due AS MATERIALIZED (SELECT job_id, trigger_last_time, trigger_next_time FROM job_schedule"
+    "  WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2),"
+    " guard AS MATERIALIZED (SELECT array_agg(job_id) AS job_ids FROM due)"
+    " SELECT j.id, j.schedule_type, j.schedule_conf, j.timezone, j.misfire_strategy, due.trigger_last_time,"
+    " due.trigger_next_time FROM guard, job_info j JOIN due ON due.job_id = j.id WHERE j.id = ANY (guard.job_ids)"
+    " ORDER BY due.trigger_next_time";
 // One job's new times, with the store's guard; returns what its fires' rows copy from the job.
 const std::string kBaselineUpdateJob =
-    "UPDATE job_info SET trigger_last_time = $2, trigger_next_time = $3, trigger_status = $4 "
-    "WHERE id = $1 AND trigger_status = 1 AND trigger_next_time = $5 "
-    "RETURNING job_group, executor_handler, executor_param, executor_fail_retry_count";
+    "UPDATE job_schedule s SET trigger_last_time = $2, trigger_next_time = $3, trigger_status = $4 FROM job_info j "
+    "WHERE s.job_id = $1 AND s.trigger_status = 1 AND s.trigger_next_time = $5 AND j.id = s.job_id "
+    "RETURNING j.job_group, j.executor_handler, j.executor_param, j.executor_fail_retry_count";
 // One job's fires (6 here) as pending rows, in one statement.
 const std::string kBaselineInsertFires =
     "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
@@ -190,7 +194,7 @@ class BenchDatabase {
     pqxx::nontransaction tx(lease.connection());
     const auto r = tx.exec_params1(
         "SELECT (SELECT count(*) FROM job_log WHERE state = 'pending' AND admin_node = $1),"
-        "       (SELECT count(*) FROM job_info WHERE trigger_status = 1 AND trigger_last_time = $2"
+        "       (SELECT count(*) FROM job_schedule WHERE trigger_status = 1 AND trigger_last_time = $2"
         "          AND trigger_next_time = $3)",
         kNode, due_ + 5'000, due_ + 6'000);
     const auto rows = r[0].as<std::size_t>();
@@ -209,10 +213,11 @@ class BenchDatabase {
     tx.exec("TRUNCATE job_log");
     // The measured jobs are the only ones firing every second.
     tx.exec_params(
-        "UPDATE job_info SET trigger_last_time = 0, trigger_next_time = $1, trigger_status = 1 "
-        "WHERE schedule_conf = '* * * * * ?'",
+        "UPDATE job_schedule SET trigger_last_time = 0, trigger_next_time = $1, trigger_status = 1 "
+        "WHERE job_id IN (SELECT id FROM job_info WHERE schedule_conf = '* * * * * ?')",
         first_next(due_));
     tx.exec("VACUUM (ANALYZE) job_info");
+    tx.exec("VACUUM (ANALYZE) job_schedule");
   }
 
   Database& database() { return database_; }
@@ -234,19 +239,21 @@ class BenchDatabase {
     // installation's due jobs are spread over its table.
     const std::size_t stride = (jobs + g_idle_jobs) / jobs;
     tx.exec_params(
-        "INSERT INTO job_info (job_group, job_desc, schedule_type, schedule_conf, executor_handler, executor_param,"
-        "                      executor_fail_retry_count, trigger_status, trigger_next_time) "
-        "SELECT g.id, CASE WHEN d.due THEN 'bench job ' ELSE 'idle job ' END || d.i, 'CRON',"
-        "       CASE WHEN d.due THEN '* * * * * ?' ELSE (d.i % 60) || ' ' || (d.i / 60 % 60) || ' * * * ?' END,"
-        "       'echo', 'param', 3, 1,"
-        "       CASE WHEN d.due THEN $1::bigint ELSE $2::bigint + 3600000 + (d.i % 3600) * 1000 END "
-        "FROM job_group g,"
-        "     (SELECT i, i % $3 = 0 AND i / $3 <= $4 AS due FROM generate_series(1, $5::int) AS i) d "
-        "ORDER BY d.i",
+        "WITH d AS (SELECT i, i % $3 = 0 AND i / $3 <= $4 AS due FROM generate_series(1, $5::int) AS i),"
+        " j AS (INSERT INTO job_info (job_group, job_desc, schedule_type, schedule_conf, executor_handler,"
+        "                             executor_param, executor_fail_retry_count) "
+        "       SELECT g.id, CASE WHEN d.due THEN 'bench job ' ELSE 'idle job ' END || d.i, 'CRON',"
+        "              CASE WHEN d.due THEN '* * * * * ?' ELSE (d.i % 60) || ' ' || (d.i / 60 % 60) || ' * * * ?' END,"
+        "              'echo', 'param', 3"
+        "       FROM job_group g, d ORDER BY d.i RETURNING id, job_group, job_desc)"
+        " INSERT INTO job_schedule (job_id, count_group, trigger_status, trigger_next_time)"
+        " SELECT j.id, j.job_group, 1, CASE WHEN d.due THEN $1::bigint ELSE $2::bigint + 3600000 + (d.i % 3600) * 1000 END"
+        " FROM j JOIN d ON j.job_desc = CASE WHEN d.due THEN 'bench job ' ELSE 'idle job ' END || d.i ORDER BY j.id",
         first_next(due), due, static_cast<std::int64_t>(stride), static_cast<std::int64_t>(jobs),
         static_cast<int>(jobs + g_idle_jobs));
     // The benchmark vacuums between scans; an autovacuum starting in a timed scan is noise.
     tx.exec("ALTER TABLE job_info SET (autovacuum_enabled = false)");
+    tx.exec("ALTER TABLE job_schedule SET (autovacuum_enabled = false)");
     tx.exec("ALTER TABLE job_log SET (autovacuum_enabled = false)");
     tx.commit();
     return true;

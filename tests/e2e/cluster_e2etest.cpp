@@ -563,7 +563,7 @@ class ClusterE2e : public ::testing::Test {
     pqxx::connection c(db_.url());
     pqxx::read_transaction tx(c);
     std::map<std::int64_t, std::int64_t> last;
-    for (const auto& r : tx.exec_params("SELECT id, trigger_last_time FROM job_info WHERE job_group = $1", group_id_)) {
+    for (const auto& r : tx.exec_params("SELECT j.id, s.trigger_last_time FROM job_info j JOIN job_schedule s ON s.job_id = j.id WHERE j.job_group = $1", group_id_)) {
       last[r[0].as<std::int64_t>()] = r[1].as<std::int64_t>();
     }
     for (auto& job : jobs) job.last_fire = last[job.id];

@@ -119,8 +119,8 @@ TEST_F(ApplyFixture, CreatesGroupsJobsChildrenAndHistoryWithOneAuditEntry) {
   const auto weekly = outcome.created_jobs.at({"reports", "weekly"});
   EXPECT_EQ(text("SELECT child_job_ids::text FROM job_info WHERE id = " + std::to_string(nightly)),
             "{" + std::to_string(reconcile) + "," + std::to_string(weekly) + "}");
-  EXPECT_EQ(count("SELECT trigger_status FROM job_info WHERE id = " + std::to_string(nightly)), 1);
-  EXPECT_GT(count("SELECT trigger_next_time FROM job_info WHERE id = " + std::to_string(nightly)), kNow);
+  EXPECT_EQ(count("SELECT trigger_status FROM job_schedule WHERE job_id = " + std::to_string(nightly)), 1);
+  EXPECT_GT(count("SELECT trigger_next_time FROM job_schedule WHERE job_id = " + std::to_string(nightly)), kNow);
   // The history, oldest first, then the source the job has.
   const auto versions = stores_.scripts().versions(reconcile);  // newest first
   ASSERT_EQ(versions.size(), 3u);
@@ -159,7 +159,7 @@ TEST_F(ApplyFixture, AFileThatStopsARunningJobCancelsItsDecidedFires) {
   const auto stop = apply(stopped);
   EXPECT_EQ(stop.stopped_jobs, std::vector<std::int64_t>{nightly}) << "its held runs are cancelled";
   EXPECT_TRUE(stop.changed_jobs.empty());
-  EXPECT_EQ(count("SELECT trigger_status FROM job_info WHERE id = " + std::to_string(nightly)), 0);
+  EXPECT_EQ(count("SELECT trigger_status FROM job_schedule WHERE job_id = " + std::to_string(nightly)), 0);
   EXPECT_EQ(text("SELECT state || ' ' || trigger_msg FROM job_log WHERE id = " + std::to_string(kept)),
             "cancelled Cancelled: job stopped by " + kOperator.username + " before its instant");
 }

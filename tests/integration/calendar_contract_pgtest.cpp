@@ -123,30 +123,6 @@ TEST_F(PgCalendarTest, TheSchemaKeepsACalendarAJobOrWorkflowNamesAndDeletesTheDa
   EXPECT_EQ(f_.count("SELECT count(*) FROM calendar_date WHERE calendar_id = " + std::to_string(named.id)), 1);
 }
 
-// The schedule thread's pre-read reads each due job's calendar with the rest, and stays an
-// index-only scan of job_info_due in due order (sql/0019_calendars.sql includes the columns).
-TEST_F(PgCalendarTest, TheDueJobsPreReadWithTheirCalendarsIsAnIndexOnlyScanInDueOrder) {
-  const auto c = calendar("cn-holidays");
-  job("nightly", c.id);
-  f_.database().transact([&](pqxx::work& tx) {
-    tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf, trigger_status, "
-            "trigger_next_time, calendar_id) SELECT job_group, 'job ' || g, 'echo', 'FIX_RATE', '10', g % 2, "
-            "1700000000000 + g * 1000, CASE WHEN g % 3 = 0 THEN calendar_id END FROM job_info, generate_series(1, 5000) g");
-  });
-  std::string plan;
-  auto lease = f_.database().acquire();
-  pqxx::nontransaction tx(lease.connection());
-  tx.exec("VACUUM ANALYZE job_info");
-  for (const auto& row : tx.exec("EXPLAIN SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, "
-                                 "trigger_last_time, trigger_next_time, calendar_id, calendar_mode FROM job_info "
-                                 "WHERE trigger_status = 1 AND trigger_next_time <= 1700000100000 "
-                                 "ORDER BY trigger_next_time LIMIT 300")) {
-    plan += row[0].as<std::string>() + "\n";
-  }
-  EXPECT_NE(plan.find("Index Only Scan using job_info_due"), std::string::npos) << plan;
-  EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;
-}
-
 // A job given the calendar in a transaction not yet committed holds the calendar's row (its
 // foreign key's lock): remove waits for it, then sees the job and refuses.
 TEST_F(PgCalendarTest, ARemoveWaitsForAJobBeingGivenTheCalendarAndThenRefuses) {

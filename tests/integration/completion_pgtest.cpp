@@ -325,7 +325,7 @@ TEST_F(CompletionPg, FixDelayNextTimeIsWrittenOnlyWhileTheJobRunsAndAwaitsComple
   EXPECT_EQ(stores_.jobs().get(job.id)->trigger_next_time, next);
 
   // Stopped while its run was under way: the stop stands.
-  exec("UPDATE job_info SET trigger_status = 0, trigger_next_time = 0 WHERE id = " + std::to_string(job.id));
+  exec("UPDATE job_schedule SET trigger_status = 0, trigger_next_time = 0 WHERE job_id = " + std::to_string(job.id));
   auto third = make_run(job);
   completion_.report(callback(third.id, 200));
   EXPECT_EQ(stores_.jobs().get(job.id)->trigger_next_time, 0);

@@ -82,17 +82,17 @@ class FirePathPlansPgTest : public ::testing::Test {
   // written (whatever the server's setting), and nothing analyses them.
   void fill() {
     pqxx::work tx(connection_);
-    for (const char* table : {"job_log", "job_info", "job_group"}) {
+    for (const char* table : {"job_log", "job_info", "job_schedule", "job_group"}) {
       tx.exec(std::string("ALTER TABLE ") + table + " SET (autovacuum_enabled = false)");
     }
     tx.exec("INSERT INTO admin_node (node_id, lease_until) VALUES ('node-1', now() + interval '1 hour'),"
             " ('node-2', now() + interval '1 hour')");
     tx.exec("INSERT INTO job_group (app_name, title, address_type, address_list)"
             " VALUES ('demo-app', 'Demo', 1, '{http://10.0.0.1:9999/}')");
-    tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf,"
-            " trigger_status, trigger_next_time)"
-            " SELECT (SELECT id FROM job_group), 'job ' || n, 'demoHandler', 'CRON', '* * * * * ?', 1, 1700000000000"
+    tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf)"
+            " SELECT (SELECT id FROM job_group), 'job ' || n, 'demoHandler', 'CRON', '* * * * * ?'"
             " FROM generate_series(1, " + std::to_string(kJobs) + ") n");
+    tx.exec("UPDATE job_schedule SET trigger_status = 1, trigger_next_time = 1700000000000");
     const std::string first_sending = std::to_string(kRuns - kPending - kSending);
     const std::string first_pending = std::to_string(kRuns - kPending);
     const std::string state = "CASE WHEN n > " + first_pending + " THEN 'pending' WHEN n > " + first_sending +
@@ -239,7 +239,7 @@ TEST_F(FirePathPlansPgTest, TheRunTableHasManyRowsAndNoStatistics) {
   pqxx::nontransaction tx(connection_);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log")[0].as<int>(), kRuns);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_stats WHERE schemaname = 'public'"
-                     " AND tablename IN ('job_log', 'job_info', 'job_group')")[0]
+                     " AND tablename IN ('job_log', 'job_info', 'job_schedule', 'job_group')")[0]
                 .as<int>(),
             0);
   EXPECT_LT(tx.exec1("SELECT reltuples FROM pg_class WHERE oid = 'job_log'::regclass")[0].as<double>(), 0)
@@ -255,7 +255,7 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   const std::string pending_batch = "'{" + pending + "," + std::to_string(run_in("pending") - 1) + "}'";
   const std::string sending_batch = "'{" + sending + "," + std::to_string(run_in("sending") - 1) + "}'";
   const std::string jobs = "'{" + job + "," + std::to_string(job_id() - 1) + "}'";
-  const std::vector<std::string> runs_and_jobs = {"job_log", "job_info", "job_group"};
+  const std::vector<std::string> runs_and_jobs = {"job_log", "job_info", "job_schedule", "job_group"};
 
   // The trigger: load, claim (and a broadcast's other shards), release, the executor's answer.
   // Load, claim and answer are group-committed: planned for one run and for a batch of 1,000.
@@ -329,6 +329,20 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   expect_primary_key_reads({"sched_resolve_unknown", sending + ", " + node + ", 'unknown'"}, runs_and_jobs);
 }
 
+// The schedule thread's pre-read: the due jobs from job_schedule_due, in due order up to the
+// limit, then their schedules from job_info by primary key, never either table whole.
+TEST_F(FirePathPlansPgTest, TheScansPreReadWalksTheDueIndexAndReadsEachJobByPrimaryKey) {
+  const Statement due{"sched_due", "1800000000000, 1000"};
+  expect_primary_key_reads(due, {"job_info"});
+  for (const char* mode : kPlanModes) {
+    const std::string text = plan(due, mode);
+    // In index order where statistics say the due jobs are few among many; here (none yet) the
+    // planner takes every due entry and sorts them: either way only the index's entries.
+    EXPECT_NE(text.find("job_schedule_due"), std::string::npos) << "(" << mode << "):\n" << text;
+    EXPECT_EQ(text.find("Seq Scan on job_schedule"), std::string::npos) << "(" << mode << "):\n" << text;
+  }
+}
+
 TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
   // The feeder's read of a node's due fires, and a takeover of a dead node's fires, each with
   // its job's misfire strategy read by the job's primary key.
@@ -336,7 +350,7 @@ TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
   const Statement takeover{"sched_takeover_pending", "'{" + kNode + "}', 'node-2'"};
   for (const Statement& s : {feeder, takeover}) {
     expect_index_reads(s, "job_log_pending");
-    expect_primary_key_reads(s, {"job_info"});
+    expect_primary_key_reads(s, {"job_info", "job_schedule"});
   }
   expect_index_reads({"sched_takeover_sending_lock", "'{" + kNode + "}'"}, "job_log_sending");
 }

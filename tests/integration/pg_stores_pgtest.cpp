@@ -380,7 +380,7 @@ TEST(PgStores, JobTextSearchFollowsEditsButNotFires) {
   // The scheduler's writes (next fire time) leave the searched copy alone: no trigger runs.
   const auto before = f.count("SELECT xmin::text::bigint FROM job_info_text WHERE job_id = " + std::to_string(job.id));
   f.database().transact([&](pqxx::work& tx) {
-    tx.exec_params("UPDATE job_info SET trigger_last_time = 1, trigger_next_time = 2 WHERE id = $1", job.id);
+    tx.exec_params("UPDATE job_schedule SET trigger_last_time = 1, trigger_next_time = 2 WHERE job_id = $1", job.id);
   });
   EXPECT_EQ(f.count("SELECT xmin::text::bigint FROM job_info_text WHERE job_id = " + std::to_string(job.id)), before);
   f.stores().jobs.remove(job.id, kSystem);
@@ -395,7 +395,7 @@ TEST(PgStores, JobCountsPerGroupFollowEveryChangeOfAJob) {
   auto check = [&](const char* when) {
     EXPECT_EQ(f.count("SELECT count(*) FROM ((SELECT job_group, total, enabled FROM job_count WHERE total <> 0 OR "
                       "enabled <> 0) EXCEPT (SELECT job_group, count(*), count(*) FILTER (WHERE trigger_status = 1) "
-                      "FROM job_info GROUP BY job_group)) differ"),
+                      "FROM job_info JOIN job_schedule ON job_id = id GROUP BY job_group)) differ"),
               0)
         << when;
     EXPECT_EQ(f.count("SELECT coalesce(sum(total), 0)::bigint FROM job_count"), f.count("SELECT count(*) FROM job_info"))
@@ -411,20 +411,47 @@ TEST(PgStores, JobCountsPerGroupFollowEveryChangeOfAJob) {
   f.stores().jobs.update(moved, kSystem);
   check("moved to another group while scheduled");
   EXPECT_EQ(f.count("SELECT enabled FROM job_count WHERE job_group = " + std::to_string(b.id)), 1);
+  // Moved and stopped in one change (job_info and job_schedule in one statement), then moved
+  // back and started in one.
+  auto both = *f.stores().jobs.get(one.id);
+  both.job_group = a.id;
+  both.trigger_status = 0;
+  both.trigger_next_time = 0;
+  f.stores().jobs.update(both, kSystem);
+  check("moved and stopped at once");
+  EXPECT_EQ(f.count("SELECT enabled FROM job_count WHERE job_group = " + std::to_string(b.id)), 0);
+  both.job_group = b.id;
+  both.trigger_status = 1;
+  both.trigger_next_time = 1'700'000'100'000;
+  f.stores().jobs.update(both, kSystem);
+  check("moved back and started at once");
+  EXPECT_EQ(f.count("SELECT enabled FROM job_count WHERE job_group = " + std::to_string(b.id)), 1);
   // What the scheduler writes: fire times (counts untouched), and a stop when no fire is left.
-  f.exec("UPDATE job_info SET trigger_last_time = 5, trigger_next_time = 6 WHERE id = " + std::to_string(one.id));
+  f.exec("UPDATE job_schedule SET trigger_last_time = 5, trigger_next_time = 6 WHERE job_id = " + std::to_string(one.id));
   check("fire times advanced");
-  f.exec("UPDATE job_info SET trigger_status = 0, trigger_next_time = 0 WHERE id = " + std::to_string(one.id));
+  f.exec("UPDATE job_schedule SET trigger_status = 0, trigger_next_time = 0 WHERE job_id = " + std::to_string(one.id));
   check("stopped by the scheduler");
   f.stores().jobs.remove(two.id, kSystem);
   check("deleted");
   // Bulk statements are counted once per statement, per group.
-  f.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf, trigger_status) "
+  f.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf) "
          "SELECT CASE WHEN i % 3 = 0 THEN " + std::to_string(a.id) + " ELSE " + std::to_string(b.id) +
-         " END, 'bulk ' || i, 'h', 'CRON', '0 * * * * ?', i % 2 FROM generate_series(1, 3000) i");
-  check("bulk insert");
+         " END, 'bulk ' || i, 'h', 'CRON', '0 * * * * ?' FROM generate_series(1, 3000) i");
+  check("bulk insert, stopped");
+  f.exec("UPDATE job_schedule s SET trigger_status = substr(j.job_desc, 6)::int % 2 FROM job_info j"
+         " WHERE j.id = s.job_id AND j.job_desc LIKE 'bulk %'");
+  check("bulk start");
+  // Inserted with their schedules in one statement, as the job store writes a job.
+  f.exec("WITH j AS (INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf) "
+         "SELECT " + std::to_string(b.id) + ", 'more ' || i, 'h', 'CRON', '0 * * * * ?' FROM generate_series(1, 10) i "
+         "RETURNING id, job_group) INSERT INTO job_schedule (job_id, count_group, trigger_status, trigger_next_time) "
+         "SELECT id, job_group, 1, 1 FROM j");
+  check("inserted running");
+  EXPECT_EQ(f.count("SELECT enabled FROM job_count WHERE job_group = " + std::to_string(b.id)), 1000 + 10);
+  f.exec("DELETE FROM job_info WHERE job_desc LIKE 'more %'");
+  check("deleted running");
   EXPECT_EQ(f.count("SELECT total FROM job_count WHERE job_group = " + std::to_string(a.id)), 1000);
-  f.exec("DELETE FROM job_info WHERE job_desc LIKE 'bulk %' AND trigger_status = 1");
+  f.exec("DELETE FROM job_info WHERE job_desc LIKE 'bulk %' AND id IN (SELECT job_id FROM job_schedule WHERE trigger_status = 1)");
   check("bulk delete");
   f.exec("DELETE FROM job_info WHERE job_desc LIKE 'bulk %'");
   check("bulk delete of the rest");
@@ -477,8 +504,8 @@ TEST(PgStores, CancelOfAPendingFireGivesAFixDelayJobItsNextTimeAndNothingElse) {
   j.executor_fail_retry_count = 2;
   j.child_job_ids = {child.id};
   auto job = f.stores().jobs.create(j, kSystem);
-  f.exec("UPDATE job_info SET trigger_status = 1, trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
-         " WHERE id = " + std::to_string(job.id));
+  f.exec("UPDATE job_schedule SET trigger_status = 1, trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
+         " WHERE job_id = " + std::to_string(job.id));
   f.clock().set_wall_ms(1'700'000'000'000);
   admin::JobLog fire;
   fire.job_id = job.id;
@@ -496,7 +523,7 @@ TEST(PgStores, CancelOfAPendingFireGivesAFixDelayJobItsNextTimeAndNothingElse) {
   EXPECT_EQ(f.count("SELECT count(*) FROM job_log"), 1);  // no retry, no child fire
 
   // A job that no longer waits for this fire (rescheduled, stopped) keeps what it has.
-  f.exec("UPDATE job_info SET trigger_next_time = 1700000900000 WHERE id = " + std::to_string(job.id));
+  f.exec("UPDATE job_schedule SET trigger_next_time = 1700000900000 WHERE job_id = " + std::to_string(job.id));
   auto second = f.stores().logs.create_fire(fire, kSystem);
   ASSERT_TRUE(f.stores().logs.cancel_pending(second.id, kSystem));
   EXPECT_EQ(f.stores().jobs.get(job.id)->trigger_next_time, 1'700'000'900'000);

@@ -46,8 +46,8 @@ class PgSchedulingFixture {
   admin::Job put_job(const admin::Job& job) {
     auto created = stores_.jobs().create(job, system());
     database_.transact([&](pqxx::work& tx) {
-      tx.exec_params("UPDATE job_info SET trigger_status = $2, trigger_last_time = $3, trigger_next_time = $4 "
-                     "WHERE id = $1",
+      tx.exec_params("UPDATE job_schedule SET trigger_status = $2, trigger_last_time = $3, trigger_next_time = $4 "
+                     "WHERE job_id = $1",
                      created.id, job.trigger_status, job.trigger_last_time, job.trigger_next_time);
     });
     return *stores_.jobs().get(created.id);

@@ -52,7 +52,9 @@ TEST_F(Schema, GroupAppNameMustBeFourToSixtyFourSafeCharacters) {
 }
 
 TEST_F(Schema, JobScheduleMustBeConsistent) {
-  EXPECT_NE(rejected("UPDATE job_info SET trigger_status = 1 WHERE id = 1"), "");  // NONE schedule
+  EXPECT_NE(rejected("UPDATE job_schedule SET trigger_status = 1 WHERE job_id = 1"), "");  // NONE schedule
+  EXPECT_NE(rejected("UPDATE job_schedule SET trigger_status = 2 WHERE job_id = 1"), "");
+  EXPECT_NE(rejected("UPDATE job_schedule SET trigger_next_time = -1 WHERE job_id = 1"), "");
   EXPECT_NE(rejected("UPDATE job_info SET schedule_type = 'FIX_RATE', schedule_conf = 'abc' WHERE id = 1"), "");
   EXPECT_NE(rejected("UPDATE job_info SET schedule_type = 'FIX_DELAY', schedule_conf = '0' WHERE id = 1"), "");
   EXPECT_NE(rejected("UPDATE job_info SET schedule_type = 'CRON', schedule_conf = ' ' WHERE id = 1"), "");
@@ -61,7 +63,41 @@ TEST_F(Schema, JobScheduleMustBeConsistent) {
   EXPECT_NE(rejected("UPDATE job_info SET executor_timeout = -1 WHERE id = 1"), "");
   EXPECT_NE(rejected("UPDATE job_info SET child_job_ids = '{1}' WHERE id = 1"), "");
   EXPECT_NE(rejected("UPDATE job_info SET glue_type = 'BEAN', executor_handler = '' WHERE id = 1"), "");
-  exec("UPDATE job_info SET schedule_type = 'FIX_RATE', schedule_conf = '30', trigger_status = 1 WHERE id = 1");
+  exec("UPDATE job_info SET schedule_type = 'FIX_RATE', schedule_conf = '30' WHERE id = 1");
+  exec("UPDATE job_schedule SET trigger_status = 1 WHERE job_id = 1");
+}
+
+// The rule spans job_info and job_schedule: a running job cannot lose its schedule, a job
+// inserted running needs one, and the refusal names the rule the API maps to a field.
+TEST_F(Schema, AJobWithoutAScheduleCannotRunWhicheverTableChanges) {
+  exec("UPDATE job_info SET schedule_type = 'FIX_RATE', schedule_conf = '30' WHERE id = 1");
+  exec("UPDATE job_schedule SET trigger_status = 1 WHERE job_id = 1");
+  const auto refused = rejected("UPDATE job_info SET schedule_type = 'NONE' WHERE id = 1");
+  EXPECT_NE(refused.find("a job without a schedule cannot run"), std::string::npos) << refused;
+  EXPECT_NE(rejected("WITH j AS (INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (1, 'b', 'echo')"
+                     " RETURNING id, job_group) INSERT INTO job_schedule (job_id, count_group, trigger_status)"
+                     " SELECT id, job_group, 1 FROM j"),
+            "");
+  try {
+    exec("UPDATE job_info SET schedule_type = 'NONE' WHERE id = 1");
+    ADD_FAILURE() << "accepted";
+  } catch (const pqxx::sql_error& e) {
+    EXPECT_EQ(e.sqlstate(), "23514");  // check_violation
+  }
+  // Stopped, it may lose it.
+  exec("UPDATE job_schedule SET trigger_status = 0 WHERE job_id = 1");
+  exec("UPDATE job_info SET schedule_type = 'NONE' WHERE id = 1");
+}
+
+// Every job has one schedule row, however it was inserted, and it goes with the job.
+TEST_F(Schema, EveryJobHasOneScheduleRowFromItsInsertToItsDelete) {
+  exec("INSERT INTO job_info (job_group, job_desc, executor_handler) SELECT 1, 'job ' || g, 'echo' "
+       "FROM generate_series(1, 50) g");
+  pqxx::nontransaction tx(*conn_);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_info j JOIN job_schedule s ON s.job_id = j.id"
+                     " WHERE s.trigger_status = 0 AND s.count_group = j.job_group")[0].as<int>(), 51);
+  tx.exec("DELETE FROM job_info WHERE job_desc LIKE 'job %'");
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_schedule")[0].as<int>(), 1);
 }
 
 TEST_F(Schema, JobInAGroupThatDoesNotExistIsRefused) {
@@ -112,21 +148,22 @@ TEST_F(Schema, DeletingAJobDeletesItsLogsAndScriptHistory) {
 }
 
 TEST_F(Schema, DueJobsQueryIsAnIndexOnlyScanInDueOrder) {
-  exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf, "
-       "trigger_status, trigger_next_time) "
-       "SELECT 1, 'job ' || g, 'echo', 'FIX_RATE', '10', (g % 2), 1700000000000 + g * 1000 "
-       "FROM generate_series(1, 5000) g");
+  exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf) "
+       "SELECT 1, 'job ' || g, 'echo', 'FIX_RATE', '10' FROM generate_series(1, 5000) g");
+  exec("UPDATE job_schedule s SET trigger_status = n.g % 2, trigger_next_time = 1700000000000 + n.g * 1000 "
+       "FROM job_info j, LATERAL (SELECT substr(j.job_desc, 5)::int AS g) n "
+       "WHERE j.id = s.job_id AND j.job_desc LIKE 'job %'");
   pqxx::nontransaction tx(*conn_);
   tx.exec("VACUUM ANALYZE job_info");
+  tx.exec("VACUUM ANALYZE job_schedule");
   std::string plan;
   for (const auto& row : tx.exec(
-           "EXPLAIN SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, "
-           "trigger_last_time, trigger_next_time FROM job_info "
+           "EXPLAIN SELECT job_id, trigger_last_time, trigger_next_time FROM job_schedule "
            "WHERE trigger_status = 1 AND trigger_next_time <= 1700000100000 "
            "ORDER BY trigger_next_time LIMIT 300")) {
     plan += row[0].as<std::string>() + "\n";
   }
-  EXPECT_NE(plan.find("Index Only Scan using job_info_due"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Index Only Scan using job_schedule_due"), std::string::npos) << plan;
   EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;
 }
 
@@ -179,4 +216,39 @@ TEST(SchemaUpgrade, BackfillRunsAndTheirRetriesWrittenBeforeLogicalTimesGetTheir
 }
 
 }  // namespace
+// A database upgraded past migration 0027 keeps every job's schedule (running or stopped, its
+// last and next fire time) in job_schedule, and its per-group counts.
+TEST(SchemaUpgrade, EveryJobKeepsItsScheduleAndItsGroupsCountsInJobSchedule) {
+  testing::TestDatabase db;
+  pqxx::connection c(db.url());
+  std::vector<Migration> before_job_schedule;
+  for (const auto& m : embedded_migrations()) {
+    if (m.version < 27) before_job_schedule.push_back(m);
+  }
+  Migrator(before_job_schedule).migrate(c);
+  {
+    pqxx::work tx(c);
+    tx.exec("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'Demo'), ('other-app', 'Other')");
+    tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler, schedule_type, schedule_conf, trigger_status, "
+            "trigger_last_time, trigger_next_time) SELECT 1 + g % 2, 'job ' || g, 'echo', 'FIX_RATE', '10', "
+            "(g % 3 = 0)::int, g * 1000, g * 2000 FROM generate_series(1, 30) g");
+    tx.commit();
+  }
+  Migrator().migrate(c);
+  pqxx::nontransaction tx(c);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_info j JOIN job_schedule s ON s.job_id = j.id "
+                     "WHERE s.trigger_status = (substr(j.job_desc, 5)::int % 3 = 0)::int "
+                     "AND s.trigger_last_time = substr(j.job_desc, 5)::int * 1000 "
+                     "AND s.trigger_next_time = substr(j.job_desc, 5)::int * 2000 AND s.count_group = j.job_group")[0]
+                .as<int>(),
+            30);
+  EXPECT_EQ(tx.exec1("SELECT string_agg(job_group || ':' || total || ':' || enabled, ' ' ORDER BY job_group) "
+                     "FROM job_count")[0]
+                .as<std::string>(),
+            "1:15:5 2:15:5");
+  // The counts follow job_schedule from here on.
+  tx.exec("UPDATE job_schedule SET trigger_status = 1 WHERE trigger_status = 0");
+  EXPECT_EQ(tx.exec1("SELECT sum(enabled) FROM job_count")[0].as<int>(), 30);
+}
+
 }  // namespace cronwheel::admin

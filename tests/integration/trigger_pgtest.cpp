@@ -651,8 +651,9 @@ TEST_F(TriggerPgTest, PendingFireFailsWithItsTriggerTimeHandlerAndParameters) {
 }
 
 TEST_F(TriggerPgTest, FailedTriggerSetsTheNextTimeOfAFixDelayJobAwaitingIt) {
-  exec("UPDATE job_info SET schedule_type = 'FIX_DELAY', schedule_conf = '10', trigger_status = 1,"
-       " trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) + " WHERE id = " + std::to_string(job_.id));
+  exec("UPDATE job_info SET schedule_type = 'FIX_DELAY', schedule_conf = '10' WHERE id = " + std::to_string(job_.id));
+  exec("UPDATE job_schedule SET trigger_status = 1, trigger_next_time = " + std::to_string(admin::kAwaitingCompletion) +
+       " WHERE job_id = " + std::to_string(job_.id));
   auto fire = pending();
   store_.claim(claim_of(fire));
   TriggerStore::Failure f;
@@ -663,7 +664,7 @@ TEST_F(TriggerPgTest, FailedTriggerSetsTheNextTimeOfAFixDelayJobAwaitingIt) {
   EXPECT_EQ(stores_.jobs().get(job_.id)->trigger_next_time, clock_.now_ms() + 10'000);
 
   // A job stopped meanwhile keeps its stop.
-  exec("UPDATE job_info SET trigger_status = 0, trigger_next_time = 0 WHERE id = " + std::to_string(job_.id));
+  exec("UPDATE job_schedule SET trigger_status = 0, trigger_next_time = 0 WHERE job_id = " + std::to_string(job_.id));
   auto second = pending(kNode, 0, 1'700'000'001'000);
   store_.claim(claim_of(second));
   f.log_id = second.id;
