@@ -329,6 +329,23 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   expect_primary_key_reads({"sched_resolve_unknown", sending + ", " + node + ", 'unknown'"}, runs_and_jobs);
 }
 
+// The scan's write: every advanced job's schedule by its primary key and its fires' job by
+// job_info's, with the batch's values unnested once, for one job and for 1,000 that share their
+// next time (here, every job is due at the same instant): looked up in job_schedule_due by that
+// time instead, each job walked all of them.
+TEST_F(FirePathPlansPgTest, TheScansWriteFindsEachJobByPrimaryKeyWhateverTimeTheyShare) {
+  for (int n : {1, 1'000}) {
+    const std::string jobs = jobs_newest(n);
+    const Statement write{"sched_write",
+                          jobs + ", " + repeated("1700000000000", n) + ", " + repeated("1700000000000", n) + ", " +
+                              repeated("1700000001000", n) + ", " + repeated("1", n) + ", '" + kNode + "', " + jobs +
+                              ", " + repeated("1700000000500", n) + ", " + repeated("SCHEDULE", n) + ", " +
+                              repeated("pending", n) + ", " + repeated("", n)};
+    expect_primary_key_reads(write, {"job_schedule", "job_info"});
+    expect_values_read_once(write);
+  }
+}
+
 // The schedule thread's pre-read: the due jobs from job_schedule_due, in due order up to the
 // limit, then their schedules from job_info by primary key, never either table whole.
 TEST_F(FirePathPlansPgTest, TheScansPreReadWalksTheDueIndexAndReadsEachJobByPrimaryKey) {
