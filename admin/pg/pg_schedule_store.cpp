@@ -1,6 +1,8 @@
 #include "admin/pg/pg_schedule_store.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "admin/pg/pg_follow_ups.h"
 #include "admin/pg/pg_guard.h"
@@ -36,55 +38,60 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   // transaction has just locked, so it waits for nothing; the time is the database's.
   c.prepare("sched_mark_scan",
             "UPDATE job_lock SET last_scan_node = $1, last_scan_at = clock_timestamp() WHERE lock_name = 'schedule_lock'");
-  // An index-only scan of job_schedule_due in due order, stopped at the limit; then those jobs'
-  // schedules from job_info by its primary key, the ids given through `guard` (pg_guard.h), so
-  // that no statistics can make the planner read job_info whole to join at most $2 rows.
+  // The due jobs: an index-only scan of job_schedule_due in due order, stopped at the limit.
   c.prepare("sched_due",
-            "WITH due AS MATERIALIZED (SELECT job_id, trigger_last_time, trigger_next_time FROM job_schedule"
-            "  WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2),"
-            " guard AS MATERIALIZED (SELECT array_agg(job_id) AS job_ids FROM due)"
-            " SELECT j.id, j.schedule_type, j.schedule_conf, j.timezone, j.misfire_strategy, due.trigger_last_time,"
-            " due.trigger_next_time, j.calendar_id, j.calendar_mode, j.dst_gap, j.dst_repeat"
-            " FROM guard, job_info j JOIN due ON due.job_id = j.id WHERE j.id = ANY (guard.job_ids)"
-            " ORDER BY due.trigger_next_time");
+            "SELECT job_id, trigger_last_time, trigger_next_time FROM job_schedule"
+            " WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2");
+  // Their schedules, from job_info by its primary key, the ids given through `guard` (pg_guard.h)
+  // so that no statistics can make the planner read job_info whole; apart from the due read, as
+  // a join of the two could not be planned well for both a few jobs and thousands.
+  c.prepare("sched_due_jobs",
+            "WITH " + guard_cte("$1::bigint[] AS job_ids") +
+                " SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, calendar_id, calendar_mode,"
+                " dst_gap, dst_repeat FROM job_info, guard WHERE id = ANY (guard.job_ids)");
   // When none is due: the next one (job_schedule_due answers it from its first entry past the
   // window).
   c.prepare("sched_next_due", "SELECT min(trigger_next_time) FROM job_schedule WHERE trigger_status = 1");
   // The versions of the calendars the jobs read name (a few rows by primary key): the scan
   // decides each job with that version of its calendar or not at all (decide_fires).
   c.prepare("sched_calendar_versions", kCalendarVersions);
-  // One statement for the whole scan's writes: the jobs' new times (job_schedule alone: job_info
-  // is only read), guarded so that a job stopped, restarted or rescheduled since the pre-read
-  // keeps what it has, then the fires of exactly the jobs that were advanced. A data-modifying
-  // CTE runs once, whatever the INSERT reads from it.
+  // The scan's writes, two statements in its transaction: the jobs' new times (job_schedule
+  // alone: job_info is only read), guarded so that a job stopped, restarted or rescheduled since
+  // the pre-read keeps what it has; then the fires of exactly the jobs that were advanced.
   //
-  // Each job by its primary key alone (pg_guard.h): with `trigger_status = 1` written as a
-  // literal, the planner could prove that job_schedule_due holds the rows and, without
+  // Both find each row by its primary key alone, whatever the statistics (pg_guard.h): the
+  // batch's values and the guard's status come from `guard`. With `trigger_status = 1` written as
+  // a literal, the planner could prove that job_schedule_due holds the rows and, without
   // statistics, look each job up by its next time in that index; when thousands of jobs share
   // that time (every job firing each second, a top-of-the-minute cron), each lookup walked all of
-  // them: 12,000 jobs took 7.5 s instead of 0.1 s (tests/integration/fire_path_plans_pgtest.cpp).
-  c.prepare("sched_write",
+  // them: 12,000 jobs took 7.5 s instead of 0.1 s. And written as one statement, the fires joined
+  // to the advanced jobs' CTE, which the planner cannot count: taking it for a few rows, it
+  // scanned it once per fire (12,000 jobs and 48,000 fires: 27 s). The plan tests
+  // (tests/integration/fire_path_plans_pgtest.cpp) hold both.
+  c.prepare("sched_advance",
             "WITH " + guard_cte("$1::bigint[] AS ids, $2::bigint[] AS read_nexts, $3::bigint[] AS lasts,"
                                 " $4::bigint[] AS nexts, $5::smallint[] AS statuses, 1::smallint AS scheduled") + ", " +
                 batch_values_cte("advance", "u", "unnest(guard.ids, guard.read_nexts, guard.lasts, guard.nexts,"
-                                                 " guard.statuses) AS u(id, read_next, last, next, status)") + ","
-            " advanced AS ("
-            "  UPDATE job_schedule s SET trigger_last_time = advance.last, trigger_next_time = advance.next,"
-            "  trigger_status = advance.status FROM guard, advance"
-            "  WHERE s.job_id = advance.id AND s.trigger_status = guard.scheduled"
-            "  AND s.trigger_next_time = advance.read_next"
-            "  RETURNING s.job_id)"
-            " INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
-            "                      executor_param, executor_fail_retry_count, trigger_msg)"
-            " SELECT j.job_group, f.job_id, f.state, f.trigger_type, f.scheduled_time, $6, j.executor_handler,"
-            "        j.executor_param, j.executor_fail_retry_count, f.message"
-            " FROM unnest($7::bigint[], $8::bigint[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY"
-            "      AS f(job_id, scheduled_time, trigger_type, state, message, ord)"
-            " JOIN advanced a ON a.job_id = f.job_id"
-            " JOIN job_info j ON j.id = f.job_id"
-            " ORDER BY f.ord"
-            " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE') DO NOTHING"
-            " RETURNING id, job_id, scheduled_time, state, job_group");
+                                                 " guard.statuses) AS u(id, read_next, last, next, status)") +
+                " UPDATE job_schedule s SET trigger_last_time = advance.last, trigger_next_time = advance.next,"
+                " trigger_status = advance.status FROM guard, advance"
+                " WHERE s.job_id = advance.id AND s.trigger_status = guard.scheduled"
+                " AND s.trigger_next_time = advance.read_next"
+                " RETURNING s.job_id");
+  c.prepare("sched_insert_fires",
+            "WITH " + guard_cte("$1::bigint[] AS jobs, $2::bigint[] AS times, $3::text[] AS types, $4::text[] AS states,"
+                                " $5::text[] AS messages") + ", " +
+                batch_values_cte("fire", "f", "unnest(guard.jobs, guard.times, guard.types, guard.states, guard.messages)"
+                                              " WITH ORDINALITY AS f(job_id, scheduled_time, trigger_type, state, message, ord)") +
+                " INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
+                "                      executor_param, executor_fail_retry_count, trigger_msg)"
+                " SELECT j.job_group, fire.job_id, fire.state, fire.trigger_type, fire.scheduled_time, $6,"
+                "        j.executor_handler, j.executor_param, j.executor_fail_retry_count, fire.message"
+                " FROM fire JOIN job_info j ON j.id = fire.job_id"
+                " ORDER BY fire.ord"
+                " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE')"
+                " DO NOTHING"
+                " RETURNING id, job_id, scheduled_time, state, job_group");
   // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending' AND NOT waiting_slot
   // (a fire waiting for a slot is not this node's to send until one admits it); each fire's job
   // by id (a subquery, so no join order can read job_info any other way).
@@ -143,18 +150,39 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
     tx.exec_prepared("sched_lock");
     tx.exec_prepared("sched_mark_scan", owner);
     std::vector<DueJob> due;
+    std::unordered_map<std::int64_t, std::size_t> due_at;  // job id -> its index in `due`
+    std::vector<std::int64_t> due_ids;
     for (const auto& r : tx.exec_prepared("sched_due", due_before, limit)) {
       DueJob job;
-      job.id = r["id"].as<std::int64_t>();
-      job.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
-      job.schedule_conf = r["schedule_conf"].as<std::string>();
-      job.timezone = r["timezone"].as<std::string>();
-      job.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
+      job.id = r["job_id"].as<std::int64_t>();
       job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
       job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
-      due_calendar(r, job);
-      job.dst = dst_policy_from(r);
+      due_at.emplace(job.id, due.size());
+      due_ids.push_back(job.id);
       due.push_back(std::move(job));
+    }
+    if (!due.empty()) {
+      // A job deleted between the two reads (each statement has its own snapshot) is left out:
+      // its schedule row went with it, so it has nothing to advance.
+      std::vector<bool> found(due.size(), false);
+      for (const auto& r : tx.exec_prepared("sched_due_jobs", bigint_array(due_ids))) {
+        const std::size_t at = due_at.at(r["id"].as<std::int64_t>());
+        found[at] = true;
+        DueJob& job = due[at];
+        job.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
+        job.schedule_conf = r["schedule_conf"].as<std::string>();
+        job.timezone = r["timezone"].as<std::string>();
+        job.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
+        due_calendar(r, job);
+        job.dst = dst_policy_from(r);
+      }
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < due.size(); ++i) {
+        if (!found[i]) continue;
+        if (kept != i) due[kept] = std::move(due[i]);
+        ++kept;
+      }
+      due.resize(kept);
     }
     result.jobs_read = due.size();
     if (due.empty()) {
@@ -174,11 +202,18 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
       next.push_back(j.next_time);
       status.push_back(j.trigger_status);
     }
+    std::unordered_set<std::int64_t> advanced;
+    for (const auto& r : tx.exec_prepared("sched_advance", bigint_array(ids), bigint_array(read_next),
+                                          bigint_array(last), bigint_array(next), bigint_array(status))) {
+      advanced.insert(r[0].as<std::int64_t>());
+    }
     // The fires (pending) and the records of skipped fires (cancelled MISFIRE rows, which the
-    // scheduled-fire index keeps apart from every fire: see decide_fires) in one insert.
+    // scheduled-fire index keeps apart from every fire: see decide_fires) of the jobs advanced,
+    // in one insert.
     std::vector<std::int64_t> fire_jobs, fire_times;
     std::vector<std::string> fire_types, fire_states, fire_messages;
     for (const auto& f : decision.fires) {
+      if (!advanced.contains(f.job_id)) continue;
       fire_jobs.push_back(f.job_id);
       fire_times.push_back(f.scheduled_time);
       fire_types.push_back(text(f.trigger_type));
@@ -186,16 +221,16 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
       fire_messages.emplace_back();
     }
     for (const auto& skip : decision.skipped) {
+      if (!advanced.contains(skip.job_id)) continue;
       fire_jobs.push_back(skip.job_id);
       fire_times.push_back(skip.first_time);
       fire_types.push_back(text(TriggerType::kMisfire));
       fire_states.push_back(text(FireState::kCancelled));
       fire_messages.push_back(skip.message);
     }
-    auto rows = tx.exec_prepared("sched_write", bigint_array(ids), bigint_array(read_next), bigint_array(last),
-                                 bigint_array(next), bigint_array(status), owner, bigint_array(fire_jobs),
-                                 bigint_array(fire_times), text_array(fire_types), text_array(fire_states),
-                                 text_array(fire_messages));
+    if (fire_jobs.empty()) return result;
+    auto rows = tx.exec_prepared("sched_insert_fires", bigint_array(fire_jobs), bigint_array(fire_times),
+                                 text_array(fire_types), text_array(fire_states), text_array(fire_messages), owner);
     for (const auto& r : rows) {
       if (enum_of<FireState>(r["state"]) == FireState::kPending) {
         result.fires.push_back(pending_from(r));

@@ -67,9 +67,12 @@ void prepare_jobs(pqxx::connection& c) {
                 "retry_max_interval = $30, retry_jitter = $31, max_concurrent = $32, priority = $33 WHERE id = $1 "
                 "RETURNING *), s AS (UPDATE job_schedule SET trigger_status = $19, trigger_last_time = $20, "
                 "trigger_next_time = $21 WHERE job_id = $1 RETURNING *) " + job_columns_of_written(true));
+  // The group's jobs through job_info_group, each one's schedule by its key: the status from
+  // `guard` (pg_guard.h), or the planner could read every running job's entry in job_schedule_due.
   c.prepare("job_pause_group",
-            "WITH s AS (UPDATE job_schedule s SET trigger_status = 0, trigger_next_time = 0 FROM job_info j"
-            " WHERE j.id = s.job_id AND j.job_group = $1 AND s.trigger_status = 1 RETURNING s.job_id),"
+            "WITH " + guard_cte("1::smallint AS running") + ","
+            " s AS (UPDATE job_schedule s SET trigger_status = 0, trigger_next_time = 0 FROM guard, job_info j"
+            " WHERE j.id = s.job_id AND j.job_group = $1 AND s.trigger_status = guard.running RETURNING s.job_id),"
             " j AS (UPDATE job_info SET paused_with_group = true, updated_at = " + ts("$2") +
                 " FROM s WHERE job_info.id = s.job_id) SELECT job_id AS id FROM s");
   c.prepare("job_resume_one",
