@@ -3,7 +3,7 @@
 // changes nothing.
 #include <gtest/gtest.h>
 
-#include <atomic>
+#include <algorithm>
 #include <future>
 #include <thread>
 
@@ -295,7 +295,6 @@ TEST_F(ApplyFixture, TwoAppliesNeverInterleave) {
   std::promise<void> first_planned;
   std::promise<void> let_first_go;
   auto first_go = let_first_go.get_future().share();
-  std::atomic<bool> first_done{false};
   const auto first_doc = common::jobs_file::parse_yaml("groups:\n  - appName: billing\n    jobs:\n      a: {jobDesc: A, executorHandler: h}\n",
                                                        "a.yaml", {})
                              .document;
@@ -308,7 +307,6 @@ TEST_F(ApplyFixture, TwoAppliesNeverInterleave) {
                                   return plan;
                                 },
                                 false, kOperator);
-    first_done = true;
     return outcome;
   });
   first_planned.get_future().wait();
@@ -319,7 +317,11 @@ TEST_F(ApplyFixture, TwoAppliesNeverInterleave) {
   auto second = std::async(std::launch::async, [&] {
     return store_.apply({"billing"},
                         [&](const admin::JobsSnapshot& s) {
-                          EXPECT_TRUE(first_done.load()) << "the second apply read before the first committed";
+                          // What it read holds the first's commit (a flag the first thread set after
+                          // its apply returned could still be unset here: the commit comes first).
+                          const bool sees_a = std::any_of(s.jobs.begin(), s.jobs.end(),
+                                                          [](const admin::Job& j) { return j.name == "a"; });
+                          EXPECT_TRUE(sees_a) << "the second apply read before the first committed";
                           return admin::plan_apply(second_doc, s, admin_principal(), false, kNow);
                         },
                         false, kOperator);
