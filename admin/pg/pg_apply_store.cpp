@@ -85,7 +85,7 @@ void PgApplyStore::prepare(pqxx::connection& c) {
                               ") ORDER BY job_group, name COLLATE \"C\"");
   c.prepare("apply_jobs_all", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE $1::text[] IS NOT NULL "
                               "ORDER BY job_group, name COLLATE \"C\"");
-  c.prepare("apply_jobs_lock", "SELECT " + kJobColumns + " FROM job_info JOIN job_schedule ON job_id = id WHERE job_group IN (" + kGroupsNamed +
+  c.prepare("apply_jobs_lock", "SELECT " + kJobColumns + " FROM " + kJobTablesLocked + " WHERE job_group IN (" + kGroupsNamed +
                                    ") ORDER BY job_group, name COLLATE \"C\" FOR UPDATE");
   c.prepare("apply_identities", "SELECT id, job_group, name, array_to_json(child_job_ids)::text AS child_job_ids, "
                                 "executor_route_strategy = 'SHARDING_BROADCAST' AS broadcast, COALESCE(calendar_id, 0) AS calendar_id "
@@ -130,7 +130,7 @@ void PgApplyStore::prepare(pqxx::connection& c) {
   // Answers whether the file stopped the job: a stop cancels its decided fires
   // (JobStore::set_trigger_status). The job's row is locked before it is read.
   c.prepare("apply_job_update",
-            "WITH old AS (SELECT trigger_status AS old_status FROM job_info JOIN job_schedule ON job_id = id"
+            "WITH old AS (SELECT trigger_status AS old_status FROM " + kJobTablesLocked +
             " WHERE id = $1 FOR UPDATE), j AS ("
             "UPDATE job_info SET job_desc = $2, author = $3, alarm_email = $4, schedule_type = $5, schedule_conf = $6, "
             "timezone = $7, misfire_strategy = $8, executor_route_strategy = $9, executor_handler = $10, "

@@ -149,40 +149,34 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
     ScanResult result;
     tx.exec_prepared("sched_lock");
     tx.exec_prepared("sched_mark_scan", owner);
+    // The due jobs in due order, then their schedules by key. A job deleted between the two
+    // reads (each statement has its own snapshot) is left out: its schedule row went with it,
+    // so it has nothing to advance.
+    const auto due_rows = tx.exec_prepared("sched_due", due_before, limit);
     std::vector<DueJob> due;
-    std::unordered_map<std::int64_t, std::size_t> due_at;  // job id -> its index in `due`
-    std::vector<std::int64_t> due_ids;
-    for (const auto& r : tx.exec_prepared("sched_due", due_before, limit)) {
-      DueJob job;
-      job.id = r["job_id"].as<std::int64_t>();
-      job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
-      job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
-      due_at.emplace(job.id, due.size());
-      due_ids.push_back(job.id);
-      due.push_back(std::move(job));
-    }
-    if (!due.empty()) {
-      // A job deleted between the two reads (each statement has its own snapshot) is left out:
-      // its schedule row went with it, so it has nothing to advance.
-      std::vector<bool> found(due.size(), false);
+    if (!due_rows.empty()) {
+      std::vector<std::int64_t> due_ids;
+      for (const auto& r : due_rows) due_ids.push_back(r["job_id"].as<std::int64_t>());
+      std::unordered_map<std::int64_t, DueJob> schedules;
       for (const auto& r : tx.exec_prepared("sched_due_jobs", bigint_array(due_ids))) {
-        const std::size_t at = due_at.at(r["id"].as<std::int64_t>());
-        found[at] = true;
-        DueJob& job = due[at];
+        DueJob job;
+        job.id = r["id"].as<std::int64_t>();
         job.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);
         job.schedule_conf = r["schedule_conf"].as<std::string>();
         job.timezone = r["timezone"].as<std::string>();
         job.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
         due_calendar(r, job);
         job.dst = dst_policy_from(r);
+        schedules.emplace(job.id, std::move(job));
       }
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < due.size(); ++i) {
-        if (!found[i]) continue;
-        if (kept != i) due[kept] = std::move(due[i]);
-        ++kept;
+      for (const auto& r : due_rows) {
+        auto it = schedules.find(r["job_id"].as<std::int64_t>());
+        if (it == schedules.end()) continue;
+        DueJob& job = it->second;
+        job.trigger_last_time = r["trigger_last_time"].as<std::int64_t>();
+        job.trigger_next_time = r["trigger_next_time"].as<std::int64_t>();
+        due.push_back(std::move(job));
       }
-      due.resize(kept);
     }
     result.jobs_read = due.size();
     if (due.empty()) {

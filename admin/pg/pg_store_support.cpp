@@ -49,6 +49,7 @@ const std::string kJobColumns =
     ms("created_at", "created_at") + ", " + ms("updated_at", "updated_at");
 
 const std::string kJobTables = "job_info LEFT JOIN job_schedule ON job_schedule.job_id = job_info.id";
+const std::string kJobTablesLocked = "job_info JOIN job_schedule ON job_schedule.job_id = job_info.id";
 
 std::string job_columns_of_written(bool schedule_written) {
   return "SELECT " + kJobColumns + (schedule_written ? " FROM j JOIN s ON s.job_id = j.id" : " FROM j JOIN job_schedule s ON s.job_id = j.id");

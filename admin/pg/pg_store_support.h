@@ -41,6 +41,9 @@ extern const std::string kJobColumns;
 // sql/0027_job_schedule.sql). A left join, so that a statement reading none of the schedule's
 // columns (a count) does not join at all.
 extern const std::string kJobTables;
+// The same as an inner join, for statements that lock the rows (FOR UPDATE cannot lock the
+// nullable side of an outer join): both rows are locked.
+extern const std::string kJobTablesLocked;
 // kJobColumns of the job_info rows a data-modifying CTE named `j` returns (RETURNING *), with
 // their schedule as it is after the statement's CTE named `s` wrote it, or as stored when
 // `schedule_written` is false.

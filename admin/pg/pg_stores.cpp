@@ -37,7 +37,7 @@ void prepare_groups(pqxx::connection& c) {
 
 void prepare_jobs(pqxx::connection& c) {
   c.prepare("job_get", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE id = $1");
-  c.prepare("job_lock", "SELECT " + kJobColumns + " FROM job_info JOIN job_schedule ON job_id = id WHERE id = $1 FOR UPDATE");
+  c.prepare("job_lock", "SELECT " + kJobColumns + " FROM " + kJobTablesLocked + " WHERE id = $1 FOR UPDATE");
   c.prepare("job_existing", "SELECT id FROM job_info WHERE id = ANY ($1::bigint[]) ORDER BY id");
   c.prepare("job_children",
             "SELECT j.id, c.child FROM job_info j"
