@@ -49,13 +49,13 @@ nlohmann::json audited(const AlarmChannel& channel) { return to_json(channel); }
 void PgAlarmStore::prepare(pqxx::connection& c) {
   // $1 now, $2 stale_before.
   c.prepare("alarm_not_needed",
-            "UPDATE job_log l SET alarm_status = 1, alarm_time = $1 WHERE " + open_alarm("$2") +
+            "UPDATE job_log_finished l SET alarm_status = 1, alarm_time = $1 WHERE " + open_alarm("$2") +
                 " AND ((l.state <> 'cancelled' AND l.executor_fail_retry_count > 0)"
                 "      OR NOT EXISTS (SELECT 1 FROM job_info j WHERE j.id = l.job_id AND " + kJobHasRecipients + "))");
   // Jobs with runs to alarm about and out of their quiet period (every job has its job_alarm
   // row, 0007_alarms.sql). $1 stale_before, $2 quiet_before, $3 limit.
   c.prepare("alarm_jobs",
-            "SELECT DISTINCT l.job_id FROM job_log l JOIN job_alarm a ON a.job_id = l.job_id WHERE " +
+            "SELECT DISTINCT l.job_id FROM job_log_finished l JOIN job_alarm a ON a.job_id = l.job_id WHERE " +
                 open_alarm("$1") + kCallsForAlarm + " AND a.last_sent_at <= $2 ORDER BY l.job_id LIMIT $3");
   // The jobs this node claims: out of their quiet period (re-checked on the newest row version)
   // and not being claimed by another node. $1 jobs, $2 quiet_before, $3 limit.
@@ -64,10 +64,10 @@ void PgAlarmStore::prepare(pqxx::connection& c) {
             "ORDER BY job_id LIMIT $3 FOR UPDATE SKIP LOCKED");
   // $1 jobs, $2 now, $3 stale_before.
   c.prepare("alarm_claim_runs",
-            "UPDATE job_log l SET alarm_status = -1, alarm_time = $2 WHERE l.job_id = ANY ($1::bigint[]) AND " +
+            "UPDATE job_log_finished l SET alarm_status = -1, alarm_time = $2 WHERE l.job_id = ANY ($1::bigint[]) AND " +
                 open_alarm("$3") + kCallsForAlarm + " RETURNING l.job_id, l.id");
   c.prepare("alarm_mark_jobs", "UPDATE job_alarm SET last_sent_at = $2 WHERE job_id = ANY ($1::bigint[])");
-  c.prepare("alarm_runs", "SELECT " + kLogColumns + " FROM job_log WHERE id = ANY ($1::bigint[]) ORDER BY job_id, id");
+  c.prepare("alarm_runs", "SELECT " + kLogColumns + " FROM job_log_finished WHERE id = ANY ($1::bigint[]) ORDER BY job_id, id");
   c.prepare("alarm_job_rows", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE id = ANY ($1::bigint[]) ORDER BY id");
   // The channels of the claimed jobs, with the job each is for. $1 jobs.
   c.prepare("alarm_job_channels",
@@ -88,7 +88,7 @@ void PgAlarmStore::prepare(pqxx::connection& c) {
   c.prepare("alarm_channel_delete", "DELETE FROM alarm_channel WHERE id = $1");
   // $1 job, $2 claimed_at, $3 outcome, $4 now.
   c.prepare("alarm_finish",
-            "UPDATE job_log l SET alarm_status = $3, alarm_time = $4 WHERE l.job_id = $1 AND "
+            "UPDATE job_log_finished l SET alarm_status = $3, alarm_time = $4 WHERE l.job_id = $1 AND "
             "l.state IN ('failed', 'lost', 'cancelled') AND l.alarm_status = -1 AND l.alarm_time = $2");
 }
 

@@ -102,15 +102,15 @@ void PgBackfillStore::prepare(pqxx::connection& c) {
   c.prepare("bf_lock", "SELECT id FROM backfill WHERE id = $1 FOR NO KEY UPDATE");
   c.prepare("bf_job_lock", "SELECT pg_advisory_xact_lock(hashtextextended('backfill-job:' || $1::text, 0))");
   c.prepare("bf_workflow_lock", "SELECT pg_advisory_xact_lock(hashtextextended('backfill-workflow:' || $1::text, 0))");
-  c.prepare("bf_unfinished", "SELECT count(*) FROM job_log WHERE backfill_id = $1 "
-                             "AND state IN ('pending', 'sending', 'triggered')");
+  c.prepare("bf_unfinished", "SELECT count(*) FROM job_log_active WHERE backfill_id = $1");
   c.prepare("bf_unfinished_workflow", "SELECT count(*) FROM workflow_run WHERE backfill_id = $1 "
                                       "AND state IN ('waiting', 'running')");
   c.prepare("bf_write",
-            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
-            "executor_param, executor_fail_retry_count, backfill_id, logical_time) "
+            "INSERT INTO job_log_active (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
+            "executor_handler, executor_param, executor_fail_retry_count, backfill_id, logical_time) "
             "SELECT j.job_group, j.id, 'pending', 'BACKFILL', t, $3, j.executor_handler, j.executor_param, "
             "j.executor_fail_retry_count, $1, t FROM job_info j, unnest($4::bigint[]) AS t WHERE j.id = $2 "
+            "AND NOT " + backfill_fire_finished("$1::bigint", "t", "0") + " "
             "ON CONFLICT (backfill_id, scheduled_time, shard_index) WHERE trigger_type = 'BACKFILL' DO NOTHING "
             "RETURNING " + kLogColumns);
   c.prepare("bf_advance",
@@ -120,9 +120,10 @@ void PgBackfillStore::prepare(pqxx::connection& c) {
             "reason = CASE WHEN $5::text IS NULL THEN reason ELSE $7 END WHERE id = $1");
   c.prepare("bf_cancel", "UPDATE backfill SET state = 'cancelled', ended_at = " + ts("$2") +
                              ", reason = $3 WHERE id = $1 AND state = 'running'");
-  c.prepare("bf_cancel_runs", "UPDATE job_log SET state = 'cancelled', alarm_status = " +
-                                  std::to_string(kAlarmNotNeeded) + ", trigger_msg = " + appended_trigger_msg("$2") +
-                                  " WHERE backfill_id = $1 AND state = 'pending' RETURNING " + kLogColumns);
+  c.prepare("bf_cancel_runs", end_runs("", "WHERE a.backfill_id = $1 AND a.state = 'pending'", "",
+                                       {{"state", "'cancelled'"},
+                                        {"alarm_status", std::to_string(kAlarmNotNeeded)},
+                                        {"trigger_msg", appended_trigger_msg("$2")}}));
 }
 
 Page<Backfill> PgBackfillStore::list(const Filter& f) {

@@ -17,9 +17,10 @@
 //   write_backfill_runs (in the step's transaction, locks as every run creation takes them).
 // - The runs a step writes are one INSERT ... SELECT from the job's row (its group, handler,
 //   parameter and retry count as they are in the step's transaction), ON CONFLICT on
-//   job_log_backfill_fire DO NOTHING: an instant the backfill has a run at already is not
-//   written twice, whatever a caller asks.
-// - Unfinished runs are counted through the partial index job_log_backfill_unfinished (at most
+//   job_log_active_backfill_fire DO NOTHING and leaving out an instant the history holds a run
+//   of (job_log_backfill): an instant the backfill has a run at already is not written twice,
+//   whatever a caller asks.
+// - Unfinished runs are counted through the partial index job_log_active_backfill (at most
 //   max_concurrent rows, and retries), instants with a run through job_log_job_time.
 // - Lists page by offset, newest first, the total exact: backfills are few.
 //

@@ -17,12 +17,13 @@ using namespace pg;
 
 namespace {
 
-// The run `l` has no registration of its executor made within the last $n ms (database clock).
+// The run `alias` has no registration of its executor made within the last $n ms (database
+// clock).
 // Addresses are compared without trailing slashes: a hand-entered "http://host:9999" is the
 // executor that registers "http://host:9999/".
-std::string executor_gone(const std::string& param) {
+std::string executor_gone(const std::string& param, const std::string& alias = "l") {
   return "NOT EXISTS (SELECT 1 FROM job_registry r WHERE r.registry_group = 'EXECUTOR'"
-         " AND rtrim(r.registry_value, '/') = rtrim(l.executor_address, '/')"
+         " AND rtrim(r.registry_value, '/') = rtrim(" + alias + ".executor_address, '/')"
          " AND r.updated_at > now() - " + param + "::bigint * interval '1 millisecond')";
 }
 
@@ -32,55 +33,63 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
   prepare_follow_ups(c);
   // A result finds its run by id alone; the guards compare with `guard` (pg_guard.h).
   c.prepare("completion_finish",
-            "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running") +
-                " UPDATE job_log SET state = $2, handle_time = " + ts("$3") + ", handle_code = $4, handle_msg = $5,"
-                " output = $6 FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING " + kLogColumns);
+            end_runs(guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running"),
+                     "USING guard WHERE a.id = guard.run_id AND a.state = ANY (guard.running)", "",
+                     {{"state", "$2::text"},
+                      {"handle_time", ts("$3")},
+                      {"handle_code", "$4::integer"},
+                      {"handle_msg", "$5::text"},
+                      {"output", "$6::text"}}));
+  const std::map<std::string, std::string> lost{
+      {"state", "'lost'"}, {"handle_time", ts("$2")}, {"handle_code", "$3::integer"}, {"handle_msg", "$4::text"}};
   c.prepare("completion_lose",
-            "WITH " + guard_cte("$1::bigint AS run_id, 'triggered'::text AS run_state") +
-                " UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
-                " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
-                " AND " + executor_gone("$6") + " RETURNING " + kLogColumns);
+            end_runs(guard_cte("$1::bigint AS run_id, 'triggered'::text AS run_state"),
+                     "USING guard WHERE a.id = guard.run_id AND a.state = guard.run_state AND a.trigger_time <= " +
+                         ts("$5") + " AND " + executor_gone("$6", "a"),
+                     "", lost));
   // The executor, asked, has no trace of the run: its registration does not matter.
   c.prepare("completion_lose_forgotten",
-            "WITH " + guard_cte("$1::bigint AS run_id, 'triggered'::text AS run_state") +
-                " UPDATE job_log l SET state = 'lost', handle_time = " + ts("$2") + ", handle_code = $3, handle_msg = $4"
-                " FROM guard WHERE l.id = guard.run_id AND l.state = guard.run_state AND l.trigger_time <= " + ts("$5") +
-                " RETURNING " + kLogColumns);
+            end_runs(guard_cte("$1::bigint AS run_id, 'triggered'::text AS run_state"),
+                     "USING guard WHERE a.id = guard.run_id AND a.state = guard.run_state AND a.trigger_time <= " +
+                         ts("$5"),
+                     "", lost));
   c.prepare("completion_run", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1");
-  c.prepare("completion_held", "SELECT " + kLogColumns + " FROM job_log WHERE job_id = $1 AND " +
+  c.prepare("completion_held", "SELECT " + kLogColumns + " FROM job_log_active WHERE job_id = $1 AND " +
                                  held_run_condition("$2") + " ORDER BY id LIMIT $3");
   c.prepare("completion_not_started",
             "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running, $2::text AS owner") +
-                " UPDATE job_log SET state = 'pending', admin_node = guard.owner, trigger_time = NULL, trigger_code = 0,"
-                " trigger_msg = " + appended_trigger_msg("$3") +
+                " UPDATE job_log_active SET state = 'pending', admin_node = guard.owner, trigger_time = NULL,"
+                " trigger_code = 0, trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING id");
   c.prepare("completion_cancel_not_started",
-            "WITH " + guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running") +
-                " UPDATE job_log SET state = 'cancelled', alarm_status = 1, trigger_msg = " + appended_trigger_msg("$2") +
-                " FROM guard WHERE id = guard.run_id AND state = ANY (guard.running) RETURNING id");
+            end_runs(guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running"),
+                     "USING guard WHERE a.id = guard.run_id AND a.state = ANY (guard.running)", "",
+                     {{"state", "'cancelled'"}, {"alarm_status", "1"}, {"trigger_msg", appended_trigger_msg("$2")}}));
   // Results of many runs ($1, with their states, times, codes and messages), one statement.
   c.prepare("completion_finish_all",
-            "WITH " + guard_cte("'{triggered,sending}'::text[] AS running, $1::bigint[] AS ids, $2::text[] AS states,"
-                                " $3::bigint[] AS times, $4::integer[] AS codes, $5::text[] AS messages,"
-                                " $6::text[] AS outputs, $7::boolean[] AS has_outputs") + ", " +
-                batch_values_cte("result", "r", "unnest(guard.ids, guard.states, guard.times, guard.codes, guard.messages,"
-                                           " guard.outputs, guard.has_outputs)"
-                                           " AS r(run_id, new_state, at_ms, code, msg, out_text, has_out)") +
-                " UPDATE job_log SET state = result.new_state, handle_time = " + ts("result.at_ms") + ","
-                " handle_code = result.code, handle_msg = result.msg,"
-                " output = CASE WHEN result.has_out THEN result.out_text END"
-                " FROM guard, result WHERE id = result.run_id AND state = ANY (guard.running)"
-                " RETURNING " + kLogColumns);
+            end_runs(guard_cte("'{triggered,sending}'::text[] AS running, $1::bigint[] AS ids, $2::text[] AS states,"
+                               " $3::bigint[] AS times, $4::integer[] AS codes, $5::text[] AS messages,"
+                               " $6::text[] AS outputs, $7::boolean[] AS has_outputs") + ", " +
+                         batch_values_cte("result", "r", "unnest(guard.ids, guard.states, guard.times, guard.codes,"
+                                          " guard.messages, guard.outputs, guard.has_outputs)"
+                                          " AS r(run_id, new_state, at_ms, code, msg, out_text, has_out)"),
+                     "USING guard, result WHERE a.id = result.run_id AND a.state = ANY (guard.running)",
+                     "JOIN result ON result.run_id = ended.id",
+                     {{"state", "result.new_state"},
+                      {"handle_time", ts("result.at_ms")},
+                      {"handle_code", "result.code"},
+                      {"handle_msg", "result.msg"},
+                      {"output", "CASE WHEN result.has_out THEN result.out_text END"}}));
   c.prepare("completion_runs", "WITH " + guard_cte("$1::bigint[] AS run_ids") + " SELECT " + kLogColumns +
                                   " FROM job_log, guard WHERE id = ANY (guard.run_ids)");
   c.prepare("completion_lost_candidates",
-            "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
-                " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");
-  // In the order of the partial index job_log_triggered (executor_address, trigger_time), which
+            "SELECT " + kLogColumns + " FROM job_log_active l WHERE l.state = 'triggered' AND l.trigger_time <= " +
+                ts("$1") + " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");
+  // In the order of the partial index job_log_active_triggered (executor_address, trigger_time), which
   // holds the triggered runs only. $2: from the first; else after ($3, $4, $5).
   c.prepare("completion_triggered_runs",
-            "SELECT " + kLogColumns + " FROM job_log l WHERE l.state = 'triggered' AND l.trigger_time <= " + ts("$1") +
-                " AND ($2::boolean OR (l.executor_address, l.trigger_time, l.id) > ($3::text, " + ts("$4") +
+            "SELECT " + kLogColumns + " FROM job_log_active l WHERE l.state = 'triggered' AND l.trigger_time <= " +
+                ts("$1") + " AND ($2::boolean OR (l.executor_address, l.trigger_time, l.id) > ($3::text, " + ts("$4") +
                 ", $5::bigint)) ORDER BY l.executor_address, l.trigger_time, l.id LIMIT $6");
 }
 

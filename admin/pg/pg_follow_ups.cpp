@@ -21,12 +21,18 @@ void prepare_follow_ups(pqxx::connection& c) {
                                   " FROM " + kJobTables + ", guard WHERE id = ANY (guard.job_ids)");
   c.prepare("follow_up_children", "WITH " + guard_cte("$1::bigint[] AS job_ids") + " SELECT " + kJobColumns +
                                       " FROM " + kJobTables + ", guard WHERE id = ANY (guard.job_ids) ORDER BY id FOR KEY SHARE OF job_info");
-  c.prepare("follow_up_insert_fire",
-            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
-            "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id, "
-            "chain_depth, trigger_msg, workflow_run_id, workflow_node, backfill_id, logical_time) "
-            "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, $18, $19) RETURNING " +
-                kLogColumns);
+  // A follow-up fire is pending (job_log_active), or cancelled from the start (a child beyond
+  // the chain's depth: job_log_finished); run_end.h makes no other.
+  for (const auto& [name, table] : {std::pair{"follow_up_insert_fire", "job_log_active"},
+                                    std::pair{"follow_up_insert_ended", "job_log_finished"}}) {
+    c.prepare(name, std::string("INSERT INTO ") + table +
+                        " (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
+                        "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, "
+                        "parent_log_id, chain_depth, trigger_msg, workflow_run_id, workflow_node, backfill_id, "
+                        "logical_time) "
+                        "VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, $18, $19) "
+                        "RETURNING " + kLogColumns);
+  }
   // By the job's id alone: guarded as written, job_schedule_due (trigger_status = 1) could be
   // chosen and read every job awaiting a result (pg_guard.h).
   c.prepare("follow_up_fix_delay",
@@ -82,10 +88,11 @@ std::vector<WrittenFollowUps> write_follow_ups(pqxx::work& tx, const std::vector
     }
     const FollowUps follow = plan(runs[i], job->second, children);
     for (const JobLog& f : follow.fires) {
+      const char* insert = f.state == FireState::kCancelled ? "follow_up_insert_ended" : "follow_up_insert_fire";
       JobLog fire = log_from(tx.exec_prepared1(
-          "follow_up_insert_fire", f.job_group, f.job_id, text(f.trigger_type), f.scheduled_time, f.admin_node,
-          f.executor_address, f.executor_handler, f.executor_param, f.shard_index, f.shard_total,
-          f.executor_fail_retry_count, f.parent_log_id, text(f.state), f.chain_depth, f.trigger_msg,
+          insert, f.job_group, f.job_id, text(f.trigger_type), f.scheduled_time, f.admin_node, f.executor_address,
+          f.executor_handler, f.executor_param, f.shard_index, f.shard_total, f.executor_fail_retry_count,
+          f.parent_log_id, text(f.state), f.chain_depth, f.trigger_msg,
           f.workflow_run_id, f.workflow_run_id ? std::optional<std::string>(f.workflow_node) : std::nullopt,
           f.backfill_id, f.logical_time));
       if (fire.workflow_run_id) fire = record_workflow_retry(tx, runs[i], std::move(fire));

@@ -52,15 +52,15 @@ void PgOverviewStore::prepare(pqxx::connection& c) {
                 alive("updated_at", "$2"));
 
   // $1 today's end, $2 the executors' dead timeout, [$3 the scope]. Each count reads a small
-  // set: job_count (the jobs, per group), the partial indexes job_log_sending, job_log_triggered and
-  // job_log_pending, job_registry and admin_node.
+  // set: job_count (the jobs, per group), the partial indexes job_log_active_sending,
+  // job_log_active_triggered and job_log_active_pending, job_registry and admin_node.
   prepare_both(c, "overview_figures", [](bool scoped) {
     const std::string in_scope = scoped ? " AND job_group = ANY ($3::bigint[])" : "";
     return "SELECT (SELECT coalesce(sum(enabled), 0)::bigint FROM job_count WHERE true" + in_scope + ") AS jobs_enabled,"
            " (SELECT coalesce(sum(total), 0)::bigint FROM job_count WHERE true" + in_scope + ") AS jobs_total,"
-           " (SELECT count(*) FROM job_log WHERE state = 'sending'" + in_scope + ") +"
-           " (SELECT count(*) FROM job_log WHERE state = 'triggered'" + in_scope + ") AS running,"
-           " (SELECT count(*) FROM job_log WHERE state = 'pending' AND scheduled_time < $1" + in_scope + ") AS pending,"
+           " (SELECT count(*) FROM job_log_active WHERE state = 'sending'" + in_scope + ") +"
+           " (SELECT count(*) FROM job_log_active WHERE state = 'triggered'" + in_scope + ") AS running,"
+           " (SELECT count(*) FROM job_log_active WHERE state = 'pending' AND scheduled_time < $1" + in_scope + ") AS pending,"
            " (SELECT count(DISTINCT registry_value) FROM job_registry WHERE registry_group = 'EXECUTOR' AND " +
            alive("updated_at", "$2") +
            (scoped ? " AND registry_key IN (SELECT app_name FROM job_group WHERE id = ANY ($3::bigint[]))" : "") +
@@ -83,7 +83,7 @@ void PgOverviewStore::prepare(pqxx::connection& c) {
     return "SELECT l.*, j.job_desc FROM (SELECT id FROM job_group" +
            std::string(scoped ? " WHERE id = ANY ($2::bigint[])" : "") +
            ") g CROSS JOIN LATERAL (SELECT " + kLogColumns +
-           " FROM job_log WHERE job_group = g.id AND state IN ('failed', 'lost')"
+           " FROM job_log_finished WHERE job_group = g.id AND state IN ('failed', 'lost')"
            " ORDER BY scheduled_time DESC, id DESC LIMIT $1) l"
            " JOIN job_info j ON j.id = l.job_id ORDER BY l.scheduled_time DESC, l.id DESC LIMIT $1";
   });

@@ -6,8 +6,8 @@ void PgRetentionStore::prepare(pqxx::connection& c) {
   // $1 before, $2 batch. The oldest rows by job_log_time; a run that ended badly keeps its row
   // until its alarm is decided (0007_alarms.sql).
   c.prepare("retention_delete_runs",
-            "DELETE FROM job_log WHERE id IN ("
-            " SELECT id FROM job_log WHERE scheduled_time < $1"
+            "DELETE FROM job_log_finished WHERE id IN ("
+            " SELECT id FROM job_log_finished WHERE scheduled_time < $1"
             " AND state IN ('succeeded', 'failed', 'lost', 'cancelled')"
             " AND NOT (state IN ('failed', 'lost', 'cancelled') AND alarm_status IN (0, -1))"
             " ORDER BY scheduled_time, id LIMIT $2 FOR UPDATE SKIP LOCKED)");

@@ -78,42 +78,61 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
                 " WHERE s.job_id = advance.id AND s.trigger_status = guard.scheduled"
                 " AND s.trigger_next_time = advance.read_next"
                 " RETURNING s.job_id");
+  // The fires go into job_log_active, unless that fire is in flight already (its unique index)
+  // or has run (the history); the records of skipped fires (cancelled MISFIRE rows) into the
+  // history, since they are finished, unless a scheduled fire of that time exists in either.
   c.prepare("sched_insert_fires",
             "WITH " + guard_cte("$1::bigint[] AS jobs, $2::bigint[] AS times, $3::text[] AS types, $4::text[] AS states,"
                                 " $5::text[] AS messages") + ", " +
                 batch_values_cte("fire", "f", "unnest(guard.jobs, guard.times, guard.types, guard.states, guard.messages)"
                                               " WITH ORDINALITY AS f(job_id, scheduled_time, trigger_type, state, message, ord)") +
-                " INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
-                "                      executor_param, executor_fail_retry_count, trigger_msg)"
+                ", pending AS (INSERT INTO job_log_active (job_group, job_id, state, trigger_type, scheduled_time, admin_node,"
+                "              executor_handler, executor_param, executor_fail_retry_count, trigger_msg)"
                 " SELECT j.job_group, fire.job_id, fire.state, fire.trigger_type, fire.scheduled_time, $6,"
                 "        j.executor_handler, j.executor_param, j.executor_fail_retry_count, fire.message"
                 " FROM fire JOIN job_info j ON j.id = fire.job_id"
+                " WHERE fire.state = 'pending' AND NOT " +
+                scheduled_fire_finished("fire.job_id", "fire.scheduled_time", "0") +
                 " ORDER BY fire.ord"
                 " ON CONFLICT (job_id, scheduled_time, shard_index) WHERE trigger_type IN ('SCHEDULE', 'MISFIRE')"
                 " DO NOTHING"
-                " RETURNING id, job_id, scheduled_time, state, job_group");
-  // job_log_pending: (admin_node, scheduled_time) WHERE state = 'pending' AND NOT waiting_slot
+                " RETURNING id, job_id, scheduled_time, state, job_group),"
+                " skipped AS (INSERT INTO job_log_finished (job_group, job_id, state, trigger_type, scheduled_time,"
+                "             admin_node, executor_handler, executor_param, executor_fail_retry_count, trigger_msg)"
+                " SELECT j.job_group, fire.job_id, fire.state, fire.trigger_type, fire.scheduled_time, $6,"
+                "        j.executor_handler, j.executor_param, j.executor_fail_retry_count, fire.message"
+                " FROM fire JOIN job_info j ON j.id = fire.job_id"
+                " WHERE fire.state <> 'pending' AND NOT " +
+                scheduled_fire_finished("fire.job_id", "fire.scheduled_time", "0") +
+                " AND NOT EXISTS (SELECT 1 FROM job_log_active x WHERE x.job_id = fire.job_id"
+                " AND x.scheduled_time = fire.scheduled_time AND x.shard_index = 0"
+                " AND x.trigger_type IN ('SCHEDULE', 'MISFIRE') OFFSET 0)"
+                " ORDER BY fire.ord"
+                " RETURNING id, job_id, scheduled_time, state, job_group)"
+                " SELECT * FROM pending UNION ALL SELECT * FROM skipped");
+  // job_log_active_pending: (admin_node, scheduled_time) WHERE state = 'pending' AND NOT waiting_slot
   // (a fire waiting for a slot is not this node's to send until one admits it); each fire's job
   // by id (a subquery, so no join order can read job_info any other way).
   c.prepare("sched_pending",
             "SELECT l.id, l.job_id, l.scheduled_time, l.trigger_type, " + kMisfireStrategy +
-                " FROM job_log l WHERE l.state = 'pending' AND NOT l.waiting_slot AND l.admin_node = $1"
+                " FROM job_log_active l WHERE l.state = 'pending' AND NOT l.waiting_slot AND l.admin_node = $1"
                 " AND l.scheduled_time <= $2"
                 " ORDER BY l.scheduled_time, l.id LIMIT $3");
   // The statements on given runs find them by id alone; their guards compare with `guard`
   // (pg_guard.h). $1 and $2 are parallel arrays: the runs and each one's message.
   c.prepare("sched_cancel_pending",
-            "WITH " + guard_cte("$1::bigint[] AS run_ids, $2::text[] AS messages, 'pending'::text AS run_state,"
-                                " $3::text AS run_owner") +
-                " UPDATE job_log l SET state = 'cancelled', trigger_msg = CASE WHEN l.trigger_msg = '' THEN m.message"
-                " ELSE l.trigger_msg || E'\\n' || m.message END"
-                " FROM guard, unnest(guard.run_ids, guard.messages) AS m(run_id, message)"
-                " WHERE l.id = m.run_id AND l.state = guard.run_state AND l.admin_node = guard.run_owner"
-                " RETURNING " + kLogColumns);
-  // The dead nodes' pending fires through job_log_pending, each with its job's misfire strategy
+            end_runs(guard_cte("$1::bigint[] AS run_ids, $2::text[] AS messages, 'pending'::text AS run_state,"
+                               " $3::text AS run_owner") + ", " +
+                         batch_values_cte("m", "c", "unnest(guard.run_ids, guard.messages) AS c(run_id, message)"),
+                     "USING guard, m WHERE a.id = m.run_id AND a.state = guard.run_state AND a.admin_node = guard.run_owner",
+                     "JOIN m ON m.run_id = ended.id",
+                     {{"state", "'cancelled'"},
+                      {"trigger_msg", "CASE WHEN ended.trigger_msg = '' THEN m.message"
+                                      " ELSE ended.trigger_msg || E'\\n' || m.message END"}}));
+  // The dead nodes' pending fires through job_log_active_pending, each with its job's misfire strategy
   // (by id) for the misfire rule the caller applies.
   c.prepare("sched_takeover_pending",
-            "UPDATE job_log l SET admin_node = $2 WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
+            "UPDATE job_log_active l SET admin_node = $2 WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
             "AND NOT l.waiting_slot "
             "RETURNING l.id, l.job_id, l.scheduled_time, l.trigger_type, " + kMisfireStrategy);
   // Locks first (a row another node took meanwhile is skipped: FOR UPDATE re-checks the WHERE
@@ -121,24 +140,24 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   c.prepare("sched_takeover_sending_lock",
             "SELECT l.id, l.job_id, l.scheduled_time, l.admin_node, l.executor_address, l.job_group, g.access_token, "
             "l.logical_time "
-                "FROM job_log l LEFT JOIN job_group g ON g.id = l.job_group "
+                "FROM job_log_active l LEFT JOIN job_group g ON g.id = l.job_group "
                 "WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'sending' ORDER BY l.id FOR UPDATE OF l");
   c.prepare("sched_takeover_sending",
             "WITH " + guard_cte("$1::bigint[] AS run_ids, 'sending'::text AS run_state") +
-                " UPDATE job_log SET admin_node = $2 FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state");
+                " UPDATE job_log_active SET admin_node = $2 FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state");
   // The run $1, if it is sending and owned by $2.
   const std::string sending =
       "WITH " + guard_cte("$1::bigint AS run_id, 'sending'::text AS run_state, $2::text AS run_owner");
   const std::string guarded =
       " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner";
-  c.prepare("sched_resolve_delivered", sending + " UPDATE job_log SET state = 'triggered', trigger_code = 200,"
+  c.prepare("sched_resolve_delivered", sending + " UPDATE job_log_active SET state = 'triggered', trigger_code = 200,"
                                                  " trigger_msg = " + kAppendMessage + guarded + " RETURNING id");
   // Back to pending: the claim starts afresh (new trigger time). The executor address and the
   // shard stay, so a broadcast shard is sent again as that shard to that executor.
   c.prepare("sched_resolve_not_delivered",
-            sending + " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_code = 0, trigger_msg = " +
+            sending + " UPDATE job_log_active SET state = 'pending', trigger_time = NULL, trigger_code = 0, trigger_msg = " +
                 kAppendMessage + guarded + " RETURNING id");
-  c.prepare("sched_resolve_unknown", sending + " UPDATE job_log SET state = 'triggered', trigger_code = 500,"
+  c.prepare("sched_resolve_unknown", sending + " UPDATE job_log_active SET state = 'triggered', trigger_code = 500,"
                                                " trigger_msg = " + kAppendMessage + guarded + " RETURNING id");
 }
 

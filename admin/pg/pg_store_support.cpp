@@ -62,6 +62,53 @@ const std::string kLogColumns =
     ", handle_code, handle_msg, alarm_status, workflow_run_id, workflow_node, output, backfill_id, waiting_slot, "
     "slot_admitted, logical_time";
 
+const std::vector<std::string> kRunColumnNames = {
+    "id", "job_group", "job_id", "state", "trigger_type", "scheduled_time", "admin_node", "executor_address",
+    "executor_handler", "executor_param", "shard_index", "shard_total", "executor_fail_retry_count", "parent_log_id",
+    "trigger_time", "trigger_code", "trigger_msg", "handle_time", "handle_code", "handle_msg", "alarm_status",
+    "created_at", "alarm_time", "chain_depth", "workflow_run_id", "workflow_node", "output", "backfill_id",
+    "waiting_slot", "slot_admitted", "logical_time"};
+
+std::string scheduled_fire_finished(std::string_view job_id, std::string_view scheduled_time,
+                                    std::string_view shard_index) {
+  return "EXISTS (SELECT 1 FROM job_log_finished f WHERE f.job_id = " + std::string(job_id) +
+         " AND f.scheduled_time = " + std::string(scheduled_time) + " AND f.shard_index = " + std::string(shard_index) +
+         " AND f.trigger_type IN ('SCHEDULE', 'MISFIRE') OFFSET 0)";
+}
+
+std::string backfill_fire_finished(std::string_view backfill_id, std::string_view scheduled_time,
+                                   std::string_view shard_index) {
+  return "EXISTS (SELECT 1 FROM job_log_finished f WHERE f.backfill_id = " + std::string(backfill_id) +
+         " AND f.scheduled_time = " + std::string(scheduled_time) + " AND f.shard_index = " +
+         std::string(shard_index) + " AND f.trigger_type = 'BACKFILL' OFFSET 0)";
+}
+
+std::string end_runs(std::string_view with, std::string_view where, std::string_view join,
+                     const std::map<std::string, std::string>& set) {
+  std::string columns, values;
+  for (const auto& c : kRunColumnNames) {
+    if (!columns.empty()) {
+      columns += ", ";
+      values += ", ";
+    }
+    columns += c;
+    auto it = set.find(c);
+    values += it != set.end() ? it->second : "ended." + c;
+  }
+  for (const auto& [c, value] : set) {
+    if (std::find(kRunColumnNames.begin(), kRunColumnNames.end(), c) == kRunColumnNames.end()) {
+      throw std::logic_error("end_runs: no run column " + c);
+    }
+  }
+  std::string sql = "WITH ";
+  if (!with.empty()) sql += std::string(with) + ", ";
+  sql += "ended AS (DELETE FROM job_log_active a " + std::string(where) + " RETURNING a.*)";
+  sql += " INSERT INTO job_log_finished (" + columns + ") SELECT " + values + " FROM ended";
+  if (!join.empty()) sql += " " + std::string(join);
+  sql += " ORDER BY ended.id RETURNING " + kLogColumns;
+  return sql;
+}
+
 const std::string kVersionColumns =
     "id, job_id, glue_type, glue_source, glue_remark, " + ms("created_at", "created_at");
 
@@ -450,7 +497,7 @@ constexpr std::array kRules = {
     Rule{"job_log_state_check", Kind::kConflict, "state", "unknown log state"},
     Rule{"job_log_trigger_type_check", Kind::kConflict, "triggerType", "unknown trigger type"},
     Rule{"job_log_scheduled_time_check", Kind::kConflict, "scheduledTime", "scheduledTime must not be negative"},
-    Rule{"job_log_scheduled_fire", Kind::kConflict, "scheduledTime", "this fire exists already"},
+    Rule{"job_log_active_scheduled_fire", Kind::kConflict, "scheduledTime", "this fire exists already"},
     Rule{"job_log_executor_fail_retry_count_check", Kind::kConflict, "executorFailRetryCount",
          "executorFailRetryCount must not be negative"},
     Rule{"job_log_alarm_status_check", Kind::kConflict, "alarmStatus", "alarmStatus must be -1..3"},

@@ -5,6 +5,7 @@
 // NotFound, and the audit row every change writes in its own transaction.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,36 @@ extern const std::string kJobTablesLocked;
 // `schedule_written` is false.
 std::string job_columns_of_written(bool schedule_written);
 extern const std::string kLogColumns;
+
+// Runs live in two tables (sql/0028_active_runs.sql): job_log_active holds the runs not finished
+// (pending, sending, triggered), job_log_finished the finished ones, and the view job_log both.
+// Every column of a run row, as both tables have them.
+extern const std::vector<std::string> kRunColumnNames;
+
+// A scheduled fire (trigger type SCHEDULE or MISFIRE; BACKFILL) is unique among the runs in
+// flight (job_log_active_scheduled_fire, job_log_active_backfill_fire); a statement inserting one
+// also asks whether it has run already: "the history holds that fire", for SQL expressions of its
+// job (backfill), scheduled time and shard. Read by job_log_job_time (job_log_backfill), once per
+// row inserted: OFFSET 0 keeps the planner from turning the probe into a join with the whole
+// history or a hash of it, which on a history of millions of runs it might take for cheaper.
+std::string scheduled_fire_finished(std::string_view job_id, std::string_view scheduled_time,
+                                    std::string_view shard_index);
+std::string backfill_fire_finished(std::string_view backfill_id, std::string_view scheduled_time,
+                                   std::string_view shard_index);
+
+// The statement that ends runs: it deletes them from job_log_active and inserts them into
+// job_log_finished, keeping each column but those `set` gives an SQL expression for (which may
+// name the run's columns unqualified, as they were, and whatever `join` adds). It answers the
+// finished rows' kLogColumns. `with` is the statement's CTEs before the delete (a guard, the
+// batch's values), `where` the delete's "USING ... WHERE ..." on the active row aliased `a`,
+// `join` what the insert's SELECT joins to the deleted rows (named `ended`), e.g. a batch's
+// values by run id.
+//
+// One statement: a concurrent reader sees the run in one table or the other, never both, never
+// neither. The delete's guard is re-checked on the newest version of the row, as an UPDATE's
+// is, so of two statements ending one run only one ends it.
+std::string end_runs(std::string_view with, std::string_view where, std::string_view join,
+                     const std::map<std::string, std::string>& set);
 extern const std::string kVersionColumns;
 extern const std::string kUserColumns;
 extern const std::string kTokenColumns;

@@ -90,11 +90,12 @@ void prepare_jobs(pqxx::connection& c) {
   // pending rows of the whole table are few (a few seconds of fires), so the partial indexes of
   // pending rows find them whatever the jobs' history.
   c.prepare("job_cancel_decided",
-            "UPDATE job_log SET state = 'cancelled', alarm_status = 1, trigger_msg = " + appended_trigger_msg("$2") +
-                " WHERE state = 'pending' AND job_id = ANY ($1::bigint[]) AND trigger_type IN ('SCHEDULE', 'MISFIRE')"
-                " RETURNING id");
+            end_runs("",
+                     "WHERE a.state = 'pending' AND a.job_id = ANY ($1::bigint[])"
+                     " AND a.trigger_type IN ('SCHEDULE', 'MISFIRE')",
+                     "", {{"state", "'cancelled'"}, {"alarm_status", "1"}, {"trigger_msg", appended_trigger_msg("$2")}}));
   c.prepare("job_delete", "DELETE FROM job_info WHERE id = $1");
-  c.prepare("job_held_runs", "SELECT " + kLogColumns + " FROM job_log WHERE job_id = $1 AND " + held_run_condition("$2") +
+  c.prepare("job_held_runs", "SELECT " + kLogColumns + " FROM job_log_active WHERE job_id = $1 AND " + held_run_condition("$2") +
                                  " ORDER BY id LIMIT " + std::to_string(JobStore::kMaxHeldRunsOfADeletedJob));
   c.prepare("job_group_of", "SELECT job_group FROM job_info WHERE id = $1 FOR KEY SHARE");
 }
@@ -106,17 +107,18 @@ void prepare_logs(pqxx::connection& c) {
                                 " FROM job_log WHERE parent_log_id = $1 AND trigger_type = 'RETRY' ORDER BY id LIMIT 1");
   c.prepare("log_groups", "WITH " + guard_cte("$1::bigint[] AS run_ids") +
                               " SELECT id, job_group FROM job_log, guard WHERE id = ANY (guard.run_ids)");
-  c.prepare("log_lock", "SELECT " + kLogColumns + " FROM job_log WHERE id = $1 FOR UPDATE");
+  // Only a run in flight can be locked (and cancelled); a finished one is read from the view.
+  c.prepare("log_lock", "SELECT " + kLogColumns + " FROM job_log_active WHERE id = $1 FOR UPDATE");
   c.prepare("log_insert_fire",
-            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
+            "INSERT INTO job_log_active (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, "
             "executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id) "
             "VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " + kLogColumns);
   // By id alone, the guard's value from `guard` (pg_guard.h): from a literal `state = 'pending'`
   // the planner could prove that the partial indexes of unfinished runs hold the row. An
   // operator's cancel alarms nobody (alarm_status 1, docs/alarms.md).
-  c.prepare("log_cancel", "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state") +
-                              " UPDATE job_log SET state = 'cancelled', alarm_status = 1 FROM guard"
-                              " WHERE id = guard.run_id AND state = guard.run_state RETURNING " + kLogColumns);
+  c.prepare("log_cancel", end_runs(guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state"),
+                                   "USING guard WHERE a.id = guard.run_id AND a.state = guard.run_state", "",
+                                   {{"state", "'cancelled'"}, {"alarm_status", "1"}}));
   prepare_follow_ups(c);  // the cancel's follow-ups (PgLogStore::cancel_pending)
   // Ranks every log of the job or group (newest first) and deletes the finished ones that are
   // older than $3 and beyond the newest $4; fires still pending, being sent or running are
@@ -125,7 +127,7 @@ void prepare_logs(pqxx::connection& c) {
             "WITH ranked AS ("
             "  SELECT id, state, scheduled_time, row_number() OVER (ORDER BY scheduled_time DESC, id DESC) AS rank"
             "  FROM job_log WHERE ($1::bigint IS NULL OR job_group = $1) AND ($2::bigint IS NULL OR job_id = $2))"
-            " DELETE FROM job_log l USING ranked r WHERE l.id = r.id"
+            " DELETE FROM job_log_finished l USING ranked r WHERE l.id = r.id"
             " AND r.state NOT IN ('pending', 'sending', 'triggered')"
             " AND l.state NOT IN ('pending', 'sending', 'triggered')"
             " AND ($3::bigint IS NULL OR r.scheduled_time < $3) AND ($4::bigint IS NULL OR r.rank > $4)");
@@ -471,7 +473,10 @@ bool PgLogStore::cancel_pending(std::int64_t log_id, const Actor& actor) {
   return mapped([&] {
     return db_.transact([&](pqxx::work& tx) {
       auto before = first_of<JobLog>(tx.exec_prepared("log_lock", log_id), log_from);
-      if (!before) throw NotFound("log " + std::to_string(log_id) + " does not exist");
+      if (!before) {
+        if (!tx.exec_prepared("log_get", log_id).empty()) return false;  // finished
+        throw NotFound("log " + std::to_string(log_id) + " does not exist");
+      }
       auto rows = tx.exec_prepared("log_cancel", log_id);
       if (rows.empty()) return false;
       const JobLog cancelled = log_from(rows[0]);

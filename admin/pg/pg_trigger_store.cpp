@@ -32,7 +32,7 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
   c.prepare("trigger_load",
             "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state, $2::text AS run_owner") +
                 " SELECT l.*, 0 AS " + kJobStart + ", j.*, 0 AS " + kGroupStart + ", g.* FROM (SELECT " + kLogColumns +
-                " FROM job_log, guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state"
+                " FROM job_log_active, guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state"
                 " AND admin_node = guard.run_owner) l"
                 " JOIN (SELECT " + kJobColumns + " FROM " + kJobTables + ") j ON j.id = l.job_id"
                 " JOIN (SELECT " + kGroupColumns + " FROM job_group) g ON g.id = j.job_group");
@@ -48,7 +48,7 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
                 batch_values_cte("claim", "c", "unnest(guard.ids, guard.addresses, guard.handlers, guard.params,"
                                           " guard.indexes, guard.totals, guard.times) AS c(run_id, address, handler,"
                                           " param, shard_index, shard_total, at_ms)") +
-                " UPDATE job_log l SET state = 'sending', executor_address = claim.address, executor_handler = claim.handler,"
+                " UPDATE job_log_active l SET state = 'sending', executor_address = claim.address, executor_handler = claim.handler,"
                 " executor_param = claim.param, shard_index = claim.shard_index, shard_total = claim.shard_total,"
                 " trigger_time = " + ts("claim.at_ms") +
                 " FROM guard, claim WHERE l.id = claim.run_id"
@@ -60,83 +60,99 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
             "WITH lease AS (SELECT (extract(epoch FROM lease_until - now()) * 1000)::bigint AS left_ms"
             " FROM admin_node WHERE node_id = $2), " +
                 guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
-                " UPDATE job_log SET state = 'sending', executor_address = $3, executor_handler = $4, executor_param = $5,"
+                " UPDATE job_log_active SET state = 'sending', executor_address = $3, executor_handler = $4, executor_param = $5,"
                 " shard_index = $6, shard_total = $7, trigger_time = " + ts("$8") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " AND NOT EXISTS (SELECT 1 FROM lease WHERE left_ms < $9)"
                 " RETURNING id, (SELECT left_ms FROM lease) AS lease_left_ms");
   // The other shards of a broadcast: copies of the claimed row, one per address after the
-  // first. A scheduled shard that exists already is left as it is (and not returned).
+  // first. A scheduled shard that exists already, in flight or finished, is left as it is (and
+  // not returned).
   c.prepare("trigger_insert_shards",
-            "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
+            "INSERT INTO job_log_active (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
             " executor_handler, executor_param, shard_index, shard_total, executor_fail_retry_count, parent_log_id,"
             " trigger_time)"
             " SELECT l.job_group, l.job_id, 'sending', l.trigger_type, l.scheduled_time, l.admin_node, a.address,"
             " l.executor_handler, l.executor_param, (a.n - 1)::integer, l.shard_total, l.executor_fail_retry_count,"
             " l.parent_log_id, l.trigger_time"
-            " FROM job_log l, unnest($2::text[]) WITH ORDINALITY AS a(address, n) WHERE l.id = $1 AND a.n > 1"
+            " FROM job_log_active l, unnest($2::text[]) WITH ORDINALITY AS a(address, n) WHERE l.id = $1 AND a.n > 1"
+            " AND NOT (l.trigger_type IN ('SCHEDULE', 'MISFIRE') AND " +
+                scheduled_fire_finished("l.job_id", "l.scheduled_time", "(a.n - 1)::integer") +
+                ") AND NOT (l.trigger_type = 'BACKFILL' AND " +
+                backfill_fire_finished("l.backfill_id", "l.scheduled_time", "(a.n - 1)::integer") +
+                ")"
             " ON CONFLICT DO NOTHING RETURNING id, executor_address, shard_index, shard_total");
   c.prepare("trigger_release",
             "WITH " + guard_cte("$1::bigint AS run_id, 'sending'::text AS run_state, $2::text AS run_owner") +
-                " UPDATE job_log SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
+                " UPDATE job_log_active SET state = 'pending', trigger_time = NULL, trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " RETURNING id");
   c.prepare("trigger_move",
             "WITH " + guard_cte("$1::bigint AS run_id, 'sending'::text AS run_state, $2::text AS run_owner") +
-                " UPDATE job_log SET executor_address = $4, trigger_msg = " + appended_trigger_msg("$5") +
+                " UPDATE job_log_active SET executor_address = $4, trigger_msg = " + appended_trigger_msg("$5") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " AND executor_address = $3 RETURNING id");
   // sending → triggered for runs of one node ($1, with their messages $3 and trigger codes $4:
-  // 200, or 500 for a delivery not confirmed); or, when a run's result came first, the
-  // trigger's code (200: it was delivered) and message only (a failed trigger has code 500, so
-  // code 0 on a finished row means a callback did it). Answers each run moved and its state.
+  // 200, or 500 for a delivery not confirmed). Answers each run moved.
   c.prepare("trigger_record_triggered",
-            "WITH " + guard_cte("$2::text AS run_owner, 'sending'::text AS sending,"
-                                " '{succeeded,failed}'::text[] AS finished, 0 AS no_code, $1::bigint[] AS ids,"
+            "WITH " + guard_cte("$2::text AS run_owner, 'sending'::text AS sending, $1::bigint[] AS ids,"
                                 " $3::text[] AS messages, $4::integer[] AS codes") + ", " +
                 batch_values_cte("answer", "a", "unnest(guard.ids, guard.messages, guard.codes) AS a(run_id, msg, code)") +
-                " UPDATE job_log l SET trigger_code = CASE WHEN l.state = 'sending' THEN answer.code ELSE 200 END,"
-                " trigger_msg = " + appended_trigger_msg("answer.msg") + ","
-                " state = CASE WHEN l.state = 'sending' THEN 'triggered' ELSE l.state END"
+                " UPDATE job_log_active l SET trigger_code = answer.code, trigger_msg = " + appended_trigger_msg("answer.msg") +
+                ", state = 'triggered'"
                 " FROM guard, answer WHERE l.id = answer.run_id"
-                " AND l.admin_node = guard.run_owner"
-                " AND (l.state = guard.sending OR (l.state = ANY (guard.finished) AND l.trigger_code = guard.no_code))"
-                " RETURNING l.id, l.state");
+                " AND l.admin_node = guard.run_owner AND l.state = guard.sending"
+                " RETURNING l.id");
+  // The same answers for runs whose result came first (it finished them while /run's answer was
+  // on its way): the trigger's code (200: it was delivered) and message only. A failed trigger
+  // has code 500, so code 0 on a finished row means a result did it. A statement of its own
+  // after the one above, so that it sees a run a result finished while that one waited for it.
+  c.prepare("trigger_record_result_first",
+            "WITH " + guard_cte("$2::text AS run_owner, '{succeeded,failed}'::text[] AS finished, 0 AS no_code,"
+                                " $1::bigint[] AS ids, $3::text[] AS messages") + ", " +
+                batch_values_cte("answer", "a", "unnest(guard.ids, guard.messages) AS a(run_id, msg)") +
+                " UPDATE job_log_finished l SET trigger_code = 200, trigger_msg = " + appended_trigger_msg("answer.msg") +
+                " FROM guard, answer WHERE l.id = answer.run_id"
+                " AND l.admin_node = guard.run_owner AND l.state = ANY (guard.finished) AND l.trigger_code = guard.no_code"
+                " RETURNING l.id");
   // Concurrency limits (sql/0023_concurrency_limits.sql).
   c.prepare("slot_wait",
             "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
-                " UPDATE job_log SET waiting_slot = true, trigger_msg = " + appended_trigger_msg("$3") +
+                " UPDATE job_log_active SET waiting_slot = true, trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
                 " AND NOT waiting_slot AND NOT slot_admitted RETURNING id");
-  // job_log_waiting_slot.
+  // job_log_active_waiting_slot.
   c.prepare("slot_waiting_groups",
-            "SELECT job_group, count(*) AS waiting FROM job_log WHERE waiting_slot AND state = 'pending' "
+            "SELECT job_group, count(*) AS waiting FROM job_log_active WHERE waiting_slot AND state = 'pending' "
             "GROUP BY job_group");
   // FOR NO KEY UPDATE: admissions for one group take turns, while fires inserted for it (their
   // foreign key's FOR KEY SHARE) do not wait.
   c.prepare("slot_lock_group", "SELECT max_running FROM job_group WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED");
-  // job_log_holding_slot.
+  // job_log_active_holding_slot: every run there is pending, sending or triggered.
   c.prepare("slot_holding",
-            "SELECT job_id, count(*)::integer AS holding FROM job_log WHERE job_group = $1 AND slot_admitted "
-            "AND state IN ('pending', 'sending', 'triggered') GROUP BY job_id");
-  // job_log_waiting_slot, each fire's job by id for its priority and limit.
+            "SELECT job_id, count(*)::integer AS holding FROM job_log_active WHERE job_group = $1 AND slot_admitted "
+            "GROUP BY job_id");
+  // job_log_active_waiting_slot, each fire's job by id for its priority and limit.
   c.prepare("slot_candidates",
-            "SELECT l.id, l.job_id, l.scheduled_time, j.priority, j.max_concurrent FROM job_log l "
+            "SELECT l.id, l.job_id, l.scheduled_time, j.priority, j.max_concurrent FROM job_log_active l "
             "JOIN job_info j ON j.id = l.job_id WHERE l.job_group = $1 AND l.waiting_slot AND l.state = 'pending' "
             "ORDER BY j.priority DESC, l.scheduled_time, l.id LIMIT $2");
   c.prepare("slot_admit",
             "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state") +
-                " UPDATE job_log SET waiting_slot = false, slot_admitted = true, admin_node = $2"
+                " UPDATE job_log_active SET waiting_slot = false, slot_admitted = true, admin_node = $2"
                 " FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state AND waiting_slot"
                 " RETURNING id, job_id, scheduled_time");
   c.prepare("trigger_record_failed",
-            "WITH " + guard_cte("$1::bigint AS run_id, $2::text AS run_owner, $3::text AS run_state") +
-            " UPDATE job_log SET state = 'failed', trigger_code = 500, trigger_msg = " + appended_trigger_msg("$4") + ","
-            " trigger_time = COALESCE(trigger_time, " + ts("$5") + "),"
-            " executor_handler = CASE WHEN $3::text = 'pending' THEN $6 ELSE executor_handler END,"
-            " executor_param = CASE WHEN $3::text = 'pending' THEN $7 ELSE executor_param END"
-            " FROM guard WHERE id = guard.run_id AND admin_node = guard.run_owner AND state = guard.run_state"
-            " RETURNING " + kLogColumns);
+            end_runs(guard_cte("$1::bigint AS run_id, $2::text AS run_owner, $3::text AS run_state"),
+                     "USING guard WHERE a.id = guard.run_id AND a.admin_node = guard.run_owner"
+                     " AND a.state = guard.run_state",
+                     "",
+                     {{"state", "'failed'"},
+                      {"trigger_code", "500"},
+                      {"trigger_msg", appended_trigger_msg("$4")},
+                      {"trigger_time", "COALESCE(trigger_time, " + ts("$5") + ")"},
+                      {"executor_handler", "CASE WHEN $3::text = 'pending' THEN $6 ELSE executor_handler END"},
+                      {"executor_param", "CASE WHEN $3::text = 'pending' THEN $7 ELSE executor_param END"}}));
 }
 
 namespace {
@@ -311,10 +327,25 @@ std::vector<TriggerStore::Recorded> PgTriggerStore::record_all_triggered(const s
         messages.push_back(answers[i].trigger_msg);
         codes.push_back(answers[i].trigger_code);
       }
+      std::vector<std::int64_t> rest_ids;
+      std::vector<std::string> rest_messages;
+      std::set<std::int64_t> moved;
       for (const auto& row : tx.exec_prepared("trigger_record_triggered", bigint_array(ids), node, text_array(messages),
                                               bigint_array(codes))) {
-        out[position_of.at(row["id"].as<std::int64_t>())] =
-            enum_of<FireState>(row["state"]) == FireState::kTriggered ? Recorded::kRecorded : Recorded::kResultFirst;
+        moved.insert(row["id"].as<std::int64_t>());
+      }
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        if (moved.contains(ids[k])) {
+          out[position_of.at(ids[k])] = Recorded::kRecorded;
+        } else {
+          rest_ids.push_back(ids[k]);
+          rest_messages.push_back(messages[k]);
+        }
+      }
+      if (rest_ids.empty()) continue;
+      for (const auto& row :
+           tx.exec_prepared("trigger_record_result_first", bigint_array(rest_ids), node, text_array(rest_messages))) {
+        out[position_of.at(row["id"].as<std::int64_t>())] = Recorded::kResultFirst;
       }
     }
     return out;

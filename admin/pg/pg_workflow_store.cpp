@@ -445,7 +445,7 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
             "kill_requested = false WHERE run_id = $1 AND node_key = ANY ($2::text[])");
   c.prepare("wfr_count_by_state", "SELECT state, count(*) FROM workflow_run GROUP BY state ORDER BY state");
   c.prepare("wfr_kill_candidates",
-            "SELECT " + kLogColumns + " FROM job_log WHERE id IN (SELECT log_id FROM workflow_run_node "
+            "SELECT " + kLogColumns + " FROM job_log_active WHERE id IN (SELECT log_id FROM workflow_run_node "
             "WHERE kill_requested AND state = 'started') AND state = 'triggered' ORDER BY id LIMIT $1");
 
   c.prepare("wfr_alarm_candidates",
@@ -505,7 +505,7 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
                 "param = s.param, started_at = s.at, ended_at = NULL, message = '', output = NULL, kill_requested = false, "
                 "log_id = nextval('job_log_id_seq') FROM guard, s WHERE n.run_id = s.run_id AND n.node_key = s.node_key "
                 "AND n.state = guard.waiting_state RETURNING n.run_id, n.node_key, n.log_id) "
-                "INSERT INTO job_log (id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
+                "INSERT INTO job_log_active (id, job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler, "
                 "executor_param, executor_fail_retry_count, parent_log_id, workflow_run_id, workflow_node, logical_time) "
                 "SELECT started.log_id, s.job_group, s.job_id, 'pending', 'WORKFLOW', s.at, $5, s.handler, s.param, s.retries, "
                 "NULLIF(s.parent, 0), s.run_id, s.node_key, NULLIF(s.logical, 0) FROM started JOIN s ON s.run_id = started.run_id "
@@ -525,14 +525,14 @@ void PgWorkflowStore::prepare(pqxx::connection& c) {
                        "WHERE run_id = $1 AND node_key = $2 AND log_id = $3 AND state = 'started'");
   c.prepare("wfn_kill", "UPDATE workflow_run_node SET kill_requested = true "
                         "WHERE run_id = $1 AND node_key = $2 AND state = 'started' RETURNING log_id");
-  c.prepare("wfn_fire_cancel", "UPDATE job_log SET state = 'cancelled', trigger_msg = " + appended_trigger_msg("$2") +
-                                   " WHERE id = $1 AND state = 'pending' RETURNING id");
+  c.prepare("wfn_fire_cancel", end_runs("", "WHERE a.id = $1 AND a.state = 'pending'", "",
+                                        {{"state", "'cancelled'"}, {"trigger_msg", appended_trigger_msg("$2")}}));
   c.prepare("wfn_retry",
             "UPDATE workflow_run_node n SET log_id = $4, attempts = n.attempts + 1 FROM workflow_run r "
             "WHERE n.run_id = $1 AND n.node_key = $2 AND n.log_id = $3 AND n.state = 'started' "
             "AND NOT n.kill_requested AND r.id = n.run_id AND r.state = 'running'");
-  c.prepare("wfn_retry_cancel", "UPDATE job_log SET state = 'cancelled', trigger_msg = " + appended_trigger_msg("$2") +
-                                    " WHERE id = $1 AND state = 'pending' RETURNING " + kLogColumns);
+  c.prepare("wfn_retry_cancel", end_runs("", "WHERE a.id = $1 AND a.state = 'pending'", "",
+                                         {{"state", "'cancelled'"}, {"trigger_msg", appended_trigger_msg("$2")}}));
 }
 
 // ---------------------------------------------------------------------------------------------

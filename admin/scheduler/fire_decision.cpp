@@ -94,8 +94,8 @@ std::string range_text(std::int64_t first, const Counted& c) {
 
 // One cancelled MISFIRE row for the fires `job` missed, from `first` up to `now`.
 //
-// Its (job, scheduled time, shard 0) never collides with a fire in the scheduled-fire unique
-// index (job_log_scheduled_fire, SCHEDULE and MISFIRE rows): DO_NOTHING decides no fire at its
+// Its (job, scheduled time, shard 0) never collides with a scheduled fire (SCHEDULE and MISFIRE
+// rows, unique per job, time and shard: in flight or in the history): DO_NOTHING decides no fire at its
 // first skipped time (the job's next time, which no scan decided before); FIRE_ONCE_NOW sends
 // its fire at the job's next time, and its row is at the first time after that, which is no
 // later than now, while every fire this scan decides after a misfire is later than now. And a

@@ -34,6 +34,7 @@
 #include "admin/pg/migrator.h"
 #include "admin/pg/pg_overview_store.h"
 #include "admin/pg/pg_stores.h"
+#include "tests/support/run_rows.h"
 #include "tests/support/test_database.h"
 
 namespace {
@@ -41,6 +42,7 @@ namespace {
 using cronwheel::admin::Database;
 using cronwheel::admin::OverviewStore;
 using cronwheel::admin::PgOverviewStore;
+using cronwheel::testing::insert_runs;
 using cronwheel::testing::TestDatabase;
 
 constexpr std::int64_t kRuns = 1'000'000;
@@ -90,19 +92,21 @@ Loaded& loaded() {
     const std::int64_t span = 30 * kDayMs;
     for (std::int64_t first = 0; first < kRuns; first += kBatch) {
       pqxx::work tx(c);
-      tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
-              "trigger_time, handle_time, handle_code, handle_msg) "
-              "SELECT (j - 1) / " + std::to_string(kJobsPerGroup) + " + 1, j, s, 'SCHEDULE', t, 'node-1', "
-              "CASE WHEN s = 'pending' THEN NULL ELSE to_timestamp(t / 1000.0) END, "
-              "CASE WHEN s IN ('succeeded', 'failed') THEN to_timestamp(t / 1000.0 + 1) END, "
-              "CASE s WHEN 'succeeded' THEN 200 WHEN 'failed' THEN 500 ELSE 0 END, "
-              "CASE WHEN s = 'failed' THEN 'exit code 1' ELSE '' END "
+      tx.exec(insert_runs(
+          "job_group, job_id, state, trigger_type, scheduled_time, admin_node, trigger_time, handle_time, handle_code,"
+          " handle_msg",
+          "SELECT (j - 1) / " + std::to_string(kJobsPerGroup) + " + 1 AS job_group, j AS job_id, s AS state,"
+              " 'SCHEDULE' AS trigger_type, t AS scheduled_time, 'node-1' AS admin_node, "
+              "CASE WHEN s = 'pending' THEN NULL ELSE to_timestamp(t / 1000.0) END AS trigger_time, "
+              "CASE WHEN s IN ('succeeded', 'failed') THEN to_timestamp(t / 1000.0 + 1) END AS handle_time, "
+              "CASE s WHEN 'succeeded' THEN 200 WHEN 'failed' THEN 500 ELSE 0 END AS handle_code, "
+              "CASE WHEN s = 'failed' THEN 'exit code 1' ELSE '' END AS handle_msg "
               "FROM (SELECT i, (i % " + std::to_string(kGroups * kJobsPerGroup) + ") + 1 AS j, " +
               std::to_string(kNow - span) + " + i::bigint * " + std::to_string(span / kRuns) + " AS t, "
               "CASE WHEN i % 100 < 90 THEN 'succeeded' WHEN i % 100 < 97 THEN 'failed' WHEN i % 100 = 97 "
               "THEN 'lost' WHEN i % 100 = 98 THEN 'triggered' ELSE 'pending' END AS s "
               "FROM generate_series(" + std::to_string(first) + ", " + std::to_string(first + kBatch - 1) +
-              ") i) r");
+              ") i) r ORDER BY i"));
       tx.commit();
     }
     {

@@ -418,8 +418,8 @@ class FireLoad {
       const int to = std::min(s_.old_runs, from + kChunk) - 1;
       pqxx::work tx(c);
       tx.exec_params(
-          "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
-          "                     executor_handler, trigger_time, trigger_code, handle_time, handle_code, alarm_status) "
+          "INSERT INTO job_log_finished (job_group, job_id, state, trigger_type, scheduled_time, admin_node,"
+          "                     executor_address, executor_handler, trigger_time, trigger_code, handle_time, handle_code, alarm_status) "
           "SELECT $1, $2, 'succeeded', 'SCHEDULE', t, 'old-node', 'http://127.0.0.1:1/', 'fire',"
           "       timestamptz 'epoch' + t * interval '1 millisecond', 200,"
           "       timestamptz 'epoch' + (t + 50) * interval '1 millisecond', 200, 1 "

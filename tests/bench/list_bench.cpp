@@ -41,6 +41,7 @@
 #include "admin/pg/database.h"
 #include "admin/pg/migrator.h"
 #include "admin/pg/pg_stores.h"
+#include "tests/support/run_rows.h"
 #include "tests/support/test_database.h"
 
 namespace {
@@ -51,6 +52,7 @@ using cronwheel::admin::LogStore;
 using cronwheel::admin::Page;
 using cronwheel::admin::PageKey;
 using cronwheel::admin::PgStores;
+using cronwheel::testing::insert_runs;
 using cronwheel::testing::TestDatabase;
 
 constexpr std::int64_t kGroups = 100;
@@ -113,20 +115,22 @@ void load(pqxx::connection& c) {
   }
   for (std::int64_t first = 0; first < kRuns; first += kBatch) {
     pqxx::work tx(c);
-    tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
-            "trigger_time, handle_time, handle_code, handle_msg) "
-            "SELECT 1 + j % " + std::to_string(kGroups) + ", j, s, 'SCHEDULE', t, 'node-1', "
-            "CASE WHEN s IN ('pending', 'cancelled') THEN NULL ELSE to_timestamp(t / 1000.0) END, "
-            "CASE WHEN s IN ('succeeded', 'failed') THEN to_timestamp(t / 1000.0 + 1) END, "
-            "CASE s WHEN 'succeeded' THEN 200 WHEN 'failed' THEN 500 ELSE 0 END, "
-            "CASE WHEN s = 'failed' THEN 'exit code 1' ELSE '' END "
+    tx.exec(insert_runs(
+        "job_group, job_id, state, trigger_type, scheduled_time, admin_node, trigger_time, handle_time, handle_code,"
+        " handle_msg",
+        "SELECT 1 + j % " + std::to_string(kGroups) + " AS job_group, j AS job_id, s AS state,"
+            " 'SCHEDULE' AS trigger_type, t AS scheduled_time, 'node-1' AS admin_node, "
+            "CASE WHEN s IN ('pending', 'cancelled') THEN NULL ELSE to_timestamp(t / 1000.0) END AS trigger_time, "
+            "CASE WHEN s IN ('succeeded', 'failed') THEN to_timestamp(t / 1000.0 + 1) END AS handle_time, "
+            "CASE s WHEN 'succeeded' THEN 200 WHEN 'failed' THEN 500 ELSE 0 END AS handle_code, "
+            "CASE WHEN s = 'failed' THEN 'exit code 1' ELSE '' END AS handle_msg "
             "FROM (SELECT i, 1 + (i * 7919) % " + std::to_string(kJobs) + " AS j, " + std::to_string(kFirstRun) +
             " + i * " + std::to_string(kRunStepMs) + " AS t, "
             "CASE WHEN i % 10000 < 9790 THEN 'succeeded' WHEN i % 10000 < 9940 THEN 'failed' "
             "WHEN i % 10000 < 9960 THEN 'lost' WHEN i % 10000 < 9990 THEN 'triggered' "
             "WHEN i % 10000 < 9999 THEN 'pending' ELSE 'cancelled' END AS s "
             "FROM generate_series(" + std::to_string(first) + "::bigint, " + std::to_string(first + kBatch - 1) +
-            ") i) r");
+            ") i) r ORDER BY i"));
     tx.commit();
   }
   pqxx::nontransaction tx(c);

@@ -93,8 +93,8 @@ const std::string kBaselineUpdateJob =
     "RETURNING j.job_group, j.executor_handler, j.executor_param, j.executor_fail_retry_count";
 // One job's fires (6 here) as pending rows, in one statement.
 const std::string kBaselineInsertFires =
-    "INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_handler,"
-    "                     executor_param, executor_fail_retry_count)"
+    "INSERT INTO job_log_active (job_group, job_id, state, trigger_type, scheduled_time, admin_node,"
+    "                            executor_handler, executor_param, executor_fail_retry_count)"
     " SELECT $1, $2, 'pending', f.trigger_type, f.scheduled_time, $3, $4, $5, $6"
     " FROM unnest($7::bigint[], $8::text[]) WITH ORDINALITY AS f(scheduled_time, trigger_type, ord)"
     " ORDER BY f.ord"

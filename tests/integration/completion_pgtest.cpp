@@ -281,11 +281,11 @@ TEST_F(CompletionPg, ABatchThatCannotBeWrittenRecordsNoneOfIt) {
   auto second = make_run(job);
   // The second result's row cannot take its message (a constraint added for the test): the
   // batch's transaction fails, and the first result is not kept either.
-  exec("ALTER TABLE job_log ADD CONSTRAINT no_poison CHECK (handle_msg <> 'poison')");
+  exec("ALTER TABLE job_log_finished ADD CONSTRAINT no_poison CHECK (handle_msg <> 'poison')");
   EXPECT_ANY_THROW(completion_.report_all({callback(first.id, 200, "fine"), callback(second.id, 200, "poison")}));
   EXPECT_EQ(log(first.id).state, FireState::kTriggered);
   EXPECT_EQ(log(second.id).state, FireState::kTriggered);
-  exec("ALTER TABLE job_log DROP CONSTRAINT no_poison");
+  exec("ALTER TABLE job_log_finished DROP CONSTRAINT no_poison");
   EXPECT_EQ(completion_.report_all({callback(first.id, 200, "fine"), callback(second.id, 200, "x")}),
             (std::vector<Outcome>{Outcome::kRecorded, Outcome::kRecorded}));
 }

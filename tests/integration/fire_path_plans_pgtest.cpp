@@ -1,9 +1,9 @@
-// The plans of the fire path's statements on a fresh run table that has never been analysed.
+// The plans of the fire path's statements on fresh run tables that have never been analysed.
 //
 // A run table that has never been analysed is what every new installation and every restored
-// database has for a while: its partial indexes (job_log_pending, job_log_sending, ...) were
+// database has for a while: its partial indexes (job_log_active_pending, _sending, ...) were
 // created on an empty table and look empty to the planner, so a lookup "WHERE id = $1 AND
-// state = 'pending' AND admin_node = $2" costs less through job_log_pending than through the
+// state = 'pending' AND admin_node = $2" costs less through job_log_active_pending than through the
 // primary key, and then reads every pending run of the node to find one. These tests build
 // such a table with many rows and check, for the custom and the generic plan of each
 // statement the fire path runs per fire or per batch, that runs and jobs are found by their
@@ -28,6 +28,7 @@
 #include "admin/pg/pg_schedule_store.h"
 #include "admin/pg/pg_stores.h"
 #include "admin/pg/pg_trigger_store.h"
+#include "tests/support/run_rows.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::testing {
@@ -43,8 +44,10 @@ const std::string kNode = "node-1";
 // one after five executions when that looks no costlier.
 constexpr const char* kPlanModes[] = {"force_custom_plan", "force_generic_plan"};
 
-// One scan node of a plan: "Index Scan using job_log_pkey on job_log l" is
-// {"Index Scan", "job_log_pkey", "job_log"}. A Bitmap Index Scan names its index only; its
+// The run tables (sql/0028_active_runs.sql): runs in flight and finished runs.
+const std::vector<std::string> kRunTables = {"job_log_active", "job_log_finished"};
+// One scan node of a plan: "Index Scan using job_log_active_pkey on job_log_active l" is
+// {"Index Scan", "job_log_active_pkey", "job_log_active"}. A Bitmap Index Scan names its index only; its
 // table is looked up.
 struct Scan {
   std::string kind;
@@ -82,7 +85,7 @@ class FirePathPlansPgTest : public ::testing::Test {
   // written (whatever the server's setting), and nothing analyses them.
   void fill() {
     pqxx::work tx(connection_);
-    for (const char* table : {"job_log", "job_info", "job_schedule", "job_group"}) {
+    for (const char* table : {"job_log_active", "job_log_finished", "job_info", "job_schedule", "job_group"}) {
       tx.exec(std::string("ALTER TABLE ") + table + " SET (autovacuum_enabled = false)");
     }
     tx.exec("INSERT INTO admin_node (node_id, lease_until) VALUES ('node-1', now() + interval '1 hour'),"
@@ -98,16 +101,18 @@ class FirePathPlansPgTest : public ::testing::Test {
     const std::string state = "CASE WHEN n > " + first_pending + " THEN 'pending' WHEN n > " + first_sending +
                               " THEN 'sending' WHEN n % 10 = 0 THEN 'triggered' WHEN n % 10 = 1 THEN 'failed'"
                               " ELSE 'succeeded' END";
-    tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
-            " executor_handler, trigger_time, trigger_code, handle_time, handle_code)"
-            " SELECT job_group, job_id, state, 'SCHEDULE', 1700000000000 + n * 1000, 'node-1', 'http://10.0.0.1:9999/',"
-            " 'demoHandler', CASE WHEN state = 'pending' THEN NULL ELSE now() END,"
-            " CASE WHEN state IN ('pending', 'sending') THEN 0 ELSE 200 END,"
-            " CASE WHEN state IN ('succeeded', 'failed') THEN now() END,"
-            " CASE WHEN state = 'succeeded' THEN 200 WHEN state = 'failed' THEN 500 ELSE 0 END"
-            " FROM (SELECT n, " + state + " AS state, (SELECT id FROM job_group) AS job_group,"
-            "   (SELECT min(id) FROM job_info) + n % " + std::to_string(kJobs) + " AS job_id"
-            "   FROM generate_series(1, " + std::to_string(kRuns) + ") n) runs");
+    tx.exec(insert_runs(
+        "job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler,"
+        " trigger_time, trigger_code, handle_time, handle_code",
+        "SELECT job_group, job_id, state, 'SCHEDULE' AS trigger_type, 1700000000000 + n * 1000 AS scheduled_time,"
+        " 'node-1' AS admin_node, 'http://10.0.0.1:9999/' AS executor_address, 'demoHandler' AS executor_handler,"
+        " CASE WHEN state = 'pending' THEN NULL ELSE now() END AS trigger_time,"
+        " CASE WHEN state IN ('pending', 'sending') THEN 0 ELSE 200 END AS trigger_code,"
+        " CASE WHEN state IN ('succeeded', 'failed') THEN now() END AS handle_time,"
+        " CASE WHEN state = 'succeeded' THEN 200 WHEN state = 'failed' THEN 500 ELSE 0 END AS handle_code"
+        " FROM (SELECT n, " + state + " AS state, (SELECT id FROM job_group) AS job_group,"
+        "   (SELECT min(id) FROM job_info) + n % " + std::to_string(kJobs) + " AS job_id"
+        "   FROM generate_series(1, " + std::to_string(kRuns) + ") n) numbered ORDER BY n"));
     tx.commit();
   }
 
@@ -215,18 +220,38 @@ class FirePathPlansPgTest : public ::testing::Test {
     }
   }
 
-  // The statement reads job_log through `index` only.
+  // The statement reads the run tables through `index` only.
   void expect_index_reads(const Statement& s, const std::string& index) {
     for (const char* mode : kPlanModes) {
       const std::string text = plan(s, mode);
       int through_index = 0;
       for (const Scan& scan : scans(text)) {
-        if (scan.table != "job_log" || scan.kind == "Bitmap Heap Scan") continue;
-        EXPECT_EQ(scan.index, index) << s.name << " (" << mode << ") reads job_log by " << scan.kind
+        if (std::find(kRunTables.begin(), kRunTables.end(), scan.table) == kRunTables.end() ||
+            scan.kind == "Bitmap Heap Scan") {
+          continue;
+        }
+        EXPECT_EQ(scan.index, index) << s.name << " (" << mode << ") reads " << scan.table << " by " << scan.kind
                                      << (scan.index.empty() ? "" : " using " + scan.index) << ":\n" << text;
         if (scan.index == index) ++through_index;
       }
       EXPECT_GT(through_index, 0) << s.name << " (" << mode << ") does not read " << index << ":\n" << text;
+    }
+  }
+
+  // Every read of `table` in the statement's plans goes through one of `indexes`, and at least
+  // one read does.
+  void expect_table_reads(const Statement& s, const std::string& table, const std::vector<std::string>& indexes) {
+    for (const char* mode : kPlanModes) {
+      const std::string text = plan(s, mode);
+      int through_index = 0;
+      for (const Scan& scan : scans(text)) {
+        if (scan.table != table || scan.kind == "Bitmap Heap Scan") continue;
+        const bool listed = std::find(indexes.begin(), indexes.end(), scan.index) != indexes.end();
+        EXPECT_TRUE(listed) << s.name << " (" << mode << ") reads " << table << " by " << scan.kind
+                            << (scan.index.empty() ? "" : " using " + scan.index) << ":\n" << text;
+        if (listed) ++through_index;
+      }
+      EXPECT_GT(through_index, 0) << s.name << " (" << mode << ") does not read " << table << ":\n" << text;
     }
   }
 
@@ -238,12 +263,15 @@ class FirePathPlansPgTest : public ::testing::Test {
 TEST_F(FirePathPlansPgTest, TheRunTableHasManyRowsAndNoStatistics) {
   pqxx::nontransaction tx(connection_);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log")[0].as<int>(), kRuns);
-  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_stats WHERE schemaname = 'public'"
-                     " AND tablename IN ('job_log', 'job_info', 'job_schedule', 'job_group')")[0]
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_active")[0].as<int>(), kPending + kSending + (kRuns - kPending - kSending) / 10);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_stats WHERE schemaname = 'public' AND tablename IN"
+                     " ('job_log_active', 'job_log_finished', 'job_info', 'job_schedule', 'job_group')")[0]
                 .as<int>(),
             0);
-  EXPECT_LT(tx.exec1("SELECT reltuples FROM pg_class WHERE oid = 'job_log'::regclass")[0].as<double>(), 0)
-      << "job_log has been vacuumed or analysed";
+  for (const std::string& table : kRunTables) {
+    EXPECT_LT(tx.exec1("SELECT reltuples FROM pg_class WHERE oid = '" + table + "'::regclass")[0].as<double>(), 0)
+        << table << " has been vacuumed or analysed";
+  }
 }
 
 TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey) {
@@ -255,7 +283,8 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   const std::string pending_batch = "'{" + pending + "," + std::to_string(run_in("pending") - 1) + "}'";
   const std::string sending_batch = "'{" + sending + "," + std::to_string(run_in("sending") - 1) + "}'";
   const std::string jobs = "'{" + job + "," + std::to_string(job_id() - 1) + "}'";
-  const std::vector<std::string> runs_and_jobs = {"job_log", "job_info", "job_schedule", "job_group"};
+  const std::vector<std::string> runs_and_jobs = {"job_log_active", "job_log_finished", "job_info", "job_schedule",
+                                                  "job_group"};
 
   // The trigger: load, claim (and a broadcast's other shards), release, the executor's answer.
   // Load, claim and answer are group-committed: planned for one run and for a batch of 1,000.
@@ -278,8 +307,11 @@ TEST_F(FirePathPlansPgTest, PerFireAndPerBatchLookupsFindRunsAndJobsByPrimaryKey
   expect_primary_key_reads({"trigger_claim_one", pending + ", " + node +
                                                      ", 'http://10.0.0.1:9999/', 'demoHandler', '', 0, 2, 1700000000000, 5000"},
                            runs_and_jobs);
-  expect_primary_key_reads({"trigger_insert_shards", sending + ", '{http://10.0.0.1:9999/,http://10.0.0.2:9999/}'"},
-                           runs_and_jobs);
+  // A broadcast's other shards: the claimed row by key, and whether each shard has run already
+  // by the job's (the backfill's) history.
+  const Statement shards{"trigger_insert_shards", sending + ", '{http://10.0.0.1:9999/,http://10.0.0.2:9999/}'"};
+  expect_primary_key_reads(shards, {"job_log_active"});
+  expect_table_reads(shards, "job_log_finished", {"job_log_job_time", "job_log_backfill"});
   expect_primary_key_reads({"trigger_release", sending + ", " + node + ", 'note'"}, runs_and_jobs);
   expect_primary_key_reads({"trigger_record_failed", pending + ", " + node + ", 'pending', 'no executor address',"
                                                                            " 1700000000000, 'demoHandler', ''"},
@@ -347,6 +379,14 @@ TEST_F(FirePathPlansPgTest, TheScansWritesFindEachJobByPrimaryKeyWhateverTimeThe
                                                      repeated("", n) + ", '" + kNode + "'"};
     expect_primary_key_reads(insert, {"job_info"});
     expect_values_read_once(insert);
+    // Whether each fire has run already: a probe of the job's history by key, never the history
+    // whole; a skipped fire's record, whether a scheduled fire of its time is in flight.
+    expect_table_reads(insert, "job_log_finished", {"job_log_job_time"});
+    const Statement records{"sched_insert_fires", jobs + ", " + repeated("1700000000500", n) + ", " +
+                                                      repeated("MISFIRE", n) + ", " + repeated("cancelled", n) + ", " +
+                                                      repeated("skipped", n) + ", '" + kNode + "'"};
+    expect_table_reads(records, "job_log_finished", {"job_log_job_time"});
+    expect_table_reads(records, "job_log_active", {"job_log_active_scheduled_fire"});
   }
 }
 
@@ -370,10 +410,10 @@ TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
   const Statement feeder{"sched_pending", "'" + kNode + "', 1800000000000, 1000"};
   const Statement takeover{"sched_takeover_pending", "'{" + kNode + "}', 'node-2'"};
   for (const Statement& s : {feeder, takeover}) {
-    expect_index_reads(s, "job_log_pending");
+    expect_index_reads(s, "job_log_active_pending");
     expect_primary_key_reads(s, {"job_info", "job_schedule"});
   }
-  expect_index_reads({"sched_takeover_sending_lock", "'{" + kNode + "}'"}, "job_log_sending");
+  expect_index_reads({"sched_takeover_sending_lock", "'{" + kNode + "}'"}, "job_log_active_sending");
 }
 
 // A job's held runs (a stop, a change or a delete takes them back) are among its last few
@@ -381,7 +421,7 @@ TEST_F(FirePathPlansPgTest, OwnersScansReadTheirPartialIndex) {
 // through its whole history (a job that fires every second has millions of runs in a month).
 TEST_F(FirePathPlansPgTest, AJobsHeldRunsAreReadFromItsRecentRunsOnly) {
   const Statement held{"completion_held", std::to_string(job_id()) + ", 1700000010000, 10000"};
-  expect_index_reads(held, "job_log_job_time");
+  expect_index_reads(held, "job_log_active_job");
   for (const char* mode : kPlanModes) {
     const std::string text = plan(held, mode);
     EXPECT_NE(text.find("Index Cond: ((job_id = "), std::string::npos) << mode << ":\n" << text;
@@ -398,8 +438,8 @@ TEST_F(FirePathPlansPgTest, SlotAdmissionsReadOnlyTheWaitingAndHoldingIndexes) {
     pqxx::nontransaction tx(connection_);
     group = tx.exec1("SELECT min(id) FROM job_group")[0].as<std::string>();
   }
-  expect_index_reads({"slot_candidates", group + ", 1000"}, "job_log_waiting_slot");
-  expect_index_reads({"slot_holding", group}, "job_log_holding_slot");
+  expect_index_reads({"slot_candidates", group + ", 1000"}, "job_log_active_waiting_slot");
+  expect_index_reads({"slot_holding", group}, "job_log_active_holding_slot");
 }
 
 // The workflow steps of a batch of results (pg::record_workflow_node_ends) on workflow tables
@@ -444,13 +484,17 @@ class WorkflowStepPlansPgTest : public FirePathPlansPgTest {
         " JOIN LATERAL (SELECT (elem ->> 'jobId')::bigint AS job_id FROM jsonb_array_elements(r.graph -> 'nodes') elem"
         "   WHERE elem ->> 'key' = g.key) j ON true";
     // The run rows of the nodes that ran: every node of a finished run, a and b of a running one.
-    tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address,"
-            " executor_handler, trigger_time, trigger_code, handle_time, handle_code, workflow_run_id, workflow_node)"
-            " SELECT r.job_group, j.job_id, CASE WHEN r.state = 'running' AND g.key = 'b' THEN 'triggered' ELSE 'succeeded' END,"
-            " 'WORKFLOW', r.scheduled_time + g.k * 1000, 'node-1', 'http://10.0.0.1:9999/', 'demoHandler', now(), 200,"
-            " CASE WHEN r.state = 'running' AND g.key = 'b' THEN NULL ELSE now() END,"
-            " CASE WHEN r.state = 'running' AND g.key = 'b' THEN 0 ELSE 200 END, r.id, g.key" + nodes +
-            " WHERE r.state <> 'running' OR g.key IN ('a', 'b') ORDER BY r.id, g.k");
+    tx.exec(insert_runs(
+        "job_group, job_id, state, trigger_type, scheduled_time, admin_node, executor_address, executor_handler,"
+        " trigger_time, trigger_code, handle_time, handle_code, workflow_run_id, workflow_node",
+        "SELECT r.job_group, j.job_id,"
+        " CASE WHEN r.state = 'running' AND g.key = 'b' THEN 'triggered' ELSE 'succeeded' END AS state,"
+        " 'WORKFLOW' AS trigger_type, r.scheduled_time + g.k * 1000 AS scheduled_time, 'node-1' AS admin_node,"
+        " 'http://10.0.0.1:9999/' AS executor_address, 'demoHandler' AS executor_handler, now() AS trigger_time,"
+        " 200 AS trigger_code, CASE WHEN r.state = 'running' AND g.key = 'b' THEN NULL ELSE now() END AS handle_time,"
+        " CASE WHEN r.state = 'running' AND g.key = 'b' THEN 0 ELSE 200 END AS handle_code,"
+        " r.id AS workflow_run_id, g.key AS workflow_node" + nodes +
+        " WHERE r.state <> 'running' OR g.key IN ('a', 'b') ORDER BY r.id, g.k"));
     tx.exec("INSERT INTO workflow_run_node (run_id, node_key, job_id, state, log_id, attempts, started_at, ended_at, output)"
             " SELECT r.id, g.key, j.job_id, CASE WHEN l.id IS NULL THEN 'waiting' WHEN l.state = 'triggered' THEN 'started'"
             " ELSE 'succeeded' END, l.id, CASE WHEN l.id IS NULL THEN 0 ELSE 1 END, l.scheduled_time,"
@@ -485,7 +529,8 @@ TEST_F(WorkflowStepPlansPgTest, TheWorkflowTablesHaveManyRowsAndNoStatistics) {
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log WHERE trigger_type = 'WORKFLOW'")[0].as<int>(),
             4 * (kWorkflowRuns - kRunningWorkflowRuns) + 2 * kRunningWorkflowRuns);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_stats WHERE schemaname = 'public'"
-                     " AND tablename IN ('workflow', 'workflow_run', 'workflow_run_node', 'job_log')")[0]
+                     " AND tablename IN ('workflow', 'workflow_run', 'workflow_run_node', 'job_log_active',"
+                     " 'job_log_finished')")[0]
                 .as<int>(),
             0);
   for (const char* table : {"workflow_run", "workflow_run_node"}) {
@@ -496,7 +541,8 @@ TEST_F(WorkflowStepPlansPgTest, TheWorkflowTablesHaveManyRowsAndNoStatistics) {
 
 TEST_F(WorkflowStepPlansPgTest, BatchStepsFindRunsNodesAndJobsByPrimaryKey) {
   const std::string node = "'" + kNode + "'";
-  const std::vector<std::string> tables = {"workflow", "workflow_run", "workflow_run_node", "job_log", "job_info"};
+  const std::vector<std::string> tables = {"workflow", "workflow_run", "workflow_run_node", "job_log_active",
+                                           "job_log_finished", "job_info"};
   // A batch of one node end and one of 1,000, each of another running run: the b nodes end, the
   // c nodes start (or end without running), the runs end.
   for (int n : {1, 1'000}) {
@@ -521,7 +567,8 @@ TEST_F(WorkflowStepPlansPgTest, BatchStepsFindRunsNodesAndJobsByPrimaryKey) {
 }
 
 TEST_F(WorkflowStepPlansPgTest, OneRunsStepAndANodesKillOrRetryFindTheirRowsByPrimaryKey) {
-  const std::vector<std::string> tables = {"workflow", "workflow_run", "workflow_run_node", "job_log", "job_info"};
+  const std::vector<std::string> tables = {"workflow", "workflow_run", "workflow_run_node", "job_log_active",
+                                           "job_log_finished", "job_info"};
   const std::string run = literal("SELECT max(run_id)::text FROM workflow_run_node WHERE state = 'started'");
   const std::string log = literal("SELECT log_id::text FROM workflow_run_node WHERE run_id = " + run + " AND node_key = 'b'");
   const std::string pending = std::to_string(run_in("pending"));

@@ -107,11 +107,11 @@ TEST_F(PgRetentionTest, RowsAnotherNodeIsDeletingAreSkippedNotWaitedFor) {
   auto free = run(admin::FireState::kSucceeded, kCutoff - 50);
   pqxx::connection other(f_.test_database().url());
   pqxx::work holding(other);
-  holding.exec_params("SELECT 1 FROM job_log WHERE id = $1 FOR UPDATE", busy.id);
+  holding.exec_params("SELECT 1 FROM job_log_finished WHERE id = $1 FOR UPDATE", busy.id);
 
   EXPECT_EQ(f_.retention().delete_runs_before(kCutoff, 10), 1);
   EXPECT_FALSE(f_.exists(free.id));
-  holding.exec_params("DELETE FROM job_log WHERE id = $1", busy.id);
+  holding.exec_params("DELETE FROM job_log_finished WHERE id = $1", busy.id);
   holding.commit();
   EXPECT_FALSE(f_.exists(busy.id));
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "admin/pg/migrator.h"
+#include "admin/pg/pg_store_support.h"
 #include "tests/support/test_database.h"
 
 namespace cronwheel::admin {
@@ -114,7 +115,9 @@ TEST_F(Schema, ScheduledFireIsUniquePerJobTimeAndShard) {
       "VALUES (1, 1, 'SCHEDULE', 1700000000000, 'node-a')";
   exec(fire);
   auto message = rejected(fire);
-  EXPECT_NE(message.find("job_log_scheduled_fire"), std::string::npos) << message;
+  // Among the runs in flight (sql/0028_active_runs.sql); the statements that insert a scheduled
+  // fire also look for it in the history (PgScheduleStore's tests).
+  EXPECT_NE(message.find("job_log_active_scheduled_fire"), std::string::npos) << message;
   // A misfire catch-up of the same due time is the same fire.
   EXPECT_NE(rejected("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) "
                      "VALUES (1, 1, 'MISFIRE', 1700000000000, 'node-b')"),
@@ -215,6 +218,78 @@ TEST(SchemaUpgrade, BackfillRunsAndTheirRetriesWrittenBeforeLogicalTimesGetTheir
   EXPECT_TRUE(rows[4][1].is_null()) << "a retry of a scheduled run keeps its own time";
 }
 
+// Runs in flight and finished runs live in two tables (0028), read together through the view
+// job_log, which routes plain SQL writes by the run's state.
+TEST_F(Schema, TheViewOfRunsPutsEachRowInTheTableOfItsStateAndMovesItWhenThatChanges) {
+  auto table_of = [&](std::int64_t id) {
+    pqxx::nontransaction tx(*conn_);
+    const bool active = tx.exec_params1("SELECT count(*) FROM job_log_active WHERE id = $1", id)[0].as<int>() == 1;
+    const bool finished = tx.exec_params1("SELECT count(*) FROM job_log_finished WHERE id = $1", id)[0].as<int>() == 1;
+    return std::string(active ? "active" : "") + (finished ? "finished" : "");
+  };
+  auto insert = [&](const std::string& state) {
+    pqxx::work tx(*conn_);
+    const auto id = tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, "
+                            "trigger_time) VALUES (1, 1, '" + state + "', 'MANUAL', 1700000000000, 'node-a', now()) "
+                            "RETURNING id")[0][0]
+                        .as<std::int64_t>();
+    tx.commit();
+    return id;
+  };
+  auto report_total = [&] {
+    pqxx::nontransaction tx(*conn_);
+    return tx.exec1("SELECT coalesce(sum(succeeded_00 + succeeded_15 + succeeded_30 + succeeded_45), 0)"
+                    " FROM job_run_report")[0]
+        .as<int>();
+  };
+  const auto pending = insert("pending");
+  const auto done = insert("succeeded");
+  EXPECT_EQ(table_of(pending), "active");
+  EXPECT_EQ(table_of(done), "finished");
+  EXPECT_EQ(report_total(), 1);
+
+  exec("UPDATE job_log SET state = 'triggered' WHERE id = " + std::to_string(pending));
+  EXPECT_EQ(table_of(pending), "active");
+  exec("UPDATE job_log SET state = 'succeeded', handle_code = 200, handle_time = now() WHERE id = " +
+       std::to_string(pending));
+  EXPECT_EQ(table_of(pending), "finished");
+  EXPECT_EQ(report_total(), 2);  // a run counts once it has finished
+  exec("UPDATE job_log SET alarm_status = 1 WHERE id = " + std::to_string(pending));
+  EXPECT_EQ(report_total(), 2);
+  exec("UPDATE job_log SET state = 'triggered' WHERE id = " + std::to_string(done));
+  EXPECT_EQ(table_of(done), "active");
+  EXPECT_EQ(report_total(), 1);  // and counts no more when it is back in flight
+  {
+    pqxx::nontransaction tx(*conn_);
+    EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log")[0].as<int>(), 2);
+  }
+  exec("DELETE FROM job_log WHERE id IN (" + std::to_string(pending) + ", " + std::to_string(done) + ")");
+  EXPECT_EQ(table_of(pending), "");
+  EXPECT_EQ(table_of(done), "");
+  // Each table keeps to its states.
+  EXPECT_NE(rejected("INSERT INTO job_log_active (job_group, job_id, state, trigger_type, scheduled_time) "
+                     "VALUES (1, 1, 'cancelled', 'MANUAL', 1)"),
+            "");
+  EXPECT_NE(rejected("INSERT INTO job_log_finished (job_group, job_id, state, trigger_type, scheduled_time, "
+                     "admin_node) VALUES (1, 1, 'pending', 'MANUAL', 1, 'node-a')"),
+            "");
+}
+
+// The statements that end a run copy every column of it from one table to the other
+// (pg::end_runs): their list is the tables' own.
+TEST_F(Schema, TheRunTablesHaveTheColumnsARunsEndCopies) {
+  pqxx::nontransaction tx(*conn_);
+  for (const char* table : {"job_log_active", "job_log_finished", "job_log"}) {
+    std::vector<std::string> columns;
+    for (const auto& row : tx.exec_params("SELECT column_name FROM information_schema.columns WHERE table_name = $1 "
+                                          "ORDER BY ordinal_position",
+                                          table)) {
+      columns.push_back(row[0].as<std::string>());
+    }
+    EXPECT_EQ(columns, pg::kRunColumnNames) << table;
+  }
+}
+
 }  // namespace
 // A database upgraded past migration 0027 keeps every job's schedule (running or stopped, its
 // last and next fire time) in job_schedule, and its per-group counts.
@@ -249,6 +324,43 @@ TEST(SchemaUpgrade, EveryJobKeepsItsScheduleAndItsGroupsCountsInJobSchedule) {
   // The counts follow job_schedule from here on.
   tx.exec("UPDATE job_schedule SET trigger_status = 1 WHERE trigger_status = 0");
   EXPECT_EQ(tx.exec1("SELECT sum(enabled) FROM job_count")[0].as<int>(), 30);
+}
+
+// A database upgraded past migration 0028 has its runs in flight in job_log_active and its
+// finished ones in job_log_finished, each with its id, all of them in the view job_log; the
+// next run takes the next id.
+TEST(SchemaUpgrade, RunsInFlightMoveToTheirTableWithTheirIds) {
+  testing::TestDatabase db;
+  pqxx::connection c(db.url());
+  std::vector<Migration> before_active_runs;
+  for (const auto& m : embedded_migrations()) {
+    if (m.version < 28) before_active_runs.push_back(m);
+  }
+  Migrator(before_active_runs).migrate(c);
+  const std::vector<std::string> states = {"pending", "sending", "triggered", "succeeded", "failed", "lost",
+                                           "cancelled"};
+  {
+    pqxx::work tx(c);
+    tx.exec("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'Demo')");
+    tx.exec("INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (1, 'a job', 'echo')");
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      tx.exec("INSERT INTO job_log (job_group, job_id, state, trigger_type, scheduled_time, admin_node, trigger_time, "
+              "handle_time, handle_code) VALUES (1, 1, '" + states[i] + "', 'SCHEDULE', " + std::to_string(1000 * (i + 1)) +
+              ", 'node-a', now(), now(), 200)");
+    }
+    tx.commit();
+  }
+  Migrator().migrate(c);
+  pqxx::nontransaction tx(c);
+  EXPECT_EQ(tx.exec1("SELECT string_agg(id || ':' || state, ' ' ORDER BY id) FROM job_log_active")[0].as<std::string>(),
+            "1:pending 2:sending 3:triggered");
+  EXPECT_EQ(tx.exec1("SELECT string_agg(id || ':' || state, ' ' ORDER BY id) FROM job_log_finished")[0].as<std::string>(),
+            "4:succeeded 5:failed 6:lost 7:cancelled");
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log")[0].as<int>(), 7);
+  EXPECT_EQ(tx.exec1("INSERT INTO job_log_active (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+                     "VALUES (1, 1, 'MANUAL', 1, 'node-a') RETURNING id")[0]
+                .as<int>(),
+            8);
 }
 
 }  // namespace cronwheel::admin

@@ -642,6 +642,31 @@ TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsASendingRowPerShardButN
   EXPECT_EQ(this->count(Port::kTrigger), 3u);
 }
 
+TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsNoScheduledShardThatHasRunAlready) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto fire = this->log(j, FireState::kPending, kT, kNode, TriggerType::kSchedule);
+  // Shard 2 of this scheduled fire ran already (an earlier claim inserted it, and it ended).
+  JobLog ran = fire;
+  ran.id = 0;
+  ran.shard_index = 2;
+  ran.shard_total = 3;
+  ran.state = FireState::kSucceeded;
+  ran.executor_address = kAddresses[2];
+  ran.trigger_time = kT + 5;
+  ran.trigger_code = 200;
+  ran.handle_time = kT + 10;
+  ran.handle_code = 200;
+  ran = f.put_log(ran);
+
+  auto claimed = f.trigger().claim(this->claim_of(fire.id, kAddresses));
+  ASSERT_EQ(claimed.shards.size(), 2u);
+  EXPECT_EQ(claimed.shards[0], (TriggerStore::Shard{fire.id, kAddresses[0], 0, 3}));
+  EXPECT_EQ(claimed.shards[1].shard_index, 1);
+  EXPECT_EQ(f.log(Port::kTrigger, ran.id), ran);
+  EXPECT_EQ(this->count(Port::kTrigger), 3u);
+}
+
 TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastLeavesTheClaimedRowsNotesOnThatRow) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1006,6 +1031,28 @@ TYPED_TEST_P(SchedulingContract, ScanStopsAJobAndKeepsAScheduledFireUnique) {
   EXPECT_EQ(f.logs(Port::kSchedule), std::vector<JobLog>{existing});
 }
 
+TYPED_TEST_P(SchedulingContract, ScanKeepsAScheduledFireUniqueWhenItHasRunAlready) {
+  auto& f = this->f_;
+  auto j = this->job(ScheduleType::kCron, kT);
+  auto ran = this->log(j, FireState::kSucceeded, kT);                  // finished: in the history
+  auto next = this->log(j, FireState::kCancelled, kT + 1'000, kNode, TriggerType::kMisfire);
+  auto out = f.schedule().scan(kNode, kT + 5'000, 10, [&](const std::vector<DueJob>& due) {
+    ScanDecision d;
+    for (const auto& job : due) {
+      d.fires.push_back({job.id, kT, TriggerType::kSchedule});
+      d.fires.push_back({job.id, kT + 1'000, TriggerType::kSchedule});
+      d.fires.push_back({job.id, kT + 2'000, TriggerType::kSchedule});
+      d.jobs.push_back({job.id, job.trigger_next_time, kT + 2'000, kT + 3'000, 1, ""});
+    }
+    return d;
+  });
+  ASSERT_EQ(out.fires.size(), 1u);
+  EXPECT_EQ(out.fires[0].scheduled_time, kT + 2'000);
+  EXPECT_EQ(f.log(Port::kSchedule, ran.id), ran);
+  EXPECT_EQ(f.log(Port::kSchedule, next.id), next);
+  EXPECT_EQ(f.logs(Port::kSchedule).size(), 3u);
+}
+
 TYPED_TEST_P(SchedulingContract, ScanWritesRecordsOfSkippedFiresAsCancelledMisfireRunsOfTheJobsItAdvanced) {
   auto& f = this->f_;
   auto missed = this->job(ScheduleType::kCron, kT);
@@ -1330,6 +1377,8 @@ TYPED_TEST_P(SchedulingContract, ResolveSendingAddsItsMessageToTheRowsNotes) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsResultAndWritesChildFires,
+                            ScanKeepsAScheduledFireUniqueWhenItHasRunAlready,
+                            ClaimOfABroadcastInsertsNoScheduledShardThatHasRunAlready,
                             ARunItsExecutorNeverStartedGoesBackToPendingForTheNodeThatHeardIt,
                             HeldRunsAreAJobsSentRunsWhoseInstantIsStillAhead, AScanThatFindsNoJobDueSaysWhenTheNextIsDue, AHeldRunGivenBackForAStoppedJobEndsCancelledAndNothingElseMoves,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
