@@ -208,7 +208,7 @@ class BenchDatabase {
   void reset() {
     auto lease = database_.acquire();
     pqxx::nontransaction tx(lease.connection());
-    tx.exec("TRUNCATE job_log");
+    tx.exec("TRUNCATE job_log_active, job_log_finished");
     // The measured jobs are the only ones firing every second.
     tx.exec_params(
         "UPDATE job_schedule SET trigger_last_time = 0, trigger_next_time = $1, trigger_status = 1 "
@@ -252,7 +252,8 @@ class BenchDatabase {
     // The benchmark vacuums between scans; an autovacuum starting in a timed scan is noise.
     tx.exec("ALTER TABLE job_info SET (autovacuum_enabled = false)");
     tx.exec("ALTER TABLE job_schedule SET (autovacuum_enabled = false)");
-    tx.exec("ALTER TABLE job_log SET (autovacuum_enabled = false)");
+    tx.exec("ALTER TABLE job_log_active SET (autovacuum_enabled = false)");
+    tx.exec("ALTER TABLE job_log_finished SET (autovacuum_enabled = false)");
     tx.commit();
     return true;
   }

@@ -980,7 +980,7 @@ int main(int argc, char** argv) {
   app.add_option("--admin-arg", s.admin_args, "More flags for the admin, e.g. --admin-arg='--db-pool-size 16' (repeatable)");
   app.add_option("--sql-before-load", s.sql_before_load,
                  "A statement run on the bench database after the runs one at a time, before the load: what-if "
-                 "experiments, e.g. \"ALTER TABLE job_log DISABLE TRIGGER job_run_report_on_update\" (repeatable)");
+                 "experiments, e.g. \"ALTER TABLE job_log_finished DISABLE TRIGGER job_run_report_on_update\" (repeatable)");
   app.add_option("--admin-log", s.admin_log, "Write the admin's output to this file at the end");
   app.add_flag("--check", s.check, "Exit 1 unless every run succeeded and every node ran exactly once");
   app.add_flag("--keep-db", s.keep_db, "Keep the database afterwards");
