@@ -176,17 +176,22 @@ TEST_F(Schema, UserPasswordMustBeAnArgon2Hash) {
   exec("INSERT INTO app_user (username, password_hash) VALUES ('bob', '$argon2id$v=19$m=65536,t=2,p=1$x$y')");
 }
 
+// The migrations before `version`: a database as an older release left it.
+std::vector<Migration> migrations_before(int version) {
+  std::vector<Migration> out;
+  for (const auto& m : embedded_migrations()) {
+    if (m.version < version) out.push_back(m);
+  }
+  return out;
+}
+
 // A database upgraded past migration 0024 (a run's logical time) keeps what its job backfills
 // were doing: their runs, and the retries of them however deep, stand for their instants, so a
 // retry still pending is sent with its run's instant as logDateTime. Other runs keep none.
 TEST(SchemaUpgrade, BackfillRunsAndTheirRetriesWrittenBeforeLogicalTimesGetTheirInstant) {
   testing::TestDatabase db;
   pqxx::connection c(db.url());
-  std::vector<Migration> before_logical_time;
-  for (const auto& m : embedded_migrations()) {
-    if (m.version < 24) before_logical_time.push_back(m);
-  }
-  Migrator(before_logical_time).migrate(c);
+  Migrator(migrations_before(24)).migrate(c);
   {
     pqxx::work tx(c);
     tx.exec("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'Demo')");
@@ -296,11 +301,7 @@ TEST_F(Schema, TheRunTablesHaveTheColumnsARunsEndCopies) {
 TEST(SchemaUpgrade, EveryJobKeepsItsScheduleAndItsGroupsCountsInJobSchedule) {
   testing::TestDatabase db;
   pqxx::connection c(db.url());
-  std::vector<Migration> before_job_schedule;
-  for (const auto& m : embedded_migrations()) {
-    if (m.version < 27) before_job_schedule.push_back(m);
-  }
-  Migrator(before_job_schedule).migrate(c);
+  Migrator(migrations_before(27)).migrate(c);
   {
     pqxx::work tx(c);
     tx.exec("INSERT INTO job_group (app_name, title) VALUES ('demo-app', 'Demo'), ('other-app', 'Other')");
@@ -332,11 +333,7 @@ TEST(SchemaUpgrade, EveryJobKeepsItsScheduleAndItsGroupsCountsInJobSchedule) {
 TEST(SchemaUpgrade, RunsInFlightMoveToTheirTableWithTheirIds) {
   testing::TestDatabase db;
   pqxx::connection c(db.url());
-  std::vector<Migration> before_active_runs;
-  for (const auto& m : embedded_migrations()) {
-    if (m.version < 28) before_active_runs.push_back(m);
-  }
-  Migrator(before_active_runs).migrate(c);
+  Migrator(migrations_before(28)).migrate(c);
   const std::vector<std::string> states = {"pending", "sending", "triggered", "succeeded", "failed", "lost",
                                            "cancelled"};
   {

@@ -99,6 +99,18 @@ class SchedulingContract : public ::testing::Test {
   // A FIX_DELAY job whose run is going on: its next time awaits the run's end.
   Job awaiting_fix_delay_job() { return job(ScheduleType::kFixDelay, kAwaitingCompletion); }
 
+  // Shard `index` of 3 of `fire`'s fire, sent to kAddresses[index] at kT + 5, in `state`: a row
+  // an earlier claim of a broadcast inserted; to put_log().
+  JobLog other_shard(const JobLog& fire, int index, FireState state) {
+    JobLog shard = fire;
+    shard.id = 0;
+    shard.shard_index = index;
+    shard.shard_total = 3;
+    shard.state = state;
+    shard.executor_address = kAddresses[static_cast<std::size_t>(index)];
+    shard.trigger_time = kT + 5;
+    return shard;
+  }
   JobLog log(const Job& j, FireState state, std::int64_t scheduled = kT, const std::string& node = kNode,
              TriggerType type = TriggerType::kSchedule, int retries = 0) {
     JobLog l;
@@ -613,14 +625,7 @@ TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsASendingRowPerShardButN
   auto j = this->job();
   auto fire = this->log(j, FireState::kPending, kT, kNode, TriggerType::kSchedule, 1);
   // Shard 1 of this scheduled fire exists already (an earlier claim inserted it).
-  JobLog existing = fire;
-  existing.id = 0;
-  existing.shard_index = 1;
-  existing.shard_total = 3;
-  existing.state = FireState::kTriggered;
-  existing.executor_address = kAddresses[1];
-  existing.trigger_time = kT + 5;
-  existing = f.put_log(existing);
+  JobLog existing = f.put_log(this->other_shard(fire, 1, FireState::kTriggered));
 
   auto claimed = f.trigger().claim(this->claim_of(fire.id, kAddresses));
   ASSERT_EQ(claimed.shards.size(), 2u);
@@ -647,13 +652,7 @@ TYPED_TEST_P(SchedulingContract, ClaimOfABroadcastInsertsNoScheduledShardThatHas
   auto j = this->job();
   auto fire = this->log(j, FireState::kPending, kT, kNode, TriggerType::kSchedule);
   // Shard 2 of this scheduled fire ran already (an earlier claim inserted it, and it ended).
-  JobLog ran = fire;
-  ran.id = 0;
-  ran.shard_index = 2;
-  ran.shard_total = 3;
-  ran.state = FireState::kSucceeded;
-  ran.executor_address = kAddresses[2];
-  ran.trigger_time = kT + 5;
+  JobLog ran = this->other_shard(fire, 2, FireState::kSucceeded);
   ran.trigger_code = 200;
   ran.handle_time = kT + 10;
   ran.handle_code = 200;
