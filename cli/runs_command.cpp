@@ -125,12 +125,14 @@ int get_run(Context& ctx, const std::string& text) {
 // ---- runs logs [-f]
 
 // Whether a follower should wait for the run: it has not reached an executor yet, or (for an
-// executor that does not answer) it still runs there.
+// executor that does not answer) it still runs there. The state is read after the failed call:
+// a 409 (the run was being sent, its executor had no log of it yet) followed by `triggered`
+// means it reached the executor in between, so the next call finds its log.
 bool worth_waiting(ApiClient& api, std::int64_t id, const ApiError& error) {
   if (error.http_status() != 409 && error.http_status() != 502) return false;
   const std::string state = string_member(api.get("logs/" + std::to_string(id)), "state");
   if (state == "pending" || state == "sending") return true;
-  return state == "triggered" && error.http_status() == 502;
+  return state == "triggered";
 }
 
 // Prints the run's log from its first line. Without `follow`, what there is now; with it, every

@@ -491,6 +491,19 @@ TEST_F(CommandLineTest, RunsLogsFollowWaitsForAPendingRunAndStopsAtTheEnd) {
   for (auto pause : cli_.pauses) EXPECT_EQ(pause, std::chrono::milliseconds(500));
 }
 
+// The run was being sent when its log was asked for (409) and had reached its executor by the
+// time its state was read: the follower asks again rather than giving up.
+TEST_F(CommandLineTest, RunsLogsFollowWaitsForARunThatReachedItsExecutorMeanwhile) {
+  cli_.api.error("GET api/v1/logs/5/content?fromLine=1", 409, "conflict",
+                 "run 5 is being sent to executor http://127.0.0.1:9999/, which has no log of it yet");
+  cli_.api.answer("GET api/v1/logs/5/content?fromLine=1", 200, content(1, 1, "done\n", true));
+  cli_.api.answer("GET api/v1/logs/5", 200, {{"id", 5}, {"state", "triggered"}});
+  const CliResult r = cli_.run({"runs", "logs", "-f", "5"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "done\n");
+  EXPECT_EQ(cli_.pauses.size(), 1u);
+}
+
 TEST_F(CommandLineTest, RunsLogsFollowEndsOnCtrlC) {
   cli_.api.answer("GET api/v1/logs/5/content?fromLine=1", 200, content(1, 1, "line\n", false));
   cli_.api.answer("GET api/v1/logs/5/content?fromLine=2", 200, content(2, 1, "", false));
