@@ -238,7 +238,11 @@ Verdict check_exactly_once(const std::vector<FireRow>& rows, const std::vector<C
           continue;
         }
       }
+      // The executors of the shards that ran: each its own. A shard not yet started at its job's
+      // stop is cancelled by it while another may have started (a broadcast's shards are posted
+      // one after the other, and one can be sent back to pending in between).
       std::set<std::string> addresses;
+      std::vector<const FireRow*> ran;
       for (int shard = 0; shard < shards; ++shard) {
         ++v.expected;
         const std::string key = "(" + std::to_string(job.id) + " " + job.strategy + ", " + std::to_string(t) +
@@ -274,6 +278,7 @@ Verdict check_exactly_once(const std::vector<FireRow>& rows, const std::vector<C
             continue;
           }
           addresses.insert(r->executor_address);
+          ran.push_back(r);
           if (r->state != "succeeded" || r->shard_total != shards) {
             v.not_succeeded.push_back(describe(*r));
           } else {
@@ -282,9 +287,12 @@ Verdict check_exactly_once(const std::vector<FireRow>& rows, const std::vector<C
           if (r->trigger_time > 0) v.delays.push_back(r->trigger_time - r->scheduled_time);
         }
       }
-      if (broadcast && addresses.size() != static_cast<std::size_t>(shards)) {
-        v.not_succeeded.push_back("(" + std::to_string(job.id) + ", " + std::to_string(t) +
-                                  "): broadcast shards did not go to " + std::to_string(shards) + " executors");
+      if (broadcast && addresses.size() != ran.size()) {
+        std::string which;
+        for (const auto* r : ran) which += "; " + describe(*r);
+        v.not_succeeded.push_back("(" + std::to_string(job.id) + ", " + std::to_string(t) + "): " +
+                                  std::to_string(ran.size()) + " broadcast shards ran on " +
+                                  std::to_string(addresses.size()) + " executor(s)" + which);
       }
     }
   }
