@@ -1,6 +1,7 @@
 #include "admin/trigger/trigger_pools.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -68,6 +69,18 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
   std::size_t late_refused = 0;
   const std::int64_t now = clock_.now_ms();
   std::unordered_map<std::string, LeadBatch> batches;
+  // Fires due now (or within kMinLeadMs) of lead executors, by executor: several go in one
+  // hand-over too, which the executor starts at once, rather than one /run each (a node behind,
+  // or its feeder's late fires); a lone one is posted.
+  std::unordered_map<std::string, LeadBatch> due_now;
+  auto post = [&](PreparedFire& p, std::int64_t post_at, bool to_slow) {
+    FireThreadPool& pool = to_slow ? *slow_pool_ : *fast_pool_;
+    if (submit_prepared(p, post_at, pool)) {
+      (to_slow ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
+    } else {
+      ++late_refused;  // shut down meanwhile, or fuller than its room said
+    }
+  };
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedFire& p = prepared[i];
     if (p.ended) {
@@ -76,20 +89,25 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
       continue;
     }
     const std::int64_t post_at = post_time(p.fire, not_before_ms);
-    if (post_at - now >= kMinLeadMs) {
+    const bool ahead = post_at - now >= kMinLeadMs;
+    if (ahead || !to_slow[i]) {
       if (auto key = sender_.lead_key(p)) {
-        LeadBatch& batch = batches[*key];
+        LeadBatch& batch = (ahead ? batches : due_now)[*key];
         batch.fires.push_back(std::move(p));
         batch.post_at.push_back(post_at);
         continue;
       }
     }
-    FireThreadPool& pool = to_slow[i] ? *slow_pool_ : *fast_pool_;
-    if (submit_prepared(p, post_at, pool)) {
-      (to_slow[i] ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
-    } else {
-      ++late_refused;  // shut down meanwhile, or fuller than its room said
+    post(p, post_at, to_slow[i]);
+  }
+  for (auto& [key, batch] : due_now) {
+    if (batch.fires.size() == 1) {
+      post(batch.fires.front(), batch.post_at.front(), false);
+      continue;
     }
+    LeadBatch& into = batches[key];
+    std::move(batch.fires.begin(), batch.fires.end(), std::back_inserter(into.fires));
+    into.post_at.insert(into.post_at.end(), batch.post_at.begin(), batch.post_at.end());
   }
   late_refused += submit_lead_batches(batches);
   if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);

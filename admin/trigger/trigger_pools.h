@@ -24,7 +24,9 @@
 // it (FireSender::lead_key) are not posted one by one at the instant: the fires of one executor go
 // to one fast-pool thread, which hands them over at once in one request (FireSender::lead) and
 // leaves the executor to start them. Those it did not hand over are posted at their instant as
-// any other, each on a pool thread of its own.
+// any other, each on a pool thread of its own. Fires already due (a node behind, the feeder's
+// late fires) go the same way when several are for one lead executor, which starts them at
+// once: one request for them all, not one /run each; a lone one is posted.
 //
 // Before sending, `may_send` (when given) is asked: false (this node's lease may have run out,
 // so another node may be taking its fires over) leaves the fire pending, untouched.

@@ -564,8 +564,12 @@ std::vector<std::optional<SendOutcome>> TriggerService::lead(const std::vector<P
       for (std::size_t i : sent) {
         const auto& p = *fires[i].send;
         if (accepted.count(p.shard.log_id) == 0) continue;  // refused: /run at its instant says why
-        const std::string handed = "handed over " + std::to_string(fire_at[i] - request.admin_time) +
-                                   " ms ahead; the executor starts it at its instant, by its own clock";
+        const std::int64_t ahead_ms = fire_at[i] - request.admin_time;
+        const std::string handed =
+            ahead_ms >= 0 ? "handed over " + std::to_string(ahead_ms) +
+                                " ms ahead; the executor starts it at its instant, by its own clock"
+                          : "handed over " + std::to_string(-ahead_ms) +
+                                " ms after its instant, with others due; the executor starts it at once";
         std::vector<std::pair<std::string, std::string>> facts{
             {"Address", p.shard.address}, {"Lead", handed}, {"Code", std::to_string(answer.code)}};
         enqueue_accepted({p.shard.log_id, options_.node_id, p.target.message.with_trigger(facts)}, p.fire.job.id,

@@ -423,6 +423,30 @@ TEST_F(TriggerPoolsTest, AFireDueNowOrWithinTheMinimumLeadIsPostedNotHandedOver)
   EXPECT_EQ(sender_.delivered().size(), 2u);
 }
 
+// A node behind (or its feeder's late fires): several fires already due for one lead executor go
+// in one hand-over, which the executor starts at once, rather than one /run each; a lone one,
+// and the fires of an executor that does not take lead dispatch, are posted.
+TEST_F(TriggerPoolsTest, SeveralFiresAlreadyDueForOneLeadExecutorAreHandedOverInOneCall) {
+  auto pools = make(small(4, 8));
+  sender_.lead_jobs(1, 1, true);
+  sender_.lead_jobs(2, 2, true);
+  auto a = pending_at(kStart - 3000, 1), b = pending_at(kStart - 2000, 1), c = pending_at(kStart - 1000, 1),
+       lone = pending_at(kStart - 2000, 2), plain = pending_at(kStart - 2000, 4);
+  pools->dispatch({a, b, c, lone, plain});
+  ASSERT_TRUE(finished_.wait_for(5));  // without the clock moving: all due
+  auto led = sender_.led();
+  ASSERT_EQ(led.size(), 1u);
+  EXPECT_EQ(led[0].first, (std::vector<PendingFire>{a, b, c}));
+  EXPECT_EQ(led[0].second, (std::vector<std::int64_t>{kStart - 3000, kStart - 2000, kStart - 1000}))
+      << "each at its own instant, which has passed: the executor starts them at once";
+  auto delivered = sender_.delivered();
+  ASSERT_EQ(delivered.size(), 2u);
+  EXPECT_EQ(std::set<std::int64_t>({delivered[0].log_id, delivered[1].log_id}),
+            (std::set<std::int64_t>{lone.log_id, plain.log_id}));
+  EXPECT_EQ(pools->stats().led, 3u);
+  EXPECT_EQ(pools->stats().triggered, 5u);
+}
+
 TEST_F(TriggerPoolsTest, ABatchStillQueuedAtShutdownHasEveryClaimGivenBack) {
   auto pools = make(small(1, 4));
   sender_.close();  // the one thread is held by a plain fire

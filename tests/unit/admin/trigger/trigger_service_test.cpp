@@ -931,6 +931,38 @@ TEST_F(LeadDispatchTest, FiresOfAnExecutorThatTakesLeadAreHandedOverInOneRequest
   }
 }
 
+// Fires already due (a node behind, or its feeder's late fires) go in one request too, each with
+// its instant, which has passed: the executor starts them at once. Their trigger time is their
+// claim, the run's message says how late they were handed over.
+TEST_F(LeadDispatchTest, FiresAlreadyDueAreHandedOverForTheExecutorToStartAtOnce) {
+  leading({kA});
+  instant_ = (clock_.now_ms() / 1000 - 2) * 1000;
+  std::vector<admin::PendingFire> due;
+  for (int i = 0; i < 2; ++i) {
+    auto l = pending([&](admin::JobLog& r) { r.scheduled_time = instant_; });
+    due.push_back({l.id, l.job_id, l.scheduled_time});
+  }
+  auto fires = service().prepare(due, clock_.now_ms());
+  ASSERT_EQ(fires.size(), 2u);
+  auto outcomes = service().lead(fires, {instant_, instant_});
+  service().flush();
+  auto calls = client_.calls("lead");
+  ASSERT_EQ(calls.size(), 1u);
+  ASSERT_EQ(calls[0].lead.fires.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(calls[0].lead.fires[i].fire_at, instant_);
+    ASSERT_TRUE(outcomes[i].has_value());
+    EXPECT_EQ(outcomes[i]->kind, Kind::kTriggered);
+    const auto l = row(fires[i].fire.log_id);
+    EXPECT_EQ(l.state, admin::FireState::kTriggered);
+    EXPECT_EQ(l.trigger_time, clock_.now_ms()) << "claimed and handed over now";
+    EXPECT_TRUE(contains(l.trigger_msg, "Lead: handed over " + std::to_string(clock_.now_ms() - instant_) +
+                                            " ms after its instant, with others due; the executor starts it at once"))
+        << l.trigger_msg;
+  }
+  EXPECT_TRUE(client_.calls("run").empty());
+}
+
 TEST_F(LeadDispatchTest, AnExecutorThatDoesNotTakeLeadHasNoLeadKey) {
   leading({kB});  // FIRST routes to kA
   auto fires = prepared(1);
