@@ -102,6 +102,14 @@ void add_serve_options(CLI::App* cmd, AdminConfig& config) {
       ->envname("CRONWHEEL_LEAD_HORIZON_MS")
       ->check(CLI::Range(0, 30'000))
       ->capture_default_str();
+  cmd->add_option("--shed-late-ms", config.shed_late_ms,
+                  "Shedding past capacity: once this node hands a second's fires over more than this late while "
+                  "handing over at least 500 a second, its scans decide only the share of the fires due it can send "
+                  "and skip the rest (jobs with misfire strategy DO_NOTHING, lowest priority first), each job's "
+                  "with a cancelled MISFIRE run; 0: never")
+      ->envname("CRONWHEEL_SHED_LATE_MS")
+      ->check(CLI::Range(0, 60'000))
+      ->capture_default_str();
   cmd->add_option("--fast-pool-max", config.fast_pool_max, "Fast trigger pool: most threads")
       ->envname("CRONWHEEL_FAST_POOL_MAX")
       ->check(CLI::Range(1, 10'000))

@@ -60,6 +60,10 @@ struct AdminConfig {
   // (Scheduler::Options::lead_horizon), capped at half the send deadline. 0: 800 ms before each
   // second only.
   int lead_horizon_ms = 4'000;
+  // Shedding past capacity (docs/scheduling.md, "Past capacity"): once this node hands a
+  // second's fires over more than this late, under load, its scans decide only the share of the
+  // fires due it can send and shed the rest (DO_NOTHING jobs, lowest priority first). 0: never.
+  int shed_late_ms = 1'000;
   int slow_pool_max = 200;
   int fast_pool_queue = 10'000;
   int slow_pool_queue = 5'000;

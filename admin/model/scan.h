@@ -33,6 +33,8 @@ struct DueJob {
   int calendar_version = 0;
   // A CRON job's daylight-saving policy (Job::dst).
   common::DstPolicy dst;
+  // Job::priority: past capacity, a scan sheds the fires of lower priorities first (shed_fires).
+  int priority = 0;
 
   friend bool operator==(const DueJob&, const DueJob&) = default;
 };

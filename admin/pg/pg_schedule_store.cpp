@@ -48,7 +48,7 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   c.prepare("sched_due_jobs",
             "WITH " + guard_cte("$1::bigint[] AS job_ids") +
                 " SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, calendar_id, calendar_mode,"
-                " dst_gap, dst_repeat FROM job_info, guard WHERE id = ANY (guard.job_ids)");
+                " dst_gap, dst_repeat, priority FROM job_info, guard WHERE id = ANY (guard.job_ids)");
   // When none is due: the next one (job_schedule_due answers it from its first entry past the
   // window).
   c.prepare("sched_next_due", "SELECT min(trigger_next_time) FROM job_schedule WHERE trigger_status = 1");
@@ -186,6 +186,7 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
         job.misfire_strategy = enum_of<MisfireStrategy>(r["misfire_strategy"]);
         due_calendar(r, job);
         job.dst = dst_policy_from(r);
+        job.priority = r["priority"].as<int>();
         schedules.emplace(job.id, std::move(job));
       }
       for (const auto& r : due_rows) {

@@ -1,5 +1,7 @@
 #include "admin/scheduler/fire_decision.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -231,6 +233,119 @@ ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now, std
   }
   out.calendars_wanted.assign(wanted.begin(), wanted.end());
   return out;
+}
+
+namespace {
+
+// A stable, well-mixed order of jobs for one second (splitmix64's finaliser).
+std::uint64_t shed_order(std::int64_t job_id, std::int64_t second) {
+  std::uint64_t x = static_cast<std::uint64_t>(job_id) * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(second);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::size_t shed_fires(ScanDecision& decision, const std::vector<DueJob>& due, double keep, std::int64_t now,
+                       const std::string& why, std::int64_t window_ms, std::int64_t skip_ahead_ms) {
+  if (!(keep < 1.0) || decision.fires.empty()) return 0;
+  keep = std::max(0.0, keep);
+
+  std::map<std::int64_t, std::vector<std::int64_t>> times;  // each job's fires, by job
+  std::set<std::int64_t> not_sheddable;
+  for (const auto& f : decision.fires) {
+    times[f.job_id].push_back(f.scheduled_time);
+    if (f.trigger_type != TriggerType::kSchedule) not_sheddable.insert(f.job_id);
+  }
+  for (const auto& skip : decision.skipped) not_sheddable.insert(skip.job_id);
+  std::map<std::int64_t, JobAdvance*> advances;
+  for (auto& advance : decision.jobs) advances.emplace(advance.job_id, &advance);
+
+  struct Candidate {
+    const DueJob* job = nullptr;
+    std::uint64_t order = 0;
+  };
+  const std::int64_t second = now >= 0 ? now / 1000 : -((-now + 999) / 1000);
+  std::vector<Candidate> candidates;
+  for (const auto& job : due) {
+    if (!times.contains(job.id) || not_sheddable.contains(job.id) || !advances.contains(job.id)) continue;
+    if (job.misfire_strategy != MisfireStrategy::kDoNothing || job.schedule_type == ScheduleType::kFixDelay) continue;
+    candidates.push_back({&job, shed_order(job.id, second)});
+    not_sheddable.insert(job.id);  // a job read twice is one candidate
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.job->priority != b.job->priority ? a.job->priority < b.job->priority : a.order < b.order;
+  });
+
+  // What shedding a job skips: its fires in the window, and its times after them up to
+  // skip_until (its next time then the first after those). A job with a calendar, or whose
+  // schedule ends meanwhile, skips only its window.
+  struct Skip {
+    std::int64_t job_id = 0;
+    Counted counted;
+    std::optional<std::int64_t> next;  // its new next time, when it skips beyond the window
+  };
+  ScheduleCache cache;
+  const std::int64_t skip_until = now + window_ms + std::max<std::int64_t>(0, skip_ahead_ms);
+  auto skip_of = [&](const DueJob& job) {
+    auto& at = times[job.id];
+    std::sort(at.begin(), at.end());
+    Skip out{job.id, Counted{static_cast<std::int64_t>(at.size()), at.back(), false}, std::nullopt};
+    const JobAdvance& advance = *advances[job.id];
+    std::string error;
+    const Schedule* schedule = job.calendar_id == 0 ? cache.get(job, error) : nullptr;
+    if (schedule != nullptr && advance.trigger_status == 1 && advance.next_time > at.back() &&
+        advance.next_time <= skip_until) {
+      const Counted later = count_times(*schedule, advance.next_time, skip_until, kMaxSkippedCounted);
+      if (auto next = schedule->next_after(later.last); next && !later.at_least) {
+        out.counted.count += later.count;
+        out.counted.last = later.last;
+        out.next = *next;
+      }
+    }
+    return out;
+  };
+
+  // Shed jobs until the times skipped are at least 1 - keep of the times decided and skipped:
+  // a job shed skips more than a second's fire, and is not read again until after them, so over
+  // time the share of its fire times the node keeps is `keep`.
+  double kept = static_cast<double>(decision.fires.size());
+  double skipped = 0;
+  std::vector<Skip> skips;
+  for (const auto& c : candidates) {
+    if (skipped >= (1.0 - keep) * (kept + skipped)) break;
+    Skip skip = skip_of(*c.job);
+    kept -= static_cast<double>(times[c.job->id].size());
+    skipped += static_cast<double>(skip.counted.count);
+    skips.push_back(std::move(skip));
+  }
+  if (skips.empty()) return 0;
+
+  std::set<std::int64_t> shed_jobs;
+  for (const auto& skip : skips) shed_jobs.insert(skip.job_id);
+  std::erase_if(decision.fires, [&](const DecidedFire& f) { return shed_jobs.contains(f.job_id); });
+  std::map<std::int64_t, const Skip*> skip_by_job;
+  for (const auto& skip : skips) skip_by_job.emplace(skip.job_id, &skip);
+  std::size_t shed = 0;
+  for (const auto& job : due) {  // the records in the order read
+    auto it = skip_by_job.find(job.id);
+    if (it == skip_by_job.end()) continue;
+    const Skip& skip = *it->second;
+    skip_by_job.erase(it);
+    JobAdvance& advance = *advances[job.id];
+    advance.last_time = job.trigger_last_time;
+    if (skip.next) advance.next_time = *skip.next;
+    const std::int64_t first = times[job.id].front();
+    const std::string range = skip.counted.count == 1
+                                  ? "scheduled at " + utc(first)
+                                  : "scheduled from " + utc(first) + " to " + utc(skip.counted.last);
+    decision.skipped.push_back({job.id, first, skip.counted.last, skip.counted.count, false,
+                                "shed: " + fires_text(skip.counted) + " skipped, " + range + ": " + why +
+                                    "; the job's misfire strategy DO_NOTHING skips the fires it cannot have on time"});
+    shed += static_cast<std::size_t>(skip.counted.count);
+  }
+  return shed;
 }
 
 namespace {

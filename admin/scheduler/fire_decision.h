@@ -61,6 +61,35 @@ using ScanCalendars = std::map<std::int64_t, ScanCalendar>;  // by calendar id
 ScanDecision decide_fires(const std::vector<DueJob>& jobs, std::int64_t now,
                           std::int64_t window_ms = kPreReadWindowMs, const ScanCalendars& calendars = {});
 
+// Shedding past capacity (docs/scheduling.md, "Past capacity: shedding at the scan"): turns
+// the fires of some of the jobs `decision` holds into records of skipped fires, so that over
+// time a node that cannot send every fire decides about `keep` (0 to 1) of its fire times, what
+// it can send on time, and the rest costs a record instead of a run that would go out late or
+// be cancelled as late. `due` is what `decision` was decided from (decide_fires).
+//  - Whole jobs are shed: all of a job's fires in the scan or none. Only a job that would skip
+//    a missed fire anyway may be shed: misfire strategy DO_NOTHING, a schedule other than
+//    FIX_DELAY (one fire in flight at a time already), and no misfire record in this scan (at
+//    most one record per job and scan). FIRE_ONCE_NOW asks for missed fires to be made up, so
+//    its jobs keep theirs.
+//  - A shed job also skips its times after the window up to now + window + `skip_ahead_ms`, and
+//    its next time is the first one after those: a node past capacity reads, advances and
+//    records it once for all of them rather than once a second. A job with a calendar, or whose
+//    schedule ends within them, skips only its fires in the window.
+//  - Lower priorities are shed first (DueJob::priority); among equals, the order is a hash of
+//    the job and the second of `now`, so a different set of jobs is shed each second and none
+//    is shed every time.
+//  - Jobs are shed until the times they skip are at least 1 - keep of the fires left and the
+//    times skipped, or no job may be shed. A job a scan sheds is not read again until after its
+//    skipped times, while a job kept is read each second for its next fire, so this keeps
+//    `keep` of the job's fire times over time, not of one scan's fires.
+//  - A shed job gets one MisfireSkip (a cancelled MISFIRE run, at its first shed fire) with its
+//    count, first and last time and `why` in its message; its advance keeps its last time as read
+//    (no fire).
+// Answers how many fire times were shed (in the window and after it). keep >= 1: nothing is shed.
+std::size_t shed_fires(ScanDecision& decision, const std::vector<DueJob>& due, double keep, std::int64_t now,
+                       const std::string& why, std::int64_t window_ms = kPreReadWindowMs,
+                       std::int64_t skip_ahead_ms = kPreReadWindowMs);
+
 struct LateFiresVerdict {
   std::vector<PendingFire> send;     // to go out, in the order given
   std::vector<SkippedFire> cancel;   // to cancel (ScheduleStore::cancel_pending), in the order given

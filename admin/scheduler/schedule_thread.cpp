@@ -51,11 +51,20 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
   ScanDecision decided;
   static const ScanCalendars kNoCalendars;
   const ScanCalendars& calendars = calendars_ ? calendars_->calendars() : kNoCalendars;
+  LoadShedder* const shedder = options_.shedder;
+  const double keep = shedder != nullptr ? shedder->keep(now) : 1.0;
+  std::size_t shed = 0, shed_jobs = 0;
   try {
     const auto scan_started = clock_.steady_now();
     auto result = store_.scan(node_id_, now + window, options_.pre_read_count,
                               [&](const std::vector<DueJob>& due) {
                                 decided = decide_fires(due, now, window, calendars);
+                                shed = shed_jobs = 0;
+                                if (keep < 1.0) {
+                                  const std::size_t records = decided.skipped.size();
+                                  shed = shed_fires(decided, due, keep, now, shed_reason(keep));
+                                  shed_jobs = decided.skipped.size() - records;
+                                }
                                 return decided;
                               });
     scan_seconds_.observe(std::chrono::duration<double>(clock_.steady_now() - scan_started).count());
@@ -64,15 +73,30 @@ ScheduleThread::ScanOutcome ScheduleThread::scan_once() {
     outcome.fires = result.fires.size();
     outcome.full = result.jobs_read >= static_cast<std::size_t>(options_.pre_read_count);
     outcome.next_due = result.next_due;
+    outcome.shed = shed;
     scans_.fetch_add(1, std::memory_order_relaxed);
     fires_.fetch_add(result.fires.size(), std::memory_order_relaxed);
+    shed_.fetch_add(shed, std::memory_order_relaxed);
+    keep_.store(keep, std::memory_order_relaxed);
+    // What the scans decide, before shedding: the demand the shedder weighs its hand-offs by.
+    if (shedder != nullptr) shedder->decided(result.fires.size() + shed, now);
     if (options_.finished_runs != nullptr) {
       for (auto group : result.misfire_groups) options_.finished_runs->add(group, FireState::kCancelled);
     }
-    if (result.misfire_records > 0) {
+    if (shed > 0 && !shedding_) {
+      spdlog::warn("scheduler: this node is past its capacity: its scans keep {:.0f} % of the fire times due and "
+                   "shed the rest (jobs with misfire strategy DO_NOTHING, lowest priority first), each job's as one "
+                   "cancelled MISFIRE run",
+                   keep * 100);
+    } else if (shed == 0 && shedding_ && keep >= 1.0) {
+      spdlog::info("scheduler: this node keeps up again; its scans shed no fires");
+    }
+    if (shed > 0) shedding_ = true;
+    if (keep >= 1.0) shedding_ = false;
+    if (result.misfire_records > shed_jobs) {
       spdlog::info("scheduler: {} job(s) missed fires by more than the misfire threshold; each has a cancelled "
                    "MISFIRE run saying how many its misfire strategy skipped or coalesced",
-                   result.misfire_records);
+                   result.misfire_records - shed_jobs);
     }
     if (failing_) spdlog::info("scheduler: scans work again");
     failing_ = false;
@@ -131,7 +155,19 @@ void ScheduleThread::run(std::stop_token stop) {
 
 ScheduleThread::Stats ScheduleThread::stats() const {
   return {scans_.load(std::memory_order_relaxed), failed_scans_.load(std::memory_order_relaxed),
-          fires_.load(std::memory_order_relaxed), scan_seconds_.snapshot()};
+          fires_.load(std::memory_order_relaxed), shed_.load(std::memory_order_relaxed),
+          keep_.load(std::memory_order_relaxed), scan_seconds_.snapshot()};
+}
+
+std::string ScheduleThread::shed_reason(double keep) const {
+  std::string late;
+  if (options_.shedder != nullptr) {
+    const auto s = options_.shedder->stats();
+    if (s.last_late_ms > 0) late = " (the latest by " + std::to_string(s.last_late_ms) + " ms)";
+  }
+  return "admin node " + node_id_ + " is past its capacity, its fires handed over or sent late" + late +
+         ", so its scans keep " + std::to_string(static_cast<int>(keep * 100 + 0.5)) +
+         " % of the fires due and shed the rest";
 }
 
 }  // namespace cronwheel::admin

@@ -37,6 +37,7 @@
 #include "admin/model/schedule_store.h"
 #include "admin/scheduler/calendar_cache.h"
 #include "admin/scheduler/fire_decision.h"
+#include "admin/scheduler/load_shedder.h"
 #include "common/util/clock.h"
 #include "common/util/histogram.h"
 
@@ -53,6 +54,9 @@ class ScheduleThread {
     // Where the calendars of jobs that name one are read (CalendarCache). Without it such jobs
     // are never decided. Must outlive the thread.
     CalendarStore* calendars = nullptr;
+    // When set, each scan keeps the share of its fires the shedder gives and sheds the rest
+    // (shed_fires: docs/scheduling.md, "Past capacity"). Must outlive the thread.
+    LoadShedder* shedder = nullptr;
   };
   using Sink = std::function<void(const std::vector<PendingFire>& fires)>;
 
@@ -62,12 +66,15 @@ class ScheduleThread {
     std::size_t jobs_read = 0;   // jobs the pre-read returned
     std::size_t fires = 0;       // fires inserted and given to the sink
     bool full = false;           // the pre-read returned pre_read_count jobs
+    std::size_t shed = 0;        // fires shed (each job's as one cancelled MISFIRE record)
     std::optional<std::int64_t> next_due;  // none read: when the next enabled job is due
   };
   struct Stats {
     std::uint64_t scans = 0;
     std::uint64_t failed_scans = 0;
     std::uint64_t fires = 0;
+    std::uint64_t shed = 0;  // fires shed past capacity
+    double keep = 1.0;       // the share of its fires the last scan kept
     common::Histogram::Snapshot scan_seconds;  // each scan's transaction, lock to commit
   };
 
@@ -91,6 +98,8 @@ class ScheduleThread {
 
  private:
   void run(std::stop_token stop);
+  // The reason a shed fire's record gives.
+  std::string shed_reason(double keep) const;
 
   ScheduleStore& store_;
   common::Clock& clock_;
@@ -103,8 +112,10 @@ class ScheduleThread {
   std::stop_source sleep_;       // the current sleep's; cut short by wake()
   bool wake_requested_ = false;  // a wake() that came while no sleep was in progress
   bool failing_ = false;         // the last scan failed (log the streak once)
+  bool shedding_ = false;        // the last scan shed fires (log the streak once)
 
-  std::atomic<std::uint64_t> scans_{0}, failed_scans_{0}, fires_{0};
+  std::atomic<std::uint64_t> scans_{0}, failed_scans_{0}, fires_{0}, shed_{0};
+  std::atomic<double> keep_{1.0};
   common::Histogram scan_seconds_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
   std::jthread thread_;
 };

@@ -22,6 +22,15 @@ Scheduler::Scheduler(ScheduleStore& store, NodeStore& nodes, FireSender& sender,
   ring_ = std::make_unique<SecondRing>(
       clock, [this](std::vector<PendingFire> fires, std::int64_t due_ms) { pools_->dispatch(fires, due_ms); },
       options.prepare_ahead, std::move(ahead));
+  if (!options.shedding.sends) options.shedding.sends = [this] { return pools_->sends(); };
+  if (!options.shedding.refusals) options.shedding.refusals = [this] { return pools_->fast_refusals(); };
+  shedder_ = std::make_unique<LoadShedder>(options.shedding);
+  if (shedder_->enabled()) {
+    ring_->watch([this](std::size_t fires, std::int64_t due_ms, std::int64_t done_ms) {
+      shedder_->handed_over(fires, due_ms, done_ms);
+    });
+    options.schedule.shedder = shedder_.get();
+  }
   heartbeat_ = std::make_unique<NodeHeartbeat>(nodes, store, executors, tasks, std::move(self),
                                                options.default_access_token,
                                                [this](const std::vector<PendingFire>& fires) { push(fires); },

@@ -27,6 +27,7 @@
 
 #include "admin/model/fire.h"
 #include "admin/model/node_store.h"
+#include "admin/scheduler/load_shedder.h"
 #include "admin/scheduler/node_heartbeat.h"
 #include "admin/scheduler/pending_feeder.h"
 #include "admin/model/schedule_store.h"
@@ -58,6 +59,9 @@ class Scheduler {
     // each second's own hand-off, prepare_ahead before it.
     std::chrono::milliseconds lead_horizon{0};
     std::size_t lead_chunk = 1'000;
+    // Shedding past capacity: the ring's hand-offs tell the shedder how late they are, and the
+    // scans keep the share of their fires it gives (LoadShedder).
+    LoadShedder::Options shedding;
     // XXL-JOB-ACCESS-TOKEN for executors whose group has none (recovery's /log calls).
     std::string default_access_token;
   };
@@ -102,6 +106,7 @@ class Scheduler {
   void push(const std::vector<PendingFire>& fires);
 
   const std::string node_id_;
+  std::unique_ptr<LoadShedder> shedder_;
   std::unique_ptr<SecondRing> ring_;
   std::unique_ptr<NodeHeartbeat> heartbeat_;
   std::unique_ptr<TriggerPools> pools_;

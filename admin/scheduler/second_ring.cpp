@@ -42,6 +42,11 @@ SecondRing::SecondRing(common::Clock& clock, HandOff hand_off, std::chrono::mill
 
 SecondRing::~SecondRing() { stop(); }
 
+void SecondRing::watch(Watch watch) {
+  std::lock_guard lock(mutex_);
+  if (!thread_.joinable()) watch_ = std::move(watch);
+}
+
 void SecondRing::start() {
   std::lock_guard lock(mutex_);
   if (stopped_ || thread_.joinable()) return;
@@ -165,13 +170,15 @@ void SecondRing::offer_ahead(const std::stop_token& interrupt) {
     }
     if (offered.empty()) return;
     std::vector<PendingFire> left;
+    const std::int64_t due_ms = second_of(offered.front().scheduled_time) * kMillisPerSecond;
     try {
       left = ahead_.offer(offered);
     } catch (const std::exception& e) {
       // Held again, all of them: one taken meanwhile is no longer pending at its second, and dropped.
       spdlog::error("scheduler: offering {} fires ahead failed: {}", offered.size(), e.what());
-      left = std::move(offered);
+      left = offered;
     }
+    if (watch_ && left.size() < offered.size()) watch_(offered.size() - left.size(), due_ms, clock_.now_ms());
     std::lock_guard lock(mutex_);
     for (const auto& fire : left) {
       const std::int64_t second = std::max(second_of(fire.scheduled_time), processed_ + 1);
@@ -182,20 +189,26 @@ void SecondRing::offer_ahead(const std::stop_token& interrupt) {
 }
 
 void SecondRing::run(std::stop_token stop) {
+  bool first_turn = true;  // its seconds go back to the ring's making, not to a late hand-off
   while (!stop.stop_requested()) {
     std::vector<PendingFire> due;
     std::vector<PendingFire> due_now;
     // The coming boundary when within `lead` of it, else the last one passed.
     const std::int64_t through = floor_div(clock_.now_ms() + lead_ms_, kMillisPerSecond);
+    std::int64_t from = through;  // the first second this wake-up covers
     std::stop_source sleep;
     {
       std::lock_guard lock(mutex_);
+      if (!first_turn) from = std::min(processed_ + 1, through);
       due = take_through(through);
       due_now.swap(due_now_);
       held_ -= due_now.size();
       sleep_ = sleep;
     }
+    first_turn = false;
+    const std::size_t handed = due.size();
     hand_off(std::move(due), through * kMillisPerSecond);
+    if (watch_ && handed > 0) watch_(handed, from * kMillisPerSecond, clock_.now_ms());
     std::sort(due_now.begin(), due_now.end(), due_order);
     hand_off(std::move(due_now), clock_.now_ms());
     {

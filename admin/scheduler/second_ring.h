@@ -69,6 +69,15 @@ class SecondRing {
   SecondRing(const SecondRing&) = delete;
   SecondRing& operator=(const SecondRing&) = delete;
 
+  // Told after each hand-off of held fires (a wake-up's, and each offer ahead that took some):
+  // how many fires it handed on, the second boundary they were due from (for a wake-up, the
+  // first second it covers: one that came late covers every second since the last one), and
+  // when the hand-off ended (epoch ms). So done - due is how late the ring hands its seconds
+  // over (LoadShedder). Fires pushed due now are not told. Runs on the ring thread and must not
+  // throw. Set before start().
+  using Watch = std::function<void(std::size_t fires, std::int64_t due_ms, std::int64_t done_ms)>;
+  void watch(Watch watch);
+
   // Starts the ring thread. Its first wake-up is at once: fires already due go out then.
   void start();
 
@@ -118,6 +127,7 @@ class SecondRing {
   HandOff hand_off_;
   const std::int64_t lead_ms_;
   const Ahead ahead_;
+  Watch watch_;
 
   mutable std::mutex mutex_;
   std::array<std::vector<Entry>, kSlots> slots_;

@@ -403,6 +403,7 @@ void AdminServer::Impl::start_scheduler() {
     options.lead_horizon =
         std::min<std::chrono::milliseconds>(std::chrono::milliseconds(config_.lead_horizon_ms), send_deadline / 2);
   }
+  options.shedding.late_after = std::chrono::milliseconds(config_.shed_late_ms);
   options.heartbeat.interval = heartbeat;
   options.heartbeat.lease = lease;
   options.default_access_token = config_.access_token;

@@ -109,6 +109,13 @@ std::string metrics_text(const NodeMetrics& metrics) {
               s.schedule.failed_scans);
     f.counter("cronwheel_fires_decided_total", "Fires this node's scans decided and wrote as pending",
               s.schedule.fires);
+    f.counter("cronwheel_fires_shed_total",
+              "Fires this node's scans shed past capacity: not decided, recorded as skipped (each job's as one "
+              "cancelled MISFIRE run) because this node handed its fires over late",
+              s.schedule.shed);
+    f.gauge("cronwheel_scan_keep_ratio",
+            "The share of the fires due this node's scans keep (1: all; less while it sheds past capacity)",
+            s.schedule.keep);
     f.gauge("cronwheel_ring_fires", "Fires held in the second ring until their second", static_cast<double>(s.ring_held));
     f.counter("cronwheel_trigger_pool_fires_total", "Fires handed to each trigger pool",
               {{label("pool", "fast"), s.pools.fast}, {label("pool", "slow"), s.pools.slow}});

@@ -47,6 +47,7 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     std::size_t& left = room[slow_one ? 1 : 0];
     if (left == 0) {
       ++refused;
+      if (!slow_one) fast_refused_.fetch_add(1, std::memory_order_relaxed);
       hooks_.finished(fire.log_id);
       continue;
     }
@@ -257,6 +258,10 @@ std::optional<TriggerPools::Prepared> TriggerPools::take_prepared(std::int64_t l
   Prepared p = std::move(it->second);
   prepared_.erase(it);
   return p;
+}
+
+std::uint64_t TriggerPools::sends() const noexcept {
+  return triggered_.load(std::memory_order_relaxed) + failed_.load(std::memory_order_relaxed);
 }
 
 void TriggerPools::count(SendOutcome::Kind kind) {

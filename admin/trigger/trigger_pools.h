@@ -125,6 +125,10 @@ class TriggerPools {
   bool slow(std::int64_t job_id) const;
 
   Stats stats() const;
+  // Sends finished so far (triggered + failed): what the node delivers, cheaply (LoadShedder).
+  std::uint64_t sends() const noexcept;
+  // Fires the fast pool refused so far (full): its share of Stats::deferred_full.
+  std::uint64_t fast_refusals() const noexcept { return fast_refused_.load(std::memory_order_relaxed); }
 
  private:
   void send(const PendingFire& fire) noexcept;
@@ -163,7 +167,7 @@ class TriggerPools {
   std::atomic<bool> shut_down_{false};
   std::atomic<bool> full_{false};  // the last dispatch() had fires refused
   std::atomic<std::uint64_t> fast_{0}, slow_{0}, deferred_full_{0}, triggered_{0}, failed_{0}, dropped_{0}, deferred_{0},
-      led_{0};
+      led_{0}, fast_refused_{0};
   common::Histogram lateness_{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
   common::Histogram send_triggered_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
   common::Histogram send_failed_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};

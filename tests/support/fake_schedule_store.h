@@ -118,7 +118,7 @@ class FakeScheduleStore final : public admin::ScheduleStore {
       for (const auto* j : running) {
         due.push_back({j->id, j->schedule_type, j->schedule_conf, j->timezone, j->misfire_strategy,
                        j->trigger_last_time, j->trigger_next_time, j->calendar.calendar_id, j->calendar.mode, 0,
-                       j->dst});
+                       j->dst, j->priority});
       }
       hook = after_read_;
       if (due.empty()) {

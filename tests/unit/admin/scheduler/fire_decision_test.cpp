@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -540,6 +542,169 @@ TEST(LateFires, EachJobIsJudgedByItsOwnStrategyAndItsOwnNewestFire) {
 }
 
 TEST(LateFires, NothingSeenNothingDecided) { EXPECT_EQ(judge_late_fires({}, kNow), LateFiresVerdict{}); }
+
+// ---- shed_fires ----
+
+// `n` jobs firing every second, ids 1..n, due at kMinute; decided at kMinute - 4 s, so each has
+// its one fire of the window's last second... at kMinute exactly, and no more.
+std::vector<DueJob> every_second_jobs(int n, std::int64_t first_id = 1) {
+  std::vector<DueJob> due;
+  for (int i = 0; i < n; ++i) {
+    auto j = every_second(kMinute);
+    j.id = first_id + i;
+    due.push_back(j);
+  }
+  return due;
+}
+
+constexpr std::int64_t kShedNow = kMinute - 5 * kSecond;  // each every-second job: one fire, at kMinute
+
+std::set<std::int64_t> jobs_fired(const ScanDecision& d) {
+  std::set<std::int64_t> out;
+  for (const auto& f : d.fires) out.insert(f.job_id);
+  return out;
+}
+
+TEST(ShedFires, KeepingEverythingShedsNothing) {
+  const auto due = every_second_jobs(10);
+  auto d = decide_fires(due, kShedNow);
+  const auto before = d;
+  EXPECT_EQ(shed_fires(d, due, 1.0, kShedNow, "why"), 0u);
+  EXPECT_EQ(d, before);
+}
+
+TEST(ShedFires, KeepsTheShareGivenAndRecordsEachShedJobsFiresOnce) {
+  const auto due = every_second_jobs(10);
+  auto d = decide_fires(due, kShedNow);
+  ASSERT_EQ(d.fires.size(), 10u);
+  // Each job shed skips 6 times (its fire and the 5 seconds after the window): 4 jobs shed are
+  // 24 times skipped against 6 fires kept, 80 %.
+  EXPECT_EQ(shed_fires(d, due, 0.2, kShedNow, "node n1 hands its fires over late"), 24u);
+  EXPECT_EQ(d.fires.size(), 6u);
+  ASSERT_EQ(d.skipped.size(), 4u);
+  const auto kept = jobs_fired(d);
+  // A shed job skips its fire and the times up to a window after the scan's window with it, in
+  // one record, and is next due after them.
+  for (const auto& skip : d.skipped) {
+    EXPECT_FALSE(kept.contains(skip.job_id)) << "job " << skip.job_id << " both fired and shed";
+    EXPECT_EQ(skip.first_time, kMinute);
+    EXPECT_EQ(skip.last_time, kMinute + 5 * kSecond);
+    EXPECT_EQ(skip.count, 6);
+    EXPECT_EQ(skip.message.rfind("shed: 6 fires skipped, scheduled from 2023-11-14T22:13:00+00:00 to "
+                                 "2023-11-14T22:13:05+00:00: node n1 hands its fires over late; ",
+                                 0),
+              0u)
+        << skip.message;
+    EXPECT_NE(skip.message.find("DO_NOTHING"), std::string::npos) << skip.message;
+  }
+  // A kept job advances past its fire; a shed one past its skipped times, its last time as read.
+  ASSERT_EQ(d.jobs.size(), 10u);
+  for (const auto& advance : d.jobs) {
+    const bool was_kept = kept.contains(advance.job_id);
+    EXPECT_EQ(advance.next_time, was_kept ? kMinute + kSecond : kMinute + 6 * kSecond) << "job " << advance.job_id;
+    EXPECT_EQ(advance.last_time, was_kept ? kMinute : 42) << "job " << advance.job_id;
+    EXPECT_EQ(advance.trigger_status, 1);
+  }
+}
+
+TEST(ShedFires, ASlowerJobSkipsOnlyTheTimesItHasUpToAWindowAfterTheWindow) {
+  std::vector<DueJob> due{job(1, ScheduleType::kCron, "0/7 * * * * ?", kMinute), job(2, ScheduleType::kCron, "* * * * * ?", kMinute)};
+  for (auto& j : due) j.priority = j.id == 1 ? -1 : 0;
+  auto d = decide_fires(due, kMinute);  // job 1: its fire at :00, next at :07; job 2: :00 to :05
+  EXPECT_EQ(shed_fires(d, due, 0.8, kMinute, "why"), 2u);  // job 1 first: 2 of 8 times skipped
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_EQ(d.skipped[0].job_id, 1);
+  EXPECT_EQ(d.skipped[0].count, 2);  // :00 and :07, up to :10
+  EXPECT_EQ(d.skipped[0].last_time, kMinute + 7 * kSecond);
+  EXPECT_EQ(d.jobs[0].next_time, kMinute + 14 * kSecond);
+  EXPECT_EQ(d.jobs[1].next_time, kMinute + 6 * kSecond);
+}
+
+TEST(ShedFires, AJobWithACalendarSkipsOnlyItsWindow) {
+  std::vector<DueJob> due{with_calendar(every_second(kMinute))};
+  auto d = decide_fires(due, kShedNow, kPreReadWindowMs, calendars_with({}));
+  ASSERT_EQ(d.fires.size(), 1u);
+  EXPECT_EQ(shed_fires(d, due, 0.0, kShedNow, "why"), 1u);
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_EQ(d.skipped[0].count, 1);
+  EXPECT_EQ(d.jobs[0].next_time, kMinute + kSecond);
+}
+
+TEST(ShedFires, AJobIsShedWholeWithOneRecordOfItsFirstAndLastFire) {
+  const auto due = every_second_jobs(2);
+  auto d = decide_fires(due, kMinute);  // every second of the window: 6 fires a job
+  ASSERT_EQ(d.fires.size(), 12u);
+  EXPECT_EQ(shed_fires(d, due, 0.5, kMinute, "why"), 11u);
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_EQ(d.skipped[0].first_time, kMinute);
+  EXPECT_EQ(d.skipped[0].last_time, kMinute + 10 * kSecond);
+  EXPECT_EQ(d.skipped[0].count, 11);  // its window's 6 and the 5 after it
+  EXPECT_NE(d.skipped[0].message.find("11 fires skipped, scheduled from"), std::string::npos) << d.skipped[0].message;
+  EXPECT_EQ(jobs_fired(d).size(), 1u);
+  EXPECT_FALSE(jobs_fired(d).contains(d.skipped[0].job_id));
+}
+
+TEST(ShedFires, LowerPrioritiesAreShedFirst) {
+  auto due = every_second_jobs(10);
+  for (auto& j : due) j.priority = j.id <= 3 ? 10 : (j.id <= 6 ? 0 : -5);  // 1-3 high, 4-6 normal, 7-10 low
+  auto d = decide_fires(due, kShedNow);
+  // 6 jobs shed (36 times) against 4 kept: the four low ones, then two of the normal ones; the
+  // high ones keep theirs.
+  EXPECT_EQ(shed_fires(d, due, 0.1, kShedNow, "why"), 36u);
+  const auto kept = jobs_fired(d);
+  for (std::int64_t id : {1, 2, 3}) EXPECT_TRUE(kept.contains(id)) << id;
+  for (std::int64_t id : {7, 8, 9, 10}) EXPECT_FALSE(kept.contains(id)) << id;
+  EXPECT_EQ(kept.size(), 4u);
+}
+
+TEST(ShedFires, JobsThatAskForMissedFiresOrHaveOneInFlightAreNeverShed) {
+  std::vector<DueJob> due;
+  due.push_back(job(1, ScheduleType::kCron, "* * * * * ?", kMinute, MisfireStrategy::kFireOnceNow));
+  due.push_back(job(2, ScheduleType::kFixDelay, "10", kMinute));
+  // Missed by more than the window: a misfire record already (one record per job and scan).
+  due.push_back(job(3, ScheduleType::kCron, "* * * * * ?", kShedNow - 60 * kSecond));
+  due.push_back(job(4, ScheduleType::kCron, "* * * * * ?", kMinute));
+  auto d = decide_fires(due, kShedNow);
+  ASSERT_EQ(d.skipped.size(), 1u);  // job 3's misfire
+  const auto fires = d.fires.size();
+  // Only job 4 may be shed, whatever the share: its fire and the 5 seconds after the window.
+  EXPECT_EQ(shed_fires(d, due, 0.0, kShedNow, "why"), 6u);
+  EXPECT_EQ(d.fires.size(), fires - 1);
+  EXPECT_FALSE(jobs_fired(d).contains(4));
+  for (std::int64_t id : {1, 2}) EXPECT_TRUE(jobs_fired(d).contains(id)) << id;
+  ASSERT_EQ(d.skipped.size(), 2u);
+  EXPECT_EQ(d.skipped[1].job_id, 4);
+}
+
+TEST(ShedFires, AFireOnceNowJobCatchingUpKeepsItsCatchUpAndItsWindow) {
+  std::vector<DueJob> due{job(1, ScheduleType::kCron, "0 * * * * ?", kShedNow - 120 * kSecond,
+                              MisfireStrategy::kFireOnceNow)};
+  auto d = decide_fires(due, kShedNow);
+  const auto fires = d.fires;
+  ASSERT_FALSE(fires.empty());
+  ASSERT_EQ(fires[0].trigger_type, TriggerType::kMisfire);
+  EXPECT_EQ(shed_fires(d, due, 0.0, kShedNow, "why"), 0u);
+  EXPECT_EQ(d.fires, fires);
+}
+
+TEST(ShedFires, EachSecondShedsADifferentSetSoNoJobIsShedEveryTime) {
+  const auto due = every_second_jobs(100);
+  std::map<std::int64_t, int> kept_times;
+  for (int second = 0; second < 20; ++second) {
+    const std::int64_t now = kShedNow + second * kSecond;
+    auto moved = due;
+    for (auto& j : moved) j.trigger_next_time = kMinute + second * kSecond;
+    auto d = decide_fires(moved, now);
+    ASSERT_EQ(d.fires.size(), 100u);
+    EXPECT_EQ(shed_fires(d, moved, 0.1, now, "why"), 360u);  // 60 jobs of 6 times
+    EXPECT_EQ(d.fires.size(), 40u);
+    for (auto id : jobs_fired(d)) ++kept_times[id];
+  }
+  for (const auto& j : due) {
+    EXPECT_GT(kept_times[j.id], 0) << "job " << j.id << " shed every second";
+    EXPECT_LT(kept_times[j.id], 20) << "job " << j.id << " never shed";
+  }
+}
 
 }  // namespace
 }  // namespace cronwheel::admin

@@ -197,6 +197,64 @@ TEST_F(ScheduleThreadTest, ScanAfterAnOutageRecordsEachJobsSkippedFiresOnceAndHa
   EXPECT_EQ(finished_.counts(), counted);
 }
 
+// Past capacity (docs/scheduling.md, "Past capacity"): a node whose ring handed its seconds
+// over late decides only the share of its fires the shedder gives; the jobs it sheds get a
+// cancelled MISFIRE record each and advance as the others do; a FIRE_ONCE_NOW job keeps its fires.
+TEST_F(ScheduleThreadTest, ANodeBehindShedsTheShareItCannotSendAndRecordsEachShedJobOnce) {
+  std::vector<std::int64_t> skipping;
+  for (int i = 0; i < 10; ++i) skipping.push_back(store_.put_job(cron_job("* * * * * ?", kStart)).id);
+  const auto catching_up = store_.put_job(cron_job("* * * * * ?", kStart, MisfireStrategy::kFireOnceNow)).id;
+  // Six seconds before kStart: 10,000 fires decided a second, 4,950 handed over, each hand-off 2 s
+  // late. The first scan's share: 0.9 * 4,950 / 10,000.
+  LoadShedder shedder({});
+  for (int i = 6; i >= 1; --i) {
+    const std::int64_t second = kStart - i * 1000;
+    shedder.decided(10'000, second);
+    shedder.handed_over(4'950, second - 1'500, second + 500);
+  }
+  ScheduleThread::Options options;
+  options.pre_read_count = 100;
+  options.finished_runs = &finished_;
+  options.shedder = &shedder;
+  ScheduleThread thread(store_, clock_, "node-a", sink_.function(), options);
+
+  const auto outcome = thread.scan_once();
+  ASSERT_TRUE(outcome.ok);
+  // 11 jobs with 6 fires each. A job shed skips 11 times (its 6 and the 5 seconds after the
+  // window): 5 of the DO_NOTHING jobs shed skip 55 against 36 fires kept, 60 % (1 - 0.4455).
+  EXPECT_EQ(outcome.shed, 55u);
+  EXPECT_EQ(outcome.fires, 36u);
+  EXPECT_EQ(sink_.fires().size(), 36u);
+  std::map<std::int64_t, int> pending, records;
+  for (const auto& l : store_.logs()) {
+    if (l.state == FireState::kPending) {
+      ++pending[l.job_id];
+    } else {
+      ASSERT_EQ(l.state, FireState::kCancelled);
+      EXPECT_EQ(l.trigger_type, TriggerType::kMisfire);
+      EXPECT_EQ(l.scheduled_time, kStart);
+      EXPECT_EQ(l.trigger_msg.rfind("shed: 11 fires skipped, scheduled from 2023-11-14T22:14:00+00:00 to "
+                                    "2023-11-14T22:14:10+00:00: admin node node-a is past its capacity, its fires handed over or "
+                                    "sent late "
+                                    "(the latest by 2000 ms), so its scans keep 45 % of the fires due",
+                                    0),
+                0u)
+          << l.trigger_msg;
+      ++records[l.job_id];
+    }
+  }
+  EXPECT_EQ(pending[catching_up], 6);
+  EXPECT_EQ(records.size(), 5u);
+  // A shed job skips a window more and is next due after it.
+  for (const auto id : skipping) {
+    EXPECT_EQ(pending[id] + 6 * records[id], 6) << "job " << id << ": its fires, or one record of them";
+    EXPECT_EQ(store_.job(id).trigger_next_time, records[id] ? kStart + 11'000 : kStart + 6'000) << "job " << id;
+  }
+  EXPECT_EQ(thread.stats().shed, 55u);
+  EXPECT_NEAR(thread.stats().keep, 0.9 * 4'950 / 10'000, 1e-9);
+  EXPECT_EQ(finished_.counts(), (std::vector<FinishedRuns::Count>{{1, FireState::kCancelled, 5}}));
+}
+
 TEST_F(ScheduleThreadTest, FailedScanHandsNothingOnAndIsCounted) {
   store_.put_job(cron_job("* * * * * ?", kStart));
   store_.fail_with("connection refused");

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <condition_variable>
 #include <mutex>
 #include <vector>
@@ -242,6 +243,36 @@ TEST(SecondRing, WithALeadHandsEachSecondOnThatMuchAheadOfIt) {
   EXPECT_EQ(handed.ids(), (std::vector<std::int64_t>{2, 1, 3}));
   EXPECT_EQ(handed.due(), (std::vector<std::int64_t>{kStart + 2000, kStart + 3000}));
   ring.stop();
+}
+
+// The watch (LoadShedder's signal): each wake-up's hand-off says how many fires it handed on,
+// the first second it covered and when it ended, so a wake-up that came late shows how late;
+// fires pushed due now are not the ring's seconds and are not told.
+TEST(SecondRing, TheWatchIsToldHowLateEachSecondWasHandedOn) {
+  FakeClock clock(kStart);
+  Recorder handed;
+  SecondRing ring(clock, handed.hand_off());
+  std::mutex mutex;
+  std::vector<std::array<std::int64_t, 3>> told;  // fires, due, done
+  ring.watch([&](std::size_t fires, std::int64_t due_ms, std::int64_t done_ms) {
+    std::lock_guard lock(mutex);
+    told.push_back({static_cast<std::int64_t>(fires), due_ms, done_ms});
+  });
+  for (std::int64_t i = 1; i <= 3; ++i) ASSERT_TRUE(ring.push(fire(i, kStart + i * 1000)));
+  ring.start();
+  clock.wait_for_sleepers(1);
+  clock.advance(1000ms);  // on time: second 1 at its boundary
+  clock.wait_for_sleepers(1);
+  clock.advance(3500ms);  // a late wake-up: seconds 2 to 4 at kStart + 4500
+  clock.wait_for_sleepers(1);
+  ASSERT_TRUE(ring.push_due_now(fire(4, kStart + 4000)));
+  ASSERT_TRUE(handed.wait_for_ids(4));
+  clock.wait_for_sleepers(1);
+  ring.stop();
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(told.size(), 2u);
+  EXPECT_EQ(told[0], (std::array<std::int64_t, 3>{1, kStart + 1000, kStart + 1000}));
+  EXPECT_EQ(told[1], (std::array<std::int64_t, 3>{2, kStart + 2000, kStart + 4500}));
 }
 
 // What the ring offered ahead, one list per offer; takes the fires of even ids, answers the rest.

@@ -27,6 +27,8 @@ NodeMetrics scheduling_node() {
   s.schedule.scans = 120;
   s.schedule.failed_scans = 2;
   s.schedule.fires = 4'000;
+  s.schedule.shed = 600;
+  s.schedule.keep = 0.75;
   s.pools.fast = 3'900;
   s.pools.slow = 95;
   s.pools.deferred_full = 5;
@@ -65,6 +67,8 @@ TEST(Metrics, SchedulerCountersAndGaugesAreExposedUnderTheirNames) {
   EXPECT_EQ(sample(text, "cronwheel_scans_total"), 120);
   EXPECT_EQ(sample(text, "cronwheel_scans_failed_total"), 2);
   EXPECT_EQ(sample(text, "cronwheel_fires_decided_total"), 4'000);
+  EXPECT_EQ(sample(text, "cronwheel_fires_shed_total"), 600);
+  EXPECT_EQ(sample(text, "cronwheel_scan_keep_ratio"), 0.75);
   EXPECT_EQ(sample(text, "cronwheel_ring_fires"), 250);
   EXPECT_EQ(sample(text, "cronwheel_trigger_pool_fires_total{pool=\"fast\"}"), 3'900);
   EXPECT_EQ(sample(text, "cronwheel_trigger_pool_fires_total{pool=\"slow\"}"), 95);
