@@ -673,6 +673,12 @@ class FireLoad {
         group_id_, from_, to_);
     log_distinct_ = d[0].as<std::int64_t>();
     log_rows_ = d[1].as<std::int64_t>();
+    // Of the cancelled rows, the records of fires a scan shed past capacity (docs/scheduling.md,
+    // "Past capacity"), each covering several fire times; the rest are fires cancelled one by one.
+    shed_records_ = tx.exec_params1("SELECT count(*) FROM job_log WHERE job_group = $1 AND scheduled_time >= $2 AND "
+                                    "scheduled_time < $3 AND state = 'cancelled' AND trigger_msg LIKE 'shed: %'",
+                                    group_id_, from_, to_)[0]
+                        .as<std::int64_t>();
     // Fires that never ran on purpose: cancelled by their job's misfire strategy (after a
     // takeover, too late) or by an operator. Each says so in its row.
     // A row a scan writes for the fires a job missed covers their range ("... scheduled from
@@ -812,6 +818,7 @@ class FireLoad {
                 {"open_rows", open},
                 {"callbacks_queued", callbacks_queued_at_end()},
                 {"log_states", log_states_},
+                {"shed_records", shed_records_},
                 {"log_rows", log_rows_},
                 {"log_duplicate_rows", log_rows_ - log_distinct_},
                 {"log_missing", static_cast<std::int64_t>(expected_) - log_distinct_},
@@ -892,6 +899,11 @@ class FireLoad {
                 static_cast<long long>(log_rows_), static_cast<long long>(log_rows_ - log_distinct_),
                 static_cast<long long>(static_cast<std::int64_t>(expected_) - log_distinct_),
                 static_cast<long long>(rows_missing_uncovered), states.c_str());
+    if (shed_records_ > 0) {
+      const std::int64_t cancelled = log_states_.count("cancelled") ? log_states_["cancelled"] : 0;
+      std::printf("  of the cancelled rows: %lld records of fires shed past capacity, %lld fires cancelled one by one\n",
+                  static_cast<long long>(shed_records_), static_cast<long long>(cancelled - shed_records_));
+    }
     for (const auto& p : problems_) std::printf("    %s\n", p.c_str());
     std::printf("  admin: %s; database: %s cores; this process (executors): %.2f cores\n", per_admin.c_str(),
                 db_cpu < 0 ? "n/a" : fixed(db_cpu, 2).c_str(), own_cpu);
@@ -1026,6 +1038,7 @@ class FireLoad {
   Snapshot before_, after_;
   std::vector<std::uint64_t> rss_kb_;
   std::map<std::string, std::int64_t> log_states_;
+  std::int64_t shed_records_ = 0;
   std::int64_t log_rows_ = 0, log_distinct_ = 0;
   std::vector<std::string> problems_;
   std::vector<std::string> notes_;
