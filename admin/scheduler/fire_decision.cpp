@@ -11,6 +11,7 @@
 #include "admin/model/schedule.h"
 #include "admin/model/fire.h"
 #include "common/cron/cron_expression.h"
+#include "common/util/floor_division.h"
 
 namespace cronwheel::admin {
 
@@ -266,7 +267,7 @@ std::size_t shed_fires(ScanDecision& decision, const std::vector<DueJob>& due, d
     const DueJob* job = nullptr;
     std::uint64_t order = 0;
   };
-  const std::int64_t second = now >= 0 ? now / 1000 : -((-now + 999) / 1000);
+  const std::int64_t second = util::floor_div(now, 1000);
   std::vector<Candidate> candidates;
   for (const auto& job : due) {
     if (!times.contains(job.id) || not_sheddable.contains(job.id) || !advances.contains(job.id)) continue;

@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/util/floor_division.h"
+
 namespace cronwheel::admin {
 
 namespace {
@@ -11,15 +13,14 @@ namespace {
 // A cut when the node is late although its share is already below what it has shown it sends.
 constexpr double kCut = 0.9;
 
-std::int64_t second_of(std::int64_t ms) { return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000); }
+std::int64_t second_of(std::int64_t ms) { return util::floor_div(ms, 1000); }
 
 }  // namespace
 
 LoadShedder::LoadShedder(Options options) : options_(options) {}
 
 LoadShedder::Second& LoadShedder::at(std::int64_t second) {
-  constexpr auto n = static_cast<std::int64_t>(kSeconds);
-  Second& s = seconds_[static_cast<std::size_t>(((second % n) + n) % n)];
+  Second& s = seconds_[static_cast<std::size_t>(util::floor_mod(second, static_cast<std::int64_t>(kSeconds)))];
   if (s.second != second) s = Second{second};
   return s;
 }

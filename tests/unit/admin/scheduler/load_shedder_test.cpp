@@ -84,75 +84,63 @@ TEST(LoadShedder, TheShareGrowsBackEachSecondOnceAWholeWindowWasOnTime) {
   EXPECT_EQ(s.keep(kT + 90'000), 1.0);
 }
 
+// A shedder that knows the node's sends and its fast pool's refusals, counted here.
+struct Metered {
+  std::uint64_t sends = 0, refusals = 0;
+  LoadShedder shedder{options()};
+
+  LoadShedder::Options options() {
+    LoadShedder::Options o;
+    o.sends = [this] { return sends; };
+    o.refusals = [this] { return refusals; };
+    return o;
+  }
+  // One second of load at `at`, as load() gives it, with `sent` fires sent by the pools.
+  void second(std::int64_t at, std::size_t decided, std::uint64_t sent, std::size_t handed, std::int64_t late_ms) {
+    sends += sent;
+    load(shedder, at, 1, decided, handed, late_ms);
+  }
+};
+
 TEST(LoadShedder, TheCutFollowsTheSendsWhenItKnowsThem) {
   // The ring hands over all it holds, but the pools take and send only half of it (the rest
   // waits and goes out late): what was sent is the capacity.
-  std::uint64_t sends = 0;
-  LoadShedder::Options options;
-  options.sends = [&sends] { return sends; };
-  LoadShedder s(options);
-  for (int i = 0; i < 6; ++i) {
-    const std::int64_t second = kT + i * 1000;
-    s.decided(12'000, second + 10);
-    sends += 6'000;
-    s.handed_over(12'000, second - 1'500, second + 500);
-  }
-  EXPECT_NEAR(s.keep(kT + 6'000), 0.9 * 6'000.0 / 12'000.0, 0.02);
+  Metered m;
+  for (int i = 0; i < 6; ++i) m.second(kT + i * 1000, 12'000, 6'000, 12'000, 2'000);
+  EXPECT_NEAR(m.shedder.keep(kT + 6'000), 0.9 * 6'000.0 / 12'000.0, 0.02);
 }
 
 TEST(LoadShedder, TheFastPoolRefusingFiresIsBeingLateToo) {
   // The ring hands each second over in time, but the fast pool is full and refuses fires: they
   // stay pending and go out late.
-  std::uint64_t sends = 0, refusals = 0;
-  LoadShedder::Options options;
-  options.sends = [&sends] { return sends; };
-  options.refusals = [&refusals] { return refusals; };
-  LoadShedder s(options);
-  for (int i = 0; i < 6; ++i) {
-    const std::int64_t second = kT + i * 1000;
-    s.decided(12'000, second + 10);
-    sends += 8'000;
-    s.handed_over(12'000, second, second + 200);
-  }
-  EXPECT_EQ(s.keep(kT + 6'000), 1.0) << "no refusal yet";
-  s.decided(12'000, kT + 6'010);
-  sends += 8'000;
-  s.handed_over(12'000, kT + 6'000, kT + 6'200);
-  refusals += 4'000;
-  EXPECT_NEAR(s.keep(kT + 7'000), 0.9 * 8'000.0 / 12'000.0, 0.02);
-  EXPECT_EQ(s.stats().refused, 4'000u);
+  Metered m;
+  for (int i = 0; i < 6; ++i) m.second(kT + i * 1000, 12'000, 8'000, 12'000, -300);
+  EXPECT_EQ(m.shedder.keep(kT + 6'000), 1.0) << "no refusal yet";
+  m.second(kT + 6'000, 12'000, 8'000, 12'000, -300);
+  m.refusals += 4'000;
+  EXPECT_NEAR(m.shedder.keep(kT + 7'000), 0.9 * 8'000.0 / 12'000.0, 0.02);
+  EXPECT_EQ(m.shedder.stats().refused, 4'000u);
 }
 
 TEST(LoadShedder, RefusalsWithFewFiresHandedOverAreNotLoad) {
   // A small node whose pools are small, or busy with slow sends: shedding its few fires would not help.
-  std::uint64_t refusals = 0;
-  LoadShedder::Options options;
-  options.refusals = [&refusals] { return refusals; };
-  LoadShedder s(options);
+  Metered m;
   for (int i = 0; i < 10; ++i) {
-    const std::int64_t second = kT + i * 1000;
-    s.decided(200, second + 10);
-    s.handed_over(200, second, second + 100);
-    refusals += 50;
-    EXPECT_EQ(s.keep(second + 500), 1.0) << "second " << i;
+    m.second(kT + i * 1000, 200, 200, 200, -100);
+    m.refusals += 50;
+    EXPECT_EQ(m.shedder.keep(kT + i * 1000 + 600), 1.0) << "second " << i;
   }
-  EXPECT_EQ(s.stats().refused, 500u);
+  EXPECT_EQ(m.shedder.stats().refused, 500u);
 }
 
 TEST(LoadShedder, TheCapacityIsTheBestWindowSentNotTheLast) {
   // 8,000 a second sent while the node kept up; then, behind, its pools jammed, only 2,000.
-  std::uint64_t sends = 0;
-  LoadShedder::Options options;
-  options.sends = [&sends] { return sends; };
-  LoadShedder s(options);
+  Metered m;
   for (int i = 0; i < 12; ++i) {
-    const std::int64_t second = kT + i * 1000;
-    s.decided(12'000, second + 10);
-    sends += i < 6 ? 8'000 : 2'000;
-    s.handed_over(12'000, second + 500 - (i < 6 ? 0 : 2'000), second + 500);
+    m.second(kT + i * 1000, 12'000, i < 6 ? 8'000 : 2'000, 12'000, i < 6 ? 0 : 2'000);
   }
-  EXPECT_NEAR(s.keep(kT + 12'000), 0.9 * 8'000.0 / 12'000.0, 0.02);
-  EXPECT_EQ(s.stats().cut_sent, 40'000u);
+  EXPECT_NEAR(m.shedder.keep(kT + 12'000), 0.9 * 8'000.0 / 12'000.0, 0.02);
+  EXPECT_EQ(m.shedder.stats().cut_sent, 40'000u);
 }
 
 TEST(LoadShedder, ALateHandOffOfFewFiresIsNotLoad) {
