@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "common/http/http_client.h"
@@ -59,6 +60,13 @@ using cronwheel::executor::ExecutorOptions;
 using cronwheel::executor::JobContext;
 using cronwheel::testing::TriggerBody;
 
+std::int64_t epoch_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+std::int64_t epoch_ms() { return epoch_us() / 1000; }
+
 // An admin that only counts: it accepts registrations and callbacks as an XXL-JOB 2.4 admin
 // does and keeps, per log id, how many callbacks arrived. Cheaper than the tests' FakeAdmin,
 // which keeps every callback whole: the bench shares two cores with it.
@@ -76,15 +84,24 @@ class CountingAdmin {
           res, cronwheel::common::protocol::to_json_string(
                    cronwheel::common::protocol::ReturnT<std::string>::success()));
     };
-    server_->post("/api/registry", ok);
+    // The registration's answer carries the admin's clock, as a cronwheel admin's does, so that
+    // the executor estimates it and takes /lead.
+    server_->post("/api/registry", [ok](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
+      const auto now = std::to_string(epoch_ms());
+      res.set_header(cronwheel::common::protocol::kClockHeader, now + "," + now);
+      ok(req, res);
+    });
     server_->post("/api/registryRemove", ok);
     server_->post("/api/callback", [this, ok](const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res) {
       auto batch = cronwheel::common::protocol::parse<cronwheel::common::protocol::CallbackBatch>(req.body);
       {
         std::lock_guard lock(mutex_);
+        const auto now = epoch_us();
         for (const auto& c : batch.callbacks) {
           if (++count_[c.log_id] == 1) ++distinct_;
           ++total_;
+          const auto i = c.log_id - watch_base_;
+          if (i >= 0 && static_cast<std::size_t>(i) < watch_us_.size()) watch_us_[static_cast<std::size_t>(i)] = now;
         }
       }
       changed_.notify_all();
@@ -104,6 +121,17 @@ class CountingAdmin {
     std::unique_lock lock(mutex_);
     return changed_.wait_for(lock, timeout, [&] { return count_.contains(log_id); });
   }
+  // From now on, the arrival time (epoch µs) of the callback of each log id in
+  // [base, base + count) is kept for called_back_us().
+  void watch(std::int64_t base, std::size_t count) {
+    std::lock_guard lock(mutex_);
+    watch_base_ = base;
+    watch_us_.assign(count, 0);
+  }
+  std::vector<std::int64_t> called_back_us() {
+    std::lock_guard lock(mutex_);
+    return watch_us_;
+  }
   std::size_t distinct() {
     std::lock_guard lock(mutex_);
     return distinct_;
@@ -120,6 +148,8 @@ class CountingAdmin {
   std::unordered_map<std::int64_t, int> count_;
   std::size_t distinct_ = 0;
   std::size_t total_ = 0;
+  std::int64_t watch_base_ = 0;
+  std::vector<std::int64_t> watch_us_;
 };
 
 struct Settings {
@@ -127,6 +157,9 @@ struct Settings {
   double seconds = 3;          // throughput window per connection count
   std::vector<int> connections = {1, 4, 8};
   fs::path log_dir;  // default: a fresh directory under the system's temporary directory
+  std::vector<int> lead_rates = {10'000, 20'000};  // fires a second by /lead; empty: no lead rows
+  int lead_jobs = 200;                               // job ids the lead fires are spread over
+  int lead_connections = 2;
 };
 
 // Handler start times by log id, for the latency runs.
@@ -268,6 +301,148 @@ ThroughputResult measure_throughput(Executor& executor, CountingAdmin& admin, in
   return r;
 }
 
+// Lead dispatch, as a cronwheel admin hands fires over: every second of the window, `rate` fires
+// due at that second's instant (cron's granularity: a second's fires share one instant), spread
+// over `jobs` job ids and handed over 500 ms ahead in /lead requests of at most kMaxLeadFires,
+// sent over `connections` keep-alive connections. Measured: lateness from the instant to each
+// handler's start, the requests' round trips, and runs completed (called back) per second.
+struct LeadResult {
+  int rate = 0;
+  int jobs = 0;
+  long fires = 0;
+  long refused = 0;
+  double late_min_ms = 0, late_p50_ms = 0, late_p99_ms = 0, late_max_ms = 0;  // instant → handler start
+  double done_max_ms = 0;  // the worst second: its instant → its last callback at the admin
+};
+
+// Handler start lateness by log id for the lead rows: slots indexed from a base log id.
+class LeadStarts {
+ public:
+  void reset(std::int64_t base_log_id, std::size_t count) {
+    base_ = base_log_id;
+    fire_at_us_.assign(count, 0);
+    late_us_ = std::vector<std::atomic<std::int64_t>>(count);
+  }
+  void expect(std::int64_t log_id, std::int64_t fire_at_ms) {
+    fire_at_us_[static_cast<std::size_t>(log_id - base_)] = fire_at_ms * 1000;
+  }
+  void record(std::int64_t log_id) {
+    const auto now = epoch_us();
+    const auto i = log_id - base_;
+    if (i < 0 || static_cast<std::size_t>(i) >= late_us_.size()) return;
+    late_us_[static_cast<std::size_t>(i)].store(now - fire_at_us_[static_cast<std::size_t>(i)] + 1);
+  }
+  // Lateness in ms of every fire started (0 for fires that did not start).
+  std::vector<double> lateness_ms() const {
+    std::vector<double> out;
+    out.reserve(late_us_.size());
+    for (const auto& l : late_us_) {
+      const auto v = l.load();
+      if (v != 0) out.push_back(static_cast<double>(v - 1) / 1000.0);
+    }
+    return out;
+  }
+
+ private:
+  std::int64_t base_ = 0;
+  std::vector<std::int64_t> fire_at_us_;
+  std::vector<std::atomic<std::int64_t>> late_us_;
+};
+
+LeadResult measure_lead(Executor& executor, CountingAdmin& admin, LeadStarts& starts, int rate,
+                        int jobs, int connections, double seconds, std::int64_t& next_log_id) {
+  namespace protocol = cronwheel::common::protocol;
+  const int whole_seconds = std::max(1, static_cast<int>(seconds + 0.5));
+  const std::size_t total = static_cast<std::size_t>(rate) * static_cast<std::size_t>(whole_seconds);
+  const std::int64_t base = next_log_id + 1;
+  starts.reset(base, total);
+  admin.watch(base, total);
+  const std::size_t distinct_before = admin.distinct();
+
+  // The first instant: the second boundary at least 1.5 s away.
+  const std::int64_t first_instant = (epoch_ms() + 1500) / 1000 * 1000 + 1000;
+  std::vector<std::string> bodies;  // the requests' fires (JSON arrays), second by second
+  std::vector<std::size_t> bodies_of_second(static_cast<std::size_t>(whole_seconds) + 1, 0);
+  std::int64_t log_id = base;
+  for (int s = 0; s < whole_seconds; ++s) {
+    const std::int64_t instant = first_instant + 1000LL * s;
+    protocol::LeadRequest request;
+    for (int i = 0; i < rate; ++i) {
+      TriggerBody t;
+      t.job_id = 200'000 + (i % jobs);
+      t.handler = "lead";
+      t.log_id = log_id++;
+      starts.expect(t.log_id, instant);
+      protocol::LeadFire fire;
+      fire.fire_at = instant;
+      fire.trigger = protocol::parse<protocol::TriggerParam>(t.body());
+      request.fires.push_back(std::move(fire));
+      if (request.fires.size() == protocol::kMaxLeadFires || i + 1 == rate) {
+        bodies.push_back(nlohmann::json(request.fires).dump());  // adminTime is added when sent
+        request.fires.clear();
+      }
+    }
+    bodies_of_second[static_cast<std::size_t>(s) + 1] = bodies.size();
+  }
+  next_log_id = log_id - 1;
+
+  // Senders: each second's requests go out 500 ms before its instant, split over the connections.
+  std::atomic<long> accepted{0};
+  std::atomic<long> refused{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      HttpClient client(executor.address());
+      for (int s = 0; s < whole_seconds; ++s) {
+        const std::int64_t hand_over = first_instant + 1000LL * s - 500;
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::max<std::int64_t>(0, hand_over - epoch_ms())));
+        for (std::size_t b = bodies_of_second[static_cast<std::size_t>(s)] + static_cast<std::size_t>(c);
+             b < bodies_of_second[static_cast<std::size_t>(s) + 1]; b += static_cast<std::size_t>(connections)) {
+          const std::string body = "{\"adminTime\":" + std::to_string(epoch_ms()) +
+                                   ",\"fires\":" + bodies[b] + "}";
+          auto answer = cronwheel::common::http::post_xxl_job<protocol::LeadAnswer>(client, protocol::kLeadPath, body);
+          if (!answer.is_success() || !answer.content) {
+            std::fprintf(stderr, "/lead refused: %s\n", answer.msg.c_str());
+            std::exit(1);
+          }
+          accepted += static_cast<long>(answer.content->accepted.size());
+          refused += static_cast<long>(answer.content->refused.size());
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const std::int64_t last_instant = first_instant + 1000LL * (whole_seconds - 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::max<std::int64_t>(0, last_instant - epoch_ms())));
+  const bool drained =
+      admin.wait_distinct(distinct_before + static_cast<std::size_t>(accepted.load()), 120s);
+  if (!drained || refused.load() != 0 || admin.distinct() - distinct_before != total) {
+    std::fprintf(stderr, "lead: %ld accepted, %ld refused, %zu called back of %zu\n", accepted.load(),
+                 refused.load(), admin.distinct() - distinct_before, total);
+    std::exit(1);
+  }
+  const auto late = starts.lateness_ms();
+  if (late.size() != total) {
+    std::fprintf(stderr, "lead: %zu of %zu fires started\n", late.size(), total);
+    std::exit(1);
+  }
+  LeadResult r;
+  r.rate = rate;
+  r.jobs = jobs;
+  r.fires = static_cast<long>(total);
+  r.refused = refused.load();
+  r.late_min_ms = percentile(late, 0.0);
+  r.late_p50_ms = percentile(late, 0.50);
+  r.late_p99_ms = percentile(late, 0.99);
+  r.late_max_ms = percentile(late, 1.0);
+  const auto done = admin.called_back_us();
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    const auto instant_us = (first_instant + 1000LL * static_cast<std::int64_t>(i / static_cast<std::size_t>(rate))) * 1000;
+    r.done_max_ms = std::max(r.done_max_ms, static_cast<double>(done[i] - instant_us) / 1000.0);
+  }
+  return r;
+}
+
 std::vector<int> parse_list(const char* text) {
   std::vector<int> out;
   std::string s(text);
@@ -292,11 +467,19 @@ int main(int argc, char** argv) {
     } else if (flag == "--seconds") {
       settings.seconds = std::max(0.1, std::atof(argv[i + 1]));
     } else if (flag == "--connections") {
-      settings.connections = parse_list(argv[i + 1]);
+      settings.connections = std::string(argv[i + 1]) == "0" ? std::vector<int>{} : parse_list(argv[i + 1]);
     } else if (flag == "--log-dir") {
       settings.log_dir = argv[i + 1];
+    } else if (flag == "--lead-rates") {
+      settings.lead_rates = std::string(argv[i + 1]) == "0" ? std::vector<int>{} : parse_list(argv[i + 1]);
+    } else if (flag == "--lead-jobs") {
+      settings.lead_jobs = std::max(1, std::atoi(argv[i + 1]));
+    } else if (flag == "--lead-connections") {
+      settings.lead_connections = std::max(1, std::atoi(argv[i + 1]));
     } else {
-      std::fprintf(stderr, "usage: executor_bench [--runs N] [--seconds S] [--connections K,...] [--log-dir DIR]\n");
+      std::fprintf(stderr,
+                   "usage: executor_bench [--runs N] [--seconds S] [--connections K,...] [--log-dir DIR]\n"
+                   "                      [--lead-rates R,...|0] [--lead-jobs J] [--lead-connections C]\n");
       return 2;
     }
   }
@@ -306,7 +489,7 @@ int main(int argc, char** argv) {
   const fs::path dir = (settings.log_dir.empty() ? fs::temp_directory_path() : settings.log_dir) /
                        ("cronwheel-executor-bench-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  int max_connections = 1;
+  int max_connections = settings.lead_connections;
   for (int c : settings.connections) max_connections = std::max(max_connections, c);
 
   CountingAdmin admin;
@@ -326,6 +509,8 @@ int main(int argc, char** argv) {
     Executor executor(options);
     executor.handle("mark", [&starts](JobContext& ctx) { starts.record(ctx.log_id()); });
     executor.handle("trivial", [&ran](JobContext&) { ++ran; });
+    LeadStarts lead_starts;
+    executor.handle("lead", [&lead_starts](JobContext& ctx) { lead_starts.record(ctx.log_id()); });
     executor.start();
 
     std::int64_t log_id = 0;
@@ -348,14 +533,29 @@ int main(int argc, char** argv) {
     row("same job (thread running)", warm);
     row("new job id each run", fresh);
 
-    std::printf("\n| connections | /run accepted per s | refused | window s | drain after window s | runs completed per s |\n");
-    std::printf("|---:|---:|---:|---:|---:|---:|\n");
+    if (!settings.connections.empty()) std::printf("\n| connections | /run accepted per s | refused | window s | drain after window s | runs completed per s |\n");
+    if (!settings.connections.empty()) std::printf("|---:|---:|---:|---:|---:|---:|\n");
     for (int connections : settings.connections) {
       auto r = measure_throughput(executor, admin, connections, settings.seconds, ran, log_id);
       std::printf("| %d | %.0f | %ld | %.2f | %.2f | %.0f |\n", r.connections,
                   static_cast<double>(r.accepted) / r.window_s, r.refused, r.window_s, r.drain_s,
                   static_cast<double>(r.accepted) / (r.window_s + r.drain_s));
       std::fflush(stdout);
+    }
+
+    if (!settings.lead_rates.empty()) {
+      // /lead is taken once the executor has estimated the admin's clock (its first registration).
+      std::this_thread::sleep_for(200ms);
+      std::printf("\n| /lead: fires a second, all due at its instant | jobs | fires | instant → handler start min ms | p50 | p99 | max | instant → last result at the admin, worst second, ms | kept up |\n");
+      std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+      for (int rate : settings.lead_rates) {
+        auto r = measure_lead(executor, admin, lead_starts, rate, settings.lead_jobs,
+                              settings.lead_connections, settings.seconds, log_id);
+        std::printf("| %d | %d | %ld | %.1f | %.1f | %.1f | %.1f | %.0f | %s |\n", r.rate, r.jobs, r.fires,
+                    r.late_min_ms, r.late_p50_ms, r.late_p99_ms, r.late_max_ms, r.done_max_ms,
+                    r.done_max_ms < 1000 ? "yes" : "no");
+        std::fflush(stdout);
+      }
     }
     executor.stop();
   }
