@@ -396,7 +396,9 @@ void ExecutorCore::Impl::start() {
                            store = logs.get()](const common::protocol::TriggerParam& t) {
       return d->is_active(t.log_id) || ended_here(*store, pending, t);
     };
-    lead_hooks.run = [d = dispatcher.get()](const common::protocol::TriggerParam& t) { return d->run(t); };
+    lead_hooks.run = [d = dispatcher.get()](const std::vector<common::protocol::TriggerParam>& t) {
+      return d->run_all(t);
+    };
     lead_hooks.report = report;
     lead = std::make_unique<LeadHold>(std::move(lead_options), std::move(lead_hooks), *lead_timer, clock);
     if (std::size_t reported = lead->recover(); reported > 0) {

@@ -190,25 +190,52 @@ JobThread* JobDispatcher::live_thread(std::int32_t job_id) {
   return it->second.get();
 }
 
-JobDispatcher::Answer JobDispatcher::run(const TriggerParam& trigger) {
+std::optional<JobDispatcher::Prepared> JobDispatcher::prepare(const TriggerParam& trigger,
+                                                              Answer& refusal) const {
   const auto glue = common::protocol::parse_enum<GlueType>(trigger.glue_type);
-  if (!glue) return Answer::fail("glueType[" + trigger.glue_type + "] is not valid.");
+  if (!glue) {
+    refusal = Answer::fail("glueType[" + trigger.glue_type + "] is not valid.");
+    return std::nullopt;
+  }
+  Prepared prepared;
+  auto body = make_body(trigger, *glue, prepared.binding, prepared.change_reason, refusal);
+  if (!body) return std::nullopt;
+  prepared.strategy = common::protocol::parse_enum<BlockStrategy>(trigger.executor_block_strategy)
+                          .value_or(BlockStrategy::kSerialExecution);
+  prepared.run = std::make_shared<JobRun>(trigger, std::move(*body));
+  return prepared;
+}
 
-  std::string binding;
-  std::string change_reason;
+JobDispatcher::Answer JobDispatcher::run(const TriggerParam& trigger) {
   Answer refusal;
-  auto body = make_body(trigger, *glue, binding, change_reason, refusal);
-  if (!body) return refusal;
-
-  const auto strategy = common::protocol::parse_enum<BlockStrategy>(trigger.executor_block_strategy)
-                            .value_or(BlockStrategy::kSerialExecution);
-  auto run = std::make_shared<JobRun>(trigger, std::move(*body));
-
+  auto prepared = prepare(trigger, refusal);
+  if (!prepared) return refusal;
   // Runs this trigger displaces are settled (reported, stopped) once the lock is released.
   WithdrawnRuns withdrawn;
-  Answer answer = submit(std::move(run), binding, change_reason, strategy, withdrawn);
+  Answer answer;
+  {
+    std::lock_guard lock(mutex_);
+    answer = submit_locked(*prepared, withdrawn, nullptr);
+  }
   withdrawn.settle();
   return answer;
+}
+
+std::vector<JobDispatcher::Answer> JobDispatcher::run_all(const std::vector<TriggerParam>& triggers) {
+  std::vector<Answer> answers(triggers.size());
+  std::vector<std::optional<Prepared>> prepared(triggers.size());
+  for (std::size_t i = 0; i < triggers.size(); ++i) prepared[i] = prepare(triggers[i], answers[i]);
+  std::vector<WithdrawnRuns> withdrawn(triggers.size());
+  JobThread::DeferredWakes wakes;
+  {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < triggers.size(); ++i) {
+      if (prepared[i]) answers[i] = submit_locked(*prepared[i], withdrawn[i], &wakes);
+    }
+  }
+  for (auto& w : withdrawn) w.settle();
+  wakes.wake_all();
+  return answers;
 }
 
 std::optional<std::string> JobDispatcher::check(const TriggerParam& trigger) const {
@@ -222,11 +249,13 @@ std::optional<std::string> JobDispatcher::check(const TriggerParam& trigger) con
   return std::nullopt;
 }
 
-JobDispatcher::Answer JobDispatcher::submit(std::shared_ptr<JobRun> run, const std::string& binding,
-                                            const std::string& change_reason,
-                                            BlockStrategy strategy, WithdrawnRuns& withdrawn) {
+JobDispatcher::Answer JobDispatcher::submit_locked(const Prepared& prepared, WithdrawnRuns& withdrawn,
+                                                   JobThread::DeferredWakes* wake_later) {
+  const auto& run = prepared.run;
+  const std::string& binding = prepared.binding;
+  const std::string& change_reason = prepared.change_reason;
+  const BlockStrategy strategy = prepared.strategy;
   const TriggerParam& trigger = run->trigger;
-  std::lock_guard lock(mutex_);
   if (stopped_) return Answer::fail("executor is stopping");
 
   if (JobThread* thread = live_thread(trigger.job_id)) {
@@ -247,7 +276,7 @@ JobDispatcher::Answer JobDispatcher::submit(std::shared_ptr<JobRun> run, const s
       if (thread->busy()) withdrawn = thread->stop_runs(std::string(kCoverEarlyReason), false);
     }
     // A full queue means nothing was withdrawn above: stopping runs empties the queue.
-    switch (thread->submit(run, options_.max_queued_runs_per_job)) {
+    switch (thread->submit(run, options_.max_queued_runs_per_job, wake_later)) {
       case JobThread::Submitted::kQueued:
         return Answer::success();
       case JobThread::Submitted::kQueueFull:
@@ -268,7 +297,7 @@ JobDispatcher::Answer JobDispatcher::submit(std::shared_ptr<JobRun> run, const s
   }
   const std::int32_t job_id = trigger.job_id;
   auto fresh = std::make_unique<JobThread>(job_id, binding, services_);
-  fresh->submit(std::move(run), options_.max_queued_runs_per_job);  // a new thread accepts
+  fresh->submit(run, options_.max_queued_runs_per_job, wake_later);  // a new thread accepts
   threads_[job_id] = std::move(fresh);
   return Answer::success();
 }

@@ -120,6 +120,10 @@ class JobDispatcher {
   JobDispatcher& operator=(const JobDispatcher&) = delete;
 
   Answer run(const common::protocol::TriggerParam& trigger);
+  // run() for each trigger, in order, with one answer each. The runs are all queued before any
+  // job thread is woken: lead dispatch starts the fires of one instant this way, so that the
+  // first ones do not delay the hand-over of the others by competing for the CPU with it.
+  std::vector<Answer> run_all(const std::vector<common::protocol::TriggerParam>& triggers);
   // What run() would refuse before looking at the job's thread, with run()'s message: an invalid
   // glue type, GLUE_GROOVY, an unknown BEAN handler, scripts not allowed. nullopt when run() would
   // go on (it may still refuse at the job's thread: block strategy, bounds, stopping). Changes
@@ -149,11 +153,20 @@ class JobDispatcher {
  private:
   // The job's live thread, or nullptr; a retired one is moved to retired_. Under mutex_.
   JobThread* live_thread(std::int32_t job_id);
-  // run() under mutex_: applies the binding and the block strategy, queues `run`. What it takes
-  // off the job's thread lands in `withdrawn`, for the caller to settle without the lock.
-  Answer submit(std::shared_ptr<JobRun> run, const std::string& binding,
-                const std::string& change_reason, common::protocol::BlockStrategy strategy,
-                WithdrawnRuns& withdrawn);
+  // A trigger made into a run, before its job's thread is looked at.
+  struct Prepared {
+    std::shared_ptr<JobRun> run;
+    std::string binding;        // what the job's thread must run (handler or script version)
+    std::string change_reason;  // why its runs are withdrawn when the binding changed
+    common::protocol::BlockStrategy strategy = common::protocol::BlockStrategy::kSerialExecution;
+  };
+  // run()'s checks before the job's thread (the glue type, the body); nullopt with `refusal` set.
+  std::optional<Prepared> prepare(const common::protocol::TriggerParam& trigger, Answer& refusal) const;
+  // Under mutex_: applies the binding and the block strategy, queues the run. What it takes off the
+  // job's thread lands in `withdrawn`, for the caller to settle without the lock; the job thread's
+  // wake goes to `wake_later` when given (JobThread::submit).
+  Answer submit_locked(const Prepared& prepared, WithdrawnRuns& withdrawn,
+                       JobThread::DeferredWakes* wake_later);
   std::optional<RunBody> make_body(const common::protocol::TriggerParam& trigger,
                                    common::protocol::GlueType glue, std::string& binding,
                                    std::string& change_reason, Answer& refusal) const;

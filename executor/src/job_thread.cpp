@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <deque>
 #include <exception>
 #include <unordered_set>
@@ -349,17 +350,31 @@ JobThread::~JobThread() = default;  // joins unless abandoned
 
 std::int32_t JobThread::job_id() const noexcept { return state_->job_id; }
 
-JobThread::Submitted JobThread::submit(std::shared_ptr<JobRun> run, std::size_t max_queued) {
-  std::lock_guard lock(state_->mutex);
-  if (state_->retired || state_->shutdown) return Submitted::kRetired;
-  if (state_->queue.size() >= max_queued) return Submitted::kQueueFull;
-  state_->log_ids.insert(run->trigger.log_id);
-  state_->queue.push_back(std::move(run));
-  state_->end_when_idle = false;
-  state_->changed.notify_all();
+JobThread::Submitted JobThread::submit(std::shared_ptr<JobRun> run, std::size_t max_queued,
+                                       DeferredWakes* wake_later) {
+  {
+    std::lock_guard lock(state_->mutex);
+    if (state_->retired || state_->shutdown) return Submitted::kRetired;
+    if (state_->queue.size() >= max_queued) return Submitted::kQueueFull;
+    state_->log_ids.insert(run->trigger.log_id);
+    state_->queue.push_back(std::move(run));
+    state_->end_when_idle = false;
+  }
+  // Notified without the lock, so that the woken thread does not block on it at once.
+  if (wake_later != nullptr) {
+    wake_later->states_.push_back(state_);
+  } else {
+    state_->changed.notify_all();
+  }
   return Submitted::kQueued;
 }
 
+void JobThread::DeferredWakes::wake_all() noexcept {
+  std::sort(states_.begin(), states_.end());
+  states_.erase(std::unique(states_.begin(), states_.end()), states_.end());
+  for (const auto& state : states_) state->changed.notify_all();
+  states_.clear();
+}
 
 bool JobThread::busy() const {
   std::lock_guard lock(state_->mutex);

@@ -160,6 +160,8 @@ class WithdrawnRuns {
 // All methods are thread-safe. The owner (JobDispatcher) destroys a JobThread only after it
 // retired or was abandoned; the destructor joins.
 class JobThread {
+  struct State;
+
  public:
   JobThread(std::int32_t job_id, std::string binding, std::shared_ptr<const JobServices> services);
   ~JobThread();
@@ -174,8 +176,27 @@ class JobThread {
     kRetired,    // the thread has retired or is shutting down: nothing done
     kQueueFull,  // `max_queued` runs wait already: nothing done
   };
-  // Queues `run` unless `max_queued` runs (not counting the executing one) wait already.
-  Submitted submit(std::shared_ptr<JobRun> run, std::size_t max_queued);
+  // Job threads to wake once the caller has released its locks, each once however many runs it
+  // was given (see submit()). Wakes what it holds when destroyed; keeps the threads' states alive,
+  // so a thread may have ended and its JobThread be gone by then.
+  class DeferredWakes {
+   public:
+    DeferredWakes() = default;
+    ~DeferredWakes() { wake_all(); }
+    DeferredWakes(const DeferredWakes&) = delete;
+    DeferredWakes& operator=(const DeferredWakes&) = delete;
+
+    void wake_all() noexcept;
+
+   private:
+    friend class JobThread;
+    std::vector<std::shared_ptr<State>> states_;
+  };
+
+  // Queues `run` unless `max_queued` runs (not counting the executing one) wait already. The
+  // thread is woken at once or, given `wake_later`, when that is woken: runs handed over together
+  // are then all queued before any job thread competes for the CPU with the one handing them over.
+  Submitted submit(std::shared_ptr<JobRun> run, std::size_t max_queued, DeferredWakes* wake_later = nullptr);
 
   // A run is executing (even one already stopped and reported) or queued.
   bool busy() const;
@@ -206,7 +227,6 @@ class JobThread {
   void abandon() noexcept;
 
  private:
-  struct State;
   std::shared_ptr<State> state_;
   std::jthread thread_;
 };

@@ -131,7 +131,9 @@ ReturnT<LeadAnswer> LeadHold::hold(const LeadRequest& request) {
     Slot& slot = slots_[start_ms];
     slot.log_ids.push_back(id);
     if (!slot.timeout) {
-      const auto delay = std::chrono::milliseconds(std::max<std::int64_t>(start_ms - now_ms, 0));
+      // From the clock now, not from now_ms: holding a large request takes a while, and the
+      // timer counts the delay from this call.
+      const auto delay = std::chrono::milliseconds(std::max<std::int64_t>(start_ms - clock_.now_ms(), 0));
       try {
         slot.timeout = timer_.schedule([this, start_ms] { start_due(start_ms); }, delay);
       } catch (const std::exception& e) {
@@ -186,23 +188,19 @@ void LeadHold::start_due(std::int64_t start_ms) noexcept {
     for (const auto& trigger : due) ids.push_back(trigger.log_id);
     journal_.returned(ids);
   } else {
-    for (const auto& trigger : due) {
-      struct Handed {
-        LeadHold& hold;
-        std::int64_t id;
-        ~Handed() {
-          std::lock_guard lock(hold.mutex_);
-          hold.starting_ids_.erase(id);
-        }
-      } handed{*this, trigger.log_id};
-      std::string refusal;
-      try {
-        auto answer = hooks_.run(trigger);
-        if (answer.is_success()) continue;
-        refusal = std::move(answer.msg);
-      } catch (const std::exception& e) {
-        refusal = std::string("the run could not start: ") + e.what();
-      }
+    // All at once: queued before any of them starts (JobDispatcher::run_all).
+    std::vector<ReturnT<std::string>> answers;
+    std::string failure;
+    try {
+      answers = hooks_.run(due);
+      if (answers.size() != due.size()) failure = "the run could not start: no answer for it";
+    } catch (const std::exception& e) {
+      failure = std::string("the run could not start: ") + e.what();
+    }
+    for (std::size_t i = 0; i < due.size(); ++i) {
+      const TriggerParam& trigger = due[i];
+      if (failure.empty() && answers[i].is_success()) continue;
+      std::string refusal = failure.empty() ? std::move(answers[i].msg) : failure;
       // Delivered, as far as the admin knows: the refusal is the run's result.
       spdlog::info("lead dispatch: job {} run {} refused at its instant: {}", trigger.job_id, trigger.log_id,
                    refusal);
@@ -217,6 +215,10 @@ void LeadHold::start_due(std::int64_t start_ms) noexcept {
         spdlog::error("lead dispatch: cannot report run {}: {}", trigger.log_id, e.what());
       }
     }
+    // Each fire is now the dispatcher's or its result is held for the admin (/run's "received
+    // already" sees it either way): no longer the hold's.
+    std::lock_guard lock(mutex_);
+    for (const auto& trigger : due) starting_ids_.erase(trigger.log_id);
   }
   std::lock_guard lock(mutex_);
   if (--starting_ == 0) idle_.notify_all();

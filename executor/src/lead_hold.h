@@ -43,8 +43,11 @@ struct LeadHoldHooks {
   // Whether this process received the run already (queued or running, its result held for an
   // admin, its log written): /run's "received already" rule. May be empty.
   std::function<bool(const common::protocol::TriggerParam&)> received;
-  // Starts a run as /run does (JobDispatcher::run). Required.
-  std::function<common::protocol::ReturnT<std::string>(const common::protocol::TriggerParam&)> run;
+  // Starts the fires of one instant as /run would start each (JobDispatcher::run_all): one answer
+  // per trigger, in order. Required.
+  std::function<std::vector<common::protocol::ReturnT<std::string>>(
+      const std::vector<common::protocol::TriggerParam>&)>
+      run;
   // Receives the results the hold makes: a fire refused at its instant, a fire not started
   // (CallbackSender::push, which keeps them durably). Required; must return quickly.
   std::function<void(common::protocol::HandleCallbackParam)> report;
@@ -76,8 +79,9 @@ struct LeadHoldHooks {
 // fixed when the fire is held: a later change of the estimate does not move it, and a step of
 // this executor's wall clock does not either (the timer counts steady time).
 //
-// At the instant, the fires of that instant are recorded "started" in the journal, then each is
-// given to hooks.run; a refusal then (DISCARD_LATER on a busy job, a queue bound, stopping) is
+// At the instant, the fires of that instant are recorded "started" in the journal, then given to
+// hooks.run together (one call, so that all are queued before the first competes for the CPU
+// with the hand-over of the rest); a refusal then (DISCARD_LATER on a busy job, a queue bound, stopping) is
 // reported through hooks.report as a failed result with the refusal as its message, since the
 // admin counts the fire as delivered. When the journal cannot record the start, the fires are
 // not started and are reported not started.

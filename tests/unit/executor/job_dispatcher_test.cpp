@@ -478,6 +478,43 @@ TEST_F(JobDispatcherTest, AScriptsOutputTravelsWithItsResultWhetherItSucceededOr
   EXPECT_EQ(none->output, std::nullopt);
 }
 
+TEST_F(JobDispatcherTest, RunAllAnswersEachTriggerAsRunWouldInOrder) {
+  ASSERT_TRUE(dispatcher().run(trigger(5, 20, "block")).is_success());
+  ASSERT_TRUE(signals_.wait_started(20));
+
+  const auto answers = dispatcher().run_all({
+      trigger(1, 10, "block"),
+      trigger(1, 11, "block"),
+      trigger(2, 30, "nope"),
+      trigger(3, 12, "echo"),
+      trigger(1, 10, "block"),
+      trigger(5, 21, "block", "DISCARD_LATER"),
+  });
+  ASSERT_EQ(answers.size(), 6u);
+  EXPECT_TRUE(answers[0].is_success());
+  EXPECT_TRUE(answers[1].is_success());
+  EXPECT_EQ(answers[2].msg, "job handler [nope] not found.");
+  EXPECT_FALSE(answers[2].is_success());
+  EXPECT_TRUE(answers[3].is_success());
+  EXPECT_TRUE(answers[4].is_success());
+  EXPECT_EQ(answers[4].msg, "run 10 was received already: not run again");
+  EXPECT_FALSE(answers[5].is_success());
+  EXPECT_EQ(answers[5].msg, "block strategy effect：Discard Later");
+
+  ASSERT_TRUE(results_.wait_for(12));
+  signals_.release();
+  ASSERT_TRUE(results_.wait_for(11));
+  ASSERT_TRUE(results_.wait_for(20));
+  EXPECT_EQ(results_.count(10), 1);
+  EXPECT_EQ(results_.count(30), 0) << "a refused trigger has no result to call back";
+  EXPECT_EQ(results_.count(21), 0);
+  std::vector<std::int64_t> job1;
+  for (const auto& r : results_.all()) {
+    if (r.log_id == 10 || r.log_id == 11) job1.push_back(r.log_id);
+  }
+  EXPECT_EQ(job1, (std::vector<std::int64_t>{10, 11})) << "one job's runs execute in the order given";
+}
+
 TEST_F(JobDispatcherTest, RefusesWhatItCannotRun) {
   EXPECT_EQ(dispatcher().run(trigger(1, 10, "nope")).msg, "job handler [nope] not found.");
   auto groovy = trigger(1, 11, "");
