@@ -27,6 +27,9 @@ namespace cronwheel::executor {
 // sent within ±a day). The samples are those of the admin that last accepted one: when another
 // admin answers, the earlier ones are forgotten. An answer without the header (XXL-JOB's admin)
 // or with a malformed one is no sample. clock_estimate() gives that estimate to other threads.
+// While the best sample's round trip is above 2 ms (the first exchange also opens the
+// connection), a registration is sent again at once, at most three more times a heartbeat: fires
+// handed over ahead start up to half that round trip after their instant.
 //
 // Lead dispatch (docs/scheduling.md "Lead dispatch"): when Options::lead_dispatch is set, a
 // registration carries leadDispatch: true while the estimate is known and its offset is within

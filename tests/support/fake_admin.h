@@ -70,6 +70,13 @@ class FakeAdmin {
     clock_header_ = std::move(value);
   }
 
+  // Called in each accepted registration's handler before it answers (nullptr: nothing), e.g. to
+  // move a fake clock as if the exchange took that long.
+  void set_on_registration(std::function<void()> hook) {
+    std::lock_guard lock(mutex_);
+    on_registration_ = std::move(hook);
+  }
+
   std::vector<common::protocol::RegistryParam> registrations() const {
     std::lock_guard lock(mutex_);
     return registrations_;
@@ -169,6 +176,12 @@ class FakeAdmin {
   void registry(const cronwheel::common::http::Request& req, cronwheel::common::http::Response& res, bool remove) {
     if (!authorized(req, res) || refuse(res)) return;
     auto param = common::protocol::parse<common::protocol::RegistryParam>(req.body);
+    std::function<void()> hook;
+    {
+      std::lock_guard lock(mutex_);
+      if (!remove) hook = on_registration_;
+    }
+    if (hook) hook();
     {
       std::lock_guard lock(mutex_);
       (remove ? removals_ : registrations_).push_back(param);
@@ -197,6 +210,7 @@ class FakeAdmin {
 
   Options options_;
   int port_ = 0;
+  std::function<void()> on_registration_;  // guarded by mutex_
   std::unique_ptr<common::http::HttpServer> server_;
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;

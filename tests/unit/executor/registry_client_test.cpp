@@ -1,5 +1,6 @@
 #include "executor/src/registry_client.h"
 
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -178,6 +179,49 @@ TEST(RegistryClientTest, RegistrationsAfterTheFirstMeasuredOneCarryTheClockEstim
   client.stop();
   ASSERT_EQ(admin.removals().size(), 1u);
   EXPECT_EQ(admin.removals()[0], expected_param()) << "a removal carries no estimate";
+}
+
+TEST(RegistryClientTest, ASlowFirstExchangeIsMeasuredAgainAtOnce) {
+  FakeAdmin admin;
+  Periodic periodic;
+  admin.set_clock_header(admin_ahead(periodic, 0));
+  // The first exchange takes 40 ms on the executor's clock (as one opening its connection may);
+  // the next ones are answered at once.
+  std::atomic<int> exchanges{0};
+  admin.set_on_registration([&] {
+    if (exchanges++ == 0) periodic.clock.advance(40ms);
+  });
+  auto options = options_for({admin.url()});
+  options.clock = &periodic.clock;
+  RegistryClient client(options, periodic.tasks);
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 2));
+  periodic.tasks.wait_idle();
+  EXPECT_EQ(admin.registrations().size(), 2u) << "measured again once, then good enough";
+  ASSERT_TRUE(client.clock_estimate());
+  EXPECT_EQ(client.clock_estimate()->delay_ms, 0);
+  EXPECT_EQ(admin.registrations()[1].clock_delay_ms, 40) << "the second carries the first's estimate";
+
+  next_interval(periodic);
+  ASSERT_TRUE(has_registrations(admin, 3));
+  periodic.tasks.wait_idle();
+  EXPECT_EQ(admin.registrations().size(), 3u) << "a heartbeat with a good estimate sends one";
+}
+
+TEST(RegistryClientTest, SlowExchangesAreMeasuredAgainThreeMoreTimesAtMost) {
+  FakeAdmin admin;
+  Periodic periodic;
+  admin.set_clock_header(admin_ahead(periodic, 0));
+  admin.set_on_registration([&periodic] { periodic.clock.advance(40ms); });
+  auto options = options_for({admin.url()});
+  options.clock = &periodic.clock;
+  RegistryClient client(options, periodic.tasks);
+  client.start();
+  ASSERT_TRUE(has_registrations(admin, 4));
+  periodic.tasks.wait_idle();
+  EXPECT_EQ(admin.registrations().size(), 4u);
+  ASSERT_TRUE(client.clock_estimate());
+  EXPECT_EQ(client.clock_estimate()->delay_ms, 40);
 }
 
 TEST(RegistryClientTest, RegistrationsOfferLeadDispatchOnlyWhileTheEstimateIsKnownAndWithinBound) {
