@@ -311,10 +311,14 @@ std::filesystem::path RunLogStore::end_marker_for(std::int64_t log_date_time_ms,
 std::unique_ptr<RunLogWriter> RunLogStore::open(std::int64_t log_date_time_ms,
                                                 std::int64_t log_id) const {
   fs::path path = path_for(log_date_time_ms, log_id);
-  if (!create_private_directory(path.parent_path())) {
-    throw path_error(errno, "cannot create run log directory", path.parent_path());
-  }
+  // The day's directory nearly always exists: made on the first open that finds it missing.
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, kPrivateFileMode);
+  if (fd < 0 && errno == ENOENT) {
+    if (!create_private_directory(path.parent_path())) {
+      throw path_error(errno, "cannot create run log directory", path.parent_path());
+    }
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, kPrivateFileMode);
+  }
   if (fd < 0) throw path_error(errno, "cannot open run log", path);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {

@@ -39,9 +39,15 @@ using test::Signals;
 
 class MemoryLog final : public RunLogWriter {
  public:
+  // One line per '\n'-separated part, as the file's reader sees them.
   void append(std::string_view text) override {
     std::lock_guard lock(mutex_);
-    lines_.emplace_back(text);
+    for (;;) {
+      const auto end = text.find('\n');
+      lines_.emplace_back(text.substr(0, end));
+      if (end == std::string_view::npos || end + 1 == text.size()) break;
+      text.remove_prefix(end + 1);
+    }
   }
   std::vector<std::string> lines() const {
     std::lock_guard lock(mutex_);

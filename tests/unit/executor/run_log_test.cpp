@@ -87,6 +87,16 @@ TEST(RunLogStore, OpenCreatesTheDayDirectoryAndAppendsToAnExistingFile) {
   EXPECT_EQ(read_file(dir.path() / "logs/2024-03-09/7.log"), "first\nsecond\n");
 }
 
+TEST(RunLogStore, ADayDirectoryRemovedSinceTheLastOpenIsMadeAgainPrivate) {
+  TempDir dir;
+  RunLogStore store(dir.path() / "logs", 30);
+  store.open(kLastMsOfMarch9, 7)->append("first");
+  fs::remove_all(dir.path() / "logs/2024-03-09");
+  store.open(kLastMsOfMarch9, 8)->append("second");
+  EXPECT_EQ(read_file(dir.path() / "logs/2024-03-09/8.log"), "second\n");
+  EXPECT_EQ(fs::status(dir.path() / "logs/2024-03-09").permissions(), fs::perms::owner_all);
+}
+
 TEST(RunLogStore, AppendAddsANewlineOnlyWhenMissing) {
   TempDir dir;
   RunLogStore store(dir.path(), 30);
