@@ -216,6 +216,42 @@ std::string alarm_webhook_body(const AlarmClaim& claim, const AlarmText& text, c
   });
 }
 
+AlarmText render_clock_alarm(const ClockAlarmClaim& claim, std::int64_t bound_ms, const AlarmTextOptions& options) {
+  const std::string app = one_line(claim.app_name, 255);
+  const std::string address = one_line(claim.address, 255);
+  const std::string off = std::to_string(claim.offset_ms < 0 ? -claim.offset_ms : claim.offset_ms) + " ms " +
+                          (claim.offset_ms > 0 ? "behind" : "ahead of") + " the admin's";
+  AlarmText text;
+  text.subject = "[cronwheel] executor " + app + " at " + address + ": its clock is " + off;
+  std::string& b = text.body;
+  b += "The clock of executor " + address + " (app " + app + ") is " + off + ", more than " +
+       std::to_string(bound_ms) + " ms. The executor measured it over a round trip of " +
+       std::to_string(claim.delay_ms) + " ms.\n";
+  b += "\nAn executor this far off refuses fires handed over ahead of their instant (lead dispatch) "
+       "unless its --max-clock-offset-ms allows it, so that none starts early; they are sent to it by "
+       "/run at their instant instead, later and at more cost. Times in its run logs are off by as much.\n";
+  b += "\nSynchronise the clock of its host (NTP). This alarm comes again only after the clock has been "
+       "back within " + std::to_string(bound_ms) + " ms and drifted off again, or the executor registered anew.\n";
+  if (!options.console_url.empty()) b += "\nConsole: " + options.console_url + "groups\n";
+  b += "\nSent by cronwheel admin node " + one_line(options.node_id, 255) + " at " + utc(claim.claimed_at) + ".\n";
+  return text;
+}
+
+std::string clock_alarm_webhook_body(const ClockAlarmClaim& claim, std::int64_t bound_ms, const AlarmText& text,
+                                     const AlarmTextOptions& options) {
+  return dumped({
+      {"event", "executor_clock"},
+      {"subject", text.subject},
+      {"text", text.body},
+      {"executor", {{"appName", one_line(claim.app_name, 255)}, {"address", one_line(claim.address, 255)}}},
+      {"offsetMs", claim.offset_ms},
+      {"delayMs", claim.delay_ms},
+      {"boundMs", bound_ms},
+      {"node", options.node_id},
+      {"sentAt", claim.claimed_at},
+  });
+}
+
 AlarmText render_test_alarm(std::string_view channel_name, const AlarmTextOptions& options, std::int64_t now) {
   AlarmText text;
   const std::string name = one_line(channel_name, 100);

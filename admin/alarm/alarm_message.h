@@ -62,6 +62,17 @@ AlarmText render_workflow_alarm(const WorkflowStore::Alarm& alarm, const AlarmTe
 std::string workflow_alarm_webhook_body(const WorkflowStore::Alarm& alarm, const AlarmText& text,
                                         const AlarmTextOptions& options);
 
+// The alarm of an executor whose clock is off the admin's by more than `bound_ms`
+// (docs/alarms.md, "Executor clocks"): the subject names the executor and how far off its clock
+// is, which way; the body says what that does to its fires and what to do about it. The app name
+// and address are cleaned as render_alarm cleans what executors send.
+AlarmText render_clock_alarm(const ClockAlarmClaim& claim, std::int64_t bound_ms, const AlarmTextOptions& options);
+// Its webhook form: {"event":"executor_clock","subject","text",
+//   "executor":{"appName","address"},"offsetMs","delayMs","boundMs","node","sentAt"}
+// offsetMs: the admin's clock minus the executor's (positive: the executor's clock is behind).
+std::string clock_alarm_webhook_body(const ClockAlarmClaim& claim, std::int64_t bound_ms, const AlarmText& text,
+                                     const AlarmTextOptions& options);
+
 // A channel's test alarm ("send a test alarm"): says which channel it tests, from which node
 // and when (`now`, epoch ms), and that nothing failed.
 AlarmText render_test_alarm(std::string_view channel_name, const AlarmTextOptions& options, std::int64_t now);

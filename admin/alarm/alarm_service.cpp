@@ -89,6 +89,29 @@ int AlarmService::pass_once(std::stop_token stop) {
   }
   waiting_count_ = waiting_.size();
   if (workflows_ != nullptr && !stop.stop_requested()) sent += workflow_alarms(stop);
+  if (options_.clock_bound_ms > 0 && !stop.stop_requested()) sent += clock_alarms(stop);
+  return sent;
+}
+
+int AlarmService::clock_alarms(std::stop_token stop) {
+  int sent = 0;
+  const AlarmTextOptions text_options{options_.console_url, options_.node_id};
+  for (auto& claimed : store_.claim_clock_alarms(clock_.now_ms(), options_.clock_bound_ms, options_.stale.count(),
+                                                 options_.max_jobs)) {
+    Alarm alarm;
+    alarm.what = "the clock of executor " + claimed.address;
+    alarm.sent_note = "app " + claimed.app_name + ", " + std::to_string(claimed.offset_ms) + " ms";
+    alarm.finish = [this, id = claimed.registration_id, at = claimed.claimed_at](AlarmOutcome outcome) {
+      store_.finish_clock_alarm(id, at, outcome);
+    };
+    alarm.text = render_clock_alarm(claimed, options_.clock_bound_ms, text_options);
+    alarm.webhook_body = clock_alarm_webhook_body(claimed, options_.clock_bound_ms, alarm.text, text_options);
+    for (const auto& channel : claimed.channels) alarm.left.push_back({AlarmDestination::of(channel), 0, 0});
+    if (alarm.left.empty()) alarm.gave_up = true;  // its channels went away since the claim
+    if (attempt(alarm, stop)) ++sent;
+    if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
+  }
+  waiting_count_ = waiting_.size();
   return sent;
 }
 
@@ -112,6 +135,7 @@ int AlarmService::workflow_alarms(std::stop_token stop) {
       alarm.left.push_back({std::move(to), 0, 0});
     }
     for (const auto& channel : claimed.channels) alarm.left.push_back({AlarmDestination::of(channel), 0, 0});
+    if (alarm.left.empty()) alarm.gave_up = true;  // its channels went away since the claim
     if (attempt(alarm, stop)) ++sent;
     if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
   }

@@ -29,6 +29,9 @@ namespace cronwheel::admin {
 //  3. Workflow runs that failed or timed out are claimed (WorkflowStore::claim_alarms) and each
 //     is sent, one message per run, to its workflow's alarmEmail addresses and the channels of
 //     its group, with the same tries.
+//  4. Executors whose clock is off the admin's by more than Options::clock_bound_ms are claimed
+//     (AlarmStore::claim_clock_alarms: once per drift, across nodes) and each is sent to the
+//     channels of the groups of its app name, with the same tries.
 // An alarm is done when every destination took it or ran out of tries: its runs are then
 // recorded sent (alarm_status 2, counted in `sent`) when all took it, failed otherwise (3,
 // counted in `failed`).
@@ -60,6 +63,10 @@ class AlarmService {
     int send_attempts = 4;
     std::chrono::milliseconds retry_delay{10'000};
     std::string console_url;  // links to runs (AlarmTextOptions)
+    // Executors whose clock is off the admin's by more than this alarm the channels of their
+    // groups (4. above); 0: never. The bound cronwheel executors refuse lead dispatch beyond by
+    // default, and RegistryMonitor's warning.
+    std::int64_t clock_bound_ms = 1'000;
   };
 
   struct Counters {
@@ -116,6 +123,8 @@ class AlarmService {
 
   // Claims workflow runs' alarms and sends them (the same tries as jobs').
   int workflow_alarms(std::stop_token stop);
+  // Claims executors' clock alarms and sends them (the same tries as jobs').
+  int clock_alarms(std::stop_token stop);
 
   AlarmStore& store_;
   WorkflowStore* workflows_;

@@ -7,6 +7,7 @@
 // reached.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "admin/model/alarm_channel_store.h"
@@ -41,6 +42,20 @@ struct AlarmClaim {
 
 enum class AlarmOutcome { kSent, kFailed };
 
+// An executor whose clock is off the admin's by more than the bound, claimed for its alarm
+// (docs/alarms.md, "Executor clocks").
+struct ClockAlarmClaim {
+  std::int64_t registration_id = 0;
+  std::string app_name;
+  std::string address;
+  std::int64_t offset_ms = 0;  // the admin's clock minus the executor's, as the executor measured it
+  std::int64_t delay_ms = 0;   // the round trip it was measured over
+  std::int64_t claimed_at = 0;
+  std::vector<AlarmChannel> channels;  // the channels taking the alarms of a group of its app name, by id
+
+  friend bool operator==(const ClockAlarmClaim&, const ClockAlarmClaim&) = default;
+};
+
 class AlarmStore {
  public:
   struct ClaimRequest {
@@ -68,6 +83,22 @@ class AlarmStore {
   // (failed), alarm_time `now`. Runs claimed again since (a stale claim taken over) are left to
   // their new claim. Returns the runs recorded.
   virtual int finish(std::int64_t job_id, std::int64_t claimed_at, AlarmOutcome outcome, std::int64_t now) = 0;
+
+  // Executor clocks, in one transaction, over the registrations that exist (the registry's
+  // refresh deletes dead ones):
+  //  1. a registration whose clock estimate is within `bound_ms` (or that has none) has its
+  //     alarm state cleared (0), so a later drift alarms again;
+  //  2. at most `limit` registrations, by id, whose estimate is beyond `bound_ms` (|offset| >
+  //     bound) and whose alarm is none, or claimed more than `stale_ms` ago by a node that never
+  //     finished it, and for which a channel takes the alarms of a group of its app name, are
+  //     claimed: clock_alarm_status -1 at `now`.
+  // Registrations another node is claiming at the same moment are skipped, not waited for. One
+  // without a channel is claimed once one is added, as long as its clock is still off.
+  virtual std::vector<ClockAlarmClaim> claim_clock_alarms(std::int64_t now, std::int64_t bound_ms,
+                                                          std::int64_t stale_ms, int limit) = 0;
+  // Records the outcome of the clock alarm claimed at `claimed_at`: 2 sent, 3 failed. A claim
+  // taken over since, or a registration gone or cleared since, is left as it is.
+  virtual void finish_clock_alarm(std::int64_t registration_id, std::int64_t claimed_at, AlarmOutcome outcome) = 0;
 };
 
 }  // namespace cronwheel::admin

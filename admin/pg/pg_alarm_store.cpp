@@ -86,6 +86,31 @@ void PgAlarmStore::prepare(pqxx::connection& c) {
             "UPDATE alarm_channel SET name = $2, kind = $3, target = $4, secret = $5, groups = $6::bigint[], "
             "jobs = $7::bigint[], updated_at = " + ts("$8") + " WHERE id = $1");
   c.prepare("alarm_channel_delete", "DELETE FROM alarm_channel WHERE id = $1");
+  // Executor clocks (ClockAlarmClaim). A registration has an estimate beyond the bound $1 when
+  // |clock_offset_ms| > $1. A channel takes its alarm when it takes a group of its app name.
+  c.prepare("clock_alarm_clear",
+            "UPDATE job_registry SET clock_alarm_status = 0, clock_alarm_time = NULL WHERE clock_alarm_status <> 0 "
+            "AND (clock_offset_ms IS NULL OR abs(clock_offset_ms) <= $1)");
+  // $1 bound, $2 stale_before, $3 limit.
+  c.prepare("clock_alarm_lock",
+            "SELECT r.id FROM job_registry r WHERE r.registry_group = 'EXECUTOR' AND abs(r.clock_offset_ms) > $1 "
+            "AND (r.clock_alarm_status = 0 OR (r.clock_alarm_status = -1 AND r.clock_alarm_time < $2)) "
+            "AND EXISTS (SELECT 1 FROM job_group g JOIN alarm_channel c ON g.id = ANY (c.groups) "
+            "            WHERE g.app_name = r.registry_key) "
+            "ORDER BY r.id LIMIT $3 FOR UPDATE SKIP LOCKED");
+  // $1 ids, $2 now.
+  c.prepare("clock_alarm_claim",
+            "UPDATE job_registry SET clock_alarm_status = -1, clock_alarm_time = $2 WHERE id = ANY ($1::bigint[]) "
+            "RETURNING id, registry_key, registry_value, clock_offset_ms, clock_delay_ms");
+  // $1 ids: the channels of each registration's app name, with the registration each is for.
+  c.prepare("clock_alarm_channels",
+            "SELECT DISTINCT r.id AS for_registration, " + kChannelColumns + " FROM job_registry r "
+            "JOIN job_group g ON g.app_name = r.registry_key JOIN alarm_channel c ON g.id = ANY (c.groups) "
+            "WHERE r.id = ANY ($1::bigint[]) ORDER BY r.id, c.id");
+  // $1 id, $2 claimed_at, $3 outcome.
+  c.prepare("clock_alarm_finish",
+            "UPDATE job_registry SET clock_alarm_status = $3 WHERE id = $1 AND clock_alarm_status = -1 "
+            "AND clock_alarm_time = $2");
   // $1 job, $2 claimed_at, $3 outcome, $4 now.
   c.prepare("alarm_finish",
             "UPDATE job_log_finished l SET alarm_status = $3, alarm_time = $4 WHERE l.job_id = $1 AND "
@@ -209,6 +234,40 @@ void PgAlarmStore::remove_channel(std::int64_t id, const Actor& actor) {
     tx.exec_prepared("alarm_channel_delete", id);
     write_audit(tx, now, actor, "alarm_channel.delete", "alarm_channel", id, audited(*before), std::nullopt);
   });
+}
+
+std::vector<ClockAlarmClaim> PgAlarmStore::claim_clock_alarms(std::int64_t now, std::int64_t bound_ms,
+                                                              std::int64_t stale_ms, int limit) {
+  return db_.transact([&](pqxx::work& tx) {
+    tx.exec_prepared("clock_alarm_clear", bound_ms);
+    std::vector<std::int64_t> locked;
+    for (const auto& row : tx.exec_prepared("clock_alarm_lock", bound_ms, now - stale_ms, limit)) {
+      locked.push_back(row[0].as<std::int64_t>());
+    }
+    if (locked.empty()) return std::vector<ClockAlarmClaim>{};
+    std::map<std::int64_t, ClockAlarmClaim> claims;
+    for (const auto& row : tx.exec_prepared("clock_alarm_claim", bigint_array(locked), now)) {
+      ClockAlarmClaim claim;
+      claim.registration_id = row["id"].as<std::int64_t>();
+      claim.app_name = row["registry_key"].as<std::string>();
+      claim.address = row["registry_value"].as<std::string>();
+      claim.offset_ms = row["clock_offset_ms"].as<std::int64_t>();
+      claim.delay_ms = row["clock_delay_ms"].is_null() ? 0 : row["clock_delay_ms"].as<std::int64_t>();
+      claim.claimed_at = now;
+      claims.emplace(claim.registration_id, std::move(claim));
+    }
+    for (const auto& row : tx.exec_prepared("clock_alarm_channels", bigint_array(locked))) {
+      claims[row["for_registration"].as<std::int64_t>()].channels.push_back(channel_from(row));
+    }
+    std::vector<ClockAlarmClaim> out;
+    for (auto& [id, claim] : claims) out.push_back(std::move(claim));
+    return out;
+  });
+}
+
+void PgAlarmStore::finish_clock_alarm(std::int64_t registration_id, std::int64_t claimed_at, AlarmOutcome outcome) {
+  const int status = outcome == AlarmOutcome::kSent ? kAlarmSent : kAlarmFailed;
+  db_.transact([&](pqxx::work& tx) { tx.exec_prepared("clock_alarm_finish", registration_id, claimed_at, status); });
 }
 
 }  // namespace cronwheel::admin

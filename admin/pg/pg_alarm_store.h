@@ -7,7 +7,9 @@
 // PgAlarmStore::prepare from the Database's Preparer. Thread-safe.
 //
 // It keeps the alarm channels too (admin/model/alarm_channel_store.h, table alarm_channel): a
-// claim reads the channels of the jobs it claims in its own transaction.
+// claim reads the channels of the jobs it claims in its own transaction. Executors' clock alarms
+// live on their registrations (job_registry's clock_alarm_status and clock_alarm_time), locked
+// the same way while claimed.
 
 #include <pqxx/pqxx>
 
@@ -26,6 +28,9 @@ class PgAlarmStore final : public AlarmStore, public AlarmChannelStore {
 
   std::vector<AlarmClaim> claim(const ClaimRequest& request) override;
   int finish(std::int64_t job_id, std::int64_t claimed_at, AlarmOutcome outcome, std::int64_t now) override;
+  std::vector<ClockAlarmClaim> claim_clock_alarms(std::int64_t now, std::int64_t bound_ms, std::int64_t stale_ms,
+                                                  int limit) override;
+  void finish_clock_alarm(std::int64_t registration_id, std::int64_t claimed_at, AlarmOutcome outcome) override;
 
   std::vector<AlarmChannel> list_channels() override;
   std::optional<AlarmChannel> get_channel(std::int64_t id) override;

@@ -1,7 +1,8 @@
 // Alarm channels end to end (docs/alarms.md): a real cronwheel-admin, its REST API and a real
 // webhook receiver on loopback (tests/support/webhook_receiver.h). An admin makes a webhook
 // channel for a group; a test alarm and a run that failed reach the receiver signed with the
-// channel's secret, a refused delivery is retried, and the run is recorded alarmed once.
+// channel's secret, a refused delivery is retried, and the run is recorded alarmed once. An
+// executor of the group registering a clock far off the admin's alarms the channel once.
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/alarm/webhook_signature.h"
+#include "common/http/http_client.h"
 #include "tests/support/admin_process.h"
 #include "tests/support/eventually.h"
 #include "tests/support/test_database.h"
@@ -118,6 +120,42 @@ TEST_F(AlarmChannelsE2e, AGroupsWebhookGetsATestAlarmAndThenItsFailedRunSignedAn
   EXPECT_EQ(alarm["runs"][0]["executorAddress"], "http://127.0.0.1:9/");
   EXPECT_EQ(alarm["runs"][0]["url"], "https://cron.example.com/runs/" + run["id"].dump());
   EXPECT_NE(alarm["text"].get<std::string>().find("hourly export"), std::string::npos);
+}
+
+TEST_F(AlarmChannelsE2e, AnExecutorWhoseClockIsOffAlarmsItsGroupsWebhookOnce) {
+  auto made = admin_->post("alarm-channels", who_,
+                           {{"name", "ops-hook"}, {"kind", "webhook"}, {"target", receiver_.url("/cron")},
+                            {"secret", kSecret}, {"groups", json::array({group_})}});
+  ASSERT_EQ(made.status, 201) << made.text;
+  // A cronwheel executor of the group registers with its estimate: its clock is 4 s ahead.
+  common::http::HttpClient executor(admin_->url());
+  auto registered = executor.post_json(
+      "api/registry", json({{"registryGroup", "EXECUTOR"}, {"registryKey", "hook-app"},
+                            {"registryValue", "http://127.0.0.1:9998/"}, {"clockOffsetMs", -4'000},
+                            {"clockDelayMs", 3}})
+                          .dump());
+  ASSERT_EQ(registered.status, 200) << registered.error << registered.body;
+  ASSERT_TRUE(receiver_.wait_for(1, 30s)) << admin_->process().err();
+  auto requests = receiver_.requests();
+  EXPECT_TRUE(signed_by(requests[0], kSecret));
+  auto alarm = json::parse(requests[0].body);
+  EXPECT_EQ(alarm["event"], "executor_clock");
+  EXPECT_EQ(alarm["executor"]["appName"], "hook-app");
+  EXPECT_EQ(alarm["executor"]["address"], "http://127.0.0.1:9998/");
+  EXPECT_EQ(alarm["offsetMs"], -4'000);
+  EXPECT_EQ(alarm["node"], "channel-node");
+  EXPECT_EQ(alarm["subject"], "[cronwheel] executor hook-app at http://127.0.0.1:9998/: its clock is 4000 ms ahead of "
+                              "the admin's");
+  // Its next registrations say the same: no second alarm.
+  ASSERT_EQ(executor
+                .post_json("api/registry", json({{"registryGroup", "EXECUTOR"}, {"registryKey", "hook-app"},
+                                                 {"registryValue", "http://127.0.0.1:9998/"},
+                                                 {"clockOffsetMs", -4'100}, {"clockDelayMs", 2}})
+                                               .dump())
+                .status,
+            200);
+  std::this_thread::sleep_for(6s);  // another pass
+  EXPECT_EQ(receiver_.requests().size(), 1u);
 }
 
 TEST_F(AlarmChannelsE2e, OnlyAdminsManageChannelsAndEveryMistakeIsNamed) {

@@ -81,6 +81,26 @@ class PgAlarmFixture {
       tx.exec_params("UPDATE job_log SET alarm_status = $2, alarm_time = $3 WHERE id = $1", run_id, status, alarm_time);
     });
   }
+  std::int64_t put_registration(std::string app_name, std::string address, std::optional<std::int64_t> offset_ms,
+                                std::int64_t delay_ms) {
+    return database_.transact([&](pqxx::work& tx) {
+      return tx
+          .exec_params1("INSERT INTO job_registry (registry_group, registry_key, registry_value, clock_offset_ms, "
+                        "clock_delay_ms) VALUES ('EXECUTOR', $1, $2, $3, $4) RETURNING id",
+                        app_name, address, offset_ms, offset_ms ? std::optional<std::int64_t>(delay_ms) : std::nullopt)[0]
+          .as<std::int64_t>();
+    });
+  }
+  void set_clock_offset(std::int64_t id, std::optional<std::int64_t> offset_ms) {
+    database_.transact([&](pqxx::work& tx) {
+      tx.exec_params("UPDATE job_registry SET clock_offset_ms = $2 WHERE id = $1", id, offset_ms);
+    });
+  }
+  int clock_alarm_status(std::int64_t id) {
+    return database_.read([&](pqxx::read_transaction& tx) {
+      return tx.exec_params1("SELECT clock_alarm_status FROM job_registry WHERE id = $1", id)[0].as<int>();
+    });
+  }
 
  private:
 
@@ -125,6 +145,26 @@ TEST_F(PgAlarmStoreTest, AJobAnotherNodeIsClaimingIsSkippedNotWaitedFor) {
   holding.exec_params("UPDATE job_alarm SET last_sent_at = $2 WHERE job_id = $1", busy.id, kNow);
   holding.commit();
   EXPECT_TRUE(f_.alarms().claim(request(kNow + 1)).empty());
+}
+
+// Another node in the middle of claiming an executor's clock alarm holds its registration: this
+// node claims the others and leaves that one alone, without waiting for it.
+TEST_F(PgAlarmStoreTest, AClockAlarmAnotherNodeIsClaimingIsSkippedNotWaitedFor) {
+  auto j = job();
+  channel("ops", {j.job_group}, {});
+  const auto busy = f_.put_registration("alarm-app", "http://10.0.0.5:9999/", 5'000, 1);
+  const auto free = f_.put_registration("alarm-app", "http://10.0.0.6:9999/", 5'000, 1);
+  pqxx::connection other(f_.test_database().url());
+  pqxx::work holding(other);
+  holding.exec_params("SELECT 1 FROM job_registry WHERE id = $1 FOR UPDATE", busy);  // until commit
+
+  auto claims = f_.alarms().claim_clock_alarms(kNow, 1'000, alarm_contract::kStale, 100);
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(claims[0].registration_id, free);
+  EXPECT_EQ(f_.clock_alarm_status(busy), 0);
+  holding.commit();
+  EXPECT_EQ(f_.alarms().claim_clock_alarms(kNow + 1, 1'000, alarm_contract::kStale, 100).size(), 1u);
+  EXPECT_EQ(f_.clock_alarm_status(busy), admin::kAlarmClaimed);
 }
 
 // Two nodes claiming at the same moment, over and over: every run is claimed exactly once.

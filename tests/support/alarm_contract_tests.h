@@ -16,12 +16,18 @@
 //     void remove_job(std::int64_t job_id);  // deletes the job (and its runs)
 //     // As a node that claimed (-1) or decided the run at `alarm_time`.
 //     void set_alarm(std::int64_t run_id, int status, std::int64_t alarm_time);
+//     // Executors' registrations: put_job's group has the app name "alarm-app".
+//     std::int64_t put_registration(std::string app_name, std::string address,
+//                                   std::optional<std::int64_t> offset_ms, std::int64_t delay_ms);
+//     void set_clock_offset(std::int64_t registration_id, std::optional<std::int64_t> offset_ms);
+//     int clock_alarm_status(std::int64_t registration_id);
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Fake, AlarmContract, F);
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -335,6 +341,93 @@ TYPED_TEST_P(AlarmContract, AChannelForgetsAJobThatWasDeleted) {
   EXPECT_EQ(f.channels().get_channel(c.id)->jobs, std::vector<std::int64_t>{kept.id});
 }
 
+// ---------------------------------------------------------------------------------------------
+// Executor clocks
+
+constexpr std::int64_t kBound = 1'000;
+
+inline std::vector<std::int64_t> registration_ids(const std::vector<ClockAlarmClaim>& claims) {
+  std::vector<std::int64_t> out;
+  for (const auto& c : claims) out.push_back(c.registration_id);
+  return out;
+}
+
+TYPED_TEST_P(AlarmContract, AnExecutorWhoseClockIsOffBeyondTheBoundIsClaimedOnceWithItsGroupsChannels) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto group_channel = this->channel("ops", {j.job_group}, {});
+  this->channel("one-job", {}, {j.id});  // takes a job's alarms, not its executors'
+  const auto behind = f.put_registration("alarm-app", "http://10.0.0.5:9999/", 1'500, 4);
+  const auto ahead = f.put_registration("alarm-app", "http://10.0.0.6:9999/", -2'000, 2);
+  const auto close = f.put_registration("alarm-app", "http://10.0.0.7:9999/", 1'000, 2);
+  const auto unmeasured = f.put_registration("alarm-app", "http://10.0.0.8:9999/", std::nullopt, 0);
+  const auto elsewhere = f.put_registration("other-app", "http://10.0.0.9:9999/", 5'000, 2);
+
+  auto claims = f.alarms().claim_clock_alarms(kNow, kBound, kStale, 100);
+  ASSERT_EQ(registration_ids(claims), (std::vector<std::int64_t>{behind, ahead}));
+  EXPECT_EQ(claims[0].app_name, "alarm-app");
+  EXPECT_EQ(claims[0].address, "http://10.0.0.5:9999/");
+  EXPECT_EQ(claims[0].offset_ms, 1'500);
+  EXPECT_EQ(claims[0].delay_ms, 4);
+  EXPECT_EQ(claims[0].claimed_at, kNow);
+  EXPECT_EQ(claims[0].channels, std::vector<AlarmChannel>{group_channel});
+  EXPECT_EQ(claims[1].offset_ms, -2'000);
+  EXPECT_EQ(f.clock_alarm_status(behind), kAlarmClaimed);
+  for (auto id : {close, unmeasured, elsewhere}) EXPECT_EQ(f.clock_alarm_status(id), 0);
+  EXPECT_TRUE(f.alarms().claim_clock_alarms(kNow + 1'000, kBound, kStale, 100).empty()) << "claimed once";
+}
+
+TYPED_TEST_P(AlarmContract, AClockAlarmWithoutAChannelWaitsForOneAndLimitBoundsAClaim) {
+  auto& f = this->f_;
+  auto j = this->job();
+  const auto first = f.put_registration("alarm-app", "http://10.0.0.5:9999/", 3'000, 1);
+  const auto second = f.put_registration("alarm-app", "http://10.0.0.6:9999/", 3'000, 1);
+  EXPECT_TRUE(f.alarms().claim_clock_alarms(kNow, kBound, kStale, 100).empty());
+  EXPECT_EQ(f.clock_alarm_status(first), 0);
+  this->channel("ops", {j.job_group}, {});
+  EXPECT_EQ(registration_ids(f.alarms().claim_clock_alarms(kNow + 1, kBound, kStale, 1)),
+            std::vector<std::int64_t>{first});
+  EXPECT_EQ(registration_ids(f.alarms().claim_clock_alarms(kNow + 2, kBound, kStale, 1)),
+            std::vector<std::int64_t>{second});
+}
+
+TYPED_TEST_P(AlarmContract, AClockBackWithinTheBoundClearsItsAlarmSoALaterDriftAlarmsAgain) {
+  auto& f = this->f_;
+  auto j = this->job();
+  this->channel("ops", {j.job_group}, {});
+  const auto r = f.put_registration("alarm-app", "http://10.0.0.5:9999/", 1'500, 1);
+  auto claims = f.alarms().claim_clock_alarms(kNow, kBound, kStale, 100);
+  ASSERT_EQ(claims.size(), 1u);
+  f.alarms().finish_clock_alarm(r, kNow, AlarmOutcome::kSent);
+  EXPECT_EQ(f.clock_alarm_status(r), kAlarmSent);
+  EXPECT_TRUE(f.alarms().claim_clock_alarms(kNow + kStale * 2, kBound, kStale, 100).empty()) << "sent: not again";
+
+  f.set_clock_offset(r, 200);
+  EXPECT_TRUE(f.alarms().claim_clock_alarms(kNow + 1, kBound, kStale, 100).empty());
+  EXPECT_EQ(f.clock_alarm_status(r), 0);
+  f.set_clock_offset(r, -1'200);
+  EXPECT_EQ(registration_ids(f.alarms().claim_clock_alarms(kNow + 2, kBound, kStale, 100)),
+            std::vector<std::int64_t>{r});
+  f.alarms().finish_clock_alarm(r, kNow + 2, AlarmOutcome::kFailed);
+  EXPECT_EQ(f.clock_alarm_status(r), kAlarmFailed);
+}
+
+TYPED_TEST_P(AlarmContract, AClockAlarmNeverFinishedIsClaimedAgainOnceStaleAndTheOldClaimCannotFinishIt) {
+  auto& f = this->f_;
+  auto j = this->job();
+  this->channel("ops", {j.job_group}, {});
+  const auto r = f.put_registration("alarm-app", "http://10.0.0.5:9999/", 1'500, 1);
+  ASSERT_EQ(f.alarms().claim_clock_alarms(kNow, kBound, kStale, 100).size(), 1u);
+  EXPECT_TRUE(f.alarms().claim_clock_alarms(kNow + kStale, kBound, kStale, 100).empty());
+  auto again = f.alarms().claim_clock_alarms(kNow + kStale + 1, kBound, kStale, 100);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].claimed_at, kNow + kStale + 1);
+  f.alarms().finish_clock_alarm(r, kNow, AlarmOutcome::kSent);
+  EXPECT_EQ(f.clock_alarm_status(r), kAlarmClaimed) << "the first claim was taken over";
+  f.alarms().finish_clock_alarm(r, kNow + kStale + 1, AlarmOutcome::kSent);
+  EXPECT_EQ(f.clock_alarm_status(r), kAlarmSent);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(AlarmContract, AFailedRunWithNoRetryLeftIsClaimedWithItsJob,
                             ChannelsAreCreatedReadUpdatedAndRemoved, AChannelNeedsAFreeNameAndGroupsAndJobsThatExist,
                             AJobWithoutAddressesAlarmsThroughTheChannelsOfItsGroupOrItself,
@@ -344,7 +437,11 @@ REGISTER_TYPED_TEST_SUITE_P(AlarmContract, AFailedRunWithNoRetryLeftIsClaimedWit
                             AJobIsClaimedAtMostOncePerQuietPeriodThenWithEverythingSince,
                             FinishRecordsTheOutcomeOfTheClaimedRuns, AClaimNeverFinishedIsClaimedAgainOnceStale,
                             AStaleClaimOfAJobWithoutRecipientsNowIsDecidedNoAlarm,
-                            AClaimListsTheOldestRunsAndCountsThemAll, MaxJobsBoundsAClaimAndTheRestComeNext);
+                            AClaimListsTheOldestRunsAndCountsThemAll, MaxJobsBoundsAClaimAndTheRestComeNext,
+                            AnExecutorWhoseClockIsOffBeyondTheBoundIsClaimedOnceWithItsGroupsChannels,
+                            AClockAlarmWithoutAChannelWaitsForOneAndLimitBoundsAClaim,
+                            AClockBackWithinTheBoundClearsItsAlarmSoALaterDriftAlarmsAgain,
+                            AClockAlarmNeverFinishedIsClaimedAgainOnceStaleAndTheOldClaimCannotFinishIt);
 
 }  // namespace alarm_contract
 

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "admin/model/alarm_store.h"
@@ -50,6 +52,31 @@ class FakeAlarmStore final : public admin::AlarmStore, public admin::AlarmChanne
   int alarm_status(std::int64_t run_id) {
     std::lock_guard lock(mutex_);
     return runs_.at(run_id).log.alarm_status;
+  }
+  // The app name of a group (PostgreSQL: job_group.app_name), for executors' clock alarms.
+  void name_group(std::int64_t group_id, std::string app_name) {
+    std::lock_guard lock(mutex_);
+    app_names_[group_id] = std::move(app_name);
+  }
+  // An executor's registration with its clock estimate (none: XXL-JOB's); returns its id.
+  std::int64_t put_registration(std::string app_name, std::string address, std::optional<std::int64_t> offset_ms,
+                                std::int64_t delay_ms = 0) {
+    std::lock_guard lock(mutex_);
+    const std::int64_t id = next_registration_id_++;
+    registrations_[id] = Registration{std::move(app_name), std::move(address), offset_ms, delay_ms, 0, 0};
+    return id;
+  }
+  void set_clock_offset(std::int64_t registration_id, std::optional<std::int64_t> offset_ms) {
+    std::lock_guard lock(mutex_);
+    registrations_.at(registration_id).offset_ms = offset_ms;
+  }
+  void remove_registration(std::int64_t registration_id) {
+    std::lock_guard lock(mutex_);
+    registrations_.erase(registration_id);
+  }
+  int clock_alarm_status(std::int64_t registration_id) {
+    std::lock_guard lock(mutex_);
+    return registrations_.at(registration_id).status;
   }
   void fail_with(std::optional<std::string> error) {
     std::lock_guard lock(mutex_);
@@ -113,6 +140,37 @@ class FakeAlarmStore final : public admin::AlarmStore, public admin::AlarmChanne
       ++n;
     }
     return n;
+  }
+
+  std::vector<admin::ClockAlarmClaim> claim_clock_alarms(std::int64_t now, std::int64_t bound_ms,
+                                                         std::int64_t stale_ms, int limit) override {
+    std::lock_guard lock(mutex_);
+    enter();
+    std::vector<admin::ClockAlarmClaim> out;
+    for (auto& [id, r] : registrations_) {
+      const bool off = r.offset_ms && std::abs(*r.offset_ms) > bound_ms;
+      if (!off) {
+        r.status = 0;
+        r.time = 0;
+        continue;
+      }
+      const bool open = r.status == 0 || (r.status == admin::kAlarmClaimed && r.time < now - stale_ms);
+      if (!open || static_cast<int>(out.size()) >= limit) continue;
+      auto channels = channels_of_app(r.app_name);
+      if (channels.empty()) continue;
+      r.status = admin::kAlarmClaimed;
+      r.time = now;
+      out.push_back({id, r.app_name, r.address, *r.offset_ms, r.delay_ms, now, std::move(channels)});
+    }
+    return out;
+  }
+
+  void finish_clock_alarm(std::int64_t registration_id, std::int64_t claimed_at, admin::AlarmOutcome outcome) override {
+    std::lock_guard lock(mutex_);
+    enter();
+    auto it = registrations_.find(registration_id);
+    if (it == registrations_.end() || it->second.status != admin::kAlarmClaimed || it->second.time != claimed_at) return;
+    it->second.status = outcome == admin::AlarmOutcome::kSent ? admin::kAlarmSent : admin::kAlarmFailed;
   }
 
   std::vector<admin::AlarmChannel> list_channels() override {
@@ -197,6 +255,28 @@ class FakeAlarmStore final : public admin::AlarmStore, public admin::AlarmChanne
     return out;
   }
 
+  // The channels taking the alarms of a group named `app_name`, by id.
+  std::vector<admin::AlarmChannel> channels_of_app(const std::string& app_name) const {
+    std::vector<admin::AlarmChannel> out;
+    for (const auto& [id, channel] : channels_) {
+      const auto read_back = read(channel);
+      const bool mine = std::any_of(read_back.groups.begin(), read_back.groups.end(), [&](std::int64_t g) {
+        auto name = app_names_.find(g);
+        return name != app_names_.end() && name->second == app_name;
+      });
+      if (mine) out.push_back(read_back);
+    }
+    return out;
+  }
+
+  struct Registration {
+    std::string app_name;
+    std::string address;
+    std::optional<std::int64_t> offset_ms;
+    std::int64_t delay_ms = 0;
+    int status = 0;  // clock_alarm_status
+    std::int64_t time = 0;
+  };
   struct Run {
     admin::JobLog log;
     std::int64_t alarm_time = 0;
@@ -232,6 +312,9 @@ class FakeAlarmStore final : public admin::AlarmStore, public admin::AlarmChanne
   std::int64_t channel_clock_ = 0;
   std::optional<std::string> error_;
   int claims_ = 0;
+  std::map<std::int64_t, std::string> app_names_;  // group → app name
+  std::map<std::int64_t, Registration> registrations_;
+  std::int64_t next_registration_id_ = 1;
 };
 
 }  // namespace cronwheel::testing

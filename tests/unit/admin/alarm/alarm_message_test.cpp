@@ -1,6 +1,7 @@
 #include "admin/alarm/alarm_message.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -114,6 +115,31 @@ TEST(AlarmMessage, WhatUsersAndExecutorsWroteCannotShapeTheMessage) {
   EXPECT_EQ(text.body.find('\x07'), std::string::npos);
   EXPECT_LT(text.body.size(), 2'500u);  // the executor's message is cut at 1,000 characters
   EXPECT_NE(text.body.find("x\xE2\x80\xA6"), std::string::npos);
+}
+
+TEST(AlarmMessage, AnExecutorsClockAlarmSaysHowFarOffWhichWayAndWhatToDo) {
+  ClockAlarmClaim c;
+  c.registration_id = 9;
+  c.app_name = "billing\r\nBcc: evil@example.com";  // what an executor registered cannot shape it
+  c.address = "http://10.0.0.5:9999/";
+  c.offset_ms = -1'500;
+  c.delay_ms = 3;
+  c.claimed_at = kAt;
+  auto text = render_clock_alarm(c, 1'000, kOptions);
+  EXPECT_EQ(text.subject, "[cronwheel] executor billing  Bcc: evil@example.com at http://10.0.0.5:9999/: its clock "
+                          "is 1500 ms ahead of the admin's");
+  EXPECT_NE(text.body.find("is 1500 ms ahead of the admin's, more than 1000 ms"), std::string::npos) << text.body;
+  EXPECT_NE(text.body.find("Synchronise the clock of its host (NTP)"), std::string::npos) << text.body;
+  EXPECT_NE(text.body.find("Console: https://cron.example.com/groups"), std::string::npos) << text.body;
+  c.offset_ms = 2'000;
+  EXPECT_NE(render_clock_alarm(c, 1'000, kOptions).subject.find("2000 ms behind the admin's"), std::string::npos);
+  auto body = nlohmann::json::parse(clock_alarm_webhook_body(c, 1'000, text, kOptions));
+  EXPECT_EQ(body["event"], "executor_clock");
+  EXPECT_EQ(body["executor"]["appName"], "billing  Bcc: evil@example.com");
+  EXPECT_EQ(body["offsetMs"], 2'000);
+  EXPECT_EQ(body["delayMs"], 3);
+  EXPECT_EQ(body["boundMs"], 1'000);
+  EXPECT_EQ(body["sentAt"], kAt);
 }
 
 TEST(AlarmMessage, RecipientsAreTheJobsAddressesTrimmedWithoutRepeats) {

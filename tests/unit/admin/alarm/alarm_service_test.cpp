@@ -280,6 +280,59 @@ TEST_F(AlarmServiceTest, TheChannelsOfTheJobAndItsGroupGetTheAlarmToo) {
   EXPECT_EQ(service_.counters().sent, 1u);
 }
 
+TEST_F(AlarmServiceTest, AnExecutorWhoseClockIsOffAlarmsItsGroupsChannelsOnceUntilItComesBack) {
+  auto j = job("ops@example.com");  // a job's own addresses are for its runs, not its executors
+  store_.name_group(j.job_group, "billing");
+  channel("team-mail", AlarmChannelKind::kEmail, "team@example.com", {j.job_group}, {});
+  channel("hook", AlarmChannelKind::kWebhook, "https://hooks.example.com/cron", {j.job_group}, {});
+  const auto off = store_.put_registration("billing", "http://10.0.0.5:9999/", 2'500, 4);
+  store_.put_registration("billing", "http://10.0.0.6:9999/", 900, 2);  // within the bound
+  EXPECT_EQ(service_.pass_once(), 1);
+
+  auto mails = mailer_.sent();
+  ASSERT_EQ(mails.size(), 1u);
+  EXPECT_EQ(mails[0].to, (std::vector<std::string>{"team@example.com"}));
+  EXPECT_EQ(mails[0].subject,
+            "[cronwheel] executor billing at http://10.0.0.5:9999/: its clock is 2500 ms behind the admin's");
+  EXPECT_NE(mails[0].body.find("more than 1000 ms"), std::string::npos) << mails[0].body;
+  EXPECT_NE(mails[0].body.find("round trip of 4 ms"), std::string::npos) << mails[0].body;
+  auto posts = webhooks_.posted();
+  ASSERT_EQ(posts.size(), 1u);
+  auto body = nlohmann::json::parse(posts[0].body);
+  EXPECT_EQ(body["event"], "executor_clock");
+  EXPECT_EQ(body["executor"]["appName"], "billing");
+  EXPECT_EQ(body["executor"]["address"], "http://10.0.0.5:9999/");
+  EXPECT_EQ(body["offsetMs"], 2'500);
+  EXPECT_EQ(body["boundMs"], 1'000);
+  EXPECT_EQ(body["subject"], mails[0].subject);
+  EXPECT_EQ(store_.clock_alarm_status(off), kAlarmSent);
+
+  clock_.advance(1h);
+  EXPECT_EQ(service_.pass_once(), 0);
+  EXPECT_EQ(mailer_.sent().size(), 1u) << "once while it stays off";
+  store_.set_clock_offset(off, 100);
+  EXPECT_EQ(service_.pass_once(), 0);
+  store_.set_clock_offset(off, -1'800);
+  EXPECT_EQ(service_.pass_once(), 1);
+  mails = mailer_.sent();
+  ASSERT_EQ(mails.size(), 2u) << "drifted off again";
+  EXPECT_EQ(mails[1].subject,
+            "[cronwheel] executor billing at http://10.0.0.5:9999/: its clock is 1800 ms ahead of the admin's");
+}
+
+TEST_F(AlarmServiceTest, ClockAlarmsAreOffWithABoundOfZero) {
+  auto o = options();
+  o.clock_bound_ms = 0;
+  AlarmService quiet{store_, delivery_, tasks_, o};
+  auto j = job("");
+  store_.name_group(j.job_group, "billing");
+  channel("team-mail", AlarmChannelKind::kEmail, "team@example.com", {j.job_group}, {});
+  const auto off = store_.put_registration("billing", "http://10.0.0.5:9999/", 60'000, 4);
+  EXPECT_EQ(quiet.pass_once(), 0);
+  EXPECT_TRUE(mailer_.sent().empty());
+  EXPECT_EQ(store_.clock_alarm_status(off), 0);
+}
+
 // One destination failing does not send the alarm again to the others: only it is retried, and
 // the runs are recorded once every destination is done.
 TEST_F(AlarmServiceTest, OnlyTheDestinationThatFailedIsTriedAgain) {

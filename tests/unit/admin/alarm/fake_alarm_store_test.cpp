@@ -9,6 +9,7 @@ namespace {
 // FakeAlarmStore under the contract suite PgAlarmStore also passes.
 class FakeAlarmFixture {
  public:
+  FakeAlarmFixture() { store_.name_group(1, "alarm-app"); }
   admin::AlarmStore& alarms() { return store_; }
   admin::AlarmChannelStore& channels() { return store_; }
   void remove_job(std::int64_t id) { store_.remove_job(id); }
@@ -21,6 +22,12 @@ class FakeAlarmFixture {
   void set_alarm(std::int64_t run_id, int status, std::int64_t alarm_time) {
     store_.set_alarm(run_id, status, alarm_time);
   }
+  std::int64_t put_registration(std::string app_name, std::string address, std::optional<std::int64_t> offset_ms,
+                                std::int64_t delay_ms) {
+    return store_.put_registration(std::move(app_name), std::move(address), offset_ms, delay_ms);
+  }
+  void set_clock_offset(std::int64_t id, std::optional<std::int64_t> offset_ms) { store_.set_clock_offset(id, offset_ms); }
+  int clock_alarm_status(std::int64_t id) { return store_.clock_alarm_status(id); }
 
  private:
   FakeAlarmStore store_;
