@@ -35,6 +35,7 @@ void LoadShedder::sample(std::int64_t now_ms) {
       refused_ += refusals - refusals_seen_;
       if (sum(&Second::handed, second - 1, second + 1) >= options_.min_fires) {
         last_late_second_ = std::max(last_late_second_, second);
+        at(second).late = true;
       }
     }
   }
@@ -54,6 +55,7 @@ void LoadShedder::handed_over(std::size_t fires, std::int64_t due_ms, std::int64
   if (sum(&Second::handed, second - 1, second + 1) < options_.min_fires) return;
   last_late_ms_ = late_ms;
   last_late_second_ = std::max(last_late_second_, second);
+  at(second).late = true;
 }
 
 void LoadShedder::decided(std::size_t fires, std::int64_t now_ms) {
@@ -69,7 +71,11 @@ double LoadShedder::keep(std::int64_t now_ms) {
   const std::int64_t second = second_of(now_ms);
   if (second == updated_second_) return keep_;
   const std::int64_t window_s = std::max<std::int64_t>(1, options_.window_ms / 1000);
-  const bool late = last_late_second_ >= second - 1;
+  // Late now, and in most seconds of the last window: a node catching up after a stall (paused,
+  // its database restarting, taking over a dead node's jobs) is late for a second or two and
+  // then on time; one past its capacity stays late.
+  const std::int64_t late_seconds = sum(&Second::late, second - window_s + 1, second + 1);
+  const bool late = last_late_second_ >= second - 1 && late_seconds >= std::max<std::int64_t>(1, window_s - 1);
   if (late) {
     if (now_ms >= next_cut_ms_) {
       const std::uint64_t decided = sum(&Second::decided, second - window_s, second + 1);

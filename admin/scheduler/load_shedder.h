@@ -12,11 +12,14 @@
 //  - The signal is the ring's own hand-off (SecondRing::Watch): a hand-off of a second's fires
 //    that ends more than `late_after` after the first second it covers, or the fast trigger pool
 //    refusing fires (`refusals`: its threads and queue full, so fires wait pending and go out
-//    late), while the ring handed over at least `min_fires` fires in the last second. It measures
+//    late), while the ring handed over at least `min_fires` fires in the last second; in the
+//    current second or the one before, and in all but one second of the last window. It measures
 //    this node's capacity to read, claim and send its fires (the database and the admin): fires
 //    taken over late from a dead node or waiting for a slot do not move it, a full slow pool (the
 //    jobs whose executors are slow) does not, and neither does a stall with few fires (a
-//    database outage is not load; shedding would not help it).
+//    database outage is not load; shedding would not help it). Nor does the catch-up after a
+//    stall with many fires (the node paused, its database restarting): it is late for a second
+//    or two, then on time, where a node past its capacity stays late.
 //  - On that signal the share kept drops to 90 % of what the node has shown it sends in a window
 //    (the most its pools finished, `sends`, in any window of the last kSeconds; without it, what
 //    the ring handed over), as a share of what the scans decided in the last window; by a tenth
@@ -87,6 +90,7 @@ class LoadShedder {
     std::size_t handed = 0;
     std::size_t decided = 0;
     std::uint64_t sent = 0;
+    bool late = false;  // a late hand-off, or fast-pool refusals, under load
   };
   Second& at(std::int64_t second);  // the slot of `second`, reset when it held an older one
   // Sums over the seconds in [from, to).

@@ -116,9 +116,12 @@ TEST(LoadShedder, TheFastPoolRefusingFiresIsBeingLateToo) {
   Metered m;
   for (int i = 0; i < 6; ++i) m.second(kT + i * 1000, 12'000, 8'000, 12'000, -300);
   EXPECT_EQ(m.shedder.keep(kT + 6'000), 1.0) << "no refusal yet";
-  m.second(kT + 6'000, 12'000, 8'000, 12'000, -300);
-  m.refusals += 4'000;
-  EXPECT_NEAR(m.shedder.keep(kT + 7'000), 0.9 * 8'000.0 / 12'000.0, 0.02);
+  for (int i = 6; i < 10; ++i) {
+    m.second(kT + i * 1000, 12'000, 8'000, 12'000, -300);
+    m.refusals += 1'000;
+    if (i < 9) EXPECT_EQ(m.shedder.keep(kT + i * 1000 + 700), 1.0) << "refusing for " << i - 5 << " s only";
+  }
+  EXPECT_NEAR(m.shedder.keep(kT + 10'000), 0.9 * 8'000.0 / 12'000.0, 0.02);
   EXPECT_EQ(m.shedder.stats().refused, 4'000u);
 }
 
@@ -141,6 +144,35 @@ TEST(LoadShedder, TheCapacityIsTheBestWindowSentNotTheLast) {
   }
   EXPECT_NEAR(m.shedder.keep(kT + 12'000), 0.9 * 8'000.0 / 12'000.0, 0.02);
   EXPECT_EQ(m.shedder.stats().cut_sent, 40'000u);
+}
+
+TEST(LoadShedder, TheCatchUpAfterAStallIsNotLoad) {
+  // 500 fires a second on time; then the node is paused for 5 s (or its database restarts): on
+  // resuming it hands the seconds it missed over late, in a burst, decides the seconds it owes,
+  // and is on time again two seconds later. It has shown it sends what it decides: nothing to shed.
+  Metered m;
+  for (int i = 0; i < 20; ++i) m.second(kT + i * 1000, 500, 500, 500, -300);
+  m.second(kT + 25'000, 5'000, 3'000, 3'000, 5'000);
+  EXPECT_EQ(m.shedder.keep(kT + 25'600), 1.0);
+  m.second(kT + 26'000, 500, 2'500, 2'500, 2'500);
+  EXPECT_EQ(m.shedder.keep(kT + 26'600), 1.0);
+  for (int i = 27; i < 40; ++i) {
+    m.second(kT + i * 1000, 500, 500, 500, -300);
+    EXPECT_EQ(m.shedder.keep(kT + i * 1000 + 600), 1.0) << "second " << i;
+  }
+  EXPECT_EQ(m.shedder.stats().cuts, 0u);
+}
+
+TEST(LoadShedder, ANodeLateInAllButOneSecondOfAWindowIsPastItsCapacity) {
+  Metered m;
+  for (int i = 0; i < 10; ++i) m.second(kT + i * 1000, 12'000, 8'000, 8'000, -300);
+  m.second(kT + 10'000, 12'000, 8'000, 8'000, 2'000);
+  m.second(kT + 11'000, 12'000, 8'000, 8'000, 2'500);
+  m.second(kT + 12'000, 12'000, 8'000, 8'000, 3'000);
+  EXPECT_EQ(m.shedder.keep(kT + 12'600), 1.0) << "three late seconds of five";
+  m.second(kT + 13'000, 12'000, 8'000, 8'000, 3'500);
+  EXPECT_LT(m.shedder.keep(kT + 13'600), 1.0) << "four of five";
+  EXPECT_EQ(m.shedder.stats().cuts, 1u);
 }
 
 TEST(LoadShedder, ALateHandOffOfFewFiresIsNotLoad) {
