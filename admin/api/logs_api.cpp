@@ -220,17 +220,20 @@ void add_log_routes(ApiRouter& router, Stores stores, common::Clock& clock, cons
                  entry.remote_addr = ctx.request.actor.remote_addr;
                  stores.audit.record(entry);
                };
-               if (!options.kill_run) throw std::logic_error("ResourceOptions::kill_run is not set");
+               if (!options.kill_run || !options.cancel_held_run) {
+                 throw std::logic_error("ResourceOptions::kill_run and cancel_held_run must be set");
+               }
                if (log.trigger_time && *log.trigger_time > clock.now_ms()) {
-                 // Handed over ahead (lead dispatch) and not due yet: taken back before it starts.
-                 // Started meanwhile, or not held there: killed as any running run, below.
+                 // Handed over ahead (lead dispatch) and not due yet: taken back before it starts,
+                 // it never runs and ends cancelled. Started meanwhile, or not held there: killed as
+                 // any running run, below.
                  const std::string by = "killed by " + ctx.request.actor.username;
                  auto taken = executors_of(options).cancel_lead(address, token, protocol::LeadCancelParam{{log.id}, by});
                  if (taken.is_success() && taken.content &&
                      std::find(taken.content->cancelled.begin(), taken.content->cancelled.end(), log.id) !=
                          taken.content->cancelled.end()) {
-                   options.kill_run(log.id, by + " before its instant; executor " + address +
-                                                " held it and will not start it");
+                   options.cancel_held_run(log.id, by + " before its instant; executor " + address +
+                                                       " held it and will not start it");
                    audit();
                    return ApiResponse{204, nullptr};
                  }

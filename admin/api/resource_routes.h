@@ -56,6 +56,10 @@ struct ResourceOptions {
   // row gets: POST logs/{id}/kill records the kill at once with it. True when the run was still
   // running and is now ended. Required by add_log_routes.
   std::function<bool(std::int64_t run_id, const std::string& message)> kill_run = {};
+  // Ends a run its executor gave back before its instant (lead dispatch) as cancelled by an
+  // operator's kill (Completion::mark_cancelled), with the message its row gets. True when the run
+  // was still running and is now ended. Required by add_log_routes.
+  std::function<bool(std::int64_t run_id, const std::string& message)> cancel_held_run = {};
 
   // When set, called with each fire POST jobs/{id}/trigger wrote, once committed, so it is sent
   // at once.

@@ -197,12 +197,23 @@ Completion::Outcome Completion::mark_killed(std::int64_t run_id, std::string mes
   return record(result);
 }
 
+Completion::Outcome Completion::mark_cancelled(std::int64_t run_id, std::string message) {
+  RunResult result;
+  result.log_id = run_id;
+  result.state = FireState::kCancelled;
+  result.handle_time = clock_.now_ms();
+  result.handle_code = common::protocol::kFailCode;
+  result.handle_msg = bounded_message(message);
+  return record(result);
+}
+
 FollowUps Completion::plan(const JobLog& run, const Job& job, const std::vector<Job>& children,
                            std::int64_t now, bool killed) const {
   const RunEnd end = run.state == FireState::kSucceeded ? RunEnd::kSucceeded
-                     : run.state == FireState::kLost    ? RunEnd::kLost
-                     : killed                           ? RunEnd::kKilled
-                                                        : RunEnd::kFailed;
+                     : run.state == FireState::kLost      ? RunEnd::kLost
+                     : run.state == FireState::kCancelled ? RunEnd::kCancelled
+                     : killed                             ? RunEnd::kKilled
+                                                          : RunEnd::kFailed;
   return plan_follow_ups(end, run, job, children, now, options_.node_id);
 }
 

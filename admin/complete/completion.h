@@ -102,6 +102,11 @@ class Completion {
   // code 500, with `message`, and neither retried nor followed by child jobs (RunEnd::kKilled).
   // kRecorded when it was still running. Throws like report().
   Outcome mark_killed(std::int64_t run_id, std::string message);
+  // An operator's kill of `run_id` taken back from its executor before its instant (lead
+  // dispatch: the executor will not start it): it ends cancelled, code 500, with `message`, decided
+  // "no alarm" as an operator's cancel is, and the follow-ups of a cancel (RunEnd::kCancelled: a
+  // FIX_DELAY job gets its next time). kRecorded when it was still triggered or sending.
+  Outcome mark_cancelled(std::int64_t run_id, std::string message);
 
 
   Counters counters() const noexcept;

@@ -21,7 +21,10 @@ namespace cronwheel::admin {
 // A run's result: an executor's callback, or the lost-result monitor's verdict.
 struct RunResult {
   std::int64_t log_id = 0;
-  FireState state = FireState::kSucceeded;  // kSucceeded, kFailed or kLost
+  // kSucceeded, kFailed or kLost; kCancelled: an operator killed a run its executor gave back
+  // before its instant (it never started): it ends cancelled with alarm_status 1 (no alarm), as an
+  // operator's cancel of a pending run does.
+  FireState state = FireState::kSucceeded;
   std::int64_t handle_time = 0;  // epoch ms
   int handle_code = 0;
   std::string handle_msg;

@@ -40,6 +40,15 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
                       {"handle_code", "$4::integer"},
                       {"handle_msg", "$5::text"},
                       {"output", "$6::text"}}));
+  // An operator's kill of a run its executor gave back before its instant: cancelled, no alarm.
+  c.prepare("completion_cancel_killed",
+            end_runs(guard_cte("$1::bigint AS run_id, '{triggered,sending}'::text[] AS running"),
+                     "USING guard WHERE a.id = guard.run_id AND a.state = ANY (guard.running)", "",
+                     {{"state", "'cancelled'"},
+                      {"alarm_status", "1"},
+                      {"handle_time", ts("$2")},
+                      {"handle_code", "$3::integer"},
+                      {"handle_msg", "$4::text"}}));
   const std::map<std::string, std::string> lost{
       {"state", "'lost'"}, {"handle_time", ts("$2")}, {"handle_code", "$3::integer"}, {"handle_msg", "$4::text"}};
   c.prepare("completion_lose",
@@ -97,7 +106,10 @@ CompletionStore::Recorded PgCompletionStore::record(const RunResult& result, con
   const bool lost = result.state == FireState::kLost;
   return db_.transact([&](pqxx::work& tx) {
     Recorded out;
-    auto moved = lost && result.lost_forgotten
+    auto moved = result.state == FireState::kCancelled
+                     ? tx.exec_prepared("completion_cancel_killed", result.log_id, result.handle_time,
+                                        result.handle_code, result.handle_msg)
+                 : lost && result.lost_forgotten
                      ? tx.exec_prepared("completion_lose_forgotten", result.log_id, result.handle_time,
                                         result.handle_code, result.handle_msg, result.lost_triggered_before)
                  : lost ? tx.exec_prepared("completion_lose", result.log_id, result.handle_time, result.handle_code,

@@ -533,6 +533,9 @@ void AdminServer::Impl::add_routes() {
   api.resources.kill_run = [this](std::int64_t run_id, const std::string& message) {
     return executors_->completion().mark_killed(run_id, message) == Completion::Outcome::kRecorded;
   };
+  api.resources.cancel_held_run = [this](std::int64_t run_id, const std::string& message) {
+    return executors_->completion().mark_cancelled(run_id, message) == Completion::Outcome::kRecorded;
+  };
   // Set before the server starts, so every handler sees it.
   api.resources.automatic_group_changed = [this] { executors_->refresh_registry_soon(); };
   if (config_.lead_dispatch) {

@@ -57,6 +57,7 @@ class FakeCompletionStore final : public admin::CompletionStore {
       after.handle_time = result.handle_time;
       after.handle_code = result.handle_code;
       after.handle_msg = result.handle_msg;
+      if (result.state == admin::FireState::kCancelled) after.alarm_status = 1;  // an operator's: no alarm
       const admin::Job& job = s.jobs.at(after.job_id);
       std::vector<admin::Job> children;
       for (auto id : fake_stores_detail::sorted_unique(job.child_job_ids)) {

@@ -298,6 +298,28 @@ TYPED_TEST_P(SchedulingContract, AHeldRunGivenBackForAStoppedJobEndsCancelledAnd
   EXPECT_EQ(f.logs(Port::kCompletion), before);
 }
 
+TYPED_TEST_P(SchedulingContract, AHeldRunKilledBeforeItsInstantEndsCancelledWithoutAlarmAndItsFollowUps) {
+  auto& f = this->f_;
+  auto j = this->job();
+  auto held = this->log(j, FireState::kTriggered, kNow + 400);
+  auto result = this->result(held.id, FireState::kCancelled);
+  result.handle_msg = "killed by ops before its instant";
+  int calls = 0;
+  auto out = f.completion().record(result, this->counted(RunEnd::kCancelled, calls));
+  ASSERT_EQ(out.status, CompletionStore::Status::kRecorded);
+  EXPECT_EQ(calls, 1) << "a cancel's follow-ups are planned";
+  const auto now = f.log(Port::kCompletion, held.id);
+  EXPECT_EQ(now.state, FireState::kCancelled);
+  EXPECT_EQ(now.alarm_status, 1);
+  EXPECT_EQ(now.handle_code, 500);
+  EXPECT_EQ(now.handle_msg, "killed by ops before its instant");
+  EXPECT_EQ(now.handle_time, kNow);
+  EXPECT_EQ(f.completion().record(result, this->planner(RunEnd::kCancelled)).status,
+            CompletionStore::Status::kNotRunning)
+      << "a cancelled run has no result to repeat";
+  EXPECT_EQ(f.log(Port::kCompletion, held.id).handle_msg, "killed by ops before its instant");
+}
+
 TYPED_TEST_P(SchedulingContract, HeldRunsAreAJobsSentRunsWhoseInstantIsStillAhead) {
   auto& f = this->f_;
   auto j = this->job();
@@ -1380,6 +1402,7 @@ REGISTER_TYPED_TEST_SUITE_P(SchedulingContract, RecordMovesATriggeredRunToItsRes
                             ClaimOfABroadcastInsertsNoScheduledShardThatHasRunAlready,
                             ARunItsExecutorNeverStartedGoesBackToPendingForTheNodeThatHeardIt,
                             HeldRunsAreAJobsSentRunsWhoseInstantIsStillAhead, AScanThatFindsNoJobDueSaysWhenTheNextIsDue, AHeldRunGivenBackForAStoppedJobEndsCancelledAndNothingElseMoves,
+                            AHeldRunKilledBeforeItsInstantEndsCancelledWithoutAlarmAndItsFollowUps,
                             RecordAcceptsAResultBeforeTheSendIsAnsweredAndRetriesWithTheJobsHandler,
                             RecordOfARepeatedResultChangesNothing,
                             RecordLeavesRunsThatWereNeverSentAndReportsUnknownOnes,

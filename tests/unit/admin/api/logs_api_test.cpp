@@ -333,7 +333,7 @@ TEST_F(LogsApi, KillAsksTheExecutorAndIsAudited) {
 }
 
 // A run handed over ahead of its instant (lead dispatch) is taken back from the executor before it
-// starts; one that started meanwhile is killed as any other.
+// starts and ends cancelled; one that started meanwhile is killed as any other.
 TEST_F(LogsApi, KillOfARunHeldForItsInstantTakesItBackFromTheExecutor) {
   FakeExecutor executor;
   // Its trigger time is its instant, still ahead.
@@ -347,7 +347,9 @@ TEST_F(LogsApi, KillOfARunHeldForItsInstantTakesItBackFromTheExecutor) {
   EXPECT_EQ(calls[0].path, "/leadCancel");
   EXPECT_EQ(calls[0].body, json({{"logIds", {held.id}}, {"reason", "killed by admin"}}));
   auto row = *stores_.logs.get(held.id);
-  EXPECT_EQ(row.state, FireState::kFailed);
+  EXPECT_EQ(row.state, FireState::kCancelled) << "it never ran";
+  EXPECT_EQ(row.alarm_status, 1) << "an operator's cancel alarms no one";
+  EXPECT_EQ(row.handle_code, 500);
   EXPECT_EQ(row.handle_msg, "killed by admin before its instant; executor " + executor.url() +
                                 " held it and will not start it");
   EXPECT_EQ(last_audit().action, "log.kill");

@@ -91,6 +91,9 @@ class ResourceApiTest : public ::testing::Test {
     options.kill_run = [this](std::int64_t run_id, const std::string& message) {
       return completion_.mark_killed(run_id, message) == Completion::Outcome::kRecorded;
     };
+    options.cancel_held_run = [this](std::int64_t run_id, const std::string& message) {
+      return completion_.mark_cancelled(run_id, message) == Completion::Outcome::kRecorded;
+    };
     configure(options);
     add_resource_routes(*router_, stores_, clock_, options);
     add_more_routes(*router_);
