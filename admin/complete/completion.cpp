@@ -187,23 +187,21 @@ Completion::Outcome Completion::mark_forgotten(const JobLog& run, std::int64_t t
 }
 
 Completion::Outcome Completion::mark_killed(std::int64_t run_id, std::string message) {
+  return end_by_operator(run_id, FireState::kFailed, std::move(message));
+}
+
+Completion::Outcome Completion::mark_cancelled(std::int64_t run_id, std::string message) {
+  return end_by_operator(run_id, FireState::kCancelled, std::move(message));
+}
+
+Completion::Outcome Completion::end_by_operator(std::int64_t run_id, FireState state, std::string message) {
   RunResult result;
   result.log_id = run_id;
-  result.state = FireState::kFailed;
+  result.state = state;
   result.handle_time = clock_.now_ms();
   result.handle_code = common::protocol::kFailCode;
   result.handle_msg = bounded_message(message);
   result.killed = true;
-  return record(result);
-}
-
-Completion::Outcome Completion::mark_cancelled(std::int64_t run_id, std::string message) {
-  RunResult result;
-  result.log_id = run_id;
-  result.state = FireState::kCancelled;
-  result.handle_time = clock_.now_ms();
-  result.handle_code = common::protocol::kFailCode;
-  result.handle_msg = bounded_message(message);
   return record(result);
 }
 

@@ -113,6 +113,8 @@ class Completion {
 
  private:
   Outcome record(const RunResult& result);
+  // mark_killed() (kFailed) and mark_cancelled() (kCancelled): an operator's end of a run, code 500.
+  Outcome end_by_operator(std::int64_t run_id, FireState state, std::string message);
   RunResult result_of(const common::protocol::HandleCallbackParam& callback) const;
   // A callback with not_started: its run back to pending (kRecorded), or kNotRunning.
   Outcome return_not_started(const common::protocol::HandleCallbackParam& callback);

@@ -44,8 +44,8 @@ struct RunResult {
   // run is still `triggered` and was triggered at or before `lost_triggered_before`; the
   // executor's registration does not matter (it is alive, and will never send this result).
   bool lost_forgotten = false;
-  // kFailed only: an operator killed the run (POST logs/{id}/kill): it ends failed with no
-  // retry and no child fires (RunEnd::kKilled).
+  // An operator ended the run (POST logs/{id}/kill). kFailed: it ends failed with no retry and no
+  // child fires (RunEnd::kKilled); kCancelled ends as a cancel (RunEnd::kCancelled) either way.
   bool killed = false;
 
   friend bool operator==(const RunResult&, const RunResult&) = default;
