@@ -314,8 +314,10 @@ void JobThread::State::execute(const std::shared_ptr<JobRun>& run) noexcept {
       append_closing_quietly(*log, clock, {"----------- cronwheel job execute end(finish) -----------", result_line});
     }
   }
+  // Through the open file when it can: no path to look up again.
+  const bool marked = log->mark_finished();
   log.reset();
-  if (services->finish_log) {
+  if (!marked && services->finish_log) {
     try {
       services->finish_log(trigger);
     } catch (...) {

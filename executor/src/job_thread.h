@@ -84,7 +84,8 @@ struct JobServices {
   // Opens a run's log; may throw (the run then goes on with a log that discards).
   std::function<std::unique_ptr<RunLogWriter>(const common::protocol::TriggerParam&)> open_log;
   // Marks a run's log complete (RunLogStore::mark_finished), after its last line and before its
-  // result is reported. Optional; must not throw.
+  // result is reported, when its writer could not mark it itself (RunLogWriter::mark_finished).
+  // Optional; must not throw.
   std::function<void(const common::protocol::TriggerParam&)> finish_log;
   std::shared_ptr<ResultSink> results;
   // A job thread with nothing to do for this long ends.

@@ -58,8 +58,8 @@ class FileDescriptor {
 class FileRunLogWriter final : public RunLogWriter {
  public:
   // `size`: what the file holds already; `cap`: the most it may hold before the truncation note.
-  FileRunLogWriter(int fd, fs::path path, std::size_t size, std::size_t cap)
-      : fd_(fd), path_(std::move(path)), size_(size), cap_(cap) {}
+  FileRunLogWriter(int fd, fs::path path, std::size_t size, std::size_t cap, mode_t mode)
+      : fd_(fd), path_(std::move(path)), size_(size), cap_(cap), mode_(mode) {}
   ~FileRunLogWriter() override { ::close(fd_); }
 
   void append(std::string_view text) override {
@@ -85,6 +85,15 @@ class FileRunLogWriter final : public RunLogWriter {
     std::lock_guard lock(mutex_);
     if (!truncated_) return std::nullopt;
     return cap_;
+  }
+
+  // The mode bit RunLogStore::mark_finished sets, set through the descriptor and read back (a file
+  // system without Unix modes may accept the change and drop it).
+  bool mark_finished() noexcept override {
+    std::lock_guard lock(mutex_);
+    if (::fchmod(fd_, (mode_ & 07777) | S_ISVTX) != 0) return false;
+    struct stat st {};
+    return ::fstat(fd_, &st) == 0 && (st.st_mode & S_ISVTX) != 0;
   }
 
  private:
@@ -125,6 +134,7 @@ class FileRunLogWriter final : public RunLogWriter {
   // Guarded by mutex_:
   std::size_t size_;
   const std::size_t cap_;
+  const mode_t mode_;  // the file's mode when opened
   bool truncated_ = false;  // the cap was reached: append() drops everything
   bool failed_ = false;     // report the first failure only
 };
@@ -327,7 +337,7 @@ std::unique_ptr<RunLogWriter> RunLogStore::open(std::int64_t log_date_time_ms,
     throw path_error(error, "cannot stat run log", path);
   }
   return std::make_unique<FileRunLogWriter>(fd, std::move(path), static_cast<std::size_t>(st.st_size),
-                                            max_log_bytes_);
+                                            max_log_bytes_, st.st_mode);
 }
 
 LogPage RunLogStore::read(std::int64_t log_date_time_ms, std::int64_t log_id, int from_line,

@@ -34,6 +34,10 @@ class RunLogWriter {
   virtual void append_closing(std::string_view text) { append(text); }
   // The size cap at which append() started dropping text; nullopt while nothing was dropped.
   virtual std::optional<std::size_t> truncated_at() const { return std::nullopt; }
+  // Marks the log finished as RunLogStore::mark_finished does, through the open file (no path to
+  // look up), after the last line. False when this writer cannot (no file, or a file system that
+  // drops the mark): the caller then marks it by path. Never throws.
+  virtual bool mark_finished() noexcept { return false; }
 };
 
 // A page of a run's log, for the admin's POST /log.

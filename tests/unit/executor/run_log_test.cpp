@@ -220,6 +220,21 @@ TEST(RunLogStore, FinishingARunCreatesNoFileAndAnEarlierVersionsMarkerStillCount
   EXPECT_TRUE(fs::exists(day / "7.end"));
 }
 
+TEST(RunLogStore, AWriterMarksItsLogFinishedThroughItsOpenFileAsTheStoreWould) {
+  TempDir dir;
+  RunLogStore store(dir.path(), 30);
+  auto writer = store.open(kLastMsOfMarch9, 8);
+  writer->append("last line");
+  EXPECT_FALSE(store.is_finished(kLastMsOfMarch9, 8));
+  ASSERT_TRUE(writer->mark_finished());
+  EXPECT_TRUE(store.is_finished(kLastMsOfMarch9, 8));
+  EXPECT_TRUE(RunLogStore(dir.path(), 30).is_finished(kLastMsOfMarch9, 8)) << "on disk, for another store";
+  const auto path = store.path_for(kLastMsOfMarch9, 8);
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write)
+      << "only the mark is added to the log's mode";
+  EXPECT_FALSE(fs::exists(path.parent_path() / "8.end"));
+}
+
 TEST(RunLogStore, FinishedMarkIsOnDiskForAnotherStoreAndPrintedTextCannotForgeIt) {
   TempDir dir;
   {
