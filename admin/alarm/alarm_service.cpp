@@ -82,12 +82,9 @@ int AlarmService::pass_once(std::stop_token stop) {
     for (auto& to : destinations(claim)) alarm.left.push_back({std::move(to), 0, 0});
     if (alarm.left.empty()) {  // its addresses or channels went away after the claim
       spdlog::warn("alarms: job {} has nowhere to send its alarm any more; recorded failed", claim.job.id);
-      alarm.gave_up = true;
     }
-    if (attempt(alarm, stop)) ++sent;
-    if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
+    if (send_new(std::move(alarm), stop)) ++sent;
   }
-  waiting_count_ = waiting_.size();
   if (workflows_ != nullptr && !stop.stop_requested()) sent += workflow_alarms(stop);
   if (options_.clock_bound_ms > 0 && !stop.stop_requested()) sent += clock_alarms(stop);
   return sent;
@@ -107,11 +104,8 @@ int AlarmService::clock_alarms(std::stop_token stop) {
     alarm.text = render_clock_alarm(claimed, options_.clock_bound_ms, text_options);
     alarm.webhook_body = clock_alarm_webhook_body(claimed, options_.clock_bound_ms, alarm.text, text_options);
     for (const auto& channel : claimed.channels) alarm.left.push_back({AlarmDestination::of(channel), 0, 0});
-    if (alarm.left.empty()) alarm.gave_up = true;  // its channels went away since the claim
-    if (attempt(alarm, stop)) ++sent;
-    if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
+    if (send_new(std::move(alarm), stop)) ++sent;
   }
-  waiting_count_ = waiting_.size();
   return sent;
 }
 
@@ -135,10 +129,15 @@ int AlarmService::workflow_alarms(std::stop_token stop) {
       alarm.left.push_back({std::move(to), 0, 0});
     }
     for (const auto& channel : claimed.channels) alarm.left.push_back({AlarmDestination::of(channel), 0, 0});
-    if (alarm.left.empty()) alarm.gave_up = true;  // its channels went away since the claim
-    if (attempt(alarm, stop)) ++sent;
-    if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
+    if (send_new(std::move(alarm), stop)) ++sent;
   }
+  return sent;
+}
+
+bool AlarmService::send_new(Alarm alarm, std::stop_token stop) {
+  if (alarm.left.empty()) alarm.gave_up = true;  // its destinations went away since the claim
+  const bool sent = attempt(alarm, stop);
+  if (!alarm.left.empty()) waiting_.push_back(std::move(alarm));
   waiting_count_ = waiting_.size();
   return sent;
 }

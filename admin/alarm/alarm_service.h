@@ -119,6 +119,9 @@ class AlarmService {
   // Tries the destinations of `alarm` that are due; records the alarm once none is left. True
   // when it was recorded sent.
   bool attempt(Alarm& alarm, std::stop_token stop);
+  // A claimed alarm's first tries: attempt(), then it waits for its retries when a destination
+  // is left; one with no destination at all is recorded failed. True when it was recorded sent.
+  bool send_new(Alarm alarm, std::stop_token stop);
   void pass(std::stop_token stop) noexcept;
 
   // Claims workflow runs' alarms and sends them (the same tries as jobs').

@@ -40,6 +40,11 @@ std::system_error path_error(int error, std::string_view what, const fs::path& p
                            std::string(what) + " " + path.string());
 }
 
+// A log is marked finished by its mode: the sticky bit, which means nothing for a regular file on
+// Linux.
+bool is_finished_mode(mode_t mode) noexcept { return (mode & S_ISVTX) != 0; }
+mode_t finished_mode(mode_t mode) noexcept { return (mode & 07777) | S_ISVTX; }
+
 // Closes a descriptor on every path out of a scope.
 class FileDescriptor {
  public:
@@ -91,9 +96,9 @@ class FileRunLogWriter final : public RunLogWriter {
   // system without Unix modes may accept the change and drop it).
   bool mark_finished() noexcept override {
     std::lock_guard lock(mutex_);
-    if (::fchmod(fd_, (mode_ & 07777) | S_ISVTX) != 0) return false;
+    if (::fchmod(fd_, finished_mode(mode_)) != 0) return false;
     struct stat st {};
-    return ::fstat(fd_, &st) == 0 && (st.st_mode & S_ISVTX) != 0;
+    return ::fstat(fd_, &st) == 0 && is_finished_mode(st.st_mode);
   }
 
  private:
@@ -418,11 +423,10 @@ LogPage RunLogStore::read(std::int64_t log_date_time_ms, std::int64_t log_id, in
 
 namespace {
 
-// Whether `path` is a log marked finished by its mode: the sticky bit, which means nothing for a
-// regular file on Linux.
+// Whether `path` is a log marked finished by its mode (is_finished_mode).
 bool has_finished_mode(const fs::path& path) noexcept {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_ISVTX) != 0;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && is_finished_mode(st.st_mode);
 }
 
 }  // namespace
@@ -436,8 +440,8 @@ bool RunLogStore::mark_finished(std::int64_t log_date_time_ms,
     const fs::path log = path_for(log_date_time_ms, log_id);
     struct stat st {};
     if (::stat(log.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      if ((st.st_mode & S_ISVTX) != 0) return true;
-      if (::chmod(log.c_str(), (st.st_mode & 07777) | S_ISVTX) == 0 && has_finished_mode(log)) return true;
+      if (is_finished_mode(st.st_mode)) return true;
+      if (::chmod(log.c_str(), finished_mode(st.st_mode)) == 0 && has_finished_mode(log)) return true;
     }
     // No log file (it could not be created), or a file system that cannot keep the mark: a
     // marker file beside it, as earlier versions always wrote.
