@@ -918,24 +918,80 @@ class FireLoad {
                   "and %.0f fires each on average\n",
                   scans.calls, scans.exec_ms / scans.calls, scans.rows / scans.calls);
     }
+    {
+      // What each fire wrote (docs/benchmarks.md, "One write per fire"): row versions by kind and
+      // index entries from the WAL, rows per table from the tables' counters.
+      const auto wal = stats_->wal_records(before_.db.wal_lsn, after_.db.wal_lsn);
+      auto records = [&](std::initializer_list<const char*> types) {
+        double n = 0;
+        for (const char* t : types) {
+          auto it = wal.find(t);
+          if (it != wal.end()) n += it->second.count;
+        }
+        return fires_measured > 0 ? n / fires_measured : 0.0;
+      };
+      double fpi = 0;
+      for (const auto& [type, r] : wal) fpi += r.full_page_image_bytes;
+      if (!wal.empty() && fires_measured > 0) {
+        json w = {{"heap_inserts", records({"Heap/INSERT", "Heap/INSERT+INIT"})},
+                  {"heap_updates", records({"Heap/UPDATE", "Heap/UPDATE+INIT"})},
+                  {"heap_hot_updates", records({"Heap/HOT_UPDATE", "Heap/HOT_UPDATE+INIT"})},
+                  {"heap_deletes", records({"Heap/DELETE"})},
+                  {"heap_locks", records({"Heap/LOCK"})},
+                  {"index_entries", records({"Btree/INSERT_LEAF"})},
+                  {"full_page_image_bytes", fpi / fires_measured}};
+        for (auto& [k, v] : w.items()) v = std::round(v.get<double>() * 100) / 100;
+        out["wal_records_per_fire"] = w;
+        std::printf("  per fire, from the WAL: %.2f row inserts, %.2f updates and %.2f HOT updates (no index entry), "
+                    "%.2f deletes, %.2f row locks, %.2f index entries, %.0f bytes of full-page images\n",
+                    w["heap_inserts"].get<double>(), w["heap_updates"].get<double>(),
+                    w["heap_hot_updates"].get<double>(), w["heap_deletes"].get<double>(), w["heap_locks"].get<double>(),
+                    w["index_entries"].get<double>(), w["full_page_image_bytes"].get<double>());
+      } else if (!stats_->note().empty()) {
+        notes_.push_back(stats_->note());
+      }
+      json tables = json::object();
+      std::string line;
+      for (const char* name : {"job_log_active", "job_log_finished", "job_log", "job_schedule", "job_info"}) {
+        auto a = after_.db.tables.find(name);
+        if (a == after_.db.tables.end() || fires_measured <= 0) continue;
+        auto b = before_.db.tables.find(name);
+        const auto zero = cronwheel::bench::DbCounters::TableWrites{};
+        const auto& was = b == before_.db.tables.end() ? zero : b->second;
+        auto r = [&](double now, double then) { return std::round((now - then) / fires_measured * 100) / 100; };
+        json t = {{"inserted", r(a->second.inserted, was.inserted)},
+                  {"updated", r(a->second.updated, was.updated)},
+                  {"hot", r(a->second.hot, was.hot)},
+                  {"deleted", r(a->second.deleted, was.deleted)}};
+        if (t["inserted"] == 0.0 && t["updated"] == 0.0 && t["deleted"] == 0.0) continue;
+        tables[name] = t;
+        line += std::string(line.empty() ? "" : "; ") + name + " " + fixed(t["inserted"].get<double>(), 2) + " / " +
+                fixed(t["updated"].get<double>(), 2) + " (" + fixed(t["hot"].get<double>(), 2) + " HOT) / " +
+                fixed(t["deleted"].get<double>(), 2);
+      }
+      out["table_rows_per_fire"] = tables;
+      if (!line.empty()) std::printf("  rows per fire, inserted / updated (HOT) / deleted: %s\n", line.c_str());
+    }
     if (s_.old_runs > 0) {
       std::printf("  old runs (--old-runs %d) not yet deleted: %lld at the window's start, %lld at its end\n",
                   s_.old_runs, static_cast<long long>(before_.old_runs), static_cast<long long>(after_.old_runs));
     }
     if (s_.top_statements > 0 && stats_->has_statements() && fires_measured > 0) {
+      // By execution time in the window (a nested statement's time is also its caller's).
       std::vector<std::pair<double, std::int64_t>> order;
       for (const auto& [id, st] : after_.db.by_statement) {
         auto b = before_.db.by_statement.find(id);
-        order.emplace_back(st.calls - (b == before_.db.by_statement.end() ? 0 : b->second.calls), id);
+        order.emplace_back(st.exec_ms - (b == before_.db.by_statement.end() ? 0 : b->second.exec_ms), id);
       }
       std::sort(order.rbegin(), order.rend());
-      std::printf("  statements by calls per fire (calls, ms of execution per fire, text):\n");
+      std::printf("  statements by execution time per fire (calls per fire, ms of execution per fire, text):\n");
       for (std::size_t i = 0; i < order.size() && i < static_cast<std::size_t>(s_.top_statements); ++i) {
         const auto& st = after_.db.by_statement[order[i].second];
         auto b = before_.db.by_statement.find(order[i].second);
-        const double ms = st.exec_ms - (b == before_.db.by_statement.end() ? 0 : b->second.exec_ms);
+        const double calls = st.calls - (b == before_.db.by_statement.end() ? 0 : b->second.calls);
         if (order[i].first <= 0) break;
-        std::printf("    %6.2f %7.3f  %s\n", order[i].first / fires_measured, ms / fires_measured, st.query.c_str());
+        std::printf("    %6.2f %7.3f %s %s\n", calls / fires_measured, order[i].first / fires_measured,
+                    st.nested ? "(nested)" : "        ", st.query.c_str());
       }
     }
     std::uint64_t retries = 0;
@@ -1104,7 +1160,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 600))
       ->capture_default_str();
   app.add_option("--pg-pid", s.pg_pid, "The postmaster's pid: its and its backends' CPU are reported");
-  app.add_option("--top-statements", s.top_statements, "Also list the K statements with the most calls per fire");
+  app.add_option("--top-statements", s.top_statements, "Also list the K statements with the most execution time per fire");
   app.add_flag("--check", s.check, "Exit 1 unless every fire of the window arrived exactly once and succeeded");
   app.add_flag("--keep-db", s.keep_db, "Keep the database afterwards");
   app.add_option("--json-out", s.json_out, "Append the result's JSON line to this file");

@@ -71,7 +71,8 @@ double own_cpu_seconds() {
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
-DbStats::DbStats(const std::string& server_url, std::string database) : conn_(server_url), database_(std::move(database)) {
+DbStats::DbStats(const std::string& server_url, std::string database)
+    : conn_(server_url), server_url_(server_url), database_(std::move(database)) {
   try {
     pqxx::nontransaction tx(conn_);
     tx.exec("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
@@ -112,10 +113,38 @@ DbCounters DbStats::read() {
       slot.query = st.query;
     }
   }
-  auto w = tx.exec1("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8, wal_sync::float8 FROM pg_stat_wal");
+  auto w = tx.exec1(
+      "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8, wal_sync::float8, pg_current_wal_lsn()::text"
+      " FROM pg_stat_wal");
   c.wal_bytes = w[0].as<double>();
   c.wal_syncs = w[1].as<double>();
+  c.wal_lsn = w[2].as<std::string>();
+  if (!bench_conn_) bench_conn_ = std::make_unique<pqxx::connection>(testing::TestDatabase::with_database(server_url_, database_));
+  pqxx::nontransaction bench(*bench_conn_);
+  for (const auto& r : bench.exec("SELECT relname, n_tup_ins::float8, n_tup_upd::float8, n_tup_hot_upd::float8,"
+                                  " n_tup_del::float8 FROM pg_stat_user_tables")) {
+    c.tables[r[0].as<std::string>()] = {r[1].as<double>(), r[2].as<double>(), r[3].as<double>(), r[4].as<double>()};
+  }
   return c;
+}
+
+std::map<std::string, DbStats::WalRecords> DbStats::wal_records(const std::string& from_lsn,
+                                                                 const std::string& to_lsn) {
+  std::map<std::string, WalRecords> out;
+  try {
+    pqxx::nontransaction tx(conn_);
+    tx.exec("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+    for (const auto& r : tx.exec_params("SELECT \"resource_manager/record_type\", count::float8, fpi_size::float8"
+                                        " FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0",
+                                        from_lsn, to_lsn)) {
+      out[r[0].as<std::string>()] = {r[1].as<double>(), r[2].as<double>()};
+    }
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    note_ = "WAL records not counted (" + why.substr(0, why.find('\n')) + ")";
+    out.clear();
+  }
+  return out;
 }
 
 BenchDatabase::BenchDatabase(std::string server_url, const std::string& prefix, bool keep)

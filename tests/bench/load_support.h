@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,13 @@ struct DbCounters {
   double commits = 0;     // of them, COMMIT and ROLLBACK: transactions opened with BEGIN
   double wal_bytes = 0;   // pg_current_wal_lsn(), whole cluster
   double wal_syncs = 0;   // pg_stat_wal.wal_sync, whole cluster; backends report it up to 10 s late
+  std::string wal_lsn;    // pg_current_wal_lsn(), for DbStats::wal_records
+  // Rows written per table of the bench database (pg_stat_user_tables; backends report them up
+  // to a second late): inserted, updated, of those HOT (no index entry), deleted.
+  struct TableWrites {
+    double inserted = 0, updated = 0, hot = 0, deleted = 0;
+  };
+  std::map<std::string, TableWrites> tables;
   // Per statement (pg_stat_statements queryid; for a statement run inside a function or trigger,
   // which pg_stat_statements.track = all counts apart, its bitwise complement): calls, execution
   // ms and the text. The totals above count only statements the clients sent: a nested one's
@@ -74,9 +82,20 @@ class DbStats {
 
   DbCounters read();
 
+  // The WAL records written between two of read()'s wal_lsn, whole cluster, by type
+  // ("Heap/HOT_UPDATE", "Btree/INSERT_LEAF": an index entry, ...), with the bytes of full-page
+  // images they carried. Empty, with note() saying why, when pg_walinspect is not there or the WAL
+  // between them was recycled (keep it with -c wal_keep_size).
+  struct WalRecords {
+    double count = 0, full_page_image_bytes = 0;
+  };
+  std::map<std::string, WalRecords> wal_records(const std::string& from_lsn, const std::string& to_lsn);
+
  private:
   pqxx::connection conn_;
+  std::string server_url_;
   std::string database_;
+  std::unique_ptr<pqxx::connection> bench_conn_;  // the bench database's own statistics
   bool statements_ = false;
   std::string note_;
 };
