@@ -94,8 +94,9 @@ void PgCompletionStore::prepare(pqxx::connection& c) {
   c.prepare("completion_lost_candidates",
             "SELECT " + kLogColumns + " FROM job_log_active l WHERE l.state = 'triggered' AND l.trigger_time <= " +
                 ts("$1") + " AND " + executor_gone("$2") + " ORDER BY l.trigger_time, l.id LIMIT $3");
-  // In the order of the partial index job_log_active_triggered (executor_address, trigger_time), which
-  // holds the triggered runs only. $2: from the first; else after ($3, $4, $5).
+  // By executor, then time. No index holds this order or the triggered runs alone (a run's state
+  // changes in flight are HOT: sql/0030_active_runs_hot.sql): once a minute, the runs in flight
+  // are read whole and the page's rows sorted. $2: from the first; else after ($3, $4, $5).
   c.prepare("completion_triggered_runs",
             "SELECT " + kLogColumns + " FROM job_log_active l WHERE l.state = 'triggered' AND l.trigger_time <= " +
                 ts("$1") + " AND ($2::boolean OR (l.executor_address, l.trigger_time, l.id) > ($3::text, " + ts("$4") +

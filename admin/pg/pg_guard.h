@@ -10,8 +10,8 @@ namespace cronwheel::admin::pg {
 //
 // A guarded transition reads "the row with this id, if it is in this state and owned by this
 // node". Written as `WHERE id = $1 AND state = 'pending' AND admin_node = $2`, the planner may
-// prove from the guard that a partial index (job_log_active_pending, job_log_active_sending,
-// job_log_unsettled_time, job_schedule_due, ...) holds the row, and on a table that has not been
+// prove from the guard that a partial index (job_log_active_waiting_slot, job_log_unsettled_time,
+// job_schedule_due, ...) holds the row, and on a table that has not been
 // analysed since those indexes were created empty, such an index looks empty and cheaper than
 // the primary key: the lookup then reads every pending run of the node to find one. So every
 // value a guard compares the row with comes from this one-row MATERIALIZED CTE named `guard`:

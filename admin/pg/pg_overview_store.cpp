@@ -52,20 +52,22 @@ void PgOverviewStore::prepare(pqxx::connection& c) {
                 alive("updated_at", "$2"));
 
   // $1 today's end, $2 the executors' dead timeout, [$3 the scope]. Each count reads a small
-  // set: job_count (the jobs, per group), the partial indexes job_log_active_sending,
-  // job_log_active_triggered and job_log_active_pending, job_registry and admin_node.
+  // set: job_count (the jobs, per group), the runs in flight (job_log_active, read once for both
+  // counts: no index holds a state alone, sql/0030_active_runs_hot.sql), job_registry and
+  // admin_node.
   prepare_both(c, "overview_figures", [](bool scoped) {
     const std::string in_scope = scoped ? " AND job_group = ANY ($3::bigint[])" : "";
     return "SELECT (SELECT coalesce(sum(enabled), 0)::bigint FROM job_count WHERE true" + in_scope + ") AS jobs_enabled,"
            " (SELECT coalesce(sum(total), 0)::bigint FROM job_count WHERE true" + in_scope + ") AS jobs_total,"
-           " (SELECT count(*) FROM job_log_active WHERE state = 'sending'" + in_scope + ") +"
-           " (SELECT count(*) FROM job_log_active WHERE state = 'triggered'" + in_scope + ") AS running,"
-           " (SELECT count(*) FROM job_log_active WHERE state = 'pending' AND scheduled_time < $1" + in_scope + ") AS pending,"
+           " flight.running, flight.pending,"
            " (SELECT count(DISTINCT registry_value) FROM job_registry WHERE registry_group = 'EXECUTOR' AND " +
            alive("updated_at", "$2") +
            (scoped ? " AND registry_key IN (SELECT app_name FROM job_group WHERE id = ANY ($3::bigint[]))" : "") +
            ") AS executors_online,"
-           " (SELECT count(*) FROM admin_node WHERE lease_until > now()) AS nodes_alive";
+           " (SELECT count(*) FROM admin_node WHERE lease_until > now()) AS nodes_alive"
+           " FROM (SELECT count(*) FILTER (WHERE state IN ('sending', 'triggered')) AS running,"
+           " count(*) FILTER (WHERE state = 'pending' AND scheduled_time < $1) AS pending"
+           " FROM job_log_active WHERE true" + in_scope + ") AS flight";
   });
   // $1 the day bounds (n + 1 ascending epoch ms), $2 the first, $3 the last, [$4 the scope].
   // Each quarter hour of each report row goes to the day its start falls in (width_bucket:

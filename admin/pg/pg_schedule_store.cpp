@@ -110,9 +110,10 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
                 " ORDER BY fire.ord"
                 " RETURNING id, job_id, scheduled_time, state, job_group)"
                 " SELECT * FROM pending UNION ALL SELECT * FROM skipped");
-  // job_log_active_pending: (admin_node, scheduled_time) WHERE state = 'pending' AND NOT waiting_slot
-  // (a fire waiting for a slot is not this node's to send until one admits it); each fire's job
-  // by id (a subquery, so no join order can read job_info any other way).
+  // job_log_active_node: (admin_node, scheduled_time), the node's runs in flight whatever their
+  // state, which is a filter, as is a fire waiting for a slot (not this node's to send until one
+  // admits it); each fire's job by id (a subquery, so no join order can read job_info any other
+  // way).
   c.prepare("sched_pending",
             "SELECT l.id, l.job_id, l.scheduled_time, l.trigger_type, " + kMisfireStrategy +
                 " FROM job_log_active l WHERE l.state = 'pending' AND NOT l.waiting_slot AND l.admin_node = $1"
@@ -129,7 +130,7 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
                      {{"state", "'cancelled'"},
                       {"trigger_msg", "CASE WHEN ended.trigger_msg = '' THEN m.message"
                                       " ELSE ended.trigger_msg || E'\\n' || m.message END"}}));
-  // The dead nodes' pending fires through job_log_active_pending, each with its job's misfire strategy
+  // The dead nodes' pending fires through job_log_active_node, each with its job's misfire strategy
   // (by id) for the misfire rule the caller applies.
   c.prepare("sched_takeover_pending",
             "UPDATE job_log_active l SET admin_node = $2 WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'pending' "
@@ -141,7 +142,8 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             "SELECT l.id, l.job_id, l.scheduled_time, l.admin_node, l.executor_address, l.job_group, g.access_token, "
             "l.logical_time "
                 "FROM job_log_active l LEFT JOIN job_group g ON g.id = l.job_group "
-                "WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'sending' ORDER BY l.id FOR UPDATE OF l");
+                "WHERE l.admin_node = ANY ($1::text[]) AND l.state = 'sending' AND NOT l.waiting_slot"
+                " ORDER BY l.id FOR UPDATE OF l");
   c.prepare("sched_takeover_sending",
             "WITH " + guard_cte("$1::bigint[] AS run_ids, 'sending'::text AS run_state") +
                 " UPDATE job_log_active SET admin_node = $2 FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state");

@@ -117,14 +117,15 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
                 " RETURNING l.id");
   // Concurrency limits (sql/0023_concurrency_limits.sql).
   c.prepare("slot_wait",
-            "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner") +
+            "WITH " + guard_cte("$1::bigint AS run_id, 'pending'::text AS run_state, $2::text AS run_owner,"
+                                " false AS waiting") +
                 " UPDATE job_log_active SET waiting_slot = true, trigger_msg = " + appended_trigger_msg("$3") +
                 " FROM guard WHERE id = guard.run_id AND state = guard.run_state AND admin_node = guard.run_owner"
-                " AND NOT waiting_slot AND NOT slot_admitted RETURNING id");
-  // job_log_active_waiting_slot.
+                " AND waiting_slot = guard.waiting AND NOT slot_admitted RETURNING id");
+  // job_log_active_waiting_slot, which holds all it reads: a run waiting is pending (its CHECK);
+  // planned without reads of the table whole (waiting_by_group).
   c.prepare("slot_waiting_groups",
-            "SELECT job_group, count(*) AS waiting FROM job_log_active WHERE waiting_slot AND state = 'pending' "
-            "GROUP BY job_group");
+            "SELECT job_group, count(*) AS waiting FROM job_log_active WHERE waiting_slot GROUP BY job_group");
   // FOR NO KEY UPDATE: admissions for one group take turns, while fires inserted for it (their
   // foreign key's FOR KEY SHARE) do not wait.
   c.prepare("slot_lock_group", "SELECT max_running FROM job_group WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED");
@@ -135,12 +136,12 @@ void PgTriggerStore::prepare(pqxx::connection& c) {
   // job_log_active_waiting_slot, each fire's job by id for its priority and limit.
   c.prepare("slot_candidates",
             "SELECT l.id, l.job_id, l.scheduled_time, j.priority, j.max_concurrent FROM job_log_active l "
-            "JOIN job_info j ON j.id = l.job_id WHERE l.job_group = $1 AND l.waiting_slot AND l.state = 'pending' "
+            "JOIN job_info j ON j.id = l.job_id WHERE l.job_group = $1 AND l.waiting_slot "
             "ORDER BY j.priority DESC, l.scheduled_time, l.id LIMIT $2");
   c.prepare("slot_admit",
-            "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state") +
+            "WITH " + guard_cte("$1::bigint[] AS run_ids, 'pending'::text AS run_state, true AS waiting") +
                 " UPDATE job_log_active SET waiting_slot = false, slot_admitted = true, admin_node = $2"
-                " FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state AND waiting_slot"
+                " FROM guard WHERE id = ANY (guard.run_ids) AND state = guard.run_state AND waiting_slot = guard.waiting"
                 " RETURNING id, job_id, scheduled_time");
   c.prepare("trigger_record_failed",
             end_runs(guard_cte("$1::bigint AS run_id, $2::text AS run_owner, $3::text AS run_state"),
@@ -377,6 +378,12 @@ bool PgTriggerStore::wait_for_slot(std::int64_t log_id, std::string_view node_id
 std::map<std::int64_t, std::int64_t> PgTriggerStore::waiting_by_group() {
   return db_.read([&](pqxx::read_transaction& tx) {
     std::map<std::int64_t, std::int64_t> out;
+    // Planned on the run table as a node finds it at start, empty (a plan without parameters is
+    // kept until the table is next analysed), a read of all of job_log_active looks as cheap as
+    // the index of the few runs waiting; under load the table holds a minute of deleted runs
+    // until autovacuum comes, and that read took most of a second, every second. So this
+    // statement, and the plan it keeps, never reads the table whole.
+    tx.exec("SET LOCAL enable_seqscan = off");
     for (const auto& r : tx.exec_prepared("slot_waiting_groups")) {
       out[r["job_group"].as<std::int64_t>()] = r["waiting"].as<std::int64_t>();
     }
