@@ -38,9 +38,10 @@ ALTER TABLE job_log_active ADD CONSTRAINT job_log_active_waiting_is_pending CHEC
 -- executor, the trigger time, the answer's message); a full page sends an update to another
 -- page, with an entry in every index. A dead version is pruned only once no snapshot can see
 -- it, and under load a scan's statement holds one for most of a second, so the claim's and the
--- answer's versions must fit beside the first without it: at 50 % a claim of 1,000 runs found no
--- room for an eighth of them (fire_path_plans_pgtest); at 40 %, end to end at 8,000 fires a
--- second, a third of the updates found none (docs/benchmarks.md, "One write per fire"); at 25 %
--- three versions fit. New pages only; a table of runs in flight is rewritten by its own churn
--- within seconds, and it holds seconds' worth of runs, so its size does not matter.
+-- answer's versions must fit beside the first without it. Pages filled to 50 %: a claim of 1,000
+-- runs found no room for an eighth of them (fire_path_plans_pgtest); to 40 %, end to end at 8,000
+-- fires a second, a third of the updates found none; to 25 %, a fifth (docs/benchmarks.md, "One
+-- write per fire"). New pages only; a table of runs in flight is rewritten by its own churn
+-- within seconds. The price: between two vacuums the table grows twice as fast as before, by a
+-- page for every few runs that passed through it.
 ALTER TABLE job_log_active SET (fillfactor = 25);
