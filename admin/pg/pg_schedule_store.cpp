@@ -14,6 +14,9 @@ using namespace pg;
 
 namespace {
 
+// The width of job_schedule.due_slot's slots (sql/0031_job_schedule_hot.sql).
+constexpr std::int64_t kDueSlotMs = 10'000;
+
 // Appends a line to a fire's trigger_msg (the claim may have written one).
 const std::string kAppendMessage = appended_trigger_msg("$3");
 
@@ -38,10 +41,13 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
   // transaction has just locked, so it waits for nothing; the time is the database's.
   c.prepare("sched_mark_scan",
             "UPDATE job_lock SET last_scan_node = $1, last_scan_at = clock_timestamp() WHERE lock_name = 'schedule_lock'");
-  // The due jobs: an index-only scan of job_schedule_due in due order, stopped at the limit.
+  // The due jobs: job_schedule_due slot by slot (sql/0031_job_schedule_hot.sql: the index is keyed
+  // on the next time's 10 s slot, so an advance within its slot is HOT), each slot's rows sorted by
+  // their next time as the walk goes (an incremental sort), stopped at the limit.
   c.prepare("sched_due",
             "SELECT job_id, trigger_last_time, trigger_next_time FROM job_schedule"
-            " WHERE trigger_status = 1 AND trigger_next_time <= $1 ORDER BY trigger_next_time LIMIT $2");
+            " WHERE trigger_status = 1 AND due_slot <= $1::bigint / " + std::to_string(kDueSlotMs) +
+                " AND trigger_next_time <= $1 ORDER BY due_slot, trigger_next_time LIMIT $2");
   // Their schedules, from job_info by its primary key, the ids given through `guard` (pg_guard.h)
   // so that no statistics can make the planner read job_info whole; apart from the due read, as
   // a join of the two could not be planned well for both a few jobs and thousands.
@@ -49,9 +55,10 @@ void PgScheduleStore::prepare(pqxx::connection& c) {
             "WITH " + guard_cte("$1::bigint[] AS job_ids") +
                 " SELECT id, schedule_type, schedule_conf, timezone, misfire_strategy, calendar_id, calendar_mode,"
                 " dst_gap, dst_repeat, priority FROM job_info, guard WHERE id = ANY (guard.job_ids)");
-  // When none is due: the next one (job_schedule_due answers it from its first entry past the
-  // window).
-  c.prepare("sched_next_due", "SELECT min(trigger_next_time) FROM job_schedule WHERE trigger_status = 1");
+  // When none is due: the next one, among the rows of job_schedule_due's first slot.
+  c.prepare("sched_next_due",
+            "SELECT min(trigger_next_time) FROM job_schedule WHERE trigger_status = 1"
+            " AND due_slot = (SELECT min(due_slot) FROM job_schedule WHERE trigger_status = 1)");
   // The versions of the calendars the jobs read name (a few rows by primary key): the scan
   // decides each job with that version of its calendar or not at all (decide_fires).
   c.prepare("sched_calendar_versions", kCalendarVersions);

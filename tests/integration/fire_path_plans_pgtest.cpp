@@ -410,6 +410,45 @@ TEST_F(FirePathPlansPgTest, AClaimAndTheExecutorsAnswerWriteNoIndexEntry) {
                                                  << (after.first - before.first) - (after.second - before.second);
 }
 
+// A scan's advance of a job's schedule changes its next time, which the due index is not keyed
+// on: it is keyed on the next time's 10 s slot (sql/0031_job_schedule_hot.sql). An advance within
+// the slot is a HOT update, no index entry; one into the next slot writes its entries.
+TEST_F(FirePathPlansPgTest, AnAdvanceWithinItsSlotWritesNoIndexEntry) {
+  constexpr int n = 1'000;  // the newest jobs, all next due at 1700000000000
+  const std::string ids = jobs_newest(n);
+  {
+    // The fixture set every schedule with one update and keeps autovacuum off: its dead versions
+    // fill the pages until a vacuum, which a live table gets.
+    pqxx::nontransaction tx(connection_);
+    tx.exec("VACUUM job_schedule");
+  }
+  auto updates = [&] {
+    pqxx::nontransaction tx(connection_);
+    tx.exec("SELECT pg_stat_force_next_flush()");
+    tx.exec("SELECT pg_stat_clear_snapshot()");
+    const auto r = tx.exec1("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'job_schedule'");
+    return std::pair{r[0].as<std::int64_t>(), r[1].as<std::int64_t>()};
+  };
+  auto advance = [&](const std::string& from, const std::string& to) {
+    connection_.prepare_now("sched_advance");
+    pqxx::work tx(connection_);
+    const auto rows = tx.exec("EXECUTE sched_advance(" + ids + ", " + repeated(from, n) + ", " + repeated(from, n) +
+                              ", " + repeated(to, n) + ", " + repeated("1", n) + ")");
+    tx.commit();
+    return static_cast<int>(rows.size());
+  };
+  const auto before = updates();
+  ASSERT_EQ(advance("1700000000000", "1700000001000"), n);  // the same slot
+  const auto within = updates();
+  EXPECT_EQ(within.first - before.first, n);
+  EXPECT_EQ(within.second - before.second, n) << "advances that wrote index entries: "
+                                              << n - (within.second - before.second);
+  ASSERT_EQ(advance("1700000001000", "1700000010000"), n);  // into the next slot
+  const auto across = updates();
+  EXPECT_EQ(across.first - within.first, n);
+  EXPECT_EQ(across.second - within.second, 0);
+}
+
 TEST_F(FirePathPlansPgTest, TheScansWritesFindEachJobByPrimaryKeyWhateverTimeTheyShare) {
   for (int n : {1, 1'000}) {
     const std::string jobs = jobs_newest(n);
