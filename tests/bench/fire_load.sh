@@ -73,7 +73,7 @@ trap cleanup EXIT
 chmod 755 "$pgdir"
 pg_init "$pgdir/data"
 # wal_keep_size: the window's WAL stays readable for fire_load's count of its records (pg_walinspect).
-pg_opts="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000 -c wal_keep_size=4GB"
+pg_opts="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000 -c wal_keep_size=16GB"
 [ "$fsync" = on ] || pg_opts="$pg_opts -c fsync=off"
 port=$(pg_start_free "$pgdir/data" "$pg_opts")
 pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
