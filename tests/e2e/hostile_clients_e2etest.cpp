@@ -243,11 +243,15 @@ TEST_F(HostileClientsE2e, HugeAndDeeplyNestedJsonBodiesKeepTheAdminsMemoryBounde
 
   // Peak and present memory: the bodies themselves (8 x 5 MB at once) and nothing multiplied.
   // The finding: 88 MB to 265 MB for one login body, a 1.38 GB peak for eight.
+  // Afterwards a round's bodies (40 MB) may still be resident: freed, glibc keeps them in the
+  // request threads' arenas rather than giving them back (a freed 5 MB mapping raises its mmap
+  // threshold above 5 MB, so the next bodies come from the arenas). 34 MB stayed once on a busy
+  // machine. Keeping the 32 bodies sent, or copies of them, would be 160 MB or more.
   const long peak_kb = status_kb(pid, "VmHWM");
   const long after_kb = status_kb(pid, "VmRSS");
   std::printf("admin memory: %ld kB before, %ld kB peak, %ld kB after\n", before_kb, peak_kb, after_kb);
   EXPECT_LT(peak_kb - before_kb, 128 * 1024) << "peak " << peak_kb << " kB, before " << before_kb << " kB";
-  EXPECT_LT(after_kb - before_kb, 32 * 1024) << "after " << after_kb << " kB, before " << before_kb << " kB";
+  EXPECT_LT(after_kb - before_kb, 48 * 1024) << "after " << after_kb << " kB, before " << before_kb << " kB";
   EXPECT_EQ(common::http::HttpClient(admin_url()).get("healthz").status, 200);
 }
 
