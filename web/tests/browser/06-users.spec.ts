@@ -1,4 +1,4 @@
-import { APP_NAME, expect, logIn, test, unique } from './support'
+import { APP_NAME, expect, logIn, openSelect, test, unique } from './support'
 
 test.describe('users', () => {
   test('an admin creates a normal user for one group', async ({ page, api }) => {
@@ -15,8 +15,7 @@ test.describe('users', () => {
     await dialog.getByLabel(/^\*?Password$/).fill('operator-password-1')
     await dialog.getByLabel('Repeat the password').fill('operator-password-1')
     await dialog.getByRole('radio', { name: 'User' }).check()
-    // A multiple select: its placeholder lies over the input and takes the click.
-    await dialog.getByRole('combobox', { name: /Groups/ }).click({ force: true })
+    await openSelect(dialog.getByRole('combobox', { name: /Groups/ }))
     await page.getByRole('option', { name: `(${APP_NAME})` }).click()
     // A multiple select stays open after a choice, and with many groups its list covers the
     // dialog's buttons: a click elsewhere in the dialog closes it.

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { APP_NAME, expect, logIn, test, unique } from './support'
+import { APP_NAME, expect, logIn, openSelect, test, unique } from './support'
 
 /** What the webhook receiver below was sent. */
 interface Received {
@@ -67,11 +67,10 @@ test.describe('alarm channels', () => {
     await page.getByRole('button', { name: 'New channel' }).click()
     const dialog = page.getByRole('dialog', { name: 'New alarm channel' })
     await dialog.getByLabel('Name', { exact: true }).fill(taken.name)
-    // A select's shown value (or placeholder) lies over its input and takes the click.
-    await dialog.getByRole('combobox', { name: 'Kind' }).click({ force: true })
+    await openSelect(dialog.getByRole('combobox', { name: 'Kind' }))
     await page.getByRole('option', { name: 'Webhook' }).click()
     await dialog.getByLabel('URL').fill('ftp://127.0.0.1/hooks')
-    await dialog.getByRole('combobox', { name: 'Groups' }).click({ force: true })
+    await openSelect(dialog.getByRole('combobox', { name: 'Groups' }))
     await page.getByRole('option', { name: `(${APP_NAME})` }).click()
     await dialog.getByRole('button', { name: 'Create' }).click()
     // Each refusal is named under its field.
@@ -116,7 +115,7 @@ test.describe('alarm channels', () => {
     const edit = page.getByRole('dialog', { name: `Edit the channel ${name}` })
     await expect(edit.getByLabel('URL')).toHaveValue(receiverUrl)
     await expect(edit.getByLabel('Secret', { exact: true })).toHaveValue('')
-    await edit.getByRole('combobox', { name: 'Jobs' }).click({ force: true })
+    await openSelect(edit.getByRole('combobox', { name: 'Jobs' }))
     await page.keyboard.type(job.jobDesc)
     await page.getByRole('option', { name: `#${job.id} ${job.jobDesc}` }).click()
     // (Clicking its label, as a user does: Element Plus hides the box's own input.)

@@ -5,7 +5,7 @@
 // the server words it (in English, whatever the console's language). The policy is saved and
 // read back, and a schedule without wall times sends the defaults.
 import type { Locator, Page } from '@playwright/test'
-import { APP_NAME, expect, logIn, test, unique } from './support'
+import { APP_NAME, expect, logIn, openSelect, test, unique } from './support'
 
 /** The cron preview's rows, the cells of the job's zone first. */
 function previewRows(page: Page): Locator {
@@ -24,8 +24,7 @@ function selected(page: Page, option: string): Locator {
   return page.getByText(option, { exact: true })
 }
 async function choose(page: Page, field: string, option: string) {
-  // (The chosen option's label lies over the select's input, as in every Element Plus select.)
-  await page.getByRole('combobox', { name: field }).click({ force: true })
+  await openSelect(page.getByRole('combobox', { name: field }))
   await page.getByRole('option', { name: option }).click()
 }
 async function newCronJob(page: Page, description: string, expression: string) {

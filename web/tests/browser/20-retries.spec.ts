@@ -3,7 +3,7 @@
 // computes them, saved and read back through the API, and a refusal of the server under the field
 // it names; and a failed run's page saying when its retry is due, counting down while it waits.
 import type { Page } from '@playwright/test'
-import { APP_NAME, expect, logIn, test, unique } from './support'
+import { APP_NAME, expect, logIn, openSelect, test, unique } from './support'
 
 /** Sets an Element Plus number input as a user does: types, then leaves the field. */
 async function setNumber(page: Page, label: string, value: number) {
@@ -13,8 +13,7 @@ async function setNumber(page: Page, label: string, value: number) {
   await expect(input).toHaveValue(String(value))
 }
 async function choose(page: Page, field: string, option: string) {
-  // (The chosen option's label lies over the select's input, as in every Element Plus select.)
-  await page.getByRole('combobox', { name: field }).click({ force: true })
+  await openSelect(page.getByRole('combobox', { name: field }))
   await page.getByRole('option', { name: option }).click()
 }
 

@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
-import { test as base, expect, request, type APIRequestContext, type Page } from '@playwright/test'
+import { test as base, expect, request, type APIRequestContext, type Locator, type Page } from '@playwright/test'
 
 export { expect }
 
@@ -113,6 +113,16 @@ export class Api {
 export async function logIn(page: Page, username = ADMIN.username, password = ADMIN.password): Promise<void> {
   const r = await page.request.post('/api/v1/auth/login', { data: { username, password } })
   expect(r.status(), await r.text()).toBe(200)
+}
+
+/**
+ * Opens the Element Plus select whose input is `combobox`, as a user does: a click on the
+ * select's box, since the shown value (or placeholder) lies over the input. The click is not
+ * forced, so it waits while anything else lies over the select: a form's loading mask still
+ * fading out after its data came takes a forced click and leaves the select shut.
+ */
+export async function openSelect(combobox: Locator): Promise<void> {
+  await combobox.locator('xpath=ancestor::div[contains(concat(" ", @class, " "), " el-select__wrapper ")][1]').click()
 }
 
 // ---- screenshots ----
