@@ -108,6 +108,7 @@ struct Settings {
   int admins = 1;
   int executors = 2;
   int executor_threads = 4;
+  int callback_batch = 1000;  // the real executor's max_batch
   std::string route = "ROUND";
   std::string misfire = "DO_NOTHING";
   std::vector<std::string> admin_args;
@@ -115,6 +116,7 @@ struct Settings {
   int drain = 30;
   int pg_pid = 0;
   int top_statements = 0;
+  bool per_second = false;
   bool check = false;
   bool keep_db = false;
   std::string json_out;
@@ -230,6 +232,7 @@ class FireLoad {
       FakeExecutor::Options o;
       o.access_token = kToken;
       o.worker_threads = static_cast<std::size_t>(s_.executor_threads);
+      o.max_batch = static_cast<std::size_t>(s_.callback_batch);
       o.lead = s_.executor_lead;
       o.app_name = kAppName;
       // Each executor prefers another admin first, as a deployment would spread them.
@@ -715,6 +718,8 @@ class FireLoad {
     std::int64_t last_receipt_us = 0;
     std::size_t led = 0, posted = 0;  // measured fires' receipts: handed over by /lead, posted to /run
     std::vector<double> lead_ahead;   // of those led: how long before their instant (ms)
+    std::vector<std::vector<double>> lateness_by_second(static_cast<std::size_t>(seconds));
+    std::vector<std::size_t> led_by_second(static_cast<std::size_t>(seconds), 0);
     const std::int64_t wall_from_us = before_.at_ms * 1000, wall_to_us = after_.at_ms * 1000;
     for (const auto& r : all_receipts()) {
       auto it = index_of_.find(r.job_id);
@@ -729,6 +734,8 @@ class FireLoad {
       auto& cell = cells[it->second * static_cast<std::size_t>(seconds) + second];
       if (cell < 65535) ++cell;
       lateness.push_back(static_cast<double>(r.received_us - r.scheduled_ms * 1000) / 1000.0);
+      lateness_by_second[second].push_back(lateness.back());
+      if (r.by_lead) ++led_by_second[second];
       ++(r.by_lead ? led : posted);
       if (r.by_lead) lead_ahead.push_back(static_cast<double>(r.lead_ahead_ms));
       last_receipt_us = std::max(last_receipt_us, r.received_us);
@@ -905,6 +912,19 @@ class FireLoad {
                   static_cast<long long>(shed_records_), static_cast<long long>(cancelled - shed_records_));
     }
     for (const auto& p : problems_) std::printf("    %s\n", p.c_str());
+    if (s_.per_second && s_.mode == "steady") {
+      // Which seconds the late fires belong to: a few seconds all late (a stall) or some of
+      // every second (a steady shortfall) have different causes.
+      std::printf("  by scheduled second (ms after the window's start: received, by lead, lateness p50/p99/max ms, "
+                  "over 1 s late):\n");
+      for (std::size_t k = 0; k < lateness_by_second.size(); ++k) {
+        auto& v = lateness_by_second[k];
+        std::sort(v.begin(), v.end());
+        const auto late = static_cast<std::size_t>(v.end() - std::upper_bound(v.begin(), v.end(), 1000.0));
+        std::printf("    +%6zu: %6zu %6zu  %6.0f %6.0f %6.0f  %6zu\n", k * 1000, v.size(), led_by_second[k],
+                    percentile(v, 0.5), percentile(v, 0.99), v.empty() ? 0.0 : v.back(), late);
+      }
+    }
     std::printf("  admin: %s; database: %s cores; this process (executors): %.2f cores\n", per_admin.c_str(),
                 db_cpu < 0 ? "n/a" : fixed(db_cpu, 2).c_str(), own_cpu);
     auto opt = [](const json& v, int digits) { return v.is_null() ? std::string("n/a") : fixed(v.get<double>(), digits); };
@@ -1121,6 +1141,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--admins", s.admins, "Admin nodes")->check(CLI::Range(1, 8))->capture_default_str();
   app.add_option("--executors", s.executors, "Fake executors")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--callback-batch", s.callback_batch,
+                 "Results per callback request of each fake executor, at most (the real executor's max_batch)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
   app.add_option("--executor-threads", s.executor_threads, "Worker threads per fake executor")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
@@ -1161,6 +1185,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--pg-pid", s.pg_pid, "The postmaster's pid: its and its backends' CPU are reported");
   app.add_option("--top-statements", s.top_statements, "Also list the K statements with the most execution time per fire");
+  app.add_flag("--per-second", s.per_second,
+               "Steady mode: also list each scheduled second of the window: fires received, by lead dispatch, "
+               "lateness p50, p99 and max, and how many arrived over 1 s late");
   app.add_flag("--check", s.check, "Exit 1 unless every fire of the window arrived exactly once and succeeded");
   app.add_flag("--keep-db", s.keep_db, "Keep the database afterwards");
   app.add_option("--json-out", s.json_out, "Append the result's JSON line to this file");
