@@ -42,6 +42,36 @@ struct Batch {
   std::vector<std::uint64_t> seqs;
 };
 
+// At least the bytes `result` takes in a callback body: its text fields escaped at worst (a
+// control character as \u00XX, a byte of invalid UTF-8 as U+FFFD), its numbers at their widest
+// and its field names.
+std::size_t json_bytes_bound(const HandleCallbackParam& result) {
+  auto text = [](std::string_view s) {
+    std::size_t n = 2;  // the quotes
+    for (char c : s) {
+      const auto byte = static_cast<unsigned char>(c);
+      n += byte < 0x20 ? 6 : (c == '"' || c == '\\') ? 2 : byte >= 0x80 ? 3 : 1;
+    }
+    return n;
+  };
+  return 160 + text(result.handle_msg) + (result.output ? text(*result.output) : 0) +
+         (result.not_started ? text(*result.not_started) : 0);
+}
+
+// How many of `results`, from `from` on, go in one request: at most `max_count`, and no more
+// than `max_bytes` of them by json_bytes_bound(); at least one.
+template <typename Results, typename Get>
+std::size_t batch_size(const Results& results, std::size_t from, std::size_t max_count, std::size_t max_bytes,
+                       Get get) {
+  std::size_t n = 0, bytes = 0;
+  while (from + n < results.size() && n < max_count) {
+    bytes += json_bytes_bound(get(results[from + n]));
+    if (n > 0 && bytes > max_bytes) break;
+    ++n;
+  }
+  return n;
+}
+
 // What the background thread waits on, shared with the retry's timeout on the timer, which may
 // come due after the sender is gone (it holds this weakly).
 struct Wake {
@@ -68,8 +98,8 @@ struct CallbackSender::Impl {
     if (options.retry_interval <= std::chrono::milliseconds::zero()) {
       throw std::invalid_argument("callback sender: retry_interval must be positive");
     }
-    if (options.max_batch == 0) {
-      throw std::invalid_argument("callback sender: max_batch must be positive");
+    if (options.max_batch == 0 || options.max_batch_bytes == 0) {
+      throw std::invalid_argument("callback sender: max_batch and max_batch_bytes must be positive");
     }
     options.http.access_token = options.access_token;
     clients = make_clients(options.http);  // throws std::invalid_argument for a bad URL
@@ -190,7 +220,8 @@ struct CallbackSender::Impl {
 
       std::size_t sent = 0;
       while (sent < results->size()) {
-        auto end = std::min(results->size(), sent + options.max_batch);
+        auto end = sent + batch_size(*results, sent, options.max_batch, options.max_batch_bytes,
+                                     [](const HandleCallbackParam& r) -> const HandleCallbackParam& { return r; });
         Results batch(results->begin() + static_cast<std::ptrdiff_t>(sent),
                       results->begin() + static_cast<std::ptrdiff_t>(end));
         if (!send(batch)) {
@@ -215,8 +246,12 @@ struct CallbackSender::Impl {
 
   // ---- the background thread ----
 
-  Batch take_batch_locked(std::size_t limit) {
-    auto count = std::min(queue.size(), limit);
+  // The first results in line, up to `limit` of them and, unless `bounded` is false, as many
+  // as fit in a request's max_batch_bytes.
+  Batch take_batch_locked(std::size_t limit, bool bounded = true) {
+    auto count = bounded ? batch_size(queue, 0, limit, options.max_batch_bytes,
+                                      [](const Queued& q) -> const HandleCallbackParam& { return q.result; })
+                         : std::min(queue.size(), limit);
     Batch batch;
     batch.results.reserve(count);
     batch.seqs.reserve(count);
@@ -330,7 +365,7 @@ struct CallbackSender::Impl {
       auto deadline = flush_deadline;
       bool may_send = admin_up && SteadyClock::now() < deadline;
       // Once nothing more is sent, everything left goes to one file.
-      Batch batch = take_batch_locked(may_send ? options.max_batch : queue.size());
+      Batch batch = take_batch_locked(may_send ? options.max_batch : queue.size(), may_send);
       lock.unlock();
       bool sent = may_send && send_before(batch.results, deadline);
       if (may_send && !sent) admin_up = false;

@@ -73,7 +73,7 @@ class FakeExecutor {
     std::vector<std::string> admin_urls;  // "http://127.0.0.1:PORT/", in order of preference
     std::string access_token;
     std::size_t worker_threads = 4;
-    std::size_t max_batch = 100;  // as the real executor's CallbackSender
+    std::size_t max_batch = 1000;  // as the real executor's CallbackSender (its results are short)
     std::chrono::milliseconds hold{0};  // how long each run lasts, from its receipt to its result
     bool lead = false;     // take lead dispatch, and register to say so (see above)
     std::string app_name;  // the registration's registryKey; used only with `lead`

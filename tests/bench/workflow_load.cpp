@@ -100,7 +100,7 @@ struct Settings {
   int warmup_load = -1;  // -1: as many as --runs
   int executors = 2;
   int executor_threads = 8;
-  int callback_batch = 100;
+  int callback_batch = 1000;  // the real executor's max_batch
   int api_connections = 32;
   int pace = 0;  // node ends a second the triggers aim at; 0: every run triggered at once
   int drain = 120;
@@ -962,7 +962,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   app.add_option("--callback-batch", s.callback_batch,
-                 "Results per callback request at most (the real executor's: 100)")
+                 "Results per callback request at most (the real executor's: 1000)")
       ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
   app.add_option("--api-connections", s.api_connections, "Parallel API connections triggering the runs")

@@ -201,6 +201,62 @@ TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
   EXPECT_EQ(sender.queued(), 0U);
 }
 
+// Results with long messages of characters JSON escapes six times over (a control character is
+// \u00XX): a request holds only as many as fit in max_batch_bytes, and a result over it alone
+// goes alone. Counted by results, the first request would have been 40 of them, 4.8 MB.
+TEST(CallbackSenderTest, ARequestsBodyStaysWithinMaxBatchBytes) {
+  Retries retries;
+  FakeAdmin admin;
+  TempDir spool;
+  auto options = options_for({admin.url()}, spool.path());
+  options.max_batch = 1000;
+  options.max_batch_bytes = 256 * 1024;
+  CallbackSender sender(options, retries.timer, retries.clock);
+  for (int id = 1; id <= 40; ++id) sender.push(result(id, 500, std::string(20'000, '\x01')));
+  sender.push(result(41, 500, std::string(300 * 1024, 'x')));
+  for (int id = 42; id <= 141; ++id) sender.push(result(id));
+  sender.start();
+
+  ASSERT_TRUE(has_callbacks(admin, 141));
+  const auto bodies = admin.callback_bodies();
+  // 40 escaped messages two a request (120 KB each), the long one alone, the short ones together.
+  ASSERT_EQ(bodies.size(), 22U);
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (i == 20) {
+      EXPECT_GT(bodies[i].size(), options.max_batch_bytes);
+      continue;
+    }
+    EXPECT_LE(bodies[i].size(), options.max_batch_bytes) << "request " << i;
+  }
+  expect_each_delivered_once(admin, 1, 141);
+}
+
+// The same bound when what the spool holds is sent again: a sender never started spools all
+// ten in one file, which the next one sends in two requests.
+TEST(CallbackSenderTest, ASpoolFileIsSentAgainWithinMaxBatchBytes) {
+  Retries retries;
+  FakeAdmin admin;
+  TempDir spool;
+  auto options = options_for({admin.url()}, spool.path());
+  options.max_batch = 1000;
+  options.max_batch_bytes = 256 * 1024;
+  {
+    CallbackSender idle(options, retries.timer, retries.clock);
+    for (int id = 1; id <= 10; ++id) idle.push(result(id, 500, std::string(20'000, '"')));
+  }
+  ASSERT_EQ(spool_files(spool.path()).size(), 1U);
+  EXPECT_TRUE(admin.callbacks().empty());
+
+  CallbackSender sender(options, retries.timer, retries.clock);
+  sender.start();
+  ASSERT_TRUE(has_callbacks(admin, 10));
+  sender.wait_idle();
+  const auto bodies = admin.callback_bodies();
+  EXPECT_EQ(bodies.size(), 2U);  // 40 KB each escaped: six a request, then four
+  for (const auto& body : bodies) EXPECT_LE(body.size(), options.max_batch_bytes);
+  expect_each_delivered_once(admin, 1, 10);
+}
+
 TEST(CallbackSenderTest, ConcurrentPushesWhileRunningArriveExactlyOnce) {
   Retries retries;
   FakeAdmin admin;
@@ -708,6 +764,9 @@ TEST(CallbackSenderTest, RejectsOptionsThatCannotWork) {
   auto no_batch = options_for({"http://127.0.0.1:1/"}, spool.path());
   no_batch.max_batch = 0;
   EXPECT_THROW(CallbackSender(no_batch, retries.timer, retries.clock), std::invalid_argument);
+  auto no_bytes = options_for({"http://127.0.0.1:1/"}, spool.path());
+  no_bytes.max_batch_bytes = 0;
+  EXPECT_THROW(CallbackSender(no_bytes, retries.timer, retries.clock), std::invalid_argument);
 }
 
 TEST(CallbackSenderTest, StartTwiceOrAfterStopThrows) {
