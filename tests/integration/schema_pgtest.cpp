@@ -2,8 +2,10 @@
 
 #include <pqxx/pqxx>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "admin/pg/migrator.h"
@@ -143,11 +145,74 @@ TEST_F(Schema, ImpossibleLogRowsAreRefused) {
 
 TEST_F(Schema, DeletingAJobDeletesItsLogsAndScriptHistory) {
   exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) VALUES (1, 1, 'MANUAL', 1, 'n')");
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, state, trigger_time) "
+       "VALUES (1, 1, 'MANUAL', 2, 'succeeded', now())");
+  // Another job's history stays.
+  exec("INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (1, 'another job', 'echo')");
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, state, trigger_time) "
+       "VALUES (1, 2, 'MANUAL', 2, 'failed', now())");
   exec("INSERT INTO job_logglue (job_id, glue_type, glue_source, glue_remark) VALUES (1, 'GLUE_SHELL', 'echo', 'v1')");
   exec("DELETE FROM job_info WHERE id = 1");
   pqxx::nontransaction tx(*conn_);
-  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log")[0].as<int>(), 0);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log WHERE job_id = 1")[0].as<int>(), 0);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log WHERE job_id = 2")[0].as<int>(), 1);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_logglue")[0].as<int>(), 0);
+}
+
+// The history has no foreign key of its job (sql/0032_history_job_delete.sql); a row written
+// into it through the view is still checked, under the key's name.
+TEST_F(Schema, AFinishedRunOfAJobThatDoesNotExistIsRefused) {
+  const auto message = rejected(
+      "INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, state, trigger_time) "
+      "VALUES (1, 99, 'MANUAL', 1, 'succeeded', now())");
+  EXPECT_NE(message.find("job_log_job_id_fkey"), std::string::npos) << message;
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, state, trigger_time) "
+       "VALUES (1, 1, 'MANUAL', 1, 'succeeded', now())");
+  EXPECT_NE(rejected("UPDATE job_log SET job_id = 99 WHERE job_id = 1").find("job_log_job_id_fkey"), std::string::npos);
+}
+
+// A run that ends while its job is being deleted: the end moves the run from job_log_active to
+// the history in a transaction still open when the delete starts, so the delete waits for the
+// run's row; once the end commits, the job's history goes too, the row the end wrote with it.
+TEST_F(Schema, ARunEndingWhileItsJobIsDeletedLeavesNoHistory) {
+  exec("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node, state, trigger_time) "
+       "VALUES (1, 1, 'MANUAL', 1, 'n', 'triggered', now())");
+  pqxx::connection ender(db_.url());
+  pqxx::work end(ender);
+  end.exec(
+      "WITH ended AS (DELETE FROM job_log_active a WHERE a.job_id = 1 RETURNING a.*)"
+      " INSERT INTO job_log_finished (id, job_group, job_id, state, trigger_type, scheduled_time, admin_node,"
+      " trigger_time, handle_time, handle_code)"
+      " SELECT id, job_group, job_id, 'succeeded', trigger_type, scheduled_time, admin_node, trigger_time, now(), 200"
+      " FROM ended");
+
+  pqxx::connection deleter_connection(db_.url());
+  const int deleter_pid = deleter_connection.backendpid();
+  std::string deleter_error;
+  std::thread deleter([&] {
+    try {
+      pqxx::work tx(deleter_connection);
+      tx.exec("DELETE FROM job_info WHERE id = 1");
+      tx.commit();
+    } catch (const std::exception& e) {
+      deleter_error = e.what();
+    }
+  });
+  // The delete waits for the run's row lock (its key's cascade to job_log_active).
+  bool waiting = false;
+  for (int i = 0; i < 500 && !waiting; ++i) {
+    pqxx::nontransaction look(*conn_);
+    waiting = look.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+                                deleter_pid)[0].as<int>() == 1;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(waiting) << "the delete did not wait for the ending run";
+  end.commit();
+  deleter.join();
+  EXPECT_EQ(deleter_error, "");
+  pqxx::nontransaction tx(*conn_);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_finished WHERE job_id = 1")[0].as<int>(), 0);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_active WHERE job_id = 1")[0].as<int>(), 0);
 }
 
 TEST_F(Schema, DueJobsQueryWalksTheDueIndexSlotBySlotInDueOrder) {
