@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end load on the fire path (docs/benchmarks.md, "Fire path"): runs build/bin/fire_load
 # once per configuration and admin build, each run on a private PostgreSQL 15 of its own
-# (scripts/lib/pg.sh, initialised afresh; fsync on unless --fsync off; pg_stat_statements loaded)
+# (tests/bench/load_pg.sh, initialised afresh; fsync on unless --fsync off; pg_stat_statements loaded)
 # and fresh admins, and prints the results as one markdown table. PostgreSQL is stopped and its
 # directory removed whatever happens.
 #
@@ -63,29 +63,9 @@ done
 bin=${FIRE_LOAD_BIN:-$root/build/bin/fire_load}
 [ -x "$bin" ] || { echo "no $bin: build the fire_load target first" >&2; exit 2; }
 
-. scripts/lib/pg.sh
-pgdir=$(mktemp -d /tmp/cronwheel-fire-load.XXXXXX)
-cleanup() {
-  pg_stop "$pgdir/data" 2>/dev/null || true
-  rm -rf "$pgdir"
-}
-trap cleanup EXIT
-chmod 755 "$pgdir"
+. tests/bench/load_pg.sh
 # wal_keep_size: the window's WAL stays readable for fire_load's count of its records (pg_walinspect).
-pg_opts="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000 -c wal_keep_size=16GB"
-[ "$fsync" = on ] || pg_opts="$pg_opts -c fsync=off"
-# A PostgreSQL of its own for every run: on one server kept for the whole script, the second of
-# two builds compared back to back used 0.1-0.15 of a core more of the database's time than the
-# first, whichever build it was (the first run's checkpoints and WAL behind it).
-fresh_pg() {
-  pg_stop "$pgdir/data" 2>/dev/null || true
-  rm -rf "$pgdir/data"
-  pg_init "$pgdir/data" >/dev/null
-  port=$(pg_start_free "$pgdir/data" "$pg_opts")
-  pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
-  db_url="postgresql://cronwheel@127.0.0.1:$port/postgres"
-  echo "PostgreSQL on 127.0.0.1:$port (fsync $fsync, pid $pg_pid); $(nproc) cores; $(date -u '+%F %T UTC')"
-}
+load_pg_start fire-load "$fsync" "-c wal_keep_size=16GB"
 
 rows=()
 for mode in $modes; do
@@ -99,18 +79,18 @@ for mode in $modes; do
         label=${build%%=*}
         admin_bin=${build#*=}
         echo
-        fresh_pg
-        cmd=("$bin" --db-url "$db_url" --pg-pid "$pg_pid" --admin-bin "$admin_bin" --label "$label"
+        load_pg_fresh
+        cmd=("$bin" --db-url "$load_pg_url" --pg-pid "$load_pg_pid" --admin-bin "$admin_bin" --label "$label"
              --mode "$mode" --jobs "$n" --admins "$a" --seconds "$seconds" --warmup "$warmup")
         [ -z "$out" ] || cmd+=(--json-out "$out")
         cmd+=("${extra[@]}")
         echo
         echo "\$ ${cmd[*]}"
         status=0
-        ${FIRE_LOAD_WRAP:-} "${cmd[@]}" >"$pgdir/run.log" 2>&1 || status=$?
-        grep -v '^FIRE_LOAD_' "$pgdir/run.log" || true
+        ${FIRE_LOAD_WRAP:-} "${cmd[@]}" >"$load_pg_dir/run.log" 2>&1 || status=$?
+        grep -v '^FIRE_LOAD_' "$load_pg_dir/run.log" || true
         [ "$status" = 0 ] || echo "(fire_load exited $status)"
-        row=$(sed -n 's/^FIRE_LOAD_ROW //p' "$pgdir/run.log")
+        row=$(sed -n 's/^FIRE_LOAD_ROW //p' "$load_pg_dir/run.log")
         [ -z "$row" ] || rows+=("$row")
       done
     done

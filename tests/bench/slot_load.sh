@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Concurrency limits under load (docs/benchmarks.md, "Concurrency limits"): starts a private
-# PostgreSQL 15 (tests/bench/load_pg.sh; fsync on unless --fsync off) and runs build/bin/slot_load
-# for each admin count and admin build twice, each run on a fresh database and fresh admins: with
+# Concurrency limits under load (docs/benchmarks.md, "Concurrency limits"): runs build/bin/slot_load
+# for each admin count and admin build twice, each run on a private PostgreSQL 15 initialised
+# afresh (tests/bench/load_pg.sh; fsync on unless --fsync off) and fresh admins: with
 # the group's limit, then the same fires without one (the baseline); prints the results as one
 # markdown table and, per admin count and build, fires/s with the limit over fires/s without.
 #
@@ -58,6 +58,8 @@ for admins in $admin_counts; do
     admin_bin=${build#*=}
     declare -A rate=()
     for max_running in "$limit" 0; do
+      echo
+      load_pg_fresh
       cmd=("$bin" --db-url "$load_pg_url" --pg-pid "$load_pg_pid" --admin-bin "$admin_bin" --label "$label"
            --fires "$fires" --max-running "$max_running" --hold-ms "$hold" --admins "$admins")
       [ -z "$out" ] || cmd+=(--json-out "$out")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Workflows under load (docs/benchmarks.md, "Workflows under load"): starts a private PostgreSQL
-# 15 (scripts/lib/pg.sh; fsync on unless --fsync off; pg_stat_statements loaded, nested
-# statements tracked), runs build/bin/workflow_load once per shape and admin build, each run on
-# a fresh database and a fresh admin, and prints the results as one markdown table. PostgreSQL
-# is stopped and its directory removed whatever happens.
+# Workflows under load (docs/benchmarks.md, "Workflows under load"): runs build/bin/workflow_load
+# once per shape and admin build, each run on a private PostgreSQL 15 initialised afresh
+# (tests/bench/load_pg.sh; fsync on unless --fsync off; pg_stat_statements loaded, nested
+# statements tracked) and a fresh admin, and prints the results as one markdown table.
+# PostgreSQL is stopped and its directory removed whatever happens.
 #
 #   tests/bench/workflow_load.sh [options]
 #     --shape "chain fanout"   shapes (default both)
@@ -43,39 +43,28 @@ done
 bin=${WORKFLOW_LOAD_BIN:-$root/build/bin/workflow_load}
 [ -x "$bin" ] || { echo "no $bin: build the workflow_load target first" >&2; exit 2; }
 
-. scripts/lib/pg.sh
-pgdir=$(mktemp -d /tmp/cronwheel-workflow-load.XXXXXX)
-cleanup() {
-  pg_stop "$pgdir/data"
-  rm -rf "$pgdir"
-}
-trap cleanup EXIT
-chmod 755 "$pgdir"
-pg_init "$pgdir/data"
+. tests/bench/load_pg.sh
 # track = all: statements run by triggers (the run report's) are counted apart, beside their callers.
-pg_opts="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000 -c pg_stat_statements.track=all"
-[ "$fsync" = on ] || pg_opts="$pg_opts -c fsync=off"
-port=$(pg_start_free "$pgdir/data" "$pg_opts")
-pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
-db_url="postgresql://cronwheel@127.0.0.1:$port/postgres"
-echo "PostgreSQL on 127.0.0.1:$port (fsync $fsync, pid $pg_pid); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%F %T UTC')"
+load_pg_start workflow-load "$fsync" "-c pg_stat_statements.track=all"
 
 rows=()
 for shape in $shapes; do
   for build in "${builds[@]}"; do
     label=${build%%=*}
     admin_bin=${build#*=}
-    cmd=("$bin" --db-url "$db_url" --pg-pid "$pg_pid" --admin-bin "$admin_bin" --label "$label"
+    echo
+    load_pg_fresh
+    cmd=("$bin" --db-url "$load_pg_url" --pg-pid "$load_pg_pid" --admin-bin "$admin_bin" --label "$label"
          --shape "$shape" --runs "$runs")
     [ -z "$out" ] || cmd+=(--json-out "$out")
     cmd+=("${extra[@]}")
     echo
     echo "\$ ${cmd[*]}"
     status=0
-    ${WORKFLOW_LOAD_WRAP:-} "${cmd[@]}" >"$pgdir/run.log" 2>&1 || status=$?
-    grep -v '^WORKFLOW_LOAD_' "$pgdir/run.log" || true
+    ${WORKFLOW_LOAD_WRAP:-} "${cmd[@]}" >"$load_pg_dir/run.log" 2>&1 || status=$?
+    grep -v '^WORKFLOW_LOAD_' "$load_pg_dir/run.log" || true
     [ "$status" = 0 ] || echo "(workflow_load exited $status)"
-    row=$(sed -n 's/^WORKFLOW_LOAD_ROW //p' "$pgdir/run.log")
+    row=$(sed -n 's/^WORKFLOW_LOAD_ROW //p' "$load_pg_dir/run.log")
     [ -z "$row" ] || rows+=("$row")
   done
 done
