@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <stop_token>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <unordered_set>
