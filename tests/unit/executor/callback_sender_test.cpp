@@ -201,6 +201,14 @@ TEST(CallbackSenderTest, BatchesEverythingQueuedUpToMaxBatchPerRequest) {
   EXPECT_EQ(sender.queued(), 0U);
 }
 
+// Requests of up to 1,000 results (the default) and 256 KiB of body.
+CallbackSender::Options bounded_by_bytes(const FakeAdmin& admin, const fs::path& spool) {
+  auto options = options_for({admin.url()}, spool);
+  options.max_batch = 1000;
+  options.max_batch_bytes = 256 * 1024;
+  return options;
+}
+
 // Results with long messages of characters JSON escapes six times over (a control character is
 // \u00XX): a request holds only as many as fit in max_batch_bytes, and a result over it alone
 // goes alone. Counted by results, the first request would have been 40 of them, 4.8 MB.
@@ -208,9 +216,7 @@ TEST(CallbackSenderTest, ARequestsBodyStaysWithinMaxBatchBytes) {
   Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  auto options = options_for({admin.url()}, spool.path());
-  options.max_batch = 1000;
-  options.max_batch_bytes = 256 * 1024;
+  const auto options = bounded_by_bytes(admin, spool.path());
   CallbackSender sender(options, retries.timer, retries.clock);
   for (int id = 1; id <= 40; ++id) sender.push(result(id, 500, std::string(20'000, '\x01')));
   sender.push(result(41, 500, std::string(300 * 1024, 'x')));
@@ -237,9 +243,7 @@ TEST(CallbackSenderTest, ASpoolFileIsSentAgainWithinMaxBatchBytes) {
   Retries retries;
   FakeAdmin admin;
   TempDir spool;
-  auto options = options_for({admin.url()}, spool.path());
-  options.max_batch = 1000;
-  options.max_batch_bytes = 256 * 1024;
+  const auto options = bounded_by_bytes(admin, spool.path());
   {
     CallbackSender idle(options, retries.timer, retries.clock);
     for (int id = 1; id <= 10; ++id) idle.push(result(id, 500, std::string(20'000, '"')));
