@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,7 +62,16 @@ struct PreparedFire {
   // Claimed (sending) and ready to post: what deliver() posts. Null while not ended: deliver()
   // sends the fire whole (send()).
   std::shared_ptr<const PreparedSend> send;
+  // prepare()'s `admit` refused it (no room to send it): pending and untouched, neither read
+  // further nor claimed.
+  bool refused = false;
 };
+
+// Asked by FireSender::prepare, in order, of each fire it would claim or leave to be sent
+// whole, before anything is claimed: `index` is the fire's place in prepare()'s `fires`,
+// `lead_key` what lead_key() would answer once it is claimed (nullopt: it would not be handed
+// over ahead). False refuses the fire (PreparedFire::refused).
+using AdmitFire = std::function<bool(std::size_t index, const std::optional<std::string>& lead_key)>;
 
 // Sends fires: route, claim (pending → sending), POST /run, record the answer
 // (docs/scheduling.md, "Sending a fire"). Implementations are thread-safe: the trigger pools
@@ -79,13 +89,26 @@ class FireSender {
   virtual SendOutcome send(const PendingFire& fire) noexcept = 0;
 
   // Prepares `fires` (this node's, due at or before `not_before_ms`, epoch ms: none is posted
-  // before it); answers one PreparedFire per fire, in order. Never throws: the database
-  // unreachable leaves them pending (ended, kDropped).
-  virtual std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept {
+  // before it); answers one PreparedFire per fire, in order. `admit`, when given, is asked of
+  // each fire that would need sending after its routing is known and before its claim, so the
+  // caller can count its room per request rather than per fire (a lead executor's fires share
+  // one); a fire settled without sending (no executor, gone) is not asked. Never throws: the
+  // database unreachable leaves them pending (ended, kDropped).
+  virtual std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
+                                            const AdmitFire& admit = nullptr) noexcept {
     (void)not_before_ms;
     std::vector<PreparedFire> out;
     out.reserve(fires.size());
-    for (const auto& f : fires) out.push_back({f, std::nullopt, nullptr});
+    for (std::size_t i = 0; i < fires.size(); ++i) {
+      out.push_back({fires[i], std::nullopt, nullptr});
+      if (admit) {
+        try {
+          out.back().refused = !admit(i, std::nullopt);
+        } catch (...) {
+          out.back().refused = true;  // memory: left pending for a later attempt
+        }
+      }
+    }
     return out;
   }
   // Prepares, for handing over seconds ahead of their instants (lead dispatch of a burst,

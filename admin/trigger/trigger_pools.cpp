@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 
@@ -35,55 +36,73 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     for (const auto& fire : fires) hooks_.finished(fire.log_id);
     return;
   }
-  // Room first: a fire neither pool can take stays pending, untouched, before anything is
-  // claimed; the feeder brings it back within a second (back-pressure).
-  std::size_t room[2] = {fast_pool_->room(), slow_pool_->room()};
-  std::vector<PendingFire> taken;
-  std::vector<bool> to_slow;
-  taken.reserve(fires.size());
-  std::size_t refused = 0;
-  for (const auto& fire : fires) {
-    const bool slow_one = slow(fire.job_id);
-    std::size_t& left = room[slow_one ? 1 : 0];
-    if (left == 0) {
-      ++refused;
-      if (!slow_one) fast_refused_.fetch_add(1, std::memory_order_relaxed);
-      hooks_.finished(fire.log_id);
-      continue;
-    }
-    --left;
-    taken.push_back(fire);
-    to_slow.push_back(slow_one);
-  }
-  note_refused(refused, fires.size());
-  if (taken.empty()) return;
+  if (fires.empty()) return;
   if (hooks_.may_send && !hooks_.may_send()) {
-    deferred_.fetch_add(taken.size(), std::memory_order_relaxed);
-    for (const auto& fire : taken) hooks_.finished(fire.log_id);
+    deferred_.fetch_add(fires.size(), std::memory_order_relaxed);
+    for (const auto& fire : fires) hooks_.finished(fire.log_id);
     return;
   }
+  // Room is counted before anything is claimed, once the sender knows where each fire goes: a
+  // fire to post takes a place in its pool, the fires of one lead executor take one between them
+  // (one hand-over request). A fire with no room left stays pending, untouched, and the feeder
+  // brings it back within a second (back-pressure). Counting per fire would refuse a lead
+  // executor's fires for room they never take: after a slow database second the feeder's late
+  // fires and the coming second's, handed on together, outnumber a pool's places.
+  std::vector<bool> to_slow(fires.size());
+  for (std::size_t i = 0; i < fires.size(); ++i) to_slow[i] = slow(fires[i].job_id);
+  std::size_t room[2] = {fast_pool_->room(), slow_pool_->room()};
+  if (room[0] == 0 && room[1] == 0) {  // not even read
+    fast_refused_.fetch_add(std::count(to_slow.begin(), to_slow.end(), false), std::memory_order_relaxed);
+    note_refused(fires.size(), fires.size());
+    for (const auto& fire : fires) hooks_.finished(fire.log_id);
+    return;
+  }
+  std::unordered_set<std::string> lead_requests;
+  const std::int64_t admitted_at = clock_.now_ms();
+  auto admit = [&](std::size_t i, const std::optional<std::string>& lead_key) {
+    const bool ahead = post_time(fires[i], not_before_ms) - admitted_at >= kMinLeadMs;
+    const bool leads = lead_key && (ahead || !to_slow[i]);
+    if (leads && lead_requests.count(*lead_key) != 0) return true;  // in a request counted already
+    std::size_t& left = room[leads || !to_slow[i] ? 0 : 1];
+    if (left == 0) return false;
+    --left;
+    if (leads) lead_requests.insert(*lead_key);
+    return true;
+  };
 
   // Claimed now; each goes to its pool at once, and the pool's thread waits for the fire's
   // instant before posting it. The caller is not held up: the next second can be prepared while
   // this one is being posted.
-  auto prepared = sender_.prepare(taken, not_before_ms);
+  auto prepared = sender_.prepare(fires, not_before_ms, admit);
+  std::size_t refused = 0;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    if (!prepared[i].refused) continue;
+    ++refused;
+    if (!to_slow[i]) fast_refused_.fetch_add(1, std::memory_order_relaxed);
+  }
+  note_refused(refused, fires.size());
   std::size_t late_refused = 0;
   const std::int64_t now = clock_.now_ms();
   std::unordered_map<std::string, LeadBatch> batches;
   // Fires due now (or within kMinLeadMs) of lead executors, by executor: several go in one
   // hand-over too, which the executor starts at once, rather than one /run each (a node behind,
-  // or its feeder's late fires); a lone one is posted.
+  // or its feeder's late fires); a lone one is posted, unless its executor gets a hand-over anyway.
   std::unordered_map<std::string, LeadBatch> due_now;
-  auto post = [&](PreparedFire& p, std::int64_t post_at, bool to_slow) {
-    FireThreadPool& pool = to_slow ? *slow_pool_ : *fast_pool_;
-    if (submit_prepared(p, post_at, pool)) {
-      (to_slow ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
-    } else {
-      ++late_refused;  // shut down meanwhile, or fuller than its room said
-    }
+  // Posted after the hand-overs are queued: a pool thread holding a fire waits for its instant,
+  // and a hand-over behind it in the queue would wait too.
+  struct Post {
+    PreparedFire* fire;
+    std::int64_t at;
+    bool to_slow;
   };
+  std::vector<Post> posts;
+  auto post = [&](PreparedFire& p, std::int64_t post_at, bool to_slow) { posts.push_back({&p, post_at, to_slow}); };
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedFire& p = prepared[i];
+    if (p.refused) {
+      hooks_.finished(p.fire.log_id);
+      continue;
+    }
     if (p.ended) {
       count(p.ended->kind);
       hooks_.finished(p.fire.log_id);
@@ -102,7 +121,7 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     post(p, post_at, to_slow[i]);
   }
   for (auto& [key, batch] : due_now) {
-    if (batch.fires.size() == 1) {
+    if (batch.fires.size() == 1 && batches.count(key) == 0) {
       post(batch.fires.front(), batch.post_at.front(), false);
       continue;
     }
@@ -111,6 +130,14 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     into.post_at.insert(into.post_at.end(), batch.post_at.begin(), batch.post_at.end());
   }
   late_refused += submit_lead_batches(batches);
+  for (const Post& p : posts) {
+    FireThreadPool& pool = p.to_slow ? *slow_pool_ : *fast_pool_;
+    if (submit_prepared(*p.fire, p.at, pool)) {
+      (p.to_slow ? slow_ : fast_).fetch_add(1, std::memory_order_relaxed);
+    } else {
+      ++late_refused;  // shut down meanwhile, or fuller than its room said
+    }
+  }
   if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
 }
 

@@ -13,7 +13,9 @@
 // once and counted in Stats::deferred_full; the pending feeder reads it again within a second and
 // the ring hands it back, until a pool has room. So under load fires go out late, never
 // `failed`; the feeder applies the job's misfire strategy to those that waited too long
-// (docs/scheduling.md).
+// (docs/scheduling.md). Room is counted per task a pool thread takes, after routing and before
+// any claim (FireSender::prepare's `admit`): a fire posted on its own takes one place, and the
+// fires handed over to one lead executor take one between them.
 //
 // Every fire handed to dispatch() is reported to `finished` exactly once, when the pools are
 // done with it (sent, failed, dropped, or left pending: by a full pool, by the lease check, at

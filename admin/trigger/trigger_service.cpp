@@ -511,12 +511,16 @@ SendOutcome::Kind TriggerService::release_late(const TriggerStore::LoadedFire& f
 }
 
 std::optional<std::string> TriggerService::lead_key(const PreparedFire& prepared) const noexcept {
-  if (!prepared.send || !options_.takes_lead) return std::nullopt;
-  const auto& p = *prepared.send;
+  if (!prepared.send) return std::nullopt;
+  return lead_key_of(prepared.send->shard.address, prepared.send->target.token);
+}
+
+std::optional<std::string> TriggerService::lead_key_of(const std::string& address, const std::string& token) const noexcept {
+  if (!options_.takes_lead) return std::nullopt;
   try {
-    if (!options_.takes_lead(p.shard.address)) return std::nullopt;
+    if (!options_.takes_lead(address)) return std::nullopt;
     // Neither part holds a line feed: addresses are URLs and tokens are refused with one.
-    return p.shard.address + "\n" + p.target.token;
+    return address + "\n" + token;
   } catch (...) {
     return std::nullopt;
   }
@@ -593,9 +597,9 @@ bool TriggerService::prepared_ahead(const TriggerStore::LoadedFire& fire) {
          strategy != RouteStrategy::kFailover && strategy != RouteStrategy::kBusyover;
 }
 
-std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>& fires,
-                                                  std::int64_t not_before_ms) noexcept {
-  return prepare_some(fires, not_before_ms, Ahead::kAtTheInstant);
+std::vector<PreparedFire> TriggerService::prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
+                                                  const AdmitFire& admit) noexcept {
+  return prepare_some(fires, not_before_ms, Ahead::kAtTheInstant, admit);
 }
 
 std::vector<PreparedFire> TriggerService::prepare_lead(const std::vector<PendingFire>& fires) noexcept {
@@ -607,7 +611,7 @@ std::vector<PreparedFire> TriggerService::prepare_lead(const std::vector<Pending
   }
   if (!anyone) return FireSender::prepare_lead(fires);  // nobody to hand them to: not even read
   // Each for its own second: post_time() of a fire handed on for the end of time.
-  return prepare_some(fires, std::numeric_limits<std::int64_t>::max(), Ahead::kLeadOnly);
+  return prepare_some(fires, std::numeric_limits<std::int64_t>::max(), Ahead::kLeadOnly, nullptr);
 }
 
 bool TriggerService::all_take_lead(const std::vector<std::string>& addresses) const noexcept {
@@ -621,7 +625,7 @@ bool TriggerService::all_take_lead(const std::vector<std::string>& addresses) co
 }
 
 std::vector<PreparedFire> TriggerService::prepare_some(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
-                                                       Ahead ahead) noexcept {
+                                                       Ahead ahead, const AdmitFire& admit) noexcept {
   const bool lead_only = ahead == Ahead::kLeadOnly;
   std::vector<PreparedFire> out;
   out.reserve(fires.size());
@@ -663,7 +667,10 @@ std::vector<PreparedFire> TriggerService::prepare_some(const std::vector<Pending
         out[i].ended = SendOutcome{wait_for_slot(*loaded[i]), {}};
         continue;
       }
-      if (!prepared_ahead(*loaded[i])) continue;  // sent whole when delivered
+      if (!prepared_ahead(*loaded[i])) {  // sent whole when delivered
+        if (admit && !admit(i, std::nullopt)) out[i].refused = true;
+        continue;
+      }
       Target aimed = target_of(*loaded[i]);
       // Seconds ahead, only to executors that hold fires for their instant: any other fire is
       // left for its second, where a failure is recorded at the time it was due.
@@ -680,6 +687,11 @@ std::vector<PreparedFire> TriggerService::prepare_some(const std::vector<Pending
       if (!route.ok || route.addresses.size() != 1) {
         out[i].ended = SendOutcome{
             fail_pending(fire, target, route.message.empty() ? "routing found no executor" : route.message), {}};
+        continue;
+      }
+      // Before the claim: a fire the caller has no room for is not written at all.
+      if (admit && !admit(i, lead_key_of(route.addresses.front(), target.token))) {
+        out[i].refused = true;
         continue;
       }
       target.message.routing(route.message);

@@ -131,8 +131,10 @@ class TriggerService final : public FireSender {
   // claim_all) and routes them between, so that at their instant only the POST is left. Fires
   // whose routing asks executors (FAILOVER, BUSYOVER), broadcasts and single shards are not
   // prepared: deliver() sends them whole. The claim's trigger time is `not_before_ms` (or now,
-  // when later), and the send deadline counts from the claim.
-  std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept override;
+  // when later), and the send deadline counts from the claim. `admit` is asked of each fire after
+  // its routing (with the lead key of the executor it routed to) and before the claim.
+  std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
+                                    const AdmitFire& admit = nullptr) noexcept override;
   // prepare() for fires due seconds ahead whose every usable executor takes lead dispatch
   // (Options::takes_lead), each claimed for its own second; every other fire is left untouched
   // (FireSender::prepare_lead): one waiting for a concurrency slot, a broadcast, FAILOVER or
@@ -161,7 +163,9 @@ class TriggerService final : public FireSender {
   static bool prepared_ahead(const TriggerStore::LoadedFire& fire);
   enum class Ahead { kAtTheInstant, kLeadOnly };
   std::vector<PreparedFire> prepare_some(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
-                                         Ahead ahead) noexcept;
+                                         Ahead ahead, const AdmitFire& admit) noexcept;
+  // lead_key() of a fire routed to `address` with `token`.
+  std::optional<std::string> lead_key_of(const std::string& address, const std::string& token) const noexcept;
   bool all_take_lead(const std::vector<std::string>& addresses) const noexcept;
   Target target_of(const TriggerStore::LoadedFire& fire) const;
   TriggerStore::Claim claim_for(const TriggerStore::LoadedFire& fire, const Target& target,

@@ -42,17 +42,28 @@ class FakeSender final : public FireSender {
     return {kind_, took};
   }
   // Prepares nothing ahead (like a sender that cannot), except that the fires of `end_jobs` are
-  // settled by prepare() (dropped); records what it was asked.
-  std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) noexcept override {
+  // settled by prepare() (dropped); asks `admit` of every other fire, with its lead key; records
+  // what it was asked and what it would have claimed.
+  std::vector<PreparedFire> prepare(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
+                                    const AdmitFire& admit) noexcept override {
     std::lock_guard lock(mutex_);
     prepared_.push_back({fires, not_before_ms});
     std::vector<PreparedFire> out;
-    for (const auto& f : fires) {
-      out.push_back({f, end_jobs_.count(f.job_id) ? std::optional<SendOutcome>(SendOutcome{SendOutcome::Kind::kDropped, {}})
-                                                   : std::nullopt,
-                     nullptr});
+    for (std::size_t i = 0; i < fires.size(); ++i) {
+      const PendingFire& f = fires[i];
+      out.push_back({f, std::nullopt, nullptr});
+      if (end_jobs_.count(f.job_id)) {
+        out.back().ended = SendOutcome{SendOutcome::Kind::kDropped, {}};
+        continue;
+      }
+      out.back().refused = admit && !admit(i, lead_key_locked(f.job_id));
+      if (!out.back().refused) claimed_.push_back(f);
     }
     return out;
+  }
+  std::vector<PendingFire> claimed() const {
+    std::lock_guard lock(mutex_);
+    return claimed_;
   }
   // Ahead of their second: the fires of jobs with a lead key are claimed (a `send` the pools only
   // carry), those of `end_jobs` settled (dropped), every other left alone.
@@ -97,9 +108,7 @@ class FakeSender final : public FireSender {
   }
   std::optional<std::string> lead_key(const PreparedFire& fire) const noexcept override {
     std::lock_guard lock(mutex_);
-    auto it = lead_keys_.find(fire.fire.job_id);
-    if (it == lead_keys_.end()) return std::nullopt;
-    return "executor-" + std::to_string(it->second);
+    return lead_key_locked(fire.fire.job_id);
   }
   std::vector<std::optional<SendOutcome>> lead(const std::vector<PreparedFire>& fires,
                                                const std::vector<std::int64_t>& fire_at) noexcept override {
@@ -166,6 +175,12 @@ class FakeSender final : public FireSender {
   }
 
  private:
+  std::optional<std::string> lead_key_locked(std::int64_t job_id) const {
+    auto it = lead_keys_.find(job_id);
+    if (it == lead_keys_.end()) return std::nullopt;
+    return "executor-" + std::to_string(it->second);
+  }
+
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   bool open_ = true;
@@ -176,7 +191,7 @@ class FakeSender final : public FireSender {
   std::set<std::int64_t> end_jobs_;
   std::vector<std::pair<std::vector<PendingFire>, std::int64_t>> prepared_;
   std::vector<std::vector<PendingFire>> prepared_lead_;
-  std::vector<PendingFire> delivered_, released_;
+  std::vector<PendingFire> delivered_, released_, claimed_;
   std::map<std::int64_t, int> lead_keys_;
   std::set<std::int64_t> accept_;
   std::vector<std::pair<std::vector<PendingFire>, std::vector<std::int64_t>>> led_;
@@ -291,6 +306,7 @@ TEST_F(TriggerPoolsTest, FullPoolLeavesTheFirePendingUntouchedAndCountsIt) {
   // Reported finished at once, so the ring takes it again when the feeder brings it back.
   EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));
   EXPECT_EQ(store_.log(refused.log_id), before);  // not failed, not written at all
+  EXPECT_EQ(sender_.claimed(), (std::vector<PendingFire>{running, queued}));
   EXPECT_EQ(pools->stats().deferred_full, 1u);
   EXPECT_EQ(store_.log(queued.log_id).state, FireState::kPending);
   sender_.open();
@@ -306,9 +322,10 @@ TEST_F(TriggerPoolsTest, FiresHandedOverAheadArePreparedAtOnceAndPostedAtTheirIn
   auto a = pending_at(kStart + 1000), b = pending_at(kStart + 1000), refused = pending_at(kStart + 1000);
   pools->dispatch({a, b, refused}, kStart + 1000);  // returns without the clock moving
   ASSERT_EQ(sender_.prepared().size(), 1u);
-  EXPECT_EQ(sender_.prepared()[0].first, (std::vector<PendingFire>{a, b}));  // room for two
+  EXPECT_EQ(sender_.prepared()[0].first, (std::vector<PendingFire>{a, b, refused}));
+  EXPECT_EQ(sender_.claimed(), (std::vector<PendingFire>{a, b}));  // room for two
   EXPECT_EQ(sender_.prepared()[0].second, kStart + 1000);
-  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));  // left pending, never prepared
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{refused.log_id}));  // left pending, never claimed
   clock_.wait_for_sleepers(1);  // the pool's thread waits for the instant, `b` queued behind it
   clock_.advance(999ms);
   clock_.wait_for_sleepers(1);
@@ -350,6 +367,53 @@ TEST_F(TriggerPoolsTest, FiresOfAnExecutorThatTakesLeadAreHandedOverAheadInOneCa
   EXPECT_EQ(std::set<std::int64_t>({delivered.at(0).log_id, delivered.at(1).log_id}),
             (std::set<std::int64_t>{left.log_id, plain.log_id}));
   EXPECT_EQ(pools->stats().led, 3u);
+}
+
+// Room is counted per task of a pool thread: the fires handed over to one lead executor take one
+// place between them, so a second of many fires to few executors is never refused for places
+// its fires do not take. A fire posted on its own takes one; one with no place left is not claimed.
+TEST_F(TriggerPoolsTest, TheFiresOfOneLeadExecutorTakeOnePlaceInThePoolsBetweenThem) {
+  auto pools = make(small(1, 2));  // three places
+  sender_.lead_jobs(1, 1, true);
+  sender_.lead_jobs(2, 2, true);
+  std::vector<PendingFire> fires;
+  for (int i = 0; i < 6; ++i) fires.push_back(pending_at(kStart + 1000, 1 + i % 2));
+  auto plain = pending_at(kStart + 1000, 4), refused = pending_at(kStart + 1000, 4);
+  std::vector<PendingFire> all = fires;
+  all.push_back(plain);
+  all.push_back(refused);
+  pools->dispatch(all, kStart + 1000);
+  ASSERT_TRUE(finished_.wait_for(7));  // without the clock moving: all but `plain` are settled
+  std::set<std::int64_t> expected{refused.log_id};
+  for (const auto& f : fires) expected.insert(f.log_id);
+  EXPECT_EQ(finished_.ids(), expected);
+  EXPECT_EQ(sender_.led().size(), 2u) << "one call per executor";
+  EXPECT_EQ(pools->stats().led, 6u);
+  EXPECT_EQ(pools->stats().deferred_full, 1u);
+  std::vector<PendingFire> claimed = fires;
+  claimed.push_back(plain);
+  EXPECT_EQ(sender_.claimed(), claimed) << "`refused` is not claimed";
+  EXPECT_TRUE(sender_.released().empty()) << "nothing claimed and given back";
+  clock_.wait_for_sleepers(1);
+  clock_.advance(1s);
+  ASSERT_TRUE(finished_.wait_for(8));
+  EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{plain}));
+}
+
+// A pool thread holding a fire for its instant does not hold up a hand-over queued behind it: the
+// hand-overs are queued first.
+TEST_F(TriggerPoolsTest, AHandOverIsQueuedBeforeTheFiresPostedAtTheirInstant) {
+  auto pools = make(small(1, 1));
+  sender_.lead_jobs(1, 1, true);
+  auto plain = pending_at(kStart + 1000, 4), a = pending_at(kStart + 1000, 1);
+  pools->dispatch({plain, a}, kStart + 1000);
+  ASSERT_TRUE(finished_.wait_for(1));  // without the clock moving
+  EXPECT_EQ(finished_.ids(), (std::set<std::int64_t>{a.log_id}));
+  EXPECT_EQ(pools->stats().led, 1u);
+  clock_.wait_for_sleepers(1);
+  clock_.advance(1s);
+  ASSERT_TRUE(finished_.wait_for(2));
+  EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{plain}));
 }
 
 // A burst handed over seconds ahead: the fires whose executors take lead dispatch are claimed and

@@ -931,6 +931,59 @@ TEST_F(LeadDispatchTest, FiresOfAnExecutorThatTakesLeadAreHandedOverInOneRequest
   }
 }
 
+// The trigger pools count their room per request: prepare() asks them of each fire once it knows
+// the executor (with the key of its hand-over request), before claiming; a fire refused is not
+// written at all, and a fire that failed routing is not asked.
+TEST_F(LeadDispatchTest, PrepareAsksAdmitWithTheLeadKeyBeforeTheClaimAndLeavesARefusedFireUntouched) {
+  leading({kA});
+  instant_ = (clock_.now_ms() / 1000 + 1) * 1000;
+  admin::Job failover = job_;
+  failover.id = 0;
+  failover.name.clear();
+  failover.executor_route_strategy = admin::RouteStrategy::kFailover;
+  failover = store_.put_job(failover);
+  std::vector<admin::JobLog> rows;
+  for (int i = 0; i < 3; ++i) rows.push_back(pending([&](admin::JobLog& r) { r.scheduled_time = instant_; }));
+  rows.push_back(pending([&](admin::JobLog& r) {
+    r.scheduled_time = instant_;
+    r.job_id = failover.id;
+  }));
+  rows.push_back(pending([&](admin::JobLog& r) {
+    r.scheduled_time = instant_;
+    r.executor_address = "http://10.9.9.9:9999/";  // not in the group: fails its routing
+  }));
+  std::vector<admin::PendingFire> fires;
+  for (const auto& r : rows) fires.push_back({r.id, r.job_id, r.scheduled_time});
+  const admin::JobLog untouched = row(rows[1].id);
+  std::vector<std::pair<std::size_t, std::optional<std::string>>> asked;
+  auto prepared = service().prepare(fires, instant_, [&](std::size_t i, const std::optional<std::string>& key) {
+    asked.emplace_back(i, key);
+    return i != 1 && i != 3;
+  });
+
+  ASSERT_EQ(prepared.size(), 5u);
+  ASSERT_EQ(asked.size(), 4u) << "the fire without an executor is not asked";
+  const auto key = service().lead_key(prepared[0]);
+  ASSERT_TRUE(key.has_value());
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(asked[i].first, i);
+    EXPECT_EQ(asked[i].second, key) << "asked with the key lead_key() answers once claimed";
+  }
+  EXPECT_EQ(asked[3], (std::pair<std::size_t, std::optional<std::string>>{3, std::nullopt})) << "sent whole: no key";
+  EXPECT_TRUE(prepared[0].send);
+  EXPECT_TRUE(prepared[2].send);
+  for (std::size_t i : {1u, 3u}) {
+    EXPECT_TRUE(prepared[i].refused);
+    EXPECT_FALSE(prepared[i].send);
+    EXPECT_FALSE(prepared[i].ended);
+  }
+  EXPECT_EQ(row(rows[1].id), untouched) << "refused before its claim: not written";
+  EXPECT_EQ(row(rows[3].id).state, admin::FireState::kPending);
+  ASSERT_TRUE(prepared[4].ended);
+  EXPECT_FALSE(prepared[4].refused);
+  EXPECT_EQ(prepared[4].ended->kind, Kind::kFailed);
+}
+
 // Fires already due (a node behind, or its feeder's late fires) go in one request too, each with
 // its instant, which has passed: the executor starts them at once. Their trigger time is their
 // claim, the run's message says how late they were handed over.
