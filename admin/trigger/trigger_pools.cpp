@@ -42,6 +42,19 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     for (const auto& fire : fires) hooks_.finished(fire.log_id);
     return;
   }
+  // In parts of at most kMaxPrepared, in due order: the first part's fires are on their way while
+  // the next is read and claimed, and no statement carries a backlog whole.
+  std::size_t refused = 0;
+  for (std::size_t begin = 0; begin < fires.size(); begin += kMaxPrepared) {
+    const std::size_t end = std::min(fires.size(), begin + kMaxPrepared);
+    refused += dispatch_part(std::vector<PendingFire>(fires.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                      fires.begin() + static_cast<std::ptrdiff_t>(end)),
+                             not_before_ms);
+  }
+  note_refused(refused, fires.size());
+}
+
+std::size_t TriggerPools::dispatch_part(const std::vector<PendingFire>& fires, std::int64_t not_before_ms) {
   // Room is counted before anything is claimed, once the sender knows where each fire goes: a
   // fire to post takes a place in its pool, the fires of one lead executor take one between them
   // (one hand-over request). A fire with no room left stays pending, untouched, and the feeder
@@ -53,9 +66,8 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
   std::size_t room[2] = {fast_pool_->room(), slow_pool_->room()};
   if (room[0] == 0 && room[1] == 0) {  // not even read
     fast_refused_.fetch_add(std::count(to_slow.begin(), to_slow.end(), false), std::memory_order_relaxed);
-    note_refused(fires.size(), fires.size());
     for (const auto& fire : fires) hooks_.finished(fire.log_id);
-    return;
+    return fires.size();
   }
   std::unordered_set<std::string> lead_requests;
   const std::int64_t admitted_at = clock_.now_ms();
@@ -80,7 +92,6 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     ++refused;
     if (!to_slow[i]) fast_refused_.fetch_add(1, std::memory_order_relaxed);
   }
-  note_refused(refused, fires.size());
   std::size_t late_refused = 0;
   const std::int64_t now = clock_.now_ms();
   std::unordered_map<std::string, LeadBatch> batches;
@@ -139,6 +150,7 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
     }
   }
   if (late_refused > 0) deferred_full_.fetch_add(late_refused, std::memory_order_relaxed);
+  return refused;
 }
 
 std::vector<PendingFire> TriggerPools::hand_over_ahead(const std::vector<PendingFire>& fires) noexcept {

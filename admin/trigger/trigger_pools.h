@@ -99,7 +99,7 @@ class TriggerPools {
   void dispatch(const std::vector<PendingFire>& fires);
   // The same for fires due at `not_before_ms` (epoch ms), handed over ahead of it: on the
   // caller's thread, the fires the pools have room for are prepared (FireSender::prepare: read
-  // and claimed, one statement each for the lot) and handed to their pools at once; a pool's
+  // and claimed, one statement each for up to kMaxPrepared) and handed to their pools at once; a pool's
   // thread waits for the fire's instant and only posts it (FireSender::deliver). The instant is
   // `not_before_ms`, or the fire's own second when that has passed already (fires of seconds
   // handed over late go at once). The call does not wait for the instant, so the next second
@@ -120,6 +120,9 @@ class TriggerPools {
   // A fire is handed over ahead only when its instant is at least this far off: one already due
   // is posted at once, without the extra hop.
   static constexpr std::int64_t kMinLeadMs = 20;
+  // dispatch() reads and claims at most this many fires at a time (FireSender::prepare), handing
+  // each part on before preparing the next.
+  static constexpr std::size_t kMaxPrepared = 5'000;
 
   void shutdown() noexcept;
 
@@ -134,6 +137,8 @@ class TriggerPools {
 
  private:
   void send(const PendingFire& fire) noexcept;
+  // dispatch(fires, not_before_ms) of one part: answers how many fires it refused for room.
+  std::size_t dispatch_part(const std::vector<PendingFire>& fires, std::int64_t not_before_ms);
   void count(SendOutcome::Kind kind);
   void note_refused(std::size_t refused, std::size_t of);
   struct Prepared {

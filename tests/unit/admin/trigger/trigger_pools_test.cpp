@@ -400,6 +400,26 @@ TEST_F(TriggerPoolsTest, TheFiresOfOneLeadExecutorTakeOnePlaceInThePoolsBetweenT
   EXPECT_EQ(sender_.delivered(), (std::vector<PendingFire>{plain}));
 }
 
+// A backlog (a node catching up) is read and claimed in parts, in due order, each handed on before
+// the next is prepared.
+TEST_F(TriggerPoolsTest, ABacklogIsPreparedAndHandedOnInParts) {
+  auto pools = make(small(2, 2));
+  sender_.lead_jobs(1, 1, true);
+  std::vector<PendingFire> fires;
+  for (std::size_t i = 0; i < TriggerPools::kMaxPrepared + 3; ++i) fires.push_back(pending_at(kStart - 2000, 1));
+  pools->dispatch(fires, kStart);
+  ASSERT_TRUE(finished_.wait_for(fires.size()));  // all due: handed over at once
+  const auto prepared = sender_.prepared();
+  ASSERT_EQ(prepared.size(), 2u);
+  EXPECT_EQ(prepared[0].first, std::vector<PendingFire>(fires.begin(), fires.begin() + TriggerPools::kMaxPrepared));
+  EXPECT_EQ(prepared[1].first, std::vector<PendingFire>(fires.begin() + TriggerPools::kMaxPrepared, fires.end()));
+  const auto led = sender_.led();
+  ASSERT_EQ(led.size(), 2u) << "one hand-over a part";
+  EXPECT_EQ(led[0].first.size() + led[1].first.size(), fires.size());
+  EXPECT_EQ(pools->stats().led, fires.size());
+  EXPECT_EQ(pools->stats().deferred_full, 0u);
+}
+
 // A pool thread holding a fire for its instant does not hold up a hand-over queued behind it: the
 // hand-overs are queued first.
 TEST_F(TriggerPoolsTest, AHandOverIsQueuedBeforeTheFiresPostedAtTheirInstant) {
