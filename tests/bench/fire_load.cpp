@@ -838,6 +838,8 @@ class FireLoad {
                 {"transactions_per_fire", stats_->has_statements() ? json(std::round(per_fire(before_.db.commits, after_.db.commits) * 10) / 10) : json(nullptr)},
                 {"wal_syncs_per_fire", std::round(per_fire(before_.db.wal_syncs, after_.db.wal_syncs) * 100) / 100},
                 {"wal_bytes_per_fire", std::round(per_fire(before_.db.wal_bytes, after_.db.wal_bytes))},
+                {"checkpoints", after_.db.checkpoints - before_.db.checkpoints},
+                {"checkpoints_requested", after_.db.checkpoints_requested - before_.db.checkpoints_requested},
                 {"measured_s", wall_s},
                 {"create_s", std::round(create_s_ * 10) / 10},
                 {"start_s", std::round(start_s_ * 10) / 10},
@@ -933,6 +935,9 @@ class FireLoad {
                 opt(out["statements_per_fire"], 1).c_str(), opt(out["db_exec_ms_per_fire"], 3).c_str(),
                 opt(out["transactions_per_fire"], 1).c_str(), out["wal_syncs_per_fire"].get<double>(),
                 out["wal_bytes_per_fire"].get<double>());
+    std::printf("  checkpoints during the window: %.0f, %.0f of them asked for by the WAL's volume (max_wal_size)\n",
+                after_.db.checkpoints - before_.db.checkpoints,
+                after_.db.checkpoints_requested - before_.db.checkpoints_requested);
     if (scans.calls > 0) {
       std::printf("  scans' writes (jobs advanced, fires inserted) during the window: %.0f, %.1f ms of statement time "
                   "and %.0f fires each on average\n",

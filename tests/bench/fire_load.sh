@@ -15,6 +15,8 @@
 #                              baseline=build/bin/cronwheel-admin); every configuration runs
 #                              each build in turn, so builds are compared in the same run
 #     --fsync on|off           PostgreSQL's fsync (default on)
+#     --pg-option OPT          a server option for every run's PostgreSQL, e.g. "-c max_wal_size=8GB"
+#                              (repeatable)
 #     --out FILE               also append every run's JSON line to FILE
 #     --                       the rest goes to every fire_load run (e.g. --admin-arg='--db-pool-size 16')
 #   FIRE_LOAD_WRAP="flock /tmp/lock"   a command each run is wrapped in (e.g. to keep builds and
@@ -42,6 +44,7 @@ admins="1"
 seconds=20
 warmup=5
 fsync=on
+pg_options=""
 out=""
 builds=()
 extra=()
@@ -54,6 +57,7 @@ while [ $# -gt 0 ]; do
     --warmup) warmup=$2; shift 2 ;;
     --admin) builds+=("$2"); shift 2 ;;
     --fsync) fsync=$2; shift 2 ;;
+    --pg-option) pg_options="$pg_options $2"; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2 ;;
@@ -65,7 +69,7 @@ bin=${FIRE_LOAD_BIN:-$root/build/bin/fire_load}
 
 . tests/bench/load_pg.sh
 # wal_keep_size: the window's WAL stays readable for fire_load's count of its records (pg_walinspect).
-load_pg_start fire-load "$fsync" "-c wal_keep_size=16GB"
+load_pg_start fire-load "$fsync" "-c wal_keep_size=16GB $pg_options"
 
 rows=()
 for mode in $modes; do

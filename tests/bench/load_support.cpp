@@ -119,13 +119,24 @@ DbCounters DbStats::read() {
   c.wal_bytes = w[0].as<double>();
   c.wal_syncs = w[1].as<double>();
   c.wal_lsn = w[2].as<std::string>();
-  if (!bench_conn_) bench_conn_ = std::make_unique<pqxx::connection>(testing::TestDatabase::with_database(server_url_, database_));
-  pqxx::nontransaction bench(*bench_conn_);
-  for (const auto& r : bench.exec("SELECT relname, n_tup_ins::float8, n_tup_upd::float8, n_tup_hot_upd::float8,"
-                                  " n_tup_del::float8 FROM pg_stat_user_tables")) {
-    c.tables[r[0].as<std::string>()] = {r[1].as<double>(), r[2].as<double>(), r[3].as<double>(), r[4].as<double>()};
+  auto b = tx.exec1("SELECT (checkpoints_timed + checkpoints_req)::float8, checkpoints_req::float8 FROM pg_stat_bgwriter");
+  c.checkpoints = b[0].as<double>();
+  c.checkpoints_requested = b[1].as<double>();
+  // The bench database's connection is ended by fire_load's database outage: connected again.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (!bench_conn_) bench_conn_ = std::make_unique<pqxx::connection>(testing::TestDatabase::with_database(server_url_, database_));
+      pqxx::nontransaction bench(*bench_conn_);
+      for (const auto& r : bench.exec("SELECT relname, n_tup_ins::float8, n_tup_upd::float8, n_tup_hot_upd::float8,"
+                                      " n_tup_del::float8 FROM pg_stat_user_tables")) {
+        c.tables[r[0].as<std::string>()] = {r[1].as<double>(), r[2].as<double>(), r[3].as<double>(), r[4].as<double>()};
+      }
+      return c;
+    } catch (const pqxx::broken_connection&) {
+      bench_conn_.reset();
+      if (attempt > 0) throw;
+    }
   }
-  return c;
 }
 
 std::map<std::string, DbStats::WalRecords> DbStats::wal_records(const std::string& from_lsn,

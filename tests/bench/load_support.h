@@ -49,6 +49,9 @@ struct DbCounters {
   double wal_bytes = 0;   // pg_current_wal_lsn(), whole cluster
   double wal_syncs = 0;   // pg_stat_wal.wal_sync, whole cluster; backends report it up to 10 s late
   std::string wal_lsn;    // pg_current_wal_lsn(), for DbStats::wal_records
+  // Checkpoints started, whole cluster (pg_stat_bgwriter): all, and those the WAL's volume asked
+  // for (max_wal_size) rather than checkpoint_timeout.
+  double checkpoints = 0, checkpoints_requested = 0;
   // Rows written per table of the bench database (pg_stat_user_tables; backends report them up
   // to a second late): inserted, updated, of those HOT (no index entry), deleted.
   struct TableWrites {
