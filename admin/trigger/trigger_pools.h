@@ -121,8 +121,8 @@ class TriggerPools {
   // is posted at once, without the extra hop.
   static constexpr std::int64_t kMinLeadMs = 20;
   // dispatch() reads and claims at most this many fires at a time (FireSender::prepare), handing
-  // each part on before preparing the next.
-  static constexpr std::size_t kMaxPrepared = 5'000;
+  // each part on before preparing the next: a second's fires at the node's capacity, in one part.
+  static constexpr std::size_t kMaxPrepared = 10'000;
 
   void shutdown() noexcept;
 
