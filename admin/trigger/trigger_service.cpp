@@ -444,11 +444,7 @@ SendOutcome::Kind TriggerService::post(const TriggerStore::LoadedFire& fire, con
   facts.emplace_back("Msg", answer_msg(answer));
 
   bool accepted = answer.is_success();
-  if (accepted && log.trigger_type == TriggerType::kWorkflow && log.parent_log_id) {
-    // A workflow node's fire is due the moment its parent's end was recorded: this is the
-    // hand-off, from that moment to the child accepted by its executor.
-    workflow_handoff_.observe(static_cast<double>(clock_.now_ms() - log.scheduled_time) / 1000.0);
-  }
+  if (accepted) note_handoff(log);
   if (answer.code == protocol::kTimeoutCode) {
     // The request went out and no answer came: ask before anything is sent again.
     auto check = check_delivery(client_, shard.address, target.token, shard.log_id, log_date_time(log));
@@ -578,6 +574,7 @@ std::vector<std::optional<SendOutcome>> TriggerService::lead(const std::vector<P
             {"Address", p.shard.address}, {"Lead", handed}, {"Code", std::to_string(answer.code)}};
         enqueue_accepted({p.shard.log_id, options_.node_id, p.target.message.with_trigger(facts)}, p.fire.job.id,
                          p.shard.address);
+        note_handoff(p.fire.log);
         out[i] = SendOutcome{SendOutcome::Kind::kTriggered, took()};
       }
     }
@@ -587,6 +584,13 @@ std::vector<std::optional<SendOutcome>> TriggerService::lead(const std::vector<P
     spdlog::error("trigger: handing {} fires over ahead failed", fires.size());
   }
   return out;
+}
+
+void TriggerService::note_handoff(const JobLog& log) {
+  // A workflow node's fire is due the moment its parent's end was recorded: this is the
+  // hand-off, from that moment to the child accepted by its executor (by /run or handed over).
+  if (log.trigger_type != TriggerType::kWorkflow || !log.parent_log_id) return;
+  workflow_handoff_.observe(static_cast<double>(clock_.now_ms() - log.scheduled_time) / 1000.0);
 }
 
 bool TriggerService::prepared_ahead(const TriggerStore::LoadedFire& fire) {

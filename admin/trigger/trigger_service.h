@@ -161,6 +161,8 @@ class TriggerService final : public FireSender {
 
  private:
   static bool prepared_ahead(const TriggerStore::LoadedFire& fire);
+  // Counts a workflow node's run accepted by its executor in workflow_handoff().
+  void note_handoff(const JobLog& log);
   enum class Ahead { kAtTheInstant, kLeadOnly };
   std::vector<PreparedFire> prepare_some(const std::vector<PendingFire>& fires, std::int64_t not_before_ms,
                                          Ahead ahead, const AdmitFire& admit) noexcept;

@@ -984,6 +984,33 @@ TEST_F(LeadDispatchTest, PrepareAsksAdmitWithTheLeadKeyBeforeTheClaimAndLeavesAR
   EXPECT_EQ(prepared[4].ended->kind, Kind::kFailed);
 }
 
+// A workflow node's run counts in the hand-off histogram when its executor accepts it, whichever
+// way it went: several due at once for a lead executor go in one hand-over.
+TEST_F(LeadDispatchTest, AWorkflowNodeHandedOverCountsAsAHandOffAsOnePostedDoes) {
+  leading({kA});
+  auto child = [&] {
+    auto l = pending([&](admin::JobLog& r) {
+      r.trigger_type = admin::TriggerType::kWorkflow;
+      r.parent_log_id = 1;
+      r.scheduled_time = clock_.now_ms() - 40;  // its parent's end, recorded 40 ms ago
+    });
+    return admin::PendingFire{l.id, l.job_id, l.scheduled_time};
+  };
+  ASSERT_EQ(service().send(child()).kind, Kind::kTriggered);
+  EXPECT_EQ(service().workflow_handoff().count, 1u);
+  auto fires = service().prepare({child(), child()}, clock_.now_ms());
+  auto outcomes = service().lead(fires, {fires[0].fire.scheduled_time, fires[1].fire.scheduled_time});
+  ASSERT_EQ(client_.calls("lead").size(), 1u);
+  ASSERT_TRUE(outcomes[0] && outcomes[1]);
+  EXPECT_EQ(outcomes[1]->kind, Kind::kTriggered);
+  const auto handoff = service().workflow_handoff();
+  EXPECT_EQ(handoff.count, 3u);
+  EXPECT_NEAR(handoff.sum, 3 * 0.040, 1e-9);
+  auto plain = pending();
+  ASSERT_EQ(send(plain).kind, Kind::kTriggered);
+  EXPECT_EQ(service().workflow_handoff().count, 3u) << "a scheduled fire is no hand-off";
+}
+
 // Fires already due (a node behind, or its feeder's late fires) go in one request too, each with
 // its instant, which has passed: the executor starts them at once. Their trigger time is their
 // claim, the run's message says how late they were handed over.
