@@ -289,7 +289,12 @@ TEST_F(AdminExecutorE2e, MetricsCountTheFiresSentAndTheResultsTakenWithoutALogin
 
   ASSERT_EQ(admin_->post("jobs/" + std::to_string(job) + "/trigger", who_, json::object()).status, 201);
 
-  ASSERT_TRUE(eventually([&] { return metric(admin_->url(), "cronwheel_results_total{outcome=\"recorded\"}") >= 1; }));
+  // A send is counted when its pool thread is done with it, which may be after the executor ran
+  // the job and its result was recorded: each counter is waited for.
+  ASSERT_TRUE(eventually([&] {
+    return metric(admin_->url(), "cronwheel_results_total{outcome=\"recorded\"}") >= 1 &&
+           metric(admin_->url(), "cronwheel_sends_total{outcome=\"triggered\"}") >= 1;
+  }));
   EXPECT_EQ(metric(admin_->url(), "cronwheel_results_total{outcome=\"recorded\"}"), 1);
   EXPECT_EQ(metric(admin_->url(), "cronwheel_sends_total{outcome=\"triggered\"}"), 1);
   EXPECT_EQ(metric(admin_->url(), "cronwheel_trigger_pool_fires_total{pool=\"fast\"}"), 1);
