@@ -45,6 +45,10 @@ void TriggerPools::dispatch(const std::vector<PendingFire>& fires, std::int64_t 
   // In parts of at most kMaxPrepared, in due order: the first part's fires are on their way while
   // the next is read and claimed, and no statement carries a backlog whole.
   std::size_t refused = 0;
+  if (fires.size() <= kMaxPrepared) {  // a second's fires: one part, not copied
+    note_refused(dispatch_part(fires, not_before_ms), fires.size());
+    return;
+  }
   for (std::size_t begin = 0; begin < fires.size(); begin += kMaxPrepared) {
     const std::size_t end = std::min(fires.size(), begin + kMaxPrepared);
     refused += dispatch_part(std::vector<PendingFire>(fires.begin() + static_cast<std::ptrdiff_t>(begin),
