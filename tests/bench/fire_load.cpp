@@ -671,8 +671,18 @@ class FireLoad {
   // decided already still go out.
   void stop_jobs() {
     pqxx::nontransaction tx(bench_db());
-    tx.exec_params("UPDATE job_schedule SET trigger_status = 0 WHERE job_id IN (SELECT id FROM job_info WHERE job_group = $1)",
-                   group_id_);
+    // The admins' scans lock the jobs' schedule rows in their own order while this statement
+    // locks all of them in another: PostgreSQL may end either in a deadlock. The admins retry
+    // theirs (Database::transact); so does this.
+    for (int attempt = 1;; ++attempt) {
+      try {
+        tx.exec_params("UPDATE job_schedule SET trigger_status = 0 WHERE job_id IN (SELECT id FROM job_info WHERE job_group = $1)",
+                       group_id_);
+        break;
+      } catch (const pqxx::deadlock_detected&) {
+        if (attempt == 5) throw;
+      }
+    }
     tx.exec("ANALYZE job_log_active, job_log_finished");
   }
 
