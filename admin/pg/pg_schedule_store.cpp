@@ -186,7 +186,8 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
       std::vector<std::int64_t> due_ids;
       for (const auto& r : due_rows) due_ids.push_back(r["job_id"].as<std::int64_t>());
       std::unordered_map<std::int64_t, DueJob> schedules;
-      for (const auto& r : tx.exec_prepared("sched_due_jobs", bigint_array(due_ids))) {
+      for (const auto& row : tx.exec_prepared("sched_due_jobs", bigint_array(due_ids))) {
+        Fields r(row);
         DueJob job;
         job.id = r["id"].as<std::int64_t>();
         job.schedule_type = enum_of<ScheduleType>(r["schedule_type"]);

@@ -126,6 +126,19 @@ const std::string kAuditColumns = "id, " + ms("at", "at") +
                                   ", user_id, username, action, entity_type, entity_id, before::text AS before, "
                                   "after::text AS after, COALESCE(host(remote_addr), '') AS remote_addr";
 
+pqxx::field Fields::operator[](const char* name) {
+  if (next_ < row_.size()) {
+    pqxx::field next = row_[next_];
+    if (std::strcmp(next.name(), name) == 0) {
+      ++next_;
+      return next;
+    }
+  }
+  const auto found = row_.column_number(name);
+  next_ = found + 1;
+  return row_[found];
+}
+
 namespace {
 
 template <class T>
@@ -140,7 +153,7 @@ std::vector<T> json_array(const pqxx::field& f) {
 }
 
 // A job's or workflow's calendar_id and calendar_mode columns.
-CalendarUse calendar_use_from(const pqxx::row& r) {
+CalendarUse calendar_use_from(Fields& r) {
   CalendarUse use;
   use.calendar_id = optional_of<std::int64_t>(r["calendar_id"]).value_or(0);
   const auto mode = r["calendar_mode"].as<std::string>();
@@ -152,7 +165,7 @@ CalendarUse calendar_use_from(const pqxx::row& r) {
 
 }  // namespace
 
-RetryPolicy retry_policy_from(const pqxx::row& r) {
+RetryPolicy retry_policy_from(Fields& r) {
   RetryPolicy retry;
   const auto backoff = r["retry_backoff"].as<std::string>();
   const auto parsed = parse_retry_backoff(backoff);
@@ -164,7 +177,7 @@ RetryPolicy retry_policy_from(const pqxx::row& r) {
   return retry;
 }
 
-common::DstPolicy dst_policy_from(const pqxx::row& r) {
+common::DstPolicy dst_policy_from(Fields& r) {
   common::DstPolicy dst;
   const auto gap = r["dst_gap"].as<std::string>();
   const auto repeat = r["dst_repeat"].as<std::string>();
@@ -205,7 +218,8 @@ AlarmChannel channel_from(const pqxx::row& r) {
   return c;
 }
 
-Group group_from(const pqxx::row& r) {
+Group group_from(const pqxx::row& row) {
+  Fields r(row);
   Group g;
   g.id = r["id"].as<std::int64_t>();
   g.app_name = r["app_name"].as<std::string>();
@@ -244,7 +258,8 @@ template RouteStrategy enum_of<RouteStrategy>(const pqxx::field&);
 template BlockStrategy enum_of<BlockStrategy>(const pqxx::field&);
 template GlueType enum_of<GlueType>(const pqxx::field&);
 
-Job job_from(const pqxx::row& r) {
+Job job_from(const pqxx::row& row) {
+  Fields r(row);
   Job j;
   j.id = r["id"].as<std::int64_t>();
   j.job_group = r["job_group"].as<std::int64_t>();
@@ -282,7 +297,8 @@ Job job_from(const pqxx::row& r) {
   return j;
 }
 
-JobLog log_from(const pqxx::row& r) {
+JobLog log_from(const pqxx::row& row) {
+  Fields r(row);
   JobLog l;
   l.id = r["id"].as<std::int64_t>();
   l.job_group = r["job_group"].as<std::int64_t>();
@@ -316,7 +332,8 @@ JobLog log_from(const pqxx::row& r) {
   return l;
 }
 
-Workflow workflow_from(const pqxx::row& r) {
+Workflow workflow_from(const pqxx::row& row) {
+  Fields r(row);
   Workflow w;
   w.id = r["id"].as<std::int64_t>();
   w.job_group = r["job_group"].as<std::int64_t>();
@@ -606,7 +623,7 @@ std::int64_t write_audit(pqxx::work& tx, std::int64_t now, const Actor& actor, s
       .as<std::int64_t>();
 }
 
-void due_calendar(const pqxx::row& row, DueJob& due) {
+void due_calendar(Fields& row, DueJob& due) {
   const CalendarUse use = calendar_use_from(row);
   due.calendar_id = use.calendar_id;
   due.calendar_mode = use.mode;

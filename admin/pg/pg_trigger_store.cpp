@@ -202,9 +202,11 @@ std::vector<std::optional<TriggerStore::LoadedFire>> PgTriggerStore::load_all(co
         position_of[loads[i].log_id] = i;
         ids.push_back(loads[i].log_id);
       }
-      for (const auto& row : tx.exec_prepared("trigger_load", bigint_array(ids), node)) {
-        const auto job_start = row.column_number(kJobStart);
-        const auto group_start = row.column_number(kGroupStart);
+      const auto rows = tx.exec_prepared("trigger_load", bigint_array(ids), node);
+      if (rows.empty()) continue;
+      const auto job_start = rows.column_number(kJobStart);
+      const auto group_start = rows.column_number(kGroupStart);
+      for (const auto& row : rows) {
         LoadedFire fire{log_from(row.slice(0, job_start)), job_from(row.slice(job_start + 1, group_start)),
                         group_from(row.slice(group_start + 1, row.size()))};
         out[position_of.at(fire.log.id)] = std::move(fire);

@@ -679,15 +679,16 @@ WorkflowStore::Changed PgWorkflowStore::scan(std::string_view node, std::int64_t
     tx.exec_prepared("wf_scan_lock");
     std::vector<DueJob> due;
     for (const auto& row : tx.exec_prepared("wf_due", due_before, limit)) {
+      Fields fields(row);
       DueJob d;
-      d.id = row["id"].as<std::int64_t>();
-      d.schedule_type = enum_of<ScheduleType>(row["schedule_type"]);
-      d.schedule_conf = row["schedule_conf"].as<std::string>();
-      d.timezone = row["timezone"].as<std::string>();
-      d.misfire_strategy = enum_of<MisfireStrategy>(row["misfire_strategy"]);
-      d.trigger_last_time = row["trigger_last_time"].as<std::int64_t>();
-      d.trigger_next_time = row["trigger_next_time"].as<std::int64_t>();
-      due_calendar(row, d);
+      d.id = fields["id"].as<std::int64_t>();
+      d.schedule_type = enum_of<ScheduleType>(fields["schedule_type"]);
+      d.schedule_conf = fields["schedule_conf"].as<std::string>();
+      d.timezone = fields["timezone"].as<std::string>();
+      d.misfire_strategy = enum_of<MisfireStrategy>(fields["misfire_strategy"]);
+      d.trigger_last_time = fields["trigger_last_time"].as<std::int64_t>();
+      d.trigger_next_time = fields["trigger_next_time"].as<std::int64_t>();
+      due_calendar(fields, d);
       due.push_back(d);
     }
     RunSteps steps(tx, std::string(node));

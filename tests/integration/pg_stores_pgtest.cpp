@@ -137,6 +137,34 @@ TEST(PgStores, EnumerationColumnsAreReadByTheirSpellingAndAnUnknownOneIsNamed) {
   });
 }
 
+TEST(PgStores, FieldsAreFoundByNameInAnyOrderAndWithinTheirSliceOfTheRow) {
+  PgStoreFixture f;
+  f.database().read([](pqxx::read_transaction& tx) {
+    // A run's columns, then a job's under some of the same names, as trigger_load reads them.
+    auto row = tx.exec1("SELECT 1 AS id, 'a' AS name, 2 AS job_id, 0 AS marker, 10 AS id, 'b' AS name, 'x' AS extra");
+    admin::pg::Fields in_order(row);
+    EXPECT_EQ(in_order["id"].as<int>(), 1);
+    EXPECT_EQ(in_order["name"].as<std::string>(), "a");
+    EXPECT_EQ(in_order["job_id"].as<int>(), 2);
+    // Out of the select list's order: found by name, and reading goes on from there.
+    admin::pg::Fields out_of_order(row);
+    EXPECT_EQ(out_of_order["job_id"].as<int>(), 2);
+    EXPECT_EQ(out_of_order["id"].as<int>(), 1);
+    EXPECT_EQ(out_of_order["name"].as<std::string>(), "a");
+    EXPECT_EQ(out_of_order["extra"].as<std::string>(), "x");
+    // A slice sees its own columns only: the job's id, not the run's before it.
+    const auto job = row.slice(4, row.size());
+    admin::pg::Fields sliced(job);
+    EXPECT_EQ(sliced["name"].as<std::string>(), "b");
+    EXPECT_EQ(sliced["id"].as<int>(), 10);
+    EXPECT_EQ(sliced["extra"].as<std::string>(), "x");
+    EXPECT_THROW((void)sliced["job_id"], pqxx::argument_error);
+    admin::pg::Fields missing(row);
+    EXPECT_THROW((void)missing["no_such_column"], pqxx::argument_error);
+    return 0;
+  });
+}
+
 TEST(PgStores, ConcurrentCreatesOfOneAppNameLetExactlyOneSucceed) {
   constexpr int kThreads = 6;
   PgStoreFixture f(kThreads);
