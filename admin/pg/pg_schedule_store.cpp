@@ -218,8 +218,17 @@ ScheduleStore::ScanResult PgScheduleStore::scan(std::string_view node, std::int6
 
     const ScanDecision decision = decide(due);
     if (decision.jobs.empty()) return result;
+    // The advance locks the jobs' schedule rows in the order of its arrays: by id, as a pause of a
+    // group locks them (job_pause_group). In another order (the due order) a scan and a pause of
+    // many jobs at once could each wait for the other, and one of them wait for PostgreSQL's
+    // deadlock_timeout (1 s by default) before it is ended and retried.
+    std::vector<const JobAdvance*> in_id_order;
+    in_id_order.reserve(decision.jobs.size());
+    for (const auto& j : decision.jobs) in_id_order.push_back(&j);
+    std::sort(in_id_order.begin(), in_id_order.end(), [](auto* a, auto* b) { return a->job_id < b->job_id; });
     std::vector<std::int64_t> ids, read_next, last, next, status;
-    for (const auto& j : decision.jobs) {
+    for (const auto* job : in_id_order) {
+      const auto& j = *job;
       ids.push_back(j.job_id);
       read_next.push_back(j.read_next_time);
       last.push_back(j.last_time);

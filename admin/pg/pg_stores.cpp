@@ -69,10 +69,14 @@ void prepare_jobs(pqxx::connection& c) {
                 "trigger_next_time = $21 WHERE job_id = $1 RETURNING *) " + job_columns_of_written(true));
   // The group's jobs through job_info_group, each one's schedule by its key: the status from
   // `guard` (pg_guard.h), or the planner could read every running job's entry in job_schedule_due.
+  // The schedule rows are locked first, in id order, as a scan's advance locks them: in any other
+  // order a pause and a scan of the same jobs could each wait for the other.
   c.prepare("job_pause_group",
             "WITH " + guard_cte("1::smallint AS running") + ","
-            " s AS (UPDATE job_schedule s SET trigger_status = 0, trigger_next_time = 0 FROM guard, job_info j"
-            " WHERE j.id = s.job_id AND j.job_group = $1 AND s.trigger_status = guard.running RETURNING s.job_id),"
+            " locked AS (SELECT s.job_id FROM job_schedule s JOIN job_info j ON j.id = s.job_id, guard"
+            " WHERE j.job_group = $1 AND s.trigger_status = guard.running ORDER BY s.job_id FOR UPDATE OF s),"
+            " s AS (UPDATE job_schedule s SET trigger_status = 0, trigger_next_time = 0 FROM locked"
+            " WHERE s.job_id = locked.job_id RETURNING s.job_id),"
             " j AS (UPDATE job_info SET paused_with_group = true, updated_at = " + ts("$2") +
                 " FROM s WHERE job_info.id = s.job_id) SELECT job_id AS id FROM s");
   c.prepare("job_resume_one",

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <latch>
 #include <map>
 #include <mutex>
@@ -104,6 +105,8 @@ class ScheduleDb {
   }
 
   admin::Database& database() { return database_; }
+  const std::string& url() const { return db_.url(); }
+  const admin::Group& group() const { return group_; }
   admin::PgStores& stores() { return stores_; }
   admin::PgScheduleStore& schedule() { return schedule_; }
   admin::PgNodeStore& nodes() { return nodes_; }
@@ -375,6 +378,99 @@ TEST(SchedulePg, JobStoppedWhileAScanDecidesKeepsItsStopAndGetsNoFire) {
   EXPECT_EQ(after.trigger_status, 0);
   EXPECT_EQ(after.trigger_next_time, 0);
   EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE job_id = " + std::to_string(stopped.id)), 0);
+}
+
+// Whether a transaction holds the job's schedule row (a lock of it without waiting fails).
+bool schedule_row_locked(ScheduleDb& db, std::int64_t job_id) {
+  pqxx::connection c(db.url());
+  pqxx::nontransaction tx(c);
+  try {
+    tx.exec_params("SELECT 1 FROM job_schedule WHERE job_id = $1 FOR UPDATE NOWAIT", job_id);
+    return false;
+  } catch (const pqxx::sql_error& e) {
+    if (e.sqlstate() == "55P03") return true;  // lock_not_available
+    throw;
+  }
+}
+
+// Runs `writer` on a thread while another transaction holds the schedule row of `held`, waits
+// until the writer waits for that row, and answers which of `probes` the writer holds then.
+template <class Writer>
+std::vector<bool> locked_while_waiting_for(ScheduleDb& db, std::int64_t held, const std::vector<std::int64_t>& probes,
+                                           Writer writer) {
+  pqxx::connection holder(db.url());
+  pqxx::work hold(holder);
+  hold.exec_params("SELECT 1 FROM job_schedule WHERE job_id = $1 FOR UPDATE", held);
+  std::thread thread(writer);
+  bool waiting = false;
+  for (int i = 0; i < 1000 && !waiting; ++i) {
+    waiting = db.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = "
+                       "current_database()") > 0;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<bool> locked;
+  for (auto id : probes) locked.push_back(schedule_row_locked(db, id));
+  hold.commit();
+  thread.join();
+  EXPECT_TRUE(waiting) << "the writer never waited for the held row";
+  return locked;
+}
+
+// Stopped jobs enough that the scan's advance is planned as on a real installation: each row
+// found by its key in the order of the statement's arrays (fire_path_plans_pgtest.cpp), not by
+// reading the whole table.
+void add_stopped_jobs(ScheduleDb& db, int count) {
+  db.exec("INSERT INTO job_info (job_group, job_desc, executor_handler) SELECT " + std::to_string(db.group().id) +
+          ", 'stopped', 'echo' FROM generate_series(1, " + std::to_string(count) + ")");
+}
+
+// A job's rows move to the end of their tables and indexes (a key column changes and back), so
+// that neither a table's order nor an index's is the jobs' ids'.
+void move_to_the_end(ScheduleDb& db, const Job& job, const admin::Group& other) {
+  for (auto group : {other.id, job.job_group}) {
+    db.exec("UPDATE job_info SET job_group = " + std::to_string(group) + " WHERE id = " + std::to_string(job.id));
+    db.exec("UPDATE job_schedule SET trigger_next_time = trigger_next_time + 1 WHERE job_id = " + std::to_string(job.id));
+  }
+}
+
+admin::Group other_group(ScheduleDb& db) {
+  admin::Group other;
+  other.app_name = "sched-other";
+  other.title = "Other";
+  other.address_type = 1;
+  return db.stores().groups().create(other, kSystem);
+}
+
+// A scan locks the schedule rows it advances in id order, not in due order, as a pause of a
+// group does: else the two could each wait for the other, until PostgreSQL's deadlock_timeout.
+TEST(SchedulePg, AScanLocksTheSchedulesItAdvancesInIdOrder) {
+  ScheduleDb db;
+  // Due in the order c, b, a; created (ids) in the order a, b, c; a's rows last in the table.
+  auto a = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase + 2000);
+  auto b = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase + 1000);
+  auto c = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  add_stopped_jobs(db, 5000);
+  move_to_the_end(db, a, other_group(db));
+  std::size_t fired = 0;
+  auto locked = locked_while_waiting_for(db, b.id, {a.id, c.id}, [&] {
+    fired = db.schedule().scan("node-a", kBase + 5000, 100, decide_at(kBase)).fires.size();
+  });
+  EXPECT_EQ(locked, (std::vector<bool>{true, false})) << "a (first by id) locked, c (first due) not yet";
+  EXPECT_GT(fired, 0u);
+}
+
+TEST(SchedulePg, APauseOfAGroupLocksItsJobsSchedulesInIdOrder) {
+  ScheduleDb db;
+  auto a = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  auto b = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  auto c = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  add_stopped_jobs(db, 5000);
+  move_to_the_end(db, a, other_group(db));
+  std::vector<std::int64_t> paused;
+  auto locked = locked_while_waiting_for(db, b.id, {a.id, c.id},
+                                         [&] { paused = db.stores().jobs().pause_group(db.group().id, kSystem); });
+  EXPECT_EQ(locked, (std::vector<bool>{true, false})) << "a (first by id) locked, c not yet";
+  EXPECT_EQ(paused, (std::vector<std::int64_t>{a.id, b.id, c.id}));
 }
 
 TEST(SchedulePg, ScheduleWithNoFurtherTimeStopsTheJob) {
