@@ -671,18 +671,13 @@ class FireLoad {
   // decided already still go out.
   void stop_jobs() {
     pqxx::nontransaction tx(bench_db());
-    // The admins' scans lock the jobs' schedule rows in their own order while this statement
-    // locks all of them in another: PostgreSQL may end either in a deadlock. The admins retry
-    // theirs (Database::transact); so does this.
-    for (int attempt = 1;; ++attempt) {
-      try {
-        tx.exec_params("UPDATE job_schedule SET trigger_status = 0 WHERE job_id IN (SELECT id FROM job_info WHERE job_group = $1)",
-                       group_id_);
-        break;
-      } catch (const pqxx::deadlock_detected&) {
-        if (attempt == 5) throw;
-      }
-    }
+    // Locks the schedule rows in id order, as the admins' scans and a group's pause do: in another
+    // order this statement and a scan each waited for the other until PostgreSQL ended this one
+    // as a deadlock.
+    tx.exec_params("WITH locked AS (SELECT job_id FROM job_schedule WHERE job_id IN (SELECT id FROM job_info WHERE"
+                   " job_group = $1) ORDER BY job_id FOR UPDATE)"
+                   " UPDATE job_schedule s SET trigger_status = 0 FROM locked WHERE s.job_id = locked.job_id",
+                   group_id_);
     tx.exec("ANALYZE job_log_active, job_log_finished");
   }
 
