@@ -711,7 +711,11 @@ class FireLoad {
              group_id_, to_)) {
       cancelled_[r[0].as<std::int64_t>()].push_back({r[1].as<std::int64_t>(), r[2].as<std::int64_t>()});
     }
-    for (const auto& r : tx.exec_params("SELECT DISTINCT job_id, scheduled_time FROM job_log WHERE job_group = $1 AND "
+    // Every row, the set keeps each (job, second) once. With DISTINCT, PostgreSQL planned a hash
+    // aggregate for the tens of thousands of pairs its statistics suggest; with a million and
+    // more it spilled, and went over its near-empty hash table again and again
+    // (tuplehash_iterate) for over ten minutes.
+    for (const auto& r : tx.exec_params("SELECT job_id, scheduled_time FROM job_log WHERE job_group = $1 AND "
                                         "scheduled_time >= $2 AND scheduled_time < $3",
                                         group_id_, from_, to_)) {
       with_row_.insert({r[0].as<std::int64_t>(), r[1].as<std::int64_t>()});
