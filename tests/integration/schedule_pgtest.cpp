@@ -473,6 +473,34 @@ TEST(SchedulePg, APauseOfAGroupLocksItsJobsSchedulesInIdOrder) {
   EXPECT_EQ(paused, (std::vector<std::int64_t>{a.id, b.id, c.id}));
 }
 
+// The scan writes a job's fires without locking the job's row (sql/0033): a transaction that
+// holds it, as an apply of job files does while it plans, does not hold the scan up.
+TEST(SchedulePg, AScanDoesNotWaitForTheRowOfAJobItFires) {
+  ScheduleDb db;
+  auto job = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  pqxx::connection holder(db.url());
+  pqxx::work hold(holder);
+  hold.exec_params("SELECT 1 FROM job_info WHERE id = $1 FOR UPDATE", job.id);
+  std::atomic<bool> done{false};
+  std::size_t fired = 0;
+  std::thread scan([&] {
+    fired = db.schedule().scan("node-a", kBase + 5000, 100, decide_at(kBase)).fires.size();
+    done = true;
+  });
+  bool waited = false;
+  for (int i = 0; i < 3000 && !done && !waited; ++i) {
+    waited = db.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = "
+                      "current_database()") > 0;
+    if (!waited && !done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  hold.commit();
+  scan.join();
+  EXPECT_FALSE(waited) << "the scan waited for the job's row";
+  EXPECT_TRUE(done);
+  EXPECT_EQ(fired, 6u);
+  EXPECT_EQ(db.count("SELECT count(*) FROM job_log_active WHERE job_id = " + std::to_string(job.id)), 6);
+}
+
 TEST(SchedulePg, ScheduleWithNoFurtherTimeStopsTheJob) {
   ScheduleDb db;
   const std::int64_t new_year_2023 = 1'672'531'200'000;

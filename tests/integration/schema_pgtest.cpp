@@ -32,6 +32,44 @@ class Schema : public ::testing::Test {
     tx.commit();
   }
 
+  // Deletes job 1 on `c`; answers the error, empty when it committed.
+  static std::string delete_job(pqxx::connection& c) {
+    try {
+      pqxx::work tx(c);
+      tx.exec("DELETE FROM job_info WHERE id = 1");
+      tx.commit();
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+
+  // Whether the backend `pid` comes to wait for a lock (within 5 s).
+  bool waits_for_a_lock(int pid) {
+    for (int i = 0; i < 500; ++i) {
+      pqxx::nontransaction look(*conn_);
+      if (look.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", pid)[0]
+              .as<int>() == 1) {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  // Deletes job 1 on another connection while `open` is open, expects the delete to wait for it,
+  // then commits `open`; answers the delete's error, empty when it committed.
+  std::string delete_job_while_open(pqxx::work& open) {
+    pqxx::connection deleter(db_.url());
+    const int pid = deleter.backendpid();
+    std::string error;
+    std::thread thread([&] { error = delete_job(deleter); });
+    EXPECT_TRUE(waits_for_a_lock(pid)) << "the delete did not wait for the open transaction";
+    open.commit();
+    thread.join();
+    return error;
+  }
+
   // Runs `sql` expecting PostgreSQL to refuse it; returns the server's message.
   std::string rejected(const std::string& sql) {
     try {
@@ -185,34 +223,93 @@ TEST_F(Schema, ARunEndingWhileItsJobIsDeletedLeavesNoHistory) {
       " trigger_time, handle_time, handle_code)"
       " SELECT id, job_group, job_id, 'succeeded', trigger_type, scheduled_time, admin_node, trigger_time, now(), 200"
       " FROM ended");
-
-  pqxx::connection deleter_connection(db_.url());
-  const int deleter_pid = deleter_connection.backendpid();
-  std::string deleter_error;
-  std::thread deleter([&] {
-    try {
-      pqxx::work tx(deleter_connection);
-      tx.exec("DELETE FROM job_info WHERE id = 1");
-      tx.commit();
-    } catch (const std::exception& e) {
-      deleter_error = e.what();
-    }
-  });
-  // The delete waits for the run's row lock (its key's cascade to job_log_active).
-  bool waiting = false;
-  for (int i = 0; i < 500 && !waiting; ++i) {
-    pqxx::nontransaction look(*conn_);
-    waiting = look.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
-                                deleter_pid)[0].as<int>() == 1;
-    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(waiting) << "the delete did not wait for the ending run";
-  end.commit();
-  deleter.join();
-  EXPECT_EQ(deleter_error, "");
+  EXPECT_EQ(delete_job_while_open(end), "");
   pqxx::nontransaction tx(*conn_);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_finished WHERE job_id = 1")[0].as<int>(), 0);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_active WHERE job_id = 1")[0].as<int>(), 0);
+}
+
+// The scan writes its fires without a foreign-key check of their job (sql/0033); every other
+// run in flight is checked as the key checked it, under the key's name.
+TEST_F(Schema, ARunInFlightOfAJobThatDoesNotExistIsRefused) {
+  const std::string head = "INSERT INTO job_log_active (job_group, job_id, trigger_type, scheduled_time, admin_node";
+  for (const char* type : {"MANUAL", "API", "RETRY", "PARENT", "WORKFLOW"}) {
+    const auto message = rejected(head + ") VALUES (1, 99, '" + type + "', 1, 'n')");
+    EXPECT_NE(message.find("job_log_job_id_fkey"), std::string::npos) << type << ": " << message;
+  }
+  // Another shard of a broadcast fire is a copy written when the fire is sent, not by the scan.
+  EXPECT_NE(rejected(head + ", shard_index, shard_total) VALUES (1, 99, 'SCHEDULE', 1, 'n', 1, 2)")
+                .find("job_log_job_id_fkey"),
+            std::string::npos);
+  // Through the view, as before.
+  EXPECT_NE(rejected("INSERT INTO job_log (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+                     "VALUES (1, 99, 'MANUAL', 1, 'n')")
+                .find("job_log_job_id_fkey"),
+            std::string::npos);
+  exec(head + ") VALUES (1, 1, 'MANUAL', 1, 'n')");
+  EXPECT_NE(rejected("UPDATE job_log_active SET job_id = 99 WHERE job_id = 1").find("job_log_job_id_fkey"),
+            std::string::npos);
+}
+
+// A fire the scan writes for a job being deleted: the scan holds the job's schedule row (its
+// advance) when it writes the fire, the delete's cascade to job_schedule waits for it, and the
+// delete then takes the fire with the job.
+TEST_F(Schema, AScheduledFireWrittenWhileItsJobIsDeletedGoesWithTheJob) {
+  pqxx::connection scanner(db_.url());
+  pqxx::work scan(scanner);
+  scan.exec("UPDATE job_schedule SET trigger_last_time = 1000 WHERE job_id = 1");
+  pqxx::connection deleter(db_.url());
+  const int deleter_pid = deleter.backendpid();
+  std::string error;
+  std::thread thread([&] { error = delete_job(deleter); });
+  // The job's row is gone (uncommitted) before its cascade waits for the schedule row; the scan's
+  // snapshot still reads it, as the scan's insert does.
+  EXPECT_TRUE(waits_for_a_lock(deleter_pid));
+  scan.exec("INSERT INTO job_log_active (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+            "SELECT job_group, id, 'SCHEDULE', 1000, 'n' FROM job_info WHERE id = 1");
+  scan.commit();
+  thread.join();
+  EXPECT_EQ(error, "");
+  pqxx::nontransaction tx(*conn_);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_active WHERE job_id = 1")[0].as<int>(), 0);
+}
+
+// Any other run written while its job is being deleted: the writer holds the job's row (KEY
+// SHARE) until it commits; the delete waits for it and takes the run with the job. Written after
+// the delete started, the run waits for the delete and is refused.
+TEST_F(Schema, ARunWrittenWhileItsJobIsDeletedGoesWithTheJobOrIsRefused) {
+  {
+    pqxx::connection writer(db_.url());
+    pqxx::work write(writer);
+    write.exec("INSERT INTO job_log_active (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+               "VALUES (1, 1, 'MANUAL', 1, 'n')");
+    EXPECT_EQ(delete_job_while_open(write), "");
+    pqxx::nontransaction tx(*conn_);
+    EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_active")[0].as<int>(), 0);
+  }
+  exec("INSERT INTO job_info (job_group, job_desc, executor_handler) VALUES (1, 'another job', 'echo')");
+  pqxx::connection deleter(db_.url());
+  pqxx::work del(deleter);
+  del.exec("DELETE FROM job_info WHERE id = 2");
+  pqxx::connection writer(db_.url());
+  const int writer_pid = writer.backendpid();
+  std::string error;
+  std::thread thread([&] {
+    try {
+      pqxx::work tx(writer);
+      tx.exec("INSERT INTO job_log_active (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+              "VALUES (1, 2, 'RETRY', 1, 'n')");
+      tx.commit();
+    } catch (const pqxx::sql_error& e) {
+      error = e.what();
+    }
+  });
+  EXPECT_TRUE(waits_for_a_lock(writer_pid));
+  del.commit();
+  thread.join();
+  EXPECT_NE(error.find("job_log_job_id_fkey"), std::string::npos) << error;
+  pqxx::nontransaction tx(*conn_);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM job_log_active")[0].as<int>(), 0);
 }
 
 TEST_F(Schema, DueJobsQueryWalksTheDueIndexSlotBySlotInDueOrder) {
