@@ -85,8 +85,11 @@ void PgApplyStore::prepare(pqxx::connection& c) {
                               ") ORDER BY job_group, name COLLATE \"C\"");
   c.prepare("apply_jobs_all", "SELECT " + kJobColumns + " FROM " + kJobTables + " WHERE $1::text[] IS NOT NULL "
                               "ORDER BY job_group, name COLLATE \"C\"");
-  c.prepare("apply_jobs_lock", "SELECT " + kJobColumns + " FROM " + kJobTablesLocked + " WHERE job_group IN (" + kGroupsNamed +
-                                   ") ORDER BY job_group, name COLLATE \"C\" FOR UPDATE");
+  // Locked in id order, as the scan and a group's pause lock schedules (else each could wait for
+  // the other until deadlock_timeout), and answered in the order of the other reads.
+  c.prepare("apply_jobs_lock", "WITH locked AS (SELECT " + kJobColumns + " FROM " + kJobTablesLocked +
+                                   " WHERE job_group IN (" + kGroupsNamed + ") ORDER BY job_info.id FOR UPDATE)"
+                                   " SELECT * FROM locked ORDER BY job_group, name COLLATE \"C\"");
   c.prepare("apply_identities", "SELECT id, job_group, name, array_to_json(child_job_ids)::text AS child_job_ids, "
                                 "executor_route_strategy = 'SHARDING_BROADCAST' AS broadcast, COALESCE(calendar_id, 0) AS calendar_id "
                                 "FROM job_info ORDER BY id");

@@ -23,6 +23,8 @@
 #include "admin/scheduler/fire_takeover.h"
 #include "admin/scheduler/pending_feeder.h"
 #include "admin/pg/database.h"
+#include "admin/pg/pg_alarm_store.h"
+#include "admin/pg/pg_apply_store.h"
 #include "admin/pg/pg_calendar_store.h"
 #include "admin/pg/pg_node_store.h"
 #include "admin/pg/pg_schedule_store.h"
@@ -54,6 +56,8 @@ void prepare(pqxx::connection& c) {
   admin::PgScheduleStore::prepare(c);
   admin::PgNodeStore::prepare(c);
   admin::PgCalendarStore::prepare(c);
+  admin::PgAlarmStore::prepare(c);
+  admin::PgApplyStore::prepare(c);
 }
 
 // A fresh migrated database with the stores this side uses and the REST API's stores to set up
@@ -471,6 +475,33 @@ TEST(SchedulePg, APauseOfAGroupLocksItsJobsSchedulesInIdOrder) {
                                          [&] { paused = db.stores().jobs().pause_group(db.group().id, kSystem); });
   EXPECT_EQ(locked, (std::vector<bool>{true, false})) << "a (first by id) locked, c not yet";
   EXPECT_EQ(paused, (std::vector<std::int64_t>{a.id, b.id, c.id}));
+}
+
+// An apply of job files locks its jobs' rows in id order too, not in the (group, name) order it
+// reads them in: else it and a scan could each wait for the other.
+TEST(SchedulePg, AnApplyLocksItsJobsInIdOrder) {
+  ScheduleDb db;
+  auto a = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  auto b = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  auto c = db.job(admin::ScheduleType::kCron, "* * * * * ?", kBase);
+  add_stopped_jobs(db, 5000);
+  // By name c, b, a; by id a, b, c.
+  for (const auto& [job, name] : {std::pair{a, "zz"}, std::pair{b, "mm"}, std::pair{c, "aa"}}) {
+    db.exec("UPDATE job_info SET name = '" + std::string(name) + "' WHERE id = " + std::to_string(job.id));
+  }
+  admin::PgApplyStore apply(db.database(), db.clock());
+  bool planned = false;
+  auto locked = locked_while_waiting_for(db, b.id, {a.id, c.id}, [&] {
+    apply.apply(
+        {db.group().app_name},
+        [&](const admin::JobsSnapshot&) {
+          planned = true;
+          return admin::ApplyPlan{};
+        },
+        true, kSystem);
+  });
+  EXPECT_EQ(locked, (std::vector<bool>{true, false})) << "a (first by id) locked, c (first by name) not yet";
+  EXPECT_TRUE(planned);
 }
 
 // The scan writes a job's fires without locking the job's row (sql/0033): a transaction that
