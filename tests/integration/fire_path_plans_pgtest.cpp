@@ -138,6 +138,10 @@ class FirePathPlansPgTest : public ::testing::Test {
     return tx.exec1("SELECT max(id) FROM job_info")[0].as<std::int64_t>();
   }
   // An array literal of the newest `n` jobs' ids.
+  std::string group_id() {
+    pqxx::nontransaction tx(connection_);
+    return tx.exec1("SELECT id FROM job_group")[0].as<std::string>();
+  }
   std::string jobs_newest(int n) {
     pqxx::nontransaction tx(connection_);
     return "'" + tx.exec1("SELECT array_agg(id)::text FROM (SELECT id FROM job_info ORDER BY id DESC LIMIT " +
@@ -241,6 +245,16 @@ class FirePathPlansPgTest : public ::testing::Test {
 
   // Every read of `table` in the statement's plans goes through one of `indexes`, and at least
   // one read does.
+  void expect_no_reads(const Statement& s, const std::string& table) {
+    for (const char* mode : kPlanModes) {
+      const std::string text = plan(s, mode);
+      for (const Scan& scan : scans(text)) {
+        EXPECT_NE(scan.table, table) << s.name << " (" << mode << ") reads " << table << " by " << scan.kind << ":\n"
+                                     << text;
+      }
+    }
+  }
+
   void expect_table_reads(const Statement& s, const std::string& table, const std::vector<std::string>& indexes) {
     for (const char* mode : kPlanModes) {
       const std::string text = plan(s, mode);
@@ -457,17 +471,22 @@ TEST_F(FirePathPlansPgTest, TheScansWritesFindEachJobByPrimaryKeyWhateverTimeThe
                                                  repeated("1700000001000", n) + ", " + repeated("1", n)};
     expect_primary_key_reads(advance, {"job_schedule"});
     expect_values_read_once(advance);
+    // What each row copies from its job comes with the fire (the scan read it): job_info is not
+    // read again.
+    const std::string copies = ", " + repeated(group_id(), n) + ", " + repeated("demoHandler", n) + ", " +
+                               repeated("", n) + ", " + repeated("0", n);
     const Statement insert{"sched_insert_fires", jobs + ", " + repeated("1700000000500", n) + ", " +
                                                      repeated("SCHEDULE", n) + ", " + repeated("pending", n) + ", " +
-                                                     repeated("", n) + ", '" + kNode + "'"};
-    expect_primary_key_reads(insert, {"job_info"});
+                                                     repeated("", n) + ", '" + kNode + "'" + copies};
+    expect_no_reads(insert, "job_info");
     expect_values_read_once(insert);
     // Whether each fire has run already: a probe of the job's history by key, never the history
     // whole; a skipped fire's record, whether a scheduled fire of its time is in flight.
     expect_table_reads(insert, "job_log_finished", {"job_log_job_time"});
     const Statement records{"sched_insert_fires", jobs + ", " + repeated("1700000000500", n) + ", " +
                                                       repeated("MISFIRE", n) + ", " + repeated("cancelled", n) + ", " +
-                                                      repeated("skipped", n) + ", '" + kNode + "'"};
+                                                      repeated("skipped", n) + ", '" + kNode + "'" + copies};
+    expect_no_reads(records, "job_info");
     expect_table_reads(records, "job_log_finished", {"job_log_job_time"});
     expect_table_reads(records, "job_log_active", {"job_log_active_scheduled_fire"});
   }

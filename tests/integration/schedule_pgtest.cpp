@@ -532,6 +532,38 @@ TEST(SchedulePg, AScanDoesNotWaitForTheRowOfAJobItFires) {
   EXPECT_EQ(db.count("SELECT count(*) FROM job_log_active WHERE job_id = " + std::to_string(job.id)), 6);
 }
 
+// Each row the scan writes, a fire or a skipped fire's record, copies its own job's run settings
+// and group, whichever order the jobs are due and decided in.
+TEST(SchedulePg, EachFireAndRecordCopiesItsOwnJobsRunSettings) {
+  ScheduleDb db;
+  using admin::MisfireStrategy;
+  using admin::ScheduleType;
+  const std::int64_t now = kBase + 600'000;
+  const auto other = other_group(db);
+  std::vector<Job> jobs;
+  for (int i = 0; i < 4; ++i) {
+    // Overdue (a record of the skipped fires, then fires) and due, alternately; ids and due times
+    // in opposite orders.
+    jobs.push_back(db.job(ScheduleType::kCron, "* * * * * ?", i % 2 == 0 ? kBase : now - 1000 * i));
+    db.exec("UPDATE job_info SET executor_handler = 'handler" + std::to_string(i) + "', executor_param = 'param " +
+            std::to_string(i) + "', executor_fail_retry_count = " + std::to_string(i) +
+            ", job_group = " + std::to_string(i % 2 == 0 ? other.id : db.group().id) +
+            " WHERE id = " + std::to_string(jobs.back().id));
+  }
+  auto result = db.schedule().scan("node-a", now + 5000, 100, decide_at(now));
+  EXPECT_EQ(result.misfire_records, 2u);
+  for (int i = 0; i < 4; ++i) {
+    const std::string id = std::to_string(jobs[i].id);
+    EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE job_id = " + id), i % 2 == 0 ? 6 : 6 + i) << i;
+    EXPECT_EQ(db.count("SELECT count(*) FROM job_log WHERE job_id = " + id + " AND (executor_handler, executor_param,"
+                       " executor_fail_retry_count, job_group) IS DISTINCT FROM ('handler" + std::to_string(i) +
+                       "', 'param " + std::to_string(i) + "', " + std::to_string(i) + ", " +
+                       std::to_string(i % 2 == 0 ? other.id : db.group().id) + ")"),
+              0)
+        << i;
+  }
+}
+
 TEST(SchedulePg, ScheduleWithNoFurtherTimeStopsTheJob) {
   ScheduleDb db;
   const std::int64_t new_year_2023 = 1'672'531'200'000;
