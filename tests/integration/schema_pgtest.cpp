@@ -32,17 +32,18 @@ class Schema : public ::testing::Test {
     tx.commit();
   }
 
-  // Deletes job 1 on `c`; answers the error, empty when it committed.
-  static std::string delete_job(pqxx::connection& c) {
+  // Runs `sql` on `c` in a transaction of its own; answers the error, empty when it committed.
+  static std::string committed(pqxx::connection& c, const std::string& sql) {
     try {
       pqxx::work tx(c);
-      tx.exec("DELETE FROM job_info WHERE id = 1");
+      tx.exec(sql);
       tx.commit();
       return "";
     } catch (const std::exception& e) {
       return e.what();
     }
   }
+  static constexpr const char* kDeleteJob = "DELETE FROM job_info WHERE id = 1";
 
   // Whether the backend `pid` comes to wait for a lock (within 5 s).
   bool waits_for_a_lock(int pid) {
@@ -63,7 +64,7 @@ class Schema : public ::testing::Test {
     pqxx::connection deleter(db_.url());
     const int pid = deleter.backendpid();
     std::string error;
-    std::thread thread([&] { error = delete_job(deleter); });
+    std::thread thread([&] { error = committed(deleter, kDeleteJob); });
     EXPECT_TRUE(waits_for_a_lock(pid)) << "the delete did not wait for the open transaction";
     open.commit();
     thread.join();
@@ -261,7 +262,7 @@ TEST_F(Schema, AScheduledFireWrittenWhileItsJobIsDeletedGoesWithTheJob) {
   pqxx::connection deleter(db_.url());
   const int deleter_pid = deleter.backendpid();
   std::string error;
-  std::thread thread([&] { error = delete_job(deleter); });
+  std::thread thread([&] { error = committed(deleter, kDeleteJob); });
   // The job's row is gone (uncommitted) before its cascade waits for the schedule row; the scan's
   // snapshot still reads it, as the scan's insert does.
   EXPECT_TRUE(waits_for_a_lock(deleter_pid));
@@ -295,14 +296,8 @@ TEST_F(Schema, ARunWrittenWhileItsJobIsDeletedGoesWithTheJobOrIsRefused) {
   const int writer_pid = writer.backendpid();
   std::string error;
   std::thread thread([&] {
-    try {
-      pqxx::work tx(writer);
-      tx.exec("INSERT INTO job_log_active (job_group, job_id, trigger_type, scheduled_time, admin_node) "
-              "VALUES (1, 2, 'RETRY', 1, 'n')");
-      tx.commit();
-    } catch (const pqxx::sql_error& e) {
-      error = e.what();
-    }
+    error = committed(writer, "INSERT INTO job_log_active (job_group, job_id, trigger_type, scheduled_time, admin_node) "
+                              "VALUES (1, 2, 'RETRY', 1, 'n')");
   });
   EXPECT_TRUE(waits_for_a_lock(writer_pid));
   del.commit();
